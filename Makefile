@@ -1,0 +1,210 @@
+# pebs-shim top-level Makefile.
+#
+#   make            library, tool, tests, workloads, VM binaries, and the
+#                   module when kernel headers are installed
+#   make kmod       the module against the newest /usr/src/linux-headers-*
+#                   (or KDIR=...), with W=1
+#   make check      installs missing packages (as root), builds everything,
+#                   then runs every suite through prove: unit, live, CLI,
+#                   fuzz, the same unit/live tests under ASan+UBSan, and
+#                   the module tests inside a qemu guest
+#   make check-unit | check-live | check-cli | check-fuzz | check-vm |
+#        check-san  one suite
+#   make bench      the benchmarks (figures, not pass/fail)
+#   make deps       install the Debian packages (root) or print the line
+#   make install    tool, library, header, man page (PREFIX, DESTDIR)
+#
+# Build output goes to $(B) (build/, or build-san/ with SAN=1).
+
+SAN ?=
+ifeq ($(SAN),1)
+B ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	    -fno-sanitize-recover=undefined
+else
+B ?= build
+SANFLAGS :=
+endif
+
+CC ?= gcc
+CLANG ?= clang
+PREFIX ?= /usr/local
+OPT ?= -O2
+KDIR ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wformat=2
+CPPFLAGS += -Iinclude -Ilib/include -Ilib -D_GNU_SOURCE
+CFLAGS ?= $(OPT) -g
+CFLAGS += -std=gnu11 $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+LDLIBS := -lpfm -lpthread -lm
+
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
+LIB_A := $(B)/libpebsshim.a
+LIB_SO := $(B)/libpebsshim.so.0
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/%.o)
+TOOL := $(B)/pebs-shim
+
+UNIT := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(wildcard tests/unit/*.c))
+LIVE := $(patsubst tests/live/%.c,$(B)/tests/live/%,$(wildcard tests/live/*.c))
+WORKLOADS := $(patsubst tests/workloads/%.c,$(B)/workloads/%,\
+	     $(wildcard tests/workloads/*.c))
+EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
+# static binaries for the qemu guest (busybox userland, no shared libs)
+VMBINS := $(patsubst tests/vm/%.c,$(B)/vm/%,$(wildcard tests/vm/*.c)) \
+	  $(B)/vm/pebs-shim
+FUZZ := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
+BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(wildcard tests/bench/*.c))
+
+DEPS := build-essential libpfm4-dev libcmocka-dev linux-libc-dev linux-perf \
+	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
+	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
+	linux-source-6.1
+
+.PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
+	check-cli check-fuzz check-vm check-san check-patch bench deps \
+	install clean
+
+all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins \
+	$(if $(KDIR),kmod)
+
+lib: $(LIB_A) $(LIB_SO)
+tool: $(TOOL)
+tests: $(UNIT) $(LIVE) $(WORKLOADS)
+vmbins: $(VMBINS)
+fuzz: $(FUZZ)
+
+$(B)/%.o: %.c $(wildcard include/*.h lib/*.h lib/include/*.h tools/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS) lib/libpebsshim.map
+	$(CC) -shared -Wl,-soname,libpebsshim.so.0 \
+		-Wl,--version-script=lib/libpebsshim.map $(LDFLAGS) \
+		-o $@ $(LIB_OBJS) $(LDLIBS)
+
+$(TOOL): $(TOOL_OBJS) $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
+
+$(B)/tests/unit/%: $(B)/tests/unit/%.o $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB_A) -lcmocka $(LDLIBS)
+$(B)/tests/live/%: $(B)/tests/live/%.o $(LIB_A)
+	$(CC) $(LDFLAGS) -o $@ $< $(LIB_A) -lcmocka $(LDLIBS)
+$(B)/tests/%.o: tests/%.c $(wildcard include/*.h lib/*.h lib/include/*.h \
+		 tests/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c -o $@ $<
+
+# Workloads keep their symbols and frames so that reports can name them.
+$(B)/workloads/%: tests/workloads/%.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) -O1 -g -fno-omit-frame-pointer -fno-inline \
+		-D_GNU_SOURCE -o $@ $< -lpthread -lm
+
+$(B)/examples/%: examples/%.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
+
+$(B)/bench/%: tests/bench/%.c $(LIB_A)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
+		$(LDLIBS)
+
+# Static guest binaries: no sanitizers (the guest has no shared libs).
+$(B)/vm/%: tests/vm/%.c $(LIB_SRCS) $(wildcard include/*.h lib/*.h \
+	   lib/include/*.h tests/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itests -std=gnu11 $(WARN) -O2 -g -static -o $@ \
+		$< $(LIB_SRCS) $(LDLIBS)
+$(B)/vm/pebs-shim: $(TOOL_SRCS) $(LIB_SRCS) $(wildcard include/*.h lib/*.h \
+		   lib/include/*.h tools/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -g -static -o $@ \
+		$(TOOL_SRCS) $(LIB_SRCS) $(LDLIBS)
+
+# libFuzzer targets: built with clang over the library sources.
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard include/*.h lib/*.h \
+	     lib/include/*.h)
+	@mkdir -p $(@D)
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -g -O1 \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) \
+		$(LDLIBS)
+
+kmod:
+	@test -n "$(KDIR)" || { echo "make kmod: no kernel headers in" \
+	  "/usr/src: run 'make deps' (linux-headers-amd64) or set KDIR=" >&2; \
+	  exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules
+
+# ---- tests -------------------------------------------------------------
+# Every suite is a TAP producer run by prove; scripts/run-test adds a
+# timeout and turns on cmocka's TAP output.
+PROVE := PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) \
+	prove --exec $(CURDIR)/scripts/run-test --timer
+CLI_T := $(sort $(wildcard tests/cli/*.t))
+FUZZ_T := $(sort $(wildcard tests/fuzz/*.t))
+VM_T := $(sort $(wildcard tests/vm/*.t))
+PATCH_T := $(sort $(wildcard patches/*.t))
+
+check: deps
+	$(MAKE) all fuzz
+	$(MAKE) SAN=1 tests
+	$(PROVE) $(UNIT) $(LIVE) $(CLI_T) $(FUZZ_T) $(PATCH_T) \
+		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) $(VM_T)
+
+check-unit: tests
+	$(PROVE) $(UNIT)
+check-live: tests
+	$(PROVE) $(LIVE)
+check-cli: all
+	$(PROVE) $(CLI_T)
+check-fuzz: fuzz
+	$(PROVE) $(FUZZ_T)
+check-vm: all
+	$(PROVE) $(VM_T)
+check-patch:
+	$(PROVE) $(PATCH_T)
+check-san:
+	$(MAKE) SAN=1 tests
+	$(MAKE) SAN=1 B=build-san check-unit check-live
+
+bench: all
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	$(TOOL) bench
+
+deps:
+	@missing=$$(for p in $(DEPS); do \
+	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
+	  grep -q '^install ok installed' || echo $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  echo "make deps: installing$$(echo $$missing | sed 's/^/ /')"; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -q --no-install-recommends $$missing; \
+	else \
+	  echo "make deps: missing packages; run as root:" >&2; \
+	  echo "  apt-get install --no-install-recommends" $$missing >&2; \
+	  exit 1; \
+	fi
+
+install: lib tool
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pebs-shim
+	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libpebsshim.so.0 $(DESTDIR)$(PREFIX)/lib/libpebsshim.so
+	install -m 0644 lib/include/pebsshim.h include/pebs_map.h \
+		$(DESTDIR)$(PREFIX)/include/
+	install -m 0644 man/pebs-shim.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build build-san
+	-$(if $(KDIR),$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod clean)

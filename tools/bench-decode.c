@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: MIT
+/* PLACEHOLDER: replaced by the owner of this subcommand. */
+#include <stdio.h>
+
+#include "cmds.h"
+
+int bench_decode(int argc, char **argv)
+{
+	(void)argc;
+	fprintf(stderr, "pebs-shim %s: not built yet\n", argv[0]);
+	return 1;
+}

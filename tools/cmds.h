@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* cmds.h - the pebs-shim subcommands; each lives in tools/cmd-<name>.c. */
+#ifndef PEBS_SHIM_CMDS_H
+#define PEBS_SHIM_CMDS_H
+
+/*
+ * Each subcommand gets argv with argv[0] == its own name and returns the
+ * process exit status: 0 success, 1 runtime failure, 2 usage error.
+ * Errors are one line on stderr: "pebs-shim <cmd>: <cause>: <what to do>".
+ */
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_observe(int argc, char **argv);
+int cmd_map(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+/* bench parts, called by cmd_bench */
+int bench_decode(int argc, char **argv);
+int bench_observe(int argc, char **argv);
+int bench_overhead(int argc, char **argv);
+
+#endif /* PEBS_SHIM_CMDS_H */
