@@ -38,7 +38,7 @@ CPPFLAGS += -Iinclude -Ilib/include -Ilib -D_GNU_SOURCE
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=gnu11 $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -lpfm -lpthread -lm
+LDLIBS := -lpfm -lelf -lz -lpthread -lm
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
@@ -62,7 +62,7 @@ BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(wildcard tests/bench/*.c))
 DEPS := build-essential libpfm4-dev libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
-	linux-source-6.1
+	linux-source-6.1 libelf-dev zlib1g-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
 	check-cli check-fuzz check-vm check-san check-patch bench deps \
@@ -178,6 +178,12 @@ check-san:
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	$(TOOL) bench
+
+# the README's main command: record memwalk with the best event here,
+# then pebs-shim report (and perf report); scripts/demo.sh builds first
+.PHONY: demo
+demo:
+	B=$(abspath $(B)) scripts/demo.sh
 
 deps:
 	@missing=$$(for p in $(DEPS); do \

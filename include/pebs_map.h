@@ -33,9 +33,11 @@
  * publishes hist_head = n + 1 with release semantics; it only moves
  * forward and never waits for readers. A reader that wants entries
  * [cursor, head) loads hist_head (acquire), copies the entries, then
- * loads hist_head again: any entry n < head_again - hist_len may have
+ * loads hist_head again: any entry n <= head_again - hist_len may have
  * been overwritten while it was copied and must be discarded as
- * overrun.
+ * overrun (while hist_head == h the writer may already be filling entry
+ * h, at the place of entry h - hist_len). So a full history holds
+ * hist_len - 1 stable entries, [head - hist_len + 1, head).
  *
  * Clock. time fields are in the clock named by header->clock.
  * PEBS_MAP_CLOCK_LOCAL is the kernel's local_clock() in ns, the same

@@ -1,12 +1,364 @@
 // SPDX-License-Identifier: MIT
-/* PLACEHOLDER: replaced by the owner of this subcommand. */
+/*
+ * cmd-map.c - pebs-shim map: print the /dev/pebs_map table (who runs on
+ * each CPU) and, with --history, each CPU's last switches.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "cmds.h"
+#include "pebsshim.h"
+
+#define MAX_HISTORY	(1u << 20)
+#define MAX_CPUS	(1u << 16)	/* CPU numbers -C accepts */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static const char usage_text[] =
+"usage: pebs-shim map [-d DEVICE] [-i MS] [-n COUNT] [-C CPULIST]\n"
+"                     [--history N] [--all]\n"
+"\n"
+"Print the per-CPU table of the pebs_map module: the thread running on\n"
+"each CPU (pids as seen from the initial pid namespace), the number of\n"
+"switches recorded there, and with --history the last switches.\n"
+"\n"
+"  -d, --device PATH   the device, or a table file laid out the same way\n"
+"                      (default " PEBS_MAP_DEVICE ")\n"
+"  -i, --interval MS   print again every MS milliseconds, until SIGINT or\n"
+"                      COUNT times\n"
+"  -n, --count COUNT   print COUNT times (every second unless -i)\n"
+"  -C, --cpu CPULIST   only these CPUs, e.g. 0-3,6\n"
+"  -H, --history N     also print each CPU's last N switches (time in s\n"
+"                      of the table's clock, tgid, pid)\n"
+"  -a, --all           also CPUs never seen switching (shown as '-');\n"
+"                      by default they are skipped unless named by -C\n"
+"  -h, --help          this text\n"
+"\n"
+"Output: a header line (ABI version, CPUs, history length, clock, hook),\n"
+"then one line per CPU:\n"
+"  CPU0: tgid 238 pid 238 switches 1234 comm bash\n"
+"  CPU1: idle switches 5678\n"
+"Exit status: 0 success, 1 runtime failure (e.g. module not loaded),\n"
+"2 usage error.\n";
+
+/* One line on stderr, exit status 2. */
+__attribute__((format(printf, 1, 2)))
+static int usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pebs-shim map: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+static int parse_uint(const char *s, unsigned long min, unsigned long max,
+		      unsigned long *val)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	*val = strtoul(s, &end, 10);
+	if (errno || *end || *val < min || *val > max)
+		return -EINVAL;
+	return 0;
+}
+
+/* "0-3,6" into @set (MAX_CPUS entries); -EINVAL on bad syntax. */
+static int parse_cpulist(const char *s, unsigned char *set)
+{
+	unsigned long a, b;
+	char *end;
+
+	for (;;) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		a = strtoul(s, &end, 10);
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return -EINVAL;
+			b = strtoul(s, &end, 10);
+		}
+		if (a > b || b >= MAX_CPUS)
+			return -EINVAL;
+		memset(set + a, 1, b - a + 1);
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -EINVAL;
+		s = end + 1;
+	}
+}
+
+static const char *clock_name(uint32_t clock, char *buf, size_t len)
+{
+	if (clock == PEBS_MAP_CLOCK_LOCAL)
+		return "local_clock";
+	snprintf(buf, len, "unknown(%u)", clock);
+	return buf;
+}
+
+static const char *hook_name(uint32_t hook, char *buf, size_t len)
+{
+	if (hook == PEBS_MAP_HOOK_TRACEPOINT)
+		return "tracepoint";
+	if (hook == PEBS_MAP_HOOK_DIRECT)
+		return "direct";
+	snprintf(buf, len, "unknown(%u)", hook);
+	return buf;
+}
+
+static void print_header(const struct pebs_map_header *h)
+{
+	char cb[32], hb[32];
+
+	printf("pebs_map ABI %u: %u CPUs, hist_len %u, clock %s, hook %s, pids %s\n",
+	       h->abi_version, h->nr_slots, h->hist_len,
+	       clock_name(h->clock, cb, sizeof(cb)),
+	       hook_name(h->hook, hb, sizeof(hb)),
+	       h->pid_ns == PEBS_MAP_PIDNS_INIT ? "init-ns" : "other-ns");
+}
+
+static void print_who(int32_t tgid, int32_t pid)
+{
+	if (tgid == 0)
+		printf("idle");
+	else
+		printf("tgid %" PRId32 " pid %" PRId32, tgid, pid);
+}
+
+static int print_history(const struct pebs_map *map, unsigned int cpu,
+			 uint64_t head, unsigned int want,
+			 struct pebs_map_switch *buf)
+{
+	uint64_t cursor = head > want ? head - want : 0;
+	uint64_t lost = 0;
+	int n;
+
+	n = pebs_map__hist_read(map, cpu, &cursor, buf, want, &lost);
+	if (n < 0)
+		return n;
+	if (lost)
+		printf("  (%" PRIu64 " older switches no longer in the history)\n",
+		       lost);
+	for (int i = 0; i < n; i++) {
+		uint64_t t = buf[i].time;
+
+		printf("  switch %" PRIu64 " at %" PRIu64 ".%09" PRIu64 ": ",
+		       cursor - n + i, t / 1000000000, t % 1000000000);
+		print_who(buf[i].tgid, buf[i].pid);
+		putchar('\n');
+	}
+	return 0;
+}
+
+struct map_opts {
+	const unsigned char *cpus;	/* NULL: all */
+	bool all;
+	unsigned int history;
+};
+
+static int print_table(const struct pebs_map *map, const struct map_opts *o,
+		       struct pebs_map_switch *buf)
+{
+	unsigned int nr = pebs_map__nr_cpus(map);
+	struct pebs_map_snapshot snap;
+	int err;
+
+	for (unsigned int cpu = 0; cpu < nr; cpu++) {
+		if (o->cpus && !o->cpus[cpu])
+			continue;
+		err = pebs_map__read_slot(map, cpu, &snap);
+		if (err)
+			return err;
+		if (snap.tgid == -1) {
+			if (o->all || o->cpus)
+				printf("CPU%u: -\n", cpu);
+			continue;
+		}
+		printf("CPU%u: ", cpu);
+		print_who(snap.tgid, snap.pid);
+		printf(" switches %" PRIu64, snap.switches);
+		if (snap.tgid)
+			printf(" comm %s", snap.comm);
+		putchar('\n');
+		if (o->history) {
+			err = print_history(map, cpu, snap.hist_head,
+					    o->history, buf);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
 
 int cmd_map(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "pebs-shim %s: not built yet\n", argv[0]);
-	return 1;
+	static const struct option longopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long interval = 0, count = 0, val;
+	struct pebs_map_switch *buf = NULL;
+	struct map_opts o = { 0 };
+	const char *device = NULL;
+	unsigned char *cpus = NULL;
+	struct pebs_map *map;
+	struct sigaction sa;
+	int c, err, ret = 1;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:i:n:C:H:ah", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			device = optarg;
+			break;
+		case 'i':
+			if (parse_uint(optarg, 1, 86400000, &interval))
+				return usage_err("bad interval '%s': give milliseconds, 1 to 86400000",
+						 optarg);
+			break;
+		case 'n':
+			if (parse_uint(optarg, 1, ULONG_MAX, &count))
+				return usage_err("bad count '%s': give 1 or more",
+						 optarg);
+			break;
+		case 'C':
+			if (!cpus)
+				cpus = calloc(MAX_CPUS, 1);
+			if (!cpus) {
+				fprintf(stderr, "pebs-shim map: out of memory\n");
+				return 1;
+			}
+			if (parse_cpulist(optarg, cpus)) {
+				free(cpus);
+				return usage_err("bad CPU list '%s': give e.g. 0-3,6",
+						 optarg);
+			}
+			break;
+		case 'H':
+			if (parse_uint(optarg, 1, MAX_HISTORY, &val))
+				return usage_err("bad history length '%s': give 1 to %u",
+						 optarg, MAX_HISTORY);
+			o.history = val;
+			break;
+		case 'a':
+			o.all = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			free(cpus);
+			return 0;
+		case ':':
+			free(cpus);
+			return usage_err("option '%s' needs a value: see pebs-shim map --help",
+					 argv[optind - 1]);
+		default:
+			free(cpus);
+			if (optopt)
+				return usage_err("unknown option '-%c': see pebs-shim map --help",
+						 optopt);
+			return usage_err("unknown option '%s': see pebs-shim map --help",
+					 argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		free(cpus);
+		return usage_err("unexpected argument '%s': see pebs-shim map --help",
+				 argv[optind]);
+	}
+	if (count && !interval)
+		interval = 1000;
+	o.cpus = cpus;
+
+	err = pebs_map__open(device, &map);
+	if (err) {
+		fprintf(stderr, "pebs-shim map: %s\n", pebs_errmsg());
+		goto out_free;
+	}
+	if (cpus) {
+		unsigned int nr = pebs_map__nr_cpus(map);
+
+		for (unsigned int cpu = nr; cpu < MAX_CPUS; cpu++) {
+			if (!cpus[cpu])
+				continue;
+			fprintf(stderr,
+				"pebs-shim map: CPU %u not in the table (%u CPUs): choose CPUs 0-%u\n",
+				cpu, nr, nr - 1);
+			ret = 2;
+			goto out_close;
+		}
+	}
+	if (o.history) {
+		buf = calloc(o.history, sizeof(*buf));
+		if (!buf) {
+			fprintf(stderr, "pebs-shim map: out of memory for %u history entries: ask for fewer\n",
+				o.history);
+			goto out_close;
+		}
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	print_header(pebs_map__header(map));
+	for (unsigned long i = 0; !stop; i++) {
+		struct timespec ts = {
+			.tv_sec = interval / 1000,
+			.tv_nsec = interval % 1000 * 1000000,
+		};
+
+		if (i)
+			putchar('\n');
+		err = print_table(map, &o, buf);
+		if (err) {
+			fprintf(stderr, "pebs-shim map: %s\n", pebs_errmsg());
+			goto out_close;
+		}
+		if (fflush(stdout)) {
+			fprintf(stderr, "pebs-shim map: writing the output: %s\n",
+				strerror(errno));
+			goto out_close;
+		}
+		if (!interval || (count && i + 1 >= count))
+			break;
+		/* SIGINT interrupts the sleep (no SA_RESTART) and stops us */
+		nanosleep(&ts, NULL);
+	}
+	ret = 0;
+out_close:
+	pebs_map__close(map);
+out_free:
+	free(buf);
+	free(cpus);
+	return ret;
 }

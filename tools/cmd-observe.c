@@ -1,12 +1,638 @@
 // SPDX-License-Identifier: MIT
-/* PLACEHOLDER: replaced by the owner of this subcommand. */
+/*
+ * cmd-observe.c - pebs-shim observe: a Shim-style observer thread.
+ *
+ * The calling thread pins itself to --on and spins: rdtscp, the table
+ * slots of the observed CPUs, their counters, rdtscp. Rows go into a
+ * chunk buffer; between chunks they are filtered (trustable), summed,
+ * and written out. The binary output layout is documented in --help
+ * (and mirrored by struct obs_file_header / obs_record below).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "pebsshim.h"
 #include "cmds.h"
+
+#define CMD "pebs-shim observe"
+/* rows between summing passes: small, so the pauses stay short */
+#define CHUNK_ROWS 1024
+#define MAX_CPUS 1024
+
+/* the binary output: little-endian, one header then fixed-size records */
+#define OBS_MAGIC "PEBSOBS"
+#define OBS_VERSION 1
+#define OBS_NAME_LEN 64
+
+struct obs_file_header {
+	char magic[8];		/* "PEBSOBS\0" */
+	uint32_t version;	/* 1 */
+	uint32_t header_size;	/* 64 + 64 * nr_events */
+	uint32_t record_size;	/* 32 + 8 * nr_events */
+	uint32_t nr_events;
+	uint32_t nr_cpus;	/* observed CPUs */
+	int32_t observer_cpu;
+	uint64_t tsc_hz;	/* measured against CLOCK_MONOTONIC */
+	uint64_t period_cycles;	/* --period-cycles, 0: free-running */
+	uint32_t lo_ppm;	/* trustable bounds (ppm of 1) */
+	uint32_t hi_ppm;
+	uint64_t reserved;
+	/* then nr_events names, OBS_NAME_LEN bytes each, NUL padded */
+};
+
+struct obs_record {
+	uint64_t tsc;		/* start rdtscp of the observation */
+	uint64_t dt;		/* cycles since the previous one's start */
+	uint32_t cpu;		/* the observed CPU */
+	int32_t tgid;		/* -1 never seen / no table, 0 idle */
+	int32_t pid;
+	uint32_t switches;	/* low 32 bits of the slot's switch count */
+	/* then nr_events uint64_t counter deltas over dt */
+};
+
+_Static_assert(sizeof(struct obs_file_header) == 64, "64-byte header");
+_Static_assert(sizeof(struct obs_record) == 32, "32-byte record head");
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pebs-shim observe -C CPUS [--on CPU] [-e EVENT]... [options]\n"
+"\n"
+"A Shim-style observer (Yang et al., ISCA 2015): one thread pinned to --on\n"
+"spins, and each iteration takes rdtscp, a consistent copy of each observed\n"
+"CPU's /dev/pebs_map slot (who runs there), the counters given with -e on\n"
+"each observed CPU, and rdtscp again. An observation is kept (trustable)\n"
+"only if, against the previous one, the ratio of the end-timestamp delta to\n"
+"the start-timestamp delta lies within 1 +- --tolerance. The summary gives\n"
+"the achieved resolution, the kept fraction and, per observed CPU, each\n"
+"thread's share of the time (residency at the observer's resolution) and\n"
+"counter totals.\n"
+"\n"
+"  -C, --cpu CPUS         CPUs to observe: 0 | 0,2 | 0-3 (required)\n"
+"      --on CPU           CPU the observer runs on (default: the first online\n"
+"                         CPU not observed)\n"
+"  -e, --event EVENT      count EVENT on each observed CPU (up to %d); libpfm4\n"
+"                         or perf names, e.g. task-clock, cpu-clock, cycles\n"
+"      --period-cycles N  one observation every N TSC cycles (spin on rdtsc);\n"
+"                         default: as fast as possible\n"
+"      --duration S       seconds to observe (default 1)\n"
+"      --tolerance PCT    trustable band, percent (default 1: 0.99..1.01)\n"
+"  -o, --output FILE      write kept observations to FILE\n"
+"      --format bin|csv   output format (default bin)\n"
+"      --map PATH         the table (default /dev/pebs_map; a table file\n"
+"                         replays a saved one)\n"
+"      --no-map           counters only: no table (tgid/pid read as -1)\n"
+"  -h, --help             this text\n"
+"\n"
+"What the hardware allows. rdpmc reads the counter registers of the logical\n"
+"CPU that executes it: the observer can read with rdpmc only counters of its\n"
+"own CPU. An SMT sibling has its own registers, so even an observer on the\n"
+"sibling of an observed CPU cannot rdpmc that CPU's per-CPU counters. Every\n"
+"other counter is read with read(2), which costs a system call and makes the\n"
+"kernel interrupt (IPI) the observed CPU to fold the count: the observer\n"
+"perturbs what it watches. Per counter the perf user page decides (seqlock on\n"
+"lock, index, offset, pmc_width; cap_user_rdpmc checked) and one line says\n"
+"which path was used. In a VM without a virtual PMU there are no hardware\n"
+"counters: use software events (task-clock, cpu-clock). Timestamps need\n"
+"rdtscp (under qemu TCG: -cpu max; the guest TSC is then emulated).\n"
+"\n"
+"Output (-o). CSV: a header line, then tsc,dt,cpu,tgid,pid,switches,<one\n"
+"column per event>. bin (little-endian): a 64-byte header\n"
+"  char magic[8] \"PEBSOBS\\0\"; u32 version (1); u32 header_size (64 + 64 *\n"
+"  nr_events); u32 record_size (32 + 8 * nr_events); u32 nr_events; u32\n"
+"  nr_cpus; s32 observer_cpu; u64 tsc_hz; u64 period_cycles; u32 lo_ppm;\n"
+"  u32 hi_ppm; u64 reserved\n"
+"then nr_events event names of 64 bytes (NUL padded), then one record per\n"
+"kept observation and observed CPU:\n"
+"  u64 tsc (start rdtscp); u64 dt (cycles since the previous observation);\n"
+"  u32 cpu; s32 tgid; s32 pid; u32 switches (low 32 bits of the slot's\n"
+"  switch count); u64 delta[nr_events]\n"
+"Records come at the observation rate (tens of MB/s when free-running):\n"
+"bound it with --period-cycles.\n"
+"\n"
+"Needs the pebs_map module for the table (insmod kmod/pebs_map.ko), root (or\n"
+"perf_event_paranoid <= 0) for per-CPU counters.\n",
+		PEBS_OBS_MAX_EVENTS);
+}
+
+static int __attribute__((format(printf, 1, 2))) usage_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, CMD ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": see pebs-shim observe --help\n");
+	return 2;
+}
+
+/* "0", "0,2", "0-3,6" into cpus[]; returns the count or -1 */
+static int parse_cpus(const char *s, unsigned int *cpus, int max)
+{
+	int n = 0;
+
+	while (*s) {
+		char *end;
+		unsigned long a, b;
+
+		errno = 0;
+		a = strtoul(s, &end, 10);
+		if (end == s || errno || a >= MAX_CPUS)
+			return -1;
+		b = a;
+		if (*end == '-') {
+			s = end + 1;
+			b = strtoul(s, &end, 10);
+			if (end == s || errno || b >= MAX_CPUS || b < a)
+				return -1;
+		}
+		for (unsigned long c = a; c <= b; c++) {
+			for (int i = 0; i < n; i++)
+				if (cpus[i] == c)
+					return -1;
+			if (n == max)
+				return -1;
+			cpus[n++] = c;
+		}
+		if (*end == ',')
+			end++;
+		else if (*end)
+			return -1;
+		s = end;
+	}
+	return n;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return end != s && !*end && !errno && s[0] != '-';
+}
+
+static bool parse_double(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return end != s && !*end && !errno && isfinite(*v);
+}
+
+struct out {
+	FILE *f;
+	bool csv;
+	unsigned int nr_cpus, nr_events;
+	const unsigned int *cpus;
+};
+
+static int out_header(struct out *o, const struct pebs_event *evs,
+		      int on_cpu, uint64_t hz, uint64_t period, uint32_t lo,
+		      uint32_t hi)
+{
+	struct obs_file_header h;
+
+	if (o->csv) {
+		fprintf(o->f, "tsc,dt,cpu,tgid,pid,switches");
+		for (unsigned int e = 0; e < o->nr_events; e++)
+			fprintf(o->f, ",%s", evs[e].name);
+		fputc('\n', o->f);
+		return ferror(o->f) ? -EIO : 0;
+	}
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, OBS_MAGIC, sizeof(OBS_MAGIC));
+	h.version = OBS_VERSION;
+	h.header_size = sizeof(h) + OBS_NAME_LEN * o->nr_events;
+	h.record_size = sizeof(struct obs_record) + 8 * o->nr_events;
+	h.nr_events = o->nr_events;
+	h.nr_cpus = o->nr_cpus;
+	h.observer_cpu = on_cpu;
+	h.tsc_hz = hz;
+	h.period_cycles = period;
+	h.lo_ppm = lo;
+	h.hi_ppm = hi;
+	fwrite(&h, sizeof(h), 1, o->f);
+	for (unsigned int e = 0; e < o->nr_events; e++) {
+		char name[OBS_NAME_LEN] = "";
+
+		memcpy(name, evs[e].name, strnlen(evs[e].name, sizeof(name) - 1));
+		fwrite(name, sizeof(name), 1, o->f);
+	}
+	return ferror(o->f) ? -EIO : 0;
+}
+
+static void out_row(struct out *o, const uint64_t *row, uint64_t dt,
+		    const uint64_t *deltas)
+{
+	const uint64_t *w = row + 2;
+
+	for (unsigned int i = 0; i < o->nr_cpus; i++) {
+		const uint64_t *d = deltas + i * o->nr_events;
+
+		if (o->csv) {
+			fprintf(o->f, "%" PRIu64 ",%" PRIu64 ",%u,%d,%d,%" PRIu64,
+				row[0], dt, o->cpus[i], (int32_t)w[0],
+				(int32_t)w[1], w[2]);
+			for (unsigned int e = 0; e < o->nr_events; e++)
+				fprintf(o->f, ",%" PRIu64, d[e]);
+			fputc('\n', o->f);
+		} else {
+			struct obs_record r = {
+				.tsc = row[0], .dt = dt, .cpu = o->cpus[i],
+				.tgid = (int32_t)w[0], .pid = (int32_t)w[1],
+				.switches = (uint32_t)w[2],
+			};
+
+			fwrite(&r, sizeof(r), 1, o->f);
+			fwrite(d, 8, o->nr_events, o->f);
+		}
+		w += PEBS_OBS_CPU_HEAD + o->nr_events;
+	}
+}
+
+static void task_comm(int pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(buf, len, "%s", pid == 0 ? "[idle]" : pid < 0 ? "-" : "?");
+	if (pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* index of the event counting @hw (a generic hardware event), or -1 */
+static int find_hw(const struct pebs_event *evs, unsigned int n, uint64_t hw)
+{
+	for (unsigned int e = 0; e < n; e++)
+		if (evs[e].attr.type == PERF_TYPE_HARDWARE &&
+		    evs[e].attr.config == hw)
+			return e;
+	return -1;
+}
+
+static int summary(const struct pebs_observer *obs,
+		   const struct pebs_obs_stats *st, const struct pebs_event *evs,
+		   uint64_t hz, double secs, double tol)
+{
+	unsigned int nr_events = pebs_observer__nr_events(obs);
+	uint64_t rows = pebs_obs_stats__rows(st), kept = pebs_obs_stats__kept(st);
+	uint64_t kc = pebs_obs_stats__kept_cycles(st);
+	uint64_t ac = pebs_obs_stats__all_cycles(st);
+	uint64_t med = pebs_obs_stats__period(st, 0.5);
+	uint64_t p99 = pebs_obs_stats__period(st, 0.99);
+	int icyc = find_hw(evs, nr_events, PERF_COUNT_HW_CPU_CYCLES);
+	int iins = find_hw(evs, nr_events, PERF_COUNT_HW_INSTRUCTIONS);
+
+	printf("observations: %" PRIu64 " in %.3f s; TSC %.1f MHz\n", rows + 1,
+	       secs, hz / 1e6);
+	printf("resolution: median %" PRIu64 " cycles (%.0f ns), p99 %" PRIu64
+	       " cycles (%.0f ns)\n", med, med * 1e9 / hz, p99, p99 * 1e9 / hz);
+	printf("trustable: %" PRIu64 " of %" PRIu64 " (%.2f %%) within %.2f..%.2f %%\n",
+	       kept, rows, rows ? 100.0 * kept / rows : 0.0, 100 - tol,
+	       100 + tol);
+	for (unsigned int i = 0; i < pebs_observer__nr_cpus(obs); i++) {
+		int n = pebs_obs_stats__threads(st, i, NULL, 0);
+		struct pebs_obs_thread *th;
+
+		if (n < 0)
+			return n;
+		th = calloc(n ? n : 1, sizeof(*th));
+		if (!th)
+			return -ENOMEM;
+		pebs_obs_stats__threads(st, i, th, n);
+		printf("cpu %d: %d threads; share of the %.3f s of kept intervals (of all %.3f s)\n",
+		       pebs_observer__cpu(obs, i), n, kc / (double)hz,
+		       ac / (double)hz);
+		for (int t = 0; t < n; t++) {
+			char comm[32];
+
+			task_comm(th[t].pid, comm, sizeof(comm));
+			printf("  cpu %d tid %d tgid %d: %6.2f %% (all %6.2f %%) %-16s %"
+			       PRIu64 " samples %" PRIu64 " cycles",
+			       pebs_observer__cpu(obs, i), th[t].pid, th[t].tgid,
+			       kc ? 100.0 * th[t].cycles / kc : 0.0,
+			       ac ? 100.0 * th[t].all_cycles / ac : 0.0, comm,
+			       th[t].samples, th[t].cycles);
+			for (unsigned int e = 0; e < nr_events; e++)
+				printf(" %s %" PRIu64, evs[e].name,
+				       th[t].counters[e]);
+			if (icyc >= 0 && iins >= 0 && th[t].counters[icyc])
+				printf(" IPC %.2f", (double)th[t].counters[iins] /
+				       th[t].counters[icyc]);
+			putchar('\n');
+		}
+		free(th);
+	}
+	if (icyc < 0 || iins < 0)
+		printf("IPC per thread: needs -e cycles -e instructions%s\n",
+		       nr_events ? "" : " (no counters were given)");
+	return 0;
+}
+
+static int pick_on_cpu(const unsigned int *cpus, int n)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+	for (long c = 0; c < online && c < MAX_CPUS; c++) {
+		bool used = false;
+
+		for (int i = 0; i < n; i++)
+			used |= cpus[i] == c;
+		if (!used)
+			return c;
+	}
+	return -1;
+}
+
+enum { OPT_ON = 256, OPT_PERIOD, OPT_DURATION, OPT_TOL, OPT_FORMAT, OPT_MAP,
+       OPT_NOMAP };
 
 int cmd_observe(int argc, char **argv)
 {
-	(void)argc;
-	fprintf(stderr, "pebs-shim %s: not built yet\n", argv[0]);
-	return 1;
+	static const struct option longopts[] = {
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "on", required_argument, NULL, OPT_ON },
+		{ "event", required_argument, NULL, 'e' },
+		{ "period-cycles", required_argument, NULL, OPT_PERIOD },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "tolerance", required_argument, NULL, OPT_TOL },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "map", required_argument, NULL, OPT_MAP },
+		{ "no-map", no_argument, NULL, OPT_NOMAP },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *evnames[PEBS_OBS_MAX_EVENTS], *outpath = NULL;
+	const char *mappath = NULL;
+	unsigned int cpus[MAX_CPUS];
+	int nr_cpus = 0, nr_ev = 0, on_cpu = -1, c, err, rc = 1;
+	uint64_t period = 0, v, hz, deadline, lo, hi, t_first, t_last, next;
+	double duration = 1, tol = 1;
+	bool csv = false, no_map = false;
+	struct pebs_event evs[PEBS_OBS_MAX_EVENTS];
+	struct pebs_map *map = NULL;
+	struct pebs_observer *obs = NULL;
+	struct pebs_obs_stats *st = NULL;
+	struct out out = { 0 };
+	uint64_t *rows = NULL, *deltas = NULL;
+	size_t words;
+	uint64_t again = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "C:e:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			nr_cpus = parse_cpus(optarg, cpus, MAX_CPUS);
+			if (nr_cpus <= 0)
+				return usage_err("bad CPU list '%s'", optarg);
+			break;
+		case OPT_ON:
+			if (!parse_u64(optarg, &v) || v >= MAX_CPUS)
+				return usage_err("bad --on CPU '%s'", optarg);
+			on_cpu = v;
+			break;
+		case 'e':
+			if (nr_ev == PEBS_OBS_MAX_EVENTS)
+				return usage_err("too many events (at most %d) at '%s'",
+						 PEBS_OBS_MAX_EVENTS, optarg);
+			evnames[nr_ev++] = optarg;
+			break;
+		case OPT_PERIOD:
+			if (!parse_u64(optarg, &period) || !period)
+				return usage_err("bad --period-cycles '%s'", optarg);
+			break;
+		case OPT_DURATION:
+			if (!parse_double(optarg, &duration) || duration <= 0 ||
+			    duration > 86400)
+				return usage_err("bad --duration '%s' (seconds)", optarg);
+			break;
+		case OPT_TOL:
+			if (!parse_double(optarg, &tol) || tol < 0 || tol >= 100)
+				return usage_err("bad --tolerance '%s' (percent, 0..100)",
+						 optarg);
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "csv"))
+				csv = true;
+			else if (!strcmp(optarg, "bin"))
+				csv = false;
+			else
+				return usage_err("bad --format '%s' (bin or csv)", optarg);
+			break;
+		case OPT_MAP:
+			mappath = optarg;
+			break;
+		case OPT_NOMAP:
+			no_map = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return usage_err("%s", "bad option");
+		}
+	}
+	if (optind < argc)
+		return usage_err("unexpected argument '%s'", argv[optind]);
+	if (!nr_cpus)
+		return usage_err("%s", "no CPU to observe (-C)");
+	if (no_map && mappath)
+		return usage_err("%s", "--map and --no-map together");
+	if (no_map && !nr_ev)
+		return usage_err("%s", "nothing to observe: --no-map needs -e EVENT");
+	if (on_cpu < 0)
+		on_cpu = pick_on_cpu(cpus, nr_cpus);
+	if (on_cpu < 0)
+		return usage_err("%s", "no free CPU for the observer: give --on");
+	lo = llround((100 - tol) * 10000);
+	hi = llround((100 + tol) * 10000);
+	if (hi > UINT32_MAX)
+		hi = UINT32_MAX;
+
+	for (int e = 0; e < nr_ev; e++) {
+		err = pebs_event__parse(evnames[e], &evs[e]);
+		if (err) {
+			fprintf(stderr, CMD ": %s\n", pebs_errmsg());
+			return 2;
+		}
+	}
+	if (!no_map) {
+		err = pebs_map__open(mappath, &map);
+		if (err) {
+			fprintf(stderr, CMD ": %s%s\n", pebs_errmsg(),
+				err == -ENOENT ? "; or --no-map -e EVENT for counters only" : "");
+			return 1;
+		}
+	}
+	PEBS_OPTS(pebs_observer_opts, opts, .map = map);
+	err = pebs_observer__new(on_cpu, &opts, &obs);
+	if (err)
+		goto out_err;
+	for (int i = 0; i < nr_cpus; i++) {
+		err = pebs_observer__add_cpu(obs, cpus[i]);
+		if (err < 0)
+			goto out_err;
+	}
+	for (int e = 0; e < nr_ev; e++) {
+		err = pebs_observer__add_event(obs, &evs[e]);
+		if (err < 0)
+			goto out_err;
+	}
+	err = pebs_obs_stats__new(obs, lo, hi, &st);
+	if (err)
+		goto out_err;
+
+	/* one line: how the counters are read */
+	if (nr_ev) {
+		unsigned int nrd = 0, total = nr_ev * nr_cpus;
+		const char *why = "", *why_read = NULL;
+
+		for (int i = 0; i < nr_cpus; i++)
+			for (int e = 0; e < nr_ev; e++) {
+				if (pebs_observer__counter_path(obs, i, e, &why) ==
+				    PEBS_COUNTER_RDPMC)
+					nrd++;
+				else if (!why_read)
+					why_read = why;
+			}
+		if (nrd == total)
+			printf("counters: rdpmc for all %u (%s)\n", total, why);
+		else if (!nrd)
+			printf("counters: read() for all %u (%s)\n", total, why_read);
+		else
+			printf("counters: rdpmc for %u, read() for %u (%s)\n", nrd,
+			       total - nrd, why_read);
+	} else {
+		printf("counters: none (table only)\n");
+	}
+	printf("observer on CPU %d, observing CPU%s", on_cpu,
+	       nr_cpus > 1 ? "s" : "");
+	for (int i = 0; i < nr_cpus; i++)
+		printf("%s%u", i ? "," : " ", cpus[i]);
+	printf("; table %s\n",
+	       map ? (mappath ? mappath : PEBS_MAP_DEVICE) : "none (--no-map)");
+
+	err = pebs_tsc_hz(50, &hz);
+	if (err)
+		goto out_err;
+	words = pebs_observer__row_words(obs);
+	rows = calloc(CHUNK_ROWS, words * sizeof(*rows));
+	deltas = calloc((size_t)nr_cpus * (nr_ev ? nr_ev : 1), sizeof(*deltas));
+	if (!rows || !deltas) {
+		fprintf(stderr, CMD ": out of memory\n");
+		goto out;
+	}
+	if (outpath) {
+		out.f = fopen(outpath, csv ? "w" : "wb");
+		if (!out.f) {
+			fprintf(stderr, CMD ": cannot create %s: %s: check the path\n",
+				outpath, strerror(errno));
+			goto out;
+		}
+		setvbuf(out.f, NULL, _IOFBF, 1 << 20);
+		out.csv = csv;
+		out.nr_cpus = nr_cpus;
+		out.nr_events = nr_ev;
+		out.cpus = cpus;
+		if (out_header(&out, evs, on_cpu, hz, period, lo, hi)) {
+			fprintf(stderr, CMD ": writing %s: %s\n", outpath,
+				strerror(errno));
+			goto out;
+		}
+	}
+
+	deadline = 0;
+	t_first = t_last = 0;
+	next = 0;
+	for (bool done = false; !done;) {
+		unsigned int n = 0;
+
+		/* the hot loop: observations into the chunk, nothing else */
+		while (n < CHUNK_ROWS) {
+			uint64_t *row = rows + n * words;
+
+			if (period) {
+				uint64_t now;
+
+				do
+					now = __builtin_ia32_rdtsc();
+				while (now < next);
+				next = next + period > now ? next + period
+							   : now + period;
+			}
+			err = pebs_observer__read(obs, row, words);
+			if (err == -EAGAIN) {
+				again++;
+				continue;
+			}
+			if (err)
+				goto out_err;
+			if (!deadline)
+				deadline = row[0] + (uint64_t)(duration * hz);
+			n++;
+			if (row[1] >= deadline) {
+				done = true;
+				break;
+			}
+		}
+		for (unsigned int r = 0; r < n; r++) {
+			const uint64_t *row = rows + r * words;
+
+			if (!t_first)
+				t_first = row[0];
+			err = pebs_obs_stats__add(st, row, deltas);
+			if (err < 0)
+				goto out_err;
+			if (err && out.f)
+				out_row(&out, row, row[0] - t_last, deltas);
+			t_last = row[0];
+		}
+	}
+	if (out.f && (fflush(out.f) || ferror(out.f))) {
+		fprintf(stderr, CMD ": writing %s: %s\n", outpath, strerror(errno));
+		goto out;
+	}
+	if (again)
+		printf("slot reads that stayed inconsistent (skipped): %" PRIu64 "\n",
+		       again);
+	err = summary(obs, st, evs, hz, (t_last - t_first) / (double)hz, tol);
+	if (err)
+		goto out_err;
+	rc = 0;
+	goto out;
+
+out_err:
+	fprintf(stderr, CMD ": %s\n", pebs_errmsg()[0] ? pebs_errmsg() :
+		strerror(-err));
+out:
+	if (out.f)
+		fclose(out.f);
+	free(deltas);
+	free(rows);
+	pebs_obs_stats__delete(st);
+	pebs_observer__delete(obs);
+	pebs_map__close(map);
+	return rc;
 }

@@ -73,17 +73,25 @@ struct pebs_map_snapshot {
 /*
  * pebs_map__open - open and map the table (path NULL: /dev/pebs_map).
  *
- * Validates magic, ABI version and sizes. Returns 0, or -ENOENT (module
- * not loaded), -EACCES (device mode), -EPROTO (ABI version differs),
- * -EBADMSG (bad magic or sizes), or another -errno from open/mmap.
+ * @path may also name a regular file laid out as the device (the table
+ * at offset 0, the history at header->hist_offset): tests and replays.
+ * Maps both regions read-only and closes the descriptor (the mappings
+ * keep the module pinned until pebs_map__close). Validates magic, ABI
+ * version, sizes and offsets. Returns 0, or -ENOENT (module not loaded),
+ * -EACCES (device mode), -EPROTO (ABI version differs), -EBADMSG (bad
+ * magic, sizes or offsets; a file too short), -ENODEV (neither a device
+ * nor a file), or another -errno from open/mmap.
  */
 PEBS_API int pebs_map__open(const char *path, struct pebs_map **mapp);
 
 /*
  * pebs_map__from_memory - a reader over a table and history that live
  * in ordinary memory laid out as the ABI says (tests, replays). The
- * memory is not copied and must outlive the map. hist may be NULL when
- * header->hist_len is 0.
+ * memory is not copied and must outlive the map; both pointers must be
+ * 8-byte aligned. hist may be NULL when header->hist_len is 0
+ * (header->hist_offset is ignored). Returns 0, -EINVAL (table too small
+ * for a header, or misaligned), or the validation errors of
+ * pebs_map__open (-EBADMSG, -EPROTO).
  */
 PEBS_API int pebs_map__from_memory(const void *table, size_t table_size,
 				   const void *hist, size_t hist_size,
@@ -92,7 +100,7 @@ PEBS_API int pebs_map__from_memory(const void *table, size_t table_size,
 /* pebs_map__close - unmap and free; NULL is allowed. */
 PEBS_API void pebs_map__close(struct pebs_map *map);
 
-/* pebs_map__header - the validated header. */
+/* pebs_map__header - the validated header (a copy taken at open). */
 PEBS_API const struct pebs_map_header *
 pebs_map__header(const struct pebs_map *map);
 
@@ -115,8 +123,12 @@ PEBS_API int pebs_map__read_slot(const struct pebs_map *map, unsigned int cpu,
  * see only new switches). Copies at most @max entries in order and
  * advances *cursor past them. Entries lost to the writer (overwritten
  * before they were read) are skipped; their number is added to *lost
- * (which may be NULL). Returns the number of entries copied, or
- * -EINVAL.
+ * (which may be NULL). All lost entries precede the copied ones, so
+ * after a call *cursor == old cursor + lost + copied. A full history
+ * holds hist_len - 1 readable entries (the writer may be rewriting the
+ * oldest). Returns the number of entries copied (0: nothing new, or
+ * the writer kept overtaking the copy), or -EINVAL (cpu out of range,
+ * *cursor past the head).
  */
 PEBS_API int pebs_map__hist_read(const struct pebs_map *map, unsigned int cpu,
 				 uint64_t *cursor, struct pebs_map_switch *out,
@@ -126,8 +138,11 @@ PEBS_API int pebs_map__hist_read(const struct pebs_map *map, unsigned int cpu,
  * pebs_map__lookup - who ran on @cpu at @time.
  *
  * Finds the last switch on @cpu with switch time <= @time in the live
- * history. Returns 0 and fills *who, -ENOENT if @time is older than the
- * history still holds (or nothing was recorded yet), or -EINVAL.
+ * history, by binary search (O(log hist_len), no allocation). Returns 0
+ * and fills *who (tgid 0: idle), -ENOENT if @time is older than the
+ * history still holds (or nothing was recorded yet; no message is set,
+ * this is the per-sample path), -EAGAIN if the writer kept overtaking
+ * the search, or -EINVAL (cpu out of range).
  */
 PEBS_API int pebs_map__lookup(const struct pebs_map *map, unsigned int cpu,
 			      uint64_t time, struct pebs_map_switch *who);
@@ -135,27 +150,44 @@ PEBS_API int pebs_map__lookup(const struct pebs_map *map, unsigned int cpu,
 /*
  * struct pebs_timeline - a growing user-space copy of the switch
  * histories, for attributing samples after the fact (the live history
- * only holds the last hist_len switches per CPU).
+ * only holds the last hist_len - 1 switches per CPU). Call
+ * pebs_timeline__update often enough (more often than hist_len
+ * switches per CPU) to lose nothing. Not thread-safe: update and look
+ * up from one thread, or lock around it. Memory grows by 16 bytes per
+ * switch copied.
  */
 struct pebs_timeline;
 
-/* pebs_timeline__new - a timeline fed from @map (not owned). */
+/*
+ * pebs_timeline__new - a timeline fed from @map (not owned; it must
+ * outlive the timeline). It starts with what the live history still
+ * holds. Returns 0 or -ENOMEM.
+ */
 PEBS_API int pebs_timeline__new(const struct pebs_map *map,
 				struct pebs_timeline **tlp);
+/* pebs_timeline__delete - free; NULL is allowed. */
 PEBS_API void pebs_timeline__delete(struct pebs_timeline *tl);
 
 /*
  * pebs_timeline__update - append the switches recorded since the last
- * call. Returns the number appended; switches overrun in the live
- * history are counted in pebs_timeline__lost().
+ * call (up to the heads seen when it starts). Returns the number
+ * appended, or -ENOMEM; switches overrun in the live history before
+ * they were copied are counted in pebs_timeline__lost() and leave a
+ * gap (see pebs_timeline__lookup).
  */
 PEBS_API int pebs_timeline__update(struct pebs_timeline *tl);
+/* pebs_timeline__lost - switches lost to overruns since __new. */
 PEBS_API uint64_t pebs_timeline__lost(const struct pebs_timeline *tl);
 
 /*
  * pebs_timeline__lookup - who ran on @cpu at @time, from the copy.
- * Returns 0, -ENOENT if @time precedes the copy's first switch on that
- * CPU (or falls into a gap left by an overrun), or -EINVAL.
+ *
+ * Binary search, O(log n), no allocation, no message on -ENOENT (the
+ * per-sample path). Returns 0 and fills *who (the switch that brought
+ * the thread in; tgid 0: idle), -ENOENT if @time precedes the copy's
+ * first switch on that CPU or falls into a gap left by an overrun
+ * (after the last switch copied before the loss and before the first
+ * switch copied after it), or -EINVAL (cpu out of range).
  */
 PEBS_API int pebs_timeline__lookup(const struct pebs_timeline *tl,
 				   unsigned int cpu, uint64_t time,
@@ -166,49 +198,82 @@ PEBS_API int pebs_timeline__lookup(const struct pebs_timeline *tl,
 /* ------------------------------------------------------------------ */
 
 /* struct pebs_event flags */
-#define PEBS_EVENT_PRECISE	(1u << 0) /* precise_ip > 0 (PEBS/IBS) */
-#define PEBS_EVENT_MEMORY	(1u << 1) /* samples carry data addresses */
+#define PEBS_EVENT_PRECISE	(1u << 0) /* precise_ip > 0, or IBS */
+#define PEBS_EVENT_MEMORY	(1u << 1) /* samples carry data addresses
+					     (PEBS MEM_*, IBS op, faults) */
 #define PEBS_EVENT_SOFTWARE	(1u << 2) /* a software event */
 #define PEBS_EVENT_FALLBACK	(1u << 3) /* `auto` fell back: see note */
 #define PEBS_EVENT_SYSFS	(1u << 4) /* encoded from sysfs, not libpfm4 */
 
 struct pebs_event {
-	char name[64];		/* as the user spelled it */
-	char resolved[256];	/* what was encoded, fully qualified */
-	char pmu[32];		/* PMU name: "skl", "perf", "ibs_op", ... */
+	char name[128];		/* as the user spelled it */
+	char resolved[256];	/* what was encoded, fully qualified:
+				   libpfm4's "skl::MEM_INST_RETIRED:..."
+				   string, "perf::PERF_COUNT_SW_...:u=1:k=0"
+				   or "ibs_op/term=0x1,.../mods" */
+	char pmu[32];		/* libpfm4 PMU ("skl", "amd64_fam19h_zen3"),
+				   "perf" (software), or the sysfs PMU */
 	unsigned int flags;	/* PEBS_EVENT_* */
-	struct perf_event_attr attr; /* type, config, config1, precise_ip,
-					exclude_*, sample_period if given */
+	struct perf_event_attr attr; /* size, type, config, config1/2,
+					precise_ip, exclude_*,
+					sample_period (or freq) if given */
 	char note[160];		/* one line for the user, or "" */
 };
 
 /*
- * pebs_event__parse - encode an event string into @ev.
+ * pebs_event__parse - encode an event string into @ev (zeroed first).
  *
- * Accepts libpfm4 names with modifiers (MEM_INST_RETIRED:ALL_LOADS:u,
- * :precise=N, :ldlat=N, :period=N), perf's software event names
- * (cpu-clock, task-clock, page-faults, ...), sysfs PMU spellings
- * (pmu/term=val,.../ such as ibs_op//), and the aliases `loads`,
- * `stores`, `ldlat[=N]` (load latency, default threshold 32) and `auto`
- * (PEBS loads where the CPU has them, else cpu-clock, with ev->note
- * saying so). Does not open the event. Returns 0, -ENOENT (unknown
- * event or PMU; pebs_errmsg() lists close names), -EINVAL (bad modifier
- * or value).
+ * Spellings, tried in this order:
+ *  - pmu/term[=val],.../[u][k][p...]: a sysfs PMU as perf spells it
+ *    (ibs_op//, ibs_op/cnt_ctl=1,l3missonly/, msr/tsc/): terms are the
+ *    PMU's format/ names (value 1 if omitted), named events from its
+ *    events/ directory, config=, config1=, config2=, period=, freq=.
+ *    IBS :u/:k need the kernel's swfilt format (set automatically).
+ *  - aliases for the PMU libpfm4 detects (or LIBPFM_FORCE_PMU names):
+ *    `loads`, `stores` (Intel: MEM_INST_RETIRED:ALL_LOADS/STORES on
+ *    Skylake and later, MEM_UOPS_RETIRED before; precise=2), `ldlat[=N]`
+ *    (MEM_TRANS_RETIRED:LOAD_LATENCY, Sandy Bridge
+ *    LATENCY_ABOVE_THRESHOLD, ldlat=N into config1, default 32,
+ *    precise=2); on AMD the IBS op PMU (ibs_op// from sysfs, with the
+ *    load/store/latency filters the kernel offers; ev->note says what is
+ *    not filtered). `auto`: PEBS/IBS loads if the kernel can open them
+ *    (pebs_event__probe), else cpu-clock with PEBS_EVENT_FALLBACK and
+ *    ev->note saying why ("auto: no PEBS/IBS here (...); sampling
+ *    cpu-clock instead"). Modifiers :u :k :period=N, and :precise=N
+ *    (loads, stores, ldlat) and :ldlat=N (ldlat).
+ *  - perf's software names: cpu-clock, task-clock, page-faults (faults),
+ *    context-switches (cs), cpu-migrations (migrations), minor-faults,
+ *    major-faults, alignment-faults, emulation-faults, dummy; modifiers
+ *    :u :k :period=N :precise=N. Encoded as libpfm4's perf:: table does
+ *    with the default privilege level: user only unless :k is given.
+ *  - anything else through libpfm4 with PFM_PLM3 (user only unless :k):
+ *    MEM_INST_RETIRED:ALL_LOADS:precise=2:period=10007, skl::..., with
+ *    libpfm4's modifiers (u, k, precise=N, ldlat=N, period=N, ...).
+ *
+ * Does not open the event. Returns 0, -ENOENT (unknown event, with up to
+ * five close names in pebs_errmsg(), or a PMU this machine lacks),
+ * -EINVAL (bad modifier or value, named in the message), -ENODEV
+ * (libpfm4 failed to initialize).
  */
 PEBS_API int pebs_event__parse(const char *str, struct pebs_event *ev);
 
 /*
- * pebs_event__probe - check that the running kernel can open @ev
- * (a disabled counting event on the calling thread). Returns 0,
- * -ENOENT (no such PMU here: "this CPU/VM has no <pmu> PMU; use auto or
- * a software event"), -EACCES/-EPERM (names perf_event_paranoid and its
- * value), -EINVAL/-EOPNOTSUPP (e.g. precise_ip not supported).
+ * pebs_event__probe - check that the running kernel can open @ev: a
+ * disabled event on the calling thread (counting; precise events as
+ * sampling events with their period or 65536, since IBS cannot count),
+ * closed again at once. Returns 0 or the -errno of perf_event_open with
+ * pebs_errmsg() set by pebs_perf_open_error().
  */
 PEBS_API int pebs_event__probe(const struct pebs_event *ev);
 
 /*
- * pebs_perf_open_error - turn a perf_event_open failure into a
- * one-line message in pebs_errmsg() and return -err unchanged.
+ * pebs_perf_open_error - explain a perf_event_open failure of @ev (may be
+ * NULL) in one line in pebs_errmsg(). @err is the errno, positive or
+ * negative; returns it negative. ENOENT/ENODEV: "this CPU/VM has no
+ * <pmu> PMU (<event>): use -e auto or a software event such as
+ * cpu-clock"; EACCES/EPERM: perf_event_paranoid's value and what to do;
+ * EINVAL/EOPNOTSUPP with precise_ip > 0: "precise_ip=N not supported
+ * here ...: lower :precise"; EMFILE, EBUSY, ESRCH, E2BIG and others.
  */
 PEBS_API int pebs_perf_open_error(const struct pebs_event *ev, int err);
 
@@ -226,21 +291,36 @@ struct pebs_ring_stats {
 	uint64_t throttles;	/* PERF_RECORD_THROTTLE */
 	uint64_t unthrottles;	/* PERF_RECORD_UNTHROTTLE */
 	uint64_t wrapped;	/* records copied because they wrapped */
+	uint64_t bad;		/* -EBADMSG: corrupt records or heads */
 };
 
 /*
+ * Usage (every record of a snapshot in one pass):
+ *	while (pebs_ring__read_init(ring) == 0) {
+ *		while ((err = pebs_ring__next(ring, &ev)) > 0)
+ *			handle(ev);	// e.g. pebs_sample__decode()
+ *		pebs_ring__consume(ring);
+ *	}
+ */
+
+/*
  * pebs_ring__new - a reader over a perf mmap area: @base points at the
- * struct perf_event_mmap_page, the data area follows at data_offset
- * (or one page on) and is @data_size bytes, a power of two. The mapping
- * must be writable (the reader stores data_tail). Returns 0, -EINVAL.
+ * struct perf_event_mmap_page. The data area is taken from the page's
+ * data_offset/data_size when they are non-zero (kernels >= 4.1), else it
+ * follows one page on and is @data_size bytes. Its size must be a power
+ * of two. Reading starts at the page's data_tail. The mapping must be
+ * writable (the reader stores data_tail). Returns 0, -EINVAL (sizes),
+ * -ENOMEM.
  */
 PEBS_API int pebs_ring__new(void *base, size_t data_size,
 			    struct pebs_ring **ringp);
 PEBS_API void pebs_ring__delete(struct pebs_ring *ring);
 
 /*
- * pebs_ring__read_init - snapshot data_head (acquire). Returns 0, or
- * -EAGAIN if there is nothing new.
+ * pebs_ring__read_init - snapshot data_head (acquire). Returns 0, -EAGAIN
+ * if there is nothing new, or -EBADMSG if data_head is more than the
+ * ring size ahead of the tail (corrupt page): the reader then skips to
+ * that head and publishes it as the tail.
  */
 PEBS_API int pebs_ring__read_init(struct pebs_ring *ring);
 
@@ -249,17 +329,25 @@ PEBS_API int pebs_ring__read_init(struct pebs_ring *ring);
  *
  * Returns 1 and stores a pointer to the record in *ev (into the ring
  * when contiguous, into a bounce buffer when it wraps; valid until the
- * next call), 0 at the end of the snapshot, or -EBADMSG if the record
- * is corrupt (size smaller than its header or larger than the ring):
- * the reader then skips to the snapshot's head. LOST and THROTTLE
- * records are counted in the ring's stats and still returned.
+ * next call; 8-byte aligned when the kernel's records are), 0 at the
+ * end of the snapshot, or -EBADMSG if the record is corrupt (size
+ * smaller than its header, or larger than what the kernel published,
+ * hence than the ring): the reader then skips to the snapshot's head and
+ * the next call returns 0. Every record type is returned (SAMPLE, LOST,
+ * THROTTLE, COMM, MMAP2, EXIT, SWITCH, ...); LOST, THROTTLE and
+ * UNTHROTTLE are also counted in the ring's stats.
  */
 PEBS_API int pebs_ring__next(struct pebs_ring *ring,
 			     const struct perf_event_header **ev);
 
-/* pebs_ring__consume - publish what was read (release data_tail). */
+/*
+ * pebs_ring__consume - publish what was read (release store of
+ * data_tail), letting the kernel reuse that space. Records returned by
+ * __next must not be used afterwards.
+ */
 PEBS_API void pebs_ring__consume(struct pebs_ring *ring);
 
+/* pebs_ring__stats - counters since __new. */
 PEBS_API const struct pebs_ring_stats *
 pebs_ring__stats(const struct pebs_ring *ring);
 
@@ -267,9 +355,15 @@ pebs_ring__stats(const struct pebs_ring *ring);
 /* Samples (lib/sample.c)                                              */
 /* ------------------------------------------------------------------ */
 
-/* A decoded PERF_RECORD_SAMPLE (or the sample_id of another record). */
+/*
+ * A decoded PERF_RECORD_SAMPLE (or the sample_id of another record).
+ * Fields whose bit is not in @present are zero. Pointers point into the
+ * record (valid as long as the record is).
+ */
 struct pebs_sample {
-	uint64_t present;	/* PERF_SAMPLE_* bits that were decoded */
+	uint64_t present;	/* PERF_SAMPLE_* bits stored below (not the
+				   skipped READ, BRANCH_STACK, REGS_*,
+				   STACK_USER, AUX) */
 	uint64_t id;		/* IDENTIFIER or ID */
 	uint64_t ip;
 	uint32_t pid, tid;
@@ -284,14 +378,74 @@ struct pebs_sample {
 	uint64_t data_src;
 	uint64_t transaction;
 	uint64_t phys_addr;
+	uint64_t cgroup;
 	uint64_t data_page_size;
+	uint64_t code_page_size;
+	uint64_t callchain_nr;	/* CALLCHAIN: number of entries */
+	const uint64_t *callchain; /* unaligned-safe: read with memcpy */
+	uint32_t raw_size;	/* RAW: payload size */
+	const void *raw;
 };
 
 /*
+ * struct pebs_sample_layout - how the samples of one event are laid out,
+ * prepared once from its attr (sample_type, read_format,
+ * branch_sample_type, sample_regs_user/intr) so that decoding a record
+ * does not re-walk the sample_type bits: when every field present has a
+ * fixed size (the PEBS case) each field is read at a precomputed offset.
+ * A value: copy it freely; fill it only with pebs_sample_layout__init().
+ */
+struct pebs_sample_layout {
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t branch_sample_type;
+	uint32_t regs_user_nr;	/* weight of sample_regs_user */
+	uint32_t regs_intr_nr;	/* weight of sample_regs_intr */
+	uint32_t read_size;	/* bytes of READ when not a group, else 0 */
+	uint32_t fixed_size;	/* record size when every field is fixed
+				   size, else 0 (decoded field by field) */
+	uint32_t id_size;	/* bytes of a trailing sample_id */
+	int16_t off[16];	/* private: field offsets (fixed layouts) */
+};
+
+/*
+ * pebs_sample_layout__init - prepare @l for samples of @attr.
+ * Returns 0, or -EOPNOTSUPP if sample_type (or branch_sample_type, or
+ * read_format) has a bit this decoder does not know.
+ */
+PEBS_API int pebs_sample_layout__init(struct pebs_sample_layout *l,
+				      const struct perf_event_attr *attr);
+
+/*
+ * pebs_sample__decode - decode PERF_RECORD_SAMPLE @ev with layout @l:
+ * IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU, PERIOD, WEIGHT or
+ * WEIGHT_STRUCT, DATA_SRC, TRANSACTION, PHYS_ADDR, CGROUP,
+ * DATA_PAGE_SIZE, CODE_PAGE_SIZE are stored; CALLCHAIN and RAW are
+ * pointed at; READ, BRANCH_STACK, REGS_USER, STACK_USER, REGS_INTR and
+ * AUX are skipped. Every length is checked against ev->size. Returns 0
+ * or -EBADMSG (record too short or a length field overruns it).
+ */
+PEBS_API int pebs_sample__decode(const struct pebs_sample_layout *l,
+				 const struct perf_event_header *ev,
+				 struct pebs_sample *s);
+
+/*
+ * pebs_sample__decode_id - decode the sample_id that a non-sample record
+ * carries at its END with attr.sample_id_all (TID, TIME, ID, STREAM_ID,
+ * CPU, IDENTIFIER in that order). Returns 0 or -EBADMSG (the record is
+ * shorter than its header plus the sample_id).
+ */
+PEBS_API int pebs_sample__decode_id(const struct pebs_sample_layout *l,
+				    const struct perf_event_header *ev,
+				    struct pebs_sample *s);
+
+/*
  * pebs_sample__parse - decode a PERF_RECORD_SAMPLE laid out for
- * @sample_type. Returns 0, -EBADMSG if the record is too short for its
- * sample_type, -EOPNOTSUPP if sample_type has a bit this decoder does
- * not handle.
+ * @sample_type alone (builds a layout per call: prefer __decode in
+ * loops). Returns 0, -EBADMSG if the record is too short for its
+ * sample_type, -EOPNOTSUPP if sample_type has READ, BRANCH_STACK,
+ * REGS_USER or REGS_INTR (their size needs the attr: use
+ * pebs_sample_layout__init) or an unknown bit.
  */
 PEBS_API int pebs_sample__parse(const struct perf_event_header *ev,
 				uint64_t sample_type, struct pebs_sample *s);
@@ -303,23 +457,57 @@ PEBS_API int pebs_sample__parse(const struct perf_event_header *ev,
 PEBS_API int pebs_sample__parse_id(const struct perf_event_header *ev,
 				   uint64_t sample_type, struct pebs_sample *s);
 
-/* A decoded data_src (union perf_mem_data_src). Strings are static. */
-struct pebs_data_src {
-	const char *op;		/* "load", "store", "prefetch", "exec", "N/A" */
-	const char *level;	/* "L1 hit", "LFB/MAB hit", "L3 miss", ... */
-	const char *snoop;	/* "none", "hit", "HitM", "miss", "N/A" */
-	const char *tlb;	/* "L1 or L2 hit", "walk miss", "N/A" ... */
-	bool locked;
-	bool remote;
+/* (lib/data-src.c) */
+
+/* Where a memory access was served from, normalised over both encodings. */
+enum pebs_mem_level {
+	PEBS_MEM_LVL_NA = 0,
+	PEBS_MEM_LVL_L1,
+	PEBS_MEM_LVL_LFB,	/* line fill buffer / miss address buffer */
+	PEBS_MEM_LVL_L2,
+	PEBS_MEM_LVL_L3,
+	PEBS_MEM_LVL_L4,
+	PEBS_MEM_LVL_ANY_CACHE,	/* e.g. a remote cache (see remote) */
+	PEBS_MEM_LVL_RAM,	/* DRAM (see remote) */
+	PEBS_MEM_LVL_PMEM,
+	PEBS_MEM_LVL_CXL,
+	PEBS_MEM_LVL_IO,
+	PEBS_MEM_LVL_UNCACHED,
 };
 
+/*
+ * A decoded data_src (union perf_mem_data_src). The strings are what
+ * perf's mem-events.c prints for each column (perf >= 6.3 for the
+ * level: mem_lvl_num + mem_remote + mem_hops when mem_lvl_num is set,
+ * else the old mem_lvl bits).
+ */
+struct pebs_data_src {
+	uint64_t val;
+	enum pebs_mem_level level; /* lowest level named */
+	bool hit, miss;		/* level hit / miss */
+	bool remote;		/* mem_remote, or a REM_* mem_lvl bit */
+	unsigned int hops;	/* mem_hops (0: not given) */
+	bool locked;
+	bool tlb_miss;
+	bool load, store;
+	char op[8];		/* "LOAD" "STORE" "PFETCH" "EXEC" "N/A" "No" */
+	char lvl[64];		/* "L1 hit", "LFB/MAB hit", "Remote node,
+				   same socket RAM hit", "N/A" ... */
+	char snoop[32];		/* "None", "HitM", "Hit or Fwd", "N/A" ... */
+	char tlb[64];		/* "L1 or L2 hit", "L2 miss", "N/A" ... */
+	char lock[4];		/* "Yes" "No" "N/A" */
+	char blk[16];		/* " N/A", " Data", " Data Addr" (as perf) */
+};
+
+/* pebs_data_src__decode - fill @d from @data_src (never fails). */
 PEBS_API void pebs_data_src__decode(uint64_t data_src,
 				    struct pebs_data_src *d);
 
 /*
- * pebs_data_src__str - data_src as perf mem prints it, e.g.
- * "LOAD|L1 hit|SNP none|TLB L1 or L2 hit|LCK No". Returns the length
- * snprintf would have written.
+ * pebs_data_src__str - data_src as `perf script -F data_src` prints it
+ * after the hex value, e.g.
+ * "|OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A".
+ * Returns the length snprintf would have written.
  */
 PEBS_API int pebs_data_src__str(uint64_t data_src, char *buf, size_t len);
 
@@ -327,55 +515,163 @@ PEBS_API int pebs_data_src__str(uint64_t data_src, char *buf, size_t len);
 /* Channels (lib/channel.c)                                            */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A channel samples one event on one target (a thread, a process and
+ * its children with opts.inherit, or a CPU) into its own mmap ring.
+ *
+ *	PEBS_OPTS(pebs_channel_opts, o, .period = 20011);
+ *	struct pebs_channel *ch;
+ *	const struct perf_event_header *rec;
+ *	struct pebs_sample s;
+ *
+ *	err = pebs_channel__open(&ev, tid, -1, &o, &ch);
+ *	ring = pebs_channel__ring(ch);
+ *	while (pebs_ring__read_init(ring) == 0) {
+ *		while (pebs_ring__next(ring, &rec) > 0)
+ *			if (rec->type == PERF_RECORD_SAMPLE &&
+ *			    !pebs_sample__decode(pebs_channel__layout(ch),
+ *						 rec, &s))
+ *				use(&s);
+ *		pebs_ring__consume(ring);
+ *	}
+ *	pebs_channel__close(ch);
+ *
+ * A channel is not thread-safe: one thread reads its ring at a time.
+ */
 struct pebs_channel;
+
+#define PEBS_CHANNEL_DEF_PERIOD	10007	/* no period, no freq given */
+#define PEBS_CHANNEL_DEF_PAGES	64	/* data pages of a ring */
+#define PEBS_CHANNEL_MAX_PAGES	(1u << 20)
+
+/*
+ * PEBS_CHANNEL_PEBS_SAMPLE: the default sample_type of a precise or
+ * memory event (batchable by large PEBS on Skylake and later);
+ * PEBS_CHANNEL_SW_SAMPLE: the default of every other event (software,
+ * tracepoint, non-precise hardware).
+ */
+#define PEBS_CHANNEL_PEBS_SAMPLE \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER | \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT)
+#define PEBS_CHANNEL_SW_SAMPLE \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER | \
+	 PERF_SAMPLE_PERIOD)
 
 struct pebs_channel_opts {
 	size_t sz;
-	uint64_t sample_type;	/* 0: the default batchable set */
-	uint64_t period;	/* fixed period; 0: the event's or default */
+	uint64_t sample_type;	/* 0: PEBS_CHANNEL_PEBS_SAMPLE or
+				   PEBS_CHANNEL_SW_SAMPLE (see above) */
+	uint64_t period;	/* fixed period; 0: the event's, else
+				   PEBS_CHANNEL_DEF_PERIOD */
 	uint64_t freq;		/* samples/s instead of a period (disables
-				   large PEBS) */
-	unsigned int ring_pages; /* data pages, power of two; 0: default */
-	unsigned int watermark;	/* wakeup after this many bytes; 0: half
-				   the ring */
-	bool inherit;		/* follow children and new threads */
-	bool enable_on_exec;	/* start counting at exec */
+				   large PEBS); not with period */
+	unsigned int ring_pages; /* data pages, a power of two up to
+				    PEBS_CHANNEL_MAX_PAGES; 0: default */
+	unsigned int watermark;	/* wakeup after this many bytes (at most
+				   the ring); 0: half the ring */
+	bool inherit;		/* follow children and new threads (needs
+				   cpu >= 0: one channel per CPU) */
+	bool enable_on_exec;	/* start counting at exec (implies
+				   disabled) */
 	bool disabled;		/* open disabled (pebs_channel__enable) */
 	bool context_switch;	/* PERF_RECORD_SWITCH(_CPU_WIDE) */
-	bool task_records;	/* COMM, MMAP2, FORK/EXIT records */
-	bool use_clockid;	/* TIME in clockid below */
+	bool task_records;	/* COMM (with exec), MMAP, MMAP2 with data
+				   mappings, FORK/EXIT records */
+	bool use_clockid;	/* TIME in clockid below (with TIME in
+				   sample_type this disables large PEBS) */
 	int clockid;
 };
 
 /*
+ * pebs_channel_attr - the perf_event_attr pebs_channel__open would use
+ * for @ev with @opts (NULL: defaults): @ev's type, config, config1/2,
+ * precise_ip and exclude_* bits, plus size, sample_type, sample_id_all,
+ * sample_period (or freq and sample_freq), watermark and
+ * wakeup_watermark, disabled, enable_on_exec, inherit, context_switch,
+ * comm/comm_exec/mmap/mmap2/mmap_data/task (task_records), use_clockid
+ * and clockid. Returns 0, or -EINVAL (opts.sz unset or with unknown
+ * non-zero fields, both period and freq, ring_pages not a power of two
+ * or too large, watermark larger than the ring).
+ */
+PEBS_API int pebs_channel_attr(const struct pebs_event *ev,
+			       const struct pebs_channel_opts *opts,
+			       struct perf_event_attr *attr);
+
+/*
  * pebs_channel__open - open @ev on one target and map its ring.
- * pid > 0 and cpu == -1: a thread/process; pid == -1 and cpu >= 0: a
- * CPU; pid == 0: the caller. Returns 0 or a -errno from perf_event_open
- * or mmap (pebs_errmsg() explains it).
+ *
+ * pid > 0, cpu -1: that thread (a tid); pid 0: the calling thread;
+ * pid -1, cpu >= 0: everything on that CPU (needs privileges); pid > 0
+ * and cpu >= 0: that thread while on that CPU, with opts.inherit also
+ * the threads and children it creates from now on (the kernel refuses
+ * to map the ring of an inherited event with cpu -1: -EINVAL). The fd is
+ * O_CLOEXEC; the ring is mapped writable (1 + ring_pages pages) and read
+ * through pebs_channel__ring(). With the default sample_type of a
+ * precise event, a kernel that refuses PERF_SAMPLE_WEIGHT_STRUCT
+ * (EINVAL; before 5.12) is asked once more with PERF_SAMPLE_WEIGHT.
+ * @ev is copied. Returns 0, or: -EINVAL (as pebs_channel_attr, or the
+ * kernel refused the attr), -ESRCH (no such pid/tid), -ENOENT/-EACCES/
+ * -EOPNOTSUPP... from perf_event_open (explained by
+ * pebs_perf_open_error), -EPERM from mmap (ring over
+ * /proc/sys/kernel/perf_event_mlock_kb), -ENOMEM.
  */
 PEBS_API int pebs_channel__open(const struct pebs_event *ev, pid_t pid,
 				int cpu, const struct pebs_channel_opts *opts,
 				struct pebs_channel **chp);
+/* pebs_channel__close - unmap the ring, close the fd, free; NULL is ok. */
 PEBS_API void pebs_channel__close(struct pebs_channel *ch);
 PEBS_API int pebs_channel__fd(const struct pebs_channel *ch);
+/* the target as given to __open (pid -1 for a CPU channel) */
 PEBS_API pid_t pebs_channel__pid(const struct pebs_channel *ch);
 PEBS_API int pebs_channel__cpu(const struct pebs_channel *ch);
+/* the attr the event was opened with (after a WEIGHT fallback) */
 PEBS_API const struct perf_event_attr *
 pebs_channel__attr(const struct pebs_channel *ch);
 PEBS_API const struct pebs_event *
 pebs_channel__event(const struct pebs_channel *ch);
+/* the sample layout of this channel's attr, for pebs_sample__decode */
+PEBS_API const struct pebs_sample_layout *
+pebs_channel__layout(const struct pebs_channel *ch);
+/* the reader over this channel's ring (owned by the channel) */
 PEBS_API struct pebs_ring *pebs_channel__ring(struct pebs_channel *ch);
+/* PERF_EVENT_IOC_ENABLE / _DISABLE (with inherit: the children too) */
 PEBS_API int pebs_channel__enable(struct pebs_channel *ch);
 PEBS_API int pebs_channel__disable(struct pebs_channel *ch);
-/* period 0 disables sampling, as in the kernel */
+/*
+ * pebs_channel__set_period - PERF_EVENT_IOC_PERIOD (in freq mode: the
+ * frequency). The kernel refuses a zero period, so period 0 stops
+ * sampling by disabling the event; a later non-zero period re-enables
+ * it unless pebs_channel__disable was called in between (and
+ * pebs_channel__enable while the period is 0 keeps it stopped). Returns
+ * 0, -EINVAL (period the kernel refuses, e.g. bit 63 set or a freq
+ * above kernel.perf_event_max_sample_rate), or -errno from ioctl.
+ */
 PEBS_API int pebs_channel__set_period(struct pebs_channel *ch,
 				      uint64_t period);
+/*
+ * pebs_channel__id - the event id (PERF_EVENT_IOC_ID, read at open):
+ * the IDENTIFIER/ID of its samples. Returns 0.
+ */
 PEBS_API int pebs_channel__id(const struct pebs_channel *ch, uint64_t *id);
 
 /*
- * pebs_attr_large_pebs - whether the kernel will let the CPU batch PEBS
- * records for @attr (multi-record PEBS: one interrupt per buffer). If
- * not, and @why is not NULL, *why names the first reason.
+ * pebs_attr_large_pebs - whether the kernel would let an Intel CPU
+ * batch PEBS records for @attr (multi-record PEBS: one interrupt per
+ * buffer, not per sample), by the rules of Linux 6.1
+ * (intel_pmu_hw_config, intel_pmu_large_pebs_flags, LARGE_PEBS_FLAGS)
+ * for a PEBS format 3 CPU (Skylake and later, where TIME is batchable;
+ * Ice Lake's adaptive PEBS additionally batches BRANCH_STACK):
+ * precise_ip >= 1; no freq; no wakeup_events unless watermark;
+ * sample_type within IP TID TIME ADDR ID CPU STREAM_ID DATA_SRC
+ * IDENTIFIER TRANSACTION PHYS_ADDR PERIOD CODE_PAGE_SIZE WEIGHT
+ * WEIGHT_STRUCT, REGS_INTR (GP registers only) and REGS_USER (GP
+ * registers only, exclude_kernel); no TIME with use_clockid. The
+ * kernel also needs every PEBS event on that CPU to qualify, which no
+ * attr can tell. If not, and @why is not NULL, *why names the first
+ * reason (a static string, e.g. "freq mode", "sample_type has
+ * CALLCHAIN").
  */
 PEBS_API bool pebs_attr_large_pebs(const struct perf_event_attr *attr,
 				   const char **why);
@@ -384,77 +680,766 @@ PEBS_API bool pebs_attr_large_pebs(const struct perf_event_attr *attr,
 /* Channel sets (lib/chanset.c)                                        */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A channel set opens every event of a list on every target of a set
+ * (tasks or CPUs), registers all rings in one epoll instance and
+ * drains them. Not thread-safe; callbacks must not add, remove or
+ * update targets (-EBUSY).
+ */
 struct pebs_chanset;
 
 enum pebs_target_kind {
-	PEBS_TARGET_TASK,	/* pids or tids (opts.inherit for children) */
+	PEBS_TARGET_TASK,	/* pids or tids (opts.inherit for children:
+				   then one channel per event per online
+				   CPU, since the kernel cannot mmap an
+				   inherited event opened with cpu -1) */
 	PEBS_TARGET_CPU,	/* CPUs, system-wide */
 };
 
+/*
+ * Callbacks (each may be NULL). A negative return stops the drain and
+ * is returned by __poll/__drain; the record it was called for counts as
+ * consumed. Records of one ring arrive in ring order; rings are drained
+ * one after the other.
+ */
 struct pebs_chanset_cbs {
-	/* a sample; raw points at the record (valid during the call) */
+	/*
+	 * a sample of @ch, decoded with its layout; @raw points at the
+	 * record (into the ring when it does not wrap), valid during the
+	 * call. Samples are never filtered (any pid/tid/cpu is delivered).
+	 */
 	int (*on_sample)(void *ctx, struct pebs_channel *ch,
 			 const struct pebs_sample *s,
 			 const struct perf_event_header *raw);
-	/* any other record (COMM, MMAP2, SWITCH, EXIT, THROTTLE, LOST...) */
+	/* every other record (COMM, MMAP2, SWITCH, EXIT, THROTTLE, LOST...) */
 	int (*on_record)(void *ctx, struct pebs_channel *ch,
 			 const struct perf_event_header *ev);
-	/* @lost samples were dropped by the kernel on this channel */
+	/* a PERF_RECORD_LOST: @lost samples dropped (before on_record) */
 	void (*on_lost)(void *ctx, struct pebs_channel *ch, uint64_t lost);
-	/* a task target is gone (EPOLLHUP): reported once, then closed */
+	/*
+	 * @target is gone (EPOLLHUP: a task target exited, with inherit
+	 * after its last child): called once, after every remaining record
+	 * of its channels was delivered; its channels are then closed and
+	 * it leaves the set.
+	 */
 	void (*on_exit)(void *ctx, int target);
 };
 
 /*
  * pebs_chanset__new - an empty set that opens every event of @evs on
- * each target added. The events are copied.
+ * each target added, with @opts (NULL: defaults). The events and opts
+ * are copied and checked (pebs_channel_attr). Returns 0, -EINVAL,
+ * -ENOMEM, or -errno from epoll_create1.
  */
 PEBS_API int pebs_chanset__new(const struct pebs_event *evs,
 			       unsigned int nr_evs,
 			       enum pebs_target_kind kind,
 			       const struct pebs_channel_opts *opts,
 			       struct pebs_chanset **setp);
+/* pebs_chanset__delete - close every channel and free; NULL is ok. */
 PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
 
-/* Returns 0, -EEXIST (already in), -ESRCH (no such pid), or -errno. */
+/*
+ * pebs_chanset__add - open every event on @target (a pid/tid, or a
+ * CPU). All or nothing. Returns 0, -EEXIST (already in), -ESRCH (no
+ * such pid: pebs_errmsg() names it), -EBUSY (inside a callback), or
+ * -errno from pebs_channel__open.
+ */
 PEBS_API int pebs_chanset__add(struct pebs_chanset *set, int target);
-/* Returns 0 or -ENOENT (not in the set). */
+/* Close @target's channels. Returns 0, -ENOENT (not in the set), -EBUSY. */
 PEBS_API int pebs_chanset__remove(struct pebs_chanset *set, int target);
-/* Make the set's targets exactly @targets. Returns 0 or -errno. */
+/*
+ * pebs_chanset__update - make the targets exactly @targets (duplicates
+ * allowed): adds the new ones first, then removes those not listed;
+ * targets in both keep their channels. All or nothing: if an add
+ * fails, the set is left as it was and the error returned.
+ */
 PEBS_API int pebs_chanset__update(struct pebs_chanset *set,
 				  const int *targets, unsigned int n);
 
 /*
  * pebs_chanset__poll - wait up to @timeout_ms (-1 forever, 0 not at
- * all) for data, then drain every ready ring, calling @cbs. Returns the
- * number of samples delivered, or -errno (a callback's negative return
- * stops the drain and is returned).
+ * all) for a ring to reach its watermark or a target to go, then drain
+ * every ready ring (all records up to its head at the start of the
+ * drain) and report gone targets (see on_exit). Returns the number of
+ * samples delivered (0 on timeout), -EINTR, -EBUSY (called from a
+ * callback), or the first negative callback return; -EBADMSG (also in
+ * pebs_errmsg) if a sample does not decode with its channel's layout.
  */
 PEBS_API int pebs_chanset__poll(struct pebs_chanset *set, int timeout_ms,
 				const struct pebs_chanset_cbs *cbs, void *ctx);
 
-/* Drain every ring without waiting (e.g. at the end of a session). */
+/*
+ * pebs_chanset__drain - as __poll without waiting, draining every ring
+ * whether or not it reached its watermark (e.g. at the end of a
+ * session). Returns as __poll.
+ */
 PEBS_API int pebs_chanset__drain(struct pebs_chanset *set,
 				 const struct pebs_chanset_cbs *cbs, void *ctx);
 
 PEBS_API unsigned int pebs_chanset__nr_targets(const struct pebs_chanset *set);
 PEBS_API unsigned int pebs_chanset__nr_channels(const struct pebs_chanset *set);
 
-/* pebs_chanset__for_each_channel-style access */
+/*
+ * pebs_chanset__channel - channel @idx (0 .. nr_channels - 1; the
+ * channels of one target are consecutive, in event order, and with
+ * inherit event order repeats per online CPU), or NULL. Indexes change
+ * when targets are added or removed.
+ */
 PEBS_API struct pebs_channel *pebs_chanset__channel(struct pebs_chanset *set,
 						    unsigned int idx);
 
-/* Enable or disable every channel. */
+/* the epoll fd (for an outer event loop: readable means call __poll(0)) */
+PEBS_API int pebs_chanset__epoll_fd(const struct pebs_chanset *set);
+
+/* Enable or disable every channel. Returns 0 or the first -errno. */
 PEBS_API int pebs_chanset__enable(struct pebs_chanset *set);
 PEBS_API int pebs_chanset__disable(struct pebs_chanset *set);
 
 /* ------------------------------------------------------------------ */
-/* perf.data files (lib/perfdata.c)                                    */
+/* perf.data reader (lib/perfdata-read.c)                              */
 /* ------------------------------------------------------------------ */
+
+/*
+ * The on-disk format (tools/perf/Documentation/perf.data-file-format.txt),
+ * little-endian only. These definitions are shared with the writer.
+ *
+ *   struct pebs_perf_file_header	at offset 0
+ *   attrs section: header.attrs.size / header.attr_size entries of
+ *	{ struct perf_event_attr (attr_size - 16 bytes);
+ *	  struct pebs_perf_file_section ids; }  (ids: an array of u64)
+ *   data section: records, each starting with struct perf_event_header
+ *   at data.offset + data.size: one pebs_perf_file_section per feature
+ *   bit set in header.features, in bit order
+ */
+#define PEBS_PERF_MAGIC		0x32454c4946524550ULL	/* "PERFILE2" */
+
+struct pebs_perf_file_section {
+	uint64_t offset;	/* from the start of the file */
+	uint64_t size;
+};
+
+struct pebs_perf_file_header {
+	uint64_t magic;		/* PEBS_PERF_MAGIC */
+	uint64_t size;		/* sizeof(struct pebs_perf_file_header) */
+	uint64_t attr_size;	/* one attrs entry: attr.size + 16 */
+	struct pebs_perf_file_section attrs;
+	struct pebs_perf_file_section data;
+	struct pebs_perf_file_section event_types; /* unused, zero */
+	uint64_t features[4];	/* bitmap of enum pebs_perf_feat */
+};
+
+/* Feature sections (perf's HEADER_*; tools/perf/util/header.h). */
+enum pebs_perf_feat {
+	PEBS_FEAT_TRACING_DATA = 1,
+	PEBS_FEAT_BUILD_ID,
+	PEBS_FEAT_HOSTNAME,		/* perf string */
+	PEBS_FEAT_OSRELEASE,		/* perf string */
+	PEBS_FEAT_VERSION,		/* perf string */
+	PEBS_FEAT_ARCH,			/* perf string */
+	PEBS_FEAT_NRCPUS,		/* u32 available, u32 online */
+	PEBS_FEAT_CPUDESC,		/* perf string */
+	PEBS_FEAT_CPUID,		/* perf string */
+	PEBS_FEAT_TOTAL_MEM,		/* u64 kB */
+	PEBS_FEAT_CMDLINE,		/* u32 nr, nr perf strings */
+	PEBS_FEAT_EVENT_DESC,		/* u32 nr, u32 attr_size, then nr of
+					   { attr, u32 nr_ids, perf string
+					   name, u64 ids[nr_ids] } */
+	PEBS_FEAT_CPU_TOPOLOGY,
+	PEBS_FEAT_NUMA_TOPOLOGY,
+	PEBS_FEAT_BRANCH_STACK,
+	PEBS_FEAT_PMU_MAPPINGS,
+	PEBS_FEAT_GROUP_DESC,
+	PEBS_FEAT_AUXTRACE,
+	PEBS_FEAT_STAT,
+	PEBS_FEAT_CACHE,
+	PEBS_FEAT_SAMPLE_TIME,
+	PEBS_FEAT_MEM_TOPOLOGY,
+	PEBS_FEAT_CLOCKID,
+	PEBS_FEAT_DIR_FORMAT,
+	PEBS_FEAT_BPF_PROG_INFO,
+	PEBS_FEAT_BPF_BTF,
+	PEBS_FEAT_COMPRESSED,
+	PEBS_FEAT_CPU_PMU_CAPS,
+	PEBS_FEAT_CLOCK_DATA,
+	PEBS_FEAT_HYBRID_TOPOLOGY,
+	PEBS_FEAT_PMU_CAPS,
+	PEBS_FEAT_BITS = 256,
+};
+/*
+ * A "perf string" is { u32 len; char str[len]; } with str NUL-padded to
+ * a multiple of 8 (len counts the padding).
+ */
+
+/* Records perf itself writes into the data section (above kernel types). */
+enum pebs_perf_user_record {
+	PEBS_PERF_RECORD_HEADER_ATTR = 64,   /* attr (attr.size bytes), u64 ids[] */
+	PEBS_PERF_RECORD_HEADER_TRACING_DATA = 66, /* u32 size; data follows */
+	PEBS_PERF_RECORD_HEADER_BUILD_ID = 67,
+	PEBS_PERF_RECORD_FINISHED_ROUND = 68,
+	PEBS_PERF_RECORD_ID_INDEX = 69,
+	PEBS_PERF_RECORD_AUXTRACE_INFO = 70,
+	PEBS_PERF_RECORD_AUXTRACE = 71,	/* u64 size; data follows */
+	PEBS_PERF_RECORD_THREAD_MAP = 73,
+	PEBS_PERF_RECORD_CPU_MAP = 74,
+	PEBS_PERF_RECORD_EVENT_UPDATE = 78,
+	PEBS_PERF_RECORD_TIME_CONV = 79,
+	PEBS_PERF_RECORD_HEADER_FEATURE = 80,
+	PEBS_PERF_RECORD_COMPRESSED = 81,
+	PEBS_PERF_RECORD_FINISHED_INIT = 82,
+};
+
+/*
+ * struct pebs_perfdata - a perf.data file opened for reading (the file
+ * is mapped read-only; records point into the mapping).
+ *
+ * Usage:
+ *	struct pebs_perfdata *pd;
+ *	const struct perf_event_header *ev;
+ *	struct pebs_sample s;
+ *	unsigned int idx;
+ *
+ *	err = pebs_perfdata__open(path, &pd);
+ *	while ((err = pebs_perfdata__next(pd, &ev)) > 0) {
+ *		if (ev->type != PERF_RECORD_SAMPLE)
+ *			continue;
+ *		if (pebs_perfdata__sample(pd, ev, &s, &idx) == 0)
+ *			use(&s, pebs_perfdata__attr(pd, idx, NULL, NULL));
+ *	}
+ *	pebs_perfdata__close(pd);
+ */
+struct pebs_perfdata;
+
+/*
+ * pebs_perfdata__open - open and validate a perf.data file.
+ *
+ * Reads the header, the attrs (attr.size of any value: the first
+ * min(size, sizeof(struct perf_event_attr)) bytes are copied, the rest
+ * zeroed) with their ids, the feature bitmap and section table, and
+ * HEADER_EVENT_DESC names when present. Returns 0, -errno from
+ * open/fstat/mmap (-ENOENT, -EACCES, ...), -EBADMSG (not a perf.data
+ * file, or a section lies outside the file), -EOPNOTSUPP (big-endian
+ * or the old PERFFILE format, or a pipe-mode stream: "convert with perf
+ * inject -o file").
+ */
+PEBS_API int pebs_perfdata__open(const char *path, struct pebs_perfdata **pdp);
+
+/*
+ * pebs_perfdata__from_memory - as __open, over @size bytes at @buf
+ * (not copied: must outlive the reader). For tests and fuzzing.
+ */
+PEBS_API int pebs_perfdata__from_memory(const void *buf, size_t size,
+					struct pebs_perfdata **pdp);
+
+/* pebs_perfdata__close - unmap and free; NULL is allowed. */
+PEBS_API void pebs_perfdata__close(struct pebs_perfdata *pd);
+
+/* pebs_perfdata__header - the file header (native byte order). */
+PEBS_API const struct pebs_perf_file_header *
+pebs_perfdata__header(const struct pebs_perfdata *pd);
+
+/*
+ * pebs_perfdata__nr_attrs - number of events (attrs section entries plus
+ * PERF_RECORD_HEADER_ATTR records seen so far by __next).
+ */
+PEBS_API unsigned int pebs_perfdata__nr_attrs(const struct pebs_perfdata *pd);
+
+/*
+ * pebs_perfdata__attr - event @idx: its attr (attr->size keeps the value
+ * stored in the file, e.g. 136), and, if @ids is not NULL, its sample ids
+ * in *ids / *nr_ids. Returns NULL if @idx is out of range. Valid until
+ * close.
+ */
+PEBS_API const struct perf_event_attr *
+pebs_perfdata__attr(const struct pebs_perfdata *pd, unsigned int idx,
+		    const uint64_t **ids, size_t *nr_ids);
+
+/*
+ * pebs_perfdata__attr_name - the event's name from HEADER_EVENT_DESC
+ * (e.g. "ibs_op//"), or NULL if the file has none for it.
+ */
+PEBS_API const char *pebs_perfdata__attr_name(const struct pebs_perfdata *pd,
+					      unsigned int idx);
+
+/* pebs_perfdata__has_feat - whether feature section @feat is present. */
+PEBS_API bool pebs_perfdata__has_feat(const struct pebs_perfdata *pd,
+				      unsigned int feat);
+
+/*
+ * pebs_perfdata__feat - the raw bytes of feature section @feat.
+ * Returns 0, or -ENOENT if the file does not have it.
+ */
+PEBS_API int pebs_perfdata__feat(const struct pebs_perfdata *pd,
+				 unsigned int feat, const void **data,
+				 size_t *size);
+
+/*
+ * pebs_perfdata__feat_str - a feature that is one perf string (HOSTNAME,
+ * OSRELEASE, VERSION, ARCH, CPUDESC, CPUID) copied NUL-terminated into
+ * @buf (truncated to @len). Returns the string's length, -ENOENT
+ * (absent), -EBADMSG (malformed).
+ */
+PEBS_API int pebs_perfdata__feat_str(const struct pebs_perfdata *pd,
+				     unsigned int feat, char *buf, size_t len);
+
+/*
+ * pebs_perfdata__next - the next record of the data section.
+ *
+ * Returns 1 and points *ev at the record (in the mapping: valid until
+ * close; 8-byte aligned when the file's records are), 0 at the end, or
+ * -EBADMSG if a record's size is smaller than its header or runs past
+ * the data section (iteration stops there). The payload that follows
+ * AUXTRACE and HEADER_TRACING_DATA records is skipped. HEADER_ATTR
+ * records add an event (see __nr_attrs). Every record is returned,
+ * including perf's own types (>= 64); PERF_RECORD_COMPRESSED (perf
+ * record -z) is returned as it is, not decompressed.
+ */
+PEBS_API int pebs_perfdata__next(struct pebs_perfdata *pd,
+				 const struct perf_event_header **ev);
+
+/* pebs_perfdata__rewind - restart __next at the first record. */
+PEBS_API void pebs_perfdata__rewind(struct pebs_perfdata *pd);
+
+/*
+ * pebs_perfdata__sample - decode a PERF_RECORD_SAMPLE with the attr its
+ * id (IDENTIFIER or ID) maps to (the only attr if there is one; id 0,
+ * which perf writes into records it synthesizes, maps to the first, as
+ * in perf), and store that attr's index in *attr_idx (may be NULL).
+ * Returns 0,
+ * -EINVAL (not a sample record), -ENOENT (id matches no attr),
+ * -EBADMSG (record too short), -EOPNOTSUPP (sample_type not decodable).
+ */
+PEBS_API int pebs_perfdata__sample(const struct pebs_perfdata *pd,
+				   const struct perf_event_header *ev,
+				   struct pebs_sample *s,
+				   unsigned int *attr_idx);
+
+/*
+ * pebs_perfdata__sample_id - decode the trailing sample_id of a kernel
+ * non-sample record (COMM, MMAP2, EXIT, ...) written with sample_id_all.
+ * Returns as __sample; -ENOENT also when the attr lacks sample_id_all or
+ * the record is one of perf's own (type >= 64).
+ */
+PEBS_API int pebs_perfdata__sample_id(const struct pebs_perfdata *pd,
+				      const struct perf_event_header *ev,
+				      struct pebs_sample *s,
+				      unsigned int *attr_idx);
+
+/* ------------------------------------------------------------------ */
+/* perf.data writer (lib/perfdata-write.c)                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A perf.data (PERFILE2) file that perf script/report read without
+ * warnings. Order of calls:
+ *
+ *	pebs_perfdata_writer__create(path, &w);
+ *	pebs_perfdata_writer__add_attr(w, attr, ids, nr_ids, name);  (1+)
+ *	pebs_perfdata_writer__set_cmdline(w, argc, argv);	(optional)
+ *	pebs_perfdata_writer__synth_task(w, pid);		(per process)
+ *	pebs_perfdata_writer__write(w, record);			(any record)
+ *	pebs_perfdata_writer__close(w);
+ *
+ * Records are batched in a large buffer (one write() per buffer). The
+ * file is valid only after __close(), which writes the feature sections
+ * (HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
+ * TOTAL_MEM, CMDLINE, EVENT_DESC, SAMPLE_TIME; CLOCKID and CLOCK_DATA
+ * when the first attr has use_clockid) and the final header.
+ * A writer is not thread-safe; no call may be made from a signal
+ * handler (the record tool sets a flag there and calls __close() from
+ * its main loop).
+ *
+ * Records need not be in time order: perf sorts them. A record tool
+ * that drains several rings should write a PERF_RECORD_FINISHED_ROUND
+ * header (type 68, size 8) after each pass over all rings, as perf
+ * record does, so that perf can sort in rounds.
+ */
+struct pebs_perfdata_writer;
+
+/* What has been written so far. */
+struct pebs_perfdata_writer_stats {
+	uint64_t records;	/* records written (incl. synthesized) */
+	uint64_t samples;	/* PERF_RECORD_SAMPLE */
+	uint64_t lost;		/* sum of PERF_RECORD_LOST.lost */
+	uint64_t bytes;		/* data section size */
+	uint64_t first_time;	/* first/last sample TIME (if sampled) */
+	uint64_t last_time;
+};
+
+/*
+ * pebs_perfdata_writer__create - create (truncate) @path and reserve the
+ * header. Returns 0, or -errno from open/write (pebs_errmsg(): "cannot
+ * create <path>: <strerror>: ...").
+ */
+PEBS_API int pebs_perfdata_writer__create(const char *path,
+					  struct pebs_perfdata_writer **wp);
+
+/*
+ * pebs_perfdata_writer__add_attr - declare an event: its attr (copied;
+ * written with size = sizeof(struct perf_event_attr)), the sample ids
+ * the kernel gave its fds (PERF_EVENT_IOC_ID; may be NULL if nr_ids is
+ * 0, which is only allowed for a single event) and its name (NULL: none;
+ * shown by perf as the event name). Must precede the first record.
+ * With two or more events every attr needs PERF_SAMPLE_IDENTIFIER and
+ * the same sample_id_all (perf cannot tell the events apart otherwise).
+ * Returns 0, -EINVAL (after the first record, or the rule above),
+ * -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
+					    const struct perf_event_attr *attr,
+					    const uint64_t *ids,
+					    unsigned int nr_ids,
+					    const char *name);
+
+/*
+ * pebs_perfdata_writer__set_cmdline - the command line stored in
+ * HEADER_CMDLINE (perf report --header shows it; pebs-shim report
+ * prints it). Copied. Convention: pebs-shim record stores its own argv
+ * and, when it chose an attribution mode itself, appends the effective
+ * one as "--attribution=<mode>", which pebs-shim report displays.
+ * Returns 0, -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__set_cmdline(struct pebs_perfdata_writer *w,
+					       int argc,
+					       const char *const *argv);
+
+/*
+ * pebs_perfdata_writer__write - append one record (any type: SAMPLE,
+ * COMM, MMAP2, LOST, SWITCH, FINISHED_ROUND, ...) as is. Samples and
+ * LOST records are counted in the stats; sample TIME feeds
+ * HEADER_SAMPLE_TIME. Returns 0, -EINVAL (header.size < 8 or not a
+ * multiple of 8), or -errno from write().
+ */
+PEBS_API int pebs_perfdata_writer__write(struct pebs_perfdata_writer *w,
+					 const struct perf_event_header *ev);
+
+/*
+ * pebs_perfdata_writer__synth_task - synthesize what perf needs to name
+ * the threads and symbols of process @pid, which may already be running:
+ * a PERF_RECORD_COMM per thread (/proc/<pid>/task/<tid>/comm) and a
+ * PERF_RECORD_MMAP2 per executable mapping of /proc/<pid>/maps (with
+ * pgoff, device, inode, prot, flags). When the attrs have sample_id_all
+ * the records carry a sample_id trailer: the thread, TIME 0 (sorted
+ * before every sample), CPU 0 and the first event's first id. Returns
+ * the number of threads seen, -ESRCH if the process is gone, or -errno.
+ * The writer also synthesizes the kernel map ([kernel.kallsyms]_text)
+ * before the first record when an event samples the kernel and
+ * /proc/kallsyms shows addresses, as perf record does.
+ */
+PEBS_API int pebs_perfdata_writer__synth_task(struct pebs_perfdata_writer *w,
+					      pid_t pid);
+
+/* pebs_perfdata_writer__stats - the counters so far. */
+PEBS_API const struct pebs_perfdata_writer_stats *
+pebs_perfdata_writer__stats(const struct pebs_perfdata_writer *w);
+
+/*
+ * pebs_perfdata_writer__close - flush, write the feature sections and
+ * the final header, close the file and free @w (NULL is allowed, then
+ * it returns 0). Returns 0 or the first -errno of the flush/writes (the
+ * writer is freed in every case).
+ */
+PEBS_API int pebs_perfdata_writer__close(struct pebs_perfdata_writer *w);
+
+/* ------------------------------------------------------------------ */
+/* Symbols (lib/symbols.c)                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Resolve (pid, ip) to symbol + offset: address spaces come from
+ * /proc/<pid>/maps or from MMAP/MMAP2/FORK/COMM records; symbols from
+ * the mapped file's ELF .symtab, else the .symtab of its separate debug
+ * file (/usr/lib/debug/.build-id/xx/yyyy.debug), else its .dynsym,
+ * loaded once per file (lazily, at the first lookup in it) and looked
+ * up by binary search; among aliases at one address the global, least
+ * underscored name is shown. Kernel addresses resolve through
+ * /proc/kallsyms on request (pebs_symbols__load_kallsyms), else to
+ * "[kernel]". A pebs_symbols is not thread-safe.
+ */
+struct pebs_symbols;
+
+/* A resolved address. Strings live as long as the pebs_symbols. */
+struct pebs_sym {
+	const char *name;	/* symbol, or NULL if none covers ip */
+	uint64_t offset;	/* ip - symbol start */
+	const char *dso;	/* mapped file ("[vdso]", "[kernel]", ...),
+				   or NULL if ip is in no known mapping */
+	uint64_t dso_offset;	/* file offset of ip within dso */
+};
+
+/* pebs_symbols__new - an empty resolver. Returns 0 or -ENOMEM. */
+PEBS_API int pebs_symbols__new(struct pebs_symbols **symsp);
+PEBS_API void pebs_symbols__delete(struct pebs_symbols *syms);
+
+/*
+ * pebs_symbols__load_pid - (re)read /proc/<pid>/maps for process @pid
+ * (a tgid). Returns the number of mappings, -ESRCH (no such process),
+ * -EACCES, or -errno.
+ */
+PEBS_API int pebs_symbols__load_pid(struct pebs_symbols *syms, pid_t pid);
+
+/*
+ * pebs_symbols__add_mmap - add one file mapping of process @pid:
+ * [start, start + len) maps @path at file offset @pgoff. A new mapping
+ * replaces the part of older ones it overlaps. Returns 0, -EINVAL,
+ * -ENOMEM.
+ */
+PEBS_API int pebs_symbols__add_mmap(struct pebs_symbols *syms, pid_t pid,
+				    uint64_t start, uint64_t len,
+				    uint64_t pgoff, const char *path);
+
+/*
+ * pebs_symbols__add_record - feed a record from a ring or a perf.data
+ * file: MMAP and MMAP2 add mappings (data mappings, misc
+ * PERF_RECORD_MISC_MMAP_DATA, are ignored), FORK of a new process
+ * copies the parent's mappings, COMM with PERF_RECORD_MISC_COMM_EXEC
+ * drops them. Other records are ignored. Returns 0 or -ENOMEM.
+ */
+PEBS_API int pebs_symbols__add_record(struct pebs_symbols *syms,
+				      const struct perf_event_header *ev);
+
+/*
+ * pebs_symbols__set_build_id - the build id @path had where it was
+ * recorded (HEADER_BUILD_ID, or MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID).
+ * A local file with another (or no) build id then resolves to no symbol
+ * instead of a wrong one: use it for recordings from other machines.
+ * Returns 0, -EINVAL (size 0 or > 20), -ENOMEM.
+ */
+PEBS_API int pebs_symbols__set_build_id(struct pebs_symbols *syms,
+					const char *path,
+					const uint8_t *build_id, size_t size);
+
+/*
+ * pebs_symbols__load_kallsyms - resolve kernel addresses (ip >= 2^63)
+ * through this host's /proc/kallsyms from now on; only right for
+ * recordings of this boot. Without it they resolve to dso "[kernel]"
+ * and no symbol. Returns the number of symbols, -EACCES if kallsyms
+ * shows no addresses (kptr_restrict), or -errno.
+ */
+PEBS_API int pebs_symbols__load_kallsyms(struct pebs_symbols *syms);
+
+/*
+ * pebs_symbols__resolve - the symbol of @ip in process @pid. Returns 0
+ * with sym->name set, -ENOENT with sym->dso/name set as far as known
+ * (no mapping, or no symbol covers ip; sym->dso set when the mapping
+ * is known), -ENOMEM (loading the file's symbols), or -EINVAL. Files
+ * that cannot be read or parsed, or whose build id differs from the one
+ * set, resolve to no symbol (once: the failure is cached).
+ */
+PEBS_API int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid,
+				   uint64_t ip, struct pebs_sym *sym);
+
+/*
+ * pebs_sym__str - "name+0xoff" (or "name" at offset 0), "[dso]+0xoff"
+ * when only the mapping is known, "0x<ip>" otherwise. Returns what
+ * snprintf returns.
+ */
+PEBS_API int pebs_sym__str(const struct pebs_sym *sym, uint64_t ip,
+			   char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Observer (lib/observer.c)                                           */
 /* ------------------------------------------------------------------ */
+
+/*
+ * A Shim-style observer: the calling thread, pinned to one CPU, polls
+ * the table slots of the observed CPUs and their counters in a loop,
+ * bracketing each observation with rdtscp. One observation is a row of
+ * uint64_t words:
+ *
+ *   [0] start tsc   [1] end tsc
+ *   then for each observed CPU, in pebs_observer__add_cpu order:
+ *   [tgid] [pid] [switches] [counter 0] ... [counter nr_events-1]
+ *
+ * tgid and pid are the slot's int32 values sign-extended (so -1, "never
+ * seen" or "no table", reads as UINT64_MAX); switches is the slot's
+ * switch count (0 without a table); counters are the raw running
+ * counts (subtract consecutive rows for deltas).
+ *
+ * Counters are per observed CPU (perf_event_open pid -1, cpu c). rdpmc
+ * reads the registers of the logical CPU that executes it, so it can
+ * only serve a counter of the observer's own CPU (an SMT sibling has
+ * its own registers); every other counter is read with read(2), which
+ * makes the kernel IPI the observed CPU to fold the count. Per counter,
+ * the user page protocol decides at each read: cap_user_rdpmc and a
+ * non-zero index mean rdpmc, otherwise read().
+ */
+struct pebs_observer;
+
+#define PEBS_OBS_MAX_EVENTS	8	/* counters per observed CPU */
+#define PEBS_OBS_CPU_HEAD	3	/* tgid, pid, switches */
+
+struct pebs_observer_opts {
+	size_t sz;
+	const struct pebs_map *map; /* table to read; NULL: counters only
+				       (tgid/pid read as -1) */
+	bool no_pin;		/* do not pin the calling thread (tests) */
+};
+
+/*
+ * pebs_observer__new - an observer running on @on_cpu: pins the calling
+ * thread there (unless opts->no_pin), which must then be the thread
+ * calling pebs_observer__read(). @opts may be NULL. Returns 0, -EINVAL
+ * (bad CPU, or opts->sz too small), -EOPNOTSUPP (the CPU lacks rdtscp:
+ * under qemu use -cpu max), -ENOMEM, or -errno from
+ * sched_setaffinity.
+ */
+PEBS_API int pebs_observer__new(int on_cpu,
+				const struct pebs_observer_opts *opts,
+				struct pebs_observer **obsp);
+
+/* pebs_observer__delete - close the counters and free; NULL is allowed. */
+PEBS_API void pebs_observer__delete(struct pebs_observer *obs);
+
+/*
+ * pebs_observer__add_cpu - observe @cpu: its table slot (if a map was
+ * given) and every event added so far, opened on it. Returns the CPU's
+ * index in a row (>= 0), -EINVAL (cpu beyond the table or the system),
+ * -EEXIST, or -errno from perf_event_open (pebs_errmsg() explains).
+ */
+PEBS_API int pebs_observer__add_cpu(struct pebs_observer *obs,
+				    unsigned int cpu);
+
+/*
+ * pebs_observer__add_event - count @ev (a counting event: sampling
+ * fields are cleared) on every observed CPU, present and future.
+ * Returns the event's index (>= 0), -E2BIG (more than
+ * PEBS_OBS_MAX_EVENTS), or -errno from perf_event_open/mmap.
+ */
+PEBS_API int pebs_observer__add_event(struct pebs_observer *obs,
+				      const struct pebs_event *ev);
+
+PEBS_API unsigned int pebs_observer__nr_cpus(const struct pebs_observer *obs);
+PEBS_API unsigned int pebs_observer__nr_events(const struct pebs_observer *obs);
+/* the CPU id at row index @idx, or -EINVAL */
+PEBS_API int pebs_observer__cpu(const struct pebs_observer *obs,
+				unsigned int idx);
+/* the CPU the observer runs on (as given to __new) */
+PEBS_API int pebs_observer__on_cpu(const struct pebs_observer *obs);
+
+/* uint64_t words in one row: 2 + nr_cpus * (PEBS_OBS_CPU_HEAD + nr_events) */
+PEBS_API size_t pebs_observer__row_words(const struct pebs_observer *obs);
+
+enum pebs_counter_path {
+	PEBS_COUNTER_RDPMC,	/* user-space rdpmc via the perf user page */
+	PEBS_COUNTER_READ,	/* read(2) on the event */
+};
+
+/*
+ * pebs_observer__counter_path - how counter @ev_idx of observed CPU
+ * @cpu_idx is read, judged from its user page now; *why (may be NULL)
+ * gets a short static reason ("cap_user_rdpmc is 0", "another CPU's
+ * counter", ...). Returns the path, or -EINVAL.
+ */
+PEBS_API int pebs_observer__counter_path(const struct pebs_observer *obs,
+					 unsigned int cpu_idx,
+					 unsigned int ev_idx,
+					 const char **why);
+
+/*
+ * pebs_observer__read - take one observation into @row (@words long):
+ * rdtscp, each observed CPU's slot (a consistent seqcount copy) and
+ * counters, rdtscp. Returns 0, -ENOSPC (@words too small), -EAGAIN (a
+ * slot stayed inconsistent through the retries: take the next one), or
+ * -errno from read(2).
+ */
+PEBS_API int pebs_observer__read(struct pebs_observer *obs, uint64_t *row,
+				 size_t words);
+
+/*
+ * pebs_trustable - Shim's filter: is the observation ending with
+ * (begin1, end1) trustable after the one ending with (begin0, end0)?
+ * True iff begin1 > begin0, end1 >= end0 and lo_ppm / 1e6 <=
+ * (end1 - end0) / (begin1 - begin0) <= hi_ppm / 1e6, bounds included,
+ * in exact integer arithmetic (1 % tolerance: 990000, 1010000).
+ */
+PEBS_API bool pebs_trustable(uint64_t begin0, uint64_t end0, uint64_t begin1,
+			     uint64_t end1, uint32_t lo_ppm, uint32_t hi_ppm);
+
+/*
+ * pebs_rdpmc_read - read a counter through its perf user page @pc with
+ * the protocol of <linux/perf_event.h>: seqlock on lock (retried while
+ * odd or changed), offset + rdpmc(index - 1) sign-extended from
+ * pmc_width. @rdpmc executes the instruction (NULL: the real rdpmc;
+ * tests pass a fake). Returns 0 and *count, -EOPNOTSUPP when user
+ * rdpmc is not possible now (cap_user_rdpmc 0, or index 0: the event
+ * is not on a counter; use read(2)), or -EAGAIN if the lock kept
+ * changing.
+ */
+PEBS_API int pebs_rdpmc_read(const struct perf_event_mmap_page *pc,
+			     uint64_t (*rdpmc)(unsigned int counter),
+			     uint64_t *count);
+
+/*
+ * pebs_tsc_hz - measure the TSC frequency against CLOCK_MONOTONIC over
+ * about @ms milliseconds. Returns 0 and *hz, or -EINVAL.
+ */
+PEBS_API int pebs_tsc_hz(unsigned int ms, uint64_t *hz);
+
+/*
+ * Summaries of a stream of rows: achieved period, trustable fraction,
+ * and per observed CPU the residency and counter totals of each thread
+ * seen, at the observer's resolution: the interval between two
+ * observations goes to the thread both saw, or, when the slot's switch
+ * count or thread changed in between, half to the thread seen before
+ * and half to the one seen after (the switch time is unknown); counter
+ * deltas go to the thread seen after. Kept intervals only, except
+ * all_cycles, which shows what the trustable filter changed.
+ */
+struct pebs_obs_stats;
+
+struct pebs_obs_thread {
+	int32_t tgid;
+	int32_t pid;		/* 0: idle; -1: no table */
+	uint64_t cycles;	/* TSC cycles attributed (kept intervals) */
+	uint64_t all_cycles;	/* ... over all intervals, kept or not */
+	uint64_t samples;	/* kept observations that saw it */
+	uint64_t counters[PEBS_OBS_MAX_EVENTS]; /* delta totals */
+};
+
+/*
+ * pebs_obs_stats__new - a summary for rows of @obs, with the trustable
+ * bounds @lo_ppm..@hi_ppm (see pebs_trustable). Returns 0, -EINVAL,
+ * -ENOMEM.
+ */
+PEBS_API int pebs_obs_stats__new(const struct pebs_observer *obs,
+				 uint32_t lo_ppm, uint32_t hi_ppm,
+				 struct pebs_obs_stats **stp);
+PEBS_API void pebs_obs_stats__delete(struct pebs_obs_stats *st);
+
+/*
+ * pebs_obs_stats__add - account the next row. The first row only sets
+ * the reference. If @deltas is not NULL it receives nr_cpus * nr_events
+ * counter deltas since the previous row. Returns 1 if the row was kept
+ * (trustable), 0 if not (or the first row), -ENOMEM.
+ */
+PEBS_API int pebs_obs_stats__add(struct pebs_obs_stats *st,
+				 const uint64_t *row, uint64_t *deltas);
+
+/* rows seen after the first, and kept among them */
+PEBS_API uint64_t pebs_obs_stats__rows(const struct pebs_obs_stats *st);
+PEBS_API uint64_t pebs_obs_stats__kept(const struct pebs_obs_stats *st);
+/* sum of the kept intervals, and of all intervals, in TSC cycles */
+PEBS_API uint64_t pebs_obs_stats__kept_cycles(const struct pebs_obs_stats *st);
+PEBS_API uint64_t pebs_obs_stats__all_cycles(const struct pebs_obs_stats *st);
+
+/*
+ * pebs_obs_stats__period - the @q quantile (0..1) of the cycles between
+ * consecutive observation starts (all rows), within 0.2 %. Returns 0
+ * when fewer than two rows were added.
+ */
+PEBS_API uint64_t pebs_obs_stats__period(const struct pebs_obs_stats *st,
+					 double q);
+
+/*
+ * pebs_obs_stats__threads - the threads seen on observed CPU @cpu_idx,
+ * most cycles first. Copies at most @max into @out and returns how
+ * many there are in all (call with max 0 to size), or -EINVAL.
+ */
+PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
+				     unsigned int cpu_idx,
+				     struct pebs_obs_thread *out,
+				     unsigned int max);
 
 #ifdef __cplusplus
 }

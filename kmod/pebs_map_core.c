@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pebs_map - a read-only table, mapped by user space, of what runs on
+ * each CPU, plus a per-CPU history of context switches.
+ *
+ * The layout is include/pebs_map.h (the only definition of the ABI).
+ * This file is the core: the misc device /dev/pebs_map, the two
+ * mappable regions, and pebs_map_record(), which the scheduler hook
+ * (hook_tracepoint.c or hook_direct.c, picked by Kbuild) calls on every
+ * switch. See pebs_map_internal.h for the seam.
+ *
+ * Regions (one per mmap call, read-only):
+ *   offset 0            the table: header + one 64-byte slot per possible
+ *                       CPU id, dma_alloc_coherent() on the misc device
+ *   header->hist_offset per-CPU rings of struct pebs_map_switch,
+ *                       vmalloc_user()
+ *
+ * Every slot and its ring are written only by their own CPU, from the
+ * hook (interrupts off at the sched_switch tracepoint), so writers never
+ * race each other; readers use the seqcount/release protocol the ABI
+ * header documents.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/dma-mapping.h>
+#include <linux/log2.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/version.h>
+#include <linux/vmalloc.h>
+
+#include "pebs_map.h"
+#include "pebs_map_internal.h"
+
+static unsigned int history = 8192;
+module_param(history, uint, 0444);
+MODULE_PARM_DESC(history,
+		 "switch history entries per CPU, a power of two (default 8192: ~100 ms of heavy switching)");
+
+static ushort mode = 0400;
+module_param(mode, ushort, 0444);
+MODULE_PARM_DESC(mode, "permissions of /dev/pebs_map (default 0400)");
+
+struct pebs_map_dev {
+	struct miscdevice misc;
+	struct pebs_map_header *table;	/* header, then the slots */
+	struct pebs_map_slot *slots;
+	dma_addr_t table_dma;
+	size_t table_size;
+	struct pebs_map_switch *hist;	/* nr_cpu_ids rings of hist_len */
+	size_t hist_size;
+	unsigned int hist_shift;	/* log2(hist_len) */
+	bool live;			/* set once the regions are filled */
+};
+
+static const struct file_operations pebs_map_fops;
+
+static struct pebs_map_dev pebs_map = {
+	.misc = {
+		.minor = MISC_DYNAMIC_MINOR,
+		.name = PEBS_MAP_NAME,
+		.fops = &pebs_map_fops,
+	},
+};
+
+/* vm_flags became read-only behind vm_flags_mod() in 6.3 */
+static void vma_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
+			  vm_flags_t clear)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, set, clear);
+#else
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+#endif
+}
+
+/*
+ * Writer side of a slot (pairs with the reader's acquire of seq, copy,
+ * rmb, reload of seq in lib/map.c): seq odd, wmb, fields, release seq
+ * even. Only this CPU writes the slot, and never re-entrantly (the hook
+ * runs with interrupts off; pebs_map_seed() runs in an IPI and backs off
+ * when a write is in progress), so plain reads of its own fields are
+ * exact.
+ */
+static void slot_begin(struct pebs_map_slot *slot)
+{
+	WRITE_ONCE(slot->seq, slot->seq + 1);
+	smp_wmb();	/* odd seq before the fields; pairs with reader's rmb */
+}
+
+static void slot_end(struct pebs_map_slot *slot)
+{
+	/* the fields before even seq; pairs with the reader's acquire */
+	smp_store_release(&slot->seq, slot->seq + 1);
+}
+
+static void slot_set_task(struct pebs_map_slot *slot, struct task_struct *p)
+{
+	/* initial pid namespace ids; idle tasks have pid 0 and tgid 0 */
+	WRITE_ONCE(slot->tgid, p->tgid);
+	WRITE_ONCE(slot->pid, p->pid);
+	memcpy(slot->comm, p->comm, PEBS_MAP_COMM_LEN);
+}
+
+void pebs_map_record(struct task_struct *next)
+{
+	unsigned int cpu = smp_processor_id();
+	struct pebs_map_slot *slot = &pebs_map.slots[cpu];
+	struct pebs_map_switch *e;
+	u64 now = local_clock();
+	u64 n = slot->hist_head;
+
+	slot_begin(slot);
+	slot_set_task(slot, next);
+	WRITE_ONCE(slot->switches, slot->switches + 1);
+	WRITE_ONCE(slot->last_switch_ns, now);
+
+	e = &pebs_map.hist[((size_t)cpu << pebs_map.hist_shift) +
+			   (n & ((1U << pebs_map.hist_shift) - 1))];
+	e->time = now;
+	e->tgid = next->tgid;
+	e->pid = next->pid;
+	/* the entry is complete before a reader can see n + 1 */
+	smp_store_release(&slot->hist_head, n + 1);
+	slot_end(slot);
+}
+
+/*
+ * Fill the slot of this (online) CPU with the interrupted task, so that a
+ * CPU that does not switch soon after the load is not reported as never
+ * seen. Runs in an IPI with the hook already registered: if the hook
+ * already recorded a switch here (or, with a hook that runs with
+ * interrupts on, is half-way through one), its data is newer: keep it.
+ * No history entry is written: the history holds switches only.
+ */
+static void pebs_map_seed(void *unused)
+{
+	struct pebs_map_slot *slot = &pebs_map.slots[smp_processor_id()];
+
+	if (slot->switches || (slot->seq & 1))
+		return;
+	slot_begin(slot);
+	slot_set_task(slot, current);
+	slot_end(slot);
+}
+
+static int pebs_map_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct pebs_map_dev *pm = container_of(file->private_data,
+					       struct pebs_map_dev, misc);
+	unsigned long pages = vma_pages(vma);
+
+	/* pairs with the smp_store_release() at the end of pebs_map_init() */
+	if (!smp_load_acquire(&pm->live))
+		return -ENODEV;
+	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+		return -EPERM;
+	/* no later mprotect() to writable or executable, no copy on fork */
+	vma_flags_mod(vma, VM_DONTCOPY | VM_DONTDUMP, VM_MAYWRITE | VM_MAYEXEC);
+
+	if (vma->vm_pgoff == 0) {
+		if (pages > pm->table_size >> PAGE_SHIFT)
+			return -EINVAL;
+		return dma_mmap_coherent(pm->misc.this_device, vma, pm->table,
+					 pm->table_dma, pm->table_size);
+	}
+	if (vma->vm_pgoff == pm->table->hist_offset >> PAGE_SHIFT) {
+		if (pages > pm->hist_size >> PAGE_SHIFT)
+			return -EINVAL;
+		return remap_vmalloc_range(vma, pm->hist, 0);
+	}
+	return -EINVAL;
+}
+
+/* No ioctls: the misc core answers -ENOTTY without .unlocked_ioctl. */
+static const struct file_operations pebs_map_fops = {
+	.owner = THIS_MODULE,
+	.mmap = pebs_map_mmap,
+	.llseek = noop_llseek,
+};
+
+static void pebs_map_fill(struct pebs_map_dev *pm)
+{
+	struct pebs_map_header *h = pm->table;
+	unsigned int cpu;
+
+	h->magic = PEBS_MAP_MAGIC;
+	h->abi_version = PEBS_MAP_ABI_VERSION;
+	h->header_size = sizeof(*h);
+	h->nr_slots = nr_cpu_ids;
+	h->slot_size = sizeof(struct pebs_map_slot);
+	h->slots_offset = sizeof(*h);
+	h->table_size = pm->table_size;
+	h->hist_offset = pm->table_size;
+	h->hist_size = pm->hist_size;
+	h->hist_len = 1U << pm->hist_shift;
+	h->hist_entry_size = sizeof(struct pebs_map_switch);
+	h->clock = PEBS_MAP_CLOCK_LOCAL;
+	h->hook = pebs_map_hook_kind;
+	h->pid_ns = PEBS_MAP_PIDNS_INIT;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		pm->slots[cpu].tgid = -1;
+		pm->slots[cpu].pid = -1;
+		pm->slots[cpu].cpu = cpu;
+	}
+}
+
+static int __init pebs_map_init(void)
+{
+	struct pebs_map_dev *pm = &pebs_map;
+	struct device *dev;
+	int ret;
+
+	BUILD_BUG_ON(TASK_COMM_LEN != PEBS_MAP_COMM_LEN);
+	BUILD_BUG_ON(sizeof(struct pebs_map_header) % SMP_CACHE_BYTES);
+
+	if (!is_power_of_2(history)) {
+		pr_err("history=%u: must be a power of two (e.g. 8192)\n",
+		       history);
+		return -EINVAL;
+	}
+	if (mode & ~0777) {
+		pr_err("mode=%#o: only permission bits (0777) are allowed\n",
+		       mode);
+		return -EINVAL;
+	}
+
+	pm->misc.mode = mode;
+	ret = misc_register(&pm->misc);
+	if (ret) {
+		pr_err("cannot register misc device %s: %d\n",
+		       PEBS_MAP_NAME, ret);
+		return ret;
+	}
+	dev = pm->misc.this_device;
+
+	/* a misc device has no DMA mask of its own */
+	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (ret) {
+		dev_err(dev, "cannot set a 64-bit DMA mask: %d\n", ret);
+		goto out_deregister;
+	}
+	pm->table_size = PAGE_ALIGN(sizeof(*pm->table) +
+				    (size_t)nr_cpu_ids *
+				    sizeof(struct pebs_map_slot));
+	pm->table = dma_alloc_coherent(dev, pm->table_size, &pm->table_dma,
+				       GFP_KERNEL);
+	if (!pm->table) {
+		ret = -ENOMEM;
+		goto out_deregister;
+	}
+	pm->slots = (struct pebs_map_slot *)(pm->table + 1);
+
+	/* SIZE_MAX on overflow; refuse sizes vmalloc would warn about */
+	pm->hist_size = array3_size(nr_cpu_ids, history,
+				    sizeof(struct pebs_map_switch));
+	if (pm->hist_size > (totalram_pages() << PAGE_SHIFT) / 2) {
+		pr_err("history=%u: %u CPUs x %u entries would need more than half the RAM\n",
+		       history, nr_cpu_ids, history);
+		ret = -EINVAL;
+		goto out_free_table;
+	}
+	pm->hist = vmalloc_user(pm->hist_size);
+	if (!pm->hist) {
+		ret = -ENOMEM;
+		goto out_free_table;
+	}
+	pm->hist_size = PAGE_ALIGN(pm->hist_size);
+	pm->hist_shift = ilog2(history);
+	pebs_map_fill(pm);
+
+	ret = pebs_map_hook_register();
+	if (ret) {
+		dev_err(dev, "cannot attach the scheduler hook: %d\n", ret);
+		goto out_free_hist;
+	}
+	on_each_cpu(pebs_map_seed, NULL, 1);
+
+	/* regions filled: mmap may now hand them out */
+	smp_store_release(&pm->live, true);
+	dev_info(dev, "%u slots (%zu-byte table), history %u per CPU (%zu bytes)\n",
+		 nr_cpu_ids, pm->table_size, history, pm->hist_size);
+	return 0;
+
+out_free_hist:
+	vfree(pm->hist);
+out_free_table:
+	dma_free_coherent(dev, pm->table_size, pm->table, pm->table_dma);
+out_deregister:
+	misc_deregister(&pm->misc);
+	return ret;
+}
+
+/*
+ * Unload runs only when no file is open and nothing is mapped (both pin
+ * the module through fops.owner). The hook goes first and waits for
+ * running probes; the memory is freed while the misc device, which owns
+ * the DMA allocation, still exists.
+ */
+static void __exit pebs_map_exit(void)
+{
+	struct pebs_map_dev *pm = &pebs_map;
+	struct device *dev = pm->misc.this_device;
+
+	pebs_map_hook_unregister();
+	vfree(pm->hist);
+	dma_free_coherent(dev, pm->table_size, pm->table, pm->table_dma);
+	misc_deregister(&pm->misc);
+}
+
+module_init(pebs_map_init);
+module_exit(pebs_map_exit);
+
+MODULE_DESCRIPTION("pebs-shim: mappable per-CPU table of running threads and switch history");
+MODULE_AUTHOR("pebs-shim developers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: MIT
+/*
+ * channel.c - one event on one target: perf_event_open, the mmap ring,
+ * enable/disable/period/id, and the large-PEBS predicate.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <asm/perf_regs.h>
+
+#include "internal.h"
+
+struct pebs_channel {
+	struct pebs_event ev;
+	struct perf_event_attr attr;
+	struct pebs_sample_layout layout;
+	pid_t pid;
+	int cpu;
+	int fd;
+	void *base;		/* user page + data area */
+	size_t map_size;
+	struct pebs_ring *ring;
+	uint64_t id;
+	uint64_t period;	/* last period set; 0: stopped by period 0 */
+	bool want_enabled;	/* enabled unless stopped by period 0 */
+};
+
+static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
+				int cpu, int group_fd, unsigned long flags)
+{
+	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+
+/*
+ * Copy the caller's options (of any size: an older or newer caller) into
+ * @o. Fields beyond what the caller's struct has read as zero; a newer
+ * caller's fields unknown here must be zero.
+ */
+static int opts_get(const struct pebs_channel_opts *in,
+		    struct pebs_channel_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->sz = sizeof(*o);
+	if (!in)
+		return 0;
+	if (in->sz < sizeof(in->sz))
+		return pebs_err(-EINVAL, "pebs_channel_opts.sz is %zu: "
+				"declare options with PEBS_OPTS()", in->sz);
+	if (in->sz > sizeof(*o)) {
+		const char *p = (const char *)in;
+
+		for (size_t i = sizeof(*o); i < in->sz; i++)
+			if (p[i])
+				return pebs_err(-EINVAL, "pebs_channel_opts has "
+						"fields this library does not "
+						"know: use a newer libpebsshim");
+		memcpy(o, in, sizeof(*o));
+	} else {
+		memcpy(o, in, in->sz);
+	}
+	o->sz = sizeof(*o);
+	return 0;
+}
+
+static bool is_pebs_like(const struct pebs_event *ev)
+{
+	if (ev->attr.type == PERF_TYPE_SOFTWARE ||
+	    ev->attr.type == PERF_TYPE_TRACEPOINT ||
+	    (ev->flags & PEBS_EVENT_SOFTWARE))
+		return false;
+	return ev->attr.precise_ip ||
+	       (ev->flags & (PEBS_EVENT_PRECISE | PEBS_EVENT_MEMORY));
+}
+
+static size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int fill_attr(const struct pebs_event *ev,
+		     const struct pebs_channel_opts *o,
+		     struct perf_event_attr *attr, size_t *data_size)
+{
+	unsigned int pages = o->ring_pages ? o->ring_pages :
+			     PEBS_CHANNEL_DEF_PAGES;
+	size_t size;
+
+	if (!ev || !attr)
+		return pebs_err(-EINVAL, "channel: no event given");
+	if (o->period && o->freq)
+		return pebs_err(-EINVAL, "channel: both a period (%llu) and "
+				"a frequency (%llu) given: choose one",
+				(unsigned long long)o->period,
+				(unsigned long long)o->freq);
+	if (pages & (pages - 1) || pages > PEBS_CHANNEL_MAX_PAGES)
+		return pebs_err(-EINVAL, "channel: ring of %u pages: use a "
+				"power of two up to %u", pages,
+				PEBS_CHANNEL_MAX_PAGES);
+	size = (size_t)pages * page_size();
+	if (o->watermark > size)
+		return pebs_err(-EINVAL, "channel: watermark %u is larger "
+				"than the ring (%zu bytes): lower it or use "
+				"more ring pages", o->watermark, size);
+
+	*attr = ev->attr;
+	attr->size = sizeof(*attr);
+	attr->sample_type = o->sample_type ? o->sample_type :
+			    is_pebs_like(ev) ? PEBS_CHANNEL_PEBS_SAMPLE :
+			    PEBS_CHANNEL_SW_SAMPLE;
+	attr->sample_id_all = 1;
+	if (o->freq) {
+		attr->freq = 1;
+		attr->sample_freq = o->freq;
+	} else if (o->period) {
+		attr->freq = 0;
+		attr->sample_period = o->period;
+	} else if (!attr->sample_period) {
+		/* with ev->attr.freq, sample_freq 0 is no frequency either */
+		attr->freq = 0;
+		attr->sample_period = PEBS_CHANNEL_DEF_PERIOD;
+	}
+	attr->watermark = 1;
+	attr->wakeup_watermark = o->watermark ? o->watermark : size / 2;
+	attr->disabled = o->disabled || o->enable_on_exec;
+	attr->enable_on_exec = o->enable_on_exec;
+	attr->inherit = o->inherit;
+	attr->context_switch = o->context_switch;
+	attr->comm = attr->comm_exec = o->task_records;
+	attr->mmap = attr->mmap2 = attr->mmap_data = o->task_records;
+	attr->task = o->task_records;
+	attr->use_clockid = o->use_clockid;
+	attr->clockid = o->use_clockid ? o->clockid : 0;
+	if (data_size)
+		*data_size = size;
+	return 0;
+}
+
+int pebs_channel_attr(const struct pebs_event *ev,
+		      const struct pebs_channel_opts *opts,
+		      struct perf_event_attr *attr)
+{
+	struct pebs_channel_opts o;
+	int err;
+
+	err = opts_get(opts, &o);
+	if (err)
+		return err;
+	return fill_attr(ev, &o, attr, NULL);
+}
+
+static unsigned long mlock_kb(void)
+{
+	unsigned long kb = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_mlock_kb", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &kb) != 1)
+			kb = 0;
+		fclose(f);
+	}
+	return kb;
+}
+
+static int open_fd(struct pebs_channel *ch, bool default_type)
+{
+	long fd;
+
+	fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu, -1,
+				 PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL && default_type &&
+	    (ch->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) {
+		/* kernels before 5.12 do not know WEIGHT_STRUCT */
+		ch->attr.sample_type &= ~PERF_SAMPLE_WEIGHT_STRUCT;
+		ch->attr.sample_type |= PERF_SAMPLE_WEIGHT;
+		fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu, -1,
+					 PERF_FLAG_FD_CLOEXEC);
+	}
+	if (fd >= 0) {
+		ch->fd = (int)fd;
+		return 0;
+	}
+	if (errno == ESRCH && ch->pid > 0)
+		return pebs_err(-ESRCH, "pid %d: no such process or thread "
+				"(it may have exited): check the pid",
+				(int)ch->pid);
+	return pebs_perf_open_error(&ch->ev, errno);
+}
+
+static int map_ring(struct pebs_channel *ch, size_t data_size)
+{
+	size_t ps = page_size();
+	int err;
+
+	ch->map_size = ps + data_size;
+	ch->base = mmap(NULL, ch->map_size, PROT_READ | PROT_WRITE,
+			MAP_SHARED, ch->fd, 0);
+	if (ch->base == MAP_FAILED) {
+		err = errno;
+		ch->base = NULL;
+		if (err == EPERM)
+			return pebs_err(-EPERM, "mapping a %zu KiB perf ring "
+					"exceeds the locked-memory limit: "
+					"raise /proc/sys/kernel/"
+					"perf_event_mlock_kb (now %lu) or use "
+					"fewer ring pages", ch->map_size >> 10,
+					mlock_kb());
+		return pebs_err(-err, "mapping a %zu KiB perf ring: %s",
+				ch->map_size >> 10, strerror(err));
+	}
+	return pebs_ring__new(ch->base, data_size, &ch->ring);
+}
+
+int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
+		       const struct pebs_channel_opts *opts,
+		       struct pebs_channel **chp)
+{
+	struct pebs_channel_opts o;
+	struct pebs_channel *ch;
+	size_t data_size;
+	int err;
+
+	if (!chp)
+		return pebs_err(-EINVAL, "pebs_channel__open: chp is NULL");
+	err = opts_get(opts, &o);
+	if (err)
+		return err;
+	if (o.inherit && cpu < 0)
+		return pebs_err(-EINVAL, "channel: the kernel does not map the "
+				"ring of an inherited event on every CPU (cpu "
+				"-1): open one channel per CPU (a channel set "
+				"does)");
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return pebs_err(-ENOMEM, "channel: out of memory");
+	ch->fd = -1;
+	err = fill_attr(ev, &o, &ch->attr, &data_size);
+	if (err)
+		goto out_free;
+	ch->ev = *ev;
+	ch->pid = pid;
+	ch->cpu = cpu;
+	err = open_fd(ch, !o.sample_type);
+	if (err)
+		goto out_free;
+	err = pebs_sample_layout__init(&ch->layout, &ch->attr);
+	if (err) {
+		pebs_err(err, "channel: sample_type 0x%llx has bits the "
+			 "decoder does not know: drop them",
+			 (unsigned long long)ch->attr.sample_type);
+		goto out_close;
+	}
+	err = map_ring(ch, data_size);
+	if (err)
+		goto out_unmap;
+	if (ioctl(ch->fd, PERF_EVENT_IOC_ID, &ch->id) < 0) {
+		err = pebs_err(-errno, "PERF_EVENT_IOC_ID: %s",
+			       strerror(errno));
+		goto out_unmap;
+	}
+	ch->period = ch->attr.freq ? ch->attr.sample_freq :
+		     ch->attr.sample_period;
+	ch->want_enabled = !ch->attr.disabled;
+	*chp = ch;
+	pebs_err_clear();
+	return 0;
+
+out_unmap:
+	if (ch->ring)
+		pebs_ring__delete(ch->ring);
+	if (ch->base)
+		munmap(ch->base, ch->map_size);
+out_close:
+	close(ch->fd);
+out_free:
+	free(ch);
+	return err;
+}
+
+void pebs_channel__close(struct pebs_channel *ch)
+{
+	if (!ch)
+		return;
+	pebs_ring__delete(ch->ring);
+	munmap(ch->base, ch->map_size);
+	close(ch->fd);
+	free(ch);
+}
+
+int pebs_channel__fd(const struct pebs_channel *ch)
+{
+	return ch->fd;
+}
+
+pid_t pebs_channel__pid(const struct pebs_channel *ch)
+{
+	return ch->pid;
+}
+
+int pebs_channel__cpu(const struct pebs_channel *ch)
+{
+	return ch->cpu;
+}
+
+const struct perf_event_attr *pebs_channel__attr(const struct pebs_channel *ch)
+{
+	return &ch->attr;
+}
+
+const struct pebs_event *pebs_channel__event(const struct pebs_channel *ch)
+{
+	return &ch->ev;
+}
+
+const struct pebs_sample_layout *
+pebs_channel__layout(const struct pebs_channel *ch)
+{
+	return &ch->layout;
+}
+
+struct pebs_ring *pebs_channel__ring(struct pebs_channel *ch)
+{
+	return ch->ring;
+}
+
+static int do_ioctl(struct pebs_channel *ch, unsigned long req,
+		    const char *what)
+{
+	if (ioctl(ch->fd, req, 0) < 0)
+		return pebs_err(-errno, "%s on %s: %s", what, ch->ev.name,
+				strerror(errno));
+	return 0;
+}
+
+int pebs_channel__enable(struct pebs_channel *ch)
+{
+	ch->want_enabled = true;
+	if (!ch->period)
+		return 0;
+	return do_ioctl(ch, PERF_EVENT_IOC_ENABLE, "PERF_EVENT_IOC_ENABLE");
+}
+
+int pebs_channel__disable(struct pebs_channel *ch)
+{
+	ch->want_enabled = false;
+	return do_ioctl(ch, PERF_EVENT_IOC_DISABLE, "PERF_EVENT_IOC_DISABLE");
+}
+
+int pebs_channel__set_period(struct pebs_channel *ch, uint64_t period)
+{
+	uint64_t old = ch->period;
+	int err;
+
+	if (!period) {
+		err = do_ioctl(ch, PERF_EVENT_IOC_DISABLE,
+			       "PERF_EVENT_IOC_DISABLE");
+		if (!err)
+			ch->period = 0;
+		return err;
+	}
+	if (ioctl(ch->fd, PERF_EVENT_IOC_PERIOD, &period) < 0)
+		return pebs_err(-errno, "PERF_EVENT_IOC_PERIOD %llu on %s: %s",
+				(unsigned long long)period, ch->ev.name,
+				errno == EINVAL ? "the kernel refuses this "
+				"period (or frequency above kernel."
+				"perf_event_max_sample_rate)" :
+				strerror(errno));
+	ch->period = period;
+	if (!old && ch->want_enabled)
+		return do_ioctl(ch, PERF_EVENT_IOC_ENABLE,
+				"PERF_EVENT_IOC_ENABLE");
+	return 0;
+}
+
+int pebs_channel__id(const struct pebs_channel *ch, uint64_t *id)
+{
+	*id = ch->id;
+	return 0;
+}
+
+/* ---- large PEBS ------------------------------------------------------ */
+
+/*
+ * arch/x86/events/perf_event.h (6.1): LARGE_PEBS_FLAGS, plus TIME, which
+ * intel_ds_init() adds for PEBS format 3 and later (Skylake+).
+ */
+#define LARGE_PEBS_SAMPLE \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_ADDR | \
+	 PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_STREAM_ID | \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_IDENTIFIER | \
+	 PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR | \
+	 PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_REGS_USER | \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CODE_PAGE_SIZE | \
+	 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_TIME)
+
+/* the registers a PEBS record holds (PEBS_GP_REGS) */
+#define PEBS_GP_REGS \
+	((1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) | \
+	 (1ULL << PERF_REG_X86_CX) | (1ULL << PERF_REG_X86_DX) | \
+	 (1ULL << PERF_REG_X86_DI) | (1ULL << PERF_REG_X86_SI) | \
+	 (1ULL << PERF_REG_X86_SP) | (1ULL << PERF_REG_X86_BP) | \
+	 (1ULL << PERF_REG_X86_IP) | (1ULL << PERF_REG_X86_FLAGS) | \
+	 (1ULL << PERF_REG_X86_R8) | (1ULL << PERF_REG_X86_R9) | \
+	 (1ULL << PERF_REG_X86_R10) | (1ULL << PERF_REG_X86_R11) | \
+	 (1ULL << PERF_REG_X86_R12) | (1ULL << PERF_REG_X86_R13) | \
+	 (1ULL << PERF_REG_X86_R14) | (1ULL << PERF_REG_X86_R15))
+
+static const struct {
+	uint64_t bit;
+	const char *why;
+} not_batchable[] = {
+	{ PERF_SAMPLE_CALLCHAIN, "sample_type has CALLCHAIN" },
+	{ PERF_SAMPLE_READ, "sample_type has READ" },
+	{ PERF_SAMPLE_RAW, "sample_type has RAW" },
+	{ PERF_SAMPLE_BRANCH_STACK, "sample_type has BRANCH_STACK "
+	  "(batchable with adaptive PEBS only, Ice Lake+)" },
+	{ PERF_SAMPLE_STACK_USER, "sample_type has STACK_USER" },
+	{ PERF_SAMPLE_AUX, "sample_type has AUX" },
+	{ PERF_SAMPLE_CGROUP, "sample_type has CGROUP" },
+	{ PERF_SAMPLE_DATA_PAGE_SIZE, "sample_type has DATA_PAGE_SIZE" },
+};
+
+bool pebs_attr_large_pebs(const struct perf_event_attr *attr,
+			  const char **why)
+{
+	uint64_t flags = LARGE_PEBS_SAMPLE;
+	uint64_t extra;
+	const char *reason = NULL;
+
+	if (!attr->precise_ip) {
+		reason = "precise_ip is 0 (not a PEBS event)";
+		goto out;
+	}
+	if (attr->freq) {
+		reason = "freq mode (large PEBS needs a fixed period)";
+		goto out;
+	}
+	if (attr->wakeup_events && !attr->watermark) {
+		reason = "wakeup_events without watermark";
+		goto out;
+	}
+	/* intel_pmu_large_pebs_flags() */
+	if (attr->use_clockid)
+		flags &= ~PERF_SAMPLE_TIME;
+	if (!attr->exclude_kernel || (attr->sample_regs_user & ~PEBS_GP_REGS))
+		flags &= ~PERF_SAMPLE_REGS_USER;
+	if (attr->sample_regs_intr & ~PEBS_GP_REGS)
+		flags &= ~PERF_SAMPLE_REGS_INTR;
+
+	extra = attr->sample_type & ~flags;
+	if (!extra)
+		return true;
+	if (extra & PERF_SAMPLE_TIME)
+		reason = "sample_type has TIME with use_clockid";
+	else if (extra & PERF_SAMPLE_REGS_USER)
+		reason = attr->exclude_kernel ?
+			 "sample_type has REGS_USER beyond the GP registers" :
+			 "sample_type has REGS_USER without exclude_kernel";
+	else if (extra & PERF_SAMPLE_REGS_INTR)
+		reason = "sample_type has REGS_INTR beyond the GP registers";
+	for (size_t i = 0; !reason && i < ARRAY_SIZE(not_batchable); i++)
+		if (extra & not_batchable[i].bit)
+			reason = not_batchable[i].why;
+	if (!reason)
+		reason = "sample_type has a bit outside the large-PEBS set";
+out:
+	if (why)
+		*why = reason;
+	return false;
+}

@@ -1,0 +1,630 @@
+// SPDX-License-Identifier: MIT
+/*
+ * observer.c - a Shim-style observer: one thread pinned to a CPU polls
+ * the /dev/pebs_map slots and the counters of other CPUs, bracketing
+ * each observation with rdtscp; plus Shim's trustable filter and the
+ * summaries of a stream of observations.
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "rdpmc.h"
+
+struct obs_counter {
+	int fd;
+	struct perf_event_mmap_page *pc;	/* NULL: could not map */
+};
+
+struct obs_cpu {
+	unsigned int cpu;
+	bool own;		/* the observer's own CPU: rdpmc may serve */
+	struct obs_counter ctr[PEBS_OBS_MAX_EVENTS];
+};
+
+struct pebs_observer {
+	int on_cpu;
+	const struct pebs_map *map;
+	unsigned int nr_cpus;
+	unsigned int nr_events;
+	struct obs_cpu *cpus;
+	struct perf_event_attr attr[PEBS_OBS_MAX_EVENTS];
+	struct pebs_event ev[PEBS_OBS_MAX_EVENTS];
+	long page_size;
+};
+
+#define OPT(opts, field, def)						\
+	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + \
+	 sizeof((opts)->field) ? (opts)->field : (def))
+
+static bool cpu_has_rdtscp(void)
+{
+	unsigned int a, b, c, d;
+
+	if (!__get_cpuid(0x80000001, &a, &b, &c, &d))
+		return false;
+	return d & (1u << 27);
+}
+
+int pebs_observer__new(int on_cpu, const struct pebs_observer_opts *opts,
+		       struct pebs_observer **obsp)
+{
+	struct pebs_observer *obs;
+
+	if (on_cpu < 0 || on_cpu >= CPU_SETSIZE)
+		return pebs_err(-EINVAL, "observer CPU %d out of range", on_cpu);
+	if (opts && opts->sz < sizeof(size_t))
+		return pebs_err(-EINVAL, "observer options: sz not set: use PEBS_OPTS()");
+	if (!cpu_has_rdtscp())
+		return pebs_err(-EOPNOTSUPP,
+				"this CPU has no rdtscp: the observer needs it (under qemu use -cpu max)");
+	if (!OPT(opts, no_pin, false)) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(on_cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			return pebs_err(-errno, "cannot pin the observer to CPU %d: %s",
+					on_cpu, strerror(errno));
+	}
+	obs = calloc(1, sizeof(*obs));
+	if (!obs)
+		return pebs_err(-ENOMEM, "out of memory");
+	obs->on_cpu = on_cpu;
+	obs->map = OPT(opts, map, NULL);
+	obs->page_size = sysconf(_SC_PAGESIZE);
+	*obsp = obs;
+	pebs_err_clear();
+	return 0;
+}
+
+static void counter_close(struct pebs_observer *obs, struct obs_counter *c)
+{
+	if (c->pc)
+		munmap(c->pc, obs->page_size);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->pc = NULL;
+	c->fd = -1;
+}
+
+void pebs_observer__delete(struct pebs_observer *obs)
+{
+	if (!obs)
+		return;
+	for (unsigned int i = 0; i < obs->nr_cpus; i++)
+		for (unsigned int e = 0; e < obs->nr_events; e++)
+			counter_close(obs, &obs->cpus[i].ctr[e]);
+	free(obs->cpus);
+	free(obs);
+}
+
+static int counter_open(struct pebs_observer *obs, unsigned int ev_idx,
+			struct obs_cpu *oc)
+{
+	struct obs_counter *c = &oc->ctr[ev_idx];
+	void *pc;
+	int fd;
+
+	fd = syscall(SYS_perf_event_open, &obs->attr[ev_idx], -1, oc->cpu, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return pebs_perf_open_error(&obs->ev[ev_idx], errno);
+	c->fd = fd;
+	/* the user page alone (no data pages) is enough for rdpmc; when
+	 * the kernel refuses it, read() still works */
+	pc = mmap(NULL, obs->page_size, PROT_READ, MAP_SHARED, fd, 0);
+	c->pc = pc == MAP_FAILED ? NULL : pc;
+	return 0;
+}
+
+int pebs_observer__add_cpu(struct pebs_observer *obs, unsigned int cpu)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct obs_cpu *cpus, *oc;
+	int err;
+
+	if (obs->map && cpu >= pebs_map__nr_cpus(obs->map))
+		return pebs_err(-EINVAL, "CPU %u is beyond the table's %u slots",
+				cpu, pebs_map__nr_cpus(obs->map));
+	if (ncpu > 0 && cpu >= (unsigned long)ncpu)
+		return pebs_err(-EINVAL, "CPU %u does not exist (%ld CPUs)",
+				cpu, ncpu);
+	for (unsigned int i = 0; i < obs->nr_cpus; i++)
+		if (obs->cpus[i].cpu == cpu)
+			return pebs_err(-EEXIST, "CPU %u is already observed", cpu);
+	cpus = realloc(obs->cpus, (obs->nr_cpus + 1) * sizeof(*cpus));
+	if (!cpus)
+		return pebs_err(-ENOMEM, "out of memory");
+	obs->cpus = cpus;
+	oc = &cpus[obs->nr_cpus];
+	memset(oc, 0, sizeof(*oc));
+	oc->cpu = cpu;
+	oc->own = (int)cpu == obs->on_cpu;
+	for (unsigned int e = 0; e < PEBS_OBS_MAX_EVENTS; e++)
+		oc->ctr[e].fd = -1;
+	for (unsigned int e = 0; e < obs->nr_events; e++) {
+		err = counter_open(obs, e, oc);
+		if (err) {
+			while (e--)
+				counter_close(obs, &oc->ctr[e]);
+			return err;
+		}
+	}
+	pebs_err_clear();
+	return obs->nr_cpus++;
+}
+
+int pebs_observer__add_event(struct pebs_observer *obs,
+			     const struct pebs_event *ev)
+{
+	unsigned int e = obs->nr_events;
+	struct perf_event_attr *attr;
+	int err;
+
+	if (e >= PEBS_OBS_MAX_EVENTS)
+		return pebs_err(-E2BIG, "at most %d counters per observed CPU",
+				PEBS_OBS_MAX_EVENTS);
+	obs->ev[e] = *ev;
+	attr = &obs->attr[e];
+	*attr = ev->attr;
+	/* a plain counting event: no sampling, no ring */
+	attr->size = sizeof(*attr);
+	attr->sample_period = 0;
+	attr->freq = 0;
+	attr->sample_type = 0;
+	attr->precise_ip = 0;
+	attr->read_format = 0;
+	attr->disabled = 0;
+	attr->inherit = 0;
+	attr->watermark = 0;
+	attr->wakeup_events = 0;
+	for (unsigned int i = 0; i < obs->nr_cpus; i++) {
+		err = counter_open(obs, e, &obs->cpus[i]);
+		if (err) {
+			while (i--)
+				counter_close(obs, &obs->cpus[i].ctr[e]);
+			return err;
+		}
+	}
+	pebs_err_clear();
+	return obs->nr_events++;
+}
+
+unsigned int pebs_observer__nr_cpus(const struct pebs_observer *obs)
+{
+	return obs->nr_cpus;
+}
+
+unsigned int pebs_observer__nr_events(const struct pebs_observer *obs)
+{
+	return obs->nr_events;
+}
+
+int pebs_observer__cpu(const struct pebs_observer *obs, unsigned int idx)
+{
+	if (idx >= obs->nr_cpus)
+		return -EINVAL;
+	return obs->cpus[idx].cpu;
+}
+
+int pebs_observer__on_cpu(const struct pebs_observer *obs)
+{
+	return obs->on_cpu;
+}
+
+size_t pebs_observer__row_words(const struct pebs_observer *obs)
+{
+	return 2 + (size_t)obs->nr_cpus * (PEBS_OBS_CPU_HEAD + obs->nr_events);
+}
+
+int pebs_observer__counter_path(const struct pebs_observer *obs,
+				unsigned int cpu_idx, unsigned int ev_idx,
+				const char **why)
+{
+	const struct obs_cpu *oc;
+	const struct perf_event_mmap_page *pc;
+	const char *dummy;
+
+	if (cpu_idx >= obs->nr_cpus || ev_idx >= obs->nr_events)
+		return -EINVAL;
+	if (!why)
+		why = &dummy;
+	oc = &obs->cpus[cpu_idx];
+	pc = oc->ctr[ev_idx].pc;
+	if (!oc->own) {
+		*why = "another CPU's counter (rdpmc reads only the observer's own CPU)";
+		return PEBS_COUNTER_READ;
+	}
+	if (!pc) {
+		*why = "the kernel refused to map the user page";
+		return PEBS_COUNTER_READ;
+	}
+	if (!(PEBS_READ_ONCE(pc->capabilities) & PEBS_CAP_USER_RDPMC)) {
+		*why = "cap_user_rdpmc is 0 (no user rdpmc for this event)";
+		return PEBS_COUNTER_READ;
+	}
+	if (!PEBS_READ_ONCE(pc->index)) {
+		*why = "index is 0 (the event is not on a hardware counter)";
+		return PEBS_COUNTER_READ;
+	}
+	*why = "cap_user_rdpmc set and the event is on a counter";
+	return PEBS_COUNTER_RDPMC;
+}
+
+static inline int counter_read(const struct obs_cpu *oc,
+			       const struct obs_counter *c, uint64_t *v)
+{
+	ssize_t n;
+
+	if (oc->own && c->pc && !pebs_rdpmc_page(c->pc, pebs_rdpmc_insn, v))
+		return 0;
+	n = read(c->fd, v, sizeof(*v));
+	if (n < 0)
+		return -errno;
+	return n == sizeof(*v) ? 0 : -EIO;
+}
+
+int pebs_observer__read(struct pebs_observer *obs, uint64_t *row,
+			size_t words)
+{
+	const unsigned int nr_events = obs->nr_events;
+	uint64_t *w = row + 2;
+	int err;
+
+	if (words < pebs_observer__row_words(obs))
+		return -ENOSPC;
+	row[0] = pebs_rdtscp();
+	for (unsigned int i = 0; i < obs->nr_cpus; i++) {
+		const struct obs_cpu *oc = &obs->cpus[i];
+
+		if (obs->map) {
+			struct pebs_map_snapshot snap;
+
+			err = pebs_map__read_slot(obs->map, oc->cpu, &snap);
+			if (err)
+				return err;
+			w[0] = (uint64_t)(int64_t)snap.tgid;
+			w[1] = (uint64_t)(int64_t)snap.pid;
+			w[2] = snap.switches;
+		} else {
+			w[0] = w[1] = UINT64_MAX;
+			w[2] = 0;
+		}
+		for (unsigned int e = 0; e < nr_events; e++) {
+			err = counter_read(oc, &oc->ctr[e],
+					   &w[PEBS_OBS_CPU_HEAD + e]);
+			if (err)
+				return pebs_err(err, "reading counter %s on CPU %u: %s",
+						obs->ev[e].name, oc->cpu,
+						strerror(-err));
+		}
+		w += PEBS_OBS_CPU_HEAD + nr_events;
+	}
+	row[1] = pebs_rdtscp();
+	return 0;
+}
+
+bool pebs_trustable(uint64_t begin0, uint64_t end0, uint64_t begin1,
+		    uint64_t end1, uint32_t lo_ppm, uint32_t hi_ppm)
+{
+	unsigned __int128 db, de;
+
+	if (begin1 <= begin0 || end1 < end0)
+		return false;
+	db = begin1 - begin0;
+	de = end1 - end0;
+	/* lo/1e6 <= de/db <= hi/1e6, without rounding */
+	return de * 1000000 >= db * lo_ppm && de * 1000000 <= db * hi_ppm;
+}
+
+int pebs_rdpmc_read(const struct perf_event_mmap_page *pc,
+		    uint64_t (*rdpmc)(unsigned int counter), uint64_t *count)
+{
+	if (!pc || !count)
+		return -EINVAL;
+	return pebs_rdpmc_page(pc, rdpmc ? rdpmc : pebs_rdpmc_insn, count);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* a (tsc, ns) pair: the clock read bracketed by two TSC reads */
+static void tsc_mono_pair(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t a = pebs_rdtscp();
+
+	*ns = mono_ns();
+	*tsc = a + (pebs_rdtscp() - a) / 2;
+}
+
+int pebs_tsc_hz(unsigned int ms, uint64_t *hz)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	uint64_t t0, n0, t1, n1;
+
+	if (!ms || !hz)
+		return pebs_err(-EINVAL, "pebs_tsc_hz: need a duration and a result");
+	tsc_mono_pair(&t0, &n0);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	tsc_mono_pair(&t1, &n1);
+	if (n1 <= n0 || t1 <= t0)
+		return pebs_err(-EINVAL, "the TSC or CLOCK_MONOTONIC did not advance");
+	*hz = (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000 / (n1 - n0));
+	return 0;
+}
+
+/* ---- summaries ------------------------------------------------------ */
+
+/*
+ * Period histogram: exact below 1024 cycles, then 512 buckets per power
+ * of two (relative error under 0.1 %).
+ */
+#define HIST_EXACT	1024
+#define HIST_SUB	512
+#define HIST_BUCKETS	(HIST_EXACT + 54 * HIST_SUB)
+
+static unsigned int hist_bucket(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < HIST_EXACT)
+		return v;
+	e = 63 - __builtin_clzll(v) - 9;	/* v >> e in [512, 1024) */
+	return HIST_EXACT + (e - 1) * HIST_SUB + ((v >> e) - HIST_SUB);
+}
+
+static uint64_t hist_value(unsigned int b)
+{
+	unsigned int e;
+	uint64_t m;
+
+	if (b < HIST_EXACT)
+		return b;
+	e = (b - HIST_EXACT) / HIST_SUB + 1;
+	m = (b - HIST_EXACT) % HIST_SUB + HIST_SUB;
+	return (m << e) + ((1ULL << e) >> 1);
+}
+
+struct thr_table {
+	struct pebs_obs_thread *v;
+	unsigned int n, cap, last;
+};
+
+struct pebs_obs_stats {
+	unsigned int nr_cpus, nr_events;
+	size_t words;
+	uint32_t lo_ppm, hi_ppm;
+	bool have_prev;
+	uint64_t *prev;
+	uint64_t rows, kept, kept_cycles, all_cycles;
+	uint64_t *hist;
+	struct thr_table *thr;
+};
+
+int pebs_obs_stats__new(const struct pebs_observer *obs, uint32_t lo_ppm,
+			uint32_t hi_ppm, struct pebs_obs_stats **stp)
+{
+	struct pebs_obs_stats *st;
+
+	if (lo_ppm > hi_ppm)
+		return pebs_err(-EINVAL, "trustable bounds: low %u above high %u ppm",
+				lo_ppm, hi_ppm);
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return pebs_err(-ENOMEM, "out of memory");
+	st->nr_cpus = obs->nr_cpus;
+	st->nr_events = obs->nr_events;
+	st->words = pebs_observer__row_words(obs);
+	st->lo_ppm = lo_ppm;
+	st->hi_ppm = hi_ppm;
+	st->prev = calloc(st->words, sizeof(*st->prev));
+	st->hist = calloc(HIST_BUCKETS, sizeof(*st->hist));
+	st->thr = calloc(st->nr_cpus ? st->nr_cpus : 1, sizeof(*st->thr));
+	if (!st->prev || !st->hist || !st->thr) {
+		pebs_obs_stats__delete(st);
+		return pebs_err(-ENOMEM, "out of memory");
+	}
+	*stp = st;
+	return 0;
+}
+
+void pebs_obs_stats__delete(struct pebs_obs_stats *st)
+{
+	if (!st)
+		return;
+	if (st->thr)
+		for (unsigned int i = 0; i < st->nr_cpus; i++)
+			free(st->thr[i].v);
+	free(st->thr);
+	free(st->hist);
+	free(st->prev);
+	free(st);
+}
+
+static struct pebs_obs_thread *thr_get(struct thr_table *t, int32_t tgid,
+				       int32_t pid)
+{
+	struct pebs_obs_thread *th;
+
+	/* the thread seen last is by far the most likely */
+	if (t->n && t->v[t->last].pid == pid && t->v[t->last].tgid == tgid)
+		return &t->v[t->last];
+	for (unsigned int i = 0; i < t->n; i++) {
+		if (t->v[i].pid == pid && t->v[i].tgid == tgid) {
+			t->last = i;
+			return &t->v[i];
+		}
+	}
+	if (t->n == t->cap) {
+		unsigned int cap = t->cap ? 2 * t->cap : 16;
+		void *v = realloc(t->v, cap * sizeof(*t->v));
+
+		if (!v)
+			return NULL;
+		t->v = v;
+		t->cap = cap;
+	}
+	th = &t->v[t->n];
+	memset(th, 0, sizeof(*th));
+	th->tgid = tgid;
+	th->pid = pid;
+	t->last = t->n++;
+	return th;
+}
+
+int pebs_obs_stats__add(struct pebs_obs_stats *st, const uint64_t *row,
+			uint64_t *deltas)
+{
+	const uint64_t *p = st->prev, *w = row + 2, *pw = p + 2;
+	uint64_t dt;
+	bool keep;
+
+	if (!st->have_prev) {
+		memcpy(st->prev, row, st->words * sizeof(*row));
+		st->have_prev = true;
+		if (deltas)
+			memset(deltas, 0, (size_t)st->nr_cpus * st->nr_events *
+			       sizeof(*deltas));
+		return 0;
+	}
+	st->rows++;
+	dt = row[0] - p[0];
+	st->hist[hist_bucket(row[0] > p[0] ? dt : 0)]++;
+	keep = pebs_trustable(p[0], p[1], row[0], row[1], st->lo_ppm,
+			      st->hi_ppm);
+	for (unsigned int i = 0; i < st->nr_cpus; i++) {
+		bool switched = w[2] != pw[2] || w[0] != pw[0] || w[1] != pw[1];
+		uint64_t own = switched ? dt - dt / 2 : dt;
+		struct pebs_obs_thread *th;
+
+		if (switched) {
+			/*
+			 * The CPU switched inside the interval, at a time the
+			 * observer cannot see: half of it to each side.
+			 */
+			th = thr_get(&st->thr[i], (int32_t)pw[0], (int32_t)pw[1]);
+			if (!th)
+				return pebs_err(-ENOMEM, "out of memory");
+			th->all_cycles += dt / 2;
+			if (keep)
+				th->cycles += dt / 2;
+		}
+		th = thr_get(&st->thr[i], (int32_t)w[0], (int32_t)w[1]);
+		if (!th)
+			return pebs_err(-ENOMEM, "out of memory");
+		th->all_cycles += own;
+		if (keep) {
+			th->cycles += own;
+			th->samples++;
+		}
+		for (unsigned int e = 0; e < st->nr_events; e++) {
+			uint64_t d = w[PEBS_OBS_CPU_HEAD + e] -
+				     pw[PEBS_OBS_CPU_HEAD + e];
+
+			if (deltas)
+				deltas[i * st->nr_events + e] = d;
+			if (keep)
+				th->counters[e] += d;
+		}
+		w += PEBS_OBS_CPU_HEAD + st->nr_events;
+		pw += PEBS_OBS_CPU_HEAD + st->nr_events;
+	}
+	st->all_cycles += dt;
+	if (keep) {
+		st->kept++;
+		st->kept_cycles += dt;
+	}
+	memcpy(st->prev, row, st->words * sizeof(*row));
+	return keep;
+}
+
+uint64_t pebs_obs_stats__rows(const struct pebs_obs_stats *st)
+{
+	return st->rows;
+}
+
+uint64_t pebs_obs_stats__kept(const struct pebs_obs_stats *st)
+{
+	return st->kept;
+}
+
+uint64_t pebs_obs_stats__kept_cycles(const struct pebs_obs_stats *st)
+{
+	return st->kept_cycles;
+}
+
+uint64_t pebs_obs_stats__all_cycles(const struct pebs_obs_stats *st)
+{
+	return st->all_cycles;
+}
+
+uint64_t pebs_obs_stats__period(const struct pebs_obs_stats *st, double q)
+{
+	uint64_t rank, seen = 0;
+
+	if (!st->rows)
+		return 0;
+	if (q < 0)
+		q = 0;
+	if (q > 1)
+		q = 1;
+	rank = (uint64_t)(q * st->rows + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	for (unsigned int b = 0; b < HIST_BUCKETS; b++) {
+		seen += st->hist[b];
+		if (seen >= rank)
+			return hist_value(b);
+	}
+	return hist_value(HIST_BUCKETS - 1);
+}
+
+static int thr_cmp(const void *a, const void *b)
+{
+	const struct pebs_obs_thread *x = a, *y = b;
+
+	if (x->cycles != y->cycles)
+		return x->cycles < y->cycles ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
+			    unsigned int cpu_idx, struct pebs_obs_thread *out,
+			    unsigned int max)
+{
+	const struct thr_table *t;
+
+	if (cpu_idx >= st->nr_cpus || (max && !out))
+		return -EINVAL;
+	t = &st->thr[cpu_idx];
+	if (!max)
+		return t->n;
+	if (max >= t->n) {
+		memcpy(out, t->v, t->n * sizeof(*out));
+		qsort(out, t->n, sizeof(*out), thr_cmp);
+	} else {
+		struct pebs_obs_thread *all = malloc(t->n * sizeof(*all));
+
+		if (!all)
+			return pebs_err(-ENOMEM, "out of memory");
+		memcpy(all, t->v, t->n * sizeof(*all));
+		qsort(all, t->n, sizeof(*all), thr_cmp);
+		memcpy(out, all, max * sizeof(*out));
+		free(all);
+	}
+	return t->n;
+}

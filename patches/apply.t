@@ -1,0 +1,120 @@
+#!/bin/bash
+# apply.t - the kernel patch applies cleanly to Debian's linux-source-6.1,
+# it is a proper git-format patch, its declaration matches the module's,
+# and the module builds with HOOK=direct against the stock headers with
+# no compiler warning (modpost may only miss pebs_sched_switch_hook,
+# which the patched kernel exports).
+set -u
+src=${PEBS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+patch_file=$src/patches/0001-sched-direct-pebs-map-hook.patch
+tarball=${LINUX_SOURCE:-/usr/src/linux-source-6.1.tar.xz}
+kdir=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)}
+
+if [ ! -f "$tarball" ]; then
+	echo "1..0 # SKIP $tarball missing: apt-get install linux-source-6.1"
+	exit 0
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+diag() { sed 's/^/# /' "$@"; }
+
+echo "1..7"
+
+# 1: git format-patch shape
+if head -n 1 "$patch_file" | grep -Eq '^From [0-9a-f]{40} ' &&
+   grep -q '^Subject: \[PATCH\] sched/core: ' "$patch_file" &&
+   grep -q '^Signed-off-by: pebs-shim developers' "$patch_file" &&
+   grep -q '^---$' "$patch_file"; then
+	ok "git format-patch with subject and Signed-off-by"
+else
+	nok "git format-patch with subject and Signed-off-by"
+fi
+
+# 2: applies without fuzz or offset (only the files it touches are
+# extracted: tar still decompresses the whole archive, ~10 s)
+files=$(sed -n 's|^+++ b/||p' "$patch_file")
+top=$(tar -tJf "$tarball" 2>/dev/null | head -n 1 | cut -d/ -f1)
+# shellcheck disable=SC2046
+tar -xJf "$tarball" -C "$tmp" $(printf "$top/%s " $files) 2>"$tmp/tar.err"
+tree=$tmp/$top
+if (cd "$tree" && patch --dry-run -p1 <"$patch_file") >"$tmp/dry" 2>&1 &&
+   ! grep -Eiq 'hunk|fuzz|offset|reject|malformed' "$tmp/dry"; then
+	ok "applies to $(basename "$tarball") with no fuzz or offset"
+else
+	nok "applies to $(basename "$tarball") with no fuzz or offset"
+	diag "$tmp/tar.err" "$tmp/dry"
+fi
+
+# 3: the call sits between trace_sched_switch() and context_switch()
+(cd "$tree" && patch -s -p1 <"$patch_file") >/dev/null 2>&1
+order=$(awk '/^static void __sched notrace __schedule\(/ { in_s = 1 }
+	in_s && /trace_sched_switch\(/ { print "trace" }
+	in_s && /pebs_sched_switch\(prev, next\);/ { print "hook" }
+	in_s && /= context_switch\(/ { print "switch"; exit }' \
+	"$tree/kernel/sched/core.c" | tr '\n' ' ')
+if [ "$order" = "trace hook switch " ] &&
+   grep -q '^EXPORT_SYMBOL_GPL(pebs_sched_switch_hook);' \
+	"$tree/kernel/sched/core.c" &&
+   grep -q 'READ_ONCE(pebs_sched_switch_hook)' "$tree/kernel/sched/core.c"; then
+	ok "__schedule: hook after trace_sched_switch, before context_switch"
+else
+	nok "__schedule: hook after trace_sched_switch, before context_switch (got: $order)"
+fi
+
+# 4: the module's extern declaration matches the patched header's
+{
+	echo 'struct task_struct;'
+	sed -n '/^extern void (\*pebs_sched_switch_hook)/,/;$/p' \
+		"$tree/include/linux/sched.h"
+	sed -n '/^extern void (\*pebs_sched_switch_hook)/,/;$/p' \
+		"$src/kmod/hook_direct.c"
+	echo 'void (*pebs_sched_switch_hook)(struct task_struct *prev,'
+	echo '				struct task_struct *next);'
+} >"$tmp/decl.c"
+if [ "$(grep -c '^extern' "$tmp/decl.c")" = 2 ] &&
+   gcc -std=gnu11 -Wall -Wextra -Werror -c -o "$tmp/decl.o" "$tmp/decl.c" \
+	2>"$tmp/decl.err"; then
+	ok "kmod/hook_direct.c declares the hook exactly as the patch does"
+else
+	nok "kmod/hook_direct.c declares the hook exactly as the patch does"
+	diag "$tmp/decl.c" "$tmp/decl.err"
+fi
+
+# 5-7: HOOK=direct builds against the stock headers, W=1, no warnings
+if [ -z "$kdir" ] || [ ! -d "$kdir" ]; then
+	skip "no kernel headers in /usr/src: apt-get install linux-headers-amd64"
+	skip "no kernel headers"
+	skip "no kernel headers"
+	exit 0
+fi
+mkdir -p "$tmp/m/kmod"
+cp -r "$src/include" "$tmp/m/"
+cp "$src"/kmod/*.c "$src"/kmod/*.h "$src/kmod/Kbuild" "$tmp/m/kmod/"
+make -C "$kdir" M="$tmp/m/kmod" W=1 HOOK=direct KBUILD_MODPOST_WARN=1 \
+	modules >"$tmp/build" 2>&1
+rc=$?
+if [ $rc = 0 ] && [ -f "$tmp/m/kmod/pebs_map.ko" ]; then
+	ok "make HOOK=direct W=1 against $(basename "$kdir")"
+else
+	nok "make HOOK=direct W=1 against $(basename "$kdir") (exit $rc)"
+	diag "$tmp/build"
+fi
+if grep -q 'hook_direct\.o' "$tmp/build" &&
+   ! grep -Eq 'warning:|error:' "$tmp/build"; then
+	ok "no compiler warnings (W=1)"
+else
+	nok "no compiler warnings (W=1)"
+	grep -E -A3 'warning:|error:|hook_direct' "$tmp/build" | diag
+fi
+grep 'WARNING' "$tmp/build" >"$tmp/modpost"
+if [ "$(cat "$tmp/modpost")" = \
+     "WARNING: modpost: \"pebs_sched_switch_hook\" [$tmp/m/kmod/pebs_map.ko] undefined!" ]; then
+	ok "modpost: only pebs_sched_switch_hook undefined (the patched kernel exports it)"
+else
+	nok "modpost: only pebs_sched_switch_hook undefined"
+	diag "$tmp/modpost"
+fi

@@ -1,0 +1,65 @@
+#!/bin/bash
+# demo.sh - the README's main command, end to end (make demo):
+#
+#   pebs-shim record -e auto -- memwalk     (the best source this machine
+#                                            has: PEBS/IBS loads, else
+#                                            cpu-clock, and one line says so)
+#   pebs-shim report                        threads, symbols, memory
+#   perf report --stdio --sort sym | head   when perf is installed
+#
+# Builds the tool and the workloads first if needed, after checking that
+# what the build needs is installed (else it says which packages are
+# missing: `make deps` as root installs them). Runs unprivileged too
+# (recording a command needs only perf_event_paranoid <= 2).
+#
+# Env: B (build dir, default <repo>/build), SECONDS_TO_RUN (default 2),
+# DEMO_OUT (recording, default $TMPDIR/pebs-shim-demo-$USER.data).
+set -euo pipefail
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+B=${B:-$src/build}
+case $B in /*) ;; *) B=$src/$B ;; esac
+tool=$B/pebs-shim
+memwalk=$B/workloads/memwalk
+out=${DEMO_OUT:-${TMPDIR:-/tmp}/pebs-shim-demo-$(id -un).data}
+secs=${SECONDS_TO_RUN:-2}
+
+say() { echo "demo: $*" >&2; }
+
+# what building needs: a header or command, and the Debian package
+missing=()
+command -v "${CC:-cc}" >/dev/null || missing+=(build-essential)
+command -v make >/dev/null || missing+=(make)
+for need in perfmon/pfmlib.h:libpfm4-dev gelf.h:libelf-dev zlib.h:zlib1g-dev \
+	    linux/perf_event.h:linux-libc-dev; do
+	[ -e "/usr/include/${need%%:*}" ] || missing+=("${need#*:}")
+done
+if [ ! -x "$tool" ] || [ ! -x "$memwalk" ] || [ "$src/tools" -nt "$tool" ]; then
+	if [ "${#missing[@]}" -gt 0 ]; then
+		say "cannot build: missing ${missing[*]}"
+		say "install them as root: make deps (or apt-get install --no-install-recommends ${missing[*]})"
+		exit 1
+	fi
+	say "building the tool and the workloads in $B"
+	make -s -C "$src" B="$B" "$tool" "$memwalk" >&2
+fi
+
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
+if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 2 ]; then
+	say "perf_event_paranoid is $paranoid: unprivileged users cannot open perf events here"
+	say "run as root, or allow per-process profiling: sysctl kernel.perf_event_paranoid=2"
+	exit 1
+fi
+
+echo "+ pebs-shim record -e auto -o $out -- memwalk --seconds $secs"
+"$tool" record -e auto -o "$out" -- "$memwalk" --seconds "$secs"
+echo
+echo "+ pebs-shim report -i $out"
+"$tool" report -i "$out"
+if command -v perf >/dev/null; then
+	echo
+	echo "+ perf report --stdio --sort sym -i $out | head -20"
+	perf report --stdio --sort sym -i "$out" 2>/dev/null | head -20 || true
+else
+	say "perf is not installed (linux-perf; make deps installs it): skipping perf report"
+fi

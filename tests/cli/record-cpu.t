@@ -1,0 +1,53 @@
+#!/bin/bash
+# record-cpu.t - pebs-shim record -a / -C (per-CPU channels): the file
+# holds exactly the samples reported, memwalk's samples name its threads,
+# chase() comes first among them, -C keeps to its CPUs.
+. "$PEBS_SRC/tests/cli/record-common.sh"
+need_tools
+[ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] ||
+	skip_all "per-CPU events need root or perf_event_paranoid <= 0"
+echo 1..9
+
+"$tool" record -a -m 512 -e cpu-clock -c 250000 -o "$T/a.data" -- \
+	"$memwalk" --seconds 1 --mb 16 2>"$T/err"
+ok $? "record -a -- memwalk exits 0"
+sed 's/^/# /' "$T/err"
+n=$(summary_count "$T/err")
+perf script -i "$T/a.data" -F comm,pid,tid >"$T/script" 2>/dev/null
+m=$(wc -l <"$T/script")
+[ -n "$n" ] && [ "$n" -gt 100 ] && [ "$m" = "$n" ]
+ok $? "perf script sees as many samples as reported ($m vs $n)"
+read -r P W S <<<"$(memwalk_ids "$T/err")"
+threads_right "$T/script" "$P" "$W" "$S" "" pebs-shim
+ok $? "memwalk's samples name its threads (pid $P)"
+top=$(SORT=pid,sym top_symbol "$T/a.data" --pid "$P")
+[ "$top" = chase ]
+ok $? "perf report --sort sym --pid ranks chase first (got '$top')"
+if [ -e /dev/pebs_map ]; then
+	grep -q 'attribution: /dev/pebs_map' "$T/err"
+	ok $? "auto attribution uses the map"
+else
+	grep -q 'attribution: sample TID (no /dev/pebs_map; PERF_RECORD_SWITCH_CPU_WIDE baseline agrees' "$T/err"
+	ok $? "auto attribution without the module: TID, switch records as baseline"
+fi
+
+# memwalk pinned to CPU 0 so that CPU 0 surely sees it (its main thread
+# is "taskset" until the exec)
+"$tool" record -C 0 -m 1024 -e cpu-clock -c 250000 --format csv -o "$T/c.csv" -- \
+	taskset -c 0 "$memwalk" --seconds 0.5 --mb 16 2>"$T/err2"
+ok $? "record -C 0 --format csv exits 0"
+sed 's/^/# /' "$T/err2"
+head -1 "$T/c.csv" | grep -qx 'time,cpu,tgid,pid,comm,event,ip,symbol,addr,weight,data_src'
+ok $? "the CSV starts with its header"
+n=$(summary_count "$T/err2")
+awk -F, -v n="$n" 'NR > 1 { rows++; if ($2 != 0) bad++ }
+	END { exit !(rows == n && rows > 0 && !bad) }' "$T/c.csv"
+ok $? "$n rows, all on CPU 0"
+read -r P W S <<<"$(memwalk_ids "$T/err2")"
+awk -F, -v P="$P" -v W="$W" -v S="$S" '
+	NR > 1 && $3 == P { seen++
+		if (!(($4 == W && $5 == "walker") || ($4 == S && $5 == "streamer") ||
+		      ($4 == P && ($5 == "memwalk" || $5 == "taskset")))) bad++
+		if ($4 == W && $8 ~ /^chase/) chase++ }
+	END { exit !(seen && !bad && chase) }' "$T/c.csv"
+ok $? "CSV rows of memwalk carry its thread names and the chase symbol"

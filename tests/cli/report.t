@@ -1,0 +1,114 @@
+#!/bin/bash
+# report.t - perf.data files from the writer are read by Debian's perf
+# without warnings, and `pebs-shim report` summarizes them and the real
+# fixtures (Intel PEBS load latency, AMD IBS c2c).
+B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
+PS=$B/pebs-shim
+T=$(mktemp -d /tmp/report-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+# stderr of perf must have no warning or failure line
+clean() { ! grep -qiE 'warning|failed|error' "$1"; }
+
+echo "1..22"
+
+# 1-6: a file written by the writer (tests/unit/test-perfdata-write)
+F=$T/w.data
+PEBS_PERFDATA_KEEP=$F "$B/tests/unit/test-perfdata-write" >"$T/unit.out" 2>&1
+check "the unit test wrote a perf.data file" test -s "$F"
+perf script -i "$F" >"$T/script.out" 2>"$T/script.err"
+if [ $? = 0 ] && clean "$T/script.err"; then ok "perf script reads it without warnings"
+else nok "perf script reads it without warnings" "$(head -3 "$T/script.err")"; fi
+check "perf script shows all 1000 samples" test "$(wc -l <"$T/script.out")" = 1000
+perf report --stdio -i "$F" --sort sym >"$T/rep.out" 2>"$T/rep.err"
+if [ $? = 0 ] && clean "$T/rep.err"; then ok "perf report reads it without warnings"
+else nok "perf report reads it without warnings" "$(head -3 "$T/rep.err")"; fi
+check "perf report: 1000 samples, all in pebs_test_hot_fn (synthesized MMAP2)" \
+	bash -c "grep -q \"^# Samples: 1000  of event 'cpu-clock'\" '$T/rep.out' &&
+		 grep -qE '^ +100.00% +\\[\\.\\] pebs_test_hot_fn' '$T/rep.out'"
+perf report --header-only -i "$F" >"$T/hdr.out" 2>"$T/hdr.err"
+check "perf report --header-only: cmdline, event name, sample time, no warning" \
+	bash -c "grep -q '^# cmdline : pebs-shim record -e cpu-clock --attribution=tid' '$T/hdr.out' &&
+		 grep -q '^# event : name = cpu-clock' '$T/hdr.out' &&
+		 grep -q '^# sample duration :' '$T/hdr.out' && ! grep -qi warning '$T/hdr.err'"
+
+bid=$(readelf -n "$B/tests/unit/test-perfdata-write" | sed -n 's/.*Build ID: //p')
+check "perf buildid-list: the test binary with its build id (HEADER_BUILD_ID)" \
+	bash -c "perf buildid-list -i '$F' 2>/dev/null | grep -qx '$bid .*/test-perfdata-write'"
+
+# 8-9: pebs-shim report on the same file
+"$PS" report -i "$F" >"$T/ps.out" 2>"$T/ps.err"
+check "pebs-shim report: exit 0, 1000 samples, attribution tid" \
+	bash -c "grep -q '^# samples   : 1000 ' '$T/ps.out' &&
+		 grep -q '^# attribution: tid' '$T/ps.out' && test ! -s '$T/ps.err'"
+check "pebs-shim report: pebs_test_hot_fn holds every sample" \
+	grep -qE '^ +1000 +100.00% +1 +pebs_test_hot_fn ' "$T/ps.out"
+
+# 10-13: the real fixtures
+A=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
+I=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
+"$PS" report -i "$A" >"$T/amd.out" 2>"$T/amd.err"
+check "AMD IBS fixture (attr size 136): 27447 samples, 5855 with an address" \
+	bash -c "grep -q '^# samples   : 27447 (5855 with a data address' '$T/amd.out' &&
+		 grep -q '^# event 0   : ibs_op// (type 11' '$T/amd.out' && test ! -s '$T/amd.err'"
+check "AMD IBS fixture: the ring's hot cache line is shared by 8+ threads" \
+	bash -c "sed -n '/who shares a cache line/,/^\$/p' '$T/amd.out' |
+		 grep -qE '^ +3395 +57.98% +- +8 +0x624b89b06f40'"
+"$PS" report -i "$I" >"$T/intel.out" 2>"$T/intel.err"
+check "Intel PEBS ldlat fixture: 14 samples, ldlat event named, dummy has 0" \
+	bash -c "grep -q '^# samples   : 14 (14 with a data address, 14 with a data source, 14 with a weight)' '$T/intel.out' &&
+		 grep -q 'MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64.*config1 0x40.*: 14 samples' '$T/intel.out' &&
+		 grep -q 'dummy:HG .*: 0 samples' '$T/intel.out'"
+check "Intel PEBS ldlat fixture: weights 70..249 (min/max)" \
+	bash -c "grep -A2 '^# weight' '$T/intel.out' | grep -qE '^ +70 +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +249 +14\$'"
+
+# 14-15: --sort
+"$PS" report -i "$I" --sort comm,src -n 0 >"$T/sort.out" 2>&1
+check "--sort comm,src: one table, 14 samples in rows" \
+	bash -c "test \$(grep -cE '^ +[0-9]+ +[0-9.]+%' '$T/sort.out') -ge 10 &&
+		 awk '/^ +[0-9]+ +[0-9.]+%/ { s += \$1 } END { exit s != 14 }' '$T/sort.out'"
+"$PS" report -i "$I" --sort comm,bogus >"$T/bad.out" 2>"$T/bad.err"
+rc=$?
+check "--sort with an unknown key: exit 2, one line" \
+	bash -c "test $rc = 2 && test \$(wc -l <'$T/bad.err') = 1"
+
+# 16-18: bad input
+"$PS" report -i "$T/nonexistent.data" >"$T/ne.out" 2>"$T/ne.err"
+rc=$?
+check "missing file: exit 1, one line naming it" \
+	bash -c "test $rc = 1 && test \$(wc -l <'$T/ne.err') = 1 &&
+		 grep -q '^pebs-shim report: .*nonexistent.data' '$T/ne.err'"
+head -c 4096 /dev/urandom >"$T/junk.data"
+"$PS" report -i "$T/junk.data" >/dev/null 2>"$T/junk.err"
+rc=$?
+check "not a perf.data file: exit 1, one line" \
+	bash -c "test $rc = 1 && test \$(wc -l <'$T/junk.err') = 1"
+(cd "$T" && "$PS" report >/dev/null 2>"$T/def.err"; echo $? >"$T/def.rc")
+check "default input pebs-shim.data: named in the error when absent" \
+	bash -c "test \$(cat '$T/def.rc') = 1 && grep -q 'pebs-shim.data' '$T/def.err'"
+
+# 19: help
+"$PS" report --help >"$T/help.out" 2>&1
+check "--help: exit 0, usage line" grep -q '^usage: pebs-shim report' "$T/help.out"
+
+# 20-22: a file written by pebs-shim record (software event, this host)
+R=$T/rec.data
+if "$PS" record -e page-faults -c 1 -o "$R" -- "$B/workloads/memwalk" \
+	--seconds 0.3 --mb 8 >"$T/rec.out" 2>"$T/rec.err" && test -s "$R"; then
+	perf script -i "$R" >"$T/rs.out" 2>"$T/rs.err"
+	if [ $? = 0 ] && clean "$T/rs.err"; then ok "perf script reads a pebs-shim record file without warnings"
+	else nok "perf script reads a pebs-shim record file without warnings" "$(head -3 "$T/rs.err")"; fi
+	perf report --stdio -i "$R" >/dev/null 2>"$T/rr.err"
+	if [ $? = 0 ] && clean "$T/rr.err"; then ok "perf report reads it without warnings"
+	else nok "perf report reads it without warnings" "$(head -3 "$T/rr.err")"; fi
+	"$PS" report -i "$R" >"$T/rp.out" 2>&1
+	want=$(wc -l <"$T/rs.out")
+	check "pebs-shim report counts the $want samples perf script shows" \
+		grep -q "^# samples   : $want " "$T/rp.out"
+else
+	for i in 1 2 3; do skip "pebs-shim record failed: $(head -1 "$T/rec.err")"; done
+fi

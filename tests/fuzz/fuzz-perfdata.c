@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz-perfdata.c - libFuzzer target for the perf.data reader: the input
+ * is a whole file (pebs_perfdata__from_memory); every record is walked,
+ * samples and sample_ids decoded, attrs, names and features read.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebsshim.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pebs_perfdata *pd;
+	const struct perf_event_header *ev;
+	struct pebs_sample s;
+	unsigned int idx, guard = 0;
+	char buf[64];
+	int n;
+
+	if (pebs_perfdata__from_memory(data, size, &pd))
+		return 0;
+	for (unsigned int i = 0; i < pebs_perfdata__nr_attrs(pd); i++) {
+		const uint64_t *ids;
+		size_t nr;
+
+		if (!pebs_perfdata__attr(pd, i, &ids, &nr))
+			abort();
+		for (size_t j = 0; j < nr; j++)
+			guard += ids[j] == 0;
+		pebs_perfdata__attr_name(pd, i);
+	}
+	for (unsigned int f = 0; f < PEBS_FEAT_BITS; f++) {
+		const void *p;
+		size_t len;
+
+		if (pebs_perfdata__feat(pd, f, &p, &len) == 0 &&
+		    ((const uint8_t *)p < data ||
+		     (const uint8_t *)p + len > data + size))
+			abort();
+		pebs_perfdata__feat_str(pd, f, buf, sizeof(buf));
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		pebs_perfdata__rewind(pd);
+		while ((n = pebs_perfdata__next(pd, &ev)) > 0) {
+			struct perf_event_header h;
+
+			memcpy(&h, ev, sizeof(h));	/* may be unaligned */
+			if ((const uint8_t *)ev < data ||
+			    (const uint8_t *)ev + h.size > data + size)
+				abort();
+			if (h.type == PERF_RECORD_SAMPLE) {
+				if (pebs_perfdata__sample(pd, ev, &s, &idx) == 0 &&
+				    idx >= pebs_perfdata__nr_attrs(pd))
+					abort();
+			} else {
+				pebs_perfdata__sample_id(pd, ev, &s, &idx);
+			}
+		}
+	}
+	pebs_perfdata__close(pd);
+	return (int)(guard & 0);
+}

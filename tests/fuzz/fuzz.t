@@ -1,0 +1,139 @@
+#!/bin/bash
+# fuzz.t - run each libFuzzer target ($PEBS_BUILD/fuzz/fuzz-*, built by
+# `make fuzz` with clang -fsanitize=fuzzer,address,undefined) for a
+# bounded time (PEBS_FUZZ_TIME seconds, default 20) from a small seed
+# corpus made here: PEBS-like sample records and rings for fuzz-sample,
+# small perf.data files (synthetic, and the real fixtures cut down to their
+# first records) for fuzz-perfdata. A crash, leak or sanitizer report is a
+# failure; its reproducer is kept in $PEBS_BUILD/fuzz/artifacts/.
+set -u
+B=${PEBS_BUILD:?set PEBS_BUILD to the build directory}
+S=${PEBS_SRC:?set PEBS_SRC to the source tree}
+T=${PEBS_FUZZ_TIME:-20}
+targets=(fuzz-sample fuzz-perfdata)
+
+echo "1..${#targets[@]}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+have_libfuzzer() {
+	echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)
+	      { (void)d; (void)n; return 0; }' > "$tmp/probe.c"
+	${CLANG:-clang} -fsanitize=fuzzer -o "$tmp/probe" "$tmp/probe.c" \
+		>/dev/null 2>&1
+}
+
+# Seeds. Python only writes bytes here; without it libFuzzer starts from
+# an empty corpus.
+mkdir -p "$tmp/seed-fuzz-sample" "$tmp/seed-fuzz-perfdata"
+if command -v python3 >/dev/null; then
+	python3 - "$tmp" "$S" <<'EOF' || echo "# seed generation failed; fuzzing from empty corpora"
+import struct, sys, os
+tmp, src = sys.argv[1], sys.argv[2]
+IP, TID, TIME, ADDR, READ, CALLCHAIN, ID, CPU, PERIOD = 1, 2, 4, 8, 16, 32, 64, 128, 256
+RAW, BRANCH, REGS_USER, STACK_USER, WEIGHT, DATA_SRC, IDENT = 1<<10, 1<<11, 1<<12, 1<<13, 1<<14, 1<<15, 1<<16
+WSTRUCT = 1 << 24
+
+def hdr(t, size): return struct.pack('<IHH', t, 0, size)
+def rec(t, body): return hdr(t, 8 + len(body)) + body
+def attrpre(st, rf=0, bst=0, ru=0, ri=0): return struct.pack('<5Q', st, rf, bst, ru, ri)
+
+pebs = IP | TID | TIME | ADDR | CPU | WEIGHT | DATA_SRC
+sample = rec(9, struct.pack('<QIIQQIIQQ', 0x401136, 10, 11, 1000, 0x7f00, 1, 0, 97, 0x68100142))
+seeds = {
+  'pebs': attrpre(pebs) + sample,
+  'ident': attrpre(pebs | IDENT) + rec(9, struct.pack('<QQIIQQIIQQ', 42, 0x401136, 10, 11, 1000, 0x7f00, 1, 0, 97, 0x68100142)),
+  'wstruct': attrpre(IP | TID | TIME | ADDR | ID | CPU | DATA_SRC | WSTRUCT) +
+             rec(9, struct.pack('<QIIQQQIIIHHQ', 0x401136, 10, 11, 1000, 0x7f00, 3168, 1, 0, 225, 4, 0, 0x11868100242)),
+  'var': attrpre(IDENT | IP | READ | CALLCHAIN | RAW | BRANCH | REGS_USER | STACK_USER, 0xd, 1 << 17, 0x7, 0) +
+         rec(9, struct.pack('<QQ', 1, 2) + struct.pack('<QQQQQ', 2, 5, 6, 7, 8) +
+             struct.pack('<QQQ', 2, 0xa, 0xb) + struct.pack('<I', 4) + b'abcd' +
+             struct.pack('<QQ', 1, 9) + struct.pack('<3Q', 1, 2, 3) * 1 +
+             struct.pack('<QQQQ', 2, 1, 2, 3) + struct.pack('<QQQ', 8, 0, 8)),
+  'ring': attrpre(pebs, 0, 0, 4090) + rec(2, struct.pack('<QQQ', 7, 5, 0)) + sample + rec(5, struct.pack('<QQQ', 1, 2, 3)) + sample,
+}
+for name, data in seeds.items():
+    open(os.path.join(tmp, 'seed-fuzz-sample', name), 'wb').write(data)
+
+# a small perf.data: 2 attrs (ids 10, 11 | 20), samples, a HEADER_ATTR, HOSTNAME
+def perfdata(attr_size):
+    st = IDENT | IP | TIME
+    out = bytearray(104)
+    ids_at = len(out); out += struct.pack('<3Q', 10, 11, 20)
+    attrs_at = len(out)
+    for i in range(2):
+        a = bytearray(attr_size)
+        struct.pack_into('<IIQQ', a, 0, 1, attr_size, i, 4000)
+        struct.pack_into('<Q', a, 24, st | (ADDR if i else 0))
+        struct.pack_into('<Q', a, 40, 1 << 18)     # sample_id_all
+        out += a + struct.pack('<QQ', ids_at + 16 * i, 8 if i else 16)
+    data_at = len(out)
+    out += rec(9, struct.pack('<3Q', 11, 0x1111, 5))
+    out += rec(9, struct.pack('<4Q', 20, 0x2222, 6, 0xdead))
+    out += rec(3, struct.pack('<II', 1, 1) + b'comm\0\0\0\0' + struct.pack('<Q', 10))
+    a = bytearray(112); struct.pack_into('<IIQQQ', a, 0, 1, 112, 2, 1, st | PERIOD)
+    out += rec(64, bytes(a) + struct.pack('<Q', 30))
+    out += rec(9, struct.pack('<4Q', 30, 0x3333, 7, 100))
+    out += rec(68, b'')
+    data_end = len(out)
+    feat_at = len(out); out += bytes(16)
+    s_at = len(out); out += struct.pack('<I', 8) + b'box\0\0\0\0\0'
+    struct.pack_into('<QQ', out, feat_at, s_at, len(out) - s_at)
+    struct.pack_into('<QQQ', out, 0, 0x32454c4946524550, 104, attr_size + 16)
+    struct.pack_into('<QQQQQQ', out, 24, attrs_at, data_at - attrs_at, data_at, data_end - data_at, 0, 0)
+    struct.pack_into('<Q', out, 72, 1 << 3)
+    return bytes(out)
+
+for size in (64, 112, 128, 136):
+    open(os.path.join(tmp, 'seed-fuzz-perfdata', 'synthetic-%d' % size), 'wb').write(perfdata(size))
+
+# the real recordings, cut to their first ~3 KiB of records, no features
+for name in ('intel-skx-xeon8173M_ldlat64_weight-struct.perf.data',
+             'amd-zen4-epyc9254_ibs-c2c_ring.perf.data'):
+    try:
+        b = bytearray(open(os.path.join(src, 'tests/fixtures', name), 'rb').read())
+    except OSError:
+        continue
+    ao, asz, do, dsz = struct.unpack_from('<QQQQ', b, 24)
+    p, end = do, do + dsz
+    while p < end and p - do < 3000:
+        p += struct.unpack_from('<H', b, p + 6)[0]
+    # keep everything up to p, but ids lie before the data: fine
+    out = b[:p]
+    struct.pack_into('<Q', out, 48, p - do)
+    struct.pack_into('<4Q', out, 72, 0, 0, 0, 0)
+    open(os.path.join(tmp, 'seed-fuzz-perfdata', 'cut-' + name), 'wb').write(bytes(out))
+EOF
+fi
+
+n=0
+for t in "${targets[@]}"; do
+	n=$((n + 1))
+	bin=$B/fuzz/$t
+	if [ ! -x "$bin" ]; then
+		if ! have_libfuzzer; then
+			echo "ok $n - $t # SKIP libFuzzer unavailable (clang -fsanitize=fuzzer does not link: install clang and libclang-rt-14-dev)"
+		else
+			echo "not ok $n - $t: $bin not built (run make fuzz)"
+		fi
+		continue
+	fi
+	mkdir -p "$tmp/corpus-$t" "$tmp/art-$t"
+	seeds=$(ls "$tmp/seed-$t" | wc -l)
+	"$bin" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=8192 -print_final_stats=1 \
+		-artifact_prefix="$tmp/art-$t/" \
+		"$tmp/corpus-$t" "$tmp/seed-$t" > "$tmp/log-$t" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/log-$t")
+	cov=$(grep -o 'cov: [0-9]*' "$tmp/log-$t" | tail -n 1)
+	if [ $rc -eq 0 ]; then
+		echo "ok $n - $t: ${runs:-?} runs in ${T}s from $seeds seeds, $cov"
+	else
+		mkdir -p "$B/fuzz/artifacts"
+		cp "$tmp/art-$t"/* "$B/fuzz/artifacts/" 2>/dev/null
+		echo "not ok $n - $t: exit $rc (reproducers in $B/fuzz/artifacts/)"
+		grep -E 'ERROR|SUMMARY|runtime error|#[0-9]+ 0x' "$tmp/log-$t" |
+			head -n 20 | sed 's/^/# /'
+	fi
+done

@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-event-probe - pebs_event__probe() against this host's kernel.
+ *
+ * What a host can open depends on its PMU, so each case first reads the
+ * facts (sysfs cpu and ibs_op PMUs, cpu/caps/max_precise, the core PMU
+ * libpfm4 detects) and asserts the outcome those facts imply. Observed on
+ * the project's VM (kernel 6.18, virtualized AMD core PMU with
+ * max_precise 0, no ibs_op, libpfm4 sees amd64_fam19h_zen3): loads ->
+ * -ENOENT at parse; forced skl loads -> probe -EOPNOTSUPP; auto ->
+ * cpu-clock. On a VM without any PMU the kernel answers ENOENT instead.
+ * Forced-PMU cases run in a re-executed copy of this program, since
+ * libpfm4 reads LIBPFM_FORCE_PMU once per process.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+static bool has_cpu_pmu, has_ibs;
+static int max_precise = -1;
+
+static void host_facts(void)
+{
+	char path[256];
+	FILE *f;
+
+	has_cpu_pmu = pebs_sysfs_has("cpu", NULL);
+	has_ibs = pebs_sysfs_has("ibs_op", NULL);
+	snprintf(path, sizeof(path), "%s/cpu/caps/max_precise",
+		 pebs_sysfs_root());
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &max_precise) != 1)
+			max_precise = -1;
+		fclose(f);
+	}
+}
+
+static bool core_is_intel(void)
+{
+	const char *core = pebs_pfm_core_pmu(0);
+
+	return core && strncmp(core, "amd", 3);
+}
+
+/* child mode: parse (and probe) one event with a forced PMU */
+static int child(const char *str)
+{
+	struct pebs_event ev;
+	int rc, probe = 1;
+
+	rc = pebs_event__parse(str, &ev);
+	if (!rc)
+		probe = pebs_event__probe(&ev);
+	printf("%d %d %#x\n%s\n%s\n", rc, probe, ev.flags, pebs_errmsg(),
+	       ev.note);
+	return 0;
+}
+
+struct forced {
+	int rc, probe;
+	unsigned int flags;
+	char msg[512], note[200];
+};
+
+static void run_forced(const char *pmu, const char *str, struct forced *r)
+{
+	char cmd[256];
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "LIBPFM_FORCE_PMU=%s /proc/%d/exe "
+		 "--child '%s'", pmu, (int)getpid(), str);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	memset(r, 0, sizeof(*r));
+	/* line by line: the message may be empty */
+	assert_non_null(fgets(cmd, sizeof(cmd), p));
+	assert_int_equal(sscanf(cmd, "%d %d %x", &r->rc, &r->probe,
+				&r->flags), 3);
+	assert_non_null(fgets(r->msg, sizeof(r->msg), p));
+	r->msg[strcspn(r->msg, "\n")] = '\0';
+	if (!fgets(r->note, sizeof(r->note), p))
+		r->note[0] = '\0';
+	r->note[strcspn(r->note, "\n")] = '\0';
+	assert_int_equal(pclose(p), 0);
+	print_message("# %s %s: parse %d probe %d: %s [%s]\n", pmu, str,
+		      r->rc, r->probe, r->msg, r->note);
+}
+
+static void test_software(void **state)
+{
+	static const char *const names[] = {
+		"cpu-clock", "task-clock", "page-faults", "minor-faults",
+		"major-faults", "context-switches", "cpu-migrations", "dummy",
+		"cpu-clock:period=100000", "page-faults:u",
+	};
+	struct pebs_event ev;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		assert_int_equal(pebs_event__parse(names[i], &ev), 0);
+		if (pebs_event__probe(&ev))
+			fail_msg("%s: %s", names[i], pebs_errmsg());
+		assert_string_equal(pebs_errmsg(), "");
+	}
+}
+
+/* the kernel has no check on precise_ip for software PMUs (6.1, 6.18) */
+static void test_precise_software(void **state)
+{
+	static const char *const names[] = {
+		"cpu-clock:precise=1", "cpu-clock:precise=2",
+		"task-clock:precise=3", "page-faults:precise=2",
+	};
+	struct pebs_event ev;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		assert_int_equal(pebs_event__parse(names[i], &ev), 0);
+		assert_true(ev.attr.precise_ip > 0);
+		if (pebs_event__probe(&ev))
+			fail_msg("%s: %s", names[i], pebs_errmsg());
+	}
+}
+
+static void test_loads_here(void **state)
+{
+	struct pebs_event ev;
+	const char *core = pebs_pfm_core_pmu(0);
+
+	(void)state;
+	if (has_ibs || core_is_intel())
+		skip();	/* a PEBS/IBS candidate: covered by test_auto */
+	assert_int_equal(pebs_event__parse("loads", &ev), -ENOENT);
+	print_message("# loads: %s\n", pebs_errmsg());
+	if (core)
+		assert_non_null(strstr(pebs_errmsg(), "this CPU/VM has no "
+				       "ibs_op PMU (loads on"));
+	else
+		assert_non_null(strstr(pebs_errmsg(), "no PEBS or IBS load"));
+	assert_non_null(strstr(pebs_errmsg(), "use -e auto"));
+}
+
+static void test_loads_forced_skl(void **state)
+{
+	struct forced r;
+
+	(void)state;
+	run_forced("skl", "loads", &r);
+	assert_int_equal(r.rc, 0);
+	if (!has_cpu_pmu) {
+		/* no hardware PMU at all: the raw type is unknown */
+		assert_int_equal(r.probe, -ENOENT);
+		assert_string_equal(r.msg, "this CPU/VM has no skl PMU (loads): "
+				    "use -e auto or a software event such as "
+				    "cpu-clock");
+	} else if (max_precise >= 0 && max_precise < 2) {
+		/* a core PMU without PEBS (x86_pmu_max_precise) */
+		assert_int_equal(r.probe, -EOPNOTSUPP);
+		assert_string_equal(r.msg, "loads: precise_ip=2 not supported "
+				    "here (Operation not supported): lower "
+				    ":precise");
+	} else {
+		skip();	/* PEBS hardware: the answer depends on the model */
+	}
+}
+
+static void test_auto(void **state)
+{
+	struct pebs_event ev;
+	char want[200], full[300];
+	struct forced r;
+
+	(void)state;
+	assert_int_equal(pebs_event__parse("auto", &ev), 0);
+	print_message("# auto: %s [%s]\n", ev.resolved, ev.note);
+	assert_string_equal(ev.name, "auto");
+	assert_int_equal(pebs_event__probe(&ev), 0);
+	if (!(ev.flags & PEBS_EVENT_FALLBACK)) {
+		/* this host samples loads precisely */
+		assert_true(ev.flags & PEBS_EVENT_PRECISE);
+		assert_true(ev.flags & PEBS_EVENT_MEMORY);
+		assert_non_null(strstr(ev.note, " loads ("));
+		return;
+	}
+	assert_int_equal(ev.flags, PEBS_EVENT_SOFTWARE | PEBS_EVENT_FALLBACK);
+	assert_int_equal(ev.attr.type, PERF_TYPE_SOFTWARE);
+	assert_int_equal(ev.attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	if (!has_ibs && !core_is_intel()) {
+		if (!has_cpu_pmu)
+			snprintf(want, sizeof(want), "no hardware PMU: "
+				 "virtualized?");
+		else
+			snprintf(want, sizeof(want), "the %s PMU has no IBS "
+				 "(no ibs_op): virtualized?",
+				 pebs_pfm_core_pmu(0));
+		snprintf(full, sizeof(full), "auto: no PEBS/IBS here (%s); "
+			 "sampling cpu-clock instead", want);
+		assert_string_equal(ev.note, full);
+	}
+
+	/* the same host seen as a Skylake: PEBS encodes, the kernel says no */
+	run_forced("skl", "auto", &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.probe, 0);
+	assert_int_equal(r.flags, PEBS_EVENT_SOFTWARE | PEBS_EVENT_FALLBACK);
+	if (!has_cpu_pmu)
+		assert_string_equal(r.note, "auto: no PEBS/IBS here (no "
+				    "hardware PMU: virtualized?); sampling "
+				    "cpu-clock instead");
+	else if (max_precise >= 0 && max_precise < 2)
+		assert_string_equal(r.note, "auto: no PEBS/IBS here (the "
+				    "kernel refuses skl precise_ip=2: "
+				    "virtualized?); sampling cpu-clock "
+				    "instead");
+}
+
+static char fake[64];
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* a sysfs PMU whose type the kernel does not know: ENOENT from the open */
+static void test_probe_unknown_pmu(void **state)
+{
+	struct pebs_event ev;
+	char path[128];
+	FILE *f;
+
+	(void)state;
+	snprintf(fake, sizeof(fake), "/tmp/pebs-ev-live-XXXXXX");
+	assert_non_null(mkdtemp(fake));
+	snprintf(path, sizeof(path), "%s/ghost", fake);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/ghost/type", fake);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("4000\n", f);	/* dynamic types are allocated from 6 up */
+	fclose(f);
+
+	pebs_sysfs_set_root(fake);
+	/* :u, so that perf_event_paranoid lets anyone ask */
+	assert_int_equal(pebs_event__parse("ghost//u", &ev), 0);
+	pebs_sysfs_set_root(NULL);
+	assert_int_equal(ev.attr.type, 4000);
+	assert_int_equal(pebs_event__probe(&ev), -ENOENT);
+	assert_string_equal(pebs_errmsg(), "this CPU/VM has no ghost PMU "
+			    "(ghost//u): use -e auto or a software event such "
+			    "as cpu-clock");
+	assert_int_equal(nftw(fake, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+/* a real sysfs event through the sysfs encoder */
+static void test_probe_msr(void **state)
+{
+	struct pebs_event ev;
+	int rc;
+
+	(void)state;
+	if (!pebs_sysfs_has("msr", "events/tsc"))
+		skip();
+	assert_int_equal(pebs_event__parse("msr/tsc/", &ev), 0);
+	assert_string_equal(ev.pmu, "msr");
+	assert_int_equal(ev.flags, PEBS_EVENT_SYSFS);
+	rc = pebs_event__probe(&ev);
+	if (rc == -EACCES || rc == -EPERM)
+		skip();	/* counts the kernel too: needs privileges */
+	assert_int_equal(rc, 0);
+	/* the msr PMU cannot filter by privilege (PERF_PMU_CAP_NO_EXCLUDE) */
+	assert_int_equal(pebs_event__parse("msr/tsc/u", &ev), 0);
+	assert_int_equal(pebs_event__probe(&ev), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "the msr PMU refused"));
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_software),
+		cmocka_unit_test(test_precise_software),
+		cmocka_unit_test(test_loads_here),
+		cmocka_unit_test(test_loads_forced_skl),
+		cmocka_unit_test(test_auto),
+		cmocka_unit_test(test_probe_unknown_pmu),
+		cmocka_unit_test(test_probe_msr),
+	};
+
+	if (argc == 3 && !strcmp(argv[1], "--child"))
+		return child(argv[2]);
+	host_facts();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

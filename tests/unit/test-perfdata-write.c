@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-perfdata-write.c - the perf.data writer (lib/perfdata-write.c),
+ * read back with the reader (lib/perfdata-read.c): attrs and ids, event
+ * names, feature sections, synthesized COMM/MMAP2 records with their
+ * sample_id trailer, samples across several write buffers, LOST
+ * accounting, and the error paths.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+/* more samples than one 1 MiB write buffer holds */
+#define NR_SAMPLES	40000
+
+struct rec_sample {
+	struct perf_event_header h;
+	uint64_t id;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+	uint64_t addr;
+	uint32_t cpu, res;
+	uint64_t period;
+};
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | \
+		     PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | \
+		     PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+
+static char dir[] = "/tmp/test-perfdata-write.XXXXXX";
+
+static int group_setup(void **state)
+{
+	(void)state;
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void make_attr(struct perf_event_attr *a, uint64_t config)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = config;
+	a->sample_period = 1000;
+	a->sample_type = SAMPLE_TYPE;
+	a->sample_id_all = 1;
+	a->exclude_kernel = 1;
+}
+
+static void test_create_errors(void **state)
+{
+	struct pebs_perfdata_writer *w = NULL;
+	int err;
+
+	(void)state;
+	err = pebs_perfdata_writer__create("/nonexistent-dir/x.data", &w);
+	assert_int_equal(err, -ENOENT);
+	assert_null(w);
+	assert_non_null(strstr(pebs_errmsg(), "/nonexistent-dir/x.data"));
+	assert_int_equal(pebs_perfdata_writer__close(NULL), 0);
+}
+
+static void test_api_rules(void **state)
+{
+	struct pebs_perfdata_writer *w;
+	struct perf_event_attr a;
+	struct perf_event_header bad = { .type = 99, .size = 12 };
+	struct perf_event_header round = {
+		.type = PEBS_PERF_RECORD_FINISHED_ROUND, .size = 8 };
+	uint64_t id1 = 1, id2 = 2;
+	char path[PATH_MAX];
+
+	(void)state;
+	path_of(path, sizeof(path), "rules.data");
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	make_attr(&a, PERF_COUNT_SW_CPU_CLOCK);
+	a.sample_type &= ~(uint64_t)PERF_SAMPLE_IDENTIFIER;
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id1, 1, "a"),
+			 0);
+	/* a second event needs IDENTIFIER in both */
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id2, 1, "b"),
+			 -EINVAL);
+	assert_int_equal(pebs_perfdata_writer__write(w, &bad), -EINVAL);
+	assert_int_equal(pebs_perfdata_writer__write(w, &round), 0);
+	/* no events after the first record */
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id2, 1, "b"),
+			 -EINVAL);
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+}
+
+/* The string number @idx of a HEADER_CMDLINE section. */
+static const char *cmdline_arg(const void *data, size_t size, unsigned idx)
+{
+	const char *p = data, *end = p + size;
+	uint32_t nr, len;
+
+	memcpy(&nr, p, 4);
+	p += 4;
+	for (unsigned int i = 0; i < nr && p + 4 <= end; i++) {
+		memcpy(&len, p, 4);
+		if (i == idx)
+			return p + 4;
+		p += 4 + len;
+	}
+	return NULL;
+}
+
+static void test_round_trip(void **state)
+{
+	static const uint64_t ids_a[] = { 11, 12 }, ids_b[] = { 21 };
+	const char *argv[] = { "pebs-shim", "record", "-e", "cpu-clock",
+			       "--attribution=tid" };
+	const struct pebs_perfdata_writer_stats *st;
+	const struct perf_event_header *ev;
+	const struct perf_event_attr *ra;
+	struct pebs_perfdata_writer *w;
+	struct pebs_perfdata *pd;
+	struct perf_event_attr a, b;
+	struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+		uint8_t sample_id[40];
+	} lost = { { PERF_RECORD_LOST, 0, sizeof(lost) }, 11, 5, { 0 } };
+	char path[PATH_MAX], exe[PATH_MAX], host[256], comm[32];
+	const uint64_t *ids;
+	const void *feat;
+	size_t nr_ids, feat_size;
+	uint64_t nr_samples = 0, nr_b = 0, last_time = 0;
+	bool comm_seen = false, mmap_seen = false;
+	unsigned int idx;
+	ssize_t n;
+	int err;
+
+	(void)state;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	assert_true(n > 0);
+	exe[n] = '\0';
+	FILE *cf = fopen("/proc/self/comm", "r");
+	assert_non_null(fgets(comm, sizeof(comm), cf));
+	fclose(cf);
+	comm[strcspn(comm, "\n")] = '\0';
+
+	path_of(path, sizeof(path), "rt.data");
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	make_attr(&a, PERF_COUNT_SW_CPU_CLOCK);
+	make_attr(&b, PERF_COUNT_SW_PAGE_FAULTS);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, ids_a, 2,
+							"cpu-clock"), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &b, ids_b, 1,
+							"page-faults"), 0);
+	assert_int_equal(pebs_perfdata_writer__set_cmdline(w, 5, argv), 0);
+	assert_true(pebs_perfdata_writer__synth_task(w, getpid()) >= 1);
+	for (unsigned int i = 0; i < NR_SAMPLES; i++) {
+		struct rec_sample s = {
+			.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+			       sizeof(s) },
+			.id = i % 3 == 2 ? 21 : ids_a[i % 2],
+			.ip = 0x400000 + i,
+			.pid = (uint32_t)getpid(),
+			.tid = (uint32_t)getpid() + i % 4,
+			.time = 1000000 + (uint64_t)i * 10,
+			.addr = 0x7f0000000000ull + i * 64,
+			.cpu = i % 2,
+			.period = 1000,
+		};
+		assert_int_equal(pebs_perfdata_writer__write(w, &s.h), 0);
+	}
+	assert_int_equal(pebs_perfdata_writer__write(w, &lost.h), 0);
+	st = pebs_perfdata_writer__stats(w);
+	assert_int_equal(st->samples, NR_SAMPLES);
+	assert_int_equal(st->lost, 5);
+	assert_int_equal(st->first_time, 1000000);
+	assert_int_equal(st->last_time, 1000000 + (NR_SAMPLES - 1) * 10);
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+
+	err = pebs_perfdata__open(path, &pd);
+	assert_int_equal(err, 0);
+	assert_int_equal(pebs_perfdata__nr_attrs(pd), 2);
+	ra = pebs_perfdata__attr(pd, 0, &ids, &nr_ids);
+	assert_non_null(ra);
+	assert_int_equal(ra->config, PERF_COUNT_SW_CPU_CLOCK);
+	assert_int_equal(ra->sample_type, SAMPLE_TYPE);
+	assert_int_equal(ra->size, sizeof(struct perf_event_attr));
+	assert_int_equal(nr_ids, 2);
+	assert_int_equal(ids[1], 12);
+	ra = pebs_perfdata__attr(pd, 1, &ids, &nr_ids);
+	assert_int_equal(ra->config, PERF_COUNT_SW_PAGE_FAULTS);
+	assert_int_equal(nr_ids, 1);
+	assert_int_equal(ids[0], 21);
+	assert_string_equal(pebs_perfdata__attr_name(pd, 0), "cpu-clock");
+	assert_string_equal(pebs_perfdata__attr_name(pd, 1), "page-faults");
+
+	gethostname(host, sizeof(host));
+	{
+		char got[256];
+
+		assert_true(pebs_perfdata__feat_str(pd, PEBS_FEAT_HOSTNAME, got,
+						    sizeof(got)) > 0);
+		assert_string_equal(got, host);
+		assert_true(pebs_perfdata__feat_str(pd, PEBS_FEAT_ARCH, got,
+						    sizeof(got)) > 0);
+		assert_true(pebs_perfdata__feat_str(pd, PEBS_FEAT_OSRELEASE,
+						    got, sizeof(got)) > 0);
+	}
+	assert_int_equal(pebs_perfdata__feat(pd, PEBS_FEAT_CMDLINE, &feat,
+					     &feat_size), 0);
+	assert_string_equal(cmdline_arg(feat, feat_size, 4),
+			    "--attribution=tid");
+	assert_int_equal(pebs_perfdata__feat(pd, PEBS_FEAT_SAMPLE_TIME, &feat,
+					     &feat_size), 0);
+	assert_int_equal(feat_size, 16);
+	assert_true(pebs_perfdata__has_feat(pd, PEBS_FEAT_NRCPUS));
+	/* the build id of every mapped file, this binary's included */
+	assert_int_equal(pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, &feat,
+					     &feat_size), 0);
+	assert_non_null(memmem(feat, feat_size, exe, strlen(exe) + 1));
+	assert_true(pebs_perfdata__has_feat(pd, PEBS_FEAT_EVENT_DESC));
+
+	while ((err = pebs_perfdata__next(pd, &ev)) > 0) {
+		struct pebs_sample s;
+
+		if (ev->type == PERF_RECORD_COMM) {
+			const uint32_t *p = (const void *)(ev + 1);
+
+			/* the sample_id trailer is there and decodes */
+			assert_int_equal(pebs_perfdata__sample_id(pd, ev, &s,
+								  NULL), 0);
+			if (p[1] == (uint32_t)getpid()) {
+				assert_int_equal(p[0], getpid());
+				assert_string_equal((const char *)(p + 2),
+						    comm);
+				comm_seen = true;
+			}
+		} else if (ev->type == PERF_RECORD_MMAP2) {
+			const char *name = (const char *)(ev + 1) + 8 + 24 +
+					   24 + 8;
+
+			assert_int_equal(pebs_perfdata__sample_id(pd, ev, &s,
+								  NULL), 0);
+			if (!strcmp(name, exe))
+				mmap_seen = true;
+		} else if (ev->type == PERF_RECORD_SAMPLE) {
+			assert_int_equal(pebs_perfdata__sample(pd, ev, &s,
+							       &idx), 0);
+			assert_int_equal(s.ip, 0x400000 + nr_samples);
+			assert_int_equal(s.tid, getpid() + nr_samples % 4);
+			assert_int_equal(s.addr,
+					 0x7f0000000000ull + nr_samples * 64);
+			assert_true(s.time > last_time);
+			last_time = s.time;
+			nr_b += idx == 1;
+			assert_int_equal(idx == 1, nr_samples % 3 == 2);
+			nr_samples++;
+		}
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(nr_samples, NR_SAMPLES);
+	assert_int_equal(nr_b, NR_SAMPLES / 3);
+	assert_true(comm_seen);
+	assert_true(mmap_seen);
+	pebs_perfdata__close(pd);
+}
+
+/* The function the samples of test_for_perf point into. */
+__attribute__((noinline, used)) int pebs_test_hot_fn(int x);
+__attribute__((noinline, used)) int pebs_test_hot_fn(int x)
+{
+	return x * 5 + 1;
+}
+
+/*
+ * A file as pebs-shim record writes one for one event without
+ * IDENTIFIER: samples of this thread in pebs_test_hot_fn. With
+ * PEBS_PERFDATA_KEEP=path it is kept there for tests/cli/report.t, which
+ * checks that perf script/report read it without a warning.
+ */
+static void test_for_perf(void **state)
+{
+	const char *keep = getenv("PEBS_PERFDATA_KEEP");
+	const char *argv[] = { "pebs-shim", "record", "-e", "cpu-clock",
+			       "--attribution=tid" };
+	struct pebs_perfdata_writer *w;
+	struct perf_event_attr a;
+	uint64_t id = 7;
+	char path[PATH_MAX];
+
+	(void)state;
+	path_of(path, sizeof(path), "perf.data");
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	make_attr(&a, PERF_COUNT_SW_CPU_CLOCK);
+	a.sample_type &= ~(uint64_t)PERF_SAMPLE_IDENTIFIER;
+	a.exclude_kernel = 0;	/* the kernel map gets synthesized too */
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1,
+							"cpu-clock"), 0);
+	assert_int_equal(pebs_perfdata_writer__set_cmdline(w, 5, argv), 0);
+	assert_true(pebs_perfdata_writer__synth_task(w, getpid()) >= 1);
+	for (unsigned int i = 0; i < 1000; i++) {
+		struct {
+			struct perf_event_header h;
+			uint64_t ip;
+			uint32_t pid, tid;
+			uint64_t time, addr;
+			uint32_t cpu, res;
+			uint64_t period;
+		} s = {
+			.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+			       sizeof(s) },
+			.ip = (uintptr_t)pebs_test_hot_fn + i % 4,
+			.pid = (uint32_t)getpid(),
+			.tid = (uint32_t)getpid(),
+			.time = 5000000 + (uint64_t)i * 1000,
+			.addr = 0x10000 + (uint64_t)i * 8,
+			.cpu = i % 2,
+			.period = 1000,
+		};
+		assert_int_equal(pebs_perfdata_writer__write(w, &s.h), 0);
+	}
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+	if (keep)
+		assert_int_equal(rename(path, keep), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_api_rules),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_for_perf),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

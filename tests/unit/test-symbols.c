@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-symbols.c - the symbolizer (lib/symbols.c): functions of this
+ * very binary and of libc through /proc/self/maps, mappings from
+ * records (MMAP2, FORK, COMM exec), overlapping mappings, build-id
+ * mismatches, kernel addresses, and the printed form.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+/* A function whose address and name the test knows. */
+__attribute__((noinline, used)) int pebs_test_target_fn(int x);
+__attribute__((noinline, used)) int pebs_test_target_fn(int x)
+{
+	return x * 7 + 3;
+}
+
+static int setup(void **state)
+{
+	struct pebs_symbols *syms;
+
+	if (pebs_symbols__new(&syms))
+		return -1;
+	*state = syms;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	pebs_symbols__delete(*state);
+	return 0;
+}
+
+static void self_exe(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	assert_true(n > 0);
+	buf[n] = '\0';
+}
+
+static void test_own_function(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	uint64_t ip = (uintptr_t)pebs_test_target_fn + 5;
+	struct pebs_sym sym;
+	char exe[PATH_MAX], str[256];
+
+	self_exe(exe, sizeof(exe));
+	assert_true(pebs_symbols__load_pid(syms, getpid()) > 0);
+	assert_int_equal(pebs_symbols__resolve(syms, getpid(), ip, &sym), 0);
+	assert_string_equal(sym.name, "pebs_test_target_fn");
+	assert_int_equal(sym.offset, 5);
+	assert_string_equal(sym.dso, exe);
+	pebs_sym__str(&sym, ip, str, sizeof(str));
+	assert_string_equal(str, "pebs_test_target_fn+0x5");
+
+	/* the function's first byte: no offset printed */
+	ip = (uintptr_t)pebs_test_target_fn;
+	assert_int_equal(pebs_symbols__resolve(syms, getpid(), ip, &sym), 0);
+	pebs_sym__str(&sym, ip, str, sizeof(str));
+	assert_string_equal(str, "pebs_test_target_fn");
+}
+
+static void test_libc_function(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	uint64_t ip = (uintptr_t)&getppid;	/* through the GOT: in libc */
+	struct pebs_sym sym;
+
+	assert_true(pebs_symbols__load_pid(syms, getpid()) > 0);
+	assert_int_equal(pebs_symbols__resolve(syms, getpid(), ip, &sym), 0);
+	assert_non_null(strstr(sym.name, "getppid"));
+	assert_int_equal(sym.offset, 0);
+	assert_non_null(strstr(sym.dso, "libc"));
+}
+
+static void test_no_process(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	struct pebs_sym sym;
+
+	assert_int_equal(pebs_symbols__load_pid(syms, INT_MAX), -ESRCH);
+	assert_int_equal(pebs_symbols__resolve(syms, 12345, 0x400000, &sym),
+			 -ENOENT);
+	assert_null(sym.dso);
+	assert_null(sym.name);
+}
+
+static void test_overlap(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	struct pebs_sym sym;
+	char str[128];
+
+	assert_int_equal(pebs_symbols__add_mmap(syms, 4242, 0x10000, 0x30000,
+						0, "/nonexistent/a.so"), 0);
+	/* a new mapping in the middle splits the old one */
+	assert_int_equal(pebs_symbols__add_mmap(syms, 4242, 0x20000, 0x10000,
+						0x5000, "/nonexistent/b.so"), 0);
+
+	assert_int_equal(pebs_symbols__resolve(syms, 4242, 0x18000, &sym),
+			 -ENOENT);
+	assert_string_equal(sym.dso, "/nonexistent/a.so");
+	assert_int_equal(sym.dso_offset, 0x8000);
+	pebs_sym__str(&sym, 0x18000, str, sizeof(str));
+	assert_string_equal(str, "[a.so]+0x8000");
+
+	pebs_symbols__resolve(syms, 4242, 0x28000, &sym);
+	assert_string_equal(sym.dso, "/nonexistent/b.so");
+	assert_int_equal(sym.dso_offset, 0xd000);
+
+	/* the tail of a keeps its file offset */
+	pebs_symbols__resolve(syms, 4242, 0x38000, &sym);
+	assert_string_equal(sym.dso, "/nonexistent/a.so");
+	assert_int_equal(sym.dso_offset, 0x28000);
+
+	assert_int_equal(pebs_symbols__resolve(syms, 4242, 0x40000, &sym),
+			 -ENOENT);
+	assert_null(sym.dso);
+	pebs_sym__str(&sym, 0x40000, str, sizeof(str));
+	assert_string_equal(str, "0x40000");
+
+	/* another process is another address space */
+	pebs_symbols__resolve(syms, 4243, 0x18000, &sym);
+	assert_null(sym.dso);
+	assert_int_equal(pebs_symbols__add_mmap(syms, 1, 0, 0, 0, "/x"),
+			 -EINVAL);
+}
+
+/* Find this binary's executable mapping in /proc/self/maps. */
+static void exe_text(uint64_t *start, uint64_t *len, uint64_t *pgoff,
+		     char *exe, size_t exe_len)
+{
+	uint64_t fn = (uintptr_t)pebs_test_target_fn;
+	char line[PATH_MAX + 128];
+	FILE *f = fopen("/proc/self/maps", "r");
+	bool found = false;
+
+	assert_non_null(f);
+	self_exe(exe, exe_len);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, o;
+
+		if (sscanf(line, "%llx-%llx %*s %llx", &s, &e, &o) == 3 &&
+		    fn >= s && fn < e) {
+			*start = s;
+			*len = e - s;
+			*pgoff = o;
+			found = true;
+		}
+	}
+	fclose(f);
+	assert_true(found);
+}
+
+static size_t make_mmap2(uint64_t *buf, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t pgoff, uint32_t prot,
+			 uint16_t misc, const char *name)
+{
+	struct perf_event_header *h = (void *)buf;
+	uint32_t *u32 = (uint32_t *)(h + 1);
+	uint64_t *u64 = (uint64_t *)(u32 + 2);
+	size_t size = sizeof(*h) + 8 + 24 + 24 + 8 +
+		      ((strlen(name) + 8) & ~(size_t)7);
+
+	memset(buf, 0, size);
+	h->type = PERF_RECORD_MMAP2;
+	h->misc = misc;
+	h->size = (uint16_t)size;
+	u32[0] = pid;
+	u32[1] = pid;
+	u64[0] = start;
+	u64[1] = len;
+	u64[2] = pgoff;
+	((uint32_t *)(u64 + 6))[0] = prot;
+	strcpy((char *)(u64 + 7), name);
+	return size;
+}
+
+static void test_records(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	uint64_t start = 0, len = 0, pgoff = 0, buf[(PATH_MAX + 256) / 8];
+	uint64_t ip = (uintptr_t)pebs_test_target_fn + 2;
+	struct perf_event_header *h = (void *)buf;
+	uint32_t *u32 = (uint32_t *)(h + 1);
+	char exe[PATH_MAX];
+	struct pebs_sym sym;
+
+	exe_text(&start, &len, &pgoff, exe, sizeof(exe));
+
+	/* a data mapping is ignored, the executable one is used */
+	make_mmap2(buf, 777, start, len, pgoff, PROT_READ | PROT_EXEC,
+		   PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA, exe);
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 777, ip, &sym), -ENOENT);
+	make_mmap2(buf, 777, start, len, pgoff, PROT_READ | PROT_EXEC,
+		   PERF_RECORD_MISC_USER, exe);
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 777, ip, &sym), 0);
+	assert_string_equal(sym.name, "pebs_test_target_fn");
+	assert_int_equal(sym.offset, 2);
+
+	/* FORK of a new process: the child inherits the mappings */
+	memset(buf, 0, 48);
+	h->type = PERF_RECORD_FORK;
+	h->size = sizeof(*h) + 24;
+	u32[0] = 778;	/* pid */
+	u32[1] = 777;	/* ppid */
+	u32[2] = 778;
+	u32[3] = 777;
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 778, ip, &sym), 0);
+	assert_string_equal(sym.name, "pebs_test_target_fn");
+
+	/* COMM with COMM_EXEC: a new image, the old mappings are gone */
+	memset(buf, 0, 32);
+	h->type = PERF_RECORD_COMM;
+	h->misc = PERF_RECORD_MISC_COMM_EXEC;
+	h->size = sizeof(*h) + 16;
+	u32[0] = 778;
+	u32[1] = 778;
+	strcpy((char *)(u32 + 2), "true");
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 778, ip, &sym), -ENOENT);
+	assert_int_equal(pebs_symbols__resolve(syms, 777, ip, &sym), 0);
+}
+
+static void test_build_id_mismatch(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	static const uint8_t wrong[20] = { 0xde, 0xad, 0xbe, 0xef };
+	uint64_t ip = (uintptr_t)pebs_test_target_fn;
+	char exe[PATH_MAX];
+	struct pebs_sym sym;
+
+	self_exe(exe, sizeof(exe));
+	assert_true(pebs_symbols__load_pid(syms, getpid()) > 0);
+	assert_int_equal(pebs_symbols__resolve(syms, getpid(), ip, &sym), 0);
+	/* recorded elsewhere from another build: no (wrong) symbol */
+	assert_int_equal(pebs_symbols__set_build_id(syms, exe, wrong, 20), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, getpid(), ip, &sym),
+			 -ENOENT);
+	assert_string_equal(sym.dso, exe);
+	assert_null(sym.name);
+	assert_int_equal(pebs_symbols__set_build_id(syms, exe, wrong, 0),
+			 -EINVAL);
+}
+
+static void test_kernel(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	uint64_t text = 0;
+	struct pebs_sym sym;
+	char line[256];
+	FILE *f;
+	int n;
+
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
+					       &sym), -ENOENT);
+	assert_string_equal(sym.dso, "[kernel]");
+
+	n = pebs_symbols__load_kallsyms(syms);
+	if (n == -EACCES || n == -ENOENT)
+		skip();
+	assert_true(n > 1000);
+	f = fopen("/proc/kallsyms", "r");
+	assert_non_null(f);
+	while (!text && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char name[128];
+
+		if (sscanf(line, "%llx %*c %127s", &a, name) == 2 &&
+		    !strcmp(name, "schedule"))
+			text = a;
+	}
+	fclose(f);
+	assert_true(text != 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, text + 4, &sym), 0);
+	assert_string_equal(sym.name, "schedule");
+	assert_int_equal(sym.offset, 4);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_own_function, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_libc_function, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_no_process, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_overlap, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_id_mismatch, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,22 @@
+#!/bin/sh
+# 11-module-history - the module's switch history against perf's own
+# record of sched:sched_switch (per CPU, PERF_SAMPLE_RAW|TIME|CPU) over
+# the same window of a mixed load (more runnable threads than CPUs, short
+# sleeps, a pipe ping-pong). At least 99.9 % of the switches must agree
+# (cpu, time order, incoming tid).
+name=11-module-history
+fail() {
+	echo "PEBS-VM FAIL $name $*"
+	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
+	exit 1
+}
+
+# a history deep enough for the whole window
+pebs-map-load history=32768 || fail "pebs-map-load failed"
+out=$(module-test history 500 | tail -n 1)
+echo "$out"
+pebs-map-unload || fail "pebs-map-unload failed"
+case $out in
+ok\ *) echo "PEBS-VM PASS $name ${out#ok }" ;;
+*) fail "${out#FAIL }" ;;
+esac

@@ -1,0 +1,50 @@
+#!/bin/sh
+# 40-record-attr - pebs-shim record -a with the module loaded: on a mixed
+# multi-threaded load (more threads than CPUs, sleeping often), the map's
+# (cpu, time) attribution agrees with the samples' TIDs on >= 99.9 % of
+# the samples (--attr=both), and --attr=map attributes every sample.
+name=40-record-attr
+fail() {
+	echo "PEBS-VM FAIL $name $*"
+	pebs-map-unload >/dev/null 2>&1
+	exit 1
+}
+# summary "agrees on P % (A of C; ..." -> "P A C"
+both_figs() {
+	sed -n 's/.*agrees on \([0-9.]*\) % (\([0-9]*\) of \([0-9]*\);.*/\1 \2 \3/p' "$1"
+}
+# summary "(N of M samples attributed" -> "N M"
+map_figs() {
+	sed -n 's/.*(\([0-9]*\) of \([0-9]*\) samples attributed.*/\1 \2/p' "$1"
+}
+
+pebs-map-load || fail "insmod"
+[ -e /dev/pebs_map ] || fail "no /dev/pebs_map after pebs-map-load"
+
+pebs-shim record -a --attr=both -e cpu-clock -c 200000 -o /tmp/both.data \
+	-- rec-load --threads 6 --seconds 3 2>/tmp/both.err
+rc=$?
+cat /tmp/both.err
+[ "$rc" = 0 ] || fail "record -a --attr=both exited $rc"
+set -- $(both_figs /tmp/both.err)
+[ $# = 3 ] || fail "no agreement figure in the summary"
+pct=$1 agree=$2 checked=$3
+[ "$checked" -ge 1000 ] || fail "only $checked samples checked"
+# agree / checked >= 99.9 %, in integers: 1000 * agree >= 999 * checked
+[ $((1000 * agree)) -ge $((999 * checked)) ] ||
+	fail "map and sample TID agree on only $pct % ($agree of $checked)"
+
+pebs-shim record -a --attr=map -e cpu-clock -c 200000 -o /tmp/map.data \
+	-- rec-load --threads 6 --seconds 2 2>/tmp/map.err
+rc=$?
+cat /tmp/map.err
+[ "$rc" = 0 ] || fail "record -a --attr=map exited $rc"
+set -- $(map_figs /tmp/map.err)
+[ $# = 2 ] || fail "no attribution figure in the summary"
+mapped=$1 total=$2
+[ "$total" -ge 1000 ] || fail "only $total samples with --attr=map"
+[ "$mapped" = "$total" ] ||
+	fail "--attr=map attributed $mapped of $total samples"
+
+pebs-map-unload || fail "rmmod"
+echo "PEBS-VM PASS $name both=$pct% ($agree of $checked) map=$mapped/$total attributed"

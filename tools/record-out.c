@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-out.c - where `pebs-shim record` writes: a perf.data file
+ * through the library's writer, or a CSV file with one row per sample.
+ * Both are buffered (the writer batches records; the CSV stream has a
+ * large stdio buffer): no system call per sample.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record.h"
+
+#define CSV_BUF		(1u << 20)
+#define REC_MAX		(64u << 10)	/* a perf record is at most 64 KiB */
+
+struct rec_out {
+	struct rec_out_conf conf;
+	/* perf */
+	struct pebs_perfdata_writer *w;
+	uint64_t *scratch;		/* re-encoded records */
+	/* csv */
+	FILE *csv;
+	char *csvbuf;
+	struct pebs_symbols *syms;
+};
+
+#define SAMPLE_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |	    \
+			PERF_SAMPLE_IDENTIFIER)
+
+int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
+		bool sample_id_all, int32_t tgid, int32_t tid,
+		void *buf, size_t len)
+{
+	size_t at, size = ev->size;
+	uint32_t pt[2] = { (uint32_t)tgid, (uint32_t)tid };
+	char *out = buf;
+
+	if (sample_type & PERF_SAMPLE_TID)
+		return -EINVAL;
+	if (ev->type == PERF_RECORD_SAMPLE) {
+		at = sizeof(*ev);
+		at += sample_type & PERF_SAMPLE_IDENTIFIER ? 8 : 0;
+		at += sample_type & PERF_SAMPLE_IP ? 8 : 0;
+		if (at > size)
+			return -EBADMSG;
+	} else if (sample_id_all && ev->type < PEBS_PERF_RECORD_HEADER_ATTR) {
+		size_t idlen = 8 * __builtin_popcountll(sample_type &
+							SAMPLE_ID_BITS);
+
+		if (size < sizeof(*ev) + idlen)
+			return -EBADMSG;
+		at = size - idlen;	/* TID leads the sample_id */
+	} else {
+		if (len < size)
+			return -ENOSPC;
+		memcpy(buf, ev, size);
+		return (int)size;
+	}
+	if (len < size + 8 || size + 8 > UINT16_MAX)
+		return -ENOSPC;
+	memcpy(out, ev, at);
+	memcpy(out + at, pt, sizeof(pt));
+	memcpy(out + at + 8, (const char *)ev + at, size - at);
+	((struct perf_event_header *)buf)->size = (uint16_t)(size + 8);
+	return (int)(size + 8);
+}
+
+int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp)
+{
+	struct rec_out *out = calloc(1, sizeof(*out));
+	int err;
+
+	if (!out)
+		return -ENOMEM;
+	out->conf = *conf;
+	if (conf->format == REC_FMT_PERF) {
+		err = pebs_perfdata_writer__create(conf->path, &out->w);
+		if (err) {
+			rec_err("%s", pebs_errmsg());
+			goto out_free;
+		}
+		out->scratch = malloc(REC_MAX + 16);
+		if (!out->scratch) {
+			err = -ENOMEM;
+			goto out_free;
+		}
+	} else {
+		out->csv = fopen(conf->path, "we");
+		if (!out->csv) {
+			err = -errno;
+			rec_err("cannot create %s: %s: choose a writable path with -o",
+				conf->path, strerror(errno));
+			goto out_free;
+		}
+		out->csvbuf = malloc(CSV_BUF);
+		if (out->csvbuf)
+			setvbuf(out->csv, out->csvbuf, _IOFBF, CSV_BUF);
+		err = pebs_symbols__new(&out->syms);
+		if (err)
+			goto out_free;
+		/* kernel symbols when kallsyms shows addresses */
+		pebs_symbols__load_kallsyms(out->syms);
+	}
+	*outp = out;
+	return 0;
+
+out_free:
+	rec_out_discard(out);
+	return err;
+}
+
+/* the event index of a channel, by the event it was opened with */
+static int ev_index(const struct rec_out_conf *conf,
+		    const struct pebs_event *ev)
+{
+	for (unsigned int i = 0; i < conf->nr_evs; i++)
+		if (!strcmp(conf->evs[i].name, ev->name))
+			return (int)i;
+	return -1;
+}
+
+int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
+		  const struct perf_event_attr *attrs)
+{
+	const struct rec_out_conf *conf = &out->conf;
+	unsigned int n = pebs_chanset__nr_channels(set);
+	uint64_t *ids;
+	unsigned int *nr;
+	int err = 0;
+
+	if (!out->w) {
+		if (fputs("time,cpu,tgid,pid,comm,event,ip,symbol,addr,weight,data_src\n",
+			  out->csv) < 0)
+			return -EIO;
+		return 0;
+	}
+	/* ids[e * n + k]: the k-th id of event e */
+	ids = calloc((size_t)n * conf->nr_evs + 1, sizeof(*ids));
+	nr = calloc(conf->nr_evs, sizeof(*nr));
+	if (!ids || !nr) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(set, i);
+		int e = ev_index(conf, pebs_channel__event(ch));
+		uint64_t id;
+
+		if (e < 0 || pebs_channel__id(ch, &id))
+			continue;
+		ids[(size_t)e * n + nr[e]++] = id;
+	}
+	for (unsigned int e = 0; e < conf->nr_evs; e++) {
+		struct perf_event_attr attr = attrs[e];
+		const struct pebs_event *ev = &conf->evs[e];
+		const char *name = ev->name;
+
+		if (conf->add_tid)
+			attr.sample_type |= PERF_SAMPLE_TID;
+		if (!strcmp(name, "auto") && ev->resolved[0])
+			name = ev->resolved;
+		err = pebs_perfdata_writer__add_attr(out->w, &attr,
+						     &ids[(size_t)e * n], nr[e],
+						     name);
+		if (err) {
+			rec_err("cannot describe event %s in the output: %s",
+				ev->name, pebs_errmsg());
+			break;
+		}
+	}
+out_free:
+	free(ids);
+	free(nr);
+	return err;
+}
+
+int rec_out_cmdline(struct rec_out *out, int argc, const char *const *argv)
+{
+	if (!out->w)
+		return 0;
+	return pebs_perfdata_writer__set_cmdline(out->w, argc, argv);
+}
+
+int rec_out_synth_process(struct rec_out *out, pid_t pid)
+{
+	int err;
+
+	if (out->w)
+		err = pebs_perfdata_writer__synth_task(out->w, pid);
+	else
+		err = pebs_symbols__load_pid(out->syms, pid);
+	/*
+	 * a process that exits meanwhile, or whose maps we may not read,
+	 * only loses its names; running out of memory or disk is an error
+	 */
+	if (err == -ENOMEM || err == -ENOSPC || err == -EIO) {
+		rec_err("cannot describe process %d in %s: %s", pid,
+			out->conf.path, pebs_errmsg());
+		return err;
+	}
+	return 0;
+}
+
+static int write_rec(struct rec_out *out, const struct perf_event_attr *attr,
+		     const struct perf_event_header *ev,
+		     const struct rec_who *who)
+{
+	int n, err;
+
+	if (!out->conf.add_tid)
+		return pebs_perfdata_writer__write(out->w, ev);
+	n = rec_add_tid(ev, attr->sample_type, attr->sample_id_all,
+			who->tgid, who->tid, out->scratch, REC_MAX + 16);
+	if (n < 0)
+		return n == -EBADMSG ? 0 : n;	/* drop a malformed record */
+	err = pebs_perfdata_writer__write(out->w,
+				(const struct perf_event_header *)out->scratch);
+	return err;
+}
+
+/* CSV field: quoted when it holds a comma, quote or newline */
+static void csv_str(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int csv_row(struct rec_out *out, unsigned int ev_idx,
+		   const struct pebs_sample *s, const struct rec_who *who)
+{
+	FILE *f = out->csv;
+	struct pebs_sym sym;
+	char buf[256];
+	bool has = s->present & PERF_SAMPLE_IP;
+
+	fprintf(f, "%llu,%u,%d,%d,", (unsigned long long)s->time, s->cpu,
+		who->tgid, who->tid);
+	csv_str(f, rec_comms_get(out->conf.comms, who->tid, NULL));
+	fputc(',', f);
+	csv_str(f, out->conf.evs[ev_idx].name);
+	fprintf(f, ",0x%llx,", (unsigned long long)s->ip);
+	if (has && who->tgid >= 0) {
+		pebs_symbols__resolve(out->syms, who->tgid, s->ip, &sym);
+		pebs_sym__str(&sym, s->ip, buf, sizeof(buf));
+		csv_str(f, buf);
+	}
+	fputc(',', f);
+	if (s->present & PERF_SAMPLE_ADDR)
+		fprintf(f, "0x%llx", (unsigned long long)s->addr);
+	fputc(',', f);
+	if (s->present & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		fprintf(f, "%llu", (unsigned long long)s->weight);
+	fputc(',', f);
+	if (s->present & PERF_SAMPLE_DATA_SRC) {
+		pebs_data_src__str(s->data_src, buf, sizeof(buf));
+		csv_str(f, buf);
+	}
+	fputc('\n', f);
+	return ferror(f) ? -EIO : 0;
+}
+
+int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
+		   const struct perf_event_attr *attr,
+		   const struct pebs_sample *s,
+		   const struct perf_event_header *raw,
+		   const struct rec_who *who)
+{
+	if (out->w)
+		return write_rec(out, attr, raw, who);
+	return csv_row(out, ev_idx, s, who);
+}
+
+int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
+		   const struct perf_event_header *ev,
+		   const struct rec_who *who)
+{
+	if (out->w)
+		return write_rec(out, attr, ev, who);
+	return pebs_symbols__add_record(out->syms, ev);
+}
+
+int rec_out_round(struct rec_out *out)
+{
+	static const struct perf_event_header round = {
+		.type = PEBS_PERF_RECORD_FINISHED_ROUND,
+		.size = sizeof(round),
+	};
+
+	if (!out->w)
+		return 0;
+	return pebs_perfdata_writer__write(out->w, &round);
+}
+
+uint64_t rec_out_samples(const struct rec_out *out, uint64_t csv_rows)
+{
+	if (out->w)
+		return pebs_perfdata_writer__stats(out->w)->samples;
+	return csv_rows;
+}
+
+int rec_out_close(struct rec_out *out)
+{
+	int err = 0;
+
+	if (out->w) {
+		err = pebs_perfdata_writer__close(out->w);
+		out->w = NULL;
+		if (err)
+			rec_err("cannot finish %s: %s", out->conf.path,
+				pebs_errmsg());
+	} else if (out->csv) {
+		if (fclose(out->csv)) {
+			err = -errno;
+			rec_err("cannot finish %s: %s: check the disk space",
+				out->conf.path, strerror(errno));
+		}
+		out->csv = NULL;
+	}
+	rec_out_discard(out);
+	return err;
+}
+
+void rec_out_discard(struct rec_out *out)
+{
+	if (!out)
+		return;
+	if (out->w || out->csv)
+		unlink(out->conf.path);
+	if (out->w)
+		pebs_perfdata_writer__close(out->w);
+	if (out->csv)
+		fclose(out->csv);
+	pebs_symbols__delete(out->syms);
+	free(out->csvbuf);
+	free(out->scratch);
+	free(out);
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - the parts of `pebs-shim record` (tools/cmd-record.c and
+ * tools/record-*.c): targets, attribution, outputs.
+ */
+#ifndef PEBS_SHIM_RECORD_H
+#define PEBS_SHIM_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "pebsshim.h"
+
+#define REC_MAX_EVENTS	16
+
+/* Error line on stderr: "pebs-shim record: <cause>: <what to do>". */
+void rec_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- targets (tools/record-target.c) ---------------------------------- */
+
+/* A list of ints (CPUs, pids, tids), grown as needed. */
+struct rec_ints {
+	int *v;
+	unsigned int n, cap;
+};
+
+int rec_ints_push(struct rec_ints *l, int x);
+void rec_ints_free(struct rec_ints *l);
+
+/*
+ * rec_parse_cpus - parse a CPU list ("0-3,6") and check every CPU is
+ * online. Returns 0, or -EINVAL after rec_err().
+ */
+int rec_parse_cpus(const char *str, struct rec_ints *cpus);
+
+/* rec_online_cpus - every online CPU. Returns 0 or -errno (rec_err). */
+int rec_online_cpus(struct rec_ints *cpus);
+
+/*
+ * rec_parse_pids - parse "PID[,PID...]" and check each exists. With
+ * @threads, append every thread of each process (/proc/PID/task) to
+ * @out; otherwise append the ids as given. Returns 0 or -errno (rec_err).
+ */
+int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
+		   struct rec_ints *procs);
+
+/*
+ * A forked command held before exec: it blocks until rec_child_go(),
+ * then execs. rec_child_go() returns 0 once the exec succeeded, or
+ * -errno (rec_err already said which) if it failed.
+ */
+struct rec_child {
+	pid_t pid;
+	int go_fd;		/* write end: one byte releases the child */
+	int err_fd;		/* read end: errno of a failed exec, or EOF */
+	const char *file;
+};
+
+int rec_child_fork(char **argv, struct rec_child *c);
+int rec_child_go(struct rec_child *c);
+/* kill and reap a child that was never released (error paths) */
+void rec_child_abort(struct rec_child *c);
+
+/* ---- attribution (tools/record-attr.c) -------------------------------- */
+
+/* Who a sample belongs to. */
+struct rec_who {
+	int32_t tgid;		/* -1: unknown */
+	int32_t tid;
+};
+
+/* tid -> (tgid, comm), fed from COMM/FORK records and /proc. */
+struct rec_comms;
+
+int rec_comms_new(struct rec_comms **cp);
+void rec_comms_delete(struct rec_comms *c);
+void rec_comms_set(struct rec_comms *c, int32_t tgid, int32_t tid,
+		   const char *comm);
+/* a new thread or process starts with its parent's comm */
+void rec_comms_fork(struct rec_comms *c, int32_t tgid, int32_t tid,
+		    int32_t ptid);
+/*
+ * rec_comms_get - the comm of @tid: the last COMM record, else
+ * /proc/<tid>/comm (cached), else @fallback if not NULL, else ":<tid>".
+ */
+const char *rec_comms_get(struct rec_comms *c, int32_t tid,
+			  const char *fallback);
+/* whether the comm of @tid is known (from a record, /proc or the map) */
+bool rec_comms_known(struct rec_comms *c, int32_t tid);
+/* remember the comm of every thread of process @pid (from /proc) */
+void rec_comms_load_proc(struct rec_comms *c, pid_t pid);
+
+/*
+ * A per-CPU history of switch-ins built from PERF_RECORD_SWITCH_CPU_WIDE
+ * records: the module-less baseline that the map is compared with.
+ */
+struct rec_switches;
+
+int rec_switches_new(unsigned int nr_cpus, struct rec_switches **sp);
+void rec_switches_delete(struct rec_switches *s);
+/* whether @cpu has any entry yet */
+bool rec_switches_seen(const struct rec_switches *s, unsigned int cpu);
+/* a switch-in of (tgid, tid) on @cpu at @time; returns 0 or -ENOMEM */
+int rec_switches_add(struct rec_switches *s, unsigned int cpu, uint64_t time,
+		     int32_t tgid, int32_t tid);
+/* who ran on @cpu at @time: 0, or -ENOENT before the first switch-in */
+int rec_switches_lookup(const struct rec_switches *s, unsigned int cpu,
+			uint64_t time, struct rec_who *who);
+
+/* ---- outputs (tools/record-out.c) ------------------------------------- */
+
+enum rec_format { REC_FMT_PERF, REC_FMT_CSV };
+
+struct rec_out;
+
+struct rec_out_conf {
+	enum rec_format format;
+	const char *path;
+	const struct pebs_event *evs;
+	unsigned int nr_evs;
+	/*
+	 * the perf.data attr gets PERF_SAMPLE_TID although the kernel's
+	 * records lack it: every record is re-encoded with the TID that
+	 * attribution found
+	 */
+	bool add_tid;
+	struct rec_comms *comms;
+};
+
+/* Create the file (so that a bad path fails before anything starts). */
+int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp);
+/*
+ * rec_out_start - describe the opened channels (the event of each and
+ * its sample ids) once they exist; @set gives the channels.
+ */
+int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
+		  const struct perf_event_attr *attrs);
+/* the command line stored in the perf.data header */
+int rec_out_cmdline(struct rec_out *out, int argc, const char *const *argv);
+/* synthesize COMM + MMAP2 records of a process that already runs */
+int rec_out_synth_process(struct rec_out *out, pid_t pid);
+int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
+		   const struct perf_event_attr *attr,
+		   const struct pebs_sample *s,
+		   const struct perf_event_header *raw,
+		   const struct rec_who *who);
+int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
+		   const struct perf_event_header *ev,
+		   const struct rec_who *who);
+/* the end of one pass over all rings (perf's FINISHED_ROUND) */
+int rec_out_round(struct rec_out *out);
+/* samples written so far (@csv_rows: the caller's count for CSV) */
+uint64_t rec_out_samples(const struct rec_out *out, uint64_t csv_rows);
+/* finish the file; returns 0 or -errno (rec_err) */
+int rec_out_close(struct rec_out *out);
+/* drop a half-written output (error before recording started) */
+void rec_out_discard(struct rec_out *out);
+
+/*
+ * rec_add_tid - re-encode @ev (laid out for @sample_type, which lacks
+ * PERF_SAMPLE_TID) into @buf with pid/tid inserted where the perf ABI
+ * puts them, for a sample or for a non-sample record's sample_id
+ * (@sample_id_all). Returns the new size, or -EBADMSG if @ev is
+ * shorter than its layout, -ENOSPC if @len is too small.
+ */
+int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
+		bool sample_id_all, int32_t tgid, int32_t tid,
+		void *buf, size_t len);
+
+#endif /* PEBS_SHIM_RECORD_H */
