@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pebs_map_internal.h - the seam between the module's core (pebs_map.c)
+ * pebs_map_internal.h - the seam between the module's core (pebs_map_core.c)
  * and its scheduler hook. Exactly one hook file is linked in, chosen at
  * build time by Kbuild (HOOK=tracepoint, the default, or HOOK=direct for
  * a kernel carrying patches/0001-sched-direct-pebs-map-hook.patch).

@@ -29,6 +29,8 @@
 #define WBUF_SIZE		(1u << 20)
 #define NAME_ALIGN		64
 #define CPUINFO_MAX		16384
+/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
+#define MISC_BUILD_ID_SIZE	(1 << 15)
 #define ALIGN8(x)		(((x) + 7) & ~(size_t)7)
 
 struct wattr {
@@ -160,8 +162,8 @@ int pebs_perfdata_writer__create(const char *path,
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (w->fd < 0) {
 		err = -errno;
-		pebs_err(err, "cannot create %s: %s: choose a writable path "
-			 "(-o FILE)", path, strerror(-err));
+		pebs_err(err, "cannot create %s: %s: choose a writable path",
+			 path, strerror(-err));
 		goto out_free_buf;
 	}
 	/* a placeholder: a file cut short stays recognizably unfinished */
@@ -178,8 +180,7 @@ int pebs_perfdata_writer__create(const char *path,
 	return 0;
 
 out_close:
-	close(w->fd);
-	unlink(path);
+	close(w->fd);	/* not unlinked: the path may be a device */
 out_free_buf:
 	free(w->buf);
 out_free:
@@ -886,7 +887,7 @@ static void feat_build_id(const struct pebs_perfdata_writer *w,
 		olen = strlen(w->files[i]) + 1;
 		len = (olen + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
 		e.h.type = PEBS_PERF_RECORD_HEADER_BUILD_ID;
-		e.h.misc = PERF_RECORD_MISC_USER | (1 << 15);
+		e.h.misc = PERF_RECORD_MISC_USER | MISC_BUILD_ID_SIZE;
 		e.h.size = (uint16_t)(sizeof(e) + len);
 		e.pid = -1;
 		e.size = (uint8_t)n;

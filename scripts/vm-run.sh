@@ -221,16 +221,14 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -m "$mem" -smp "$smp"
 	-nographic -no-reboot)
 echo "$me: booting ${#scripts[@]} guest script(s); console: $log" >&2
 t0=$(date +%s)
+timeout --kill-after=10 "$host_timeout" "${qemu[@]}" </dev/null >"$log" 2>&1 &
+qpid=$!
+# stopped from outside (e.g. a test timeout): stop qemu too
+trap 'kill "$qpid" 2>/dev/null; exit 143' TERM INT HUP
+[ "$verbose" = 1 ] && tail -n +1 -f --pid="$qpid" "$log" >&2 &
 set +e
-if [ "$verbose" = 1 ]; then
-	timeout --kill-after=10 "$host_timeout" "${qemu[@]}" </dev/null 2>&1 |
-		tee "$log" >&2
-	rc=${PIPESTATUS[0]}
-else
-	timeout --kill-after=10 "$host_timeout" "${qemu[@]}" </dev/null \
-		>"$log" 2>&1
-	rc=$?
-fi
+wait "$qpid"
+rc=$?
 set -e
 t1=$(date +%s)
 [ "$rc" = 124 ] || [ "$rc" = 137 ] &&

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,54 @@ static inline int inline_slot(const struct pebs_map_slot *s, uint64_t *w)
 	return -EAGAIN;
 }
 
+/*
+ * The TSC's step: back-to-back rdtscp deltas cluster around a few
+ * values (neighbours within 2 cycles are one cluster: a step of 26.5
+ * shows as 79 and 80); the smallest distance between two clusters is
+ * the counter's granularity (AMD Zen advances the TSC at the 100 MHz
+ * reference clock, ~26.5 cycles at a time). Returns 0 when only one
+ * cluster was frequent.
+ */
+static double tsc_step(void)
+{
+	static unsigned int hist[4096];
+	double center = 0, prev_center = 0, step = 0, weight = 0;
+	unsigned int last = 0;
+	uint64_t prev = rdtscp();
+
+	memset(hist, 0, sizeof(hist));
+	for (int i = 0; i < 200000; i++) {
+		uint64_t t = rdtscp();
+
+		if (t - prev < 4096)
+			hist[t - prev]++;
+		prev = t;
+	}
+	for (unsigned int v = 1; v <= 4096; v++) {
+		bool frequent = v < 4096 && hist[v] >= 200;	/* 0.1 % */
+
+		if (frequent && weight && v - last <= 2) {
+			center += (v - center) * hist[v] / (weight + hist[v]);
+			weight += hist[v];
+			last = v;
+			continue;
+		}
+		/* a cluster ends: compare it with the one before */
+		if (weight) {
+			if (prev_center && (!step || center - prev_center < step))
+				step = center - prev_center;
+			prev_center = center;
+			weight = 0;
+		}
+		if (frequent) {
+			center = v;
+			weight = hist[v];
+			last = v;
+		}
+	}
+	return step;
+}
+
 enum variant { V_API, V_INLINE, V_TSC };
 
 static int run(struct pebs_observer *obs, enum variant v,
@@ -187,6 +236,7 @@ int bench_observe(int argc, char **argv)
 	bool fake = false, writing = false;
 	pthread_t thr;
 	uint64_t hz, *rows = NULL;
+	double step;
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -238,6 +288,12 @@ int bench_observe(int argc, char **argv)
 		    : PEBS_MAP_DEVICE);
 	printf("TSC %.1f MHz (against CLOCK_MONOTONIC); perf's minimum period here, 10 us = %.0f cycles; %d rows each:\n",
 	       hz / 1e6, PERF_MIN_PERIOD_NS * 1e-9 * hz, ROWS);
+	step = tsc_step();
+	if (step)
+		printf("TSC step: ~%.1f cycles between rdtscp values: a 1 %% trustable band needs periods over ~%.0f cycles; below that the kept fraction measures the step, not the observer\n",
+		       step, step * 100);
+	else
+		printf("TSC step: not resolved (back-to-back rdtscp deltas take one value)\n");
 	err = run(obs, V_API, slot, rows, hz, "pebs_observer__read (map call)");
 	if (!err && fake)
 		err = run(obs, V_INLINE, slot, rows, hz,

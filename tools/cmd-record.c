@@ -23,6 +23,11 @@
 #define STATUS_NS	250000000ull
 /* per-CPU rings see every task: 1 MiB each unless -m says otherwise */
 #define CPU_RING_PAGES	256
+/*
+ * -p opens a ring per thread per CPU per event: without -m their pages
+ * shrink (to 8 at least) to keep all rings within this many pages
+ */
+#define TASK_RING_BUDGET	16384
 /* default period of cpu-clock/task-clock: 250 us, perf's 4 kHz */
 #define CLOCK_PERIOD_NS	250000
 
@@ -136,7 +141,8 @@ static void usage(FILE *f)
 "                         task-clock, else %u\n"
 "  -F, --freq=FREQ        about FREQ samples per second instead\n"
 "  -m, --mmap-pages=PAGES ring data pages per channel, a power of two\n"
-"                         (default %u with -a/-C, else %u)\n"
+"                         (default %u with -a/-C, else %u; with -p less\n"
+"                         when threads x CPUs x events exceed %u rings)\n"
 "\n"
 "Targets (one of):\n"
 "  -- COMMAND [ARGS...]   run COMMAND; counting starts at its exec and\n"
@@ -181,7 +187,8 @@ static void usage(FILE *f)
 "At the end one line says: samples written, samples lost, throttle\n"
 "events, and the attribution used. On a terminal a status line shows\n"
 "progress. Exit status: 0 success, 1 runtime error, 2 usage error.\n",
-		PEBS_CHANNEL_DEF_PERIOD, CPU_RING_PAGES, PEBS_CHANNEL_DEF_PAGES);
+		PEBS_CHANNEL_DEF_PERIOD, CPU_RING_PAGES, PEBS_CHANNEL_DEF_PAGES,
+		TASK_RING_BUDGET / PEBS_CHANNEL_DEF_PAGES);
 }
 
 static void on_signal(int sig)
@@ -778,6 +785,25 @@ static int parse_targets(struct record *rec)
 	return 0;
 }
 
+/* ring pages per channel: -m, or a default that suits the target */
+static unsigned int ring_pages(const struct record *rec)
+{
+	unsigned long rings;
+	unsigned int pages = PEBS_CHANNEL_DEF_PAGES;
+
+	if (rec->pages)
+		return rec->pages;
+	if (rec->per_cpu)
+		return CPU_RING_PAGES;
+	if (!rec->pid_list)
+		return pages;
+	rings = (unsigned long)rec->targets.n * rec->nr_evs *
+		(unsigned long)sysconf(_SC_NPROCESSORS_ONLN);
+	while (pages > 8 && rings * pages > TASK_RING_BUDGET)
+		pages /= 2;
+	return pages;
+}
+
 static int open_channels(struct record *rec)
 {
 	struct rec_ints *targets = &rec->targets;
@@ -785,18 +811,22 @@ static int open_channels(struct record *rec)
 	uint64_t st0 = sample_type_of(rec, &rec->evs[0]);
 	int err;
 
-	for (unsigned int i = 1; i < rec->nr_evs; i++) {
-		if (sample_type_of(rec, &rec->evs[i]) != st0) {
-			/* one sample_type per set: take the union */
-			st0 |= sample_type_of(rec, &rec->evs[i]);
-		}
-	}
+	/* one sample_type per set: the union of what the events need */
+	for (unsigned int i = 1; i < rec->nr_evs; i++)
+		st0 |= sample_type_of(rec, &rec->evs[i]);
+	/*
+	 * -p: one channel per existing thread (from /proc/PID/task), each
+	 * with inherit, so that threads created later are followed too; a
+	 * per-process event (pid = tgid) would only count the main thread
+	 * and its later children. Inherited events cannot be mapped with
+	 * cpu -1, so the channel set opens each on every online CPU.
+	 * -t: the threads alone, no inherit.
+	 */
 	PEBS_OPTS(pebs_channel_opts, opts,
 		  .sample_type = st0,
 		  .period = rec->period,
 		  .freq = rec->freq,
-		  .ring_pages = rec->pages ? rec->pages :
-				rec->per_cpu ? CPU_RING_PAGES : 0,
+		  .ring_pages = ring_pages(rec),
 		  .inherit = !rec->per_cpu && !rec->tid_list,
 		  .enable_on_exec = cmd_task,
 		  /* enabled once the running processes are described */
@@ -869,10 +899,10 @@ static int open_channels(struct record *rec)
 				(rec->evs[i].flags & PEBS_EVENT_PRECISE) &&
 				!large && why ? why : "");
 		}
-		fprintf(stderr, "pebs-shim record: %u channels on %u %s\n",
+		fprintf(stderr, "pebs-shim record: %u channels on %u %s, rings of %u pages\n",
 			pebs_chanset__nr_channels(rec->set),
 			pebs_chanset__nr_targets(rec->set),
-			rec->per_cpu ? "CPUs" : "tasks");
+			rec->per_cpu ? "CPUs" : "tasks", ring_pages(rec));
 	}
 	return 0;
 }
@@ -903,8 +933,11 @@ static void summary(const struct record *rec, int child_status)
 {
 	uint64_t n = rec->written;
 	uint64_t checked = rec->agree + rec->disagree + rec->unattributed;
-	double pct = checked ? 100.0 * (double)rec->agree / (double)checked :
-			       0.0;
+	char pct[16] = "n/a";
+
+	if (checked)
+		snprintf(pct, sizeof(pct), "%.3f %%",
+			 100.0 * (double)rec->agree / (double)checked);
 
 	fprintf(stderr, "pebs-shim record: %llu samples written to %s, %llu lost, %llu throttle events; attribution: ",
 		(unsigned long long)n, rec->output,
@@ -916,13 +949,13 @@ static void summary(const struct record *rec, int child_status)
 			(unsigned long long)rec->samples,
 			(unsigned long long)pebs_timeline__lost(rec->tl));
 	else if (rec->attr == ATTR_BOTH)
-		fprintf(stderr, "sample TID, /dev/pebs_map agrees on %.3f %% (%llu of %llu; %llu differ, %llu unattributed)",
+		fprintf(stderr, "sample TID, /dev/pebs_map agrees on %s (%llu of %llu; %llu differ, %llu unattributed)",
 			pct, (unsigned long long)rec->agree,
 			(unsigned long long)checked,
 			(unsigned long long)rec->disagree,
 			(unsigned long long)rec->unattributed);
 	else if (rec->switch_baseline)
-		fprintf(stderr, "sample TID (no /dev/pebs_map; PERF_RECORD_SWITCH_CPU_WIDE baseline agrees on %.3f %%: %llu of %llu, %llu differ, %llu unattributed)",
+		fprintf(stderr, "sample TID (no /dev/pebs_map; PERF_RECORD_SWITCH_CPU_WIDE baseline agrees on %s: %llu of %llu, %llu differ, %llu unattributed)",
 			pct, (unsigned long long)rec->agree,
 			(unsigned long long)checked,
 			(unsigned long long)rec->disagree,
@@ -1098,11 +1131,12 @@ int cmd_record(int argc, char **argv)
 		rec_err("cannot enable the events: %s", pebs_errmsg());
 		goto out_discard;
 	}
+	if (rec.cmd && rec_child_go(&rec.child))
+		goto out_discard;
+	/* once recording surely runs: which source `auto` chose */
 	for (unsigned int i = 0; i < rec.nr_evs; i++)
 		if (rec.evs[i].note[0])
 			rec_err("%s", rec.evs[i].note);
-	if (rec.cmd && rec_child_go(&rec.child))
-		goto out_discard;
 	child_status = run(&rec);
 	rec.written = rec_out_samples(rec.out, rec.csv_rows);
 	err = rec_out_close(rec.out);

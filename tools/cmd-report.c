@@ -2,10 +2,10 @@
 /*
  * cmd-report.c - `pebs-shim report`: summarize a perf.data recording.
  *
- * Two passes over the records: the first learns the threads (COMM,
- * FORK), the address spaces (MMAP, MMAP2) and the counts (LOST,
- * THROTTLE); the second aggregates the samples into tables keyed by
- * strings (thread, symbol, data page, cache line, data source, or the
+ * Two passes over the records: the first (in time order) learns the
+ * threads (COMM, FORK), the address spaces (MMAP, MMAP2) and the counts
+ * (LOST, THROTTLE); the second aggregates the samples into tables keyed
+ * by strings (thread, symbol, data page, cache line, data source, or the
  * keys given with --sort).
  */
 #include <errno.h>
@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include "cmds.h"
 #include "pebsshim.h"
@@ -24,10 +23,11 @@
 #define PAGE_SIZE_4K	4096
 #define MAX_TIDS	8	/* distinct threads remembered per row */
 #define MAX_KEYS	6
+#define KEY_MAX		2048
+#define CHUNK_SIZE	(1u << 20)	/* key storage */
 
-#ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
-#define PERF_RECORD_MISC_BUILD_ID_SIZE	(1 << 15)
-#endif
+/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
+#define MISC_BUILD_ID_SIZE	(1 << 15)
 
 enum key {
 	K_PID, K_TID, K_COMM, K_SYM, K_DSO, K_PAGE, K_LINE, K_ADDR, K_SRC,
@@ -48,9 +48,18 @@ struct row {
 	uint64_t wsum, wcount;	/* weight (latency) of samples having one */
 	int32_t tids[MAX_TIDS];
 	unsigned int nr_tids;	/* distinct, saturates at MAX_TIDS + 1 */
+	unsigned int attr;	/* event of the row's first sample */
+	uint32_t loads, stores;	/* from data_src, where samples have it */
+	uint32_t hitm;		/* snoop HitM (or AMD peer): contention */
 };
 
-/* An open-addressing hash table of rows by key. */
+/* A hash slot: row index + 1 (0: empty) and the key's hash. */
+struct slot {
+	uint32_t idx;
+	uint32_t hash;
+};
+
+/* Rows in a dense array, found by key through an open-addressing index. */
 struct table {
 	const char *title;
 	enum key keys[MAX_KEYS];
@@ -58,8 +67,20 @@ struct table {
 	bool need_addr;		/* only samples with a data address */
 	bool need_src;		/* only samples with a data source */
 	bool sharing;		/* only rows touched by 2+ threads */
+	struct table *view_of;	/* print another table's rows (filtered) */
 	uint64_t total;		/* samples that had the keys */
+	uint64_t *ev_total;	/* the same per event (first key "event") */
 	struct row *rows;
+	size_t nr, cap_rows;
+	struct slot *slots;
+	size_t cap;		/* slots, a power of two */
+	char **chunks;		/* the keys' storage, freed at once */
+	size_t nr_chunks, chunk_used;
+};
+
+/* The weights of one event's samples, for percentiles. */
+struct wlist {
+	uint32_t *v;
 	size_t nr, cap;
 };
 
@@ -77,13 +98,14 @@ struct report {
 	struct thread *threads;
 	size_t nr_threads, cap_threads;
 	unsigned int nr_attrs;
-	uint64_t *attr_samples;
+	uint64_t *attr_samples;	/* per event, counted in pass 1 */
+	unsigned int nr_counted;
 	uint64_t samples, lost, lost_samples, throttles, bad;
 	uint64_t first_time, last_time;
 	uint64_t with_addr, with_src;
 	uint64_t kernel_text;	/* recorded [kernel.kallsyms]_text address */
-	uint32_t *weights;
-	size_t nr_weights, cap_weights;
+	struct wlist *weights;	/* per event */
+	size_t nr_weights;	/* all events */
 	unsigned int top;
 	struct table *tables;
 	unsigned int nr_tables;
@@ -192,39 +214,77 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+static char *table_strdup(struct table *t, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *p;
+
+	if (!t->nr_chunks || t->chunk_used + len > CHUNK_SIZE) {
+		char **n = realloc(t->chunks, (t->nr_chunks + 1) * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		t->chunks = n;
+		n[t->nr_chunks] = malloc(CHUNK_SIZE);
+		if (!n[t->nr_chunks])
+			return NULL;
+		t->nr_chunks++;
+		t->chunk_used = 0;
+	}
+	p = t->chunks[t->nr_chunks - 1] + t->chunk_used;
+	memcpy(p, s, len);
+	t->chunk_used += len;
+	return p;
+}
+
 static struct row *table_row(struct table *t, const char *key)
 {
+	uint32_t h = (uint32_t)hash_str(key);
 	size_t mask, i;
+	struct row *row;
 
 	if ((t->nr + 1) * 2 > t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct row *rows = calloc(cap, sizeof(*rows));
+		struct slot *slots = calloc(cap, sizeof(*slots));
 
-		if (!rows)
+		if (!slots)
 			return NULL;
 		for (i = 0; i < t->cap; i++) {
 			size_t j;
 
-			if (!t->rows[i].key)
+			if (!t->slots[i].idx)
 				continue;
-			j = hash_str(t->rows[i].key) & (cap - 1);
-			while (rows[j].key)
+			j = t->slots[i].hash & (cap - 1);
+			while (slots[j].idx)
 				j = (j + 1) & (cap - 1);
-			rows[j] = t->rows[i];
+			slots[j] = t->slots[i];
 		}
-		free(t->rows);
-		t->rows = rows;
+		free(t->slots);
+		t->slots = slots;
 		t->cap = cap;
 	}
 	mask = t->cap - 1;
-	for (i = hash_str(key) & mask; t->rows[i].key; i = (i + 1) & mask)
-		if (!strcmp(t->rows[i].key, key))
-			return &t->rows[i];
-	t->rows[i].key = strdup(key);
-	if (!t->rows[i].key)
+	for (i = h & mask; t->slots[i].idx; i = (i + 1) & mask)
+		if (t->slots[i].hash == h &&
+		    !strcmp(t->rows[t->slots[i].idx - 1].key, key))
+			return &t->rows[t->slots[i].idx - 1];
+	if (t->nr == t->cap_rows) {
+		size_t cap = t->cap_rows ? t->cap_rows * 2 : 128;
+		struct row *rows = realloc(t->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return NULL;
+		t->rows = rows;
+		t->cap_rows = cap;
+	}
+	row = &t->rows[t->nr];
+	memset(row, 0, sizeof(*row));
+	row->key = table_strdup(t, key);
+	if (!row->key)
 		return NULL;
-	t->nr++;
-	return &t->rows[i];
+	t->slots[i].idx = (uint32_t)++t->nr;
+	t->slots[i].hash = h;
+	return row;
 }
 
 static void row_add_tid(struct row *row, int32_t tid)
@@ -311,21 +371,22 @@ static int load_build_ids(struct report *r)
 	p = data;
 	end = p + size;
 	while (p + sizeof(struct perf_event_header) + 4 + 24 < end) {
-		const struct perf_event_header *h = (const void *)p;
-		const uint8_t *bid = (const uint8_t *)p + sizeof(*h) + 4;
+		struct perf_event_header h;
+		const uint8_t *bid = (const uint8_t *)p + sizeof(h) + 4;
 		const char *name = (const char *)bid + 24;
 		size_t len = 20, max;
 
-		if (h->size < sizeof(*h) + 4 + 24 || h->size > end - p)
+		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
+		if (h.size < sizeof(h) + 4 + 24 || h.size > end - p)
 			break;
-		if (h->misc & PERF_RECORD_MISC_BUILD_ID_SIZE)
+		if (h.misc & MISC_BUILD_ID_SIZE)
 			len = bid[20];
-		max = (size_t)(p + h->size - name);
+		max = (size_t)(p + h.size - name);
 		if (len && len <= 20 && strnlen(name, max) < max &&
 		    name[0] == '/' &&
 		    pebs_symbols__set_build_id(r->syms, name, bid, len))
 			return -ENOMEM;
-		p += h->size;
+		p += h.size;
 	}
 	return 0;
 }
@@ -337,7 +398,10 @@ static int pass1_record(struct report *r, const struct perf_event_header *ev)
 
 	switch (ev->type) {
 	case PERF_RECORD_COMM:
-		if (ev->size < sizeof(*ev) + 9)
+		/* pid, tid, comm (NUL-terminated within the record) */
+		if (ev->size < sizeof(*ev) + 16 ||
+		    strnlen((const char *)(u32 + 2), ev->size - 16) ==
+		    ev->size - 16u)
 			return 0;
 		if (thread_set(r, (int32_t)u32[0], (int32_t)u32[1],
 			       (const char *)(u32 + 2)))
@@ -357,7 +421,8 @@ static int pass1_record(struct report *r, const struct perf_event_header *ev)
 		}
 		break;
 	case PERF_RECORD_MMAP:
-		if (ev->size > sizeof(*ev) + 32 && (int32_t)u32[0] == -1 &&
+		if (ev->size >= sizeof(*ev) + 32 + 24 &&
+		    (int32_t)u32[0] == -1 &&
 		    !strncmp((const char *)(u64 + 4), "[kernel.kallsyms]", 17))
 			r->kernel_text = u64[3];	/* pgoff: _text */
 		break;
@@ -404,9 +469,9 @@ static void sym_key(struct report *r, const struct pebs_sample *s,
 			 *base == '[' ? "" : "]");
 }
 
-static int make_key(struct report *r, const struct table *t,
-		    const struct pebs_sample *s, unsigned int attr_idx,
-		    char *buf, size_t len)
+static void make_key(struct report *r, const struct table *t,
+		     const struct pebs_sample *s, unsigned int attr_idx,
+		     char *buf, size_t len)
 {
 	size_t off = 0;
 	unsigned int i;
@@ -464,7 +529,6 @@ static int make_key(struct report *r, const struct table *t,
 		off += (size_t)snprintf(buf + off, len - off, "%s%s",
 					i ? "\t" : "", f);
 	}
-	return 0;
 }
 
 static int add_sample(struct report *r, const struct pebs_sample *s,
@@ -474,11 +538,11 @@ static int add_sample(struct report *r, const struct pebs_sample *s,
 	bool has_src = (s->present & PERF_SAMPLE_DATA_SRC) && s->data_src;
 	bool has_w = (s->present & (PERF_SAMPLE_WEIGHT |
 				    PERF_SAMPLE_WEIGHT_STRUCT)) && s->weight;
-	char key[2048];
+	union perf_mem_data_src src = { .val = s->data_src };
+	char key[KEY_MAX];
 	unsigned int i;
 
 	r->samples++;
-	r->attr_samples[attr_idx]++;
 	if (s->present & PERF_SAMPLE_TIME) {
 		if (!r->first_time || s->time < r->first_time)
 			r->first_time = s->time;
@@ -488,28 +552,42 @@ static int add_sample(struct report *r, const struct pebs_sample *s,
 	r->with_addr += has_addr;
 	r->with_src += has_src;
 	if (has_w) {
-		if (r->nr_weights == r->cap_weights) {
-			size_t cap = r->cap_weights ? r->cap_weights * 2 : 4096;
-			uint32_t *w = realloc(r->weights, cap * sizeof(*w));
+		struct wlist *wl = &r->weights[attr_idx];
+
+		if (wl->nr == wl->cap) {
+			size_t cap = wl->cap ? wl->cap * 2 : 4096;
+			uint32_t *w = realloc(wl->v, cap * sizeof(*w));
 
 			if (!w)
 				return -ENOMEM;
-			r->weights = w;
-			r->cap_weights = cap;
+			wl->v = w;
+			wl->cap = cap;
 		}
-		r->weights[r->nr_weights++] = s->weight > UINT32_MAX ?
-					      UINT32_MAX : (uint32_t)s->weight;
+		wl->v[wl->nr++] = s->weight > UINT32_MAX ?
+				  UINT32_MAX : (uint32_t)s->weight;
+		r->nr_weights++;
 	}
 	for (i = 0; i < r->nr_tables; i++) {
 		struct table *t = &r->tables[i];
 		struct row *row;
 
-		if ((t->need_addr && !has_addr) || (t->need_src && !has_src))
+		if ((t->need_addr && !has_addr) ||
+		    (t->need_src && !has_src) || t->view_of)
 			continue;
 		make_key(r, t, s, attr_idx, key, sizeof(key));
 		row = table_row(t, key);
 		if (!row)
 			return -ENOMEM;
+		if (!row->samples)
+			row->attr = attr_idx;
+		if (has_src) {
+			row->loads += !!(src.mem_op & PERF_MEM_OP_LOAD);
+			row->stores += !!(src.mem_op & PERF_MEM_OP_STORE);
+			row->hitm += (src.mem_snoop & PERF_MEM_SNOOP_HITM) ||
+				     (src.mem_snoopx & PERF_MEM_SNOOPX_PEER);
+		}
+		if (t->ev_total)
+			t->ev_total[attr_idx]++;
 		t->total++;
 		row->samples++;
 		if (has_w) {
@@ -559,37 +637,62 @@ static void print_fields(const char *key, const int *w, unsigned int n)
 
 static void print_table(struct report *r, struct table *t)
 {
+	struct table *src = t->view_of ? t->view_of : t;
 	struct row *rows;
 	size_t nr = 0, i, shown = 0;
 	int w[MAX_KEYS] = { 0 };
-	bool weights = false, threads = true;
+	bool weights = false, threads = true, mem = false;
 	unsigned int k;
 
-	for (k = 0; k < t->nr_keys; k++)
+	for (k = 0; k < t->nr_keys; k++) {
 		threads &= t->keys[k] != K_TID;	/* else always 1 */
+		/* memory rows: loads, stores and HitM from data_src */
+		mem |= r->with_src && (t->keys[k] == K_LINE ||
+				       t->keys[k] == K_PAGE ||
+				       t->keys[k] == K_ADDR);
+	}
 
 	printf("\n# %s", t->title);
 	if (t->need_addr)
-		printf(" (%" PRIu64 " samples with a data address)", t->total);
+		printf(" (%" PRIu64 " samples with a data address)",
+		       src->total);
 	else if (t->need_src)
-		printf(" (%" PRIu64 " samples with a data source)", t->total);
+		printf(" (%" PRIu64 " samples with a data source)", src->total);
+	if (src->ev_total)
+		printf(", share within each event");
 	putchar('\n');
-	if (!t->total) {
+	if (!src->total) {
 		printf("#   (none)\n");
 		return;
 	}
-	rows = malloc(t->nr * sizeof(*rows));
+	rows = malloc((src->nr ? src->nr : 1) * sizeof(*rows));
 	if (!rows)
 		return;
-	for (i = 0; i < t->cap; i++) {
-		if (!t->rows[i].key)
+	for (i = 0; i < src->nr; i++) {
+		if (t->sharing && src->rows[i].nr_tids < 2)
 			continue;
-		if (t->sharing && t->rows[i].nr_tids < 2)
-			continue;
-		rows[nr++] = t->rows[i];
-		weights |= t->rows[i].wcount != 0;
+		rows[nr++] = src->rows[i];
+		weights |= src->rows[i].wcount != 0;
 	}
-	qsort(rows, nr, sizeof(*rows), row_cmp);
+	if (r->top < nr) {
+		/* keep the top rows in rows[0..top): no sort of them all */
+		size_t filled = 0;
+
+		for (i = 0; i < nr; i++) {
+			struct row x = rows[i];
+			size_t j;
+
+			if (filled == r->top &&
+			    row_cmp(&x, &rows[r->top - 1]) >= 0)
+				continue;
+			j = filled < r->top ? filled++ : r->top - 1;
+			for (; j > 0 && row_cmp(&x, &rows[j - 1]) < 0; j--)
+				rows[j] = rows[j - 1];
+			rows[j] = x;
+		}
+	} else {
+		qsort(rows, nr, sizeof(*rows), row_cmp);
+	}
 	if (t->sharing && !nr) {
 		printf("#   (no cache line was sampled in two threads)\n");
 		free(rows);
@@ -603,13 +706,15 @@ static void print_table(struct report *r, struct table *t)
 		for (k = 0; k < t->nr_keys; k++) {
 			int l = (int)strcspn(key, "\t");
 
-			w[k] = l > w[k] ? l : w[k];
+			w[k] = l > w[k] && l <= 48 ? l : w[k];
 			key += l + (key[l] == '\t');
 		}
 	}
 	printf("%10s  %7s", "samples", "share");
 	if (weights)
 		printf("  %8s", "avg-wt");
+	if (mem)
+		printf("  %7s  %7s  %7s", "loads", "stores", "hitm");
 	if (threads)
 		printf("  %7s", "threads");
 	for (k = 0; k < t->nr_keys; k++)
@@ -619,8 +724,11 @@ static void print_table(struct report *r, struct table *t)
 	for (i = 0; i < nr && i < r->top; i++, shown++) {
 		struct row *row = &rows[i];
 
+		/* split by event: the share within the row's event */
 		printf("%10" PRIu64 "  %6.2f%%", row->samples,
-		       100.0 * (double)row->samples / (double)t->total);
+		       100.0 * (double)row->samples /
+		       (double)(src->ev_total ? src->ev_total[row->attr] :
+				src->total));
 		if (weights) {
 			if (row->wcount)
 				printf("  %8.1f", (double)row->wsum /
@@ -628,6 +736,9 @@ static void print_table(struct report *r, struct table *t)
 			else
 				printf("  %8s", "-");
 		}
+		if (mem)
+			printf("  %7u  %7u  %7u", row->loads, row->stores,
+			       row->hitm);
 		if (threads && row->nr_tids > MAX_TIDS)
 			printf("  %6u+", MAX_TIDS);
 		else if (threads)
@@ -661,40 +772,54 @@ static int u32_cmp(const void *a, const void *b)
 
 static void print_weights(struct report *r)
 {
-	size_t n = r->nr_weights;
-	uint64_t sum = 0;
-	size_t i;
+	unsigned int e;
 
-	if (!n)
+	if (!r->nr_weights)
 		return;
-	qsort(r->weights, n, sizeof(*r->weights), u32_cmp);
-	for (i = 0; i < n; i++)
-		sum += r->weights[i];
 	printf("\n# weight (latency, cycles as the PMU reports it) of %zu "
-	       "samples with one\n", n);
-	printf("%10s %10s %10s %10s %10s %10s %10s\n", "min", "mean", "p50",
-	       "p90", "p99", "max", "samples");
-	printf("%10u %10.1f %10u %10u %10u %10u %10zu\n", r->weights[0],
-	       (double)sum / (double)n, r->weights[n / 2],
-	       r->weights[n * 9 / 10], r->weights[n * 99 / 100],
-	       r->weights[n - 1], n);
+	       "samples with one\n", r->nr_weights);
+	printf("%10s %10s %10s %10s %10s %10s %10s  %s\n", "min", "mean",
+	       "p50", "p90", "p99", "max", "samples", "event");
+	for (e = 0; e < r->nr_attrs; e++) {
+		struct wlist *wl = &r->weights[e];
+		const char *name = pebs_perfdata__attr_name(r->pd, e);
+		uint32_t *v = wl->v;
+		size_t n = wl->nr, i;
+		uint64_t sum = 0;
+
+		if (!n)
+			continue;
+		qsort(v, n, sizeof(*v), u32_cmp);
+		for (i = 0; i < n; i++)
+			sum += v[i];
+		printf("%10u %10.1f %10u %10u %10u %10u %10zu  %s\n", v[0],
+		       (double)sum / (double)n, v[n / 2], v[n * 9 / 10],
+		       v[n * 99 / 100], v[n - 1], n, name ? name : "?");
+	}
 }
 
-/* The attribution the record tool stored in the command line. */
+/*
+ * The attribution pebs-shim record used: the --attr option it was given
+ * (before any "--"), or the --attribution=MODE it appends (at the very
+ * end, also after a command) when it chose the mode itself.
+ */
 static const char *cmdline_attribution(const char **argv, uint32_t argc)
 {
 	const char *found = NULL;
+	bool opts = true;
 	uint32_t i;
 
-	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "--attribution=", 14))
-			found = argv[i] + 14;
-		else if (!strncmp(argv[i], "--attr=", 7))
+	if (argc < 2 || strcmp(argv[1], "record"))
+		return NULL;
+	if (!strncmp(argv[argc - 1], "--attribution=", 14))
+		return argv[argc - 1] + 14;
+	for (i = 2; i < argc && opts; i++) {
+		if (!strncmp(argv[i], "--attr=", 7))
 			found = argv[i] + 7;
 		else if (!strcmp(argv[i], "--attr") && i + 1 < argc)
 			found = argv[i + 1];
 		else if (!strcmp(argv[i], "--"))
-			break;
+			opts = false;
 	}
 	return found;
 }
@@ -762,7 +887,8 @@ static void print_header(struct report *r)
 		       (unsigned long long)a->sample_period);
 		if (a->precise_ip)
 			printf(", precise_ip %u", a->precise_ip);
-		printf("): %" PRIu64 " samples\n", r->attr_samples[i]);
+		printf("): %" PRIu64 " samples\n",
+		       i < r->nr_counted ? r->attr_samples[i] : 0);
 	}
 	printf("# samples   : %" PRIu64 " (%" PRIu64 " with a data address, "
 	       "%" PRIu64 " with a data source, %zu with a weight)\n",
@@ -790,6 +916,8 @@ static void usage(FILE *f)
 "attribution used, then tables of the hottest threads, symbols, data\n"
 "pages, cache lines, cache lines shared by two or more threads, data\n"
 "sources, and weight (latency) statistics where the samples have them.\n"
+"With samples of several events every table is split by event (shares\n"
+"within each event).\n"
 "\n"
 "  -i, --input=FILE     the recording (default pebs-shim.data)\n"
 "  -s, --sort=KEYS      one table grouped by these comma-separated keys\n"
@@ -818,12 +946,24 @@ static int add_table(struct report *r, const char *title, const char *keys,
 	t->sharing = sharing;
 	if (parse_keys(keys, t))
 		return -EINVAL;
+	if (t->keys[0] == K_EVENT) {
+		t->ev_total = calloc(r->nr_attrs ? r->nr_attrs : 1,
+				     sizeof(*t->ev_total));
+		if (!t->ev_total)
+			return -ENOMEM;
+	}
 	r->nr_tables++;
 	return 0;
 }
 
-static int setup_tables(struct report *r, const char *sort)
+/*
+ * The default tables; with @by_event (samples of several events) each
+ * is split by event, as loads and stores, say, should not be summed.
+ */
+static int setup_tables(struct report *r, const char *sort, bool by_event)
 {
+	const char *ev = by_event ? "event," : "";
+	char keys[5][32];
 	int err = 0;
 
 	r->tables = calloc(8, sizeof(*r->tables));
@@ -831,14 +971,22 @@ static int setup_tables(struct report *r, const char *sort)
 		return -ENOMEM;
 	if (sort)
 		return add_table(r, "samples by --sort keys", sort, false);
-	err = err ?: add_table(r, "threads", "pid,tid,comm", false);
-	err = err ?: add_table(r, "symbols", "sym,dso", false);
-	err = err ?: add_table(r, "data pages", "page", false);
-	err = err ?: add_table(r, "cache lines", "line", false);
+	snprintf(keys[0], sizeof(keys[0]), "%spid,tid,comm", ev);
+	snprintf(keys[1], sizeof(keys[1]), "%ssym,dso", ev);
+	snprintf(keys[2], sizeof(keys[2]), "%spage", ev);
+	snprintf(keys[3], sizeof(keys[3]), "%sline", ev);
+	snprintf(keys[4], sizeof(keys[4]), "%ssrc", ev);
+	err = err ?: add_table(r, "threads", keys[0], false);
+	err = err ?: add_table(r, "symbols", keys[1], false);
+	err = err ?: add_table(r, "data pages", keys[2], false);
+	err = err ?: add_table(r, "cache lines", keys[3], false);
 	err = err ?: add_table(r, "cache lines touched by two or more "
-			       "threads (who shares a cache line)", "line",
+			       "threads (who shares a cache line)", keys[3],
 			       true);
-	err = err ?: add_table(r, "data sources", "src", false);
+	if (!err)	/* the same rows as "cache lines", filtered */
+		r->tables[r->nr_tables - 1].view_of =
+			&r->tables[r->nr_tables - 2];
+	err = err ?: add_table(r, "data sources", keys[4], false);
 	return err;
 }
 
@@ -872,6 +1020,23 @@ static int timed_cmp(const void *a, const void *b)
 	return x->ev < y->ev ? -1 : x->ev > y->ev;
 }
 
+static int count_event(struct report *r, unsigned int idx)
+{
+	if (idx >= r->nr_counted) {
+		unsigned int n = idx + 1;
+		uint64_t *c = realloc(r->attr_samples, n * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		memset(c + r->nr_counted, 0,
+		       (n - r->nr_counted) * sizeof(*c));
+		r->attr_samples = c;
+		r->nr_counted = n;
+	}
+	r->attr_samples[idx]++;
+	return 0;
+}
+
 /*
  * Pass 1 in time order: rings of different CPUs are written interleaved,
  * so a thread's FORK may precede its parent's COMM exec in the file.
@@ -886,8 +1051,17 @@ static int pass1(struct report *r)
 	while ((err = next_record(r, &ev)) > 0) {
 		struct pebs_sample s;
 
-		if (ev->type == PERF_RECORD_SAMPLE)
+		if (ev->type == PERF_RECORD_SAMPLE) {
+			unsigned int idx;
+
+			/* samples per event: are there several to tell apart? */
+			if (!pebs_perfdata__sample(r->pd, ev, &s, &idx) &&
+			    count_event(r, idx)) {
+				free(recs);
+				return -ENOMEM;
+			}
 			continue;
+		}
 		if (nr == cap) {
 			cap = cap ? cap * 2 : 4096;
 			n = realloc(recs, cap * sizeof(*recs));
@@ -921,8 +1095,8 @@ static int pass1(struct report *r)
 static int run(struct report *r, const char *sort)
 {
 	const struct perf_event_header *ev;
+	unsigned int idx, nr_sampled;
 	struct pebs_sample s;
-	unsigned int idx;
 	uint64_t text;
 	int err;
 
@@ -936,17 +1110,19 @@ static int run(struct report *r, const char *sort)
 		report_err("%s", pebs_errmsg());
 		return 1;
 	}
-	if (setup_tables(r, sort))
-		goto out_oom;	/* the keys were checked before */
 	if (load_build_ids(r))
 		goto out_oom;
 	if (pass1(r))
 		goto out_oom;
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
-	r->attr_samples = calloc(r->nr_attrs ? r->nr_attrs : 1,
-				 sizeof(*r->attr_samples));
-	if (!r->attr_samples)
+	for (idx = 0, nr_sampled = 0; idx < r->nr_counted; idx++)
+		nr_sampled += r->attr_samples[idx] != 0;
+	if (setup_tables(r, sort, nr_sampled > 1))
+		goto out_oom;	/* the keys were checked before */
+	r->weights = calloc(r->nr_attrs ? r->nr_attrs : 1,
+			    sizeof(*r->weights));
+	if (!r->weights)
 		goto out_oom;
 	text = r->kernel_text ? local_kernel_text() : 0;
 	if (text && text == r->kernel_text)
@@ -982,12 +1158,17 @@ static void report_free(struct report *r)
 	size_t j;
 
 	for (i = 0; i < r->nr_tables; i++) {
-		for (j = 0; j < r->tables[i].cap; j++)
-			free(r->tables[i].rows[j].key);
+		for (j = 0; j < r->tables[i].nr_chunks; j++)
+			free(r->tables[i].chunks[j]);
+		free(r->tables[i].chunks);
 		free(r->tables[i].rows);
+		free(r->tables[i].slots);
+		free(r->tables[i].ev_total);
 	}
 	free(r->tables);
 	free(r->threads);
+	for (i = 0; r->weights && i < r->nr_attrs; i++)
+		free(r->weights[i].v);
 	free(r->weights);
 	free(r->attr_samples);
 	pebs_symbols__delete(r->syms);

@@ -83,7 +83,8 @@ static int parse_list(const char *str, struct rec_ints *out, const char **bad)
 		hi = lo;
 		if (*end == '-') {
 			hi = parse_num(end + 1, &end);
-			if (hi < lo)
+			/* no machine has more CPUs in one range */
+			if (hi < lo || hi - lo > 8192)
 				return -EINVAL;
 		}
 		if (*end && *end != ',')

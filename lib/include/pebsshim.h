@@ -1260,9 +1260,27 @@ PEBS_API int pebs_sym__str(const struct pebs_sym *sym, uint64_t ip,
  * reads the registers of the logical CPU that executes it, so it can
  * only serve a counter of the observer's own CPU (an SMT sibling has
  * its own registers); every other counter is read with read(2), which
- * makes the kernel IPI the observed CPU to fold the count. Per counter,
- * the user page protocol decides at each read: cap_user_rdpmc and a
- * non-zero index mean rdpmc, otherwise read().
+ * makes the kernel IPI the observed CPU to fold the count. A counter of
+ * the observer's own CPU uses rdpmc when its user page allows it
+ * (cap_user_rdpmc, a non-zero index) and rdpmc proves faster than
+ * read() when both are timed at open (a hypervisor may trap rdpmc);
+ * the user page protocol still decides at each read, falling back to
+ * read() while the event is off its counter.
+ *
+ * Embedding it (error handling left out):
+ *
+ *	PEBS_OPTS(pebs_observer_opts, opts, .map = map); // or NULL map
+ *	pebs_observer__new(1, &opts, &obs);	// this thread -> CPU 1
+ *	pebs_observer__add_cpu(obs, 0);		// watch CPU 0
+ *	pebs_event__parse("task-clock", &ev);
+ *	pebs_observer__add_event(obs, &ev);
+ *	size_t n = pebs_observer__row_words(obs);
+ *	uint64_t row[n];
+ *	pebs_obs_stats__new(obs, 990000, 1010000, &st);
+ *	while (running)
+ *		if (!pebs_observer__read(obs, row, n))
+ *			pebs_obs_stats__add(st, row, NULL); // or keep rows
+ *	pebs_obs_stats__period(st, 0.5);	// median cycles apart
  */
 struct pebs_observer;
 
@@ -1327,9 +1345,10 @@ enum pebs_counter_path {
 
 /*
  * pebs_observer__counter_path - how counter @ev_idx of observed CPU
- * @cpu_idx is read, judged from its user page now; *why (may be NULL)
- * gets a short static reason ("cap_user_rdpmc is 0", "another CPU's
- * counter", ...). Returns the path, or -EINVAL.
+ * @cpu_idx is read (decided when it was opened); *why (may be NULL)
+ * gets a one-line reason, valid while @obs lives ("another CPU's
+ * counter ...", "cap_user_rdpmc is 0 ...", "rdpmc N cycles a read,
+ * read() M ..."). Returns the path, or -EINVAL.
  */
 PEBS_API int pebs_observer__counter_path(const struct pebs_observer *obs,
 					 unsigned int cpu_idx,
@@ -1434,7 +1453,7 @@ PEBS_API uint64_t pebs_obs_stats__period(const struct pebs_obs_stats *st,
 /*
  * pebs_obs_stats__threads - the threads seen on observed CPU @cpu_idx,
  * most cycles first. Copies at most @max into @out and returns how
- * many there are in all (call with max 0 to size), or -EINVAL.
+ * many there are in all (call with max 0 to size), -EINVAL, or -ENOMEM.
  */
 PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     unsigned int cpu_idx,

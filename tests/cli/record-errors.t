@@ -29,7 +29,7 @@ expect_err "unwritable output" "cannot create /nonexistent/x.data" \
 	-o /nonexistent/x.data -- true
 expect_err "command that cannot be executed" \
 	"cannot execute '/nonexistent/cmd': No such file or directory" \
-	-e cpu-clock -o "$T/e.data" -- /nonexistent/cmd
+	-o "$T/e.data" -- /nonexistent/cmd
 [ ! -e "$T/e.data" ]
 ok $? "no output file left behind by the failed exec"
 if [ -e /dev/pebs_map ]; then

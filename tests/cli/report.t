@@ -14,9 +14,9 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 # stderr of perf must have no warning or failure line
 clean() { ! grep -qiE 'warning|failed|error' "$1"; }
 
-echo "1..22"
+echo "1..26"
 
-# 1-6: a file written by the writer (tests/unit/test-perfdata-write)
+# 1-7: a file written by the writer (tests/unit/test-perfdata-write)
 F=$T/w.data
 PEBS_PERFDATA_KEEP=$F "$B/tests/unit/test-perfdata-write" >"$T/unit.out" 2>&1
 check "the unit test wrote a perf.data file" test -s "$F"
@@ -48,7 +48,7 @@ check "pebs-shim report: exit 0, 1000 samples, attribution tid" \
 check "pebs-shim report: pebs_test_hot_fn holds every sample" \
 	grep -qE '^ +1000 +100.00% +1 +pebs_test_hot_fn ' "$T/ps.out"
 
-# 10-13: the real fixtures
+# 10-14: the real fixtures
 A=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 I=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 "$PS" report -i "$A" >"$T/amd.out" 2>"$T/amd.err"
@@ -57,7 +57,9 @@ check "AMD IBS fixture (attr size 136): 27447 samples, 5855 with an address" \
 		 grep -q '^# event 0   : ibs_op// (type 11' '$T/amd.out' && test ! -s '$T/amd.err'"
 check "AMD IBS fixture: the ring's hot cache line is shared by 8+ threads" \
 	bash -c "sed -n '/who shares a cache line/,/^\$/p' '$T/amd.out' |
-		 grep -qE '^ +3395 +57.98% +- +8 +0x624b89b06f40'"
+		 grep -qE '^ +3395 +57.98% +- +3395 +0 +0 +8 +0x624b89b06f40'"
+check "AMD IBS fixture: the contended line: 26 loads, 99 stores, 2 HitM, 8+ threads" \
+	grep -qE '^ +125 +2.13% +654.0 +26 +99 +2 +8\+ +0x624b89b17180$' "$T/amd.out"
 "$PS" report -i "$I" >"$T/intel.out" 2>"$T/intel.err"
 check "Intel PEBS ldlat fixture: 14 samples, ldlat event named, dummy has 0" \
 	bash -c "grep -q '^# samples   : 14 (14 with a data address, 14 with a data source, 14 with a weight)' '$T/intel.out' &&
@@ -66,7 +68,7 @@ check "Intel PEBS ldlat fixture: 14 samples, ldlat event named, dummy has 0" \
 check "Intel PEBS ldlat fixture: weights 70..249 (min/max)" \
 	bash -c "grep -A2 '^# weight' '$T/intel.out' | grep -qE '^ +70 +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +249 +14\$'"
 
-# 14-15: --sort
+# 15-16: --sort
 "$PS" report -i "$I" --sort comm,src -n 0 >"$T/sort.out" 2>&1
 check "--sort comm,src: one table, 14 samples in rows" \
 	bash -c "test \$(grep -cE '^ +[0-9]+ +[0-9.]+%' '$T/sort.out') -ge 10 &&
@@ -76,7 +78,7 @@ rc=$?
 check "--sort with an unknown key: exit 2, one line" \
 	bash -c "test $rc = 2 && test \$(wc -l <'$T/bad.err') = 1"
 
-# 16-18: bad input
+# 17-19: bad input
 "$PS" report -i "$T/nonexistent.data" >"$T/ne.out" 2>"$T/ne.err"
 rc=$?
 check "missing file: exit 1, one line naming it" \
@@ -91,14 +93,14 @@ check "not a perf.data file: exit 1, one line" \
 check "default input pebs-shim.data: named in the error when absent" \
 	bash -c "test \$(cat '$T/def.rc') = 1 && grep -q 'pebs-shim.data' '$T/def.err'"
 
-# 19: help
+# 20: help
 "$PS" report --help >"$T/help.out" 2>&1
 check "--help: exit 0, usage line" grep -q '^usage: pebs-shim report' "$T/help.out"
 
-# 20-22: a file written by pebs-shim record (software event, this host)
+# 21-26: files written by pebs-shim record (software event, this host)
 R=$T/rec.data
 if "$PS" record -e page-faults -c 1 -o "$R" -- "$B/workloads/memwalk" \
-	--seconds 0.3 --mb 8 >"$T/rec.out" 2>"$T/rec.err" && test -s "$R"; then
+	--seconds 0.3 --mb 8 --share >"$T/rec.out" 2>"$T/rec.err" && test -s "$R"; then
 	perf script -i "$R" >"$T/rs.out" 2>"$T/rs.err"
 	if [ $? = 0 ] && clean "$T/rs.err"; then ok "perf script reads a pebs-shim record file without warnings"
 	else nok "perf script reads a pebs-shim record file without warnings" "$(head -3 "$T/rs.err")"; fi
@@ -109,6 +111,23 @@ if "$PS" record -e page-faults -c 1 -o "$R" -- "$B/workloads/memwalk" \
 	want=$(wc -l <"$T/rs.out")
 	check "pebs-shim report counts the $want samples perf script shows" \
 		grep -q "^# samples   : $want " "$T/rp.out"
+	# memwalk --share: both threads fault on one cache line, again and again
+	check "who shares a cache line: walker and streamer on one line" \
+		bash -c "sed -n '/who shares a cache line/,/^\$/p' '$T/rp.out' |
+			 grep ' by: ' | grep 'walker/' | grep -q 'streamer/'"
+	check "the attribution record chose (appended to the command line) is shown" \
+		grep -q '^# attribution: tid (as recorded by pebs-shim record)' "$T/rp.out"
+	# two events: each table is split by event, shares within each event
+	if "$PS" record -e page-faults -e minor-faults -c 1 -o "$T/two.data" -- \
+		"$B/workloads/memwalk" --seconds 0.2 --mb 8 >/dev/null 2>&1; then
+		"$PS" report -i "$T/two.data" >"$T/two.out" 2>&1
+		check "two events: tables split by event, walker ~80 % of each" \
+			bash -c "grep -q '^# threads, share within each event' '$T/two.out' &&
+				 grep -qE '^ +[0-9]+ +[5-9][0-9]\.[0-9]+% +page-faults +[0-9]+ +[0-9]+ +walker\$' '$T/two.out' &&
+				 grep -qE '^ +[0-9]+ +[5-9][0-9]\.[0-9]+% +minor-faults +[0-9]+ +[0-9]+ +walker\$' '$T/two.out'"
+	else
+		skip "pebs-shim record -e page-faults -e minor-faults failed"
+	fi
 else
-	for i in 1 2 3; do skip "pebs-shim record failed: $(head -1 "$T/rec.err")"; done
+	for i in 1 2 3 4 5 6; do skip "pebs-shim record failed: $(head -1 "$T/rec.err")"; done
 fi

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-observer.c - the observer loop live on this host: software
- * counters per CPU through read() (the host has no PMU, so the rdpmc
- * path must decline and fall back), the table through an in-memory map,
- * and the summaries (achieved resolution, trustable fraction,
- * residency) computed and sane. Nothing here asserts speed.
+ * counters per CPU through read() (never on a hardware counter, so the
+ * rdpmc path must decline and fall back), the real rdpmc on a hardware
+ * counter where the host has one (checked against read()), the table
+ * through an in-memory map, and the summaries (achieved resolution,
+ * trustable fraction, residency) computed and sane. Nothing here
+ * asserts speed.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "pebsshim.h"
 
@@ -153,6 +157,91 @@ static void test_own_cpu_falls_back(void **state)
 	pebs_observer__delete(obs);
 }
 
+/*
+ * The real rdpmc, where the hardware and kernel allow it: a self-counting
+ * hardware event read through its user page must agree with read(2)
+ * (monotonic across rdpmc, read, rdpmc). Skips without a PMU or
+ * without cap_user_rdpmc.
+ */
+static void test_rdpmc_real(void **state)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_INSTRUCTIONS,
+		.exclude_kernel = 1,
+	};
+	const struct perf_event_mmap_page *pc;
+	uint64_t r1 = 0, k = 0, r2 = 0;
+	void *p;
+	int fd;
+
+	(void)state;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		print_message("# no hardware instructions counter: %s\n",
+			      strerror(errno));
+		skip();
+	}
+	p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+	assert_true(p != MAP_FAILED);
+	pc = p;
+	if (!pc->cap_user_rdpmc || !pc->index) {
+		print_message("# cap_user_rdpmc %u index %u: no user rdpmc here\n",
+			      (unsigned int)pc->cap_user_rdpmc, pc->index);
+		assert_int_equal(pebs_rdpmc_read(pc, NULL, &r1), -EOPNOTSUPP);
+		munmap(p, sysconf(_SC_PAGESIZE));
+		close(fd);
+		skip();
+	}
+	assert_int_equal(pebs_rdpmc_read(pc, NULL, &r1), 0);
+	assert_int_equal(read(fd, &k, sizeof(k)), sizeof(k));
+	assert_int_equal(pebs_rdpmc_read(pc, NULL, &r2), 0);
+	print_message("# user instructions: rdpmc %llu, read() %llu, rdpmc %llu (pmc_width %u)\n",
+		      (unsigned long long)r1, (unsigned long long)k,
+		      (unsigned long long)r2, (unsigned int)pc->pmc_width);
+	assert_true(r1 > 0);
+	assert_true(r1 <= k);
+	assert_true(k <= r2);
+	munmap(p, sysconf(_SC_PAGESIZE));
+	close(fd);
+}
+
+/* a hardware counter of the observer's own CPU: the path is chosen by
+ * timing, and whichever it is, the counts advance */
+static void test_own_cpu_hardware(void **state)
+{
+	struct pebs_observer *obs;
+	struct pebs_obs_stats *st;
+	uint64_t first[6], last[6];
+	const char *why = NULL;
+	PEBS_OPTS(pebs_observer_opts, opts);
+	struct pebs_event ev;
+	int path, err;
+
+	(void)state;
+	assert_int_equal(pebs_observer__new(0, &opts, &obs), 0);
+	assert_int_equal(pebs_observer__add_cpu(obs, 0), 0);
+	assert_int_equal(pebs_event__parse("instructions", &ev), 0);
+	err = pebs_observer__add_event(obs, &ev);
+	if (err < 0) {
+		print_message("# %s\n", pebs_errmsg());
+		pebs_observer__delete(obs);
+		skip();
+	}
+	path = pebs_observer__counter_path(obs, 0, 0, &why);
+	print_message("# own CPU instructions: %s (%s)\n",
+		      path == PEBS_COUNTER_RDPMC ? "rdpmc" : "read()", why);
+	assert_true(path == PEBS_COUNTER_RDPMC || path == PEBS_COUNTER_READ);
+	assert_true(why && why[0]);
+	assert_int_equal(pebs_obs_stats__new(obs, 990000, 1010000, &st), 0);
+	run_rows(obs, st, ROWS, first, last);
+	check_summary(st, "instructions on the observer's CPU");
+	assert_true(last[5] > first[5]);	/* the observer runs there */
+	pebs_obs_stats__delete(st);
+	pebs_observer__delete(obs);
+}
+
 /* the table path through an in-memory map: the slot's ids come through */
 struct table {
 	struct pebs_map_header h;
@@ -238,6 +327,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_other_cpu_read_path),
 		cmocka_unit_test(test_own_cpu_falls_back),
+		cmocka_unit_test(test_rdpmc_real),
+		cmocka_unit_test(test_own_cpu_hardware),
 		cmocka_unit_test(test_table_slot),
 		cmocka_unit_test(test_errors),
 	};

@@ -87,6 +87,22 @@ static void test_create_errors(void **state)
 	assert_int_equal(pebs_perfdata_writer__close(NULL), 0);
 }
 
+/* A full disk (/dev/full): create fails with -ENOSPC naming the path. */
+static void test_full_disk(void **state)
+{
+	struct pebs_perfdata_writer *w = NULL;
+	int err;
+
+	(void)state;
+	if (access("/dev/full", W_OK))
+		skip();
+	err = pebs_perfdata_writer__create("/dev/full", &w);
+	assert_int_equal(err, -ENOSPC);
+	assert_null(w);
+	assert_non_null(strstr(pebs_errmsg(), "/dev/full"));
+	assert_int_equal(access("/dev/full", F_OK), 0);
+}
+
 static void test_api_rules(void **state)
 {
 	struct pebs_perfdata_writer *w;
@@ -351,6 +367,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_errors),
+		cmocka_unit_test(test_full_disk),
 		cmocka_unit_test(test_api_rules),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_for_perf),

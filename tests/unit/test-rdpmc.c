@@ -2,10 +2,11 @@
 /*
  * test-rdpmc.c - the perf user page protocol for user-space counter
  * reads (lib/rdpmc.h), on a synthetic struct perf_event_mmap_page with a
- * fake rdpmc: rdpmc itself faults on this machine (no hardware PMU), and
- * the protocol is what we own. Covers offset, pmc_width sign extension,
- * the fallbacks (index 0, cap_user_rdpmc 0), and the seqlock retry both
- * deterministically and against a writer thread.
+ * fake rdpmc, so that every case is reachable without executing rdpmc
+ * (it faults where user rdpmc is off; tests/live/test-observer.c runs
+ * the real one where the host allows it). Covers offset, pmc_width sign
+ * extension, the fallbacks (index 0, cap_user_rdpmc 0), and the seqlock
+ * retry both deterministically and against a writer thread.
  */
 #include <stdarg.h>
 #include <stddef.h>

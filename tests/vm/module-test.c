@@ -175,16 +175,28 @@ static void map_close(struct map *m)
 	close(m->fd);
 }
 
-/* A consistent copy of a slot (seqcount read side); -EAGAIN if none. */
+/*
+ * A consistent copy of a slot (seqcount read side); -EAGAIN if none in a
+ * second (a qemu vCPU can stall for milliseconds half-way through a
+ * write, so spin a little, then yield).
+ */
 static int slot_read(const struct map *m, unsigned int cpu,
 		     struct pebs_map_slot *out)
 {
 	const struct pebs_map_slot *s = &m->slots[cpu];
-	int tries;
+	uint64_t deadline = 0;
+	unsigned int tries;
 
-	for (tries = 0; tries < 1000000; tries++) {
+	for (tries = 0;; tries++) {
 		uint32_t s1 = pebs_load_acquire(&s->seq), s2;
 
+		if (tries >= 1000) {
+			if (!deadline)
+				deadline = now_ns() + 1000000000ull;
+			else if (now_ns() > deadline)
+				return -EAGAIN;
+			sched_yield();
+		}
 		if (s1 & 1)
 			continue;
 		memcpy(out, (const void *)s, sizeof(*out));
@@ -195,7 +207,6 @@ static int slot_read(const struct map *m, unsigned int cpu,
 			return 0;
 		}
 	}
-	return -EAGAIN;
 }
 
 static struct pebs_map_slot slot_get(const struct map *m, unsigned int cpu)

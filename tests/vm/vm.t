@@ -83,7 +83,7 @@ fi
 rm -f "$log.stderr"
 # drop CRs and the terminal resets the firmware and kernel print
 clean=$(sed -e 's/\r$//' -e 's/\x1bc//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$log")
-grep -E '^PEBS-VM (BOOT|ALL-DONE|HOST)' <<<"$clean" | diag
+grep -oE 'PEBS-VM (BOOT|ALL-DONE|HOST).*' <<<"$clean" | diag
 
 i=1
 for s in "${scripts[@]}"; do

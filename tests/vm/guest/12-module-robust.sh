@@ -32,7 +32,7 @@ run pin
 loaded && fail "pebs_map still loaded after module-test pin"
 
 # bad parameters are refused with a message, nothing stays loaded
-for p in history=3 history=0 history=12288 mode=01000; do
+for p in history=3 history=0 history=12288 history=1073741824 mode=01000; do
 	insmod /pebs/pebs_map.ko "$p" 2>/dev/null && fail "insmod $p succeeded"
 	loaded && fail "pebs_map loaded after insmod $p"
 done

@@ -2,7 +2,8 @@
 # 40-record-attr - pebs-shim record -a with the module loaded: on a mixed
 # multi-threaded load (more threads than CPUs, sleeping often), the map's
 # (cpu, time) attribution agrees with the samples' TIDs on >= 99.9 % of
-# the samples (--attr=both), and --attr=map attributes every sample.
+# the samples (--attr=both), and --attr=map attributes every sample and
+# writes a perf.data file whose threads (re-encoded TIDs) read back.
 name=40-record-attr
 fail() {
 	echo "PEBS-VM FAIL $name $*"
@@ -46,5 +47,17 @@ mapped=$1 total=$2
 [ "$mapped" = "$total" ] ||
 	fail "--attr=map attributed $mapped of $total samples"
 
+# the perf.data file re-encodes the TID found: its reader names the threads
+pebs-shim report -i /tmp/map.data -n 0 >/tmp/map.report 2>&1 ||
+	fail "pebs-shim report cannot read the --attr=map file"
+named=0
+for i in 0 1 2 3 4 5; do
+	grep -Eq "[0-9]+ +load-$i\$" /tmp/map.report && named=$((named + 1))
+done
+[ "$named" = 6 ] || {
+	cat /tmp/map.report
+	fail "the --attr=map file names $named of the 6 load threads"
+}
+
 pebs-map-unload || fail "rmmod"
-echo "PEBS-VM PASS $name both=$pct% ($agree of $checked) map=$mapped/$total attributed"
+echo "PEBS-VM PASS $name both=${pct}% ($agree of $checked) map=$mapped/$total attributed, $named/6 threads named in the file"

@@ -4,8 +4,9 @@
 # `pebs-shim observe` reports it must be within 3 percentage points of
 # /proc/<tid>/schedstat over the same window (tests/vm/obs-alternate.c,
 # which also reads the binary output back). Checks first that the guest
-# CPU has rdtscp (qemu -cpu max) and that `observe` without the module
-# says in one line to load it.
+# CPU has rdtscp (qemu -cpu max), that `observe` without the module
+# says in one line to load it, and a short run with a per-CPU counter
+# and CSV output.
 #
 # Measured under TCG on this 2-core host (busy, load 6-9): the observer's
 # vCPU runs only part of the time, so ~97 % of the observed time lies in
@@ -27,6 +28,19 @@ case $msg in
 *) echo "PEBS-VM FAIL $name without the module: '$msg'"; exit 1 ;;
 esac
 pebs-map-load || { echo "PEBS-VM FAIL $name insmod"; exit 1; }
+# table and a per-CPU software counter (read()), CSV out
+if ! pebs-shim observe -C 0 --on 1 -e task-clock --duration 0.5 \
+	-o /tmp/obs.csv --format csv >/tmp/obs.out 2>&1 ||
+   ! grep -q '^counters: read() for all 1' /tmp/obs.out ||
+   ! head -n 1 /tmp/obs.csv | grep -q '^tsc,dt,cpu,tgid,pid,switches,task-clock$' ||
+   [ "$(wc -l </tmp/obs.csv)" -lt 2 ]; then
+	cat /tmp/obs.out
+	pebs-map-unload
+	echo "PEBS-VM FAIL $name observe with -e task-clock and CSV output"
+	exit 1
+fi
+grep -E '^(counters|resolution|trustable):' /tmp/obs.out
+rm -f /tmp/obs.csv
 obs-alternate --duration 20 --unit-ms 10 --tolerance 1 >/tmp/obs.out 2>&1
 rc=$?
 rm -f /tmp/obs.bin
