@@ -110,8 +110,11 @@ PEBS_API unsigned int pebs_map__nr_cpus(const struct pebs_map *map);
 /*
  * pebs_map__read_slot - take a consistent snapshot of one CPU's slot.
  *
- * Returns 0, -EINVAL if cpu is out of range, or -EAGAIN if no
- * consistent copy could be taken within a bounded number of retries.
+ * Seqcount read side: retries while the writer is mid-update (spinning,
+ * then yielding), so snap->comm is always NUL-terminated and every field
+ * belongs to the same update. Thread-safe, no allocation. Returns 0,
+ * -EINVAL if cpu is out of range, or -EAGAIN if no consistent copy
+ * could be taken within a bounded number of retries (10000).
  */
 PEBS_API int pebs_map__read_slot(const struct pebs_map *map, unsigned int cpu,
 				 struct pebs_map_snapshot *snap);
@@ -644,7 +647,10 @@ PEBS_API int pebs_channel__disable(struct pebs_channel *ch);
  * frequency). The kernel refuses a zero period, so period 0 stops
  * sampling by disabling the event; a later non-zero period re-enables
  * it unless pebs_channel__disable was called in between (and
- * pebs_channel__enable while the period is 0 keeps it stopped). Returns
+ * pebs_channel__enable while the period is 0 keeps it stopped). A
+ * running event is disabled around the change, so the new period holds
+ * from the next event on (Linux 6.18 mis-counted software events whose
+ * period changed while they ran). Returns
  * 0, -EINVAL (period the kernel refuses, e.g. bit 63 set or a freq
  * above kernel.perf_event_max_sample_rate), or -errno from ioctl.
  */
