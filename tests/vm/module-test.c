@@ -136,7 +136,8 @@ static void map_open(struct map *m)
 	    h->slots_offset < sizeof(*h) || h->slots_offset % 64 ||
 	    h->hist_entry_size != sizeof(struct pebs_map_switch) ||
 	    h->clock != PEBS_MAP_CLOCK_LOCAL || h->pid_ns != PEBS_MAP_PIDNS_INIT ||
-	    h->hook != PEBS_MAP_HOOK_TRACEPOINT)
+	    (h->hook != PEBS_MAP_HOOK_TRACEPOINT &&
+	     h->hook != PEBS_MAP_HOOK_DIRECT))
 		fail("bad header: magic %#llx abi %u hdr %u slot %u off %llu",
 		     (unsigned long long)h->magic, h->abi_version,
 		     h->header_size, h->slot_size,
