@@ -486,6 +486,16 @@ int cmd_observe(int argc, char **argv)
 		return usage_err("%s", "--map and --no-map together");
 	if (no_map && !nr_ev)
 		return usage_err("%s", "nothing to observe: --no-map needs -e EVENT");
+	/* a CPU this system lacks is a bad value, not a runtime failure */
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	for (int i = 0; ncpu > 0 && i < nr_cpus; i++)
+		if (cpus[i] >= ncpu)
+			return usage_err("-C: CPU %u does not exist (CPUs 0-%ld here)",
+					 cpus[i], ncpu - 1);
+	if (ncpu > 0 && on_cpu >= ncpu)
+		return usage_err("--on: CPU %d does not exist (CPUs 0-%ld here)",
+				 on_cpu, ncpu - 1);
 	if (on_cpu < 0)
 		on_cpu = pick_on_cpu(cpus, nr_cpus);
 	if (on_cpu < 0)

@@ -1,0 +1,125 @@
+#!/bin/bash
+# abi.t - the shared library's ABI: SONAME libpebsshim.so.0; it exports
+# only pebs_* symbols, each under a version node of lib/libpebsshim.map;
+# the PEBS_API functions of lib/include/pebsshim.h are exactly the
+# exports; the public header compiles on its own as C11 and as C++ with
+# -Wall -Wextra -Werror; a program links against the shared library
+# alone (-lpebsshim) and runs.
+set -u
+B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
+so=$B/libpebsshim.so.0
+hdr=$S/lib/include/pebsshim.h
+T=$(mktemp -d /tmp/abi-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+diag() { sed 's/^/# /' "$@" | head -20; }
+check() { # check NAME CMD...: pass iff CMD succeeds
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else nok "$name"; fi
+}
+# list NAME FILE: pass iff FILE is empty, else show its first lines
+empty() {
+	if [ ! -s "$2" ]; then ok "$1"; else nok "$1"; diag "$2"; fi
+}
+
+echo "1..13"
+
+if [ ! -f "$so" ]; then
+	nok "$so exists (make B=... lib)"
+	for i in $(seq 12); do skip "no shared library"; done
+	exit 0
+fi
+ok "$so exists"
+
+soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
+check "SONAME is libpebsshim.so.0 ($soname)" test "$soname" = libpebsshim.so.0
+
+# version nodes of the map ("NAME {" at the start of a line)
+sed -n 's/^\([A-Za-z_][A-Za-z0-9_.]*\)[[:space:]]*{.*/\1/p' \
+	"$S/lib/libpebsshim.map" >"$T/nodes"
+check "lib/libpebsshim.map defines a version node ($(tr '\n' ' ' <"$T/nodes"))" \
+	test -s "$T/nodes"
+
+# defined dynamic symbols, without the version definitions (type A)
+nm -D --defined-only "$so" | awk '{ print $2, $3 }' >"$T/nm"
+awk '$1 != "A" { sub(/@.*/, "", $2); print $2 }' "$T/nm" | sort -u \
+	>"$T/exports"
+awk '$1 == "A" { print $2 }' "$T/nm" | grep -vxF -f "$T/nodes" >"$T/abs"
+empty "the only absolute symbols are the version nodes" "$T/abs"
+check "it exports functions ($(wc -l <"$T/exports"))" test -s "$T/exports"
+grep -v '^pebs_' "$T/exports" >"$T/foreign"
+empty "every exported symbol starts with pebs_" "$T/foreign"
+
+# objdump -T: the version column of every defined symbol
+objdump -T "$so" | awk '$2 == "g" && $0 !~ /\*(UND|ABS)\*/ { print $(NF - 1), $NF }' \
+	>"$T/versions"
+awk 'NR == FNR { node[$1] = 1; next } !($1 in node) { print }' \
+	"$T/nodes" "$T/versions" >"$T/unversioned"
+if [ "$(wc -l <"$T/versions")" = "$(wc -l <"$T/exports")" ] &&
+   [ ! -s "$T/unversioned" ]; then
+	ok "objdump -T: every export is under a node of the map"
+else
+	nok "objdump -T: every export is under a node of the map"
+	diag "$T/unversioned"
+fi
+
+# PEBS_API function names of the header (comments stripped; a
+# declaration may span lines: the name is the identifier before "(")
+python3 - "$hdr" >"$T/declared" <<'EOF'
+import re, sys
+src = open(sys.argv[1]).read()
+src = re.sub(r'/\*.*?\*/', ' ', src, flags=re.S)
+src = re.sub(r'^\s*#.*$', ' ', src, flags=re.M)
+names = set()
+for decl in re.findall(r'\bPEBS_API\b([^;{]*)', src):
+	m = re.search(r'\b([A-Za-z_]\w*)\s*\(', decl)
+	if m:
+		names.add(m.group(1))
+print('\n'.join(sorted(names)))
+EOF
+check "the header declares PEBS_API functions ($(wc -l <"$T/declared"))" \
+	test -s "$T/declared"
+comm -23 "$T/declared" "$T/exports" >"$T/unexported"
+empty "every PEBS_API function of the header is exported" "$T/unexported"
+comm -13 "$T/declared" "$T/exports" >"$T/undeclared"
+empty "every export is a PEBS_API function of the header" "$T/undeclared"
+
+# the header on its own (twice: the include guard)
+printf '#include "pebsshim.h"\n#include "pebsshim.h"\n' >"$T/h.c"
+if gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$S/include" \
+	-I"$S/lib/include" "$T/h.c" >"$T/cc" 2>&1; then
+	ok "the header compiles alone as C11 (gcc -std=c11 -Wall -Wextra -Werror)"
+else
+	nok "the header compiles alone as C11 (gcc -std=c11 -Wall -Wextra -Werror)"
+	diag "$T/cc"
+fi
+if command -v g++ >/dev/null; then
+	if g++ -fsyntax-only -x c++ -Wall -Wextra -Werror -I"$S/include" \
+		-I"$S/lib/include" "$T/h.c" >"$T/cxx" 2>&1; then
+		ok "the header compiles as C++ (g++ -x c++ -Wall -Wextra -Werror)"
+	else
+		nok "the header compiles as C++ (g++ -x c++ -Wall -Wextra -Werror)"
+		diag "$T/cxx"
+	fi
+else
+	skip "g++ is not installed"
+fi
+
+# a program linked with the shared library alone (as an installed
+# library is used: -lpebsshim), run against it
+ln -s "$so" "$T/libpebsshim.so"
+rc=0
+gcc -std=gnu11 -Wall -Wextra -Werror -I"$S/include" -I"$S/lib/include" \
+	-o "$T/prog" "$S/examples/map-watch.c" -L"$T" -lpebsshim >"$T/ld" 2>&1 &&
+	{ LD_LIBRARY_PATH=$B "$T/prog" "$T/no-table" >"$T/out" 2>&1; rc=$?; }
+if [ $rc = 1 ] && grep -q "^map-watch: $T/no-table not found" "$T/out" &&
+   LD_LIBRARY_PATH=$B ldd "$T/prog" | grep -q "libpebsshim.so.0 => $so "; then
+	ok "examples/map-watch.c links with -lpebsshim alone and runs on it"
+else
+	nok "examples/map-watch.c links with -lpebsshim alone and runs on it"
+	diag "$T/ld" "$T/out"
+fi
