@@ -34,13 +34,15 @@ for need in perfmon/pfmlib.h:libpfm4-dev gelf.h:libelf-dev zlib.h:zlib1g-dev \
 	    linux/perf_event.h:linux-libc-dev; do
 	[ -e "/usr/include/${need%%:*}" ] || missing+=("${need#*:}")
 done
-if [ ! -x "$tool" ] || [ ! -x "$memwalk" ] || [ "$src/tools" -nt "$tool" ]; then
-	if [ "${#missing[@]}" -gt 0 ]; then
+if [ "${#missing[@]}" -gt 0 ]; then
+	if [ ! -x "$tool" ] || [ ! -x "$memwalk" ]; then
 		say "cannot build: missing ${missing[*]}"
 		say "install them as root: make deps (or apt-get install --no-install-recommends ${missing[*]})"
 		exit 1
 	fi
-	say "building the tool and the workloads in $B"
+	say "cannot rebuild (missing ${missing[*]}): using the existing build in $B"
+else
+	# incremental: does nothing when the build is up to date
 	make -s -C "$src" B="$B" "$tool" "$memwalk" >&2
 fi
 
