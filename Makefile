@@ -63,6 +63,9 @@ DEPS := build-essential libpfm4-dev libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
 	linux-source-6.1 libelf-dev zlib1g-dev
+# what `make demo` needs: build, record, report, perf report
+DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
+	libelf-dev zlib1g-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
 	check-cli check-fuzz check-vm check-san check-patch bench deps \
@@ -183,22 +186,29 @@ bench: all
 # then pebs-shim report (and perf report); scripts/demo.sh builds first
 .PHONY: demo
 demo:
+	$(call install-pkgs,$(DEMO_DEPS))
 	B=$(abspath $(B)) scripts/demo.sh
 
-deps:
-	@missing=$$(for p in $(DEPS); do \
+# $(call install-pkgs,PACKAGES): install the missing ones as root, else
+# print the apt-get line and fail
+define install-pkgs
+	@missing=$$(for p in $(1); do \
 	  dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | \
 	  grep -q '^install ok installed' || echo $$p; done); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then \
-	  echo "make deps: installing$$(echo $$missing | sed 's/^/ /')"; \
+	  echo "make: installing$$(echo $$missing | sed 's/^/ /')"; \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive \
 	    apt-get install -y -q --no-install-recommends $$missing; \
 	else \
-	  echo "make deps: missing packages; run as root:" >&2; \
+	  echo "make: missing packages; run as root:" >&2; \
 	  echo "  apt-get install --no-install-recommends" $$missing >&2; \
 	  exit 1; \
 	fi
+endef
+
+deps:
+	$(call install-pkgs,$(DEPS))
 
 install: lib tool
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
