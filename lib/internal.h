@@ -3,9 +3,37 @@
 #ifndef PEBSSHIM_INTERNAL_H
 #define PEBSSHIM_INTERNAL_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "pebsshim.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Unaligned little-endian-host loads from records and files. */
+static inline uint64_t ld64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t ld32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint16_t ld16(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
 
 /*
  * pebs_err - record a one-line reason for the calling thread and return

@@ -62,22 +62,6 @@ struct pebs_perfdata {
 	uint64_t attr_recs_upto; /* HEADER_ATTR records before this are in */
 };
 
-static inline uint64_t ld64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t ld32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* is [off, off + len) inside the file? */
 static bool in_file(const struct pebs_perfdata *pd, uint64_t off,
 		    uint64_t len)

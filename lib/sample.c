@@ -61,30 +61,6 @@ _Static_assert(F_NR <= sizeof(((struct pebs_sample_layout *)0)->off) /
 			   PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | \
 			   PERF_FORMAT_GROUP | PERF_FORMAT_LOST)
 
-static inline uint64_t ld64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint32_t ld32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static inline uint16_t ld16(const unsigned char *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 static inline uint16_t rec_size(const struct perf_event_header *ev)
 {
 	return ld16((const unsigned char *)ev + 6);
