@@ -222,8 +222,11 @@ static void test_own_cpu_hardware(void **state)
 	(void)state;
 	assert_int_equal(pebs_observer__new(0, &opts, &obs), 0);
 	assert_int_equal(pebs_observer__add_cpu(obs, 0), 0);
-	assert_int_equal(pebs_event__parse("instructions", &ev), 0);
-	err = pebs_observer__add_event(obs, &ev);
+	/* libpfm4 may know no core PMU here (parse fails), or the kernel
+	 * may have none (add_event fails): both mean no hardware counter */
+	err = pebs_event__parse("instructions", &ev);
+	if (!err)
+		err = pebs_observer__add_event(obs, &ev);
 	if (err < 0) {
 		print_message("# %s\n", pebs_errmsg());
 		pebs_observer__delete(obs);
