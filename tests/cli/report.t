@@ -66,7 +66,7 @@ check "Intel PEBS ldlat fixture: 14 samples, ldlat event named, dummy has 0" \
 		 grep -q 'MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64.*config1 0x40.*: 14 samples' '$T/intel.out' &&
 		 grep -q 'dummy:HG .*: 0 samples' '$T/intel.out'"
 check "Intel PEBS ldlat fixture: weights 70..249 (min/max)" \
-	bash -c "grep -A2 '^# weight' '$T/intel.out' | grep -qE '^ +70 +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +249 +14\$'"
+	bash -c "grep -A2 '^# weight' '$T/intel.out' | grep -qE '^ +70 +[0-9.]+ +[0-9]+ +[0-9]+ +[0-9]+ +249 +14  MEM_TRANS_RETIRED'"
 
 # 15-16: --sort
 "$PS" report -i "$I" --sort comm,src -n 0 >"$T/sort.out" 2>&1
