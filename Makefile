@@ -30,6 +30,8 @@ CC ?= gcc
 CLANG ?= clang
 PREFIX ?= /usr/local
 OPT ?= -O2
+# the module is built with W=1; KMOD_WERROR=y makes a warning an error
+KMOD_WERROR ?= y
 KDIR ?= $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
@@ -144,7 +146,8 @@ kmod:
 	@test -n "$(KDIR)" || { echo "make kmod: no kernel headers in" \
 	  "/usr/src: run 'make deps' (linux-headers-amd64) or set KDIR=" >&2; \
 	  exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/kmod W=1 KMOD_WERROR=$(KMOD_WERROR) \
+		modules
 
 # ---- tests -------------------------------------------------------------
 # Every suite is a TAP producer run by prove; scripts/run-test adds a
