@@ -16,11 +16,7 @@ if [ ! -f "$tarball" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-diag() { sed 's/^/# /' "$@"; }
+. "$src/tests/tap.sh"
 
 echo "1..7"
 

@@ -11,16 +11,7 @@ so=$B/libpebsshim.so.0
 hdr=$S/lib/include/pebsshim.h
 T=$(mktemp -d /tmp/abi-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-diag() { sed 's/^/# /' "$@" | head -20; }
-check() { # check NAME CMD...: pass iff CMD succeeds
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else nok "$name"; fi
-}
+. "$PEBS_SRC/tests/tap.sh"
 # list NAME FILE: pass iff FILE is empty, else show its first lines
 empty() {
 	if [ ! -s "$2" ]; then ok "$1"; else nok "$1"; diag "$2"; fi

@@ -9,16 +9,7 @@ B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 ex=$B/examples
 T=$(mktemp -d /tmp/examples-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-check() { # check NAME CMD...: pass iff CMD succeeds
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else nok "$name"; fi
-}
-diag() { sed 's/^/# /' "$@" | head -20; }
+. "$PEBS_SRC/tests/tap.sh"
 # run WANT_RC NAME CMD...: stdout in $T/out, stderr in $T/err
 run() {
 	local want=$1 name=$2 rc

@@ -6,15 +6,7 @@ set -u
 tool=$PEBS_BUILD/pebs-shim
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-check() { # check NAME CMD...: pass iff CMD succeeds
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else nok "$name"; fi
-}
+. "$PEBS_SRC/tests/tap.sh"
 
 echo "1..23"
 

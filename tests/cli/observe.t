@@ -9,16 +9,7 @@ B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 tool=$B/pebs-shim
 T=$(mktemp -d /tmp/observe-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
-diag() { sed 's/^/# /' "$@" | head -20; }
-check() { # check NAME CMD...: pass iff CMD succeeds
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else nok "$name"; fi
-}
+. "$PEBS_SRC/tests/tap.sh"
 # greps FILE ERE...: every ERE matches a line of FILE
 greps() {
 	local f=$1

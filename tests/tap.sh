@@ -1,0 +1,14 @@
+# tap.sh - the TAP words of the shell tests (sourced by bash .t scripts).
+# Each script prints its own plan ("1..N") and then calls these.
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+# diag FILE...: the first 20 lines, as TAP comments
+diag() { sed 's/^/# /' "$@" | head -20; }
+# check NAME CMD...: pass iff CMD succeeds
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else nok "$name"; fi
+}
