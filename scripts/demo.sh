@@ -1,9 +1,11 @@
 #!/bin/bash
 # demo.sh - the README's main command, end to end (make demo):
 #
-#   pebs-shim record -e auto -- memwalk     (the best source this machine
-#                                            has: PEBS/IBS loads, else
-#                                            cpu-clock, and one line says so)
+#   pebs-shim record -e auto -e page-faults:period=1 -- memwalk --share
+#        auto: the best source this machine has (PEBS/IBS loads, else
+#        cpu-clock, and one line says so); page faults: real data
+#        addresses that need no PMU (first touches, and the cache line
+#        the two threads share)
 #   pebs-shim report                        threads, symbols, memory
 #   perf report --stdio --sort sym | head   when perf is installed
 #
@@ -53,8 +55,9 @@ if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 2 ]; then
 	exit 1
 fi
 
-echo "+ pebs-shim record -e auto -o $out -- memwalk --seconds $secs"
-"$tool" record -e auto -o "$out" -- "$memwalk" --seconds "$secs"
+echo "+ pebs-shim record -e auto -e page-faults:period=1 -o $out -- memwalk --seconds $secs --share"
+"$tool" record -e auto -e page-faults:period=1 -o "$out" -- \
+	"$memwalk" --seconds "$secs" --share
 echo
 echo "+ pebs-shim report -i $out"
 "$tool" report -i "$out"
