@@ -546,9 +546,12 @@ int pebs_perf_open_error(const struct pebs_event *ev, int err)
 					"is unreadable: run as root", what);
 		return pebs_err(-err, "%s: permission denied by "
 				"/proc/sys/kernel/perf_event_paranoid = %d: "
-				"run as root, lower it (sysctl -w "
-				"kernel.perf_event_paranoid=1)%s", what,
-				paranoid, ev && !ev->attr.exclude_kernel ?
+				"run as root, or lower it (sysctl -w "
+				"kernel.perf_event_paranoid=N: 2 lets users "
+				"sample their own processes in user space, 1 "
+				"also the kernel, 0 also whole CPUs as -a/-C "
+				"need)%s", what, paranoid,
+				ev && !ev->attr.exclude_kernel ?
 				", or add :u to sample user space only" : "");
 	case EINVAL:
 	case EOPNOTSUPP:

@@ -862,7 +862,7 @@ static int open_channels(struct record *rec)
 			continue;
 		}
 		if (err) {
-			rec_err("cannot open %s on %s %d: %s", rec->evstrs[0],
+			rec_err("cannot open events on %s %d: %s",
 				rec->per_cpu ? "CPU" : "task", targets->v[i],
 				pebs_errmsg());
 			return err;
