@@ -179,9 +179,11 @@ static void test_open_errors(void **state)
 	assert_int_equal(fscanf(f, "%d", &paranoid), 1);
 	fclose(f);
 	snprintf(want, sizeof(want), "/proc/sys/kernel/perf_event_paranoid = "
-		 "%d: run as root, lower it", paranoid);
+		 "%d: run as root, or lower it", paranoid);
 	assert_int_equal(pebs_perf_open_error(&ev, EACCES), -EACCES);
 	assert_non_null(strstr(pebs_errmsg(), want));
+	/* what each level allows: whole CPUs (-a/-C) need 0 */
+	assert_non_null(strstr(pebs_errmsg(), "0 also whole CPUs"));
 	assert_null(strstr(pebs_errmsg(), ":u"));	/* already user only */
 	ev.attr.exclude_kernel = 0;
 	assert_int_equal(pebs_perf_open_error(&ev, EPERM), -EPERM);
