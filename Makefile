@@ -215,7 +215,8 @@ deps:
 
 install: lib tool
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man3
 	install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pebs-shim
 	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
@@ -223,6 +224,7 @@ install: lib tool
 	install -m 0644 lib/include/pebsshim.h include/pebs_map.h \
 		$(DESTDIR)$(PREFIX)/include/
 	install -m 0644 man/pebs-shim.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 man/libpebsshim.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 
 clean:
 	rm -rf build build-san

@@ -1,0 +1,185 @@
+#!/bin/bash
+# manpage.t - the manual pages: man/libpebsshim.3 documents every
+# PEBS_API function of lib/include/pebsshim.h with the header's exact
+# prototype and names no function the header lacks; its link line is the
+# Makefile's; `make install` installs it; its EXAMPLE compiles, links and
+# samples; groff -ww and man -l render it and man/pebs-shim.1 without
+# warnings.
+set -u
+B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
+hdr=$S/lib/include/pebsshim.h
+page=$S/man/libpebsshim.3
+T=$(mktemp -d /tmp/manpage-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$PEBS_SRC/tests/tap.sh"
+# empty NAME FILE: pass iff FILE is empty, else show its first lines
+empty() {
+	if [ ! -s "$2" ]; then ok "$1"; else nok "$1"; diag "$2"; fi
+}
+
+echo "1..14"
+
+if [ ! -f "$page" ]; then
+	nok "$page exists"
+	for i in $(seq 13); do skip "no page"; done
+	exit 0
+fi
+ok "man/libpebsshim.3 exists"
+
+# Header: PEBS_API name -> declaration (comments stripped, as abi.t
+# parses it). Page: the prototypes of its .nf/.fi blocks (roff macros
+# and font escapes removed), and every pebs_*() it names anywhere.
+# Declarations are compared with whitespace normalized.
+python3 - "$hdr" "$page" "$T" <<'EOF'
+import re, sys
+hdr, page, t = sys.argv[1:]
+
+def norm(s):
+	s = ' '.join(s.split())
+	return re.sub(r'\s*([*(),;])\s*', r'\1', s)
+
+src = open(hdr).read()
+src = re.sub(r'/\*.*?\*/', ' ', src, flags=re.S)
+src = re.sub(r'^\s*#.*$', ' ', src, flags=re.M)
+decl = {}
+for d in re.findall(r'\bPEBS_API\b([^;{]*)', src):
+	m = re.search(r'\b([A-Za-z_]\w*)\s*\(', d)
+	if m:
+		decl[m.group(1)] = norm(d)
+
+def unroff(line):
+	"""the text of one roff input line"""
+	line = re.sub(r'\\f(\[[^]]*\]|\(..|.)', '', line)
+	line = line.replace('\\-', '-').replace('\\e', '\\').replace('\\&', '')
+	m = re.match(r'\.([A-Z]{1,2})\b\s*(.*)$', line)
+	if not m:
+		return '' if line.startswith('.') else line
+	args = [a[1:-1].replace('""', '"') if a.startswith('"') else a
+		for a in re.findall(r'"(?:[^"]|"")*"|\S+', m.group(2))]
+	if m.group(1) in ('B', 'I'):
+		return ' '.join(args)
+	if m.group(1) in ('BI', 'IB', 'BR', 'RB', 'IR', 'RI'):
+		return ''.join(args)
+	return ''
+
+lines = open(page).read().split('\n')
+protos, block, nf = {}, [], False
+for l in lines:
+	if l.startswith('.nf'):
+		nf, block = True, []
+	elif l.startswith('.fi') and nf:
+		nf = False
+		text = ' '.join(x for x in map(unroff, block)
+				if not x.lstrip().startswith('#'))
+		for stmt in text.split(';'):
+			m = re.match(r'\s*(\S.*?)\b(pebs_\w+)\s*\((.*)\)\s*$', stmt)
+			if m:
+				protos.setdefault(m.group(2), []).append(
+					norm(stmt + ';')[:-1])
+	elif nf:
+		block.append(l)
+
+text = '\n'.join(unroff(l) for l in lines if not l.startswith('.\\"'))
+named = set(re.findall(r'\b(pebs_\w+)\(', text))
+words = set(re.findall(r'\bpebs_\w+', text))
+
+def out(name, items):
+	with open(f'{t}/{name}', 'w') as f:
+		f.write(''.join(f'{x}\n' for x in sorted(items)))
+
+out('declared', decl)
+out('unmentioned', set(decl) - words)
+out('unknown-protos', set(protos) - set(decl))
+out('no-proto', set(decl) - set(protos))
+out('dup-protos', [n for n, p in protos.items() if len(p) > 1])
+out('differ', [f'{n}: page "{p[0]}" header "{decl[n]}"'
+	       for n, p in protos.items() if n in decl and p[0] != decl[n]])
+out('unknown-calls', named - set(decl))
+EOF
+check "the header declares PEBS_API functions ($(wc -l <"$T/declared"))" \
+	test -s "$T/declared"
+empty "every PEBS_API function of the header is named in the page" \
+	"$T/unmentioned"
+empty "every prototype of the page names a PEBS_API function" \
+	"$T/unknown-protos"
+cat "$T/no-proto" "$T/dup-protos" >"$T/proto-count"
+empty "every PEBS_API function has exactly one prototype in the page" \
+	"$T/proto-count"
+empty "each prototype is the header's declaration" "$T/differ"
+empty "every pebs_*() the page names (text, example) is in the header" \
+	"$T/unknown-calls"
+
+# the static link line of the SYNOPSIS is the Makefile's LDLIBS
+libs=$(sed -n 's/^LDLIBS[[:space:]]*:*=[[:space:]]*//p' "$S/Makefile")
+if [ -n "$libs" ] && grep -qF -- "-lpebsshim $(echo "$libs" | sed 's/-/\\-/g')" \
+	"$page"; then
+	ok "SYNOPSIS links with -lpebsshim $libs (the Makefile's LDLIBS)"
+else
+	nok "SYNOPSIS links with -lpebsshim $libs (the Makefile's LDLIBS)"
+fi
+
+check "make install installs it into share/man/man3" \
+	bash -c "make -s -n -C '$S' B='$B' install DESTDIR=/nonexistent \
+		PREFIX=/usr 2>/dev/null | grep -q \
+		'man/libpebsshim.3 /nonexistent/usr/share/man/man3/'"
+
+# EXAMPLE: the .EX block of that section, compiled against the header,
+# linked with the static library, run: one sample per page it touches
+sed -n '/^\.SH EXAMPLE/,/^\.SH/p' "$page" | sed -n '/^\.EX/,/^\.EE/p' |
+	sed '/^\.E[XE]/d; s/\\-/-/g; s/\\e/\\/g' >"$T/ex.c"
+if [ -f "$B/libpebsshim.a" ] &&
+   gcc -std=gnu11 -Wall -Wextra -Werror -I"$S/include" -I"$S/lib/include" \
+	-o "$T/ex" "$T/ex.c" "$B/libpebsshim.a" $libs >"$T/cc" 2>&1; then
+	ok "the EXAMPLE compiles (-Wall -Wextra -Werror) and links"
+	if "$T/ex" >"$T/ex.out" 2>"$T/ex.err"; then
+		nr=$(grep -cE '^tid [0-9]+ addr 0x[0-9a-f]+$' "$T/ex.out")
+		# a fresh 1 MiB malloc is an mmap: a fault per 4 KiB page
+		check "the EXAMPLE prints a sample per page it touches ($nr >= 256)" \
+			test "$nr" -ge 256
+	else
+		skip "the EXAMPLE cannot sample here: $(head -1 "$T/ex.err")"
+	fi
+else
+	nok "the EXAMPLE compiles (-Wall -Wextra -Werror) and links"
+	diag "$T/cc"
+	skip "the EXAMPLE did not build"
+fi
+
+# groff: no warnings at all (-ww) for either page
+if command -v groff >/dev/null; then
+	groff -man -Tutf8 -ww -z "$page" "$S/man/pebs-shim.1" >"$T/groff" 2>&1
+	empty "groff -man -ww: libpebsshim.3 and pebs-shim.1 have no warnings" \
+		"$T/groff"
+else
+	skip "groff is not installed"
+fi
+
+# man -l renders both: the sections of the library page, the commands
+# of the tool's page
+if command -v man >/dev/null; then
+	rc=0
+	MANWIDTH=80 man --warnings -l "$page" >"$T/man3" 2>"$T/man3.err" || rc=1
+	for s in NAME SYNOPSIS DESCRIPTION FUNCTIONS 'RETURN VALUE' \
+		'THREAD SAFETY' EXAMPLE FILES 'SEE ALSO'; do
+		grep -qx "$s" "$T/man3" || { echo "no $s" >>"$T/man3.err"; rc=1; }
+	done
+	if [ $rc = 0 ] && [ ! -s "$T/man3.err" ]; then
+		ok "man -l renders libpebsshim.3 with every section, no warnings"
+	else
+		nok "man -l renders libpebsshim.3 with every section, no warnings"
+		diag "$T/man3.err"
+	fi
+	rc=0
+	MANWIDTH=80 man --warnings -l "$S/man/pebs-shim.1" >"$T/man1" \
+		2>"$T/man1.err" || rc=1
+	if [ $rc = 0 ] && [ ! -s "$T/man1.err" ] &&
+	   grep -q '^SYNOPSIS$' "$T/man1"; then
+		ok "man -l renders pebs-shim.1 without warnings"
+	else
+		nok "man -l renders pebs-shim.1 without warnings"
+		diag "$T/man1.err"
+	fi
+else
+	skip "man is not installed"
+	skip "man is not installed"
+fi
