@@ -13,8 +13,11 @@
  *  - On failure the library also records a one-line, human-readable
  *    reason for the calling thread: pebs_errmsg() returns it (e.g.
  *    "/dev/pebs_map not found: load the module (insmod kmod/pebs_map.ko)").
- *  - Predicates return bool.
- *  - Objects are opaque and paired: __open/__new with __close/__delete.
+ *    Success does not always clear it: read it only after a failure.
+ *  - Predicates return bool. Getters (pebs_<object>__<field>) cannot
+ *    fail. Helpers that belong to no object are plain pebs_<name>.
+ *  - Objects are opaque and paired: __open/__new/__create with
+ *    __close/__delete, all of which accept NULL.
  *    Plain structs are values; option structs start with a size field
  *    (sz) so that they can grow: set it with PEBS_OPTS().
  */
@@ -625,13 +628,16 @@ PEBS_API int pebs_channel__open(const struct pebs_event *ev, pid_t pid,
 				struct pebs_channel **chp);
 /* pebs_channel__close - unmap the ring, close the fd, free; NULL is ok. */
 PEBS_API void pebs_channel__close(struct pebs_channel *ch);
+/* the perf event file descriptor (owned by the channel) */
 PEBS_API int pebs_channel__fd(const struct pebs_channel *ch);
 /* the target as given to __open (pid -1 for a CPU channel) */
 PEBS_API pid_t pebs_channel__pid(const struct pebs_channel *ch);
+/* the CPU as given to __open (-1 for any CPU) */
 PEBS_API int pebs_channel__cpu(const struct pebs_channel *ch);
 /* the attr the event was opened with (after a WEIGHT fallback) */
 PEBS_API const struct perf_event_attr *
 pebs_channel__attr(const struct pebs_channel *ch);
+/* the channel's copy of the event it was opened with */
 PEBS_API const struct pebs_event *
 pebs_channel__event(const struct pebs_channel *ch);
 /* the sample layout of this channel's attr, for pebs_sample__decode */
@@ -783,6 +789,7 @@ PEBS_API int pebs_chanset__poll(struct pebs_chanset *set, int timeout_ms,
 PEBS_API int pebs_chanset__drain(struct pebs_chanset *set,
 				 const struct pebs_chanset_cbs *cbs, void *ctx);
 
+/* targets in the set, and their channels (events x targets x CPUs) */
 PEBS_API unsigned int pebs_chanset__nr_targets(const struct pebs_chanset *set);
 PEBS_API unsigned int pebs_chanset__nr_channels(const struct pebs_chanset *set);
 
@@ -1333,6 +1340,7 @@ PEBS_API int pebs_observer__add_cpu(struct pebs_observer *obs,
 PEBS_API int pebs_observer__add_event(struct pebs_observer *obs,
 				      const struct pebs_event *ev);
 
+/* observed CPUs and events added so far (they size a row) */
 PEBS_API unsigned int pebs_observer__nr_cpus(const struct pebs_observer *obs);
 PEBS_API unsigned int pebs_observer__nr_events(const struct pebs_observer *obs);
 /* the CPU id at row index @idx, or -EINVAL */
