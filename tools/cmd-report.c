@@ -1105,6 +1105,11 @@ static int run(struct report *r, const char *sort)
 		report_err("%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
+	if (pebs_perfdata__has_feat(r->pd, PEBS_FEAT_COMPRESSED)) {
+		report_err("%s: zstd-compressed (perf record -z), which pebs-shim "
+			   "cannot read: record again without -z", r->path);
+		return 1;
+	}
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
 	if (pebs_symbols__new(&r->syms)) {
 		report_err("%s", pebs_errmsg());

@@ -14,7 +14,7 @@ skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 # stderr of perf must have no warning or failure line
 clean() { ! grep -qiE 'warning|failed|error' "$1"; }
 
-echo "1..26"
+echo "1..27"
 
 # 1-7: a file written by the writer (tests/unit/test-perfdata-write)
 F=$T/w.data
@@ -78,7 +78,7 @@ rc=$?
 check "--sort with an unknown key: exit 2, one line" \
 	bash -c "test $rc = 2 && test \$(wc -l <'$T/bad.err') = 1"
 
-# 17-19: bad input
+# 17-20: bad input
 "$PS" report -i "$T/nonexistent.data" >"$T/ne.out" 2>"$T/ne.err"
 rc=$?
 check "missing file: exit 1, one line naming it" \
@@ -93,11 +93,21 @@ check "not a perf.data file: exit 1, one line" \
 check "default input pebs-shim.data: named in the error when absent" \
 	bash -c "test \$(cat '$T/def.rc') = 1 && grep -q 'pebs-shim.data' '$T/def.err'"
 
-# 20: help
+if perf record -q -z -e page-faults -o "$T/z.data" -- true >/dev/null 2>&1; then
+	"$PS" report -i "$T/z.data" >/dev/null 2>"$T/z.err"
+	rc=$?
+	check "perf record -z file: exit 1, one line: compressed, record without -z" \
+		bash -c "test $rc = 1 && test \$(wc -l <'$T/z.err') = 1 &&
+			 grep -q 'perf record -z.*without -z' '$T/z.err'"
+else
+	skip "this perf cannot record with -z (no zstd)"
+fi
+
+# 21: help
 "$PS" report --help >"$T/help.out" 2>&1
 check "--help: exit 0, usage line" grep -q '^usage: pebs-shim report' "$T/help.out"
 
-# 21-26: files written by pebs-shim record (software event, this host)
+# 22-27: files written by pebs-shim record (software event, this host)
 R=$T/rec.data
 if "$PS" record -e page-faults -c 1 -o "$R" -- "$B/workloads/memwalk" \
 	--seconds 0.3 --mb 8 --share >"$T/rec.out" 2>"$T/rec.err" && test -s "$R"; then
