@@ -30,7 +30,8 @@ struct pebs_chanset {
 	struct pebs_event *evs;
 	unsigned int nr_evs;
 	enum pebs_target_kind kind;
-	struct pebs_channel_opts opts;
+	struct pebs_channel_opts opts;	/* the first event's */
+	struct pebs_channel_opts rest;	/* the others': no side-band */
 	int epfd;
 	struct target **targets;
 	unsigned int nr_targets, cap_targets;
@@ -136,6 +137,10 @@ int pebs_chanset__new(const struct pebs_event *evs, unsigned int nr_evs,
 		memcpy(&set->opts, opts, opts->sz < sizeof(set->opts) ?
 		       opts->sz : sizeof(set->opts));
 	set->opts.sz = sizeof(set->opts);
+	/* side-band records once per target, as perf's tracking event */
+	set->rest = set->opts;
+	set->rest.task_records = false;
+	set->rest.context_switch = false;
 	set->per_target = nr_evs;
 	if (kind == PEBS_TARGET_TASK && set->opts.inherit) {
 		err = online_cpus(&set->cpus, &set->nr_cpus);
@@ -251,7 +256,9 @@ int pebs_chanset__add(struct pebs_chanset *set, int target)
 
 		sl->t = t;
 		err = pebs_channel__open(&set->evs[i % set->nr_evs],
-					 cpu ? -1 : target, on, &set->opts,
+					 cpu ? -1 : target, on,
+					 i % set->nr_evs ? &set->rest :
+							   &set->opts,
 					 &sl->ch);
 		if (err)
 			goto out_close;

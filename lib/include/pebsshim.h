@@ -740,8 +740,10 @@ struct pebs_chanset_cbs {
 /*
  * pebs_chanset__new - an empty set that opens every event of @evs on
  * each target added, with @opts (NULL: defaults). The events and opts
- * are copied and checked (pebs_channel_attr). Returns 0, -EINVAL,
- * -ENOMEM, or -errno from epoll_create1.
+ * are copied and checked (pebs_channel_attr). Side-band records
+ * (opts.task_records, opts.context_switch) are asked of the first event
+ * only, as perf asks them of its tracking event, so that each arrives
+ * once. Returns 0, -EINVAL, -ENOMEM, or -errno from epoll_create1.
  */
 PEBS_API int pebs_chanset__new(const struct pebs_event *evs,
 			       unsigned int nr_evs,

@@ -108,6 +108,7 @@ struct tally {
 	uint64_t lost;
 	unsigned int lost_calls;
 	unsigned int records;
+	unsigned int sideband[2];	/* by event: page-faults, cpu-clock */
 };
 
 static int kid_index(const struct tally *t, int pid)
@@ -164,9 +165,19 @@ static int on_record(void *ctx, struct pebs_channel *ch,
 {
 	struct tally *t = ctx;
 
-	(void)ch;
 	assert_int_not_equal(ev->type, PERF_RECORD_SAMPLE);
 	t->records++;
+	switch (ev->type) {
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_SWITCH:
+		t->sideband[pebs_channel__event(ch)->attr.config ==
+			    PERF_COUNT_SW_CPU_CLOCK]++;
+		break;
+	}
 	return 0;
 }
 
@@ -304,6 +315,55 @@ static void test_inherit(void **state)
 	assert_true(t.records > 0);	/* FORK, EXIT, COMM... */
 	print_message("# child %u samples, grandchild %u, %u records\n",
 		      t.samples[0], t.others, t.records);
+	reap(t.pids, 1);
+	close(go[0]);
+	close(go[1]);
+	pebs_chanset__delete(set);
+}
+
+/*
+ * Side-band records (COMM, MMAP, FORK, EXIT, SWITCH) come once, from the
+ * first event, as from perf's tracking event; the others sample only.
+ */
+static void test_sideband_once(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF,
+		  .inherit = true, .task_records = true,
+		  .context_switch = true);
+	struct pebs_chanset *set;
+	struct pebs_event evs[2];
+	struct tally t = { 0 };
+	int go[2];
+
+	(void)state;
+	page_faults(&evs[0]);
+	page_faults(&evs[1]);
+	evs[1].attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	strcpy(evs[1].name, "cpu-clock");
+	o.period = 100000;	/* cpu-clock: 100 us; page faults: 1 in 100000 */
+	assert_int_equal(pipe(go), 0);
+	t.pids[0] = kid(go[0], true);
+	assert_int_equal(pebs_chanset__new(evs, 2, PEBS_TARGET_TASK, &o,
+					   &set), 0);
+	add_or_skip(set, t.pids[0]);
+	for (unsigned int i = 0; i < pebs_chanset__nr_channels(set); i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(set, i);
+		const struct perf_event_attr *a = pebs_channel__attr(ch);
+		bool first = pebs_channel__event(ch)->attr.config ==
+			     PERF_COUNT_SW_PAGE_FAULTS;
+
+		assert_int_equal(a->comm, first);
+		assert_int_equal(a->mmap2, first);
+		assert_int_equal(a->task, first);
+		assert_int_equal(a->context_switch, first);
+		assert_int_equal(a->inherit, 1);
+	}
+	assert_int_equal(write(go[1], "g", 1), 1);
+	wait_exits(set, &t, 1);
+	print_message("# side-band records: %u from page-faults, %u from cpu-clock\n",
+		      t.sideband[0], t.sideband[1]);
+	assert_true(t.sideband[0] > 0);	/* FORK, EXIT, MMAP of the kid */
+	assert_int_equal(t.sideband[1], 0);
 	reap(t.pids, 1);
 	close(go[0]);
 	close(go[1]);
@@ -662,6 +722,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exits),
 		cmocka_unit_test(test_inherit),
+		cmocka_unit_test(test_sideband_once),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_wrap),
