@@ -38,6 +38,15 @@ static void page_faults(struct pebs_event *ev)
 	ev->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
 }
 
+/* two events: page-faults, then cpu-clock */
+static void faults_and_clock(struct pebs_event evs[2])
+{
+	page_faults(&evs[0]);
+	page_faults(&evs[1]);
+	evs[1].attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	strcpy(evs[1].name, "cpu-clock");
+}
+
 /* skip when perf_event_open itself is unavailable here */
 static void add_or_skip(struct pebs_chanset *set, int target)
 {
@@ -327,8 +336,9 @@ static void test_inherit(void **state)
  */
 static void test_sideband_once(void **state)
 {
-	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF,
-		  .inherit = true, .task_records = true,
+	/* cpu-clock: every 100 us; page faults: 1 in 100000 */
+	PEBS_OPTS(pebs_channel_opts, o, .period = 100000,
+		  .sample_type = ST_PF, .inherit = true, .task_records = true,
 		  .context_switch = true);
 	struct pebs_chanset *set;
 	struct pebs_event evs[2];
@@ -336,11 +346,7 @@ static void test_sideband_once(void **state)
 	int go[2];
 
 	(void)state;
-	page_faults(&evs[0]);
-	page_faults(&evs[1]);
-	evs[1].attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	strcpy(evs[1].name, "cpu-clock");
-	o.period = 100000;	/* cpu-clock: 100 us; page faults: 1 in 100000 */
+	faults_and_clock(evs);
 	assert_int_equal(pipe(go), 0);
 	t.pids[0] = kid(go[0], true);
 	assert_int_equal(pebs_chanset__new(evs, 2, PEBS_TARGET_TASK, &o,
@@ -398,10 +404,7 @@ static void test_update(void **state)
 	int go[2];
 
 	(void)state;
-	page_faults(&evs[0]);
-	page_faults(&evs[1]);
-	evs[1].attr.config = PERF_COUNT_SW_CPU_CLOCK;
-	strcpy(evs[1].name, "cpu-clock");
+	faults_and_clock(evs);
 	assert_int_equal(pipe(go), 0);
 	for (int i = 0; i < 3; i++)
 		p[i] = kid(go[0], false);
