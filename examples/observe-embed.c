@@ -32,26 +32,11 @@
 static void *stand_in_table(unsigned int nr_cpus, size_t *size)
 {
 	struct pebs_map_header *h;
-	struct pebs_map_slot *slot;
 
-	*size = sizeof(*h) + nr_cpus * sizeof(*slot);
+	*size = sizeof(*h) + nr_cpus * sizeof(struct pebs_map_slot);
 	h = calloc(1, *size);	/* 16-byte aligned, seq 0: consistent */
-	if (!h)
-		return NULL;
-	h->magic = PEBS_MAP_MAGIC;
-	h->abi_version = PEBS_MAP_ABI_VERSION;
-	h->header_size = sizeof(*h);
-	h->nr_slots = nr_cpus;
-	h->slot_size = PEBS_MAP_SLOT_SIZE;
-	h->slots_offset = sizeof(*h);
-	h->table_size = *size;
-	h->hist_entry_size = sizeof(struct pebs_map_switch);
-	h->clock = PEBS_MAP_CLOCK_LOCAL;
-	slot = (struct pebs_map_slot *)(h + 1);
-	for (unsigned int c = 0; c < nr_cpus; c++) {
-		slot[c].cpu = c;
-		slot[c].tgid = slot[c].pid = -1;
-	}
+	if (h)
+		pebs_map_table_init(h, *size, nr_cpus, 0, 0, 0);
 	return h;
 }
 

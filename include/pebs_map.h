@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
  * pebs_map.h - the ABI of /dev/pebs_map, shared by the kernel module
- * (kmod/pebs_map.c) and user space (lib/map.c). This is the only
+ * (kmod/pebs_map_core.c) and user space (lib/map.c). This is the only
  * definition of the layout; both sides include this file.
  *
  * The device exports two read-only regions, each mapped with its own
@@ -117,5 +117,42 @@ PEBS_MAP_ASSERT(sizeof(struct pebs_map_slot) == PEBS_MAP_SLOT_SIZE,
 PEBS_MAP_ASSERT(sizeof(struct pebs_map_switch) == 16,
 		"a history entry is 16 bytes");
 #undef PEBS_MAP_ASSERT
+
+/*
+ * pebs_map_table_init - fill a zeroed table region of @table_size bytes:
+ * the header, @nr_slots slots right after it, each "never seen"
+ * (tgid = pid = -1), and a history of @hist_len entries per CPU in
+ * @hist_size bytes at offset @table_size (0, 0: none). The module fills
+ * its table with it; user space, tables in ordinary memory (tests,
+ * stand-ins for pebs_map__from_memory).
+ */
+static inline void pebs_map_table_init(struct pebs_map_header *h,
+				       __u64 table_size, __u32 nr_slots,
+				       __u64 hist_size, __u32 hist_len,
+				       __u32 hook)
+{
+	struct pebs_map_slot *slot = (struct pebs_map_slot *)(h + 1);
+	__u32 c;
+
+	h->magic = PEBS_MAP_MAGIC;
+	h->abi_version = PEBS_MAP_ABI_VERSION;
+	h->header_size = sizeof(*h);
+	h->nr_slots = nr_slots;
+	h->slot_size = sizeof(*slot);
+	h->slots_offset = sizeof(*h);
+	h->table_size = table_size;
+	h->hist_offset = table_size;
+	h->hist_size = hist_size;
+	h->hist_len = hist_len;
+	h->hist_entry_size = sizeof(struct pebs_map_switch);
+	h->clock = PEBS_MAP_CLOCK_LOCAL;
+	h->hook = hook;
+	h->pid_ns = PEBS_MAP_PIDNS_INIT;
+	for (c = 0; c < nr_slots; c++) {
+		slot[c].tgid = -1;
+		slot[c].pid = -1;
+		slot[c].cpu = c;
+	}
+}
 
 #endif /* _UAPI_PEBS_MAP_H */

@@ -185,33 +185,6 @@ static const struct file_operations pebs_map_fops = {
 	.llseek = noop_llseek,
 };
 
-static void pebs_map_fill(struct pebs_map_dev *pm)
-{
-	struct pebs_map_header *h = pm->table;
-	unsigned int cpu;
-
-	h->magic = PEBS_MAP_MAGIC;
-	h->abi_version = PEBS_MAP_ABI_VERSION;
-	h->header_size = sizeof(*h);
-	h->nr_slots = nr_cpu_ids;
-	h->slot_size = sizeof(struct pebs_map_slot);
-	h->slots_offset = sizeof(*h);
-	h->table_size = pm->table_size;
-	h->hist_offset = pm->table_size;
-	h->hist_size = pm->hist_size;
-	h->hist_len = 1U << pm->hist_shift;
-	h->hist_entry_size = sizeof(struct pebs_map_switch);
-	h->clock = PEBS_MAP_CLOCK_LOCAL;
-	h->hook = pebs_map_hook_kind;
-	h->pid_ns = PEBS_MAP_PIDNS_INIT;
-
-	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-		pm->slots[cpu].tgid = -1;
-		pm->slots[cpu].pid = -1;
-		pm->slots[cpu].cpu = cpu;
-	}
-}
-
 static int __init pebs_map_init(void)
 {
 	struct pebs_map_dev *pm = &pebs_map;
@@ -274,7 +247,8 @@ static int __init pebs_map_init(void)
 	}
 	pm->hist_size = PAGE_ALIGN(pm->hist_size);
 	pm->hist_shift = ilog2(history);
-	pebs_map_fill(pm);
+	pebs_map_table_init(pm->table, pm->table_size, nr_cpu_ids,
+			    pm->hist_size, history, pebs_map_hook_kind);
 
 	ret = pebs_map_hook_register();
 	if (ret) {

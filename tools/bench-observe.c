@@ -75,22 +75,8 @@ static void *writer(void *arg)
 static void fake_table_init(void)
 {
 	memset(&table, 0, sizeof(table));
-	table.h.magic = PEBS_MAP_MAGIC;
-	table.h.abi_version = PEBS_MAP_ABI_VERSION;
-	table.h.header_size = sizeof(table.h);
-	table.h.nr_slots = 2;
-	table.h.slot_size = PEBS_MAP_SLOT_SIZE;
-	table.h.slots_offset = sizeof(table.h);
-	table.h.table_size = sizeof(table);
-	table.h.hist_entry_size = sizeof(struct pebs_map_switch);
-	table.h.clock = PEBS_MAP_CLOCK_LOCAL;
-	table.h.hook = PEBS_MAP_HOOK_TRACEPOINT;
-	table.h.pid_ns = PEBS_MAP_PIDNS_INIT;
-	for (int c = 0; c < 2; c++) {
-		table.slot[c].tgid = -1;
-		table.slot[c].pid = -1;
-		table.slot[c].cpu = c;
-	}
+	pebs_map_table_init(&table.h, sizeof(table), 2, 0, 0,
+			    PEBS_MAP_HOOK_TRACEPOINT);
 }
 
 static inline uint64_t rdtscp(void)

@@ -262,14 +262,7 @@ static void test_table_slot(void **state)
 
 	(void)state;
 	memset(&t, 0, sizeof(t));
-	t.h.magic = PEBS_MAP_MAGIC;
-	t.h.abi_version = PEBS_MAP_ABI_VERSION;
-	t.h.header_size = sizeof(t.h);
-	t.h.nr_slots = 2;
-	t.h.slot_size = PEBS_MAP_SLOT_SIZE;
-	t.h.slots_offset = sizeof(t.h);
-	t.h.table_size = sizeof(t);
-	t.h.hist_entry_size = sizeof(struct pebs_map_switch);
+	pebs_map_table_init(&t.h, sizeof(t), 2, 0, 0, 0);
 	t.slot[0] = (struct pebs_map_slot){ .seq = 4, .tgid = 77, .pid = 78 };
 	t.slot[1] = (struct pebs_map_slot){ .seq = 2, .tgid = -1, .pid = -1,
 					    .cpu = 1 };

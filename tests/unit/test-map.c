@@ -53,29 +53,8 @@ static void fake_init(struct fake *f, unsigned int nr, unsigned int len)
 		memset(f->hist, 0, f->hist_size);
 	}
 	f->h = (struct pebs_map_header *)f->table;
-	*f->h = (struct pebs_map_header) {
-		.magic = PEBS_MAP_MAGIC,
-		.abi_version = PEBS_MAP_ABI_VERSION,
-		.header_size = sizeof(struct pebs_map_header),
-		.nr_slots = nr,
-		.slot_size = PEBS_MAP_SLOT_SIZE,
-		.slots_offset = SLOTS_OFFSET,
-		.table_size = f->table_size,
-		.hist_offset = f->table_size,
-		.hist_size = f->hist_size,
-		.hist_len = len,
-		.hist_entry_size = sizeof(struct pebs_map_switch),
-		.clock = PEBS_MAP_CLOCK_LOCAL,
-		.hook = PEBS_MAP_HOOK_TRACEPOINT,
-		.pid_ns = PEBS_MAP_PIDNS_INIT,
-	};
-	for (unsigned int c = 0; c < nr; c++) {
-		struct pebs_map_slot *s = (void *)(f->table + SLOTS_OFFSET +
-						    c * PEBS_MAP_SLOT_SIZE);
-		s->tgid = -1;
-		s->pid = -1;
-		s->cpu = c;
-	}
+	pebs_map_table_init(f->h, f->table_size, nr, f->hist_size, len,
+			    PEBS_MAP_HOOK_TRACEPOINT);
 }
 
 static void fake_free(struct fake *f)
