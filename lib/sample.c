@@ -61,6 +61,37 @@ _Static_assert(F_NR <= sizeof(((struct pebs_sample_layout *)0)->off) /
 			   PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID | \
 			   PERF_FORMAT_GROUP | PERF_FORMAT_LOST)
 
+#define F_READ (-1)	/* read_size bytes, not a field of the sample */
+
+/*
+ * The fixed-size fields in record order (kernel/events/core.c,
+ * perf_output_sample). The variable-size ones (VARIABLE_BITS) stand
+ * among them: a layout with any of those is walked field by field
+ * (decode_walk), which uses this table up to READ.
+ */
+static const struct {
+	uint64_t bit;
+	int field;
+} fixed[] = {
+	{ PERF_SAMPLE_IDENTIFIER, F_IDENTIFIER },
+	{ PERF_SAMPLE_IP, F_IP },
+	{ PERF_SAMPLE_TID, F_TID },
+	{ PERF_SAMPLE_TIME, F_TIME },
+	{ PERF_SAMPLE_ADDR, F_ADDR },
+	{ PERF_SAMPLE_ID, F_ID },
+	{ PERF_SAMPLE_STREAM_ID, F_STREAM_ID },
+	{ PERF_SAMPLE_CPU, F_CPU },
+	{ PERF_SAMPLE_PERIOD, F_PERIOD },
+	{ PERF_SAMPLE_READ, F_READ },
+	{ PERF_SAMPLE_WEIGHT_TYPE, F_WEIGHT },
+	{ PERF_SAMPLE_DATA_SRC, F_DATA_SRC },
+	{ PERF_SAMPLE_TRANSACTION, F_TRANSACTION },
+	{ PERF_SAMPLE_PHYS_ADDR, F_PHYS_ADDR },
+	{ PERF_SAMPLE_CGROUP, F_CGROUP },
+	{ PERF_SAMPLE_DATA_PAGE_SIZE, F_DATA_PAGE_SIZE },
+	{ PERF_SAMPLE_CODE_PAGE_SIZE, F_CODE_PAGE_SIZE },
+};
+
 static inline uint16_t rec_size(const struct perf_event_header *ev)
 {
 	return ld16((const unsigned char *)ev + 6);
@@ -69,29 +100,6 @@ static inline uint16_t rec_size(const struct perf_event_header *ev)
 int pebs_sample_layout__init(struct pebs_sample_layout *l,
 			     const struct perf_event_attr *attr)
 {
-	/* fixed-size fields before and after the variable ones */
-	static const struct {
-		uint64_t bit;
-		int field;
-	} fixed[] = {
-		{ PERF_SAMPLE_IDENTIFIER, F_IDENTIFIER },
-		{ PERF_SAMPLE_IP, F_IP },
-		{ PERF_SAMPLE_TID, F_TID },
-		{ PERF_SAMPLE_TIME, F_TIME },
-		{ PERF_SAMPLE_ADDR, F_ADDR },
-		{ PERF_SAMPLE_ID, F_ID },
-		{ PERF_SAMPLE_STREAM_ID, F_STREAM_ID },
-		{ PERF_SAMPLE_CPU, F_CPU },
-		{ PERF_SAMPLE_PERIOD, F_PERIOD },
-		{ PERF_SAMPLE_READ, -1 },
-		{ PERF_SAMPLE_WEIGHT_TYPE, F_WEIGHT },
-		{ PERF_SAMPLE_DATA_SRC, F_DATA_SRC },
-		{ PERF_SAMPLE_TRANSACTION, F_TRANSACTION },
-		{ PERF_SAMPLE_PHYS_ADDR, F_PHYS_ADDR },
-		{ PERF_SAMPLE_CGROUP, F_CGROUP },
-		{ PERF_SAMPLE_DATA_PAGE_SIZE, F_DATA_PAGE_SIZE },
-		{ PERF_SAMPLE_CODE_PAGE_SIZE, F_CODE_PAGE_SIZE },
-	};
 	uint64_t st = attr->sample_type;
 	uint32_t off = sizeof(struct perf_event_header);
 
@@ -133,7 +141,7 @@ int pebs_sample_layout__init(struct pebs_sample_layout *l,
 	for (size_t i = 0; i < ARRAY_SIZE(fixed); i++) {
 		if (!(st & fixed[i].bit))
 			continue;
-		if (fixed[i].field < 0) {
+		if (fixed[i].field == F_READ) {
 			off += l->read_size;
 			continue;
 		}
@@ -334,20 +342,6 @@ static int decode_walk(const struct pebs_sample_layout *l,
 		       const unsigned char *rec, uint16_t size,
 		       struct pebs_sample *s)
 {
-	static const struct {
-		uint64_t bit;
-		int field;
-	} head[] = {
-		{ PERF_SAMPLE_IDENTIFIER, F_IDENTIFIER },
-		{ PERF_SAMPLE_IP, F_IP },
-		{ PERF_SAMPLE_TID, F_TID },
-		{ PERF_SAMPLE_TIME, F_TIME },
-		{ PERF_SAMPLE_ADDR, F_ADDR },
-		{ PERF_SAMPLE_ID, F_ID },
-		{ PERF_SAMPLE_STREAM_ID, F_STREAM_ID },
-		{ PERF_SAMPLE_CPU, F_CPU },
-		{ PERF_SAMPLE_PERIOD, F_PERIOD },
-	};
 	uint64_t st = l->sample_type, v;
 	struct cursor c = { rec + sizeof(struct perf_event_header),
 			    rec + size };
@@ -357,12 +351,13 @@ static int decode_walk(const struct pebs_sample_layout *l,
 	memset(s, 0, sizeof(*s));
 	s->present = st & STORED_BITS;
 
-	for (size_t i = 0; i < ARRAY_SIZE(head); i++) {
-		if (!(st & head[i].bit))
+	/* the fixed fields before READ; the rest follow field by field */
+	for (size_t i = 0; fixed[i].field != F_READ; i++) {
+		if (!(st & fixed[i].bit))
 			continue;
 		if (!has(&c, 8))
 			return -EBADMSG;
-		put_field(s, head[i].field, c.p);
+		put_field(s, fixed[i].field, c.p);
 		c.p += 8;
 	}
 	if ((st & PERF_SAMPLE_READ) && !skip_read(l, &c))
