@@ -270,6 +270,24 @@ static void test_stream(void **state)
 	fake_fini(&f);
 }
 
+/* publish, read a snapshot whose records are of @types in order: how many */
+static size_t read_types(struct fake *f, const uint32_t *types)
+{
+	const struct perf_event_header *ev;
+	size_t n = 0;
+
+	publish(f);
+	assert_int_equal(pebs_ring__read_init(f->ring), 0);
+	while (pebs_ring__next(f->ring, &ev) > 0) {
+		struct perf_event_header c;
+
+		memcpy(&c, ev, sizeof(c));
+		assert_int_equal(c.type, types[n++]);
+	}
+	pebs_ring__consume(f->ring);
+	return n;
+}
+
 /* LOST, THROTTLE, UNTHROTTLE are counted; every record is passed on */
 static void test_accounting(void **state)
 {
@@ -280,7 +298,6 @@ static void test_accounting(void **state)
 		PERF_RECORD_UNTHROTTLE, PERF_RECORD_EXIT, PERF_RECORD_THROTTLE,
 		PERF_RECORD_FORK,
 	};
-	const struct perf_event_header *ev;
 	const struct pebs_ring_stats *st;
 	uint64_t lost = 0;
 	struct fake f;
@@ -297,27 +314,10 @@ static void test_accounting(void **state)
 		if (types[t] == PERF_RECORD_LOST)
 			lost += 1000 + t;
 		produce(&f, rec, sizeof(rec));
-		if (t == 5) {	/* two snapshots */
-			publish(&f);
-			assert_int_equal(pebs_ring__read_init(f.ring), 0);
-			while (pebs_ring__next(f.ring, &ev) > 0) {
-				struct perf_event_header c;
-
-				memcpy(&c, ev, sizeof(c));
-				assert_int_equal(c.type, types[i++]);
-			}
-			pebs_ring__consume(f.ring);
-		}
+		if (t == 5)	/* two snapshots */
+			i += read_types(&f, types + i);
 	}
-	publish(&f);
-	assert_int_equal(pebs_ring__read_init(f.ring), 0);
-	while (pebs_ring__next(f.ring, &ev) > 0) {
-		struct perf_event_header c;
-
-		memcpy(&c, ev, sizeof(c));
-		assert_int_equal(c.type, types[i++]);
-	}
-	pebs_ring__consume(f.ring);
+	i += read_types(&f, types + i);
 	assert_int_equal(i, ARRAY_SIZE(types));
 	st = pebs_ring__stats(f.ring);
 	assert_int_equal(st->records, ARRAY_SIZE(types));
