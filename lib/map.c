@@ -506,16 +506,27 @@ struct pebs_timeline {
 	struct tl_cpu cpu[];
 };
 
+static struct pebs_timeline *tl_alloc(unsigned int nr_cpus)
+{
+	struct pebs_timeline *tl;
+
+	tl = calloc(1, sizeof(*tl) + nr_cpus * sizeof(tl->cpu[0]));
+	if (!tl) {
+		pebs_err(-ENOMEM, "pebs_timeline: out of memory");
+		return NULL;
+	}
+	tl->nr_cpus = nr_cpus;
+	return tl;
+}
+
 int pebs_timeline__new(const struct pebs_map *map, struct pebs_timeline **tlp)
 {
 	unsigned int nr = map->nr_slots;
-	struct pebs_timeline *tl;
+	struct pebs_timeline *tl = tl_alloc(nr);
 
-	tl = calloc(1, sizeof(*tl) + nr * sizeof(tl->cpu[0]));
 	if (!tl)
-		return pebs_err(-ENOMEM, "pebs_timeline: out of memory");
+		return -ENOMEM;
 	tl->map = map;
-	tl->nr_cpus = nr;
 	for (unsigned int c = 0; c < nr; c++) {
 		uint64_t head = pebs_load_acquire(&map_slot(map, c)->hist_head);
 
@@ -523,6 +534,19 @@ int pebs_timeline__new(const struct pebs_map *map, struct pebs_timeline **tlp)
 		tl->cpu[c].cursor = map->hist_len ? hist_oldest(map, head) :
 				    head;
 	}
+	*tlp = tl;
+	return 0;
+}
+
+int pebs_timeline__new_empty(unsigned int nr_cpus, struct pebs_timeline **tlp)
+{
+	struct pebs_timeline *tl;
+
+	if (!nr_cpus)
+		return pebs_err(-EINVAL, "pebs_timeline: no CPUs");
+	tl = tl_alloc(nr_cpus);
+	if (!tl)
+		return -ENOMEM;
 	*tlp = tl;
 	return 0;
 }
@@ -606,6 +630,8 @@ int pebs_timeline__update(struct pebs_timeline *tl)
 {
 	int total = 0, n;
 
+	if (!tl->map)
+		return 0;	/* fed by pebs_timeline__add */
 	for (unsigned int c = 0; c < tl->nr_cpus; c++) {
 		n = tl_update_cpu(tl, c);
 		if (n < 0)
@@ -620,6 +646,37 @@ uint64_t pebs_timeline__lost(const struct pebs_timeline *tl)
 	return tl->lost;
 }
 
+static int tl_bad_cpu(const struct pebs_timeline *tl, unsigned int cpu)
+{
+	if (tl->map)
+		return bad_cpu(tl->map, cpu);
+	return pebs_err(-EINVAL, "CPU %u not in the timeline (%u CPUs)", cpu,
+			tl->nr_cpus);
+}
+
+int pebs_timeline__add(struct pebs_timeline *tl, unsigned int cpu,
+		       const struct pebs_map_switch *sw)
+{
+	struct tl_cpu *tc;
+	size_t i;
+	int err;
+
+	if (tl->map)
+		return pebs_err(-EINVAL, "pebs_timeline__add: this timeline is fed from its pebs_map");
+	if (cpu >= tl->nr_cpus)
+		return tl_bad_cpu(tl, cpu);
+	tc = &tl->cpu[cpu];
+	err = tl_reserve(tc, 1);
+	if (err)
+		return err;
+	/* one CPU's records come in time order; keep the copy sorted anyway */
+	for (i = tc->n; i > 0 && tc->e[i - 1].time > sw->time; i--)
+		tc->e[i] = tc->e[i - 1];
+	tc->e[i] = *sw;
+	tc->n++;
+	return 0;
+}
+
 int pebs_timeline__lookup(const struct pebs_timeline *tl, unsigned int cpu,
 			  uint64_t time, struct pebs_map_switch *who)
 {
@@ -627,7 +684,7 @@ int pebs_timeline__lookup(const struct pebs_timeline *tl, unsigned int cpu,
 	size_t l, r, m;
 
 	if (cpu >= tl->nr_cpus)
-		return bad_cpu(tl->map, cpu);
+		return tl_bad_cpu(tl, cpu);
 	tc = &tl->cpu[cpu];
 	/* the first switch later than @time */
 	l = 0;

@@ -75,7 +75,7 @@ struct record {
 	bool switch_baseline;		/* no module: SWITCH_CPU_WIDE */
 	struct pebs_map *map;
 	struct pebs_timeline *tl;
-	struct rec_switches *sw;
+	struct pebs_timeline *sw;
 	struct rec_comms *comms;
 	struct rec_out *out;
 	struct pebs_chanset *set;
@@ -468,12 +468,13 @@ static int choose_attr(struct record *rec)
 	return 0;
 }
 
-static bool lookup_map(struct record *rec, uint32_t cpu, uint64_t time,
-		       struct rec_who *who)
+/* who ran on @cpu at @time, from the map's or the switch records' timeline */
+static bool lookup_tl(const struct pebs_timeline *tl, uint32_t cpu,
+		      uint64_t time, struct rec_who *who)
 {
 	struct pebs_map_switch sw;
 
-	if (pebs_timeline__lookup(rec->tl, cpu, time, &sw))
+	if (pebs_timeline__lookup(tl, cpu, time, &sw))
 		return false;
 	who->tgid = sw.tgid;
 	who->tid = sw.pid;
@@ -485,10 +486,8 @@ static void check_one(struct record *rec, const struct check *c)
 	struct rec_who other;
 	bool found;
 
-	if (rec->tl)
-		found = lookup_map(rec, c->cpu, c->time, &other);
-	else
-		found = !rec_switches_lookup(rec->sw, c->cpu, c->time, &other);
+	found = lookup_tl(rec->tl ? rec->tl : rec->sw, c->cpu, c->time,
+			  &other);
 	if (found && other.tid == c->who.tid) {
 		rec->agree++;
 		return;
@@ -599,6 +598,24 @@ static int on_sample(void *ctx, struct pebs_channel *ch,
 	return err;
 }
 
+/*
+ * A PERF_RECORD_SWITCH_CPU_WIDE into the baseline timeline: a switch-in
+ * of (pid, tid) at its time; a switch-out before any switch-in on that
+ * CPU tells who ran since the start.
+ */
+static void add_switch(struct pebs_timeline *sw,
+		       const struct perf_event_header *ev,
+		       const struct pebs_sample *id)
+{
+	bool out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
+	struct pebs_map_switch in = { out ? 0 : id->time, (int32_t)id->pid,
+				      (int32_t)id->tid };
+	struct pebs_map_switch seen;
+
+	if (!out || pebs_timeline__lookup(sw, id->cpu, UINT64_MAX, &seen))
+		pebs_timeline__add(sw, id->cpu, &in);
+}
+
 static int on_record(void *ctx, struct pebs_channel *ch,
 		     const struct perf_event_header *ev)
 {
@@ -633,20 +650,12 @@ static int on_record(void *ctx, struct pebs_channel *ch,
 	default:
 		if (pebs_sample__parse_id(ev, attr->sample_type, &id))
 			break;
-		if (ev->type == PERF_RECORD_SWITCH_CPU_WIDE && rec->sw) {
-			bool out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
-
-			/* a switch-out before any switch-in tells who ran */
-			if (!out || !rec_switches_seen(rec->sw, id.cpu))
-				rec_switches_add(rec->sw, id.cpu,
-						 out ? 0 : id.time,
-						 (int32_t)id.pid,
-						 (int32_t)id.tid);
-		}
+		if (ev->type == PERF_RECORD_SWITCH_CPU_WIDE && rec->sw)
+			add_switch(rec->sw, ev, &id);
 		if (rec->attr == ATTR_MAP &&
 		    (id.present & (PERF_SAMPLE_CPU | PERF_SAMPLE_TIME)) ==
 		    (PERF_SAMPLE_CPU | PERF_SAMPLE_TIME))
-			lookup_map(rec, id.cpu, id.time, &who);
+			lookup_tl(rec->tl, id.cpu, id.time, &who);
 		break;
 	}
 	return rec_out_record(rec->out, attr, ev, &who);
@@ -708,7 +717,7 @@ static int end_round(struct record *rec)
 		struct held *h = &rec->held[i];
 		struct rec_who who = { -1, -1 };
 
-		if (!lookup_map(rec, h->s.cpu, h->s.time, &who))
+		if (!lookup_tl(rec->tl, h->s.cpu, h->s.time, &who))
 			rec->unattributed++;
 		err = rec_out_sample(rec->out, h->ev, &rec->attrs[h->ev], &h->s,
 				     (const struct perf_event_header *)
@@ -1088,8 +1097,8 @@ int cmd_record(int argc, char **argv)
 	if (rec_comms_new(&rec.comms))
 		goto out_nomem;
 	if (rec.switch_baseline &&
-	    rec_switches_new((unsigned int)sysconf(_SC_NPROCESSORS_CONF),
-			     &rec.sw))
+	    pebs_timeline__new_empty((unsigned int)sysconf(_SC_NPROCESSORS_CONF),
+				     &rec.sw))
 		goto out_nomem;
 	{
 		struct rec_out_conf conf = {
@@ -1158,7 +1167,7 @@ out:
 	pebs_chanset__delete(rec.set);
 	pebs_timeline__delete(rec.tl);
 	pebs_map__close(rec.map);
-	rec_switches_delete(rec.sw);
+	pebs_timeline__delete(rec.sw);
 	rec_comms_delete(rec.comms);
 	rec_ints_free(&rec.targets);
 	rec_ints_free(&rec.procs);

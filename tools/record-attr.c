@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * record-attr.c - who a sample belongs to, besides the map: the comm of
- * each thread, and the switch history built from the kernel's
- * PERF_RECORD_SWITCH_CPU_WIDE records (the baseline without the module).
+ * each thread, from COMM/FORK records and /proc.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -197,102 +196,4 @@ void rec_comms_load_proc(struct rec_comms *c, pid_t pid)
 			rec_comms_set(c, pid, tid, comm);
 	}
 	closedir(d);
-}
-
-/* ---- switch history from PERF_RECORD_SWITCH_CPU_WIDE --------------- */
-
-struct sw_ent {
-	uint64_t time;
-	int32_t tgid, tid;
-};
-
-struct sw_cpu {
-	struct sw_ent *v;
-	size_t n, cap;
-};
-
-struct rec_switches {
-	unsigned int nr_cpus;
-	struct sw_cpu cpu[];
-};
-
-int rec_switches_new(unsigned int nr_cpus, struct rec_switches **sp)
-{
-	struct rec_switches *s;
-
-	s = calloc(1, sizeof(*s) + nr_cpus * sizeof(s->cpu[0]));
-	if (!s)
-		return -ENOMEM;
-	s->nr_cpus = nr_cpus;
-	*sp = s;
-	return 0;
-}
-
-void rec_switches_delete(struct rec_switches *s)
-{
-	if (!s)
-		return;
-	for (unsigned int i = 0; i < s->nr_cpus; i++)
-		free(s->cpu[i].v);
-	free(s);
-}
-
-int rec_switches_add(struct rec_switches *s, unsigned int cpu, uint64_t time,
-		     int32_t tgid, int32_t tid)
-{
-	struct sw_cpu *c;
-	size_t i;
-
-	if (cpu >= s->nr_cpus)
-		return -EINVAL;
-	c = &s->cpu[cpu];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 1024;
-		struct sw_ent *v = realloc(c->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->v = v;
-		c->cap = cap;
-	}
-	/* one ring per CPU delivers these in order; keep it sorted anyway */
-	i = c->n;
-	while (i > 0 && c->v[i - 1].time > time) {
-		c->v[i] = c->v[i - 1];
-		i--;
-	}
-	c->v[i] = (struct sw_ent){ .time = time, .tgid = tgid, .tid = tid };
-	c->n++;
-	return 0;
-}
-
-int rec_switches_lookup(const struct rec_switches *s, unsigned int cpu,
-			uint64_t time, struct rec_who *who)
-{
-	const struct sw_cpu *c;
-	size_t lo = 0, hi;
-
-	if (cpu >= s->nr_cpus)
-		return -EINVAL;
-	c = &s->cpu[cpu];
-	hi = c->n;
-	/* the last entry with entry.time <= time */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->v[mid].time <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return -ENOENT;
-	who->tgid = c->v[lo - 1].tgid;
-	who->tid = c->v[lo - 1].tid;
-	return 0;
-}
-
-bool rec_switches_seen(const struct rec_switches *s, unsigned int cpu)
-{
-	return cpu < s->nr_cpus && s->cpu[cpu].n > 0;
 }

@@ -92,22 +92,6 @@ bool rec_comms_known(struct rec_comms *c, int32_t tid);
 /* remember the comm of every thread of process @pid (from /proc) */
 void rec_comms_load_proc(struct rec_comms *c, pid_t pid);
 
-/*
- * A per-CPU history of switch-ins built from PERF_RECORD_SWITCH_CPU_WIDE
- * records: the module-less baseline that the map is compared with.
- */
-struct rec_switches;
-
-int rec_switches_new(unsigned int nr_cpus, struct rec_switches **sp);
-void rec_switches_delete(struct rec_switches *s);
-/* whether @cpu has any entry yet */
-bool rec_switches_seen(const struct rec_switches *s, unsigned int cpu);
-/* a switch-in of (tgid, tid) on @cpu at @time; returns 0 or -ENOMEM */
-int rec_switches_add(struct rec_switches *s, unsigned int cpu, uint64_t time,
-		     int32_t tgid, int32_t tid);
-/* who ran on @cpu at @time: 0, or -ENOENT before the first switch-in */
-int rec_switches_lookup(const struct rec_switches *s, unsigned int cpu,
-			uint64_t time, struct rec_who *who);
 
 /* ---- outputs (tools/record-out.c) ------------------------------------- */
 

@@ -171,6 +171,23 @@ struct pebs_timeline;
  */
 PEBS_API int pebs_timeline__new(const struct pebs_map *map,
 				struct pebs_timeline **tlp);
+/*
+ * pebs_timeline__new_empty - a timeline of @nr_cpus CPUs fed by the
+ * caller with pebs_timeline__add, e.g. from PERF_RECORD_SWITCH_CPU_WIDE
+ * records where the module is not loaded; __update appends nothing to
+ * it. Returns 0, -EINVAL (nr_cpus 0) or -ENOMEM.
+ */
+PEBS_API int pebs_timeline__new_empty(unsigned int nr_cpus,
+				      struct pebs_timeline **tlp);
+/*
+ * pebs_timeline__add - a switch-in on @cpu: @sw->time, and who came in
+ * (tgid 0: idle; tgid -1 marks a gap, as after an overrun). Kept in
+ * time order when records of a CPU come out of order. Returns 0,
+ * -EINVAL (cpu out of range, or a timeline fed from a pebs_map), or
+ * -ENOMEM.
+ */
+PEBS_API int pebs_timeline__add(struct pebs_timeline *tl, unsigned int cpu,
+				const struct pebs_map_switch *sw);
 /* pebs_timeline__delete - free; NULL is allowed. */
 PEBS_API void pebs_timeline__delete(struct pebs_timeline *tl);
 

@@ -609,6 +609,54 @@ static void test_cpu_range(void **state)
 	fake_free(&f);
 }
 
+/* a timeline without a map, fed from switch records (record's baseline) */
+static void test_timeline_fed(void **state)
+{
+	static const struct pebs_map_switch sw[] = {
+		{ 100, 10, 11 }, { 300, 0, 0 }, { 200, 20, 21 },  /* late */
+		{ 400, -1, -1 },	/* a gap */
+		{ 500, 30, 31 },
+	};
+	struct pebs_timeline *tl;
+	struct pebs_map_switch who;
+	struct pebs_map *map;
+	struct fake f;
+
+	(void)state;
+	assert_int_equal(pebs_timeline__new_empty(0, &tl), -EINVAL);
+	assert_int_equal(pebs_timeline__new_empty(2, &tl), 0);
+	assert_int_equal(pebs_timeline__lookup(tl, 1, UINT64_MAX, &who),
+			 -ENOENT);
+	for (size_t i = 0; i < ARRAY_SIZE(sw); i++)
+		assert_int_equal(pebs_timeline__add(tl, 1, &sw[i]), 0);
+	assert_int_equal(pebs_timeline__add(tl, 2, &sw[0]), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "CPU 2 not in the timeline (2 CPUs)"));
+	assert_int_equal(pebs_timeline__update(tl), 0);
+	assert_int_equal(pebs_timeline__lookup(tl, 1, 99, &who), -ENOENT);
+	assert_int_equal(pebs_timeline__lookup(tl, 1, 100, &who), 0);
+	assert_int_equal(who.pid, 11);
+	assert_int_equal(pebs_timeline__lookup(tl, 1, 250, &who), 0);
+	assert_int_equal(who.pid, 21);	/* the late record sorted in */
+	assert_int_equal(pebs_timeline__lookup(tl, 1, 399, &who), 0);
+	assert_int_equal(who.tgid, 0);	/* idle */
+	assert_int_equal(pebs_timeline__lookup(tl, 1, 450, &who), -ENOENT);
+	assert_int_equal(pebs_timeline__lookup(tl, 1, UINT64_MAX, &who), 0);
+	assert_int_equal(who.time, 500);
+	assert_int_equal(who.pid, 31);
+	assert_int_equal(pebs_timeline__lookup(tl, 0, UINT64_MAX, &who),
+			 -ENOENT);
+	pebs_timeline__delete(tl);
+
+	/* a map's timeline is fed from the map alone */
+	fake_init(&f, 1, 16);
+	map = fake_map(&f);
+	assert_int_equal(pebs_timeline__new(map, &tl), 0);
+	assert_int_equal(pebs_timeline__add(tl, 0, &sw[0]), -EINVAL);
+	pebs_timeline__delete(tl);
+	pebs_map__close(map);
+	fake_free(&f);
+}
+
 /* ---- regular files ------------------------------------------------- */
 
 static void write_file(const char *path, struct fake *f, size_t cut)
@@ -868,6 +916,7 @@ int main(void)
 		cmocka_unit_test(test_open_device_absent),
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_concurrent),
+		cmocka_unit_test(test_timeline_fed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
