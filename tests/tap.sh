@@ -2,7 +2,13 @@
 # Each script prints its own plan ("1..N") and then calls these.
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; }
+# nok NAME [LINE...]: a failure, with LINEs as TAP comments
+nok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	for l in "$@"; do echo "# $l"; done
+}
 skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
 # diag FILE...: the first 20 lines, as TAP comments
 diag() { sed 's/^/# /' "$@" | head -20; }

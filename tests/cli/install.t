@@ -6,11 +6,7 @@ B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 T=$(mktemp -d /tmp/install-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 D=$T/root
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-nok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+. "$S/tests/tap.sh"
 
 echo "1..10"
 
