@@ -18,3 +18,7 @@ check() {
 	shift
 	if "$@"; then ok "$name"; else nok "$name"; fi
 }
+# empty NAME FILE: pass iff FILE is empty, else show its first lines
+empty() {
+	if [ ! -s "$2" ]; then ok "$1"; else nok "$1"; diag "$2"; fi
+}

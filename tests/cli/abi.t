@@ -12,10 +12,6 @@ hdr=$S/lib/include/pebsshim.h
 T=$(mktemp -d /tmp/abi-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
-# list NAME FILE: pass iff FILE is empty, else show its first lines
-empty() {
-	if [ ! -s "$2" ]; then ok "$1"; else nok "$1"; diag "$2"; fi
-}
 
 echo "1..13"
 
@@ -58,20 +54,8 @@ else
 	diag "$T/unversioned"
 fi
 
-# PEBS_API function names of the header (comments stripped; a
-# declaration may span lines: the name is the identifier before "(")
-python3 - "$hdr" >"$T/declared" <<'EOF'
-import re, sys
-src = open(sys.argv[1]).read()
-src = re.sub(r'/\*.*?\*/', ' ', src, flags=re.S)
-src = re.sub(r'^\s*#.*$', ' ', src, flags=re.M)
-names = set()
-for decl in re.findall(r'\bPEBS_API\b([^;{]*)', src):
-	m = re.search(r'\b([A-Za-z_]\w*)\s*\(', decl)
-	if m:
-		names.add(m.group(1))
-print('\n'.join(sorted(names)))
-EOF
+# PEBS_API function names of the header
+python3 "$S/tests/pebs_api.py" "$hdr" >"$T/declared"
 check "the header declares PEBS_API functions ($(wc -l <"$T/declared"))" \
 	test -s "$T/declared"
 comm -23 "$T/declared" "$T/exports" >"$T/unexported"

@@ -12,10 +12,6 @@ page=$S/man/libpebsshim.3
 T=$(mktemp -d /tmp/manpage-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
-# empty NAME FILE: pass iff FILE is empty, else show its first lines
-empty() {
-	if [ ! -s "$2" ]; then ok "$1"; else nok "$1"; diag "$2"; fi
-}
 
 echo "1..14"
 
@@ -26,26 +22,18 @@ if [ ! -f "$page" ]; then
 fi
 ok "man/libpebsshim.3 exists"
 
-# Header: PEBS_API name -> declaration (comments stripped, as abi.t
-# parses it). Page: the prototypes of its .nf/.fi blocks (roff macros
+# Header: PEBS_API name -> declaration (tests/pebs_api.py, as abi.t
+# reads it). Page: the prototypes of its .nf/.fi blocks (roff macros
 # and font escapes removed), and every pebs_*() it names anywhere.
 # Declarations are compared with whitespace normalized.
 python3 - "$hdr" "$page" "$T" <<'EOF'
-import re, sys
+import os, re, sys
 hdr, page, t = sys.argv[1:]
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.environ['PEBS_SRC'], 'tests'))
+from pebs_api import declarations, norm
 
-def norm(s):
-	s = ' '.join(s.split())
-	return re.sub(r'\s*([*(),;])\s*', r'\1', s)
-
-src = open(hdr).read()
-src = re.sub(r'/\*.*?\*/', ' ', src, flags=re.S)
-src = re.sub(r'^\s*#.*$', ' ', src, flags=re.M)
-decl = {}
-for d in re.findall(r'\bPEBS_API\b([^;{]*)', src):
-	m = re.search(r'\b([A-Za-z_]\w*)\s*\(', d)
-	if m:
-		decl[m.group(1)] = norm(d)
+decl = declarations(hdr)
 
 def unroff(line):
 	"""the text of one roff input line"""
