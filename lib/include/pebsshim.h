@@ -1327,6 +1327,16 @@ struct pebs_observer_opts {
 };
 
 /*
+ * pebs_cpu_has_rdtscp - whether this CPU has rdtscp, which the observer
+ * needs (CPUID 0x80000001 EDX bit 27). The environment variable
+ * PEBS_TEST_NO_RDTSCP=1 makes it answer false, so that the behaviour of
+ * a CPU without rdtscp (pebs_observer__new() fails with -EOPNOTSUPP)
+ * can be tried on any machine; the test suite's feature probe honours
+ * the same variable.
+ */
+PEBS_API bool pebs_cpu_has_rdtscp(void);
+
+/*
  * pebs_observer__new - an observer running on @on_cpu: pins the calling
  * thread there (unless opts->no_pin), which must then be the thread
  * calling pebs_observer__read(). @opts may be NULL. Returns 0, -EINVAL
@@ -1424,7 +1434,8 @@ PEBS_API int pebs_rdpmc_read(const struct perf_event_mmap_page *pc,
 
 /*
  * pebs_tsc_hz - measure the TSC frequency against CLOCK_MONOTONIC over
- * about @ms milliseconds. Returns 0 and *hz, or -EINVAL.
+ * about @ms milliseconds. Returns 0 and *hz, -EINVAL, or -EOPNOTSUPP
+ * (no rdtscp).
  */
 PEBS_API int pebs_tsc_hz(unsigned int ms, uint64_t *hz);
 
@@ -1457,6 +1468,17 @@ struct pebs_obs_thread {
 PEBS_API int pebs_obs_stats__new(const struct pebs_observer *obs,
 				 uint32_t lo_ppm, uint32_t hi_ppm,
 				 struct pebs_obs_stats **stp);
+
+/*
+ * pebs_obs_stats__new_layout - the same for rows of @nr_cpus observed
+ * CPUs with @nr_events counters each, without an observer: for rows
+ * read back from a file, or made by hand. Returns 0, -EINVAL (bounds
+ * reversed, more than PEBS_OBS_MAX_EVENTS events), -ENOMEM.
+ */
+PEBS_API int pebs_obs_stats__new_layout(unsigned int nr_cpus,
+					unsigned int nr_events,
+					uint32_t lo_ppm, uint32_t hi_ppm,
+					struct pebs_obs_stats **stp);
 PEBS_API void pebs_obs_stats__delete(struct pebs_obs_stats *st);
 
 /*

@@ -150,10 +150,8 @@ check "one line on stderr" test "$(wc -l <"$T/err")" = 1
 
 # --- observe-embed: counting on CPU 0 from another CPU needs privileges
 run 2 "observe-embed with fewer than 2 rows" "$ex/observe-embed" 1
-if [ "$(id -u)" != 0 ] &&
-   [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
-	skip "observe-embed counts per CPU: needs root or perf_event_paranoid <= 0"
-	skip "(same)"
+if ! need rdtscp cpus2 percpu; then
+	skip_n 2 "observe-embed: $why"
 else
 	rows=20000
 	run 0 "observe-embed $rows rows of task-clock" "$ex/observe-embed" $rows
