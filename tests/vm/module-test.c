@@ -33,6 +33,7 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -877,6 +878,23 @@ static int cmd_mmap(void)
 	expect_mmap_err(rw, hs, PROT_WRITE, MAP_SHARED, ho, EPERM,
 			"history PROT_WRITE MAP_SHARED on O_RDWR");
 	close(rw);
+
+	/* READ_IMPLIES_EXEC (old binaries): PROT_READ gets PROT_EXEC added,
+	 * which must not make the table unmappable; it stays non-executable */
+	{
+		int pers = personality(0xffffffff);
+
+		if (personality(pers | READ_IMPLIES_EXEC) < 0)
+			fail("personality(READ_IMPLIES_EXEC): %s", strerror(errno));
+		p = mmap(NULL, ts, PROT_READ, MAP_SHARED, m.fd, 0);
+		personality(pers);
+		if (p == MAP_FAILED)
+			fail("PROT_READ under READ_IMPLIES_EXEC: %s", strerror(errno));
+		if (!mprotect(p, ts, PROT_READ | PROT_EXEC))
+			fail("mprotect(PROT_EXEC) succeeded under READ_IMPLIES_EXEC");
+		munmap(p, ts);
+		nchecks++;
+	}
 
 	/* sizes and offsets */
 	expect_mmap_err(m.fd, ts + page_size, PROT_READ, MAP_SHARED, 0, EINVAL,

@@ -59,7 +59,11 @@ fail_all() {
 }
 
 # The module is built in the source tree: one build at a time.
-if ! out=$(flock /tmp/pebs-shim-kmod.lock make -s -C "$src" kmod 2>&1); then
+# against the headers of the kernel the guest boots (scripts/vm-kernel.sh
+# picks the same), whatever the host runs; W=1 warnings are errors here
+kdir=${KDIR:-$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)}
+if ! out=$(flock /tmp/pebs-shim-kmod.lock make -s -C "$src" kmod \
+	KDIR="$kdir" KMOD_WERROR=y 2>&1); then
 	echo "$out" | tail -n 30 | diag
 	fail_all "make kmod failed"
 fi

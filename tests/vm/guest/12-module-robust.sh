@@ -32,12 +32,15 @@ run pin
 loaded && fail "pebs_map still loaded after module-test pin"
 
 # bad parameters are refused with a message, nothing stays loaded
-for p in history=3 history=0 history=12288 history=1073741824 mode=01000; do
+for p in history=3 history=0 history=1 history=32 history=12288 \
+	 history=1073741824 history=33554432 mode=01000; do
 	insmod /pebs/pebs_map.ko "$p" 2>/dev/null && fail "insmod $p succeeded"
 	loaded && fail "pebs_map loaded after insmod $p"
 done
-dmesg | grep -q 'history=3: must be a power of two' ||
+dmesg | grep -q 'history=3: must be a power of two from 64 to 16777216' ||
 	fail "no clear message for history=3 in dmesg"
+dmesg | grep -q 'history=1: must be a power of two from 64' ||
+	fail "no clear message for history=1 in dmesg"
 
 # no devtmpfs under /dev: pebs-map-load makes the node with mknod
 mount -t tmpfs tmpfs /dev || fail "cannot mount a tmpfs on /dev"
@@ -50,11 +53,11 @@ umount /dev
 [ "$node" = "440 character special file" ] ||
 	fail "mknod fallback made '$node', want '440 character special file'"
 
-# 50 load/check/unload cycles, history from 1 to 2^14 entries
+# 50 load/check/unload cycles, history from 64 to 2^14 entries
 t0=$(cut -d' ' -f1 /proc/uptime)
 i=0
 while [ $i -lt 50 ]; do
-	h=$((1 << (i % 15)))
+	h=$((64 << (i % 9)))
 	pebs-map-load history=$h || fail "cycle $i: pebs-map-load history=$h"
 	out=$(module-test quick $h | tail -n 1)
 	case $out in
