@@ -96,8 +96,7 @@ check "the exec error names the command" \
 
 # --- map-watch
 if [ -e /dev/pebs_map ]; then
-	skip "the pebs_map module is loaded: no missing-module error to check"
-	skip "(same)"
+	skip_n 2 "the pebs_map module is loaded: no missing-module error to check"
 else
 	run 1 "map-watch without the module" "$ex/map-watch"
 	if [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] &&

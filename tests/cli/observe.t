@@ -98,8 +98,7 @@ check "--help documents the binary format (magic, header, record)" \
 
 # --- no module: the table is the default
 if [ -e /dev/pebs_map ]; then
-	skip "the pebs_map module is loaded: no missing-module error to check"
-	skip "(same)"
+	skip_n 2 "the pebs_map module is loaded: no missing-module error to check"
 else
 	run 1 "no module, no --no-map" -C 0 -e task-clock --duration 0.1
 	one_line "names /dev/pebs_map, how to load it, and --no-map" \
@@ -146,8 +145,7 @@ if [ $rc = 2 ]; then ok "--on $ncpu exits 2"; else
 	nok "--on $ncpu exits 2 (exit $rc)"; fi
 
 if [ $priv = 0 ]; then
-	skip "$why"
-	skip "(same)"
+	skip_n 2 "$why"
 else
 	run 1 "--raw into a directory that does not exist" -C 0 --no-map \
 		-e task-clock --duration 0.1 --raw "$T/no/dir/x.csv"
@@ -289,8 +287,7 @@ fi
 
 # --- Ctrl-C stops a long run early and still prints the summary
 if [ $priv = 0 ]; then
-	skip "$why"
-	skip "(same)"
+	skip_n 2 "$why"
 else
 	stdbuf -oL "$tool" observe -C 0 --no-map -e task-clock --duration 60 \
 		>"$T/out" 2>"$T/err" &
