@@ -34,7 +34,9 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/capability.h>
 #include <linux/personality.h>
+#include <linux/pid_namespace.h>
 #include <linux/platform_device.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -63,6 +65,11 @@ MODULE_PARM_DESC(history,
 static ushort mode = 0400;
 module_param(mode, ushort, 0444);
 MODULE_PARM_DESC(mode, "permissions of /dev/pebs_map (default 0400)");
+
+static bool unprivileged;
+module_param(unprivileged, bool, 0444);
+MODULE_PARM_DESC(unprivileged,
+		 "let readers without CAP_PERFMON open the device (file mode and group still apply; default N)");
 
 struct pebs_map_dev {
 	struct miscdevice misc;
@@ -140,9 +147,9 @@ void pebs_map_record(struct task_struct *next)
 
 	e = &pebs_map.hist[((size_t)cpu << pebs_map.hist_shift) +
 			   (n & ((1U << pebs_map.hist_shift) - 1))];
-	e->time = now;
-	e->tgid = next->tgid;
-	e->pid = next->pid;
+	WRITE_ONCE(e->time, now);
+	WRITE_ONCE(e->tgid, next->tgid);
+	WRITE_ONCE(e->pid, next->pid);
 	/* the entry is complete before a reader can see n + 1 */
 	smp_store_release(&slot->hist_head, n + 1);
 	slot_end(slot);
@@ -198,9 +205,28 @@ static int pebs_map_mmap(struct file *file, struct vm_area_struct *vma)
 	return -EINVAL;
 }
 
+/*
+ * Who may read: the table shows every task of the system, as perf's
+ * system-wide sampling does, so a reader needs what per-CPU perf needs,
+ * CAP_PERFMON (or CAP_SYS_ADMIN), unless the module was loaded with
+ * unprivileged=1, leaving access to the file's mode and group (the udev
+ * rule's pebs group). The pids are those of the initial namespace, which
+ * mean nothing (or something else) in another pid namespace: a reader
+ * there is refused.
+ */
+static int pebs_map_open(struct inode *inode, struct file *file)
+{
+	if (task_active_pid_ns(current) != &init_pid_ns)
+		return -EPERM;
+	if (!unprivileged && !perfmon_capable())
+		return -EPERM;
+	return 0;
+}
+
 /* No ioctls: the misc core answers -ENOTTY without .unlocked_ioctl. */
 static const struct file_operations pebs_map_fops = {
 	.owner = THIS_MODULE,
+	.open = pebs_map_open,
 	.mmap = pebs_map_mmap,
 	.llseek = noop_llseek,
 };

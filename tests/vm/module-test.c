@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include <grp.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -1247,6 +1248,74 @@ static int cmd_dump(void)
 	return 0;
 }
 
+/* open /dev/pebs_map in a child as @uid (or in a new pid namespace when
+ * @uid < 0): 0 or the errno, through the exit status */
+static int open_as(int uid)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd;
+
+		if (uid >= 0) {
+			if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+				_exit(200);
+		} else {
+			pid_t inner;
+
+			if (unshare(CLONE_NEWPID))
+				_exit(201);
+			inner = fork();	/* the first child of the new namespace */
+			if (inner < 0)
+				_exit(202);
+			if (inner) {
+				if (waitpid(inner, &status, 0) < 0)
+					_exit(203);
+				_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 204);
+			}
+		}
+		fd = open(PEBS_MAP_DEVICE, O_RDONLY | O_CLOEXEC);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		fail("the child that opens the device died");
+	if (WEXITSTATUS(status) >= 200)
+		fail("the child could not change its credentials or namespace (%d)",
+		     WEXITSTATUS(status));
+	return WEXITSTATUS(status);
+}
+
+static const char *err_name(int e)
+{
+	return e == 0 ? "ok" : e == EPERM ? "EPERM" : e == EACCES ? "EACCES" :
+	       strerror(e);
+}
+
+/*
+ * access WANT: root opens the device; user 65534 gets WANT ("ok",
+ * "EPERM" or "EACCES": the file mode, CAP_PERFMON and unprivileged= decide);
+ * a reader in a new pid namespace is refused with EPERM.
+ */
+static int cmd_access(const char *want)
+{
+	int fd = open(PEBS_MAP_DEVICE, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd < 0)
+		fail("open as root: %s", strerror(errno));
+	close(fd);
+	e = open_as(65534);
+	if (strcmp(err_name(e), want))
+		fail("open as user 65534: %s, want %s", err_name(e), want);
+	e = open_as(-1);
+	if (e != EPERM)
+		fail("open from a new pid namespace: %s, want EPERM", err_name(e));
+	printf("ok root=ok user=%s pidns=EPERM\n", want);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -1268,7 +1337,9 @@ int main(int argc, char **argv)
 		return cmd_readers(arg ? arg : 1000);
 	if (!strcmp(cmd, "dump"))
 		return cmd_dump();
+	if (!strcmp(cmd, "access") && argc > 2)
+		return cmd_access(argv[2]);
 	fprintf(stderr,
-		"usage: module-test correct|history [ms]|mmap|pin|quick [hist_len]|readers [ms]|dump\n");
+		"usage: module-test correct|history [ms]|mmap|pin|quick [hist_len]|readers [ms]|dump|access ok|EPERM|EACCES\n");
 	return 2;
 }

@@ -1,5 +1,7 @@
 #!/bin/sh
-# 12-module-robust - refused mmaps/mprotect/ioctl, rmmod pinned by an open
+# 12-module-robust - who may open the device (file mode, CAP_PERFMON,
+# unprivileged=, pid namespaces), refused mmaps/mprotect/ioctl, rmmod
+# pinned by an open
 # file or a mapping, bad parameters, the mknod fallback, 50
 # load/check/unload cycles, concurrent readers against churning threads.
 name=12-module-robust
@@ -26,6 +28,19 @@ pebs-map-load || fail "pebs-map-load failed"
 	fail "/dev/pebs_map mode $(stat -c %a /dev/pebs_map), want 400"
 run mmap
 mmap=${out#ok }
+# who may open it: root; another user only by file mode and, without
+# unprivileged=1, CAP_PERFMON; never a reader in another pid namespace
+run access EACCES
+access_default=${out#ok }
+pebs-map-unload || fail "pebs-map-unload"
+pebs-map-load mode=0444 || fail "pebs-map-load mode=0444"
+run access EPERM
+pebs-map-unload || fail "pebs-map-unload"
+pebs-map-load mode=0444 unprivileged=1 || fail "pebs-map-load unprivileged=1"
+run access ok
+access_unpriv=${out#ok }
+pebs-map-unload || fail "pebs-map-unload"
+pebs-map-load || fail "pebs-map-load"
 
 # an open file, then a mapping alone, pin the module (module-test unloads)
 run pin
@@ -80,4 +95,4 @@ run readers 400
 big=${out#ok }
 pebs-map-unload || fail "pebs-map-unload"
 
-echo "PEBS-VM PASS $name mmap: $mmap; cycles=50 (${cycles} ms each); readers(history=64): $small; readers(default): $big"
+echo "PEBS-VM PASS $name access: mode 0400 $access_default, 0444 unprivileged=1 $access_unpriv; mmap: $mmap; cycles=50 (${cycles} ms each); readers(history=64): $small; readers(default): $big"
