@@ -42,9 +42,12 @@
 _Static_assert(sizeof(struct perf_event_attr) >= PERF_ATTR_SIZE_VER7,
 	       "perf_event_attr older than PERF_ATTR_SIZE_VER7");
 
-static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
+/* pwrite all of @p; *@done (if not NULL): how much was written */
+static int pwrite_some(int fd, const void *p, size_t len, uint64_t off,
+		       size_t *done)
 {
 	const char *c = p;
+	int err = 0;
 
 	while (len) {
 		ssize_t n = pwrite(fd, c, len, (off_t)off);
@@ -52,13 +55,21 @@ static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return -errno;
+			err = -errno;
+			break;
 		}
 		c += n;
 		len -= (size_t)n;
 		off += (uint64_t)n;
 	}
-	return 0;
+	if (done)
+		*done = (size_t)(c - (const char *)p);
+	return err;
+}
+
+static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
+{
+	return pwrite_some(fd, p, len, off, NULL);
 }
 
 static int write_all(int fd, const void *p, size_t len)
@@ -417,31 +428,55 @@ static int start_data(struct pebs_perfdata_writer *w)
 	return wr_synth_kernel_mmap(w);
 }
 
+/* the whole records at the start of the buffer within @len bytes */
+static size_t whole_records(const struct pebs_perfdata_writer *w, size_t len)
+{
+	size_t at = 0;
+
+	while (at + sizeof(struct perf_event_header) <= len) {
+		const struct perf_event_header *h =
+			(const void *)(w->buf + at);
+
+		if (!h->size || at + h->size > len)
+			break;
+		at += h->size;
+	}
+	return at;
+}
+
 /*
  * Write the buffer; in a file, then the header's data size, so that the
  * file is complete up to here if recording dies. A write cut short (a
- * full disk) is not counted: the data size stays at the last full flush.
+ * full disk) counts the whole records that made it.
  */
 static int flush(struct pebs_perfdata_writer *w)
 {
 	uint64_t size;
+	size_t done = 0;
 	int err;
 
 	if (!w->buf_len)
 		return 0;
 	if (w->pipe) {
 		err = write_all(w->fd, w->buf, w->buf_len);
+		done = err ? 0 : w->buf_len;
 	} else {
-		err = pwrite_all(w->fd, w->buf, w->buf_len,
-				 w->data_offset + w->stats.bytes);
-		size = w->stats.bytes + w->buf_len;
-		if (!err)
+		err = pwrite_some(w->fd, w->buf, w->buf_len,
+				  w->data_offset + w->stats.bytes, &done);
+		if (err)
+			done = whole_records(w, done);
+		size = w->stats.bytes + done;
+		/* in a block written already: no new space needed */
+		if (done && !err)
 			err = pwrite_all(w->fd, &size, sizeof(size),
 					 HDR_DATA_SIZE_OFF);
+		else if (done)
+			pwrite_all(w->fd, &size, sizeof(size),
+				   HDR_DATA_SIZE_OFF);
 	}
+	w->stats.bytes += done;
 	if (err)
 		return write_failed(w, err);
-	w->stats.bytes += w->buf_len;
 	w->buf_len = 0;
 	return 0;
 }
