@@ -3,7 +3,7 @@
  * perfdata-feat.c - the header feature sections of a perf.data file, in
  * the layouts perf's util/header.c writes (write_*) and reads
  * (process_*): strings, NRCPUS, CPUDESC/CPUID, TOTAL_MEM, CMDLINE,
- * EVENT_DESC, BUILD_ID, SAMPLE_TIME, CLOCKID/CLOCK_DATA, and the machine
+ * EVENT_DESC, SAMPLE_TIME, CLOCKID/CLOCK_DATA, and the machine
  * descriptions perf c2c and perf mem need: CPU_TOPOLOGY, NUMA_TOPOLOGY,
  * PMU_MAPPINGS, CACHE, MEM_TOPOLOGY (from /proc and /sys).
  */
@@ -27,8 +27,6 @@
 #define SYS_PMUS		"/sys/bus/event_source/devices"
 #define MAX_CACHES		512
 #define MAX_NODES		4096
-/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
-#define MISC_BUILD_ID_SIZE	(1 << 15)
 
 void bytes_add(struct bytes *b, const void *p, size_t len)
 {
@@ -205,47 +203,6 @@ static void feat_cmdline(const struct pebs_perfdata_writer *w,
 	bytes_u32(b, (uint32_t)nr);
 	for (i = 0; i < n; i += (int)strlen(buf + i) + 1)
 		bytes_str(b, buf + i);
-}
-
-/*
- * HEADER_BUILD_ID: { perf_event_header (misc USER | BUILD_ID_SIZE),
- * s32 pid (-1: the host), u8 build_id[20], u8 size, u8 pad[3],
- * filename padded to 64 } per mapped file that has a build id, so that
- * readers can tell whether a file is still the one that was recorded.
- */
-static void feat_build_id(const struct pebs_perfdata_writer *w,
-			  struct bytes *b)
-{
-	static const char zero[NAME_ALIGN];
-	size_t i;
-
-	for (i = 0; i < w->cap_files; i++) {
-		struct {
-			struct perf_event_header h;
-			int32_t pid;
-			uint8_t bid[20];
-			uint8_t size, pad[3];
-		} e;
-		size_t olen, len;
-		int n;
-
-		if (!w->files[i])
-			continue;
-		memset(&e, 0, sizeof(e));
-		n = pebs_elf_build_id(w->files[i], e.bid);
-		if (n <= 0)
-			continue;
-		olen = strlen(w->files[i]) + 1;
-		len = (olen + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-		e.h.type = PEBS_PERF_RECORD_HEADER_BUILD_ID;
-		e.h.misc = PERF_RECORD_MISC_USER | MISC_BUILD_ID_SIZE;
-		e.h.size = (uint16_t)(sizeof(e) + len);
-		e.pid = -1;
-		e.size = (uint8_t)n;
-		bytes_add(b, &e, sizeof(e));
-		bytes_add(b, w->files[i], olen);
-		bytes_add(b, zero, len - olen);
-	}
 }
 
 static void feat_event_desc(const struct pebs_perfdata_writer *w,
@@ -600,7 +557,7 @@ void wr_features(const struct pebs_perfdata_writer *w, struct bytes *f,
 		return;
 	uname(&u);
 	if (!at_start)
-		feat_build_id(w, &f[PEBS_FEAT_BUILD_ID]);
+		wr_feat_build_id(w, &f[PEBS_FEAT_BUILD_ID]);
 	bytes_str(&f[PEBS_FEAT_HOSTNAME], u.nodename);
 	bytes_str(&f[PEBS_FEAT_OSRELEASE], u.release);
 	bytes_str(&f[PEBS_FEAT_VERSION], "pebs-shim");

@@ -518,58 +518,6 @@ static int put(struct pebs_perfdata_writer *w, const void *p, size_t len)
 	return 0;
 }
 
-static const struct wattr *sample_attr(const struct pebs_perfdata_writer *w,
-				       const struct perf_event_header *ev)
-{
-	uint64_t id;
-	unsigned int i, j;
-
-	if (w->nr_attrs == 1)
-		return &w->attrs[0];
-	/* several attrs: all have IDENTIFIER, the first u64 */
-	if (ev->size < sizeof(*ev) + 8)
-		return NULL;
-	memcpy(&id, ev + 1, 8);
-	for (i = 0; i < w->nr_attrs; i++)
-		for (j = 0; j < w->attrs[i].nr_ids; j++)
-			if (w->attrs[i].ids[j] == id)
-				return &w->attrs[i];
-	return NULL;
-}
-
-static void account(struct pebs_perfdata_writer *w,
-		    const struct perf_event_header *ev)
-{
-	const struct wattr *a;
-	uint64_t v;
-
-	w->stats.records++;
-	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2) {
-		wr_note_mmap(w, ev);
-		return;
-	}
-	if (ev->type == PERF_RECORD_LOST) {
-		/* header, u64 id, u64 lost */
-		if (ev->size >= sizeof(*ev) + 16) {
-			memcpy(&v, (const char *)(ev + 1) + 8, 8);
-			w->stats.lost += v;
-		}
-		return;
-	}
-	if (ev->type != PERF_RECORD_SAMPLE)
-		return;
-	w->stats.samples++;
-	a = sample_attr(w, ev);
-	if (!a || a->time_pos < 0 ||
-	    ev->size < sizeof(*ev) + 8 * (size_t)(a->time_pos + 1))
-		return;
-	memcpy(&v, (const char *)(ev + 1) + 8 * a->time_pos, 8);
-	if (!w->stats.first_time || v < w->stats.first_time)
-		w->stats.first_time = v;
-	if (v > w->stats.last_time)
-		w->stats.last_time = v;
-}
-
 int pebs_perfdata_writer__write(struct pebs_perfdata_writer *w,
 				const struct perf_event_header *ev)
 {
@@ -588,7 +536,7 @@ int pebs_perfdata_writer__write(struct pebs_perfdata_writer *w,
 	err = put(w, ev, ev->size);
 	if (err)
 		return err;
-	account(w, ev);
+	wr_account(w, ev);
 	if (ev->type == PEBS_PERF_RECORD_FINISHED_ROUND)
 		return flush_if_old(w);
 	return 0;

@@ -92,9 +92,12 @@ void wr_id_trailer(const struct pebs_perfdata_writer *w, void *at,
 int wr_open_tmp(struct pebs_perfdata_writer *w);
 int wr_link_in(struct pebs_perfdata_writer *w);
 
-/* remember the file an MMAP/MMAP2 record maps (lib/synth.c) */
-void wr_note_mmap(struct pebs_perfdata_writer *w,
-		  const struct perf_event_header *ev);
+/* count a written record in the stats, note a mapped file (lib/synth.c) */
+void wr_account(struct pebs_perfdata_writer *w,
+		const struct perf_event_header *ev);
+
+/* HEADER_BUILD_ID: kernel, vdso, mapped files (lib/synth.c) */
+void wr_feat_build_id(const struct pebs_perfdata_writer *w, struct bytes *b);
 
 /* the kernel's map, as perf record synthesizes it (lib/synth.c) */
 int wr_synth_kernel_mmap(struct pebs_perfdata_writer *w);

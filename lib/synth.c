@@ -5,19 +5,26 @@
  * per process a PERF_RECORD_COMM per thread (/proc/PID/task) and a
  * PERF_RECORD_MMAP2 per mapping of /proc/PID/maps (executable ones, and
  * data ones too when an event samples addresses, as perf record -d);
- * and the set of files that records map (for HEADER_BUILD_ID).
+ * and what the records written tell: the stats (samples, LOST, sample
+ * times) and the files they map, with their build ids and those of the
+ * kernel and the vdso (HEADER_BUILD_ID).
  */
 #include <dirent.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "perfdata-write.h"
+
+/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
+#define MISC_BUILD_ID_SIZE	(1 << 15)
 
 /*
  * The sample_id trailer of a synthesized record: the thread, time 0
@@ -330,7 +337,7 @@ static void note_file(struct pebs_perfdata_writer *w, const char *path)
 }
 
 /* MMAP/MMAP2 of a file (not data): remember the file. */
-void wr_note_mmap(struct pebs_perfdata_writer *w,
+static void note_mmap(struct pebs_perfdata_writer *w,
 		      const struct perf_event_header *ev)
 {
 	/* pid, tid, addr, len, pgoff; MMAP2 adds 24 + 8 bytes */
@@ -346,4 +353,166 @@ void wr_note_mmap(struct pebs_perfdata_writer *w,
 	name = (const char *)ev + off;
 	if (name[0] == '/' && strnlen(name, ev->size - off) < ev->size - off)
 		note_file(w, name);
+}
+
+static const struct wattr *sample_attr(const struct pebs_perfdata_writer *w,
+				       const struct perf_event_header *ev)
+{
+	uint64_t id;
+	unsigned int i, j;
+
+	if (w->nr_attrs == 1)
+		return &w->attrs[0];
+	/* several attrs: all have IDENTIFIER, the first u64 */
+	if (ev->size < sizeof(*ev) + 8)
+		return NULL;
+	memcpy(&id, ev + 1, 8);
+	for (i = 0; i < w->nr_attrs; i++)
+		for (j = 0; j < w->attrs[i].nr_ids; j++)
+			if (w->attrs[i].ids[j] == id)
+				return &w->attrs[i];
+	return NULL;
+}
+
+void wr_account(struct pebs_perfdata_writer *w,
+		    const struct perf_event_header *ev)
+{
+	const struct wattr *a;
+	uint64_t v;
+
+	w->stats.records++;
+	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2) {
+		note_mmap(w, ev);
+		return;
+	}
+	if (ev->type == PERF_RECORD_LOST) {
+		/* header, u64 id, u64 lost */
+		if (ev->size >= sizeof(*ev) + 16) {
+			memcpy(&v, (const char *)(ev + 1) + 8, 8);
+			w->stats.lost += v;
+		}
+		return;
+	}
+	if (ev->type != PERF_RECORD_SAMPLE)
+		return;
+	w->stats.samples++;
+	a = sample_attr(w, ev);
+	if (!a || a->time_pos < 0 ||
+	    ev->size < sizeof(*ev) + 8 * (size_t)(a->time_pos + 1))
+		return;
+	memcpy(&v, (const char *)(ev + 1) + 8 * a->time_pos, 8);
+	if (!w->stats.first_time || v < w->stats.first_time)
+		w->stats.first_time = v;
+	if (v > w->stats.last_time)
+		w->stats.last_time = v;
+}
+
+/* one HEADER_BUILD_ID entry, as perf writes it */
+static void build_id_entry(struct bytes *b, uint16_t misc, const uint8_t *bid,
+			   int n, const char *name)
+{
+	static const char zero[NAME_ALIGN];
+	struct {
+		struct perf_event_header h;
+		int32_t pid;
+		uint8_t bid[20];
+		uint8_t size, pad[3];
+	} e;
+	size_t olen = strlen(name) + 1;
+	size_t len = (olen + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+
+	memset(&e, 0, sizeof(e));
+	memcpy(e.bid, bid, (size_t)n);
+	e.h.misc = misc | MISC_BUILD_ID_SIZE;
+	e.h.size = (uint16_t)(sizeof(e) + len);
+	e.pid = -1;		/* the host */
+	e.size = (uint8_t)n;
+	bytes_add(b, &e, sizeof(e));
+	bytes_add(b, name, olen);
+	bytes_add(b, zero, len - olen);
+}
+
+/*
+ * The GNU build id among ELF notes (u32 namesz, descsz, type; name and
+ * desc padded to 4) in @len bytes at @p: its length (<= 20) or 0.
+ */
+static int notes_build_id(const unsigned char *p, size_t len, uint8_t *bid)
+{
+	size_t at = 0;
+
+	while (at + 12 <= len) {
+		uint32_t namesz = ld32(p + at), descsz = ld32(p + at + 4);
+		uint32_t type = ld32(p + at + 8);
+		size_t name = at + 12, desc = name + ((namesz + 3ul) & ~3ul);
+
+		if (desc + descsz > len || desc < name)
+			return 0;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    !memcmp(p + name, "GNU", 4) && descsz && descsz <= 20) {
+			memcpy(bid, p + desc, descsz);
+			return (int)descsz;
+		}
+		at = desc + ((descsz + 3ul) & ~3ul);
+	}
+	return 0;
+}
+
+/* the running kernel's build id (/sys/kernel/notes) */
+static int kernel_build_id(uint8_t *bid)
+{
+	unsigned char notes[4096];
+	ssize_t n = wr_read_small("/sys/kernel/notes", (char *)notes,
+				  sizeof(notes));
+
+	return n > 0 ? notes_build_id(notes, (size_t)n, bid) : 0;
+}
+
+/* the vdso's build id, from its image mapped in this process */
+static int vdso_build_id(uint8_t *bid)
+{
+	const unsigned char *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const void *)base;
+
+	if (!base || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	for (unsigned int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(base + eh->e_phoff +
+						      i * eh->e_phentsize);
+		int n;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		n = notes_build_id(base + ph->p_offset, ph->p_filesz, bid);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
+/*
+ * HEADER_BUILD_ID: { perf_event_header (misc KERNEL or USER, and
+ * BUILD_ID_SIZE), s32 pid (-1: the host), u8 build_id[20], u8 size,
+ * u8 pad[3], filename padded to 64 } for the kernel, the vdso and every
+ * mapped file that has a build id, so that readers can tell whether a
+ * file is still the one that was recorded.
+ */
+void wr_feat_build_id(const struct pebs_perfdata_writer *w, struct bytes *b)
+{
+	uint8_t bid[20];
+	int n;
+
+	if ((n = kernel_build_id(bid)))
+		build_id_entry(b, PERF_RECORD_MISC_KERNEL, bid, n,
+			       "[kernel.kallsyms]");
+	if ((n = vdso_build_id(bid)))
+		build_id_entry(b, PERF_RECORD_MISC_USER, bid, n, "[vdso]");
+	for (size_t i = 0; i < w->cap_files; i++) {
+		if (!w->files[i])
+			continue;
+		n = pebs_elf_build_id(w->files[i], bid);
+		if (n > 0)
+			build_id_entry(b, PERF_RECORD_MISC_USER, bid, n,
+				       w->files[i]);
+	}
 }

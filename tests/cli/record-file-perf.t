@@ -8,7 +8,7 @@
 # the same machine; a running process (-p) gets its data maps.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
-echo 1..12
+echo 1..14
 cd "$T" || exit 1
 # nothing NAME FILE: pass iff FILE is empty, else show it
 nothing() {
@@ -56,6 +56,14 @@ comm -13 f.perf f.shim >extra
 nothing "no feature perf writes is missing from pebs-shim's file" extra
 grep -q "event : .*size = 128" h.shim
 ok $? "the attr is written with PERF_ATTR_SIZE_VER7 (128 bytes)"
+
+# build ids of the kernel (perf buildid-list -k: the running one) and vdso
+k=$(perf buildid-list -k 2>/dev/null)
+perf buildid-list -i pf.data >bids 2>/dev/null
+grep -q "^$k \[kernel.kallsyms\]$" bids
+ok $? "the kernel's build id is perf's ($k)"
+grep -qE '^[0-9a-f]{40} \[vdso\]$' bids
+ok $? "the vdso has its build id: $(grep vdso bids)"
 
 # a process that already runs: its data maps are synthesized (-d/ADDR)
 "$memwalk" --seconds 3 >/dev/null 2>mw &

@@ -532,6 +532,11 @@ static void test_round_trip(void **state)
 	assert_int_equal(pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, &feat,
 					     &feat_size), 0);
 	assert_non_null(memmem(feat, feat_size, exe, strlen(exe) + 1));
+	/* and of the vdso and (when /sys shows it) the kernel, as perf */
+	assert_non_null(memmem(feat, feat_size, "[vdso]", 7));
+	if (access("/sys/kernel/notes", R_OK) == 0)
+		assert_non_null(memmem(feat, feat_size, "[kernel.kallsyms]",
+				       18));
 	assert_true(pebs_perfdata__has_feat(pd, PEBS_FEAT_EVENT_DESC));
 	/* what perf c2c and perf mem need: the machine's layout */
 	assert_true(pebs_perfdata__has_feat(pd, PEBS_FEAT_CPU_TOPOLOGY));
