@@ -13,7 +13,7 @@ echo 1..25
 # samples perf report counts in FILE ("-": stdin), 0 if it fails
 perf_samples() {
 	perf report --stdio -i "$1" 2>/dev/null |
-		sed -n 's/^# Samples: \([0-9.]*[KM]*\) of event.*/\1/p' |
+		sed -n 's/^# Samples: \([0-9.]*[KM]*\) *of event.*/\1/p' |
 		head -1 | grep . || echo 0
 }
 
