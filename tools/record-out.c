@@ -145,8 +145,10 @@ static int begin(struct rec_out *out)
 	out->begun = true;
 	if (out->w) {
 		err = pebs_perfdata_writer__commit(out->w);
-		if (err)
+		if (err) {
 			rec_err("%s", pebs_errmsg());
+			out->failed = true;
+		}
 		return err;
 	}
 	if (out->csv_stdout) {
@@ -252,7 +254,7 @@ int rec_out_synth_process(struct rec_out *out, pid_t pid)
 	 * a process that exits meanwhile, or whose maps we may not read,
 	 * only loses its names; running out of memory or disk is an error
 	 */
-	if (err == -ENOMEM || err == -ENOSPC || err == -EIO) {
+	if (err == -ENOMEM || err == -ENOSPC || err == -EFBIG || err == -EIO) {
 		rec_err("cannot describe process %d in %s: %s", pid,
 			out->conf.path, pebs_errmsg());
 		return err;
