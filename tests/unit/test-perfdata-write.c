@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -444,7 +445,7 @@ static void test_round_trip(void **state)
 	const void *feat;
 	size_t nr_ids, feat_size;
 	uint64_t nr_samples = 0, nr_b = 0, last_time = 0;
-	bool comm_seen = false, mmap_seen = false;
+	bool comm_seen = false, mmap_seen = false, data_seen = false;
 	unsigned int idx;
 	ssize_t n;
 	int err;
@@ -545,6 +546,19 @@ static void test_round_trip(void **state)
 	assert_int_equal(pebs_perfdata__feat(pd, PEBS_FEAT_PMU_MAPPINGS, &feat,
 					     &feat_size), 0);
 	assert_non_null(memmem(feat, feat_size, "software", 9));
+	/* NUMA_TOPOLOGY: u32 nr >= 1, node, MemTotal, MemFree, CPU list */
+	assert_int_equal(pebs_perfdata__feat(pd, PEBS_FEAT_NUMA_TOPOLOGY,
+					     &feat, &feat_size), 0);
+	{
+		uint32_t nr, len;
+
+		assert_true(feat_size >= 4 + 4 + 16 + 4 + 64);
+		memcpy(&nr, feat, 4);
+		assert_true(nr >= 1);
+		memcpy(&len, (const char *)feat + 24, 4);
+		assert_int_equal(len % 64, 0);
+		assert_true(strlen((const char *)feat + 28) > 0);
+	}
 
 	while ((err = pebs_perfdata__next(pd, &ev)) > 0) {
 		struct pebs_sample s;
@@ -565,10 +579,22 @@ static void test_round_trip(void **state)
 			const char *name = (const char *)(ev + 1) + 8 + 24 +
 					   24 + 8;
 
+			uint32_t prot;
+
 			assert_int_equal(pebs_perfdata__sample_id(pd, ev, &s,
 								  NULL), 0);
 			if (!strcmp(name, exe))
 				mmap_seen = true;
+			/* addresses sampled: data maps too, marked as such */
+			memcpy(&prot, name - 8, 4);
+			if (ev->misc & PERF_RECORD_MISC_MMAP_DATA) {
+				assert_false(prot & PROT_EXEC);
+				data_seen |= !strcmp(name, "[heap]") ||
+					     !strcmp(name, "[stack]") ||
+					     !strcmp(name, "//anon");
+			} else {
+				assert_true(prot & PROT_EXEC);
+			}
 		} else if (ev->type == PERF_RECORD_SAMPLE) {
 			assert_int_equal(pebs_perfdata__sample(pd, ev, &s,
 							       &idx), 0);
@@ -588,6 +614,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(nr_b, NR_SAMPLES / 3);
 	assert_true(comm_seen);
 	assert_true(mmap_seen);
+	assert_true(data_seen);
 	pebs_perfdata__close(pd);
 }
 
