@@ -78,6 +78,11 @@ int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
 	return (int)(size + 8);
 }
 
+static void on_xfsz(int sig)
+{
+	(void)sig;
+}
+
 static bool is_stdout(const char *path)
 {
 	return !strcmp(path, "-");
@@ -85,14 +90,19 @@ static bool is_stdout(const char *path)
 
 int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp)
 {
+	struct sigaction xfsz = { .sa_handler = on_xfsz, .sa_flags = SA_RESTART };
 	struct rec_out *out = calloc(1, sizeof(*out));
 	int err;
 
 	if (!out)
 		return -ENOMEM;
 	out->conf = *conf;
-	/* a full file system or ulimit -f: write() fails with EFBIG */
-	signal(SIGXFSZ, SIG_IGN);
+	/*
+	 * past ulimit -f, write() fails with EFBIG instead of killing us;
+	 * caught, not ignored: exec resets a handler, so the command keeps
+	 * the default
+	 */
+	sigaction(SIGXFSZ, &xfsz, NULL);
 	if (conf->format == REC_FMT_PERF) {
 		if (is_stdout(conf->path))
 			err = pebs_perfdata_writer__create_pipe(STDOUT_FILENO,
