@@ -8,7 +8,7 @@
 # format for perf report -i -, or CSV on stdout.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
-echo 1..25
+echo 1..27
 
 # samples perf report counts in FILE ("-": stdin), 0 if it fails
 perf_samples() {
@@ -98,6 +98,16 @@ else
 	echo "ok $((tn += 1)) # SKIP not root or no tmpfs mount"
 	echo "ok $((tn += 1)) # SKIP not root or no tmpfs mount"
 fi
+
+# SIGXFSZ (bit 25 of SigIgn) is not ignored in the recorded command
+"$tool" record -e cpu-clock -o d/sig.data -- \
+	sh -c 'grep SigIgn /proc/self/status' >sig 2>err
+ign=$(awk '{ print $2 }' sig)
+[ -n "$ign" ] && [ $(( 0x$ign & (1 << 24) )) = 0 ]
+ok $? "the command keeps SIGXFSZ's default (SigIgn $ign)"
+"$tool" record -e cpu-clock -o /nonexistent-dir/x.data -- true 2>err
+[ $? != 0 ] && grep -q "cannot create /nonexistent-dir/x.data: No such file or directory" err
+ok $? "a path in a missing directory: $(head -1 err)"
 
 # -- standard output ----------------------------------------------------
 "$tool" record -e cpu-clock -o - -- "$memwalk" --seconds 0.5 2>err |
