@@ -1509,6 +1509,13 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
  * appends the feature sections (also CPU_TOPOLOGY, NUMA_TOPOLOGY,
  * PMU_MAPPINGS, CACHE, MEM_TOPOLOGY) and sets their bits. attrs are
  * written with PERF_ATTR_SIZE_VER7 bytes unless a later field is set.
+ * HEADER_BUILD_ID also holds the kernel ([kernel.kallsyms], from
+ * /sys/kernel/notes) and the vdso ([vdso]). __synth_task() also sends
+ * the data mappings (misc PERF_RECORD_MISC_MMAP_DATA, "//anon" for
+ * anonymous ones) when an event samples PERF_SAMPLE_ADDR, as perf
+ * record -d does. Records are flushed at least once a second (at a
+ * PERF_RECORD_FINISHED_ROUND) and when the 1 MiB buffer fills; a flush
+ * cut short by a full disk keeps the whole records that made it.
  */
 
 /*
