@@ -1515,6 +1515,76 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     struct pebs_obs_thread *out,
 				     unsigned int max);
 
+/* ------------------------------------------------------------------ */
+/* Recording files: output paths, crash safety, pipe format            */
+/* (lib/output.c, lib/perfdata-write.c)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What pebs_perfdata_writer__create() now does: it refuses a path that
+ * exists and is not a regular file (-EEXIST), and builds the file unseen
+ * (an O_TMPFILE in the path's directory, else a hidden temporary name):
+ * the path is untouched until pebs_perfdata_writer__commit() (or
+ * __close(), which commits). The header is written with the first
+ * record and its data size is updated after every flush, so a recording
+ * killed after the commit reads up to its last flushed record; __close()
+ * appends the feature sections (also CPU_TOPOLOGY, NUMA_TOPOLOGY,
+ * PMU_MAPPINGS, CACHE, MEM_TOPOLOGY) and sets their bits. attrs are
+ * written with PERF_ATTR_SIZE_VER7 bytes unless a later field is set.
+ * HEADER_BUILD_ID also holds the kernel ([kernel.kallsyms], from
+ * /sys/kernel/notes) and the vdso ([vdso]). __synth_task() also sends
+ * the data mappings (misc PERF_RECORD_MISC_MMAP_DATA, "//anon" for
+ * anonymous ones) when an event samples PERF_SAMPLE_ADDR, as perf
+ * record -d does. Records are flushed at least once a second (at a
+ * PERF_RECORD_FINISHED_ROUND) and when the 1 MiB buffer fills; a flush
+ * cut short by a full disk keeps the whole records that made it.
+ */
+
+/*
+ * pebs_output__check - whether @path may receive a recording: absent, or
+ * a regular file. Returns 0, -EEXIST (exists and is a directory, device,
+ * fifo or socket; pebs_errmsg() names which), -EINVAL (empty path) or
+ * -errno from stat.
+ */
+PEBS_API int pebs_output__check(const char *path);
+
+/*
+ * pebs_output__backup - perf's rule for an existing output: a non-empty
+ * regular file @path is renamed to "@path.old" (replacing an old one);
+ * an absent or empty file is left alone. Returns 0, the errors of
+ * pebs_output__check(), or -errno from rename (pebs_errmsg() names both
+ * paths).
+ */
+PEBS_API int pebs_output__backup(const char *path);
+
+/*
+ * pebs_perfdata_writer__create_pipe - a writer of perf's pipe format on
+ * @fd (perf record -o -; read by perf report -i -): a 16-byte header,
+ * then a HEADER_ATTR record per event and a HEADER_FEATURE record per
+ * feature known at the start (no BUILD_ID, no SAMPLE_TIME), written with
+ * the first record, then the records. @fd is not closed by __close().
+ * Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__create_pipe(int fd,
+					       struct pebs_perfdata_writer **wp);
+
+/*
+ * pebs_perfdata_writer__commit - recording really started: write the
+ * header and what is buffered, move an existing non-empty @path to
+ * @path.old (pebs_output__backup) and give the file its path. Call it
+ * once the events are open and the command exec'd; no-op for a pipe or
+ * when already done. Returns 0 or -errno (pebs_errmsg() says which step
+ * failed and names the path).
+ */
+PEBS_API int pebs_perfdata_writer__commit(struct pebs_perfdata_writer *w);
+
+/*
+ * pebs_perfdata_writer__discard - drop a writer without finishing it:
+ * an uncommitted file never appears; a committed one stays as far as it
+ * was flushed. Frees @w (NULL is allowed).
+ */
+PEBS_API void pebs_perfdata_writer__discard(struct pebs_perfdata_writer *w);
+
 #ifdef __cplusplus
 }
 #endif
