@@ -2,10 +2,11 @@
 /*
  * event-pfm.c - libpfm4: initialization (once per process, on first
  * use, so that LIBPFM_FORCE_PMU set before the first call is honoured),
- * encoding, and messages that name what was wrong: the modifier libpfm4
- * refused, or up to five known names close to an unknown one.
+ * encoding (user and kernel levels when the kernel allows the kernel,
+ * as perf's util/pfm.c; user only otherwise), and messages that name
+ * what was wrong: the modifier libpfm4 refused, or up to five known
+ * names close to an unknown one (event-suggest.c).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "event-internal.h"
 /* after <linux/perf_event.h> (internal.h), which libpfm4 then defers to */
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -71,8 +73,10 @@ int pebs_pfm_try(const char *str, struct pebs_event *ev)
 	arg.size = sizeof(arg);
 	arg.attr = &ev->attr;
 	arg.fstr = &fstr;
-	ret = pfm_get_os_event_encoding(str, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-					&arg);
+	/* as perf's pfm.c, with the kernel when the kernel allows it */
+	ret = pfm_get_os_event_encoding(str, pebs_priv_kernel_allowed() ?
+					PFM_PLM0 | PFM_PLM3 : PFM_PLM3,
+					PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS)
 		return ret;
 	ev->attr.size = sizeof(ev->attr);
@@ -93,119 +97,28 @@ int pebs_pfm_try(const char *str, struct pebs_event *ev)
 	return 0;
 }
 
-/* ---- close names ------------------------------------------------------- */
+/* ---- names, for suggestions ------------------------------------------- */
 
-#define NR_CLOSE	5
-#define NAME_MAX_CMP	64
-
-struct close_names {
-	const char *q;
-	size_t qlen;
-	const char *name[NR_CLOSE];
-	int score[NR_CLOSE];
-	unsigned int n;
-};
-
-/* case-insensitive Levenshtein distance, both strings < NAME_MAX_CMP */
-static int distance(const char *a, size_t la, const char *b, size_t lb)
+void pebs_pfm_consider_all(struct pebs_close *c)
 {
-	int row[NAME_MAX_CMP + 1], prev, tmp;
-	size_t i, j;
-
-	for (j = 0; j <= lb; j++)
-		row[j] = (int)j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = (int)i;
-		for (j = 1; j <= lb; j++) {
-			int cost = tolower((unsigned char)a[i - 1]) !=
-				   tolower((unsigned char)b[j - 1]);
-
-			tmp = row[j];
-			row[j] = prev + cost;
-			if (row[j - 1] + 1 < row[j])
-				row[j] = row[j - 1] + 1;
-			if (tmp + 1 < row[j])
-				row[j] = tmp + 1;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
-static void consider(struct close_names *c, const char *name)
-{
-	size_t len = strlen(name);
-	int d, score, limit;
-	unsigned int i, j;
-
-	if (!len || len >= NAME_MAX_CMP)
-		return;
-	for (i = 0; i < c->n; i++)
-		if (!strcasecmp(c->name[i], name))
-			return;
-	/* a name that starts with what was typed is as good as a typo */
-	if (c->qlen >= 3 && !strncasecmp(name, c->q, c->qlen))
-		score = 1;
-	else {
-		d = distance(c->q, c->qlen, name, len);
-		limit = c->qlen / 3 > 2 ? (int)c->qlen / 3 : 2;
-		if (d > limit)
-			return;
-		score = 2 * d;
-	}
-	for (i = 0; i < c->n; i++)
-		if (score < c->score[i] ||
-		    (score == c->score[i] && strcmp(name, c->name[i]) < 0))
-			break;
-	if (i == NR_CLOSE)
-		return;
-	if (c->n < NR_CLOSE)
-		c->n++;
-	for (j = c->n - 1; j > i; j--) {
-		c->name[j] = c->name[j - 1];
-		c->score[j] = c->score[j - 1];
-	}
-	c->name[i] = name;
-	c->score[i] = score;
-}
-
-/* Fill @out with "a, b or c"; "" when nothing is close. */
-static void close_names(const char *q, size_t qlen, char *out, size_t len)
-{
-	struct close_names c = { .q = q, .qlen = qlen };
-	const char *name;
-	unsigned int i;
-	size_t n = 0;
 	int p, e;
 
-	*out = '\0';
-	if (!qlen || qlen >= NAME_MAX_CMP)
+	if (pfm_ready() != PFM_SUCCESS)
 		return;
-	for (i = 0; (name = pebs_event_builtin_name(i)); i++)
-		consider(&c, name);
-	if (pfm_ready() == PFM_SUCCESS) {
-		pfm_for_all_pmus(p) {
-			pfm_pmu_info_t pinfo = { .size = sizeof(pinfo) };
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pinfo = { .size = sizeof(pinfo) };
 
-			if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
-			    !pinfo.is_present || p == PFM_PMU_PERF_EVENT_RAW)
-				continue;
-			for (e = pinfo.first_event; e != -1;
-			     e = pfm_get_event_next(e)) {
-				pfm_event_info_t einfo = {
-					.size = sizeof(einfo)
-				};
+		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
+		    !pinfo.is_present || p == PFM_PMU_PERF_EVENT_RAW)
+			continue;
+		for (e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+			pfm_event_info_t einfo = { .size = sizeof(einfo) };
 
-				if (pfm_get_event_info(e, PFM_OS_NONE, &einfo)
-				    == PFM_SUCCESS)
-					consider(&c, einfo.name);
-			}
+			if (pfm_get_event_info(e, PFM_OS_NONE, &einfo) ==
+			    PFM_SUCCESS)
+				pebs_close_consider(c, einfo.name);
 		}
 	}
-	for (i = 0; i < c.n && n < len; i++)
-		n += snprintf(out + n, len - n, "%s%s", i == 0 ? "" :
-			      i + 1 == c.n ? " or " : ", ", c.name[i]);
 }
 
 /* ---- messages ------------------------------------------------------------ */
@@ -297,8 +210,8 @@ int pebs_pfm_encode(const char *str, struct pebs_event *ev)
 					pfm_strerror(pfm_ready()));
 		break;
 	case PFM_ERR_NOTFOUND:
-		close_names(start, (size_t)(end - start), names,
-			    sizeof(names));
+		pebs_event_suggest(start, (size_t)(end - start), names,
+				   sizeof(names));
 		if (names[0])
 			return pebs_err(-ENOENT, "unknown event '%s': did you "
 					"mean %s?", event, names);
@@ -307,9 +220,10 @@ int pebs_pfm_encode(const char *str, struct pebs_event *ev)
 					"LIBPFM_FORCE_PMU=%s names no PMU "
 					"libpfm4 knows (e.g. skl, hsw, icl)",
 					event, getenv("LIBPFM_FORCE_PMU"));
-		return pebs_err(-ENOENT, "unknown event '%s': not a software "
-				"event, an alias (loads, stores, ldlat, auto) "
-				"or a libpfm4 event of %s", event,
+		return pebs_err(-ENOENT, "unknown event '%s': not a perf "
+				"event name (perf list), a tracepoint sys:name, "
+				"pmu/term=.../, an alias (loads, stores, ldlat, "
+				"auto) or a libpfm4 event of %s", event,
 				pebs_pfm_core_pmu(0) ?: "this CPU");
 	case PFM_ERR_UMASK:
 		list_attrs(event, names, sizeof(names));
