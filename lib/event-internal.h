@@ -107,6 +107,8 @@ void pebs_close_init(struct pebs_close *c, const char *q, size_t qlen);
 void pebs_close_consider(struct pebs_close *c, const char *name);
 void pebs_close_format(const struct pebs_close *c, char *out, size_t len);
 void pebs_event_suggest(const char *q, size_t qlen, char *out, size_t len);
+/* the same over the sysfs PMU names only */
+void pebs_pmu_suggest(const char *q, size_t qlen, char *out, size_t len);
 /* libpfm4's events of the present PMUs (lib/event-pfm.c) */
 void pebs_pfm_consider_all(struct pebs_close *c);
 

@@ -74,6 +74,9 @@ static int add_group(struct list_ctx *c, const char *p)
 	int err;
 
 	for (;;) {
+		if (*q == '{')
+			return pebs_err(-EINVAL, "'%s': groups do not nest",
+					c->str);
 		len = event_len(q);
 		err = add_event(c, q, len, true);
 		if (err)

@@ -154,6 +154,9 @@ int pebs_mods_parse(const char *str, const char *mods, unsigned int allow,
 	memset(m, 0, sizeof(*m));
 	m->precise = -1;
 	m->ldlat = -1;
+	if (*mods == ':' && !mods[1])
+		return pebs_err(-EINVAL, "bad modifier '' in '%s': nothing "
+				"after the ':'", str);
 	if (*mods == ':')
 		mods++;
 	if (!*mods)

@@ -132,3 +132,12 @@ void pebs_event_suggest(const char *q, size_t qlen, char *out, size_t len)
 	consider_pmus(&c);
 	pebs_close_format(&c, out, len);
 }
+
+void pebs_pmu_suggest(const char *q, size_t qlen, char *out, size_t len)
+{
+	struct pebs_close c;
+
+	pebs_close_init(&c, q, qlen);
+	consider_pmus(&c);
+	pebs_close_format(&c, out, len);
+}

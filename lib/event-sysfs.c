@@ -395,11 +395,20 @@ int pebs_sysfs_encode_priv(const char *str, struct pebs_event *ev,
 		return pebs_err(-EINVAL, "%s: bad PMU name '%s'", str, pmu);
 
 	err = read_attr(pmu, "", "type", typebuf, sizeof(typebuf));
-	if (err == -ENOENT)
+	if (err == -ENOENT) {
+		char names[160];
+
+		pebs_pmu_suggest(pmu, strlen(pmu), names, sizeof(names));
+		if (names[0])
+			return pebs_err(-ENOENT, "this CPU/VM has no %s PMU "
+					"(%s; nothing in %s): did you mean "
+					"%s?", pmu, str, pebs_sysfs_root(),
+					names);
 		return pebs_err(-ENOENT, "this CPU/VM has no %s PMU (%s; "
 				"nothing in %s): use -e auto or a software "
 				"event such as cpu-clock", pmu, str,
 				pebs_sysfs_root());
+	}
 	if (err)
 		return pebs_err(err, "%s: cannot read %s/%s/type: %s", str,
 				pebs_sysfs_root(), pmu, strerror(-err));
