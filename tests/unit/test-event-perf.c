@@ -49,7 +49,7 @@ static void put(const char *rel, const char *text)
 
 static int setup(void **state)
 {
-	char path[128];
+	static char path[128];
 
 	(void)state;
 	snprintf(top, sizeof(top), "/tmp/pebs-evperf-XXXXXX");
@@ -74,7 +74,7 @@ static int setup(void **state)
 	put("paranoid", "2\n");
 	put("paranoid-bad", "x\n");
 	snprintf(path, sizeof(path), "%s/tracing", top);
-	pebs_tp_set_root(strdup(path));
+	pebs_tp_set_root(path);
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
 	pebs_priv_override(1);
 	return 0;
