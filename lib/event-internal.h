@@ -62,7 +62,7 @@ void pebs_priv_set_paranoid_file(const char *path);
 void pebs_priv_override(int kernel_allowed);
 
 /*
- * perf's generic events (lib/event-generic.c). pebs_generic_find - if
+ * perf's generic events (lib/event-perf.c). pebs_generic_find - if
  * @name (@len bytes) is a perf hardware, software or hw-cache name
  * (cycles, cpu-clock, cs, L1-dcache-load-misses, ...) or raw rNNNN,
  * set @ev's type, config, pmu, flags and ev->resolved (the canonical
@@ -74,7 +74,7 @@ int pebs_generic_find(const char *name, size_t len, struct pebs_event *ev);
 const char *pebs_generic_name(unsigned int i);
 
 /*
- * Tracepoints (lib/event-tp.c). pebs_tp_find - if @str's first @len
+ * Tracepoints (lib/event-perf.c). pebs_tp_find - if @str's first @len
  * bytes are sys:name and <tracefs>/events/sys/name/id exists, encode it
  * (PERF_TYPE_TRACEPOINT, config = id, sample_period 1, sample_type RAW)
  * and return 0; 1 (not a tracepoint: try other spellings) when @str is
@@ -86,7 +86,7 @@ int pebs_tp_find(const char *str, size_t len, struct pebs_event *ev);
 void pebs_tp_set_root(const char *root);
 
 /*
- * Close names (lib/event-suggest.c): up to five known names nearest to
+ * Close names (lib/event-pfm.c): up to five known names nearest to
  * what was typed (case-insensitive edit distance, or a prefix).
  * pebs_close_consider copies @name. pebs_event_suggest - "a, b or c"
  * over the aliases, perf's generic names, libpfm4's events of the
@@ -109,7 +109,7 @@ void pebs_close_format(const struct pebs_close *c, char *out, size_t len);
 void pebs_event_suggest(const char *q, size_t qlen, char *out, size_t len);
 /* the same over the sysfs PMU names only */
 void pebs_pmu_suggest(const char *q, size_t qlen, char *out, size_t len);
-/* libpfm4's events of the present PMUs (lib/event-pfm.c) */
+/* libpfm4's events of the present PMUs */
 void pebs_pfm_consider_all(struct pebs_close *c);
 
 /*

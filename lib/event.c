@@ -9,8 +9,8 @@
  *  - aliases (loads, stores, ldlat[=N], auto) resolved for the PMU that
  *    libpfm4 detects: PEBS events on Intel, IBS op (sysfs) on AMD;
  *  - perf's generic names (cpu-clock, cycles, L1-dcache-loads, rNNNN:
- *    event-generic.c), whatever PMU libpfm4 detects or is forced to;
- *  - tracepoints sys:name (event-tp.c);
+ *    event-perf.c), whatever PMU libpfm4 detects or is forced to;
+ *  - tracepoints sys:name (event-perf.c);
  *  - everything else goes to libpfm4 (event-pfm.c).
  * Modifiers and the kernel/hv exclusion perf would choose: event-mods.c.
  * ev->name is what was typed; ev->resolved the canonical spelling.
