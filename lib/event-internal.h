@@ -83,6 +83,8 @@ const char *pebs_generic_name(unsigned int i);
  * unless pebs_tp_set_root() names another (tests; NULL restores).
  */
 int pebs_tp_find(const char *str, size_t len, struct pebs_event *ev);
+/* whether a tracefs events directory is there and readable */
+bool pebs_tp_available(void);
 void pebs_tp_set_root(const char *root);
 
 /*

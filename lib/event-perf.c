@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -321,6 +322,23 @@ static const char *find_root(const char *sys)
 			return default_roots[i];
 	}
 	return NULL;
+}
+
+bool pebs_tp_available(void)
+{
+	char path[512];
+	size_t i;
+
+	if (tp_root) {
+		snprintf(path, sizeof(path), "%s/events", tp_root);
+		return !access(path, R_OK | X_OK);
+	}
+	for (i = 0; i < ARRAY_SIZE(default_roots); i++) {
+		snprintf(path, sizeof(path), "%s/events", default_roots[i]);
+		if (!access(path, R_OK | X_OK))
+			return true;
+	}
+	return false;
 }
 
 /* perf's tracepoint names, without globs: [A-Za-z_][A-Za-z0-9_.-]* */

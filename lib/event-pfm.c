@@ -351,6 +351,17 @@ int pebs_pfm_encode(const char *str, struct pebs_event *ev)
 	case PFM_ERR_NOTFOUND:
 		pebs_event_suggest(start, (size_t)(end - start), names,
 				   sizeof(names));
+		if (*end == ':' && !pebs_tp_available()) {
+			const char *c2 = strchr(end + 1, ':');
+			int n = c2 ? (int)(c2 - str) : (int)strlen(str);
+
+			return pebs_err(-ENOENT, "unknown event '%s'%s%s%s; no "
+					"tracefs to look up a tracepoint %.*s "
+					"in: mount -t tracefs nodev "
+					"/sys/kernel/tracing, or run as root",
+					event, names[0] ? ": did you mean " :
+					"", names, names[0] ? "?" : "", n, str);
+		}
 		if (names[0])
 			return pebs_err(-ENOENT, "unknown event '%s': did you "
 					"mean %s?", event, names);

@@ -47,9 +47,11 @@ static void put(const char *rel, const char *text)
 	fclose(f);
 }
 
+static char top_tracing[128];
+
 static int setup(void **state)
 {
-	static char path[128];
+	char *path = top_tracing;
 
 	(void)state;
 	snprintf(top, sizeof(top), "/tmp/pebs-evperf-XXXXXX");
@@ -73,7 +75,7 @@ static int setup(void **state)
 	put("pmu/msr/format/event", "config:0-63\n");
 	put("paranoid", "2\n");
 	put("paranoid-bad", "x\n");
-	snprintf(path, sizeof(path), "%s/tracing", top);
+	snprintf(path, sizeof(top_tracing), "%s/tracing", top);
 	pebs_tp_set_root(path);
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
 	pebs_priv_override(1);
@@ -339,6 +341,14 @@ static void test_tracepoints(void **state)
 	/* no such system: not a tracepoint, so libpfm4's unknown event */
 	parse_err("nosuchsys:foo", -ENOENT, "unknown event 'nosuchsys'");
 	parse_err("sched:sched_switch:x", -EINVAL, "bad modifier 'x'");
+	/* no tracefs at all: the message says so */
+	pebs_tp_set_root("/nonexistent");
+	parse_err("sched:sched_switch", -ENOENT, "unknown event 'sched'");
+	parse_err("sched:sched_switch", -ENOENT, "; no tracefs to look up a "
+		  "tracepoint sched:sched_switch in: mount -t tracefs");
+	parse_err("cpu-clok:u", -ENOENT, "did you mean cpu-clock?; no "
+		  "tracefs");
+	pebs_tp_set_root(top_tracing);
 }
 
 static void test_pmu_terms(void **state)
