@@ -347,6 +347,14 @@ static int ibs_fixup(struct sysfs_ctx *c)
 	struct perf_event_attr *attr = &c->ev->attr;
 
 	if (attr->exclude_user || attr->exclude_kernel) {
+		if (!pebs_sysfs_has(c->pmu, "format/swfilt") &&
+		    !pebs_priv_kernel_allowed())
+			return pebs_err(-EACCES, "%s: %s cannot leave out the "
+					"kernel on this kernel (no "
+					"format/swfilt), and perf_event_paranoid "
+					"%d keeps this process out of it: run "
+					"as root or lower it to 1", c->str,
+					c->pmu, pebs_priv_paranoid());
 		if (!pebs_sysfs_has(c->pmu, "format/swfilt"))
 			return pebs_err(-EINVAL, "%s: %s cannot leave out user "
 					"or kernel samples on this kernel (no "
