@@ -7,10 +7,11 @@
  *    letters u k h G H p P I (util/parse-events.c get_event_modifier),
  *    in any grouping ("upp", "u:pp"), and this library's period=N,
  *    freq=N, precise=N (and ldlat=N for the ldlat alias);
- *  - the kernel: when no u/k/h is given perf opens the event with
- *    nothing excluded and, on EACCES, falls back to excluding the kernel
- *    and hypervisor when perf_event_paranoid > 1 (util/evsel.c
- *    evsel__fallback), unless CAP_SYS_ADMIN or CAP_PERFMON allows it
+ *  - the kernel: perf opens the event as asked and, on EACCES, when
+ *    neither user nor kernel is excluded (no u/k/h, or both u and k),
+ *    falls back to excluding the kernel and hypervisor if
+ *    perf_event_paranoid > 1 (util/evsel.c evsel__fallback); the
+ *    kernel refuses only without CAP_SYS_ADMIN or CAP_PERFMON
  *    (util/util.c perf_event_paranoid_check(1), the kernel's
  *    perf_allow_kernel). The decision is taken here at parse time, so
  *    what the event asks for is what the kernel will grant.
@@ -281,7 +282,8 @@ int pebs_mods_apply(const char *str, const struct pebs_mods *m,
 
 /*
  * What perf's evsel__fallback() does on EACCES, decided up front: with
- * no u/k/h given and the kernel not allowed, exclude kernel and hv.
+ * neither user nor kernel excluded and the kernel not allowed, exclude
+ * kernel and hv.
  */
 void pebs_priv_fallback(struct pebs_event *ev)
 {

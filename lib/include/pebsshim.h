@@ -258,10 +258,11 @@ struct pebs_event {
  * pebs_event__parse - encode an event string into @ev (zeroed first).
  *
  * Spellings, tried in this order:
- *  - pmu/term[=val],.../[u][k][p...]: a sysfs PMU as perf spells it
- *    (ibs_op//, ibs_op/cnt_ctl=1,l3missonly/, msr/tsc/): terms are the
+ *  - pmu/term[=val],.../mods: a sysfs PMU as perf spells it
+ *    (cpu/event=0xd0,umask=0x81/pp, ibs_op//, msr/tsc/): terms are the
  *    PMU's format/ names (value 1 if omitted), named events from its
- *    events/ directory, config=, config1=, config2=, period=, freq=.
+ *    events/ directory, config=, config1=, config2=, period=, freq=,
+ *    name= (replaces ev->name).
  *    IBS :u/:k need the kernel's swfilt format (set automatically).
  *  - aliases for the PMU libpfm4 detects (or LIBPFM_FORCE_PMU names):
  *    `loads`, `stores` (Intel: MEM_INST_RETIRED:ALL_LOADS/STORES on
@@ -273,15 +274,16 @@ struct pebs_event {
  *    not filtered). `auto`: PEBS/IBS loads if the kernel can open them
  *    (pebs_event__probe), else cpu-clock with PEBS_EVENT_FALLBACK and
  *    ev->note saying why ("auto: no PEBS/IBS here (...); sampling
- *    cpu-clock instead"). Modifiers :u :k :period=N, and :precise=N
- *    (loads, stores, ldlat) and :ldlat=N (ldlat).
+ *    cpu-clock instead"). Modifiers u, k, period=N, freq=N, and p/pp/ppp
+ *    or precise=N (loads, stores, ldlat) and ldlat=N (ldlat).
  *  - perf's generic names, encoded as perf 6.1 does: hardware (cycles,
  *    instructions, cache-misses, branch-misses, ...), software
  *    (cpu-clock, task-clock, page-faults/faults, context-switches/cs,
  *    cpu-migrations/migrations, minor-faults, major-faults,
  *    alignment-faults, emulation-faults, dummy, bpf-output,
  *    cgroup-switches), hardware caches (L1-dcache-loads,
- *    LLC-load-misses, dTLB-store-misses, ...), raw rNNNN (hex config).
+ *    LLC-load-misses, dTLB-store-misses, ...), raw rNNNN (hex config);
+ *    ev->pmu "perf" (software) or "cpu".
  *  - tracepoints sys:name from the tracefs (/sys/kernel/tracing, else
  *    /sys/kernel/debug/tracing): type PERF_TYPE_TRACEPOINT, sample_period
  *    1, attr.sample_type PERF_SAMPLE_RAW, PEBS_EVENT_TRACEPOINT.
@@ -294,10 +296,11 @@ struct pebs_event {
  * (precise_ip), P (highest precise_ip: PEBS_EVENT_PRECISE_MAX), also
  * :period=N, :freq=N, :precise=N. As in perf, the first of u/k/h
  * excludes the other levels, and perf's exclude_guest default is kept.
- * With no level given, the kernel and hypervisor are excluded only when
- * the kernel would refuse them: perf_event_paranoid > 1 without
- * CAP_PERFMON or CAP_SYS_ADMIN (perf's evsel__fallback); ev->note says
- * so. ev->name is the string given; a list (a,b or {a,b}) is refused:
+ * The kernel and hypervisor are then excluded only where perf's
+ * evsel__fallback would exclude them after EACCES: neither user nor
+ * kernel excluded (no level given, or both u and k) while
+ * perf_event_paranoid > 1 without CAP_PERFMON or CAP_SYS_ADMIN;
+ * ev->note says so ("cpu-clock: user space only (...)"). ev->name is the string given; a list (a,b or {a,b}) is refused:
  * see pebs_event__parse_list.
  *
  * Does not open the event. Returns 0, -ENOENT (unknown event, with up to
