@@ -27,7 +27,8 @@
 #define PEBS_MOD_LDLAT		(1u << 1)
 
 struct pebs_mods {
-	char letters[32];	/* perf's letters in the order given */
+	char letters[16];	/* perf's letters in the order given (at
+				   most 15, as perf's lexer) */
 	size_t nletters;
 	int precise;		/* precise=N, -1: not given */
 	long ldlat;		/* ldlat=N, -1: not given */

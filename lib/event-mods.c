@@ -177,9 +177,12 @@ int pebs_mods_parse(const char *str, const char *mods, unsigned int allow,
 				return err;
 			continue;
 		}
-		if (!perf_letters(tok, len) ||
-		    m->nletters + len >= sizeof(m->letters))
+		if (!perf_letters(tok, len))
 			return bad(str, tok, len, allow);
+		if (m->nletters + len >= sizeof(m->letters))
+			return pebs_err(-EINVAL, "bad modifiers in '%s': at "
+					"most %zu letters, as perf takes", str,
+					sizeof(m->letters) - 1);
 		memcpy(m->letters + m->nletters, tok, len);
 		m->nletters += len;
 	}

@@ -501,6 +501,32 @@ static void test_lists(void **state)
 	parse_err("{cpu-clock}", -EINVAL, "pebs_event__parse_list");
 }
 
+/* hostile strings: refused with a message, in one pass */
+static void test_hostile(void **state)
+{
+	static char big[1 << 16];
+	unsigned int nr = 0;
+	size_t i;
+
+	(void)state;
+	memset(big, ',', sizeof(big) - 1);
+	assert_int_equal(pebs_event__parse_list(big, evs, 8, &nr), -EINVAL);
+	memset(big, '{', sizeof(big) - 1);
+	assert_int_equal(pebs_event__parse_list(big, evs, 8, &nr), -EINVAL);
+	memset(big, '/', sizeof(big) - 1);
+	assert_int_equal(pebs_event__parse_list(big, evs, 8, &nr), -EINVAL);
+	for (i = 0; i + 3 < sizeof(big); i += 3)
+		memcpy(big + i, "cs,", 3);
+	big[i - 1] = '\0';
+	assert_int_equal(pebs_event__parse_list(big, evs, 8, &nr), -E2BIG);
+	assert_int_equal(nr, 0);
+	parse_err("cpu-clock:uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu", -EINVAL,
+		  "bad modifier");
+	parse_err("cpu-clock:pppppppppp", -EINVAL, "at most ppp");
+	parse_err("sched:sched_switch:u:u:u:u:u:u:u:u:u:u:u:u:u:u:u:u:u:u:u",
+		  -EINVAL, "at most 15 letters");
+}
+
 static void test_suggest(void **state)
 {
 	(void)state;
@@ -524,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_tracepoints),
 		cmocka_unit_test(test_pmu_terms),
 		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_suggest),
 	};
 
