@@ -47,10 +47,13 @@ read -r P W S <<<"$(memwalk_ids "$T/err2")"
 # what cannot vary: every row of memwalk names the right thread
 awk -F, -v P="$P" -v W="$W" -v S="$S" '
 	NR > 1 && $3 == P { seen++
-		# a new thread is "memwalk" until it names itself
-		if (!(($4 == W && ($5 == "walker" || $5 == "memwalk")) ||
+		# a new thread is "memwalk" until it names itself; kernel
+		# samples in the exec of taskset still carry the recorder,
+		# those of a thread past its exit have tid -1
+		if ($4 != -1 && !(($4 == W && ($5 == "walker" || $5 == "memwalk")) ||
 		      ($4 == S && ($5 == "streamer" || $5 == "memwalk")) ||
-		      ($4 == P && ($5 == "memwalk" || $5 == "taskset")))) {
+		      ($4 == P && ($5 == "memwalk" || $5 == "taskset" ||
+				   ($5 == "pebs-shim" && $8 !~ /^chase/))))) {
 			if (++bad < 5) print "# wrong thread: " $0
 		}
 	}
