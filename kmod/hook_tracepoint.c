@@ -11,6 +11,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -21,6 +22,15 @@
 #include "pebs_map_internal.h"
 
 const u32 pebs_map_hook_kind = PEBS_MAP_HOOK_TRACEPOINT;
+
+/*
+ * The test suite's negative control (tests/vm/hist-oracle.c): record the
+ * task switched out, Shim's stale-`next` bug, to prove the oracle fails.
+ */
+static bool debug_wrong_next;
+module_param(debug_wrong_next, bool, 0444);
+MODULE_PARM_DESC(debug_wrong_next,
+		 "test only: record the task switched out instead of the one switched in (default N)");
 
 static struct tracepoint *sched_switch_tp;
 
@@ -41,7 +51,7 @@ static void probe_sched_switch(void *data, bool preempt,
 			       struct task_struct *next)
 #endif
 {
-	pebs_map_record(next);
+	pebs_map_record(debug_wrong_next ? prev : next);
 }
 
 static void find_sched_switch(struct tracepoint *tp, void *priv)
