@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <asm/perf_regs.h>
 
 #include "cmds.h"
 #include "record.h"
@@ -28,6 +29,14 @@
  * shrink (to 8 at least) to keep all rings within this many pages
  */
 #define TASK_RING_BUDGET	16384
+/*
+ * perf's user registers of --call-graph dwarf (PERF_REGS_MASK of
+ * tools/perf/arch/x86/include/perf_regs.h): all but the segment ones
+ */
+#define DWARF_REGS_MASK \
+	(((1ULL << PERF_REG_X86_64_MAX) - 1) & \
+	 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) | \
+	   (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS)))
 /* default period of cpu-clock/task-clock: 250 us, perf's 4 kHz */
 #define CLOCK_PERIOD_NS	250000
 
@@ -63,6 +72,12 @@ struct record {
 	double duration;
 	enum attr_mode attr_req;
 	int verbose;
+	bool quiet;
+	bool data_addr;			/* -d: PERF_SAMPLE_ADDR on every event */
+	bool no_inherit;
+	bool switch_events;
+	enum rec_callgraph callgraph;
+	uint32_t stack_size;		/* --call-graph dwarf,SIZE */
 	bool all_cpus;
 	const char *cpu_list, *pid_list, *tid_list;
 	char **cmd;
@@ -162,9 +177,25 @@ static void usage(FILE *f)
 "      --format=perf|csv  perf.data (default) or CSV with a header line:\n"
 "                         time,cpu,tgid,pid,comm,event,ip,symbol,addr,\n"
 "                         weight,data_src\n"
-"  -d, --duration=S       stop after S seconds (also: the command's exit,\n"
-"                         SIGINT, SIGTERM; every way drains the rings\n"
-"                         and finishes the file)\n"
+"      --duration=S       stop after S seconds (also: the command's exit,\n"
+"                         SIGINT, SIGTERM, SIGHUP; every way drains the\n"
+"                         rings and finishes the file)\n"
+"\n"
+"Sample contents (perf record's flags):\n"
+"  -d, --data             sample data addresses (PERF_SAMPLE_ADDR) of\n"
+"                         every event (memory and fault events have\n"
+"                         them anyway)\n"
+"  -g                     callchains by frame pointers (--call-graph fp)\n"
+"      --call-graph=fp|dwarf[,SIZE]\n"
+"                         fp: kernel-walked callchains; dwarf: user\n"
+"                         registers and SIZE bytes of user stack (default\n"
+"                         %u) per sample, for unwinding afterwards\n"
+"  -T, --timestamp, --sample-cpu\n"
+"                         accepted for perf: samples always carry the\n"
+"                         time and the CPU\n"
+"      --switch-events    record context switches (PERF_RECORD_SWITCH)\n"
+"  -i, --no-inherit       do not follow threads and children created\n"
+"                         after the start\n"
 "\n"
 "Attribution (who each sample belongs to):\n"
 "      --attr=auto|tid|map|both\n"
@@ -181,14 +212,23 @@ static void usage(FILE *f)
 "               PERF_RECORD_SWITCH_CPU_WIDE as the baseline and reports\n"
 "               how well that agrees with the TIDs\n"
 "\n"
+"  -q, --quiet            no status line, notes or summary (errors only)\n"
 "  -v, --verbose          more detail (events, channels, mismatches)\n"
 "  -h, --help             this help\n"
 "\n"
 "At the end one line says: samples written, samples lost, throttle\n"
 "events, and the attribution used. On a terminal a status line shows\n"
-"progress. Exit status: 0 success, 1 runtime error, 2 usage error.\n",
+"progress.\n"
+"\n"
+"Exit status: the command's own (128+N if signal N killed it, or if\n"
+"SIGINT, SIGTERM or SIGHUP stopped the recording; 0 without a command\n"
+"or when --duration ended it), else %d usage error, %d recording could\n"
+"not start, %d recording failed midway, %d command not executable,\n"
+"%d command not found.\n",
 		PEBS_CHANNEL_DEF_PERIOD, CPU_RING_PAGES, PEBS_CHANNEL_DEF_PAGES,
-		TASK_RING_BUDGET / PEBS_CHANNEL_DEF_PAGES);
+		TASK_RING_BUDGET / PEBS_CHANNEL_DEF_PAGES, REC_DWARF_STACK,
+		REC_EXIT_USAGE, REC_EXIT_SETUP, REC_EXIT_RUNTIME,
+		REC_EXIT_NOEXEC, REC_EXIT_NOTFOUND);
 }
 
 static void on_signal(int sig)
@@ -220,6 +260,37 @@ static bool parse_u64(const char *s, uint64_t *v)
 	return !errno && !*end;
 }
 
+/* long-only options: codes outside the range of letters */
+enum {
+	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
+	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS,
+};
+
+/* "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph); 0 or exit code */
+static int parse_callgraph(struct record *rec, const char *arg)
+{
+	uint64_t v;
+
+	if (!strcmp(arg, "fp")) {
+		rec->callgraph = REC_CG_FP;
+		return 0;
+	}
+	if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ',')) {
+		rec->callgraph = REC_CG_DWARF;
+		rec->stack_size = REC_DWARF_STACK;
+		if (!arg[5])
+			return 0;
+		/* perf: a multiple of 8 up to 65528 (round_up(USHRT_MAX, 8)) */
+		if (parse_u64(arg + 6, &v) && v && v <= 65528) {
+			rec->stack_size = (uint32_t)((v + 7) & ~7ull);
+			return 0;
+		}
+	}
+	rec_err("bad --call-graph '%s': give fp, dwarf or dwarf,SIZE (SIZE bytes of stack, at most 65528)",
+		arg);
+	return REC_EXIT_USAGE;
+}
+
 static int parse_args(struct record *rec, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -228,9 +299,16 @@ static int parse_args(struct record *rec, int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "attr", required_argument, NULL, 'A' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "data", no_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "attr", required_argument, NULL, OPT_ATTR },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "timestamp", no_argument, NULL, 'T' },
+		{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
+		{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
+		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "cpu", required_argument, NULL, 'C' },
@@ -243,15 +321,19 @@ static int parse_args(struct record *rec, int argc, char **argv)
 	char *end;
 	int c;
 
+	/*
+	 * Every short letter means what it means to perf record (checked
+	 * against perf record -h, 6.1); pebs-shim's own options are long.
+	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:d:vaC:p:t:h",
+	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:dgTiqvaC:p:t:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (rec->nr_evs == REC_MAX_EVENTS) {
 				rec_err("too many events: give at most %d",
 					REC_MAX_EVENTS);
-				return 2;
+				return REC_EXIT_USAGE;
 			}
 			rec->evstrs[rec->nr_evs++] = optarg;
 			break;
@@ -259,7 +341,7 @@ static int parse_args(struct record *rec, int argc, char **argv)
 			if (!parse_u64(optarg, &v) || !v) {
 				rec_err("bad period '%s': give a positive number of events (e.g. -c 10000)",
 					optarg);
-				return 2;
+				return REC_EXIT_USAGE;
 			}
 			rec->period = v;
 			break;
@@ -267,7 +349,7 @@ static int parse_args(struct record *rec, int argc, char **argv)
 			if (!parse_u64(optarg, &v) || !v) {
 				rec_err("bad frequency '%s': give a positive number of samples per second (e.g. -F 1000)",
 					optarg);
-				return 2;
+				return REC_EXIT_USAGE;
 			}
 			rec->freq = v;
 			break;
@@ -276,14 +358,14 @@ static int parse_args(struct record *rec, int argc, char **argv)
 			    v > (1u << 20)) {
 				rec_err("bad page count '%s': give a power of two (e.g. -m 64)",
 					optarg);
-				return 2;
+				return REC_EXIT_USAGE;
 			}
 			rec->pages = (unsigned int)v;
 			break;
 		case 'o':
 			rec->output = optarg;
 			break;
-		case 'f':
+		case OPT_FORMAT:
 			if (!strcmp(optarg, "perf")) {
 				rec->format = REC_FMT_PERF;
 			} else if (!strcmp(optarg, "csv")) {
@@ -291,27 +373,51 @@ static int parse_args(struct record *rec, int argc, char **argv)
 			} else {
 				rec_err("unknown format '%s': use perf or csv",
 					optarg);
-				return 2;
+				return REC_EXIT_USAGE;
 			}
 			break;
 		case 'd':
+			rec->data_addr = true;
+			break;
+		case 'g':
+			rec->callgraph = REC_CG_FP;
+			break;
+		case OPT_CALL_GRAPH:
+			c = parse_callgraph(rec, optarg);
+			if (c)
+				return c;
+			break;
+		case 'T':
+		case OPT_SAMPLE_CPU:
+			/* samples always carry TIME and CPU (attribution) */
+			break;
+		case OPT_SWITCH_EVENTS:
+			rec->switch_events = true;
+			break;
+		case 'i':
+			rec->no_inherit = true;
+			break;
+		case 'q':
+			rec->quiet = true;
+			break;
+		case OPT_DURATION:
 			errno = 0;
 			rec->duration = strtod(optarg, &end);
 			if (errno || *end || !(rec->duration > 0) ||
 			    !isfinite(rec->duration)) {
 				rec_err("bad duration '%s': give seconds > 0 (e.g. --duration 2.5)",
 					optarg);
-				return 2;
+				return REC_EXIT_USAGE;
 			}
 			break;
-		case 'A':
+		case OPT_ATTR:
 			for (c = 0; c < 4; c++)
 				if (!strcmp(optarg, attr_names[c]))
 					break;
 			if (c == 4) {
 				rec_err("unknown attribution '%s': use auto, tid, map or both",
 					optarg);
-				return 2;
+				return REC_EXIT_USAGE;
 			}
 			rec->attr_req = (enum attr_mode)c;
 			break;
@@ -336,32 +442,32 @@ static int parse_args(struct record *rec, int argc, char **argv)
 		case ':':
 			rec_err("option '%s' needs a value: see pebs-shim record --help",
 				argv[optind - 1]);
-			return 2;
+			return REC_EXIT_USAGE;
 		default:
 			rec_err("unknown option '%s': see pebs-shim record --help",
 				argv[optind - 1]);
-			return 2;
+			return REC_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		rec->cmd = &argv[optind];
 	if (rec->period && rec->freq) {
 		rec_err("-c and -F together: give either a period or a frequency");
-		return 2;
+		return REC_EXIT_USAGE;
 	}
 	if (rec->all_cpus && rec->cpu_list) {
 		rec_err("-a and -C together: -a already means every CPU");
-		return 2;
+		return REC_EXIT_USAGE;
 	}
 	rec->per_cpu = rec->all_cpus || rec->cpu_list;
 	c = !!rec->pid_list + !!rec->tid_list + rec->per_cpu;
 	if (c > 1 || (c && !rec->per_cpu && rec->cmd)) {
 		rec_err("more than one target: give one of -- COMMAND, -p, -t, -a, -C");
-		return 2;
+		return REC_EXIT_USAGE;
 	}
 	if (!c && !rec->cmd) {
 		rec_err("nothing to record: give -- COMMAND, -p PID, -t TID, -a or -C LIST");
-		return 2;
+		return REC_EXIT_USAGE;
 	}
 	if (!rec->nr_evs)
 		rec->evstrs[rec->nr_evs++] = "auto";
@@ -399,6 +505,10 @@ static uint64_t sample_type_of(const struct record *rec,
 		st |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
 	if (rec->freq)
 		st |= PERF_SAMPLE_PERIOD;
+	if (rec->callgraph != REC_CG_NONE)
+		st |= PERF_SAMPLE_CALLCHAIN;
+	if (rec->callgraph == REC_CG_DWARF)
+		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	if (rec->attr == ATTR_MAP)
 		st &= ~(uint64_t)PERF_SAMPLE_TID;
 	return st;
@@ -426,6 +536,12 @@ static int parse_events(struct record *rec)
 		    (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
 		     ev->attr.config == PERF_COUNT_SW_TASK_CLOCK))
 			ev->attr.sample_period = CLOCK_PERIOD_NS;
+		if (rec->callgraph == REC_CG_DWARF) {
+			/* perf's evsel__config_callchain() for dwarf */
+			ev->attr.sample_regs_user = DWARF_REGS_MASK;
+			ev->attr.sample_stack_user = rec->stack_size;
+			ev->attr.exclude_callchain_user = 1;
+		}
 	}
 	return 0;
 }
@@ -823,6 +939,8 @@ static int open_channels(struct record *rec)
 	/* one sample_type per set: the union of what the events need */
 	for (unsigned int i = 1; i < rec->nr_evs; i++)
 		st0 |= sample_type_of(rec, &rec->evs[i]);
+	if (rec->data_addr)
+		st0 |= PERF_SAMPLE_ADDR;
 	/*
 	 * -p: one channel per existing thread (from /proc/PID/task), each
 	 * with inherit, so that threads created later are followed too; a
@@ -836,11 +954,13 @@ static int open_channels(struct record *rec)
 		  .period = rec->period,
 		  .freq = rec->freq,
 		  .ring_pages = ring_pages(rec),
-		  .inherit = !rec->per_cpu && !rec->tid_list,
+		  .inherit = !rec->per_cpu && !rec->tid_list &&
+			     !rec->no_inherit,
 		  .enable_on_exec = cmd_task,
 		  /* enabled once the running processes are described */
 		  .disabled = true,
-		  .context_switch = rec->switch_baseline,
+		  .context_switch = rec->switch_baseline ||
+				    rec->switch_events,
 		  .task_records = true);
 
 	err = pebs_chanset__new(rec->evs, rec->nr_evs,
@@ -971,10 +1091,13 @@ static void summary(const struct record *rec, int child_status)
 			(unsigned long long)rec->unattributed);
 	else
 		fputs("sample TID", stderr);
-	if (child_status > 0)
-		fprintf(stderr, "; command exited with status %d", child_status);
-	else if (child_status < 0)
-		fprintf(stderr, "; command killed by signal %d", -child_status);
+	if (child_status > 128)
+		fprintf(stderr, "; %s by signal %d", stop_sig ?
+			"recording stopped" : "command killed",
+			child_status - 128);
+	else if (child_status > 0)
+		fprintf(stderr, "; command exited with status %d",
+			child_status);
 	fputc('\n', stderr);
 }
 
@@ -1002,7 +1125,7 @@ static int store_cmdline(struct record *rec, int argc, char **argv)
 
 static int run(struct record *rec)
 {
-	bool tty = isatty(STDERR_FILENO);
+	bool tty = !rec->quiet && isatty(STDERR_FILENO);
 	uint64_t t0 = now_ns(), last_t = t0, last_n = 0;
 	uint64_t end = rec->duration > 0 ?
 		       t0 + (uint64_t)(rec->duration * 1e9) : UINT64_MAX;
@@ -1056,13 +1179,18 @@ static int run(struct record *rec)
 		       errno == EINTR)
 			;
 	}
-	if (rec->cmd) {
-		if (WIFEXITED(status))
-			child_status = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status) &&
-			 !(child_running && WTERMSIG(status) == SIGTERM))
-			child_status = -WTERMSIG(status);
-	}
+	/*
+	 * time(1)'s rule: the command's status, 128+N for a signal; a
+	 * recording stopped by a signal says so the same way (perf
+	 * re-raises it). A command ended by --duration is not a failure.
+	 */
+	if (stop_sig)
+		child_status = 128 + stop_sig;
+	else if (rec->cmd && WIFEXITED(status))
+		child_status = WEXITSTATUS(status);
+	else if (rec->cmd && WIFSIGNALED(status) &&
+		 !(child_running && WTERMSIG(status) == SIGTERM))
+		child_status = 128 + WTERMSIG(status);
 	n = pebs_chanset__drain(rec->set, &cbs, rec);
 	if (n < 0 && !rec->err) {
 		rec_err("reading the rings failed: %s", pebs_errmsg());
@@ -1080,16 +1208,17 @@ int cmd_record(int argc, char **argv)
 	struct record rec = { .child = { .pid = -1, .go_fd = -1,
 					 .err_fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
-	int ret = 1, err, child_status;
+	int ret = REC_EXIT_SETUP, err, child_status;
 
 	err = parse_args(&rec, argc, argv);
 	if (err)
 		return err < 0 ? 0 : err;
 	if (parse_events(&rec))
-		return 2;
+		return REC_EXIT_USAGE;
 	err = parse_targets(&rec);
 	if (err) {
-		ret = err == -EINVAL ? 2 : 1;
+		ret = err == -EINVAL || err == -ESRCH ? REC_EXIT_USAGE :
+			REC_EXIT_SETUP;
 		goto out;
 	}
 	if (choose_attr(&rec))
@@ -1114,6 +1243,7 @@ int cmd_record(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	if (open_channels(&rec))
 		goto out_discard;
@@ -1140,20 +1270,29 @@ int cmd_record(int argc, char **argv)
 		rec_err("cannot enable the events: %s", pebs_errmsg());
 		goto out_discard;
 	}
-	if (rec.cmd && rec_child_go(&rec.child))
-		goto out_discard;
+	if (rec.cmd) {
+		err = rec_child_go(&rec.child);
+		if (err) {
+			ret = err == -ENOENT ? REC_EXIT_NOTFOUND :
+					       REC_EXIT_NOEXEC;
+			goto out_discard;
+		}
+	}
 	/* once recording surely runs: which source `auto` chose */
-	for (unsigned int i = 0; i < rec.nr_evs; i++)
+	for (unsigned int i = 0; i < rec.nr_evs && !rec.quiet; i++)
 		if (rec.evs[i].note[0])
 			rec_err("%s", rec.evs[i].note);
 	child_status = run(&rec);
 	rec.written = rec_out_samples(rec.out, rec.csv_rows);
 	err = rec_out_close(rec.out);
 	rec.out = NULL;
-	if (!err && !rec.err) {
-		summary(&rec, child_status);
-		ret = 0;
+	if (err || rec.err) {
+		ret = REC_EXIT_RUNTIME;
+		goto out;
 	}
+	if (!rec.quiet)
+		summary(&rec, child_status);
+	ret = child_status;
 	goto out;
 
 out_nomem:

@@ -15,6 +15,22 @@
 
 #define REC_MAX_EVENTS	16
 
+/*
+ * Exit status of `pebs-shim record` (man/pebs-shim.1, EXIT STATUS): the
+ * command's own (128+N when a signal N killed it, or when SIGINT,
+ * SIGTERM or SIGHUP stopped the recording), else one of these.
+ */
+#define REC_EXIT_USAGE		123	/* bad option, event, target or value */
+#define REC_EXIT_SETUP		124	/* could not start (events, file) */
+#define REC_EXIT_RUNTIME	125	/* failed while recording */
+#define REC_EXIT_NOEXEC		126	/* the command cannot be executed */
+#define REC_EXIT_NOTFOUND	127	/* the command was not found */
+
+/* --call-graph: none, fp (-g) or dwarf (user registers and stack) */
+enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
+/* perf's default stack dump of --call-graph dwarf */
+#define REC_DWARF_STACK		8192
+
 /* Error line on stderr: "pebs-shim record: <cause>: <what to do>". */
 void rec_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
