@@ -28,6 +28,14 @@ struct pebs_channel {
 	uint64_t id;
 	uint64_t period;	/* last period set; 0: stopped by period 0 */
 	bool want_enabled;	/* enabled unless stopped by period 0 */
+	/*
+	 * PERF_EVENT_IOC_SET_OUTPUT: the channel that maps the ring this
+	 * one writes to (NULL: its own ring). An owner lives until it was
+	 * closed and every channel writing to its ring was: @refs counts
+	 * the caller's handle (until __close) and those channels.
+	 */
+	struct pebs_channel *output;
+	unsigned int refs;
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -215,17 +223,33 @@ static int map_ring(struct pebs_channel *ch, size_t data_size)
 	return pebs_ring__new(ch->base, data_size, &ch->ring);
 }
 
-int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
-		       const struct pebs_channel_opts *opts,
-		       struct pebs_channel **chp)
+/* send @ch's records to @out's ring (which @out mapped) */
+static int set_output(struct pebs_channel *ch, struct pebs_channel *out)
+{
+	if (ioctl(ch->fd, PERF_EVENT_IOC_SET_OUTPUT, out->fd) < 0)
+		return pebs_err(-errno, "PERF_EVENT_IOC_SET_OUTPUT of %s (cpu "
+				"%d) to %s (cpu %d): %s: the kernel shares a "
+				"ring only between events of one CPU (or of "
+				"one task with cpu -1) and one clock",
+				ch->ev.name, ch->cpu, out->ev.name, out->cpu,
+				strerror(errno));
+	ch->output = out;
+	out->refs++;
+	return 0;
+}
+
+static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
+			const struct pebs_channel_opts *opts,
+			struct pebs_channel *output, struct pebs_channel **chp)
 {
 	struct pebs_channel_opts o;
 	struct pebs_channel *ch;
 	size_t data_size;
 	int err;
 
-	if (!chp)
-		return pebs_err(-EINVAL, "pebs_channel__open: chp is NULL");
+	if (!chp || !ev)
+		return pebs_err(-EINVAL, "pebs_channel__open: %s is NULL",
+				chp ? "ev" : "chp");
 	err = opts_get(opts, &o);
 	if (err)
 		return err;
@@ -238,6 +262,7 @@ int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
 	if (!ch)
 		return pebs_err(-ENOMEM, "channel: out of memory");
 	ch->fd = -1;
+	ch->refs = 1;
 	err = fill_attr(ev, &o, &ch->attr, &data_size);
 	if (err)
 		goto out_free;
@@ -254,7 +279,10 @@ int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
 			 (unsigned long long)ch->attr.sample_type);
 		goto out_close;
 	}
-	err = map_ring(ch, data_size);
+	if (output)
+		err = set_output(ch, output->output ? output->output : output);
+	else
+		err = map_ring(ch, data_size);
 	if (err)
 		goto out_unmap;
 	if (ioctl(ch->fd, PERF_EVENT_IOC_ID, &ch->id) < 0) {
@@ -270,6 +298,8 @@ int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
 	return 0;
 
 out_unmap:
+	if (ch->output)
+		ch->output->refs--;	/* never 0: the caller holds it */
 	if (ch->ring)
 		pebs_ring__delete(ch->ring);
 	if (ch->base)
@@ -281,14 +311,51 @@ out_free:
 	return err;
 }
 
+int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
+		       const struct pebs_channel_opts *opts,
+		       struct pebs_channel **chp)
+{
+	return channel_open(ev, pid, cpu, opts, NULL, chp);
+}
+
+int pebs_channel__open_output(const struct pebs_event *ev, pid_t pid,
+			      int cpu, const struct pebs_channel_opts *opts,
+			      struct pebs_channel *output,
+			      struct pebs_channel **chp)
+{
+	if (!output)
+		return pebs_err(-EINVAL, "pebs_channel__open_output: no "
+				"output channel given");
+	return channel_open(ev, pid, cpu, opts, output, chp);
+}
+
+static void channel_free(struct pebs_channel *ch)
+{
+	struct pebs_channel *out = ch->output;
+
+	if (ch->ring) {
+		pebs_ring__delete(ch->ring);
+		munmap(ch->base, ch->map_size);
+	}
+	close(ch->fd);
+	free(ch);
+	if (out && !--out->refs)
+		channel_free(out);
+}
+
 void pebs_channel__close(struct pebs_channel *ch)
 {
 	if (!ch)
 		return;
-	pebs_ring__delete(ch->ring);
-	munmap(ch->base, ch->map_size);
-	close(ch->fd);
-	free(ch);
+	/*
+	 * Other channels still write to this one's ring: stop the event
+	 * and keep the fd and the mapping until the last of them closes.
+	 */
+	if (--ch->refs) {
+		ioctl(ch->fd, PERF_EVENT_IOC_DISABLE, 0);
+		return;
+	}
+	channel_free(ch);
 }
 
 int pebs_channel__fd(const struct pebs_channel *ch)
@@ -324,7 +391,7 @@ pebs_channel__layout(const struct pebs_channel *ch)
 
 struct pebs_ring *pebs_channel__ring(struct pebs_channel *ch)
 {
-	return ch->ring;
+	return ch->output ? ch->output->ring : ch->ring;
 }
 
 static int do_ioctl(struct pebs_channel *ch, unsigned long req,

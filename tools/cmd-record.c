@@ -25,7 +25,8 @@
 /* per-CPU rings see every task: 1 MiB each unless -m says otherwise */
 #define CPU_RING_PAGES	256
 /*
- * -p opens a ring per thread per CPU per event: without -m their pages
+ * The events and inherited threads of a CPU share one ring; threads
+ * without inherit (-t, -p -i) have a ring each: without -m their pages
  * shrink (to 8 at least) to keep all rings within this many pages
  */
 #define TASK_RING_BUDGET	16384
@@ -155,9 +156,10 @@ static void usage(FILE *f)
 "                         event's :period=N, 250000 ns for cpu-clock and\n"
 "                         task-clock, else %u\n"
 "  -F, --freq=FREQ        about FREQ samples per second instead\n"
-"  -m, --mmap-pages=PAGES ring data pages per channel, a power of two\n"
-"                         (default %u with -a/-C, else %u; with -p less\n"
-"                         when threads x CPUs x events exceed %u rings)\n"
+"  -m, --mmap-pages=PAGES data pages of each ring, a power of two; one\n"
+"                         ring per CPU, or per thread with -t or -i\n"
+"                         (default %u with -a/-C, else %u; fewer when\n"
+"                         -t/-i threads exceed %u rings)\n"
 "\n"
 "Targets (one of):\n"
 "  -- COMMAND [ARGS...]   run COMMAND; counting starts at its exec and\n"
@@ -920,10 +922,9 @@ static unsigned int ring_pages(const struct record *rec)
 		return rec->pages;
 	if (rec->per_cpu)
 		return CPU_RING_PAGES;
-	if (!rec->pid_list)
+	if (rec->cmd || !(rec->tid_list || rec->no_inherit))
 		return pages;
-	rings = (unsigned long)rec->targets.n * rec->nr_evs *
-		(unsigned long)sysconf(_SC_NPROCESSORS_ONLN);
+	rings = rec->targets.n;
 	while (pages > 8 && rings * pages > TASK_RING_BUDGET)
 		pages /= 2;
 	return pages;
@@ -1028,10 +1029,11 @@ static int open_channels(struct record *rec)
 				(rec->evs[i].flags & PEBS_EVENT_PRECISE) &&
 				!large && why ? why : "");
 		}
-		fprintf(stderr, "pebs-shim record: %u channels on %u %s, rings of %u pages\n",
+		fprintf(stderr, "pebs-shim record: %u channels on %u %s, %u rings of %u pages\n",
 			pebs_chanset__nr_channels(rec->set),
 			pebs_chanset__nr_targets(rec->set),
-			rec->per_cpu ? "CPUs" : "tasks", ring_pages(rec));
+			rec->per_cpu ? "CPUs" : "tasks",
+			pebs_chanset__nr_rings(rec->set), ring_pages(rec));
 	}
 	return 0;
 }

@@ -1493,6 +1493,40 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     struct pebs_obs_thread *out,
 				     unsigned int max);
 
+/* ------------------------------------------------------------------ */
+/* Shared rings (lib/channel.c, lib/chanset.c)                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_channel__open_output - as pebs_channel__open, but the channel
+ * maps no ring: its records go to the ring of @output (or of the
+ * channel @output writes to) through PERF_EVENT_IOC_SET_OUTPUT, and
+ * pebs_channel__ring() returns that ring. The kernel allows it between
+ * events of one CPU, or of one task both opened with cpu -1, with one
+ * clock. Records then tell their channel only by their id
+ * (PERF_SAMPLE_IDENTIFIER). @output may be closed before this channel:
+ * it then stops counting and its ring stays mapped until the last
+ * channel writing to it is closed. Returns as pebs_channel__open, or
+ * -EINVAL (@output NULL or refused by the kernel).
+ */
+PEBS_API int pebs_channel__open_output(const struct pebs_event *ev,
+				       pid_t pid, int cpu,
+				       const struct pebs_channel_opts *opts,
+				       struct pebs_channel *output,
+				       struct pebs_channel **chp);
+
+/*
+ * pebs_chanset__nr_rings - the mapped rings of the set. When every
+ * event samples PERF_SAMPLE_IDENTIFIER, a channel set maps one ring per
+ * CPU, as perf record does: the events of a CPU target, the events and
+ * tasks of inherited task targets on one CPU, the events of a task
+ * opened with cpu -1 share it; the callbacks still get each record's
+ * own channel (by its id). Records of a removed target left in a
+ * shared ring are dropped. Without IDENTIFIER every channel has its own
+ * ring.
+ */
+PEBS_API unsigned int pebs_chanset__nr_rings(const struct pebs_chanset *set);
+
 #ifdef __cplusplus
 }
 #endif
