@@ -48,20 +48,6 @@ static const char *const attr_names[] = {
 	[ATTR_BOTH] = "both",
 };
 
-/* one sample held until the switch history covers its time */
-struct held {
-	unsigned int ev;
-	uint32_t raw_off;
-	struct pebs_sample s;
-};
-
-/* (cpu, time, who) of a sample to check against a switch history */
-struct check {
-	uint64_t time;
-	uint32_t cpu;
-	struct rec_who who;
-};
-
 struct record {
 	/* options */
 	const char *evstrs[REC_MAX_EVENTS];
@@ -90,9 +76,7 @@ struct record {
 	enum attr_mode attr;		/* TID, MAP or BOTH */
 	bool switch_baseline;		/* no module: SWITCH_CPU_WIDE */
 	struct pebs_map *map;
-	struct pebs_timeline *tl;
-	struct pebs_timeline *sw;
-	struct rec_comms *comms;
+	struct pebs_attrib *attrib;
 	struct rec_out *out;
 	struct pebs_chanset *set;
 	struct rec_child child;
@@ -104,33 +88,13 @@ struct record {
 	const struct pebs_channel *last_ch;
 	unsigned int last_ev;
 
-	/* samples of this round (map attribution) */
-	struct held *held;
-	size_t nr_held, cap_held;
-	char *raw;
-	size_t raw_len, raw_cap;
-	/* samples to check against a switch history (both, baseline) */
-	struct check *chk;
-	size_t nr_chk, cap_chk;
-
 	/* counts */
 	uint64_t samples, csv_rows, written, lost, throttles;
-	uint64_t agree, disagree, unattributed;
+	int write_err;			/* the output's, from emit() */
 	int err;
 };
 
 static volatile sig_atomic_t stop_sig, child_sig;
-
-void rec_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pebs-shim record: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void usage(FILE *f)
 {
@@ -550,6 +514,7 @@ static int parse_events(struct record *rec)
 
 /* ---- attribution ------------------------------------------------------ */
 
+/* the module's history when asked for (or by auto with -a/-C) */
 static int choose_attr(struct record *rec)
 {
 	int err;
@@ -576,59 +541,22 @@ static int choose_attr(struct record *rec)
 		}
 		rec->attr = ATTR_MAP;
 	}
-	err = pebs_timeline__new(rec->map, &rec->tl);
-	if (!err)
-		err = pebs_timeline__update(rec->tl);
-	if (err < 0) {
-		rec_err("%s", pebs_errmsg());
-		return err;
-	}
 	return 0;
 }
 
-/* who ran on @cpu at @time, from the map's or the switch records' timeline */
-static bool lookup_tl(const struct pebs_timeline *tl, uint32_t cpu,
-		      uint64_t time, struct rec_who *who)
+static int new_attrib(struct record *rec)
 {
-	struct pebs_map_switch sw;
+	enum pebs_attrib_mode mode = rec->attr == ATTR_MAP ? PEBS_ATTRIB_MAP :
+		rec->attr == ATTR_BOTH ? PEBS_ATTRIB_BOTH :
+		rec->switch_baseline ? PEBS_ATTRIB_SWITCH : PEBS_ATTRIB_TID;
+	int err;
 
-	if (pebs_timeline__lookup(tl, cpu, time, &sw))
-		return false;
-	who->tgid = sw.tgid;
-	who->tid = sw.pid;
-	return true;
-}
-
-static void check_one(struct record *rec, const struct check *c)
-{
-	struct rec_who other;
-	bool found;
-
-	found = lookup_tl(rec->tl ? rec->tl : rec->sw, c->cpu, c->time,
-			  &other);
-	if (found && other.tid == c->who.tid) {
-		rec->agree++;
-		return;
-	}
-	if (found)
-		rec->disagree++;
-	else
-		rec->unattributed++;
-	if (rec->verbose) {
-		char a[PEBS_MAP_COMM_LEN + 1];
-
-		snprintf(a, sizeof(a), "%s", rec_comms_get(rec->comms,
-							   c->who.tid, NULL));
-		if (found)
-			fprintf(stderr, "pebs-shim record: mismatch: cpu %u time %llu: sample tid %d (%s), %s tid %d (%s)\n",
-				c->cpu, (unsigned long long)c->time, c->who.tid,
-				a, rec->tl ? "map" : "switch", other.tid,
-				rec_comms_get(rec->comms, other.tid, NULL));
-		else
-			fprintf(stderr, "pebs-shim record: unattributed: cpu %u time %llu: sample tid %d (%s), no %s entry\n",
-				c->cpu, (unsigned long long)c->time, c->who.tid,
-				a, rec->tl ? "map" : "switch");
-	}
+	err = pebs_attrib__new(mode, rec->map,
+			       (unsigned int)sysconf(_SC_NPROCESSORS_CONF),
+			       &rec->attrib);
+	if (err)
+		rec_err("%s", pebs_errmsg());
+	return err;
 }
 
 /* ---- the session ------------------------------------------------------ */
@@ -651,132 +579,75 @@ static unsigned int ev_of(struct record *rec, const struct pebs_channel *ch)
 	return rec->last_ev;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
+/* a sample with its thread, from the attribution engine */
+static int emit(void *ctx, unsigned int ev, const struct pebs_sample *s,
+		const struct perf_event_header *raw,
+		const struct pebs_attrib_who *who)
 {
-	size_t cap2;
-	void *p;
+	struct record *rec = ctx;
+	struct rec_who w = { who->tgid, who->tid };
+	int err;
 
-	if (need <= *cap)
-		return 0;
-	cap2 = *cap ? *cap : 256;
-	while (cap2 < need)
-		cap2 *= 2;
-	p = realloc(*v, cap2 * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = cap2;
-	return 0;
+	err = rec_out_sample(rec->out, ev, &rec->attrs[ev], s, raw, &w);
+	if (err)
+		rec->write_err = err;
+	else
+		rec->csv_rows++;
+	return err;
 }
 
-static int hold_check(struct record *rec, const struct pebs_sample *s)
+/* -v: each sample whose history entry names another thread, or none */
+static void mismatch(void *ctx, uint32_t cpu, uint64_t time,
+		     const struct pebs_attrib_who *sample,
+		     const struct pebs_attrib_who *found)
 {
-	if (grow((void **)&rec->chk, &rec->cap_chk, rec->nr_chk + 1,
-		 sizeof(*rec->chk)))
-		return -ENOMEM;
-	rec->chk[rec->nr_chk++] = (struct check){
-		.time = s->time, .cpu = s->cpu,
-		.who = { .tgid = (int32_t)s->pid, .tid = (int32_t)s->tid },
-	};
-	return 0;
+	struct record *rec = ctx;
+	const char *src = rec->map ? "map" : "switch";
+	char a[PEBS_MAP_COMM_LEN + 1];
+
+	if (!rec->verbose)
+		return;
+	snprintf(a, sizeof(a), "%s",
+		 pebs_attrib__comm(rec->attrib, sample->tid, NULL));
+	if (found)
+		fprintf(stderr, "pebs-shim record: mismatch: cpu %u time %llu: sample tid %d (%s), %s tid %d (%s)\n",
+			cpu, (unsigned long long)time, sample->tid, a, src,
+			found->tid,
+			pebs_attrib__comm(rec->attrib, found->tid, NULL));
+	else
+		fprintf(stderr, "pebs-shim record: unattributed: cpu %u time %llu: sample tid %d (%s), no %s entry\n",
+			cpu, (unsigned long long)time, sample->tid, a, src);
 }
+
+static const struct pebs_attrib_cbs acbs = {
+	.emit = emit,
+	.mismatch = mismatch,
+};
 
 static int on_sample(void *ctx, struct pebs_channel *ch,
 		     const struct pebs_sample *s,
 		     const struct perf_event_header *raw)
 {
 	struct record *rec = ctx;
-	unsigned int e = ev_of(rec, ch);
-	struct rec_who who;
-	int err;
 
 	rec->samples++;
-	if (rec->attr == ATTR_MAP) {
-		/* attributed after the round, when the history covers it */
-		if (grow((void **)&rec->held, &rec->cap_held, rec->nr_held + 1,
-			 sizeof(*rec->held)) ||
-		    grow((void **)&rec->raw, &rec->raw_cap,
-			 rec->raw_len + raw->size, 1))
-			return -ENOMEM;
-		memcpy(rec->raw + rec->raw_len, raw, raw->size);
-		rec->held[rec->nr_held++] = (struct held){
-			.ev = e, .raw_off = (uint32_t)rec->raw_len, .s = *s,
-		};
-		rec->raw_len += raw->size;
-		return 0;
-	}
-	who.tgid = (int32_t)s->pid;
-	who.tid = (int32_t)s->tid;
-	if ((rec->attr == ATTR_BOTH || rec->switch_baseline) &&
-	    (err = hold_check(rec, s)))
-		return err;
-	err = rec_out_sample(rec->out, e, &rec->attrs[e], s, raw, &who);
-	if (!err)
-		rec->csv_rows++;
-	return err;
-}
-
-/*
- * A PERF_RECORD_SWITCH_CPU_WIDE into the baseline timeline: a switch-in
- * of (pid, tid) at its time; a switch-out before any switch-in on that
- * CPU tells who ran since the start.
- */
-static void add_switch(struct pebs_timeline *sw,
-		       const struct perf_event_header *ev,
-		       const struct pebs_sample *id)
-{
-	bool out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
-	struct pebs_map_switch in = { out ? 0 : id->time, (int32_t)id->pid,
-				      (int32_t)id->tid };
-	struct pebs_map_switch seen;
-
-	if (!out || pebs_timeline__lookup(sw, id->cpu, UINT64_MAX, &seen))
-		pebs_timeline__add(sw, id->cpu, &in);
+	return pebs_attrib__sample(rec->attrib, ev_of(rec, ch), s, raw, &acbs,
+				   rec);
 }
 
 static int on_record(void *ctx, struct pebs_channel *ch,
 		     const struct perf_event_header *ev)
 {
 	struct record *rec = ctx;
-	unsigned int e = ev_of(rec, ch);
-	const struct perf_event_attr *attr = &rec->attrs[e];
-	const uint32_t *body = (const uint32_t *)(ev + 1);
-	struct rec_who who = { 0, 0 };
-	struct pebs_sample id;
+	const struct perf_event_attr *attr = &rec->attrs[ev_of(rec, ch)];
+	struct pebs_attrib_who who;
+	struct rec_who w;
 
-	switch (ev->type) {
-	case PERF_RECORD_COMM:
-		rec_comms_set(rec->comms, (int32_t)body[0], (int32_t)body[1],
-			      (const char *)&body[2]);
-		who = (struct rec_who){ (int32_t)body[0], (int32_t)body[1] };
-		break;
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		who = (struct rec_who){ (int32_t)body[0], (int32_t)body[1] };
-		break;
-	case PERF_RECORD_FORK:
-		/* pid, ppid, tid, ptid */
-		rec_comms_fork(rec->comms, (int32_t)body[0], (int32_t)body[2],
-			       (int32_t)body[3]);
-		/* fall through */
-	case PERF_RECORD_EXIT:
-		who = (struct rec_who){ (int32_t)body[0], (int32_t)body[2] };
-		break;
-	case PERF_RECORD_THROTTLE:
+	if (ev->type == PERF_RECORD_THROTTLE)
 		rec->throttles++;
-		/* fall through */
-	default:
-		if (pebs_sample__parse_id(ev, attr->sample_type, &id))
-			break;
-		if (ev->type == PERF_RECORD_SWITCH_CPU_WIDE && rec->sw)
-			add_switch(rec->sw, ev, &id);
-		if (rec->attr == ATTR_MAP &&
-		    (id.present & (PERF_SAMPLE_CPU | PERF_SAMPLE_TIME)) ==
-		    (PERF_SAMPLE_CPU | PERF_SAMPLE_TIME))
-			lookup_tl(rec->tl, id.cpu, id.time, &who);
-		break;
-	}
-	return rec_out_record(rec->out, attr, ev, &who);
+	pebs_attrib__record(rec->attrib, ev, attr->sample_type, &who);
+	w = (struct rec_who){ who.tgid, who.tid };
+	return rec_out_record(rec->out, attr, ev, &w);
 }
 
 static void on_lost(void *ctx, struct pebs_channel *ch, uint64_t lost)
@@ -803,51 +674,15 @@ static const struct pebs_chanset_cbs cbs = {
 	.on_exit = on_exit_target,
 };
 
-/*
- * The table's comm of the thread running on each CPU now: names threads
- * that neither a COMM record nor /proc (once they exit) would name.
- */
-static void comms_from_map(struct record *rec)
-{
-	struct pebs_map_snapshot snap;
-
-	for (unsigned int cpu = 0; cpu < pebs_map__nr_cpus(rec->map); cpu++) {
-		if (pebs_map__read_slot(rec->map, cpu, &snap) || snap.pid <= 0 ||
-		    rec_comms_known(rec->comms, snap.pid))
-			continue;
-		snap.comm[sizeof(snap.comm) - 1] = '\0';
-		rec_comms_set(rec->comms, snap.tgid, snap.pid, snap.comm);
-	}
-}
-
-/* the end of a pass over the rings: attribute and check held samples */
+/* the end of a pass over the rings: held samples out, checks done */
 static int end_round(struct record *rec)
 {
-	int err = 0;
+	int err = pebs_attrib__round(rec->attrib, &acbs, rec);
 
-	if (rec->tl && pebs_timeline__update(rec->tl) < 0) {
-		rec_err("cannot read the switch history: %s", pebs_errmsg());
-		return -EIO;
+	if (err && !rec->write_err) {
+		rec_err("%s", pebs_errmsg());
+		return err;
 	}
-	if (rec->tl)
-		comms_from_map(rec);
-	for (size_t i = 0; i < rec->nr_held && !err; i++) {
-		struct held *h = &rec->held[i];
-		struct rec_who who = { -1, -1 };
-
-		if (!lookup_tl(rec->tl, h->s.cpu, h->s.time, &who))
-			rec->unattributed++;
-		err = rec_out_sample(rec->out, h->ev, &rec->attrs[h->ev], &h->s,
-				     (const struct perf_event_header *)
-				     (rec->raw + h->raw_off), &who);
-		if (!err)
-			rec->csv_rows++;
-	}
-	rec->nr_held = 0;
-	rec->raw_len = 0;
-	for (size_t i = 0; i < rec->nr_chk; i++)
-		check_one(rec, &rec->chk[i]);
-	rec->nr_chk = 0;
 	if (!err)
 		err = rec_out_round(rec->out);
 	if (err && !rec->err)
@@ -873,7 +708,7 @@ static int synth_all(struct record *rec)
 			closedir(d);
 			return err;
 		}
-		rec_comms_load_proc(rec->comms, pid);
+		pebs_attrib__load_proc(rec->attrib, pid);
 	}
 	closedir(d);
 	return 0;
@@ -1062,13 +897,14 @@ static bool procs_gone(const struct record *rec)
 
 static void summary(const struct record *rec, int child_status)
 {
+	const struct pebs_attrib_stats *st = pebs_attrib__stats(rec->attrib);
 	uint64_t n = rec->written;
-	uint64_t checked = rec->agree + rec->disagree + rec->unattributed;
+	uint64_t checked = st->agree + st->disagree + st->unattributed;
 	char pct[16] = "n/a";
 
 	if (checked)
 		snprintf(pct, sizeof(pct), "%.3f %%",
-			 100.0 * (double)rec->agree / (double)checked);
+			 100.0 * (double)st->agree / (double)checked);
 
 	fprintf(stderr, "pebs-shim record: %llu samples written to %s, %llu lost, %llu throttle events; attribution: ",
 		(unsigned long long)n, rec->output,
@@ -1076,21 +912,21 @@ static void summary(const struct record *rec, int child_status)
 		(unsigned long long)rec->throttles);
 	if (rec->attr == ATTR_MAP)
 		fprintf(stderr, "/dev/pebs_map switch history (%llu of %llu samples attributed, %llu history entries overrun)",
-			(unsigned long long)(rec->samples - rec->unattributed),
-			(unsigned long long)rec->samples,
-			(unsigned long long)pebs_timeline__lost(rec->tl));
+			(unsigned long long)(st->samples - st->unattributed),
+			(unsigned long long)st->samples,
+			(unsigned long long)st->history_lost);
 	else if (rec->attr == ATTR_BOTH)
 		fprintf(stderr, "sample TID, /dev/pebs_map agrees on %s (%llu of %llu; %llu differ, %llu unattributed)",
-			pct, (unsigned long long)rec->agree,
+			pct, (unsigned long long)st->agree,
 			(unsigned long long)checked,
-			(unsigned long long)rec->disagree,
-			(unsigned long long)rec->unattributed);
+			(unsigned long long)st->disagree,
+			(unsigned long long)st->unattributed);
 	else if (rec->switch_baseline)
 		fprintf(stderr, "sample TID (no /dev/pebs_map; PERF_RECORD_SWITCH_CPU_WIDE baseline agrees on %s: %llu of %llu, %llu differ, %llu unattributed)",
-			pct, (unsigned long long)rec->agree,
+			pct, (unsigned long long)st->agree,
 			(unsigned long long)checked,
-			(unsigned long long)rec->disagree,
-			(unsigned long long)rec->unattributed);
+			(unsigned long long)st->disagree,
+			(unsigned long long)st->unattributed);
 	else
 		fputs("sample TID", stderr);
 	if (child_status > 128)
@@ -1225,18 +1061,14 @@ int cmd_record(int argc, char **argv)
 	}
 	if (choose_attr(&rec))
 		goto out;
-	if (rec_comms_new(&rec.comms))
-		goto out_nomem;
-	if (rec.switch_baseline &&
-	    pebs_timeline__new_empty((unsigned int)sysconf(_SC_NPROCESSORS_CONF),
-				     &rec.sw))
-		goto out_nomem;
+	if (new_attrib(&rec))
+		goto out;
 	{
 		struct rec_out_conf conf = {
 			.format = rec.format, .path = rec.output,
 			.evs = rec.evs, .nr_evs = rec.nr_evs,
 			.add_tid = rec.attr == ATTR_MAP,
-			.comms = rec.comms,
+			.comms = rec.attrib,
 		};
 
 		if (rec_out_open(&conf, &rec.out))
@@ -1264,7 +1096,7 @@ int cmd_record(int argc, char **argv)
 
 			if (rec_out_synth_process(rec.out, pid))
 				goto out_discard;
-			rec_comms_load_proc(rec.comms, pid);
+			pebs_attrib__load_proc(rec.attrib, pid);
 		}
 	}
 	/* a command's channels start at its exec (enable_on_exec) */
@@ -1297,23 +1129,15 @@ int cmd_record(int argc, char **argv)
 	ret = child_status;
 	goto out;
 
-out_nomem:
-	rec_err("out of memory");
-	goto out;
 out_discard:
 	rec_child_abort(&rec.child);
 	rec_out_discard(rec.out);
 	rec.out = NULL;
 out:
 	pebs_chanset__delete(rec.set);
-	pebs_timeline__delete(rec.tl);
+	pebs_attrib__delete(rec.attrib);
 	pebs_map__close(rec.map);
-	pebs_timeline__delete(rec.sw);
-	rec_comms_delete(rec.comms);
 	rec_ints_free(&rec.targets);
 	rec_ints_free(&rec.procs);
-	free(rec.held);
-	free(rec.raw);
-	free(rec.chk);
 	return ret;
 }

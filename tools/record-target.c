@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * record-target.c - what `pebs-shim record` watches: CPU lists, pid and
- * tid lists, and a command forked and held until its events are open.
+ * tid lists, and a command forked and held until its events are open;
+ * and rec_err(), the one error line every part of record prints.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -9,6 +10,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +19,17 @@
 #include <unistd.h>
 
 #include "record.h"
+
+void rec_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pebs-shim record: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 int rec_ints_push(struct rec_ints *l, int x)
 {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.h - the parts of `pebs-shim record` (tools/cmd-record.c and
- * tools/record-*.c): targets, attribution, outputs.
+ * record.h - the parts of `pebs-shim record`: tools/record-target.c
+ * (targets, rec_err) and tools/record-out.c (outputs), both used by
+ * tools/cmd-record.c and by nothing else; attribution is the library's
+ * (pebs_attrib, lib/attrib.c).
  */
 #ifndef PEBS_SHIM_RECORD_H
 #define PEBS_SHIM_RECORD_H
@@ -31,7 +33,10 @@ enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
 /* perf's default stack dump of --call-graph dwarf */
 #define REC_DWARF_STACK		8192
 
-/* Error line on stderr: "pebs-shim record: <cause>: <what to do>". */
+/*
+ * Error line on stderr: "pebs-shim record: <cause>: <what to do>"
+ * (tools/record-target.c).
+ */
 void rec_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- targets (tools/record-target.c) ---------------------------------- */
@@ -79,35 +84,25 @@ int rec_child_go(struct rec_child *c);
 /* kill and reap a child that was never released (error paths) */
 void rec_child_abort(struct rec_child *c);
 
-/* ---- attribution (tools/record-attr.c) -------------------------------- */
+/* ---- attribution (lib/attrib.c) ---------------------------------------- */
 
-/* Who a sample belongs to. */
+/* Who a sample belongs to (as struct pebs_attrib_who). */
 struct rec_who {
 	int32_t tgid;		/* -1: unknown */
 	int32_t tid;
 };
 
-/* tid -> (tgid, comm), fed from COMM/FORK records and /proc. */
-struct rec_comms;
-
-int rec_comms_new(struct rec_comms **cp);
-void rec_comms_delete(struct rec_comms *c);
-void rec_comms_set(struct rec_comms *c, int32_t tgid, int32_t tid,
-		   const char *comm);
-/* a new thread or process starts with its parent's comm */
-void rec_comms_fork(struct rec_comms *c, int32_t tgid, int32_t tid,
-		    int32_t ptid);
 /*
- * rec_comms_get - the comm of @tid: the last COMM record, else
- * /proc/<tid>/comm (cached), else @fallback if not NULL, else ":<tid>".
+ * The thread names of a recording are the attribution engine's: an
+ * output names a thread with rec_comms_get(conf->comms, tid, fallback),
+ * i.e. pebs_attrib__comm().
  */
-const char *rec_comms_get(struct rec_comms *c, int32_t tid,
-			  const char *fallback);
-/* whether the comm of @tid is known (from a record, /proc or the map) */
-bool rec_comms_known(struct rec_comms *c, int32_t tid);
-/* remember the comm of every thread of process @pid (from /proc) */
-void rec_comms_load_proc(struct rec_comms *c, pid_t pid);
-
+#define rec_comms pebs_attrib
+static inline const char *rec_comms_get(struct pebs_attrib *a, int32_t tid,
+					const char *fallback)
+{
+	return pebs_attrib__comm(a, tid, fallback);
+}
 
 /* ---- outputs (tools/record-out.c) ------------------------------------- */
 
