@@ -121,6 +121,8 @@ static int fill_attr(const struct pebs_event *ev,
 			    is_pebs_like(ev) ? PEBS_CHANNEL_PEBS_SAMPLE :
 			    PEBS_CHANNEL_SW_SAMPLE;
 	attr->sample_id_all = 1;
+	/* the kernel's count of samples it dropped (pebs_channel__lost) */
+	attr->read_format |= PERF_FORMAT_LOST;
 	if (o->freq) {
 		attr->freq = 1;
 		attr->sample_freq = o->freq;
@@ -176,17 +178,30 @@ static unsigned long mlock_kb(void)
 
 static int open_fd(struct pebs_channel *ch, bool default_type)
 {
+	uint64_t st = ch->attr.sample_type;
+	uint64_t rf = ch->attr.read_format;
+	bool weight = default_type && (st & PERF_SAMPLE_WEIGHT_STRUCT);
 	long fd;
 
-	fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu, -1,
-				 PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && errno == EINVAL && default_type &&
-	    (ch->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) {
-		/* kernels before 5.12 do not know WEIGHT_STRUCT */
-		ch->attr.sample_type &= ~PERF_SAMPLE_WEIGHT_STRUCT;
-		ch->attr.sample_type |= PERF_SAMPLE_WEIGHT;
+	/*
+	 * On EINVAL, older kernels: WEIGHT for WEIGHT_STRUCT (before 5.12,
+	 * only in the default sample_type), then without FORMAT_LOST
+	 * (before 6.0), then both.
+	 */
+	for (unsigned int i = 0; i < 4; i++) {
+		if ((i & 1) && !weight)
+			continue;
+		if ((i & 2) && !(rf & PERF_FORMAT_LOST))
+			break;
+		ch->attr.sample_type = i & 1 ?
+			(st & ~PERF_SAMPLE_WEIGHT_STRUCT) | PERF_SAMPLE_WEIGHT :
+			st;
+		ch->attr.read_format = i & 2 ?
+			rf & ~(uint64_t)PERF_FORMAT_LOST : rf;
 		fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu, -1,
 					 PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0 || errno != EINVAL)
+			break;
 	}
 	if (fd >= 0) {
 		ch->fd = (int)fd;
@@ -462,6 +477,32 @@ int pebs_channel__set_period(struct pebs_channel *ch, uint64_t period)
 int pebs_channel__id(const struct pebs_channel *ch, uint64_t *id)
 {
 	*id = ch->id;
+	return 0;
+}
+
+int pebs_channel__lost(const struct pebs_channel *ch, uint64_t *lost)
+{
+	/* { value, [enabled], [running], [id], lost } (no GROUP) */
+	uint64_t v[5];
+	unsigned int at = 1 + (unsigned int)__builtin_popcountll(
+		ch->attr.read_format & (PERF_FORMAT_TOTAL_TIME_ENABLED |
+					PERF_FORMAT_TOTAL_TIME_RUNNING |
+					PERF_FORMAT_ID));
+	ssize_t n;
+
+	if (!(ch->attr.read_format & PERF_FORMAT_LOST) ||
+	    (ch->attr.read_format & PERF_FORMAT_GROUP))
+		return pebs_err(-EOPNOTSUPP, "%s: this kernel does not count "
+				"lost samples per event (PERF_FORMAT_LOST, "
+				"Linux 6.0)", ch->ev.name);
+	n = read(ch->fd, v, sizeof(v));
+	if (n < 0)
+		return pebs_err(-errno, "reading %s: %s", ch->ev.name,
+				strerror(errno));
+	if ((size_t)n < (at + 1) * sizeof(v[0]))
+		return pebs_err(-EIO, "reading %s: %zd bytes, expected %zu",
+				ch->ev.name, n, (at + 1) * sizeof(v[0]));
+	*lost = v[at];
 	return 0;
 }
 

@@ -90,6 +90,7 @@ struct record {
 
 	/* counts */
 	uint64_t samples, csv_rows, written, lost, throttles;
+	uint64_t lost_samples;		/* PERF_FORMAT_LOST counts */
 	int write_err;			/* the output's, from emit() */
 	int err;
 };
@@ -658,11 +659,63 @@ static void on_lost(void *ctx, struct pebs_channel *ch, uint64_t lost)
 	rec->lost += lost;
 }
 
+/*
+ * perf's PERF_RECORD_LOST_SAMPLES: the samples the kernel dropped for a
+ * channel (PERF_FORMAT_LOST), with a sample_id naming the channel
+ */
+static int write_lost(struct record *rec, struct pebs_channel *ch)
+{
+	const struct perf_event_attr *attr = pebs_channel__attr(ch);
+	static const uint64_t id_bits[] = {
+		PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+		PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER,
+	};
+	struct {
+		struct perf_event_header h;
+		uint64_t v[1 + 6];
+	} r = { .h = { .type = PERF_RECORD_LOST_SAMPLES } };
+	struct rec_who who = { 0, 0 };
+	unsigned int n = 1;
+	uint64_t id;
+
+	if (pebs_channel__lost(ch, &r.v[0]) || !r.v[0])
+		return 0;
+	rec->lost_samples += r.v[0];
+	pebs_channel__id(ch, &id);
+	for (unsigned int i = 0; attr->sample_id_all && i < 6; i++)
+		if (attr->sample_type & id_bits[i])
+			r.v[n++] = id_bits[i] & (PERF_SAMPLE_ID |
+						 PERF_SAMPLE_IDENTIFIER) ? id : 0;
+	r.h.size = (uint16_t)(sizeof(r.h) + 8 * n);
+	return rec_out_record(rec->out, attr, &r.h, &who);
+}
+
+/* the LOST_SAMPLES of @target's channels (-1: of all), before they go */
+static int write_lost_of(struct record *rec, int target)
+{
+	bool cpu = rec->per_cpu;
+	int err = 0;
+
+	for (unsigned int i = 0; i < pebs_chanset__nr_channels(rec->set) &&
+				 !err; i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(rec->set, i);
+
+		if (target < 0 || (cpu ? pebs_channel__cpu(ch) :
+				   pebs_channel__pid(ch)) == target)
+			err = write_lost(rec, ch);
+	}
+	return err;
+}
+
 static void on_exit_target(void *ctx, int target)
 {
 	struct record *rec = ctx;
+	int err = write_lost_of(rec, target);
 
-	(void)target;
+	if (err && !rec->err) {
+		rec_err("cannot write %s: %s", rec->output, strerror(-err));
+		rec->err = err;
+	}
 	if (rec->targets_left)
 		rec->targets_left--;
 }
@@ -1036,6 +1089,11 @@ static int run(struct record *rec)
 	}
 	if (end_round(rec) && !rec->err)
 		rec->err = -EIO;
+	n = write_lost_of(rec, -1);
+	if (n && !rec->err) {
+		rec_err("cannot write %s: %s", rec->output, strerror(-n));
+		rec->err = n;
+	}
 	if (tty)
 		fputs("\r\033[K", stderr);
 	return child_status;

@@ -1527,6 +1527,17 @@ PEBS_API int pebs_channel__open_output(const struct pebs_event *ev,
  */
 PEBS_API unsigned int pebs_chanset__nr_rings(const struct pebs_chanset *set);
 
+/*
+ * pebs_channel__lost - the samples the kernel dropped for this event
+ * (its ring was full), as counted per event since Linux 6.0: channels
+ * open with PERF_FORMAT_LOST in read_format where the kernel knows it
+ * (and without it where it does not). With inherit, the count is the
+ * channel's own task's, not its children's. Returns 0, -EOPNOTSUPP (no
+ * PERF_FORMAT_LOST here), or -errno of read.
+ */
+PEBS_API int pebs_channel__lost(const struct pebs_channel *ch,
+				uint64_t *lost);
+
 /* ------------------------------------------------------------------ */
 /* Attribution (lib/attrib.c)                                          */
 /* ------------------------------------------------------------------ */

@@ -495,7 +495,10 @@ static void test_weight_fallback(void **state)
 		err = pebs_channel__open(&ev, 0, -1, &o, &ch);
 		fake_old_kernel = false;
 		assert_int_equal(err, -EINVAL);
-		assert_int_equal(fake_calls, 1);
+		/* once, and once more without PERF_FORMAT_LOST */
+		assert_int_equal(fake_calls, 2);
+		assert_int_equal(fake_types[0], PEBS_CHANNEL_PEBS_SAMPLE);
+		assert_int_equal(fake_types[1], PEBS_CHANNEL_PEBS_SAMPLE);
 	}
 }
 

@@ -505,6 +505,19 @@ static void test_lost(void **state)
 	print_message("# %u faults: %d samples, %llu lost in %u records\n",
 		      n + 1, delivered, (unsigned long long)t.lost,
 		      t.lost_calls);
+	/* the kernel's per-event count (Linux 6.0+) says the same */
+	{
+		uint64_t kl = 0;
+		int err = pebs_channel__lost(self_channel(set), &kl);
+
+		if (err == -EOPNOTSUPP)
+			print_message("# no PERF_FORMAT_LOST here: %s\n",
+				      pebs_errmsg());
+		else
+			assert_int_equal(err, 0);
+		if (!err)
+			assert_int_equal(kl, t.lost);
+	}
 	munmap(buf, (n + 1) * ps);
 	pebs_chanset__delete(set);
 }
