@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -91,6 +92,7 @@ struct record {
 	/* counts */
 	uint64_t samples, csv_rows, written, lost, throttles;
 	uint64_t lost_samples;		/* PERF_FORMAT_LOST counts */
+	uint64_t wakeups;		/* polls that found samples */
 	int write_err;			/* the output's, from emit() */
 	int err;
 };
@@ -183,9 +185,10 @@ static void usage(FILE *f)
 "  -v, --verbose          more detail (events, channels, mismatches)\n"
 "  -h, --help             this help\n"
 "\n"
-"At the end one line says: samples written, samples lost, throttle\n"
-"events, and the attribution used. On a terminal a status line shows\n"
-"progress.\n"
+"At the end perf's summary (wakeups; MB and samples written) and one\n"
+"line with the samples written, samples lost, throttle events and the\n"
+"attribution used. On a terminal a status line shows the elapsed\n"
+"time, samples, lost samples and MB written (not with -q).\n"
 "\n"
 "Exit status: the command's own (128+N if signal N killed it, or if\n"
 "SIGINT, SIGTERM or SIGHUP stopped the recording; 0 without a command\n"
@@ -926,16 +929,26 @@ static int open_channels(struct record *rec)
 	return 0;
 }
 
+/* MB in the output file so far (or at the end); 0 for a pipe */
+static double output_mb(const struct record *rec)
+{
+	struct stat st;
+
+	if (stat(rec->output, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return (double)st.st_size / (1024.0 * 1024.0);
+}
+
 static void status_line(const struct record *rec, uint64_t t0, uint64_t now,
 			uint64_t *last_t, uint64_t *last_n)
 {
 	double el = (double)(now - t0) / 1e9;
 	double dt = (double)(now - *last_t) / 1e9;
 
-	fprintf(stderr, "\r\033[K[ %.1f s ] %llu samples, %.0f/s, %llu lost",
+	fprintf(stderr, "\r\033[K[ %.1f s ] %llu samples, %.0f/s, %llu lost, %.3f MB written",
 		el, (unsigned long long)rec->samples,
 		dt > 0 ? (double)(rec->samples - *last_n) / dt : 0.0,
-		(unsigned long long)rec->lost);
+		(unsigned long long)rec->lost, output_mb(rec));
 	*last_t = now;
 	*last_n = rec->samples;
 }
@@ -958,6 +971,12 @@ static void summary(const struct record *rec, int child_status)
 	if (checked)
 		snprintf(pct, sizeof(pct), "%.3f %%",
 			 100.0 * (double)st->agree / (double)checked);
+
+	/* perf record's end summary, then which attribution and its rate */
+	fprintf(stderr, "[ pebs-shim record: Woken up %llu times to write data ]\n",
+		(unsigned long long)rec->wakeups);
+	fprintf(stderr, "[ pebs-shim record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+		output_mb(rec), rec->output, (unsigned long long)n);
 
 	fprintf(stderr, "pebs-shim record: %llu samples written to %s, %llu lost, %llu throttle events; attribution: ",
 		(unsigned long long)n, rec->output,
@@ -1036,6 +1055,8 @@ static int run(struct record *rec)
 		 * covers all of them (perf's FINISHED_ROUND promise)
 		 */
 		n = pebs_chanset__poll(rec->set, timeout, &cbs, rec);
+		if (n > 0)
+			rec->wakeups++;
 		if (n >= 0 || n == -EINTR)
 			n = pebs_chanset__drain(rec->set, &cbs, rec);
 		if (n < 0) {
