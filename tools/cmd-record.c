@@ -26,6 +26,11 @@
 /* per-CPU rings see every task: 1 MiB each unless -m says otherwise */
 #define CPU_RING_PAGES	256
 /*
+ * a command's or process' ring per CPU: perf's default, 512 KiB (what
+ * perf_event_mlock_kb allows an unprivileged user per CPU)
+ */
+#define TASK_RING_PAGES	128
+/*
  * The events and inherited threads of a CPU share one ring; threads
  * without inherit (-t, -p -i) have a ring each: without -m their pages
  * shrink (to 8 at least) to keep all rings within this many pages
@@ -195,8 +200,8 @@ static void usage(FILE *f)
 "or when --duration ended it), else %d usage error, %d recording could\n"
 "not start, %d recording failed midway, %d command not executable,\n"
 "%d command not found.\n",
-		PEBS_CHANNEL_DEF_PERIOD, CPU_RING_PAGES, PEBS_CHANNEL_DEF_PAGES,
-		TASK_RING_BUDGET / PEBS_CHANNEL_DEF_PAGES, REC_DWARF_STACK,
+		PEBS_CHANNEL_DEF_PERIOD, CPU_RING_PAGES, TASK_RING_PAGES,
+		TASK_RING_BUDGET / TASK_RING_PAGES, REC_DWARF_STACK,
 		REC_EXIT_USAGE, REC_EXIT_SETUP, REC_EXIT_RUNTIME,
 		REC_EXIT_NOEXEC, REC_EXIT_NOTFOUND);
 }
@@ -807,7 +812,7 @@ static int parse_targets(struct record *rec)
 static unsigned int ring_pages(const struct record *rec)
 {
 	unsigned long rings;
-	unsigned int pages = PEBS_CHANNEL_DEF_PAGES;
+	unsigned int pages = TASK_RING_PAGES;
 
 	if (rec->pages)
 		return rec->pages;
