@@ -506,6 +506,37 @@ int pebs_channel__lost(const struct pebs_channel *ch, uint64_t *lost)
 	return 0;
 }
 
+int pebs_channel__lost_record(const struct pebs_channel *ch, void *buf,
+			      size_t len)
+{
+	static const uint64_t id_bits[] = {
+		PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+		PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER,
+	};
+	uint64_t v[2 + ARRAY_SIZE(id_bits)] = { 0 }, lost;
+	struct perf_event_header h = { .type = PERF_RECORD_LOST_SAMPLES };
+	unsigned int n = 1;
+	int err = pebs_channel__lost(ch, &lost);
+
+	if (err || !lost)
+		return err;
+	/* { header; u64 lost; sample_id with only the ids (as perf's) } */
+	v[0] = lost;
+	for (size_t i = 0; ch->attr.sample_id_all && i < ARRAY_SIZE(id_bits);
+	     i++)
+		if (ch->attr.sample_type & id_bits[i])
+			v[n++] = id_bits[i] & (PERF_SAMPLE_ID |
+					       PERF_SAMPLE_IDENTIFIER) ?
+				 ch->id : 0;
+	h.size = (uint16_t)(sizeof(h) + 8 * n);
+	if (len < h.size)
+		return pebs_err(-ENOSPC, "a LOST_SAMPLES record needs %u bytes",
+				h.size);
+	memcpy(buf, &h, sizeof(h));
+	memcpy((char *)buf + sizeof(h), v, 8 * n);
+	return h.size;
+}
+
 /* ---- large PEBS ------------------------------------------------------ */
 
 /*

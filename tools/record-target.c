@@ -249,6 +249,47 @@ out_free:
 	return err;
 }
 
+int rec_processes(struct rec_ints *pids)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int err = 0;
+
+	if (!d) {
+		rec_err("cannot list /proc: %s: is procfs mounted?",
+			strerror(errno));
+		return -errno;
+	}
+	while (!err && (de = readdir(d))) {
+		char *end;
+		long pid = parse_num(de->d_name, &end);
+
+		if (pid > 0 && !*end)
+			err = rec_ints_push(pids, (int)pid);
+	}
+	closedir(d);
+	if (err)
+		rec_err("out of memory");
+	return err;
+}
+
+pid_t rec_tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 int rec_child_fork(char **argv, struct rec_child *c)
 {
 	int go[2], errp[2];

@@ -67,6 +67,11 @@ int rec_online_cpus(struct rec_ints *cpus);
 int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
 		   struct rec_ints *procs);
 
+/* rec_processes - every process now (/proc). Returns 0 or -errno (rec_err). */
+int rec_processes(struct rec_ints *pids);
+/* rec_tgid_of - the process of thread @tid (itself if unknown) */
+pid_t rec_tgid_of(pid_t tid);
+
 /*
  * A forked command held before exec: it blocks until rec_child_go(),
  * then execs. rec_child_go() returns 0 once the exec succeeded, or
@@ -163,5 +168,55 @@ void rec_out_discard(struct rec_out *out);
 int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
 		bool sample_id_all, int32_t tgid, int32_t tid,
 		void *buf, size_t len);
+
+/* ---- options (tools/record-opts.c) ------------------------------------ */
+
+/* per-CPU rings see every task: 1 MiB each unless -m says otherwise */
+#define REC_CPU_RING_PAGES	256
+/*
+ * a command's or process' ring per CPU: perf's default, 512 KiB (what
+ * perf_event_mlock_kb allows an unprivileged user per CPU)
+ */
+#define REC_TASK_RING_PAGES	128
+/*
+ * The events and inherited threads of a CPU share one ring; threads
+ * without inherit (-t, -p -i) have a ring each: without -m their pages
+ * shrink (to 8 at least) to keep all rings within this many pages
+ */
+#define REC_TASK_RING_BUDGET	16384
+
+enum rec_attr_mode { REC_ATTR_AUTO, REC_ATTR_TID, REC_ATTR_MAP,
+		     REC_ATTR_BOTH };
+/* "auto", "tid", "map", "both" */
+extern const char *const rec_attr_names[];
+
+struct rec_opts {
+	const char *evstrs[REC_MAX_EVENTS];
+	unsigned int nr_evs;
+	uint64_t period, freq;
+	unsigned int pages;
+	const char *output;
+	enum rec_format format;
+	double duration;
+	enum rec_attr_mode attr_req;
+	int verbose;
+	bool quiet;
+	bool data_addr;			/* -d: PERF_SAMPLE_ADDR on every event */
+	bool no_inherit;
+	bool switch_events;
+	enum rec_callgraph callgraph;
+	uint32_t stack_size;		/* --call-graph dwarf,SIZE */
+	bool all_cpus;
+	const char *cpu_list, *pid_list, *tid_list;
+	char **cmd;
+	bool per_cpu;			/* -a or -C */
+};
+
+/*
+ * rec_parse_args - parse record's options into @o (zeroed by the
+ * caller) and check they fit together. Returns 0, -1 after printing
+ * --help, or REC_EXIT_USAGE after rec_err().
+ */
+int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 
 #endif /* PEBS_SHIM_RECORD_H */

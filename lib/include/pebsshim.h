@@ -1537,6 +1537,16 @@ PEBS_API unsigned int pebs_chanset__nr_rings(const struct pebs_chanset *set);
  */
 PEBS_API int pebs_channel__lost(const struct pebs_channel *ch,
 				uint64_t *lost);
+/*
+ * pebs_channel__lost_record - perf's PERF_RECORD_LOST_SAMPLES of this
+ * channel into @buf (@len bytes): the count of pebs_channel__lost and,
+ * with sample_id_all, a sample_id that holds only the channel's id (as
+ * perf record writes it at the end). Returns the record's size, 0 when
+ * nothing was lost, -ENOSPC (@len too small; 64 bytes always do), or
+ * the errors of pebs_channel__lost.
+ */
+PEBS_API int pebs_channel__lost_record(const struct pebs_channel *ch,
+				       void *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Attribution (lib/attrib.c)                                          */

@@ -517,6 +517,24 @@ static void test_lost(void **state)
 			assert_int_equal(err, 0);
 		if (!err)
 			assert_int_equal(kl, t.lost);
+		if (!err) {
+			/* perf's LOST_SAMPLES: lost, then the sample_id */
+			uint64_t rec[8], id;
+			struct perf_event_header h;
+			int size = pebs_channel__lost_record(self_channel(set),
+							     rec, sizeof(rec));
+
+			/* sample_id: TID TIME CPU IDENTIFIER */
+			assert_int_equal(size, 8 + 8 + 4 * 8);
+			memcpy(&h, rec, sizeof(h));
+			assert_int_equal(h.type, PERF_RECORD_LOST_SAMPLES);
+			assert_int_equal(h.size, size);
+			assert_int_equal(rec[1], t.lost);
+			pebs_channel__id(self_channel(set), &id);
+			assert_int_equal(rec[5], id);	/* IDENTIFIER last */
+			assert_int_equal(pebs_channel__lost_record(
+				self_channel(set), rec, 16), -ENOSPC);
+		}
 	}
 	munmap(buf, (n + 1) * ps);
 	pebs_chanset__delete(set);
