@@ -102,6 +102,16 @@ static uint64_t sample_type_of(const struct record *rec,
 		st |= PERF_SAMPLE_ADDR;
 	if ((ev->flags & PEBS_EVENT_MEMORY) && (ev->flags & PEBS_EVENT_PRECISE))
 		st |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+	/* -d: every event (perf record -d) */
+	if (rec->o.data_addr)
+		st |= PERF_SAMPLE_ADDR;
+	/*
+	 * with an address, a data source as perf record -d samples it (the
+	 * kernel reports "not available" for software events): perf mem
+	 * and perf c2c need the field
+	 */
+	if (st & PERF_SAMPLE_ADDR)
+		st |= PERF_SAMPLE_DATA_SRC;
 	if (rec->o.freq)
 		st |= PERF_SAMPLE_PERIOD;
 	if (rec->o.callgraph != REC_CG_NONE)
@@ -414,8 +424,6 @@ static int open_channels(struct record *rec)
 	/* one sample_type per set: the union of what the events need */
 	for (unsigned int i = 1; i < rec->o.nr_evs; i++)
 		st0 |= sample_type_of(rec, &rec->evs[i]);
-	if (rec->o.data_addr)
-		st0 |= PERF_SAMPLE_ADDR;
 	/*
 	 * -p: one channel per existing thread (from /proc/PID/task), each
 	 * with inherit, so that threads created later are followed too; a
