@@ -28,6 +28,14 @@ struct pebs_channel {
 	uint64_t id;
 	uint64_t period;	/* last period set; 0: stopped by period 0 */
 	bool want_enabled;	/* enabled unless stopped by period 0 */
+	/*
+	 * PERF_EVENT_IOC_SET_OUTPUT: the channel that maps the ring this
+	 * one writes to (NULL: its own ring). An owner lives until it was
+	 * closed and every channel writing to its ring was: @refs counts
+	 * the caller's handle (until __close) and those channels.
+	 */
+	struct pebs_channel *output;
+	unsigned int refs;
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -113,6 +121,8 @@ static int fill_attr(const struct pebs_event *ev,
 			    is_pebs_like(ev) ? PEBS_CHANNEL_PEBS_SAMPLE :
 			    PEBS_CHANNEL_SW_SAMPLE;
 	attr->sample_id_all = 1;
+	/* the kernel's count of samples it dropped (pebs_channel__lost) */
+	attr->read_format |= PERF_FORMAT_LOST;
 	if (o->freq) {
 		attr->freq = 1;
 		attr->sample_freq = o->freq;
@@ -168,17 +178,30 @@ static unsigned long mlock_kb(void)
 
 static int open_fd(struct pebs_channel *ch, bool default_type)
 {
+	uint64_t st = ch->attr.sample_type;
+	uint64_t rf = ch->attr.read_format;
+	bool weight = default_type && (st & PERF_SAMPLE_WEIGHT_STRUCT);
 	long fd;
 
-	fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu, -1,
-				 PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && errno == EINVAL && default_type &&
-	    (ch->attr.sample_type & PERF_SAMPLE_WEIGHT_STRUCT)) {
-		/* kernels before 5.12 do not know WEIGHT_STRUCT */
-		ch->attr.sample_type &= ~PERF_SAMPLE_WEIGHT_STRUCT;
-		ch->attr.sample_type |= PERF_SAMPLE_WEIGHT;
+	/*
+	 * On EINVAL, older kernels: WEIGHT for WEIGHT_STRUCT (before 5.12,
+	 * only in the default sample_type), then without FORMAT_LOST
+	 * (before 6.0), then both.
+	 */
+	for (unsigned int i = 0; i < 4; i++) {
+		if ((i & 1) && !weight)
+			continue;
+		if ((i & 2) && !(rf & PERF_FORMAT_LOST))
+			break;
+		ch->attr.sample_type = i & 1 ?
+			(st & ~PERF_SAMPLE_WEIGHT_STRUCT) | PERF_SAMPLE_WEIGHT :
+			st;
+		ch->attr.read_format = i & 2 ?
+			rf & ~(uint64_t)PERF_FORMAT_LOST : rf;
 		fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu, -1,
 					 PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0 || errno != EINVAL)
+			break;
 	}
 	if (fd >= 0) {
 		ch->fd = (int)fd;
@@ -215,17 +238,33 @@ static int map_ring(struct pebs_channel *ch, size_t data_size)
 	return pebs_ring__new(ch->base, data_size, &ch->ring);
 }
 
-int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
-		       const struct pebs_channel_opts *opts,
-		       struct pebs_channel **chp)
+/* send @ch's records to @out's ring (which @out mapped) */
+static int set_output(struct pebs_channel *ch, struct pebs_channel *out)
+{
+	if (ioctl(ch->fd, PERF_EVENT_IOC_SET_OUTPUT, out->fd) < 0)
+		return pebs_err(-errno, "PERF_EVENT_IOC_SET_OUTPUT of %s (cpu "
+				"%d) to %s (cpu %d): %s: the kernel shares a "
+				"ring only between events of one CPU (or of "
+				"one task with cpu -1) and one clock",
+				ch->ev.name, ch->cpu, out->ev.name, out->cpu,
+				strerror(errno));
+	ch->output = out;
+	out->refs++;
+	return 0;
+}
+
+static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
+			const struct pebs_channel_opts *opts,
+			struct pebs_channel *output, struct pebs_channel **chp)
 {
 	struct pebs_channel_opts o;
 	struct pebs_channel *ch;
 	size_t data_size;
 	int err;
 
-	if (!chp)
-		return pebs_err(-EINVAL, "pebs_channel__open: chp is NULL");
+	if (!chp || !ev)
+		return pebs_err(-EINVAL, "pebs_channel__open: %s is NULL",
+				chp ? "ev" : "chp");
 	err = opts_get(opts, &o);
 	if (err)
 		return err;
@@ -238,6 +277,7 @@ int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
 	if (!ch)
 		return pebs_err(-ENOMEM, "channel: out of memory");
 	ch->fd = -1;
+	ch->refs = 1;
 	err = fill_attr(ev, &o, &ch->attr, &data_size);
 	if (err)
 		goto out_free;
@@ -254,7 +294,10 @@ int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
 			 (unsigned long long)ch->attr.sample_type);
 		goto out_close;
 	}
-	err = map_ring(ch, data_size);
+	if (output)
+		err = set_output(ch, output->output ? output->output : output);
+	else
+		err = map_ring(ch, data_size);
 	if (err)
 		goto out_unmap;
 	if (ioctl(ch->fd, PERF_EVENT_IOC_ID, &ch->id) < 0) {
@@ -270,6 +313,8 @@ int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
 	return 0;
 
 out_unmap:
+	if (ch->output)
+		ch->output->refs--;	/* never 0: the caller holds it */
 	if (ch->ring)
 		pebs_ring__delete(ch->ring);
 	if (ch->base)
@@ -281,14 +326,51 @@ out_free:
 	return err;
 }
 
+int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
+		       const struct pebs_channel_opts *opts,
+		       struct pebs_channel **chp)
+{
+	return channel_open(ev, pid, cpu, opts, NULL, chp);
+}
+
+int pebs_channel__open_output(const struct pebs_event *ev, pid_t pid,
+			      int cpu, const struct pebs_channel_opts *opts,
+			      struct pebs_channel *output,
+			      struct pebs_channel **chp)
+{
+	if (!output)
+		return pebs_err(-EINVAL, "pebs_channel__open_output: no "
+				"output channel given");
+	return channel_open(ev, pid, cpu, opts, output, chp);
+}
+
+static void channel_free(struct pebs_channel *ch)
+{
+	struct pebs_channel *out = ch->output;
+
+	if (ch->ring) {
+		pebs_ring__delete(ch->ring);
+		munmap(ch->base, ch->map_size);
+	}
+	close(ch->fd);
+	free(ch);
+	if (out && !--out->refs)
+		channel_free(out);
+}
+
 void pebs_channel__close(struct pebs_channel *ch)
 {
 	if (!ch)
 		return;
-	pebs_ring__delete(ch->ring);
-	munmap(ch->base, ch->map_size);
-	close(ch->fd);
-	free(ch);
+	/*
+	 * Other channels still write to this one's ring: stop the event
+	 * and keep the fd and the mapping until the last of them closes.
+	 */
+	if (--ch->refs) {
+		ioctl(ch->fd, PERF_EVENT_IOC_DISABLE, 0);
+		return;
+	}
+	channel_free(ch);
 }
 
 int pebs_channel__fd(const struct pebs_channel *ch)
@@ -324,7 +406,7 @@ pebs_channel__layout(const struct pebs_channel *ch)
 
 struct pebs_ring *pebs_channel__ring(struct pebs_channel *ch)
 {
-	return ch->ring;
+	return ch->output ? ch->output->ring : ch->ring;
 }
 
 static int do_ioctl(struct pebs_channel *ch, unsigned long req,
@@ -396,6 +478,63 @@ int pebs_channel__id(const struct pebs_channel *ch, uint64_t *id)
 {
 	*id = ch->id;
 	return 0;
+}
+
+int pebs_channel__lost(const struct pebs_channel *ch, uint64_t *lost)
+{
+	/* { value, [enabled], [running], [id], lost } (no GROUP) */
+	uint64_t v[5];
+	unsigned int at = 1 + (unsigned int)__builtin_popcountll(
+		ch->attr.read_format & (PERF_FORMAT_TOTAL_TIME_ENABLED |
+					PERF_FORMAT_TOTAL_TIME_RUNNING |
+					PERF_FORMAT_ID));
+	ssize_t n;
+
+	if (!(ch->attr.read_format & PERF_FORMAT_LOST) ||
+	    (ch->attr.read_format & PERF_FORMAT_GROUP))
+		return pebs_err(-EOPNOTSUPP, "%s: this kernel does not count "
+				"lost samples per event (PERF_FORMAT_LOST, "
+				"Linux 6.0)", ch->ev.name);
+	n = read(ch->fd, v, sizeof(v));
+	if (n < 0)
+		return pebs_err(-errno, "reading %s: %s", ch->ev.name,
+				strerror(errno));
+	if ((size_t)n < (at + 1) * sizeof(v[0]))
+		return pebs_err(-EIO, "reading %s: %zd bytes, expected %zu",
+				ch->ev.name, n, (at + 1) * sizeof(v[0]));
+	*lost = v[at];
+	return 0;
+}
+
+int pebs_channel__lost_record(const struct pebs_channel *ch, void *buf,
+			      size_t len)
+{
+	static const uint64_t id_bits[] = {
+		PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ID,
+		PERF_SAMPLE_STREAM_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_IDENTIFIER,
+	};
+	uint64_t v[2 + ARRAY_SIZE(id_bits)] = { 0 }, lost;
+	struct perf_event_header h = { .type = PERF_RECORD_LOST_SAMPLES };
+	unsigned int n = 1;
+	int err = pebs_channel__lost(ch, &lost);
+
+	if (err || !lost)
+		return err;
+	/* { header; u64 lost; sample_id with only the ids (as perf's) } */
+	v[0] = lost;
+	for (size_t i = 0; ch->attr.sample_id_all && i < ARRAY_SIZE(id_bits);
+	     i++)
+		if (ch->attr.sample_type & id_bits[i])
+			v[n++] = id_bits[i] & (PERF_SAMPLE_ID |
+					       PERF_SAMPLE_IDENTIFIER) ?
+				 ch->id : 0;
+	h.size = (uint16_t)(sizeof(h) + 8 * n);
+	if (len < h.size)
+		return pebs_err(-ENOSPC, "a LOST_SAMPLES record needs %u bytes",
+				h.size);
+	memcpy(buf, &h, sizeof(h));
+	memcpy((char *)buf + sizeof(h), v, 8 * n);
+	return h.size;
 }
 
 /* ---- large PEBS ------------------------------------------------------ */

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * chanset.c - events x targets, every ring in one epoll instance,
- * drained completely through the ring reader.
+ * drained completely through the ring reader. As perf record does, the
+ * channels of one CPU share one ring (PERF_EVENT_IOC_SET_OUTPUT): every
+ * event of a CPU target, every event and task of inherited task targets
+ * on that CPU, every event of a task opened with cpu -1. Each record
+ * names its channel by its PERF_SAMPLE_IDENTIFIER.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,10 +18,23 @@
 
 struct target;
 
+/* a mapped ring and the channels that write to it */
+struct ring_ref {
+	struct pebs_channel *owner;	/* maps it; alive while users > 0 */
+	struct pebs_ring *ring;
+	int cpu;			/* -1: the ring of one task ... */
+	int task;			/* ... this one */
+	unsigned int users;		/* open channels of the set on it */
+	unsigned int pass;		/* the last drain pass that read it */
+};
+
 /* one channel of a target; epoll data.ptr points here */
 struct slot {
 	struct pebs_channel *ch;
 	struct target *t;
+	struct ring_ref *r;		/* NULL until the channel is set up */
+	uint64_t id;
+	bool in_ids;			/* in the id table */
 };
 
 struct target {
@@ -47,7 +64,20 @@ struct pebs_chanset {
 	unsigned int per_target;
 	int *cpus;
 	unsigned int nr_cpus;
+	/*
+	 * Shared rings need PERF_SAMPLE_IDENTIFIER in every event (to
+	 * tell whose each record is): @share says whether they have it.
+	 */
+	bool share;
+	struct ring_ref **rings;
+	unsigned int nr_rings, cap_rings;
+	unsigned int pass;
+	/* id -> slot, open addressing (NULL free, &tomb deleted) */
+	struct slot **ids;
+	unsigned int ids_mask, ids_used, ids_tomb;
 };
+
+static struct slot tomb;
 
 /* PERF_RECORD_LOST: { header; u64 id; u64 lost; sample_id } */
 struct lost_record {
@@ -116,14 +146,17 @@ int pebs_chanset__new(const struct pebs_event *evs, unsigned int nr_evs,
 	if (kind != PEBS_TARGET_TASK && kind != PEBS_TARGET_CPU)
 		return pebs_err(-EINVAL, "channel set: bad target kind %d",
 				(int)kind);
-	for (unsigned int i = 0; i < nr_evs; i++) {
-		err = pebs_channel_attr(&evs[i], opts, &attr);
-		if (err)
-			return err;
-	}
 	set = calloc(1, sizeof(*set));
 	if (!set)
 		return pebs_err(-ENOMEM, "channel set: out of memory");
+	set->share = true;
+	for (unsigned int i = 0; i < nr_evs; i++) {
+		err = pebs_channel_attr(&evs[i], opts, &attr);
+		if (err)
+			goto out_free;
+		if (!(attr.sample_type & PERF_SAMPLE_IDENTIFIER))
+			set->share = false;
+	}
 	set->evs = calloc(nr_evs, sizeof(*set->evs));
 	if (!set->evs) {
 		err = pebs_err(-ENOMEM, "channel set: out of memory");
@@ -164,15 +197,183 @@ out_free:
 	return err;
 }
 
+/* ---- id -> slot ------------------------------------------------------ */
+
+static unsigned int id_hash(uint64_t id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return (unsigned int)id;
+}
+
+static struct slot *ids_find(const struct pebs_chanset *set, uint64_t id)
+{
+	unsigned int i;
+
+	if (!set->ids)
+		return NULL;
+	for (i = id_hash(id) & set->ids_mask; set->ids[i];
+	     i = (i + 1) & set->ids_mask)
+		if (set->ids[i] != &tomb && set->ids[i]->id == id)
+			return set->ids[i];
+	return NULL;
+}
+
+static void ids_put(struct pebs_chanset *set, struct slot *sl)
+{
+	unsigned int i = id_hash(sl->id) & set->ids_mask;
+
+	while (set->ids[i] && set->ids[i] != &tomb)
+		i = (i + 1) & set->ids_mask;
+	if (set->ids[i] == &tomb)
+		set->ids_tomb--;
+	set->ids[i] = sl;
+	set->ids_used++;
+	sl->in_ids = true;
+}
+
+/* room for one more id: rehash (dropping tombstones) past half full */
+static int ids_reserve(struct pebs_chanset *set)
+{
+	unsigned int cap = set->ids ? set->ids_mask + 1 : 0;
+	struct slot **old = set->ids;
+	unsigned int ncap = 64;
+
+	if (2 * (set->ids_used + set->ids_tomb + 1) <= cap)
+		return 0;
+	while (ncap < 4 * (set->ids_used + 1))
+		ncap *= 2;
+	set->ids = calloc(ncap, sizeof(*set->ids));
+	if (!set->ids) {
+		set->ids = old;
+		return pebs_err(-ENOMEM, "channel set: out of memory");
+	}
+	set->ids_mask = ncap - 1;
+	set->ids_used = set->ids_tomb = 0;
+	for (unsigned int i = 0; i < cap; i++)
+		if (old[i] && old[i] != &tomb)
+			ids_put(set, old[i]);
+	free(old);
+	return 0;
+}
+
+static void ids_del(struct pebs_chanset *set, struct slot *sl)
+{
+	unsigned int i = id_hash(sl->id) & set->ids_mask;
+
+	while (set->ids[i] != sl)
+		i = (i + 1) & set->ids_mask;
+	set->ids[i] = &tomb;
+	set->ids_used--;
+	set->ids_tomb++;
+	sl->in_ids = false;
+}
+
+/* ---- rings ------------------------------------------------------------ */
+
+/* the ring channels on @cpu (of @task with cpu -1) share, or NULL */
+static struct ring_ref *ring_find(const struct pebs_chanset *set, int cpu,
+				  int task)
+{
+	if (!set->share)
+		return NULL;
+	for (unsigned int i = 0; i < set->nr_rings; i++) {
+		struct ring_ref *r = set->rings[i];
+
+		if (r->cpu == cpu && (cpu >= 0 || r->task == task))
+			return r;
+	}
+	return NULL;
+}
+
+static struct ring_ref *ring_add(struct pebs_chanset *set,
+				 struct pebs_channel *owner, int cpu, int task)
+{
+	struct ring_ref *r;
+
+	if (set->nr_rings == set->cap_rings) {
+		unsigned int cap = set->cap_rings ? 2 * set->cap_rings : 8;
+		struct ring_ref **v = reallocarray(set->rings, cap,
+						   sizeof(*v));
+
+		if (!v)
+			return NULL;
+		set->rings = v;
+		set->cap_rings = cap;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	*r = (struct ring_ref){ .owner = owner,
+				.ring = pebs_channel__ring(owner),
+				.cpu = cpu, .task = task,
+				.pass = set->pass };
+	set->rings[set->nr_rings++] = r;
+	return r;
+}
+
+static void ring_release(struct pebs_chanset *set, struct ring_ref *r)
+{
+	if (--r->users)
+		return;
+	for (unsigned int i = 0; i < set->nr_rings; i++) {
+		if (set->rings[i] == r) {
+			set->rings[i] = set->rings[--set->nr_rings];
+			break;
+		}
+	}
+	free(r);
+}
+
+/*
+ * Open event @ev of target @t on @cpu into slot @sl: onto the ring its
+ * CPU (or task) already has, else a ring of its own.
+ */
+static int slot_open(struct pebs_chanset *set, struct target *t,
+		     struct slot *sl, unsigned int ev, int cpu)
+{
+	const struct pebs_channel_opts *o = ev ? &set->rest : &set->opts;
+	bool is_cpu = set->kind == PEBS_TARGET_CPU;
+	pid_t pid = is_cpu ? -1 : t->id;
+	struct ring_ref *r = ring_find(set, cpu, t->id);
+	int err;
+
+	sl->t = t;
+	if (set->share && (err = ids_reserve(set)))
+		return err;
+	if (r)
+		err = pebs_channel__open_output(&set->evs[ev], pid, cpu, o,
+						r->owner, &sl->ch);
+	else
+		err = pebs_channel__open(&set->evs[ev], pid, cpu, o, &sl->ch);
+	if (err)
+		return err;
+	if (!r && !(r = ring_add(set, sl->ch, cpu, t->id)))
+		return pebs_err(-ENOMEM, "channel set: out of memory");
+	sl->r = r;
+	r->users++;
+	pebs_channel__id(sl->ch, &sl->id);
+	if (set->share)
+		ids_put(set, sl);
+	return 0;
+}
+
 static void target_close(struct pebs_chanset *set, struct target *t)
 {
 	for (unsigned int i = 0; i < set->per_target; i++) {
-		struct pebs_channel *ch = t->slots[i].ch;
+		struct slot *sl = &t->slots[i];
 
-		if (!ch)
+		if (!sl->ch)
 			continue;
-		epoll_ctl(set->epfd, EPOLL_CTL_DEL, pebs_channel__fd(ch), NULL);
-		pebs_channel__close(ch);
+		epoll_ctl(set->epfd, EPOLL_CTL_DEL, pebs_channel__fd(sl->ch),
+			  NULL);
+		if (sl->in_ids)
+			ids_del(set, sl);
+		/* an owner closed before its ring's users stays mapped */
+		pebs_channel__close(sl->ch);
+		if (sl->r)
+			ring_release(set, sl->r);
 	}
 	free(t);
 }
@@ -188,6 +389,8 @@ void pebs_chanset__delete(struct pebs_chanset *set)
 	free(set->evbuf);
 	free(set->evs);
 	free(set->cpus);
+	free(set->rings);
+	free(set->ids);
 	free(set);
 }
 
@@ -254,14 +457,13 @@ int pebs_chanset__add(struct pebs_chanset *set, int target)
 		int on = cpu ? target : set->cpus ? set->cpus[i / set->nr_evs] :
 			 -1;
 
-		sl->t = t;
-		err = pebs_channel__open(&set->evs[i % set->nr_evs],
-					 cpu ? -1 : target, on,
-					 i % set->nr_evs ? &set->rest :
-							   &set->opts,
-					 &sl->ch);
+		err = slot_open(set, t, sl, i % set->nr_evs, on);
 		if (err)
 			goto out_close;
+		/*
+		 * Every fd, also those without a ring of their own: polling
+		 * one consumes its ring's wakeup, and EPOLLHUP is per event.
+		 */
 		ee.data.ptr = sl;
 		if (epoll_ctl(set->epfd, EPOLL_CTL_ADD,
 			      pebs_channel__fd(sl->ch), &ee) < 0) {
@@ -375,24 +577,49 @@ static int deliver(struct pebs_channel *ch, const struct perf_event_header *ev,
 }
 
 /*
- * Drain one ring: every record up to the head seen at the start; with
- * @all, again until it is empty (the producer is gone).
+ * The channel of a record in @r: the ring's only channel, or the one its
+ * PERF_SAMPLE_IDENTIFIER names (first in a sample, last in the sample_id
+ * of other records); NULL for a channel no longer in the set.
  */
-static int drain_ring(struct pebs_channel *ch, bool all,
+static struct pebs_channel *record_channel(const struct pebs_chanset *set,
+					   const struct ring_ref *r,
+					   const struct perf_event_header *ev)
+{
+	const unsigned char *p = (const unsigned char *)ev;
+	struct slot *sl;
+
+	if (!set->share)
+		return r->owner;
+	if (ev->size < sizeof(*ev) + sizeof(uint64_t))
+		return NULL;
+	sl = ids_find(set, ld64(ev->type == PERF_RECORD_SAMPLE ?
+				p + sizeof(*ev) : p + ev->size - 8));
+	return sl ? sl->ch : NULL;
+}
+
+/*
+ * Drain one ring: every record up to the head seen at the start; with
+ * @all, again until it is empty (its producers are gone).
+ */
+static int drain_ring(struct pebs_chanset *set, struct ring_ref *r, bool all,
 		      const struct pebs_chanset_cbs *cbs, void *ctx,
 		      int *delivered)
 {
-	struct pebs_ring *ring = pebs_channel__ring(ch);
 	const struct perf_event_header *ev;
+	struct pebs_channel *ch;
 	int err, ret;
 
+	r->pass = set->pass;
 	do {
-		err = pebs_ring__read_init(ring);
+		err = pebs_ring__read_init(r->ring);
 		if (err == -EAGAIN)
 			return 0;
 		if (err)
 			return err;
-		while ((err = pebs_ring__next(ring, &ev)) > 0) {
+		while ((err = pebs_ring__next(r->ring, &ev)) > 0) {
+			ch = record_channel(set, r, ev);
+			if (!ch)
+				continue;	/* of a removed target */
 			ret = deliver(ch, ev, cbs, ctx);
 			if (ret < 0) {
 				err = ret;
@@ -401,21 +628,35 @@ static int drain_ring(struct pebs_channel *ch, bool all,
 			*delivered += ret;
 		}
 		/* what was read is consumed, even when a callback failed */
-		pebs_ring__consume(ring);
+		pebs_ring__consume(r->ring);
 		if (err < 0)
 			return err;
 	} while (all);
 	return 0;
 }
 
-static int drain_target(struct target *t, unsigned int nr_slots, bool all,
+/*
+ * The rings of a target that is gone, to their end: a ring only it
+ * wrote to until empty; a shared one once more (its other writers may
+ * go on, and what the gone ones wrote came before their EPOLLHUP).
+ */
+static int drain_target(struct pebs_chanset *set, struct target *t,
 			const struct pebs_chanset_cbs *cbs, void *ctx,
 			int *delivered)
 {
 	int err;
 
-	for (unsigned int i = 0; i < nr_slots; i++) {
-		err = drain_ring(t->slots[i].ch, all, cbs, ctx, delivered);
+	set->pass++;
+	for (unsigned int i = 0; i < set->per_target; i++) {
+		struct ring_ref *r = t->slots[i].r;
+		unsigned int mine = 0;
+
+		if (r->pass == set->pass)
+			continue;
+		for (unsigned int j = 0; j < set->per_target; j++)
+			mine += t->slots[j].r == r;
+		err = drain_ring(set, r, r->users == mine, cbs, ctx,
+				 delivered);
 		if (err)
 			return err;
 	}
@@ -438,22 +679,23 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 	if (n < 0)
 		return pebs_err(-errno, "epoll_wait: %s", strerror(errno));
 	set->busy = true;
+	set->pass++;
 	/* a hung-up target is drained to the end below, then reported */
 	for (int i = 0; i < n; i++)
 		if (evs[i].events & EPOLLHUP)
 			((struct slot *)evs[i].data.ptr)->t->gone = true;
 	if (every) {
-		for (unsigned int i = 0; i < set->nr_targets && !err; i++)
-			if (!set->targets[i]->gone)
-				err = drain_target(set->targets[i],
-						   set->per_target, false, cbs,
-						   ctx, &delivered);
+		for (unsigned int i = 0; i < set->nr_rings && !err; i++)
+			err = drain_ring(set, set->rings[i], false, cbs, ctx,
+					 &delivered);
 	} else {
+		/* one fd of a shared ring stands for all of them */
 		for (int i = 0; i < n && !err; i++) {
 			struct slot *sl = evs[i].data.ptr;
 
-			if (!sl->t->gone && (evs[i].events & EPOLLIN))
-				err = drain_ring(sl->ch, false, cbs, ctx,
+			if ((evs[i].events & EPOLLIN) &&
+			    sl->r->pass != set->pass)
+				err = drain_ring(set, sl->r, false, cbs, ctx,
 						 &delivered);
 		}
 	}
@@ -462,8 +704,7 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 
 		if (!t->gone)
 			continue;
-		err = drain_target(t, set->per_target, true, cbs, ctx,
-				   &delivered);
+		err = drain_target(set, t, cbs, ctx, &delivered);
 		if (err)
 			break;
 		if (cbs && cbs->on_exit)
@@ -494,6 +735,11 @@ unsigned int pebs_chanset__nr_targets(const struct pebs_chanset *set)
 unsigned int pebs_chanset__nr_channels(const struct pebs_chanset *set)
 {
 	return set->nr_targets * set->per_target;
+}
+
+unsigned int pebs_chanset__nr_rings(const struct pebs_chanset *set)
+{
+	return set->nr_rings;
 }
 
 struct pebs_channel *pebs_chanset__channel(struct pebs_chanset *set,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * record-target.c - what `pebs-shim record` watches: CPU lists, pid and
- * tid lists, and a command forked and held until its events are open.
+ * tid lists, and a command forked and held until its events are open;
+ * and rec_err(), the one error line every part of record prints.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -9,6 +10,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +19,17 @@
 #include <unistd.h>
 
 #include "record.h"
+
+void rec_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("pebs-shim record: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
 
 int rec_ints_push(struct rec_ints *l, int x)
 {
@@ -233,6 +247,47 @@ int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
 out_free:
 	rec_ints_free(&ids);
 	return err;
+}
+
+int rec_processes(struct rec_ints *pids)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int err = 0;
+
+	if (!d) {
+		rec_err("cannot list /proc: %s: is procfs mounted?",
+			strerror(errno));
+		return -errno;
+	}
+	while (!err && (de = readdir(d))) {
+		char *end;
+		long pid = parse_num(de->d_name, &end);
+
+		if (pid > 0 && !*end)
+			err = rec_ints_push(pids, (int)pid);
+	}
+	closedir(d);
+	if (err)
+		rec_err("out of memory");
+	return err;
+}
+
+pid_t rec_tgid_of(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return tid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
 }
 
 int rec_child_fork(char **argv, struct rec_child *c)

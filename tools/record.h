@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * record.h - the parts of `pebs-shim record` (tools/cmd-record.c and
- * tools/record-*.c): targets, attribution, outputs.
+ * record.h - the parts of `pebs-shim record`: tools/record-target.c
+ * (targets, rec_err) and tools/record-out.c (outputs), both used by
+ * tools/cmd-record.c and by nothing else; attribution is the library's
+ * (pebs_attrib, lib/attrib.c).
  */
 #ifndef PEBS_SHIM_RECORD_H
 #define PEBS_SHIM_RECORD_H
@@ -15,7 +17,26 @@
 
 #define REC_MAX_EVENTS	16
 
-/* Error line on stderr: "pebs-shim record: <cause>: <what to do>". */
+/*
+ * Exit status of `pebs-shim record` (man/pebs-shim.1, EXIT STATUS): the
+ * command's own (128+N when a signal N killed it, or when SIGINT,
+ * SIGTERM or SIGHUP stopped the recording), else one of these.
+ */
+#define REC_EXIT_USAGE		123	/* bad option, event, target or value */
+#define REC_EXIT_SETUP		124	/* could not start (events, file) */
+#define REC_EXIT_RUNTIME	125	/* failed while recording */
+#define REC_EXIT_NOEXEC		126	/* the command cannot be executed */
+#define REC_EXIT_NOTFOUND	127	/* the command was not found */
+
+/* --call-graph: none, fp (-g) or dwarf (user registers and stack) */
+enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
+/* perf's default stack dump of --call-graph dwarf */
+#define REC_DWARF_STACK		8192
+
+/*
+ * Error line on stderr: "pebs-shim record: <cause>: <what to do>"
+ * (tools/record-target.c).
+ */
 void rec_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- targets (tools/record-target.c) ---------------------------------- */
@@ -46,6 +67,11 @@ int rec_online_cpus(struct rec_ints *cpus);
 int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
 		   struct rec_ints *procs);
 
+/* rec_processes - every process now (/proc). Returns 0 or -errno (rec_err). */
+int rec_processes(struct rec_ints *pids);
+/* rec_tgid_of - the process of thread @tid (itself if unknown) */
+pid_t rec_tgid_of(pid_t tid);
+
 /*
  * A forked command held before exec: it blocks until rec_child_go(),
  * then execs. rec_child_go() returns 0 once the exec succeeded, or
@@ -63,35 +89,25 @@ int rec_child_go(struct rec_child *c);
 /* kill and reap a child that was never released (error paths) */
 void rec_child_abort(struct rec_child *c);
 
-/* ---- attribution (tools/record-attr.c) -------------------------------- */
+/* ---- attribution (lib/attrib.c) ---------------------------------------- */
 
-/* Who a sample belongs to. */
+/* Who a sample belongs to (as struct pebs_attrib_who). */
 struct rec_who {
 	int32_t tgid;		/* -1: unknown */
 	int32_t tid;
 };
 
-/* tid -> (tgid, comm), fed from COMM/FORK records and /proc. */
-struct rec_comms;
-
-int rec_comms_new(struct rec_comms **cp);
-void rec_comms_delete(struct rec_comms *c);
-void rec_comms_set(struct rec_comms *c, int32_t tgid, int32_t tid,
-		   const char *comm);
-/* a new thread or process starts with its parent's comm */
-void rec_comms_fork(struct rec_comms *c, int32_t tgid, int32_t tid,
-		    int32_t ptid);
 /*
- * rec_comms_get - the comm of @tid: the last COMM record, else
- * /proc/<tid>/comm (cached), else @fallback if not NULL, else ":<tid>".
+ * The thread names of a recording are the attribution engine's: an
+ * output names a thread with rec_comms_get(conf->comms, tid, fallback),
+ * i.e. pebs_attrib__comm().
  */
-const char *rec_comms_get(struct rec_comms *c, int32_t tid,
-			  const char *fallback);
-/* whether the comm of @tid is known (from a record, /proc or the map) */
-bool rec_comms_known(struct rec_comms *c, int32_t tid);
-/* remember the comm of every thread of process @pid (from /proc) */
-void rec_comms_load_proc(struct rec_comms *c, pid_t pid);
-
+#define rec_comms pebs_attrib
+static inline const char *rec_comms_get(struct pebs_attrib *a, int32_t tid,
+					const char *fallback)
+{
+	return pebs_attrib__comm(a, tid, fallback);
+}
 
 /* ---- outputs (tools/record-out.c) ------------------------------------- */
 
@@ -152,5 +168,55 @@ void rec_out_discard(struct rec_out *out);
 int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
 		bool sample_id_all, int32_t tgid, int32_t tid,
 		void *buf, size_t len);
+
+/* ---- options (tools/record-opts.c) ------------------------------------ */
+
+/* per-CPU rings see every task: 1 MiB each unless -m says otherwise */
+#define REC_CPU_RING_PAGES	256
+/*
+ * a command's or process' ring per CPU: perf's default, 512 KiB (what
+ * perf_event_mlock_kb allows an unprivileged user per CPU)
+ */
+#define REC_TASK_RING_PAGES	128
+/*
+ * The events and inherited threads of a CPU share one ring; threads
+ * without inherit (-t, -p -i) have a ring each: without -m their pages
+ * shrink (to 8 at least) to keep all rings within this many pages
+ */
+#define REC_TASK_RING_BUDGET	16384
+
+enum rec_attr_mode { REC_ATTR_AUTO, REC_ATTR_TID, REC_ATTR_MAP,
+		     REC_ATTR_BOTH };
+/* "auto", "tid", "map", "both" */
+extern const char *const rec_attr_names[];
+
+struct rec_opts {
+	const char *evstrs[REC_MAX_EVENTS];
+	unsigned int nr_evs;
+	uint64_t period, freq;
+	unsigned int pages;
+	const char *output;
+	enum rec_format format;
+	double duration;
+	enum rec_attr_mode attr_req;
+	int verbose;
+	bool quiet;
+	bool data_addr;			/* -d: PERF_SAMPLE_ADDR on every event */
+	bool no_inherit;
+	bool switch_events;
+	enum rec_callgraph callgraph;
+	uint32_t stack_size;		/* --call-graph dwarf,SIZE */
+	bool all_cpus;
+	const char *cpu_list, *pid_list, *tid_list;
+	char **cmd;
+	bool per_cpu;			/* -a or -C */
+};
+
+/*
+ * rec_parse_args - parse record's options into @o (zeroed by the
+ * caller) and check they fit together. Returns 0, -1 after printing
+ * --help, or REC_EXIT_USAGE after rec_err().
+ */
+int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 
 #endif /* PEBS_SHIM_RECORD_H */

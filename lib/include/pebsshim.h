@@ -1546,6 +1546,182 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     unsigned int max);
 
 /* ------------------------------------------------------------------ */
+/* Shared rings (lib/channel.c, lib/chanset.c)                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_channel__open_output - as pebs_channel__open, but the channel
+ * maps no ring: its records go to the ring of @output (or of the
+ * channel @output writes to) through PERF_EVENT_IOC_SET_OUTPUT, and
+ * pebs_channel__ring() returns that ring. The kernel allows it between
+ * events of one CPU, or of one task both opened with cpu -1, with one
+ * clock. Records then tell their channel only by their id
+ * (PERF_SAMPLE_IDENTIFIER). @output may be closed before this channel:
+ * it then stops counting and its ring stays mapped until the last
+ * channel writing to it is closed. Returns as pebs_channel__open, or
+ * -EINVAL (@output NULL or refused by the kernel).
+ */
+PEBS_API int pebs_channel__open_output(const struct pebs_event *ev,
+				       pid_t pid, int cpu,
+				       const struct pebs_channel_opts *opts,
+				       struct pebs_channel *output,
+				       struct pebs_channel **chp);
+
+/*
+ * pebs_chanset__nr_rings - the mapped rings of the set. When every
+ * event samples PERF_SAMPLE_IDENTIFIER, a channel set maps one ring per
+ * CPU, as perf record does: the events of a CPU target, the events and
+ * tasks of inherited task targets on one CPU, the events of a task
+ * opened with cpu -1 share it; the callbacks still get each record's
+ * own channel (by its id). Records of a removed target left in a
+ * shared ring are dropped. Without IDENTIFIER every channel has its own
+ * ring.
+ */
+PEBS_API unsigned int pebs_chanset__nr_rings(const struct pebs_chanset *set);
+
+/*
+ * pebs_channel__lost - the samples the kernel dropped for this event
+ * (its ring was full), as counted per event since Linux 6.0: channels
+ * open with PERF_FORMAT_LOST in read_format where the kernel knows it
+ * (and without it where it does not). With inherit, the count is the
+ * channel's own task's, not its children's. Returns 0, -EOPNOTSUPP (no
+ * PERF_FORMAT_LOST here), or -errno of read.
+ */
+PEBS_API int pebs_channel__lost(const struct pebs_channel *ch,
+				uint64_t *lost);
+/*
+ * pebs_channel__lost_record - perf's PERF_RECORD_LOST_SAMPLES of this
+ * channel into @buf (@len bytes): the count of pebs_channel__lost and,
+ * with sample_id_all, a sample_id that holds only the channel's id (as
+ * perf record writes it at the end). Returns the record's size, 0 when
+ * nothing was lost, -ENOSPC (@len too small; 64 bytes always do), or
+ * the errors of pebs_channel__lost.
+ */
+PEBS_API int pebs_channel__lost_record(const struct pebs_channel *ch,
+				       void *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Attribution (lib/attrib.c)                                          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * An attribution engine says whose each sample of a recording is, from
+ * the TID the kernel wrote or from a per-CPU switch history looked up by
+ * the sample's (cpu, time), checks the one against the other, and names
+ * threads (COMM/FORK records, the module's table, /proc). Feed it every
+ * record in ring order (__sample, __record) and call __round after each
+ * pass over all rings. Not thread-safe.
+ */
+struct pebs_attrib;
+
+enum pebs_attrib_mode {
+	PEBS_ATTRIB_TID,	/* the sample's TID */
+	PEBS_ATTRIB_MAP,	/* the module's history (samples may lack TID):
+				   each sample is held until the next
+				   __round, when the history covers it */
+	PEBS_ATTRIB_BOTH,	/* the TID, checked against the module's */
+	PEBS_ATTRIB_SWITCH,	/* the TID, checked against the
+				   PERF_RECORD_SWITCH_CPU_WIDE records fed
+				   to __record (no module) */
+};
+
+/* whose a sample or record is: -1 unknown */
+struct pebs_attrib_who {
+	int32_t tgid;
+	int32_t tid;
+};
+
+struct pebs_attrib_stats {
+	uint64_t samples;	/* samples fed */
+	uint64_t agree;		/* checks (BOTH, SWITCH): history = TID */
+	uint64_t disagree;	/* ... another thread */
+	uint64_t unattributed;	/* checks or MAP lookups with no entry */
+	uint64_t history_lost;	/* switches overrun in the module's
+				   history before they were read */
+};
+
+struct pebs_attrib_cbs {
+	/*
+	 * a sample with whose it is (@tag as given to __sample); @raw is
+	 * the record as it came from the ring. A negative return stops.
+	 */
+	int (*emit)(void *ctx, unsigned int tag, const struct pebs_sample *s,
+		    const struct perf_event_header *raw,
+		    const struct pebs_attrib_who *who);
+	/* a check that failed: @found NULL when the history had no entry */
+	void (*mismatch)(void *ctx, uint32_t cpu, uint64_t time,
+			 const struct pebs_attrib_who *sample,
+			 const struct pebs_attrib_who *found);
+};
+
+/*
+ * pebs_attrib__new - an engine for @mode. MAP and BOTH read @map (not
+ * owned; it must outlive the engine) through a timeline of their own;
+ * SWITCH builds one of @nr_cpus CPUs from the switch records. Returns
+ * 0, -EINVAL (bad mode, MAP/BOTH without @map, SWITCH with nr_cpus 0),
+ * -ENOMEM.
+ */
+PEBS_API int pebs_attrib__new(enum pebs_attrib_mode mode,
+			      struct pebs_map *map, unsigned int nr_cpus,
+			      struct pebs_attrib **ap);
+/* pebs_attrib__delete - free (held samples are dropped); NULL is ok. */
+PEBS_API void pebs_attrib__delete(struct pebs_attrib *a);
+
+/*
+ * pebs_attrib__sample - a decoded sample and its record. TID, BOTH and
+ * SWITCH call cbs->emit now with the sample's pid/tid (BOTH and SWITCH
+ * also keep it for the check at the next __round); MAP copies it and
+ * calls cbs->emit at the next __round. Returns 0, -ENOMEM, or emit's
+ * negative return.
+ */
+PEBS_API int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
+				 const struct pebs_sample *s,
+				 const struct perf_event_header *raw,
+				 const struct pebs_attrib_cbs *cbs, void *ctx);
+/*
+ * pebs_attrib__record - any other record of an event with @sample_type
+ * (its sample_id layout). COMM names a thread and FORK gives the new
+ * one its parent's name; SWITCH_CPU_WIDE feeds the SWITCH history.
+ * *who: the task of a COMM, MMAP(2), FORK or EXIT record; in MAP the
+ * history's thread at the record's (cpu, time); else { 0, 0 }. Returns
+ * 0, or -EBADMSG (shorter than a header).
+ */
+PEBS_API int pebs_attrib__record(struct pebs_attrib *a,
+				 const struct perf_event_header *ev,
+				 uint64_t sample_type,
+				 struct pebs_attrib_who *who);
+/*
+ * pebs_attrib__round - the end of a pass over all rings: read the
+ * module's new history (MAP, BOTH), emit the held samples in order
+ * (MAP), then run the checks (BOTH, SWITCH; cbs->mismatch for each
+ * failure). Returns 0, emit's negative return, or -ENOMEM (history).
+ */
+PEBS_API int pebs_attrib__round(struct pebs_attrib *a,
+				const struct pebs_attrib_cbs *cbs, void *ctx);
+/* pebs_attrib__stats - the counts so far (valid until the next call) */
+PEBS_API const struct pebs_attrib_stats *
+pebs_attrib__stats(struct pebs_attrib *a);
+
+/* pebs_attrib__set_comm - name thread @tid of process @tgid */
+PEBS_API void pebs_attrib__set_comm(struct pebs_attrib *a, int32_t tgid,
+				    int32_t tid, const char *comm);
+/*
+ * pebs_attrib__comm - the name of @tid: the last COMM record (or the
+ * parent's, or the module's table), else /proc/<tid>/comm (kept), else
+ * @fallback if not NULL or empty, else ":<tid>"; tid 0 is "swapper".
+ * Valid until the next call.
+ */
+PEBS_API const char *pebs_attrib__comm(struct pebs_attrib *a, int32_t tid,
+				       const char *fallback);
+/* pebs_attrib__comm_known - whether @tid has a name without /proc */
+PEBS_API bool pebs_attrib__comm_known(struct pebs_attrib *a, int32_t tid);
+/*
+ * pebs_attrib__load_proc - name every thread of process @pid now (from
+ * /proc/<pid>/task). Returns 0, or -ESRCH (no such process).
+ */
+PEBS_API int pebs_attrib__load_proc(struct pebs_attrib *a, pid_t pid);
+
+/* ------------------------------------------------------------------ */
 /* Recording files: output paths, crash safety, pipe format            */
 /* (lib/output.c, lib/perfdata-write.c)                                */
 /* ------------------------------------------------------------------ */

@@ -45,7 +45,9 @@ fi
 ok $? "--help exits 0"
 miss=
 for o in --event --count --freq --mmap-pages --output --format --duration \
-	--attr --verbose --all-cpus --cpu --pid --tid --help; do
+	--attr --verbose --all-cpus --cpu --pid --tid --help --data \
+	--call-graph --timestamp --sample-cpu --switch-events --no-inherit \
+	--quiet; do
 	grep -q -- "$o" "$T/help" || miss="$miss $o"
 done
 [ -z "$miss" ]

@@ -16,7 +16,10 @@ for sig in INT TERM; do
 	sleep 0.5
 	kill -"$sig" "$rec"
 	wait "$rec"
-	ok $? "SIG$sig: record exits 0"
+	rc=$?
+	want=$((128 + $(kill -l "$sig")))
+	[ "$rc" = "$want" ]
+	ok $? "SIG$sig: record finishes and exits 128+SIG$sig ($rc, like perf)"
 	sed 's/^/# /' "$T/$sig.err"
 	n=$(summary_count "$T/$sig.err")
 	perf script -i "$T/$sig.data" -F comm,pid,tid >"$T/$sig.script" 2>/dev/null

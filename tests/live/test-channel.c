@@ -2,7 +2,7 @@
 /*
  * test-channel - channels on this host with software events: cpu-clock
  * of a thread and of a CPU, page-fault addresses, enable/disable, period
- * 0, PERF_EVENT_IOC_ID, errors.
+ * 0, PERF_EVENT_IOC_ID, one ring shared through SET_OUTPUT, errors.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -495,7 +495,10 @@ static void test_weight_fallback(void **state)
 		err = pebs_channel__open(&ev, 0, -1, &o, &ch);
 		fake_old_kernel = false;
 		assert_int_equal(err, -EINVAL);
-		assert_int_equal(fake_calls, 1);
+		/* once, and once more without PERF_FORMAT_LOST */
+		assert_int_equal(fake_calls, 2);
+		assert_int_equal(fake_types[0], PEBS_CHANNEL_PEBS_SAMPLE);
+		assert_int_equal(fake_types[1], PEBS_CHANNEL_PEBS_SAMPLE);
 	}
 }
 
@@ -595,6 +598,83 @@ static void test_cloexec(void **state)
 	pebs_channel__close(NULL);
 }
 
+/*
+ * faults on the pages of @p in a shared ring, counted by their id: [0]
+ * owner, [1] user
+ */
+struct by_id {
+	uint64_t ids[2];
+	unsigned int n[2], other;
+	const struct pages *p;
+};
+
+static void count_id(void *arg, struct pebs_channel *ch,
+		     const struct pebs_sample *s)
+{
+	struct by_id *b = arg;
+	uintptr_t lo = (uintptr_t)b->p->buf;
+
+	(void)ch;
+	assert_true(s->present & PERF_SAMPLE_IDENTIFIER);
+	if (s->addr < lo || s->addr >= lo + b->p->n * ps)
+		return;
+	if (s->id == b->ids[0] || s->id == b->ids[1])
+		b->n[s->id == b->ids[1]]++;
+	else
+		b->other++;
+}
+
+/*
+ * Two events of this task share the owner's ring; closing the owner
+ * first stops it and keeps the ring for the other; another CPU's event
+ * cannot write to a task's cpu -1 ring.
+ */
+static void test_set_output(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF);
+	struct pebs_channel *own, *user, *bad = NULL;
+	struct pebs_event pf, minor;
+	struct by_id b = { 0 };
+	struct pages p;
+
+	(void)state;
+	sw_event(&pf, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
+	sw_event(&minor, PERF_COUNT_SW_PAGE_FAULTS_MIN, "minor-faults");
+	own = open_or_skip(&pf, 0, -1, &o);
+	assert_int_equal(pebs_channel__open_output(&minor, 0, -1, &o, own,
+						   &user), 0);
+	assert_ptr_equal(pebs_channel__ring(user), pebs_channel__ring(own));
+	pebs_channel__id(own, &b.ids[0]);
+	pebs_channel__id(user, &b.ids[1]);
+	assert_true(b.ids[0] != b.ids[1]);
+
+	b.p = &p;
+	pages_map(&p, 64);
+	pages_touch(&p);
+	drain(user, count_id, &b);
+	pages_unmap(&p);
+	if (b.n[0] != 64 || b.n[1] != 64)
+		fail_msg("shared ring: %u owner and %u user samples of 64 faults",
+			 b.n[0], b.n[1]);
+
+	/* the owner goes first: its event stops, its ring stays */
+	pebs_channel__close(own);
+	memset(b.n, 0, sizeof(b.n));
+	pages_map(&p, 32);
+	pages_touch(&p);
+	drain(user, count_id, &b);
+	pages_unmap(&p);
+	assert_int_equal(b.n[0], 0);
+	assert_int_equal(b.n[1], 32);
+	assert_int_equal(b.other, 0);
+
+	assert_true(pebs_channel__open_output(&pf, 0, 0, &o, user, &bad) < 0);
+	assert_null(bad);
+	assert_int_equal(pebs_channel__open_output(&pf, 0, -1, &o, NULL, &bad),
+			 -EINVAL);
+	pebs_channel__close(user);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -607,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_mlock_limit),
 		cmocka_unit_test(test_bad_ring),
 		cmocka_unit_test(test_cloexec),
+		cmocka_unit_test(test_set_output),
 	};
 
 	ps = (size_t)sysconf(_SC_PAGESIZE);

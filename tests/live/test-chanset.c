@@ -3,7 +3,7 @@
  * test-chanset - channel sets on this host with page-fault sampling:
  * exits of short-lived children, set difference, -ESRCH, samples of
  * inherited children, lost records, wrapped records, many samples per
- * drain.
+ * drain, one ring per CPU shared by events and tasks.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -505,6 +505,37 @@ static void test_lost(void **state)
 	print_message("# %u faults: %d samples, %llu lost in %u records\n",
 		      n + 1, delivered, (unsigned long long)t.lost,
 		      t.lost_calls);
+	/* the kernel's per-event count (Linux 6.0+) says the same */
+	{
+		uint64_t kl = 0;
+		int err = pebs_channel__lost(self_channel(set), &kl);
+
+		if (err == -EOPNOTSUPP)
+			print_message("# no PERF_FORMAT_LOST here: %s\n",
+				      pebs_errmsg());
+		else
+			assert_int_equal(err, 0);
+		if (!err)
+			assert_int_equal(kl, t.lost);
+		if (!err) {
+			/* perf's LOST_SAMPLES: lost, then the sample_id */
+			uint64_t rec[8], id;
+			struct perf_event_header h;
+			int size = pebs_channel__lost_record(self_channel(set),
+							     rec, sizeof(rec));
+
+			/* sample_id: TID TIME CPU IDENTIFIER */
+			assert_int_equal(size, 8 + 8 + 4 * 8);
+			memcpy(&h, rec, sizeof(h));
+			assert_int_equal(h.type, PERF_RECORD_LOST_SAMPLES);
+			assert_int_equal(h.size, size);
+			assert_int_equal(rec[1], t.lost);
+			pebs_channel__id(self_channel(set), &id);
+			assert_int_equal(rec[5], id);	/* IDENTIFIER last */
+			assert_int_equal(pebs_channel__lost_record(
+				self_channel(set), rec, 16), -ENOSPC);
+		}
+	}
 	munmap(buf, (n + 1) * ps);
 	pebs_chanset__delete(set);
 }
@@ -720,6 +751,156 @@ static void test_bad_args(void **state)
 	pebs_chanset__delete(NULL);
 }
 
+/* each sample reaches the channel its IDENTIFIER names */
+struct owned {
+	unsigned int by_ev[2];		/* page-faults, cpu-clock */
+	unsigned int wrong;
+	unsigned int kid[NR_KIDS];	/* samples of each kid's pid */
+	const pid_t *pids;
+	unsigned int exits;
+};
+
+static int on_sample_owned(void *ctx, struct pebs_channel *ch,
+			   const struct pebs_sample *s,
+			   const struct perf_event_header *raw)
+{
+	struct owned *o = ctx;
+	uint64_t id;
+
+	(void)raw;
+	pebs_channel__id(ch, &id);
+	if (s->id != id || (pebs_channel__cpu(ch) >= 0 &&
+			    s->cpu != (uint32_t)pebs_channel__cpu(ch)))
+		o->wrong++;
+	o->by_ev[pebs_channel__event(ch)->attr.config ==
+		 PERF_COUNT_SW_CPU_CLOCK]++;
+	for (int i = 0; o->pids && i < NR_KIDS; i++)
+		if (o->pids[i] == pebs_channel__pid(ch) &&
+		    s->pid == (uint32_t)o->pids[i])
+			o->kid[i]++;
+	return 0;
+}
+
+static void on_exit_owned(void *ctx, int target)
+{
+	(void)target;
+	((struct owned *)ctx)->exits++;
+}
+
+static const struct pebs_chanset_cbs owned_cbs = {
+	.on_sample = on_sample_owned,
+	.on_exit = on_exit_owned,
+};
+
+/* CPU targets, two events: one ring per CPU, samples to their event */
+static void test_shared_cpu_rings(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .sample_type = ST_PF,
+		  .watermark = 512);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pebs_event evs[2];
+	struct pebs_chanset *set;
+	struct owned own = { 0 };
+	char *buf;
+
+	(void)state;
+	faults_and_clock(evs);
+	evs[0].attr.sample_period = 1;
+	evs[1].attr.sample_period = 100000;	/* 100 us */
+	assert_int_equal(pebs_chanset__new(evs, 2, PEBS_TARGET_CPU, &o, &set),
+			 0);
+	for (long c = 0; c < ncpu; c++)
+		add_or_skip(set, (int)c);
+	assert_int_equal(pebs_chanset__nr_channels(set), 2 * ncpu);
+	assert_int_equal(pebs_chanset__nr_rings(set), ncpu);
+	buf = map_pages(64);
+	for (int i = 0; i < 3000 && own.by_ev[1] < 20; i++) {
+		volatile unsigned long x = 0;
+
+		for (unsigned long k = 0; k < 1000000; k++)
+			x += k;
+		if (i == 0)
+			touch(buf, 64);
+		assert_true(pebs_chanset__drain(set, &owned_cbs, &own) >= 0);
+	}
+	print_message("# %ld rings: %u page-fault, %u cpu-clock samples\n",
+		      ncpu, own.by_ev[0], own.by_ev[1]);
+	assert_true(own.by_ev[0] >= 64);
+	assert_true(own.by_ev[1] >= 20);
+	assert_int_equal(own.wrong, 0);
+	munmap(buf, 64 * ps);
+	pebs_chanset__delete(set);
+}
+
+/*
+ * Inherited task targets: every event and task of a CPU on one ring;
+ * each kid's samples reach its own channels, each exit comes once, and
+ * rings stay while other targets use them.
+ */
+static void test_shared_task_rings(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF,
+		  .inherit = true, .task_records = true);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pebs_event evs[2];
+	struct pebs_chanset *set;
+	pid_t pids[NR_KIDS];
+	struct owned own = { .pids = pids };
+	int go[2];
+
+	(void)state;
+	faults_and_clock(evs);
+	assert_int_equal(pipe(go), 0);
+	for (int i = 0; i < NR_KIDS; i++)
+		pids[i] = kid(go[0], false);
+	assert_int_equal(pebs_chanset__new(evs, 2, PEBS_TARGET_TASK, &o,
+					   &set), 0);
+	for (int i = 0; i < NR_KIDS; i++)
+		add_or_skip(set, pids[i]);
+	assert_int_equal(pebs_chanset__nr_channels(set), 2 * ncpu * NR_KIDS);
+	assert_int_equal(pebs_chanset__nr_rings(set), ncpu);
+	/* the first kid's channels own the rings: it goes, they stay */
+	assert_int_equal(write(go[1], "g", 1), 1);
+	for (int i = 0; i < 600 && !own.exits; i++)
+		assert_true(pebs_chanset__poll(set, 100, &owned_cbs, &own) >= 0);
+	assert_int_equal(own.exits, 1);
+	assert_int_equal(pebs_chanset__nr_rings(set), ncpu);
+	assert_int_equal(write(go[1], "ggg", NR_KIDS - 1), NR_KIDS - 1);
+	for (int i = 0; i < 600 && own.exits < NR_KIDS; i++)
+		assert_true(pebs_chanset__poll(set, 100, &owned_cbs, &own) >= 0);
+	assert_int_equal(own.exits, NR_KIDS);
+	assert_int_equal(pebs_chanset__nr_targets(set), 0);
+	assert_int_equal(pebs_chanset__nr_rings(set), 0);
+	for (int i = 0; i < NR_KIDS; i++)
+		if (own.kid[i] < KID_PAGES)
+			fail_msg("kid %d: %u samples, %u pages touched", i,
+				 own.kid[i], KID_PAGES);
+	assert_int_equal(own.wrong, 0);
+	reap(pids, NR_KIDS);
+	close(go[0]);
+	close(go[1]);
+	pebs_chanset__delete(set);
+}
+
+/* without PERF_SAMPLE_IDENTIFIER records cannot be told apart: no sharing */
+static void test_no_identifier_no_sharing(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o,
+		  .sample_type = ST_PF & ~(uint64_t)PERF_SAMPLE_IDENTIFIER);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pebs_event evs[2];
+	struct pebs_chanset *set;
+
+	(void)state;
+	faults_and_clock(evs);
+	assert_int_equal(pebs_chanset__new(evs, 2, PEBS_TARGET_CPU, &o, &set),
+			 0);
+	for (long c = 0; c < ncpu; c++)
+		add_or_skip(set, (int)c);
+	assert_int_equal(pebs_chanset__nr_rings(set), 2 * ncpu);
+	pebs_chanset__delete(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -733,6 +914,9 @@ int main(void)
 		cmocka_unit_test(test_cpu_targets),
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_shared_cpu_rings),
+		cmocka_unit_test(test_shared_task_rings),
+		cmocka_unit_test(test_no_identifier_no_sharing),
 	};
 
 	ps = (size_t)sysconf(_SC_PAGESIZE);

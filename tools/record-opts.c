@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-opts.c - the options of `pebs-shim record`: perf record's
+ * letters with perf's meanings, pebs-shim's own options long only.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record.h"
+
+const char *const rec_attr_names[] = {
+	[REC_ATTR_AUTO] = "auto", [REC_ATTR_TID] = "tid",
+	[REC_ATTR_MAP] = "map", [REC_ATTR_BOTH] = "both",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, 
+"usage: pebs-shim record [options] -- COMMAND [ARGS...]\n"
+"       pebs-shim record [options] -p PID[,PID...] | -t TID[,TID...]\n"
+"       pebs-shim record [options] -a | -C LIST [-- COMMAND [ARGS...]]\n"
+"\n"
+"Sample hardware or software events into a perf.data file (default\n"
+"pebs-shim.data, readable by perf script/report and pebs-shim report)\n"
+"or a CSV file, attributing each sample to a thread.\n"
+"\n"
+"Events:\n"
+"  -e, --event=EVENT      event to sample, repeatable (default: auto =\n"
+"                         PEBS/IBS loads where the CPU has them, else\n"
+"                         cpu-clock; one line says which). Accepts libpfm4\n"
+"                         names (MEM_INST_RETIRED:ALL_LOADS:precise=2),\n"
+"                         perf software events (cpu-clock, page-faults),\n"
+"                         sysfs spellings (ibs_op//) and the aliases\n"
+"                         loads, stores, ldlat[=N]\n"
+"  -c, --count=PERIOD     sample every PERIOD events (fixed period: lets\n"
+"                         the CPU batch PEBS records). Default: the\n"
+"                         event's :period=N, 250000 ns for cpu-clock and\n"
+"                         task-clock, else %u\n"
+"  -F, --freq=FREQ        about FREQ samples per second instead\n"
+"  -m, --mmap-pages=PAGES data pages of each ring, a power of two; one\n"
+"                         ring per CPU, or per thread with -t or -i\n"
+"                         (default %u with -a/-C, else %u; fewer when\n"
+"                         -t/-i threads exceed %u rings)\n"
+"\n"
+"Targets (one of):\n"
+"  -- COMMAND [ARGS...]   run COMMAND; counting starts at its exec and\n"
+"                         follows its children and threads; recording\n"
+"                         stops when it exits\n"
+"  -p, --pid=PID[,PID...] existing processes with all their threads,\n"
+"                         and the threads they create later\n"
+"  -t, --tid=TID[,TID...] existing threads only\n"
+"  -a, --all-cpus         every online CPU (system-wide; root or\n"
+"                         perf_event_paranoid <= 0)\n"
+"  -C, --cpu=LIST         these CPUs, e.g. 0-3,6 (must be online)\n"
+"  With -a or -C a COMMAND may follow: it bounds the recording.\n"
+"\n"
+"Output:\n"
+"  -o, --output=FILE      output file (default pebs-shim.data, or\n"
+"                         pebs-shim.csv with --format csv)\n"
+"      --format=perf|csv  perf.data (default) or CSV with a header line:\n"
+"                         time,cpu,tgid,pid,comm,event,ip,symbol,addr,\n"
+"                         weight,data_src\n"
+"      --duration=S       stop after S seconds (also: the command's exit,\n"
+"                         SIGINT, SIGTERM, SIGHUP; every way drains the\n"
+"                         rings and finishes the file)\n"
+"\n"
+"Sample contents (perf record's flags):\n"
+"  -d, --data             sample data addresses (PERF_SAMPLE_ADDR) of\n"
+"                         every event (memory and fault events have\n"
+"                         them anyway)\n"
+"  -g                     callchains by frame pointers (--call-graph fp)\n"
+"      --call-graph=fp|dwarf[,SIZE]\n"
+"                         fp: kernel-walked callchains; dwarf: user\n"
+"                         registers and SIZE bytes of user stack (default\n"
+"                         %u) per sample, for unwinding afterwards\n"
+"  -T, --timestamp, --sample-cpu\n"
+"                         accepted for perf: samples always carry the\n"
+"                         time and the CPU\n"
+"      --switch-events    record context switches (PERF_RECORD_SWITCH)\n"
+"  -i, --no-inherit       do not follow threads and children created\n"
+"                         after the start\n"
+"\n"
+"Attribution (who each sample belongs to):\n"
+"      --attr=auto|tid|map|both\n"
+"         tid   the TID the kernel wrote into the sample\n"
+"         map   the module's per-CPU switch history (/dev/pebs_map),\n"
+"               looked up by the sample's (cpu, time); the hardware\n"
+"               records then carry no TID. In the perf.data file every\n"
+"               record is re-encoded with the TID found and the attr\n"
+"               gets PERF_SAMPLE_TID, so perf shows the right threads\n"
+"         both  keep the TID and check the map against it: prints the\n"
+"               agreement rate (-v lists each mismatch)\n"
+"         auto  (default) map with -a/-C when /dev/pebs_map exists,\n"
+"               else tid; with -a/-C and no module it also records\n"
+"               PERF_RECORD_SWITCH_CPU_WIDE as the baseline and reports\n"
+"               how well that agrees with the TIDs\n"
+"\n"
+"  -q, --quiet            no status line, notes or summary (errors only)\n"
+"  -v, --verbose          more detail (events, channels, mismatches)\n"
+"  -h, --help             this help\n"
+"\n"
+"At the end perf's summary (wakeups; MB and samples written) and one\n"
+"line with the samples written, samples lost, throttle events and the\n"
+"attribution used. On a terminal a status line shows the elapsed\n"
+"time, samples, lost samples and MB written (not with -q).\n"
+"\n"
+"Exit status: the command's own (128+N if signal N killed it, or if\n"
+"SIGINT, SIGTERM or SIGHUP stopped the recording; 0 without a command\n"
+"or when --duration ended it), else %d usage error, %d recording could\n"
+"not start, %d recording failed midway, %d command not executable,\n"
+"%d command not found.\n",
+		PEBS_CHANNEL_DEF_PERIOD, REC_CPU_RING_PAGES, REC_TASK_RING_PAGES,
+		REC_TASK_RING_BUDGET / REC_TASK_RING_PAGES, REC_DWARF_STACK,
+		REC_EXIT_USAGE, REC_EXIT_SETUP, REC_EXIT_RUNTIME,
+		REC_EXIT_NOEXEC, REC_EXIT_NOTFOUND);
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+/* long-only options: codes outside the range of letters */
+enum {
+	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
+	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS,
+};
+
+/* "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph); 0 or exit code */
+static int parse_callgraph(struct rec_opts *o, const char *arg)
+{
+	uint64_t v;
+
+	if (!strcmp(arg, "fp")) {
+		o->callgraph = REC_CG_FP;
+		return 0;
+	}
+	if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ',')) {
+		o->callgraph = REC_CG_DWARF;
+		o->stack_size = REC_DWARF_STACK;
+		if (!arg[5])
+			return 0;
+		/* perf: a multiple of 8 up to 65528 (round_up(USHRT_MAX, 8)) */
+		if (parse_u64(arg + 6, &v) && v && v <= 65528) {
+			o->stack_size = (uint32_t)((v + 7) & ~7ull);
+			return 0;
+		}
+	}
+	rec_err("bad --call-graph '%s': give fp, dwarf or dwarf,SIZE (SIZE bytes of stack, at most 65528)",
+		arg);
+	return REC_EXIT_USAGE;
+}
+
+int rec_parse_args(struct rec_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "data", no_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "attr", required_argument, NULL, OPT_ATTR },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "timestamp", no_argument, NULL, 'T' },
+		{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
+		{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
+		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t v;
+	char *end;
+	int c;
+
+	/*
+	 * Every short letter means what it means to perf record (checked
+	 * against perf record -h, 6.1); pebs-shim's own options are long.
+	 */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:dgTiqvaC:p:t:h",
+				longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->nr_evs == REC_MAX_EVENTS) {
+				rec_err("too many events: give at most %d",
+					REC_MAX_EVENTS);
+				return REC_EXIT_USAGE;
+			}
+			o->evstrs[o->nr_evs++] = optarg;
+			break;
+		case 'c':
+			if (!parse_u64(optarg, &v) || !v) {
+				rec_err("bad period '%s': give a positive number of events (e.g. -c 10000)",
+					optarg);
+				return REC_EXIT_USAGE;
+			}
+			o->period = v;
+			break;
+		case 'F':
+			if (!parse_u64(optarg, &v) || !v) {
+				rec_err("bad frequency '%s': give a positive number of samples per second (e.g. -F 1000)",
+					optarg);
+				return REC_EXIT_USAGE;
+			}
+			o->freq = v;
+			break;
+		case 'm':
+			if (!parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
+			    v > (1u << 20)) {
+				rec_err("bad page count '%s': give a power of two (e.g. -m 64)",
+					optarg);
+				return REC_EXIT_USAGE;
+			}
+			o->pages = (unsigned int)v;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "perf")) {
+				o->format = REC_FMT_PERF;
+			} else if (!strcmp(optarg, "csv")) {
+				o->format = REC_FMT_CSV;
+			} else {
+				rec_err("unknown format '%s': use perf or csv",
+					optarg);
+				return REC_EXIT_USAGE;
+			}
+			break;
+		case 'd':
+			o->data_addr = true;
+			break;
+		case 'g':
+			o->callgraph = REC_CG_FP;
+			break;
+		case OPT_CALL_GRAPH:
+			c = parse_callgraph(o, optarg);
+			if (c)
+				return c;
+			break;
+		case 'T':
+		case OPT_SAMPLE_CPU:
+			/* samples always carry TIME and CPU (attribution) */
+			break;
+		case OPT_SWITCH_EVENTS:
+			o->switch_events = true;
+			break;
+		case 'i':
+			o->no_inherit = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || *end || !(o->duration > 0) ||
+			    !isfinite(o->duration)) {
+				rec_err("bad duration '%s': give seconds > 0 (e.g. --duration 2.5)",
+					optarg);
+				return REC_EXIT_USAGE;
+			}
+			break;
+		case OPT_ATTR:
+			for (c = 0; c < 4; c++)
+				if (!strcmp(optarg, rec_attr_names[c]))
+					break;
+			if (c == 4) {
+				rec_err("unknown attribution '%s': use auto, tid, map or both",
+					optarg);
+				return REC_EXIT_USAGE;
+			}
+			o->attr_req = (enum rec_attr_mode)c;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'a':
+			o->all_cpus = true;
+			break;
+		case 'C':
+			o->cpu_list = optarg;
+			break;
+		case 'p':
+			o->pid_list = optarg;
+			break;
+		case 't':
+			o->tid_list = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':
+			rec_err("option '%s' needs a value: see pebs-shim record --help",
+				argv[optind - 1]);
+			return REC_EXIT_USAGE;
+		default:
+			rec_err("unknown option '%s': see pebs-shim record --help",
+				argv[optind - 1]);
+			return REC_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		o->cmd = &argv[optind];
+	if (o->period && o->freq) {
+		rec_err("-c and -F together: give either a period or a frequency");
+		return REC_EXIT_USAGE;
+	}
+	if (o->all_cpus && o->cpu_list) {
+		rec_err("-a and -C together: -a already means every CPU");
+		return REC_EXIT_USAGE;
+	}
+	o->per_cpu = o->all_cpus || o->cpu_list;
+	c = !!o->pid_list + !!o->tid_list + o->per_cpu;
+	if (c > 1 || (c && !o->per_cpu && o->cmd)) {
+		rec_err("more than one target: give one of -- COMMAND, -p, -t, -a, -C");
+		return REC_EXIT_USAGE;
+	}
+	if (!c && !o->cmd) {
+		rec_err("nothing to record: give -- COMMAND, -p PID, -t TID, -a or -C LIST");
+		return REC_EXIT_USAGE;
+	}
+	if (!o->nr_evs)
+		o->evstrs[o->nr_evs++] = "auto";
+	if (!o->output)
+		o->output = o->format == REC_FMT_CSV ? "pebs-shim.csv" :
+							  "pebs-shim.data";
+	return 0;
+}
