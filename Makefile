@@ -203,6 +203,7 @@ check-san:
 bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	$(TOOL) bench
+	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/record-cost.sh
 
 # the README's main command: record memwalk with the best event here,
 # then pebs-shim report (and perf report); scripts/demo.sh builds first
