@@ -114,6 +114,9 @@ static uint64_t sample_type_of(const struct record *rec,
 		st |= PERF_SAMPLE_DATA_SRC;
 	if (rec->o.freq)
 		st |= PERF_SAMPLE_PERIOD;
+	/* a tracepoint's fields (perf record -e sys:name samples them) */
+	if (ev->flags & PEBS_EVENT_TRACEPOINT)
+		st |= PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD;
 	if (rec->o.callgraph != REC_CG_NONE)
 		st |= PERF_SAMPLE_CALLCHAIN;
 	if (rec->o.callgraph == REC_CG_DWARF)
@@ -123,22 +126,41 @@ static uint64_t sample_type_of(const struct record *rec,
 	return st;
 }
 
+/*
+ * Each -e as perf reads it (pebs_event__parse_list: comma lists,
+ * {a,b} groups); rec->o.nr_evs becomes the number of events.
+ */
 static int parse_events(struct record *rec)
 {
-	for (unsigned int i = 0; i < rec->o.nr_evs; i++) {
-		struct pebs_event *ev = &rec->evs[i];
+	unsigned int nr = 0;
 
-		for (unsigned int j = 0; j < i; j++) {
-			if (!strcmp(rec->o.evstrs[i], rec->o.evstrs[j])) {
-				rec_err("event '%s' given twice: give each event once",
-					rec->o.evstrs[i]);
-				return -EINVAL;
-			}
-		}
-		if (pebs_event__parse(rec->o.evstrs[i], ev)) {
+	for (unsigned int s = 0; s < rec->o.nr_evs; s++) {
+		unsigned int first = nr;
+
+		if (pebs_event__parse_list(rec->o.evstrs[s], rec->evs,
+					   REC_MAX_EVENTS, &nr)) {
 			rec_err("%s", pebs_errmsg());
 			return -EINVAL;
 		}
+		for (unsigned int i = first; i < nr; i++) {
+			if (rec->evs[i].nr_members > 1) {
+				rec_err("'%s': event groups are not opened as groups yet: give the events as a list (a,b) or with several -e",
+					rec->o.evstrs[s]);
+				return -EINVAL;
+			}
+			for (unsigned int j = 0; j < i; j++) {
+				if (!strcmp(rec->evs[i].name, rec->evs[j].name)) {
+					rec_err("event '%s' given twice: give each event once",
+						rec->evs[i].name);
+					return -EINVAL;
+				}
+			}
+		}
+	}
+	rec->o.nr_evs = nr;
+	for (unsigned int i = 0; i < nr; i++) {
+		struct pebs_event *ev = &rec->evs[i];
+
 		/* the library's default period is for hardware events */
 		if (!rec->o.period && !rec->o.freq && !ev->attr.sample_period &&
 		    ev->attr.type == PERF_TYPE_SOFTWARE &&
