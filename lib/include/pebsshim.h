@@ -1493,6 +1493,50 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     struct pebs_obs_thread *out,
 				     unsigned int max);
 
+/* ------------------------------------------------------------------ */
+/* perf.data reader: inputs perf users have (lib/perfdata-next.c,      */
+/* lib/perfdata-pipe.c, lib/perfdata-zstd.c)                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Besides a plain file, pebs_perfdata__open and __from_memory read:
+ *  - pipe-mode streams (perf record -o -: a 16-byte header, then
+ *    perf's HEADER_ATTR / HEADER_FEATURE / ... records inline up to
+ *    FINISHED_INIT, read when the stream is opened, so that __attr,
+ *    __attr_name and __feat work at once); __open("-") reads standard
+ *    input. A stream is read as it comes, in bounded memory: a record
+ *    from __next is valid only until the next call, and __rewind works
+ *    on a stream saved to a file (or in memory), not on a pipe (the next
+ *    __next then fails with -ESPIPE).
+ *  - zstd-compressed records (perf record -z): the records inside each
+ *    PERF_RECORD_COMPRESSED come out of __next, valid until its next
+ *    call; the COMPRESSED records themselves are not returned. A frame
+ *    that does not decompress, or to more than HEADER_COMPRESSED's
+ *    mmap_len, gives -EINVAL from __next.
+ *  - files perf never finished (killed perf record: the header's data
+ *    size is still 0): records run to the end of the file; a last record
+ *    cut short is dropped, not an error (see __truncated).
+ */
+
+/*
+ * pebs_perfdata__open_fd - as __open, on an open descriptor that the
+ * reader takes over (closed on failure and by __close): a regular file
+ * is mapped, anything else (a pipe, a socket) must carry a pipe-mode
+ * stream. Returns as __open; -EBADMSG if a pipe carries something else.
+ */
+PEBS_API int pebs_perfdata__open_fd(int fd, struct pebs_perfdata **pdp);
+
+/* pebs_perfdata__is_pipe - whether the input is a pipe-mode stream. */
+PEBS_API bool pebs_perfdata__is_pipe(const struct pebs_perfdata *pd);
+
+/*
+ * pebs_perfdata__truncated - whether the recording was cut short: the
+ * header's data size is 0 (perf record did not finish; perf warns "Was
+ * the 'perf record' command properly terminated?"), or the last record
+ * read so far ran past the end of the file or stream and was dropped.
+ */
+PEBS_API bool pebs_perfdata__truncated(const struct pebs_perfdata *pd);
+
 #ifdef __cplusplus
 }
 #endif
