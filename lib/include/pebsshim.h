@@ -951,8 +951,8 @@ struct pebs_perfdata;
  * HEADER_EVENT_DESC names when present. Returns 0, -errno from
  * open/fstat/mmap (-ENOENT, -EACCES, ...), -EBADMSG (not a perf.data
  * file, or a section lies outside the file), -EOPNOTSUPP (big-endian
- * or the old PERFFILE format, or a pipe-mode stream: "convert with perf
- * inject -o file").
+ * or the old PERFFILE format). Pipe-mode streams ("-": standard input),
+ * compressed records and unfinished files: see pebs_perfdata__open_fd.
  */
 PEBS_API int pebs_perfdata__open(const char *path, struct pebs_perfdata **pdp);
 
@@ -1018,13 +1018,15 @@ PEBS_API int pebs_perfdata__feat_str(const struct pebs_perfdata *pd,
  * pebs_perfdata__next - the next record of the data section.
  *
  * Returns 1 and points *ev at the record (in the mapping: valid until
- * close; 8-byte aligned when the file's records are), 0 at the end, or
+ * close; 8-byte aligned when the file's records are; from a pipe-mode
+ * stream or a compressed record: valid until the next call), 0 at the
+ * end, or
  * -EBADMSG if a record's size is smaller than its header or runs past
  * the data section (iteration stops there). The payload that follows
  * AUXTRACE and HEADER_TRACING_DATA records is skipped. HEADER_ATTR
  * records add an event (see __nr_attrs). Every record is returned,
- * including perf's own types (>= 64); PERF_RECORD_COMPRESSED (perf
- * record -z) is returned as it is, not decompressed.
+ * including perf's own types (>= 64), except PERF_RECORD_COMPRESSED
+ * (perf record -z): the records inside it are returned instead.
  */
 PEBS_API int pebs_perfdata__next(struct pebs_perfdata *pd,
 				 const struct perf_event_header **ev);
