@@ -164,6 +164,7 @@ struct pebs_perfdata {
 				   payload is skipped (64 KiB) */
 	int rewind_err;		/* pipe mode: __rewind failed */
 	struct pd_zstd *zstd;	/* from the first COMPRESSED record on */
+	struct pd_dir *dir;	/* perf record --threads: DIR/data.N */
 };
 
 /* an event read from the file or a HEADER_ATTR record (perfdata-read.c) */
@@ -177,5 +178,20 @@ int pd_header_attr(struct pebs_perfdata *pd, const unsigned char *rec,
 int pd_read_event_desc(struct pebs_perfdata *pd);
 /* pipe mode: read perf's header records up to FINISHED_INIT (perfdata-next.c) */
 int pd_read_prologue(struct pebs_perfdata *pd);
+/* prefix the last error's reason with @name; returns @err */
+int pd_with_name(int err, const char *name);
+
+/*
+ * Directory-format recordings (lib/perfdata-dir.c): __open reads
+ * DIR/data and maps DIR/data.N; __next returns the next record of the
+ * data.N files merged by time (1, 0 at the end, -errno).
+ */
+struct pd_dir;
+int pd_dir__open(int dirfd, struct pebs_perfdata **pdp);
+void pd_dir__free(struct pd_dir *d);
+int pd_dir__next(struct pd_dir *d, const unsigned char **rec);
+void pd_dir__rewind(struct pd_dir *d);
+bool pd_dir__truncated(const struct pd_dir *d);
+unsigned int pd_dir__nr_files(const struct pd_dir *d);
 
 #endif /* PEBSSHIM_INTERNAL_H */

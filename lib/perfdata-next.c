@@ -147,6 +147,8 @@ int pebs_perfdata__next(struct pebs_perfdata *pd,
 				break;
 		}
 		r = pd->stream ? stream_rec(pd, &rec) : file_rec(pd, &rec);
+		if (!r && pd->dir)	/* DIR/data first, then DIR/data.N */
+			r = pd_dir__next(pd->dir, &rec);
 		if (r <= 0) {
 			if (!r && pd->zstd && pd_zstd__pending(pd->zstd))
 				pd->truncated = true;
@@ -180,6 +182,8 @@ void pebs_perfdata__rewind(struct pebs_perfdata *pd)
 		pd_zstd__reset(pd->zstd);
 	if (pd->stream && pd_stream__rewind(pd->stream))
 		pd->rewind_err = -ESPIPE;
+	if (pd->dir)
+		pd_dir__rewind(pd->dir);
 }
 
 int pd_read_prologue(struct pebs_perfdata *pd)

@@ -400,8 +400,7 @@ int pebs_perfdata__from_memory(const void *buf, size_t size,
 	return pd_new(buf, size, false, -1, pdp);
 }
 
-/* prefix the reason for a failure with @name */
-static int with_name(int err, const char *name)
+int pd_with_name(int err, const char *name)
 {
 	char why[256];
 
@@ -453,8 +452,8 @@ int pebs_perfdata__open_fd(int fd, struct pebs_perfdata **pdp)
 			munmap(buf, st.st_size);
 		goto out_close;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		err = pebs_err(-EOPNOTSUPP, "a directory is not a perf.data file");
+	if (S_ISDIR(st.st_mode)) {	/* perf record --threads */
+		err = pd_dir__open(fd, pdp);
 		goto out_close;
 	}
 	/* a pipe, a socket, a terminal: only a pipe-mode stream can come */
@@ -493,7 +492,7 @@ int pebs_perfdata__open(const char *path, struct pebs_perfdata **pdp)
 			return pebs_err(-errno, "cannot open %s: %m", path);
 	}
 	err = pebs_perfdata__open_fd(fd, pdp);
-	return err ? with_name(err, path) : 0;
+	return err ? pd_with_name(err, path) : 0;
 }
 
 void pebs_perfdata__close(struct pebs_perfdata *pd)
@@ -508,6 +507,7 @@ void pebs_perfdata__close(struct pebs_perfdata *pd)
 	free(pd->idtab);
 	pd_stream__free(pd->stream);
 	pd_zstd__free(pd->zstd);
+	pd_dir__free(pd->dir);
 	free(pd->rec);
 	if (pd->fd >= 0)
 		close(pd->fd);
@@ -592,7 +592,8 @@ int pebs_perfdata__feat_str(const struct pebs_perfdata *pd, unsigned int feat,
 bool pebs_perfdata__truncated(const struct pebs_perfdata *pd)
 {
 	return pd->unfinished || pd->truncated ||
-	       (pd->stream && pd_stream__truncated(pd->stream));
+	       (pd->stream && pd_stream__truncated(pd->stream)) ||
+	       (pd->dir && pd_dir__truncated(pd->dir));
 }
 
 bool pebs_perfdata__is_pipe(const struct pebs_perfdata *pd)
