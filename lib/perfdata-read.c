@@ -285,12 +285,12 @@ static const char *perf_string(const unsigned char **p,
 
 int pd_read_event_desc(struct pebs_perfdata *pd)
 {
-	const unsigned char *p = pd->feat[PEBS_FEAT_EVENT_DESC];
-	const unsigned char *end = p + pd->feat_size[PEBS_FEAT_EVENT_DESC];
+	const unsigned char *p = pd->feat[PEBS_FEAT_EVENT_DESC], *end;
 	uint32_t nr, asz, nr_ids, len;
 
-	if (!p || end - p < 8)
+	if (!p || pd->feat_size[PEBS_FEAT_EVENT_DESC] < 8)
 		return 0;
+	end = p + pd->feat_size[PEBS_FEAT_EVENT_DESC];
 	nr = ld32(p);
 	asz = ld32(p + 4);
 	p += 8;

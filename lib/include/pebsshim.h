@@ -1518,13 +1518,19 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
  *  - files perf never finished (killed perf record: the header's data
  *    size is still 0): records run to the end of the file; a last record
  *    cut short is dropped, not an error (see __truncated).
+ *  - directory-format recordings (perf record --threads): @path is the
+ *    directory; __next returns DIR/data's records, then those of the
+ *    DIR/data.N files merged by time (each file is in time order; a
+ *    record without a time keeps its place in its file).
  */
 
 /*
  * pebs_perfdata__open_fd - as __open, on an open descriptor that the
  * reader takes over (closed on failure and by __close): a regular file
- * is mapped, anything else (a pipe, a socket) must carry a pipe-mode
- * stream. Returns as __open; -EBADMSG if a pipe carries something else.
+ * is mapped, a directory read as perf record --threads wrote it, and
+ * anything else (a pipe, a socket) must carry a pipe-mode stream.
+ * Returns as __open; -EBADMSG if a pipe carries something else,
+ * -EOPNOTSUPP for a directory perf record --threads did not write.
  */
 PEBS_API int pebs_perfdata__open_fd(int fd, struct pebs_perfdata **pdp);
 

@@ -180,6 +180,8 @@ for t in "${targets[@]}"; do
 		-artifact_prefix="$tmp/art-$t/" \
 		"$tmp/corpus-$t" "$tmp/seed-$t" > "$tmp/log-$t" 2>&1
 	rc=$?
+	# UBSan reports without stopping: a report is a failure too
+	grep -q 'runtime error:' "$tmp/log-$t" && rc=${rc/#0/1}
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/log-$t")
 	cov=$(grep -o 'cov: [0-9]*' "$tmp/log-$t" | tail -n 1)
 	if [ $rc -eq 0 ]; then

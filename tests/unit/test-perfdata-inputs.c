@@ -3,9 +3,9 @@
  * test-perfdata-inputs.c - the perf.data reader on the inputs perf users
  * have besides a finished file: hostile attr tables (linear work and
  * memory), files perf never finished (data size 0), pipe-mode streams
- * (from memory and through a real pipe), zstd-compressed records; and
- * the same on real recordings made here with perf (pipe, -z, killed),
- * checked against `perf script` (skipped when perf cannot record).
+ * (from memory and through a real pipe), zstd-compressed records and
+ * directory-format recordings (perf record --threads). The same on
+ * recordings perf makes: tests/live/test-perfdata-perf.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -494,6 +494,93 @@ static void test_zstd(void **state)
 	free(b.p);
 }
 
+/* write @len bytes at @p to @dir/@name */
+static void write_file(const char *d, const char *name, const void *p,
+		       size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(p, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A perf record --threads directory: DIR/data (header, FINISHED_INIT,
+ * HEADER_DIR_FORMAT), DIR/data.0 with samples at even times and a cut
+ * last record, DIR/data.1 at odd times then a FINISHED_ROUND, and an
+ * empty DIR/data.2. The samples come out in time order.
+ */
+static void test_directory(void **state)
+{
+	char d[] = "/tmp/pebs-dir-XXXXXX", cmd[64];
+	struct buf b = { 0 }, k[2] = { { 0 }, { 0 } };
+	struct pebs_perfdata *pd;
+	const struct perf_event_header *ev;
+	struct pebs_sample s;
+	struct pebs_perf_file_header *h;
+	unsigned int n = 0, ip = 0;
+	size_t data_at, tab;
+	int r;
+
+	(void)state;
+	assert_non_null(mkdtemp(d));
+	assert_int_equal(pebs_perfdata__open(d, &pd), -EOPNOTSUPP);
+	assert_non_null(strstr(pebs_errmsg(), "--threads"));
+	data_at = put_header_attrs(&b, 2, 1);
+	put_hdr(&b, PEBS_PERF_RECORD_FINISHED_INIT, 8);
+	h = (void *)b.p;
+	h->data.size = b.len - data_at;
+	write_file(d, "data", b.p, b.len);	/* no DIR_FORMAT yet */
+	assert_int_equal(pebs_perfdata__open(d, &pd), -EOPNOTSUPP);
+	assert_non_null(strstr(pebs_errmsg(), "HEADER_DIR_FORMAT"));
+	h->features[0] = 1ULL << PEBS_FEAT_DIR_FORMAT;
+	tab = b.len;
+	put64(&b, tab + 16);
+	put64(&b, 8);
+	put64(&b, 1);				/* version */
+	write_file(d, "data", b.p, b.len);
+	for (unsigned int i = 0; i < 8; i++)
+		put_sample(&k[i % 2], 100000 * (1 + i % 2), i);
+	put_hdr(&k[1], PEBS_PERF_RECORD_FINISHED_ROUND, 8);
+	put_hdr(&k[0], PERF_RECORD_SAMPLE, 32);	/* cut by a kill */
+	write_file(d, "data.0", k[0].p, k[0].len);
+	write_file(d, "data.1", k[1].p, k[1].len);
+	write_file(d, "data.2", "", 0);
+
+	assert_int_equal(pebs_perfdata__open(d, &pd), 0);
+	for (int pass = 0; pass < 2; pass++) {
+		int types[11] = { 0 };
+
+		n = ip = 0;
+		while ((r = pebs_perfdata__next(pd, &ev)) > 0) {
+			assert_true(n < 11);
+			types[n++] = ev->type;
+			if (ev->type != PERF_RECORD_SAMPLE)
+				continue;
+			assert_int_equal(pebs_perfdata__sample(pd, ev, &s, NULL), 0);
+			assert_int_equal(s.ip, ip++);
+		}
+		assert_int_equal(r, 0);
+		assert_int_equal(n, 10);
+		assert_int_equal(types[0], PEBS_PERF_RECORD_FINISHED_INIT);
+		/* data.1's FINISHED_ROUND stays after its last sample (7) */
+		assert_int_equal(types[9], PEBS_PERF_RECORD_FINISHED_ROUND);
+		assert_int_equal(ip, 8);
+		assert_true(pebs_perfdata__truncated(pd));
+		pebs_perfdata__rewind(pd);
+	}
+	pebs_perfdata__close(pd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
+	assert_int_equal(system(cmd), 0);
+	free(b.p);
+	free(k[0].p);
+	free(k[1].p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -502,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_pipe_memory),
 		cmocka_unit_test(test_pipe_fd),
 		cmocka_unit_test(test_zstd),
+		cmocka_unit_test(test_directory),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
