@@ -150,6 +150,7 @@ struct pebs_perfdata {
 	unsigned int nr_attrs, cap_attrs;
 	struct id_ent *idtab;	/* open addressing, first id wins */
 	size_t nr_ids, id_mask;
+	uint64_t id_seed;	/* random: see id_hash */
 	int sample_id_pos;	/* offset of the id in a sample, or -1 */
 	int other_id_pos;	/* its distance from a record's end, or -1 */
 	uint64_t data_start, data_end, pos;	/* file mode */

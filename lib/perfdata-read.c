@@ -32,7 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -45,6 +47,10 @@ _Static_assert(sizeof(struct pebs_perf_file_section) == 16,
 #define PERF_MAGIC_SWAPPED	0x50455246494c4532ULL
 #define PERF_MAGIC_V1		0x454c494646524550ULL	/* "PERFFILE" */
 #define PIPE_HEADER_SIZE	16	/* pipe mode: { magic, size = 16 } */
+/* bounds for streams, whose length is not known: far above perf's use
+ * (events x CPUs or threads), far below what would exhaust memory */
+#define PD_MAX_ATTRS		(1u << 16)
+#define PD_MAX_IDS		(1u << 22)
 
 struct id_ent {
 	uint64_t id;
@@ -58,9 +64,18 @@ static bool in_file(const struct pebs_perfdata *pd, uint64_t off,
 	return off <= pd->size && len <= pd->size - off;
 }
 
-static size_t id_hash(uint64_t id, size_t mask)
+/*
+ * Ids are hashed with a per-reader random seed (splitmix64's finalizer
+ * over id + seed): a file cannot choose ids that all land in one run of
+ * the table and make every lookup walk it.
+ */
+static size_t id_hash(uint64_t seed, uint64_t id, size_t mask)
 {
-	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 17) & mask;
+	uint64_t x = id + seed;
+
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return (size_t)(x ^ (x >> 31)) & mask;
 }
 
 static const struct id_ent *id_find(const struct pebs_perfdata *pd,
@@ -68,7 +83,8 @@ static const struct id_ent *id_find(const struct pebs_perfdata *pd,
 {
 	if (!pd->nr_ids)
 		return NULL;
-	for (size_t i = id_hash(id, pd->id_mask);; i = (i + 1) & pd->id_mask) {
+	for (size_t i = id_hash(pd->id_seed, id, pd->id_mask);;
+	     i = (i + 1) & pd->id_mask) {
 		const struct id_ent *e = &pd->idtab[i];
 
 		if (!e->idx1)
@@ -78,10 +94,10 @@ static const struct id_ent *id_find(const struct pebs_perfdata *pd,
 	}
 }
 
-static void id_put(struct id_ent *tab, size_t mask, uint64_t id,
-		   unsigned int idx1)
+static void id_put(uint64_t seed, struct id_ent *tab, size_t mask,
+		   uint64_t id, unsigned int idx1)
 {
-	size_t i = id_hash(id, mask);
+	size_t i = id_hash(seed, id, mask);
 
 	while (tab[i].idx1 && tab[i].id != id)
 		i = (i + 1) & mask;
@@ -95,8 +111,13 @@ static int id_reserve(struct pebs_perfdata *pd, size_t more)
 	size_t cap = pd->idtab ? pd->id_mask + 1 : 64;
 	struct id_ent *tab;
 
-	if (more > SIZE_MAX / 64)
-		return pebs_err(-ENOMEM, "out of memory for perf.data ids");
+	if (more > PD_MAX_IDS || pd->nr_ids + more > PD_MAX_IDS)
+		return pebs_err(-EBADMSG,
+				"corrupt perf.data: more than %u event ids",
+				PD_MAX_IDS);
+	if (!pd->idtab && getrandom(&pd->id_seed, sizeof(pd->id_seed),
+				    GRND_NONBLOCK) != sizeof(pd->id_seed))
+		pd->id_seed = (uintptr_t)pd ^ (uint64_t)time(NULL) << 20;
 	while (cap / 2 < pd->nr_ids + more)
 		cap *= 2;
 	if (pd->idtab && cap == pd->id_mask + 1)
@@ -106,7 +127,8 @@ static int id_reserve(struct pebs_perfdata *pd, size_t more)
 		return pebs_err(-ENOMEM, "out of memory for perf.data ids");
 	for (size_t i = 0; pd->idtab && i <= pd->id_mask; i++)
 		if (pd->idtab[i].idx1)
-			id_put(tab, cap - 1, pd->idtab[i].id, pd->idtab[i].idx1);
+			id_put(pd->id_seed, tab, cap - 1, pd->idtab[i].id,
+			       pd->idtab[i].idx1);
 	free(pd->idtab);
 	pd->idtab = tab;
 	pd->id_mask = cap - 1;
@@ -160,7 +182,14 @@ int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 		size_t attr_bytes_len, const unsigned char *ids, size_t nr_ids)
 {
 	struct pd_attr *a;
+	int err;
 
+	if (pd->nr_attrs >= PD_MAX_ATTRS)
+		return pebs_err(-EBADMSG, "corrupt perf.data: more than %u events",
+				PD_MAX_ATTRS);
+	err = id_reserve(pd, nr_ids);
+	if (err)
+		return err;
 	if (pd->nr_attrs == pd->cap_attrs) {
 		unsigned int cap = pd->cap_attrs ? 2 * pd->cap_attrs : 4;
 		void *n = realloc(pd->attrs, cap * sizeof(*pd->attrs));
@@ -170,8 +199,6 @@ int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 		pd->attrs = n;
 		pd->cap_attrs = cap;
 	}
-	if (id_reserve(pd, nr_ids))
-		return -ENOMEM;
 	a = &pd->attrs[pd->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	if (nr_ids) {
@@ -186,7 +213,8 @@ int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 	memcpy(&a->attr, attr_bytes, attr_bytes_len);
 	a->layout_err = pebs_sample_layout__init(&a->layout, &a->attr);
 	for (size_t i = 0; i < nr_ids; i++, pd->nr_ids++)
-		id_put(pd->idtab, pd->id_mask, a->ids[i], pd->nr_attrs + 1);
+		id_put(pd->id_seed, pd->idtab, pd->id_mask, a->ids[i],
+		       pd->nr_attrs + 1);
 	pd->nr_attrs++;
 	update_id_pos(pd, pd->nr_attrs - 1);
 	return 0;
