@@ -67,6 +67,12 @@ static int file_rec(struct pebs_perfdata *pd, const unsigned char **recp)
 	if (size > left || extra > left - size)
 		goto cut;
 	pd->pos += size + extra;
+	if ((uintptr_t)rec & 7) {	/* e.g. after perf -z's COMPRESSED */
+		if (!pd->rec && !(pd->rec = malloc(1u << 16)))
+			return pebs_err(-ENOMEM, "out of memory for a perf.data record");
+		memcpy(pd->rec, rec, size);
+		rec = pd->rec;
+	}
 	*recp = rec;
 	return 1;
 cut:	/* the last record runs past the end */

@@ -10,6 +10,10 @@
  * (pd_stream__skip), so memory stays bounded whatever the stream's
  * length.
  *
+ * Records come out 8-byte aligned (perf's HEADER_FEATURE records have
+ * odd sizes, and shift every record after them): one that is not is
+ * copied first.
+ *
  * The prologue (perf's HEADER_ATTR / HEADER_FEATURE / ... records up to
  * FINISHED_INIT) is kept: the reader parses it when it opens the stream
  * and __next then returns it again before reading on (pd_stream__replay).
@@ -31,6 +35,7 @@ struct pd_stream {
 	const unsigned char *mem;
 	size_t mem_size, mem_pos;
 	unsigned char *buf;		/* BUF_SIZE bytes */
+	unsigned char *align;		/* a record copied to be aligned */
 	size_t head, tail;		/* unread bytes: buf[head, tail) */
 	size_t last;			/* size of the record last returned */
 	bool eof, truncated;
@@ -48,7 +53,10 @@ static int stream_new(struct pd_stream **sp)
 {
 	struct pd_stream *s = calloc(1, sizeof(*s));
 
-	if (!s || !(s->buf = malloc(BUF_SIZE))) {
+	if (!s || !(s->buf = malloc(BUF_SIZE)) ||
+	    !(s->align = malloc(1u << 16))) {
+		if (s)
+			free(s->buf);
 		free(s);
 		return pebs_err(-ENOMEM, "out of memory for a perf.data stream");
 	}
@@ -83,6 +91,7 @@ void pd_stream__free(struct pd_stream *s)
 	if (!s)
 		return;
 	free(s->buf);
+	free(s->align);
 	free(s->pro);
 	free(s);
 }
@@ -135,11 +144,13 @@ static int fill(struct pd_stream *s, size_t n)
 /* keep a copy of the record at @rec in the prologue */
 static int keep(struct pd_stream *s, const unsigned char *rec, size_t n)
 {
-	if (s->pro_len + n > s->pro_cap) {
+	size_t at = (s->pro_len + 7) & ~(size_t)7;	/* 8-byte aligned */
+
+	if (at + n > s->pro_cap) {
 		size_t cap = s->pro_cap ? 2 * s->pro_cap : 64 << 10;
 		void *p;
 
-		while (cap < s->pro_len + n)
+		while (cap < at + n)
 			cap *= 2;
 		p = realloc(s->pro, cap);
 		if (!p)
@@ -147,8 +158,8 @@ static int keep(struct pd_stream *s, const unsigned char *rec, size_t n)
 		s->pro = p;
 		s->pro_cap = cap;
 	}
-	memcpy(s->pro + s->pro_len, rec, n);
-	s->pro_len += n;
+	memcpy(s->pro + at, rec, n);
+	s->pro_len = at + n;
 	return 0;
 }
 
@@ -159,6 +170,7 @@ int pd_stream__next(struct pd_stream *s, const unsigned char **rec)
 
 	s->replayed = false;
 	if (s->replay) {
+		s->pro_pos = (s->pro_pos + 7) & ~(size_t)7;
 		if (s->pro_pos + 8 <= s->pro_len) {
 			s->replayed = true;
 			*rec = s->pro + s->pro_pos;
@@ -186,6 +198,10 @@ int pd_stream__next(struct pd_stream *s, const unsigned char **rec)
 	}
 	*rec = s->buf + s->head;
 	s->last = size;
+	if ((uintptr_t)*rec & 7) {	/* after a record of odd size */
+		memcpy(s->align, *rec, size);
+		*rec = s->align;
+	}
 	return s->capture ? (keep(s, *rec, size) ?: 1) : 1;
 }
 

@@ -1017,10 +1017,10 @@ PEBS_API int pebs_perfdata__feat_str(const struct pebs_perfdata *pd,
 /*
  * pebs_perfdata__next - the next record of the data section.
  *
- * Returns 1 and points *ev at the record (in the mapping: valid until
- * close; 8-byte aligned when the file's records are; from a pipe-mode
- * stream or a compressed record: valid until the next call), 0 at the
- * end, or
+ * Returns 1 and points *ev at the record, 8-byte aligned (in the
+ * mapping: valid until close; from a pipe-mode stream or a compressed
+ * record, or copied because the file had it unaligned: valid until the
+ * next call), 0 at the end, or
  * -EBADMSG if a record's size is smaller than its header or runs past
  * the data section (iteration stops there). The payload that follows
  * AUXTRACE and HEADER_TRACING_DATA records is skipped. HEADER_ATTR

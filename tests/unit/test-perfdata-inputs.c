@@ -303,6 +303,8 @@ static void read_pipe(struct pebs_perfdata *pd, unsigned int nsamples)
 						 sizeof(host)), 4);
 	assert_string_equal(host, "pipe");
 	while ((r = pebs_perfdata__next(pd, &ev)) > 0) {
+		/* aligned, though HEADER_FEATURE's 28 bytes shift the rest */
+		assert_int_equal((uintptr_t)ev & 7, 0);
 		if (n++ == 3)
 			assert_int_equal(ev->type, PEBS_PERF_RECORD_HEADER_TRACING_DATA);
 		if (ev->type != PERF_RECORD_SAMPLE)
@@ -455,6 +457,8 @@ static void test_zstd(void **state)
 	for (int pass = 0; pass < 2; pass++) {
 		samples = other = 0;
 		while ((r = pebs_perfdata__next(pd, &ev)) > 0) {
+			/* aligned, though COMPRESSED records are not padded */
+			assert_int_equal((uintptr_t)ev & 7, 0);
 			if (ev->type != PERF_RECORD_SAMPLE) {
 				assert_int_equal(ev->type, PEBS_PERF_RECORD_FINISHED_ROUND);
 				other++;
