@@ -129,6 +129,8 @@ bool pd_zstd__pending(const struct pd_zstd *z);
  * features; lib/perfdata-next.c: the records, from the mapped file, a
  * pipe-mode stream, or inside COMPRESSED records).
  */
+#define PD_PIPE_HEADER_SIZE	16	/* pipe mode: { magic, size = 16 } */
+
 struct pd_attr {
 	struct perf_event_attr attr;
 	struct pebs_sample_layout layout;
@@ -168,6 +170,8 @@ struct pebs_perfdata {
 	struct pd_dir *dir;	/* perf record --threads: DIR/data.N */
 };
 
+/* the header, attrs and features of the file at pd->buf (perfdata-read.c) */
+int pd_init_file(struct pebs_perfdata *pd);
 /* an event read from the file or a HEADER_ATTR record (perfdata-read.c) */
 int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 		size_t attr_bytes_len, const unsigned char *ids,
@@ -179,7 +183,7 @@ int pd_header_attr(struct pebs_perfdata *pd, const unsigned char *rec,
 int pd_read_event_desc(struct pebs_perfdata *pd);
 /* pipe mode: read perf's header records up to FINISHED_INIT (perfdata-next.c) */
 int pd_read_prologue(struct pebs_perfdata *pd);
-/* prefix the last error's reason with @name; returns @err */
+/* prefix the last error's reason with @name; returns @err (perfdata-open.c) */
 int pd_with_name(int err, const char *name);
 
 /*

@@ -18,24 +18,21 @@
  * short is dropped (pebs_perfdata__truncated), and the feature table,
  * never written, is absent.
  *
- * Pipe-mode streams (perf record -o -) come through lib/perfdata-pipe.c,
- * and the records inside PERF_RECORD_COMPRESSED (perf record -z) through
- * lib/perfdata-zstd.c; __next returns the same records for all three.
+ * Opening (memory, paths, descriptors): lib/perfdata-open.c. Records:
+ * lib/perfdata-next.c, with pipe-mode streams (perf record -o -) from
+ * lib/perfdata-pipe.c, the records inside PERF_RECORD_COMPRESSED (perf
+ * record -z) from lib/perfdata-zstd.c, and perf record --threads
+ * directories from lib/perfdata-dir.c.
  *
  * Samples are matched to their event through their id (IDENTIFIER, or
  * ID at the position every event agrees on, as perf's evlist id_pos),
  * then decoded with that event's struct pebs_sample_layout.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "internal.h"
 
@@ -46,7 +43,6 @@ _Static_assert(sizeof(struct pebs_perf_file_section) == 16,
 
 #define PERF_MAGIC_SWAPPED	0x50455246494c4532ULL
 #define PERF_MAGIC_V1		0x454c494646524550ULL	/* "PERFFILE" */
-#define PIPE_HEADER_SIZE	16	/* pipe mode: { magic, size = 16 } */
 /* bounds for streams, whose length is not known: far above perf's use
  * (events x CPUs or threads), far below what would exhaust memory */
 #define PD_MAX_ATTRS		(1u << 16)
@@ -342,7 +338,7 @@ int pd_read_event_desc(struct pebs_perfdata *pd)
 	return 0;
 }
 
-static int pd_init(struct pebs_perfdata *pd)
+int pd_init_file(struct pebs_perfdata *pd)
 {
 	struct pebs_perf_file_header *h = &pd->hdr;
 	uint64_t magic;
@@ -359,11 +355,11 @@ static int pd_init(struct pebs_perfdata *pd)
 				"perf.data uses the old PERFFILE format: rewrite it with a current perf (perf inject)");
 	if (magic != PEBS_PERF_MAGIC)
 		return pebs_err(-EBADMSG, "not a perf.data file (bad magic)");
-	if (pd->size >= 16 && ld64(pd->buf + 8) == PIPE_HEADER_SIZE) {
+	if (pd->size >= 16 && ld64(pd->buf + 8) == PD_PIPE_HEADER_SIZE) {
 		h->magic = magic;
-		h->size = PIPE_HEADER_SIZE;
-		err = pd_stream__new_mem(pd->buf + PIPE_HEADER_SIZE,
-					 pd->size - PIPE_HEADER_SIZE,
+		h->size = PD_PIPE_HEADER_SIZE;
+		err = pd_stream__new_mem(pd->buf + PD_PIPE_HEADER_SIZE,
+					 pd->size - PD_PIPE_HEADER_SIZE,
 					 &pd->stream);
 		return err ? err : pd_read_prologue(pd);
 	}
@@ -387,161 +383,6 @@ static int pd_init(struct pebs_perfdata *pd)
 	}
 	read_features(pd, true);
 	return pd_read_event_desc(pd);
-}
-
-static int pd_new(const void *buf, size_t size, bool mapped, int fd,
-		  struct pebs_perfdata **pdp)
-{
-	struct pebs_perfdata *pd = calloc(1, sizeof(*pd));
-	int err;
-
-	if (!pd)
-		return pebs_err(-ENOMEM, "out of memory for a perf.data reader");
-	pd->buf = buf;
-	pd->size = size;
-	pd->mapped = mapped;
-	pd->fd = -1;
-	pd->sample_id_pos = pd->other_id_pos = -1;
-	if (buf) {
-		err = pd_init(pd);
-	} else {	/* a pipe: its 16-byte header was read */
-		pd->hdr.magic = PEBS_PERF_MAGIC;
-		pd->hdr.size = PIPE_HEADER_SIZE;
-		pd->fd = fd;
-		err = pd_stream__new_fd(fd, &pd->stream);
-		if (!err)
-			err = pd_read_prologue(pd);
-	}
-	if (err) {
-		pd->mapped = false;	/* the caller unmaps */
-		pd->fd = -1;		/* and closes */
-		pebs_perfdata__close(pd);
-		return err;
-	}
-	*pdp = pd;
-	return 0;
-}
-
-int pebs_perfdata__from_memory(const void *buf, size_t size,
-			       struct pebs_perfdata **pdp)
-{
-	return pd_new(buf, size, false, -1, pdp);
-}
-
-int pd_with_name(int err, const char *name)
-{
-	char why[256];
-
-	snprintf(why, sizeof(why), "%s", pebs_errmsg());
-	return pebs_err(err, "%s: %s", name, why);
-}
-
-/* read exactly @n bytes: 1, 0 at the end, -errno */
-static int read_full(int fd, void *buf, size_t n)
-{
-	for (size_t got = 0; got < n;) {
-		ssize_t r = read(fd, (char *)buf + got, n - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (!r)
-			return 0;
-		got += r;
-	}
-	return 1;
-}
-
-int pebs_perfdata__open_fd(int fd, struct pebs_perfdata **pdp)
-{
-	unsigned char h[PIPE_HEADER_SIZE];
-	struct stat st;
-	void *buf;
-	int err;
-
-	if (fstat(fd, &st)) {
-		err = pebs_err(-errno, "cannot stat the perf.data input: %m");
-		goto out_close;
-	}
-	if (S_ISREG(st.st_mode)) {
-		if (st.st_size < 8) {
-			err = pebs_err(-EBADMSG, "not a perf.data file (%lld bytes)",
-				       (long long)st.st_size);
-			goto out_close;
-		}
-		buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (buf == MAP_FAILED) {
-			err = pebs_err(-errno, "cannot map the perf.data input: %m");
-			goto out_close;
-		}
-		err = pd_new(buf, st.st_size, true, -1, pdp);
-		if (err)
-			munmap(buf, st.st_size);
-		goto out_close;
-	}
-	if (S_ISDIR(st.st_mode)) {	/* perf record --threads */
-		err = pd_dir__open(fd, pdp);
-		goto out_close;
-	}
-	/* a pipe, a socket, a terminal: only a pipe-mode stream can come */
-	err = read_full(fd, h, sizeof(h));
-	if (err <= 0) {
-		err = err ? pebs_err(err, "cannot read the perf.data stream: %s",
-				     strerror(-err)) :
-			    pebs_err(-EBADMSG, "not a perf.data stream: it ended within 16 bytes");
-		goto out_close;
-	}
-	if (ld64(h) != PEBS_PERF_MAGIC || ld64(h + 8) != PIPE_HEADER_SIZE) {
-		err = pebs_err(-EBADMSG,
-			       ld64(h) == PEBS_PERF_MAGIC ?
-			       "a perf.data file, not a pipe-mode stream, comes through the pipe: give it as a file" :
-			       "not a pipe-mode perf.data stream (bad magic)");
-		goto out_close;
-	}
-	return pd_new(NULL, 0, false, fd, pdp);
-out_close:
-	close(fd);
-	return err;
-}
-
-int pebs_perfdata__open(const char *path, struct pebs_perfdata **pdp)
-{
-	int fd, err;
-
-	if (!strcmp(path, "-")) {
-		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
-		if (fd < 0)
-			return pebs_err(-errno, "cannot read standard input: %m");
-		path = "standard input";
-	} else {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return pebs_err(-errno, "cannot open %s: %m", path);
-	}
-	err = pebs_perfdata__open_fd(fd, pdp);
-	return err ? pd_with_name(err, path) : 0;
-}
-
-void pebs_perfdata__close(struct pebs_perfdata *pd)
-{
-	if (!pd)
-		return;
-	for (unsigned int i = 0; i < pd->nr_attrs; i++) {
-		free(pd->attrs[i].ids);
-		free(pd->attrs[i].name);
-	}
-	free(pd->attrs);
-	free(pd->idtab);
-	pd_stream__free(pd->stream);
-	pd_zstd__free(pd->zstd);
-	pd_dir__free(pd->dir);
-	free(pd->rec);
-	if (pd->fd >= 0)
-		close(pd->fd);
-	if (pd->mapped)
-		munmap((void *)pd->buf, pd->size);
-	free(pd);
 }
 
 const struct pebs_perf_file_header *

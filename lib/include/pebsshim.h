@@ -1496,8 +1496,8 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     unsigned int max);
 
 /* ------------------------------------------------------------------ */
-/* perf.data reader: inputs perf users have (lib/perfdata-next.c,      */
-/* lib/perfdata-pipe.c, lib/perfdata-zstd.c)                           */
+/* perf.data reader: inputs perf users have (lib/perfdata-open.c,      */
+/* -next.c, -pipe.c, -zstd.c, -dir.c)                                  */
 /* ------------------------------------------------------------------ */
 
 /*
