@@ -197,6 +197,5 @@ void pd_dir__free(struct pd_dir *d);
 int pd_dir__next(struct pd_dir *d, const unsigned char **rec);
 void pd_dir__rewind(struct pd_dir *d);
 bool pd_dir__truncated(const struct pd_dir *d);
-unsigned int pd_dir__nr_files(const struct pd_dir *d);
 
 #endif /* PEBSSHIM_INTERNAL_H */

@@ -12,7 +12,8 @@
  * keeps its place after the record before it). Each file is in time
  * order as written, so the merge is too; when the events do not agree
  * on where the time sits (or record none), the files are concatenated.
- * Each file is mapped; a pick costs one pass over the files.
+ * Each file is mapped; the files' next records wait in a binary heap
+ * ordered by (time, file number), so a pick costs O(log files).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +30,7 @@
 struct pd_kid {
 	struct pebs_perfdata *pd;	/* the file's records */
 	const unsigned char *head;	/* its next record, or NULL */
+	uint64_t key;			/* its time (see key()) */
 	uint64_t last;			/* the time of the last one taken */
 };
 
@@ -37,7 +39,9 @@ struct pd_dir {
 	int time_sample;	/* offset of TIME in a sample, or -1 */
 	int time_other;		/* its distance from a record's end, or -1 */
 	bool started;
-	struct pd_kid *taken;	/* whose head was returned last */
+	bool taken;		/* heap[0]'s head was returned last */
+	unsigned int nheap;
+	unsigned int heap[MAX_FILES];	/* kids with a head, earliest first */
 	struct pd_kid kid[];
 };
 
@@ -172,47 +176,85 @@ static uint64_t key(const struct pd_dir *d, const struct pd_kid *k)
 	return k->last;
 }
 
-static int advance(struct pd_kid *k)
+static bool before(const struct pd_dir *d, unsigned int a, unsigned int b)
 {
+	return d->kid[a].key < d->kid[b].key ||
+	       (d->kid[a].key == d->kid[b].key && a < b);
+}
+
+static void sift_down(struct pd_dir *d, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, m = i, t;
+
+		if (l < d->nheap && before(d, d->heap[l], d->heap[m]))
+			m = l;
+		if (l + 1 < d->nheap && before(d, d->heap[l + 1], d->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = d->heap[i];
+		d->heap[i] = d->heap[m];
+		d->heap[m] = t;
+		i = m;
+	}
+}
+
+static void sift_up(struct pd_dir *d, unsigned int i)
+{
+	while (i && before(d, d->heap[i], d->heap[(i - 1) / 2])) {
+		unsigned int p = (i - 1) / 2, t = d->heap[i];
+
+		d->heap[i] = d->heap[p];
+		d->heap[p] = t;
+		i = p;
+	}
+}
+
+/* read kid @i's next record: 1 (its key set), 0 (no more), -errno */
+static int advance(struct pd_dir *d, unsigned int i)
+{
+	struct pd_kid *k = &d->kid[i];
 	const struct perf_event_header *ev;
 	int r = pebs_perfdata__next(k->pd, &ev);
 
 	k->head = r > 0 ? (const unsigned char *)ev : NULL;
-	return r < 0 ? r : 0;
+	if (r > 0)
+		k->key = key(d, k);
+	return r;
 }
 
 int pd_dir__next(struct pd_dir *d, const unsigned char **rec)
 {
-	struct pd_kid *best = NULL;
-	uint64_t best_key = 0;
-	int err;
+	struct pd_kid *k;
+	int r;
 
 	if (!d->started) {
-		for (unsigned int i = 0; i < d->n; i++)
-			if ((err = advance(&d->kid[i])))
-				return err;
-		d->started = true;
-	} else if (d->taken && (err = advance(d->taken))) {
-		return err;
-	}
-	d->taken = NULL;
-	for (unsigned int i = 0; i < d->n; i++) {
-		struct pd_kid *k = &d->kid[i];
-		uint64_t t;
-
-		if (!k->head)
-			continue;
-		t = key(d, k);
-		if (!best || t < best_key) {
-			best = k;
-			best_key = t;
+		for (unsigned int i = 0; i < d->n; i++) {
+			r = advance(d, i);
+			if (r < 0)
+				return r;
+			if (r) {
+				d->heap[d->nheap++] = i;
+				sift_up(d, d->nheap - 1);
+			}
 		}
+		d->started = true;
+	} else if (d->taken) {	/* replace the record returned last */
+		r = advance(d, d->heap[0]);
+		if (r < 0)
+			return r;
+		if (!r)
+			d->heap[0] = d->heap[--d->nheap];
+		sift_down(d, 0);
 	}
-	if (!best)
+	d->taken = false;
+	if (!d->nheap)
 		return 0;
-	best->last = best_key;
-	d->taken = best;
-	*rec = best->head;
+	k = &d->kid[d->heap[0]];
+	k->last = k->key;
+	d->taken = true;
+	*rec = k->head;
 	return 1;
 }
 
@@ -223,8 +265,8 @@ void pd_dir__rewind(struct pd_dir *d)
 		d->kid[i].head = NULL;
 		d->kid[i].last = 0;
 	}
-	d->started = false;
-	d->taken = NULL;
+	d->started = d->taken = false;
+	d->nheap = 0;
 }
 
 bool pd_dir__truncated(const struct pd_dir *d)
@@ -233,9 +275,4 @@ bool pd_dir__truncated(const struct pd_dir *d)
 		if (d->kid[i].pd->truncated)
 			return true;
 	return false;
-}
-
-unsigned int pd_dir__nr_files(const struct pd_dir *d)
-{
-	return d->n;
 }
