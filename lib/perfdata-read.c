@@ -7,20 +7,32 @@
  * the data section of records, then one section descriptor per feature
  * bit. The file is mapped read-only; every offset and size read from it
  * is checked against the mapping before use, so a corrupt or truncated
- * file yields -EBADMSG, never a read outside it.
+ * file yields -EBADMSG, never a read outside it. Work and memory are
+ * linear in the file's size: ids go into a hash table, and the attrs'
+ * id sections together may not hold more ids than the file has room for.
+ *
+ * A file whose header still says data.size == 0 was never finished (perf
+ * record fixes the size at exit; a killed perf never does): as perf,
+ * which warns "Was the 'perf record' command properly terminated?" and
+ * reads on, its records run to the end of the file, the last one if cut
+ * short is dropped (pebs_perfdata__truncated), and the feature table,
+ * never written, is absent.
+ *
+ * Opening (memory, paths, descriptors): lib/perfdata-open.c. Records:
+ * lib/perfdata-next.c, with pipe-mode streams (perf record -o -) from
+ * lib/perfdata-pipe.c, the records inside PERF_RECORD_COMPRESSED (perf
+ * record -z) from lib/perfdata-zstd.c, and perf record --threads
+ * directories from lib/perfdata-dir.c.
  *
  * Samples are matched to their event through their id (IDENTIFIER, or
  * ID at the position every event agrees on, as perf's evlist id_pos),
  * then decoded with that event's struct pebs_sample_layout.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include <sys/random.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -31,35 +43,14 @@ _Static_assert(sizeof(struct pebs_perf_file_section) == 16,
 
 #define PERF_MAGIC_SWAPPED	0x50455246494c4532ULL
 #define PERF_MAGIC_V1		0x454c494646524550ULL	/* "PERFFILE" */
-
-struct pd_attr {
-	struct perf_event_attr attr;
-	struct pebs_sample_layout layout;
-	int layout_err;		/* from pebs_sample_layout__init */
-	uint64_t *ids;
-	size_t nr_ids;
-	char *name;
-};
+/* bounds for streams, whose length is not known: far above perf's use
+ * (events x CPUs or threads), far below what would exhaust memory */
+#define PD_MAX_ATTRS		(1u << 16)
+#define PD_MAX_IDS		(1u << 22)
 
 struct id_ent {
 	uint64_t id;
-	unsigned int idx;
-};
-
-struct pebs_perfdata {
-	const unsigned char *buf;
-	size_t size;
-	bool mapped;
-	struct pebs_perf_file_header hdr;
-	struct pebs_perf_file_section feat[PEBS_FEAT_BITS];
-	struct pd_attr *attrs;
-	unsigned int nr_attrs, cap_attrs;
-	struct id_ent *idmap;	/* sorted by id */
-	size_t nr_ids, cap_ids;
-	int sample_id_pos;	/* offset of the id in a sample, or -1 */
-	int other_id_pos;	/* its distance from a record's end, or -1 */
-	uint64_t data_start, data_end, pos;
-	uint64_t attr_recs_upto; /* HEADER_ATTR records before this are in */
+	unsigned int idx1;	/* attr index + 1; 0: an empty slot */
 };
 
 /* is [off, off + len) inside the file? */
@@ -69,21 +60,75 @@ static bool in_file(const struct pebs_perfdata *pd, uint64_t off,
 	return off <= pd->size && len <= pd->size - off;
 }
 
-static int id_cmp(const void *a, const void *b)
+/*
+ * Ids are hashed with a per-reader random seed (splitmix64's finalizer
+ * over id + seed): a file cannot choose ids that all land in one run of
+ * the table and make every lookup walk it.
+ */
+static size_t id_hash(uint64_t seed, uint64_t id, size_t mask)
 {
-	const struct id_ent *x = a, *y = b;
+	uint64_t x = id + seed;
 
-	return x->id < y->id ? -1 : x->id > y->id;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return (size_t)(x ^ (x >> 31)) & mask;
 }
 
 static const struct id_ent *id_find(const struct pebs_perfdata *pd,
 				    uint64_t id)
 {
-	struct id_ent key = { .id = id };
-
 	if (!pd->nr_ids)
 		return NULL;
-	return bsearch(&key, pd->idmap, pd->nr_ids, sizeof(key), id_cmp);
+	for (size_t i = id_hash(pd->id_seed, id, pd->id_mask);;
+	     i = (i + 1) & pd->id_mask) {
+		const struct id_ent *e = &pd->idtab[i];
+
+		if (!e->idx1)
+			return NULL;
+		if (e->id == id)
+			return e;
+	}
+}
+
+static void id_put(uint64_t seed, struct id_ent *tab, size_t mask,
+		   uint64_t id, unsigned int idx1)
+{
+	size_t i = id_hash(seed, id, mask);
+
+	while (tab[i].idx1 && tab[i].id != id)
+		i = (i + 1) & mask;
+	if (!tab[i].idx1)
+		tab[i] = (struct id_ent){ id, idx1 };
+}
+
+/* room for @more ids at a load of at most 1/2 */
+static int id_reserve(struct pebs_perfdata *pd, size_t more)
+{
+	size_t cap = pd->idtab ? pd->id_mask + 1 : 64;
+	struct id_ent *tab;
+
+	if (more > PD_MAX_IDS || pd->nr_ids + more > PD_MAX_IDS)
+		return pebs_err(-EBADMSG,
+				"corrupt perf.data: more than %u event ids",
+				PD_MAX_IDS);
+	if (!pd->idtab && getrandom(&pd->id_seed, sizeof(pd->id_seed),
+				    GRND_NONBLOCK) != sizeof(pd->id_seed))
+		pd->id_seed = (uintptr_t)pd ^ (uint64_t)time(NULL) << 20;
+	while (cap / 2 < pd->nr_ids + more)
+		cap *= 2;
+	if (pd->idtab && cap == pd->id_mask + 1)
+		return 0;
+	tab = calloc(cap, sizeof(*tab));
+	if (!tab)
+		return pebs_err(-ENOMEM, "out of memory for perf.data ids");
+	for (size_t i = 0; pd->idtab && i <= pd->id_mask; i++)
+		if (pd->idtab[i].idx1)
+			id_put(pd->id_seed, tab, cap - 1, pd->idtab[i].id,
+			       pd->idtab[i].idx1);
+	free(pd->idtab);
+	pd->idtab = tab;
+	pd->id_mask = cap - 1;
+	return 0;
 }
 
 /* where the id sits in a sample for @st: offset, or -1 (no id) */
@@ -108,31 +153,39 @@ static int other_id_pos(uint64_t st)
 						  PERF_SAMPLE_CPU));
 }
 
-/* the id positions every event agrees on (perf: evlist id_pos) */
-static void update_id_pos(struct pebs_perfdata *pd)
+/* the id positions every event agrees on (perf: evlist id_pos), kept
+ * up to date as event @i is added */
+static void update_id_pos(struct pebs_perfdata *pd, unsigned int i)
 {
-	pd->sample_id_pos = sample_id_pos(pd->attrs[0].attr.sample_type);
-	pd->other_id_pos = other_id_pos(pd->attrs[0].attr.sample_type);
-	for (unsigned int i = 1; i < pd->nr_attrs; i++) {
-		uint64_t st = pd->attrs[i].attr.sample_type;
+	uint64_t st = pd->attrs[i].attr.sample_type;
 
-		if (sample_id_pos(st) != pd->sample_id_pos)
-			pd->sample_id_pos = -1;
-		if (other_id_pos(st) != pd->other_id_pos)
-			pd->other_id_pos = -1;
+	if (!i) {
+		pd->sample_id_pos = sample_id_pos(st);
+		pd->other_id_pos = other_id_pos(st);
+		return;
 	}
+	if (sample_id_pos(st) != pd->sample_id_pos)
+		pd->sample_id_pos = -1;
+	if (other_id_pos(st) != pd->other_id_pos)
+		pd->other_id_pos = -1;
 }
 
 /*
  * Add an event: @attr_bytes of a stored perf_event_attr (copied up to
  * our size, the rest zeroed) and @nr_ids ids at @ids (file memory).
  */
-static int add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
-		    size_t attr_bytes_len, const unsigned char *ids,
-		    size_t nr_ids)
+int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
+		size_t attr_bytes_len, const unsigned char *ids, size_t nr_ids)
 {
 	struct pd_attr *a;
+	int err;
 
+	if (pd->nr_attrs >= PD_MAX_ATTRS)
+		return pebs_err(-EBADMSG, "corrupt perf.data: more than %u events",
+				PD_MAX_ATTRS);
+	err = id_reserve(pd, nr_ids);
+	if (err)
+		return err;
 	if (pd->nr_attrs == pd->cap_attrs) {
 		unsigned int cap = pd->cap_attrs ? 2 * pd->cap_attrs : 4;
 		void *n = realloc(pd->attrs, cap * sizeof(*pd->attrs));
@@ -141,18 +194,6 @@ static int add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 			return pebs_err(-ENOMEM, "out of memory for perf.data attrs");
 		pd->attrs = n;
 		pd->cap_attrs = cap;
-	}
-	if (pd->nr_ids + nr_ids > pd->cap_ids) {
-		size_t cap = pd->cap_ids ? 2 * pd->cap_ids : 64;
-		void *n;
-
-		while (cap < pd->nr_ids + nr_ids)
-			cap *= 2;
-		n = realloc(pd->idmap, cap * sizeof(*pd->idmap));
-		if (!n)
-			return pebs_err(-ENOMEM, "out of memory for perf.data ids");
-		pd->idmap = n;
-		pd->cap_ids = cap;
 	}
 	a = &pd->attrs[pd->nr_attrs];
 	memset(a, 0, sizeof(*a));
@@ -167,14 +208,11 @@ static int add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 		attr_bytes_len = sizeof(a->attr);
 	memcpy(&a->attr, attr_bytes, attr_bytes_len);
 	a->layout_err = pebs_sample_layout__init(&a->layout, &a->attr);
-	for (size_t i = 0; i < nr_ids; i++) {
-		pd->idmap[pd->nr_ids].id = a->ids[i];
-		pd->idmap[pd->nr_ids].idx = pd->nr_attrs;
-		pd->nr_ids++;
-	}
-	qsort(pd->idmap, pd->nr_ids, sizeof(*pd->idmap), id_cmp);
+	for (size_t i = 0; i < nr_ids; i++, pd->nr_ids++)
+		id_put(pd->id_seed, pd->idtab, pd->id_mask, a->ids[i],
+		       pd->nr_attrs + 1);
 	pd->nr_attrs++;
-	update_id_pos(pd);
+	update_id_pos(pd, pd->nr_attrs - 1);
 	return 0;
 }
 
@@ -193,6 +231,14 @@ static int read_attrs(struct pebs_perfdata *pd)
 				(unsigned long long)h->attrs.size,
 				(unsigned long long)esz);
 	n = h->attrs.size / esz;
+	/* id sections that overlap could repeat the file's bytes n times */
+	for (uint64_t i = 0, total = 0; i < n; i++) {
+		total += ld64(pd->buf + h->attrs.offset + (i + 1) * esz - 8) / 8;
+		if (total > pd->size / 8)
+			return pebs_err(-EBADMSG,
+					"corrupt perf.data: the attrs' id sections hold more ids than the %zu-byte file has room for (they overlap)",
+					pd->size);
+	}
 	for (uint64_t i = 0; i < n; i++) {
 		const unsigned char *e = pd->buf + h->attrs.offset + i * esz;
 		uint64_t ids_off = ld64(e + esz - 16);
@@ -202,7 +248,7 @@ static int read_attrs(struct pebs_perfdata *pd)
 			return pebs_err(-EBADMSG,
 					"corrupt perf.data: ids of attr %llu lie outside the file",
 					(unsigned long long)i);
-		err = add_attr(pd, e, esz - 16, pd->buf + ids_off,
+		err = pd_add_attr(pd, e, esz - 16, pd->buf + ids_off,
 			       ids_size / 8);
 		if (err)
 			return err;
@@ -210,26 +256,39 @@ static int read_attrs(struct pebs_perfdata *pd)
 	return 0;
 }
 
-/* the feature section table that follows the data section */
-static void read_features(struct pebs_perfdata *pd)
+/*
+ * The feature section table that follows the data section. Returns
+ * whether every entry lies in the file and points past the table (how
+ * a finished file with an empty data section is told from an unfinished
+ * one, whose "table" is its first records).
+ */
+static bool read_features(struct pebs_perfdata *pd, bool store)
 {
 	uint64_t off = pd->hdr.data.offset + pd->hdr.data.size;
 	unsigned int n = 0;
+	bool valid = true;
 
-	for (unsigned int f = 0; f < PEBS_FEAT_BITS; f++) {
+	for (unsigned int f = 0; f < PEBS_FEAT_BITS; f++)
+		n += !!(pd->hdr.features[f / 64] & (1ULL << (f % 64)));
+	for (unsigned int f = 0, i = 0; f < PEBS_FEAT_BITS; f++) {
 		const unsigned char *e;
 		uint64_t so, ss;
 
 		if (!(pd->hdr.features[f / 64] & (1ULL << (f % 64))))
 			continue;
-		if (!in_file(pd, off + 16ULL * n, 16))
-			return;	/* truncated table: the rest is absent */
-		e = pd->buf + off + 16ULL * n++;
+		if (!in_file(pd, off + 16ULL * i, 16))
+			return false;	/* truncated table: the rest is absent */
+		e = pd->buf + off + 16ULL * i++;
 		so = ld64(e);
 		ss = ld64(e + 8);
-		if (in_file(pd, so, ss))
-			pd->feat[f] = (struct pebs_perf_file_section){ so, ss };
+		if (!in_file(pd, so, ss) || so < off + 16ULL * n) {
+			valid = false;
+		} else if (store) {
+			pd->feat[f] = pd->buf + so;
+			pd->feat_size[f] = ss;
+		}
 	}
+	return valid;
 }
 
 /* a perf string at *p (u32 len, then len bytes); advance *p past it */
@@ -248,15 +307,14 @@ static const char *perf_string(const unsigned char **p,
 	return s;
 }
 
-/* names from HEADER_EVENT_DESC, in event order (best effort) */
-static int read_event_desc(struct pebs_perfdata *pd)
+int pd_read_event_desc(struct pebs_perfdata *pd)
 {
-	const struct pebs_perf_file_section *sec = &pd->feat[PEBS_FEAT_EVENT_DESC];
-	const unsigned char *p = pd->buf + sec->offset, *end = p + sec->size;
+	const unsigned char *p = pd->feat[PEBS_FEAT_EVENT_DESC], *end;
 	uint32_t nr, asz, nr_ids, len;
 
-	if (!sec->size || sec->size < 8)
+	if (!p || pd->feat_size[PEBS_FEAT_EVENT_DESC] < 8)
 		return 0;
+	end = p + pd->feat_size[PEBS_FEAT_EVENT_DESC];
 	nr = ld32(p);
 	asz = ld32(p + 4);
 	p += 8;
@@ -272,6 +330,7 @@ static int read_event_desc(struct pebs_perfdata *pd)
 		if (!name || (uint64_t)(end - p) / 8 < nr_ids)
 			return 0;
 		p += 8ULL * nr_ids;
+		free(pd->attrs[i].name);
 		pd->attrs[i].name = strndup(name, len);
 		if (!pd->attrs[i].name)
 			return pebs_err(-ENOMEM, "out of memory for event names");
@@ -279,7 +338,7 @@ static int read_event_desc(struct pebs_perfdata *pd)
 	return 0;
 }
 
-static int pd_init(struct pebs_perfdata *pd)
+int pd_init_file(struct pebs_perfdata *pd)
 {
 	struct pebs_perf_file_header *h = &pd->hdr;
 	uint64_t magic;
@@ -296,9 +355,14 @@ static int pd_init(struct pebs_perfdata *pd)
 				"perf.data uses the old PERFFILE format: rewrite it with a current perf (perf inject)");
 	if (magic != PEBS_PERF_MAGIC)
 		return pebs_err(-EBADMSG, "not a perf.data file (bad magic)");
-	if (pd->size >= 16 && ld64(pd->buf + 8) == 16)
-		return pebs_err(-EOPNOTSUPP,
-				"perf.data is a pipe-mode stream: convert it with perf inject -i - -o FILE");
+	if (pd->size >= 16 && ld64(pd->buf + 8) == PD_PIPE_HEADER_SIZE) {
+		h->magic = magic;
+		h->size = PD_PIPE_HEADER_SIZE;
+		err = pd_stream__new_mem(pd->buf + PD_PIPE_HEADER_SIZE,
+					 pd->size - PD_PIPE_HEADER_SIZE,
+					 &pd->stream);
+		return err ? err : pd_read_prologue(pd);
+	}
 	if (pd->size < sizeof(*h))
 		return pebs_err(-EBADMSG, "corrupt perf.data: truncated header");
 	memcpy(h, pd->buf, sizeof(*h));
@@ -309,96 +373,16 @@ static int pd_init(struct pebs_perfdata *pd)
 	err = read_attrs(pd);
 	if (err)
 		return err;
-	read_features(pd);
-	err = read_event_desc(pd);
-	if (err)
-		return err;
 	pd->data_start = pd->pos = h->data.offset;
 	pd->data_end = h->data.offset + h->data.size;
-	pd->attr_recs_upto = pd->data_start;
-	return 0;
-}
-
-static int pd_new(const void *buf, size_t size, bool mapped,
-		  struct pebs_perfdata **pdp)
-{
-	struct pebs_perfdata *pd = calloc(1, sizeof(*pd));
-	int err;
-
-	if (!pd)
-		return pebs_err(-ENOMEM, "out of memory for a perf.data reader");
-	pd->buf = buf;
-	pd->size = size;
-	pd->mapped = mapped;
-	pd->sample_id_pos = pd->other_id_pos = -1;
-	err = pd_init(pd);
-	if (err) {
-		pd->mapped = false;	/* the caller unmaps */
-		pebs_perfdata__close(pd);
-		return err;
+	/* never finished (see the top): the records run to the end */
+	if (!h->data.size && !read_features(pd, false)) {
+		pd->unfinished = true;
+		pd->data_end = pd->size;
+		return 0;
 	}
-	*pdp = pd;
-	return 0;
-}
-
-int pebs_perfdata__from_memory(const void *buf, size_t size,
-			       struct pebs_perfdata **pdp)
-{
-	return pd_new(buf, size, false, pdp);
-}
-
-int pebs_perfdata__open(const char *path, struct pebs_perfdata **pdp)
-{
-	struct stat st;
-	void *buf;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return pebs_err(-errno, "cannot open %s: %m", path);
-	if (fstat(fd, &st)) {
-		err = pebs_err(-errno, "cannot stat %s: %m", path);
-		goto out_close;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size < 8) {
-		err = pebs_err(S_ISREG(st.st_mode) ? -EBADMSG : -EOPNOTSUPP,
-			       "%s is not a perf.data file (%s)", path,
-			       S_ISREG(st.st_mode) ? "too short" :
-			       "not a regular file: pipe-mode input is not supported");
-		goto out_close;
-	}
-	buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (buf == MAP_FAILED) {
-		err = pebs_err(-errno, "cannot map %s: %m", path);
-		goto out_close;
-	}
-	err = pd_new(buf, st.st_size, true, pdp);
-	if (err) {
-		char why[256];
-
-		/* prefix the path, keep the reason */
-		snprintf(why, sizeof(why), "%s", pebs_errmsg());
-		munmap(buf, st.st_size);
-		pebs_err(err, "%s: %s", path, why);
-	}
-out_close:
-	close(fd);
-	return err;
-}
-
-void pebs_perfdata__close(struct pebs_perfdata *pd)
-{
-	if (!pd)
-		return;
-	for (unsigned int i = 0; i < pd->nr_attrs; i++) {
-		free(pd->attrs[i].ids);
-		free(pd->attrs[i].name);
-	}
-	free(pd->attrs);
-	free(pd->idmap);
-	if (pd->mapped)
-		munmap((void *)pd->buf, pd->size);
-	free(pd);
+	read_features(pd, true);
+	return pd_read_event_desc(pd);
 }
 
 const struct pebs_perf_file_header *
@@ -440,10 +424,10 @@ bool pebs_perfdata__has_feat(const struct pebs_perfdata *pd, unsigned int feat)
 int pebs_perfdata__feat(const struct pebs_perfdata *pd, unsigned int feat,
 			const void **data, size_t *size)
 {
-	if (!pebs_perfdata__has_feat(pd, feat) || !pd->feat[feat].offset)
+	if (!pebs_perfdata__has_feat(pd, feat) || !pd->feat[feat])
 		return pebs_err(-ENOENT, "perf.data has no feature section %u", feat);
-	*data = pd->buf + pd->feat[feat].offset;
-	*size = pd->feat[feat].size;
+	*data = pd->feat[feat];
+	*size = pd->feat_size[feat];
 	return 0;
 }
 
@@ -474,9 +458,21 @@ int pebs_perfdata__feat_str(const struct pebs_perfdata *pd, unsigned int feat,
 	return (int)n;
 }
 
+bool pebs_perfdata__truncated(const struct pebs_perfdata *pd)
+{
+	return pd->unfinished || pd->truncated ||
+	       (pd->stream && pd_stream__truncated(pd->stream)) ||
+	       (pd->dir && pd_dir__truncated(pd->dir));
+}
+
+bool pebs_perfdata__is_pipe(const struct pebs_perfdata *pd)
+{
+	return pd->stream != NULL;
+}
+
 /* a PERF_RECORD_HEADER_ATTR: { header; attr (attr.size); u64 ids[] } */
-static int header_attr(struct pebs_perfdata *pd, const unsigned char *rec,
-		       uint16_t size)
+int pd_header_attr(struct pebs_perfdata *pd, const unsigned char *rec,
+		   uint16_t size)
 {
 	uint32_t asz;
 	size_t nr_ids;
@@ -494,66 +490,7 @@ static int header_attr(struct pebs_perfdata *pd, const unsigned char *rec,
 	/* already known from the attrs section (e.g. after perf inject) */
 	if (nr_ids && id_find(pd, ld64(ids)))
 		return 0;
-	return add_attr(pd, rec + 8, asz, ids, nr_ids);
-}
-
-int pebs_perfdata__next(struct pebs_perfdata *pd,
-			const struct perf_event_header **ev)
-{
-	const unsigned char *rec;
-	struct perf_event_header h;
-	uint64_t extra = 0;
-	int err;
-
-	if (pd->pos >= pd->data_end)
-		return 0;
-	rec = pd->buf + pd->pos;
-	if (pd->data_end - pd->pos < sizeof(h))
-		goto bad;
-	memcpy(&h, rec, sizeof(h));
-	if (h.size < sizeof(h) || h.size > pd->data_end - pd->pos)
-		goto bad;
-
-	switch (h.type) {
-	case PEBS_PERF_RECORD_AUXTRACE:	/* { header; u64 size; ... } data */
-		if (h.size < 16)
-			goto bad;
-		extra = ld64(rec + 8);
-		break;
-	case PEBS_PERF_RECORD_HEADER_TRACING_DATA: /* { header; u32 size } */
-		if (h.size < 12)
-			goto bad;
-		extra = ld32(rec + 8);
-		break;
-	case PEBS_PERF_RECORD_HEADER_ATTR:
-		if (pd->pos < pd->attr_recs_upto)
-			break;
-		err = header_attr(pd, rec, h.size);
-		if (err) {
-			pd->pos = pd->data_end;
-			return err;
-		}
-		break;
-	}
-	if (extra > pd->data_end - pd->pos - h.size)
-		goto bad;
-	pd->pos += h.size + extra;
-	if (pd->pos > pd->attr_recs_upto)
-		pd->attr_recs_upto = pd->pos;
-	*ev = (const struct perf_event_header *)rec;
-	return 1;
-bad:
-	err = pebs_err(-EBADMSG,
-		       "corrupt perf.data: bad record at offset %llu (size %u); stopped there",
-		       (unsigned long long)pd->pos,
-		       pd->data_end - pd->pos >= sizeof(h) ? h.size : 0);
-	pd->pos = pd->data_end;
-	return err;
-}
-
-void pebs_perfdata__rewind(struct pebs_perfdata *pd)
-{
-	pd->pos = pd->data_start;
+	return pd_add_attr(pd, rec + 8, asz, ids, nr_ids);
 }
 
 /* which event a record belongs to: its index, or -errno */
@@ -582,7 +519,7 @@ static int find_attr(const struct pebs_perfdata *pd, const unsigned char *rec,
 	if (!e)
 		return pebs_err(-ENOENT, "sample id %llu matches no event in perf.data",
 				(unsigned long long)id);
-	return e->idx;
+	return e->idx1 - 1;
 }
 
 int pebs_perfdata__sample(const struct pebs_perfdata *pd,

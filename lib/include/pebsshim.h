@@ -981,8 +981,8 @@ struct pebs_perfdata;
  * HEADER_EVENT_DESC names when present. Returns 0, -errno from
  * open/fstat/mmap (-ENOENT, -EACCES, ...), -EBADMSG (not a perf.data
  * file, or a section lies outside the file), -EOPNOTSUPP (big-endian
- * or the old PERFFILE format, or a pipe-mode stream: "convert with perf
- * inject -o file").
+ * or the old PERFFILE format). Pipe-mode streams ("-": standard input),
+ * compressed records and unfinished files: see pebs_perfdata__open_fd.
  */
 PEBS_API int pebs_perfdata__open(const char *path, struct pebs_perfdata **pdp);
 
@@ -1047,14 +1047,16 @@ PEBS_API int pebs_perfdata__feat_str(const struct pebs_perfdata *pd,
 /*
  * pebs_perfdata__next - the next record of the data section.
  *
- * Returns 1 and points *ev at the record (in the mapping: valid until
- * close; 8-byte aligned when the file's records are), 0 at the end, or
+ * Returns 1 and points *ev at the record, 8-byte aligned (in the
+ * mapping: valid until close; from a pipe-mode stream or a compressed
+ * record, or copied because the file had it unaligned: valid until the
+ * next call), 0 at the end, or
  * -EBADMSG if a record's size is smaller than its header or runs past
  * the data section (iteration stops there). The payload that follows
  * AUXTRACE and HEADER_TRACING_DATA records is skipped. HEADER_ATTR
  * records add an event (see __nr_attrs). Every record is returned,
- * including perf's own types (>= 64); PERF_RECORD_COMPRESSED (perf
- * record -z) is returned as it is, not decompressed.
+ * including perf's own types (>= 64), except PERF_RECORD_COMPRESSED
+ * (perf record -z): the records inside it are returned instead.
  */
 PEBS_API int pebs_perfdata__next(struct pebs_perfdata *pd,
 				 const struct perf_event_header **ev);
@@ -1812,6 +1814,56 @@ PEBS_API void pebs_perfdata_writer__discard(struct pebs_perfdata_writer *w);
  */
 PEBS_API int pebs_event__parse_list(const char *str, struct pebs_event *evs,
 				    unsigned int max, unsigned int *nr);
+
+/* ------------------------------------------------------------------ */
+/* perf.data reader: inputs perf users have (lib/perfdata-open.c,      */
+/* -next.c, -pipe.c, -zstd.c, -dir.c)                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Besides a plain file, pebs_perfdata__open and __from_memory read:
+ *  - pipe-mode streams (perf record -o -: a 16-byte header, then
+ *    perf's HEADER_ATTR / HEADER_FEATURE / ... records inline up to
+ *    FINISHED_INIT, read when the stream is opened, so that __attr,
+ *    __attr_name and __feat work at once); __open("-") reads standard
+ *    input. A stream is read as it comes, in bounded memory: a record
+ *    from __next is valid only until the next call, and __rewind works
+ *    on a stream saved to a file (or in memory), not on a pipe (the next
+ *    __next then fails with -ESPIPE).
+ *  - zstd-compressed records (perf record -z): the records inside each
+ *    PERF_RECORD_COMPRESSED come out of __next, valid until its next
+ *    call; the COMPRESSED records themselves are not returned. A frame
+ *    that does not decompress, or to more than HEADER_COMPRESSED's
+ *    mmap_len, gives -EINVAL from __next.
+ *  - files perf never finished (killed perf record: the header's data
+ *    size is still 0): records run to the end of the file; a last record
+ *    cut short is dropped, not an error (see __truncated).
+ *  - directory-format recordings (perf record --threads): @path is the
+ *    directory; __next returns DIR/data's records, then those of the
+ *    DIR/data.N files merged by time (each file is in time order; a
+ *    record without a time keeps its place in its file).
+ */
+
+/*
+ * pebs_perfdata__open_fd - as __open, on an open descriptor that the
+ * reader takes over (closed on failure and by __close): a regular file
+ * is mapped, a directory read as perf record --threads wrote it, and
+ * anything else (a pipe, a socket) must carry a pipe-mode stream.
+ * Returns as __open; -EBADMSG if a pipe carries something else,
+ * -EOPNOTSUPP for a directory perf record --threads did not write.
+ */
+PEBS_API int pebs_perfdata__open_fd(int fd, struct pebs_perfdata **pdp);
+
+/* pebs_perfdata__is_pipe - whether the input is a pipe-mode stream. */
+PEBS_API bool pebs_perfdata__is_pipe(const struct pebs_perfdata *pd);
+
+/*
+ * pebs_perfdata__truncated - whether the recording was cut short: the
+ * header's data size is 0 (perf record did not finish; perf warns "Was
+ * the 'perf record' command properly terminated?"), or the last record
+ * read so far ran past the end of the file or stream and was dropped.
+ */
+PEBS_API bool pebs_perfdata__truncated(const struct pebs_perfdata *pd);
 
 #ifdef __cplusplus
 }

@@ -12,7 +12,7 @@ S=${PEBS_SRC:?set PEBS_SRC to the source tree}
 T=${PEBS_FUZZ_TIME:-20}
 targets=(fuzz-sample fuzz-perfdata)
 
-echo "1..${#targets[@]}"
+echo "1..$((${#targets[@]} + 1))"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -87,6 +87,49 @@ def perfdata(attr_size):
 for size in (64, 112, 128, 136):
     open(os.path.join(tmp, 'seed-fuzz-perfdata', 'synthetic-%d' % size), 'wb').write(perfdata(size))
 
+# a pipe-mode stream: header, HEADER_ATTR x2, HEADER_FEATURE HOSTNAME,
+# HEADER_TRACING_DATA with a payload, FINISHED_INIT, samples, a cut one
+def pipe():
+    st = IDENT | IP | TIME
+    out = bytearray(struct.pack('<QQ', 0x32454c4946524550, 16))
+    for i in range(2):
+        a = bytearray(112); struct.pack_into('<IIQQQ', a, 0, 1, 112, i, 4000, st)
+        out += rec(64, bytes(a) + struct.pack('<Q', 10 + i))
+    out += rec(80, struct.pack('<QI', 3, 8) + b'pipe\0\0\0\0')
+    out += rec(66, struct.pack('<II', 24, 0)) + bytes(24)
+    out += rec(82, b'')
+    for i in range(20):
+        out += rec(9, struct.pack('<3Q', 10 + i % 2, 0x1000 + i, i))
+    return bytes(out[:-5])
+open(os.path.join(tmp, 'seed-fuzz-perfdata', 'pipe'), 'wb').write(pipe())
+
+# 800 events (~180 KB; perf.data of the issue: > 30 s, 125 MB), with
+# distinct ids and with every ids section aliased to the whole file:
+# not seeds (longer than -max_len), timed on their own below
+def many(alias):
+    st = IDENT | IP | TIME
+    n, nids, asz = 800, 11, 120
+    out = bytearray(104)
+    ids_at = len(out)
+    for i in range(n):
+        out += struct.pack('<%dQ' % nids, *[100000 * (i + 1) + j for j in range(nids)])
+    attrs_at = len(out)
+    for i in range(n):
+        a = bytearray(asz); struct.pack_into('<IIQQQ', a, 0, 1, asz, i, 4000, st)
+        out += a + struct.pack('<QQ', ids_at + 8 * nids * i, 8 * nids)
+    data_at = len(out)
+    for i in range(0, n, 7):
+        out += rec(9, struct.pack('<3Q', 100000 * (i + 1), i, i))
+    if alias:
+        for i in range(n):
+            struct.pack_into('<QQ', out, attrs_at + i * (asz + 16) + asz, 0, len(out) & ~7)
+    struct.pack_into('<QQQ', out, 0, 0x32454c4946524550, 104, asz + 16)
+    struct.pack_into('<QQQQ', out, 24, attrs_at, data_at - attrs_at, data_at, len(out) - data_at)
+    return bytes(out)
+os.makedirs(os.path.join(tmp, 'big'), exist_ok=True)
+open(os.path.join(tmp, 'big', 'attrs800'), 'wb').write(many(False))
+open(os.path.join(tmp, 'big', 'attrs800-aliased'), 'wb').write(many(True))
+
 # the real recordings, cut to their first ~3 KiB of records, no features
 for name in ('intel-skx-xeon8173M_ldlat64_weight-struct.perf.data',
              'amd-zen4-epyc9254_ibs-c2c_ring.perf.data'):
@@ -104,6 +147,18 @@ for name in ('intel-skx-xeon8173M_ldlat64_weight-struct.perf.data',
     struct.pack_into('<4Q', out, 72, 0, 0, 0, 0)
     open(os.path.join(tmp, 'seed-fuzz-perfdata', 'cut-' + name), 'wb').write(bytes(out))
 EOF
+fi
+
+# real perf recordings (pipe mode, zstd-compressed), cut to -max_len
+if perf record -q -e cpu-clock -o - -- true 2>/dev/null |
+	head -c 8192 > "$tmp/seed-fuzz-perfdata/perf-pipe" &&
+   [ -s "$tmp/seed-fuzz-perfdata/perf-pipe" ]; then
+	perf record -q -z -e cpu-clock -o "$tmp/z.data" -- true \
+		>/dev/null 2>&1 &&
+		head -c 8192 "$tmp/z.data" > "$tmp/seed-fuzz-perfdata/perf-zstd"
+else
+	rm -f "$tmp/seed-fuzz-perfdata/perf-pipe"
+	echo "# perf cannot record here: no real pipe/zstd seeds"
 fi
 
 n=0
@@ -125,6 +180,8 @@ for t in "${targets[@]}"; do
 		-artifact_prefix="$tmp/art-$t/" \
 		"$tmp/corpus-$t" "$tmp/seed-$t" > "$tmp/log-$t" 2>&1
 	rc=$?
+	# UBSan reports without stopping: a report is a failure too
+	grep -q 'runtime error:' "$tmp/log-$t" && rc=${rc/#0/1}
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/log-$t")
 	cov=$(grep -o 'cov: [0-9]*' "$tmp/log-$t" | tail -n 1)
 	if [ $rc -eq 0 ]; then
@@ -137,3 +194,24 @@ for t in "${targets[@]}"; do
 			head -n 20 | sed 's/^/# /'
 	fi
 done
+
+# The hostile attr tables: each must run in < 100 ms (libFuzzer's own
+# "Executed ... in N ms", sanitizers included).
+n=$((n + 1))
+bin=$B/fuzz/fuzz-perfdata
+if [ ! -x "$bin" ] || [ ! -s "$tmp/big/attrs800" ]; then
+	echo "ok $n - 800-attr files # SKIP fuzz-perfdata not built or no python3"
+else
+	"$bin" -timeout=10 -rss_limit_mb=2048 "$tmp/big/attrs800" \
+		"$tmp/big/attrs800-aliased" > "$tmp/log-big" 2>&1
+	rc=$?
+	ms=$(sed -n 's/^Executed .* in \([0-9]*\) ms$/\1/p' "$tmp/log-big" |
+	     tr '\n' ' ')
+	slow=$(for m in $ms; do [ "$m" -ge 100 ] && echo "$m"; done)
+	if [ $rc -eq 0 ] && [ "$(echo $ms | wc -w)" = 2 ] && [ -z "$slow" ]; then
+		echo "ok $n - 800-attr files (180 KB; ids distinct, aliased) in ${ms}ms"
+	else
+		echo "not ok $n - 800-attr files: exit $rc, times: ${ms:-none} ms (limit 100)"
+		tail -n 20 "$tmp/log-big" | sed 's/^/# /'
+	fi
+fi
