@@ -63,16 +63,17 @@ static bool same_thread(const struct c2c_thread *a, const struct c2c_thread *b)
 	return a->v.pid == b->v.pid && a->v.tid == b->v.tid;
 }
 
-static void evidence(struct c2c_line *l, uint8_t oa, const struct c2c_thread *a,
-		     uint8_t ob, const struct c2c_thread *b)
+static void evidence(struct pebs_c2c_evidence *ev, uint8_t oa,
+		     const struct c2c_thread *a, uint8_t ob,
+		     const struct c2c_thread *b)
 {
-	l->ev.pid_a = a->v.pid;
-	l->ev.tid_a = a->v.tid;
-	l->ev.off_a = oa;
-	l->ev.pid_b = b->v.pid;
-	l->ev.tid_b = b->v.tid;
-	l->ev.off_b = ob;
-	l->ev.b_writes = writes(b);
+	ev->pid_a = a->v.pid;
+	ev->tid_a = a->v.tid;
+	ev->off_a = oa;
+	ev->pid_b = b->v.pid;
+	ev->tid_b = b->v.tid;
+	ev->off_b = ob;
+	ev->b_writes = writes(b);
 }
 
 #define for_each_off(c, l, o, oi) \
@@ -106,62 +107,89 @@ static bool find_other(const struct pebs_c2c *c, const struct c2c_line *l,
 	return false;
 }
 
+/* True sharing: an offset written by two threads. */
+static bool true_sharing(const struct pebs_c2c *c, const struct c2c_line *l,
+			 struct pebs_c2c_evidence *ev)
+{
+	const struct c2c_thread *t, *first;
+	unsigned int o;
+	uint32_t oi;
+
+	for_each_off(c, l, o, oi) {
+		first = NULL;
+		for_each_thr(c, oi, t) {
+			if (!writes(t))
+				continue;
+			if (first) {
+				evidence(ev, o, first, o, t);
+				return true;
+			}
+			first = t;
+		}
+	}
+	return false;
+}
+
 /*
- * True sharing: an offset written by two threads. False sharing: a
- * writer (o1, t1) and an access (o2, t2) with o2 != o1 and t2 != t1.
- * If the first writer w1 has no such partner, every access has o == o1
- * or t == t1; then a second writer w2 at o1 (another thread) pairs with
- * any access at another offset, and a w2 of t1 at another offset with
- * any access of another thread: one pass per candidate, linear.
+ * False sharing: a writer (o1, t1) and an access (o2, t2) with o2 != o1
+ * and t2 != t1. If the first writer w1 has no such partner, every
+ * access has o == o1 or t == t1; then a second writer w2 at o1 (another
+ * thread) pairs with any access at another offset, and a w2 of t1 at
+ * another offset with any access of another thread: one pass per
+ * candidate writer, and the first pass only fails once.
  */
-static void classify(const struct pebs_c2c *c, struct c2c_line *l)
+static bool false_sharing(const struct pebs_c2c *c, const struct c2c_line *l,
+			  struct pebs_c2c_evidence *ev)
 {
 	const struct c2c_thread *t, *w1 = NULL, *b;
 	unsigned int o, o1 = 0, ob;
 	uint32_t oi;
 
-	l->sharing = PEBS_C2C_PRIVATE;
-	memset(&l->ev, 0, sizeof(l->ev));
-	if (l->nr_threads < 2)
-		return;
 	for_each_off(c, l, o, oi) {
-		const struct c2c_thread *first = NULL;
-
 		for_each_thr(c, oi, t) {
-			if (!writes(t))
-				continue;
-			if (first) {
-				l->sharing = PEBS_C2C_TRUE_SHARING;
-				evidence(l, o, first, o, t);
-				return;
-			}
-			first = t;
-			if (!w1) {
+			if (writes(t)) {
 				w1 = t;
 				o1 = o;
+				goto found;
 			}
 		}
 	}
-	if (!w1)
-		return;
-	if (find_other(c, l, o1, w1, &ob, &b))
-		goto false_sharing;
+	return false;
+found:
+	if (find_other(c, l, o1, w1, &ob, &b)) {
+		evidence(ev, o1, w1, ob, b);
+		return true;
+	}
 	for_each_off(c, l, o, oi) {
 		for_each_thr(c, oi, t) {
-			if (!writes(t) || t == w1)
+			if (!writes(t) || t == w1 ||
+			    !find_other(c, l, o, t, &ob, &b))
 				continue;
-			/* o == o1 with another thread, or t1 elsewhere */
-			if (find_other(c, l, o, t, &ob, &b)) {
-				l->sharing = PEBS_C2C_FALSE_SHARING;
-				evidence(l, o, t, ob, b);
-				return;
-			}
+			evidence(ev, o, t, ob, b);
+			return true;
 		}
 	}
-	return;
-false_sharing:
-	l->sharing = PEBS_C2C_FALSE_SHARING;
-	evidence(l, o1, w1, ob, b);
+	return false;
+}
+
+static void classify(const struct pebs_c2c *c, struct c2c_line *l)
+{
+	bool t, f;
+
+	l->sharing = PEBS_C2C_PRIVATE;
+	l->also_false = false;
+	memset(&l->ev, 0, sizeof(l->ev));
+	memset(&l->fev, 0, sizeof(l->fev));
+	if (l->nr_threads < 2)
+		return;
+	t = true_sharing(c, l, &l->ev);
+	f = false_sharing(c, l, t ? &l->fev : &l->ev);
+	if (t) {
+		l->sharing = PEBS_C2C_TRUE_SHARING;
+		l->also_false = f;
+	} else if (f) {
+		l->sharing = PEBS_C2C_FALSE_SHARING;
+	}
 }
 
 int pebs_c2c__sort(struct pebs_c2c *c, enum pebs_c2c_display display)
@@ -235,6 +263,8 @@ int pebs_c2c__for_each_line(struct pebs_c2c *c, bool all,
 		v.nr_cpus = l->nr_cpus;
 		v.sharing = l->sharing;
 		v.evidence = l->ev;
+		v.also_false = l->also_false;
+		v.false_evidence = l->fev;
 		v.id = c->order[i];
 		r = cb(&v, arg);
 		if (r)

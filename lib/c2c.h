@@ -34,7 +34,8 @@ struct c2c_line {
 	/* computed by sort */
 	uint64_t xwrites;
 	enum pebs_c2c_sharing sharing;
-	struct pebs_c2c_evidence ev;
+	struct pebs_c2c_evidence ev, fev;	/* fev: false sharing */
+	bool also_false;
 };
 
 struct c2c_offset {

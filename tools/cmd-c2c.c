@@ -33,6 +33,7 @@ struct c2c_cmd {
 	enum fmt fmt;
 	enum pebs_c2c_display display;
 	bool display_set;
+	bool show_all;			/* every line, not only shown ones */
 	struct pebs_perfdata *pd;
 	struct pebs_symbols *code;	/* code mappings: symbols */
 	struct pebs_symbols *maps;	/* every mapping: "mapped" */
@@ -487,7 +488,7 @@ static void print_line_table(struct c2c_cmd *m)
 		       "  Sharing\n");
 	}
 	printf("#\n");
-	pebs_c2c__for_each_line(m->c2c, false, print_line_row, m);
+	pebs_c2c__for_each_line(m->c2c, m->show_all, print_line_row, m);
 }
 
 struct pareto {
@@ -565,22 +566,31 @@ static int print_offset(const struct pebs_c2c_offset *o, void *arg)
 	return 0;
 }
 
-static void print_evidence(const struct pebs_c2c_line *l, bool known)
+static void print_pair(const char *what, const struct pebs_c2c_evidence *e,
+		       bool known)
 {
-	const struct pebs_c2c_evidence *e = &l->evidence;
 	const char *w = known ? "writes" : "touches";
 
+	printf("  sharing: %s: %u/%u %s offset %#x, %u/%u %s offset %#x\n",
+	       what, e->pid_a, e->tid_a, w, e->off_a, e->pid_b, e->tid_b,
+	       e->b_writes ? w : "reads", e->off_b);
+}
+
+static void print_evidence(const struct pebs_c2c_line *l, bool known)
+{
 	if (l->sharing == PEBS_C2C_PRIVATE) {
 		printf("  sharing: none (%u thread%s%s)\n", l->nr_threads,
 		       l->nr_threads == 1 ? "" : "s",
-		       l->nr_threads > 1 ? ", no writer" : "");
+		       l->nr_threads > 1 ? ", no two at different offsets "
+		       "with a writer" : "");
 		return;
 	}
-	printf("  sharing: %s: %u/%u %s offset %#x, %u/%u %s offset %#x\n",
-	       l->sharing == PEBS_C2C_TRUE_SHARING ? "TRUE (same offset)" :
-	       "FALSE (different offsets)", e->pid_a, e->tid_a, w, e->off_a,
-	       e->pid_b, e->tid_b,
-	       e->b_writes ? w : "reads", e->off_b);
+	print_pair(l->sharing == PEBS_C2C_TRUE_SHARING ?
+		   "TRUE (same offset)" : "FALSE (different offsets)",
+		   &l->evidence, known);
+	if (l->also_false)
+		print_pair("also FALSE (different offsets)",
+			   &l->false_evidence, known);
 }
 
 static int print_pareto_line(const struct pebs_c2c_line *l, void *arg)
@@ -609,7 +619,7 @@ static void print_pareto(struct c2c_cmd *m)
 	printf("#   Num  RmtHitm  LclHitm   L1 Hit  L1 Miss      N/A  "
 	       "Offset        Code address  rmt hitm lcl hitm     load  "
 	       "records    cnt  Symbol  Object\n#\n");
-	pebs_c2c__for_each_line(m->c2c, false, print_pareto_line, m);
+	pebs_c2c__for_each_line(m->c2c, m->show_all, print_pareto_line, m);
 }
 
 static void print_stdio(struct c2c_cmd *m)
@@ -636,7 +646,17 @@ static void csv_line_header(void)
 		printf(",%s", fields[i].name);
 	printf(",records,loads,llc_misses,unknown,xwrites,mean_load_weight,"
 	       "phys_lines,threads,offsets,cpus,sharing,pid_a,tid_a,off_a,"
-	       "pid_b,tid_b,off_b\n");
+	       "pid_b,tid_b,off_b,also_false,false_pid_a,false_tid_a,"
+	       "false_off_a,false_pid_b,false_tid_b,false_off_b\n");
+}
+
+static void csv_pair(bool set, const struct pebs_c2c_evidence *e)
+{
+	if (!set)
+		printf(",,,,,,");
+	else
+		printf(",%u,%u,%u,%u,%u,%u", e->pid_a, e->tid_a, e->off_a,
+		       e->pid_b, e->tid_b, e->off_b);
 }
 
 static int csv_line(const struct pebs_c2c_line *l, void *arg)
@@ -656,11 +676,10 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 	       mean(l->load_weight, l->load_weight_n), l->phys_addrs,
 	       l->nr_threads, l->nr_offsets, l->nr_cpus,
 	       sharing_name[l->sharing]);
-	if (l->sharing == PEBS_C2C_PRIVATE)
-		printf(",,,,,,\n");
-	else
-		printf(",%u,%u,%u,%u,%u,%u\n", e->pid_a, e->tid_a, e->off_a,
-		       e->pid_b, e->tid_b, e->off_b);
+	csv_pair(l->sharing != PEBS_C2C_PRIVATE, e);
+	printf(",%d", l->also_false);
+	csv_pair(l->also_false, &l->false_evidence);
+	printf("\n");
 	return 0;
 }
 
@@ -762,6 +781,15 @@ static int json_offset(const struct pebs_c2c_offset *o, void *arg)
 	return 0;
 }
 
+static void json_pair(const char *name, const struct pebs_c2c_evidence *e)
+{
+	printf(",\"%s\":{\"a\":{\"pid\":%u,\"tid\":%u,\"offset\":%u,"
+	       "\"writes\":true},\"b\":{\"pid\":%u,\"tid\":%u,"
+	       "\"offset\":%u,\"writes\":%s}}", name, e->pid_a, e->tid_a,
+	       e->off_a, e->pid_b, e->tid_b, e->off_b,
+	       e->b_writes ? "true" : "false");
+}
+
 static int json_line(const struct pebs_c2c_line *l, void *arg)
 {
 	struct pareto p = { .m = arg, .line = l };
@@ -776,11 +804,9 @@ static int json_line(const struct pebs_c2c_line *l, void *arg)
 	       l->phys_addrs, l->nr_threads, l->nr_cpus,
 	       sharing_name[l->sharing]);
 	if (l->sharing != PEBS_C2C_PRIVATE)
-		printf(",\"evidence\":{\"a\":{\"pid\":%u,\"tid\":%u,"
-		       "\"offset\":%u,\"writes\":true},\"b\":{\"pid\":%u,"
-		       "\"tid\":%u,\"offset\":%u,\"writes\":%s}}", e->pid_a,
-		       e->tid_a, e->off_a, e->pid_b, e->tid_b, e->off_b,
-		       e->b_writes ? "true" : "false");
+		json_pair("evidence", e);
+	if (l->also_false)
+		json_pair("false_evidence", &l->false_evidence);
 	printf(",\"stats\":");
 	json_stats(&l->stats);
 	printf(",\"offsets\":[");
@@ -804,7 +830,7 @@ static void print_json(struct c2c_cmd *m)
 	printf(",\"shared_lines\":%u,\"shared\":", n);
 	json_stats(&sh);
 	printf(",\"lines\":[");
-	pebs_c2c__for_each_line(m->c2c, false, json_line, m);
+	pebs_c2c__for_each_line(m->c2c, m->show_all, json_line, m);
 	printf("]}\n");
 }
 
@@ -814,7 +840,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: pebs-shim c2c report [-i FILE] [--stdio] [-d tot|lcl|rmt|peer|xwrites]\n"
-"                            [--format csv|json]\n"
+"                            [--show-all] [--format csv|json]\n"
 "Cache-line sharing of a recording, counted and ranked as perf c2c report\n"
 "does (perf's labels and columns), with each shown line's offsets, code\n"
 "addresses, threads and CPUs and its true/false sharing with evidence.\n"
@@ -823,6 +849,8 @@ static void usage(FILE *f)
 "  -d, --display KIND   rank by tot (default), lcl or rmt HITM, peer snoops,\n"
 "                       or xwrites: cross-thread writes (the default when\n"
 "                       no sample has a data source, e.g. page faults)\n"
+"      --show-all       every line with a data address, not only those\n"
+"                       perf shows (shown ones first)\n"
 "      --format FMT     csv: the shared line table; json: everything\n");
 }
 
@@ -851,6 +879,7 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 		{ "stdio", no_argument, NULL, 'S' },
 		{ "display", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'F' },
+		{ "show-all", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -882,6 +911,9 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			break;
+		case 'A':
+			m->show_all = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -928,7 +960,7 @@ static int run(struct c2c_cmd *m)
 		print_json(m);
 	} else if (m->fmt == FMT_CSV) {
 		csv_line_header();
-		pebs_c2c__for_each_line(m->c2c, false, csv_line, m);
+		pebs_c2c__for_each_line(m->c2c, m->show_all, csv_line, m);
 	} else {
 		print_stdio(m);
 	}

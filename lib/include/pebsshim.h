@@ -1604,8 +1604,11 @@ struct pebs_c2c_line {
 	uint64_t load_weight, load_weight_n; /* sum, count: loads */
 	uint64_t phys_addrs;	/* distinct physical lines (perf PA cnt) */
 	unsigned int nr_threads, nr_offsets, nr_cpus;
-	enum pebs_c2c_sharing sharing;
-	struct pebs_c2c_evidence evidence;
+	enum pebs_c2c_sharing sharing;	/* true sharing wins */
+	struct pebs_c2c_evidence evidence;	/* of sharing */
+	bool also_false;	/* a true-sharing line with false sharing
+				   too (other offsets, other threads) */
+	struct pebs_c2c_evidence false_evidence; /* when also_false */
 	uint32_t id;		/* pass to pebs_c2c__for_each_offset */
 };
 

@@ -447,6 +447,7 @@ static void test_sharing(void **state)
 	assert_int_equal(l.evidence.tid_b, 2);
 	assert_int_equal(l.evidence.off_b, 0x10);
 	assert_false(l.evidence.b_writes);
+	assert_false(l.also_false);
 	assert_int_equal(l.xwrites, 2);
 	/* it also writes offset 8: true sharing */
 	add(c, 0x1008, 0x2, L1ST, 1, 2, 1, 0);
@@ -456,6 +457,10 @@ static void test_sharing(void **state)
 	assert_int_equal(l.evidence.off_b, 8);
 	assert_int_not_equal(l.evidence.tid_a, l.evidence.tid_b);
 	assert_true(l.evidence.b_writes);
+	/* and still false sharing: t1 at 0 and t2 at 0x10 or 8 */
+	assert_true(l.also_false);
+	assert_int_not_equal(l.false_evidence.off_a, l.false_evidence.off_b);
+	assert_int_not_equal(l.false_evidence.tid_a, l.false_evidence.tid_b);
 	pebs_c2c__delete(c);
 
 	/* readers only: private */
