@@ -84,7 +84,15 @@ static void evidence(struct pebs_c2c_evidence *ev, uint8_t oa,
 	     &(c)->threads.a[(c)->offs.a[oi].threads]; t; \
 	     t = t->next == C2C_NONE ? NULL : &(c)->threads.a[t->next])
 
-/* An accessor at another offset than @o and in another thread than @w. */
+static uint64_t accesses(const struct c2c_thread *t)
+{
+	return t->v.loads + t->v.stores + t->v.unknown;
+}
+
+/*
+ * The accessor with the most accesses at another offset than @o and in
+ * another thread than @w (the strongest evidence), if any.
+ */
 static bool find_other(const struct pebs_c2c *c, const struct c2c_line *l,
 		       unsigned int o, const struct c2c_thread *w,
 		       unsigned int *ob, const struct c2c_thread **b)
@@ -93,18 +101,19 @@ static bool find_other(const struct pebs_c2c *c, const struct c2c_line *l,
 	unsigned int p;
 	uint32_t oi;
 
+	*b = NULL;
 	for_each_off(c, l, p, oi) {
 		if (p == o)
 			continue;
 		for_each_thr(c, oi, t) {
-			if (!same_thread(t, w)) {
+			if (!same_thread(t, w) &&
+			    (!*b || accesses(t) > accesses(*b))) {
 				*ob = p;
 				*b = t;
-				return true;
 			}
 		}
 	}
-	return false;
+	return *b != NULL;
 }
 
 /* True sharing: an offset written by two threads. */
@@ -132,7 +141,8 @@ static bool true_sharing(const struct pebs_c2c *c, const struct c2c_line *l,
 
 /*
  * False sharing: a writer (o1, t1) and an access (o2, t2) with o2 != o1
- * and t2 != t1. If the first writer w1 has no such partner, every
+ * and t2 != t1; w1 is the writer with the most writes, its partner the
+ * access with the most accesses. If w1 has no partner, every
  * access has o == o1 or t == t1; then a second writer w2 at o1 (another
  * thread) pairs with any access at another offset, and a w2 of t1 at
  * another offset with any access of another thread: one pass per
@@ -147,15 +157,15 @@ static bool false_sharing(const struct pebs_c2c *c, const struct c2c_line *l,
 
 	for_each_off(c, l, o, oi) {
 		for_each_thr(c, oi, t) {
-			if (writes(t)) {
+			if (writes(t) && (!w1 || t->v.stores + t->v.unknown >
+					  w1->v.stores + w1->v.unknown)) {
 				w1 = t;
 				o1 = o;
-				goto found;
 			}
 		}
 	}
-	return false;
-found:
+	if (!w1)
+		return false;
 	if (find_other(c, l, o1, w1, &ob, &b)) {
 		evidence(ev, o1, w1, ob, b);
 		return true;

@@ -439,7 +439,7 @@ static int print_line_row(const struct pebs_c2c_line *l, void *arg)
 	uint64_t tot;
 
 	if (m->display == PEBS_C2C_XWRITES) {
-		printf("  %5u  %18" PRIx64 " %7u %8" PRIu64 " %8" PRIu64
+		printf("  %5u  %#18" PRIx64 " %7u %8" PRIu64 " %8" PRIu64
 		       " %7u %7u  %s\n", l->rank, l->addr, l->pid,
 		       st->nr_entries, l->xwrites, l->nr_threads,
 		       l->nr_offsets, sharing_name[l->sharing]);
@@ -449,7 +449,7 @@ static int print_line_row(const struct pebs_c2c_line *l, void *arg)
 	tot = m->display == PEBS_C2C_LCL_HITM ? sh.lcl_hitm :
 	      m->display == PEBS_C2C_RMT_HITM ? sh.rmt_hitm :
 	      m->display == PEBS_C2C_PEER ? sh.tot_peer : sh.tot_hitm;
-	printf("  %5u  %18" PRIx64 " %7" PRIu64 " %7.2f%% %8" PRIu64
+	printf("  %5u  %#18" PRIx64 " %7" PRIu64 " %7.2f%% %8" PRIu64
 	       " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 	       " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 	       " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64
@@ -514,8 +514,8 @@ static int print_ip(const struct pebs_c2c_ip *ip, void *arg)
 	if (!st->store && !st->tot_hitm && !ip->unknown)
 		return 0;
 	code_str(p->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
-	printf("         %7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%  %#6x"
-	       "  %18" PRIx64 " %8.0f %8.0f %8.0f %8" PRIu64 " %6u  %s  %s\n",
+	printf("         %7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%    0x%02x"
+	       "  %#18" PRIx64 " %8.0f %8.0f %8.0f %8" PRIu64 " %6u  %s  %s\n",
 	       ls->rmt_hitm ? pct(st->rmt_hitm, ls->rmt_hitm) : 0.0,
 	       ls->lcl_hitm ? pct(st->lcl_hitm, ls->lcl_hitm) : 0.0,
 	       ls->st_l1hit ? pct(st->st_l1hit, ls->st_l1hit) : 0.0,
