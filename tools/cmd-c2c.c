@@ -39,7 +39,7 @@ struct c2c_cmd {
 	struct pebs_symbols *maps;	/* every mapping: "mapped" */
 	struct krange *kmaps;		/* kernel mappings (pid -1) */
 	size_t nr_kmaps, cap_kmaps;
-	bool kmaps_sorted;
+	bool kmaps_full;
 	struct pebs_c2c *c2c;
 	uint64_t bad;			/* samples that did not decode */
 	bool first;			/* JSON: no comma before the next */
@@ -67,12 +67,28 @@ static void c2c_err(const char *fmt, ...)
  * MMAP/MMAP2 as a mapping of its process; kernel ones (pid -1: the
  * kernel text and modules) go to @kmaps.
  */
+/*
+ * Kernel mappings, kept sorted by start with the running maximum of
+ * their ends (lookups are binary searches). They come in address order
+ * (perf synthesizes them so), which makes an insert O(1); a hostile file
+ * costs at most MAX_KMAPS^2 moves: the ones past it are ignored.
+ */
+#define MAX_KMAPS 8192
+
 static int add_kmap(struct c2c_cmd *m, uint64_t start, uint64_t len)
 {
 	struct krange *v;
+	size_t i, at;
 
 	if (!len || start + len < start)
 		return 0;
+	if (m->nr_kmaps == MAX_KMAPS) {
+		if (!m->kmaps_full)
+			c2c_err("%s: more than %d kernel mappings: the rest "
+				"count as unmapped", m->path, MAX_KMAPS);
+		m->kmaps_full = true;
+		return 0;
+	}
 	if (m->nr_kmaps == m->cap_kmaps) {
 		m->cap_kmaps = m->cap_kmaps ? m->cap_kmaps * 2 : 64;
 		v = realloc(m->kmaps, m->cap_kmaps * sizeof(*v));
@@ -80,32 +96,25 @@ static int add_kmap(struct c2c_cmd *m, uint64_t start, uint64_t len)
 			return -ENOMEM;
 		m->kmaps = v;
 	}
-	m->kmaps[m->nr_kmaps].start = start;
-	m->kmaps[m->nr_kmaps++].end = start + len;
-	m->kmaps_sorted = false;
+	for (at = m->nr_kmaps; at && m->kmaps[at - 1].start > start; at--)
+		;
+	memmove(m->kmaps + at + 1, m->kmaps + at,
+		(m->nr_kmaps - at) * sizeof(*m->kmaps));
+	m->kmaps[at].start = start;
+	m->kmaps[at].end = start + len;
+	m->nr_kmaps++;
+	for (i = at; i < m->nr_kmaps; i++)
+		m->kmaps[i].maxend = i && m->kmaps[i - 1].maxend >
+			m->kmaps[i].end ? m->kmaps[i - 1].maxend :
+			m->kmaps[i].end;
 	return 0;
 }
 
-static int cmp_krange(const void *pa, const void *pb)
-{
-	const struct krange *a = pa, *b = pb;
-
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-/* Whether a kernel mapping covers @addr (sorted again after an add). */
-static bool in_kmap(struct c2c_cmd *m, uint64_t addr)
+/* Whether a kernel mapping covers @addr. */
+static bool in_kmap(const struct c2c_cmd *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->nr_kmaps, i;
 
-	if (!m->kmaps_sorted) {
-		qsort(m->kmaps, m->nr_kmaps, sizeof(*m->kmaps), cmp_krange);
-		for (i = 0; i < m->nr_kmaps; i++)
-			m->kmaps[i].maxend = i && m->kmaps[i - 1].maxend >
-				m->kmaps[i].end ? m->kmaps[i - 1].maxend :
-				m->kmaps[i].end;
-		m->kmaps_sorted = true;
-	}
 	while (lo < hi) {	/* the first start > addr */
 		i = lo + (hi - lo) / 2;
 		if (m->kmaps[i].start <= addr)
