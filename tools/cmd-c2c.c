@@ -43,6 +43,7 @@ struct c2c_cmd {
 	struct pebs_c2c *c2c;
 	uint64_t bad;			/* samples that did not decode */
 	bool first;			/* JSON: no comma before the next */
+	bool truncated;			/* the data section is damaged */
 	unsigned int depth;
 };
 
@@ -203,6 +204,15 @@ static int add_sample(struct c2c_cmd *m, const struct perf_event_header *ev,
 	return pebs_c2c__add(m->c2c, &cs);
 }
 
+/* A damaged file: say so once; the report covers the records before. */
+static int damaged(struct c2c_cmd *m, const char *why)
+{
+	c2c_err("%s: %s: reporting the records before it (the file is "
+		"damaged or truncated)", m->path, why);
+	m->truncated = true;
+	return -EBADMSG;
+}
+
 /* A record and where it falls in time (ties keep file order). */
 struct timed {
 	uint64_t time;
@@ -234,6 +244,11 @@ static int collect(struct c2c_cmd *m, struct timed **out, size_t *nr)
 	int err;
 
 	while ((err = pebs_perfdata__next(m->pd, &ev)) > 0) {
+		/* the views below read records in place */
+		if (((uintptr_t)ev & 7) || ev->size % 8) {
+			err = damaged(m, "a record is not 8-byte aligned");
+			break;
+		}
 		if (ev->type == PERF_RECORD_SAMPLE ?
 		    !pebs_perfdata__sample(m->pd, ev, &s, NULL) :
 		    !pebs_perfdata__sample_id(m->pd, ev, &s, NULL)) {
@@ -252,9 +267,8 @@ static int collect(struct c2c_cmd *m, struct timed **out, size_t *nr)
 		v[n].time = t;
 		v[n++].ev = ev;
 	}
-	if (err < 0)
-		c2c_err("%s: %s: the records after it are ignored", m->path,
-			pebs_errmsg());
+	if (err < 0 && !m->truncated)
+		damaged(m, pebs_errmsg());
 	qsort(v, n, sizeof(*v), cmp_timed);
 	*out = v;
 	*nr = n;
@@ -977,7 +991,7 @@ static int run(struct c2c_cmd *m)
 		c2c_err("writing the report failed: check the output");
 		return 1;
 	}
-	return 0;
+	return m->truncated ? 1 : 0;
 
 out_oom:
 	c2c_err("out of memory: report a smaller file");
