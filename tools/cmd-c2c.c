@@ -4,10 +4,8 @@
  * printed as perf c2c report --stdio prints it (the counting, ranking
  * and classification are the library's pebs_c2c).
  *
- * One pass in file order: MMAP/MMAP2/FORK/COMM records build two
- * address spaces (code mappings for symbols, and every mapping, data
- * ones included, for perf's "No Page Map Rejects"); samples go to the
- * pebs_c2c table.
+ * The library reads the file into the table in time order
+ * (pebs_c2c__read_perfdata); this file prints it.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,11 +21,6 @@
 
 enum fmt { FMT_STDIO, FMT_CSV, FMT_JSON };
 
-/* A kernel mapping; maxend: the largest end of it and those before */
-struct krange {
-	uint64_t start, end, maxend;
-};
-
 struct c2c_cmd {
 	const char *path;
 	enum fmt fmt;
@@ -36,15 +29,9 @@ struct c2c_cmd {
 	bool show_all;			/* every line, not only shown ones */
 	struct pebs_perfdata *pd;
 	struct pebs_symbols *code;	/* code mappings: symbols */
-	struct pebs_symbols *maps;	/* every mapping: "mapped" */
-	struct krange *kmaps;		/* kernel mappings (pid -1) */
-	size_t nr_kmaps, cap_kmaps;
-	bool kmaps_full;
 	struct pebs_c2c *c2c;
 	uint64_t bad;			/* samples that did not decode */
 	bool first;			/* JSON: no comma before the next */
-	bool truncated;			/* the data section is damaged */
-	unsigned int depth;
 };
 
 static void c2c_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -58,244 +45,6 @@ static void c2c_err(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-}
-
-/* ---- reading ------------------------------------------------------------ */
-
-/*
- * perf's "No Page Map Rejects" needs every mapping, data ones included,
- * which the symbol resolver (code only) does not keep: @maps gets each
- * MMAP/MMAP2 as a mapping of its process; kernel ones (pid -1: the
- * kernel text and modules) go to @kmaps.
- */
-/*
- * Kernel mappings, kept sorted by start with the running maximum of
- * their ends (lookups are binary searches). They come in address order
- * (perf synthesizes them so), which makes an insert O(1); a hostile file
- * costs at most MAX_KMAPS^2 moves: the ones past it are ignored.
- */
-#define MAX_KMAPS 8192
-
-static int add_kmap(struct c2c_cmd *m, uint64_t start, uint64_t len)
-{
-	struct krange *v;
-	size_t i, at;
-
-	if (!len || start + len < start)
-		return 0;
-	if (m->nr_kmaps == MAX_KMAPS) {
-		if (!m->kmaps_full)
-			c2c_err("%s: more than %d kernel mappings: the rest "
-				"count as unmapped", m->path, MAX_KMAPS);
-		m->kmaps_full = true;
-		return 0;
-	}
-	if (m->nr_kmaps == m->cap_kmaps) {
-		m->cap_kmaps = m->cap_kmaps ? m->cap_kmaps * 2 : 64;
-		v = realloc(m->kmaps, m->cap_kmaps * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		m->kmaps = v;
-	}
-	for (at = m->nr_kmaps; at && m->kmaps[at - 1].start > start; at--)
-		;
-	memmove(m->kmaps + at + 1, m->kmaps + at,
-		(m->nr_kmaps - at) * sizeof(*m->kmaps));
-	m->kmaps[at].start = start;
-	m->kmaps[at].end = start + len;
-	m->nr_kmaps++;
-	for (i = at; i < m->nr_kmaps; i++)
-		m->kmaps[i].maxend = i && m->kmaps[i - 1].maxend >
-			m->kmaps[i].end ? m->kmaps[i - 1].maxend :
-			m->kmaps[i].end;
-	return 0;
-}
-
-/* Whether a kernel mapping covers @addr. */
-static bool in_kmap(const struct c2c_cmd *m, uint64_t addr)
-{
-	size_t lo = 0, hi = m->nr_kmaps, i;
-
-	while (lo < hi) {	/* the first start > addr */
-		i = lo + (hi - lo) / 2;
-		if (m->kmaps[i].start <= addr)
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	return lo && m->kmaps[lo - 1].maxend > addr;
-}
-
-static int add_mapping(struct c2c_cmd *m, const struct perf_event_header *ev)
-{
-	const unsigned char *p = (const unsigned char *)(ev + 1);
-	size_t name_at = ev->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
-	uint64_t start, len, pgoff;
-	const char *name;
-	uint32_t pid;
-	size_t max;
-
-	if (ev->size < sizeof(*ev) + name_at + 1)
-		return 0;
-	memcpy(&pid, p, sizeof(pid));
-	memcpy(&start, p + 8, sizeof(start));
-	memcpy(&len, p + 16, sizeof(len));
-	memcpy(&pgoff, p + 24, sizeof(pgoff));
-	name = (const char *)p + name_at;
-	max = ev->size - sizeof(*ev) - name_at;
-	if ((int32_t)pid < 0)
-		return add_kmap(m, start, len);
-	if (strnlen(name, max) == max || !len)
-		return 0;
-	return pebs_symbols__add_mmap(m->maps, (pid_t)pid, start, len, pgoff,
-				      name) == -ENOMEM ? -ENOMEM : 0;
-}
-
-static int add_record(struct c2c_cmd *m, const struct perf_event_header *ev)
-{
-	if (pebs_symbols__add_record(m->code, ev) == -ENOMEM)
-		return -ENOMEM;
-	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)
-		return add_mapping(m, ev);
-	/* FORK copies maps, COMM exec drops them */
-	return pebs_symbols__add_record(m->maps, ev) == -ENOMEM ? -ENOMEM : 0;
-}
-
-/* @addr in the kernel's mappings, or else in process @pid's */
-static bool in_mapping(struct c2c_cmd *m, bool kernel, uint32_t pid,
-		       uint64_t addr)
-{
-	struct pebs_sym sym;
-
-	if (kernel)
-		return in_kmap(m, addr);
-	if (addr >= 1ULL << 63)
-		return false;
-	pebs_symbols__resolve(m->maps, (pid_t)pid, addr, &sym);
-	return sym.dso != NULL;
-}
-
-/*
- * perf (ip__resolve_data, ip__resolve_ams) looks the data address up in
- * the address space of the sample's cpumode, the code address in
- * either.
- */
-static int add_sample(struct c2c_cmd *m, const struct perf_event_header *ev,
-		      const struct pebs_sample *s)
-{
-	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-		      PERF_RECORD_MISC_KERNEL;
-	struct pebs_c2c_sample cs = {
-		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
-		.ip = s->ip,
-		.data_src = s->data_src,
-		.has_data_src = !!(s->present & PERF_SAMPLE_DATA_SRC),
-		.weight = s->weight,
-		.period = s->period,
-		.phys_addr = s->phys_addr,
-		.pid = s->pid,
-		.tid = s->tid,
-		.cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX,
-	};
-
-	cs.mapped = in_mapping(m, kernel, s->pid, cs.addr) &&
-		    (in_mapping(m, true, s->pid, s->ip) ||
-		     in_mapping(m, false, s->pid, s->ip));
-	return pebs_c2c__add(m->c2c, &cs);
-}
-
-/* A damaged file: say so once; the report covers the records before. */
-static int damaged(struct c2c_cmd *m, const char *why)
-{
-	c2c_err("%s: %s: reporting the records before it (the file is "
-		"damaged or truncated)", m->path, why);
-	m->truncated = true;
-	return -EBADMSG;
-}
-
-/* A record and where it falls in time (ties keep file order). */
-struct timed {
-	uint64_t time;
-	const struct perf_event_header *ev;
-};
-
-static int cmp_timed(const void *pa, const void *pb)
-{
-	const struct timed *a = pa, *b = pb;
-
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->ev < b->ev ? -1 : a->ev > b->ev;
-}
-
-/*
- * The records in time order, as perf's ordered events deliver them (a
- * system-wide recording writes each CPU's ring in turn, so an exec's
- * MMAPs can follow samples taken after it). A record without a time
- * (perf's own, or no sample_id_all) keeps the time of the one before.
- */
-static int collect(struct c2c_cmd *m, struct timed **out, size_t *nr)
-{
-	const struct perf_event_header *ev;
-	struct timed *v = NULL, *nv;
-	size_t n = 0, cap = 0;
-	struct pebs_sample s;
-	uint64_t t = 0;
-	int err;
-
-	while ((err = pebs_perfdata__next(m->pd, &ev)) > 0) {
-		/* the views below read records in place */
-		if (((uintptr_t)ev & 7) || ev->size % 8) {
-			err = damaged(m, "a record is not 8-byte aligned");
-			break;
-		}
-		if (ev->type == PERF_RECORD_SAMPLE ?
-		    !pebs_perfdata__sample(m->pd, ev, &s, NULL) :
-		    !pebs_perfdata__sample_id(m->pd, ev, &s, NULL)) {
-			if (s.present & PERF_SAMPLE_TIME)
-				t = s.time;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		v[n].time = t;
-		v[n++].ev = ev;
-	}
-	if (err < 0 && !m->truncated)
-		damaged(m, pebs_errmsg());
-	qsort(v, n, sizeof(*v), cmp_timed);
-	*out = v;
-	*nr = n;
-	return 0;
-}
-
-static int read_file(struct c2c_cmd *m)
-{
-	struct pebs_sample s;
-	struct timed *v;
-	size_t i, n;
-	int err = 0;
-
-	if (collect(m, &v, &n))
-		return -ENOMEM;
-	for (i = 0; i < n && !err; i++) {
-		const struct perf_event_header *ev = v[i].ev;
-
-		if (ev->type != PERF_RECORD_SAMPLE)
-			err = add_record(m, ev);
-		else if (pebs_perfdata__sample(m->pd, ev, &s, NULL))
-			m->bad++;
-		else
-			err = add_sample(m, ev, &s);
-	}
-	free(v);
-	return err;
 }
 
 /* ---- counters by name ------------------------------------------------- */
@@ -969,9 +718,14 @@ static int run(struct c2c_cmd *m)
 			"cannot read: record again without -z", m->path);
 		return 1;
 	}
-	if (pebs_symbols__new(&m->code) || pebs_symbols__new(&m->maps) ||
-	    pebs_c2c__new(&m->c2c) || read_file(m))
+	if (pebs_symbols__new(&m->code) || pebs_c2c__new(&m->c2c))
 		goto out_oom;
+	err = pebs_c2c__read_perfdata(m->c2c, m->pd, m->code, &m->bad);
+	if (err == -ENOMEM)
+		goto out_oom;
+	if (err)	/* damaged: report the records before the damage */
+		c2c_err("%s: %s: reporting the records before it", m->path,
+			pebs_errmsg());
 	if (!m->display_set && !pebs_c2c__has_data_src(m->c2c))
 		m->display = PEBS_C2C_XWRITES;
 	if (pebs_c2c__sort(m->c2c, m->display) < 0)
@@ -991,7 +745,7 @@ static int run(struct c2c_cmd *m)
 		c2c_err("writing the report failed: check the output");
 		return 1;
 	}
-	return m->truncated ? 1 : 0;
+	return err ? 1 : 0;
 
 out_oom:
 	c2c_err("out of memory: report a smaller file");
@@ -1019,8 +773,6 @@ int cmd_c2c(int argc, char **argv)
 	ret = run(&m);
 	pebs_c2c__delete(m.c2c);
 	pebs_symbols__delete(m.code);
-	pebs_symbols__delete(m.maps);
 	pebs_perfdata__close(m.pd);
-	free(m.kmaps);
 	return ret;
 }

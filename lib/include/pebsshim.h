@@ -1662,6 +1662,24 @@ PEBS_API void pebs_c2c__delete(struct pebs_c2c *c);
  */
 PEBS_API int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s);
 
+/*
+ * pebs_c2c__read_perfdata - add every sample of @pd to @c as perf c2c
+ * report does: the records in time order (perf's ordered events; equal
+ * times keep file order), MMAP/MMAP2 (data mappings included), FORK and
+ * COMM exec building the address spaces that decide a sample's
+ * "mapped": its data address in the kernel's mappings or its process's
+ * by the sample's cpumode, its code address in either (perf's
+ * sample__resolve_mem). The non-sample records also go to @syms (may be
+ * NULL), for symbols. *undecoded (may be NULL) gets the number of
+ * samples that did not decode. Returns 0, -ENOMEM, -EINVAL, or -EBADMSG
+ * when a record is damaged (misaligned, or overrunning the data
+ * section): the samples before it are added; pebs_errmsg() says where.
+ */
+PEBS_API int pebs_c2c__read_perfdata(struct pebs_c2c *c,
+				     struct pebs_perfdata *pd,
+				     struct pebs_symbols *syms,
+				     uint64_t *undecoded);
+
 /* pebs_c2c__stats - the counters of every sample added. */
 PEBS_API const struct pebs_c2c_stats *pebs_c2c__stats(const struct pebs_c2c *c);
 
