@@ -54,57 +54,49 @@ static uint64_t mix(uint64_t a, uint64_t b)
 static int hash_resize(struct c2c_hash *h)
 {
 	size_t ncap = h->cap ? h->cap * 2 : 1024, i, j;
-	uint64_t *ka = malloc(ncap * sizeof(*ka));
-	uint64_t *kb = malloc(ncap * sizeof(*kb));
-	uint32_t *val = malloc(ncap * sizeof(*val));
+	struct c2c_slot *ns = malloc(ncap * sizeof(*ns));
 
-	if (!ka || !kb || !val) {
-		free(ka);
-		free(kb);
-		free(val);
+	if (!ns)
 		return -ENOMEM;
-	}
-	memset(val, 0xff, ncap * sizeof(*val));
+	for (j = 0; j < ncap; j++)
+		ns[j].val = C2C_NONE;
 	for (i = 0; i < h->cap; i++) {
-		if (h->val[i] == C2C_NONE)
+		if (h->s[i].val == C2C_NONE)
 			continue;
-		j = mix(h->ka[i], h->kb[i]) & (ncap - 1);
-		while (val[j] != C2C_NONE)
+		j = mix(h->s[i].a, h->s[i].b) & (ncap - 1);
+		while (ns[j].val != C2C_NONE)
 			j = (j + 1) & (ncap - 1);
-		ka[j] = h->ka[i];
-		kb[j] = h->kb[i];
-		val[j] = h->val[i];
+		ns[j] = h->s[i];
 	}
-	free(h->ka);
-	free(h->kb);
-	free(h->val);
-	h->ka = ka;
-	h->kb = kb;
-	h->val = val;
+	free(h->s);
+	h->s = ns;
 	h->cap = ncap;
 	return 0;
 }
 
 /*
- * The slot of key (a, b): *slot is its value, or C2C_NONE if the key is new,
- * in which case the caller must store a value there. Returns 0 or
+ * The slot of key (a, b): *slot is its value, or C2C_NONE if the key is
+ * new, in which case the caller must store a value there. Returns 0 or
  * -ENOMEM.
  */
-static int hash_slot(struct c2c_hash *h, uint64_t a, uint64_t b, uint32_t **slot)
+static int hash_slot(struct c2c_hash *h, uint64_t a, uint64_t b,
+		     uint32_t **slot)
 {
+	struct c2c_slot *e;
 	size_t i;
 
 	if ((h->n + 1) * 4 > h->cap * 3 && hash_resize(h))
 		return -ENOMEM;
 	i = mix(a, b) & (h->cap - 1);
-	while (h->val[i] != C2C_NONE && (h->ka[i] != a || h->kb[i] != b))
+	for (e = &h->s[i]; e->val != C2C_NONE && (e->a != a || e->b != b);
+	     e = &h->s[i])
 		i = (i + 1) & (h->cap - 1);
-	if (h->val[i] == C2C_NONE) {
-		h->ka[i] = a;
-		h->kb[i] = b;
+	if (e->val == C2C_NONE) {
+		e->a = a;
+		e->b = b;
 		h->n++;
 	}
-	*slot = &h->val[i];
+	*slot = &e->val;
 	return 0;
 }
 
@@ -135,9 +127,7 @@ void pebs_c2c__delete(struct pebs_c2c *c)
 {
 	if (!c)
 		return;
-	free(c->h.ka);
-	free(c->h.kb);
-	free(c->h.val);
+	free(c->h.s);
 	free(c->lines.a);
 	free(c->offs.a);
 	free(c->ips.a);

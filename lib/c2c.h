@@ -18,9 +18,14 @@
 enum { K_LINE, K_LTHREAD, K_LCPU, K_LPHYS, K_IP, K_THREAD, K_CPU, K_IPCPU };
 #define KIND(k, parent)	(((uint64_t)(k) << 60) | (parent))
 
+/* one slot: key (a, b) and value, in one cache line's quarter */
+struct c2c_slot {
+	uint64_t a, b;
+	uint32_t val;		/* C2C_NONE: empty slot */
+};
+
 struct c2c_hash {
-	uint64_t *ka, *kb;
-	uint32_t *val;		/* C2C_NONE: empty slot */
+	struct c2c_slot *s;
 	size_t cap, n;		/* cap: a power of two, or 0 */
 };
 
