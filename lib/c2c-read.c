@@ -15,6 +15,12 @@ struct krange {
 	uint64_t start, end, maxend;
 };
 
+/* Physical memory of one NUMA node (perf's mem2node phys_entry). */
+struct prange {
+	uint64_t start, end;
+	int32_t node;
+};
+
 struct c2c_reader {
 	struct pebs_c2c *c2c;
 	struct pebs_perfdata *pd;
@@ -23,6 +29,8 @@ struct c2c_reader {
 	struct krange *kmaps;		/* kernel mappings (pid -1) */
 	size_t nr_kmaps, cap_kmaps;
 	uint64_t bad;			/* samples that did not decode */
+	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
+	size_t nr_mem;
 };
 
 /*
@@ -134,6 +142,86 @@ static bool in_mapping(struct c2c_reader *m, bool kernel, uint32_t pid,
 	return sym.dso != NULL;
 }
 
+static int cmp_prange(const void *pa, const void *pb)
+{
+	const struct prange *a = pa, *b = pb;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/*
+ * HEADER_MEM_TOPOLOGY: u64 version (1), u64 block size, u64 nr, then per
+ * node u64 node, u64 size, u64 bits, u64 bitmap[(bits + 63) / 64]; bit i
+ * set: block i belongs to the node. Adjacent blocks of a node merge, as
+ * in perf's mem2node__init. A malformed section gives no nodes.
+ */
+static int read_mem_topology(struct c2c_reader *m)
+{
+	const unsigned char *p;
+	uint64_t hdr[3], nd[3], w, bit, i, words;
+	size_t size, at, n = 0, cap = 0;
+	const void *data;
+	struct prange *v = NULL, *nv;
+
+	if (pebs_perfdata__feat(m->pd, PEBS_FEAT_MEM_TOPOLOGY, &data, &size) ||
+	    size < sizeof(hdr))
+		return 0;
+	p = data;
+	memcpy(hdr, p, sizeof(hdr));
+	if (hdr[0] != 1 || !hdr[1])
+		return 0;
+	at = sizeof(hdr);
+	for (i = 0; i < hdr[2] && size - at >= sizeof(nd); i++) {
+		memcpy(nd, p + at, sizeof(nd));
+		at += sizeof(nd);
+		words = nd[2] / 64 + !!(nd[2] % 64);
+		if (nd[0] > INT32_MAX || words > (size - at) / 8)
+			break;
+		for (bit = 0; bit < nd[2]; bit++) {
+			memcpy(&w, p + at + bit / 64 * 8, sizeof(w));
+			if (!(w >> (bit % 64) & 1))
+				continue;
+			if (n && v[n - 1].node == (int32_t)nd[0] &&
+			    v[n - 1].end == bit * hdr[1]) {
+				v[n - 1].end += hdr[1];
+				continue;
+			}
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[n].start = bit * hdr[1];
+			v[n].end = v[n].start + hdr[1];
+			v[n++].node = (int32_t)nd[0];
+		}
+		at += words * 8;
+	}
+	qsort(v, n, sizeof(*v), cmp_prange);
+	m->mem = v;
+	m->nr_mem = n;
+	return 0;
+}
+
+/* The node of physical address @pa, or -1 (perf's mem2node__node). */
+static int32_t node_of(const struct c2c_reader *m, uint64_t pa)
+{
+	size_t lo = 0, hi = m->nr_mem, i;
+
+	while (lo < hi) {	/* the first start > pa */
+		i = lo + (hi - lo) / 2;
+		if (m->mem[i].start <= pa)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	return lo && pa < m->mem[lo - 1].end ? m->mem[lo - 1].node : -1;
+}
+
 /*
  * perf (ip__resolve_data, ip__resolve_ams) looks the data address up in
  * the address space of the sample's cpumode, the code address in
@@ -152,6 +240,7 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 		.weight = s->weight,
 		.period = s->period,
 		.phys_addr = s->phys_addr,
+		.node = s->phys_addr ? node_of(m, s->phys_addr) : -1,
 		.pid = s->pid,
 		.tid = s->tid,
 		.cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX,
@@ -239,8 +328,10 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 
 	if (!c || !pd)
 		return pebs_err(-EINVAL, "c2c: no table or file");
-	if (pebs_symbols__new(&rd.maps))
+	if (pebs_symbols__new(&rd.maps) || read_mem_topology(m)) {
+		pebs_symbols__delete(rd.maps);
 		return pebs_err(-ENOMEM, "c2c: out of memory");
+	}
 	pebs_perfdata__rewind(pd);
 	damaged = collect(m, &v, &n);
 	err = damaged == -ENOMEM ? -ENOMEM : 0;
@@ -256,6 +347,7 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	}
 	free(v);
 	free(rd.kmaps);
+	free(rd.mem);
 	pebs_symbols__delete(rd.maps);
 	if (undecoded)
 		*undecoded = rd.bad;

@@ -268,6 +268,7 @@ int pebs_c2c__for_each_line(struct pebs_c2c *c, bool all,
 		v.load_weight = l->load_w;
 		v.load_weight_n = l->load_n;
 		v.phys_addrs = l->phys;
+		v.nodes = l->nodes;
 		v.nr_threads = l->nr_threads;
 		v.nr_offsets = l->nr_offsets;
 		v.nr_cpus = l->nr_cpus;

@@ -271,7 +271,11 @@ static void ip_weight(struct pebs_c2c_ip *ip, const struct pebs_c2c_stats *one,
 	}
 }
 
-/* The per-line distinct sets: threads, CPUs, physical lines. */
+/*
+ * The per-line distinct sets: threads, CPUs; and perf's nodeset and
+ * "PA cnt" (c2c_he__set_node: changes of the physical address, counted
+ * for samples whose node is known).
+ */
 static int line_sets(struct pebs_c2c *c, uint32_t li,
 		     const struct pebs_c2c_sample *s)
 {
@@ -289,12 +293,13 @@ static int line_sets(struct pebs_c2c *c, uint32_t li,
 			return r;
 		l->nr_cpus += r;
 	}
-	if (s->phys_addr) {
-		r = hash_first(&c->h, KIND(K_LPHYS, li),
-			       s->phys_addr >> LINE_SHIFT);
-		if (r < 0)
-			return r;
-		l->phys += r;
+	if (s->phys_addr && s->node >= 0) {
+		if (s->node < 64)
+			l->nodes |= 1ULL << s->node;
+		if (s->phys_addr != l->last_phys) {
+			l->phys++;
+			l->last_phys = s->phys_addr;
+		}
 	}
 	return 0;
 }

@@ -15,7 +15,7 @@
 	 PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA) | PERF_MEM_S(LVLNUM, NA))
 
 /* hash key kinds, in the top 4 bits of the first word */
-enum { K_LINE, K_LTHREAD, K_LCPU, K_LPHYS, K_IP, K_THREAD, K_CPU, K_IPCPU };
+enum { K_LINE, K_LTHREAD, K_LCPU, K_IP, K_THREAD, K_CPU, K_IPCPU };
 #define KIND(k, parent)	(((uint64_t)(k) << 60) | (parent))
 
 /* one slot: key (a, b) and value, in one cache line's quarter */
@@ -34,7 +34,8 @@ struct c2c_line {
 	uint32_t pid;
 	uint32_t off[64];	/* offset node per byte offset, or C2C_NONE */
 	struct pebs_c2c_stats st;
-	uint64_t unknown, load_w, load_n, phys;
+	uint64_t unknown, load_w, load_n;
+	uint64_t phys, last_phys, nodes;	/* perf's PA cnt, nodeset */
 	unsigned int nr_threads, nr_offsets, nr_cpus;
 	/* computed by sort */
 	uint64_t xwrites;

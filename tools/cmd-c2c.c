@@ -101,6 +101,28 @@ static void code_str(struct c2c_cmd *m, uint32_t pid, uint64_t ip,
 	*dso = slash ? slash + 1 : s.dso ? s.dso : "[unknown]";
 }
 
+/* perf's node list (bitmap_scnprintf): "0", "0-2,5", or "N/A" */
+static const char *nodes_str(uint64_t mask, char *buf, size_t len)
+{
+	unsigned int a, b;
+	size_t n = 0;
+
+	if (!mask)
+		return "N/A";
+	buf[0] = '\0';
+	for (a = 0; a < 64 && n < len; a = b + 1) {
+		if (!(mask >> a & 1)) {
+			b = a;
+			continue;
+		}
+		for (b = a; b + 1 < 64 && mask >> (b + 1) & 1; b++)
+			;
+		n += snprintf(buf + n, len - n, a == b ? "%s%u" : "%s%u-%u",
+			      n ? "," : "", a, b);
+	}
+	return buf;
+}
+
 /* ---- stdio ------------------------------------------------------------ */
 
 static double pct(uint64_t a, uint64_t b)
@@ -208,6 +230,7 @@ static int print_line_row(const struct pebs_c2c_line *l, void *arg)
 	struct c2c_cmd *m = arg;
 	const struct pebs_c2c_stats *st = &l->stats;
 	struct pebs_c2c_stats sh;
+	char nb[160];
 	uint64_t tot;
 
 	if (m->display == PEBS_C2C_XWRITES) {
@@ -221,12 +244,13 @@ static int print_line_row(const struct pebs_c2c_line *l, void *arg)
 	tot = m->display == PEBS_C2C_LCL_HITM ? sh.lcl_hitm :
 	      m->display == PEBS_C2C_RMT_HITM ? sh.rmt_hitm :
 	      m->display == PEBS_C2C_PEER ? sh.tot_peer : sh.tot_hitm;
-	printf("  %5u  %#18" PRIx64 " %7" PRIu64 " %7.2f%% %8" PRIu64
+	printf("  %5u  %#18" PRIx64 "  %4s  %6" PRIu64 " %7.2f%% %8" PRIu64
 	       " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 	       " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 	       " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64
 	       " %9" PRIu64 " %9" PRIu64 "  %7u  %s\n",
-	       l->rank, l->addr, l->phys_addrs,
+	       l->rank, l->addr, nodes_str(l->nodes, nb, sizeof(nb)),
+	       l->phys_addrs,
 	       pct(m->display == PEBS_C2C_LCL_HITM ? st->lcl_hitm :
 		   m->display == PEBS_C2C_RMT_HITM ? st->rmt_hitm :
 		   m->display == PEBS_C2C_PEER ? st->tot_peer : st->tot_hitm,
@@ -249,11 +273,12 @@ static void print_line_table(struct c2c_cmd *m)
 		printf("# Index             Address     Pid  Records  Xwrites"
 		       " Threads Offsets  Sharing\n");
 	} else {
-		printf("#        ------ Cacheline ------     Tot  ------- Load "
+		printf("#        ----------- Cacheline ----------      Tot  "
+		       "------- Load "
 		       "Hitm -------    Total    Total    Total  --------- "
 		       "Stores --------  ----- Core Load Hit -----  - LLC Load "
 		       "Hit --  - RMT Load Hit --  --- Load Dram ----\n");
-		printf("# Index             Address  PA cnt    Hitm    Total  "
+		printf("# Index             Address  Node  PA cnt     Hitm    Total  "
 		       "LclHitm  RmtHitm  records    Loads   Stores    L1Hit   "
 		       "L1Miss      N/A       FB       L1       L2    LclHit  "
 		       "LclHitm    RmtHit  RmtHitm       Lcl       Rmt  Threads"
@@ -417,7 +442,7 @@ static void csv_line_header(void)
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		printf(",%s", fields[i].name);
 	printf(",records,loads,llc_misses,unknown,xwrites,mean_load_weight,"
-	       "phys_lines,threads,offsets,cpus,sharing,pid_a,tid_a,off_a,"
+	       "pa_cnt,nodes,threads,offsets,cpus,sharing,pid_a,tid_a,off_a,"
 	       "pid_b,tid_b,off_b,also_false,false_pid_a,false_tid_a,"
 	       "false_off_a,false_pid_b,false_tid_b,false_off_b\n");
 }
@@ -434,6 +459,7 @@ static void csv_pair(bool set, const struct pebs_c2c_evidence *e)
 static int csv_line(const struct pebs_c2c_line *l, void *arg)
 {
 	const struct pebs_c2c_evidence *e = &l->evidence;
+	char nb[160];
 	size_t i;
 
 	(void)arg;
@@ -441,11 +467,12 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		printf(",%" PRIu64, field(&l->stats, i));
 	printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-	       ",%.1f,%" PRIu64 ",%u,%u,%u,%s",
+	       ",%.1f,%" PRIu64 ",\"%s\",%u,%u,%u,%s",
 	       pebs_c2c_stats__records(&l->stats),
 	       pebs_c2c_stats__loads(&l->stats),
 	       pebs_c2c_stats__llc_misses(&l->stats), l->unknown, l->xwrites,
 	       mean(l->load_weight, l->load_weight_n), l->phys_addrs,
+	       l->nodes ? nodes_str(l->nodes, nb, sizeof(nb)) : "",
 	       l->nr_threads, l->nr_offsets, l->nr_cpus,
 	       sharing_name[l->sharing]);
 	csv_pair(l->sharing != PEBS_C2C_PRIVATE, e);
@@ -566,15 +593,21 @@ static int json_line(const struct pebs_c2c_line *l, void *arg)
 {
 	struct pareto p = { .m = arg, .line = l };
 	const struct pebs_c2c_evidence *e = &l->evidence;
+	unsigned int i, n;
 
 	printf("%s\n{\"rank\":%u,\"addr\":\"0x%" PRIx64 "\",\"pid\":%u,"
 	       "\"unknown\":%" PRIu64 ",\"xwrites\":%" PRIu64
-	       ",\"mean_load_weight\":%.1f,\"phys_lines\":%" PRIu64
+	       ",\"mean_load_weight\":%.1f,\"pa_cnt\":%" PRIu64
 	       ",\"threads\":%u,\"cpus\":%u,\"sharing\":\"%s\"",
 	       l->rank ? "," : "", l->rank, l->addr, l->pid, l->unknown,
 	       l->xwrites, mean(l->load_weight, l->load_weight_n),
 	       l->phys_addrs, l->nr_threads, l->nr_cpus,
 	       sharing_name[l->sharing]);
+	printf(",\"nodes\":[");
+	for (n = 0, i = 0; i < 64; i++)
+		if (l->nodes >> i & 1)
+			printf("%s%u", n++ ? "," : "", i);
+	printf("]");
 	if (l->sharing != PEBS_C2C_PRIVATE)
 		json_pair("evidence", e);
 	if (l->also_false)

@@ -1562,6 +1562,7 @@ struct pebs_c2c_sample {
 	uint64_t weight;	/* access latency (PERF_SAMPLE_WEIGHT) */
 	uint64_t period;
 	uint64_t phys_addr;	/* 0: unknown */
+	int32_t node;		/* NUMA node of phys_addr, -1: unknown */
 	uint32_t pid, tid;
 	uint32_t cpu;		/* UINT32_MAX: unknown */
 	bool has_data_src;	/* false: counted as data_src NONE, and the
@@ -1602,7 +1603,10 @@ struct pebs_c2c_line {
 	uint64_t xwrites;	/* writes (stores, or unknown-kind accesses)
 				   when >= 2 threads touch the line, else 0 */
 	uint64_t load_weight, load_weight_n; /* sum, count: loads */
-	uint64_t phys_addrs;	/* distinct physical lines (perf PA cnt) */
+	uint64_t phys_addrs;	/* perf's "PA cnt": how often the physical
+				   address changed from one sample (with a
+				   node) to the next */
+	uint64_t nodes;		/* bit n: NUMA node n (< 64) was seen */
 	unsigned int nr_threads, nr_offsets, nr_cpus;
 	enum pebs_c2c_sharing sharing;	/* true sharing wins */
 	struct pebs_c2c_evidence evidence;	/* of sharing */
@@ -1669,7 +1673,8 @@ PEBS_API int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s);
  * COMM exec building the address spaces that decide a sample's
  * "mapped": its data address in the kernel's mappings or its process's
  * by the sample's cpumode, its code address in either (perf's
- * sample__resolve_mem). The non-sample records also go to @syms (may be
+ * sample__resolve_mem); a sample's node comes from its phys_addr and the
+ * file's HEADER_MEM_TOPOLOGY (perf's mem2node). The non-sample records also go to @syms (may be
  * NULL), for symbols. *undecoded (may be NULL) gets the number of
  * samples that did not decode. Returns 0, -ENOMEM, -EINVAL, or -EBADMSG
  * when a record is damaged (misaligned, or overrunning the data

@@ -144,9 +144,9 @@ block() {
 		on && NF' "$2"
 }
 # rows KIND FILE: the rows of the shared line table (KIND table) or of
-# the pareto (KIND pareto) in one form for perf's and ours: perf's Node
-# column (and the pareto's PA cnt) left out, our Threads and Sharing
-# columns too, offsets as numbers.
+# the pareto (KIND pareto) in one form for perf's and ours: the table
+# without our Threads and Sharing columns, the pareto without perf's
+# Node and PA cnt columns, offsets as numbers.
 rows() {
 	python3 - "$@" <<'PY'
 import re, sys
@@ -162,7 +162,7 @@ for l in part.splitlines():
 	if not f or f[0].startswith('#'):
 		continue
 	if kind == 'table' and f[0].isdigit() and len(f) >= 23:
-		f = f[:2] + f[3:23] if perf else f[:22]
+		f = f[:23]
 		print(' '.join(f))
 	elif kind == 'pareto' and f[0].endswith('%'):
 		code = f[8:14] if perf else f[6:12]

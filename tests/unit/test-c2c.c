@@ -389,6 +389,34 @@ static void test_walks(void **state)
 	pebs_c2c__delete(c);
 }
 
+/* perf's nodeset and PA cnt: changes of the physical address */
+static void test_nodes(void **state)
+{
+	static const struct { uint64_t pa; int32_t node; } in[] = {
+		{ 0x5000, 1 }, { 0x5000, 1 }, { 0x9000, 3 }, { 0x5000, 1 },
+		{ 0x7000, -1 }, { 0, 2 },
+	};
+	struct pebs_c2c_sample smp = { .addr = 0x1000, .ip = 1,
+				       .has_data_src = true, .data_src = L1LD,
+				       .cpu = 0, .mapped = true };
+	struct pebs_c2c *c;
+	struct seen s;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		smp.phys_addr = in[i].pa;
+		smp.node = in[i].node;
+		assert_int_equal(pebs_c2c__add(c, &smp), 0);
+	}
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 0);
+	s = lines(c, true);
+	assert_int_equal(s.line[0].nodes, (1 << 1) | (1 << 3));
+	assert_int_equal(s.line[0].phys_addrs, 3);
+	pebs_c2c__delete(c);
+}
+
 /* user lines are per process, kernel lines are not */
 static void test_line_keys(void **state)
 {
@@ -648,6 +676,9 @@ static void test_read_fixtures(void **state)
 	assert_int_equal(s.line[0].stats.rmt_hitm, 2);
 	assert_int_equal(pebs_c2c_stats__records(&s.line[0].stats), 124);
 	assert_int_equal(s.addr[1], 0xff3b73af50bb3200ULL);
+	/* HEADER_MEM_TOPOLOGY: node 0; perf's PA cnt 1 */
+	assert_int_equal(s.line[0].nodes, 1);
+	assert_int_equal(s.line[0].phys_addrs, 1);
 	pebs_c2c__delete(c);
 	free(buf);
 
@@ -706,6 +737,7 @@ int main(void)
 		cmocka_unit_test(test_ranking),
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_line_keys),
+		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_no_data_src),
 		cmocka_unit_test(test_growth),
