@@ -649,7 +649,7 @@ static void usage(FILE *f)
 "Cache-line sharing of a recording, counted and ranked as perf c2c report\n"
 "does (perf's labels and columns), with each shown line's offsets, code\n"
 "addresses, threads and CPUs and its true/false sharing with evidence.\n"
-"  -i, --input FILE     perf.data to read (default perf.data)\n"
+"  -i, --input FILE     the recording (default pebs-shim.data, as report)\n"
 "      --stdio          text tables (the default; accepted for perf users)\n"
 "  -d, --display KIND   rank by tot (default), lcl or rmt HITM, peer snoops,\n"
 "                       or xwrites: cross-thread writes (the default when\n"
@@ -787,7 +787,7 @@ out_oom:
 
 int cmd_c2c(int argc, char **argv)
 {
-	struct c2c_cmd m = { .path = "perf.data" };
+	struct c2c_cmd m = { .path = "pebs-shim.data" };
 	int ret;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
