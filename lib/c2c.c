@@ -272,10 +272,23 @@ static void ip_weight(struct pebs_c2c_ip *ip, const struct pebs_c2c_stats *one,
 }
 
 /*
- * The per-line distinct sets: threads, CPUs; and perf's nodeset and
- * "PA cnt" (c2c_he__set_node: changes of the physical address, counted
- * for samples whose node is known).
+ * perf's nodeset and "PA cnt" of an entry (c2c_he__set_node: changes of
+ * the physical address, counted for samples whose node is known).
  */
+static void set_node(const struct pebs_c2c_sample *s, uint64_t *nodes,
+		     uint64_t *pa_cnt, uint64_t *last)
+{
+	if (!s->phys_addr || s->node < 0)
+		return;
+	if (s->node < 64)
+		*nodes |= 1ULL << s->node;
+	if (s->phys_addr != *last) {
+		(*pa_cnt)++;
+		*last = s->phys_addr;
+	}
+}
+
+/* The per-line distinct sets: threads, CPUs; nodes. */
 static int line_sets(struct pebs_c2c *c, uint32_t li,
 		     const struct pebs_c2c_sample *s)
 {
@@ -293,14 +306,7 @@ static int line_sets(struct pebs_c2c *c, uint32_t li,
 			return r;
 		l->nr_cpus += r;
 	}
-	if (s->phys_addr && s->node >= 0) {
-		if (s->node < 64)
-			l->nodes |= 1ULL << s->node;
-		if (s->phys_addr != l->last_phys) {
-			l->phys++;
-			l->last_phys = s->phys_addr;
-		}
-	}
+	set_node(s, &l->nodes, &l->phys, &l->last_phys);
 	return 0;
 }
 
@@ -353,6 +359,8 @@ int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s)
 	pebs_c2c_stats__sum(&o->st, &one);
 	pebs_c2c_stats__sum(&c->ips.a[ii].v.stats, &one);
 	ip_weight(&c->ips.a[ii].v, &one, s->weight);
+	set_node(s, &c->ips.a[ii].v.nodes, &c->ips.a[ii].v.pa_cnt,
+		 &c->ips.a[ii].last_phys);
 	if (one.load) {
 		l->load_w += s->weight;
 		l->load_n++;

@@ -54,6 +54,7 @@ struct c2c_offset {
 
 struct c2c_ipnode {
 	struct pebs_c2c_ip v;
+	uint64_t last_phys;
 	uint32_t next;
 };
 

@@ -305,20 +305,21 @@ static int print_ip(const struct pebs_c2c_ip *ip, void *arg)
 	struct pareto *p = arg;
 	const struct pebs_c2c_stats *st = &ip->stats, *ls = &p->line->stats;
 	const char *dso;
-	char sym[256];
+	char sym[256], nb[160];
 
 	/* perf shows entries with stores or HITMs (is_valid_hist_entry) */
 	if (!st->store && !st->tot_hitm && !ip->unknown)
 		return 0;
 	code_str(p->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
 	printf("         %7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%    0x%02x"
-	       "  %#18" PRIx64 " %8.0f %8.0f %8.0f %8" PRIu64 " %6u  %s  %s\n",
+	       "  %4s  %6" PRIu64 "  %#18" PRIx64 " %8.0f %8.0f %8.0f %8" PRIu64 " %6u  %s  %s\n",
 	       ls->rmt_hitm ? pct(st->rmt_hitm, ls->rmt_hitm) : 0.0,
 	       ls->lcl_hitm ? pct(st->lcl_hitm, ls->lcl_hitm) : 0.0,
 	       ls->st_l1hit ? pct(st->st_l1hit, ls->st_l1hit) : 0.0,
 	       ls->st_l1miss ? pct(st->st_l1miss, ls->st_l1miss) : 0.0,
 	       ls->st_na ? pct(st->st_na, ls->st_na) : 0.0,
-	       p->off->offset, ip->ip, mean(ip->rmt_hitm_w, ip->rmt_hitm_n),
+	       p->off->offset, nodes_str(ip->nodes, nb, sizeof(nb)),
+	       ip->pa_cnt, ip->ip, mean(ip->rmt_hitm_w, ip->rmt_hitm_n),
 	       mean(ip->lcl_hitm_w, ip->lcl_hitm_n),
 	       mean(ip->load_w, ip->load_n),
 	       pebs_c2c_stats__records(st) + ip->unknown, ip->nr_cpus, sym,
@@ -411,10 +412,12 @@ static int print_pareto_line(const struct pebs_c2c_line *l, void *arg)
 static void print_pareto(struct c2c_cmd *m)
 {
 	banner("      Shared Cache Line Distribution Pareto      ");
-	printf("#        ----- HITM -----  ------- Store Refs ------  ---- "
-	       "Data ----  ---------- cycles ----------    Total    cpu\n");
+	printf("#        ----- HITM -----  ------- Store Refs ------  "
+	       "--- Data address ---  ---------- cycles ----------"
+	       "    Total    cpu\n");
 	printf("#   Num  RmtHitm  LclHitm   L1 Hit  L1 Miss      N/A  "
-	       "Offset        Code address  rmt hitm lcl hitm     load  "
+	       "Offset  Node  PA cnt        Code address  rmt hitm lcl hitm"
+	       "     load  "
 	       "records    cnt  Symbol  Object\n#\n");
 	pebs_c2c__for_each_line(m->c2c, m->show_all, print_pareto_line, m);
 }
@@ -514,6 +517,7 @@ static void json_stats(const struct pebs_c2c_stats *st)
 static int json_ip(const struct pebs_c2c_ip *ip, void *arg)
 {
 	struct pareto *p = arg;
+	unsigned int i, n;
 	const char *dso;
 	char sym[256];
 
@@ -523,6 +527,11 @@ static int json_ip(const struct pebs_c2c_ip *ip, void *arg)
 	json_str(sym + 4);	/* without the "[.] " mark */
 	printf(",\"object\":");
 	json_str(dso);
+	printf(",\"pa_cnt\":%" PRIu64 ",\"nodes\":[", ip->pa_cnt);
+	for (n = 0, i = 0; i < 64; i++)
+		if (ip->nodes >> i & 1)
+			printf("%s%u", n++ ? "," : "", i);
+	printf("]");
 	printf(",\"kernel\":%s,\"cpus\":%u,\"unknown\":%" PRIu64
 	       ",\"mean_rmt_hitm\":%.1f,\"mean_lcl_hitm\":%.1f"
 	       ",\"mean_load\":%.1f,\"stats\":",

@@ -1634,6 +1634,8 @@ struct pebs_c2c_ip {
 	/* weight sums and counts as perf's mean rmt/lcl hitm and load */
 	uint64_t rmt_hitm_w, rmt_hitm_n, lcl_hitm_w, lcl_hitm_n;
 	uint64_t load_w, load_n;
+	uint64_t pa_cnt;	/* perf's "PA cnt" of this entry */
+	uint64_t nodes;		/* bit n: NUMA node n (< 64) */
 	unsigned int nr_cpus;
 };
 

@@ -145,8 +145,8 @@ block() {
 }
 # rows KIND FILE: the rows of the shared line table (KIND table) or of
 # the pareto (KIND pareto) in one form for perf's and ours: the table
-# without our Threads and Sharing columns, the pareto without perf's
-# Node and PA cnt columns, offsets as numbers.
+# without our Threads and Sharing columns, the pareto up to the cpu
+# count (perf's symbol is raw without the binary), offsets as numbers.
 rows() {
 	python3 - "$@" <<'PY'
 import re, sys
@@ -156,7 +156,6 @@ title = {'table': 'Shared Data Cache Line Table',
 	 'pareto': 'Shared Cache Line Distribution Pareto'}[kind]
 part = text.split(title, 1)[1] if title in text else ''
 part = part.split('\n=====', 2)[1] if '\n=====' in part else ''
-perf = 'PA cnt' in text and 'Sharing' not in text
 for l in part.splitlines():
 	f = l.split()
 	if not f or f[0].startswith('#'):
@@ -165,8 +164,7 @@ for l in part.splitlines():
 		f = f[:23]
 		print(' '.join(f))
 	elif kind == 'pareto' and f[0].endswith('%'):
-		code = f[8:14] if perf else f[6:12]
-		print(' '.join(f[:5] + [str(int(f[5], 16))] + code))
+		print(' '.join(f[:5] + [str(int(f[5], 16))] + f[6:14]))
 PY
 }
 
