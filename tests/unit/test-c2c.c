@@ -389,6 +389,24 @@ static void test_walks(void **state)
 	pebs_c2c__delete(c);
 }
 
+static int get_ip(const struct pebs_c2c_ip *ip, void *arg)
+{
+	*(struct pebs_c2c_ip *)arg = *ip;
+	return 0;
+}
+
+struct ip_of {
+	struct pebs_c2c *c;
+	struct pebs_c2c_ip ip;
+};
+
+static int first_offset_ip(const struct pebs_c2c_offset *o, void *arg)
+{
+	struct ip_of *w = arg;
+
+	return pebs_c2c__for_each_ip(w->c, o->id, get_ip, &w->ip);
+}
+
 /* perf's nodeset and PA cnt: changes of the physical address */
 static void test_nodes(void **state)
 {
@@ -399,6 +417,7 @@ static void test_nodes(void **state)
 	struct pebs_c2c_sample smp = { .addr = 0x1000, .ip = 1,
 				       .has_data_src = true, .data_src = L1LD,
 				       .cpu = 0, .mapped = true };
+	struct ip_of w = { .c = NULL };
 	struct pebs_c2c *c;
 	struct seen s;
 	size_t i;
@@ -414,6 +433,12 @@ static void test_nodes(void **state)
 	s = lines(c, true);
 	assert_int_equal(s.line[0].nodes, (1 << 1) | (1 << 3));
 	assert_int_equal(s.line[0].phys_addrs, 3);
+	/* the code address entry keeps its own */
+	w.c = c;
+	assert_int_equal(pebs_c2c__for_each_offset(c, s.id[0],
+						   first_offset_ip, &w), 0);
+	assert_int_equal(w.ip.nodes, (1 << 1) | (1 << 3));
+	assert_int_equal(w.ip.pa_cnt, 3);
 	pebs_c2c__delete(c);
 }
 
