@@ -13,7 +13,7 @@ T=$(mktemp -d /tmp/c2c-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..22"
+echo "1..23"
 
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
@@ -214,7 +214,7 @@ for fx in amd intel; do
 	fi
 done
 
-# 13-15: csv, errors
+# 13-16: csv, errors
 "$PS" c2c report -i "$AMD" --format csv >"$T/a.csv"
 check "csv: a header and the 2 shown lines, every row as wide as the header" \
 	awk -F, 'NR == 1 { w = NF } NF != w { exit 1 } END { exit NR != 3 }' \
@@ -224,11 +224,25 @@ rc=$?
 check "a missing file: exit 1, one line naming it" \
 	bash -c "[ $rc = 1 ] && [ \$(wc -l <'$T/err') = 1 ] &&
 		 grep -q 'none.data' '$T/err' && [ ! -s '$T/out' ]"
+python3 - "$AMD" "$T/bad.data" <<'EOF'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+at = struct.unpack_from('<Q', b, 40)[0]	# data.offset
+for i in range(5000):
+	at += struct.unpack_from('<H', b, at + 6)[0]
+struct.pack_into('<H', b, at + 6, struct.unpack_from('<H', b, at + 6)[0] + 4)
+open(sys.argv[2], 'wb').write(b)
+EOF
+"$PS" c2c report -i "$T/bad.data" >"$T/out" 2>"$T/err"
+rc=$?
+check "a record size 4 bytes off: exit 1, one line, the records before it reported" \
+	bash -c "[ $rc = 1 ] && [ \$(wc -l <'$T/err') = 1 ] &&
+		 grep -q 'aligned' '$T/err' && grep -q 'Total records' '$T/out'"
 "$PS" c2c top -i "$AMD" 2>/dev/null; a=$?
 "$PS" c2c report -d hitm -i "$AMD" 2>/dev/null; b=$?
 check "an unknown subcommand or display: exit 2" test "$a$b" = 22
 
-# 16-22: page faults of two threads writing one line (no data source)
+# 17-23: page faults of two threads writing one line (no data source)
 "$PS" record -e page-faults -c 1 -o "$T/pf.data" -- \
 	"$B/workloads/memwalk" --share --seconds 1 --mb 4 \
 	>"$T/rec.out" 2>&1
