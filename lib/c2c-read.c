@@ -232,6 +232,7 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 {
 	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		      PERF_RECORD_MISC_KERNEL;
+	int32_t node;
 	struct pebs_c2c_sample cs = {
 		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
 		.ip = s->ip,
@@ -240,12 +241,14 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 		.weight = s->weight,
 		.period = s->period,
 		.phys_addr = s->phys_addr,
-		.node = s->phys_addr ? node_of(m, s->phys_addr) : -1,
 		.pid = s->pid,
 		.tid = s->tid,
 		.cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX,
 	};
 
+	node = s->phys_addr ? node_of(m, s->phys_addr) : -1;
+	cs.has_node = node >= 0;
+	cs.node = cs.has_node ? (uint32_t)node : 0;
 	cs.mapped = in_mapping(m, kernel, s->pid, cs.addr) &&
 		    (in_mapping(m, true, s->pid, s->ip) ||
 		     in_mapping(m, false, s->pid, s->ip));

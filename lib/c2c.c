@@ -278,7 +278,7 @@ static void ip_weight(struct pebs_c2c_ip *ip, const struct pebs_c2c_stats *one,
 static void set_node(const struct pebs_c2c_sample *s, uint64_t *nodes,
 		     uint64_t *pa_cnt, uint64_t *last)
 {
-	if (!s->phys_addr || s->node < 0)
+	if (!s->phys_addr || !s->has_node)
 		return;
 	if (s->node < 64)
 		*nodes |= 1ULL << s->node;

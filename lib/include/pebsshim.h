@@ -1562,7 +1562,8 @@ struct pebs_c2c_sample {
 	uint64_t weight;	/* access latency (PERF_SAMPLE_WEIGHT) */
 	uint64_t period;
 	uint64_t phys_addr;	/* 0: unknown */
-	int32_t node;		/* NUMA node of phys_addr, -1: unknown */
+	uint32_t node;		/* NUMA node of phys_addr, with has_node */
+	bool has_node;
 	uint32_t pid, tid;
 	uint32_t cpu;		/* UINT32_MAX: unknown */
 	bool has_data_src;	/* false: counted as data_src NONE, and the

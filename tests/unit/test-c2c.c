@@ -426,7 +426,8 @@ static void test_nodes(void **state)
 	assert_int_equal(pebs_c2c__new(&c), 0);
 	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
 		smp.phys_addr = in[i].pa;
-		smp.node = in[i].node;
+		smp.node = (uint32_t)in[i].node;
+		smp.has_node = in[i].node >= 0;
 		assert_int_equal(pebs_c2c__add(c, &smp), 0);
 	}
 	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 0);
