@@ -10,16 +10,24 @@
  *   offset 0            the table: struct pebs_map_header, then one
  *                       64-byte struct pebs_map_slot per possible CPU
  *                       (nr_slots == nr_cpu_ids) at slots_offset.
- *                       DMA-coherent memory (dma_alloc_coherent).
+ *                       DMA-coherent memory (dma_alloc_coherent on the
+ *                       module's platform device): ordinary cacheable
+ *                       memory on x86, coherent between the kernel writer
+ *                       and every reader's mapping, so the barriers below
+ *                       are all a reader needs.
  *   hist_offset         the switch history: for each CPU c, hist_len
  *                       entries of struct pebs_map_switch at
  *                       hist_offset + c * hist_len * hist_entry_size.
  *
  * Slots. Each slot is written only by its own CPU, from the scheduler
- * hook, with preemption disabled. The writer makes seq odd, stores the
- * fields, then makes seq even again (release). A reader loads seq
- * (acquire), copies the slot, loads seq again; the copy is consistent
- * iff both loads saw the same even value.
+ * hook, with interrupts disabled. The writer makes seq odd, issues a
+ * write barrier (smp_wmb), stores the fields (WRITE_ONCE), then makes seq
+ * even again with a release store. A reader loads seq with acquire
+ * semantics, copies the slot, issues a read barrier (an acquire fence:
+ * smp_rmb in the kernel's terms, so the copy completes before the second
+ * load), and loads seq again; the copy is consistent iff both loads saw
+ * the same even value. The pairs: the writer's wmb with the reader's read
+ * barrier, the writer's release with the reader's first acquire.
  *
  *   tgid/pid   the task now running on that CPU, as numbered in the
  *              initial pid namespace (what perf reports for a

@@ -15,6 +15,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <linux/version.h>
+#include <trace/events/sched.h>
 
 #include "pebs_map.h"
 #include "pebs_map_internal.h"
@@ -24,8 +25,10 @@ const u32 pebs_map_hook_kind = PEBS_MAP_HOOK_TRACEPOINT;
 static struct tracepoint *sched_switch_tp;
 
 /*
- * The probe must match TP_PROTO of sched_switch exactly (a mismatch is
- * not caught at compile time): 5.18 added prev_state, 4.4 added preempt.
+ * The probe must match TP_PROTO of sched_switch exactly: 5.18 added
+ * prev_state, 4.4 added preempt. pebs_map_hook_register() passes it to
+ * check_trace_callback_type_sched_switch(), so a kernel whose prototype
+ * differs fails the build instead of the kernel.
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 18, 0)
 static void probe_sched_switch(void *data, bool preempt,
@@ -51,6 +54,7 @@ static void find_sched_switch(struct tracepoint *tp, void *priv)
 
 int pebs_map_hook_register(void)
 {
+	check_trace_callback_type_sched_switch(probe_sched_switch);
 	for_each_kernel_tracepoint(find_sched_switch, &sched_switch_tp);
 	if (!sched_switch_tp) {
 		pr_err("no sched_switch tracepoint in this kernel\n");

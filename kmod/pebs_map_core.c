@@ -11,9 +11,15 @@
  *
  * Regions (one per mmap call, read-only):
  *   offset 0            the table: header + one 64-byte slot per possible
- *                       CPU id, dma_alloc_coherent() on the misc device
+ *                       CPU id, dma_alloc_coherent() on the module's own
+ *                       platform device (a real struct device with its
+ *                       DMA mask set: a misc device has none)
  *   header->hist_offset per-CPU rings of struct pebs_map_switch,
  *                       vmalloc_user()
+ *
+ * Init allocates and fills everything, attaches the hook, and registers
+ * the misc device last, so no file can be opened before the regions
+ * exist; exit undoes it in the exact reverse order.
  *
  * Every slot and its ring are written only by their own CPU, from the
  * hook (interrupts off at the sched_switch tracepoint), so writers never
@@ -28,6 +34,10 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/capability.h>
+#include <linux/personality.h>
+#include <linux/pid_namespace.h>
+#include <linux/platform_device.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
@@ -38,6 +48,15 @@
 #include "pebs_map.h"
 #include "pebs_map_internal.h"
 
+/* the table's u64 fields (seq, times) must be single, untorn stores */
+#if BITS_PER_LONG != 64
+#error "pebs_map needs a 64-bit kernel: its table's 64-bit fields are read without locks"
+#endif
+
+/* history entries per CPU: a power of two in this range */
+#define HISTORY_MIN	64
+#define HISTORY_MAX	(1U << 24)
+
 static unsigned int history = 8192;
 module_param(history, uint, 0444);
 MODULE_PARM_DESC(history,
@@ -47,8 +66,14 @@ static ushort mode = 0400;
 module_param(mode, ushort, 0444);
 MODULE_PARM_DESC(mode, "permissions of /dev/pebs_map (default 0400)");
 
+static bool unprivileged;
+module_param(unprivileged, bool, 0444);
+MODULE_PARM_DESC(unprivileged,
+		 "let readers without CAP_PERFMON open the device (file mode and group still apply; default N)");
+
 struct pebs_map_dev {
 	struct miscdevice misc;
+	struct platform_device *pdev;	/* owns the DMA allocation */
 	struct pebs_map_header *table;	/* header, then the slots */
 	struct pebs_map_slot *slots;
 	dma_addr_t table_dma;
@@ -56,7 +81,6 @@ struct pebs_map_dev {
 	struct pebs_map_switch *hist;	/* nr_cpu_ids rings of hist_len */
 	size_t hist_size;
 	unsigned int hist_shift;	/* log2(hist_len) */
-	bool live;			/* set once the regions are filled */
 };
 
 static const struct file_operations pebs_map_fops;
@@ -123,9 +147,9 @@ void pebs_map_record(struct task_struct *next)
 
 	e = &pebs_map.hist[((size_t)cpu << pebs_map.hist_shift) +
 			   (n & ((1U << pebs_map.hist_shift) - 1))];
-	e->time = now;
-	e->tgid = next->tgid;
-	e->pid = next->pid;
+	WRITE_ONCE(e->time, now);
+	WRITE_ONCE(e->tgid, next->tgid);
+	WRITE_ONCE(e->pid, next->pid);
 	/* the entry is complete before a reader can see n + 1 */
 	smp_store_release(&slot->hist_head, n + 1);
 	slot_end(slot);
@@ -156,18 +180,21 @@ static int pebs_map_mmap(struct file *file, struct vm_area_struct *vma)
 					       struct pebs_map_dev, misc);
 	unsigned long pages = vma_pages(vma);
 
-	/* pairs with the smp_store_release() at the end of pebs_map_init() */
-	if (!smp_load_acquire(&pm->live))
-		return -ENODEV;
-	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	/* PROT_EXEC is refused unless the personality adds it to every
+	 * PROT_READ mapping (READ_IMPLIES_EXEC); it is cleared either way */
+	if ((vma->vm_flags & VM_EXEC) &&
+	    !(current->personality & READ_IMPLIES_EXEC))
 		return -EPERM;
 	/* no later mprotect() to writable or executable, no copy on fork */
-	vma_flags_mod(vma, VM_DONTCOPY | VM_DONTDUMP, VM_MAYWRITE | VM_MAYEXEC);
+	vma_flags_mod(vma, VM_DONTCOPY | VM_DONTDUMP,
+		      VM_MAYWRITE | VM_MAYEXEC | VM_EXEC);
 
 	if (vma->vm_pgoff == 0) {
 		if (pages > pm->table_size >> PAGE_SHIFT)
 			return -EINVAL;
-		return dma_mmap_coherent(pm->misc.this_device, vma, pm->table,
+		return dma_mmap_coherent(&pm->pdev->dev, vma, pm->table,
 					 pm->table_dma, pm->table_size);
 	}
 	if (vma->vm_pgoff == pm->table->hist_offset >> PAGE_SHIFT) {
@@ -178,9 +205,28 @@ static int pebs_map_mmap(struct file *file, struct vm_area_struct *vma)
 	return -EINVAL;
 }
 
+/*
+ * Who may read: the table shows every task of the system, as perf's
+ * system-wide sampling does, so a reader needs what per-CPU perf needs,
+ * CAP_PERFMON (or CAP_SYS_ADMIN), unless the module was loaded with
+ * unprivileged=1, leaving access to the file's mode and group (the udev
+ * rule's pebs group). The pids are those of the initial namespace, which
+ * mean nothing (or something else) in another pid namespace: a reader
+ * there is refused.
+ */
+static int pebs_map_open(struct inode *inode, struct file *file)
+{
+	if (task_active_pid_ns(current) != &init_pid_ns)
+		return -EPERM;
+	if (!unprivileged && !perfmon_capable())
+		return -EPERM;
+	return 0;
+}
+
 /* No ioctls: the misc core answers -ENOTTY without .unlocked_ioctl. */
 static const struct file_operations pebs_map_fops = {
 	.owner = THIS_MODULE,
+	.open = pebs_map_open,
 	.mmap = pebs_map_mmap,
 	.llseek = noop_llseek,
 };
@@ -194,9 +240,10 @@ static int __init pebs_map_init(void)
 	BUILD_BUG_ON(TASK_COMM_LEN != PEBS_MAP_COMM_LEN);
 	BUILD_BUG_ON(sizeof(struct pebs_map_header) % SMP_CACHE_BYTES);
 
-	if (!is_power_of_2(history)) {
-		pr_err("history=%u: must be a power of two (e.g. 8192)\n",
-		       history);
+	if (!is_power_of_2(history) || history < HISTORY_MIN ||
+	    history > HISTORY_MAX) {
+		pr_err("history=%u: must be a power of two from %u to %u (e.g. 8192)\n",
+		       history, HISTORY_MIN, HISTORY_MAX);
 		return -EINVAL;
 	}
 	if (mode & ~0777) {
@@ -205,20 +252,19 @@ static int __init pebs_map_init(void)
 		return -EINVAL;
 	}
 
-	pm->misc.mode = mode;
-	ret = misc_register(&pm->misc);
-	if (ret) {
-		pr_err("cannot register misc device %s: %d\n",
-		       PEBS_MAP_NAME, ret);
+	pm->pdev = platform_device_register_simple(PEBS_MAP_NAME,
+						   PLATFORM_DEVID_NONE,
+						   NULL, 0);
+	if (IS_ERR(pm->pdev)) {
+		ret = PTR_ERR(pm->pdev);
+		pr_err("cannot register the platform device: %d\n", ret);
 		return ret;
 	}
-	dev = pm->misc.this_device;
-
-	/* a misc device has no DMA mask of its own */
-	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	dev = &pm->pdev->dev;
+	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
 	if (ret) {
 		dev_err(dev, "cannot set a 64-bit DMA mask: %d\n", ret);
-		goto out_deregister;
+		goto out_unregister_pdev;
 	}
 	pm->table_size = PAGE_ALIGN(sizeof(*pm->table) +
 				    (size_t)nr_cpu_ids *
@@ -227,7 +273,7 @@ static int __init pebs_map_init(void)
 				       GFP_KERNEL);
 	if (!pm->table) {
 		ret = -ENOMEM;
-		goto out_deregister;
+		goto out_unregister_pdev;
 	}
 	pm->slots = (struct pebs_map_slot *)(pm->table + 1);
 
@@ -257,36 +303,46 @@ static int __init pebs_map_init(void)
 	}
 	on_each_cpu(pebs_map_seed, NULL, 1);
 
-	/* regions filled: mmap may now hand them out */
-	smp_store_release(&pm->live, true);
+	/* last: from here on the device can be opened and mapped */
+	pm->misc.mode = mode;
+	pm->misc.parent = dev;
+	ret = misc_register(&pm->misc);
+	if (ret) {
+		dev_err(dev, "cannot register misc device %s: %d\n",
+			PEBS_MAP_NAME, ret);
+		goto out_unregister_hook;
+	}
 	dev_info(dev, "%u slots (%zu-byte table), history %u per CPU (%zu bytes)\n",
 		 nr_cpu_ids, pm->table_size, history, pm->hist_size);
 	return 0;
 
+out_unregister_hook:
+	pebs_map_hook_unregister();
 out_free_hist:
 	vfree(pm->hist);
 out_free_table:
 	dma_free_coherent(dev, pm->table_size, pm->table, pm->table_dma);
-out_deregister:
-	misc_deregister(&pm->misc);
+out_unregister_pdev:
+	platform_device_unregister(pm->pdev);
 	return ret;
 }
 
 /*
  * Unload runs only when no file is open and nothing is mapped (both pin
- * the module through fops.owner). The hook goes first and waits for
- * running probes; the memory is freed while the misc device, which owns
- * the DMA allocation, still exists.
+ * the module through fops.owner): the exact reverse of init. The device
+ * goes first, so nothing can open it any more; the hook waits for
+ * running probes before the memory goes.
  */
 static void __exit pebs_map_exit(void)
 {
 	struct pebs_map_dev *pm = &pebs_map;
-	struct device *dev = pm->misc.this_device;
 
+	misc_deregister(&pm->misc);
 	pebs_map_hook_unregister();
 	vfree(pm->hist);
-	dma_free_coherent(dev, pm->table_size, pm->table, pm->table_dma);
-	misc_deregister(&pm->misc);
+	dma_free_coherent(&pm->pdev->dev, pm->table_size, pm->table,
+			  pm->table_dma);
+	platform_device_unregister(pm->pdev);
 }
 
 module_init(pebs_map_init);

@@ -228,8 +228,10 @@ static int32_t node_of(const struct c2c_reader *m, uint64_t pa)
  * either.
  */
 static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
-		      const struct pebs_sample *s)
+		      const struct pebs_sample *s, unsigned int idx)
 {
+	const struct perf_event_attr *attr = pebs_perfdata__attr(m->pd, idx,
+								 NULL, NULL);
 	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		      PERF_RECORD_MISC_KERNEL;
 	int32_t node;
@@ -237,7 +239,10 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
 		.ip = s->ip,
 		.data_src = s->data_src,
-		.has_data_src = !!(s->present & PERF_SAMPLE_DATA_SRC),
+		/* software events and tracepoints only carry "N/A" */
+		.has_data_src = (s->present & PERF_SAMPLE_DATA_SRC) && attr &&
+				attr->type != PERF_TYPE_SOFTWARE &&
+				attr->type != PERF_TYPE_TRACEPOINT,
 		.weight = s->weight,
 		.period = s->period,
 		.phys_addr = s->phys_addr,
@@ -326,6 +331,7 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	struct c2c_reader *m = &rd;
 	struct pebs_sample s;
 	struct timed *v = NULL;
+	unsigned int idx;
 	size_t i, n = 0;
 	int err, damaged;
 
@@ -343,10 +349,10 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 
 		if (ev->type != PERF_RECORD_SAMPLE)
 			err = add_record(m, ev);
-		else if (pebs_perfdata__sample(m->pd, ev, &s, NULL))
+		else if (pebs_perfdata__sample(m->pd, ev, &s, &idx))
 			rd.bad++;
 		else
-			err = add_sample(m, ev, &s);
+			err = add_sample(m, ev, &s, idx);
 	}
 	free(v);
 	free(rd.kmaps);

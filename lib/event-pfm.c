@@ -2,17 +2,22 @@
 /*
  * event-pfm.c - libpfm4: initialization (once per process, on first
  * use, so that LIBPFM_FORCE_PMU set before the first call is honoured),
- * encoding, and messages that name what was wrong: the modifier libpfm4
- * refused, or up to five known names close to an unknown one.
+ * encoding (user and kernel levels when the kernel allows the kernel,
+ * as perf's util/pfm.c; user only otherwise), and messages that name
+ * what was wrong: the modifier libpfm4 refused, or up to five known
+ * names close to an unknown one.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "internal.h"
+#include "event-internal.h"
 /* after <linux/perf_event.h> (internal.h), which libpfm4 then defers to */
 #include <perfmon/pfmlib_perf_event.h>
 
@@ -71,8 +76,10 @@ int pebs_pfm_try(const char *str, struct pebs_event *ev)
 	arg.size = sizeof(arg);
 	arg.attr = &ev->attr;
 	arg.fstr = &fstr;
-	ret = pfm_get_os_event_encoding(str, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-					&arg);
+	/* as perf's pfm.c, with the kernel when the kernel allows it */
+	ret = pfm_get_os_event_encoding(str, pebs_priv_kernel_allowed() ?
+					PFM_PLM0 | PFM_PLM3 : PFM_PLM3,
+					PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS)
 		return ret;
 	ev->attr.size = sizeof(ev->attr);
@@ -93,18 +100,19 @@ int pebs_pfm_try(const char *str, struct pebs_event *ev)
 	return 0;
 }
 
-/* ---- close names ------------------------------------------------------- */
+/* ---- close names ----------------------------------------------------------
+ *
+ * The known names nearest to an unknown one, for a one-line "did you
+ * mean a, b or c?": the aliases, perf's generic names (hardware,
+ * software, hw-cache), libpfm4's events of the PMUs present (or forced),
+ * and the PMUs of the sysfs tree. A name scores by case-insensitive edit
+ * distance (at most a third of what was typed, at least 2), or best when
+ * it starts with what was typed (3+ characters). Each candidate costs
+ * O(typed * candidate) with both under 64 characters; the five best are
+ * kept in place.
+ */
 
-#define NR_CLOSE	5
-#define NAME_MAX_CMP	64
-
-struct close_names {
-	const char *q;
-	size_t qlen;
-	const char *name[NR_CLOSE];
-	int score[NR_CLOSE];
-	unsigned int n;
-};
+#define NAME_MAX_CMP	PEBS_CLOSE_NAME_MAX
 
 /* case-insensitive Levenshtein distance, both strings < NAME_MAX_CMP */
 static int distance(const char *a, size_t la, const char *b, size_t lb)
@@ -133,21 +141,28 @@ static int distance(const char *a, size_t la, const char *b, size_t lb)
 	return row[lb];
 }
 
-static void consider(struct close_names *c, const char *name)
+void pebs_close_init(struct pebs_close *c, const char *q, size_t qlen)
+{
+	memset(c, 0, sizeof(*c));
+	c->q = q;
+	c->qlen = qlen < NAME_MAX_CMP ? qlen : 0;
+}
+
+void pebs_close_consider(struct pebs_close *c, const char *name)
 {
 	size_t len = strlen(name);
 	int d, score, limit;
 	unsigned int i, j;
 
-	if (!len || len >= NAME_MAX_CMP)
+	if (!c->qlen || !len || len >= NAME_MAX_CMP)
 		return;
 	for (i = 0; i < c->n; i++)
 		if (!strcasecmp(c->name[i], name))
 			return;
 	/* a name that starts with what was typed is as good as a typo */
-	if (c->qlen >= 3 && !strncasecmp(name, c->q, c->qlen))
+	if (c->qlen >= 3 && !strncasecmp(name, c->q, c->qlen)) {
 		score = 1;
-	else {
+	} else {
 		d = distance(c->q, c->qlen, name, len);
 		limit = c->qlen / 3 > 2 ? (int)c->qlen / 3 : 2;
 		if (d > limit)
@@ -158,54 +173,91 @@ static void consider(struct close_names *c, const char *name)
 		if (score < c->score[i] ||
 		    (score == c->score[i] && strcmp(name, c->name[i]) < 0))
 			break;
-	if (i == NR_CLOSE)
+	if (i == PEBS_CLOSE_NR)
 		return;
-	if (c->n < NR_CLOSE)
+	if (c->n < PEBS_CLOSE_NR)
 		c->n++;
 	for (j = c->n - 1; j > i; j--) {
-		c->name[j] = c->name[j - 1];
+		memcpy(c->name[j], c->name[j - 1], sizeof(c->name[j]));
 		c->score[j] = c->score[j - 1];
 	}
-	c->name[i] = name;
+	memcpy(c->name[i], name, len + 1);
 	c->score[i] = score;
 }
 
-/* Fill @out with "a, b or c"; "" when nothing is close. */
-static void close_names(const char *q, size_t qlen, char *out, size_t len)
+void pebs_close_format(const struct pebs_close *c, char *out, size_t len)
 {
-	struct close_names c = { .q = q, .qlen = qlen };
-	const char *name;
 	unsigned int i;
 	size_t n = 0;
-	int p, e;
 
 	*out = '\0';
-	if (!qlen || qlen >= NAME_MAX_CMP)
+	for (i = 0; i < c->n && n < len; i++)
+		n += snprintf(out + n, len - n, "%s%s", i == 0 ? "" :
+			      i + 1 == c->n ? " or " : ", ", c->name[i]);
+}
+
+/* the PMU directories of the sysfs tree */
+static void consider_pmus(struct pebs_close *c)
+{
+	struct dirent *d;
+	DIR *dir;
+
+	dir = opendir(pebs_sysfs_root());
+	if (!dir)
 		return;
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.')
+			pebs_close_consider(c, d->d_name);
+	closedir(dir);
+}
+
+void pebs_event_suggest(const char *q, size_t qlen, char *out, size_t len)
+{
+	struct pebs_close c;
+	const char *name;
+	unsigned int i;
+
+	pebs_close_init(&c, q, qlen);
 	for (i = 0; (name = pebs_event_builtin_name(i)); i++)
-		consider(&c, name);
-	if (pfm_ready() == PFM_SUCCESS) {
-		pfm_for_all_pmus(p) {
-			pfm_pmu_info_t pinfo = { .size = sizeof(pinfo) };
+		pebs_close_consider(&c, name);
+	for (i = 0; (name = pebs_generic_name(i)); i++)
+		pebs_close_consider(&c, name);
+	pebs_pfm_consider_all(&c);
+	consider_pmus(&c);
+	pebs_close_format(&c, out, len);
+}
 
-			if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
-			    !pinfo.is_present || p == PFM_PMU_PERF_EVENT_RAW)
-				continue;
-			for (e = pinfo.first_event; e != -1;
-			     e = pfm_get_event_next(e)) {
-				pfm_event_info_t einfo = {
-					.size = sizeof(einfo)
-				};
+void pebs_pmu_suggest(const char *q, size_t qlen, char *out, size_t len)
+{
+	struct pebs_close c;
 
-				if (pfm_get_event_info(e, PFM_OS_NONE, &einfo)
-				    == PFM_SUCCESS)
-					consider(&c, einfo.name);
-			}
+	pebs_close_init(&c, q, qlen);
+	consider_pmus(&c);
+	pebs_close_format(&c, out, len);
+}
+
+/* ---- names, for suggestions ------------------------------------------- */
+
+void pebs_pfm_consider_all(struct pebs_close *c)
+{
+	int p, e;
+
+	if (pfm_ready() != PFM_SUCCESS)
+		return;
+	pfm_for_all_pmus(p) {
+		pfm_pmu_info_t pinfo = { .size = sizeof(pinfo) };
+
+		if (pfm_get_pmu_info(p, &pinfo) != PFM_SUCCESS ||
+		    !pinfo.is_present || p == PFM_PMU_PERF_EVENT_RAW)
+			continue;
+		for (e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+			pfm_event_info_t einfo = { .size = sizeof(einfo) };
+
+			if (pfm_get_event_info(e, PFM_OS_NONE, &einfo) ==
+			    PFM_SUCCESS)
+				pebs_close_consider(c, einfo.name);
 		}
 	}
-	for (i = 0; i < c.n && n < len; i++)
-		n += snprintf(out + n, len - n, "%s%s", i == 0 ? "" :
-			      i + 1 == c.n ? " or " : ", ", c.name[i]);
 }
 
 /* ---- messages ------------------------------------------------------------ */
@@ -297,8 +349,19 @@ int pebs_pfm_encode(const char *str, struct pebs_event *ev)
 					pfm_strerror(pfm_ready()));
 		break;
 	case PFM_ERR_NOTFOUND:
-		close_names(start, (size_t)(end - start), names,
-			    sizeof(names));
+		pebs_event_suggest(start, (size_t)(end - start), names,
+				   sizeof(names));
+		if (*end == ':' && !pebs_tp_available()) {
+			const char *c2 = strchr(end + 1, ':');
+			int n = c2 ? (int)(c2 - str) : (int)strlen(str);
+
+			return pebs_err(-ENOENT, "unknown event '%s'%s%s%s; no "
+					"tracefs to look up a tracepoint %.*s "
+					"in: mount -t tracefs nodev "
+					"/sys/kernel/tracing, or run as root",
+					event, names[0] ? ": did you mean " :
+					"", names, names[0] ? "?" : "", n, str);
+		}
 		if (names[0])
 			return pebs_err(-ENOENT, "unknown event '%s': did you "
 					"mean %s?", event, names);
@@ -307,9 +370,10 @@ int pebs_pfm_encode(const char *str, struct pebs_event *ev)
 					"LIBPFM_FORCE_PMU=%s names no PMU "
 					"libpfm4 knows (e.g. skl, hsw, icl)",
 					event, getenv("LIBPFM_FORCE_PMU"));
-		return pebs_err(-ENOENT, "unknown event '%s': not a software "
-				"event, an alias (loads, stores, ldlat, auto) "
-				"or a libpfm4 event of %s", event,
+		return pebs_err(-ENOENT, "unknown event '%s': not a perf "
+				"event name (perf list), a tracepoint sys:name, "
+				"pmu/term=.../, an alias (loads, stores, ldlat, "
+				"auto) or a libpfm4 event of %s", event,
 				pebs_pfm_core_pmu(0) ?: "this CPU");
 	case PFM_ERR_UMASK:
 		list_attrs(event, names, sizeof(names));

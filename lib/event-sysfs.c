@@ -9,8 +9,8 @@
  *
  * The spelling is perf's: pmu/term[=value],.../[modifiers], where a term
  * is a format name (value 1 if omitted), config=, config1=, config2=,
- * period=, freq=, or a named event from events/; modifiers are u, k and
- * p (repeat for higher precise_ip).
+ * period=, freq=, name= (the event's name instead of what was typed),
+ * or a named event from events/; modifiers are perf's (event-mods.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "event-internal.h"
 
 #define SYSFS_PMU_ROOT "/sys/bus/event_source/devices"
 
@@ -259,7 +260,7 @@ static int apply_term(struct sysfs_ctx *c, char *term, bool from_event)
 
 		snprintf(c->given + used, sizeof(c->given) - used, "%s,", term);
 	}
-	if (val && parse_u64(val, &v))
+	if (val && strcmp(term, "name") && parse_u64(val, &v))
 		return pebs_err(-EINVAL, "%s: bad value '%s' for %s: use a "
 				"decimal or 0x number", c->str, val, term);
 
@@ -270,6 +271,13 @@ static int apply_term(struct sysfs_ctx *c, char *term, bool from_event)
 					term);
 		*field = v;
 		out_term(c, term, v);
+		return 0;
+	}
+	if (!strcmp(term, "name") && !from_event) {
+		if (!val || !*val)
+			return pebs_err(-EINVAL, "%s: name needs a value",
+					c->str);
+		snprintf(c->ev->name, sizeof(c->ev->name), "%s", val);
 		return 0;
 	}
 	if (!strcmp(term, "period") || !strcmp(term, "freq")) {
@@ -308,42 +316,26 @@ static int apply_terms(struct sysfs_ctx *c, char *terms, bool from_event)
 	return 0;
 }
 
-/* perf's trailing modifiers: u, k, p (pp, ppp). */
+/*
+ * perf's modifiers after the last '/' (event-mods.c), over perf's default
+ * exclude_guest for the core PMU. Other PMUs (msr, IBS before Linux
+ * 6.14, uncore) refuse exclude bits: perf retries without
+ * exclude_guest after EINVAL, so it is not set for them at all.
+ */
 static int apply_mods(struct sysfs_ctx *c, const char *mods)
 {
-	struct perf_event_attr *attr = &c->ev->attr;
-	bool u = false, k = false;
-	const char *m;
+	struct pebs_mods m;
+	int err;
 
-	if (*mods == ':')
-		mods++;
-	for (m = mods; *m; m++) {
-		switch (*m) {
-		case 'u':
-			u = true;
-			break;
-		case 'k':
-			k = true;
-			break;
-		case 'p':
-			if (attr->precise_ip == 3)
-				return pebs_err(-EINVAL, "%s: bad modifier "
-						"'%s': at most ppp", c->str,
-						mods);
-			attr->precise_ip++;
-			break;
-		default:
-			return pebs_err(-EINVAL, "%s: bad modifier '%c': use "
-					"u, k or p after the last '/'",
-					c->str, *m);
-		}
-	}
-	if (u || k) {
-		attr->exclude_user = !u;
-		attr->exclude_kernel = !k;
-		attr->exclude_hv = 1;
-	}
-	return 0;
+	err = pebs_mods_parse(c->str, mods, 0, &m);
+	if (err)
+		return err;
+	if (!strcmp(c->pmu, "cpu") || !strncmp(c->pmu, "cpu_", 4))
+		c->ev->attr.exclude_guest = 1;
+	err = pebs_mods_apply(c->str, &m, c->ev, false);
+	if (!err && !strncmp(c->pmu, "ibs_", 4))
+		c->ev->attr.exclude_guest = 0;
+	return err;
 }
 
 /*
@@ -355,6 +347,14 @@ static int ibs_fixup(struct sysfs_ctx *c)
 	struct perf_event_attr *attr = &c->ev->attr;
 
 	if (attr->exclude_user || attr->exclude_kernel) {
+		if (!pebs_sysfs_has(c->pmu, "format/swfilt") &&
+		    !pebs_priv_kernel_allowed())
+			return pebs_err(-EACCES, "%s: %s cannot leave out the "
+					"kernel on this kernel (no "
+					"format/swfilt), and perf_event_paranoid "
+					"%d keeps this process out of it: run "
+					"as root or lower it to 1", c->str,
+					c->pmu, pebs_priv_paranoid());
 		if (!pebs_sysfs_has(c->pmu, "format/swfilt"))
 			return pebs_err(-EINVAL, "%s: %s cannot leave out user "
 					"or kernel samples on this kernel (no "
@@ -371,6 +371,12 @@ static int ibs_fixup(struct sysfs_ctx *c)
 }
 
 int pebs_sysfs_encode(const char *str, struct pebs_event *ev)
+{
+	return pebs_sysfs_encode_priv(str, ev, false);
+}
+
+int pebs_sysfs_encode_priv(const char *str, struct pebs_event *ev,
+			   bool defer_priv)
 {
 	char pmu[sizeof(ev->pmu)], terms[256], typebuf[32], out[200] = "";
 	struct sysfs_ctx c = {
@@ -397,11 +403,20 @@ int pebs_sysfs_encode(const char *str, struct pebs_event *ev)
 		return pebs_err(-EINVAL, "%s: bad PMU name '%s'", str, pmu);
 
 	err = read_attr(pmu, "", "type", typebuf, sizeof(typebuf));
-	if (err == -ENOENT)
+	if (err == -ENOENT) {
+		char names[160];
+
+		pebs_pmu_suggest(pmu, strlen(pmu), names, sizeof(names));
+		if (names[0])
+			return pebs_err(-ENOENT, "this CPU/VM has no %s PMU "
+					"(%s; nothing in %s): did you mean "
+					"%s?", pmu, str, pebs_sysfs_root(),
+					names);
 		return pebs_err(-ENOENT, "this CPU/VM has no %s PMU (%s; "
 				"nothing in %s): use -e auto or a software "
 				"event such as cpu-clock", pmu, str,
 				pebs_sysfs_root());
+	}
 	if (err)
 		return pebs_err(err, "%s: cannot read %s/%s/type: %s", str,
 				pebs_sysfs_root(), pmu, strerror(-err));
@@ -420,6 +435,8 @@ int pebs_sysfs_encode(const char *str, struct pebs_event *ev)
 			       pebs_sysfs_root(), pmu);
 	if (!err)
 		err = apply_mods(&c, end + 1);
+	if (!err && !defer_priv)
+		pebs_priv_fallback(ev);
 	if (!err && !strncmp(pmu, "ibs_", 4))
 		err = ibs_fixup(&c);
 	if (err)

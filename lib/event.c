@@ -2,14 +2,18 @@
 /*
  * event.c - event strings to perf_event_attr.
  *
- * Four spellings reach pebs_event__parse():
- *  - perf's software names (cpu-clock, page-faults, ...), encoded here
- *    from <linux/perf_event.h> so that they work whatever PMU libpfm4
- *    detects or is forced to (LIBPFM_FORCE_PMU hides its perf:: table);
+ * One event reaches pebs_event__parse() (lists and groups: event-list.c)
+ * in one of these spellings, tried in this order:
+ *  - sysfs spellings pmu/term=val,.../mods (event-sysfs.c);
+ *  - pmu::event, libpfm4's (event-pfm.c);
  *  - aliases (loads, stores, ldlat[=N], auto) resolved for the PMU that
  *    libpfm4 detects: PEBS events on Intel, IBS op (sysfs) on AMD;
- *  - sysfs spellings pmu/term=val,.../ (event-sysfs.c);
+ *  - perf's generic names (cpu-clock, cycles, L1-dcache-loads, rNNNN:
+ *    event-perf.c), whatever PMU libpfm4 detects or is forced to;
+ *  - tracepoints sys:name (event-perf.c);
  *  - everything else goes to libpfm4 (event-pfm.c).
+ * Modifiers and the kernel/hv exclusion perf would choose: event-mods.c.
+ * ev->name is what was typed; ev->resolved the canonical spelling.
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,183 +24,141 @@
 #include <sys/syscall.h>
 
 #include "internal.h"
-
-struct sw_event {
-	const char *name;
-	const char *alias;
-	const char *pfm_name;	/* libpfm4's name, for ev->resolved */
-	uint64_t config;
-	bool memory;		/* PERF_SAMPLE_ADDR is the faulting address */
-};
-
-static const struct sw_event sw_events[] = {
-	{ "cpu-clock", NULL, "PERF_COUNT_SW_CPU_CLOCK",
-	  PERF_COUNT_SW_CPU_CLOCK, false },
-	{ "task-clock", NULL, "PERF_COUNT_SW_TASK_CLOCK",
-	  PERF_COUNT_SW_TASK_CLOCK, false },
-	{ "page-faults", "faults", "PERF_COUNT_SW_PAGE_FAULTS",
-	  PERF_COUNT_SW_PAGE_FAULTS, true },
-	{ "context-switches", "cs", "PERF_COUNT_SW_CONTEXT_SWITCHES",
-	  PERF_COUNT_SW_CONTEXT_SWITCHES, false },
-	{ "cpu-migrations", "migrations", "PERF_COUNT_SW_CPU_MIGRATIONS",
-	  PERF_COUNT_SW_CPU_MIGRATIONS, false },
-	{ "minor-faults", NULL, "PERF_COUNT_SW_PAGE_FAULTS_MIN",
-	  PERF_COUNT_SW_PAGE_FAULTS_MIN, true },
-	{ "major-faults", NULL, "PERF_COUNT_SW_PAGE_FAULTS_MAJ",
-	  PERF_COUNT_SW_PAGE_FAULTS_MAJ, true },
-	{ "alignment-faults", NULL, "PERF_COUNT_SW_ALIGNMENT_FAULTS",
-	  PERF_COUNT_SW_ALIGNMENT_FAULTS, false },
-	{ "emulation-faults", NULL, "PERF_COUNT_SW_EMULATION_FAULTS",
-	  PERF_COUNT_SW_EMULATION_FAULTS, false },
-	{ "dummy", NULL, "PERF_COUNT_SW_DUMMY", PERF_COUNT_SW_DUMMY, false },
-};
+#include "event-internal.h"
 
 static const char *const alias_names[] = { "loads", "stores", "ldlat",
 					   "auto" };
 
-/* Names pebs_event__parse knows itself ("" for a gap), NULL at the end. */
+/* The aliases ("" for a gap), NULL at the end: suggestion candidates. */
 const char *pebs_event_builtin_name(unsigned int i)
 {
-	const size_t na = ARRAY_SIZE(alias_names), ns = ARRAY_SIZE(sw_events);
-
-	if (i < na)
-		return alias_names[i];
-	if (i < na + ns)
-		return sw_events[i - na].name;
-	if (i < na + 2 * ns)
-		return sw_events[i - na - ns].alias ?: "";
-	return NULL;
+	return i < ARRAY_SIZE(alias_names) ? alias_names[i] : NULL;
 }
 
-/* ---- modifiers of software events and aliases ------------------------ */
+/* ---- perf's names and tracepoints ------------------------------------ */
 
-#define MOD_PRECISE	(1u << 0)
-#define MOD_LDLAT	(1u << 1)
-
-struct mods {
-	bool u, k;
-	int precise;		/* -1: not given */
-	long ldlat;		/* -1: not given */
-	uint64_t period;	/* 0: not given */
-};
-
-static int parse_num(const char *s, uint64_t max, uint64_t *v)
+/* perf's defaults (event_attr_init: exclude_guest), then the modifiers */
+static int finish_perf(const char *str, const char *mods,
+		       struct pebs_event *ev)
 {
-	char *end;
+	struct pebs_mods m;
+	int err;
 
-	if (!*s || *s == '-')
-		return -EINVAL;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return errno || *end || *v > max ? -EINVAL : 0;
+	err = pebs_mods_parse(str, mods, PEBS_MOD_PRECISE, &m);
+	if (err)
+		return err;
+	ev->attr.exclude_guest = 1;
+	return pebs_mods_apply(str, &m, ev, false);
 }
 
-/* @mods is what follows the name: "" or ":u:precise=1". */
-static int parse_mods(const char *str, const char *mods, unsigned int allow,
-		      struct mods *m)
+/* "cpu-clock" + ":u" + ":period=N", from the attr as finally encoded */
+static void perf_resolved(struct pebs_event *ev)
 {
-	char buf[128], *tok, *save;
-	uint64_t v;
+	char letters[8] = "";
+	size_t n = strlen(ev->resolved);
 
-	*m = (struct mods){ .precise = -1, .ldlat = -1 };
-	if (!*mods)
-		return 0;
-	if (*mods != ':' || strlen(mods) >= sizeof(buf))
-		goto bad;
-	strcpy(buf, mods + 1);
-	for (tok = strtok_r(buf, ":", &save); tok;
-	     tok = strtok_r(NULL, ":", &save)) {
-		if (!strcmp(tok, "u")) {
-			m->u = true;
-		} else if (!strcmp(tok, "k")) {
-			m->k = true;
-		} else if (!strncmp(tok, "period=", 7)) {
-			if (parse_num(tok + 7, UINT64_MAX, &v) || !v)
-				return pebs_err(-EINVAL, "bad modifier '%s' in "
-						"'%s': the period is a number "
-						"> 0", tok, str);
-			m->period = v;
-		} else if (!strncmp(tok, "precise=", 8) &&
-			   (allow & MOD_PRECISE)) {
-			if (parse_num(tok + 8, 3, &v))
-				return pebs_err(-EINVAL, "bad modifier '%s' in "
-						"'%s': precise is 0..3", tok,
-						str);
-			m->precise = (int)v;
-		} else if (!strncmp(tok, "ldlat=", 6) && (allow & MOD_LDLAT)) {
-			if (parse_num(tok + 6, 65535, &v) || !v)
-				return pebs_err(-EINVAL, "bad modifier '%s' in "
-						"'%s': ldlat is 1..65535 "
-						"cycles", tok, str);
-			m->ldlat = (long)v;
-		} else {
-			return pebs_err(-EINVAL, "bad modifier '%s' in '%s': "
-					"use u, k, period=N%s%s", tok, str,
-					allow & MOD_PRECISE ?
-					", precise=N" : "",
-					allow & MOD_LDLAT ? ", ldlat=N" : "");
-		}
-	}
-	return 0;
-bad:
-	return pebs_err(-EINVAL, "bad modifiers '%s' in '%s'", mods, str);
+	pebs_mods_letters(&ev->attr, letters, sizeof(letters));
+	if (letters[0])
+		n += snprintf(ev->resolved + n, sizeof(ev->resolved) - n,
+			      ":%s", letters);
+	if (ev->attr.sample_period && n < sizeof(ev->resolved) &&
+	    !(ev->flags & PEBS_EVENT_TRACEPOINT))
+		snprintf(ev->resolved + n, sizeof(ev->resolved) - n,
+			 ":%s=%llu", ev->attr.freq ? "freq" : "period",
+			 (unsigned long long)ev->attr.sample_period);
 }
 
-/* ---- software events -------------------------------------------------- */
-
-static const struct sw_event *find_sw(const char *name, size_t len)
+static bool is_perf_name(const struct pebs_event *ev)
 {
-	const struct sw_event *sw;
+	return !(ev->flags & PEBS_EVENT_SYSFS) && !strstr(ev->resolved, "::");
+}
 
-	for (sw = sw_events; sw < sw_events + ARRAY_SIZE(sw_events); sw++) {
-		if ((strlen(sw->name) == len && !strncmp(sw->name, name, len)) ||
-		    (sw->alias && strlen(sw->alias) == len &&
-		     !strncmp(sw->alias, name, len)))
-			return sw;
-	}
-	return NULL;
+void pebs_event_finalize(struct pebs_event *ev)
+{
+	pebs_priv_fallback(ev);
+	if (is_perf_name(ev))
+		perf_resolved(ev);
+	if (ev->attr.precise_ip)
+		ev->flags |= PEBS_EVENT_PRECISE;
 }
 
 /*
- * The same attr libpfm4's perf:: table gives with PFM_PLM3: user space
- * only unless :k is given, hypervisor excluded.
+ * libpfm4 names, with libpfm4's modifiers (:u:k:precise=2...) or perf's
+ * letters as the last component (MEM_INST_RETIRED:ALL_LOADS:pp).
  */
-static void encode_sw(const struct sw_event *sw, const struct mods *m,
-		      struct pebs_event *ev)
+static int encode_pfm(const char *str, struct pebs_event *ev)
 {
-	struct perf_event_attr *attr = &ev->attr;
-	bool u = m->u || !m->k;
-	int n;
+	const char *last = strrchr(str, ':');
+	char prefix[sizeof(ev->name)];
+	struct pebs_mods m;
+	int err;
 
-	memset(attr, 0, sizeof(*attr));
-	attr->size = sizeof(*attr);
-	attr->type = PERF_TYPE_SOFTWARE;
-	attr->config = sw->config;
-	attr->exclude_user = !u;
-	attr->exclude_kernel = !m->k;
-	attr->exclude_hv = 1;
-	attr->sample_period = m->period;
-	if (m->precise > 0)
-		attr->precise_ip = m->precise;
-	snprintf(ev->pmu, sizeof(ev->pmu), "perf");
-	n = snprintf(ev->resolved, sizeof(ev->resolved), "perf::%s:u=%d:k=%d",
-		     sw->pfm_name, u, m->k);
-	if (m->precise > 0)
-		n += snprintf(ev->resolved + n, sizeof(ev->resolved) - n,
-			      ":precise=%d", m->precise);
-	if (m->period)
-		snprintf(ev->resolved + n, sizeof(ev->resolved) - n,
-			 ":period=%llu", (unsigned long long)m->period);
-	ev->flags = PEBS_EVENT_SOFTWARE;
-	if (sw->memory)
-		ev->flags |= PEBS_EVENT_MEMORY;
-	if (attr->precise_ip)
-		ev->flags |= PEBS_EVENT_PRECISE;
+	if (!pebs_pfm_try(str, ev))
+		return 0;
+	if (last && last > str && last[-1] != ':' &&
+	    pebs_mods_is_letters(last + 1)) {
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(last - str),
+			 str);
+		if (!pebs_pfm_try(prefix, ev)) {
+			err = pebs_mods_parse(str, last, 0, &m);
+			if (!err)
+				err = pebs_mods_apply(str, &m, ev, false);
+			if (!err && ev->attr.precise_ip &&
+			    strstr(ev->resolved, "::MEM_"))
+				ev->flags |= PEBS_EVENT_MEMORY;
+			return err;
+		}
+	}
+	return pebs_pfm_encode(str, ev);
 }
 
 /* ---- aliases ----------------------------------------------------------- */
 
 enum alias { ALIAS_LOADS, ALIAS_STORES, ALIAS_LDLAT };
+
+/* an alias's modifiers: levels, precise (p letters or precise=N), ... */
+struct amods {
+	struct pebs_mods m;
+	bool u, k;
+	int precise;		/* -1: not given */
+	long ldlat;		/* -1: not given */
+	uint64_t period;	/* 0: not given */
+	bool freq;
+};
+
+static int alias_mods(const char *str, const char *mods, unsigned int allow,
+		      struct amods *a)
+{
+	int err, p = 0;
+	size_t i;
+
+	err = pebs_mods_parse(str, mods, allow, &a->m);
+	if (err)
+		return err;
+	a->u = a->k = false;
+	for (i = 0; i < a->m.nletters; i++) {
+		char c = a->m.letters[i];
+
+		if (c == 'u' || c == 'k') {
+			*(c == 'u' ? &a->u : &a->k) = true;
+		} else if (c == 'p' && (allow & PEBS_MOD_PRECISE)) {
+			p++;
+		} else {
+			return pebs_err(-EINVAL, "bad modifier '%c' in '%s': "
+					"%s takes u, k%s", c, str, str,
+					allow & PEBS_MOD_PRECISE ?
+					", p, pp, ppp, precise=N" : "");
+		}
+	}
+	if (p > 3)
+		return pebs_err(-EINVAL, "bad modifier in '%s': precise is "
+				"0..3 (ppp)", str);
+	a->precise = a->m.precise >= 0 ? a->m.precise : p ? p : -1;
+	a->ldlat = a->m.ldlat;
+	a->period = a->m.period;
+	a->freq = a->m.freq;
+	return 0;
+}
 
 /* libpfm4 names, newest first: Skylake+ vs Haswell/Broadwell/SNB/GLM */
 static const char *const pebs_names[][2] = {
@@ -214,7 +176,7 @@ static const char *const alias_what[] = { "load", "store", "load-latency" };
 #define IBS_LDLAT_MIN	128
 #define IBS_LDLAT_MAX	2048
 
-static int encode_pebs(enum alias a, const struct mods *m,
+static int encode_pebs(enum alias a, const struct amods *m,
 		       struct pebs_event *ev)
 {
 	char buf[192], ldlat[32] = "", period[32] = "";
@@ -225,7 +187,8 @@ static int encode_pebs(enum alias a, const struct mods *m,
 		snprintf(ldlat, sizeof(ldlat), ":ldlat=%ld",
 			 m->ldlat > 0 ? m->ldlat : LDLAT_DEFAULT);
 	if (m->period)
-		snprintf(period, sizeof(period), ":period=%llu",
+		snprintf(period, sizeof(period), ":%s=%llu",
+			 m->freq ? "freq" : "period",
 			 (unsigned long long)m->period);
 	for (i = 0; (pmu = pebs_pfm_core_pmu(i)); i++) {
 		for (j = 0; j < ARRAY_SIZE(pebs_names[a]); j++) {
@@ -242,7 +205,7 @@ static int encode_pebs(enum alias a, const struct mods *m,
 	return -ENOENT;
 }
 
-static int encode_ibs(enum alias a, const char *str, const struct mods *m,
+static int encode_ibs(enum alias a, const char *str, const struct amods *m,
 		      struct pebs_event *ev)
 {
 	static const char *const filter[] = { "ldop", "stop" };
@@ -282,8 +245,9 @@ static int encode_ibs(enum alias a, const char *str, const struct mods *m,
 			 "sample's weight");
 	}
 	if (m->period)
-		snprintf(terms + n, sizeof(terms) - n, "%speriod=%llu",
-			 n ? "," : "", (unsigned long long)m->period);
+		snprintf(terms + n, sizeof(terms) - n, "%s%s=%llu",
+			 n ? "," : "", m->freq ? "freq" : "period",
+			 (unsigned long long)m->period);
 	snprintf(buf, sizeof(buf), "ibs_op/%s/%s%s", terms, m->u ? "u" : "",
 		 m->k ? "k" : "");
 	err = pebs_sysfs_encode(buf, ev);
@@ -296,7 +260,7 @@ static int encode_ibs(enum alias a, const char *str, const struct mods *m,
  * Resolve an alias; on failure *why (if not NULL) says in a few words
  * why this machine has no such event, for `auto`'s note.
  */
-static int encode_alias(enum alias a, const char *str, const struct mods *m,
+static int encode_alias(enum alias a, const char *str, const struct amods *m,
 			struct pebs_event *ev, const char **why)
 {
 	const char *core = pebs_pfm_core_pmu(0);
@@ -359,7 +323,7 @@ static const char *probe_why(const struct pebs_event *ev, int err)
 	}
 }
 
-static int encode_auto(const char *str, const struct mods *m,
+static int encode_auto(const char *str, const struct amods *m,
 		       struct pebs_event *ev)
 {
 	const char *why = NULL;
@@ -379,8 +343,13 @@ static int encode_auto(const char *str, const struct mods *m,
 	}
 	snprintf(note, sizeof(note), "auto: no PEBS/IBS here (%s); sampling "
 		 "cpu-clock instead", why ? why : "unknown reason");
-	memset(&ev->attr, 0, sizeof(ev->attr));
-	encode_sw(&sw_events[0], m, ev);
+	ev->flags = 0;
+	ev->pmu[0] = '\0';
+	pebs_generic_find("cpu-clock", 9, ev);
+	ev->attr.exclude_guest = 1;
+	err = pebs_mods_apply(str, &m->m, ev, false);
+	if (err)
+		return err;
 	ev->flags |= PEBS_EVENT_FALLBACK;
 	memcpy(ev->note, note, sizeof(note));
 	pebs_err_clear();
@@ -390,35 +359,37 @@ static int encode_auto(const char *str, const struct mods *m,
 static int parse_alias(const char *str, size_t len, struct pebs_event *ev)
 {
 	const char *mods = str + len;
-	struct mods m;
+	struct amods m;
 	uint64_t v;
 	int err;
 
 	if (len == 4 && !strncmp(str, "auto", 4)) {
-		err = parse_mods(str, mods, 0, &m);
+		err = alias_mods(str, mods, 0, &m);
 		return err ? err : encode_auto(str, &m, ev);
 	}
 	if (len == 5 && !strncmp(str, "loads", 5)) {
-		err = parse_mods(str, mods, MOD_PRECISE, &m);
+		err = alias_mods(str, mods, PEBS_MOD_PRECISE, &m);
 		return err ? err : encode_alias(ALIAS_LOADS, str, &m, ev, NULL);
 	}
 	if (len == 6 && !strncmp(str, "stores", 6)) {
-		err = parse_mods(str, mods, MOD_PRECISE, &m);
+		err = alias_mods(str, mods, PEBS_MOD_PRECISE, &m);
 		return err ? err : encode_alias(ALIAS_STORES, str, &m, ev,
 						NULL);
 	}
 	/* ldlat or ldlat=N */
-	err = parse_mods(str, mods, MOD_PRECISE | MOD_LDLAT, &m);
+	err = alias_mods(str, mods, PEBS_MOD_PRECISE | PEBS_MOD_LDLAT, &m);
 	if (err)
 		return err;
 	if (len > 6) {
-		char num[24];
+		char num[24], *end;
 
 		if (len - 6 >= sizeof(num))
 			return pebs_err(-EINVAL, "bad ldlat in '%s'", str);
 		memcpy(num, str + 6, len - 6);
 		num[len - 6] = '\0';
-		if (parse_num(num, 65535, &v) || !v)
+		errno = 0;
+		v = strtoull(num, &end, 0);
+		if (num[0] == '-' || errno || *end || !v || v > 65535)
 			return pebs_err(-EINVAL, "bad modifier 'ldlat=%s' in "
 					"'%s': ldlat is 1..65535 cycles", num,
 					str);
@@ -436,9 +407,10 @@ static bool is_alias(const char *str, size_t len)
 	       (len > 6 && !strncmp(str, "ldlat=", 6));
 }
 
-int pebs_event__parse(const char *str, struct pebs_event *ev)
+int pebs_event_parse_one(const char *str, struct pebs_event *ev,
+			 bool defer_priv)
 {
-	size_t len;
+	size_t len, tplen;
 	int err;
 
 	if (!str || !ev)
@@ -453,30 +425,50 @@ int pebs_event__parse(const char *str, struct pebs_event *ev)
 	strcpy(ev->name, str);
 
 	len = strcspn(str, ":/");
+	tplen = str[len] == ':' ? len + 1 + strcspn(str + len + 1, ":") : 0;
 	if (str[len] == '/') {
-		err = pebs_sysfs_encode(str, ev);
+		err = pebs_sysfs_encode_priv(str, ev, defer_priv);
 	} else if (str[len] == ':' && str[len + 1] == ':') {
-		err = pebs_pfm_encode(str, ev);	/* pmu::event */
+		err = encode_pfm(str, ev);	/* pmu::event */
 	} else if (is_alias(str, len)) {
 		err = parse_alias(str, len, ev);
-	} else if (find_sw(str, len)) {
-		struct mods m;
-
-		err = parse_mods(str, str + len, MOD_PRECISE, &m);
+	} else if (!pebs_generic_find(str, len, ev)) {
+		err = finish_perf(str, str + len, ev);
+	} else if (tplen && (err = pebs_tp_find(str, tplen, ev)) <= 0) {
 		if (!err)
-			encode_sw(find_sw(str, len), &m, ev);
+			err = finish_perf(str, str + tplen, ev);
 	} else {
-		err = pebs_pfm_encode(str, ev);
+		err = encode_pfm(str, ev);
 	}
 	if (err) {
 		memset(&ev->attr, 0, sizeof(ev->attr));
 		return err;
 	}
-	if (ev->attr.precise_ip)
-		ev->flags |= PEBS_EVENT_PRECISE;
+	if (!defer_priv)
+		pebs_event_finalize(ev);
 	if (!(ev->flags & PEBS_EVENT_FALLBACK))
 		pebs_err_clear();
 	return 0;
+}
+
+int pebs_event__parse(const char *str, struct pebs_event *ev)
+{
+	size_t depth = 0;
+	const char *p;
+
+	/* a comma or a brace outside pmu/.../ is a list */
+	for (p = str; p && *p; p++) {
+		if (*p == '/')
+			depth ^= 1;
+		else if (!depth && (*p == ',' || *p == '{')) {
+			if (ev)
+				memset(ev, 0, sizeof(*ev));
+			return pebs_err(-EINVAL, "'%s' is a list of events: "
+					"pebs_event__parse_list() parses "
+					"lists and groups", str);
+		}
+	}
+	return pebs_event_parse_one(str, ev, false);
 }
 
 /* ---- probing and perf_event_open errors -------------------------------- */

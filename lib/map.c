@@ -175,15 +175,19 @@ static int open_error(const char *path, int errnum)
 		return pebs_err(-ENOENT,
 				"%s not found: give the pebs_map device or a table file",
 				path);
-	case EACCES:
 	case EPERM:
+		/* the module's own check: CAP_PERFMON, or a pid namespace */
+		return pebs_err(-errnum,
+				"%s: not allowed: needs CAP_PERFMON (root) in the initial pid namespace, or the module loaded with unprivileged=1 (scripts/pebs-map-load unprivileged=1 mode=0440, then the pebs group)",
+				path);
+	case EACCES:
 		if (stat(path, &st))
 			return pebs_err(-errnum, "%s: permission denied: run as root",
 					path);
 		return pebs_err(-errnum,
-				"%s: permission denied (mode %04o, owner uid %u): run as root or reload the module with mode=0444 (scripts/pebs-map-load mode=0444)",
+				"%s: permission denied (mode %04o, owner uid %u, gid %u): run as root, or join the device's group after loading with unprivileged=1 mode=0440 (kmod/99-pebs-map.rules)",
 				path, (unsigned int)(st.st_mode & 07777),
-				(unsigned int)st.st_uid);
+				(unsigned int)st.st_uid, (unsigned int)st.st_gid);
 	default:
 		return pebs_err(-errnum, "open %s: %s", path, strerror(errnum));
 	}

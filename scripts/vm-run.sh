@@ -16,7 +16,8 @@
 # `sh SCRIPT` (cwd /, PATH=/pebs:/bin, a time limit), each framed by
 #   PEBS-VM RUN <name>          and   PEBS-VM DONE <name> rc=<rc> secs=<s>
 # on the console (and the RUN line in the kernel log, so that dmesg shows
-# which script was running). A script that leaves pebs_map loaded gets
+# which script was running); the DONE line ends with tmpfree=BEFORE/AFTER,
+# the KiB free in /tmp, which is emptied after each script. A script that leaves pebs_map loaded gets
 #   PEBS-VM LEFT-LOADED <name>  and the module is removed.
 # At the end the guest prints `PEBS-VM DMESG-BEGIN`, dmesg,
 # `PEBS-VM DMESG-END` and powers off. Scripts print their verdict as
@@ -181,6 +182,8 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 ulimit -c 0
 now() { cut -d' ' -f1 /proc/uptime; }
+# KiB free in /tmp (a small tmpfs: a script that fills it loses its output)
+tmpfree() { df -k /tmp | awk 'NR == 2 { print $4 }'; }
 echo "PEBS-VM BOOT kernel=$(uname -r) online=$(cat /sys/devices/system/cpu/online) possible=$(cat /sys/devices/system/cpu/possible) uptime=$(now)"
 grep -o -w -E 'rdtscp|constant_tsc|nonstop_tsc' /proc/cpuinfo | sort -u |
 	tr '\n' ' ' | sed 's/^/PEBS-VM CPUFLAGS /; s/ *$/\n/'
@@ -188,12 +191,16 @@ for s in /pebs/guest/*.sh; do
 	name=${s##*/}
 	name=${name%.sh}
 	echo "PEBS-VM RUN $name" >/dev/kmsg
+	f0=$(tmpfree)
 	echo "PEBS-VM RUN $name"
 	t0=$(now)
 	cd /
 	timeout -s KILL "$script_timeout" sh "$s"
 	rc=$?
-	echo "PEBS-VM DONE $name rc=$rc secs=$(echo "$(now) $t0" | awk '{ printf "%.1f", $1 - $2 }')"
+	f1=$(tmpfree)
+	echo "PEBS-VM DONE $name rc=$rc secs=$(echo "$(now) $t0" | awk '{ printf "%.1f", $1 - $2 }') tmpfree=$f0/$f1"
+	# each script starts with an empty /tmp
+	rm -rf /tmp/* 2>/dev/null
 	if grep -q '^pebs_map ' /proc/modules; then
 		echo "PEBS-VM LEFT-LOADED $name"
 		rmmod pebs_map

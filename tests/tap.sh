@@ -1,15 +1,16 @@
 # tap.sh - the TAP words of the shell tests (sourced by bash .t scripts).
-# Each script prints its own plan ("1..N") and then calls these.
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
+# Each script prints its own plan ("1..N") and then calls these; they
+# count in $tap_n (test scripts may use any other name).
+tap_n=0
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1"; }
 # nok NAME [LINE...]: a failure, with LINEs as TAP comments
 nok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
+	tap_n=$((tap_n + 1))
+	echo "not ok $tap_n - $1"
 	shift
 	for l in "$@"; do echo "# $l"; done
 }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $1"; }
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
 # diag FILE...: the first 20 lines, as TAP comments
 diag() { sed 's/^/# /' "$@" | head -20; }
 # check NAME CMD...: pass iff CMD succeeds
@@ -21,4 +22,22 @@ check() {
 # empty NAME FILE: pass iff FILE is empty, else show its first lines
 empty() {
 	if [ ! -s "$2" ]; then ok "$1"; else nok "$1"; diag "$2"; fi
+}
+# need FEATURE...: true if the host has every FEATURE (the list is in
+# tests/helpers.h; PEBS_TEST_NO_<FEATURE>=1 hides one), else false with
+# the reason in $why. C tests ask the same probe (T_NEED).
+need() {
+	why=$("${PEBS_BUILD:?}/tests/probe" "$@") && return 0
+	[ -n "$why" ] || why="no ${PEBS_BUILD}/tests/probe: build the tests (make tests)"
+	return 1
+}
+# skip_all REASON: skip the whole file (plan 1..0)
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+# skip_n N REASON: N skips with the same reason
+skip_n() {
+	local i
+	for ((i = 0; i < $1; i++)); do skip "$2"; done
 }

@@ -237,6 +237,10 @@ int bench_observe(int argc, char **argv)
 			argv[1]);
 		return 2;
 	}
+	if (!pebs_cpu_has_rdtscp()) {
+		printf("observer period: skipped, this CPU has no rdtscp (under qemu use -cpu max)\n");
+		return 0;
+	}
 	err = pebs_tsc_hz(200, &hz);
 	if (err)
 		goto out_err;

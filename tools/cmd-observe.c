@@ -4,9 +4,10 @@
  *
  * The calling thread pins itself to --on and spins: rdtscp, the table
  * slots of the observed CPUs, their counters, rdtscp. Rows go into a
- * chunk buffer; between chunks they are filtered (trustable), summed,
- * and written out. The binary output layout is documented in --help
- * (and mirrored by struct obs_file_header / obs_record below).
+ * chunk buffer; between chunks they are filtered (trustable) and summed.
+ * The output is that aggregate, of a size independent of the run's
+ * length, at the end (and every -I ms); per-observation records only
+ * with --raw (observe-raw.c), bounded by --raw-max.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,45 +23,12 @@
 
 #include "pebsshim.h"
 #include "cmds.h"
+#include "observe-raw.h"
 
 #define CMD "pebs-shim observe"
 /* rows between summing passes: small, so the pauses stay short */
 #define CHUNK_ROWS 1024
 #define MAX_CPUS 1024
-
-/* the binary output: little-endian, one header then fixed-size records */
-#define OBS_MAGIC "PEBSOBS"
-#define OBS_VERSION 1
-#define OBS_NAME_LEN 64
-
-struct obs_file_header {
-	char magic[8];		/* "PEBSOBS\0" */
-	uint32_t version;	/* 1 */
-	uint32_t header_size;	/* 64 + 64 * nr_events */
-	uint32_t record_size;	/* 32 + 8 * nr_events */
-	uint32_t nr_events;
-	uint32_t nr_cpus;	/* observed CPUs */
-	int32_t observer_cpu;
-	uint64_t tsc_hz;	/* measured against CLOCK_MONOTONIC */
-	uint64_t period_cycles;	/* --period-cycles, 0: free-running */
-	uint32_t lo_ppm;	/* trustable bounds (ppm of 1) */
-	uint32_t hi_ppm;
-	uint64_t reserved;
-	/* then nr_events names, OBS_NAME_LEN bytes each, NUL padded */
-};
-
-struct obs_record {
-	uint64_t tsc;		/* start rdtscp of the observation */
-	uint64_t dt;		/* cycles since the previous one's start */
-	uint32_t cpu;		/* the observed CPU */
-	int32_t tgid;		/* -1 never seen / no table, 0 idle */
-	int32_t pid;
-	uint32_t switches;	/* low 32 bits of the slot's switch count */
-	/* then nr_events uint64_t counter deltas over dt */
-};
-
-_Static_assert(sizeof(struct obs_file_header) == 64, "64-byte header");
-_Static_assert(sizeof(struct obs_record) == 32, "32-byte record head");
 
 static volatile sig_atomic_t interrupted;
 
@@ -97,8 +65,12 @@ static void usage(FILE *f)
 "      --duration S       seconds to observe (default 1; Ctrl-C stops\n"
 "                         early and still prints the summary)\n"
 "      --tolerance PCT    trustable band, percent (default 1: 0.99..1.01)\n"
-"  -o, --output FILE      write kept observations to FILE\n"
-"      --format bin|csv   output format (default bin)\n"
+"  -o, --output FILE      write the summary to FILE instead of stdout\n"
+"  -I, --interval-print MS  also print the summary so far every MS ms\n"
+"      --raw FILE         also write every kept observation to FILE\n"
+"      --raw-max SIZE     stop raw records at SIZE bytes (K, M, G suffixes;\n"
+"                         default 64M); observing goes on, one line says so\n"
+"      --format bin|csv   raw format (default bin)\n"
 "      --map PATH         the table (default /dev/pebs_map; a table file\n"
 "                         replays a saved one)\n"
 "      --no-map           counters only: no table (tgid/pid read as -1)\n"
@@ -119,8 +91,14 @@ static void usage(FILE *f)
 "counters: use software events (task-clock, cpu-clock). Timestamps need\n"
 "rdtscp (under qemu TCG: -cpu max; the guest TSC is then emulated).\n"
 "\n"
-"Output (-o). CSV: a header line, then tsc,dt,cpu,tgid,pid,switches,<one\n"
-"column per event>. bin (little-endian): a 64-byte header\n"
+"Output. The summary (observations, resolution as period quantiles, the\n"
+"trustable fraction, and per observed CPU each thread's residency and\n"
+"counter totals) has a size independent of the run's length. A write error\n"
+"(a full disk: ENOSPC, EFBIG, EPIPE) on --raw ends the run with one line\n"
+"naming the file, exit 1, and the summary still printed.\n"
+"\n"
+"Raw output (--raw). CSV: a header line, then tsc,dt,cpu,tgid,pid,switches,\n"
+"<one column per event>. bin (little-endian): a 64-byte header\n"
 "  char magic[8] \"PEBSOBS\\0\"; u32 version (1); u32 header_size (64 + 64 *\n"
 "  nr_events); u32 record_size (32 + 8 * nr_events); u32 nr_events; u32\n"
 "  nr_cpus; s32 observer_cpu; u64 tsc_hz; u64 period_cycles; u32 lo_ppm;\n"
@@ -131,7 +109,7 @@ static void usage(FILE *f)
 "  u32 cpu; s32 tgid; s32 pid; u32 switches (low 32 bits of the slot's\n"
 "  switch count); u64 delta[nr_events]\n"
 "Records come at the observation rate (tens of MB/s when free-running):\n"
-"bound it with --period-cycles.\n"
+"--raw-max bounds the file; --period-cycles bounds the rate.\n"
 "\n"
 "Needs the pebs_map module for the table (insmod kmod/pebs_map.ko), root (or\n"
 "perf_event_paranoid <= 0) for per-CPU counters.\n",
@@ -205,77 +183,6 @@ static bool parse_double(const char *s, double *v)
 	return end != s && !*end && !errno && isfinite(*v);
 }
 
-struct out {
-	FILE *f;
-	bool csv;
-	unsigned int nr_cpus, nr_events;
-	const unsigned int *cpus;
-};
-
-static int out_header(struct out *o, const struct pebs_event *evs,
-		      int on_cpu, uint64_t hz, uint64_t period, uint32_t lo,
-		      uint32_t hi)
-{
-	struct obs_file_header h;
-
-	if (o->csv) {
-		fprintf(o->f, "tsc,dt,cpu,tgid,pid,switches");
-		for (unsigned int e = 0; e < o->nr_events; e++)
-			fprintf(o->f, ",%s", evs[e].name);
-		fputc('\n', o->f);
-		return ferror(o->f) ? -EIO : 0;
-	}
-	memset(&h, 0, sizeof(h));
-	memcpy(h.magic, OBS_MAGIC, sizeof(OBS_MAGIC));
-	h.version = OBS_VERSION;
-	h.header_size = sizeof(h) + OBS_NAME_LEN * o->nr_events;
-	h.record_size = sizeof(struct obs_record) + 8 * o->nr_events;
-	h.nr_events = o->nr_events;
-	h.nr_cpus = o->nr_cpus;
-	h.observer_cpu = on_cpu;
-	h.tsc_hz = hz;
-	h.period_cycles = period;
-	h.lo_ppm = lo;
-	h.hi_ppm = hi;
-	fwrite(&h, sizeof(h), 1, o->f);
-	for (unsigned int e = 0; e < o->nr_events; e++) {
-		char name[OBS_NAME_LEN] = "";
-
-		memcpy(name, evs[e].name, strnlen(evs[e].name, sizeof(name) - 1));
-		fwrite(name, sizeof(name), 1, o->f);
-	}
-	return ferror(o->f) ? -EIO : 0;
-}
-
-static void out_row(struct out *o, const uint64_t *row, uint64_t dt,
-		    const uint64_t *deltas)
-{
-	const uint64_t *w = row + 2;
-
-	for (unsigned int i = 0; i < o->nr_cpus; i++) {
-		const uint64_t *d = deltas + i * o->nr_events;
-
-		if (o->csv) {
-			fprintf(o->f, "%" PRIu64 ",%" PRIu64 ",%u,%d,%d,%" PRIu64,
-				row[0], dt, o->cpus[i], (int32_t)w[0],
-				(int32_t)w[1], w[2]);
-			for (unsigned int e = 0; e < o->nr_events; e++)
-				fprintf(o->f, ",%" PRIu64, d[e]);
-			fputc('\n', o->f);
-		} else {
-			struct obs_record r = {
-				.tsc = row[0], .dt = dt, .cpu = o->cpus[i],
-				.tgid = (int32_t)w[0], .pid = (int32_t)w[1],
-				.switches = (uint32_t)w[2],
-			};
-
-			fwrite(&r, sizeof(r), 1, o->f);
-			fwrite(d, 8, o->nr_events, o->f);
-		}
-		w += PEBS_OBS_CPU_HEAD + o->nr_events;
-	}
-}
-
 static void task_comm(int pid, char *buf, size_t len)
 {
 	char path[64];
@@ -303,10 +210,12 @@ static int find_hw(const struct pebs_event *evs, unsigned int n, uint64_t hw)
 	return -1;
 }
 
-static int summary(const struct pebs_observer *obs,
+static int summary(FILE *f, const struct pebs_observer *obs,
 		   const struct pebs_obs_stats *st, const struct pebs_event *evs,
 		   uint64_t hz, double secs, double tol)
 {
+	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
+	static const char *const qn[] = { "p50", "p90", "p99", "p99.9", "max" };
 	unsigned int nr_events = pebs_observer__nr_events(obs);
 	uint64_t rows = pebs_obs_stats__rows(st), kept = pebs_obs_stats__kept(st);
 	uint64_t kc = pebs_obs_stats__kept_cycles(st);
@@ -316,13 +225,17 @@ static int summary(const struct pebs_observer *obs,
 	int icyc = find_hw(evs, nr_events, PERF_COUNT_HW_CPU_CYCLES);
 	int iins = find_hw(evs, nr_events, PERF_COUNT_HW_INSTRUCTIONS);
 
-	printf("observations: %" PRIu64 " in %.3f s; TSC %.1f MHz\n", rows + 1,
-	       secs, hz / 1e6);
-	printf("resolution: median %" PRIu64 " cycles (%.0f ns), p99 %" PRIu64
-	       " cycles (%.0f ns)\n", med, med * 1e9 / hz, p99, p99 * 1e9 / hz);
-	printf("trustable: %" PRIu64 " of %" PRIu64 " (%.2f %%) within %.2f..%.2f %%\n",
-	       kept, rows, rows ? 100.0 * kept / rows : 0.0, 100 - tol,
-	       100 + tol);
+	fprintf(f, "observations: %" PRIu64 " in %.3f s; TSC %.1f MHz\n",
+		rows + 1, secs, hz / 1e6);
+	fprintf(f, "resolution: median %" PRIu64 " cycles (%.0f ns), p99 %" PRIu64
+		" cycles (%.0f ns)\n", med, med * 1e9 / hz, p99, p99 * 1e9 / hz);
+	fprintf(f, "period cycles:");
+	for (unsigned int q = 0; q < sizeof(qs) / sizeof(qs[0]); q++)
+		fprintf(f, " %s %" PRIu64, qn[q], pebs_obs_stats__period(st, qs[q]));
+	fputc('\n', f);
+	fprintf(f, "trustable: %" PRIu64 " of %" PRIu64 " (%.2f %%) within %.2f..%.2f %%\n",
+		kept, rows, rows ? 100.0 * kept / rows : 0.0, 100 - tol,
+		100 + tol);
 	for (unsigned int i = 0; i < pebs_observer__nr_cpus(obs); i++) {
 		int n = pebs_obs_stats__threads(st, i, NULL, 0);
 		struct pebs_obs_thread *th;
@@ -333,26 +246,26 @@ static int summary(const struct pebs_observer *obs,
 		if (!th)
 			return -ENOMEM;
 		pebs_obs_stats__threads(st, i, th, n);
-		printf("cpu %d: %d threads; share of the %.3f s of kept intervals (of all %.3f s)\n",
-		       pebs_observer__cpu(obs, i), n, kc / (double)hz,
-		       ac / (double)hz);
+		fprintf(f, "cpu %d: %d threads; share of the %.3f s of kept intervals (of all %.3f s)\n",
+			pebs_observer__cpu(obs, i), n, kc / (double)hz,
+			ac / (double)hz);
 		for (int t = 0; t < n; t++) {
 			char comm[32];
 
 			task_comm(th[t].pid, comm, sizeof(comm));
-			printf("  cpu %d tid %d tgid %d: %6.2f %% (all %6.2f %%) %-16s %"
-			       PRIu64 " samples %" PRIu64 " cycles",
-			       pebs_observer__cpu(obs, i), th[t].pid, th[t].tgid,
-			       kc ? 100.0 * th[t].cycles / kc : 0.0,
-			       ac ? 100.0 * th[t].all_cycles / ac : 0.0, comm,
-			       th[t].samples, th[t].cycles);
+			fprintf(f, "  cpu %d tid %d tgid %d: %6.2f %% (all %6.2f %%) %-16s %"
+				PRIu64 " samples %" PRIu64 " cycles",
+				pebs_observer__cpu(obs, i), th[t].pid, th[t].tgid,
+				kc ? 100.0 * th[t].cycles / kc : 0.0,
+				ac ? 100.0 * th[t].all_cycles / ac : 0.0, comm,
+				th[t].samples, th[t].cycles);
 			for (unsigned int e = 0; e < nr_events; e++)
-				printf(" %s %" PRIu64, evs[e].name,
-				       th[t].counters[e]);
+				fprintf(f, " %s %" PRIu64, evs[e].name,
+					th[t].counters[e]);
 			if (icyc >= 0 && iins >= 0 && th[t].counters[icyc])
-				printf(" IPC %.2f", (double)th[t].counters[iins] /
-				       th[t].counters[icyc]);
-			putchar('\n');
+				fprintf(f, " IPC %.2f", (double)th[t].counters[iins] /
+					th[t].counters[icyc]);
+			fputc('\n', f);
 		}
 		free(th);
 	}
@@ -361,10 +274,10 @@ static int summary(const struct pebs_observer *obs,
 
 		/* say whether asking for them would have helped */
 		if (pebs_event__parse("cycles", &cyc) || pebs_event__probe(&cyc))
-			printf("IPC per thread: not available, this machine cannot count cycles (%s)\n",
-			       pebs_errmsg());
+			fprintf(f, "IPC per thread: not available, this machine cannot count cycles (%s)\n",
+				pebs_errmsg());
 		else
-			printf("IPC per thread: add -e cycles -e instructions\n");
+			fprintf(f, "IPC per thread: add -e cycles -e instructions\n");
 	}
 	return 0;
 }
@@ -385,7 +298,64 @@ static int pick_on_cpu(const unsigned int *cpus, int n)
 }
 
 enum { OPT_ON = 256, OPT_PERIOD, OPT_DURATION, OPT_TOL, OPT_FORMAT, OPT_MAP,
-       OPT_NOMAP };
+       OPT_NOMAP, OPT_RAW, OPT_RAW_MAX };
+
+/* "64M", "1g", "4096": bytes (K, M, G are powers of 1024) */
+static bool parse_size(const char *s, uint64_t *v)
+{
+	unsigned int shift = 0;
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (end == s || errno || s[0] == '-')
+		return false;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || *v > UINT64_MAX >> shift)
+		return false;
+	*v <<= shift;
+	return true;
+}
+
+/* the header lines: how counters are read, where the observer runs */
+static void preamble(FILE *f, const struct pebs_observer *obs, int nr_cpus,
+		     int nr_ev, const unsigned int *cpus, int on_cpu,
+		     const char *table)
+{
+	if (nr_ev) {
+		unsigned int nrd = 0, total = nr_ev * nr_cpus;
+		const char *why = "", *why_rd = NULL, *why_read = NULL;
+
+		for (int i = 0; i < nr_cpus; i++)
+			for (int e = 0; e < nr_ev; e++) {
+				if (pebs_observer__counter_path(obs, i, e, &why) ==
+				    PEBS_COUNTER_RDPMC) {
+					nrd++;
+					why_rd = why_rd ? why_rd : why;
+				} else {
+					why_read = why_read ? why_read : why;
+				}
+			}
+		if (nrd == total)
+			fprintf(f, "counters: rdpmc for all %u (%s)\n", total, why_rd);
+		else if (!nrd)
+			fprintf(f, "counters: read() for all %u (%s)\n", total, why_read);
+		else
+			fprintf(f, "counters: rdpmc for %u (%s), read() for %u (%s)\n",
+				nrd, why_rd, total - nrd, why_read);
+	} else {
+		fprintf(f, "counters: none (table only)\n");
+	}
+	fprintf(f, "observer on CPU %d, observing CPU%s", on_cpu,
+		nr_cpus > 1 ? "s" : "");
+	for (int i = 0; i < nr_cpus; i++)
+		fprintf(f, "%s%u", i ? "," : " ", cpus[i]);
+	fprintf(f, "; table %s\n", table);
+}
 
 int cmd_observe(int argc, char **argv)
 {
@@ -397,6 +367,9 @@ int cmd_observe(int argc, char **argv)
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "tolerance", required_argument, NULL, OPT_TOL },
 		{ "output", required_argument, NULL, 'o' },
+		{ "interval-print", required_argument, NULL, 'I' },
+		{ "raw", required_argument, NULL, OPT_RAW },
+		{ "raw-max", required_argument, NULL, OPT_RAW_MAX },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "map", required_argument, NULL, OPT_MAP },
 		{ "no-map", no_argument, NULL, OPT_NOMAP },
@@ -404,7 +377,7 @@ int cmd_observe(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *evnames[PEBS_OBS_MAX_EVENTS], *outpath = NULL;
-	const char *mappath = NULL;
+	const char *mappath = NULL, *rawpath = NULL;
 	unsigned int cpus[MAX_CPUS];
 	int nr_cpus = 0, nr_ev = 0, on_cpu = -1, c, err, rc = 1;
 	uint64_t period = 0, v, hz, deadline, lo, hi, t_first, t_last, next;
@@ -414,14 +387,17 @@ int cmd_observe(int argc, char **argv)
 	struct pebs_map *map = NULL;
 	struct pebs_observer *obs = NULL;
 	struct pebs_obs_stats *st = NULL;
-	struct out out = { 0 };
-	uint64_t *rows = NULL, *deltas = NULL;
+	FILE *sf = stdout;		/* the summary */
+	struct raw_out *raw = NULL;
+	uint64_t raw_max = 64 << 20, interval_ms = 0, icycles = 0, next_print;
+	uint64_t *rows = NULL, *deltas = NULL, stop_at;
 	size_t words;
 	uint64_t again = 0;
+	int werr = 0;		/* a raw write error: ends the run */
 
 	optind = 1;
 	opterr = 0;	/* one line of our own instead */
-	while ((c = getopt_long(argc, argv, "C:e:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "C:e:o:I:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			nr_cpus = parse_cpus(optarg, cpus, MAX_CPUS);
@@ -455,6 +431,20 @@ int cmd_observe(int argc, char **argv)
 			break;
 		case 'o':
 			outpath = optarg;
+			break;
+		case 'I':
+			if (!parse_u64(optarg, &interval_ms) || interval_ms < 10 ||
+			    interval_ms > 86400000)
+				return usage_err("bad -I '%s' (milliseconds, at least 10)",
+						 optarg);
+			break;
+		case OPT_RAW:
+			rawpath = optarg;
+			break;
+		case OPT_RAW_MAX:
+			if (!parse_size(optarg, &raw_max) || !raw_max)
+				return usage_err("bad --raw-max '%s' (bytes, K/M/G)",
+						 optarg);
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv"))
@@ -538,38 +528,6 @@ int cmd_observe(int argc, char **argv)
 	if (err)
 		goto out_err;
 
-	/* one line: how the counters are read */
-	if (nr_ev) {
-		unsigned int nrd = 0, total = nr_ev * nr_cpus;
-		const char *why = "", *why_rd = NULL, *why_read = NULL;
-
-		for (int i = 0; i < nr_cpus; i++)
-			for (int e = 0; e < nr_ev; e++) {
-				if (pebs_observer__counter_path(obs, i, e, &why) ==
-				    PEBS_COUNTER_RDPMC) {
-					nrd++;
-					why_rd = why_rd ? why_rd : why;
-				} else {
-					why_read = why_read ? why_read : why;
-				}
-			}
-		if (nrd == total)
-			printf("counters: rdpmc for all %u (%s)\n", total, why_rd);
-		else if (!nrd)
-			printf("counters: read() for all %u (%s)\n", total, why_read);
-		else
-			printf("counters: rdpmc for %u (%s), read() for %u (%s)\n",
-			       nrd, why_rd, total - nrd, why_read);
-	} else {
-		printf("counters: none (table only)\n");
-	}
-	printf("observer on CPU %d, observing CPU%s", on_cpu,
-	       nr_cpus > 1 ? "s" : "");
-	for (int i = 0; i < nr_cpus; i++)
-		printf("%s%u", i ? "," : " ", cpus[i]);
-	printf("; table %s\n",
-	       map ? (mappath ? mappath : PEBS_MAP_DEVICE) : "none (--no-map)");
-
 	err = pebs_tsc_hz(50, &hz);
 	if (err)
 		goto out_err;
@@ -581,29 +539,44 @@ int cmd_observe(int argc, char **argv)
 		goto out;
 	}
 	if (outpath) {
-		out.f = fopen(outpath, csv ? "w" : "wb");
-		if (!out.f) {
+		sf = fopen(outpath, "we");
+		if (!sf) {
+			sf = stdout;
 			fprintf(stderr, CMD ": cannot create %s: %s: check the path\n",
 				outpath, strerror(errno));
 			goto out;
 		}
-		setvbuf(out.f, NULL, _IOFBF, 1 << 20);
-		out.csv = csv;
-		out.nr_cpus = nr_cpus;
-		out.nr_events = nr_ev;
-		out.cpus = cpus;
-		if (out_header(&out, evs, on_cpu, hz, period, lo, hi)) {
-			fprintf(stderr, CMD ": writing %s: %s\n", outpath,
-				strerror(errno));
+	}
+	if (rawpath) {
+		const struct raw_conf rc_ = {
+			.path = rawpath, .csv = csv, .max_bytes = raw_max,
+			.nr_cpus = nr_cpus, .nr_events = nr_ev, .cpus = cpus,
+			.evs = evs, .on_cpu = on_cpu, .tsc_hz = hz,
+			.period_cycles = period, .lo_ppm = lo, .hi_ppm = hi,
+		};
+
+		err = raw_open(&rc_, &raw);
+		if (err) {
+			fprintf(stderr, CMD ": cannot create %s: %s: check the path and free space\n",
+				rawpath, strerror(-err));
 			goto out;
 		}
 	}
+	preamble(sf, obs, nr_cpus, nr_ev, cpus, on_cpu,
+		 map ? (mappath ? mappath : PEBS_MAP_DEVICE) : "none (--no-map)");
+	fflush(sf);
+	icycles = interval_ms * hz / 1000;
 
+	/* a full disk or a closed pipe is an error return, not a signal */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	deadline = 0;
 	t_first = t_last = 0;
 	next = 0;
+	next_print = 0;
+	stop_at = 0;
 	for (bool done = false; !done;) {
 		unsigned int n = 0;
 
@@ -636,11 +609,15 @@ int cmd_observe(int argc, char **argv)
 			}
 			if (err)
 				goto out_err;
-			if (!deadline)
+			if (!deadline) {
 				deadline = row[0] + (uint64_t)(duration * hz);
+				next_print = icycles ? row[0] + icycles : 0;
+				stop_at = next_print && next_print < deadline ?
+					  next_print : deadline;
+			}
 			n++;
-			if (row[1] >= deadline) {
-				done = true;
+			if (row[1] >= stop_at) {
+				done = row[1] >= deadline;
 				break;
 			}
 		}
@@ -652,30 +629,65 @@ int cmd_observe(int argc, char **argv)
 			err = pebs_obs_stats__add(st, row, deltas);
 			if (err < 0)
 				goto out_err;
-			if (err && out.f)
-				out_row(&out, row, row[0] - t_last, deltas);
+			if (err && raw && !werr) {
+				werr = raw_row(raw, row, row[0] - t_last, deltas);
+				if (werr == 1) {
+					fprintf(stderr, CMD ": --raw-max reached: %s holds the first %" PRIu64
+						" records (%" PRIu64 " bytes); observing goes on\n",
+						rawpath, raw_records(raw), raw_bytes(raw));
+					werr = 0;
+				} else if (werr < 0) {
+					done = true;
+				}
+			}
 			t_last = row[0];
 		}
+		if (next_print && t_last >= next_print && !done) {
+			fprintf(sf, "# %.3f s\n", (t_last - t_first) / (double)hz);
+			err = summary(sf, obs, st, evs, hz,
+				      (t_last - t_first) / (double)hz, tol);
+			if (err)
+				goto out_err;
+			fflush(sf);
+			while (next_print <= t_last)
+				next_print += icycles;
+			stop_at = next_print < deadline ? next_print : deadline;
+		}
 	}
-	if (out.f && (fflush(out.f) || ferror(out.f))) {
-		fprintf(stderr, CMD ": writing %s: %s\n", outpath, strerror(errno));
-		goto out;
+	if (werr < 0)
+		fprintf(stderr, CMD ": writing %s: %s: the run ended there (free space, or --raw-max)\n",
+			rawpath, strerror(-werr));
+	err = raw_close(raw);
+	raw = NULL;
+	if (err && !werr) {
+		werr = err;
+		fprintf(stderr, CMD ": writing %s: %s\n", rawpath, strerror(-err));
 	}
 	if (again)
-		printf("slot reads that stayed inconsistent (skipped): %" PRIu64 "\n",
-		       again);
-	err = summary(obs, st, evs, hz, (t_last - t_first) / (double)hz, tol);
+		fprintf(sf, "slot reads that stayed inconsistent (skipped): %" PRIu64 "\n",
+			again);
+	if (icycles)
+		fprintf(sf, "# %.3f s, end\n", (t_last - t_first) / (double)hz);
+	err = summary(sf, obs, st, evs, hz, (t_last - t_first) / (double)hz, tol);
 	if (err)
 		goto out_err;
-	rc = 0;
+	if (fflush(sf) || ferror(sf)) {
+		fprintf(stderr, CMD ": writing %s: %s\n",
+			outpath ? outpath : "the summary (stdout)", strerror(errno));
+		goto out;
+	}
+	rc = werr ? 1 : 0;
 	goto out;
 
 out_err:
 	fprintf(stderr, CMD ": %s\n", pebs_errmsg()[0] ? pebs_errmsg() :
 		strerror(-err));
 out:
-	if (out.f)
-		fclose(out.f);
+	raw_close(raw);
+	if (sf != stdout && fclose(sf) && rc == 0) {
+		fprintf(stderr, CMD ": writing %s: %s\n", outpath, strerror(errno));
+		rc = 1;
+	}
 	free(deltas);
 	free(rows);
 	pebs_obs_stats__delete(st);

@@ -397,6 +397,13 @@ static uint64_t sample_type_of(const struct record *rec,
 		st |= PERF_SAMPLE_ADDR;
 	if ((ev->flags & PEBS_EVENT_MEMORY) && (ev->flags & PEBS_EVENT_PRECISE))
 		st |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+	/*
+	 * with an address, a data source as perf record -d samples it (the
+	 * kernel reports "not available" for software events): perf mem
+	 * and perf c2c need the field
+	 */
+	if (st & PERF_SAMPLE_ADDR)
+		st |= PERF_SAMPLE_DATA_SRC;
 	if (rec->freq)
 		st |= PERF_SAMPLE_PERIOD;
 	if (rec->attr == ATTR_MAP)

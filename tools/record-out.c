@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * record-out.c - where `pebs-shim record` writes: a perf.data file
- * through the library's writer, or a CSV file with one row per sample.
- * Both are buffered (the writer batches records; the CSV stream has a
- * large stdio buffer): no system call per sample.
+ * through the library's writer, or a CSV file with one row per sample;
+ * "-" is standard output (perf's pipe format, or CSV). Both are buffered
+ * (the writer batches records; the CSV stream has a large stdio buffer):
+ * no system call per sample.
+ *
+ * Nothing on disk changes before recording really starts: the path is
+ * only checked at rec_out_open(); the file appears (an existing one
+ * becoming FILE.old) at the first record written after the start, or
+ * at rec_out_close(); rec_out_discard() leaves the disk as it was.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,7 +27,10 @@ struct rec_out {
 	/* perf */
 	struct pebs_perfdata_writer *w;
 	uint64_t *scratch;		/* re-encoded records */
+	bool begun;			/* the output is at its path */
+	bool failed;			/* a write failed (the caller said so) */
 	/* csv */
+	bool csv_stdout;
 	FILE *csv;
 	char *csvbuf;
 	struct pebs_symbols *syms;
@@ -68,16 +78,37 @@ int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
 	return (int)(size + 8);
 }
 
+static void on_xfsz(int sig)
+{
+	(void)sig;
+}
+
+static bool is_stdout(const char *path)
+{
+	return !strcmp(path, "-");
+}
+
 int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp)
 {
+	struct sigaction xfsz = { .sa_handler = on_xfsz, .sa_flags = SA_RESTART };
 	struct rec_out *out = calloc(1, sizeof(*out));
 	int err;
 
 	if (!out)
 		return -ENOMEM;
 	out->conf = *conf;
+	/*
+	 * past ulimit -f, write() fails with EFBIG instead of killing us;
+	 * caught, not ignored: exec resets a handler, so the command keeps
+	 * the default
+	 */
+	sigaction(SIGXFSZ, &xfsz, NULL);
 	if (conf->format == REC_FMT_PERF) {
-		err = pebs_perfdata_writer__create(conf->path, &out->w);
+		if (is_stdout(conf->path))
+			err = pebs_perfdata_writer__create_pipe(STDOUT_FILENO,
+								&out->w);
+		else
+			err = pebs_perfdata_writer__create(conf->path, &out->w);
 		if (err) {
 			rec_err("%s", pebs_errmsg());
 			goto out_free;
@@ -88,19 +119,17 @@ int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp)
 			goto out_free;
 		}
 	} else {
-		out->csv = fopen(conf->path, "we");
-		if (!out->csv) {
-			err = -errno;
-			rec_err("cannot create %s: %s: choose a writable path with -o",
-				conf->path, strerror(errno));
+		out->csv_stdout = is_stdout(conf->path);
+		if (!out->csv_stdout && (err = pebs_output__check(conf->path))) {
+			rec_err("%s", pebs_errmsg());
 			goto out_free;
 		}
 		out->csvbuf = malloc(CSV_BUF);
-		if (out->csvbuf)
-			setvbuf(out->csv, out->csvbuf, _IOFBF, CSV_BUF);
 		err = pebs_symbols__new(&out->syms);
-		if (err)
+		if (err || !out->csvbuf) {
+			err = -ENOMEM;
 			goto out_free;
+		}
 		/* kernel symbols when kallsyms shows addresses */
 		pebs_symbols__load_kallsyms(out->syms);
 	}
@@ -110,6 +139,49 @@ int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp)
 out_free:
 	rec_out_discard(out);
 	return err;
+}
+
+/*
+ * Recording runs: give the output its path (an existing file becomes
+ * FILE.old). Called by the first record written after the start.
+ */
+static int begin(struct rec_out *out)
+{
+	const char *path = out->conf.path;
+	int err;
+
+	if (out->begun)
+		return 0;
+	out->begun = true;
+	if (out->w) {
+		err = pebs_perfdata_writer__commit(out->w);
+		if (err) {
+			rec_err("%s", pebs_errmsg());
+			out->failed = true;
+		}
+		return err;
+	}
+	if (out->csv_stdout) {
+		out->csv = stdout;
+	} else {
+		err = pebs_output__backup(path);
+		if (err) {
+			rec_err("%s", pebs_errmsg());
+			return err;
+		}
+		out->csv = fopen(path, "we");
+		if (!out->csv) {
+			err = -errno;
+			rec_err("cannot create %s: %s: choose a writable path with -o",
+				path, strerror(errno));
+			return err;
+		}
+	}
+	setvbuf(out->csv, out->csvbuf, _IOFBF, CSV_BUF);
+	if (fputs("time,cpu,tgid,pid,comm,event,ip,symbol,addr,weight,data_src\n",
+		  out->csv) < 0)
+		return -EIO;
+	return 0;
 }
 
 /* the event index of a channel, by the event it was opened with */
@@ -131,12 +203,8 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 	unsigned int *nr;
 	int err = 0;
 
-	if (!out->w) {
-		if (fputs("time,cpu,tgid,pid,comm,event,ip,symbol,addr,weight,data_src\n",
-			  out->csv) < 0)
-			return -EIO;
+	if (!out->w)
 		return 0;
-	}
 	/* ids[e * n + k]: the k-th id of event e */
 	ids = calloc((size_t)n * conf->nr_evs + 1, sizeof(*ids));
 	nr = calloc(conf->nr_evs, sizeof(*nr));
@@ -196,7 +264,7 @@ int rec_out_synth_process(struct rec_out *out, pid_t pid)
 	 * a process that exits meanwhile, or whose maps we may not read,
 	 * only loses its names; running out of memory or disk is an error
 	 */
-	if (err == -ENOMEM || err == -ENOSPC || err == -EIO) {
+	if (err == -ENOMEM || err == -ENOSPC || err == -EFBIG || err == -EIO) {
 		rec_err("cannot describe process %d in %s: %s", pid,
 			out->conf.path, pebs_errmsg());
 		return err;
@@ -277,18 +345,29 @@ int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
 		   const struct perf_event_header *raw,
 		   const struct rec_who *who)
 {
-	if (out->w)
-		return write_rec(out, attr, raw, who);
-	return csv_row(out, ev_idx, s, who);
+	int err = begin(out);
+
+	if (err)
+		return err;
+	err = out->w ? write_rec(out, attr, raw, who) :
+		       csv_row(out, ev_idx, s, who);
+	out->failed |= err != 0;
+	return err;
 }
 
 int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
 		   const struct perf_event_header *ev,
 		   const struct rec_who *who)
 {
-	if (out->w)
-		return write_rec(out, attr, ev, who);
-	return pebs_symbols__add_record(out->syms, ev);
+	int err = begin(out);
+
+	if (err)
+		return err;
+	if (!out->w)
+		return pebs_symbols__add_record(out->syms, ev);
+	err = write_rec(out, attr, ev, who);
+	out->failed |= err != 0;
+	return err;
 }
 
 int rec_out_round(struct rec_out *out)
@@ -297,10 +376,13 @@ int rec_out_round(struct rec_out *out)
 		.type = PEBS_PERF_RECORD_FINISHED_ROUND,
 		.size = sizeof(round),
 	};
+	int err = begin(out);
 
-	if (!out->w)
-		return 0;
-	return pebs_perfdata_writer__write(out->w, &round);
+	if (err || !out->w)
+		return err;
+	err = pebs_perfdata_writer__write(out->w, &round);
+	out->failed |= err != 0;
+	return err;
 }
 
 uint64_t rec_out_samples(const struct rec_out *out, uint64_t csv_rows)
@@ -312,18 +394,23 @@ uint64_t rec_out_samples(const struct rec_out *out, uint64_t csv_rows)
 
 int rec_out_close(struct rec_out *out)
 {
-	int err = 0;
+	int err = begin(out);
 
 	if (out->w) {
-		err = pebs_perfdata_writer__close(out->w);
+		int err2 = pebs_perfdata_writer__close(out->w);
+
 		out->w = NULL;
-		if (err)
+		/* a write error was said when it happened */
+		if (err2 && !err && !out->failed)
 			rec_err("cannot finish %s: %s", out->conf.path,
 				pebs_errmsg());
+		err = err ? err : err2;
 	} else if (out->csv) {
-		if (fclose(out->csv)) {
+		int bad = out->csv_stdout ? fflush(out->csv) : fclose(out->csv);
+
+		if (bad && !err) {
 			err = -errno;
-			rec_err("cannot finish %s: %s: check the disk space",
+			rec_err("cannot finish %s: %s: free space on its file system",
 				out->conf.path, strerror(errno));
 		}
 		out->csv = NULL;
@@ -336,12 +423,11 @@ void rec_out_discard(struct rec_out *out)
 {
 	if (!out)
 		return;
-	if (out->w || out->csv)
-		unlink(out->conf.path);
-	if (out->w)
-		pebs_perfdata_writer__close(out->w);
-	if (out->csv)
+	pebs_perfdata_writer__discard(out->w);
+	if (out->csv && !out->csv_stdout)
 		fclose(out->csv);
+	else if (out->csv)
+		fflush(out->csv);
 	pebs_symbols__delete(out->syms);
 	free(out->csvbuf);
 	free(out->scratch);

@@ -227,13 +227,20 @@ PEBS_API int pebs_timeline__lookup(const struct pebs_timeline *tl,
 #define PEBS_EVENT_SOFTWARE	(1u << 2) /* a software event */
 #define PEBS_EVENT_FALLBACK	(1u << 3) /* `auto` fell back: see note */
 #define PEBS_EVENT_SYSFS	(1u << 4) /* encoded from sysfs, not libpfm4 */
+#define PEBS_EVENT_TRACEPOINT	(1u << 5) /* sys:name: attr.sample_type has
+					     PERF_SAMPLE_RAW, to be kept */
+#define PEBS_EVENT_PRECISE_MAX	(1u << 6) /* :P: precise_ip 3, to be lowered
+					     until the kernel takes it */
 
 struct pebs_event {
-	char name[128];		/* as the user spelled it */
+	char name[128];		/* as the user spelled it (the event alone
+				   in a list; a sysfs name= term wins) */
 	char resolved[256];	/* what was encoded, fully qualified:
 				   libpfm4's "skl::MEM_INST_RETIRED:..."
-				   string, "perf::PERF_COUNT_SW_...:u=1:k=0"
-				   or "ibs_op/term=0x1,.../mods" */
+				   string, perf's name with the modifiers
+				   that hold ("cpu-clock:u", "sched:
+				   sched_switch", "r1a2b:upp") or
+				   "ibs_op/term=0x1,.../mods" */
 	char pmu[32];		/* libpfm4 PMU ("skl", "amd64_fam19h_zen3"),
 				   "perf" (software), or the sysfs PMU */
 	unsigned int flags;	/* PEBS_EVENT_* */
@@ -241,16 +248,21 @@ struct pebs_event {
 					precise_ip, exclude_*,
 					sample_period (or freq) if given */
 	char note[160];		/* one line for the user, or "" */
+	unsigned int leader;	/* pebs_event__parse_list: index of the
+				   group leader in the array (its own
+				   index when it leads or is alone) */
+	unsigned int nr_members; /* events in its group (1: no group) */
 };
 
 /*
  * pebs_event__parse - encode an event string into @ev (zeroed first).
  *
  * Spellings, tried in this order:
- *  - pmu/term[=val],.../[u][k][p...]: a sysfs PMU as perf spells it
- *    (ibs_op//, ibs_op/cnt_ctl=1,l3missonly/, msr/tsc/): terms are the
+ *  - pmu/term[=val],.../mods: a sysfs PMU as perf spells it
+ *    (cpu/event=0xd0,umask=0x81/pp, ibs_op//, msr/tsc/): terms are the
  *    PMU's format/ names (value 1 if omitted), named events from its
- *    events/ directory, config=, config1=, config2=, period=, freq=.
+ *    events/ directory, config=, config1=, config2=, period=, freq=,
+ *    name= (replaces ev->name).
  *    IBS :u/:k need the kernel's swfilt format (set automatically).
  *  - aliases for the PMU libpfm4 detects (or LIBPFM_FORCE_PMU names):
  *    `loads`, `stores` (Intel: MEM_INST_RETIRED:ALL_LOADS/STORES on
@@ -262,16 +274,34 @@ struct pebs_event {
  *    not filtered). `auto`: PEBS/IBS loads if the kernel can open them
  *    (pebs_event__probe), else cpu-clock with PEBS_EVENT_FALLBACK and
  *    ev->note saying why ("auto: no PEBS/IBS here (...); sampling
- *    cpu-clock instead"). Modifiers :u :k :period=N, and :precise=N
- *    (loads, stores, ldlat) and :ldlat=N (ldlat).
- *  - perf's software names: cpu-clock, task-clock, page-faults (faults),
- *    context-switches (cs), cpu-migrations (migrations), minor-faults,
- *    major-faults, alignment-faults, emulation-faults, dummy; modifiers
- *    :u :k :period=N :precise=N. Encoded as libpfm4's perf:: table does
- *    with the default privilege level: user only unless :k is given.
- *  - anything else through libpfm4 with PFM_PLM3 (user only unless :k):
- *    MEM_INST_RETIRED:ALL_LOADS:precise=2:period=10007, skl::..., with
- *    libpfm4's modifiers (u, k, precise=N, ldlat=N, period=N, ...).
+ *    cpu-clock instead"). Modifiers u, k, period=N, freq=N, and p/pp/ppp
+ *    or precise=N (loads, stores, ldlat) and ldlat=N (ldlat).
+ *  - perf's generic names, encoded as perf 6.1 does: hardware (cycles,
+ *    instructions, cache-misses, branch-misses, ...), software
+ *    (cpu-clock, task-clock, page-faults/faults, context-switches/cs,
+ *    cpu-migrations/migrations, minor-faults, major-faults,
+ *    alignment-faults, emulation-faults, dummy, bpf-output,
+ *    cgroup-switches), hardware caches (L1-dcache-loads,
+ *    LLC-load-misses, dTLB-store-misses, ...), raw rNNNN (hex config);
+ *    ev->pmu "perf" (software) or "cpu".
+ *  - tracepoints sys:name from the tracefs (/sys/kernel/tracing, else
+ *    /sys/kernel/debug/tracing): type PERF_TYPE_TRACEPOINT, sample_period
+ *    1, attr.sample_type PERF_SAMPLE_RAW, PEBS_EVENT_TRACEPOINT.
+ *  - anything else through libpfm4: MEM_INST_RETIRED:ALL_LOADS:
+ *    precise=2:period=10007, skl::..., with libpfm4's modifiers (u, k,
+ *    precise=N, ldlat=N, period=N, ...) or perf's letters last (:pp).
+ *
+ * Modifiers of every spelling: perf's letters after the last ':' (or
+ * '/'), u k h (levels), G H (guest, host), I (exclude idle), p pp ppp
+ * (precise_ip), P (highest precise_ip: PEBS_EVENT_PRECISE_MAX), also
+ * :period=N, :freq=N, :precise=N. As in perf, the first of u/k/h
+ * excludes the other levels, and perf's exclude_guest default is kept.
+ * The kernel and hypervisor are then excluded only where perf's
+ * evsel__fallback would exclude them after EACCES: neither user nor
+ * kernel excluded (no level given, or both u and k) while
+ * perf_event_paranoid > 1 without CAP_PERFMON or CAP_SYS_ADMIN;
+ * ev->note says so ("cpu-clock: user space only (...)"). ev->name is the string given; a list (a,b or {a,b}) is refused:
+ * see pebs_event__parse_list.
  *
  * Does not open the event. Returns 0, -ENOENT (unknown event, with up to
  * five close names in pebs_errmsg(), or a PMU this machine lacks),
@@ -1327,6 +1357,16 @@ struct pebs_observer_opts {
 };
 
 /*
+ * pebs_cpu_has_rdtscp - whether this CPU has rdtscp, which the observer
+ * needs (CPUID 0x80000001 EDX bit 27). The environment variable
+ * PEBS_TEST_NO_RDTSCP=1 makes it answer false, so that the behaviour of
+ * a CPU without rdtscp (pebs_observer__new() fails with -EOPNOTSUPP)
+ * can be tried on any machine; the test suite's feature probe honours
+ * the same variable.
+ */
+PEBS_API bool pebs_cpu_has_rdtscp(void);
+
+/*
  * pebs_observer__new - an observer running on @on_cpu: pins the calling
  * thread there (unless opts->no_pin), which must then be the thread
  * calling pebs_observer__read(). @opts may be NULL. Returns 0, -EINVAL
@@ -1424,7 +1464,8 @@ PEBS_API int pebs_rdpmc_read(const struct perf_event_mmap_page *pc,
 
 /*
  * pebs_tsc_hz - measure the TSC frequency against CLOCK_MONOTONIC over
- * about @ms milliseconds. Returns 0 and *hz, or -EINVAL.
+ * about @ms milliseconds. Returns 0 and *hz, -EINVAL, or -EOPNOTSUPP
+ * (no rdtscp).
  */
 PEBS_API int pebs_tsc_hz(unsigned int ms, uint64_t *hz);
 
@@ -1457,6 +1498,17 @@ struct pebs_obs_thread {
 PEBS_API int pebs_obs_stats__new(const struct pebs_observer *obs,
 				 uint32_t lo_ppm, uint32_t hi_ppm,
 				 struct pebs_obs_stats **stp);
+
+/*
+ * pebs_obs_stats__new_layout - the same for rows of @nr_cpus observed
+ * CPUs with @nr_events counters each, without an observer: for rows
+ * read back from a file, or made by hand. Returns 0, -EINVAL (bounds
+ * reversed, more than PEBS_OBS_MAX_EVENTS events), -ENOMEM.
+ */
+PEBS_API int pebs_obs_stats__new_layout(unsigned int nr_cpus,
+					unsigned int nr_events,
+					uint32_t lo_ppm, uint32_t hi_ppm,
+					struct pebs_obs_stats **stp);
 PEBS_API void pebs_obs_stats__delete(struct pebs_obs_stats *st);
 
 /*
@@ -1677,7 +1729,9 @@ PEBS_API int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s);
  * "mapped": its data address in the kernel's mappings or its process's
  * by the sample's cpumode, its code address in either (perf's
  * sample__resolve_mem); a sample's node comes from its phys_addr and the
- * file's HEADER_MEM_TOPOLOGY (perf's mem2node). The non-sample records also go to @syms (may be
+ * file's HEADER_MEM_TOPOLOGY (perf's mem2node); samples of software
+ * events and tracepoints have no data source (their DATA_SRC, if any,
+ * is "N/A"). The non-sample records also go to @syms (may be
  * NULL), for symbols. *undecoded (may be NULL) gets the number of
  * samples that did not decode. Returns 0, -ENOMEM, -EINVAL, or -EBADMSG
  * when a record is damaged (misaligned, or overrunning the data
@@ -1742,6 +1796,98 @@ PEBS_API int pebs_c2c__for_each_thread(struct pebs_c2c *c, uint32_t offset_id,
 				       pebs_c2c_thread_cb cb, void *arg);
 PEBS_API int pebs_c2c__for_each_cpu(struct pebs_c2c *c, uint32_t offset_id,
 				    pebs_c2c_cpu_cb cb, void *arg);
+
+/* ------------------------------------------------------------------ */
+/* Recording files: output paths, crash safety, pipe format            */
+/* (lib/output.c, lib/perfdata-write.c)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What pebs_perfdata_writer__create() now does: it refuses a path that
+ * exists and is not a regular file (-EEXIST), and builds the file unseen
+ * (an O_TMPFILE in the path's directory, else a hidden temporary name):
+ * the path is untouched until pebs_perfdata_writer__commit() (or
+ * __close(), which commits). The header is written with the first
+ * record and its data size is updated after every flush, so a recording
+ * killed after the commit reads up to its last flushed record; __close()
+ * appends the feature sections (also CPU_TOPOLOGY, NUMA_TOPOLOGY,
+ * PMU_MAPPINGS, CACHE, MEM_TOPOLOGY) and sets their bits. attrs are
+ * written with PERF_ATTR_SIZE_VER7 bytes unless a later field is set.
+ * HEADER_BUILD_ID also holds the kernel ([kernel.kallsyms], from
+ * /sys/kernel/notes) and the vdso ([vdso]). __synth_task() also sends
+ * the data mappings (misc PERF_RECORD_MISC_MMAP_DATA, "//anon" for
+ * anonymous ones) when an event samples PERF_SAMPLE_ADDR, as perf
+ * record -d does. Records are flushed at least once a second (at a
+ * PERF_RECORD_FINISHED_ROUND) and when the 1 MiB buffer fills; a flush
+ * cut short by a full disk keeps the whole records that made it.
+ */
+
+/*
+ * pebs_output__check - whether @path may receive a recording: absent, or
+ * a regular file. Returns 0, -EEXIST (exists and is a directory, device,
+ * fifo or socket; pebs_errmsg() names which), -EINVAL (empty path) or
+ * -errno from stat.
+ */
+PEBS_API int pebs_output__check(const char *path);
+
+/*
+ * pebs_output__backup - perf's rule for an existing output: a non-empty
+ * regular file @path is renamed to "@path.old" (replacing an old one);
+ * an absent or empty file is left alone. Returns 0, the errors of
+ * pebs_output__check(), or -errno from rename (pebs_errmsg() names both
+ * paths).
+ */
+PEBS_API int pebs_output__backup(const char *path);
+
+/*
+ * pebs_perfdata_writer__create_pipe - a writer of perf's pipe format on
+ * @fd (perf record -o -; read by perf report -i -): a 16-byte header,
+ * then a HEADER_ATTR record per event and a HEADER_FEATURE record per
+ * feature known at the start (no BUILD_ID, no SAMPLE_TIME), written with
+ * the first record, then the records. @fd is not closed by __close().
+ * Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__create_pipe(int fd,
+					       struct pebs_perfdata_writer **wp);
+
+/*
+ * pebs_perfdata_writer__commit - recording really started: write the
+ * header and what is buffered, move an existing non-empty @path to
+ * @path.old (pebs_output__backup) and give the file its path. Call it
+ * once the events are open and the command exec'd; no-op for a pipe or
+ * when already done. Returns 0 or -errno (pebs_errmsg() says which step
+ * failed and names the path).
+ */
+PEBS_API int pebs_perfdata_writer__commit(struct pebs_perfdata_writer *w);
+
+/*
+ * pebs_perfdata_writer__discard - drop a writer without finishing it:
+ * an uncommitted file never appears; a committed one stays as far as it
+ * was flushed. Frees @w (NULL is allowed).
+ */
+PEBS_API void pebs_perfdata_writer__discard(struct pebs_perfdata_writer *w);
+
+/* ------------------------------------------------------------------ */
+/* Event lists and groups (lib/event-list.c)                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_event__parse_list - parse one -e argument as perf reads it:
+ * events separated by commas ("cpu-clock,page-faults"), groups
+ * "{a,b}" and "{a,b}:mods" (the modifiers apply to every member over
+ * its own), each event in any spelling of pebs_event__parse; a comma
+ * inside pmu/a=1,b=2/ belongs to that event. Appends to @evs from index
+ * *@nr (in: the events already there, usually 0; out: the new total),
+ * at most @max in all. Each event's name is its own text ("{a:u,b}:k"
+ * gives "a:u" and "b"); evs[i].leader is the index in @evs of its
+ * group's leader (i itself outside a group) and nr_members the group's
+ * size (1 outside a group): open the leader first, then each member
+ * with the leader's fd as group_fd.
+ * Returns 0; -EINVAL (bad syntax, named), -E2BIG (more than @max), or
+ * pebs_event__parse's errors; *@nr and evs[0..*nr) are then unchanged.
+ */
+PEBS_API int pebs_event__parse_list(const char *str, struct pebs_event *evs,
+				    unsigned int max, unsigned int *nr);
 
 #ifdef __cplusplus
 }

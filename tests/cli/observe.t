@@ -1,9 +1,13 @@
 #!/bin/bash
 # observe.t - pebs-shim observe as a user meets it on a host without the
 # pebs_map module: --help, the missing-module error, one-line usage
-# errors (exit 2), a counters-only run (--no-map) whose CSV and binary
-# outputs parse and agree with the summary, a replayed table file, and
-# Ctrl-C. Counting on another CPU needs root or perf_event_paranoid <= 0.
+# errors (exit 2), a counters-only run (--no-map) whose raw CSV and
+# binary records parse and agree with the summary, the summary in a file
+# (-o) and every -I ms, --raw-max, a raw file that hits the file size
+# limit (EFBIG: one line, exit 1, the summary still printed), a replayed
+# table file, Ctrl-C, and a CPU without rdtscp (one line, exit 1). What
+# needs rdtscp, two CPUs or per-CPU counters asks the feature probe and
+# skips with its reason.
 set -u
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 tool=$B/pebs-shim
@@ -70,16 +74,14 @@ opts=$(sed -n 's/^[[:space:]]*{ "\([a-z-]*\)", [a-z_]*, NULL, .*/\1/p' \
 	"$S/tools/cmd-observe.c")
 nopts=$(echo "$opts" | wc -w)
 ncpu=$(getconf _NPROCESSORS_CONF)
-# the runs below count on CPU 0 from another CPU
+# the runs below observe CPU 0 from another CPU (rdtscp brackets), and
+# most count on it
 priv=1 why=
-if [ "$(id -u)" != 0 ] &&
-   [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 0 ]; then
-	priv=0 why="per-CPU counters need root or perf_event_paranoid <= 0"
-elif [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
-	priv=0 why="one online CPU: no CPU left for the observer"
-fi
+need rdtscp cpus2 percpu || priv=0
+obs=1 obswhy=
+need rdtscp cpus2 || { obs=0 obswhy=$why; }
 
-echo "1..$((nopts + 60))"
+echo "1..$((nopts + 77))"
 
 # --- help
 run 0 "--help" --help
@@ -96,8 +98,7 @@ check "--help documents the binary format (magic, header, record)" \
 
 # --- no module: the table is the default
 if [ -e /dev/pebs_map ]; then
-	skip "the pebs_map module is loaded: no missing-module error to check"
-	skip "(same)"
+	skip_n 2 "the pebs_map module is loaded: no missing-module error to check"
 else
 	run 1 "no module, no --no-map" -C 0 -e task-clock --duration 0.1
 	one_line "names /dev/pebs_map, how to load it, and --no-map" \
@@ -144,11 +145,10 @@ if [ $rc = 2 ]; then ok "--on $ncpu exits 2"; else
 	nok "--on $ncpu exits 2 (exit $rc)"; fi
 
 if [ $priv = 0 ]; then
-	skip "$why"
-	skip "(same)"
+	skip_n 2 "$why"
 else
-	run 1 "-o into a directory that does not exist" -C 0 --no-map \
-		-e task-clock --duration 0.1 -o "$T/no/dir/x.csv"
+	run 1 "--raw into a directory that does not exist" -C 0 --no-map \
+		-e task-clock --duration 0.1 --raw "$T/no/dir/x.csv"
 	if grep -q "^pebs-shim observe: cannot create $T/no/dir/x.csv: " "$T/err" &&
 	   [ "$(wc -l <"$T/err")" = 1 ]; then
 		ok "one line naming the file"
@@ -160,12 +160,10 @@ fi
 
 # --- a counters-only run, CSV
 if [ $priv = 0 ]; then
-	for i in $(seq 10); do
-		skip "$why"
-	done
+	skip_n 10 "$why"
 else
-	run 0 "--no-map -e task-clock --duration 1 --format csv" -C 0 \
-		--no-map -e task-clock --duration 1 -o "$T/obs.csv" --format csv
+	run 0 "--no-map -e task-clock --duration 1 --raw --format csv" -C 0 \
+		--no-map -e task-clock --duration 1 --raw "$T/obs.csv" --format csv
 	cp "$T/out" "$T/csv.out"
 	check "says how counters are read and that there is no table" \
 		greps "$T/out" '^counters: (rdpmc|read\(\)) for ' \
@@ -205,13 +203,11 @@ fi
 
 # --- binary output (the default format), two events, --tolerance 5
 if [ $priv = 0 ]; then
-	for i in $(seq 8); do
-		skip "$why"
-	done
+	skip_n 8 "$why"
 else
 	run 0 "binary output, -e task-clock -e cpu-clock --tolerance 5" -C 0 \
 		--no-map -e task-clock -e cpu-clock --duration 0.3 \
-		--tolerance 5 -o "$T/obs.bin"
+		--tolerance 5 --raw "$T/obs.bin"
 	summary "$T/out"
 	on=$(sed -n 's/^observer on CPU \([0-9]*\),.*/\1/p' "$T/out")
 	mhz=$(sed -n 's/.*TSC \([0-9.]*\) MHz.*/\1/p' "$T/out")
@@ -273,11 +269,11 @@ buf[128:192] = struct.pack('<IiiIQQQ16sQ', 20, 77, 78, 0, 10, 5900, 10,
 buf[192:256] = struct.pack('<IiiIQQQ16sQ', 0, -1, -1, 1, 0, 0, 0, b'', 0)
 open(sys.argv[1], 'wb').write(buf)
 EOF
-if [ "$(getconf _NPROCESSORS_ONLN)" -lt 2 ]; then
-	for i in $(seq 4); do skip "one online CPU: no CPU left for the observer"; done
+if [ $obs = 0 ]; then
+	skip_n 4 "$obswhy"
 else
 	run 0 "--map TABLE-FILE, table only, CSV" -C 0 --map "$T/table" \
-		--duration 0.2 -o "$T/table.csv" --format csv
+		--duration 0.2 --raw "$T/table.csv" --format csv
 	check "says: no counters, table TABLE-FILE" \
 		greps "$T/out" '^counters: none \(table only\)$' \
 		"^observer on CPU [0-9]+, observing CPU 0; table $T/table\$"
@@ -291,8 +287,7 @@ fi
 
 # --- Ctrl-C stops a long run early and still prints the summary
 if [ $priv = 0 ]; then
-	skip "$why"
-	skip "(same)"
+	skip_n 2 "$why"
 else
 	stdbuf -oL "$tool" observe -C 0 --no-map -e task-clock --duration 60 \
 		>"$T/out" 2>"$T/err" &
@@ -315,3 +310,62 @@ else
 		diag "$T/out" "$T/err"
 	fi
 fi
+
+# --- the output is bounded: the summary has a size independent of the
+# run's length; -o puts it in a file; -I repeats it
+if [ $priv = 0 ]; then
+	skip_n 8 "$why"
+else
+	run 0 "no --raw, 0.2 s" -C 0 --no-map -e task-clock --duration 0.2
+	short=$(wc -c <"$T/out")
+	run 0 "no --raw, 2 s" -C 0 --no-map -e task-clock --duration 2
+	long=$(wc -c <"$T/out")
+	check "the summary's size does not grow with the run ($short vs $long bytes, < 4 KiB)" \
+		test "$long" -lt 4096 -a "$long" -lt $((short + 200))
+	run 0 "-o FILE" -C 0 --no-map -e task-clock --duration 0.2 -o "$T/sum"
+	check "-o: stdout empty, the summary in FILE" \
+		eval '[ ! -s "$T/out" ] && summary "$T/sum" && greps "$T/sum" "^period cycles: p50 [0-9]+ p90 [0-9]+ p99 [0-9]+ p99.9 [0-9]+ max [0-9]+$"'
+	run 0 "-I 200 over 1 s" -C 0 --no-map -e task-clock --duration 1 -I 200
+	ni=$(grep -c "^trustable: " "$T/out")
+	check "-I 200: 4 interim summaries and the final one ($ni)" \
+		test "$ni" -ge 4 -a "$ni" -le 6
+	check "-I: the last summary follows '# ... s, end'" \
+		eval 'grep -qE "^# [0-9.]+ s, end$" "$T/out"'
+fi
+
+# --- --raw-max: records stop there, observing goes on (exit 0)
+if [ $priv = 0 ]; then
+	skip_n 3 "$why"
+else
+	run 0 "--raw-max 64K" -C 0 --no-map -e task-clock --duration 1 \
+		--raw "$T/cap.bin" --raw-max 64K
+	sz=$(stat -c %s "$T/cap.bin")
+	check "the file is at most 64 KiB, whole records ($sz bytes)" \
+		test "$sz" -le 65536 -a $(((sz - 128) % 40)) = 0
+	check "one line says the limit was reached" \
+		eval '[ "$(grep -c "^pebs-shim observe: --raw-max reached: $T/cap.bin holds the first [0-9]* records" "$T/err")" = 1 ]'
+fi
+
+# --- a raw file that cannot grow (ulimit -f: EFBIG, as on a full disk)
+if [ $priv = 0 ]; then
+	skip_n 4 "$why"
+else
+	(ulimit -f 64; exec "$tool" observe -C 0 --no-map -e task-clock \
+		--duration 3 --raw "$T/big.bin") >"$T/out" 2>"$T/err"
+	rc=$?
+	check "EFBIG: exit 1 (exit $rc)" test $rc = 1
+	one=$(grep -c . "$T/err")
+	check "EFBIG: one line naming the file and the cause ($one lines)" \
+		eval '[ "$one" = 1 ] && grep -q "^pebs-shim observe: writing $T/big.bin: File too large" "$T/err"'
+	check "EFBIG: the summary is still printed" summary "$T/out"
+	check "EFBIG: the file holds what was written (64 KiB)" \
+		test "$(stat -c %s "$T/big.bin")" = 65536
+fi
+
+# --- a CPU without rdtscp (the library's switch simulates one)
+PEBS_TEST_NO_RDTSCP=1 "$tool" observe -C 0 --no-map -e task-clock \
+	--duration 0.1 >"$T/out" 2>"$T/err"
+rc=$?
+check "no rdtscp: exit 1 (exit $rc)" test $rc = 1
+one_line "no rdtscp: one line naming rdtscp and qemu -cpu max" \
+	'no rdtscp: the observer needs it \(under qemu use -cpu max\)'

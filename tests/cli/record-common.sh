@@ -53,6 +53,9 @@ threads_right() {
 		sub(/^[ \t]+/, "", comm)
 		if (pid != P) { if (all) { bad++; if (bad < 5) print "# other process: " $0 } ; next }
 		seen++
+		# kernel samples of a thread past its exit: perf writes tid -1
+		if (tid == -1)
+			next
 		# a new thread is "memwalk" until it names itself
 		if ((tid == W && (comm == "walker" || comm == "memwalk")) ||
 		    (tid == S && (comm == "streamer" || comm == "memwalk")) ||

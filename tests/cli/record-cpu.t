@@ -6,7 +6,7 @@
 need_tools
 [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] ||
 	skip_all "per-CPU events need root or perf_event_paranoid <= 0"
-echo 1..9
+echo 1..10
 
 "$tool" record -a -m 512 -e cpu-clock -c 250000 -o "$T/a.data" -- \
 	"$memwalk" --seconds 1 --mb 16 2>"$T/err"
@@ -44,15 +44,32 @@ awk -F, -v n="$n" 'NR > 1 { rows++; if ($2 != 0) bad++ }
 	END { exit !(rows == n && rows > 0 && !bad) }' "$T/c.csv"
 ok $? "$n rows, all on CPU 0"
 read -r P W S <<<"$(memwalk_ids "$T/err2")"
+# what cannot vary: every row of memwalk names the right thread
 awk -F, -v P="$P" -v W="$W" -v S="$S" '
 	NR > 1 && $3 == P { seen++
-		# a new thread is "memwalk" until it names itself
-		if (!(($4 == W && ($5 == "walker" || $5 == "memwalk")) ||
+		# a new thread is "memwalk" until it names itself; kernel
+		# samples in the exec of taskset still carry the recorder,
+		# those of a thread past its exit have tid -1
+		if ($4 != -1 && !(($4 == W && ($5 == "walker" || $5 == "memwalk")) ||
 		      ($4 == S && ($5 == "streamer" || $5 == "memwalk")) ||
-		      ($4 == P && ($5 == "memwalk" || $5 == "taskset")))) {
+		      ($4 == P && ($5 == "memwalk" || $5 == "taskset" ||
+				   ($5 == "pebs-shim" && $8 !~ /^chase/))))) {
 			if (++bad < 5) print "# wrong thread: " $0
 		}
-		if ($4 == W && $8 ~ /^chase/) chase++ }
-	END { if (!chase) print "# no chase row of the walker"
-	      exit !(seen && !bad && chase) }' "$T/c.csv"
-ok $? "CSV rows of memwalk carry its thread names and the chase symbol"
+	}
+	END { exit !(seen && !bad) }' "$T/c.csv"
+ok $? "CSV rows of memwalk carry its thread names"
+# the walker spends ~80 % of its time in chase(): with 50 samples of it
+# outside its set-up, chase is certain to show (0.2^50); with fewer (a
+# busy CPU 0 starved it), there is nothing to assert
+read -r nw nchase <<<"$(awk -F, -v W="$W" '
+	NR > 1 && $4 == W && $8 !~ /^(build_ring|first_touch)/ { n++
+		if ($8 ~ /^chase/) c++ }
+	END { print n + 0, c + 0 }' "$T/c.csv")"
+if [ "$nw" -lt 50 ]; then
+	tn=$((tn + 1))
+	echo "ok $tn # SKIP the walker got only $nw samples past its set-up (CPU 0 busy): too few to expect chase"
+else
+	[ "$nchase" -gt 0 ]
+	ok $? "chase shows among the walker's $nw samples ($nchase)"
+fi

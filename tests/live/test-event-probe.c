@@ -10,7 +10,9 @@
  * -ENOENT at parse; forced skl loads -> probe -EOPNOTSUPP; auto ->
  * cpu-clock. On a VM without any PMU the kernel answers ENOENT instead.
  * Forced-PMU cases run in a re-executed copy of this program, since
- * libpfm4 reads LIBPFM_FORCE_PMU once per process.
+ * libpfm4 reads LIBPFM_FORCE_PMU once per process. Then perf's syntax
+ * side by side with perf record (perf evlist -v of its file), and the
+ * kernel samples cpu-clock brings when the kernel allows them.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -23,10 +25,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <cmocka.h>
 
 #include "internal.h"
+#include "event-internal.h"
 
 static bool has_cpu_pmu, has_ibs;
 static int max_precise = -1;
@@ -277,7 +281,11 @@ static void test_probe_msr(void **state)
 	int rc;
 
 	(void)state;
-	if (!pebs_sysfs_has("msr", "events/tsc"))
+	/*
+	 * Kept out of the kernel, msr/tsc/ gets exclude_kernel, which the
+	 * msr PMU refuses (EINVAL), as perf's fallback does.
+	 */
+	if (!pebs_sysfs_has("msr", "events/tsc") || !pebs_priv_kernel_allowed())
 		skip();
 	assert_int_equal(pebs_event__parse("msr/tsc/", &ev), 0);
 	assert_string_equal(ev.pmu, "msr");
@@ -292,6 +300,192 @@ static void test_probe_msr(void **state)
 	assert_non_null(strstr(pebs_errmsg(), "the msr PMU refused"));
 }
 
+/* ---- side by side with perf record ------------------------------------ */
+
+/* the value of " key: " in a perf evlist -v line, 0 when not shown */
+static unsigned long long evlist_field(const char *line, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), " %s: ", key);
+	p = strstr(line, pat);
+	return p ? strtoull(p + strlen(pat), NULL, 0) : 0;
+}
+
+/*
+ * perf record -e STR -o FILE -- true; perf evlist -v -i FILE: one line
+ * per event into @lines. Returns the number of lines, -1 if perf failed.
+ */
+static int perf_evlist(const char *str, char lines[][1024], int max)
+{
+	char cmd[512], file[] = "/tmp/pebs-evperf-XXXXXX";
+	int fd, n = 0;
+	FILE *p;
+
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "perf record -q --no-bpf-event -e '%s' "
+		 "-o %s -- true >/dev/null 2>&1 && perf evlist -v -i %s "
+		 "2>/dev/null", str, file, file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (n < max && fgets(lines[n], sizeof(lines[0]), p))
+		if (strstr(lines[n], " type: ") && !strstr(lines[n], "# "))
+			n++;
+	if (pclose(p))
+		n = -1;
+	unlink(file);
+	return n;
+}
+
+/*
+ * What pebs_event__parse_list encodes is what perf 6.1 writes for the
+ * same -e, field by field (type, config, exclude_*, precise_ip, and the
+ * tracepoints' sample_period 1), for the events this host has.
+ */
+static void test_same_as_perf(void **state)
+{
+	static const char *const strs[] = {
+		"cpu-clock", "cpu-clock:u", "cpu-clock:k", "cpu-clock:h",
+		"cpu-clock:pp", "cpu-clock:ppp", "cpu-clock:P",
+		"cpu-clock:ku", "cpu-clock:upp", "page-faults:uk", "task-clock",
+		"faults", "cs", "context-switches", "cpu-migrations",
+		"migrations", "minor-faults", "major-faults",
+		"alignment-faults", "emulation-faults", "dummy",
+		"sched:sched_switch", "sched:sched_switch:k",
+		"sched:sched_wakeup:u", "cpu-clock,faults",
+		"{cpu-clock,task-clock}:u", "{cpu-clock:k,faults}:u",
+	};
+	static const char *const keys[] = {
+		"type", "config", "exclude_user", "exclude_kernel",
+		"exclude_hv", "exclude_guest", "exclude_host", "precise_ip",
+	};
+	static char lines[4][1024];
+	struct pebs_event evs[4];
+	unsigned int nr, i, k, compared = 0;
+	int n;
+
+	(void)state;
+	if (system("perf --version >/dev/null 2>&1"))
+		skip();
+	for (i = 0; i < ARRAY_SIZE(strs); i++) {
+		n = perf_evlist(strs[i], lines, 4);
+		if (n < 0) {
+			print_message("# perf cannot record %s here\n",
+				      strs[i]);
+			continue;
+		}
+		nr = 0;
+		if (pebs_event__parse_list(strs[i], evs, 4, &nr))
+			fail_msg("%s: %s", strs[i], pebs_errmsg());
+		assert_int_equal(nr, n);
+		for (k = 0; k < nr; k++) {
+			const struct perf_event_attr *a = &evs[k].attr;
+			const unsigned long long ours[] = {
+				a->type, a->config, a->exclude_user,
+				a->exclude_kernel, a->exclude_hv,
+				a->exclude_guest, a->exclude_host,
+				a->precise_ip,
+			};
+			size_t f;
+
+			print_message("# %s [%u] perf: %s", strs[i], k,
+				      lines[k]);
+			for (f = 0; f < ARRAY_SIZE(keys); f++)
+				if (evlist_field(lines[k], keys[f]) != ours[f])
+					fail_msg("%s [%u]: %s perf %llu, ours "
+						 "%llu", strs[i], k, keys[f],
+						 evlist_field(lines[k],
+							      keys[f]),
+						 ours[f]);
+			if (a->type == PERF_TYPE_TRACEPOINT) {
+				assert_int_equal(a->sample_period, 1);
+				assert_non_null(strstr(lines[k], "|RAW"));
+			}
+			compared++;
+		}
+	}
+	print_message("# %u events compared with perf\n", compared);
+	assert_true(compared > 0);
+}
+
+/* ---- kernel samples ------------------------------------------------------ */
+
+#define KERNEL_START	0xffff800000000000ull
+
+/*
+ * cpu-clock as root, perf_event_paranoid allowing it: nothing excluded,
+ * and dd copying /dev/zero to /dev/null (kernel work) yields samples in
+ * the kernel's half of the address space.
+ */
+static void test_kernel_samples(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = 100000,
+		  .enable_on_exec = true);
+	const struct perf_event_header *rec;
+	struct pebs_channel *ch = NULL;
+	struct pebs_event ev;
+	struct pebs_sample s;
+	unsigned long kernel = 0, user = 0;
+	int go[2], status, r, done = 0;
+	pid_t pid;
+
+	(void)state;
+	if (!pebs_priv_kernel_allowed())
+		skip();		/* the kernel is refused: nothing to see */
+	assert_int_equal(pebs_event__parse("cpu-clock", &ev), 0);
+	assert_int_equal(ev.attr.exclude_kernel, 0);
+	assert_int_equal(ev.attr.exclude_user, 0);
+	assert_string_equal(ev.note, "");
+
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		execlp("dd", "dd", "if=/dev/zero", "of=/dev/null",
+		       "count=200000", "status=none", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	assert_int_equal(pebs_channel__open(&ev, pid, -1, &o, &ch), 0);
+	assert_int_equal(pebs_channel__attr(ch)->exclude_kernel, 0);
+	assert_int_equal(write(go[1], "x", 1), 1);
+	close(go[1]);
+	while (!done) {
+		done = waitpid(pid, &status, WNOHANG) == pid;
+		if (!done)
+			usleep(10000);
+		if (pebs_ring__read_init(pebs_channel__ring(ch)))
+			continue;
+		while ((r = pebs_ring__next(pebs_channel__ring(ch), &rec)) >
+		       0) {
+			if (rec->type != PERF_RECORD_SAMPLE)
+				continue;
+			assert_int_equal(pebs_sample__decode(
+					 pebs_channel__layout(ch), rec, &s), 0);
+			if (s.ip >= KERNEL_START)
+				kernel++;
+			else
+				user++;
+		}
+		assert_int_equal(r, 0);
+		pebs_ring__consume(pebs_channel__ring(ch));
+	}
+	pebs_channel__close(ch);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	print_message("# dd: %lu kernel samples, %lu user samples\n", kernel,
+		      user);
+	assert_true(kernel > 0);
+	assert_true(kernel > user);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +496,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_probe_unknown_pmu),
 		cmocka_unit_test(test_probe_msr),
+		cmocka_unit_test(test_same_as_perf),
+		cmocka_unit_test(test_kernel_samples),
 	};
 
 	if (argc == 3 && !strcmp(argv[1], "--child"))

@@ -5,7 +5,9 @@
  * rdpmc path must decline and fall back), the real rdpmc on a hardware
  * counter where the host has one (checked against read()), the table
  * through an in-memory map, and the summaries (achieved resolution,
- * trustable fraction, residency) computed and sane. Nothing here
+ * trustable fraction, residency) computed and sane. Every test asks the
+ * feature probe (helpers.h) for what it needs and skips with the reason
+ * otherwise: rdtscp, a second CPU, per-CPU events, a PMU. Nothing here
  * asserts speed.
  */
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "helpers.h"
 #include "pebsshim.h"
 
 #define ROWS 3000
@@ -108,8 +111,9 @@ static void test_other_cpu_read_path(void **state)
 	const char *why = NULL;
 
 	(void)state;
-	if (on == 0)
-		skip();		/* needs two CPUs */
+	T_NEED("rdtscp");
+	T_NEED("cpus2");
+	T_NEED("percpu");
 	obs = observer_with("cpu-clock", on, observed, NULL);
 	assert_int_equal(pebs_observer__row_words(obs), 6);
 	assert_int_equal(pebs_observer__counter_path(obs, 0, 0, &why),
@@ -141,6 +145,8 @@ static void test_own_cpu_falls_back(void **state)
 	int path;
 
 	(void)state;
+	T_NEED("rdtscp");
+	T_NEED("percpu");
 	obs = observer_with("task-clock", 0, 0, NULL);
 	path = pebs_observer__counter_path(obs, 0, 0, &why);
 	print_message("# own CPU task-clock: %s (%s)\n",
@@ -177,12 +183,9 @@ static void test_rdpmc_real(void **state)
 	int fd;
 
 	(void)state;
+	T_NEED("pmu");
 	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		print_message("# no hardware instructions counter: %s\n",
-			      strerror(errno));
-		skip();
-	}
+	assert_true(fd >= 0);
 	p = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
 	assert_true(p != MAP_FAILED);
 	pc = p;
@@ -220,6 +223,9 @@ static void test_own_cpu_hardware(void **state)
 	int path, err;
 
 	(void)state;
+	T_NEED("rdtscp");
+	T_NEED("pmu");
+	T_NEED("percpu");
 	assert_int_equal(pebs_observer__new(0, &opts, &obs), 0);
 	assert_int_equal(pebs_observer__add_cpu(obs, 0), 0);
 	/* libpfm4 may know no core PMU here (parse fails), or the kernel
@@ -261,6 +267,7 @@ static void test_table_slot(void **state)
 	uint64_t last[5];
 
 	(void)state;
+	T_NEED("rdtscp");
 	memset(&t, 0, sizeof(t));
 	pebs_map_table_init(&t.h, sizeof(t), 2, 0, 0, 0);
 	t.slot[0] = (struct pebs_map_slot){ .seq = 4, .tgid = 77, .pid = 78 };
@@ -292,6 +299,7 @@ static void test_errors(void **state)
 	int i, err = 0;
 
 	(void)state;
+	T_NEED("rdtscp");
 	assert_int_equal(pebs_observer__new(-1, NULL, &obs), -EINVAL);
 	assert_int_equal(pebs_observer__new(0, NULL, &obs), 0);
 	assert_int_equal(pebs_observer__on_cpu(obs), 0);
@@ -318,6 +326,27 @@ static void test_errors(void **state)
 	assert_int_equal(pebs_tsc_hz(0, &hz), -EINVAL);
 }
 
+/* a CPU without rdtscp (simulated through the library's switch): a
+ * clear refusal, on every host */
+static void test_no_rdtscp(void **state)
+{
+	const char *was = getenv("PEBS_TEST_NO_RDTSCP");
+	char *saved = was ? strdup(was) : NULL;
+	struct pebs_observer *obs = NULL;
+
+	(void)state;
+	assert_int_equal(setenv("PEBS_TEST_NO_RDTSCP", "1", 1), 0);
+	assert_false(pebs_cpu_has_rdtscp());
+	assert_int_equal(pebs_observer__new(0, NULL, &obs), -EOPNOTSUPP);
+	assert_null(obs);
+	assert_non_null(strstr(pebs_errmsg(), "no rdtscp"));
+	if (saved)
+		assert_int_equal(setenv("PEBS_TEST_NO_RDTSCP", saved, 1), 0);
+	else
+		assert_int_equal(unsetenv("PEBS_TEST_NO_RDTSCP"), 0);
+	free(saved);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +356,7 @@ int main(void)
 		cmocka_unit_test(test_own_cpu_hardware),
 		cmocka_unit_test(test_table_slot),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_no_rdtscp),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

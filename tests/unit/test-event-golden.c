@@ -6,6 +6,10 @@
  * every case runs pebs_event__parse() in a forked child that sets it
  * first; this process never initializes libpfm4 itself. The expected
  * values were checked against libpfm4 4.13 (Debian 12) by running them.
+ * The tables are for a process the kernel keeps out of the kernel
+ * (perf_event_paranoid 2, no CAP_PERFMON: pebs_priv_override(0)), where
+ * an event without u/k counts user space only; test_kernel_allowed has
+ * the same events for root.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +24,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "event-internal.h"
 
 struct result {
 	int rc;
@@ -122,7 +127,8 @@ static void test_skl(void **state)
 		  "skl::MEM_INST_RETIRED:ALL_LOADS:", 0 },
 		{ "MEM_INST_RETIRED:ALL_LOADS:k", 0x81d0, 0, 0, 0, 1,
 		  "skl::MEM_INST_RETIRED:ALL_LOADS:", 0 },
-		{ "MEM_INST_RETIRED:ALL_LOADS:u:k", 0x81d0, 0, 0, 0, 0,
+		/* perf's evsel__fallback: u and k, but the kernel refuses */
+		{ "MEM_INST_RETIRED:ALL_LOADS:u:k", 0x81d0, 0, 0, 1, 0,
 		  "skl::MEM_INST_RETIRED:ALL_LOADS:", 0 },
 		{ "skl::MEM_INST_RETIRED:ALL_LOADS:precise=1", 0x81d0, 0, 1, 1,
 		  0, "skl::MEM_INST_RETIRED:ALL_LOADS:", PM },
@@ -141,7 +147,7 @@ static void test_skl(void **state)
 		  "skl::MEM_INST_RETIRED:ALL_LOADS:", PM },
 		{ "loads:k", 0x81d0, 0, 2, 0, 1,
 		  "skl::MEM_INST_RETIRED:ALL_LOADS:", PM },
-		{ "stores:u:k", 0x82d0, 0, 2, 0, 0,
+		{ "stores:u:k", 0x82d0, 0, 2, 1, 0,
 		  "skl::MEM_INST_RETIRED:ALL_STORES:", PM },
 	};
 	struct result r;
@@ -291,13 +297,73 @@ static void test_software_forced(void **state)
 	assert_int_equal(r.ev.attr.exclude_kernel, 0);
 	assert_int_equal(r.ev.attr.exclude_user, 1);
 	assert_int_equal(r.ev.flags, PEBS_EVENT_SOFTWARE | PEBS_EVENT_MEMORY);
-	assert_string_equal(r.ev.resolved,
-			    "perf::PERF_COUNT_SW_PAGE_FAULTS:u=0:k=1");
+	assert_string_equal(r.ev.resolved, "page-faults:k");
+	assert_string_equal(r.ev.note, "");
+	/* u and k, but the kernel refuses: perf falls back to user only */
+	parse_as("icl", "cpu-clock:u:k:period=100000", &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.ev.attr.exclude_kernel, 1);
+	assert_int_equal(r.ev.attr.exclude_user, 0);
+	assert_int_equal(r.ev.attr.exclude_hv, 1);
+	assert_int_equal(r.ev.attr.sample_period, 100000);
+	assert_string_equal(r.ev.resolved, "cpu-clock:u:period=100000");
+	/* no level given: user only, as perf's fallback names it */
+	parse_as("skl", "cpu-clock", &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.ev.attr.exclude_kernel, 1);
+	assert_int_equal(r.ev.attr.exclude_hv, 1);
+	assert_string_equal(r.ev.resolved, "cpu-clock:u");
+	assert_non_null(strstr(r.ev.note, "cpu-clock: user space only"));
+}
+
+/* root: the same spellings keep the kernel unless told otherwise */
+static void test_kernel_allowed(void **state)
+{
+	static const struct golden g[] = {
+		{ "MEM_INST_RETIRED:ALL_LOADS:precise=2", 0x81d0, 0, 2, 0, 0,
+		  "skl::MEM_INST_RETIRED:ALL_LOADS:", PM },
+		{ "MEM_INST_RETIRED:ALL_LOADS:u", 0x81d0, 0, 0, 1, 0,
+		  "skl::MEM_INST_RETIRED:ALL_LOADS:", 0 },
+		{ "MEM_INST_RETIRED:ALL_LOADS:k", 0x81d0, 0, 0, 0, 1,
+		  "skl::MEM_INST_RETIRED:ALL_LOADS:", 0 },
+		{ "MEM_INST_RETIRED:ALL_LOADS:u:k", 0x81d0, 0, 0, 0, 0,
+		  "skl::MEM_INST_RETIRED:ALL_LOADS:", 0 },
+		/* perf's letters after a libpfm4 name */
+		{ "MEM_INST_RETIRED:ALL_LOADS:pp", 0x81d0, 0, 2, 0, 0,
+		  "skl::MEM_INST_RETIRED:ALL_LOADS:", PM },
+		{ "MEM_INST_RETIRED:ALL_STORES:upp", 0x82d0, 0, 2, 1, 0,
+		  "skl::MEM_INST_RETIRED:ALL_STORES:", PM },
+		{ "loads", 0x81d0, 0, 2, 0, 0,
+		  "skl::MEM_INST_RETIRED:ALL_LOADS:", PM },
+		{ "loads:u", 0x81d0, 0, 2, 1, 0,
+		  "skl::MEM_INST_RETIRED:ALL_LOADS:", PM },
+		{ "loads:ppp", 0x81d0, 0, 3, 0, 0,
+		  "skl::MEM_INST_RETIRED:ALL_LOADS:", PM },
+		{ "ldlat=64:p", 0x1cd, 0x40, 1, 0, 0,
+		  "skl::MEM_TRANS_RETIRED:LOAD_LATENCY:", PM },
+	};
+	struct result r;
+
+	(void)state;
+	pebs_priv_override(1);
+	check("skl", g, ARRAY_SIZE(g));
+	parse_as("skl", "cpu-clock", &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.ev.attr.exclude_kernel, 0);
+	assert_int_equal(r.ev.attr.exclude_hv, 0);
+	assert_int_equal(r.ev.attr.exclude_guest, 1);
+	assert_string_equal(r.ev.resolved, "cpu-clock");
+	assert_string_equal(r.ev.note, "");
 	parse_as("icl", "cpu-clock:u:k:period=100000", &r);
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(r.ev.attr.exclude_kernel, 0);
-	assert_int_equal(r.ev.attr.exclude_user, 0);
-	assert_int_equal(r.ev.attr.sample_period, 100000);
+	assert_int_equal(r.ev.attr.exclude_hv, 1);
+	assert_string_equal(r.ev.resolved, "cpu-clock:uk:period=100000");
+	/* perf's letters on libpfm4 names: at most ppp */
+	parse_as("skl", "MEM_INST_RETIRED:ALL_LOADS:pppp", &r);
+	assert_int_equal(r.rc, -EINVAL);
+	assert_non_null(strstr(r.msg, "at most ppp"));
+	pebs_priv_override(0);
 }
 
 static void expect_err(const char *pmu, const char *str, int err,
@@ -379,8 +445,10 @@ int main(void)
 		cmocka_unit_test(test_icl_icx_spr),
 		cmocka_unit_test(test_snb_glm),
 		cmocka_unit_test(test_software_forced),
+		cmocka_unit_test(test_kernel_allowed),
 		cmocka_unit_test(test_errors),
 	};
 
+	pebs_priv_override(0);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "event-internal.h"
 
 static char top[64];
 static char root_zen4[128], root_zen5[128], root_bare[128], root_empty[128];
@@ -219,6 +220,18 @@ static void test_ibs_op(void **state)
 	assert_int_equal(parse_in(root_zen4, "ibs_op//z"), -EINVAL);
 	assert_msg("bad modifier 'z'");
 	assert_int_equal(parse_in(root_zen4, "ibs_op/../type/"), -EINVAL);
+
+	/* kept out of the kernel (perf_event_paranoid 2, no capability) */
+	pebs_priv_override(0);
+	assert_int_equal(parse_in(root_zen4, "ibs_op//"), -EACCES);
+	assert_msg("ibs_op cannot leave out the kernel on this kernel (no "
+		   "format/swfilt), and perf_event_paranoid");
+	assert_int_equal(parse_in(root_zen5, "ibs_op//"), 0);
+	assert_int_equal(ev.attr.exclude_kernel, 1);
+	assert_int_equal(ev.attr.exclude_hv, 1);
+	assert_int_equal(ev.attr.config2, 1);	/* swfilt, set for it */
+	assert_non_null(strstr(ev.note, "ibs_op//: user space only"));
+	pebs_priv_override(1);
 }
 
 static void test_generic(void **state)
@@ -363,5 +376,7 @@ int main(void)
 
 	/* before the first library call: libpfm4 reads it once */
 	setenv("LIBPFM_FORCE_PMU", "amd64_fam19h_zen4", 1);
+	/* as root; test_ibs_op also has a process kept out of the kernel */
+	pebs_priv_override(1);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,7 +3,8 @@
  * test-trustable.c - Shim's trustable filter (pebs_trustable) on
  * synthetic timestamp sequences, and the observer summaries built on it
  * (pebs_obs_stats: kept fraction, period quantiles, per-thread
- * residency and counter totals) on synthetic rows.
+ * residency and counter totals) on synthetic rows. No observer and no
+ * CPU feature: it runs the same on every machine.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -72,29 +73,16 @@ static void test_boundary_inclusive(void **state)
 				    (1ULL << 63) / 50, LO, HI));
 }
 
-/* an observer over CPU 0 with no table and no counters: rows by hand */
-static struct pebs_observer *new_obs(void)
-{
-	PEBS_OPTS(pebs_observer_opts, opts, .no_pin = true);
-	struct pebs_observer *obs = NULL;
-
-	assert_int_equal(pebs_observer__new(0, &opts, &obs), 0);
-	assert_int_equal(pebs_observer__add_cpu(obs, 0), 0);
-	assert_int_equal(pebs_observer__row_words(obs), 5);
-	assert_int_equal(pebs_observer__add_cpu(obs, 0), -EEXIST);
-	return obs;
-}
-
 static void test_stats_residency(void **state)
 {
-	struct pebs_observer *obs = new_obs();
 	struct pebs_obs_thread th[4];
 	struct pebs_obs_stats *st;
 	uint64_t row[5] = { 0 }, t = 1000, sw = 0;
 	int kept = 0;
 
 	(void)state;
-	assert_int_equal(pebs_obs_stats__new(obs, LO, HI, &st), 0);
+	/* rows of one observed CPU without counters: 5 words */
+	assert_int_equal(pebs_obs_stats__new_layout(1, 0, LO, HI, &st), 0);
 	/* 1000 observations 100 cycles apart: tid 11 sees 700 of them,
 	 * tid 22 300, and one gap where the observation itself took
 	 * 10000 cycles (rejected, not attributed). The slot's switch
@@ -145,17 +133,15 @@ static void test_stats_residency(void **state)
 	assert_int_equal(pebs_obs_stats__threads(st, 0, th, 1), 2);
 	assert_int_equal(th[0].pid, 11);
 	pebs_obs_stats__delete(st);
-	pebs_observer__delete(obs);
 }
 
 static void test_stats_period_quantiles(void **state)
 {
-	struct pebs_observer *obs = new_obs();
 	struct pebs_obs_stats *st;
 	uint64_t row[5] = { 0, 0, 0, 0, 0 }, t = 0, p99;
 
 	(void)state;
-	assert_int_equal(pebs_obs_stats__new(obs, LO, HI, &st), 0);
+	assert_int_equal(pebs_obs_stats__new_layout(1, 0, LO, HI, &st), 0);
 	assert_int_equal(pebs_obs_stats__period(st, 0.5), 0);
 	/* 98 % at 150 cycles, 2 % at 123456: p99 lands on the slow ones */
 	for (int i = 0; i <= 10000; i++) {
@@ -167,8 +153,43 @@ static void test_stats_period_quantiles(void **state)
 	p99 = pebs_obs_stats__period(st, 0.99);
 	assert_in_range(p99, 123456 - 123456 / 500, 123456 + 123456 / 500);
 	pebs_obs_stats__delete(st);
-	assert_int_equal(pebs_obs_stats__new(obs, HI, LO, &st), -EINVAL);
-	pebs_observer__delete(obs);
+	assert_int_equal(pebs_obs_stats__new_layout(1, 0, HI, LO, &st), -EINVAL);
+	assert_int_equal(pebs_obs_stats__new_layout(1, PEBS_OBS_MAX_EVENTS + 1,
+						    LO, HI, &st), -EINVAL);
+}
+
+/* counter deltas per observed CPU, and the threads of the second CPU */
+static void test_stats_two_cpus_counters(void **state)
+{
+	/* 2 CPUs x (tgid, pid, switches, one counter) after the TSC pair */
+	uint64_t row[2 + 2 * 4] = { 0 }, d[2], t = 0;
+	struct pebs_obs_thread th[2];
+	struct pebs_obs_stats *st;
+
+	(void)state;
+	assert_int_equal(pebs_obs_stats__new_layout(2, 1, LO, HI, &st), 0);
+	for (int i = 0; i <= 100; i++) {
+		row[0] = t;
+		row[1] = t + 30;
+		row[2] = row[3] = 5;		/* CPU A: tid 5 throughout */
+		row[5] = 1000 + 3ULL * i;	/* counts 3 per row */
+		row[6] = row[7] = 9;		/* CPU B: tid 9 throughout */
+		row[9] = 7ULL * i;		/* counts 7 per row */
+		assert_in_range(pebs_obs_stats__add(st, row, d), 0, 1);
+		if (i) {
+			assert_int_equal(d[0], 3);
+			assert_int_equal(d[1], 7);
+		}
+		t += 200;
+	}
+	assert_int_equal(pebs_obs_stats__kept(st), 100);
+	assert_int_equal(pebs_obs_stats__threads(st, 1, th, 2), 1);
+	assert_int_equal(th[0].pid, 9);
+	assert_int_equal(th[0].cycles, 100 * 200);
+	assert_int_equal(th[0].counters[0], 700);
+	assert_int_equal(pebs_obs_stats__threads(st, 0, th, 2), 1);
+	assert_int_equal(th[0].counters[0], 300);
+	pebs_obs_stats__delete(st);
 }
 
 int main(void)
@@ -179,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_boundary_inclusive),
 		cmocka_unit_test(test_stats_residency),
 		cmocka_unit_test(test_stats_period_quantiles),
+		cmocka_unit_test(test_stats_two_cpus_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,9 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
+#include <grp.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -878,6 +880,23 @@ static int cmd_mmap(void)
 			"history PROT_WRITE MAP_SHARED on O_RDWR");
 	close(rw);
 
+	/* READ_IMPLIES_EXEC (old binaries): PROT_READ gets PROT_EXEC added,
+	 * which must not make the table unmappable; it stays non-executable */
+	{
+		int pers = personality(0xffffffff);
+
+		if (personality(pers | READ_IMPLIES_EXEC) < 0)
+			fail("personality(READ_IMPLIES_EXEC): %s", strerror(errno));
+		p = mmap(NULL, ts, PROT_READ, MAP_SHARED, m.fd, 0);
+		personality(pers);
+		if (p == MAP_FAILED)
+			fail("PROT_READ under READ_IMPLIES_EXEC: %s", strerror(errno));
+		if (!mprotect(p, ts, PROT_READ | PROT_EXEC))
+			fail("mprotect(PROT_EXEC) succeeded under READ_IMPLIES_EXEC");
+		munmap(p, ts);
+		nchecks++;
+	}
+
 	/* sizes and offsets */
 	expect_mmap_err(m.fd, ts + page_size, PROT_READ, MAP_SHARED, 0, EINVAL,
 			"table + 1 page");
@@ -1229,6 +1248,74 @@ static int cmd_dump(void)
 	return 0;
 }
 
+/* open /dev/pebs_map in a child as @uid (or in a new pid namespace when
+ * @uid < 0): 0 or the errno, through the exit status */
+static int open_as(int uid)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd;
+
+		if (uid >= 0) {
+			if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+				_exit(200);
+		} else {
+			pid_t inner;
+
+			if (unshare(CLONE_NEWPID))
+				_exit(201);
+			inner = fork();	/* the first child of the new namespace */
+			if (inner < 0)
+				_exit(202);
+			if (inner) {
+				if (waitpid(inner, &status, 0) < 0)
+					_exit(203);
+				_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 204);
+			}
+		}
+		fd = open(PEBS_MAP_DEVICE, O_RDONLY | O_CLOEXEC);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		fail("the child that opens the device died");
+	if (WEXITSTATUS(status) >= 200)
+		fail("the child could not change its credentials or namespace (%d)",
+		     WEXITSTATUS(status));
+	return WEXITSTATUS(status);
+}
+
+static const char *err_name(int e)
+{
+	return e == 0 ? "ok" : e == EPERM ? "EPERM" : e == EACCES ? "EACCES" :
+	       strerror(e);
+}
+
+/*
+ * access WANT: root opens the device; user 65534 gets WANT ("ok",
+ * "EPERM" or "EACCES": the file mode, CAP_PERFMON and unprivileged= decide);
+ * a reader in a new pid namespace is refused with EPERM.
+ */
+static int cmd_access(const char *want)
+{
+	int fd = open(PEBS_MAP_DEVICE, O_RDONLY | O_CLOEXEC), e;
+
+	if (fd < 0)
+		fail("open as root: %s", strerror(errno));
+	close(fd);
+	e = open_as(65534);
+	if (strcmp(err_name(e), want))
+		fail("open as user 65534: %s, want %s", err_name(e), want);
+	e = open_as(-1);
+	if (e != EPERM)
+		fail("open from a new pid namespace: %s, want EPERM", err_name(e));
+	printf("ok root=ok user=%s pidns=EPERM\n", want);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -1250,7 +1337,9 @@ int main(int argc, char **argv)
 		return cmd_readers(arg ? arg : 1000);
 	if (!strcmp(cmd, "dump"))
 		return cmd_dump();
+	if (!strcmp(cmd, "access") && argc > 2)
+		return cmd_access(argv[2]);
 	fprintf(stderr,
-		"usage: module-test correct|history [ms]|mmap|pin|quick [hist_len]|readers [ms]|dump\n");
+		"usage: module-test correct|history [ms]|mmap|pin|quick [hist_len]|readers [ms]|dump|access ok|EPERM|EACCES\n");
 	return 2;
 }

@@ -202,7 +202,7 @@ static int run_observer(const char *duration, const char *tol, char *buf,
 		close(pfd[1]);
 		execlp("pebs-shim", "pebs-shim", "observe", "-C", "0", "--on",
 		       "1", "--duration", duration, "--tolerance", tol,
-		       "-o", BIN, (char *)NULL);
+		       "--raw", BIN, (char *)NULL);
 		perror("exec pebs-shim");
 		_exit(127);
 	}

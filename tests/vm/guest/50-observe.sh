@@ -5,8 +5,11 @@
 # /proc/<tid>/schedstat over the same window (tests/vm/obs-alternate.c,
 # which also reads the binary output back). Checks first that the guest
 # CPU has rdtscp (qemu -cpu max), that `observe` without the module
-# says in one line to load it, and a short run with a per-CPU counter
-# and CSV output.
+# says in one line to load it, a short run with a per-CPU counter and
+# raw CSV output, that the default output of a 60 s run is the summary
+# alone (under 1 MiB: the observer's output is bounded by design), and
+# that --raw on a full 1 MiB filesystem ends the run with one ENOSPC line,
+# exit 1, and the summary still printed.
 #
 # Measured under TCG on this 2-core host (busy, load 6-9): the observer's
 # vCPU runs only part of the time, so ~97 % of the observed time lies in
@@ -30,7 +33,7 @@ esac
 pebs-map-load || { echo "PEBS-VM FAIL $name insmod"; exit 1; }
 # table and a per-CPU software counter (read()), CSV out
 if ! pebs-shim observe -C 0 --on 1 -e task-clock --duration 0.5 \
-	-o /tmp/obs.csv --format csv >/tmp/obs.out 2>&1 ||
+	--raw /tmp/obs.csv --format csv >/tmp/obs.out 2>&1 ||
    ! grep -q '^counters: read() for all 1' /tmp/obs.out ||
    ! head -n 1 /tmp/obs.csv | grep -q '^tsc,dt,cpu,tgid,pid,switches,task-clock$' ||
    [ "$(wc -l </tmp/obs.csv)" -lt 2 ]; then
@@ -41,6 +44,38 @@ if ! pebs-shim observe -C 0 --on 1 -e task-clock --duration 0.5 \
 fi
 grep -E '^(counters|resolution|trustable):' /tmp/obs.out
 rm -f /tmp/obs.csv
+
+# the default output is bounded: 60 s free-running with the table
+pebs-shim observe -C 0 --on 1 --duration 60 >/tmp/obs60.out 2>&1
+rc=$?
+size=$(wc -c </tmp/obs60.out)
+if [ $rc != 0 ] || [ "$size" -ge 1048576 ] ||
+   ! grep -q '^trustable: ' /tmp/obs60.out; then
+	tail -n 20 /tmp/obs60.out
+	pebs-map-unload
+	echo "PEBS-VM FAIL $name 60 s default run: exit $rc, $size bytes of output"
+	exit 1
+fi
+grep -E '^(observations|trustable):' /tmp/obs60.out
+echo "60 s run, default output: $size bytes"
+
+# --raw on a full filesystem: one line naming the file and ENOSPC
+mkdir -p /tmp/small
+mount -t tmpfs -o size=1m tmpfs /tmp/small
+pebs-shim observe -C 0 --on 1 --duration 5 --raw /tmp/small/raw.bin \
+	>/tmp/full.out 2>/tmp/full.err
+rc=$?
+umount /tmp/small
+if [ $rc != 1 ] || [ "$(grep -c . /tmp/full.err)" != 1 ] ||
+   ! grep -q '^pebs-shim observe: writing /tmp/small/raw.bin: No space left on device' /tmp/full.err ||
+   ! grep -q '^trustable: ' /tmp/full.out; then
+	cat /tmp/full.err
+	tail -n 5 /tmp/full.out
+	pebs-map-unload
+	echo "PEBS-VM FAIL $name --raw on a full 1 MiB tmpfs: exit $rc"
+	exit 1
+fi
+cat /tmp/full.err
 obs-alternate --duration 20 --unit-ms 10 --tolerance 1 >/tmp/obs.out 2>&1
 rc=$?
 rm -f /tmp/obs.bin
@@ -48,4 +83,7 @@ grep -v '^PEBS-VM ' /tmp/obs.out
 pebs-map-unload || { echo "PEBS-VM FAIL $name rmmod"; exit 1; }
 verdict=$(grep '^PEBS-VM ' /tmp/obs.out | tail -n 1)
 [ -n "$verdict" ] || verdict="PEBS-VM FAIL $name obs-alternate exited $rc without a verdict"
+case $verdict in
+"PEBS-VM PASS "*) verdict="$verdict; 60 s default output $size bytes; --raw on a full 1 MiB tmpfs: ENOSPC line, exit 1" ;;
+esac
 echo "$verdict"

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * helpers.c - the feature probes of helpers.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+
+#include "helpers.h"
+#include "pebsshim.h"
+
+static bool __attribute__((format(printf, 3, 4)))
+say(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return false;
+}
+
+/* opens (and closes) an event: 0 or -errno */
+static int try_open(struct perf_event_attr *a, int pid, int cpu)
+{
+	int fd;
+
+	a->size = sizeof(*a);
+	a->disabled = 1;
+	fd = syscall(SYS_perf_event_open, a, pid, cpu, -1, 0);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+static bool have_pmu(char *why, size_t len, int precise)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.exclude_kernel = 1, .exclude_hv = 1,
+		.sample_period = precise ? 100003 : 0,
+		.precise_ip = precise,
+	};
+	int err = try_open(&a, 0, -1);
+
+	if (!err)
+		return true;
+	if (precise)
+		return say(why, len, "no precise (PEBS/IBS) sampling here: cycles:p fails (%s)",
+			   strerror(-err));
+	return say(why, len, "no hardware PMU here: cycles fails (%s)",
+		   strerror(-err));
+}
+
+static bool have_percpu(char *why, size_t len)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+	};
+	int err = try_open(&a, -1, 0);
+
+	if (!err)
+		return true;
+	return say(why, len,
+		   "per-CPU events are not allowed here (%s): need root or perf_event_paranoid <= 0",
+		   strerror(-err));
+}
+
+static bool have_qemu(char *why, size_t len)
+{
+	const char *path = getenv("PATH");
+	char buf[4096], *save, *dir;
+
+	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
+	for (dir = strtok_r(buf, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char exe[4200];
+
+		snprintf(exe, sizeof(exe), "%s/qemu-system-x86_64", dir);
+		if (!access(exe, X_OK))
+			return true;
+	}
+	return say(why, len, "%s",
+		   "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)");
+}
+
+bool t_have(const char *feature, char *why, size_t len)
+{
+	char var[64];
+	const char *hide;
+	size_t i;
+	int fd;
+
+	snprintf(var, sizeof(var), "PEBS_TEST_NO_%s", feature);
+	for (i = strlen("PEBS_TEST_NO_"); var[i]; i++)
+		var[i] = toupper((unsigned char)var[i]);
+	hide = getenv(var);
+	if (hide && *hide && strcmp(hide, "0")) {
+		if (why && len)
+			snprintf(why, len, "%s hidden by %s=%s", feature, var,
+				 hide);
+		return false;
+	}
+	if (!strcmp(feature, "rdtscp"))
+		return pebs_cpu_has_rdtscp() ||
+		       say(why, len, "%s", "no rdtscp on this CPU");
+	if (!strcmp(feature, "pmu"))
+		return have_pmu(why, len, 0);
+	if (!strcmp(feature, "precise"))
+		return have_pmu(why, len, 1);
+	if (!strcmp(feature, "percpu"))
+		return have_percpu(why, len);
+	if (!strcmp(feature, "root"))
+		return !geteuid() || say(why, len, "%s", "not running as root");
+	if (!strcmp(feature, "cpus2"))
+		return sysconf(_SC_NPROCESSORS_ONLN) >= 2 ||
+		       say(why, len, "%s", "fewer than two online CPUs");
+	if (!strcmp(feature, "map")) {
+		fd = open(PEBS_MAP_DEVICE, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			close(fd);
+			return true;
+		}
+		return say(why, len,
+			   "no " PEBS_MAP_DEVICE " (%s): the pebs_map module is not loaded",
+			   strerror(errno));
+	}
+	if (!strcmp(feature, "qemu"))
+		return have_qemu(why, len);
+	return say(why, len, "unknown feature '%s'", feature);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * helpers.h - what the tests share: one place that answers "does this
+ * host have FEATURE?" for the C tests (t_have(), T_NEED()) and, through
+ * the tests/probe program, for the shell tests (tap.sh's need).
+ *
+ * Features (names as the probe takes them):
+ *   rdtscp   the CPU has rdtscp (pebs_cpu_has_rdtscp(): the observer)
+ *   pmu      a hardware PMU: perf_event_open of cycles succeeds
+ *   precise  precise (PEBS/IBS) sampling: cycles with precise_ip 1 opens
+ *   percpu   per-CPU events may be opened (root or perf_event_paranoid <= 0)
+ *   root     running as root
+ *   cpus2    at least two online CPUs
+ *   map      /dev/pebs_map (the module) can be opened
+ *   qemu     qemu-system-x86_64 is installed
+ *
+ * PEBS_TEST_NO_<FEATURE>=1 (e.g. PEBS_TEST_NO_RDTSCP=1) hides a feature
+ * the host has, so that every test that needs it can be seen to skip
+ * with its reason on a host like this one; the library honours
+ * PEBS_TEST_NO_RDTSCP too (pebs_cpu_has_rdtscp()).
+ */
+#ifndef PEBS_TEST_HELPERS_H
+#define PEBS_TEST_HELPERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * t_have - whether the host has @feature; if not, @why (may be NULL)
+ * gets the reason ("no rdtscp on this CPU", "hidden by
+ * PEBS_TEST_NO_RDTSCP", "unknown feature 'x'").
+ */
+bool t_have(const char *feature, char *why, size_t len);
+
+/*
+ * T_NEED(feature) - in a cmocka test: skip it, with the reason as a TAP
+ * comment, unless the host has @feature.
+ */
+#define T_NEED(feature)							\
+	do {								\
+		char t_why_[160];					\
+									\
+		if (!t_have(feature, t_why_, sizeof(t_why_))) {		\
+			print_message("# SKIP %s\n", t_why_);		\
+			skip();						\
+		}							\
+	} while (0)
+
+#endif
