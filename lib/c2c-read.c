@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: MIT
+/*
+ * c2c-read.c - feed a perf.data file to a pebs_c2c as perf c2c report
+ * reads it: records in time order (perf's ordered events), and each
+ * sample's "mapped" decided as perf's sample__resolve_mem does, for the
+ * "No Page Map Rejects" count.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* A kernel mapping; maxend: the largest end of it and those before */
+struct krange {
+	uint64_t start, end, maxend;
+};
+
+/* Physical memory of one NUMA node (perf's mem2node phys_entry). */
+struct prange {
+	uint64_t start, end;
+	int32_t node;
+};
+
+struct c2c_reader {
+	struct pebs_c2c *c2c;
+	struct pebs_perfdata *pd;
+	struct pebs_symbols *code;	/* the caller's, for symbols (or NULL) */
+	struct pebs_symbols *maps;	/* every mapping: "mapped" */
+	struct krange *kmaps;		/* kernel mappings (pid -1) */
+	size_t nr_kmaps, cap_kmaps;
+	uint64_t bad;			/* samples that did not decode */
+	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
+	size_t nr_mem;
+};
+
+/*
+ * Kernel mappings, kept sorted by start with the running maximum of
+ * their ends (lookups are binary searches). They come in address order
+ * (perf synthesizes them so), which makes an insert O(1); a hostile file
+ * costs at most MAX_KMAPS^2 moves: the ones past it are ignored.
+ */
+#define MAX_KMAPS 8192
+
+static int add_kmap(struct c2c_reader *m, uint64_t start, uint64_t len)
+{
+	struct krange *v;
+	size_t i, at;
+
+	if (!len || start + len < start)
+		return 0;
+	if (m->nr_kmaps == MAX_KMAPS) {
+		return 0;	/* the rest count as unmapped */
+	}
+	if (m->nr_kmaps == m->cap_kmaps) {
+		m->cap_kmaps = m->cap_kmaps ? m->cap_kmaps * 2 : 64;
+		v = realloc(m->kmaps, m->cap_kmaps * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		m->kmaps = v;
+	}
+	for (at = m->nr_kmaps; at && m->kmaps[at - 1].start > start; at--)
+		;
+	memmove(m->kmaps + at + 1, m->kmaps + at,
+		(m->nr_kmaps - at) * sizeof(*m->kmaps));
+	m->kmaps[at].start = start;
+	m->kmaps[at].end = start + len;
+	m->nr_kmaps++;
+	for (i = at; i < m->nr_kmaps; i++)
+		m->kmaps[i].maxend = i && m->kmaps[i - 1].maxend >
+			m->kmaps[i].end ? m->kmaps[i - 1].maxend :
+			m->kmaps[i].end;
+	return 0;
+}
+
+/* Whether a kernel mapping covers @addr. */
+static bool in_kmap(const struct c2c_reader *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nr_kmaps, i;
+
+	while (lo < hi) {	/* the first start > addr */
+		i = lo + (hi - lo) / 2;
+		if (m->kmaps[i].start <= addr)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	return lo && m->kmaps[lo - 1].maxend > addr;
+}
+
+/*
+ * perf's "No Page Map Rejects" needs every mapping, data ones included,
+ * which the symbol resolver (code only) does not keep: @maps gets each
+ * MMAP/MMAP2 as a mapping of its process; kernel ones (pid -1: the
+ * kernel text and modules) go to @kmaps.
+ */
+static int add_mapping(struct c2c_reader *m, const struct perf_event_header *ev)
+{
+	const unsigned char *p = (const unsigned char *)(ev + 1);
+	size_t name_at = ev->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
+	uint64_t start, len, pgoff;
+	const char *name;
+	uint32_t pid;
+	size_t max;
+
+	if (ev->size < sizeof(*ev) + name_at + 1)
+		return 0;
+	memcpy(&pid, p, sizeof(pid));
+	memcpy(&start, p + 8, sizeof(start));
+	memcpy(&len, p + 16, sizeof(len));
+	memcpy(&pgoff, p + 24, sizeof(pgoff));
+	name = (const char *)p + name_at;
+	max = ev->size - sizeof(*ev) - name_at;
+	if ((int32_t)pid < 0)
+		return add_kmap(m, start, len);
+	if (strnlen(name, max) == max || !len)
+		return 0;
+	return pebs_symbols__add_mmap(m->maps, (pid_t)pid, start, len, pgoff,
+				      name) == -ENOMEM ? -ENOMEM : 0;
+}
+
+static int add_record(struct c2c_reader *m, const struct perf_event_header *ev)
+{
+	if (m->code && pebs_symbols__add_record(m->code, ev) == -ENOMEM)
+		return -ENOMEM;
+	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)
+		return add_mapping(m, ev);
+	/* FORK copies maps, COMM exec drops them */
+	return pebs_symbols__add_record(m->maps, ev) == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* @addr in the kernel's mappings, or else in process @pid's */
+static bool in_mapping(struct c2c_reader *m, bool kernel, uint32_t pid,
+		       uint64_t addr)
+{
+	struct pebs_sym sym;
+
+	if (kernel)
+		return in_kmap(m, addr);
+	if (addr >= 1ULL << 63)
+		return false;
+	pebs_symbols__resolve(m->maps, (pid_t)pid, addr, &sym);
+	return sym.dso != NULL;
+}
+
+static int cmp_prange(const void *pa, const void *pb)
+{
+	const struct prange *a = pa, *b = pb;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/*
+ * HEADER_MEM_TOPOLOGY: u64 version (1), u64 block size, u64 nr, then per
+ * node u64 node, u64 size, u64 bits, u64 bitmap[(bits + 63) / 64]; bit i
+ * set: block i belongs to the node. Adjacent blocks of a node merge, as
+ * in perf's mem2node__init. A malformed section gives no nodes.
+ */
+static int read_mem_topology(struct c2c_reader *m)
+{
+	const unsigned char *p;
+	uint64_t hdr[3], nd[3], w, bit, i, words;
+	size_t size, at, n = 0, cap = 0;
+	const void *data;
+	struct prange *v = NULL, *nv;
+
+	if (pebs_perfdata__feat(m->pd, PEBS_FEAT_MEM_TOPOLOGY, &data, &size) ||
+	    size < sizeof(hdr))
+		return 0;
+	p = data;
+	memcpy(hdr, p, sizeof(hdr));
+	if (hdr[0] != 1 || !hdr[1])
+		return 0;
+	at = sizeof(hdr);
+	for (i = 0; i < hdr[2] && size - at >= sizeof(nd); i++) {
+		memcpy(nd, p + at, sizeof(nd));
+		at += sizeof(nd);
+		words = nd[2] / 64 + !!(nd[2] % 64);
+		if (nd[0] > INT32_MAX || words > (size - at) / 8)
+			break;
+		for (bit = 0; bit < nd[2]; bit++) {
+			memcpy(&w, p + at + bit / 64 * 8, sizeof(w));
+			if (!(w >> (bit % 64) & 1))
+				continue;
+			if (n && v[n - 1].node == (int32_t)nd[0] &&
+			    v[n - 1].end == bit * hdr[1]) {
+				v[n - 1].end += hdr[1];
+				continue;
+			}
+			if (n == cap) {
+				cap = cap ? cap * 2 : 16;
+				nv = realloc(v, cap * sizeof(*v));
+				if (!nv) {
+					free(v);
+					return -ENOMEM;
+				}
+				v = nv;
+			}
+			v[n].start = bit * hdr[1];
+			v[n].end = v[n].start + hdr[1];
+			v[n++].node = (int32_t)nd[0];
+		}
+		at += words * 8;
+	}
+	qsort(v, n, sizeof(*v), cmp_prange);
+	m->mem = v;
+	m->nr_mem = n;
+	return 0;
+}
+
+/* The node of physical address @pa, or -1 (perf's mem2node__node). */
+static int32_t node_of(const struct c2c_reader *m, uint64_t pa)
+{
+	size_t lo = 0, hi = m->nr_mem, i;
+
+	while (lo < hi) {	/* the first start > pa */
+		i = lo + (hi - lo) / 2;
+		if (m->mem[i].start <= pa)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	return lo && pa < m->mem[lo - 1].end ? m->mem[lo - 1].node : -1;
+}
+
+/*
+ * perf (ip__resolve_data, ip__resolve_ams) looks the data address up in
+ * the address space of the sample's cpumode, the code address in
+ * either.
+ */
+static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
+		      const struct pebs_sample *s, unsigned int idx)
+{
+	const struct perf_event_attr *attr = pebs_perfdata__attr(m->pd, idx,
+								 NULL, NULL);
+	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		      PERF_RECORD_MISC_KERNEL;
+	int32_t node;
+	struct pebs_c2c_sample cs = {
+		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
+		.ip = s->ip,
+		.data_src = s->data_src,
+		/* software events and tracepoints only carry "N/A" */
+		.has_data_src = (s->present & PERF_SAMPLE_DATA_SRC) && attr &&
+				attr->type != PERF_TYPE_SOFTWARE &&
+				attr->type != PERF_TYPE_TRACEPOINT,
+		.weight = s->weight,
+		.period = s->period,
+		.phys_addr = s->phys_addr,
+		.pid = s->pid,
+		.tid = s->tid,
+		.cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX,
+	};
+
+	node = s->phys_addr ? node_of(m, s->phys_addr) : -1;
+	cs.has_node = node >= 0;
+	cs.node = cs.has_node ? (uint32_t)node : 0;
+	cs.mapped = in_mapping(m, kernel, s->pid, cs.addr) &&
+		    (in_mapping(m, true, s->pid, s->ip) ||
+		     in_mapping(m, false, s->pid, s->ip));
+	return pebs_c2c__add(m->c2c, &cs);
+}
+
+/* A record and where it falls in time (ties keep file order). */
+struct timed {
+	uint64_t time;
+	const struct perf_event_header *ev;
+};
+
+static int cmp_timed(const void *pa, const void *pb)
+{
+	const struct timed *a = pa, *b = pb;
+
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return a->ev < b->ev ? -1 : a->ev > b->ev;
+}
+
+/*
+ * The records in time order, as perf's ordered events deliver them (a
+ * system-wide recording writes each CPU's ring in turn, so an exec's
+ * MMAPs can follow samples taken after it). A record without a time
+ * (perf's own, or no sample_id_all) keeps the time of the one before.
+ */
+static int collect(struct c2c_reader *m, struct timed **out, size_t *nr)
+{
+	const struct perf_event_header *ev;
+	struct timed *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	struct pebs_sample s;
+	uint64_t t = 0;
+	int err;
+
+	while ((err = pebs_perfdata__next(m->pd, &ev)) > 0) {
+		/* the views below read records in place */
+		if (((uintptr_t)ev & 7) || ev->size % 8) {
+			err = pebs_err(-EBADMSG, "a record is not 8-byte "
+				       "aligned (a size before it is wrong): "
+				       "the file is damaged");
+			break;
+		}
+		if (ev->type == PERF_RECORD_SAMPLE ?
+		    !pebs_perfdata__sample(m->pd, ev, &s, NULL) :
+		    !pebs_perfdata__sample_id(m->pd, ev, &s, NULL)) {
+			if (s.present & PERF_SAMPLE_TIME)
+				t = s.time;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				free(v);
+				*out = NULL;
+				*nr = 0;
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n].time = t;
+		v[n++].ev = ev;
+	}
+	qsort(v, n, sizeof(*v), cmp_timed);
+	*out = v;
+	*nr = n;
+	return err < 0 ? -EBADMSG : 0;
+}
+
+int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
+			    struct pebs_symbols *syms, uint64_t *undecoded)
+{
+	struct c2c_reader rd = { .c2c = c, .pd = pd, .code = syms };
+	struct c2c_reader *m = &rd;
+	struct pebs_sample s;
+	struct timed *v = NULL;
+	unsigned int idx;
+	size_t i, n = 0;
+	int err, damaged;
+
+	if (!c || !pd)
+		return pebs_err(-EINVAL, "c2c: no table or file");
+	if (pebs_symbols__new(&rd.maps) || read_mem_topology(m)) {
+		pebs_symbols__delete(rd.maps);
+		return pebs_err(-ENOMEM, "c2c: out of memory");
+	}
+	pebs_perfdata__rewind(pd);
+	damaged = collect(m, &v, &n);
+	err = damaged == -ENOMEM ? -ENOMEM : 0;
+	for (i = 0; i < n && !err; i++) {
+		const struct perf_event_header *ev = v[i].ev;
+
+		if (ev->type != PERF_RECORD_SAMPLE)
+			err = add_record(m, ev);
+		else if (pebs_perfdata__sample(m->pd, ev, &s, &idx))
+			rd.bad++;
+		else
+			err = add_sample(m, ev, &s, idx);
+	}
+	free(v);
+	free(rd.kmaps);
+	free(rd.mem);
+	pebs_symbols__delete(rd.maps);
+	if (undecoded)
+		*undecoded = rd.bad;
+	if (err)
+		return pebs_err(err, "c2c: out of memory");
+	return damaged;
+}

@@ -1,0 +1,775 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-c2c.c - pebs_c2c: every counter branch of perf's
+ * c2c_decode_stats (tools/perf/util/mem-events.c, perf 6.1) with
+ * synthetic data_src values, the line ranking and display filter of
+ * perf c2c report, the walks, true/false sharing, and the real fixtures
+ * read as perf c2c report reads them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+#define LD	PERF_MEM_OP_LOAD
+#define ST	PERF_MEM_OP_STORE
+#define LV(x)	PERF_MEM_LVL_##x
+#define SN(x)	PERF_MEM_SNOOP_##x
+
+/* a data_src from its fields */
+static uint64_t src(unsigned int op, unsigned int lvl, unsigned int snoop,
+		    unsigned int snoopx, unsigned int lock, unsigned int blk,
+		    unsigned int remote, unsigned int hops)
+{
+	union perf_mem_data_src d = { .val = 0 };
+
+	d.mem_op = op;
+	d.mem_lvl = lvl;
+	d.mem_snoop = snoop;
+	d.mem_snoopx = snoopx;
+	d.mem_lock = lock;
+	d.mem_blk = blk;
+	d.mem_remote = remote;
+	d.mem_hops = hops;
+	return d.val;
+}
+
+#define SRC(op, lvl, snoop) src(op, lvl, snoop, 0, 0, 0, 0, 0)
+
+/* Count one sample; compare every counter with @want (nr_entries = 1). */
+static void check(uint64_t data_src, uint64_t addr, bool mapped, int ret,
+		  struct pebs_c2c_stats want)
+{
+	struct pebs_c2c_stats st;
+
+	memset(&st, 0, sizeof(st));
+	want.nr_entries = 1;
+	assert_int_equal(pebs_c2c_stats__add_sample(&st, data_src, addr,
+						    mapped), ret);
+	assert_memory_equal(&st, &want, sizeof(st));
+}
+
+#define C(...) ((struct pebs_c2c_stats){ __VA_ARGS__ })
+#define A 0x1000	/* a data address */
+
+static void test_loads(void **state)
+{
+	(void)state;
+	check(SRC(LD, LV(HIT) | LV(L1), SN(NONE)), A, true, 0,
+	      C(.load = 1, .ld_l1hit = 1));
+	check(SRC(LD, LV(HIT) | LV(L1), SN(NONE)), 0, true, -EINVAL,
+	      C(.load = 1, .ld_noadrs = 1));
+	check(SRC(LD, LV(HIT) | LV(UNC), 0), A, true, 0,
+	      C(.load = 1, .ld_uncache = 1));
+	check(SRC(LD, LV(HIT) | LV(IO), 0), A, true, 0,
+	      C(.load = 1, .ld_io = 1));
+	check(SRC(LD, LV(HIT) | LV(LFB), 0), A, true, 0,
+	      C(.load = 1, .ld_fbhit = 1));
+	check(SRC(LD, LV(HIT) | LV(L2), 0), A, true, 0,
+	      C(.load = 1, .ld_l2hit = 1));
+	check(src(LD, LV(HIT) | LV(L2), 0, PERF_MEM_SNOOPX_PEER, 0, 0, 0, 0),
+	      A, true, 0,
+	      C(.load = 1, .ld_l2hit = 1, .lcl_peer = 1, .tot_peer = 1));
+	check(SRC(LD, LV(HIT) | LV(L3), SN(HITM)), A, true, 0,
+	      C(.load = 1, .lcl_hitm = 1, .tot_hitm = 1));
+	check(SRC(LD, LV(HIT) | LV(L3), SN(HIT)), A, true, 0,
+	      C(.load = 1, .ld_llchit = 1));
+	check(src(LD, LV(HIT) | LV(L3), 0, PERF_MEM_SNOOPX_PEER, 0, 0, 0, 0),
+	      A, true, 0,
+	      C(.load = 1, .ld_llchit = 1, .lcl_peer = 1, .tot_peer = 1));
+	check(SRC(LD, LV(HIT) | LV(LOC_RAM), SN(HIT)), A, true, 0,
+	      C(.load = 1, .lcl_dram = 1, .ld_shared = 1));
+	check(SRC(LD, LV(HIT) | LV(LOC_RAM), SN(NONE)), A, true, 0,
+	      C(.load = 1, .lcl_dram = 1, .ld_excl = 1));
+	check(SRC(LD, LV(HIT) | LV(REM_RAM1), SN(NONE)), A, true, 0,
+	      C(.load = 1, .rmt_dram = 1, .ld_excl = 1));
+	check(SRC(LD, LV(HIT) | LV(REM_RAM2), SN(HIT)), A, true, 0,
+	      C(.load = 1, .rmt_dram = 1, .ld_shared = 1));
+	/* remote cache: counted with or without the HIT bit */
+	check(SRC(LD, LV(REM_CCE1), SN(HIT)), A, true, 0,
+	      C(.load = 1, .rmt_hit = 1));
+	check(SRC(LD, LV(HIT) | LV(REM_CCE2), SN(HITM)), A, true, 0,
+	      C(.load = 1, .rmt_hitm = 1, .tot_hitm = 1));
+	check(src(LD, LV(REM_CCE1), 0, PERF_MEM_SNOOPX_PEER, 0, 0, 0, 0),
+	      A, true, 0,
+	      C(.load = 1, .rmt_hit = 1, .rmt_peer = 1, .tot_peer = 1));
+	check(SRC(LD, LV(REM_CCE1), SN(NONE)), A, true, 0, C(.load = 1));
+	check(SRC(LD, LV(MISS) | LV(L3), SN(NONE)), A, true, 0,
+	      C(.load = 1, .ld_miss = 1));
+}
+
+/*
+ * mem_remote without mem_hops (Skylake's unknown remote level) counts as
+ * remote DRAM and remote cache at once, besides its level: perf's rule.
+ */
+static void test_remote_bit(void **state)
+{
+	(void)state;
+	check(src(LD, LV(HIT) | LV(L3), SN(HITM), 0, 0, 0, 1, 0), A, true, 0,
+	      C(.load = 1, .lcl_hitm = 1, .rmt_dram = 1, .ld_excl = 1,
+		.rmt_hitm = 1, .tot_hitm = 2));
+	check(src(LD, LV(HIT) | LV(L3), SN(HIT), 0, 0, 0, 1, 0), A, true, 0,
+	      C(.load = 1, .ld_llchit = 1, .rmt_dram = 1, .ld_shared = 1,
+		.rmt_hit = 1));
+	/* with hops (POWER: another core of the node) it is not */
+	check(src(LD, LV(HIT) | LV(L3), SN(HIT), 0, 0, 0, 1, 1), A, true, 0,
+	      C(.load = 1, .ld_llchit = 1));
+}
+
+static void test_stores_and_others(void **state)
+{
+	(void)state;
+	check(SRC(ST, LV(HIT) | LV(L1), 0), A, true, 0,
+	      C(.store = 1, .st_l1hit = 1));
+	check(SRC(ST, LV(HIT) | LV(UNC), 0), A, true, 0,
+	      C(.store = 1, .st_uncache = 1));
+	check(SRC(ST, LV(MISS) | LV(L1), 0), A, true, 0,
+	      C(.store = 1, .st_l1miss = 1));
+	check(SRC(ST, LV(MISS) | LV(L2), 0), A, true, 0, C(.store = 1));
+	check(SRC(ST, LV(NA), 0), A, true, 0, C(.store = 1, .st_na = 1));
+	check(SRC(ST, LV(HIT) | LV(L1), 0), 0, true, -EINVAL,
+	      C(.store = 1, .st_noadrs = 1));
+	/* neither load nor store: unparsable, before the map check */
+	check(SRC(PERF_MEM_OP_NA, LV(NA), SN(NA)), A, false, -EINVAL,
+	      C(.noparse = 1));
+	check(SRC(PERF_MEM_OP_PFETCH, LV(HIT) | LV(L1), 0), A, true, -EINVAL,
+	      C(.noparse = 1));
+	check(0, A, true, -EINVAL, C(.noparse = 1));
+	/* not mapped: counted, then nomap */
+	check(SRC(LD, LV(HIT) | LV(L1), 0), A, false, -EINVAL,
+	      C(.load = 1, .ld_l1hit = 1, .nomap = 1));
+	check(SRC(ST, LV(HIT) | LV(L1), 0), A, false, -EINVAL,
+	      C(.store = 1, .st_l1hit = 1, .nomap = 1));
+	/* lock and block bits whatever the op */
+	check(src(PERF_MEM_OP_NA, 0, 0, 0, PERF_MEM_LOCK_LOCKED,
+		  PERF_MEM_BLK_DATA | PERF_MEM_BLK_ADDR, 0, 0), A, true,
+	      -EINVAL, C(.locks = 1, .blk_data = 1, .blk_addr = 1,
+			 .noparse = 1));
+}
+
+static void test_sum_and_derived(void **state)
+{
+	struct pebs_c2c_stats a, b;
+
+	(void)state;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	pebs_c2c_stats__add_sample(&a, SRC(LD, LV(HIT) | LV(LOC_RAM), 0), A,
+				   true);
+	pebs_c2c_stats__add_sample(&a, SRC(LD, LV(HIT) | LV(L1), 0), A, true);
+	pebs_c2c_stats__add_sample(&a, SRC(LD, LV(HIT) | LV(L3), SN(HITM)), A,
+				   true);
+	pebs_c2c_stats__add_sample(&b, SRC(LD, LV(REM_CCE1), SN(HITM)), A,
+				   true);
+	pebs_c2c_stats__add_sample(&b, SRC(ST, LV(HIT) | LV(L1), 0), A, true);
+	pebs_c2c_stats__add_sample(&b, SRC(ST, LV(NA), 0), A, true);
+	pebs_c2c_stats__add_sample(&b, SRC(LD, LV(HIT) | LV(L1), 0), 0, true);
+	pebs_c2c_stats__sum(&a, &b);
+	assert_int_equal(a.nr_entries, 7);
+	assert_int_equal(a.load, 5);
+	assert_int_equal(a.tot_hitm, 2);
+	/* llc misses: lcl_dram + rmt_hitm */
+	assert_int_equal(pebs_c2c_stats__llc_misses(&a), 2);
+	/* loads: + l1hit + lcl_hitm (not the load without address) */
+	assert_int_equal(pebs_c2c_stats__loads(&a), 4);
+	assert_int_equal(pebs_c2c_stats__records(&a), 6);
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+static void add(struct pebs_c2c *c, uint64_t addr, uint64_t ip, uint64_t dsrc,
+		uint32_t pid, uint32_t tid, uint32_t cpu, uint64_t weight)
+{
+	struct pebs_c2c_sample s = {
+		.addr = addr, .ip = ip, .data_src = dsrc, .has_data_src = true,
+		.pid = pid, .tid = tid, .cpu = cpu, .weight = weight,
+		.mapped = true,
+	};
+
+	assert_int_equal(pebs_c2c__add(c, &s), 0);
+}
+
+#define HITM_R	SRC(LD, LV(HIT) | LV(REM_CCE1), SN(HITM))
+#define HITM_L	SRC(LD, LV(HIT) | LV(L3), SN(HITM))
+#define L1LD	SRC(LD, LV(HIT) | LV(L1), SN(NONE))
+#define L1ST	SRC(ST, LV(HIT) | LV(L1), 0)
+
+struct seen {
+	unsigned int n;
+	uint64_t addr[16];
+	uint32_t id[16];
+	struct pebs_c2c_line line[16];
+};
+
+static int see_line(const struct pebs_c2c_line *l, void *arg)
+{
+	struct seen *s = arg;
+
+	assert_true(s->n < 16);
+	assert_int_equal(l->rank, s->n);
+	s->addr[s->n] = l->addr;
+	s->id[s->n] = l->id;
+	s->line[s->n++] = *l;
+	return 0;
+}
+
+static struct seen lines(struct pebs_c2c *c, bool all)
+{
+	struct seen s = { .n = 0 };
+
+	assert_int_equal(pebs_c2c__for_each_line(c, all, see_line, &s), 0);
+	return s;
+}
+
+static void test_ranking(void **state)
+{
+	struct pebs_c2c *c;
+	struct pebs_c2c_stats sh;
+	struct seen s;
+	int i;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	/* line 0x2000: 1 remote + 2 local HITM; 0x1000: 3 local */
+	add(c, 0x2008, 0x400, HITM_R, 1, 1, 0, 300);
+	add(c, 0x2010, 0x400, HITM_L, 1, 2, 1, 100);
+	add(c, 0x2010, 0x404, HITM_L, 1, 2, 1, 100);
+	for (i = 0; i < 3; i++)
+		add(c, 0x1000, 0x500, HITM_L, 1, 1, 0, 50);
+	/* 0x3000: stores and loads only: not shared, not shown */
+	add(c, 0x3000, 0x600, L1ST, 1, 1, 0, 0);
+	add(c, 0x3000, 0x600, L1LD, 1, 2, 1, 0);
+	/* no address: totals only */
+	add(c, 0, 0x600, L1LD, 1, 2, 1, 0);
+	assert_int_equal(pebs_c2c__stats(c)->nr_entries, 9);
+	assert_int_equal(pebs_c2c__stats(c)->ld_noadrs, 1);
+
+	/* the for_each walks need a sort first */
+	assert_int_equal(pebs_c2c__for_each_line(c, false, see_line, &s),
+			 -EINVAL);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 2);
+	assert_int_equal(pebs_c2c__shared(c, &sh), 2);
+	assert_int_equal(sh.tot_hitm, 6);
+	assert_int_equal(sh.load, 6);
+	/* equal total HITM: by address */
+	s = lines(c, false);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.addr[0], 0x1000);
+	assert_int_equal(s.addr[1], 0x2000);
+	s = lines(c, true);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(s.addr[2], 0x3000);
+	assert_int_equal(s.line[2].stats.store, 1);
+	assert_int_equal(s.line[0].nr_offsets, 1);
+	assert_int_equal(s.line[1].nr_offsets, 2);
+	assert_int_equal(s.line[1].load_weight, 500);
+	assert_int_equal(s.line[1].load_weight_n, 3);
+
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_RMT_HITM), 1);
+	s = lines(c, false);
+	assert_int_equal(s.addr[0], 0x2000);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_LCL_HITM), 2);
+	s = lines(c, false);
+	assert_int_equal(s.addr[0], 0x1000);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_PEER), 0);
+
+	/* adding unsorts; 0.1 % filter: 1 HITM among > 1000 is hidden */
+	for (i = 0; i < 1000; i++)
+		add(c, 0x1000, 0x500, HITM_L, 1, 1, 0, 50);
+	add(c, 0x9000, 0x500, HITM_L, 1, 1, 0, 50);
+	assert_int_equal(pebs_c2c__for_each_line(c, false, see_line, &s),
+			 -EINVAL);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 2);
+	assert_int_equal(pebs_c2c__shared(c, NULL), 3);
+	pebs_c2c__delete(c);
+	pebs_c2c__delete(NULL);
+}
+
+/* ---- offsets, code addresses, threads, CPUs --------------------------- */
+
+struct walk {
+	struct pebs_c2c *c;
+	char log[512];
+};
+
+static void logf_(struct walk *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void logf_(struct walk *w, const char *fmt, ...)
+{
+	size_t n = strlen(w->log);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->log + n, sizeof(w->log) - n, fmt, ap);
+	va_end(ap);
+}
+
+static int w_ip(const struct pebs_c2c_ip *ip, void *arg)
+{
+	logf_(arg, " ip%llx:%llu/%llu/%u", (unsigned long long)ip->ip,
+	      (unsigned long long)ip->stats.tot_hitm,
+	      (unsigned long long)ip->rmt_hitm_w, ip->nr_cpus);
+	return 0;
+}
+
+static int w_thread(const struct pebs_c2c_thread *t, void *arg)
+{
+	logf_(arg, " t%u/%u:%lluL%lluS%lluH", t->pid, t->tid,
+	      (unsigned long long)t->loads, (unsigned long long)t->stores,
+	      (unsigned long long)t->hitm);
+	return 0;
+}
+
+static int w_cpu(const struct pebs_c2c_cpu *cpu, void *arg)
+{
+	logf_(arg, " c%u:%llu", cpu->cpu, (unsigned long long)cpu->samples);
+	return 0;
+}
+
+static int w_offset(const struct pebs_c2c_offset *o, void *arg)
+{
+	struct walk *w = arg;
+
+	logf_(w, "[%u:%u]", o->offset, o->nr_ips);
+	assert_int_equal(pebs_c2c__for_each_ip(w->c, o->id, w_ip, w), 0);
+	assert_int_equal(pebs_c2c__for_each_thread(w->c, o->id, w_thread, w),
+			 0);
+	assert_int_equal(pebs_c2c__for_each_cpu(w->c, o->id, w_cpu, w), 0);
+	return 0;
+}
+
+static int stop_at_first(const struct pebs_c2c_offset *o, void *arg)
+{
+	(void)o;
+	(void)arg;
+	return 42;
+}
+
+static void test_walks(void **state)
+{
+	struct walk w = { .log = "" };
+	struct pebs_c2c *c;
+	struct seen s;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	w.c = c;
+	add(c, 0x2008, 0x500, L1LD, 7, 9, 3, 0);
+	add(c, 0x2008, 0x400, HITM_R, 7, 8, 2, 300);
+	add(c, 0x2008, 0x400, HITM_R, 7, 8, 5, 100);
+	add(c, 0x2008, 0x300, L1ST, 7, 8, 2, 0);
+	add(c, 0x2000, 0x300, L1ST, 7, 8, 2, 0);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 1);
+	s = lines(c, false);
+	assert_int_equal(s.line[0].nr_threads, 2);
+	assert_int_equal(s.line[0].nr_cpus, 3);
+	assert_int_equal(pebs_c2c__for_each_offset(c, s.id[0], w_offset, &w),
+			 0);
+	/* code addresses: HITM first, then by address */
+	assert_string_equal(w.log,
+		"[0:1] ip300:0/0/1 t7/8:0L1S0H c2:1"
+		"[8:3] ip400:2/400/2 ip300:0/0/1 ip500:0/0/1"
+		" t7/8:2L1S2H t7/9:1L0S0H c2:2 c3:1 c5:1");
+	assert_int_equal(pebs_c2c__for_each_offset(c, s.id[0], stop_at_first,
+						   NULL), 42);
+	assert_int_equal(pebs_c2c__for_each_offset(c, 999, w_offset, &w),
+			 -EINVAL);
+	assert_int_equal(pebs_c2c__for_each_ip(c, 999, w_ip, &w), -EINVAL);
+	assert_int_equal(pebs_c2c__for_each_thread(c, 999, w_thread, &w),
+			 -EINVAL);
+	assert_int_equal(pebs_c2c__for_each_cpu(c, 999, w_cpu, &w), -EINVAL);
+	pebs_c2c__delete(c);
+}
+
+static int get_ip(const struct pebs_c2c_ip *ip, void *arg)
+{
+	*(struct pebs_c2c_ip *)arg = *ip;
+	return 0;
+}
+
+struct ip_of {
+	struct pebs_c2c *c;
+	struct pebs_c2c_ip ip;
+};
+
+static int first_offset_ip(const struct pebs_c2c_offset *o, void *arg)
+{
+	struct ip_of *w = arg;
+
+	return pebs_c2c__for_each_ip(w->c, o->id, get_ip, &w->ip);
+}
+
+/* perf's nodeset and PA cnt: changes of the physical address */
+static void test_nodes(void **state)
+{
+	static const struct { uint64_t pa; int32_t node; } in[] = {
+		{ 0x5000, 1 }, { 0x5000, 1 }, { 0x9000, 3 }, { 0x5000, 1 },
+		{ 0x7000, -1 }, { 0, 2 },
+	};
+	struct pebs_c2c_sample smp = { .addr = 0x1000, .ip = 1,
+				       .has_data_src = true, .data_src = L1LD,
+				       .cpu = 0, .mapped = true };
+	struct ip_of w = { .c = NULL };
+	struct pebs_c2c *c;
+	struct seen s;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		smp.phys_addr = in[i].pa;
+		smp.node = (uint32_t)in[i].node;
+		smp.has_node = in[i].node >= 0;
+		assert_int_equal(pebs_c2c__add(c, &smp), 0);
+	}
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 0);
+	s = lines(c, true);
+	assert_int_equal(s.line[0].nodes, (1 << 1) | (1 << 3));
+	assert_int_equal(s.line[0].phys_addrs, 3);
+	/* the code address entry keeps its own */
+	w.c = c;
+	assert_int_equal(pebs_c2c__for_each_offset(c, s.id[0],
+						   first_offset_ip, &w), 0);
+	assert_int_equal(w.ip.nodes, (1 << 1) | (1 << 3));
+	assert_int_equal(w.ip.pa_cnt, 3);
+	pebs_c2c__delete(c);
+}
+
+/* user lines are per process, kernel lines are not */
+static void test_line_keys(void **state)
+{
+	struct pebs_c2c *c;
+	struct seen s;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	add(c, 0x7000, 0x400, HITM_L, 1, 1, 0, 0);
+	add(c, 0x7000, 0x400, HITM_L, 2, 2, 0, 0);
+	add(c, 0xffff888000001000ULL, 0xffffffff81000000ULL, HITM_L, 1, 1, 0,
+	    0);
+	add(c, 0xffff888000001000ULL, 0xffffffff81000000ULL, HITM_L, 2, 2, 0,
+	    0);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 3);
+	s = lines(c, false);
+	/* kernel line first: 2 HITM; then pid 1, pid 2 */
+	assert_int_equal(s.line[0].pid, 0);
+	assert_int_equal(s.line[0].stats.tot_hitm, 2);
+	assert_int_equal(s.line[1].pid, 1);
+	assert_int_equal(s.line[2].pid, 2);
+	pebs_c2c__delete(c);
+}
+
+/* ---- sharing ------------------------------------------------------------ */
+
+static struct pebs_c2c_line one_line(struct pebs_c2c *c,
+				     enum pebs_c2c_display d)
+{
+	struct seen s;
+
+	assert_true(pebs_c2c__sort(c, d) >= 0);
+	s = lines(c, true);
+	assert_int_equal(s.n, 1);
+	return s.line[0];
+}
+
+static void test_sharing(void **state)
+{
+	struct pebs_c2c_line l;
+	struct pebs_c2c *c;
+
+	(void)state;
+	/* one thread writing two offsets: private */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	add(c, 0x1000, 0x1, L1ST, 1, 1, 0, 0);
+	add(c, 0x1008, 0x1, L1ST, 1, 1, 0, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_PRIVATE);
+	assert_int_equal(l.xwrites, 0);
+	/* a second thread reading another offset: false sharing */
+	add(c, 0x1010, 0x2, L1LD, 1, 2, 1, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_FALSE_SHARING);
+	assert_int_equal(l.evidence.tid_a, 1);
+	assert_int_equal(l.evidence.off_a, 0);
+	assert_int_equal(l.evidence.tid_b, 2);
+	assert_int_equal(l.evidence.off_b, 0x10);
+	assert_false(l.evidence.b_writes);
+	assert_false(l.also_false);
+	assert_int_equal(l.xwrites, 2);
+	/* it also writes offset 8: true sharing */
+	add(c, 0x1008, 0x2, L1ST, 1, 2, 1, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_TRUE_SHARING);
+	assert_int_equal(l.evidence.off_a, 8);
+	assert_int_equal(l.evidence.off_b, 8);
+	assert_int_not_equal(l.evidence.tid_a, l.evidence.tid_b);
+	assert_true(l.evidence.b_writes);
+	/* and still false sharing: t1 at 0 and t2 at 0x10 or 8 */
+	assert_true(l.also_false);
+	assert_int_not_equal(l.false_evidence.off_a, l.false_evidence.off_b);
+	assert_int_not_equal(l.false_evidence.tid_a, l.false_evidence.tid_b);
+	pebs_c2c__delete(c);
+
+	/* readers only: private */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	add(c, 0x1000, 0x1, L1LD, 1, 1, 0, 0);
+	add(c, 0x1008, 0x1, L1LD, 1, 2, 0, 0);
+	assert_int_equal(one_line(c, PEBS_C2C_TOT_HITM).sharing,
+			 PEBS_C2C_PRIVATE);
+	pebs_c2c__delete(c);
+
+	/*
+	 * The first writer (t1 at 0) has no partner (t2 reads offset 0
+	 * only), a later writer does: t1 writes 8 while t2 reads 0.
+	 */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	add(c, 0x1000, 0x1, L1ST, 1, 1, 0, 0);
+	add(c, 0x1000, 0x1, L1LD, 1, 2, 0, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_PRIVATE);
+	add(c, 0x1008, 0x1, L1ST, 1, 1, 0, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_FALSE_SHARING);
+	assert_int_equal(l.evidence.tid_a, 1);
+	assert_int_equal(l.evidence.off_a, 8);
+	assert_int_equal(l.evidence.tid_b, 2);
+	assert_int_equal(l.evidence.off_b, 0);
+	pebs_c2c__delete(c);
+}
+
+/* Samples without a data source: unknown kind, ranked by cross-thread
+ * writes (memwalk --share: two threads write words of one line). */
+static void test_no_data_src(void **state)
+{
+	struct pebs_c2c_sample s = { .ip = 0x1, .cpu = UINT32_MAX,
+				     .mapped = true };
+	struct pebs_c2c *c;
+	struct seen v;
+	int i;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	for (i = 0; i < 3; i++) {
+		s.addr = 0x5000;
+		s.pid = 10;
+		s.tid = 10;
+		assert_int_equal(pebs_c2c__add(c, &s), 0);
+		s.addr = 0x5008;
+		s.tid = 11;
+		assert_int_equal(pebs_c2c__add(c, &s), 0);
+	}
+	/* a private line with more samples */
+	for (i = 0; i < 10; i++) {
+		s.addr = 0x9000;
+		assert_int_equal(pebs_c2c__add(c, &s), 0);
+	}
+	assert_false(pebs_c2c__has_data_src(c));
+	assert_int_equal(pebs_c2c__stats(c)->noparse, 16);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 0);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_XWRITES), 1);
+	v = lines(c, true);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(v.addr[0], 0x5000);
+	assert_int_equal(v.line[0].xwrites, 6);
+	assert_int_equal(v.line[0].unknown, 6);
+	assert_int_equal(v.line[0].nr_cpus, 0);
+	assert_int_equal(v.line[0].sharing, PEBS_C2C_FALSE_SHARING);
+	assert_true(v.line[0].evidence.b_writes);
+	assert_int_equal(v.line[1].xwrites, 0);
+	assert_int_equal(v.line[1].sharing, PEBS_C2C_PRIVATE);
+	pebs_c2c__delete(c);
+}
+
+static int count_line(const struct pebs_c2c_line *l, void *arg)
+{
+	unsigned int *n = arg;
+
+	assert_int_equal(l->nr_offsets, 1);
+	assert_int_equal(l->stats.nr_entries, 1);
+	(*n)++;
+	return 0;
+}
+
+/* Many keys: the hash grows, nothing is lost. */
+static void test_growth(void **state)
+{
+	struct pebs_c2c *c;
+	unsigned int n;
+	uint64_t i;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	for (i = 0; i < 50000; i++)
+		add(c, 0x100000 + i * 64 + (i & 63), 0x400 + (i & 7),
+		    i % 97 ? L1LD : HITM_L, 1, (uint32_t)(i & 15),
+		    (uint32_t)(i & 3), 10);
+	assert_int_equal(pebs_c2c__stats(c)->nr_entries, 50000);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 516);
+	assert_int_equal(pebs_c2c__shared(c, NULL), 516);
+	n = 0;
+	assert_int_equal(pebs_c2c__for_each_line(c, true, count_line, &n), 0);
+	assert_int_equal(n, 50000);
+	pebs_c2c__delete(c);
+}
+
+/* ---- perf.data files (the real fixtures) ------------------------------ */
+
+static void *load_fixture(const char *name, size_t *size)
+{
+	const char *src = getenv("PEBS_SRC");
+	char path[4096];
+	FILE *f;
+	void *buf;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src ? src : ".",
+		 name);
+	f = fopen(path, "rb");
+	if (!f)
+		print_error("%s: cannot open (set PEBS_SRC to the source tree)\n",
+			    path);
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	buf = malloc((size_t)n);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return buf;
+}
+
+static struct pebs_c2c *read_fixture(const void *buf, size_t size, int ret)
+{
+	struct pebs_perfdata *pd;
+	struct pebs_symbols *syms;
+	struct pebs_c2c *c;
+	uint64_t bad = 1;
+
+	assert_int_equal(pebs_perfdata__from_memory(buf, size, &pd), 0);
+	assert_int_equal(pebs_symbols__new(&syms), 0);
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	assert_int_equal(pebs_c2c__read_perfdata(c, pd, syms, &bad), ret);
+	assert_int_equal(bad, 0);
+	pebs_symbols__delete(syms);
+	pebs_perfdata__close(pd);
+	return c;
+}
+
+/*
+ * The numbers perf c2c report --stdio (perf 6.1) prints for the
+ * fixtures (the AMD one from a copy with its attrs cut to 128 bytes,
+ * which perf 6.1 needs): "No Page Map Rejects" needs the time order and
+ * the data mappings, the rest the decode rules.
+ */
+static void test_read_fixtures(void **state)
+{
+	const struct pebs_c2c_stats *st;
+	struct pebs_c2c *c;
+	struct seen s;
+	size_t size;
+	void *buf;
+
+	(void)state;
+	buf = load_fixture("amd-zen4-epyc9254_ibs-c2c_ring.perf.data", &size);
+	c = read_fixture(buf, size, 0);
+	st = pebs_c2c__stats(c);
+	assert_int_equal(st->nr_entries, 27447);
+	assert_int_equal(st->load, 6078);
+	assert_int_equal(st->ld_noadrs, 1047);
+	assert_int_equal(st->ld_l1hit, 5018);
+	assert_int_equal(st->rmt_hitm, 3);
+	assert_int_equal(st->lcl_dram, 2);
+	assert_int_equal(st->store, 1078);
+	assert_int_equal(st->st_noadrs, 254);
+	assert_int_equal(st->st_l1hit, 379);
+	assert_int_equal(st->st_na, 80);
+	assert_int_equal(st->nomap, 53);
+	assert_int_equal(st->noparse, 20291);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 2);
+	s = lines(c, false);
+	assert_int_equal(s.addr[0], 0x624b89b17180ULL);
+	assert_int_equal(s.line[0].stats.rmt_hitm, 2);
+	assert_int_equal(pebs_c2c_stats__records(&s.line[0].stats), 124);
+	assert_int_equal(s.addr[1], 0xff3b73af50bb3200ULL);
+	/* HEADER_MEM_TOPOLOGY: node 0; perf's PA cnt 1 */
+	assert_int_equal(s.line[0].nodes, 1);
+	assert_int_equal(s.line[0].phys_addrs, 1);
+	pebs_c2c__delete(c);
+	free(buf);
+
+	buf = load_fixture("intel-skx-xeon8173M_ldlat64_weight-struct.perf.data",
+			   &size);
+	c = read_fixture(buf, size, 0);
+	st = pebs_c2c__stats(c);
+	assert_int_equal(st->nr_entries, 14);
+	assert_int_equal(st->locks, 2);
+	assert_int_equal(st->ld_fbhit, 5);
+	assert_int_equal(st->ld_l1hit, 4);
+	assert_int_equal(st->ld_l2hit, 1);
+	assert_int_equal(st->ld_llchit, 4);
+	assert_int_equal(st->nomap, 9);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 0);
+	pebs_c2c__delete(c);
+	free(buf);
+}
+
+/* A record size made 4 bytes too long: the samples before it count. */
+static void test_read_damaged(void **state)
+{
+	struct pebs_perf_file_header h;
+	struct perf_event_header eh;
+	struct pebs_c2c *c;
+	size_t size, at, i;
+	unsigned char *buf;
+
+	(void)state;
+	buf = load_fixture("amd-zen4-epyc9254_ibs-c2c_ring.perf.data", &size);
+	memcpy(&h, buf, sizeof(h));
+	at = h.data.offset;
+	for (i = 0; i < 5000; i++) {
+		memcpy(&eh, buf + at, sizeof(eh));
+		at += eh.size;
+	}
+	memcpy(&eh, buf + at, sizeof(eh));
+	eh.size += 4;
+	memcpy(buf + at, &eh, sizeof(eh));
+	c = read_fixture(buf, size, -EBADMSG);
+	assert_true(pebs_c2c__stats(c)->nr_entries > 1000);
+	assert_true(pebs_c2c__stats(c)->nr_entries < 27447);
+	assert_int_equal(pebs_c2c__read_perfdata(NULL, NULL, NULL, NULL),
+			 -EINVAL);
+	pebs_c2c__delete(c);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_loads),
+		cmocka_unit_test(test_remote_bit),
+		cmocka_unit_test(test_stores_and_others),
+		cmocka_unit_test(test_sum_and_derived),
+		cmocka_unit_test(test_ranking),
+		cmocka_unit_test(test_walks),
+		cmocka_unit_test(test_line_keys),
+		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_sharing),
+		cmocka_unit_test(test_no_data_src),
+		cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_read_fixtures),
+		cmocka_unit_test(test_read_damaged),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
