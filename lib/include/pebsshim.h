@@ -1493,6 +1493,194 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     struct pebs_obs_thread *out,
 				     unsigned int max);
 
+/* ------------------------------------------------------------------ */
+/* Record views (lib/record.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/* COMM: a thread's name; exec set when it came from an exec. */
+struct pebs_record_comm {
+	uint32_t pid, tid;
+	const char *comm;	/* in the record */
+	bool exec;		/* PERF_RECORD_MISC_COMM_EXEC */
+};
+
+/* FORK and EXIT */
+struct pebs_record_task {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/* MMAP and MMAP2 (MMAP: prot is READ|EXEC, or READ|WRITE when data) */
+struct pebs_record_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;	/* MMAP2 without a build id */
+	uint64_t ino, ino_generation;
+	uint8_t build_id[20];	/* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint8_t build_id_size;	/* 0: none */
+	uint32_t prot, flags;	/* PROT_*, MAP_* */
+	bool data;		/* PERF_RECORD_MISC_MMAP_DATA */
+	const char *filename;	/* in the record */
+};
+
+/* LOST (id, lost) and LOST_SAMPLES (lost; id 0) */
+struct pebs_record_lost {
+	uint64_t id, lost;
+};
+
+/* SWITCH and SWITCH_CPU_WIDE (the other task only in the latter) */
+struct pebs_record_switch {
+	bool out, preempt;
+	uint32_t next_prev_pid, next_prev_tid;
+};
+
+/* THROTTLE and UNTHROTTLE */
+struct pebs_record_throttle {
+	uint64_t time, id, stream_id;
+};
+
+/* One decoded record: the member for @type is set. */
+struct pebs_record {
+	uint32_t type;		/* PERF_RECORD_*, or 68 FINISHED_ROUND */
+	uint16_t misc;
+	union {
+		struct pebs_record_comm comm;
+		struct pebs_record_task task;
+		struct pebs_record_mmap mmap;
+		struct pebs_record_lost lost;
+		struct pebs_record_switch sw;
+		struct pebs_record_throttle throttle;
+	};
+};
+
+/*
+ * pebs_record__decode - decode the non-sample record @ev into @r. The
+ * payload is @ev less its header and less @id_size bytes of sample_id
+ * trailer (struct pebs_sample_layout.id_size of the file's first attr
+ * when it has sample_id_all, else 0; perf's own records, type >= 64,
+ * have none); decode the trailer itself with pebs_sample__decode_id.
+ * Strings point into the record. Returns 0, -EBADMSG (too short for its
+ * type, or a string without its NUL), -ENOENT (a type without a view:
+ * SAMPLE, AUX, ...), -EINVAL.
+ */
+PEBS_API int pebs_record__decode(const struct perf_event_header *ev,
+				 size_t id_size, struct pebs_record *r);
+
+/* ------------------------------------------------------------------ */
+/* Threads over time (lib/thread.c)                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Threads of a recording, fed its records in time order: COMM sets a
+ * thread's comm (also after exec), FORK makes a thread that inherits its
+ * parent's comm, EXIT ends it (a later record for the tid is another
+ * thread). Comm strings are interned: equal names are one pointer, valid
+ * until __delete. Not thread-safe.
+ */
+struct pebs_threads;
+
+/* pebs_threads__new - an empty table. Returns 0, -EINVAL, -ENOMEM. */
+PEBS_API int pebs_threads__new(struct pebs_threads **tp);
+PEBS_API void pebs_threads__delete(struct pebs_threads *t);
+
+/*
+ * pebs_threads__add_record - apply COMM, FORK or EXIT (decoded by
+ * pebs_record__decode) at @time (the record's sample_id TIME, or 0).
+ * Other types are ignored. Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_threads__add_record(struct pebs_threads *t,
+				      const struct pebs_record *r,
+				      uint64_t time);
+
+/*
+ * pebs_threads__comm - the current comm of @tid, else of its process
+ * @pid, "swapper" for tid 0 (as perf), NULL if unknown (perf prints
+ * ":<tid>").
+ */
+PEBS_API const char *pebs_threads__comm(const struct pebs_threads *t,
+					int32_t pid, int32_t tid);
+
+/*
+ * pebs_threads__comm_at - the comm @tid had at @time (the last change at
+ * or before it; the first known if @time precedes them all), "swapper"
+ * for an unknown tid 0, else NULL.
+ */
+PEBS_API const char *pebs_threads__comm_at(const struct pebs_threads *t,
+					   int32_t tid, uint64_t time);
+
+/* pebs_threads__pid - the process of @tid, or -1 if unknown. */
+PEBS_API int32_t pebs_threads__pid(const struct pebs_threads *t, int32_t tid);
+
+/* pebs_threads__nr - the number of threads known. */
+PEBS_API size_t pebs_threads__nr(const struct pebs_threads *t);
+
+/* ------------------------------------------------------------------ */
+/* Time-ordered records (lib/ordered.c)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Records in time order, as perf's ordered events: queued records are
+ * delivered sorted by time (ties in queue order) at each
+ * FINISHED_ROUND up to the newest time seen before the previous round,
+ * and all at __flush. Past max_queued records the oldest half goes out
+ * early (bounded memory). Records are not copied: they must stay valid
+ * until delivered. The callback returns 0 to go on, else that value
+ * stops the processing and is returned.
+ */
+struct pebs_ordered;
+
+/* @time of a record without one: delivered at once, in file order */
+#define PEBS_ORDERED_NO_TIME	UINT64_MAX
+
+typedef int (*pebs_ordered_fn)(void *arg, const struct perf_event_header *ev,
+			       uint64_t time);
+
+/*
+ * pebs_ordered__new - a queue calling @fn(@arg, record, time); max_queued
+ * 0 means 1 Mi records. Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_ordered__new(size_t max_queued, pebs_ordered_fn fn,
+			       void *arg, struct pebs_ordered **op);
+PEBS_API void pebs_ordered__delete(struct pebs_ordered *o);
+
+/*
+ * pebs_ordered__queue - queue @ev of time @time (PEBS_ORDERED_NO_TIME:
+ * delivered now). Returns 0, -ENOMEM, or what the callback returned.
+ */
+PEBS_API int pebs_ordered__queue(struct pebs_ordered *o,
+				 const struct perf_event_header *ev,
+				 uint64_t time);
+
+/* pebs_ordered__round - a FINISHED_ROUND. Returns as __queue. */
+PEBS_API int pebs_ordered__round(struct pebs_ordered *o);
+
+/* pebs_ordered__flush - deliver everything queued. Returns as __queue. */
+PEBS_API int pebs_ordered__flush(struct pebs_ordered *o);
+
+/*
+ * pebs_ordered__out_of_order - records queued older than one already
+ * delivered (they are delivered late, at the next round).
+ */
+PEBS_API uint64_t pebs_ordered__out_of_order(const struct pebs_ordered *o);
+
+/* pebs_ordered__process flags */
+#define PEBS_ORDERED_FILE_ORDER	 (1u << 0) /* an event lacks TIME */
+#define PEBS_ORDERED_OUT_OF_ORDER (1u << 1) /* some came after a round */
+
+/*
+ * pebs_ordered__process - every record of @pd (from where __next is) to
+ * @fn in time order: a record's time is its sample TIME, or its
+ * sample_id TIME (sample_id_all); records without one go at once;
+ * FINISHED_ROUND (68) records bound the reordering and are not passed
+ * on. If an event does not sample TIME, records go in file order and
+ * PEBS_ORDERED_FILE_ORDER is set in *flags (may be NULL). Returns 0,
+ * -EBADMSG (a damaged record: those before it were delivered),
+ * -ENOMEM, or what the callback returned.
+ */
+PEBS_API int pebs_ordered__process(struct pebs_perfdata *pd,
+				   pebs_ordered_fn fn, void *arg,
+				   unsigned int *flags);
+
 #ifdef __cplusplus
 }
 #endif
