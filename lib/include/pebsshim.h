@@ -1186,7 +1186,7 @@ PEBS_API int pebs_perfdata_writer__close(struct pebs_perfdata_writer *w);
  * up by binary search; among aliases at one address the global, least
  * underscored name is shown. Kernel addresses resolve through
  * /proc/kallsyms on request (pebs_symbols__load_kallsyms), else to
- * "[kernel]". A pebs_symbols is not thread-safe.
+ * "[kernel.kallsyms]" without a symbol. A pebs_symbols is not thread-safe.
  */
 struct pebs_symbols;
 
@@ -1194,7 +1194,7 @@ struct pebs_symbols;
 struct pebs_sym {
 	const char *name;	/* symbol, or NULL if none covers ip */
 	uint64_t offset;	/* ip - symbol start */
-	const char *dso;	/* mapped file ("[vdso]", "[kernel]", ...),
+	const char *dso;	/* mapped file ("[vdso]", "[kernel.kallsyms]", ...),
 				   or NULL if ip is in no known mapping */
 	uint64_t dso_offset;	/* file offset of ip within dso */
 };
@@ -1244,7 +1244,7 @@ PEBS_API int pebs_symbols__set_build_id(struct pebs_symbols *syms,
 /*
  * pebs_symbols__load_kallsyms - resolve kernel addresses (ip >= 2^63)
  * through this host's /proc/kallsyms from now on; only right for
- * recordings of this boot. Without it they resolve to dso "[kernel]"
+ * recordings of this boot. Without it they resolve to dso "[kernel.kallsyms]"
  * and no symbol. Returns the number of symbols, -EACCES if kallsyms
  * shows no addresses (kptr_restrict), or -errno.
  */
@@ -1680,6 +1680,150 @@ PEBS_API uint64_t pebs_ordered__out_of_order(const struct pebs_ordered *o);
 PEBS_API int pebs_ordered__process(struct pebs_perfdata *pd,
 				   pebs_ordered_fn fn, void *arg,
 				   unsigned int *flags);
+
+/* ------------------------------------------------------------------ */
+/* Report: samples grouped by sort keys (lib/report.c)                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Samples grouped by a set of sort keys, as perf report's histograms.
+ * Per row: samples, the sum of their periods (perf's Overhead is a row's
+ * share of the total period), weights, and loads, stores and HitM from
+ * the data source. The caller resolves each sample once (comm from
+ * pebs_threads, dso and symbol from pebs_symbols: strings compare by
+ * pointer, equal pointers being equal names) and adds it. Samples
+ * without a data address (page, line, addr keys) or data source (src)
+ * are not counted in a report that has those keys. Not thread-safe.
+ */
+struct pebs_report;
+
+enum pebs_report_key {
+	PEBS_REPORT_PID, PEBS_REPORT_TID, PEBS_REPORT_COMM, PEBS_REPORT_DSO,
+	PEBS_REPORT_SYM, PEBS_REPORT_CPU, PEBS_REPORT_EVENT, PEBS_REPORT_PAGE,
+	PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
+	PEBS_REPORT_NR_KEYS
+};
+
+#define PEBS_REPORT_MAX_KEYS	8
+#define PEBS_REPORT_MAX_TIDS	8	/* thread ids kept per row */
+
+/* One resolved sample. */
+struct pebs_report_sample {
+	int32_t pid, tid;
+	uint32_t cpu;
+	unsigned int event;	/* attr index */
+	const char *comm;	/* NULL: unknown (shown as ":tid") */
+	const char *dso;	/* file path or "[vdso]"...; NULL: unknown */
+	const char *sym;	/* NULL: unresolved (shown as ip) */
+	uint64_t ip;		/* unresolved: the address perf shows (in its
+				   file for a mapped user address, else raw) */
+	bool kernel;		/* [k], else [.] */
+	bool has_addr, has_src, has_weight;
+	uint64_t addr, data_src, weight;
+	uint64_t period;	/* PERIOD, or the attr's sample_period */
+};
+
+/* One row: its key fields (others zero) and what it sums. */
+struct pebs_report_row {
+	int32_t pid, tid;
+	uint32_t cpu;
+	unsigned int event;
+	const char *comm, *dso, *sym;
+	uint64_t ip;
+	bool kernel;
+	uint64_t addr, data_src;
+	uint64_t samples, period;
+	uint64_t weight_sum, weight_nr;
+	uint32_t loads, stores, hitm;
+	int32_t tids[PEBS_REPORT_MAX_TIDS];
+	unsigned int nr_tids;	/* distinct; PEBS_REPORT_MAX_TIDS + 1: more */
+};
+
+/*
+ * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
+ * perf's "symbol" is accepted for sym). Returns the number of keys, or
+ * -EINVAL with pebs_errmsg() naming the bad token.
+ */
+PEBS_API int pebs_report__parse_keys(const char *str,
+				     enum pebs_report_key *keys,
+				     unsigned int max);
+
+/* pebs_report__key_name - "comm" etc., NULL for a bad key. */
+PEBS_API const char *pebs_report__key_name(enum pebs_report_key key);
+
+/*
+ * pebs_report__new - an empty report grouped by @keys (1 to
+ * PEBS_REPORT_MAX_KEYS) for samples of @nr_events events (per-event
+ * totals). Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_report__new(const enum pebs_report_key *keys,
+			      unsigned int nr_keys, unsigned int nr_events,
+			      struct pebs_report **rp);
+PEBS_API void pebs_report__delete(struct pebs_report *r);
+
+/* pebs_report__add - count one sample. Returns 0 or -ENOMEM. */
+PEBS_API int pebs_report__add(struct pebs_report *r,
+			      const struct pebs_report_sample *s);
+
+/*
+ * pebs_report__sort - order the rows by period, then samples, then
+ * first seen. After it, no more __add.
+ */
+PEBS_API void pebs_report__sort(struct pebs_report *r);
+
+/* pebs_report__nr_rows, __row - the rows (NULL past the end). */
+PEBS_API size_t pebs_report__nr_rows(const struct pebs_report *r);
+PEBS_API const struct pebs_report_row *
+pebs_report__row(const struct pebs_report *r, size_t i);
+
+/*
+ * pebs_report__totals - samples and period counted, of event @event or,
+ * with -1, of all (either pointer may be NULL).
+ */
+PEBS_API void pebs_report__totals(const struct pebs_report *r, int event,
+				  uint64_t *samples, uint64_t *period);
+
+/* pebs_report__keys - the report's keys in *keys; returns how many. */
+PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
+					const enum pebs_report_key **keys);
+
+/*
+ * pebs_report__field - a row's @key field as perf prints it: comm (or
+ * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
+ * "[.] 0x%016llx" when unresolved, cpu "%03u", event index, addresses
+ * "0x..", data source. Returns what snprintf returns, or -EINVAL.
+ */
+PEBS_API int pebs_report__field(const struct pebs_report_row *row,
+				enum pebs_report_key key, char *buf,
+				size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Symbols: recorded build ids and the kernel (lib/symbols.c)          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_symbols__add_build_ids - the HEADER_BUILD_ID section of a
+ * perf.data file (pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, ...)):
+ * every file's recorded build id (pebs_symbols__set_build_id), the
+ * kernel's ("[kernel.kallsyms]") included. Symbols of a file whose
+ * local copy differs then come from ~/.debug/.build-id or
+ * /usr/lib/debug/.build-id, or are not shown. Returns the number of
+ * build ids taken, -EBADMSG (an entry overruns the section), -ENOMEM.
+ */
+PEBS_API int pebs_symbols__add_build_ids(struct pebs_symbols *syms,
+					 const void *data, size_t size);
+
+/*
+ * pebs_symbols__load_kernel - load this host's /proc/kallsyms only if
+ * the recording's kernel is the running one: its build id (from
+ * HEADER_BUILD_ID, or a kernel MMAP2 with a build id) equals the one in
+ * /sys/kernel/notes, or, when none was recorded, the kernel map's _text
+ * (perf's kernel MMAP) equals this boot's. Otherwise kernel addresses
+ * stay unresolved (dso "[kernel.kallsyms]", no symbol), as perf shows
+ * them. Returns 1 (loaded), 0 (another kernel, or unknown), or -errno
+ * of pebs_symbols__load_kallsyms.
+ */
+PEBS_API int pebs_symbols__load_kernel(struct pebs_symbols *syms);
 
 #ifdef __cplusplus
 }

@@ -271,7 +271,7 @@ static void test_kernel(void **state)
 
 	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
 					       &sym), -ENOENT);
-	assert_string_equal(sym.dso, "[kernel]");
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
 
 	n = pebs_symbols__load_kallsyms(syms);
 	if (n == -EACCES || n == -ENOENT)
@@ -295,6 +295,83 @@ static void test_kernel(void **state)
 	assert_string_equal(sym.dso, "[kernel.kallsyms]");
 }
 
+/* A HEADER_BUILD_ID entry for @name with build id bytes all @byte. */
+static size_t bid_entry(unsigned char *buf, const char *name,
+			unsigned char byte)
+{
+	struct perf_event_header h = { 67, 1 << 15, 0 };
+	size_t len = (strlen(name) + 1 + 63) / 64 * 64;
+	int32_t pid = -1;
+
+	h.size = (uint16_t)(sizeof(h) + 28 + len);
+	memset(buf, 0, h.size);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &pid, 4);
+	memset(buf + sizeof(h) + 4, byte, 20);
+	buf[sizeof(h) + 24] = 20;
+	strcpy((char *)buf + sizeof(h) + 28, name);
+	return h.size;
+}
+
+/* The running kernel's build id from /sys/kernel/notes, or 0 bytes. */
+static size_t host_bid(unsigned char *bid)
+{
+	unsigned char buf[4096];
+	size_t n, off = 0;
+	FILE *f = fopen("/sys/kernel/notes", "r");
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (off + 12 <= n) {
+		uint32_t nsz, dsz, type;
+
+		memcpy(&nsz, buf + off, 4);
+		memcpy(&dsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		if (type == 3 && nsz == 4 && dsz == 20) {
+			memcpy(bid, buf + off + 16, 20);
+			return 20;
+		}
+		off += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+	}
+	return 0;
+}
+
+static void test_kernel_build_id(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	unsigned char sec[512], bid[20];
+	size_t n = 0;
+	struct pebs_sym sym;
+	int ret;
+
+	/* another kernel: kallsyms is not loaded, addresses stay raw */
+	n += bid_entry(sec + n, "[kernel.kallsyms]", 0x5a);
+	n += bid_entry(sec + n, "/nonexistent/lib.so", 0x11);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 2);
+	assert_int_equal(pebs_symbols__load_kernel(syms), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
+					       &sym), -ENOENT);
+	assert_null(sym.name);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+	/* an entry running past the section */
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n - 8),
+			 -EBADMSG);
+
+	/* this kernel: loaded */
+	if (!host_bid(bid))
+		skip();
+	n = bid_entry(sec, "[kernel.kallsyms]", 0);
+	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	ret = pebs_symbols__load_kernel(syms);
+	if (ret == -EACCES)
+		skip();
+	assert_int_equal(ret, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +386,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_build_id_mismatch, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_build_id, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - `pebs-shim report`: the state cmd-report.c fills from the
+ * library (threads, symbols, grouped tables) and report-print.c prints.
+ */
+#ifndef PEBS_SHIM_REPORT_H
+#define PEBS_SHIM_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pebsshim.h"
+
+#define MAX_TABLES	8
+
+/* One printed table: a grouping of the samples. */
+struct table {
+	const char *title;
+	struct pebs_report *rep;
+	bool sharing;		/* the cache-line sharing view of another */
+	struct table *view_of;	/* its rows come from that table */
+};
+
+/* The weights of one event's samples, for percentiles. */
+struct wlist {
+	uint32_t *v;
+	size_t nr, cap;
+};
+
+struct report {
+	const char *path;
+	struct pebs_perfdata *pd;
+	struct pebs_symbols *syms;
+	struct pebs_threads *threads;
+	size_t id_size;		/* sample_id trailer of non-sample records */
+	unsigned int nr_attrs;
+	uint64_t *attr_samples;	/* per event, counted before the tables */
+	unsigned int nr_counted;
+	bool by_event;		/* samples of several events: split tables */
+	uint64_t samples, lost, lost_samples, throttles, bad;
+	uint64_t first_time, last_time;
+	uint64_t with_addr, with_src;
+	struct wlist *weights;	/* per event */
+	size_t nr_weights;
+	unsigned int flags;	/* PEBS_ORDERED_* of the pass */
+	int kernel;		/* pebs_symbols__load_kernel's answer */
+	/* options */
+	unsigned int top;	/* rows per table */
+	bool show_nr;		/* -n: the samples column */
+	struct table tables[MAX_TABLES];
+	unsigned int nr_tables;
+};
+
+/* report-print.c */
+void report_print_header(const struct report *r);
+void report_print_table(const struct report *r, struct table *t);
+void report_print_weights(const struct report *r);
+
+#endif /* PEBS_SHIM_REPORT_H */
