@@ -1,0 +1,81 @@
+#!/bin/bash
+# report-perf.t - `pebs-shim report` agrees with `perf report --stdio` on
+# the same files: three synthetic recordings written with the library's
+# writer (tests/unit/test-report: varying periods, records out of time
+# order around an exec, a kernel whose build id is not this one's) and
+# a real one of bash that execs memwalk (the exec case of issue 11).
+# Rows are compared on Overhead, samples, command, shared object and
+# symbol (perf may cut a command to its column: a prefix is enough).
+B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
+PS=$B/pebs-shim
+T=$(mktemp -d /tmp/report-perf-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$S/tests/tap.sh"
+
+echo "1..9"
+
+# "overhead samples comm dso sym" per row, from perf and from pebs-shim
+perf_rows() {
+	perf report --stdio -i "$1" --sort "$2" -n 2>/dev/null |
+		awk '/^ +[0-9.]+%/ { $1 = $1; print }'
+}
+ps_rows() {
+	"$PS" report -i "$1" --sort "$2" -n --top 0 2>"$T/ps.err" |
+		sed -n '/^# samples by --sort keys/,$p' |
+		awk '/^ +[0-9.]+%/ { $3 = ""; $1 = $1; print }' | tr -s ' '
+}
+# same FILE KEYS: the rows agree (a perf command may be a prefix)
+same() {
+	perf_rows "$1" "$2" >"$T/perf.rows"
+	ps_rows "$1" "$2" >"$T/ps.rows"
+	test -s "$T/perf.rows" && test ! -s "$T/ps.err" &&
+	awk 'NR == FNR { p[FNR] = $0; n = FNR; next }
+	     { split(p[FNR], a, " "); m = split($0, b, " ")
+	       if (FNR > n || a[1] != b[1] || a[2] != b[2] ||
+		   index(b[3], a[3]) != 1) exit 1
+	       for (i = 4; i <= m; i++) if (a[i] != b[i]) exit 1 }
+	     END { if (FNR != n) exit 1 }' "$T/perf.rows" "$T/ps.rows"
+}
+show() { nok "$1"; diag "$T/perf.rows"; echo "# --- pebs-shim:"; diag "$T/ps.rows" "$T/ps.err"; }
+
+PEBS_REPORT_KEEP=$T "$B/tests/unit/test-report" >"$T/unit.out" 2>&1
+check "the unit test wrote three recordings" \
+	test -s "$T/periods.data" -a -s "$T/order.data" -a -s "$T/foreign.data"
+
+if same "$T/periods.data" comm,dso,sym; then
+	ok "varying periods: Overhead is the period share, as perf (90.91 / 9.09)"
+else show "varying periods: Overhead is the period share, as perf"; fi
+check "varying periods: one sample holds 90.91 %" \
+	grep -q '^90.91% 1 test-report test-report \[\.\] pebs_test_heavy_fn$' "$T/ps.rows"
+
+if same "$T/order.data" comm,dso,sym; then
+	ok "records out of time order: samples before the exec keep the old comm, as perf"
+else show "records out of time order: samples before the exec keep the old comm, as perf"; fi
+
+if same "$T/foreign.data" comm,dso,sym; then
+	ok "another kernel's build id: raw kernel addresses, as perf"
+else show "another kernel's build id: raw kernel addresses, as perf"; fi
+"$PS" report -i "$T/foreign.data" >"$T/foreign.out" 2>&1
+check "another kernel's build id: [k] 0xffff..., not this host's schedule" \
+	bash -c "grep -qE '\\[k\\] 0xffff[0-9a-f]{12}' '$T/foreign.out' &&
+		 ! grep -q schedule '$T/foreign.out' &&
+		 grep -q '^# kernel    : another' '$T/foreign.out'"
+
+# the exec case: bash counts, then execs memwalk in the same process
+R=$T/exec.data
+if "$PS" record -e cpu-clock -o "$R" -- bash -c \
+	'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; exec '"$B"'/workloads/memwalk --seconds 0.3' \
+	>"$T/rec.out" 2>&1 && test -s "$R"; then
+	if same "$R" comm,dso; then
+		ok "exec: --sort comm,dso as perf report --sort comm,dso"
+	else show "exec: --sort comm,dso as perf report --sort comm,dso"; fi
+	check "exec: bash's own samples go to bash and libc.so.6, not [unknown]" \
+		bash -c "grep -qE '^[0-9.]+% [0-9]+ bash bash$' '$T/ps.rows' &&
+			 grep -qE '^[0-9.]+% [0-9]+ bash libc.so.6$' '$T/ps.rows' &&
+			 ! grep -q '\\[unknown\\]' '$T/ps.rows'"
+	if same "$R" dso; then
+		ok "exec: --sort dso as perf"
+	else show "exec: --sort dso as perf"; fi
+else
+	for i in 1 2 3; do skip "pebs-shim record failed: $(head -1 "$T/rec.out")"; done
+fi
