@@ -35,6 +35,7 @@ struct pebs_report {
 	size_t nr, cap_rows;
 	struct slot *slots;
 	size_t cap;		/* a power of two */
+	uint32_t *order;	/* rows in sorted order, after __sort */
 	uint64_t samples, period;
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	unsigned int nr_events;
@@ -131,6 +132,7 @@ void pebs_report__delete(struct pebs_report *r)
 		return;
 	free(r->rows);
 	free(r->slots);
+	free(r->order);
 	free(r->ev_samples);
 	free(r->ev_period);
 	free(r);
@@ -203,6 +205,10 @@ static void make_key(const struct pebs_report *r,
 		}
 		h = mix(h, v);
 	}
+	/* spread the bits: keys such as page addresses share low bits */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
 	*hash = h;
 }
 
@@ -367,11 +373,12 @@ static int key_cmp(const struct pebs_report_row *x,
 	}
 }
 
-/* Rows by period, then samples, then their keys as perf. */
+/* Rows (by index) by period, then samples, then their keys as perf. */
 static int row_cmp(const void *a, const void *b, void *arg)
 {
-	const struct pebs_report_row *x = a, *y = b;
 	const struct pebs_report *r = arg;
+	const struct pebs_report_row *x = &r->rows[*(const uint32_t *)a];
+	const struct pebs_report_row *y = &r->rows[*(const uint32_t *)b];
 	unsigned int i;
 	int c;
 
@@ -389,11 +396,20 @@ static int row_cmp(const void *a, const void *b, void *arg)
 
 void pebs_report__sort(struct pebs_report *r)
 {
-	/* the index would point at moved rows: drop it (no more __add) */
+	size_t i;
+
+	/* the index is not needed any more (no more __add): reuse it */
+	free(r->order);
+	r->order = malloc((r->nr ? r->nr : 1) * sizeof(*r->order));
+	if (!r->order)
+		return;		/* rows stay in the order first seen */
+	for (i = 0; i < r->nr; i++)
+		r->order[i] = (uint32_t)i;
+	/* sort indices, not the (large) rows */
+	qsort_r(r->order, r->nr, sizeof(*r->order), row_cmp, r);
 	free(r->slots);
 	r->slots = NULL;
 	r->cap = 0;
-	qsort_r(r->rows, r->nr, sizeof(*r->rows), row_cmp, r);
 }
 
 size_t pebs_report__nr_rows(const struct pebs_report *r)
@@ -404,7 +420,9 @@ size_t pebs_report__nr_rows(const struct pebs_report *r)
 const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 					       size_t i)
 {
-	return i < r->nr ? &r->rows[i] : NULL;
+	if (i >= r->nr)
+		return NULL;
+	return &r->rows[r->order ? r->order[i] : i];
 }
 
 void pebs_report__totals(const struct pebs_report *r, int event,

@@ -1766,8 +1766,9 @@ PEBS_API int pebs_report__add(struct pebs_report *r,
 			      const struct pebs_report_sample *s);
 
 /*
- * pebs_report__sort - order the rows by period, then samples, then
- * first seen. After it, no more __add.
+ * pebs_report__sort - order the rows as perf prints them: by period,
+ * then samples, then the key fields ascending (rows are not moved: an
+ * index is sorted). After it, no more __add.
  */
 PEBS_API void pebs_report__sort(struct pebs_report *r);
 
