@@ -287,6 +287,17 @@ static void row_add_tid(struct pebs_report_row *row, int32_t tid)
 		row->nr_tids++;
 }
 
+static void add_totals(struct pebs_report *r,
+		       const struct pebs_report_sample *s)
+{
+	r->samples++;
+	r->period += s->period;
+	if (s->event < r->nr_events) {
+		r->ev_samples[s->event]++;
+		r->ev_period[s->event] += s->period;
+	}
+}
+
 int pebs_report__add(struct pebs_report *r,
 		     const struct pebs_report_sample *s)
 {
@@ -296,6 +307,10 @@ int pebs_report__add(struct pebs_report *r,
 
 	if ((r->need_addr && !s->has_addr) || (r->need_src && !s->has_src))
 		return 0;
+	if (s->hidden) {
+		add_totals(r, s);
+		return 0;
+	}
 	make_key(r, s, &k, &h);
 	row = find_row(r, &k, (uint32_t)(h ^ (h >> 32)));
 	if (!row)
@@ -313,12 +328,7 @@ int pebs_report__add(struct pebs_report *r,
 			     (src.mem_snoopx & PERF_MEM_SNOOPX_PEER);
 	}
 	row_add_tid(row, s->tid);
-	r->samples++;
-	r->period += s->period;
-	if (s->event < r->nr_events) {
-		r->ev_samples[s->event]++;
-		r->ev_period[s->event] += s->period;
-	}
+	add_totals(r, s);
 	return 0;
 }
 

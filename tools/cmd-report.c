@@ -21,6 +21,11 @@
 
 #define KERNEL_START	(1ULL << 63)
 
+enum {
+	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
+	OPT_TIME, OPT_PCT,
+};
+
 static void report_err(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
@@ -146,6 +151,17 @@ static int on_sample(struct report *r, const struct perf_event_header *ev)
 	}
 	resolve(r, ev, &s, idx, &rs);
 	r->samples++;
+	switch (pebs_filter__match(r->filter, &rs, s.time)) {
+	case PEBS_FILTER_DROP:
+		r->filtered++;
+		return 0;
+	case PEBS_FILTER_HIDE:
+		rs.hidden = true;
+		r->filtered++;
+		break;
+	default:
+		break;
+	}
 	if (s.present & PERF_SAMPLE_TIME) {
 		if (!r->first_time || s.time < r->first_time)
 			r->first_time = s.time;
@@ -224,6 +240,12 @@ static int count_events(struct report *r)
 			if (idx >= r->nr_counted && grow_counts(r, idx + 1))
 				return -ENOMEM;
 			r->attr_samples[idx]++;
+			if (!(s.present & PERF_SAMPLE_TIME))
+				continue;
+			if (!r->span_first || s.time < r->span_first)
+				r->span_first = s.time;
+			if (s.time > r->span_last)
+				r->span_last = s.time;
 		} else if ((ev->type == PERF_RECORD_MMAP ||
 			    ev->type == PERF_RECORD_MMAP2) &&
 			   !pebs_record__decode(ev, 0, &rec) &&
@@ -285,6 +307,11 @@ static int run(struct report *r, const char *sort)
 	if (!r->weights || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
+	if (r->time_spec && pebs_filter__time(r->filter, r->time_spec,
+					      r->span_first, r->span_last)) {
+		report_err("%s", pebs_errmsg());
+		return 2;
+	}
 	r->kernel = pebs_symbols__load_kernel(r->syms);
 	err = pebs_ordered__process(r->pd, on_record, r, &r->flags);
 	if (err == -ENOMEM)
@@ -322,7 +349,31 @@ static void report_free(struct report *r)
 	free(r->attr_samples);
 	pebs_threads__delete(r->threads);
 	pebs_symbols__delete(r->syms);
+	pebs_filter__delete(r->filter);
 	pebs_perfdata__close(r->pd);
+}
+
+static int add_filter(struct report *r, int opt, const char *arg)
+{
+	int err;
+
+	switch (opt) {
+	case OPT_COMM:
+		err = pebs_filter__comms(r->filter, arg);
+		break;
+	case OPT_PID:
+		err = pebs_filter__pids(r->filter, arg);
+		break;
+	case OPT_TID:
+		err = pebs_filter__tids(r->filter, arg);
+		break;
+	default:
+		err = pebs_filter__cpus(r->filter, arg);
+		break;
+	}
+	if (err)
+		report_err("%s", pebs_errmsg());
+	return err;
 }
 
 static void usage(FILE *f)
@@ -348,6 +399,15 @@ static void usage(FILE *f)
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
 "      --stdio          plain text output (the only output; for perf\n"
 "                       habits)\n"
+"      --comm=LIST      only samples of these commands (a,b)\n"
+"      --pid=LIST       only samples of these processes\n"
+"      --tid=LIST       only samples of these threads\n"
+"      --cpu=LIST       only samples on these CPUs (0-3,8)\n"
+"      --time=SPEC      only samples in this time: start,end in seconds\n"
+"                       (either may be empty), or perf's A%%-B%% and N%%/M\n"
+"      --percent-limit=P  hide rows below P %% Overhead\n"
+"--comm, --pid and --tid hide rows but keep the total (Overhead stays a\n"
+"share of all samples), --cpu and --time leave samples out, as perf.\n"
 "  -h, --help           this help\n"
 "\n"
 "Records are processed in time order (perf's rounds), so a sample is\n"
@@ -363,13 +423,18 @@ static void usage(FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_TOP = 256, OPT_STDIO };
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "time", required_argument, NULL, OPT_TIME },
+		{ "percent-limit", required_argument, NULL, OPT_PCT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -379,6 +444,10 @@ int cmd_report(int argc, char **argv)
 	char *end;
 	int c, ret;
 
+	if (pebs_filter__new(&r.filter)) {
+		report_err("%s", pebs_errmsg());
+		return 1;
+	}
 	while ((c = getopt_long(argc, argv, "i:s:nh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -392,7 +461,7 @@ int cmd_report(int argc, char **argv)
 			if (*end || !*optarg || optarg[0] == '-') {
 				report_err("bad row count '%s': give a number",
 					   optarg);
-				return 2;
+				goto out_usage;
 			}
 			if (!r.top)
 				r.top = ~0u;
@@ -402,27 +471,51 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_STDIO:
 			break;
+		case OPT_COMM:
+		case OPT_PID:
+		case OPT_TID:
+		case OPT_CPU:
+			if (add_filter(&r, c, optarg))
+				goto out_usage;
+			break;
+		case OPT_TIME:
+			r.time_spec = optarg;
+			break;
+		case OPT_PCT:
+			r.percent_limit = strtod(optarg, &end);
+			if (end == optarg || *end || r.percent_limit < 0 ||
+			    r.percent_limit > 100) {
+				report_err("bad --percent-limit '%s': give a "
+					   "percentage such as 0.5", optarg);
+				goto out_usage;
+			}
+			break;
 		case 'h':
 			usage(stdout);
+			report_free(&r);
 			return 0;
 		default:
 			fprintf(stderr, "pebs-shim report: bad option: see "
 				"pebs-shim report --help\n");
-			return 2;
+			goto out_usage;
 		}
 	}
 	if (optind != argc) {
 		report_err("unexpected argument '%s': the input is -i FILE",
 			   argv[optind]);
-		return 2;
+		goto out_usage;
 	}
 	/* one key fewer than the maximum: "event," may go first */
 	if (sort && pebs_report__parse_keys(sort, keys,
 					    PEBS_REPORT_MAX_KEYS - 1) < 0) {
 		report_err("%s", pebs_errmsg());
-		return 2;
+		goto out_usage;
 	}
 	ret = run(&r, sort);
 	report_free(&r);
 	return ret;
+
+out_usage:
+	report_free(&r);
+	return 2;
 }

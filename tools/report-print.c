@@ -58,8 +58,12 @@ static double share(const struct report *r, const struct pebs_report *rep,
 	return samples ? 100.0 * (double)row->samples / (double)samples : 0;
 }
 
-static bool shown(const struct table *t, const struct pebs_report_row *row)
+static bool shown(const struct report *r, const struct table *t,
+		  const struct pebs_report *rep,
+		  const struct pebs_report_row *row)
 {
+	if (r->percent_limit > 0 && share(r, rep, row) < r->percent_limit)
+		return false;
 	return !t->sharing || row->nr_tids >= 2;
 }
 
@@ -129,7 +133,7 @@ void report_print_table(const struct report *r, struct table *t)
 	for (i = 0, n = 0; i < nr && n < r->top; i++) {
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
-		if (!shown(t, row))
+		if (!shown(r, t, rep, row))
 			continue;
 		n++;
 		weights |= row->weight_nr != 0;
@@ -161,7 +165,7 @@ void report_print_table(const struct report *r, struct table *t)
 	for (i = 0, printed = 0, n = 0; i < nr; i++) {
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
-		if (!shown(t, row))
+		if (!shown(r, t, rep, row))
 			continue;
 		n++;
 		if (printed == r->top)
@@ -338,6 +342,9 @@ void report_print_header(const struct report *r)
 	if (r->flags & PEBS_ORDERED_FILE_ORDER)
 		printf("# order     : file order (an event does not sample "
 		       "TIME)\n");
+	if (r->filtered)
+		printf("# filtered  : %" PRIu64 " samples left out of the "
+		       "tables\n", r->filtered);
 	if (r->bad)
 		printf("# undecoded : %" PRIu64 " samples\n", r->bad);
 }

@@ -38,15 +38,20 @@ struct report {
 	unsigned int nr_counted;
 	bool by_event;		/* samples of several events: split tables */
 	uint64_t samples, lost, lost_samples, throttles, bad;
+	uint64_t filtered;	/* samples the filters left out */
 	uint64_t first_time, last_time;
 	uint64_t with_addr, with_src;
 	struct wlist *weights;	/* per event */
 	size_t nr_weights;
 	unsigned int flags;	/* PEBS_ORDERED_* of the pass */
 	int kernel;		/* pebs_symbols__load_kernel's answer */
+	uint64_t span_first, span_last;	/* sample times, for --time % */
 	/* options */
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */
+	double percent_limit;	/* rows below this Overhead are not shown */
+	struct pebs_filter *filter;	/* samples the tables count */
+	const char *time_spec;	/* --time, set once the span is known */
 	struct table tables[MAX_TABLES];
 	unsigned int nr_tables;
 };

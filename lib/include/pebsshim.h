@@ -1721,6 +1721,7 @@ struct pebs_report_sample {
 	bool has_addr, has_src, has_weight;
 	uint64_t addr, data_src, weight;
 	uint64_t period;	/* PERIOD, or the attr's sample_period */
+	bool hidden;		/* only in the totals (a filtered row) */
 };
 
 /* One row: its key fields (others zero) and what it sums. */
@@ -1825,6 +1826,72 @@ PEBS_API int pebs_symbols__add_build_ids(struct pebs_symbols *syms,
  * of pebs_symbols__load_kallsyms.
  */
 PEBS_API int pebs_symbols__load_kernel(struct pebs_symbols *syms);
+
+/* ------------------------------------------------------------------ */
+/* CPU lists (lib/cpulist.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_cpulist__parse - "0-3,8,10-11" into @bitmap, (max_cpus + 63) / 64
+ * words (cleared first; CPU c is bit c % 64 of word c / 64). Returns 0,
+ * -EINVAL (a bad token, named in pebs_errmsg()), or -ERANGE (a CPU >=
+ * @max_cpus).
+ */
+PEBS_API int pebs_cpulist__parse(const char *str, unsigned int max_cpus,
+				 uint64_t *bitmap);
+
+/* ------------------------------------------------------------------ */
+/* Sample filters (lib/filter.c)                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Which samples a report counts, as perf report's --comm, --pid, --tid,
+ * --cpu and --time: a sample passes when it matches every filter set
+ * (within one filter, any of its values).
+ */
+struct pebs_filter;
+
+/* pebs_filter__new - a filter that passes everything. 0 or -ENOMEM. */
+PEBS_API int pebs_filter__new(struct pebs_filter **fp);
+PEBS_API void pebs_filter__delete(struct pebs_filter *f);
+
+/*
+ * pebs_filter__comms, __pids, __tids - comma-separated commands, process
+ * ids, thread ids (added to those given before). Returns 0, -EINVAL
+ * (pebs_errmsg() names the bad token), -ENOMEM.
+ */
+PEBS_API int pebs_filter__comms(struct pebs_filter *f, const char *list);
+PEBS_API int pebs_filter__pids(struct pebs_filter *f, const char *list);
+PEBS_API int pebs_filter__tids(struct pebs_filter *f, const char *list);
+
+/* pebs_filter__cpus - a CPU list (pebs_cpulist__parse). Returns as it. */
+PEBS_API int pebs_filter__cpus(struct pebs_filter *f, const char *list);
+
+/*
+ * pebs_filter__time - perf's --time: "start,end" in seconds of the
+ * sample clock (either may be empty), or comma-separated "A%-B%" ranges
+ * and "N%/M" slices (the M-th slice of N %) of [@first, @last], the
+ * recording's first and last sample times in ns. Replaces an earlier
+ * --time. Returns 0, -EINVAL (naming the bad part).
+ */
+PEBS_API int pebs_filter__time(struct pebs_filter *f, const char *spec,
+			       uint64_t first, uint64_t last);
+
+/* what pebs_filter__match says of a sample */
+enum {
+	PEBS_FILTER_PASS,	/* count it */
+	PEBS_FILTER_HIDE,	/* --comm/--pid/--tid: in the totals only
+				   (pebs_report_sample.hidden), as perf */
+	PEBS_FILTER_DROP,	/* --cpu/--time: not at all, as perf */
+};
+
+/*
+ * pebs_filter__match - what to do with sample @s of time @time (a NULL
+ * filter passes everything): PEBS_FILTER_PASS, _HIDE or _DROP.
+ */
+PEBS_API int pebs_filter__match(const struct pebs_filter *f,
+				const struct pebs_report_sample *s,
+				uint64_t time);
 
 #ifdef __cplusplus
 }

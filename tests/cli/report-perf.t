@@ -12,22 +12,27 @@ T=$(mktemp -d /tmp/report-perf-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..9"
+echo "1..15"
 
 # "overhead samples comm dso sym" per row, from perf and from pebs-shim
 perf_rows() {
-	perf report --stdio -i "$1" --sort "$2" -n 2>/dev/null |
+	local f=$1 k=$2
+	shift 2
+	perf report --stdio -i "$f" --sort "$k" -n "$@" 2>/dev/null |
 		awk '/^ +[0-9.]+%/ { $1 = $1; print }'
 }
 ps_rows() {
-	"$PS" report -i "$1" --sort "$2" -n --top 0 2>"$T/ps.err" |
+	local f=$1 k=$2
+	shift 2
+	"$PS" report -i "$f" --sort "$k" -n --top 0 "$@" 2>"$T/ps.err" |
 		sed -n '/^# samples by --sort keys/,$p' |
 		awk '/^ +[0-9.]+%/ { $3 = ""; $1 = $1; print }' | tr -s ' '
 }
-# same FILE KEYS: the rows agree (a perf command may be a prefix)
+# same FILE KEYS [OPTION...]: the rows agree (a perf command may be a
+# prefix)
 same() {
-	perf_rows "$1" "$2" >"$T/perf.rows"
-	ps_rows "$1" "$2" >"$T/ps.rows"
+	perf_rows "$@" >"$T/perf.rows"
+	ps_rows "$@" >"$T/ps.rows"
 	test -s "$T/perf.rows" && test ! -s "$T/ps.err" &&
 	awk 'NR == FNR { p[FNR] = $0; n = FNR; next }
 	     { split(p[FNR], a, " "); m = split($0, b, " ")
@@ -76,6 +81,18 @@ if "$PS" record -e cpu-clock -o "$R" -- bash -c \
 	if same "$R" dso; then
 		ok "exec: --sort dso as perf"
 	else show "exec: --sort dso as perf"; fi
+	# filters, with perf's semantics: --comm hides rows (shares of all
+	# samples), --cpu and --time leave samples out. (perf filters --comm
+	# by the first sample's comm of a row: with keys without comm it
+	# counts other commands' samples; pebs-shim filters each sample.)
+	if same "$R" comm,dso --comm bash,walker; then ok "exec: --comm bash,walker as perf"
+	else show "exec: --comm bash,walker as perf"; fi
+	for opt in "--time 10%-30%" "--time 10%/2" \
+		"--time 30%-40%,60%-70%" "--cpu 0" "--percent-limit 1"; do
+		# shellcheck disable=SC2086
+		if same "$R" dso $opt; then ok "exec: $opt as perf"
+		else show "exec: $opt as perf"; fi
+	done
 else
-	for i in 1 2 3; do skip "pebs-shim record failed: $(head -1 "$T/rec.out")"; done
+	for i in 1 2 3 4 5 6 7 8 9; do skip "pebs-shim record failed: $(head -1 "$T/rec.out")"; done
 fi
