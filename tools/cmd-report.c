@@ -23,7 +23,7 @@
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
-	OPT_TIME, OPT_PCT,
+	OPT_TIME, OPT_PCT, OPT_FORMAT,
 };
 
 static void report_err(const char *fmt, ...)
@@ -325,6 +325,14 @@ static int run(struct report *r, const char *sort)
 	for (i = 0; i < r->nr_tables; i++)
 		if (r->tables[i].rep)
 			pebs_report__sort(r->tables[i].rep);
+	if (r->format == FMT_CSV) {
+		report_print_csv(r);
+		return 0;
+	}
+	if (r->format == FMT_JSON) {
+		report_print_json(r);
+		return 0;
+	}
 	report_print_header(r);
 	for (i = 0; i < r->nr_tables; i++)
 		report_print_table(r, &r->tables[i]);
@@ -406,6 +414,9 @@ static void usage(FILE *f)
 "      --time=SPEC      only samples in this time: start,end in seconds\n"
 "                       (either may be empty), or perf's A%%-B%% and N%%/M\n"
 "      --percent-limit=P  hide rows below P %% Overhead\n"
+"      --format=FMT     text (default), csv or json: every table with\n"
+"                       stable column names and all rows (see the man\n"
+"                       page)\n"
 "--comm, --pid and --tid hide rows but keep the total (Overhead stays a\n"
 "share of all samples), --cpu and --time leave samples out, as perf.\n"
 "  -h, --help           this help\n"
@@ -435,10 +446,11 @@ int cmd_report(int argc, char **argv)
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "percent-limit", required_argument, NULL, OPT_PCT },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report r = { .path = "pebs-shim.data", .top = 10 };
+	struct report r = { .path = "pebs-shim.data", .top = 0 };
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
 	const char *sort = NULL;
 	char *end;
@@ -463,8 +475,8 @@ int cmd_report(int argc, char **argv)
 					   optarg);
 				goto out_usage;
 			}
-			if (!r.top)
-				r.top = ~0u;
+			if (!r.top || r.top == ~0u)
+				r.top = ~0u;	/* 0: all */
 			break;
 		case 'n':
 			r.show_nr = true;
@@ -480,6 +492,19 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_TIME:
 			r.time_spec = optarg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "csv")) {
+				r.format = FMT_CSV;
+			} else if (!strcmp(optarg, "json")) {
+				r.format = FMT_JSON;
+			} else if (!strcmp(optarg, "text")) {
+				r.format = FMT_TEXT;
+			} else {
+				report_err("unknown --format '%s': give text, "
+					   "csv or json", optarg);
+				goto out_usage;
+			}
 			break;
 		case OPT_PCT:
 			r.percent_limit = strtod(optarg, &end);
@@ -505,6 +530,9 @@ int cmd_report(int argc, char **argv)
 			   argv[optind]);
 		goto out_usage;
 	}
+	/* 10 rows of text; csv and json have every row */
+	if (!r.top)
+		r.top = r.format == FMT_TEXT ? 10 : ~0u;
 	/* one key fewer than the maximum: "event," may go first */
 	if (sort && pebs_report__parse_keys(sort, keys,
 					    PEBS_REPORT_MAX_KEYS - 1) < 0) {

@@ -49,6 +49,7 @@ struct report {
 	/* options */
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */
+	enum { FMT_TEXT, FMT_CSV, FMT_JSON } format;
 	double percent_limit;	/* rows below this Overhead are not shown */
 	struct pebs_filter *filter;	/* samples the tables count */
 	const char *time_spec;	/* --time, set once the span is known */
@@ -60,5 +61,9 @@ struct report {
 void report_print_header(const struct report *r);
 void report_print_table(const struct report *r, struct table *t);
 void report_print_weights(const struct report *r);
+
+/* report-format.c: --format=csv|json */
+void report_print_csv(const struct report *r);
+void report_print_json(const struct report *r);
 
 #endif /* PEBS_SHIM_REPORT_H */
