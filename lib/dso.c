@@ -27,6 +27,8 @@
 
 void pebs_dso_free(struct dso *d)
 {
+	free(d->dsyms);
+	free(d->dnames);
 	free(d->path);
 	free(d->syms);
 	free(d->names);
@@ -110,9 +112,12 @@ int pebs_elf_build_id(const char *path, uint8_t *bid)
 	return found ? (int)len : -ENOENT;
 }
 
-/* Read the function symbols of one symbol table section. */
+/*
+ * Read the function symbols (or, with @objects, the data objects) of one
+ * symbol table section.
+ */
 static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
-			 struct dso *d)
+			 struct dso *d, bool objects)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t n, i, names_len = 0, nr = 0;
@@ -137,7 +142,8 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		if (!gelf_getsym(data, (int)i, &es))
 			continue;
 		type = GELF_ST_TYPE(es.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		if ((objects ? type != STT_OBJECT :
+			    type != STT_FUNC && type != STT_GNU_IFUNC) ||
 		    es.st_shndx == SHN_UNDEF || !es.st_value)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, es.st_name);
@@ -177,9 +183,15 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		return -ENOMEM;
 	}
 	syms_sort(s, &nr);
-	d->syms = s;
-	d->nr_syms = nr;
-	d->names = names;
+	if (objects) {
+		d->dsyms = s;
+		d->nr_dsyms = nr;
+		d->dnames = names;
+	} else {
+		d->syms = s;
+		d->nr_syms = nr;
+		d->names = names;
+	}
 	return 0;
 }
 
@@ -317,7 +329,7 @@ static int read_debug_syms(struct dso *d, const uint8_t *bid, size_t len)
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		scn = find_symtab(elf, SHT_SYMTAB, &sh);
 		if (scn)
-			err = elf_read_syms(elf, scn, &sh, d);
+			err = elf_read_syms(elf, scn, &sh, d, false);
 	}
 	elf_end(elf);
 	close(fd);
@@ -350,7 +362,7 @@ int pebs_dso_load(struct dso *d)
 	err = elf_read_segs(elf, d);
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (!err && scn)
-		err = elf_read_syms(elf, scn, &sh, d);
+		err = elf_read_syms(elf, scn, &sh, d, false);
 	if (!err && !d->nr_syms && bid_len) {
 		drop_syms(d);
 		err = read_debug_syms(d, bid, bid_len);
@@ -358,8 +370,14 @@ int pebs_dso_load(struct dso *d)
 	scn = find_symtab(elf, SHT_DYNSYM, &sh);
 	if (!err && !d->nr_syms && scn) {
 		drop_syms(d);
-		err = elf_read_syms(elf, scn, &sh, d);
+		err = elf_read_syms(elf, scn, &sh, d, false);
 	}
+	/* data objects: .symtab, else .dynsym */
+	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	if (!scn)
+		scn = find_symtab(elf, SHT_DYNSYM, &sh);
+	if (!err && scn)
+		err = elf_read_syms(elf, scn, &sh, d, true);
 	elf_end(elf);
 	close(fd);
 	return err ? pebs_err(-ENOMEM, "symbols: out of memory") : 0;

@@ -32,6 +32,9 @@ struct dso {
 	char *names;		/* all symbol names, NUL-separated */
 	struct seg *segs;
 	size_t nr_segs;
+	struct sym *dsyms;	/* data objects (STT_OBJECT) */
+	size_t nr_dsyms;
+	char *dnames;
 	uint8_t want_bid[BUILD_ID_MAX];
 	size_t want_bid_len;	/* 0: accept any local file */
 };

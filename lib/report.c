@@ -47,8 +47,35 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_SYM] = "sym", [PEBS_REPORT_CPU] = "cpu",
 	[PEBS_REPORT_EVENT] = "event", [PEBS_REPORT_PAGE] = "page",
 	[PEBS_REPORT_LINE] = "line", [PEBS_REPORT_ADDR] = "addr",
-	[PEBS_REPORT_SRC] = "src",
+	[PEBS_REPORT_SRC] = "src", [PEBS_REPORT_SYM_DADDR] = "symbol_daddr",
+	[PEBS_REPORT_DSO_DADDR] = "dso_daddr", [PEBS_REPORT_MEM] = "mem",
+	[PEBS_REPORT_SNOOP] = "snoop", [PEBS_REPORT_TLB] = "tlb",
 };
+
+/* The data_src bits of the mem, snoop and tlb keys. */
+static uint64_t src_mask(enum pebs_report_key k)
+{
+	union perf_mem_data_src m = { .val = 0 };
+
+	switch (k) {
+	case PEBS_REPORT_MEM:
+		m.mem_lvl = 0x3fff;
+		m.mem_lvl_num = 0xf;
+		m.mem_remote = 1;
+		m.mem_hops = 7;
+		break;
+	case PEBS_REPORT_SNOOP:
+		m.mem_snoop = 0x1f;
+		m.mem_snoopx = 3;
+		break;
+	case PEBS_REPORT_TLB:
+		m.mem_dtlb = 0x7f;
+		break;
+	default:
+		return ~0ull;
+	}
+	return m.val;
+}
 
 const char *pebs_report__key_name(enum pebs_report_key key)
 {
@@ -77,7 +104,9 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 		if (k == PEBS_REPORT_NR_KEYS) {
 			return pebs_err(-EINVAL, "unknown sort key '%.*s': use "
 					"pid, tid, comm, dso, sym, cpu, event, "
-					"page, line, addr or src", (int)len, p);
+					"page, line, addr, src, symbol_daddr, "
+					"dso_daddr, mem, snoop or tlb",
+					(int)len, p);
 		}
 		if (n == max)
 			return pebs_err(-EINVAL, "too many sort keys: give at "
@@ -119,8 +148,13 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 	for (i = 0; i < nr_keys; i++) {
 		r->need_addr |= keys[i] == PEBS_REPORT_PAGE ||
 				keys[i] == PEBS_REPORT_LINE ||
-				keys[i] == PEBS_REPORT_ADDR;
-		r->need_src |= keys[i] == PEBS_REPORT_SRC;
+				keys[i] == PEBS_REPORT_ADDR ||
+				keys[i] == PEBS_REPORT_SYM_DADDR ||
+				keys[i] == PEBS_REPORT_DSO_DADDR;
+		r->need_src |= keys[i] == PEBS_REPORT_SRC ||
+			       keys[i] == PEBS_REPORT_MEM ||
+			       keys[i] == PEBS_REPORT_SNOOP ||
+			       keys[i] == PEBS_REPORT_TLB;
 	}
 	*rp = r;
 	return 0;
@@ -198,7 +232,22 @@ static void make_key(const struct pebs_report *r,
 			v = k->addr = s->addr;
 			break;
 		case PEBS_REPORT_SRC:
-			v = k->data_src = s->data_src;
+		case PEBS_REPORT_MEM:
+		case PEBS_REPORT_SNOOP:
+		case PEBS_REPORT_TLB:
+			v = s->data_src & src_mask(r->keys[i]);
+			k->data_src |= v;
+			break;
+		case PEBS_REPORT_SYM_DADDR:
+			/* per address, as perf; shown by its data symbol */
+			v = k->addr = s->addr;
+			k->data_sym = s->data_sym;
+			k->data_sym_off = s->data_sym_off;
+			k->kernel = s->kernel;
+			break;
+		case PEBS_REPORT_DSO_DADDR:
+			k->data_dso = s->data_dso;
+			v = (uintptr_t)s->data_dso;
 			break;
 		default:
 			break;
@@ -219,7 +268,8 @@ static bool same_key(const struct pebs_report_row *a,
 	       a->dso == b->dso && a->sym == b->sym && a->ip == b->ip &&
 	       a->kernel == b->kernel && a->cpu == b->cpu &&
 	       a->event == b->event && a->addr == b->addr &&
-	       a->data_src == b->data_src;
+	       a->data_src == b->data_src && a->data_dso == b->data_dso &&
+	       a->data_sym == b->data_sym;
 }
 
 static int grow_index(struct pebs_report *r)
@@ -377,7 +427,14 @@ static int key_cmp(const struct pebs_report_row *x,
 	case PEBS_REPORT_EVENT:
 		return cmp_u64(x->event, y->event);
 	case PEBS_REPORT_SRC:
-		return cmp_u64(x->data_src, y->data_src);
+	case PEBS_REPORT_MEM:
+	case PEBS_REPORT_SNOOP:
+	case PEBS_REPORT_TLB:
+		return cmp_u64(x->data_src & src_mask(k),
+			       y->data_src & src_mask(k));
+	case PEBS_REPORT_DSO_DADDR:
+		return cmp_str(x->data_dso ? base_name(x->data_dso) : NULL,
+			       y->data_dso ? base_name(y->data_dso) : NULL);
 	default:
 		return cmp_u64(x->addr, y->addr);
 	}
@@ -456,6 +513,8 @@ unsigned int pebs_report__keys(const struct pebs_report *r,
 int pebs_report__field(const struct pebs_report_row *row,
 		       enum pebs_report_key key, char *buf, size_t len)
 {
+	struct pebs_data_src ds;
+
 	switch (key) {
 	case PEBS_REPORT_PID:
 		return snprintf(buf, len, "%d", row->pid);
@@ -486,6 +545,24 @@ int pebs_report__field(const struct pebs_report_row *row,
 				(unsigned long long)row->addr);
 	case PEBS_REPORT_SRC:
 		return pebs_data_src__str(row->data_src, buf, len);
+	case PEBS_REPORT_SYM_DADDR:
+		if (row->data_sym)
+			return snprintf(buf, len, "[%c] %s+0x%llx",
+					row->kernel ? 'k' : '.', row->data_sym,
+					(unsigned long long)row->data_sym_off);
+		return snprintf(buf, len, "[%c] 0x%016llx",
+				row->kernel ? 'k' : '.',
+				(unsigned long long)row->addr);
+	case PEBS_REPORT_DSO_DADDR:
+		return snprintf(buf, len, "%s", row->data_dso ?
+				base_name(row->data_dso) : "[unknown]");
+	case PEBS_REPORT_MEM:
+	case PEBS_REPORT_SNOOP:
+	case PEBS_REPORT_TLB:
+		pebs_data_src__decode(row->data_src, &ds);
+		return snprintf(buf, len, "%s", key == PEBS_REPORT_MEM ?
+				ds.lvl : key == PEBS_REPORT_SNOOP ? ds.snoop :
+				ds.tlb);
 	default:
 		return pebs_err(-EINVAL, "report: bad key %d", (int)key);
 	}

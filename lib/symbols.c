@@ -33,8 +33,9 @@ struct mapping {
 
 struct proc {
 	pid_t pid;
-	struct mapping *maps;
+	struct mapping *maps;	/* executable mappings (or data ones) */
 	size_t nr, cap;
+	struct proc *data;	/* the data mappings, or NULL */
 };
 
 struct cached {
@@ -109,6 +110,9 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 	}
 	free(syms->dsos);
 	for (i = 0; i < syms->nr_procs; i++) {
+		if (syms->procs[i]->data)
+			free(syms->procs[i]->data->maps);
+		free(syms->procs[i]->data);
 		free(syms->procs[i]->maps);
 		free(syms->procs[i]);
 	}
@@ -274,6 +278,29 @@ int pebs_symbols__add_mmap(struct pebs_symbols *syms, pid_t pid,
 	return 0;
 }
 
+/* A data mapping (heap, stack, anonymous, file data). */
+static int add_data_mmap(struct pebs_symbols *syms, pid_t pid,
+			 const struct pebs_record_mmap *m)
+{
+	struct dso *d;
+	struct proc *p;
+
+	if (!m->len || m->start + m->len < m->start)
+		return 0;
+	d = dso_findnew(syms, m->filename);
+	p = d ? proc_findnew(syms, pid) : NULL;
+	if (p && !p->data) {
+		p->data = calloc(1, sizeof(*p->data));
+		if (p->data)
+			p->data->pid = pid;
+	}
+	if (!p || !p->data ||
+	    proc_insert(p->data, m->start, m->start + m->len, m->pgoff, d))
+		return oom();
+	invalidate(syms);
+	return 0;
+}
+
 int pebs_symbols__load_pid(struct pebs_symbols *syms, pid_t pid)
 {
 	char path[64], *line = NULL;
@@ -319,21 +346,37 @@ int pebs_symbols__load_pid(struct pebs_symbols *syms, pid_t pid)
 	return err ? err : nr;
 }
 
+static int copy_list(const struct proc *from, struct proc *to)
+{
+	to->nr = 0;
+	if (maps_reserve(to, from->nr))
+		return oom();
+	memcpy(to->maps, from->maps, from->nr * sizeof(*from->maps));
+	to->nr = from->nr;
+	return 0;
+}
+
 static int copy_maps(struct pebs_symbols *syms, pid_t parent, pid_t child)
 {
 	struct proc *pp, *cp;
 	size_t pos;
 
 	pp = proc_find(syms, parent, &pos);
-	if (!pp || !pp->nr || parent == child)
+	if (!pp || (!pp->nr && !pp->data) || parent == child)
 		return 0;
 	cp = proc_findnew(syms, child);
 	/* proc_findnew may move the array, not the procs themselves */
-	if (!cp || maps_reserve(cp, pp->nr))
+	if (!cp || copy_list(pp, cp))
 		return oom();
-	memcpy(cp->maps, pp->maps, pp->nr * sizeof(*pp->maps));
-	cp->nr = pp->nr;
-	return 0;
+	if (!pp->data)
+		return 0;
+	if (!cp->data) {
+		cp->data = calloc(1, sizeof(*cp->data));
+		if (!cp->data)
+			return oom();
+		cp->data->pid = child;
+	}
+	return copy_list(pp->data, cp->data);
 }
 
 static bool is_kernel_name(const char *name)
@@ -375,7 +418,8 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 		if ((int32_t)r.mmap.pid < 0)
 			return add_kernel_map(syms, &r.mmap, r.type);
 		if (r.mmap.data || !(r.mmap.prot & 4 /* PROT_EXEC */))
-			return 0;
+			return add_data_mmap(syms, (pid_t)r.mmap.pid,
+					     &r.mmap);
 		if (r.mmap.build_id_size) {
 			err = pebs_symbols__set_build_id(syms,
 					r.mmap.filename, r.mmap.build_id,
@@ -398,6 +442,8 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 		p = proc_find(syms, (pid_t)r.comm.pid, &pos);
 		if (p)
 			p->nr = 0;	/* exec: a new address space */
+		if (p && p->data)
+			p->data->nr = 0;
 		invalidate(syms);
 		return 0;
 	default:
@@ -527,14 +573,32 @@ int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
 	return pebs_dso_load_kallsyms(&syms->kernel);
 }
 
+/* The mapping of @p covering @addr, or NULL. */
+static const struct mapping *find_map(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p ? p->nr : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else if (p->maps[mid].start > addr)
+			hi = mid;
+		else
+			return &p->maps[mid];
+	}
+	return NULL;
+}
+
 static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 		   struct pebs_sym *sym)
 {
-	const struct mapping *m = NULL;
+	const struct mapping *m;
 	struct proc *p;
 	struct sym *s;
 	uint64_t va;
-	size_t pos, lo, hi;
+	size_t pos;
 
 	memset(sym, 0, sizeof(*sym));
 	if (ip >= KERNEL_START) {
@@ -549,22 +613,7 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 		return 0;
 	}
 	p = proc_find(syms, pid, &pos);
-	if (!p)
-		return -ENOENT;
-	lo = 0;
-	hi = p->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].end <= ip) {
-			lo = mid + 1;
-		} else if (p->maps[mid].start > ip) {
-			hi = mid;
-		} else {
-			m = &p->maps[mid];
-			break;
-		}
-	}
+	m = find_map(p, ip);
 	if (!m)
 		return -ENOENT;
 	sym->dso = m->dso->path;
@@ -605,6 +654,39 @@ int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 	c->pid = pid;
 	c->gen = syms->gen;
 	return c->ret;
+}
+
+int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
+				uint64_t addr, struct pebs_sym *sym)
+{
+	const struct mapping *m;
+	struct proc *p;
+	struct sym *s;
+	uint64_t va;
+	size_t pos;
+
+	if (!syms || !sym)
+		return -EINVAL;
+	memset(sym, 0, sizeof(*sym));
+	p = proc_find(syms, pid, &pos);
+	/* data mappings first; code and rodata live in the text ones */
+	m = find_map(p ? p->data : NULL, addr);
+	if (!m)
+		m = find_map(p, addr);
+	if (!m)
+		return -ENOENT;
+	sym->dso = m->dso->path;
+	sym->dso_offset = addr - m->start + m->pgoff;
+	if (pebs_dso_load(m->dso))
+		return -ENOMEM;
+	if (!pebs_dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
+		return -ENOENT;
+	s = pebs_dso_find_sym(m->dso->dsyms, m->dso->nr_dsyms, va);
+	if (!s)
+		return -ENOENT;
+	sym->name = s->name;
+	sym->offset = va - s->start;
+	return 0;
 }
 
 int pebs_sym__str(const struct pebs_sym *sym, uint64_t ip, char *buf,

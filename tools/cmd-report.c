@@ -55,6 +55,9 @@ static int add_table(struct report *r, const char *title, const char *keys)
 		return -1;
 	t->title = title;
 	r->nr_tables++;
+	while (n-- > 0)
+		r->need_data |= k[n] == PEBS_REPORT_SYM_DADDR ||
+				k[n] == PEBS_REPORT_DSO_DADDR;
 	return 0;
 }
 
@@ -127,6 +130,13 @@ static void resolve(struct report *r, const struct perf_event_header *ev,
 			 s->weight;
 	rs->addr = s->addr;
 	rs->data_src = s->data_src;
+	if (r->need_data && rs->has_addr) {
+		pebs_symbols__resolve_data(r->syms, (pid_t)s->pid, s->addr,
+					   &sym);
+		rs->data_dso = sym.dso;
+		rs->data_sym = sym.name;
+		rs->data_sym_off = sym.offset;
+	}
 	rs->weight = s->weight;
 	if (s->present & PERF_SAMPLE_PERIOD) {
 		rs->period = s->period;
@@ -402,7 +412,8 @@ static void usage(FILE *f)
 "  -i, --input=FILE     the recording (default pebs-shim.data)\n"
 "  -s, --sort=KEYS      one table grouped by these comma-separated keys\n"
 "                       instead of the default tables: pid, tid, comm,\n"
-"                       dso, sym, cpu, event, page, line, addr, src\n"
+"                       dso, sym, cpu, event, page, line, addr, src, and\n"
+"                       perf's symbol_daddr, dso_daddr, mem, snoop, tlb\n"
 "      --top=N          rows per table (default 10; 0: all)\n"
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
 "      --stdio          plain text output (the only output; for perf\n"

@@ -27,6 +27,11 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_LINE] = "cache line",
 		[PEBS_REPORT_ADDR] = "data address",
 		[PEBS_REPORT_SRC] = "data source",
+		[PEBS_REPORT_SYM_DADDR] = "Data Symbol",
+		[PEBS_REPORT_DSO_DADDR] = "Data Object",
+		[PEBS_REPORT_MEM] = "Memory access",
+		[PEBS_REPORT_SNOOP] = "Snoop",
+		[PEBS_REPORT_TLB] = "TLB access",
 	};
 	return titles[k];
 }

@@ -37,6 +37,7 @@ struct report {
 	uint64_t *attr_samples;	/* per event, counted before the tables */
 	unsigned int nr_counted;
 	bool by_event;		/* samples of several events: split tables */
+	bool need_data;		/* a table has symbol_daddr or dso_daddr */
 	uint64_t samples, lost, lost_samples, throttles, bad;
 	uint64_t filtered;	/* samples the filters left out */
 	uint64_t first_time, last_time;

@@ -1701,6 +1701,11 @@ enum pebs_report_key {
 	PEBS_REPORT_PID, PEBS_REPORT_TID, PEBS_REPORT_COMM, PEBS_REPORT_DSO,
 	PEBS_REPORT_SYM, PEBS_REPORT_CPU, PEBS_REPORT_EVENT, PEBS_REPORT_PAGE,
 	PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
+	PEBS_REPORT_SYM_DADDR,	/* perf's symbol_daddr: per data address */
+	PEBS_REPORT_DSO_DADDR,	/* perf's dso_daddr: the data's mapping */
+	PEBS_REPORT_MEM,	/* the memory level of data_src */
+	PEBS_REPORT_SNOOP,	/* its snoop result */
+	PEBS_REPORT_TLB,	/* its TLB result */
 	PEBS_REPORT_NR_KEYS
 };
 
@@ -1722,6 +1727,11 @@ struct pebs_report_sample {
 	uint64_t addr, data_src, weight;
 	uint64_t period;	/* PERIOD, or the attr's sample_period */
 	bool hidden;		/* only in the totals (a filtered row) */
+	/* the data address's object (pebs_symbols__resolve_data), for
+	   the symbol_daddr and dso_daddr keys */
+	const char *data_dso;	/* NULL: unknown */
+	const char *data_sym;	/* NULL: no data symbol */
+	uint64_t data_sym_off;
 };
 
 /* One row: its key fields (others zero) and what it sums. */
@@ -1733,6 +1743,8 @@ struct pebs_report_row {
 	uint64_t ip;
 	bool kernel;
 	uint64_t addr, data_src;
+	const char *data_dso, *data_sym;
+	uint64_t data_sym_off;
 	uint64_t samples, period;
 	uint64_t weight_sum, weight_nr;
 	uint32_t loads, stores, hitm;
@@ -1742,7 +1754,8 @@ struct pebs_report_row {
 
 /*
  * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
- * perf's "symbol" is accepted for sym). Returns the number of keys, or
+ * perf's "symbol" is accepted for sym; data keys symbol_daddr,
+ * dso_daddr, mem, snoop, tlb). Returns the number of keys, or
  * -EINVAL with pebs_errmsg() naming the bad token.
  */
 PEBS_API int pebs_report__parse_keys(const char *str,
@@ -1793,7 +1806,10 @@ PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
  * pebs_report__field - a row's @key field as perf prints it: comm (or
  * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
  * "[.] 0x%016llx" when unresolved, cpu "%03u", event index, addresses
- * "0x..", data source. Returns what snprintf returns, or -EINVAL.
+ * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
+ * dso_daddr as dso; mem, snoop, tlb as perf's columns ("L1 hit",
+ * "HitM", "L1 or L2 hit", "N/A"). Returns what snprintf returns, or
+ * -EINVAL.
  */
 PEBS_API int pebs_report__field(const struct pebs_report_row *row,
 				enum pebs_report_key key, char *buf,
@@ -1892,6 +1908,23 @@ enum {
 PEBS_API int pebs_filter__match(const struct pebs_filter *f,
 				const struct pebs_report_sample *s,
 				uint64_t time);
+
+/* ------------------------------------------------------------------ */
+/* Symbols: data addresses (lib/symbols.c)                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_symbols__resolve_data - the data object of address @addr in
+ * process @pid, as perf's symbol_daddr/dso_daddr: the mapping from the
+ * data mappings of MMAP/MMAP2 records (perf record -d: "[heap]",
+ * "[stack]", "//anon", file data), else the executable ones, gives
+ * sym->dso and the file offset; a data symbol (STT_OBJECT of .symtab or
+ * .dynsym) covering it gives sym->name and offset. Returns as
+ * pebs_symbols__resolve.
+ */
+PEBS_API int pebs_symbols__resolve_data(struct pebs_symbols *syms,
+					pid_t pid, uint64_t addr,
+					struct pebs_sym *sym);
 
 #ifdef __cplusplus
 }
