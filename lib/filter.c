@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * filter.c - which samples a report counts, with perf report's options
- * and its semantics: --cpu and --time leave samples out (the shares are
+ * and its semantics: --cpu, --time and --event leave samples out (the shares are
  * of what remains), --comm, --pid and --tid hide rows (the shares stay
  * of all samples). The options:
  * --comm, --pid, --tid (comma-separated lists), --cpu (a CPU list) and
@@ -31,6 +31,8 @@ struct pebs_filter {
 	uint64_t *cpus;		/* bitmap, NULL: any */
 	struct range ranges[MAX_RANGES];
 	unsigned int nr_ranges;	/* 0: any time */
+	uint64_t *events;	/* bitmap of attr indices, NULL: any */
+	unsigned int max_event;	/* bits in events */
 };
 
 int pebs_filter__new(struct pebs_filter **fp)
@@ -53,7 +55,27 @@ void pebs_filter__delete(struct pebs_filter *f)
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);
+	free(f->events);
 	free(f);
+}
+
+int pebs_filter__event(struct pebs_filter *f, unsigned int idx)
+{
+	if (!f)
+		return pebs_err(-EINVAL, "filter: none");
+	if (idx >= f->max_event) {
+		unsigned int n = (idx / 64 + 1) * 64;
+		uint64_t *e = realloc(f->events, n / 64 * sizeof(*e));
+
+		if (!e)
+			return pebs_err(-ENOMEM, "filter: out of memory");
+		memset(e + f->max_event / 64, 0,
+		       (n - f->max_event) / 64 * sizeof(*e));
+		f->events = e;
+		f->max_event = n;
+	}
+	f->events[idx / 64] |= 1ull << (idx % 64);
+	return 0;
 }
 
 int pebs_filter__comms(struct pebs_filter *f, const char *list)
@@ -283,6 +305,9 @@ int pebs_filter__match(const struct pebs_filter *f,
 		return PEBS_FILTER_PASS;
 	if ((f->cpus && (s->cpu >= MAX_CPUS ||
 			 !(f->cpus[s->cpu / 64] & (1ull << (s->cpu % 64))))) ||
+	    (f->events && (s->event >= f->max_event ||
+			   !(f->events[s->event / 64] &
+			     (1ull << (s->event % 64))))) ||
 	    !in_time(f, time))
 		return PEBS_FILTER_DROP;
 	if ((f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid)) ||

@@ -23,7 +23,7 @@
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
-	OPT_TIME, OPT_PCT, OPT_FORMAT,
+	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT,
 };
 
 static void report_err(const char *fmt, ...)
@@ -288,6 +288,37 @@ static int prepare(struct report *r)
 	return 0;
 }
 
+/* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
+static int select_events(struct report *r)
+{
+	const char *p = r->events;
+	unsigned int i;
+
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		for (i = 0; i < r->nr_attrs; i++) {
+			const char *name = pebs_perfdata__attr_name(r->pd, i);
+
+			if (name && strlen(name) == len &&
+			    !strncmp(name, p, len))
+				break;
+		}
+		if (i == r->nr_attrs) {
+			report_err("%s has no event '%.*s': see the events "
+				   "listed by pebs-shim report -i %s", r->path,
+				   (int)len, p, r->path);
+			return -1;
+		}
+		if (pebs_filter__event(r->filter, i)) {
+			report_err("%s", pebs_errmsg());
+			return -1;
+		}
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 static int run(struct report *r, const char *sort)
 {
 	unsigned int i;
@@ -317,6 +348,8 @@ static int run(struct report *r, const char *sort)
 	if (!r->weights || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
+	if (r->events && select_events(r))
+		return 2;
 	if (r->time_spec && pebs_filter__time(r->filter, r->time_spec,
 					      r->span_first, r->span_last)) {
 		report_err("%s", pebs_errmsg());
@@ -422,6 +455,7 @@ static void usage(FILE *f)
 "      --pid=LIST       only samples of these processes\n"
 "      --tid=LIST       only samples of these threads\n"
 "      --cpu=LIST       only samples on these CPUs (0-3,8)\n"
+"      --event=NAMES    only samples of these events (names as listed)\n"
 "      --time=SPEC      only samples in this time: start,end in seconds\n"
 "                       (either may be empty), or perf's A%%-B%% and N%%/M\n"
 "      --percent-limit=P  hide rows below P %% Overhead\n"
@@ -429,7 +463,7 @@ static void usage(FILE *f)
 "                       stable column names and all rows (see the man\n"
 "                       page)\n"
 "--comm, --pid and --tid hide rows but keep the total (Overhead stays a\n"
-"share of all samples), --cpu and --time leave samples out, as perf.\n"
+"share of all samples), --cpu, --time and --event leave samples out.\n"
 "  -h, --help           this help\n"
 "\n"
 "Records are processed in time order (perf's rounds), so a sample is\n"
@@ -458,6 +492,7 @@ int cmd_report(int argc, char **argv)
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "percent-limit", required_argument, NULL, OPT_PCT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -503,6 +538,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_TIME:
 			r.time_spec = optarg;
+			break;
+		case OPT_EVENT:
+			r.events = optarg;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {

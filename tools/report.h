@@ -54,6 +54,7 @@ struct report {
 	double percent_limit;	/* rows below this Overhead are not shown */
 	struct pebs_filter *filter;	/* samples the tables count */
 	const char *time_spec;	/* --time, set once the span is known */
+	const char *events;	/* --event names, set once attrs are read */
 	struct table tables[MAX_TABLES];
 	unsigned int nr_tables;
 };

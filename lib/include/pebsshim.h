@@ -1880,6 +1880,12 @@ PEBS_API int pebs_filter__comms(struct pebs_filter *f, const char *list);
 PEBS_API int pebs_filter__pids(struct pebs_filter *f, const char *list);
 PEBS_API int pebs_filter__tids(struct pebs_filter *f, const char *list);
 
+/*
+ * pebs_filter__event - keep samples of event (attr index) @idx; called
+ * for several, any of them. Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_filter__event(struct pebs_filter *f, unsigned int idx);
+
 /* pebs_filter__cpus - a CPU list (pebs_cpulist__parse). Returns as it. */
 PEBS_API int pebs_filter__cpus(struct pebs_filter *f, const char *list);
 
@@ -1898,7 +1904,7 @@ enum {
 	PEBS_FILTER_PASS,	/* count it */
 	PEBS_FILTER_HIDE,	/* --comm/--pid/--tid: in the totals only
 				   (pebs_report_sample.hidden), as perf */
-	PEBS_FILTER_DROP,	/* --cpu/--time: not at all, as perf */
+	PEBS_FILTER_DROP,	/* --cpu/--time/--event: not at all */
 };
 
 /*

@@ -8,7 +8,7 @@ T=$(mktemp -d /tmp/report-format-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..7"
+echo "1..9"
 I=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 A=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 
@@ -63,3 +63,16 @@ rc=$?
 check "--format=xml: exit 2, one line naming the choices" \
 	bash -c "test $rc = 2 && test \$(wc -l <'$T/bad.err') = 1 &&
 		 grep -q 'text, csv or json' '$T/bad.err'"
+
+# --event: samples of the named events only
+"$PS" report -i "$I" --format=csv --sort comm --event dummy:HG >"$T/ev0.csv"
+"$PS" report -i "$I" --format=csv --sort comm \
+	--event 'MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:precise=2:mh:mg:pinned' >"$T/ev1.csv"
+check "--event: dummy:HG has no rows, the ldlat event all 14 samples" \
+	bash -c "test \$(wc -l <'$T/ev0.csv') = 1 &&
+		 awk -F, 'NR > 1 { s += \$4 } END { exit s != 14 }' '$T/ev1.csv'"
+"$PS" report -i "$I" --event bogus >/dev/null 2>"$T/ev.err"
+rc=$?
+check "--event bogus: exit 2, one line naming it" \
+	bash -c "test $rc = 2 && test \$(wc -l <'$T/ev.err') = 1 &&
+		 grep -q \"no event 'bogus'\" '$T/ev.err'"

@@ -64,6 +64,16 @@ static void test_ids_and_cpus(void **state)
 	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
 	assert_int_equal(pebs_filter__cpus(f, "2"), 0);
 	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	/* events: any of those given */
+	assert_int_equal(pebs_filter__event(f, 70), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
+	assert_int_equal(pebs_filter__event(f, 0), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.event = 70;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.event = 200;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
+	s.event = 0;
 	assert_int_equal(pebs_filter__pids(f, "1x"), -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "'1x'"));
 	assert_int_equal(pebs_filter__comms(f, ""), -EINVAL);
