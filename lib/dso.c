@@ -528,3 +528,20 @@ bool pebs_dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va)
 	}
 	return false;
 }
+
+uint64_t pebs_host_kernel_text(void)
+{
+	unsigned long long addr;
+	char line[512], name[256], type;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_text"))
+			found = addr;
+	fclose(f);
+	return found;
+}

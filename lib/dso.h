@@ -71,4 +71,7 @@ bool pebs_dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va);
  */
 int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX]);
 
+/* pebs_host_kernel_text - this boot's _text (/proc/kallsyms), or 0. */
+uint64_t pebs_host_kernel_text(void);
+
 #endif /* PEBSSHIM_DSO_H */

@@ -349,6 +349,8 @@ int pebs_symbols__load_pid(struct pebs_symbols *syms, pid_t pid)
 static int copy_list(const struct proc *from, struct proc *to)
 {
 	to->nr = 0;
+	if (!from->nr)
+		return 0;
 	if (maps_reserve(to, from->nr))
 		return oom();
 	memcpy(to->maps, from->maps, from->nr * sizeof(*from->maps));
@@ -524,24 +526,6 @@ int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
 	return nr;
 }
 
-/* This boot's _text, or 0. */
-static uint64_t host_kernel_text(void)
-{
-	unsigned long long addr;
-	char line[512], name[256], type;
-	uint64_t found = 0;
-	FILE *f = fopen("/proc/kallsyms", "re");
-
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
-		    !strcmp(name, "_text"))
-			found = addr;
-	fclose(f);
-	return found;
-}
-
 int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 {
 	uint8_t bid[BUILD_ID_MAX];
@@ -557,7 +541,7 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 	} else {
 		/* no build id recorded: the kernel map must be where it is */
 		same = syms->kernel_text &&
-		       syms->kernel_text == host_kernel_text();
+		       syms->kernel_text == pebs_host_kernel_text();
 	}
 	if (!same)
 		return 0;

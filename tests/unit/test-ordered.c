@@ -101,7 +101,7 @@ static char *write_file(uint64_t sample_type)
 		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
 		.sample_type = sample_type,
 	};
-	uint64_t times[3] = { 300, 100, 200 };
+	uint64_t times[3] = { 300, 100, 200 }, id = 7;
 	struct pebs_perfdata_writer *w;
 	unsigned int i;
 	int fd;
@@ -111,7 +111,7 @@ static char *write_file(uint64_t sample_type)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
-	assert_int_equal(pebs_perfdata_writer__add_attr(w, &attr, NULL, 0,
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &attr, &id, 1,
 							"cpu-clock"), 0);
 	for (i = 0; i < 3; i++) {
 		struct {

@@ -167,9 +167,10 @@ static struct pebs_perfdata_writer *create(const char *path, bool kernel)
 		.exclude_kernel = !kernel,
 	};
 	struct pebs_perfdata_writer *w;
+	uint64_t id = 7;	/* an id: a reader sorts them */
 
 	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
-	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, NULL, 0,
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1,
 							"cpu-clock"), 0);
 	return w;
 }
