@@ -27,6 +27,7 @@
 
 void pebs_dso_free(struct dso *d)
 {
+	free(d->pnames);
 	free(d->dsyms);
 	free(d->dnames);
 	free(d->path);
@@ -38,14 +39,23 @@ void pebs_dso_free(struct dso *d)
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
+	size_t xl, yl;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	/* at one address prefer a sized, global, plainly named symbol */
+	/*
+	 * At one address, as perf's choose_best_symbol: a sized symbol,
+	 * global before local before weak, fewer leading '_', the longer
+	 * name.
+	 */
 	if ((x->size != 0) != (y->size != 0))
 		return (y->size != 0) - (x->size != 0);
 	if (x->rank != y->rank)
 		return x->rank - y->rank;
+	xl = strlen(x->name);
+	yl = strlen(y->name);
+	if (xl != yl)
+		return xl > yl ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -152,9 +162,9 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		s[nr].start = es.st_value;
 		s[nr].size = es.st_size;
 		s[nr].name = name;
-		/* global before weak before local; fewer leading '_' */
+		/* global before local before weak (as perf); fewer leading _ */
 		s[nr].rank = (GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0 :
-			      GELF_ST_BIND(es.st_info) == STB_WEAK ? 1 : 2) * 16 +
+			      GELF_ST_BIND(es.st_info) == STB_WEAK ? 2 : 1) * 16 +
 			     (int)strspn(name, "_");
 		/* C++ (_Z) and Rust (_ZN...h<hash>E, _R): readable names */
 		if (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
@@ -345,6 +355,99 @@ static void drop_syms(struct dso *d)
 	d->nr_syms = 0;
 }
 
+/* The section named @name, or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) &&
+		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+/*
+ * "name@plt" symbols for the PLT entries of an x86-64 file, as perf's
+ * dso__synthesize_plt_symbols: the n-th .rela.plt relocation is the
+ * n-th 16-byte entry of .plt.sec, else of .plt after its 16-byte header.
+ */
+static int add_plt_syms(Elf *elf, struct dso *d)
+{
+	GElf_Shdr rsh, psh, ssh;
+	Elf_Scn *rscn, *pscn, *sscn;
+	Elf_Data *rdata, *sdata;
+	size_t n, i, len = 0, nr = d->nr_syms;
+	uint64_t addr;
+	GElf_Ehdr eh;
+	struct sym *s;
+	char *names;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return 0;
+	rscn = find_section(elf, ".rela.plt", &rsh);
+	pscn = find_section(elf, ".plt.sec", &psh);
+	addr = pscn ? psh.sh_addr : 0;
+	if (!pscn && (pscn = find_section(elf, ".plt", &psh)))
+		addr = psh.sh_addr + 16;
+	sscn = rscn ? elf_getscn(elf, rsh.sh_link) : NULL;
+	if (!pscn || !sscn || !gelf_getshdr(sscn, &ssh) ||
+	    rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+		return 0;
+	rdata = elf_getdata(rscn, NULL);
+	sdata = elf_getdata(sscn, NULL);
+	if (!rdata || !sdata)
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	if (n > psh.sh_size / 16)
+		n = psh.sh_size / 16;
+	for (i = 0; i < n; i++) {
+		GElf_Rela rela;
+		GElf_Sym es;
+		const char *name;
+
+		if (gelf_getrela(rdata, (int)i, &rela) &&
+		    gelf_getsym(sdata, (int)GELF_R_SYM(rela.r_info), &es) &&
+		    (name = elf_strptr(elf, ssh.sh_link, es.st_name)))
+			len += strlen(name) + sizeof("@plt");
+	}
+	if (!len)
+		return 0;
+	s = realloc(d->syms, (nr + n) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	d->syms = s;
+	names = malloc(len);
+	if (!names)
+		return -ENOMEM;
+	for (i = 0, len = 0; i < n; i++, addr += 16) {
+		GElf_Rela rela;
+		GElf_Sym es;
+		const char *name;
+
+		if (!gelf_getrela(rdata, (int)i, &rela) ||
+		    !gelf_getsym(sdata, (int)GELF_R_SYM(rela.r_info), &es) ||
+		    !(name = elf_strptr(elf, ssh.sh_link, es.st_name)))
+			continue;
+		s[nr].start = addr;
+		s[nr].size = 16;
+		s[nr].rank = 64;	/* after any real symbol there */
+		s[nr].name = names + len;
+		len += (size_t)sprintf(names + len, "%s@plt", name) + 1;
+		nr++;
+	}
+	free(d->pnames);
+	d->pnames = names;
+	syms_sort(s, &nr);
+	d->nr_syms = nr;
+	return 0;
+}
+
 int pebs_dso_load(struct dso *d)
 {
 	uint8_t bid[BUILD_ID_MAX];
@@ -372,6 +475,8 @@ int pebs_dso_load(struct dso *d)
 		drop_syms(d);
 		err = elf_read_syms(elf, scn, &sh, d, false);
 	}
+	if (!err)
+		err = add_plt_syms(elf, d);
 	/* data objects: .symtab, else .dynsym */
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (!scn)
@@ -480,7 +585,7 @@ int pebs_dso_load_kallsyms(struct dso *k)
 		s[nr].start = addr;
 		s[nr].size = 0;
 		s[nr].rank = (type == 'T' ? 0 : type == 'W' || type == 'w' ?
-			      16 : 32) + (int)strspn(name, "_");
+			      32 : 16) + (int)strspn(name, "_");
 		/* an offset for now: names may still move */
 		s[nr].name = (const char *)(uintptr_t)names_len;
 		memcpy(names + names_len, name, l);

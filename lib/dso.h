@@ -30,6 +30,7 @@ struct dso {
 	struct sym *syms;
 	size_t nr_syms;
 	char *names;		/* all symbol names, NUL-separated */
+	char *pnames;		/* the synthesized "name@plt" ones */
 	struct seg *segs;
 	size_t nr_segs;
 	struct sym *dsyms;	/* data objects (STT_OBJECT) */
