@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,8 +585,12 @@ int pebs_dso_load_kallsyms(struct dso *k)
 		}
 		s[nr].start = addr;
 		s[nr].size = 0;
-		s[nr].rank = (type == 'T' ? 0 : type == 'W' || type == 'w' ?
-			      32 : 16) + (int)strspn(name, "_");
+		/*
+		 * Among aliases the last listed wins, as in perf: it sizes
+		 * kallsyms symbols up to the next address before choosing,
+		 * so only the last alias has a size.
+		 */
+		s[nr].rank = nr < INT_MAX ? -(int)nr : INT_MIN;
 		/* an offset for now: names may still move */
 		s[nr].name = (const char *)(uintptr_t)names_len;
 		memcpy(names + names_len, name, l);

@@ -12,7 +12,7 @@ T=$(mktemp -d /tmp/report-perf-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..18"
+echo "1..19"
 
 # "overhead samples comm dso sym" per row, from perf and from pebs-shim
 perf_rows() {
@@ -82,6 +82,17 @@ perf report --stdio --mem-mode -i "$I" --sort symbol_daddr -n 2>/dev/null |
 	awk '/^ +[0-9.]+%/ { print $2, $5, $6 }' | sort >"$T/ps.d"
 check "symbol_daddr: the 14 data addresses and marks of perf --mem-mode" \
 	bash -c "test \$(wc -l <'$T/ps.d') = 14 && cmp -s '$T/perf.d' '$T/ps.d'"
+
+# this kernel (its build id recorded by perf): kernel symbols as perf's
+K=$T/kernel.data
+if perf record -q --no-bpf-event -e cpu-clock -c 100000 -o "$K" -- \
+	dd if=/dev/zero of=/dev/null bs=1 count=200000 >/dev/null 2>&1 &&
+	grep -qv '^0000000000000000' /proc/kallsyms; then
+	if same "$K" dso,sym; then ok "this kernel: [k] symbols of a perf recording as perf"
+	else show "this kernel: [k] symbols of a perf recording as perf"; fi
+else
+	skip "perf record failed or kallsyms hides addresses"
+fi
 
 # the exec case: bash counts, then execs memwalk in the same process
 R=$T/exec.data
