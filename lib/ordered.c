@@ -19,7 +19,6 @@
 #include "internal.h"
 
 #define DEFAULT_MAX_QUEUED	(1u << 20)
-#define RECORD_FINISHED_ROUND	68
 
 struct entry {
 	uint64_t time;
@@ -233,7 +232,7 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 	if (err)
 		return err;
 	while (!err && (ret = pebs_perfdata__next(pd, &ev)) > 0) {
-		if (ev->type == RECORD_FINISHED_ROUND)
+		if (ev->type == PEBS_PERF_RECORD_FINISHED_ROUND)
 			err = pebs_ordered__round(o);
 		else
 			err = pebs_ordered__queue(o, ev, record_time(pd, ev));

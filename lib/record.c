@@ -14,10 +14,6 @@
 
 #include "internal.h"
 
-/* perf's own records (tools/perf/util/event.h, not in the UAPI) */
-#define RECORD_USER_TYPE_START	64
-#define RECORD_FINISHED_ROUND	68
-
 /* A NUL-terminated string at @off within @len bytes of payload @p. */
 static const char *payload_str(const unsigned char *p, size_t len, size_t off)
 {
@@ -77,7 +73,7 @@ int pebs_record__decode(const struct perf_event_header *ev, size_t id_size,
 	len = ev->size - sizeof(*ev);
 	/* perf's own records (>= 64) and SAMPLE carry no sample_id */
 	if (ev->type != PERF_RECORD_SAMPLE &&
-	    ev->type < RECORD_USER_TYPE_START) {
+	    ev->type < PEBS_PERF_RECORD_HEADER_ATTR /* perf's own: >= 64 */) {
 		if (len < id_size)
 			goto short_rec;
 		len -= id_size;
@@ -138,7 +134,7 @@ int pebs_record__decode(const struct perf_event_header *ev, size_t id_size,
 		r->throttle.id = ld64(p + 8);
 		r->throttle.stream_id = ld64(p + 16);
 		return 0;
-	case RECORD_FINISHED_ROUND:
+	case PEBS_PERF_RECORD_FINISHED_ROUND:
 		return 0;
 	default:
 		return pebs_err(-ENOENT, "record: type %u has no view",
