@@ -50,6 +50,8 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_SRC] = "src", [PEBS_REPORT_SYM_DADDR] = "symbol_daddr",
 	[PEBS_REPORT_DSO_DADDR] = "dso_daddr", [PEBS_REPORT_MEM] = "mem",
 	[PEBS_REPORT_SNOOP] = "snoop", [PEBS_REPORT_TLB] = "tlb",
+	[PEBS_REPORT_DCACHELINE] = "dcacheline",
+	[PEBS_REPORT_PHYS_DADDR] = "phys_daddr",
 };
 
 /* The data_src bits of the mem, snoop and tlb keys. */
@@ -105,7 +107,8 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 			return pebs_err(-EINVAL, "unknown sort key '%.*s': use "
 					"pid, tid, comm, dso, sym, cpu, event, "
 					"page, line, addr, src, symbol_daddr, "
-					"dso_daddr, mem, snoop or tlb",
+					"dso_daddr, dcacheline, mem, snoop, tlb "
+					"or phys_daddr",
 					(int)len, p);
 		}
 		if (n == max)
@@ -150,7 +153,9 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 				keys[i] == PEBS_REPORT_LINE ||
 				keys[i] == PEBS_REPORT_ADDR ||
 				keys[i] == PEBS_REPORT_SYM_DADDR ||
-				keys[i] == PEBS_REPORT_DSO_DADDR;
+				keys[i] == PEBS_REPORT_DSO_DADDR ||
+				keys[i] == PEBS_REPORT_DCACHELINE;
+
 		r->need_src |= keys[i] == PEBS_REPORT_SRC ||
 			       keys[i] == PEBS_REPORT_MEM ||
 			       keys[i] == PEBS_REPORT_SNOOP ||
@@ -249,6 +254,18 @@ static void make_key(const struct pebs_report *r,
 			k->data_dso = s->data_dso;
 			v = (uintptr_t)s->data_dso;
 			break;
+		case PEBS_REPORT_DCACHELINE:
+			/* the line within its data object, as perf */
+			k->data_dso = s->data_dso;
+			k->kernel = s->kernel;
+			k->addr = s->addr & ~(uint64_t)(CACHE_LINE - 1);
+			v = k->addr ^ (uintptr_t)s->data_dso;
+			break;
+		case PEBS_REPORT_PHYS_DADDR:
+			/* 0 without PHYS_ADDR, as perf; one row per
+			   address whatever the mode */
+			v = k->phys_addr = s->has_phys ? s->phys_addr : 0;
+			break;
 		default:
 			break;
 		}
@@ -269,7 +286,7 @@ static bool same_key(const struct pebs_report_row *a,
 	       a->kernel == b->kernel && a->cpu == b->cpu &&
 	       a->event == b->event && a->addr == b->addr &&
 	       a->data_src == b->data_src && a->data_dso == b->data_dso &&
-	       a->data_sym == b->data_sym;
+	       a->data_sym == b->data_sym && a->phys_addr == b->phys_addr;
 }
 
 static int grow_index(struct pebs_report *r)
@@ -435,6 +452,11 @@ static int key_cmp(const struct pebs_report_row *x,
 	case PEBS_REPORT_DSO_DADDR:
 		return cmp_str(x->data_dso ? base_name(x->data_dso) : NULL,
 			       y->data_dso ? base_name(y->data_dso) : NULL);
+	case PEBS_REPORT_PHYS_DADDR:
+		return cmp_u64(x->phys_addr, y->phys_addr);
+	case PEBS_REPORT_DCACHELINE:
+		c = cmp_u64(x->addr, y->addr);
+		return c ? c : cmp_str(x->data_dso, y->data_dso);
 	default:
 		return cmp_u64(x->addr, y->addr);
 	}
@@ -545,6 +567,16 @@ int pebs_report__field(const struct pebs_report_row *row,
 				(unsigned long long)row->addr);
 	case PEBS_REPORT_SRC:
 		return pebs_data_src__str(row->data_src, buf, len);
+	case PEBS_REPORT_PHYS_DADDR:
+		/* perf's "%#.16llx": 0 prints without "0x" */
+		return snprintf(buf, len, "[%c] %#.16llx",
+				row->kernel ? 'k' : '.',
+				(unsigned long long)row->phys_addr);
+	case PEBS_REPORT_DCACHELINE:
+		/* perf marks a line in no known mapping [X] */
+		return snprintf(buf, len, "[%c] %#.16llx", !row->data_dso ?
+				'X' : row->kernel ? 'k' : '.',
+				(unsigned long long)row->addr);
 	case PEBS_REPORT_SYM_DADDR:
 		if (row->data_sym)
 			return snprintf(buf, len, "[%c] %s+0x%llx",

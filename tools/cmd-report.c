@@ -57,7 +57,8 @@ static int add_table(struct report *r, const char *title, const char *keys)
 	r->nr_tables++;
 	while (n-- > 0)
 		r->need_data |= k[n] == PEBS_REPORT_SYM_DADDR ||
-				k[n] == PEBS_REPORT_DSO_DADDR;
+				k[n] == PEBS_REPORT_DSO_DADDR ||
+				k[n] == PEBS_REPORT_DCACHELINE;
 	return 0;
 }
 
@@ -130,6 +131,8 @@ static void resolve(struct report *r, const struct perf_event_header *ev,
 			 s->weight;
 	rs->addr = s->addr;
 	rs->data_src = s->data_src;
+	rs->has_phys = (s->present & PERF_SAMPLE_PHYS_ADDR) && s->phys_addr;
+	rs->phys_addr = s->phys_addr;
 	if (r->need_data && rs->has_addr) {
 		pebs_symbols__resolve_data(r->syms, (pid_t)s->pid, s->addr,
 					   &sym);
@@ -446,7 +449,8 @@ static void usage(FILE *f)
 "  -s, --sort=KEYS      one table grouped by these comma-separated keys\n"
 "                       instead of the default tables: pid, tid, comm,\n"
 "                       dso, sym, cpu, event, page, line, addr, src, and\n"
-"                       perf's symbol_daddr, dso_daddr, mem, snoop, tlb\n"
+"                       perf's symbol_daddr, dso_daddr, dcacheline, mem,\n"
+"                       snoop, tlb, phys_daddr\n"
 "      --top=N          rows per table (default 10; 0: all)\n"
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
 "      --stdio          plain text output (the only output; for perf\n"

@@ -32,6 +32,8 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_MEM] = "Memory access",
 		[PEBS_REPORT_SNOOP] = "Snoop",
 		[PEBS_REPORT_TLB] = "TLB access",
+		[PEBS_REPORT_DCACHELINE] = "Data Cacheline",
+		[PEBS_REPORT_PHYS_DADDR] = "Data Physical Address",
 	};
 	return titles[k];
 }

@@ -1706,6 +1706,8 @@ enum pebs_report_key {
 	PEBS_REPORT_MEM,	/* the memory level of data_src */
 	PEBS_REPORT_SNOOP,	/* its snoop result */
 	PEBS_REPORT_TLB,	/* its TLB result */
+	PEBS_REPORT_DCACHELINE,	/* perf's dcacheline: data object + line */
+	PEBS_REPORT_PHYS_DADDR,	/* perf's phys_daddr: PHYS_ADDR */
 	PEBS_REPORT_NR_KEYS
 };
 
@@ -1723,8 +1725,8 @@ struct pebs_report_sample {
 	uint64_t ip;		/* unresolved: the address perf shows (in its
 				   file for a mapped user address, else raw) */
 	bool kernel;		/* [k], else [.] */
-	bool has_addr, has_src, has_weight;
-	uint64_t addr, data_src, weight;
+	bool has_addr, has_src, has_weight, has_phys;
+	uint64_t addr, data_src, weight, phys_addr;
 	uint64_t period;	/* PERIOD, or the attr's sample_period */
 	bool hidden;		/* only in the totals (a filtered row) */
 	/* the data address's object (pebs_symbols__resolve_data), for
@@ -1742,7 +1744,7 @@ struct pebs_report_row {
 	const char *comm, *dso, *sym;
 	uint64_t ip;
 	bool kernel;
-	uint64_t addr, data_src;
+	uint64_t addr, data_src, phys_addr;
 	const char *data_dso, *data_sym;
 	uint64_t data_sym_off;
 	uint64_t samples, period;
@@ -1755,7 +1757,7 @@ struct pebs_report_row {
 /*
  * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
  * perf's "symbol" is accepted for sym; data keys symbol_daddr,
- * dso_daddr, mem, snoop, tlb). Returns the number of keys, or
+ * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr). Returns the number of keys, or
  * -EINVAL with pebs_errmsg() naming the bad token.
  */
 PEBS_API int pebs_report__parse_keys(const char *str,
@@ -1807,7 +1809,10 @@ PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
  * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
  * "[.] 0x%016llx" when unresolved, cpu "%03u", event index, addresses
  * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
- * dso_daddr as dso; mem, snoop, tlb as perf's columns ("L1 hit",
+ * dso_daddr as dso; dcacheline (the line within its data object)
+ * "[.] %#.16llx" of the line ("[X]" in no known mapping); phys_daddr
+ * "[.] %#.16llx" (0 when not sampled, as perf);
+ * mem, snoop, tlb as perf's columns ("L1 hit",
  * "HitM", "L1 or L2 hit", "N/A"). Returns what snprintf returns, or
  * -EINVAL.
  */

@@ -123,6 +123,32 @@ static void test_data_keys(void **state)
 	assert_string_equal(buf, "libc.so.6");
 	pebs_report__delete(r);
 
+	/* dcacheline: line within its data object; phys_daddr: 0 unsampled */
+	n = pebs_report__parse_keys("dcacheline,phys_daddr", keys, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(pebs_report__new(keys, 2, 1, &r), 0);
+	s.addr = 0x1000047;
+	s.data_dso = "[heap]";
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.data_dso = NULL;	/* the same line, no mapping: another row */
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.has_phys = true;
+	s.phys_addr = 0x5000;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 3);
+	row = pebs_report__row(r, 0);	/* ties: by line, then phys */
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0x0000000001000040");
+	pebs_report__field(row, PEBS_REPORT_PHYS_DADDR, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0000000000000000");
+	row = pebs_report__row(r, 2);
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[X] 0x0000000001000040");
+	pebs_report__field(row, PEBS_REPORT_PHYS_DADDR, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0x0000000000005000");
+	pebs_report__delete(r);
+
 	assert_int_equal(pebs_report__parse_keys("comm,bogus", keys, 8),
 			 -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "'bogus'"));
