@@ -2,11 +2,11 @@
 /*
  * cmd-report.c - `pebs-shim report`: summarize a perf.data recording.
  *
- * Glue over the library: the records go through pebs_ordered in time
- * order; COMM/FORK/EXIT feed pebs_threads, MMAP/MMAP2/FORK/exec feed
- * pebs_symbols (maps over time), and each sample, resolved against the
- * state at its time, is added to the pebs_report of every table.
- * Printing is in report-print.c.
+ * Glue over the library: a pebs_session replays the records in time
+ * order (threads and maps over time) and hands each sample, resolved
+ * against the state of its time, to on_sample, which filters it
+ * (pebs_filter) and adds it to the pebs_report of every table.
+ * Printing is in report-print.c and report-format.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,8 +18,6 @@
 
 #include "cmds.h"
 #include "report.h"
-
-#define KERNEL_START	(1ULL << 63)
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
@@ -101,70 +99,16 @@ static int add_weight(struct report *r, unsigned int idx, uint64_t w)
 	return 0;
 }
 
-/* Resolve a sample against the threads and maps of its time. */
-static void resolve(struct report *r, const struct perf_event_header *ev,
-		    const struct pebs_sample *s, unsigned int idx,
-		    struct pebs_report_sample *rs)
+/* A sample resolved by the session: into every table. */
+static int on_sample(void *arg, const struct pebs_sample *s,
+		     const struct pebs_report_sample *res)
 {
-	uint16_t mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	const struct perf_event_attr *a;
-	struct pebs_sym sym;
+	struct pebs_report_sample rs = *res;
+	struct report *r = arg;
+	unsigned int i;
 
-	memset(rs, 0, sizeof(*rs));
-	rs->pid = (int32_t)s->pid;
-	rs->tid = (int32_t)s->tid;
-	rs->cpu = s->cpu;
-	rs->event = idx;
-	rs->comm = pebs_threads__comm(r->threads, rs->pid, rs->tid);
-	rs->kernel = mode == PERF_RECORD_MISC_KERNEL ||
-		     (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN &&
-		      s->ip >= KERNEL_START);
-	pebs_symbols__resolve(r->syms, (pid_t)s->pid, s->ip, &sym);
-	rs->dso = sym.dso;
-	rs->sym = sym.name;
-	/* unresolved: perf shows the address within the file */
-	rs->ip = sym.dso && !rs->kernel ? sym.dso_offset : s->ip;
-	rs->has_addr = (s->present & PERF_SAMPLE_ADDR) && s->addr;
-	rs->has_src = (s->present & PERF_SAMPLE_DATA_SRC) && s->data_src;
-	rs->has_weight = (s->present & (PERF_SAMPLE_WEIGHT |
-					PERF_SAMPLE_WEIGHT_STRUCT)) &&
-			 s->weight;
-	rs->addr = s->addr;
-	rs->data_src = s->data_src;
-	rs->has_phys = (s->present & PERF_SAMPLE_PHYS_ADDR) && s->phys_addr;
-	rs->phys_addr = s->phys_addr;
-	if (r->need_data && rs->has_addr) {
-		pebs_symbols__resolve_data(r->syms, (pid_t)s->pid, s->addr,
-					   &sym);
-		rs->data_dso = sym.dso;
-		rs->data_sym = sym.name;
-		rs->data_sym_off = sym.offset;
-	}
-	rs->weight = s->weight;
-	if (s->present & PERF_SAMPLE_PERIOD) {
-		rs->period = s->period;
-	} else {
-		/* as perf: the attr's period (1 in frequency mode) */
-		a = pebs_perfdata__attr(r->pd, idx, NULL, NULL);
-		rs->period = a && !a->freq && a->sample_period ?
-			     a->sample_period : 1;
-	}
-}
-
-static int on_sample(struct report *r, const struct perf_event_header *ev)
-{
-	struct pebs_report_sample rs;
-	struct pebs_sample s;
-	unsigned int idx, i;
-
-	if (pebs_perfdata__sample(r->pd, ev, &s, &idx) ||
-	    idx >= r->nr_attrs) {
-		r->bad++;
-		return 0;
-	}
-	resolve(r, ev, &s, idx, &rs);
 	r->samples++;
-	switch (pebs_filter__match(r->filter, &rs, s.time)) {
+	switch (pebs_filter__match(r->filter, &rs, s->time)) {
 	case PEBS_FILTER_DROP:
 		r->filtered++;
 		return 0;
@@ -175,119 +119,14 @@ static int on_sample(struct report *r, const struct perf_event_header *ev)
 	default:
 		break;
 	}
-	if (s.present & PERF_SAMPLE_TIME) {
-		if (!r->first_time || s.time < r->first_time)
-			r->first_time = s.time;
-		if (s.time > r->last_time)
-			r->last_time = s.time;
-	}
 	r->with_addr += rs.has_addr;
 	r->with_src += rs.has_src;
-	if (rs.has_weight && add_weight(r, idx, rs.weight))
+	if (rs.has_weight && add_weight(r, rs.event, rs.weight))
 		return -ENOMEM;
 	for (i = 0; i < r->nr_tables; i++)
 		if (!r->tables[i].view_of &&
 		    pebs_report__add(r->tables[i].rep, &rs))
 			return -ENOMEM;
-	return 0;
-}
-
-static int on_record(void *arg, const struct perf_event_header *ev,
-		     uint64_t time)
-{
-	struct report *r = arg;
-	struct pebs_record rec;
-
-	if (ev->type == PERF_RECORD_SAMPLE)
-		return on_sample(r, ev);
-	if (pebs_record__decode(ev, r->id_size, &rec))
-		return 0;	/* other types, or damaged: skipped */
-	switch (rec.type) {
-	case PERF_RECORD_LOST:
-		r->lost += rec.lost.lost;
-		return 0;
-	case PERF_RECORD_LOST_SAMPLES:
-		r->lost_samples += rec.lost.lost;
-		return 0;
-	case PERF_RECORD_THROTTLE:
-		r->throttles++;
-		return 0;
-	default:
-		break;
-	}
-	if (pebs_threads__add_record(r->threads, &rec,
-				     time == PEBS_ORDERED_NO_TIME ? 0 : time))
-		return -ENOMEM;
-	return pebs_symbols__add_record(r->syms, ev) == -ENOMEM ? -ENOMEM : 0;
-}
-
-static int grow_counts(struct report *r, unsigned int n)
-{
-	uint64_t *c = realloc(r->attr_samples, n * sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	memset(c + r->nr_counted, 0, (n - r->nr_counted) * sizeof(*c));
-	r->attr_samples = c;
-	r->nr_counted = n;
-	return 0;
-}
-
-/*
- * Samples per event, to know whether tables are split by event; and the
- * kernel's maps, to know before the first sample whether the recorded
- * kernel is this one.
- */
-static int count_events(struct report *r)
-{
-	const struct perf_event_header *ev;
-	struct pebs_record rec;
-	struct pebs_sample s;
-	unsigned int idx, n = 0;
-	int ret;
-
-	while ((ret = pebs_perfdata__next(r->pd, &ev)) > 0) {
-		if (ev->type == PERF_RECORD_SAMPLE) {
-			if (pebs_perfdata__sample(r->pd, ev, &s, &idx))
-				continue;
-			if (idx >= r->nr_counted && grow_counts(r, idx + 1))
-				return -ENOMEM;
-			r->attr_samples[idx]++;
-			if (!(s.present & PERF_SAMPLE_TIME))
-				continue;
-			if (!r->span_first || s.time < r->span_first)
-				r->span_first = s.time;
-			if (s.time > r->span_last)
-				r->span_last = s.time;
-		} else if ((ev->type == PERF_RECORD_MMAP ||
-			    ev->type == PERF_RECORD_MMAP2) &&
-			   !pebs_record__decode(ev, 0, &rec) &&
-			   (int32_t)rec.mmap.pid == -1 &&
-			   pebs_symbols__add_record(r->syms, ev) == -ENOMEM) {
-			return -ENOMEM;
-		}
-	}
-	for (idx = 0; idx < r->nr_counted; idx++)
-		n += r->attr_samples[idx] != 0;
-	r->by_event = n > 1;
-	pebs_perfdata__rewind(r->pd);
-	return 0;
-}
-
-/* Build ids, the sample_id size, the kernel: what the pass needs. */
-static int prepare(struct report *r)
-{
-	const struct perf_event_attr *a = pebs_perfdata__attr(r->pd, 0, NULL,
-							      NULL);
-	struct pebs_sample_layout l;
-	const void *data;
-	size_t size;
-
-	if (a && a->sample_id_all && !pebs_sample_layout__init(&l, a))
-		r->id_size = l.id_size;
-	if (!pebs_perfdata__feat(r->pd, PEBS_FEAT_BUILD_ID, &data, &size) &&
-	    pebs_symbols__add_build_ids(r->syms, data, size) == -ENOMEM)
-		return -ENOMEM;
 	return 0;
 }
 
@@ -324,7 +163,7 @@ static int select_events(struct report *r)
 
 static int run(struct report *r, const char *sort)
 {
-	unsigned int i;
+	unsigned int i, n;
 	int err;
 
 	err = pebs_perfdata__open(r->path, &r->pd);
@@ -337,13 +176,14 @@ static int run(struct report *r, const char *sort)
 			   "cannot read: record again without -z", r->path);
 		return 1;
 	}
-	if (pebs_symbols__new(&r->syms) || pebs_threads__new(&r->threads)) {
+	if (pebs_session__new(r->pd, &r->ss)) {
 		report_err("%s", pebs_errmsg());
 		return 1;
 	}
-	/* build ids first: a kernel MMAP2 may carry one too */
-	if (prepare(r) || count_events(r))
-		goto out_oom;
+	r->st = pebs_session__stats(r->ss);
+	for (i = 0, n = 0; i < r->st->nr_events; i++)
+		n += r->st->event_samples[i] != 0;
+	r->by_event = n > 1;	/* samples of several events */
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
 	r->weights = calloc(r->nr_attrs ? r->nr_attrs : 1,
@@ -354,12 +194,13 @@ static int run(struct report *r, const char *sort)
 	if (r->events && select_events(r))
 		return 2;
 	if (r->time_spec && pebs_filter__time(r->filter, r->time_spec,
-					      r->span_first, r->span_last)) {
+					      r->st->first_time,
+					      r->st->last_time)) {
 		report_err("%s", pebs_errmsg());
 		return 2;
 	}
-	r->kernel = pebs_symbols__load_kernel(r->syms);
-	err = pebs_ordered__process(r->pd, on_record, r, &r->flags);
+	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
+				    &r->flags);
 	if (err == -ENOMEM)
 		goto out_oom;
 	if (err < 0)
@@ -400,9 +241,7 @@ static void report_free(struct report *r)
 	for (i = 0; r->weights && i < r->nr_attrs; i++)
 		free(r->weights[i].v);
 	free(r->weights);
-	free(r->attr_samples);
-	pebs_threads__delete(r->threads);
-	pebs_symbols__delete(r->syms);
+	pebs_session__delete(r->ss);
 	pebs_filter__delete(r->filter);
 	pebs_perfdata__close(r->pd);
 }

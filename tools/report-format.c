@@ -196,7 +196,8 @@ void report_print_json(const struct report *r)
 	printf("{\n  \"file\": ");
 	json_str(r->path);
 	printf(",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
-	       ",\n  \"tables\": [", r->samples, r->lost + r->lost_samples);
+	       ",\n  \"tables\": [", r->samples,
+	       r->st->lost + r->st->lost_samples);
 	for (i = 0; i < r->nr_tables; i++) {
 		const struct table *t = &r->tables[i];
 		const struct pebs_report *rep = t->view_of ? t->view_of->rep :

@@ -85,7 +85,8 @@ static void print_sharers(const struct report *r,
 
 	printf("%38s", "by:");
 	for (j = 0; j < row->nr_tids && j < PEBS_REPORT_MAX_TIDS; j++) {
-		const char *c = pebs_threads__comm(r->threads, -1,
+		const char *c = pebs_threads__comm(pebs_session__threads(r->ss),
+						   -1,
 						   row->tids[j]);
 
 		printf(" %s/%d", c ? c : "?", row->tids[j]);
@@ -331,19 +332,20 @@ void report_print_header(const struct report *r)
 		if (a->precise_ip)
 			printf(", precise_ip %u", a->precise_ip);
 		printf("): %" PRIu64 " samples\n",
-		       i < r->nr_counted ? r->attr_samples[i] : 0);
+		       i < r->st->nr_events ? r->st->event_samples[i] : 0);
 	}
 	printf("# samples   : %" PRIu64 " (%" PRIu64 " with a data address, "
 	       "%" PRIu64 " with a data source, %zu with a weight)\n",
 	       r->samples, r->with_addr, r->with_src, r->nr_weights);
-	printf("# lost      : %" PRIu64 " samples in LOST records", r->lost);
-	if (r->lost_samples)
-		printf(", %" PRIu64 " in LOST_SAMPLES", r->lost_samples);
-	printf("; %" PRIu64 " throttle events\n", r->throttles);
-	if (r->last_time)
+	printf("# lost      : %" PRIu64 " samples in LOST records",
+	       r->st->lost);
+	if (r->st->lost_samples)
+		printf(", %" PRIu64 " in LOST_SAMPLES", r->st->lost_samples);
+	printf("; %" PRIu64 " throttle events\n", r->st->throttles);
+	if (r->st->last_time)
 		printf("# duration  : %.3f ms (first to last sample)\n",
-		       (double)(r->last_time - r->first_time) / 1e6);
-	printf("# kernel    : %s\n", r->kernel > 0 ?
+		       (double)(r->st->last_time - r->st->first_time) / 1e6);
+	printf("# kernel    : %s\n", r->st->kernel > 0 ?
 	       "this host's (symbols from /proc/kallsyms)" :
 	       "another or unknown build: addresses not resolved");
 	if (r->flags & PEBS_ORDERED_FILE_ORDER)
@@ -352,6 +354,6 @@ void report_print_header(const struct report *r)
 	if (r->filtered)
 		printf("# filtered  : %" PRIu64 " samples left out of the "
 		       "tables\n", r->filtered);
-	if (r->bad)
-		printf("# undecoded : %" PRIu64 " samples\n", r->bad);
+	if (r->st->bad)
+		printf("# undecoded : %" PRIu64 " samples\n", r->st->bad);
 }

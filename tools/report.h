@@ -30,23 +30,17 @@ struct wlist {
 struct report {
 	const char *path;
 	struct pebs_perfdata *pd;
-	struct pebs_symbols *syms;
-	struct pebs_threads *threads;
-	size_t id_size;		/* sample_id trailer of non-sample records */
+	struct pebs_session *ss;
+	const struct pebs_session_stats *st;	/* the session's counts */
 	unsigned int nr_attrs;
-	uint64_t *attr_samples;	/* per event, counted before the tables */
-	unsigned int nr_counted;
 	bool by_event;		/* samples of several events: split tables */
 	bool need_data;		/* a table has symbol_daddr or dso_daddr */
-	uint64_t samples, lost, lost_samples, throttles, bad;
+	uint64_t samples;
 	uint64_t filtered;	/* samples the filters left out */
-	uint64_t first_time, last_time;
 	uint64_t with_addr, with_src;
 	struct wlist *weights;	/* per event */
 	size_t nr_weights;
 	unsigned int flags;	/* PEBS_ORDERED_* of the pass */
-	int kernel;		/* pebs_symbols__load_kernel's answer */
-	uint64_t span_first, span_last;	/* sample times, for --time % */
 	/* options */
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */

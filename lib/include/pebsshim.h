@@ -1937,6 +1937,65 @@ PEBS_API int pebs_symbols__resolve_data(struct pebs_symbols *syms,
 					pid_t pid, uint64_t addr,
 					struct pebs_sym *sym);
 
+/* ------------------------------------------------------------------ */
+/* Session: a recording replayed in time order (lib/session.c)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A perf.data recording replayed as perf's session does: records in
+ * time order (pebs_ordered), threads (pebs_threads) and address spaces
+ * (pebs_symbols, maps over time) following COMM, FORK, EXIT, MMAP and
+ * MMAP2, and each sample handed to the caller resolved against the
+ * state of its time (comm, dso, symbol, data object, period) as a
+ * pebs_report_sample. __new scans the file once for the counts below
+ * and the kernel's maps, reads HEADER_BUILD_ID, and decides whether
+ * the recorded kernel is this one (pebs_symbols__load_kernel).
+ */
+struct pebs_session;
+
+struct pebs_session_stats {
+	uint64_t *event_samples;	/* samples per event (attr index) */
+	unsigned int nr_events;		/* entries in event_samples */
+	uint64_t first_time, last_time;	/* sample TIME span, ns */
+	int kernel;		/* pebs_symbols__load_kernel's answer */
+	/* counted by __process */
+	uint64_t lost, lost_samples, throttles;
+	uint64_t bad;		/* samples that did not decode */
+};
+
+/*
+ * The callback: a decoded sample and its resolution. Return 0 to go on;
+ * any other value stops __process and is returned.
+ */
+typedef int (*pebs_session_fn)(void *arg, const struct pebs_sample *s,
+			       const struct pebs_report_sample *rs);
+
+/*
+ * pebs_session__new - a session over @pd (not owned; it must outlive the
+ * session). Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_session__new(struct pebs_perfdata *pd,
+			       struct pebs_session **sp);
+PEBS_API void pebs_session__delete(struct pebs_session *ss);
+
+/* pebs_session__stats - the counts so far (valid until __delete). */
+PEBS_API const struct pebs_session_stats *
+pebs_session__stats(const struct pebs_session *ss);
+
+/* pebs_session__threads, __symbols - the session's state objects. */
+PEBS_API struct pebs_threads *pebs_session__threads(struct pebs_session *ss);
+PEBS_API struct pebs_symbols *pebs_session__symbols(struct pebs_session *ss);
+
+/*
+ * pebs_session__process - replay the records, calling @fn per sample;
+ * with @data, data addresses are resolved too (data_dso, data_sym). Run
+ * it once. *flags (may be NULL) gets pebs_ordered__process's flags.
+ * Returns as pebs_ordered__process.
+ */
+PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
+				   pebs_session_fn fn, void *arg,
+				   unsigned int *flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,8 @@
  * test-report.c - the report object (lib/report.c): grouping by keys,
  * period-weighted totals, perf's tie order, key parsing, the printed
  * fields; and three synthetic recordings (pebs_perfdata_writer) read
- * back through pebs_ordered, pebs_threads and pebs_symbols: varying
+ * back through a pebs_session (pebs_ordered, pebs_threads and
+ * pebs_symbols): varying
  * periods, records written out of time order around an exec, and a
  * kernel whose build id is not this one's. With PEBS_REPORT_KEEP=dir
  * the files stay in dir (periods.data, order.data, foreign.data) for
@@ -220,64 +221,38 @@ static void round_end(struct pebs_perfdata_writer *w)
 	assert_int_equal(pebs_perfdata_writer__write(w, &h), 0);
 }
 
-/* Comm of every sample, in delivery order, from a whole file. */
+/* A whole file through a pebs_session into a report by @keys. */
 struct pass {
 	struct pebs_perfdata *pd;
-	struct pebs_threads *threads;
-	struct pebs_symbols *syms;
+	struct pebs_session *ss;
 	struct pebs_report *rep;
 };
 
-static int on_record(void *arg, const struct perf_event_header *ev,
-		     uint64_t time)
+static int add(void *arg, const struct pebs_sample *s,
+	       const struct pebs_report_sample *rs)
 {
 	struct pass *p = arg;
-	struct pebs_report_sample rs = { 0 };
-	struct pebs_record rec;
-	struct pebs_sample s;
-	struct pebs_sym sym;
 
-	if (ev->type != PERF_RECORD_SAMPLE) {
-		if (!pebs_record__decode(ev, 16, &rec))
-			assert_int_equal(pebs_threads__add_record(p->threads,
-								  &rec, time),
-					 0);
-		assert_int_equal(pebs_symbols__add_record(p->syms, ev), 0);
-		return 0;
-	}
-	assert_int_equal(pebs_perfdata__sample(p->pd, ev, &s, NULL), 0);
-	rs.pid = (int32_t)s.pid;
-	rs.tid = (int32_t)s.tid;
-	rs.comm = pebs_threads__comm(p->threads, rs.pid, rs.tid);
-	rs.kernel = s.ip >> 63;
-	pebs_symbols__resolve(p->syms, (pid_t)s.pid, s.ip, &sym);
-	rs.sym = sym.name;
-	rs.dso = sym.dso;
-	rs.ip = s.ip;
-	rs.period = s.period;
-	return pebs_report__add(p->rep, &rs);
+	(void)s;
+	return pebs_report__add(p->rep, rs);
 }
 
-/* Report @path grouped by @keys through the library, sorted. */
 static struct pass *report(const char *path, const char *keys)
 {
 	enum pebs_report_key k[PEBS_REPORT_MAX_KEYS];
 	struct pass *p = calloc(1, sizeof(*p));
-	const void *data;
-	size_t size;
+	unsigned int flags;
 	int n;
 
 	assert_non_null(p);
 	assert_int_equal(pebs_perfdata__open(path, &p->pd), 0);
-	assert_int_equal(pebs_threads__new(&p->threads), 0);
-	assert_int_equal(pebs_symbols__new(&p->syms), 0);
+	assert_int_equal(pebs_session__new(p->pd, &p->ss), 0);
 	n = pebs_report__parse_keys(keys, k, PEBS_REPORT_MAX_KEYS);
 	assert_true(n > 0);
 	assert_int_equal(pebs_report__new(k, (unsigned int)n, 1, &p->rep), 0);
-	if (!pebs_perfdata__feat(p->pd, PEBS_FEAT_BUILD_ID, &data, &size))
-		assert_true(pebs_symbols__add_build_ids(p->syms, data,
-							size) >= 0);
-	assert_int_equal(pebs_ordered__process(p->pd, on_record, p, NULL), 0);
+	assert_int_equal(pebs_session__process(p->ss, true, add, p, &flags),
+			 0);
+	assert_int_equal(flags, 0);
 	pebs_report__sort(p->rep);
 	return p;
 }
@@ -285,8 +260,7 @@ static struct pass *report(const char *path, const char *keys)
 static void pass_free(struct pass *p, const char *path)
 {
 	pebs_report__delete(p->rep);
-	pebs_symbols__delete(p->syms);
-	pebs_threads__delete(p->threads);
+	pebs_session__delete(p->ss);
 	pebs_perfdata__close(p->pd);
 	free(p);
 	if (!getenv("PEBS_REPORT_KEEP"))
@@ -296,6 +270,7 @@ static void pass_free(struct pass *p, const char *path)
 /* One sample of period 9000 in heavy, nine of 100 in light. */
 static void test_periods(void **state)
 {
+	const struct pebs_session_stats *st;
 	struct pebs_perfdata_writer *w;
 	const struct pebs_report_row *row;
 	char path[PATH_MAX];
@@ -313,6 +288,12 @@ static void test_periods(void **state)
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
 
 	p = report(path, "sym");
+	st = pebs_session__stats(p->ss);
+	assert_int_equal(st->nr_events, 1);
+	assert_int_equal(st->event_samples[0], 10);
+	assert_int_equal(st->first_time, 1000);
+	assert_int_equal(st->last_time, 1009);
+	assert_int_equal(st->bad, 0);
 	row = pebs_report__row(p->rep, 0);
 	assert_string_equal(row->sym, "pebs_test_heavy_fn");
 	assert_int_equal(row->period, 9000);
@@ -430,7 +411,7 @@ static void test_foreign_kernel(void **state)
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
 
 	p = report(path, "dso,sym");
-	assert_int_equal(pebs_symbols__load_kernel(p->syms), 0);
+	assert_int_equal(pebs_session__stats(p->ss)->kernel, 0);
 	row = pebs_report__row(p->rep, 0);
 	assert_int_equal(row->samples, 4);
 	assert_null(row->sym);
