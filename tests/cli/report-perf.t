@@ -13,6 +13,10 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
 echo "1..20"
+if ! command -v perf >/dev/null; then
+	for i in $(seq 20); do skip "no perf to compare with"; done
+	exit 0
+fi
 
 # "overhead samples comm dso sym" per row, from perf and from pebs-shim
 perf_rows() {
