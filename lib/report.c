@@ -326,7 +326,7 @@ static struct pebs_report_row *find_row(struct pebs_report *r,
 		    same_key(&r->rows[r->slots[i].idx - 1], k))
 			return &r->rows[r->slots[i].idx - 1];
 	if (r->nr == r->cap_rows) {
-		size_t cap = r->cap_rows ? r->cap_rows * 2 : 128;
+		size_t cap = r->cap_rows ? r->cap_rows + r->cap_rows / 2 : 128;
 		struct pebs_report_row *rows =
 			realloc(r->rows, cap * sizeof(*rows));
 
