@@ -347,7 +347,8 @@ void report_print_header(const struct report *r)
 		       (double)(r->st->last_time - r->st->first_time) / 1e6);
 	printf("# kernel    : %s\n", r->st->kernel > 0 ?
 	       "this host's (symbols from /proc/kallsyms)" :
-	       "another or unknown build: addresses not resolved");
+	       "not recorded, or another build: kernel addresses "
+	       "stay raw");
 	if (r->flags & PEBS_ORDERED_FILE_ORDER)
 		printf("# order     : file order (an event does not sample "
 		       "TIME)\n");
