@@ -9,7 +9,8 @@
  * current round can still precede one of the last; none can precede the
  * round before. Memory stays bounded: past max_queued records the oldest
  * half is delivered early, as perf's OE_FLUSH__HALF. Records are not
- * copied: they must stay valid until delivered (the mapping of a
+ * copied unless asked (PEBS_ORDERED_COPY, as perf's copy_on_queue for
+ * pipes): they must stay valid until delivered (the mapping of a
  * perf.data file does).
  */
 #include <errno.h>
@@ -27,6 +28,7 @@ struct entry {
 };
 
 struct pebs_ordered {
+	bool copy;		/* records are copies, freed once delivered */
 	pebs_ordered_fn fn;
 	void *arg;
 	struct entry *q;
@@ -39,8 +41,8 @@ struct pebs_ordered {
 	uint64_t out_of_order;	/* queued older than last_out */
 };
 
-int pebs_ordered__new(size_t max_queued, pebs_ordered_fn fn, void *arg,
-		      struct pebs_ordered **op)
+int pebs_ordered__new(size_t max_queued, unsigned int flags,
+		      pebs_ordered_fn fn, void *arg, struct pebs_ordered **op)
 {
 	struct pebs_ordered *o;
 
@@ -49,6 +51,7 @@ int pebs_ordered__new(size_t max_queued, pebs_ordered_fn fn, void *arg,
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return pebs_err(-ENOMEM, "ordered: out of memory");
+	o->copy = flags & PEBS_ORDERED_COPY;
 	o->fn = fn;
 	o->arg = arg;
 	o->max = max_queued >= 2 ? max_queued : DEFAULT_MAX_QUEUED;
@@ -58,8 +61,12 @@ int pebs_ordered__new(size_t max_queued, pebs_ordered_fn fn, void *arg,
 
 void pebs_ordered__delete(struct pebs_ordered *o)
 {
+	size_t i;
+
 	if (!o)
 		return;
+	for (i = 0; o->copy && i < o->nr; i++)
+		free((void *)o->q[i].ev);
 	free(o->q);
 	free(o);
 }
@@ -95,6 +102,8 @@ static int deliver(struct pebs_ordered *o, size_t n)
 	for (i = 0; i < n && !err; i++) {
 		o->last_out = o->q[i].time;
 		err = o->fn(o->arg, o->q[i].ev, o->q[i].time);
+		if (o->copy)
+			free((void *)o->q[i].ev);
 	}
 	memmove(o->q, o->q + i, (o->nr - i) * sizeof(*o->q));
 	o->nr -= i;
@@ -146,6 +155,13 @@ int pebs_ordered__queue(struct pebs_ordered *o,
 			return pebs_err(-ENOMEM, "ordered: out of memory");
 		o->q = q;
 		o->cap = cap;
+	}
+	if (o->copy) {
+		void *c = malloc(ev->size);
+
+		if (!c)
+			return pebs_err(-ENOMEM, "ordered: out of memory");
+		ev = memcpy(c, ev, ev->size);
 	}
 	if (time < o->last_out)
 		o->out_of_order++;
@@ -228,7 +244,7 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 			err = fn(arg, ev, PEBS_ORDERED_NO_TIME);
 		return err ? err : ret;
 	}
-	err = pebs_ordered__new(0, fn, arg, &o);
+	err = pebs_ordered__new(0, 0, fn, arg, &o);
 	if (err)
 		return err;
 	while (!err && (ret = pebs_perfdata__next(pd, &ev)) > 0) {

@@ -1635,12 +1635,19 @@ struct pebs_ordered;
 typedef int (*pebs_ordered_fn)(void *arg, const struct perf_event_header *ev,
 			       uint64_t time);
 
+/* pebs_ordered__new flags: copy each record when queued (freed once
+   delivered), for readers whose records do not stay valid (pipes,
+   decompression buffers), as perf's copy_on_queue */
+#define PEBS_ORDERED_COPY	(1u << 0)
+
 /*
  * pebs_ordered__new - a queue calling @fn(@arg, record, time); max_queued
- * 0 means 1 Mi records. Returns 0, -EINVAL, -ENOMEM.
+ * 0 means 1 Mi records; @flags 0 or PEBS_ORDERED_COPY. Returns 0,
+ * -EINVAL, -ENOMEM.
  */
-PEBS_API int pebs_ordered__new(size_t max_queued, pebs_ordered_fn fn,
-			       void *arg, struct pebs_ordered **op);
+PEBS_API int pebs_ordered__new(size_t max_queued, unsigned int flags,
+			       pebs_ordered_fn fn, void *arg,
+			       struct pebs_ordered **op);
 PEBS_API void pebs_ordered__delete(struct pebs_ordered *o);
 
 /*

@@ -2,7 +2,8 @@
 /*
  * test-ordered.c - time-ordered records (lib/ordered.c): delivery by
  * rounds as perf's ordered events, ties in queue order, records without
- * time at once, the bounded queue, and a whole perf.data file written
+ * time at once, the bounded queue, copies of reused buffers, and a
+ * whole perf.data file written
  * out of order and read back in time order (with the fallback to file
  * order when the event does not sample TIME).
  */
@@ -44,7 +45,7 @@ static void test_rounds(void **state)
 	struct seen s = { .nr = 0 };
 
 	(void)state;
-	assert_int_equal(pebs_ordered__new(0, collect, &s, &o), 0);
+	assert_int_equal(pebs_ordered__new(0, 0, collect, &s, &o), 0);
 	assert_int_equal(pebs_ordered__queue(o, &h[0], 30), 0);
 	assert_int_equal(pebs_ordered__queue(o, &h[1], 10), 0);
 	/* first round: nothing is safe yet (limit 0) */
@@ -82,13 +83,50 @@ static void test_bounded(void **state)
 	unsigned int i;
 
 	(void)state;
-	assert_int_equal(pebs_ordered__new(8, collect, &s, &o), 0);
+	assert_int_equal(pebs_ordered__new(8, 0, collect, &s, &o), 0);
 	for (i = 0; i < 20; i++)
 		assert_int_equal(pebs_ordered__queue(o, &h[i], 100 - i), 0);
 	/* never more than 8 queued: the oldest halves went out */
 	assert_true(s.nr >= 12);
 	assert_int_equal(pebs_ordered__flush(o), 0);
 	assert_int_equal(s.nr, 20);
+	pebs_ordered__delete(o);
+}
+
+/* With PEBS_ORDERED_COPY the caller's buffer may change at once. */
+static int check_ip(void *arg, const struct perf_event_header *ev,
+		    uint64_t time)
+{
+	uint64_t *want = arg, ip;
+
+	memcpy(&ip, ev + 1, sizeof(ip));
+	assert_int_equal(ip, time * 10);
+	(*want)++;
+	return 0;
+}
+
+static void test_copy(void **state)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t ip;
+	} buf = { { PERF_RECORD_SAMPLE, 0, sizeof(buf) }, 0 };
+	struct pebs_ordered *o;
+	uint64_t seen = 0, t;
+
+	(void)state;
+	assert_int_equal(pebs_ordered__new(0, PEBS_ORDERED_COPY, check_ip,
+					   &seen, &o), 0);
+	for (t = 5; t > 0; t--) {
+		buf.ip = t * 10;	/* one buffer, reused */
+		assert_int_equal(pebs_ordered__queue(o, &buf.h, t), 0);
+	}
+	buf.ip = 0;
+	assert_int_equal(pebs_ordered__flush(o), 0);
+	assert_int_equal(seen, 5);
+	/* queued and never delivered: freed with the queue */
+	buf.ip = 70;
+	assert_int_equal(pebs_ordered__queue(o, &buf.h, 7), 0);
 	pebs_ordered__delete(o);
 }
 
@@ -178,6 +216,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rounds),
 		cmocka_unit_test(test_bounded),
+		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_file),
 	};
 
