@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * symbols.c - (pid, ip) -> symbol + offset.
+ * symbols.c - (pid, ip) -> symbol + offset, with maps over time.
  *
  * Address spaces: per process (tgid) a sorted array of executable file
- * mappings, from /proc/<pid>/maps or MMAP/MMAP2 records. Files: loaded
- * once with libelf (.symtab, else .dynsym; PT_LOAD segments to turn a
- * file offset into a link-time address), functions sorted by address
- * and found by binary search. Kernel addresses: /proc/kallsyms on
- * request.
+ * mappings, from /proc/<pid>/maps or MMAP/MMAP2 records fed in time
+ * order (a FORK copies the parent's, an exec drops them), so a lookup
+ * answers for the time reached. Files and their symbols: lib/dso.c.
+ * Kernel addresses: /proc/kallsyms, only when the recording's kernel is
+ * this one (pebs_symbols__load_kernel). Lookups go through a
+ * direct-mapped cache of (pid, ip), emptied whenever a mapping changes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,34 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dso.h"
 #include "internal.h"
 
 #define KERNEL_START		(1ULL << 63)
-#define BUILD_ID_MAX		20
-
-struct sym {
-	uint64_t start;
-	uint64_t size;		/* 0: up to the next symbol */
-	const char *name;
-	int rank;		/* among aliases the lowest is shown */
-};
-
-struct seg {
-	uint64_t offset, filesz, vaddr;
-};
-
-struct dso {
-	char *path;
-	bool loaded;		/* tried: syms valid (maybe empty) */
-	bool is_file;		/* a path that can be opened */
-	struct sym *syms;
-	size_t nr_syms;
-	char *names;		/* all symbol names, NUL-separated */
-	struct seg *segs;
-	size_t nr_segs;
-	uint8_t want_bid[BUILD_ID_MAX];
-	size_t want_bid_len;	/* 0: accept any local file */
-};
+#define KERNEL_NAME		"[kernel.kallsyms]"
+#define CACHE_SIZE		4096	/* (pid, ip) lookups, a power of two */
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -54,8 +33,17 @@ struct mapping {
 
 struct proc {
 	pid_t pid;
-	struct mapping *maps;
+	struct mapping *maps;	/* executable mappings (or data ones) */
 	size_t nr, cap;
+	struct proc *data;	/* the data mappings, or NULL */
+};
+
+struct cached {
+	uint64_t ip;
+	pid_t pid;
+	uint32_t gen;		/* 0: empty */
+	int ret;
+	struct pebs_sym sym;
 };
 
 struct pebs_symbols {
@@ -63,12 +51,26 @@ struct pebs_symbols {
 	size_t nr_dsos;
 	struct proc **procs;	/* sorted by pid */
 	size_t nr_procs;
-	struct dso kernel;	/* "[kernel.kallsyms]" or "[kernel]" */
+	struct dso kernel;	/* "[kernel.kallsyms]" */
+	uint8_t kernel_bid[BUILD_ID_MAX];	/* as recorded */
+	size_t kernel_bid_len;
+	uint64_t kernel_text;	/* recorded _text (kernel MMAP pgoff) */
+	uint32_t gen;		/* mappings' generation: cache validity */
+	struct cached *cache;
 };
 
 static int oom(void)
 {
 	return pebs_err(-ENOMEM, "symbols: out of memory");
+}
+
+/* The mappings changed: forget the cached lookups. */
+static void invalidate(struct pebs_symbols *syms)
+{
+	if (++syms->gen == 0) {		/* wrapped: empty the cache */
+		memset(syms->cache, 0, CACHE_SIZE * sizeof(*syms->cache));
+		syms->gen = 1;
+	}
 }
 
 int pebs_symbols__new(struct pebs_symbols **symsp)
@@ -82,22 +84,18 @@ int pebs_symbols__new(struct pebs_symbols **symsp)
 	syms = calloc(1, sizeof(*syms));
 	if (!syms)
 		return oom();
-	syms->kernel.path = strdup("[kernel]");
-	if (!syms->kernel.path) {
+	syms->kernel.path = strdup(KERNEL_NAME);
+	syms->cache = calloc(CACHE_SIZE, sizeof(*syms->cache));
+	syms->gen = 1;
+	if (!syms->kernel.path || !syms->cache) {
+		free(syms->kernel.path);
+		free(syms->cache);
 		free(syms);
 		return oom();
 	}
 	syms->kernel.loaded = true;
 	*symsp = syms;
 	return 0;
-}
-
-static void dso_free(struct dso *d)
-{
-	free(d->path);
-	free(d->syms);
-	free(d->names);
-	free(d->segs);
 }
 
 void pebs_symbols__delete(struct pebs_symbols *syms)
@@ -107,16 +105,20 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 	if (!syms)
 		return;
 	for (i = 0; i < syms->nr_dsos; i++) {
-		dso_free(syms->dsos[i]);
+		pebs_dso_free(syms->dsos[i]);
 		free(syms->dsos[i]);
 	}
 	free(syms->dsos);
 	for (i = 0; i < syms->nr_procs; i++) {
+		if (syms->procs[i]->data)
+			free(syms->procs[i]->data->maps);
+		free(syms->procs[i]->data);
 		free(syms->procs[i]->maps);
 		free(syms->procs[i]);
 	}
 	free(syms->procs);
-	dso_free(&syms->kernel);
+	pebs_dso_free(&syms->kernel);
+	free(syms->cache);
 	free(syms);
 }
 
@@ -152,292 +154,6 @@ static struct dso *dso_findnew(struct pebs_symbols *syms, const char *path)
 	d->is_file = path[0] == '/' && !strstr(path, " (deleted)");
 	nd[syms->nr_dsos++] = d;
 	return d;
-}
-
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	/* at one address prefer a sized, global, plainly named symbol */
-	if ((x->size != 0) != (y->size != 0))
-		return (y->size != 0) - (x->size != 0);
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	return strcmp(x->name, y->name);
-}
-
-/* Sort and drop duplicates (aliases at the same address keep one). */
-static void syms_sort(struct sym *s, size_t *nr)
-{
-	size_t i, j = 0;
-
-	qsort(s, *nr, sizeof(*s), sym_cmp);
-	for (i = 0; i < *nr; i++) {
-		if (j && s[j - 1].start == s[i].start)
-			continue;
-		s[j++] = s[i];
-	}
-	*nr = j;
-}
-
-static bool elf_build_id(Elf *elf, uint8_t *bid, size_t *len)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &noff, &doff))) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + noff, "GNU", 4) &&
-			    nh.n_descsz <= BUILD_ID_MAX) {
-				memcpy(bid, (char *)data->d_buf + doff,
-				       nh.n_descsz);
-				*len = nh.n_descsz;
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
-int pebs_elf_build_id(const char *path, uint8_t *bid)
-{
-	size_t len = 0;
-	bool found;
-	Elf *elf;
-	int fd;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOTSUP;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	found = elf && elf_kind(elf) == ELF_K_ELF &&
-		elf_build_id(elf, bid, &len);
-	elf_end(elf);
-	close(fd);
-	return found ? (int)len : -ENOENT;
-}
-
-/* Read the function symbols of one symbol table section. */
-static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
-			 struct dso *d)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t n, i, names_len = 0, nr = 0;
-	struct sym *s;
-	char *names;
-
-	if (!data || !sh->sh_entsize)
-		return 0;
-	n = sh->sh_size / sh->sh_entsize;
-	s = calloc(n ? n : 1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		GElf_Sym es;
-		const char *name;
-		int type;
-
-		if (!gelf_getsym(data, (int)i, &es))
-			continue;
-		type = GELF_ST_TYPE(es.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    es.st_shndx == SHN_UNDEF || !es.st_value)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, es.st_name);
-		if (!name || !*name)
-			continue;
-		s[nr].start = es.st_value;
-		s[nr].size = es.st_size;
-		s[nr].name = name;
-		/* global before weak before local; fewer leading '_' */
-		s[nr].rank = (GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0 :
-			      GELF_ST_BIND(es.st_info) == STB_WEAK ? 1 : 2) * 16 +
-			     (int)strspn(name, "_");
-		names_len += strlen(name) + 1;
-		nr++;
-	}
-	/* copy the names out: the Elf handle is closed after loading */
-	names = malloc(names_len ? names_len : 1);
-	if (!names) {
-		free(s);
-		return -ENOMEM;
-	}
-	for (i = 0, names_len = 0; i < nr; i++) {
-		size_t l = strlen(s[i].name) + 1;
-
-		memcpy(names + names_len, s[i].name, l);
-		s[i].name = names + names_len;
-		names_len += l;
-	}
-	syms_sort(s, &nr);
-	d->syms = s;
-	d->nr_syms = nr;
-	d->names = names;
-	return 0;
-}
-
-static int elf_read_segs(Elf *elf, struct dso *d)
-{
-	size_t n, i;
-
-	if (elf_getphdrnum(elf, &n) || !n)
-		return 0;
-	d->segs = calloc(n, sizeof(*d->segs));
-	if (!d->segs)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		d->segs[d->nr_segs].offset = ph.p_offset;
-		d->segs[d->nr_segs].filesz = ph.p_filesz;
-		d->segs[d->nr_segs].vaddr = ph.p_vaddr;
-		d->nr_segs++;
-	}
-	return 0;
-}
-
-/*
- * Load a file's symbols once. Unreadable, non-ELF or mismatching files
- * end up with no symbols (not an error for the caller: the address
- * still resolves to the file).
- */
-/* The section of type @type, or NULL. */
-static Elf_Scn *find_symtab(Elf *elf, unsigned int type, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, sh) && sh->sh_type == type &&
-		    sh->sh_size)
-			return scn;
-	return NULL;
-}
-
-/*
- * The .symtab of the separate debug file /usr/lib/debug/.build-id/xx/
- * yyyy.debug (Debian's -dbg/-dbgsym packages), for stripped files.
- */
-static int read_debug_syms(struct dso *d, const uint8_t *bid, size_t len)
-{
-	char path[128];
-	size_t i, off;
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-	int fd, err = 0;
-	Elf *elf;
-
-	off = (size_t)snprintf(path, sizeof(path),
-			       "/usr/lib/debug/.build-id/%02x/", bid[0]);
-	for (i = 1; i < len; i++)
-		off += (size_t)snprintf(path + off, sizeof(path) - off, "%02x",
-					bid[i]);
-	snprintf(path + off, sizeof(path) - off, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		scn = find_symtab(elf, SHT_SYMTAB, &sh);
-		if (scn)
-			err = elf_read_syms(elf, scn, &sh, d);
-	}
-	elf_end(elf);
-	close(fd);
-	return err;
-}
-
-/*
- * Load a file's symbols once: .symtab, else the .symtab of its debug
- * file, else .dynsym. Unreadable, non-ELF or mismatching files end up
- * with no symbols (not an error for the caller: the address still
- * resolves to the file).
- */
-static int dso_load(struct dso *d)
-{
-	uint8_t bid[BUILD_ID_MAX];
-	size_t bid_len = 0;
-	int fd, err = 0;
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-	bool has_bid;
-	Elf *elf;
-
-	if (d->loaded)
-		return 0;
-	d->loaded = true;
-	if (!d->is_file)
-		return 0;
-	fd = open(d->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF)
-		goto out_end;
-	has_bid = elf_build_id(elf, bid, &bid_len);
-	if (d->want_bid_len &&
-	    (!has_bid || bid_len != d->want_bid_len ||
-	     memcmp(bid, d->want_bid, bid_len)))
-		goto out_end;	/* another build of the file: no symbols */
-	err = elf_read_segs(elf, d);
-	scn = find_symtab(elf, SHT_SYMTAB, &sh);
-	if (!err && scn)
-		err = elf_read_syms(elf, scn, &sh, d);
-	if (!err && !d->nr_syms && has_bid && bid_len) {
-		free(d->syms);
-		free(d->names);
-		d->syms = NULL;
-		d->names = NULL;
-		err = read_debug_syms(d, bid, bid_len);
-	}
-	scn = find_symtab(elf, SHT_DYNSYM, &sh);
-	if (!err && !d->nr_syms && scn) {
-		free(d->syms);
-		free(d->names);
-		d->syms = NULL;
-		d->names = NULL;
-		err = elf_read_syms(elf, scn, &sh, d);
-	}
-out_end:
-	elf_end(elf);
-	close(fd);
-	return err ? oom() : 0;
-}
-
-static struct sym *sym_find(struct sym *s, size_t nr, uint64_t addr)
-{
-	size_t lo = 0, hi = nr;
-
-	/* the last symbol starting at or below addr */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	s += lo - 1;
-	if (s->size && addr >= s->start + s->size)
-		return NULL;
-	return s;
 }
 
 static struct proc *proc_find(struct pebs_symbols *syms, pid_t pid,
@@ -558,6 +274,30 @@ int pebs_symbols__add_mmap(struct pebs_symbols *syms, pid_t pid,
 	p = d ? proc_findnew(syms, pid) : NULL;
 	if (!p || proc_insert(p, start, start + len, pgoff, d))
 		return oom();
+	invalidate(syms);
+	return 0;
+}
+
+/* A data mapping (heap, stack, anonymous, file data). */
+static int add_data_mmap(struct pebs_symbols *syms, pid_t pid,
+			 const struct pebs_record_mmap *m)
+{
+	struct dso *d;
+	struct proc *p;
+
+	if (!m->len || m->start + m->len < m->start)
+		return 0;
+	d = dso_findnew(syms, m->filename);
+	p = d ? proc_findnew(syms, pid) : NULL;
+	if (p && !p->data) {
+		p->data = calloc(1, sizeof(*p->data));
+		if (p->data)
+			p->data->pid = pid;
+	}
+	if (!p || !p->data ||
+	    proc_insert(p->data, m->start, m->start + m->len, m->pgoff, d))
+		return oom();
+	invalidate(syms);
 	return 0;
 }
 
@@ -584,6 +324,7 @@ int pebs_symbols__load_pid(struct pebs_symbols *syms, pid_t pid)
 		return oom();
 	}
 	p->nr = 0;	/* re-read: the current maps replace the old */
+	invalidate(syms);
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long start, end, pgoff;
 		char perms[8];
@@ -605,83 +346,107 @@ int pebs_symbols__load_pid(struct pebs_symbols *syms, pid_t pid)
 	return err ? err : nr;
 }
 
+static int copy_list(const struct proc *from, struct proc *to)
+{
+	to->nr = 0;
+	if (!from->nr)
+		return 0;
+	if (maps_reserve(to, from->nr))
+		return oom();
+	memcpy(to->maps, from->maps, from->nr * sizeof(*from->maps));
+	to->nr = from->nr;
+	return 0;
+}
+
 static int copy_maps(struct pebs_symbols *syms, pid_t parent, pid_t child)
 {
 	struct proc *pp, *cp;
 	size_t pos;
 
 	pp = proc_find(syms, parent, &pos);
-	if (!pp || !pp->nr || parent == child)
+	if (!pp || (!pp->nr && !pp->data) || parent == child)
 		return 0;
 	cp = proc_findnew(syms, child);
 	/* proc_findnew may move the array, not the procs themselves */
-	if (!cp || maps_reserve(cp, pp->nr))
+	if (!cp || copy_list(pp, cp))
 		return oom();
-	memcpy(cp->maps, pp->maps, pp->nr * sizeof(*pp->maps));
-	cp->nr = pp->nr;
+	if (!pp->data)
+		return 0;
+	if (!cp->data) {
+		cp->data = calloc(1, sizeof(*cp->data));
+		if (!cp->data)
+			return oom();
+		cp->data->pid = child;
+	}
+	return copy_list(pp->data, cp->data);
+}
+
+static bool is_kernel_name(const char *name)
+{
+	return !strncmp(name, KERNEL_NAME, sizeof(KERNEL_NAME) - 1);
+}
+
+/* The kernel's map: where _text was, and its build id if recorded. */
+static int add_kernel_map(struct pebs_symbols *syms,
+			  const struct pebs_record_mmap *m, uint32_t type)
+{
+	if (!is_kernel_name(m->filename))
+		return 0;
+	if (type == PERF_RECORD_MMAP && !syms->kernel_text)
+		syms->kernel_text = m->pgoff;	/* perf puts _text there */
+	if (m->build_id_size)
+		return pebs_symbols__set_build_id(syms, KERNEL_NAME,
+						  m->build_id,
+						  m->build_id_size);
 	return 0;
 }
 
 int pebs_symbols__add_record(struct pebs_symbols *syms,
 			     const struct perf_event_header *ev)
 {
-	const uint32_t *u32 = (const uint32_t *)(ev + 1);
-	const uint64_t *u64;
-	const char *name;
-	size_t pos, max;
+	struct pebs_record r;
 	struct proc *p;
+	size_t pos;
+	int err;
 
 	if (!syms || !ev)
 		return pebs_err(-EINVAL, "symbols: no record");
-	switch (ev->type) {
+	/* the sample_id trailer cannot hold a name's NUL: size 0 is safe */
+	if (pebs_record__decode(ev, 0, &r))
+		return 0;
+	switch (r.type) {
 	case PERF_RECORD_MMAP:
-		/* pid, tid, addr, len, pgoff, filename */
-		if (ev->size < sizeof(*ev) + 8 + 24 + 1 ||
-		    (ev->misc & PERF_RECORD_MISC_MMAP_DATA))
-			return 0;
-		u64 = (const uint64_t *)(u32 + 2);
-		name = (const char *)(u64 + 3);
-		max = ev->size - (size_t)(name - (const char *)ev);
-		if (strnlen(name, max) == max || (int32_t)u32[0] < 0)
-			return 0;	/* kernel map, or unterminated */
-		return pebs_symbols__add_mmap(syms, (pid_t)u32[0], u64[0],
-					      u64[1], u64[2], name);
 	case PERF_RECORD_MMAP2:
-		/* pid, tid, addr, len, pgoff, maj/min/ino/gen or build id,
-		 * prot, flags, filename */
-		if (ev->size < sizeof(*ev) + 8 + 24 + 24 + 8 + 1 ||
-		    (ev->misc & PERF_RECORD_MISC_MMAP_DATA))
-			return 0;
-		u64 = (const uint64_t *)(u32 + 2);
-		name = (const char *)(u64 + 3) + 24 + 8;
-		max = ev->size - (size_t)(name - (const char *)ev);
-		if (strnlen(name, max) == max || (int32_t)u32[0] < 0)
-			return 0;
-		if (!(((const uint32_t *)(u64 + 6))[0] & 4 /* PROT_EXEC */))
-			return 0;
-		if (ev->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			const uint8_t *b = (const uint8_t *)(u64 + 3);
-
-			/* u8 size, u8 reserved[3], u8 build_id[20] */
-			if (b[0] && b[0] <= BUILD_ID_MAX &&
-			    pebs_symbols__set_build_id(syms, name, b + 4,
-						       b[0]))
-				return -ENOMEM;
+		if ((int32_t)r.mmap.pid < 0)
+			return add_kernel_map(syms, &r.mmap, r.type);
+		if (r.mmap.data || !(r.mmap.prot & 4 /* PROT_EXEC */))
+			return add_data_mmap(syms, (pid_t)r.mmap.pid,
+					     &r.mmap);
+		if (r.mmap.build_id_size) {
+			err = pebs_symbols__set_build_id(syms,
+					r.mmap.filename, r.mmap.build_id,
+					r.mmap.build_id_size);
+			if (err)
+				return err;
 		}
-		return pebs_symbols__add_mmap(syms, (pid_t)u32[0], u64[0],
-					      u64[1], u64[2], name);
+		return pebs_symbols__add_mmap(syms, (pid_t)r.mmap.pid,
+					      r.mmap.start, r.mmap.len,
+					      r.mmap.pgoff, r.mmap.filename);
 	case PERF_RECORD_FORK:
-		/* pid, ppid, tid, ptid, time: a new process if pid != ppid */
-		if (ev->size < sizeof(*ev) + 16 || u32[0] == u32[1])
+		/* a new process if pid != ppid */
+		if (r.task.pid == r.task.ppid)
 			return 0;
-		return copy_maps(syms, (pid_t)u32[1], (pid_t)u32[0]);
+		invalidate(syms);
+		return copy_maps(syms, (pid_t)r.task.ppid, (pid_t)r.task.pid);
 	case PERF_RECORD_COMM:
-		if (!(ev->misc & PERF_RECORD_MISC_COMM_EXEC) ||
-		    ev->size < sizeof(*ev) + 8)
+		if (!r.comm.exec)
 			return 0;
-		p = proc_find(syms, (pid_t)u32[0], &pos);
+		p = proc_find(syms, (pid_t)r.comm.pid, &pos);
 		if (p)
 			p->nr = 0;	/* exec: a new address space */
+		if (p && p->data)
+			p->data->nr = 0;
+		invalidate(syms);
 		return 0;
 	default:
 		return 0;
@@ -696,6 +461,11 @@ int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
 	if (!syms || !path || !build_id || !size || size > BUILD_ID_MAX)
 		return pebs_err(-EINVAL, "symbols: bad build id for %s",
 				path ? path : "(null)");
+	if (is_kernel_name(path)) {
+		memcpy(syms->kernel_bid, build_id, size);
+		syms->kernel_bid_len = size;
+		return 0;
+	}
 	d = dso_findnew(syms, path);
 	if (!d)
 		return oom();
@@ -712,118 +482,114 @@ int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
 		d->nr_syms = d->nr_segs = 0;
 		d->loaded = false;
 	}
+	invalidate(syms);
 	return 0;
+}
+
+/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
+#define MISC_BUILD_ID_SIZE	(1 << 15)
+
+int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
+				size_t size)
+{
+	const unsigned char *p = data, *end = p + size;
+	int nr = 0;
+
+	if (!syms || (!data && size))
+		return pebs_err(-EINVAL, "symbols: no build id section");
+	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
+	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
+		struct perf_event_header h;
+		const unsigned char *bid = p + sizeof(h) + 4;
+		const char *name = (const char *)bid + 24;
+		size_t len = BUILD_ID_MAX, max;
+
+		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
+		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
+			return pebs_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
+					"of %u bytes overruns the section",
+					h.size);
+		if (h.misc & MISC_BUILD_ID_SIZE)
+			len = bid[20];
+		max = (size_t)(p + h.size - (const unsigned char *)name);
+		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max &&
+		    (name[0] == '/' || is_kernel_name(name))) {
+			int err = pebs_symbols__set_build_id(syms, name, bid,
+							     len);
+
+			if (err)
+				return err;
+			nr++;
+		}
+		p += h.size;
+	}
+	return nr;
+}
+
+int pebs_symbols__load_kernel(struct pebs_symbols *syms)
+{
+	uint8_t bid[BUILD_ID_MAX];
+	bool same;
+	int n, err;
+
+	if (!syms)
+		return pebs_err(-EINVAL, "symbols: none");
+	if (syms->kernel_bid_len) {
+		n = pebs_host_kernel_build_id(bid);
+		same = n > 0 && (size_t)n == syms->kernel_bid_len &&
+		       !memcmp(bid, syms->kernel_bid, (size_t)n);
+	} else {
+		/* no build id recorded: the kernel map must be where it is */
+		same = syms->kernel_text &&
+		       syms->kernel_text == pebs_host_kernel_text();
+	}
+	if (!same)
+		return 0;
+	err = pebs_symbols__load_kallsyms(syms);
+	return err < 0 ? err : 1;
 }
 
 int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
 {
-	struct dso *k = &syms->kernel;
-	size_t nr = 0, cap = 0, names_len = 0, names_cap = 0, i;
-	char line[512];
-	struct sym *s = NULL;
-	char *names = NULL;
-	int err = 0;
-	FILE *f;
-
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return pebs_err(-errno, "cannot read /proc/kallsyms: %s",
-				strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[256];
-		size_t l;
-
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 ||
-		    (type != 't' && type != 'T' && type != 'w' &&
-		     type != 'W') || !addr)
-			continue;
-		l = strlen(name) + 1;
-		if (nr == cap || names_len + l > names_cap) {
-			struct sym *ns;
-			char *nn;
-
-			cap = cap ? cap * 2 : 4096;
-			names_cap = names_cap ? names_cap * 2 : 65536;
-			ns = realloc(s, cap * sizeof(*s));
-			if (ns)
-				s = ns;
-			nn = ns ? realloc(names, names_cap) : NULL;
-			if (!nn) {
-				err = -ENOMEM;
-				break;
-			}
-			names = nn;
-		}
-		s[nr].start = addr;
-		s[nr].size = 0;
-		s[nr].rank = (type == 'T' ? 0 : type == 'W' || type == 'w' ?
-			      16 : 32) + (int)strspn(name, "_");
-		/* an offset for now: names may still move */
-		s[nr].name = (const char *)(uintptr_t)names_len;
-		memcpy(names + names_len, name, l);
-		names_len += l;
-		nr++;
-	}
-	fclose(f);
-	if (err) {
-		free(s);
-		free(names);
-		return oom();
-	}
-	if (!nr) {
-		free(s);
-		free(names);
-		return pebs_err(-EACCES, "/proc/kallsyms shows no addresses: "
-				"run as root or lower kernel.kptr_restrict");
-	}
-	for (i = 0; i < nr; i++)
-		s[i].name = names + (uintptr_t)s[i].name;
-	syms_sort(s, &nr);
-	free(k->syms);
-	free(k->names);
-	k->syms = s;
-	k->nr_syms = nr;
-	k->names = names;
-	free(k->path);
-	k->path = strdup("[kernel.kallsyms]");
-	if (!k->path)
-		return oom();
-	return (int)nr;
+	if (!syms)
+		return pebs_err(-EINVAL, "symbols: none");
+	invalidate(syms);
+	return pebs_dso_load_kallsyms(&syms->kernel);
 }
 
-/* File offset -> link-time address through the PT_LOAD segments. */
-static bool file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va)
+/* The mapping of @p covering @addr, or NULL. */
+static const struct mapping *find_map(const struct proc *p, uint64_t addr)
 {
-	size_t i;
+	size_t lo = 0, hi = p ? p->nr : 0;
 
-	for (i = 0; i < d->nr_segs; i++) {
-		const struct seg *s = &d->segs[i];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
 
-		if (off >= s->offset && off < s->offset + s->filesz) {
-			*va = off - s->offset + s->vaddr;
-			return true;
-		}
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else if (p->maps[mid].start > addr)
+			hi = mid;
+		else
+			return &p->maps[mid];
 	}
-	return false;
+	return NULL;
 }
 
-int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
-			  struct pebs_sym *sym)
+static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
+		   struct pebs_sym *sym)
 {
-	const struct mapping *m = NULL;
+	const struct mapping *m;
 	struct proc *p;
 	struct sym *s;
 	uint64_t va;
-	size_t pos, lo, hi;
+	size_t pos;
 
-	if (!syms || !sym)
-		return -EINVAL;
 	memset(sym, 0, sizeof(*sym));
 	if (ip >= KERNEL_START) {
 		sym->dso = syms->kernel.path;
 		sym->dso_offset = ip;
-		s = sym_find(syms->kernel.syms, syms->kernel.nr_syms, ip);
+		s = pebs_dso_find_sym(syms->kernel.syms, syms->kernel.nr_syms,
+				      ip);
 		if (!s)
 			return -ENOENT;
 		sym->name = s->name;
@@ -831,31 +597,75 @@ int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 		return 0;
 	}
 	p = proc_find(syms, pid, &pos);
-	if (!p)
-		return -ENOENT;
-	lo = 0;
-	hi = p->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].end <= ip) {
-			lo = mid + 1;
-		} else if (p->maps[mid].start > ip) {
-			hi = mid;
-		} else {
-			m = &p->maps[mid];
-			break;
-		}
-	}
+	m = find_map(p, ip);
 	if (!m)
 		return -ENOENT;
 	sym->dso = m->dso->path;
 	sym->dso_offset = ip - m->start + m->pgoff;
-	if (dso_load(m->dso))
+	if (pebs_dso_load(m->dso))
 		return -ENOMEM;
-	if (!file_to_vaddr(m->dso, sym->dso_offset, &va))
+	if (!pebs_dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
 		return -ENOENT;
-	s = sym_find(m->dso->syms, m->dso->nr_syms, va);
+	s = pebs_dso_find_sym(m->dso->syms, m->dso->nr_syms, va);
+	if (!s)
+		return -ENOENT;
+	sym->name = s->name;
+	sym->offset = va - s->start;
+	return 0;
+}
+
+int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
+			  struct pebs_sym *sym)
+{
+	struct cached *c;
+	uint64_t h;
+
+	if (!syms || !sym)
+		return -EINVAL;
+	h = (ip ^ ((uint64_t)(uint32_t)pid << 24)) * 0x9e3779b97f4a7c15ull;
+	c = &syms->cache[h >> 52 & (CACHE_SIZE - 1)];
+	if (c->gen == syms->gen && c->ip == ip && c->pid == pid) {
+		*sym = c->sym;
+		return c->ret;
+	}
+	c->ret = resolve(syms, pid, ip, sym);
+	if (c->ret == -ENOMEM) {
+		c->gen = 0;
+		return c->ret;
+	}
+	c->sym = *sym;
+	c->ip = ip;
+	c->pid = pid;
+	c->gen = syms->gen;
+	return c->ret;
+}
+
+int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
+				uint64_t addr, struct pebs_sym *sym)
+{
+	const struct mapping *m;
+	struct proc *p;
+	struct sym *s;
+	uint64_t va;
+	size_t pos;
+
+	if (!syms || !sym)
+		return -EINVAL;
+	memset(sym, 0, sizeof(*sym));
+	p = proc_find(syms, pid, &pos);
+	/* data mappings first; code and rodata live in the text ones */
+	m = find_map(p ? p->data : NULL, addr);
+	if (!m)
+		m = find_map(p, addr);
+	if (!m)
+		return -ENOENT;
+	sym->dso = m->dso->path;
+	sym->dso_offset = addr - m->start + m->pgoff;
+	if (pebs_dso_load(m->dso))
+		return -ENOMEM;
+	if (!pebs_dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
+		return -ENOENT;
+	s = pebs_dso_find_sym(m->dso->dsyms, m->dso->nr_dsyms, va);
 	if (!s)
 		return -ENOENT;
 	sym->name = s->name;

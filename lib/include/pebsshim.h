@@ -1218,7 +1218,7 @@ PEBS_API int pebs_perfdata_writer__close(struct pebs_perfdata_writer *w);
  * up by binary search; among aliases at one address the global, least
  * underscored name is shown. Kernel addresses resolve through
  * /proc/kallsyms on request (pebs_symbols__load_kallsyms), else to
- * "[kernel]". A pebs_symbols is not thread-safe.
+ * "[kernel.kallsyms]" without a symbol. A pebs_symbols is not thread-safe.
  */
 struct pebs_symbols;
 
@@ -1226,7 +1226,7 @@ struct pebs_symbols;
 struct pebs_sym {
 	const char *name;	/* symbol, or NULL if none covers ip */
 	uint64_t offset;	/* ip - symbol start */
-	const char *dso;	/* mapped file ("[vdso]", "[kernel]", ...),
+	const char *dso;	/* mapped file ("[vdso]", "[kernel.kallsyms]", ...),
 				   or NULL if ip is in no known mapping */
 	uint64_t dso_offset;	/* file offset of ip within dso */
 };
@@ -1276,7 +1276,7 @@ PEBS_API int pebs_symbols__set_build_id(struct pebs_symbols *syms,
 /*
  * pebs_symbols__load_kallsyms - resolve kernel addresses (ip >= 2^63)
  * through this host's /proc/kallsyms from now on; only right for
- * recordings of this boot. Without it they resolve to dso "[kernel]"
+ * recordings of this boot. Without it they resolve to dso "[kernel.kallsyms]"
  * and no symbol. Returns the number of symbols, -EACCES if kallsyms
  * shows no addresses (kptr_restrict), or -errno.
  */
@@ -2116,6 +2116,516 @@ PEBS_API bool pebs_perfdata__is_pipe(const struct pebs_perfdata *pd);
  * read so far ran past the end of the file or stream and was dropped.
  */
 PEBS_API bool pebs_perfdata__truncated(const struct pebs_perfdata *pd);
+
+/* ------------------------------------------------------------------ */
+/* Record views (lib/record.c)                                         */
+/* ------------------------------------------------------------------ */
+
+/* COMM: a thread's name; exec set when it came from an exec. */
+struct pebs_record_comm {
+	uint32_t pid, tid;
+	const char *comm;	/* in the record */
+	bool exec;		/* PERF_RECORD_MISC_COMM_EXEC */
+};
+
+/* FORK and EXIT */
+struct pebs_record_task {
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+/* MMAP and MMAP2 (MMAP: prot is READ|EXEC, or READ|WRITE when data) */
+struct pebs_record_mmap {
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	uint32_t maj, min;	/* MMAP2 without a build id */
+	uint64_t ino, ino_generation;
+	uint8_t build_id[20];	/* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint8_t build_id_size;	/* 0: none */
+	uint32_t prot, flags;	/* PROT_*, MAP_* */
+	bool data;		/* PERF_RECORD_MISC_MMAP_DATA */
+	const char *filename;	/* in the record */
+};
+
+/* LOST (id, lost) and LOST_SAMPLES (lost; id 0) */
+struct pebs_record_lost {
+	uint64_t id, lost;
+};
+
+/* SWITCH and SWITCH_CPU_WIDE (the other task only in the latter) */
+struct pebs_record_switch {
+	bool out, preempt;
+	uint32_t next_prev_pid, next_prev_tid;
+};
+
+/* THROTTLE and UNTHROTTLE */
+struct pebs_record_throttle {
+	uint64_t time, id, stream_id;
+};
+
+/* One decoded record: the member for @type is set. */
+struct pebs_record {
+	uint32_t type;		/* PERF_RECORD_*, or 68 FINISHED_ROUND */
+	uint16_t misc;
+	union {
+		struct pebs_record_comm comm;
+		struct pebs_record_task task;
+		struct pebs_record_mmap mmap;
+		struct pebs_record_lost lost;
+		struct pebs_record_switch sw;
+		struct pebs_record_throttle throttle;
+	};
+};
+
+/*
+ * pebs_record__decode - decode the non-sample record @ev into @r. The
+ * payload is @ev less its header and less @id_size bytes of sample_id
+ * trailer (struct pebs_sample_layout.id_size of the file's first attr
+ * when it has sample_id_all, else 0; perf's own records, type >= 64,
+ * have none); decode the trailer itself with pebs_sample__decode_id.
+ * Strings point into the record. Returns 0, -EBADMSG (too short for its
+ * type, or a string without its NUL), -ENOENT (a type without a view:
+ * SAMPLE, AUX, ...), -EINVAL.
+ */
+PEBS_API int pebs_record__decode(const struct perf_event_header *ev,
+				 size_t id_size, struct pebs_record *r);
+
+/* ------------------------------------------------------------------ */
+/* Threads over time (lib/thread.c)                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Threads of a recording, fed its records in time order: COMM sets a
+ * thread's comm (also after exec), FORK makes a thread that inherits its
+ * parent's comm, EXIT ends it (a later record for the tid is another
+ * thread). Comm strings are interned: equal names are one pointer, valid
+ * until __delete. Not thread-safe.
+ */
+struct pebs_threads;
+
+/* pebs_threads__new - an empty table. Returns 0, -EINVAL, -ENOMEM. */
+PEBS_API int pebs_threads__new(struct pebs_threads **tp);
+PEBS_API void pebs_threads__delete(struct pebs_threads *t);
+
+/*
+ * pebs_threads__add_record - apply COMM, FORK or EXIT (decoded by
+ * pebs_record__decode) at @time (the record's sample_id TIME, or 0).
+ * Other types are ignored. Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_threads__add_record(struct pebs_threads *t,
+				      const struct pebs_record *r,
+				      uint64_t time);
+
+/*
+ * pebs_threads__comm - the current comm of @tid, else of its process
+ * @pid, "swapper" for tid 0 (as perf), NULL if unknown (perf prints
+ * ":<tid>").
+ */
+PEBS_API const char *pebs_threads__comm(const struct pebs_threads *t,
+					int32_t pid, int32_t tid);
+
+/*
+ * pebs_threads__comm_at - the comm @tid had at @time (the last change at
+ * or before it; the first known if @time precedes them all), "swapper"
+ * for an unknown tid 0, else NULL.
+ */
+PEBS_API const char *pebs_threads__comm_at(const struct pebs_threads *t,
+					   int32_t tid, uint64_t time);
+
+/* pebs_threads__pid - the process of @tid, or -1 if unknown. */
+PEBS_API int32_t pebs_threads__pid(const struct pebs_threads *t, int32_t tid);
+
+/* pebs_threads__nr - the number of threads known. */
+PEBS_API size_t pebs_threads__nr(const struct pebs_threads *t);
+
+/* ------------------------------------------------------------------ */
+/* Time-ordered records (lib/ordered.c)                                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Records in time order, as perf's ordered events: queued records are
+ * delivered sorted by time (ties in queue order) at each
+ * FINISHED_ROUND up to the newest time seen before the previous round,
+ * and all at __flush. Past max_queued records the oldest half goes out
+ * early (bounded memory). Records are not copied: they must stay valid
+ * until delivered. The callback returns 0 to go on, else that value
+ * stops the processing and is returned.
+ */
+struct pebs_ordered;
+
+/* @time of a record without one: delivered at once, in file order */
+#define PEBS_ORDERED_NO_TIME	UINT64_MAX
+
+typedef int (*pebs_ordered_fn)(void *arg, const struct perf_event_header *ev,
+			       uint64_t time);
+
+/* pebs_ordered__new flags: copy each record when queued (freed once
+   delivered), for readers whose records do not stay valid (pipes,
+   decompression buffers), as perf's copy_on_queue */
+#define PEBS_ORDERED_COPY	(1u << 0)
+
+/*
+ * pebs_ordered__new - a queue calling @fn(@arg, record, time); max_queued
+ * 0 means 1 Mi records; @flags 0 or PEBS_ORDERED_COPY. Returns 0,
+ * -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_ordered__new(size_t max_queued, unsigned int flags,
+			       pebs_ordered_fn fn, void *arg,
+			       struct pebs_ordered **op);
+PEBS_API void pebs_ordered__delete(struct pebs_ordered *o);
+
+/*
+ * pebs_ordered__queue - queue @ev of time @time (PEBS_ORDERED_NO_TIME:
+ * delivered now). Returns 0, -ENOMEM, or what the callback returned.
+ */
+PEBS_API int pebs_ordered__queue(struct pebs_ordered *o,
+				 const struct perf_event_header *ev,
+				 uint64_t time);
+
+/* pebs_ordered__round - a FINISHED_ROUND. Returns as __queue. */
+PEBS_API int pebs_ordered__round(struct pebs_ordered *o);
+
+/* pebs_ordered__flush - deliver everything queued. Returns as __queue. */
+PEBS_API int pebs_ordered__flush(struct pebs_ordered *o);
+
+/*
+ * pebs_ordered__out_of_order - records queued older than one already
+ * delivered (they are delivered late, at the next round).
+ */
+PEBS_API uint64_t pebs_ordered__out_of_order(const struct pebs_ordered *o);
+
+/* pebs_ordered__process flags */
+#define PEBS_ORDERED_FILE_ORDER	 (1u << 0) /* an event lacks TIME */
+#define PEBS_ORDERED_OUT_OF_ORDER (1u << 1) /* some came after a round */
+
+/*
+ * pebs_ordered__process - every record of @pd (from where __next is) to
+ * @fn in time order: a record's time is its sample TIME, or its
+ * sample_id TIME (sample_id_all); records without one go at once;
+ * FINISHED_ROUND (68) records bound the reordering and are not passed
+ * on. If an event does not sample TIME, records go in file order and
+ * PEBS_ORDERED_FILE_ORDER is set in *flags (may be NULL). Returns 0,
+ * -EBADMSG (a damaged record: those before it were delivered),
+ * -ENOMEM, or what the callback returned.
+ */
+PEBS_API int pebs_ordered__process(struct pebs_perfdata *pd,
+				   pebs_ordered_fn fn, void *arg,
+				   unsigned int *flags);
+
+/* ------------------------------------------------------------------ */
+/* Report: samples grouped by sort keys (lib/report.c)                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Samples grouped by a set of sort keys, as perf report's histograms.
+ * Per row: samples, the sum of their periods (perf's Overhead is a row's
+ * share of the total period), weights, and loads, stores and HitM from
+ * the data source. The caller resolves each sample once (comm from
+ * pebs_threads, dso and symbol from pebs_symbols: strings compare by
+ * pointer, equal pointers being equal names) and adds it. Samples
+ * without a data address (page, line, addr keys) or data source (src)
+ * are not counted in a report that has those keys. Not thread-safe.
+ */
+struct pebs_report;
+
+enum pebs_report_key {
+	PEBS_REPORT_PID, PEBS_REPORT_TID, PEBS_REPORT_COMM, PEBS_REPORT_DSO,
+	PEBS_REPORT_SYM, PEBS_REPORT_CPU, PEBS_REPORT_EVENT, PEBS_REPORT_PAGE,
+	PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
+	PEBS_REPORT_SYM_DADDR,	/* perf's symbol_daddr: per data address */
+	PEBS_REPORT_DSO_DADDR,	/* perf's dso_daddr: the data's mapping */
+	PEBS_REPORT_MEM,	/* the memory level of data_src */
+	PEBS_REPORT_SNOOP,	/* its snoop result */
+	PEBS_REPORT_TLB,	/* its TLB result */
+	PEBS_REPORT_DCACHELINE,	/* perf's dcacheline: data object + line */
+	PEBS_REPORT_PHYS_DADDR,	/* perf's phys_daddr: PHYS_ADDR */
+	PEBS_REPORT_NR_KEYS
+};
+
+#define PEBS_REPORT_MAX_KEYS	8
+#define PEBS_REPORT_MAX_TIDS	8	/* thread ids kept per row */
+
+/* One resolved sample. */
+struct pebs_report_sample {
+	int32_t pid, tid;
+	uint32_t cpu;
+	unsigned int event;	/* attr index */
+	const char *comm;	/* NULL: unknown (shown as ":tid") */
+	const char *dso;	/* file path or "[vdso]"...; NULL: unknown */
+	const char *sym;	/* NULL: unresolved (shown as ip) */
+	uint64_t ip;		/* unresolved: the address perf shows (in its
+				   file for a mapped user address, else raw) */
+	bool kernel;		/* [k], else [.] */
+	bool has_addr, has_src, has_weight, has_phys;
+	uint64_t addr, data_src, weight, phys_addr;
+	uint64_t period;	/* PERIOD, or the attr's sample_period */
+	bool hidden;		/* only in the totals (a filtered row) */
+	/* the data address's object (pebs_symbols__resolve_data), for
+	   the symbol_daddr and dso_daddr keys */
+	const char *data_dso;	/* NULL: unknown */
+	const char *data_sym;	/* NULL: no data symbol */
+	uint64_t data_sym_off;
+};
+
+/* One row: its key fields (others zero) and what it sums. */
+struct pebs_report_row {
+	int32_t pid, tid;
+	uint32_t cpu;
+	unsigned int event;
+	const char *comm, *dso, *sym;
+	uint64_t ip;
+	bool kernel;
+	uint64_t addr, data_src, phys_addr;
+	const char *data_dso, *data_sym;
+	uint64_t data_sym_off;
+	uint64_t samples, period;
+	uint64_t weight_sum, weight_nr;
+	uint32_t loads, stores, hitm;
+	int32_t tids[PEBS_REPORT_MAX_TIDS];
+	unsigned int nr_tids;	/* distinct; PEBS_REPORT_MAX_TIDS + 1: more */
+};
+
+/*
+ * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
+ * perf's "symbol" is accepted for sym; data keys symbol_daddr,
+ * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr). Returns the number of keys, or
+ * -EINVAL with pebs_errmsg() naming the bad token.
+ */
+PEBS_API int pebs_report__parse_keys(const char *str,
+				     enum pebs_report_key *keys,
+				     unsigned int max);
+
+/* pebs_report__key_name - "comm" etc., NULL for a bad key. */
+PEBS_API const char *pebs_report__key_name(enum pebs_report_key key);
+
+/*
+ * pebs_report__new - an empty report grouped by @keys (1 to
+ * PEBS_REPORT_MAX_KEYS) for samples of @nr_events events (per-event
+ * totals). Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_report__new(const enum pebs_report_key *keys,
+			      unsigned int nr_keys, unsigned int nr_events,
+			      struct pebs_report **rp);
+PEBS_API void pebs_report__delete(struct pebs_report *r);
+
+/* pebs_report__add - count one sample. Returns 0 or -ENOMEM. */
+PEBS_API int pebs_report__add(struct pebs_report *r,
+			      const struct pebs_report_sample *s);
+
+/*
+ * pebs_report__sort - order the rows as perf prints them: by period,
+ * then samples, then the key fields ascending (rows are not moved: an
+ * index is sorted). After it, no more __add.
+ */
+PEBS_API void pebs_report__sort(struct pebs_report *r);
+
+/* pebs_report__nr_rows, __row - the rows (NULL past the end). */
+PEBS_API size_t pebs_report__nr_rows(const struct pebs_report *r);
+PEBS_API const struct pebs_report_row *
+pebs_report__row(const struct pebs_report *r, size_t i);
+
+/*
+ * pebs_report__totals - samples and period counted, of event @event or,
+ * with -1, of all (either pointer may be NULL).
+ */
+PEBS_API void pebs_report__totals(const struct pebs_report *r, int event,
+				  uint64_t *samples, uint64_t *period);
+
+/* pebs_report__keys - the report's keys in *keys; returns how many. */
+PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
+					const enum pebs_report_key **keys);
+
+/*
+ * pebs_report__field - a row's @key field as perf prints it: comm (or
+ * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
+ * "[.] 0x%016llx" when unresolved, cpu "%03u", event index, addresses
+ * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
+ * dso_daddr as dso; dcacheline (the line within its data object)
+ * "[.] %#.16llx" of the line ("[X]" in no known mapping); phys_daddr
+ * "[.] %#.16llx" (0 when not sampled, as perf);
+ * mem, snoop, tlb as perf's columns ("L1 hit",
+ * "HitM", "L1 or L2 hit", "N/A"). Returns what snprintf returns, or
+ * -EINVAL.
+ */
+PEBS_API int pebs_report__field(const struct pebs_report_row *row,
+				enum pebs_report_key key, char *buf,
+				size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Symbols: recorded build ids and the kernel (lib/symbols.c)          */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_symbols__add_build_ids - the HEADER_BUILD_ID section of a
+ * perf.data file (pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, ...)):
+ * every file's recorded build id (pebs_symbols__set_build_id), the
+ * kernel's ("[kernel.kallsyms]") included. Symbols of a file whose
+ * local copy differs then come from ~/.debug/.build-id or
+ * /usr/lib/debug/.build-id, or are not shown. Returns the number of
+ * build ids taken, -EBADMSG (an entry overruns the section), -ENOMEM.
+ */
+PEBS_API int pebs_symbols__add_build_ids(struct pebs_symbols *syms,
+					 const void *data, size_t size);
+
+/*
+ * pebs_symbols__load_kernel - load this host's /proc/kallsyms only if
+ * the recording's kernel is the running one: its build id (from
+ * HEADER_BUILD_ID, or a kernel MMAP2 with a build id) equals the one in
+ * /sys/kernel/notes, or, when none was recorded, the kernel map's _text
+ * (perf's kernel MMAP) equals this boot's. Otherwise kernel addresses
+ * stay unresolved (dso "[kernel.kallsyms]", no symbol), as perf shows
+ * them. Returns 1 (loaded), 0 (another kernel, or unknown), or -errno
+ * of pebs_symbols__load_kallsyms.
+ */
+PEBS_API int pebs_symbols__load_kernel(struct pebs_symbols *syms);
+
+/* ------------------------------------------------------------------ */
+/* CPU lists (lib/cpulist.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_cpulist__parse - "0-3,8,10-11" into @bitmap, (max_cpus + 63) / 64
+ * words (cleared first; CPU c is bit c % 64 of word c / 64). Returns 0,
+ * -EINVAL (a bad token, named in pebs_errmsg()), or -ERANGE (a CPU >=
+ * @max_cpus).
+ */
+PEBS_API int pebs_cpulist__parse(const char *str, unsigned int max_cpus,
+				 uint64_t *bitmap);
+
+/* ------------------------------------------------------------------ */
+/* Sample filters (lib/filter.c)                                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Which samples a report counts, as perf report's --comm, --pid, --tid,
+ * --cpu and --time: a sample passes when it matches every filter set
+ * (within one filter, any of its values).
+ */
+struct pebs_filter;
+
+/* pebs_filter__new - a filter that passes everything. 0 or -ENOMEM. */
+PEBS_API int pebs_filter__new(struct pebs_filter **fp);
+PEBS_API void pebs_filter__delete(struct pebs_filter *f);
+
+/*
+ * pebs_filter__comms, __pids, __tids - comma-separated commands, process
+ * ids, thread ids (added to those given before). Returns 0, -EINVAL
+ * (pebs_errmsg() names the bad token), -ENOMEM.
+ */
+PEBS_API int pebs_filter__comms(struct pebs_filter *f, const char *list);
+PEBS_API int pebs_filter__pids(struct pebs_filter *f, const char *list);
+PEBS_API int pebs_filter__tids(struct pebs_filter *f, const char *list);
+
+/*
+ * pebs_filter__event - keep samples of event (attr index) @idx; called
+ * for several, any of them. Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_filter__event(struct pebs_filter *f, unsigned int idx);
+
+/* pebs_filter__cpus - a CPU list (pebs_cpulist__parse). Returns as it. */
+PEBS_API int pebs_filter__cpus(struct pebs_filter *f, const char *list);
+
+/*
+ * pebs_filter__time - perf's --time: "start,end" in seconds of the
+ * sample clock (either may be empty), or comma-separated "A%-B%" ranges
+ * and "N%/M" slices (the M-th slice of N %) of [@first, @last], the
+ * recording's first and last sample times in ns. Replaces an earlier
+ * --time. Returns 0, -EINVAL (naming the bad part).
+ */
+PEBS_API int pebs_filter__time(struct pebs_filter *f, const char *spec,
+			       uint64_t first, uint64_t last);
+
+/* what pebs_filter__match says of a sample */
+enum {
+	PEBS_FILTER_PASS,	/* count it */
+	PEBS_FILTER_HIDE,	/* --comm/--pid/--tid: in the totals only
+				   (pebs_report_sample.hidden), as perf */
+	PEBS_FILTER_DROP,	/* --cpu/--time/--event: not at all */
+};
+
+/*
+ * pebs_filter__match - what to do with sample @s of time @time (a NULL
+ * filter passes everything): PEBS_FILTER_PASS, _HIDE or _DROP.
+ */
+PEBS_API int pebs_filter__match(const struct pebs_filter *f,
+				const struct pebs_report_sample *s,
+				uint64_t time);
+
+/* ------------------------------------------------------------------ */
+/* Symbols: data addresses (lib/symbols.c)                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_symbols__resolve_data - the data object of address @addr in
+ * process @pid, as perf's symbol_daddr/dso_daddr: the mapping from the
+ * data mappings of MMAP/MMAP2 records (perf record -d: "[heap]",
+ * "[stack]", "//anon", file data), else the executable ones, gives
+ * sym->dso and the file offset; a data symbol (STT_OBJECT of .symtab or
+ * .dynsym) covering it gives sym->name and offset. Returns as
+ * pebs_symbols__resolve.
+ */
+PEBS_API int pebs_symbols__resolve_data(struct pebs_symbols *syms,
+					pid_t pid, uint64_t addr,
+					struct pebs_sym *sym);
+
+/* ------------------------------------------------------------------ */
+/* Session: a recording replayed in time order (lib/session.c)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A perf.data recording replayed as perf's session does: records in
+ * time order (pebs_ordered), threads (pebs_threads) and address spaces
+ * (pebs_symbols, maps over time) following COMM, FORK, EXIT, MMAP and
+ * MMAP2, and each sample handed to the caller resolved against the
+ * state of its time (comm, dso, symbol, data object, period) as a
+ * pebs_report_sample. __new scans the file once for the counts below
+ * and the kernel's maps, reads HEADER_BUILD_ID, and decides whether
+ * the recorded kernel is this one (pebs_symbols__load_kernel).
+ */
+struct pebs_session;
+
+struct pebs_session_stats {
+	uint64_t *event_samples;	/* samples per event (attr index) */
+	unsigned int nr_events;		/* entries in event_samples */
+	uint64_t first_time, last_time;	/* sample TIME span, ns */
+	int kernel;		/* pebs_symbols__load_kernel's answer */
+	/* counted by __process */
+	uint64_t lost, lost_samples, throttles;
+	uint64_t bad;		/* samples that did not decode */
+};
+
+/*
+ * The callback: a decoded sample and its resolution. Return 0 to go on;
+ * any other value stops __process and is returned.
+ */
+typedef int (*pebs_session_fn)(void *arg, const struct pebs_sample *s,
+			       const struct pebs_report_sample *rs);
+
+/*
+ * pebs_session__new - a session over @pd (not owned; it must outlive the
+ * session). Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_session__new(struct pebs_perfdata *pd,
+			       struct pebs_session **sp);
+PEBS_API void pebs_session__delete(struct pebs_session *ss);
+
+/* pebs_session__stats - the counts so far (valid until __delete). */
+PEBS_API const struct pebs_session_stats *
+pebs_session__stats(const struct pebs_session *ss);
+
+/* pebs_session__threads, __symbols - the session's state objects. */
+PEBS_API struct pebs_threads *pebs_session__threads(struct pebs_session *ss);
+PEBS_API struct pebs_symbols *pebs_session__symbols(struct pebs_session *ss);
+
+/*
+ * pebs_session__process - replay the records, calling @fn per sample;
+ * with @data, data addresses are resolved too (data_dso, data_sym). Run
+ * it once. *flags (may be NULL) gets pebs_ordered__process's flags.
+ * Returns as pebs_ordered__process.
+ */
+PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
+				   pebs_session_fn fn, void *arg,
+				   unsigned int *flags);
 
 #ifdef __cplusplus
 }

@@ -141,10 +141,13 @@ static void test_overlap(void **state)
 }
 
 /* Find this binary's executable mapping in /proc/self/maps. */
-static void exe_text(uint64_t *start, uint64_t *len, uint64_t *pgoff,
-		     char *exe, size_t exe_len)
+/* A data object whose address and name the test knows. */
+__attribute__((used)) int pebs_test_data_var[16] = { 1 };
+
+/* The mapping of /proc/self/maps holding @addr. */
+static void self_map(uint64_t addr, uint64_t *start, uint64_t *len,
+		     uint64_t *pgoff, char *exe, size_t exe_len)
 {
-	uint64_t fn = (uintptr_t)pebs_test_target_fn;
 	char line[PATH_MAX + 128];
 	FILE *f = fopen("/proc/self/maps", "r");
 	bool found = false;
@@ -155,7 +158,7 @@ static void exe_text(uint64_t *start, uint64_t *len, uint64_t *pgoff,
 		unsigned long long s, e, o;
 
 		if (sscanf(line, "%llx-%llx %*s %llx", &s, &e, &o) == 3 &&
-		    fn >= s && fn < e) {
+		    addr >= s && addr < e) {
 			*start = s;
 			*len = e - s;
 			*pgoff = o;
@@ -164,6 +167,13 @@ static void exe_text(uint64_t *start, uint64_t *len, uint64_t *pgoff,
 	}
 	fclose(f);
 	assert_true(found);
+}
+
+static void exe_text(uint64_t *start, uint64_t *len, uint64_t *pgoff,
+		     char *exe, size_t exe_len)
+{
+	self_map((uintptr_t)pebs_test_target_fn, start, len, pgoff, exe,
+		 exe_len);
 }
 
 static size_t make_mmap2(uint64_t *buf, uint32_t pid, uint64_t start,
@@ -271,7 +281,7 @@ static void test_kernel(void **state)
 
 	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
 					       &sym), -ENOENT);
-	assert_string_equal(sym.dso, "[kernel]");
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
 
 	n = pebs_symbols__load_kallsyms(syms);
 	if (n == -EACCES || n == -ENOENT)
@@ -295,6 +305,140 @@ static void test_kernel(void **state)
 	assert_string_equal(sym.dso, "[kernel.kallsyms]");
 }
 
+/*
+ * Data addresses: a file data mapping of this binary resolves to the
+ * data symbol (STT_OBJECT) + offset; [heap] to the mapping alone; the
+ * data mappings follow FORK and go at exec.
+ */
+static void test_data_objects(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	uint64_t start, len, pgoff, buf[(PATH_MAX + 256) / 8];
+	uint64_t addr = (uintptr_t)&pebs_test_data_var[3];
+	struct perf_event_header *h = (void *)buf;
+	uint32_t *u32 = (uint32_t *)(h + 1);
+	char exe[PATH_MAX];
+	struct pebs_sym sym;
+
+	self_map(addr, &start, &len, &pgoff, exe, sizeof(exe));
+	make_mmap2(buf, 900, start, len, pgoff, PROT_READ | PROT_WRITE,
+		   PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA, exe);
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve_data(syms, 900, addr, &sym), 0);
+	assert_string_equal(sym.name, "pebs_test_data_var");
+	assert_int_equal(sym.offset, 12);
+	assert_string_equal(sym.dso, exe);
+	/* not code: the ip lookup does not see data mappings */
+	assert_int_equal(pebs_symbols__resolve(syms, 900, addr, &sym),
+			 -ENOENT);
+
+	make_mmap2(buf, 900, 0x10000000, 0x21000, 0, PROT_READ | PROT_WRITE,
+		   PERF_RECORD_MISC_USER, "[heap]");
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve_data(syms, 900, 0x10000040,
+						    &sym), -ENOENT);
+	assert_string_equal(sym.dso, "[heap]");
+	assert_null(sym.name);
+	assert_int_equal(sym.dso_offset, 0x40);
+
+	/* FORK: the child has them; exec: gone */
+	memset(buf, 0, 48);
+	h->type = PERF_RECORD_FORK;
+	h->size = sizeof(*h) + 24;
+	u32[0] = u32[2] = 901;
+	u32[1] = u32[3] = 900;
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve_data(syms, 901, addr, &sym), 0);
+	assert_string_equal(sym.name, "pebs_test_data_var");
+	memset(buf, 0, 32);
+	h->type = PERF_RECORD_COMM;
+	h->misc = PERF_RECORD_MISC_COMM_EXEC;
+	h->size = sizeof(*h) + 16;
+	u32[0] = u32[1] = 901;
+	memcpy(u32 + 2, "x", 2);
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve_data(syms, 901, 0x10000040,
+						    &sym), -ENOENT);
+	assert_null(sym.dso);
+}
+
+/* A HEADER_BUILD_ID entry for @name with build id bytes all @byte. */
+static size_t bid_entry(unsigned char *buf, const char *name,
+			unsigned char byte)
+{
+	struct perf_event_header h = { 67, 1 << 15, 0 };
+	size_t len = (strlen(name) + 1 + 63) / 64 * 64;
+	int32_t pid = -1;
+
+	h.size = (uint16_t)(sizeof(h) + 28 + len);
+	memset(buf, 0, h.size);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &pid, 4);
+	memset(buf + sizeof(h) + 4, byte, 20);
+	buf[sizeof(h) + 24] = 20;
+	strcpy((char *)buf + sizeof(h) + 28, name);
+	return h.size;
+}
+
+/* The running kernel's build id from /sys/kernel/notes, or 0 bytes. */
+static size_t host_bid(unsigned char *bid)
+{
+	unsigned char buf[4096];
+	size_t n, off = 0;
+	FILE *f = fopen("/sys/kernel/notes", "r");
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (off + 12 <= n) {
+		uint32_t nsz, dsz, type;
+
+		memcpy(&nsz, buf + off, 4);
+		memcpy(&dsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		if (type == 3 && nsz == 4 && dsz == 20) {
+			memcpy(bid, buf + off + 16, 20);
+			return 20;
+		}
+		off += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+	}
+	return 0;
+}
+
+static void test_kernel_build_id(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	unsigned char sec[512], bid[20];
+	size_t n = 0;
+	struct pebs_sym sym;
+	int ret;
+
+	/* another kernel: kallsyms is not loaded, addresses stay raw */
+	n += bid_entry(sec + n, "[kernel.kallsyms]", 0x5a);
+	n += bid_entry(sec + n, "/nonexistent/lib.so", 0x11);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 2);
+	assert_int_equal(pebs_symbols__load_kernel(syms), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
+					       &sym), -ENOENT);
+	assert_null(sym.name);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+	/* an entry running past the section */
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n - 8),
+			 -EBADMSG);
+
+	/* this kernel: loaded */
+	if (!host_bid(bid))
+		skip();
+	n = bid_entry(sec, "[kernel.kallsyms]", 0);
+	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	ret = pebs_symbols__load_kernel(syms);
+	if (ret == -EACCES)
+		skip();
+	assert_int_equal(ret, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +453,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_build_id_mismatch, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_build_id, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_data_objects, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

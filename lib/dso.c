@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dso.c - the symbols of one file (a dso, as perf says): loaded once with
+ * libelf (.symtab, else the .symtab of its separate debug file, else
+ * .dynsym; PT_LOAD segments to turn a file offset into a link-time
+ * address), functions sorted by address and found by binary search;
+ * when the file on disk is not the build that was recorded, a copy with
+ * the recorded build id from perf's cache (~/.debug/.build-id) or the
+ * distribution's debug files (/usr/lib/debug/.build-id). C++ and Rust
+ * names are demangled with libiberty's cplus_demangle. The kernel's
+ * symbols come from /proc/kallsyms.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dso.h"
+#include "internal.h"
+
+#undef ARRAY_SIZE	/* libiberty's ansidecl.h has its own */
+#include <libiberty/demangle.h>
+
+void pebs_dso_free(struct dso *d)
+{
+	free(d->pnames);
+	free(d->dsyms);
+	free(d->dnames);
+	free(d->path);
+	free(d->syms);
+	free(d->names);
+	free(d->segs);
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	size_t xl, yl;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	/*
+	 * At one address, as perf's choose_best_symbol: a sized symbol,
+	 * global before local before weak, fewer leading '_', the longer
+	 * name.
+	 */
+	if ((x->size != 0) != (y->size != 0))
+		return (y->size != 0) - (x->size != 0);
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	xl = strlen(x->name);
+	yl = strlen(y->name);
+	if (xl != yl)
+		return xl > yl ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sort and drop duplicates (aliases at the same address keep one). */
+static void syms_sort(struct sym *s, size_t *nr)
+{
+	size_t i, j = 0;
+
+	qsort(s, *nr, sizeof(*s), sym_cmp);
+	for (i = 0; i < *nr; i++) {
+		if (j && s[j - 1].start == s[i].start)
+			continue;
+		s[j++] = s[i];
+	}
+	*nr = j;
+}
+
+static bool elf_build_id(Elf *elf, uint8_t *bid, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &noff, &doff))) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + noff, "GNU", 4) &&
+			    nh.n_descsz <= BUILD_ID_MAX) {
+				memcpy(bid, (char *)data->d_buf + doff,
+				       nh.n_descsz);
+				*len = nh.n_descsz;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+int pebs_elf_build_id(const char *path, uint8_t *bid)
+{
+	size_t len = 0;
+	bool found;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	found = elf && elf_kind(elf) == ELF_K_ELF &&
+		elf_build_id(elf, bid, &len);
+	elf_end(elf);
+	close(fd);
+	return found ? (int)len : -ENOENT;
+}
+
+/*
+ * Read the function symbols (or, with @objects, the data objects) of one
+ * symbol table section.
+ */
+static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
+			 struct dso *d, bool objects)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t n, i, names_len = 0, nr = 0;
+	char *names, **owned;
+	struct sym *s;
+
+	if (!data || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	s = calloc(n ? n : 1, sizeof(*s));
+	owned = calloc(n ? n : 1, sizeof(*owned));	/* demangled names */
+	if (!s || !owned) {
+		free(s);
+		free(owned);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		GElf_Sym es;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &es))
+			continue;
+		type = GELF_ST_TYPE(es.st_info);
+		if ((objects ? type != STT_OBJECT :
+			    type != STT_FUNC && type != STT_GNU_IFUNC) ||
+		    es.st_shndx == SHN_UNDEF || !es.st_value)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, es.st_name);
+		if (!name || !*name)
+			continue;
+		s[nr].start = es.st_value;
+		s[nr].size = es.st_size;
+		s[nr].name = name;
+		/* global before local before weak (as perf); fewer leading _ */
+		s[nr].rank = (GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0 :
+			      GELF_ST_BIND(es.st_info) == STB_WEAK ? 2 : 1) * 16 +
+			     (int)strspn(name, "_");
+		/* C++ (_Z) and Rust (_ZN...h<hash>E, _R): readable names */
+		if (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
+			owned[nr] = cplus_demangle(name, DMGL_PARAMS |
+						   DMGL_ANSI);
+			if (owned[nr])
+				s[nr].name = owned[nr];
+		}
+		names_len += strlen(s[nr].name) + 1;
+		nr++;
+	}
+	/* copy the names out: the Elf handle is closed after loading */
+	names = malloc(names_len ? names_len : 1);
+	for (i = 0, names_len = 0; names && i < nr; i++) {
+		size_t l = strlen(s[i].name) + 1;
+
+		memcpy(names + names_len, s[i].name, l);
+		s[i].name = names + names_len;
+		names_len += l;
+	}
+	for (i = 0; i < nr; i++)
+		free(owned[i]);
+	free(owned);
+	if (!names) {
+		free(s);
+		return -ENOMEM;
+	}
+	syms_sort(s, &nr);
+	if (objects) {
+		d->dsyms = s;
+		d->nr_dsyms = nr;
+		d->dnames = names;
+	} else {
+		d->syms = s;
+		d->nr_syms = nr;
+		d->names = names;
+	}
+	return 0;
+}
+
+static int elf_read_segs(Elf *elf, struct dso *d)
+{
+	size_t n, i;
+
+	if (elf_getphdrnum(elf, &n) || !n)
+		return 0;
+	d->segs = calloc(n, sizeof(*d->segs));
+	if (!d->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->nr_segs].offset = ph.p_offset;
+		d->segs[d->nr_segs].filesz = ph.p_filesz;
+		d->segs[d->nr_segs].vaddr = ph.p_vaddr;
+		d->nr_segs++;
+	}
+	return 0;
+}
+
+/*
+ * Load a file's symbols once. Unreadable, non-ELF or mismatching files
+ * end up with no symbols (not an error for the caller: the address
+ * still resolves to the file).
+ */
+/* The section of type @type, or NULL. */
+static Elf_Scn *find_symtab(Elf *elf, unsigned int type, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && sh->sh_type == type &&
+		    sh->sh_size)
+			return scn;
+	return NULL;
+}
+
+/* "<dir>/xx/yyyy<suffix>" for build id @bid of @len bytes. */
+static void bid_path(char *buf, size_t size, const char *dir,
+		     const uint8_t *bid, size_t len, const char *suffix)
+{
+	size_t i, off;
+
+	off = (size_t)snprintf(buf, size, "%s/.build-id/%02x/", dir, bid[0]);
+	for (i = 1; i < len && off < size; i++)
+		off += (size_t)snprintf(buf + off, size - off, "%02x", bid[i]);
+	if (off < size)
+		snprintf(buf + off, size - off, "%s", suffix);
+}
+
+/*
+ * Open @path as ELF into *elfp (and its fd); with @want_len, only if its
+ * build id is @want. The build id found goes to @bid / *bid_len.
+ */
+static bool open_elf(const char *path, const uint8_t *want, size_t want_len,
+		     Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	*bid_len = 0;
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    (!elf_build_id(elf, bid, bid_len) && want_len) ||
+	    (want_len && (*bid_len != want_len ||
+			  memcmp(bid, want, want_len)))) {
+		elf_end(elf);
+		close(fd);
+		return false;
+	}
+	*elfp = elf;
+	*fdp = fd;
+	return true;
+}
+
+/*
+ * The file with @d's recorded build id: the file itself, else a copy in
+ * perf's cache (~/.debug/.build-id/xx/yyyy/elf, or the older link to
+ * the file itself), else the distribution's debug file.
+ */
+static bool open_dso(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
+		     size_t *bid_len)
+{
+	const char *home = getenv("HOME");
+	char path[4096], dir[4096];
+
+	if (open_elf(d->path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
+		     bid_len))
+		return true;
+	if (!d->want_bid_len)
+		return false;
+	if (home && *home) {
+		snprintf(dir, sizeof(dir), "%s/.debug", home);
+		bid_path(path, sizeof(path), dir, d->want_bid,
+			 d->want_bid_len, "/elf");
+		if (open_elf(path, d->want_bid, d->want_bid_len, elfp, fdp,
+			     bid, bid_len))
+			return true;
+		bid_path(path, sizeof(path), dir, d->want_bid,
+			 d->want_bid_len, "");
+		if (open_elf(path, d->want_bid, d->want_bid_len, elfp, fdp,
+			     bid, bid_len))
+			return true;
+	}
+	bid_path(path, sizeof(path), "/usr/lib/debug", d->want_bid,
+		 d->want_bid_len, ".debug");
+	return open_elf(path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
+			bid_len);
+}
+
+/*
+ * The .symtab of the separate debug file /usr/lib/debug/.build-id/xx/
+ * yyyy.debug (Debian's -dbg/-dbgsym packages), for stripped files.
+ */
+static int read_debug_syms(struct dso *d, const uint8_t *bid, size_t len)
+{
+	char path[128];
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	int fd, err = 0;
+	Elf *elf;
+
+	bid_path(path, sizeof(path), "/usr/lib/debug", bid, len, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		scn = find_symtab(elf, SHT_SYMTAB, &sh);
+		if (scn)
+			err = elf_read_syms(elf, scn, &sh, d, false);
+	}
+	elf_end(elf);
+	close(fd);
+	return err;
+}
+
+static void drop_syms(struct dso *d)
+{
+	free(d->syms);
+	free(d->names);
+	d->syms = NULL;
+	d->names = NULL;
+	d->nr_syms = 0;
+}
+
+/* The section named @name, or NULL. */
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) &&
+		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+/*
+ * "name@plt" symbols for the PLT entries of an x86-64 file, as perf's
+ * dso__synthesize_plt_symbols: the n-th .rela.plt relocation is the
+ * n-th 16-byte entry of .plt.sec, else of .plt after its 16-byte header.
+ */
+static int add_plt_syms(Elf *elf, struct dso *d)
+{
+	GElf_Shdr rsh, psh, ssh;
+	Elf_Scn *rscn, *pscn, *sscn;
+	Elf_Data *rdata, *sdata;
+	size_t n, i, len = 0, nr = d->nr_syms;
+	uint64_t addr;
+	GElf_Ehdr eh;
+	struct sym *s;
+	char *names;
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return 0;
+	rscn = find_section(elf, ".rela.plt", &rsh);
+	pscn = find_section(elf, ".plt.sec", &psh);
+	addr = pscn ? psh.sh_addr : 0;
+	if (!pscn && (pscn = find_section(elf, ".plt", &psh)))
+		addr = psh.sh_addr + 16;
+	sscn = rscn ? elf_getscn(elf, rsh.sh_link) : NULL;
+	if (!pscn || !sscn || !gelf_getshdr(sscn, &ssh) ||
+	    rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+		return 0;
+	rdata = elf_getdata(rscn, NULL);
+	sdata = elf_getdata(sscn, NULL);
+	if (!rdata || !sdata)
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	if (n > psh.sh_size / 16)
+		n = psh.sh_size / 16;
+	for (i = 0; i < n; i++) {
+		GElf_Rela rela;
+		GElf_Sym es;
+		const char *name;
+
+		if (gelf_getrela(rdata, (int)i, &rela) &&
+		    gelf_getsym(sdata, (int)GELF_R_SYM(rela.r_info), &es) &&
+		    (name = elf_strptr(elf, ssh.sh_link, es.st_name)))
+			len += strlen(name) + sizeof("@plt");
+	}
+	if (!len)
+		return 0;
+	s = realloc(d->syms, (nr + n) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	d->syms = s;
+	names = malloc(len);
+	if (!names)
+		return -ENOMEM;
+	for (i = 0, len = 0; i < n; i++, addr += 16) {
+		GElf_Rela rela;
+		GElf_Sym es;
+		const char *name;
+
+		if (!gelf_getrela(rdata, (int)i, &rela) ||
+		    !gelf_getsym(sdata, (int)GELF_R_SYM(rela.r_info), &es) ||
+		    !(name = elf_strptr(elf, ssh.sh_link, es.st_name)))
+			continue;
+		s[nr].start = addr;
+		s[nr].size = 16;
+		s[nr].rank = 64;	/* after any real symbol there */
+		s[nr].name = names + len;
+		len += (size_t)sprintf(names + len, "%s@plt", name) + 1;
+		nr++;
+	}
+	free(d->pnames);
+	d->pnames = names;
+	syms_sort(s, &nr);
+	d->nr_syms = nr;
+	return 0;
+}
+
+int pebs_dso_load(struct dso *d)
+{
+	uint8_t bid[BUILD_ID_MAX];
+	size_t bid_len = 0;
+	int fd, err;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	Elf *elf;
+
+	if (d->loaded)
+		return 0;
+	d->loaded = true;
+	if (!d->is_file || !open_dso(d, &elf, &fd, bid, &bid_len))
+		return 0;	/* no symbols, not an error */
+	err = elf_read_segs(elf, d);
+	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	if (!err && scn)
+		err = elf_read_syms(elf, scn, &sh, d, false);
+	if (!err && !d->nr_syms && bid_len) {
+		drop_syms(d);
+		err = read_debug_syms(d, bid, bid_len);
+	}
+	scn = find_symtab(elf, SHT_DYNSYM, &sh);
+	if (!err && !d->nr_syms && scn) {
+		drop_syms(d);
+		err = elf_read_syms(elf, scn, &sh, d, false);
+	}
+	if (!err)
+		err = add_plt_syms(elf, d);
+	/* data objects: .symtab, else .dynsym */
+	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	if (!scn)
+		scn = find_symtab(elf, SHT_DYNSYM, &sh);
+	if (!err && scn)
+		err = elf_read_syms(elf, scn, &sh, d, true);
+	elf_end(elf);
+	close(fd);
+	return err ? pebs_err(-ENOMEM, "symbols: out of memory") : 0;
+}
+
+int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX])
+{
+	unsigned char buf[4096];
+	size_t off = 0, n;
+	int fd;
+	ssize_t got;
+
+	fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	got = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (got < 0)
+		return -EIO;
+	n = (size_t)got;
+	/* ELF notes: u32 namesz, descsz, type; name, desc 4-aligned */
+	while (off + 12 <= n) {
+		uint32_t namesz = ld32(buf + off), descsz = ld32(buf + off + 4);
+		uint32_t type = ld32(buf + off + 8);
+		size_t name = off + 12, desc = name + ((namesz + 3u) & ~3u);
+
+		if (desc > n || descsz > n - desc)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    !memcmp(buf + name, "GNU", 4) && descsz &&
+		    descsz <= BUILD_ID_MAX) {
+			memcpy(bid, buf + desc, descsz);
+			return (int)descsz;
+		}
+		off = desc + ((descsz + 3u) & ~3u);
+	}
+	return -ENOENT;
+}
+
+struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr)
+{
+	size_t lo = 0, hi = nr;
+
+	/* the last symbol starting at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s += lo - 1;
+	if (s->size && addr >= s->start + s->size)
+		return NULL;
+	return s;
+}
+
+int pebs_dso_load_kallsyms(struct dso *k)
+{
+	size_t nr = 0, cap = 0, names_len = 0, names_cap = 0, i;
+	char line[512];
+	struct sym *s = NULL;
+	char *names = NULL;
+	int err = 0;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return pebs_err(-errno, "cannot read /proc/kallsyms: %s",
+				strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		char type, name[256];
+		size_t l;
+
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 ||
+		    (type != 't' && type != 'T' && type != 'w' &&
+		     type != 'W') || !addr)
+			continue;
+		l = strlen(name) + 1;
+		if (nr == cap || names_len + l > names_cap) {
+			struct sym *ns;
+			char *nn;
+
+			cap = cap ? cap * 2 : 4096;
+			names_cap = names_cap ? names_cap * 2 : 65536;
+			ns = realloc(s, cap * sizeof(*s));
+			if (ns)
+				s = ns;
+			nn = ns ? realloc(names, names_cap) : NULL;
+			if (!nn) {
+				err = -ENOMEM;
+				break;
+			}
+			names = nn;
+		}
+		s[nr].start = addr;
+		s[nr].size = 0;
+		/*
+		 * Among aliases the last listed wins, as in perf: it sizes
+		 * kallsyms symbols up to the next address before choosing,
+		 * so only the last alias has a size.
+		 */
+		s[nr].rank = nr < INT_MAX ? -(int)nr : INT_MIN;
+		/* an offset for now: names may still move */
+		s[nr].name = (const char *)(uintptr_t)names_len;
+		memcpy(names + names_len, name, l);
+		names_len += l;
+		nr++;
+	}
+	fclose(f);
+	if (err) {
+		free(s);
+		free(names);
+		return pebs_err(-ENOMEM, "symbols: out of memory");
+	}
+	if (!nr) {
+		free(s);
+		free(names);
+		return pebs_err(-EACCES, "/proc/kallsyms shows no addresses: "
+				"run as root or lower kernel.kptr_restrict");
+	}
+	for (i = 0; i < nr; i++)
+		s[i].name = names + (uintptr_t)s[i].name;
+	syms_sort(s, &nr);
+	free(k->syms);
+	free(k->names);
+	k->syms = s;
+	k->nr_syms = nr;
+	k->names = names;
+	free(k->path);
+	k->path = strdup("[kernel.kallsyms]");
+	if (!k->path)
+		return pebs_err(-ENOMEM, "symbols: out of memory");
+	return (int)nr;
+}
+
+bool pebs_dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_segs; i++) {
+		const struct seg *s = &d->segs[i];
+
+		if (off >= s->offset && off < s->offset + s->filesz) {
+			*va = off - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+uint64_t pebs_host_kernel_text(void)
+{
+	unsigned long long addr;
+	char line[512], name[256], type;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_text"))
+			found = addr;
+	fclose(f);
+	return found;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dso.h - files and their symbols (lib/dso.c), shared by lib/symbols.c;
+ * not installed.
+ */
+#ifndef PEBSSHIM_DSO_H
+#define PEBSSHIM_DSO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define BUILD_ID_MAX		20
+
+struct sym {
+	uint64_t start;
+	uint64_t size;		/* 0: up to the next symbol */
+	const char *name;
+	int rank;		/* among aliases the lowest is shown */
+};
+
+struct seg {
+	uint64_t offset, filesz, vaddr;
+};
+
+struct dso {
+	char *path;
+	bool loaded;		/* tried: syms valid (maybe empty) */
+	bool is_file;		/* a path that can be opened */
+	struct sym *syms;
+	size_t nr_syms;
+	char *names;		/* all symbol names, NUL-separated */
+	char *pnames;		/* the synthesized "name@plt" ones */
+	struct seg *segs;
+	size_t nr_segs;
+	struct sym *dsyms;	/* data objects (STT_OBJECT) */
+	size_t nr_dsyms;
+	char *dnames;
+	uint8_t want_bid[BUILD_ID_MAX];
+	size_t want_bid_len;	/* 0: accept any local file */
+};
+
+/* pebs_dso_free - free what @d holds (not @d). */
+void pebs_dso_free(struct dso *d);
+
+/*
+ * pebs_dso_load - load @d's symbols once: from the file itself when its
+ * build id is the wanted one (or none is wanted), else from a copy with
+ * that build id (~/.debug/.build-id, /usr/lib/debug/.build-id); the
+ * file's .symtab, else its debug file's, else .dynsym; C++ and Rust
+ * names demangled. A file that cannot be read or matched ends with no
+ * symbols. Returns 0 or -ENOMEM.
+ */
+int pebs_dso_load(struct dso *d);
+
+/* pebs_dso_find_sym - the symbol covering @addr, or NULL. */
+struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr);
+
+/*
+ * pebs_dso_load_kallsyms - the text symbols of /proc/kallsyms into @k.
+ * Returns their number, -EACCES (no addresses shown), or -errno.
+ */
+int pebs_dso_load_kallsyms(struct dso *k);
+
+/* pebs_dso_file_to_vaddr - file offset -> link-time address. */
+bool pebs_dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va);
+
+/*
+ * pebs_host_kernel_build_id - the running kernel's build id from
+ * /sys/kernel/notes into @bid. Returns its size, or -errno (-ENOENT:
+ * no build id note).
+ */
+int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX]);
+
+/* pebs_host_kernel_text - this boot's _text (/proc/kallsyms), or 0. */
+uint64_t pebs_host_kernel_text(void);
+
+#endif /* PEBSSHIM_DSO_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ordered.c - records in time order, as perf's ordered events
+ * (tools/perf/util/ordered-events.c): records are queued with their
+ * time; at each FINISHED_ROUND those up to the newest time seen before
+ * the previous round are delivered, sorted by time (ties in arrival
+ * order); the rest wait for the next round or the end. A record tool
+ * writes a round after each pass over all its rings, so a record of the
+ * current round can still precede one of the last; none can precede the
+ * round before. Memory stays bounded: past max_queued records the oldest
+ * half is delivered early, as perf's OE_FLUSH__HALF. Records are not
+ * copied unless asked (PEBS_ORDERED_COPY, as perf's copy_on_queue for
+ * pipes): they must stay valid until delivered (the mapping of a
+ * perf.data file does).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define DEFAULT_MAX_QUEUED	(1u << 20)
+
+struct entry {
+	uint64_t time;
+	uint64_t seq;		/* arrival order, for ties */
+	const struct perf_event_header *ev;
+};
+
+struct pebs_ordered {
+	bool copy;		/* records are copies, freed once delivered */
+	pebs_ordered_fn fn;
+	void *arg;
+	struct entry *q;
+	size_t nr, cap, max;
+	size_t sorted;		/* q[0..sorted) is in order */
+	uint64_t seq;
+	uint64_t max_time;	/* newest time queued */
+	uint64_t limit;		/* deliver up to this at the next round */
+	uint64_t last_out;	/* time of the last record delivered */
+	uint64_t out_of_order;	/* queued older than last_out */
+};
+
+int pebs_ordered__new(size_t max_queued, unsigned int flags,
+		      pebs_ordered_fn fn, void *arg, struct pebs_ordered **op)
+{
+	struct pebs_ordered *o;
+
+	if (!fn || !op)
+		return pebs_err(-EINVAL, "ordered: no callback");
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return pebs_err(-ENOMEM, "ordered: out of memory");
+	o->copy = flags & PEBS_ORDERED_COPY;
+	o->fn = fn;
+	o->arg = arg;
+	o->max = max_queued >= 2 ? max_queued : DEFAULT_MAX_QUEUED;
+	*op = o;
+	return 0;
+}
+
+void pebs_ordered__delete(struct pebs_ordered *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; o->copy && i < o->nr; i++)
+		free((void *)o->q[i].ev);
+	free(o->q);
+	free(o);
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Sort the queue: often already sorted (one ring per round). */
+static void sort_queue(struct pebs_ordered *o)
+{
+	size_t i;
+
+	for (i = o->sorted ? o->sorted : 1; i < o->nr; i++)
+		if (entry_cmp(&o->q[i - 1], &o->q[i]) > 0)
+			break;
+	if (i < o->nr)
+		qsort(o->q, o->nr, sizeof(*o->q), entry_cmp);
+	o->sorted = o->nr;
+}
+
+/* Deliver the first @n queued records (sorted). */
+static int deliver(struct pebs_ordered *o, size_t n)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		o->last_out = o->q[i].time;
+		err = o->fn(o->arg, o->q[i].ev, o->q[i].time);
+		if (o->copy)
+			free((void *)o->q[i].ev);
+	}
+	memmove(o->q, o->q + i, (o->nr - i) * sizeof(*o->q));
+	o->nr -= i;
+	o->sorted -= i;
+	return err;
+}
+
+/* Deliver every queued record with time <= @limit. */
+static int flush_upto(struct pebs_ordered *o, uint64_t limit)
+{
+	size_t lo = 0, hi;
+
+	sort_queue(o);
+	hi = o->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (o->q[mid].time <= limit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return deliver(o, lo);
+}
+
+int pebs_ordered__queue(struct pebs_ordered *o,
+			const struct perf_event_header *ev, uint64_t time)
+{
+	int err;
+
+	if (!o || !ev)
+		return pebs_err(-EINVAL, "ordered: no record");
+	if (time == PEBS_ORDERED_NO_TIME)
+		return o->fn(o->arg, ev, time);	/* at once, as perf */
+	if (o->nr == o->max) {
+		sort_queue(o);
+		err = deliver(o, o->nr / 2);
+		if (err)
+			return err;
+	}
+	if (o->nr == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 4096;
+		struct entry *q;
+
+		if (cap > o->max)
+			cap = o->max;
+		q = realloc(o->q, cap * sizeof(*q));
+		if (!q)
+			return pebs_err(-ENOMEM, "ordered: out of memory");
+		o->q = q;
+		o->cap = cap;
+	}
+	if (o->copy) {
+		void *c = malloc(ev->size);
+
+		if (!c)
+			return pebs_err(-ENOMEM, "ordered: out of memory");
+		ev = memcpy(c, ev, ev->size);
+	}
+	if (time < o->last_out)
+		o->out_of_order++;
+	o->q[o->nr].time = time;
+	o->q[o->nr].seq = o->seq++;
+	o->q[o->nr++].ev = ev;
+	if (time > o->max_time)
+		o->max_time = time;
+	return 0;
+}
+
+int pebs_ordered__round(struct pebs_ordered *o)
+{
+	int err;
+
+	if (!o)
+		return pebs_err(-EINVAL, "ordered: none");
+	err = flush_upto(o, o->limit);
+	o->limit = o->max_time;
+	return err;
+}
+
+int pebs_ordered__flush(struct pebs_ordered *o)
+{
+	if (!o)
+		return pebs_err(-EINVAL, "ordered: none");
+	return flush_upto(o, UINT64_MAX - 1);
+}
+
+uint64_t pebs_ordered__out_of_order(const struct pebs_ordered *o)
+{
+	return o ? o->out_of_order : 0;
+}
+
+/* Whether every event samples TIME: else the file order is all there is. */
+static bool all_timed(const struct pebs_perfdata *pd)
+{
+	unsigned int i, n = pebs_perfdata__nr_attrs(pd);
+
+	for (i = 0; i < n; i++) {
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(pd, i, NULL, NULL);
+
+		if (!a || !(a->sample_type & PERF_SAMPLE_TIME))
+			return false;
+	}
+	return n > 0;
+}
+
+static uint64_t record_time(const struct pebs_perfdata *pd,
+			    const struct perf_event_header *ev)
+{
+	struct pebs_sample s;
+	int err;
+
+	if (ev->type == PERF_RECORD_SAMPLE)
+		err = pebs_perfdata__sample(pd, ev, &s, NULL);
+	else
+		err = pebs_perfdata__sample_id(pd, ev, &s, NULL);
+	if (err || !(s.present & PERF_SAMPLE_TIME))
+		return PEBS_ORDERED_NO_TIME;
+	return s.time;
+}
+
+int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
+			  void *arg, unsigned int *flags)
+{
+	const struct perf_event_header *ev;
+	struct pebs_ordered *o;
+	int ret, err = 0;
+
+	if (!pd || !fn)
+		return pebs_err(-EINVAL, "ordered: no file");
+	if (flags)
+		*flags = 0;
+	if (!all_timed(pd)) {
+		if (flags)
+			*flags |= PEBS_ORDERED_FILE_ORDER;
+		while ((ret = pebs_perfdata__next(pd, &ev)) > 0 && !err)
+			err = fn(arg, ev, PEBS_ORDERED_NO_TIME);
+		return err ? err : ret;
+	}
+	err = pebs_ordered__new(0, 0, fn, arg, &o);
+	if (err)
+		return err;
+	while (!err && (ret = pebs_perfdata__next(pd, &ev)) > 0) {
+		if (ev->type == PEBS_PERF_RECORD_FINISHED_ROUND)
+			err = pebs_ordered__round(o);
+		else
+			err = pebs_ordered__queue(o, ev, record_time(pd, ev));
+	}
+	if (!err)
+		err = pebs_ordered__flush(o);
+	if (!err && flags && o->out_of_order)
+		*flags |= PEBS_ORDERED_OUT_OF_ORDER;
+	pebs_ordered__delete(o);
+	return err ? err : ret;
+}

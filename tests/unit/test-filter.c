@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-filter.c - CPU lists (lib/cpulist.c) and sample filters
+ * (lib/filter.c): ranges and bad tokens, --comm/--pid/--tid hiding,
+ * --cpu/--time dropping, perf's --time syntax (seconds, A%-B%, N%/M).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+static void test_cpulist(void **state)
+{
+	uint64_t map[2];
+
+	(void)state;
+	assert_int_equal(pebs_cpulist__parse("0-3,8,64-65", 128, map), 0);
+	assert_int_equal(map[0], 0x10f);
+	assert_int_equal(map[1], 0x3);
+	assert_int_equal(pebs_cpulist__parse("5", 128, map), 0);
+	assert_int_equal(map[0], 0x20);
+	assert_int_equal(map[1], 0);
+	assert_int_equal(pebs_cpulist__parse("1,x", 128, map), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "'x'"));
+	assert_int_equal(pebs_cpulist__parse("3-1", 128, map), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "'3-1'"));
+	assert_int_equal(pebs_cpulist__parse("1,,2", 128, map), -EINVAL);
+	assert_int_equal(pebs_cpulist__parse("", 128, map), -EINVAL);
+	assert_int_equal(pebs_cpulist__parse("-1", 128, map), -EINVAL);
+	assert_int_equal(pebs_cpulist__parse("0-128", 128, map), -ERANGE);
+	assert_int_equal(pebs_cpulist__parse("99999999999999999999", 128, map),
+			 -EINVAL);
+}
+
+static void test_ids_and_cpus(void **state)
+{
+	struct pebs_report_sample s = { .pid = 10, .tid = 11, .cpu = 2,
+					.comm = "bash" };
+	struct pebs_filter *f;
+
+	(void)state;
+	assert_int_equal(pebs_filter__match(NULL, &s, 0), PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__comms(f, "memwalk,bash"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.comm = "walker";
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	s.comm = NULL;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	s.comm = "bash";
+	assert_int_equal(pebs_filter__pids(f, "7,10"), 0);
+	assert_int_equal(pebs_filter__tids(f, "11"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.tid = 12;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	s.tid = 11;
+	assert_int_equal(pebs_filter__cpus(f, "0-1"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
+	assert_int_equal(pebs_filter__cpus(f, "2"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	/* events: any of those given */
+	assert_int_equal(pebs_filter__event(f, 70), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
+	assert_int_equal(pebs_filter__event(f, 0), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.event = 70;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.event = 200;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
+	s.event = 0;
+	assert_int_equal(pebs_filter__pids(f, "1x"), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "'1x'"));
+	assert_int_equal(pebs_filter__comms(f, ""), -EINVAL);
+	assert_int_equal(pebs_filter__cpus(f, "a"), -EINVAL);
+	pebs_filter__delete(f);
+}
+
+static void test_time(void **state)
+{
+	const uint64_t first = 1000000000ull, last = 2000000000ull;
+	struct pebs_report_sample s = { .pid = 1, .tid = 1 };
+	struct pebs_filter *f;
+
+	(void)state;
+	assert_int_equal(pebs_filter__new(&f), 0);
+	/* seconds: 1.5 s to the end */
+	assert_int_equal(pebs_filter__time(f, "1.5,", first, last), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 1499999999),
+			 PEBS_FILTER_DROP);
+	assert_int_equal(pebs_filter__match(f, &s, 1500000000),
+			 PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__match(f, &s, UINT64_MAX - 1),
+			 PEBS_FILTER_PASS);
+	/* ,1.000000001: up to one ns past 1 s */
+	assert_int_equal(pebs_filter__time(f, ",1.000000001", first, last), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 1000000001),
+			 PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__match(f, &s, 1000000002),
+			 PEBS_FILTER_DROP);
+	/* percentages of [first, last] */
+	assert_int_equal(pebs_filter__time(f, "10%-20%,50%-60%", first, last),
+			 0);
+	assert_int_equal(pebs_filter__match(f, &s, 1150000000),
+			 PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__match(f, &s, 1300000000),
+			 PEBS_FILTER_DROP);
+	assert_int_equal(pebs_filter__match(f, &s, 1550000000),
+			 PEBS_FILTER_PASS);
+	/* the 3rd 25 % slice: 50 %..75 % */
+	assert_int_equal(pebs_filter__time(f, "25%/3", first, last), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 1400000000),
+			 PEBS_FILTER_DROP);
+	assert_int_equal(pebs_filter__match(f, &s, 1600000000),
+			 PEBS_FILTER_PASS);
+	/* bad ones */
+	assert_int_equal(pebs_filter__time(f, "2,1", first, last), -EINVAL);
+	assert_int_equal(pebs_filter__time(f, "1.2.3,", first, last),
+			 -EINVAL);
+	assert_int_equal(pebs_filter__time(f, "10", first, last), -EINVAL);
+	assert_int_equal(pebs_filter__time(f, "20%-10%", first, last),
+			 -EINVAL);
+	assert_int_equal(pebs_filter__time(f, "10%/11", first, last),
+			 -EINVAL);
+	assert_int_equal(pebs_filter__time(f, "x%-10%", first, last),
+			 -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "'x%-10%'"));
+	pebs_filter__delete(f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_ids_and_cpus),
+		cmocka_unit_test(test_time),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

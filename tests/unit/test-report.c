@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-report.c - the report object (lib/report.c): grouping by keys,
+ * period-weighted totals, perf's tie order, key parsing, the printed
+ * fields; and three synthetic recordings (pebs_perfdata_writer) read
+ * back through a pebs_session (pebs_ordered, pebs_threads and
+ * pebs_symbols): varying
+ * periods, records written out of time order around an exec, and a
+ * kernel whose build id is not this one's. With PEBS_REPORT_KEEP=dir
+ * the files stay in dir (periods.data, order.data, foreign.data) for
+ * tests/cli/report-perf.t, which compares pebs-shim report with perf.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "internal.h"
+
+#define SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+
+__attribute__((noinline, used)) int pebs_test_heavy_fn(int x);
+__attribute__((noinline, used)) int pebs_test_heavy_fn(int x)
+{
+	return x * 3 + 1;
+}
+
+__attribute__((noinline, used)) int pebs_test_light_fn(int x);
+__attribute__((noinline, used)) int pebs_test_light_fn(int x)
+{
+	return x * 5 + 2;
+}
+
+static void test_group_and_weigh(void **state)
+{
+	enum pebs_report_key keys[2] = { PEBS_REPORT_COMM, PEBS_REPORT_SYM };
+	struct pebs_report_sample s = { .pid = 1, .tid = 1 };
+	const struct pebs_report_row *row;
+	struct pebs_report *r;
+	uint64_t samples, period;
+	char buf[64];
+	int i;
+
+	(void)state;
+	assert_int_equal(pebs_report__new(keys, 2, 1, &r), 0);
+	s.comm = "a";
+	s.sym = "hot";
+	s.period = 9000;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.sym = "cold";
+	s.period = 100;
+	for (i = 0; i < 9; i++)
+		assert_int_equal(pebs_report__add(r, &s), 0);
+	/* unresolved, shown by address; a tie with "b" sorts after "a" */
+	s.comm = "b";
+	s.sym = NULL;
+	s.ip = 0x1234;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.comm = NULL;
+	s.tid = 77;
+	s.kernel = true;
+	s.ip = 0xffffffff81000000ull;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 4);
+	pebs_report__totals(r, -1, &samples, &period);
+	assert_int_equal(samples, 12);
+	assert_int_equal(period, 9000 + 900 + 200);
+	row = pebs_report__row(r, 0);	/* one sample, most period */
+	assert_int_equal(row->samples, 1);
+	assert_string_equal(row->sym, "hot");
+	row = pebs_report__row(r, 1);
+	assert_int_equal(row->samples, 9);
+	assert_int_equal(row->period, 900);
+	row = pebs_report__row(r, 2);
+	assert_string_equal(row->comm, "b");
+	pebs_report__field(row, PEBS_REPORT_SYM, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0x0000000000001234");
+	row = pebs_report__row(r, 3);	/* the unknown comm goes last */
+	pebs_report__field(row, PEBS_REPORT_COMM, buf, sizeof(buf));
+	assert_string_equal(buf, ":77");
+	pebs_report__field(row, PEBS_REPORT_SYM, buf, sizeof(buf));
+	assert_string_equal(buf, "[k] 0xffffffff81000000");
+	assert_null(pebs_report__row(r, 4));
+	pebs_report__delete(r);
+}
+
+static void test_data_keys(void **state)
+{
+	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
+	struct pebs_report_sample s = { .period = 1 };
+	const struct pebs_report_row *row;
+	struct pebs_report *r;
+	char buf[64];
+	int n;
+
+	(void)state;
+	n = pebs_report__parse_keys("line,dso", keys, PEBS_REPORT_MAX_KEYS);
+	assert_int_equal(n, 2);
+	assert_int_equal(pebs_report__new(keys, 2, 1, &r), 0);
+	/* no data address: not counted in a line table */
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.has_addr = true;
+	s.dso = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	s.addr = 0x1000047;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.addr = 0x1000041;	/* the same line */
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 1);
+	row = pebs_report__row(r, 0);
+	assert_int_equal(row->samples, 2);
+	pebs_report__field(row, PEBS_REPORT_LINE, buf, sizeof(buf));
+	assert_string_equal(buf, "0x1000040");
+	pebs_report__field(row, PEBS_REPORT_DSO, buf, sizeof(buf));
+	assert_string_equal(buf, "libc.so.6");
+	pebs_report__delete(r);
+
+	/* dcacheline: line within its data object; phys_daddr: 0 unsampled */
+	n = pebs_report__parse_keys("dcacheline,phys_daddr", keys, 8);
+	assert_int_equal(n, 2);
+	assert_int_equal(pebs_report__new(keys, 2, 1, &r), 0);
+	s.addr = 0x1000047;
+	s.data_dso = "[heap]";
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.data_dso = NULL;	/* the same line, no mapping: another row */
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.has_phys = true;
+	s.phys_addr = 0x5000;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 3);
+	row = pebs_report__row(r, 0);	/* ties: by line, then phys */
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0x0000000001000040");
+	pebs_report__field(row, PEBS_REPORT_PHYS_DADDR, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0000000000000000");
+	row = pebs_report__row(r, 2);
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[X] 0x0000000001000040");
+	pebs_report__field(row, PEBS_REPORT_PHYS_DADDR, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0x0000000000005000");
+	pebs_report__delete(r);
+
+	assert_int_equal(pebs_report__parse_keys("comm,bogus", keys, 8),
+			 -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "'bogus'"));
+	assert_int_equal(pebs_report__parse_keys("", keys, 8), -EINVAL);
+	assert_int_equal(pebs_report__parse_keys("pid,tid,comm", keys, 2),
+			 -EINVAL);
+	assert_int_equal(pebs_report__parse_keys("symbol", keys, 8), 1);
+	assert_int_equal(keys[0], PEBS_REPORT_SYM);
+	assert_string_equal(pebs_report__key_name(PEBS_REPORT_DSO), "dso");
+}
+
+/* ---- synthetic recordings ----------------------------------------------- */
+
+struct sample_rec {
+	struct perf_event_header h;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time, period;
+};
+
+struct id_trailer {
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+static void path_of(char *buf, size_t len, const char *name)
+{
+	const char *keep = getenv("PEBS_REPORT_KEEP");
+
+	if (keep)
+		snprintf(buf, len, "%s/%s", keep, name);
+	else
+		snprintf(buf, len, "/tmp/test-report.%d.%s", getpid(), name);
+}
+
+static struct pebs_perfdata_writer *create(const char *path, bool kernel)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1000,
+		.sample_type = SAMPLE_TYPE, .sample_id_all = 1,
+		.exclude_kernel = !kernel,
+	};
+	struct pebs_perfdata_writer *w;
+	uint64_t id = 7;	/* an id: a reader sorts them */
+
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1,
+							"cpu-clock"), 0);
+	return w;
+}
+
+static void sample(struct pebs_perfdata_writer *w, uint64_t ip,
+		   uint64_t time, uint64_t period, bool kernel)
+{
+	struct sample_rec s = {
+		{ PERF_RECORD_SAMPLE, kernel ? PERF_RECORD_MISC_KERNEL :
+		  PERF_RECORD_MISC_USER, sizeof(s) },
+		ip, (uint32_t)getpid(), (uint32_t)getpid(), time, period,
+	};
+
+	assert_int_equal(pebs_perfdata_writer__write(w, &s.h), 0);
+}
+
+static void round_end(struct pebs_perfdata_writer *w)
+{
+	struct perf_event_header h = { PEBS_PERF_RECORD_FINISHED_ROUND, 0, 8 };
+
+	assert_int_equal(pebs_perfdata_writer__write(w, &h), 0);
+}
+
+/* A whole file through a pebs_session into a report by @keys. */
+struct pass {
+	struct pebs_perfdata *pd;
+	struct pebs_session *ss;
+	struct pebs_report *rep;
+};
+
+static int add(void *arg, const struct pebs_sample *s,
+	       const struct pebs_report_sample *rs)
+{
+	struct pass *p = arg;
+
+	(void)s;
+	return pebs_report__add(p->rep, rs);
+}
+
+static struct pass *report(const char *path, const char *keys)
+{
+	enum pebs_report_key k[PEBS_REPORT_MAX_KEYS];
+	struct pass *p = calloc(1, sizeof(*p));
+	unsigned int flags;
+	int n;
+
+	assert_non_null(p);
+	assert_int_equal(pebs_perfdata__open(path, &p->pd), 0);
+	assert_int_equal(pebs_session__new(p->pd, &p->ss), 0);
+	n = pebs_report__parse_keys(keys, k, PEBS_REPORT_MAX_KEYS);
+	assert_true(n > 0);
+	assert_int_equal(pebs_report__new(k, (unsigned int)n, 1, &p->rep), 0);
+	assert_int_equal(pebs_session__process(p->ss, true, add, p, &flags),
+			 0);
+	assert_int_equal(flags, 0);
+	pebs_report__sort(p->rep);
+	return p;
+}
+
+static void pass_free(struct pass *p, const char *path)
+{
+	pebs_report__delete(p->rep);
+	pebs_session__delete(p->ss);
+	pebs_perfdata__close(p->pd);
+	free(p);
+	if (!getenv("PEBS_REPORT_KEEP"))
+		unlink(path);
+}
+
+/* One sample of period 9000 in heavy, nine of 100 in light. */
+static void test_periods(void **state)
+{
+	const struct pebs_session_stats *st;
+	struct pebs_perfdata_writer *w;
+	const struct pebs_report_row *row;
+	char path[PATH_MAX];
+	struct pass *p;
+	int i;
+
+	(void)state;
+	path_of(path, sizeof(path), "periods.data");
+	w = create(path, false);
+	assert_true(pebs_perfdata_writer__synth_task(w, getpid()) > 0);
+	sample(w, (uintptr_t)pebs_test_heavy_fn + 1, 1000, 9000, false);
+	for (i = 0; i < 9; i++)
+		sample(w, (uintptr_t)pebs_test_light_fn + 1, 1001 + i, 100,
+		       false);
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+
+	p = report(path, "sym");
+	st = pebs_session__stats(p->ss);
+	assert_int_equal(st->nr_events, 1);
+	assert_int_equal(st->event_samples[0], 10);
+	assert_int_equal(st->first_time, 1000);
+	assert_int_equal(st->last_time, 1009);
+	assert_int_equal(st->bad, 0);
+	row = pebs_report__row(p->rep, 0);
+	assert_string_equal(row->sym, "pebs_test_heavy_fn");
+	assert_int_equal(row->period, 9000);
+	row = pebs_report__row(p->rep, 1);
+	assert_string_equal(row->sym, "pebs_test_light_fn");
+	assert_int_equal(row->samples, 9);
+	pass_free(p, path);
+}
+
+/*
+ * An exec at time 200 renames the thread "after"; the file has the
+ * COMM first and then, in the same round, samples of time 100..104
+ * taken before it: in time order they belong to the old comm.
+ */
+static void test_out_of_order(void **state)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		char comm[16];
+		struct id_trailer id;
+	} c = { { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(c) },
+		0, 0, "after", { 0, 0, 200 } };
+	struct pebs_perfdata_writer *w;
+	const struct pebs_report_row *row;
+	char path[PATH_MAX];
+	struct pass *p;
+	int i;
+
+	(void)state;
+	path_of(path, sizeof(path), "order.data");
+	w = create(path, false);
+	assert_true(pebs_perfdata_writer__synth_task(w, getpid()) > 0);
+	round_end(w);
+	c.pid = c.tid = c.id.pid = c.id.tid = (uint32_t)getpid();
+	assert_int_equal(pebs_perfdata_writer__write(w, &c.h), 0);
+	for (i = 0; i < 5; i++)
+		sample(w, (uintptr_t)pebs_test_heavy_fn + 1, 100 + i, 1000,
+		       false);
+	round_end(w);
+	for (i = 0; i < 3; i++)
+		sample(w, 0x1000, 300 + i, 1000, false);
+	round_end(w);
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+
+	p = report(path, "comm,dso");
+	assert_int_equal(pebs_report__nr_rows(p->rep), 2);
+	row = pebs_report__row(p->rep, 0);
+	assert_int_equal(row->samples, 5);
+	assert_string_equal(row->comm, "test-report");
+	assert_non_null(strstr(row->dso, "test-report"));
+	row = pebs_report__row(p->rep, 1);
+	assert_int_equal(row->samples, 3);
+	assert_string_equal(row->comm, "after");
+	assert_null(row->dso);		/* the exec dropped the maps */
+	pass_free(p, path);
+}
+
+/* This host's address of kernel function @name, or 0. */
+static uint64_t kernel_addr(const char *name)
+{
+	char line[512], sym[256];
+	unsigned long long a;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %*c %255s", &a, sym) == 2 &&
+		    !strcmp(sym, name))
+			found = a;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * A recording whose kernel MMAP2 carries another kernel's build id:
+ * kernel samples at this host's schedule+4 must stay raw addresses.
+ */
+static void test_foreign_kernel(void **state)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint8_t bid_size, pad[3], bid[20];
+		uint32_t prot, flags;
+		char name[24];
+		struct id_trailer id;
+	} m = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_KERNEL |
+		  PERF_RECORD_MISC_MMAP_BUILD_ID, sizeof(m) },
+		UINT32_MAX, 0, 0, 0, 0, 20, { 0 }, { 0 }, 5, 0,
+		"[kernel.kallsyms]_text", { UINT32_MAX, 0, 0 } };
+	uint64_t text = kernel_addr("_text"), sched = kernel_addr("schedule");
+	struct pebs_perfdata_writer *w;
+	const struct pebs_report_row *row;
+	char path[PATH_MAX];
+	struct pass *p;
+	int i;
+
+	(void)state;
+	if (!text || !sched)
+		skip();		/* kallsyms without addresses */
+	path_of(path, sizeof(path), "foreign.data");
+	w = create(path, true);
+	m.start = text;
+	m.len = UINT64_MAX - text;
+	m.pgoff = text;
+	memset(m.bid, 0x5a, sizeof(m.bid));
+	assert_int_equal(pebs_perfdata_writer__write(w, &m.h), 0);
+	assert_true(pebs_perfdata_writer__synth_task(w, getpid()) > 0);
+	for (i = 0; i < 4; i++)
+		sample(w, sched + 4, 1000 + i, 1000, true);
+	round_end(w);
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+
+	p = report(path, "dso,sym");
+	assert_int_equal(pebs_session__stats(p->ss)->kernel, 0);
+	row = pebs_report__row(p->rep, 0);
+	assert_int_equal(row->samples, 4);
+	assert_null(row->sym);
+	assert_string_equal(row->dso, "[kernel.kallsyms]");
+	assert_int_equal(row->ip, sched + 4);
+	pass_free(p, path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_group_and_weigh),
+		cmocka_unit_test(test_data_keys),
+		cmocka_unit_test(test_periods),
+		cmocka_unit_test(test_out_of_order),
+		cmocka_unit_test(test_foreign_kernel),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

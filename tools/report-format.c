@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report-format.c - `pebs-shim report --format=csv|json`: every table
+ * with stable column names, nothing cut (all rows unless --top is
+ * given; no field is shortened).
+ *
+ * CSV: one header line, then one line per row of every table:
+ *   table,overhead,period,samples,avg_weight,loads,stores,hitm,threads,
+ *   event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,
+ *   dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr
+ * where a key the row's table is not grouped by is empty.
+ * JSON: {"file":..., "samples":N, "tables":[{"title":..., "keys":[...],
+ *   "rows":[{"overhead":..., ..., "<key>":...}]}]}.
+ * overhead is a percentage of the table's (or the row's event's) period.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report.h"
+
+#define FIELD_MAX	4096
+
+/* The key columns, in CSV order. */
+static const enum pebs_report_key csv_keys[] = {
+	PEBS_REPORT_EVENT, PEBS_REPORT_PID, PEBS_REPORT_TID,
+	PEBS_REPORT_COMM, PEBS_REPORT_DSO, PEBS_REPORT_SYM, PEBS_REPORT_CPU,
+	PEBS_REPORT_PAGE, PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
+	PEBS_REPORT_SYM_DADDR, PEBS_REPORT_DSO_DADDR, PEBS_REPORT_MEM,
+	PEBS_REPORT_SNOOP, PEBS_REPORT_TLB, PEBS_REPORT_DCACHELINE,
+	PEBS_REPORT_PHYS_DADDR,
+};
+
+static void csv_str(const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* A key field as text; events by name. */
+static void key_field(const struct report *r,
+		      const struct pebs_report_row *row,
+		      enum pebs_report_key k, char *buf, size_t len)
+{
+	const char *name;
+
+	if (k == PEBS_REPORT_EVENT) {
+		name = pebs_perfdata__attr_name(r->pd, row->event);
+		snprintf(buf, len, "%s", name ? name : "?");
+		return;
+	}
+	pebs_report__field(row, k, buf, len);
+}
+
+static double overhead(const struct report *r, const struct pebs_report *rep,
+		       const struct pebs_report_row *row)
+{
+	uint64_t samples, period;
+
+	pebs_report__totals(rep, r->by_event ? (int)row->event : -1,
+			    &samples, &period);
+	if (period)
+		return 100.0 * (double)row->period / (double)period;
+	return samples ? 100.0 * (double)row->samples / (double)samples : 0;
+}
+
+static bool has_key(const enum pebs_report_key *keys, unsigned int n,
+		    enum pebs_report_key k)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (keys[i] == k)
+			return true;
+	return false;
+}
+
+/* Call @fn for each row of @t that is shown, up to --top. */
+static void each_row(const struct report *r, const struct table *t,
+		     void (*fn)(const struct report *r, const struct table *t,
+				const struct pebs_report *rep,
+				const struct pebs_report_row *row, bool first))
+{
+	const struct pebs_report *rep = t->view_of ? t->view_of->rep : t->rep;
+	size_t i, n = 0, nr = pebs_report__nr_rows(rep);
+
+	for (i = 0; i < nr && n < r->top; i++) {
+		const struct pebs_report_row *row = pebs_report__row(rep, i);
+
+		if ((t->sharing && row->nr_tids < 2) ||
+		    (r->percent_limit > 0 &&
+		     overhead(r, rep, row) < r->percent_limit))
+			continue;
+		fn(r, t, rep, row, n++ == 0);
+	}
+}
+
+static void csv_row(const struct report *r, const struct table *t,
+		    const struct pebs_report *rep,
+		    const struct pebs_report_row *row, bool first)
+{
+	const enum pebs_report_key *keys;
+	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
+	char f[FIELD_MAX];
+
+	(void)first;
+	csv_str(t->title);
+	printf(",%.4f,%" PRIu64 ",%" PRIu64 ",", overhead(r, rep, row),
+	       row->period, row->samples);
+	if (row->weight_nr)
+		printf("%.1f", (double)row->weight_sum /
+		       (double)row->weight_nr);
+	printf(",%u,%u,%u,%u", row->loads, row->stores, row->hitm,
+	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
+	       row->nr_tids);
+	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++) {
+		putchar(',');
+		if (!has_key(keys, nr_keys, csv_keys[k]))
+			continue;
+		key_field(r, row, csv_keys[k], f, sizeof(f));
+		csv_str(f);
+	}
+	putchar('\n');
+}
+
+static void json_row(const struct report *r, const struct table *t,
+		     const struct pebs_report *rep,
+		     const struct pebs_report_row *row, bool first)
+{
+	const enum pebs_report_key *keys;
+	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
+	char f[FIELD_MAX];
+
+	(void)t;
+	printf("%s\n        {\"overhead\": %.4f, \"period\": %" PRIu64
+	       ", \"samples\": %" PRIu64, first ? "" : ",",
+	       overhead(r, rep, row), row->period, row->samples);
+	if (row->weight_nr)
+		printf(", \"avg_weight\": %.1f", (double)row->weight_sum /
+		       (double)row->weight_nr);
+	printf(", \"loads\": %u, \"stores\": %u, \"hitm\": %u, "
+	       "\"threads\": %u", row->loads, row->stores, row->hitm,
+	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
+	       row->nr_tids);
+	for (k = 0; k < nr_keys; k++) {
+		printf(", \"%s\": ", pebs_report__key_name(keys[k]));
+		key_field(r, row, keys[k], f, sizeof(f));
+		json_str(f);
+	}
+	putchar('}');
+}
+
+void report_print_csv(const struct report *r)
+{
+	unsigned int i, k;
+
+	fputs("table,overhead,period,samples,avg_weight,loads,stores,hitm,"
+	      "threads", stdout);
+	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
+		printf(",%s", pebs_report__key_name(csv_keys[k]));
+	putchar('\n');
+	for (i = 0; i < r->nr_tables; i++)
+		each_row(r, &r->tables[i], csv_row);
+}
+
+void report_print_json(const struct report *r)
+{
+	const enum pebs_report_key *keys;
+	unsigned int i, k, nr_keys;
+
+	printf("{\n  \"file\": ");
+	json_str(r->path);
+	printf(",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
+	       ",\n  \"tables\": [", r->samples,
+	       r->st->lost + r->st->lost_samples);
+	for (i = 0; i < r->nr_tables; i++) {
+		const struct table *t = &r->tables[i];
+		const struct pebs_report *rep = t->view_of ? t->view_of->rep :
+						t->rep;
+
+		printf("%s\n    {\"title\": ", i ? "," : "");
+		json_str(t->title);
+		printf(", \"keys\": [");
+		nr_keys = pebs_report__keys(rep, &keys);
+		for (k = 0; k < nr_keys; k++)
+			printf("%s\"%s\"", k ? ", " : "",
+			       pebs_report__key_name(keys[k]));
+		printf("], \"rows\": [");
+		each_row(r, t, json_row);
+		printf("\n      ]}");
+	}
+	printf("\n  ]\n}\n");
+}

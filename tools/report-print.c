@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report-print.c - the text `pebs-shim report` prints: the recording's
+ * header, the grouped tables (perf's Overhead = share of the period, the
+ * samples column with -n), the cache lines shared by threads, and the
+ * weight percentiles.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define FIELD_MAX	512
+#define WIDTH_MAX	48	/* wider fields are not padded */
+
+static const char *key_title(enum pebs_report_key k)
+{
+	static const char *const titles[PEBS_REPORT_NR_KEYS] = {
+		[PEBS_REPORT_PID] = "pid", [PEBS_REPORT_TID] = "tid",
+		[PEBS_REPORT_COMM] = "Command",
+		[PEBS_REPORT_DSO] = "Shared Object",
+		[PEBS_REPORT_SYM] = "Symbol", [PEBS_REPORT_CPU] = "CPU",
+		[PEBS_REPORT_EVENT] = "event",
+		[PEBS_REPORT_PAGE] = "data page",
+		[PEBS_REPORT_LINE] = "cache line",
+		[PEBS_REPORT_ADDR] = "data address",
+		[PEBS_REPORT_SRC] = "data source",
+		[PEBS_REPORT_SYM_DADDR] = "Data Symbol",
+		[PEBS_REPORT_DSO_DADDR] = "Data Object",
+		[PEBS_REPORT_MEM] = "Memory access",
+		[PEBS_REPORT_SNOOP] = "Snoop",
+		[PEBS_REPORT_TLB] = "TLB access",
+		[PEBS_REPORT_DCACHELINE] = "Data Cacheline",
+		[PEBS_REPORT_PHYS_DADDR] = "Data Physical Address",
+	};
+	return titles[k];
+}
+
+/* A row's field; events by name. */
+static void field(const struct report *r, const struct pebs_report_row *row,
+		  enum pebs_report_key k, char *buf, size_t len)
+{
+	const char *name;
+
+	if (k == PEBS_REPORT_EVENT) {
+		name = pebs_perfdata__attr_name(r->pd, row->event);
+		snprintf(buf, len, "%s", name ? name : "?");
+		return;
+	}
+	pebs_report__field(row, k, buf, len);
+}
+
+/* The row's share of its total: period, or samples without periods. */
+static double share(const struct report *r, const struct pebs_report *rep,
+		    const struct pebs_report_row *row)
+{
+	uint64_t samples, period;
+
+	pebs_report__totals(rep, r->by_event ? (int)row->event : -1,
+			    &samples, &period);
+	if (period)
+		return 100.0 * (double)row->period / (double)period;
+	return samples ? 100.0 * (double)row->samples / (double)samples : 0;
+}
+
+static bool shown(const struct report *r, const struct table *t,
+		  const struct pebs_report *rep,
+		  const struct pebs_report_row *row)
+{
+	if (r->percent_limit > 0 && share(r, rep, row) < r->percent_limit)
+		return false;
+	return !t->sharing || row->nr_tids >= 2;
+}
+
+/*
+ * The cache lines that two or more threads touched, and by whom. Kept in
+ * one place: lib/c2c.c (perf c2c's statistics) replaces it.
+ */
+static void print_sharers(const struct report *r,
+			  const struct pebs_report_row *row)
+{
+	unsigned int j;
+
+	printf("%38s", "by:");
+	for (j = 0; j < row->nr_tids && j < PEBS_REPORT_MAX_TIDS; j++) {
+		const char *c = pebs_threads__comm(pebs_session__threads(r->ss),
+						   -1,
+						   row->tids[j]);
+
+		printf(" %s/%d", c ? c : "?", row->tids[j]);
+	}
+	printf("%s\n", row->nr_tids > PEBS_REPORT_MAX_TIDS ? " ..." : "");
+}
+
+void report_print_table(const struct report *r, struct table *t)
+{
+	const struct pebs_report *rep = t->view_of ? t->view_of->rep : t->rep;
+	const enum pebs_report_key *keys;
+	unsigned int nr_keys, k;
+	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
+	bool weights = false, threads = true, mem = false;
+	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
+	uint64_t total;
+	char f[FIELD_MAX];
+
+	nr_keys = pebs_report__keys(rep, &keys);
+	for (k = 0; k < nr_keys; k++) {
+		threads &= keys[k] != PEBS_REPORT_TID;	/* else always 1 */
+		mem |= r->with_src && (keys[k] == PEBS_REPORT_LINE ||
+				       keys[k] == PEBS_REPORT_PAGE ||
+				       keys[k] == PEBS_REPORT_ADDR);
+	}
+	pebs_report__totals(rep, -1, &total, NULL);
+	printf("\n# %s", t->title);
+	for (k = 0; k < nr_keys; k++) {
+		if (keys[k] == PEBS_REPORT_SRC) {
+			printf(" (%" PRIu64 " samples with a data source)",
+			       total);
+			break;
+		}
+		if (keys[k] == PEBS_REPORT_LINE ||
+		    keys[k] == PEBS_REPORT_PAGE ||
+		    keys[k] == PEBS_REPORT_ADDR) {
+			printf(" (%" PRIu64 " samples with a data address)",
+			       total);
+			break;
+		}
+	}
+	if (r->by_event)
+		printf(", share within each event");
+	putchar('\n');
+	if (!total) {
+		printf("#   (none)\n");
+		return;
+	}
+	/* widths and columns from the rows that will be printed */
+	for (k = 0; k < nr_keys; k++)
+		w[k] = (int)strlen(key_title(keys[k]));
+	for (i = 0, n = 0; i < nr && n < r->top; i++) {
+		const struct pebs_report_row *row = pebs_report__row(rep, i);
+
+		if (!shown(r, t, rep, row))
+			continue;
+		n++;
+		weights |= row->weight_nr != 0;
+		for (k = 0; k < nr_keys; k++) {
+			int l;
+
+			field(r, row, keys[k], f, sizeof(f));
+			l = (int)strlen(f);
+			w[k] = l > w[k] && l <= WIDTH_MAX ? l : w[k];
+		}
+	}
+	if (t->sharing && !n) {
+		printf("#   (no cache line was sampled in two threads)\n");
+		return;
+	}
+	printf("%9s", "Overhead");
+	if (r->show_nr)
+		printf("  %10s", "Samples");
+	if (weights)
+		printf("  %8s", "avg-wt");
+	if (mem)
+		printf("  %7s  %7s  %7s", "loads", "stores", "hitm");
+	if (threads)
+		printf("  %7s", "threads");
+	for (k = 0; k < nr_keys; k++)
+		printf("  %-*s", k + 1 < nr_keys ? w[k] : 0,
+		       key_title(keys[k]));
+	putchar('\n');
+	for (i = 0, printed = 0, n = 0; i < nr; i++) {
+		const struct pebs_report_row *row = pebs_report__row(rep, i);
+
+		if (!shown(r, t, rep, row))
+			continue;
+		n++;
+		if (printed == r->top)
+			continue;
+		printed++;
+		printf("%8.2f%%", share(r, rep, row));
+		if (r->show_nr)
+			printf("  %10" PRIu64, row->samples);
+		if (weights && row->weight_nr)
+			printf("  %8.1f", (double)row->weight_sum /
+			       (double)row->weight_nr);
+		else if (weights)
+			printf("  %8s", "-");
+		if (mem)
+			printf("  %7u  %7u  %7u", row->loads, row->stores,
+			       row->hitm);
+		if (threads && row->nr_tids > PEBS_REPORT_MAX_TIDS)
+			printf("  %6u+", PEBS_REPORT_MAX_TIDS);
+		else if (threads)
+			printf("  %7u", row->nr_tids);
+		for (k = 0; k < nr_keys; k++) {
+			field(r, row, keys[k], f, sizeof(f));
+			printf("  %-*s", k + 1 < nr_keys ? w[k] : 0, f);
+		}
+		putchar('\n');
+		if (t->sharing)
+			print_sharers(r, row);
+	}
+	if (n > printed)
+		printf("%9s  (%zu more rows: --top to show more)\n", "...",
+		       n - printed);
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void report_print_weights(const struct report *r)
+{
+	unsigned int e;
+
+	if (!r->nr_weights)
+		return;
+	printf("\n# weight (latency, cycles as the PMU reports it) of %zu "
+	       "samples with one\n", r->nr_weights);
+	printf("%10s %10s %10s %10s %10s %10s %10s  %s\n", "min", "mean",
+	       "p50", "p90", "p99", "max", "samples", "event");
+	for (e = 0; e < r->nr_attrs; e++) {
+		struct wlist *wl = &r->weights[e];
+		const char *name = pebs_perfdata__attr_name(r->pd, e);
+		uint32_t *v = wl->v;
+		size_t n = wl->nr, i;
+		uint64_t sum = 0;
+
+		if (!n)
+			continue;
+		qsort(v, n, sizeof(*v), u32_cmp);
+		for (i = 0; i < n; i++)
+			sum += v[i];
+		printf("%10u %10.1f %10u %10u %10u %10u %10zu  %s\n", v[0],
+		       (double)sum / (double)n, v[n / 2], v[n * 9 / 10],
+		       v[n * 99 / 100], v[n - 1], n, name ? name : "?");
+	}
+}
+
+/*
+ * The attribution pebs-shim record used: the --attr option it was given
+ * (before any "--"), or the --attribution=MODE it appends (at the very
+ * end, also after a command) when it chose the mode itself.
+ */
+static const char *cmdline_attribution(const char **argv, uint32_t argc)
+{
+	const char *found = NULL;
+	bool opts = true;
+	uint32_t i;
+
+	if (argc < 2 || strcmp(argv[1], "record"))
+		return NULL;
+	if (!strncmp(argv[argc - 1], "--attribution=", 14))
+		return argv[argc - 1] + 14;
+	for (i = 2; i < argc && opts; i++) {
+		if (!strncmp(argv[i], "--attr=", 7))
+			found = argv[i] + 7;
+		else if (!strcmp(argv[i], "--attr") && i + 1 < argc)
+			found = argv[i + 1];
+		else if (!strcmp(argv[i], "--"))
+			opts = false;
+	}
+	return found;
+}
+
+static void print_cmdline(const struct report *r)
+{
+	const char *argv[256], *p, *end, *attribution;
+	const void *data;
+	uint32_t nr, len, i, n = 0;
+	size_t size;
+
+	if (pebs_perfdata__feat(r->pd, PEBS_FEAT_CMDLINE, &data, &size) ||
+	    size < 4)
+		return;
+	p = data;
+	end = p + size;
+	memcpy(&nr, p, 4);
+	p += 4;
+	printf("# command   :");
+	for (i = 0; i < nr && n < 256 && p + 4 <= end; i++) {
+		memcpy(&len, p, 4);
+		if (len > (size_t)(end - p - 4) || !len ||
+		    strnlen(p + 4, len) == len)
+			break;
+		argv[n++] = p + 4;
+		printf(" %s", p + 4);
+		p += 4 + len;
+	}
+	putchar('\n');
+	attribution = cmdline_attribution(argv, n);
+	if (attribution)
+		printf("# attribution: %s (as recorded by pebs-shim record)\n",
+		       attribution);
+}
+
+void report_print_header(const struct report *r)
+{
+	char host[256], rel[256], cpu[256];
+	unsigned int i;
+
+	printf("# pebs-shim report of %s\n", r->path);
+	if (pebs_perfdata__feat_str(r->pd, PEBS_FEAT_HOSTNAME, host,
+				    sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "?");
+	if (pebs_perfdata__feat_str(r->pd, PEBS_FEAT_OSRELEASE, rel,
+				    sizeof(rel)) < 0)
+		snprintf(rel, sizeof(rel), "?");
+	if (pebs_perfdata__feat_str(r->pd, PEBS_FEAT_CPUDESC, cpu,
+				    sizeof(cpu)) < 0)
+		snprintf(cpu, sizeof(cpu), "?");
+	printf("# recorded on: %s, Linux %s, %s\n", host, rel, cpu);
+	print_cmdline(r);
+	for (i = 0; i < r->nr_attrs; i++) {
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(r->pd, i, NULL, NULL);
+		const char *name = pebs_perfdata__attr_name(r->pd, i);
+
+		printf("# event %u   : %s (type %u, config 0x%llx", i,
+		       name ? name : "?", a->type,
+		       (unsigned long long)a->config);
+		if (a->config1)
+			printf(", config1 0x%llx",
+			       (unsigned long long)a->config1);
+		printf(", %s %llu", a->freq ? "freq" : "period",
+		       (unsigned long long)a->sample_period);
+		if (a->precise_ip)
+			printf(", precise_ip %u", a->precise_ip);
+		printf("): %" PRIu64 " samples\n",
+		       i < r->st->nr_events ? r->st->event_samples[i] : 0);
+	}
+	printf("# samples   : %" PRIu64 " (%" PRIu64 " with a data address, "
+	       "%" PRIu64 " with a data source, %zu with a weight)\n",
+	       r->samples, r->with_addr, r->with_src, r->nr_weights);
+	printf("# lost      : %" PRIu64 " samples in LOST records",
+	       r->st->lost);
+	if (r->st->lost_samples)
+		printf(", %" PRIu64 " in LOST_SAMPLES", r->st->lost_samples);
+	printf("; %" PRIu64 " throttle events\n", r->st->throttles);
+	if (r->st->last_time)
+		printf("# duration  : %.3f ms (first to last sample)\n",
+		       (double)(r->st->last_time - r->st->first_time) / 1e6);
+	printf("# kernel    : %s\n", r->st->kernel > 0 ?
+	       "this host's (symbols from /proc/kallsyms)" :
+	       "not recorded, or another build: kernel addresses "
+	       "stay raw");
+	if (r->flags & PEBS_ORDERED_FILE_ORDER)
+		printf("# order     : file order (an event does not sample "
+		       "TIME)\n");
+	if (r->filtered)
+		printf("# filtered  : %" PRIu64 " samples left out of the "
+		       "tables\n", r->filtered);
+	if (r->st->bad)
+		printf("# undecoded : %" PRIu64 " samples\n", r->st->bad);
+}

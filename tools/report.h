@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - `pebs-shim report`: the state cmd-report.c fills from the
+ * library (threads, symbols, grouped tables) and report-print.c prints.
+ */
+#ifndef PEBS_SHIM_REPORT_H
+#define PEBS_SHIM_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pebsshim.h"
+
+#define MAX_TABLES	8
+
+/* One printed table: a grouping of the samples. */
+struct table {
+	const char *title;
+	struct pebs_report *rep;
+	bool sharing;		/* the cache-line sharing view of another */
+	struct table *view_of;	/* its rows come from that table */
+};
+
+/* The weights of one event's samples, for percentiles. */
+struct wlist {
+	uint32_t *v;
+	size_t nr, cap;
+};
+
+struct report {
+	const char *path;
+	struct pebs_perfdata *pd;
+	struct pebs_session *ss;
+	const struct pebs_session_stats *st;	/* the session's counts */
+	unsigned int nr_attrs;
+	bool by_event;		/* samples of several events: split tables */
+	bool need_data;		/* a table has symbol_daddr or dso_daddr */
+	uint64_t samples;
+	uint64_t filtered;	/* samples the filters left out */
+	uint64_t with_addr, with_src;
+	struct wlist *weights;	/* per event */
+	size_t nr_weights;
+	unsigned int flags;	/* PEBS_ORDERED_* of the pass */
+	/* options */
+	unsigned int top;	/* rows per table */
+	bool show_nr;		/* -n: the samples column */
+	enum { FMT_TEXT, FMT_CSV, FMT_JSON } format;
+	double percent_limit;	/* rows below this Overhead are not shown */
+	struct pebs_filter *filter;	/* samples the tables count */
+	const char *time_spec;	/* --time, set once the span is known */
+	const char *events;	/* --event names, set once attrs are read */
+	struct table tables[MAX_TABLES];
+	unsigned int nr_tables;
+};
+
+/* report-print.c */
+void report_print_header(const struct report *r);
+void report_print_table(const struct report *r, struct table *t);
+void report_print_weights(const struct report *r);
+
+/* report-format.c: --format=csv|json */
+void report_print_csv(const struct report *r);
+void report_print_json(const struct report *r);
+
+#endif /* PEBS_SHIM_REPORT_H */
