@@ -260,68 +260,22 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 	return pebs_c2c__add(m->c2c, &cs);
 }
 
-/* A record and where it falls in time (ties keep file order). */
-struct timed {
-	uint64_t time;
-	const struct perf_event_header *ev;
-};
-
-static int cmp_timed(const void *pa, const void *pb)
+/* one record, in time order (pebs_ordered__process) */
+static int on_record(void *arg, const struct perf_event_header *ev,
+		     uint64_t time)
 {
-	const struct timed *a = pa, *b = pb;
-
-	if (a->time != b->time)
-		return a->time < b->time ? -1 : 1;
-	return a->ev < b->ev ? -1 : a->ev > b->ev;
-}
-
-/*
- * The records in time order, as perf's ordered events deliver them (a
- * system-wide recording writes each CPU's ring in turn, so an exec's
- * MMAPs can follow samples taken after it). A record without a time
- * (perf's own, or no sample_id_all) keeps the time of the one before.
- */
-static int collect(struct c2c_reader *m, struct timed **out, size_t *nr)
-{
-	const struct perf_event_header *ev;
-	struct timed *v = NULL, *nv;
-	size_t n = 0, cap = 0;
+	struct c2c_reader *m = arg;
 	struct pebs_sample s;
-	uint64_t t = 0;
-	int err;
+	unsigned int idx;
 
-	while ((err = pebs_perfdata__next(m->pd, &ev)) > 0) {
-		/* the views below read records in place */
-		if (((uintptr_t)ev & 7) || ev->size % 8) {
-			err = pebs_err(-EBADMSG, "a record is not 8-byte "
-				       "aligned (a size before it is wrong): "
-				       "the file is damaged");
-			break;
-		}
-		if (ev->type == PERF_RECORD_SAMPLE ?
-		    !pebs_perfdata__sample(m->pd, ev, &s, NULL) :
-		    !pebs_perfdata__sample_id(m->pd, ev, &s, NULL)) {
-			if (s.present & PERF_SAMPLE_TIME)
-				t = s.time;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 4096;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				free(v);
-				*out = NULL;
-				*nr = 0;
-				return -ENOMEM;
-			}
-			v = nv;
-		}
-		v[n].time = t;
-		v[n++].ev = ev;
+	(void)time;
+	if (ev->type != PERF_RECORD_SAMPLE)
+		return add_record(m, ev);
+	if (pebs_perfdata__sample(m->pd, ev, &s, &idx)) {
+		m->bad++;
+		return 0;
 	}
-	qsort(v, n, sizeof(*v), cmp_timed);
-	*out = v;
-	*nr = n;
-	return err < 0 ? -EBADMSG : 0;
+	return add_sample(m, ev, &s, idx);
 }
 
 int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
@@ -329,11 +283,7 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 {
 	struct c2c_reader rd = { .c2c = c, .pd = pd, .code = syms };
 	struct c2c_reader *m = &rd;
-	struct pebs_sample s;
-	struct timed *v = NULL;
-	unsigned int idx;
-	size_t i, n = 0;
-	int err, damaged;
+	int err;
 
 	if (!c || !pd)
 		return pebs_err(-EINVAL, "c2c: no table or file");
@@ -342,25 +292,17 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 		return pebs_err(-ENOMEM, "c2c: out of memory");
 	}
 	pebs_perfdata__rewind(pd);
-	damaged = collect(m, &v, &n);
-	err = damaged == -ENOMEM ? -ENOMEM : 0;
-	for (i = 0; i < n && !err; i++) {
-		const struct perf_event_header *ev = v[i].ev;
-
-		if (ev->type != PERF_RECORD_SAMPLE)
-			err = add_record(m, ev);
-		else if (pebs_perfdata__sample(m->pd, ev, &s, &idx))
-			rd.bad++;
-		else
-			err = add_sample(m, ev, &s, idx);
-	}
-	free(v);
+	/* as perf's ordered events deliver them: a system-wide recording
+	 * writes each CPU's ring in turn, so an exec's MMAPs can follow
+	 * samples taken after it */
+	err = pebs_ordered__process(pd, on_record, m, NULL);
 	free(rd.kmaps);
 	free(rd.mem);
 	pebs_symbols__delete(rd.maps);
 	if (undecoded)
 		*undecoded = rd.bad;
-	if (err)
+	if (err == -ENOMEM)
 		return pebs_err(err, "c2c: out of memory");
-	return damaged;
+	/* a damaged record: the records before it were counted */
+	return err < 0 ? -EBADMSG : 0;
 }

@@ -14,6 +14,7 @@
  * perf.data file does).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,7 +245,11 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 			err = fn(arg, ev, PEBS_ORDERED_NO_TIME);
 		return err ? err : ret;
 	}
-	err = pebs_ordered__new(0, 0, fn, arg, &o);
+	/* a stream's and a decompressed record's buffers are reused by the
+	 * next call: those records are copied while queued */
+	err = pebs_ordered__new(0, pebs_perfdata__is_pipe(pd) ||
+				pebs_perfdata__has_feat(pd, PEBS_FEAT_COMPRESSED) ?
+				PEBS_ORDERED_COPY : 0, fn, arg, &o);
 	if (err)
 		return err;
 	while (!err && (ret = pebs_perfdata__next(pd, &ev)) > 0) {
@@ -253,8 +258,17 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 		else
 			err = pebs_ordered__queue(o, ev, record_time(pd, ev));
 	}
-	if (!err)
+	if (ret < 0 && !err) {
+		/* the reader's reason outlives the records still queued */
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", pebs_errmsg());
 		err = pebs_ordered__flush(o);
+		if (!err)
+			pebs_err(ret, "%s", why);
+	} else if (!err) {
+		err = pebs_ordered__flush(o);
+	}
 	if (!err && flags && o->out_of_order)
 		*flags |= PEBS_ORDERED_OUT_OF_ORDER;
 	pebs_ordered__delete(o);

@@ -153,6 +153,58 @@ int pebs_perfdata__open(const char *path, struct pebs_perfdata **pdp)
 	return err ? pd_with_name(err, path) : 0;
 }
 
+/* copy @in to its end into an anonymous memory file; its fd or -errno */
+static int spool(int in)
+{
+	char buf[1 << 16];
+	int fd = memfd_create("pebs-shim-input", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf)), off = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0 && lseek(fd, 0, SEEK_SET) == 0)
+				return fd;
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		while (off < n) {
+			ssize_t w = write(fd, buf + off, n - off);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				w = w < 0 ? -errno : -EIO;
+				close(fd);
+				return w;
+			}
+			off += w;
+		}
+	}
+}
+
+int pebs_perfdata__open_rewindable(const char *path,
+				   struct pebs_perfdata **pdp)
+{
+	struct stat st;
+	int fd, err;
+
+	if (strcmp(path, "-") || (!fstat(STDIN_FILENO, &st) &&
+				  (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))))
+		return pebs_perfdata__open(path, pdp);
+	fd = spool(STDIN_FILENO);
+	if (fd < 0)
+		return pebs_err(fd, "cannot read standard input into memory: %s",
+				strerror(-fd));
+	err = pebs_perfdata__open_fd(fd, pdp);
+	return err ? pd_with_name(err, "standard input") : 0;
+}
+
 void pebs_perfdata__close(struct pebs_perfdata *pd)
 {
 	if (!pd)

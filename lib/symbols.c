@@ -411,9 +411,13 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 
 	if (!syms || !ev)
 		return pebs_err(-EINVAL, "symbols: no record");
-	/* the sample_id trailer cannot hold a name's NUL: size 0 is safe */
-	if (pebs_record__decode(ev, 0, &r))
+	/* the sample_id trailer cannot hold a name's NUL: size 0 is safe;
+	 * a record without a view (another type, or damaged) adds nothing
+	 * and leaves no message behind */
+	if (pebs_record__decode(ev, 0, &r)) {
+		pebs_err_clear();
 		return 0;
+	}
 	switch (r.type) {
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:

@@ -750,14 +750,9 @@ static int run(struct c2c_cmd *m)
 {
 	int err;
 
-	err = pebs_perfdata__open(m->path, &m->pd);
+	err = pebs_perfdata__open_rewindable(m->path, &m->pd);
 	if (err) {
 		c2c_err("%s: give a perf.data file with -i", pebs_errmsg());
-		return 1;
-	}
-	if (pebs_perfdata__has_feat(m->pd, PEBS_FEAT_COMPRESSED)) {
-		c2c_err("%s: zstd-compressed (perf record -z), which pebs-shim "
-			"cannot read: record again without -z", m->path);
 		return 1;
 	}
 	if (pebs_symbols__new(&m->code) || pebs_c2c__new(&m->c2c))

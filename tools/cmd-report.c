@@ -166,14 +166,9 @@ static int run(struct report *r, const char *sort)
 	unsigned int i, n;
 	int err;
 
-	err = pebs_perfdata__open(r->path, &r->pd);
+	err = pebs_perfdata__open_rewindable(r->path, &r->pd);
 	if (err) {
 		report_err("%s: give a perf.data file with -i", pebs_errmsg());
-		return 1;
-	}
-	if (pebs_perfdata__has_feat(r->pd, PEBS_FEAT_COMPRESSED)) {
-		report_err("%s: zstd-compressed (perf record -z), which pebs-shim "
-			   "cannot read: record again without -z", r->path);
 		return 1;
 	}
 	if (pebs_session__new(r->pd, &r->ss)) {

@@ -2106,6 +2106,16 @@ PEBS_API int pebs_event__parse_list(const char *str, struct pebs_event *evs,
  */
 PEBS_API int pebs_perfdata__open_fd(int fd, struct pebs_perfdata **pdp);
 
+/*
+ * pebs_perfdata__open_rewindable - as __open, for callers that read the
+ * recording more than once (__rewind): "-" on a pipe or socket is first
+ * copied to its end into an anonymous memory file (memory grows with
+ * the stream); anything else is opened as __open does. Returns as
+ * __open, or -errno from reading standard input.
+ */
+PEBS_API int pebs_perfdata__open_rewindable(const char *path,
+					    struct pebs_perfdata **pdp);
+
 /* pebs_perfdata__is_pipe - whether the input is a pipe-mode stream. */
 PEBS_API bool pebs_perfdata__is_pipe(const struct pebs_perfdata *pd);
 

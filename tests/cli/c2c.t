@@ -237,7 +237,8 @@ EOF
 rc=$?
 check "a record size 4 bytes off: exit 1, one line, the records before it reported" \
 	bash -c "[ $rc = 1 ] && [ \$(wc -l <'$T/err') = 1 ] &&
-		 grep -q 'aligned' '$T/err' && grep -q 'Total records' '$T/out'"
+		 grep -q 'corrupt perf.data: bad record at offset' '$T/err' &&
+		 grep -q 'Total records' '$T/out'"
 "$PS" c2c top -i "$AMD" 2>/dev/null; a=$?
 "$PS" c2c report -d hitm -i "$AMD" 2>/dev/null; b=$?
 check "an unknown subcommand or display: exit 2" test "$a$b" = 22
