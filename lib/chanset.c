@@ -86,47 +86,26 @@ struct lost_record {
 	uint64_t lost;
 };
 
-/* the online CPU ids, from /sys/devices/system/cpu/online ("0-3,6") */
+/* the online CPU ids, in order */
 static int online_cpus(int **cpusp, unsigned int *nrp)
 {
-	char buf[4096], *p = buf, *end;
-	unsigned int n = 0, cap = 0;
-	int *cpus = NULL;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	bool ok;
+	static uint64_t bits[PEBS_MAX_CPUS / 64];
+	unsigned int n = 0;
+	int *cpus, c, err;
 
-	if (!f)
-		return pebs_err(-errno, "cannot read /sys/devices/system/cpu/"
-				"online: %s", strerror(errno));
-	ok = fgets(buf, sizeof(buf), f) != NULL;
-	fclose(f);
-	while (ok && *p >= '0' && *p <= '9') {
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		for (long c = lo; c <= hi; c++) {
-			if (n == cap) {
-				int *v = reallocarray(cpus, cap ? 2 * cap : 64,
-						      sizeof(*v));
-
-				if (!v) {
-					free(cpus);
-					return pebs_err(-ENOMEM, "channel set: "
-							"out of memory");
-				}
-				cpus = v;
-				cap = cap ? 2 * cap : 64;
-			}
-			cpus[n++] = (int)c;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	if (!n) {
-		free(cpus);
-		return pebs_err(-EINVAL, "cannot parse /sys/devices/system/cpu/"
-				"online");
-	}
+	err = pebs_cpulist__online(PEBS_MAX_CPUS, bits);
+	if (err)
+		return err;
+	for (c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, 0); c >= 0;
+	     c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, c + 1))
+		n++;
+	cpus = calloc(n ? n : 1, sizeof(*cpus));
+	if (!cpus)
+		return pebs_err(-ENOMEM, "channel set: out of memory");
+	n = 0;
+	for (c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, 0); c >= 0;
+	     c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, c + 1))
+		cpus[n++] = c;
 	*cpusp = cpus;
 	*nrp = n;
 	return 0;

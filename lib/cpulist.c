@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,4 +66,41 @@ int pebs_cpulist__parse(const char *str, unsigned int max_cpus,
 bad:
 	return pebs_err(-EINVAL, "cpu list: bad token '%.*s': give CPUs such "
 			"as 0-3,8", (int)strcspn(tok, ","), tok);
+}
+
+int pebs_cpulist__online(unsigned int max_cpus, uint64_t *bitmap)
+{
+	static const char path[] = "/sys/devices/system/cpu/online";
+	char buf[4096];
+	FILE *f = fopen(path, "re");
+	int err;
+
+	if (!f)
+		return pebs_err(-errno, "cannot read %s: %s: is sysfs mounted?",
+				path, strerror(errno));
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return pebs_err(-EIO, "cannot read %s: empty", path);
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	err = pebs_cpulist__parse(buf, max_cpus, bitmap);
+	if (err)
+		return pebs_err(err, "%s: '%s': %s", path, buf, pebs_errmsg());
+	return 0;
+}
+
+int pebs_cpulist__next(const uint64_t *bitmap, unsigned int max_cpus,
+		       int from)
+{
+	for (unsigned int c = from < 0 ? 0 : from; c < max_cpus; c++) {
+		uint64_t w = bitmap[c / 64] >> (c % 64);
+
+		if (!w) {
+			c |= 63;	/* the rest of this word is empty */
+			continue;
+		}
+		return c + __builtin_ctzll(w);
+	}
+	return -1;
 }

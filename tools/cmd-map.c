@@ -83,32 +83,18 @@ static int parse_uint(const char *s, unsigned long min, unsigned long max,
 	return 0;
 }
 
-/* "0-3,6" into @set (MAX_CPUS entries); -EINVAL on bad syntax. */
+/* a CPU list (pebs_cpulist__parse) into @set (MAX_CPUS entries) */
 static int parse_cpulist(const char *s, unsigned char *set)
 {
-	unsigned long a, b;
-	char *end;
+	static uint64_t bits[MAX_CPUS / 64];
+	int err = pebs_cpulist__parse(s, MAX_CPUS, bits);
 
-	for (;;) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		a = strtoul(s, &end, 10);
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			if (*s < '0' || *s > '9')
-				return -EINVAL;
-			b = strtoul(s, &end, 10);
-		}
-		if (a > b || b >= MAX_CPUS)
-			return -EINVAL;
-		memset(set + a, 1, b - a + 1);
-		if (*end == '\0')
-			return 0;
-		if (*end != ',')
-			return -EINVAL;
-		s = end + 1;
-	}
+	if (err)
+		return err;
+	for (int c = pebs_cpulist__next(bits, MAX_CPUS, 0); c >= 0;
+	     c = pebs_cpulist__next(bits, MAX_CPUS, c + 1))
+		set[c] = 1;
+	return 0;
 }
 
 static const char *clock_name(uint32_t clock, char *buf, size_t len)

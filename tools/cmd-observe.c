@@ -128,40 +128,17 @@ static int __attribute__((format(printf, 1, 2))) usage_err(const char *fmt, ...)
 	return 2;
 }
 
-/* "0", "0,2", "0-3,6" into cpus[]; returns the count or -1 */
+/* a CPU list (pebs_cpulist__parse) into cpus[], in order; the count */
 static int parse_cpus(const char *s, unsigned int *cpus, int max)
 {
+	static uint64_t bits[MAX_CPUS / 64];
 	int n = 0;
 
-	while (*s) {
-		char *end;
-		unsigned long a, b;
-
-		errno = 0;
-		a = strtoul(s, &end, 10);
-		if (end == s || errno || a >= MAX_CPUS)
-			return -1;
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtoul(s, &end, 10);
-			if (end == s || errno || b >= MAX_CPUS || b < a)
-				return -1;
-		}
-		for (unsigned long c = a; c <= b; c++) {
-			for (int i = 0; i < n; i++)
-				if (cpus[i] == c)
-					return -1;
-			if (n == max)
-				return -1;
-			cpus[n++] = c;
-		}
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return -1;
-		s = end;
-	}
+	if (pebs_cpulist__parse(s, MAX_CPUS, bits))
+		return -1;
+	for (int c = pebs_cpulist__next(bits, MAX_CPUS, 0); c >= 0 && n < max;
+	     c = pebs_cpulist__next(bits, MAX_CPUS, c + 1))
+		cpus[n++] = c;
 	return n;
 }
 
@@ -402,7 +379,7 @@ int cmd_observe(int argc, char **argv)
 		case 'C':
 			nr_cpus = parse_cpus(optarg, cpus, MAX_CPUS);
 			if (nr_cpus <= 0)
-				return usage_err("bad CPU list '%s'", optarg);
+				return usage_err("-C: %s", pebs_errmsg());
 			break;
 		case OPT_ON:
 			if (!parse_u64(optarg, &v) || v >= MAX_CPUS)

@@ -76,8 +76,8 @@ static long parse_num(const char *s, char **end)
 }
 
 /*
- * Parse a list like "0-3,6" into @out (no duplicates). Returns 0, or
- * -EINVAL with *bad pointing at the offending item.
+ * Parse a pid list like "10,20-22" into @out (no duplicates). Returns 0,
+ * or -EINVAL with *bad pointing at the offending item.
  */
 static int parse_list(const char *str, struct rec_ints *out, const char **bad)
 {
@@ -113,67 +113,52 @@ static int parse_list(const char *str, struct rec_ints *out, const char **bad)
 	return 0;
 }
 
-static int read_online(char *buf, size_t len)
+/* the CPUs of @bits, in order, into @out */
+static int push_cpus(const uint64_t *bits, struct rec_ints *out)
 {
-	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return n < 0 ? -errno : -EIO;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
+	for (int c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, 0); c >= 0;
+	     c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, c + 1))
+		if (rec_ints_push(out, c))
+			return -ENOMEM;
 	return 0;
 }
 
 int rec_online_cpus(struct rec_ints *cpus)
 {
-	char online[512];
-	const char *bad;
-	int err = read_online(online, sizeof(online));
+	static uint64_t online[PEBS_MAX_CPUS / 64];
+	int err = pebs_cpulist__online(PEBS_MAX_CPUS, online);
 
 	if (err) {
-		rec_err("cannot read /sys/devices/system/cpu/online: %s: is sysfs mounted?",
-			strerror(-err));
+		rec_err("%s", pebs_errmsg());
 		return err;
 	}
-	err = parse_list(online, cpus, &bad);
-	if (err)
-		rec_err("cannot parse the online CPU list '%s': report a bug",
-			online);
-	return err;
+	return push_cpus(online, cpus);
 }
 
 int rec_parse_cpus(const char *str, struct rec_ints *cpus)
 {
-	struct rec_ints online = { 0 };
-	char olist[512];
-	const char *bad;
-	int err;
+	static uint64_t want[PEBS_MAX_CPUS / 64], online[PEBS_MAX_CPUS / 64];
+	int c, err;
 
-	err = parse_list(str, cpus, &bad);
+	err = pebs_cpulist__parse(str, PEBS_MAX_CPUS, want);
 	if (err) {
-		rec_err("bad CPU list '%s' at '%s': give CPUs like 0-3,6", str,
-			bad);
+		rec_err("%s", pebs_errmsg());
 		return -EINVAL;
 	}
-	err = rec_online_cpus(&online);
-	if (err)
+	err = pebs_cpulist__online(PEBS_MAX_CPUS, online);
+	if (err) {
+		rec_err("%s", pebs_errmsg());
 		return err;
-	read_online(olist, sizeof(olist));
-	for (unsigned int i = 0; i < cpus->n; i++) {
-		if (!ints_has(&online, cpus->v[i])) {
-			rec_err("CPU %d is not online (online: %s): pick CPUs from that list",
-				cpus->v[i], olist);
-			err = -EINVAL;
-			break;
+	}
+	for (c = pebs_cpulist__next(want, PEBS_MAX_CPUS, 0); c >= 0;
+	     c = pebs_cpulist__next(want, PEBS_MAX_CPUS, c + 1)) {
+		if (!(online[c / 64] >> (c % 64) & 1)) {
+			rec_err("CPU %d is not online: pick CPUs from /sys/devices/system/cpu/online",
+				c);
+			return -EINVAL;
 		}
 	}
-	rec_ints_free(&online);
-	return err;
+	return push_cpus(want, cpus);
 }
 
 static bool proc_exists(int pid)

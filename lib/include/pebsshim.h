@@ -2499,8 +2499,25 @@ PEBS_API int pebs_symbols__load_kernel(struct pebs_symbols *syms);
  * -EINVAL (a bad token, named in pebs_errmsg()), or -ERANGE (a CPU >=
  * @max_cpus).
  */
+/* CPU ids a bitmap of the tools covers (Debian's NR_CPUS) */
+#define PEBS_MAX_CPUS	8192
+
 PEBS_API int pebs_cpulist__parse(const char *str, unsigned int max_cpus,
 				 uint64_t *bitmap);
+
+/*
+ * pebs_cpulist__online - the online CPUs (/sys/devices/system/cpu/online)
+ * into @bitmap as pebs_cpulist__parse fills it. Returns 0 or -errno, the
+ * file named in pebs_errmsg().
+ */
+PEBS_API int pebs_cpulist__online(unsigned int max_cpus, uint64_t *bitmap);
+
+/*
+ * pebs_cpulist__next - the first CPU >= @from (0 for the first) set in
+ * @bitmap, or -1: for (c = next(b, n, 0); c >= 0; c = next(b, n, c + 1)).
+ */
+PEBS_API int pebs_cpulist__next(const uint64_t *bitmap, unsigned int max_cpus,
+				int from);
 
 /* ------------------------------------------------------------------ */
 /* Sample filters (lib/filter.c)                                       */

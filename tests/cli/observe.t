@@ -109,9 +109,9 @@ one_line "names the file" "$T/none not found"
 
 # --- usage errors: exit 2, one line naming the bad value
 usage "no -C" 'no CPU to observe' -e task-clock --no-map
-usage "-C x" "bad CPU list 'x'" -C x
-usage "-C 1-0" "bad CPU list '1-0'" -C 1-0
-usage "-C 0,0 (a CPU twice)" "bad CPU list '0,0'" -C 0,0
+usage "-C x" "-C: cpu list: bad token 'x'" -C x
+usage "-C 1-0" "-C: cpu list: bad token '1-0'" -C 1-0
+usage "-C 0- (a range without its end)" "-C: cpu list: bad token '0-'" -C 0-
 usage "-C -1" "'-1'" -C -1
 usage "--on x" "bad --on CPU 'x'" -C 0 --on x
 usage "--on -1" "bad --on CPU '-1'" -C 0 --on -1

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "internal.h"
@@ -35,6 +36,28 @@ static void test_cpulist(void **state)
 	assert_int_equal(pebs_cpulist__parse("0-128", 128, map), -ERANGE);
 	assert_int_equal(pebs_cpulist__parse("99999999999999999999", 128, map),
 			 -EINVAL);
+}
+
+/* walking a bitmap, and the online CPUs (never empty, CPU 0 in them) */
+static void test_cpulist_next_online(void **state)
+{
+	static uint64_t map[PEBS_MAX_CPUS / 64];
+	int c, n = 0;
+
+	(void)state;
+	assert_int_equal(pebs_cpulist__parse("3,63-64,200", 256, map), 0);
+	assert_int_equal(pebs_cpulist__next(map, 256, 0), 3);
+	assert_int_equal(pebs_cpulist__next(map, 256, 4), 63);
+	assert_int_equal(pebs_cpulist__next(map, 256, 64), 64);
+	assert_int_equal(pebs_cpulist__next(map, 256, 65), 200);
+	assert_int_equal(pebs_cpulist__next(map, 256, 201), -1);
+	assert_int_equal(pebs_cpulist__next(map, 200, 65), -1);
+	assert_int_equal(pebs_cpulist__online(PEBS_MAX_CPUS, map), 0);
+	for (c = pebs_cpulist__next(map, PEBS_MAX_CPUS, 0); c >= 0;
+	     c = pebs_cpulist__next(map, PEBS_MAX_CPUS, c + 1))
+		n++;
+	assert_int_equal(n, sysconf(_SC_NPROCESSORS_ONLN));
+	assert_int_equal(pebs_cpulist__next(map, PEBS_MAX_CPUS, 0), 0);
 }
 
 static void test_ids_and_cpus(void **state)
@@ -137,6 +160,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_cpulist_next_online),
 		cmocka_unit_test(test_ids_and_cpus),
 		cmocka_unit_test(test_time),
 	};
