@@ -100,7 +100,8 @@ int pebs_cpulist__next(const uint64_t *bitmap, unsigned int max_cpus,
 			c |= 63;	/* the rest of this word is empty */
 			continue;
 		}
-		return c + __builtin_ctzll(w);
+		c += __builtin_ctzll(w);
+		return c < max_cpus ? (int)c : -1;
 	}
 	return -1;
 }
