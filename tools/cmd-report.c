@@ -63,8 +63,6 @@ static int add_table(struct report *r, const char *title, const char *keys)
 /* The default tables, or the one --sort asks for. */
 static int setup_tables(struct report *r, const char *sort)
 {
-	struct table *t;
-
 	if (sort)
 		return add_table(r, "samples by --sort keys", sort);
 	if (add_table(r, "threads", "pid,tid,comm") ||
@@ -72,12 +70,6 @@ static int setup_tables(struct report *r, const char *sort)
 	    add_table(r, "data pages", "page") ||
 	    add_table(r, "cache lines", "line"))
 		return -1;
-	/* the same rows as "cache lines", those of two or more threads */
-	t = &r->tables[r->nr_tables++];
-	t->title = "cache lines touched by two or more threads (who shares "
-		   "a cache line)";
-	t->sharing = true;
-	t->view_of = &r->tables[r->nr_tables - 2];
 	return add_table(r, "data sources", "src");
 }
 
@@ -124,8 +116,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	if (rs.has_weight && add_weight(r, rs.event, rs.weight))
 		return -ENOMEM;
 	for (i = 0; i < r->nr_tables; i++)
-		if (!r->tables[i].view_of &&
-		    pebs_report__add(r->tables[i].rep, &rs))
+		if (pebs_report__add(r->tables[i].rep, &rs))
 			return -ENOMEM;
 	return 0;
 }
@@ -220,6 +211,9 @@ static int run(struct report *r, const char *sort)
 		report_print_table(r, &r->tables[i]);
 	if (!sort)
 		report_print_weights(r);
+	/* who shares a cache line: perf c2c's rules (lib/c2c.c) */
+	if (!sort && r->with_addr && report_print_sharing(r))
+		goto out_oom;
 	return 0;
 
 out_oom:

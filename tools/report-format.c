@@ -106,15 +106,14 @@ static void each_row(const struct report *r, const struct table *t,
 				const struct pebs_report *rep,
 				const struct pebs_report_row *row, bool first))
 {
-	const struct pebs_report *rep = t->view_of ? t->view_of->rep : t->rep;
+	const struct pebs_report *rep = t->rep;
 	size_t i, n = 0, nr = pebs_report__nr_rows(rep);
 
 	for (i = 0; i < nr && n < r->top; i++) {
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
-		if ((t->sharing && row->nr_tids < 2) ||
-		    (r->percent_limit > 0 &&
-		     overhead(r, rep, row) < r->percent_limit))
+		if (r->percent_limit > 0 &&
+		    overhead(r, rep, row) < r->percent_limit)
 			continue;
 		fn(r, t, rep, row, n++ == 0);
 	}
@@ -200,8 +199,7 @@ void report_print_json(const struct report *r)
 	       r->st->lost + r->st->lost_samples);
 	for (i = 0; i < r->nr_tables; i++) {
 		const struct table *t = &r->tables[i];
-		const struct pebs_report *rep = t->view_of ? t->view_of->rep :
-						t->rep;
+		const struct pebs_report *rep = t->rep;
 
 		printf("%s\n    {\"title\": ", i ? "," : "");
 		json_str(t->title);

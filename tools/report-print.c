@@ -5,6 +5,7 @@
  * samples column with -n), the cache lines shared by threads, and the
  * weight percentiles.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,32 +72,13 @@ static bool shown(const struct report *r, const struct table *t,
 {
 	if (r->percent_limit > 0 && share(r, rep, row) < r->percent_limit)
 		return false;
-	return !t->sharing || row->nr_tids >= 2;
-}
-
-/*
- * The cache lines that two or more threads touched, and by whom. Kept in
- * one place: lib/c2c.c (perf c2c's statistics) replaces it.
- */
-static void print_sharers(const struct report *r,
-			  const struct pebs_report_row *row)
-{
-	unsigned int j;
-
-	printf("%38s", "by:");
-	for (j = 0; j < row->nr_tids && j < PEBS_REPORT_MAX_TIDS; j++) {
-		const char *c = pebs_threads__comm(pebs_session__threads(r->ss),
-						   -1,
-						   row->tids[j]);
-
-		printf(" %s/%d", c ? c : "?", row->tids[j]);
-	}
-	printf("%s\n", row->nr_tids > PEBS_REPORT_MAX_TIDS ? " ..." : "");
+	(void)t;
+	return true;
 }
 
 void report_print_table(const struct report *r, struct table *t)
 {
-	const struct pebs_report *rep = t->view_of ? t->view_of->rep : t->rep;
+	const struct pebs_report *rep = t->rep;
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys, k;
 	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
@@ -153,10 +135,6 @@ void report_print_table(const struct report *r, struct table *t)
 			w[k] = l > w[k] && l <= WIDTH_MAX ? l : w[k];
 		}
 	}
-	if (t->sharing && !n) {
-		printf("#   (no cache line was sampled in two threads)\n");
-		return;
-	}
 	printf("%9s", "Overhead");
 	if (r->show_nr)
 		printf("  %10s", "Samples");
@@ -199,8 +177,6 @@ void report_print_table(const struct report *r, struct table *t)
 			printf("  %-*s", k + 1 < nr_keys ? w[k] : 0, f);
 		}
 		putchar('\n');
-		if (t->sharing)
-			print_sharers(r, row);
 	}
 	if (n > printed)
 		printf("%9s  (%zu more rows: --top to show more)\n", "...",
@@ -357,4 +333,84 @@ void report_print_header(const struct report *r)
 		       "tables\n", r->filtered);
 	if (r->st->bad)
 		printf("# undecoded : %" PRIu64 " samples\n", r->st->bad);
+}
+
+struct sharing_walk {
+	const struct report *r;
+	unsigned int shown;
+};
+
+static const char *thread_name(const struct report *r, uint32_t pid,
+			       uint32_t tid)
+{
+	const char *c = pebs_threads__comm(pebs_session__threads(r->ss),
+					   (int32_t)pid, (int32_t)tid);
+
+	return c ? c : "?";
+}
+
+static int sharing_line(const struct pebs_c2c_line *l, void *arg)
+{
+	struct sharing_walk *w = arg;
+	const struct pebs_c2c_evidence *e = &l->evidence;
+	const char *kind = l->sharing == PEBS_C2C_TRUE_SHARING ? "true" :
+			   l->sharing == PEBS_C2C_FALSE_SHARING ? "false" : "-";
+
+	if (w->shown++ == w->r->top)
+		return 1;
+	printf("%4u  %#18" PRIx64 "  %7" PRIu64 "  %6" PRIu64 "  %6" PRIu64
+	       "  %5" PRIu64 "  %7" PRIu64 "  %7u  %7u  %-5s%s", l->rank,
+	       l->addr, pebs_c2c_stats__records(&l->stats) + l->unknown,
+	       pebs_c2c_stats__loads(&l->stats), l->stats.store,
+	       l->stats.tot_hitm, l->xwrites, l->nr_threads, l->nr_offsets,
+	       kind, l->also_false ? "+false" : "");
+	if (l->sharing != PEBS_C2C_PRIVATE)
+		printf("  %s/%u@%u %s %s/%u@%u", thread_name(w->r, e->pid_a, e->tid_a),
+		       e->tid_a, e->off_a, e->b_writes ? "and writer" : "and",
+		       thread_name(w->r, e->pid_b, e->tid_b), e->tid_b, e->off_b);
+	putchar('\n');
+	return 0;
+}
+
+/*
+ * Who shares a cache line, by perf c2c's rules (lib/c2c.c, a second pass
+ * over the recording): lines ranked by HITM, or by cross-thread writes
+ * when the samples carry no data source; each classified true or false
+ * sharing with two accesses as evidence. pebs-shim c2c report shows
+ * every offset, code address, thread and CPU.
+ */
+int report_print_sharing(const struct report *r)
+{
+	struct sharing_walk w = { .r = r };
+	struct pebs_c2c *c;
+	bool src;
+	int err;
+
+	if (pebs_c2c__new(&c))
+		return -ENOMEM;
+	err = pebs_c2c__read_perfdata(c, r->pd, NULL, NULL);
+
+	if (err == -ENOMEM)
+		goto out;
+	src = pebs_c2c__has_data_src(c);
+	err = pebs_c2c__sort(c, src ? PEBS_C2C_TOT_HITM : PEBS_C2C_XWRITES);
+	if (err < 0)
+		goto out;
+	printf("\n# shared cache lines, as perf c2c ranks them (%s); true sharing: one offset\n"
+	       "# written by two threads; false: two threads on different offsets, one writing\n"
+	       "# (pebs-shim c2c report: offsets, code addresses, threads, CPUs)\n",
+	       src ? "by HITM" : "no data source: by cross-thread writes");
+	printf("%4s  %18s  %7s  %6s  %6s  %5s  %7s  %7s  %7s  %-5s  %s\n",
+	       "rank", "cache line", "records", "loads", "stores", "hitm",
+	       "xwrites", "threads", "offsets", "kind", "evidence (comm/tid@offset)");
+	err = pebs_c2c__for_each_line(c, false, sharing_line, &w);
+	if (err > 0)
+		err = 0;
+	if (!w.shown)
+		printf("#   (no cache line is shared)\n");
+	else if (w.shown > r->top)
+		printf("%4s  (more lines: --top to show more)\n", "...");
+out:
+	pebs_c2c__delete(c);
+	return err == -ENOMEM ? err : 0;
 }

@@ -17,8 +17,6 @@
 struct table {
 	const char *title;
 	struct pebs_report *rep;
-	bool sharing;		/* the cache-line sharing view of another */
-	struct table *view_of;	/* its rows come from that table */
 };
 
 /* The weights of one event's samples, for percentiles. */
@@ -57,6 +55,7 @@ struct report {
 void report_print_header(const struct report *r);
 void report_print_table(const struct report *r, struct table *t);
 void report_print_weights(const struct report *r);
+int report_print_sharing(const struct report *r);
 
 /* report-format.c: --format=csv|json */
 void report_print_csv(const struct report *r);
