@@ -315,7 +315,7 @@ static int csv_row(struct rec_out *out, unsigned int ev_idx,
 
 	fprintf(f, "%llu,%u,%d,%d,", (unsigned long long)s->time, s->cpu,
 		who->tgid, who->tid);
-	csv_str(f, rec_comms_get(out->conf.comms, who->tid, NULL));
+	csv_str(f, pebs_attrib__comm(out->conf.comms, who->tid, NULL));
 	fputc(',', f);
 	csv_str(f, out->conf.evs[ev_idx].name);
 	fprintf(f, ",0x%llx,", (unsigned long long)s->ip);

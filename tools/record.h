@@ -97,18 +97,6 @@ struct rec_who {
 	int32_t tid;
 };
 
-/*
- * The thread names of a recording are the attribution engine's: an
- * output names a thread with rec_comms_get(conf->comms, tid, fallback),
- * i.e. pebs_attrib__comm().
- */
-#define rec_comms pebs_attrib
-static inline const char *rec_comms_get(struct pebs_attrib *a, int32_t tid,
-					const char *fallback)
-{
-	return pebs_attrib__comm(a, tid, fallback);
-}
-
 /* ---- outputs (tools/record-out.c) ------------------------------------- */
 
 enum rec_format { REC_FMT_PERF, REC_FMT_CSV };
@@ -126,7 +114,7 @@ struct rec_out_conf {
 	 * attribution found
 	 */
 	bool add_tid;
-	struct rec_comms *comms;
+	struct pebs_attrib *comms;	/* thread names (pebs_attrib__comm) */
 };
 
 /* Create the file (so that a bad path fails before anything starts). */
