@@ -12,24 +12,12 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <asm/perf_regs.h>
 
 #include "cmds.h"
 #include "record.h"
 
 #define POLL_MS		100	/* poll round: bounds the map history lag */
 #define STATUS_NS	250000000ull
-/*
- * perf's user registers of --call-graph dwarf (PERF_REGS_MASK of
- * tools/perf/arch/x86/include/perf_regs.h): all but the segment ones
- */
-#define DWARF_REGS_MASK \
-	(((1ULL << PERF_REG_X86_64_MAX) - 1) & \
-	 ~((1ULL << PERF_REG_X86_DS) | (1ULL << PERF_REG_X86_ES) | \
-	   (1ULL << PERF_REG_X86_FS) | (1ULL << PERF_REG_X86_GS)))
-/* default period of cpu-clock/task-clock: 250 us, perf's 4 kHz */
-#define CLOCK_PERIOD_NS	250000
-
 struct record {
 	struct rec_opts o;
 
@@ -74,107 +62,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* ---- events ----------------------------------------------------------- */
-
-static bool is_fault_event(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_PAGE_FAULTS ||
-		a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-		a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ);
-}
-
-/*
- * What each sample carries: the batchable set (large PEBS stays
- * possible), a data address where the event has one, and the memory
- * fields of PEBS/IBS. TID goes away with --attr=map.
- */
-static uint64_t sample_type_of(const struct record *rec,
-			       const struct pebs_event *ev)
-{
-	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-		      PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-
-	if ((ev->flags & PEBS_EVENT_MEMORY) || is_fault_event(&ev->attr) ||
-	    ev->attr.type == PERF_TYPE_BREAKPOINT)
-		st |= PERF_SAMPLE_ADDR;
-	if ((ev->flags & PEBS_EVENT_MEMORY) && (ev->flags & PEBS_EVENT_PRECISE))
-		st |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
-	/* -d: every event (perf record -d) */
-	if (rec->o.data_addr)
-		st |= PERF_SAMPLE_ADDR;
-	/*
-	 * with an address, a data source as perf record -d samples it (the
-	 * kernel reports "not available" for software events): perf mem
-	 * and perf c2c need the field
-	 */
-	if (st & PERF_SAMPLE_ADDR)
-		st |= PERF_SAMPLE_DATA_SRC;
-	if (rec->o.freq)
-		st |= PERF_SAMPLE_PERIOD;
-	/* a tracepoint's fields (perf record -e sys:name samples them) */
-	if (ev->flags & PEBS_EVENT_TRACEPOINT)
-		st |= PERF_SAMPLE_RAW | PERF_SAMPLE_PERIOD;
-	if (rec->o.callgraph != REC_CG_NONE)
-		st |= PERF_SAMPLE_CALLCHAIN;
-	if (rec->o.callgraph == REC_CG_DWARF)
-		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-	if (rec->attr == REC_ATTR_MAP)
-		st &= ~(uint64_t)PERF_SAMPLE_TID;
-	return st;
-}
-
-/*
- * Each -e as perf reads it (pebs_event__parse_list: comma lists,
- * {a,b} groups); rec->o.nr_evs becomes the number of events.
- */
-static int parse_events(struct record *rec)
-{
-	unsigned int nr = 0;
-
-	for (unsigned int s = 0; s < rec->o.nr_evs; s++) {
-		unsigned int first = nr;
-
-		if (pebs_event__parse_list(rec->o.evstrs[s], rec->evs,
-					   REC_MAX_EVENTS, &nr)) {
-			rec_err("%s", pebs_errmsg());
-			return -EINVAL;
-		}
-		for (unsigned int i = first; i < nr; i++) {
-			if (rec->evs[i].nr_members > 1) {
-				rec_err("'%s': event groups are not opened as groups yet: give the events as a list (a,b) or with several -e",
-					rec->o.evstrs[s]);
-				return -EINVAL;
-			}
-			for (unsigned int j = 0; j < i; j++) {
-				if (!strcmp(rec->evs[i].name, rec->evs[j].name)) {
-					rec_err("event '%s' given twice: give each event once",
-						rec->evs[i].name);
-					return -EINVAL;
-				}
-			}
-		}
-	}
-	rec->o.nr_evs = nr;
-	for (unsigned int i = 0; i < nr; i++) {
-		struct pebs_event *ev = &rec->evs[i];
-
-		/* the library's default period is for hardware events */
-		if (!rec->o.period && !rec->o.freq && !ev->attr.sample_period &&
-		    ev->attr.type == PERF_TYPE_SOFTWARE &&
-		    (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-		     ev->attr.config == PERF_COUNT_SW_TASK_CLOCK))
-			ev->attr.sample_period = CLOCK_PERIOD_NS;
-		if (rec->o.callgraph == REC_CG_DWARF) {
-			/* perf's evsel__config_callchain() for dwarf */
-			ev->attr.sample_regs_user = DWARF_REGS_MASK;
-			ev->attr.sample_stack_user = rec->o.stack_size;
-			ev->attr.exclude_callchain_user = 1;
-		}
-	}
-	return 0;
 }
 
 /* ---- attribution ------------------------------------------------------ */
@@ -440,12 +327,12 @@ static int open_channels(struct record *rec)
 {
 	struct rec_ints *targets = &rec->targets;
 	bool cmd_task = rec->o.cmd && !rec->o.per_cpu;
-	uint64_t st0 = sample_type_of(rec, &rec->evs[0]);
+	uint64_t st0 = rec_sample_type(&rec->o, rec->attr, &rec->evs[0]);
 	int err;
 
 	/* one sample_type per set: the union of what the events need */
 	for (unsigned int i = 1; i < rec->o.nr_evs; i++)
-		st0 |= sample_type_of(rec, &rec->evs[i]);
+		st0 |= rec_sample_type(&rec->o, rec->attr, &rec->evs[i]);
 	/*
 	 * -p: one channel per existing thread (from /proc/PID/task), each
 	 * with inherit, so that threads created later are followed too; a
@@ -743,7 +630,7 @@ int cmd_record(int argc, char **argv)
 	err = rec_parse_args(&rec.o, argc, argv);
 	if (err)
 		return err < 0 ? 0 : err;
-	if (parse_events(&rec))
+	if (rec_parse_events(&rec.o, rec.evs))
 		return REC_EXIT_USAGE;
 	err = parse_targets(&rec);
 	if (err) {

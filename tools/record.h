@@ -207,4 +207,17 @@ struct rec_opts {
  */
 int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 
+/* ---- events (tools/record-events.c) ---------------------------------- */
+
+/*
+ * rec_parse_events - every -e of @o (comma lists; groups refused) into
+ * @evs (REC_MAX_EVENTS), with record's periods and callchain settings;
+ * o->nr_evs becomes the number of events. Returns 0 or -EINVAL (rec_err).
+ */
+int rec_parse_events(struct rec_opts *o, struct pebs_event *evs);
+
+/* rec_sample_type - what a sample of @ev carries under @o and @attr */
+uint64_t rec_sample_type(const struct rec_opts *o, enum rec_attr_mode attr,
+			 const struct pebs_event *ev);
+
 #endif /* PEBS_SHIM_RECORD_H */
