@@ -6,7 +6,8 @@
 #        cpu-clock, and one line says so); page faults: real data
 #        addresses that need no PMU (first touches, and the cache line
 #        the two threads share)
-#   pebs-shim report                        threads, symbols, memory
+#   pebs-shim report                        threads, symbols, memory, sharing
+#   pebs-shim c2c report | head             the shared line, as perf c2c
 #   perf report --stdio --sort sym | head   when perf is installed
 #
 # Builds the tool and the workloads first if needed, after checking that
@@ -33,6 +34,7 @@ missing=()
 command -v "${CC:-cc}" >/dev/null || missing+=(build-essential)
 command -v make >/dev/null || missing+=(make)
 for need in perfmon/pfmlib.h:libpfm4-dev gelf.h:libelf-dev zlib.h:zlib1g-dev \
+	    zstd.h:libzstd-dev libiberty/demangle.h:libiberty-dev \
 	    linux/perf_event.h:linux-libc-dev; do
 	[ -e "/usr/include/${need%%:*}" ] || missing+=("${need#*:}")
 done
@@ -61,6 +63,9 @@ echo "+ pebs-shim record -e auto -e page-faults:period=1 -o $out -- memwalk --se
 echo
 echo "+ pebs-shim report -i $out"
 "$tool" report -i "$out"
+echo
+echo "+ pebs-shim c2c report -i $out | head -40"
+"$tool" c2c report -i "$out" | head -40 || true
 if command -v perf >/dev/null; then
 	echo
 	echo "+ perf report --stdio --sort sym -i $out | head -20"

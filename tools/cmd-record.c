@@ -521,12 +521,16 @@ static int store_cmdline(struct record *rec, int argc, char **argv)
 	if (!av)
 		return -ENOMEM;
 	av[n++] = "pebs-shim";
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < argc; i++) {
 		av[n++] = argv[i];
-	if (rec->o.attr_req == REC_ATTR_AUTO) {
-		snprintf(mode, sizeof(mode), "--attribution=%s",
-			 rec_attr_names[rec->attr]);
-		av[n++] = mode;
+		/* the mode auto chose, as the option that asks for it: the
+		 * stored command line means what this run did, and the
+		 * command's own arguments stay last */
+		if (i == 0 && rec->o.attr_req == REC_ATTR_AUTO) {
+			snprintf(mode, sizeof(mode), "--attr=%s",
+				 rec_attr_names[rec->attr]);
+			av[n++] = mode;
+		}
 	}
 	err = rec_out_cmdline(rec->out, n, av);
 	free(av);

@@ -219,9 +219,9 @@ void report_print_weights(const struct report *r)
 }
 
 /*
- * The attribution pebs-shim record used: the --attr option it was given
- * (before any "--"), or the --attribution=MODE it appends (at the very
- * end, also after a command) when it chose the mode itself.
+ * The attribution pebs-shim record used: its --attr option (before any
+ * "--"; record inserts --attr=MODE after "record" when auto chose), or
+ * the --attribution=MODE that older versions appended at the very end.
  */
 static const char *cmdline_attribution(const char **argv, uint32_t argc)
 {

@@ -4,7 +4,7 @@
 # perf report ranks memwalk's hot function chase() first.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
-echo 1..8
+echo 1..9
 
 "$tool" record -e cpu-clock -c 250000 -o "$T/cmd.data" -- \
 	"$memwalk" --seconds 1 --mb 16 2>"$T/err"
@@ -15,6 +15,9 @@ ok "$([ -n "$n" ] && [ "$n" -gt 100 ]; echo $?)" "summary line reports samples (
 grep -q 'attribution: sample TID' "$T/err"
 ok $? "summary names the attribution"
 ok "$(grep -c $'\r' "$T/err")" "no status line when stderr is not a terminal"
+perf report --header-only -i "$T/cmd.data" 2>/dev/null |
+	grep -q "^# cmdline : pebs-shim record --attr=tid -e cpu-clock -c 250000 -o $T/cmd.data -- $memwalk --seconds 1 --mb 16 *$"
+ok $? "the stored command line: the mode auto chose as --attr, the command's arguments last"
 
 perf script -i "$T/cmd.data" -F comm,pid,tid >"$T/script" 2>"$T/script.err"
 ok $? "perf script reads the file"
