@@ -7,7 +7,7 @@
 #        addresses that need no PMU (first touches, and the cache line
 #        the two threads share)
 #   pebs-shim report                        threads, symbols, memory, sharing
-#   pebs-shim c2c report | head             the shared line, as perf c2c
+#   pebs-shim c2c report                    the shared line, as perf c2c
 #   perf report --stdio --sort sym | head   when perf is installed
 #
 # Builds the tool and the workloads first if needed, after checking that
@@ -64,8 +64,8 @@ echo
 echo "+ pebs-shim report -i $out"
 "$tool" report -i "$out"
 echo
-echo "+ pebs-shim c2c report -i $out | head -40"
-"$tool" c2c report -i "$out" | head -40 || true
+echo "+ pebs-shim c2c report -i $out | sed -n '/Shared Data Cache Line Table/,\$p' | head -30"
+"$tool" c2c report -i "$out" | sed -n '/Shared Data Cache Line Table/,$p' | head -30 || true
 if command -v perf >/dev/null; then
 	echo
 	echo "+ perf report --stdio --sort sym -i $out | head -20"
