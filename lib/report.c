@@ -525,6 +525,18 @@ void pebs_report__totals(const struct pebs_report *r, int event,
 		*period = one ? r->ev_period[event] : r->period;
 }
 
+double pebs_report__overhead(const struct pebs_report *r,
+			     const struct pebs_report_row *row, bool per_event)
+{
+	uint64_t samples, period;
+
+	pebs_report__totals(r, per_event ? (int)row->event : -1, &samples,
+			    &period);
+	if (period)
+		return 100.0 * (double)row->period / (double)period;
+	return samples ? 100.0 * (double)row->samples / (double)samples : 0;
+}
+
 unsigned int pebs_report__keys(const struct pebs_report *r,
 			       const enum pebs_report_key **keys)
 {

@@ -62,33 +62,6 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
-/* A key field as text; events by name. */
-static void key_field(const struct report *r,
-		      const struct pebs_report_row *row,
-		      enum pebs_report_key k, char *buf, size_t len)
-{
-	const char *name;
-
-	if (k == PEBS_REPORT_EVENT) {
-		name = pebs_perfdata__attr_name(r->pd, row->event);
-		snprintf(buf, len, "%s", name ? name : "?");
-		return;
-	}
-	pebs_report__field(row, k, buf, len);
-}
-
-static double overhead(const struct report *r, const struct pebs_report *rep,
-		       const struct pebs_report_row *row)
-{
-	uint64_t samples, period;
-
-	pebs_report__totals(rep, r->by_event ? (int)row->event : -1,
-			    &samples, &period);
-	if (period)
-		return 100.0 * (double)row->period / (double)period;
-	return samples ? 100.0 * (double)row->samples / (double)samples : 0;
-}
-
 static bool has_key(const enum pebs_report_key *keys, unsigned int n,
 		    enum pebs_report_key k)
 {
@@ -113,7 +86,7 @@ static void each_row(const struct report *r, const struct table *t,
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
 		if (r->percent_limit > 0 &&
-		    overhead(r, rep, row) < r->percent_limit)
+		    pebs_report__overhead(rep, row, r->by_event) < r->percent_limit)
 			continue;
 		fn(r, t, rep, row, n++ == 0);
 	}
@@ -129,7 +102,7 @@ static void csv_row(const struct report *r, const struct table *t,
 
 	(void)first;
 	csv_str(t->title);
-	printf(",%.4f,%" PRIu64 ",%" PRIu64 ",", overhead(r, rep, row),
+	printf(",%.4f,%" PRIu64 ",%" PRIu64 ",", pebs_report__overhead(rep, row, r->by_event),
 	       row->period, row->samples);
 	if (row->weight_nr)
 		printf("%.1f", (double)row->weight_sum /
@@ -141,7 +114,7 @@ static void csv_row(const struct report *r, const struct table *t,
 		putchar(',');
 		if (!has_key(keys, nr_keys, csv_keys[k]))
 			continue;
-		key_field(r, row, csv_keys[k], f, sizeof(f));
+		report_field(r, row, csv_keys[k], f, sizeof(f));
 		csv_str(f);
 	}
 	putchar('\n');
@@ -158,7 +131,7 @@ static void json_row(const struct report *r, const struct table *t,
 	(void)t;
 	printf("%s\n        {\"overhead\": %.4f, \"period\": %" PRIu64
 	       ", \"samples\": %" PRIu64, first ? "" : ",",
-	       overhead(r, rep, row), row->period, row->samples);
+	       pebs_report__overhead(rep, row, r->by_event), row->period, row->samples);
 	if (row->weight_nr)
 		printf(", \"avg_weight\": %.1f", (double)row->weight_sum /
 		       (double)row->weight_nr);
@@ -168,7 +141,7 @@ static void json_row(const struct report *r, const struct table *t,
 	       row->nr_tids);
 	for (k = 0; k < nr_keys; k++) {
 		printf(", \"%s\": ", pebs_report__key_name(keys[k]));
-		key_field(r, row, keys[k], f, sizeof(f));
+		report_field(r, row, keys[k], f, sizeof(f));
 		json_str(f);
 	}
 	putchar('}');

@@ -40,7 +40,7 @@ static const char *key_title(enum pebs_report_key k)
 }
 
 /* A row's field; events by name. */
-static void field(const struct report *r, const struct pebs_report_row *row,
+void report_field(const struct report *r, const struct pebs_report_row *row,
 		  enum pebs_report_key k, char *buf, size_t len)
 {
 	const char *name;
@@ -53,27 +53,11 @@ static void field(const struct report *r, const struct pebs_report_row *row,
 	pebs_report__field(row, k, buf, len);
 }
 
-/* The row's share of its total: period, or samples without periods. */
-static double share(const struct report *r, const struct pebs_report *rep,
-		    const struct pebs_report_row *row)
-{
-	uint64_t samples, period;
-
-	pebs_report__totals(rep, r->by_event ? (int)row->event : -1,
-			    &samples, &period);
-	if (period)
-		return 100.0 * (double)row->period / (double)period;
-	return samples ? 100.0 * (double)row->samples / (double)samples : 0;
-}
-
-static bool shown(const struct report *r, const struct table *t,
-		  const struct pebs_report *rep,
+static bool shown(const struct report *r, const struct pebs_report *rep,
 		  const struct pebs_report_row *row)
 {
-	if (r->percent_limit > 0 && share(r, rep, row) < r->percent_limit)
-		return false;
-	(void)t;
-	return true;
+	return r->percent_limit <= 0 ||
+	       pebs_report__overhead(rep, row, r->by_event) >= r->percent_limit;
 }
 
 void report_print_table(const struct report *r, struct table *t)
@@ -123,14 +107,14 @@ void report_print_table(const struct report *r, struct table *t)
 	for (i = 0, n = 0; i < nr && n < r->top; i++) {
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
-		if (!shown(r, t, rep, row))
+		if (!shown(r, rep, row))
 			continue;
 		n++;
 		weights |= row->weight_nr != 0;
 		for (k = 0; k < nr_keys; k++) {
 			int l;
 
-			field(r, row, keys[k], f, sizeof(f));
+			report_field(r, row, keys[k], f, sizeof(f));
 			l = (int)strlen(f);
 			w[k] = l > w[k] && l <= WIDTH_MAX ? l : w[k];
 		}
@@ -151,13 +135,13 @@ void report_print_table(const struct report *r, struct table *t)
 	for (i = 0, printed = 0, n = 0; i < nr; i++) {
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
-		if (!shown(r, t, rep, row))
+		if (!shown(r, rep, row))
 			continue;
 		n++;
 		if (printed == r->top)
 			continue;
 		printed++;
-		printf("%8.2f%%", share(r, rep, row));
+		printf("%8.2f%%", pebs_report__overhead(rep, row, r->by_event));
 		if (r->show_nr)
 			printf("  %10" PRIu64, row->samples);
 		if (weights && row->weight_nr)
@@ -173,7 +157,7 @@ void report_print_table(const struct report *r, struct table *t)
 		else if (threads)
 			printf("  %7u", row->nr_tids);
 		for (k = 0; k < nr_keys; k++) {
-			field(r, row, keys[k], f, sizeof(f));
+			report_field(r, row, keys[k], f, sizeof(f));
 			printf("  %-*s", k + 1 < nr_keys ? w[k] : 0, f);
 		}
 		putchar('\n');

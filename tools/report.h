@@ -52,6 +52,8 @@ struct report {
 };
 
 /* report-print.c */
+void report_field(const struct report *r, const struct pebs_report_row *row,
+		  enum pebs_report_key k, char *buf, size_t len);
 void report_print_header(const struct report *r);
 void report_print_table(const struct report *r, struct table *t);
 void report_print_weights(const struct report *r);

@@ -2441,6 +2441,15 @@ pebs_report__row(const struct pebs_report *r, size_t i);
 PEBS_API void pebs_report__totals(const struct pebs_report *r, int event,
 				  uint64_t *samples, uint64_t *period);
 
+/*
+ * pebs_report__overhead - perf report's Overhead of @row in percent: its
+ * share of the period counted (of its own event's with @per_event), or
+ * of the samples when no period was counted.
+ */
+PEBS_API double pebs_report__overhead(const struct pebs_report *r,
+				      const struct pebs_report_row *row,
+				      bool per_event);
+
 /* pebs_report__keys - the report's keys in *keys; returns how many. */
 PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
 					const enum pebs_report_key **keys);
