@@ -74,7 +74,7 @@ BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(wildcard tests/bench/*.c))
 DEPS := build-essential libpfm4-dev libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
-	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev
+	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time
 # what `make demo` needs: build, record, report, perf report
 DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev
@@ -204,6 +204,7 @@ bench: all
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	$(TOOL) bench
 	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/record-cost.sh
+	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/report-speed.sh
 
 # the README's main command: record memwalk with the best event here,
 # then pebs-shim report (and perf report); scripts/demo.sh builds first
