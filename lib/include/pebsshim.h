@@ -1105,10 +1105,10 @@ PEBS_API int pebs_perfdata__sample_id(const struct pebs_perfdata *pd,
  *	pebs_perfdata_writer__close(w);
  *
  * Records are batched in a large buffer (one write() per buffer). The
- * file is valid only after __close(), which writes the feature sections
- * (HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID,
- * TOTAL_MEM, CMDLINE, EVENT_DESC, SAMPLE_TIME; CLOCKID and CLOCK_DATA
- * when the first attr has use_clockid) and the final header.
+ * header goes first and its data size is updated at every flush, so a
+ * recording killed after the commit reads to its last flush; __close()
+ * writes the feature sections (see "Recording files" below for the
+ * list) and the final header.
  * A writer is not thread-safe; no call may be made from a signal
  * handler (the record tool sets a flag there and calls __close() from
  * its main loop).
@@ -1131,9 +1131,10 @@ struct pebs_perfdata_writer_stats {
 };
 
 /*
- * pebs_perfdata_writer__create - create (truncate) @path and reserve the
- * header. Returns 0, or -errno from open/write (pebs_errmsg(): "cannot
- * create <path>: <strerror>: ...").
+ * pebs_perfdata_writer__create - check @path and build the file unseen:
+ * nothing at @path changes until __commit() or __close() (see
+ * "Recording files" below). Returns 0, or -errno from open/write
+ * (pebs_errmsg(): "cannot create <path>: <strerror>: ...").
  */
 PEBS_API int pebs_perfdata_writer__create(const char *path,
 					  struct pebs_perfdata_writer **wp);
