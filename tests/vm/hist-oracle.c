@@ -16,11 +16,13 @@
  * the token order exactly, and each entry's time must fall in its turn:
  * after the previous thread logged passing the token on, before this
  * thread logged its start. The history's clock (local_clock) is not
- * CLOCK_MONOTONIC, but both count the same nanoseconds here: one offset
- * must fit every turn's window (within 100 us). An entry that named the
+ * CLOCK_MONOTONIC, and under TCG the two drift apart by a few 0.1 %
+ * (740 us over the run was seen): so each turn's window for the clock
+ * offset must meet the previous turn's (within 100 us). An entry that named the
  * task switched out instead of the one switched in (Shim's stale `next`)
  * gives the same order shifted by one turn, with times at the ends of the
- * turns: with spins of 2, 5 and 9 ms no single offset fits them (the
+ * turns: with spins of 2, 5 and 9 ms consecutive windows miss by
+ * milliseconds (the
  * module's debug_wrong_next=1 is that negative control). A thread
  * preempted within its turn by a higher-priority kernel thread shows
  * twice in a row: that is still one turn.
@@ -132,7 +134,9 @@ int main(void)
 	pthread_attr_t at;
 	cpu_set_t set;
 	uint64_t cursor, lost = 0;
-	int64_t lo = INT64_MIN, hi = INT64_MAX;	/* the clock offset's bounds */
+	int64_t lo = 0, hi = 0;		/* this turn's clock offset bounds */
+	int64_t plo = 0, phi = 0;	/* the previous turn's */
+	int64_t miss = 0, widest = 0;
 	uint64_t t_go;
 	int fds[NTHR][2], n, k = 0, stop = -1;
 
@@ -186,7 +190,6 @@ int main(void)
 	k = 0;
 	for (int i = 0, last = -1; i < n && k < TURNS; i++) {
 		bool ours = false;
-		int64_t d;
 
 		for (int j = 0; j < NTHR; j++)
 			ours |= h[i].pid == thr[j].tid;
@@ -205,24 +208,31 @@ int main(void)
 		/* the switch-in came after the previous turn passed the
 		 * token and before this turn logged its start: in the
 		 * monotonic clock, pass <= time + offset <= start */
-		d = (int64_t)(k ? pass_ns[k - 1] : t_go) - (int64_t)h[i].time;
-		lo = d > lo ? d : lo;
-		d = (int64_t)start_ns[k] - (int64_t)h[i].time;
-		hi = d < hi ? d : hi;
+		lo = (int64_t)(k ? pass_ns[k - 1] : t_go) - (int64_t)h[i].time;
+		hi = (int64_t)start_ns[k] - (int64_t)h[i].time;
+		/* the two clocks may drift apart slowly (a few 0.1 % under
+		 * TCG): each turn's window must meet the one before */
+		if (k && lo - phi > miss)
+			miss = lo - phi;
+		if (k && plo - hi > miss)
+			miss = plo - hi;
+		if (hi - lo > widest)
+			widest = hi - lo;
+		plo = lo;
+		phi = hi;
 		k++;
 	}
 	if (k != TURNS) {
 		printf("FAIL the history holds %d of the %d turns\n", k, TURNS);
 		return 1;
 	}
-	/* one clock offset must fit every turn's window */
-	if (lo > hi + SLACK_NS) {
-		printf("FAIL switch times do not fall in their turns: no one clock offset fits (windows miss by %lld us)\n",
-		       (long long)(lo - hi) / 1000);
+	if (miss > SLACK_NS) {
+		printf("FAIL switch times do not fall in their turns: a turn's window misses the one before by %lld us\n",
+		       (long long)miss / 1000);
 		return 1;
 	}
-	printf("ok turns=%d offset-window=%lldus\n", TURNS,
-	       (long long)(hi - lo) / 1000);
+	printf("ok turns=%d widest-window=%lldus\n", TURNS,
+	       (long long)widest / 1000);
 	pebs_map__close(map);
 	return 0;
 }
