@@ -36,6 +36,7 @@ struct pebs_channel {
 	 */
 	struct pebs_channel *output;
 	unsigned int refs;
+	int group_fd;		/* the group leader's fd, or -1 */
 };
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
@@ -198,8 +199,8 @@ static int open_fd(struct pebs_channel *ch, bool default_type)
 			st;
 		ch->attr.read_format = i & 2 ?
 			rf & ~(uint64_t)PERF_FORMAT_LOST : rf;
-		fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu, -1,
-					 PERF_FLAG_FD_CLOEXEC);
+		fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu,
+					 ch->group_fd, PERF_FLAG_FD_CLOEXEC);
 		if (fd >= 0 || errno != EINVAL)
 			break;
 	}
@@ -255,7 +256,9 @@ static int set_output(struct pebs_channel *ch, struct pebs_channel *out)
 
 static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
 			const struct pebs_channel_opts *opts,
-			struct pebs_channel *output, struct pebs_channel **chp)
+			struct pebs_channel *output,
+			const struct pebs_channel *leader,
+			struct pebs_channel **chp)
 {
 	struct pebs_channel_opts o;
 	struct pebs_channel *ch;
@@ -268,6 +271,9 @@ static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
 	err = opts_get(opts, &o);
 	if (err)
 		return err;
+	if (leader && (leader->pid != pid || leader->cpu != cpu))
+		return pebs_err(-EINVAL, "channel: a group member must watch "
+				"the task and CPU of its leader");
 	if (o.inherit && cpu < 0)
 		return pebs_err(-EINVAL, "channel: the kernel does not map the "
 				"ring of an inherited event on every CPU (cpu "
@@ -278,6 +284,7 @@ static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
 		return pebs_err(-ENOMEM, "channel: out of memory");
 	ch->fd = -1;
 	ch->refs = 1;
+	ch->group_fd = leader ? leader->fd : -1;
 	err = fill_attr(ev, &o, &ch->attr, &data_size);
 	if (err)
 		goto out_free;
@@ -330,7 +337,7 @@ int pebs_channel__open(const struct pebs_event *ev, pid_t pid, int cpu,
 		       const struct pebs_channel_opts *opts,
 		       struct pebs_channel **chp)
 {
-	return channel_open(ev, pid, cpu, opts, NULL, chp);
+	return channel_open(ev, pid, cpu, opts, NULL, NULL, chp);
 }
 
 int pebs_channel__open_output(const struct pebs_event *ev, pid_t pid,
@@ -341,7 +348,19 @@ int pebs_channel__open_output(const struct pebs_event *ev, pid_t pid,
 	if (!output)
 		return pebs_err(-EINVAL, "pebs_channel__open_output: no "
 				"output channel given");
-	return channel_open(ev, pid, cpu, opts, output, chp);
+	return channel_open(ev, pid, cpu, opts, output, NULL, chp);
+}
+
+int pebs_channel__open_member(const struct pebs_event *ev, pid_t pid,
+			      int cpu, const struct pebs_channel_opts *opts,
+			      struct pebs_channel *output,
+			      const struct pebs_channel *leader,
+			      struct pebs_channel **chp)
+{
+	if (!leader)
+		return pebs_err(-EINVAL, "pebs_channel__open_member: no "
+				"group leader given");
+	return channel_open(ev, pid, cpu, opts, output, leader, chp);
 }
 
 static void channel_free(struct pebs_channel *ch)

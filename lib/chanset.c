@@ -310,7 +310,8 @@ static void ring_release(struct pebs_chanset *set, struct ring_ref *r)
  * CPU (or task) already has, else a ring of its own.
  */
 static int slot_open(struct pebs_chanset *set, struct target *t,
-		     struct slot *sl, unsigned int ev, int cpu)
+		     struct slot *sl, unsigned int ev, int cpu,
+		     const struct pebs_channel *leader)
 {
 	const struct pebs_channel_opts *o = ev ? &set->rest : &set->opts;
 	bool is_cpu = set->kind == PEBS_TARGET_CPU;
@@ -321,7 +322,11 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 	sl->t = t;
 	if (set->share && (err = ids_reserve(set)))
 		return err;
-	if (r)
+	if (leader)
+		err = pebs_channel__open_member(&set->evs[ev], pid, cpu, o,
+						r ? r->owner : NULL, leader,
+						&sl->ch);
+	else if (r)
 		err = pebs_channel__open_output(&set->evs[ev], pid, cpu, o,
 						r->owner, &sl->ch);
 	else
@@ -436,7 +441,12 @@ int pebs_chanset__add(struct pebs_chanset *set, int target)
 		int on = cpu ? target : set->cpus ? set->cpus[i / set->nr_evs] :
 			 -1;
 
-		err = slot_open(set, t, sl, i % set->nr_evs, on);
+		unsigned int ev = i % set->nr_evs, lead = set->evs[ev].leader;
+		bool member = set->evs[ev].nr_members > 1 && lead < ev;
+
+		/* a group member opens after its leader, on its task/CPU */
+		err = slot_open(set, t, sl, ev, on,
+				member ? t->slots[i - ev + lead].ch : NULL);
 		if (err)
 			goto out_close;
 		/*

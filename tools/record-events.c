@@ -72,7 +72,8 @@ uint64_t rec_sample_type(const struct rec_opts *o, enum rec_attr_mode attr,
 
 /*
  * Each -e as perf reads it (pebs_event__parse_list: comma lists,
- * {a,b} groups) into @evs; o->nr_evs becomes the number of events.
+ * {a,b} groups, opened as groups by the channel set) into @evs;
+ * o->nr_evs becomes the number of events.
  */
 int rec_parse_events(struct rec_opts *o, struct pebs_event *evs)
 {
@@ -87,11 +88,6 @@ int rec_parse_events(struct rec_opts *o, struct pebs_event *evs)
 			return -EINVAL;
 		}
 		for (unsigned int i = first; i < nr; i++) {
-			if (evs[i].nr_members > 1) {
-				rec_err("'%s': event groups are not opened as groups yet: give the events as a list (a,b) or with several -e",
-					o->evstrs[s]);
-				return -EINVAL;
-			}
 			for (unsigned int j = 0; j < i; j++) {
 				if (!strcmp(evs[i].name, evs[j].name)) {
 					rec_err("event '%s' given twice: give each event once",

@@ -210,7 +210,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 /* ---- events (tools/record-events.c) ---------------------------------- */
 
 /*
- * rec_parse_events - every -e of @o (comma lists; groups refused) into
+ * rec_parse_events - every -e of @o (comma lists, groups) into
  * @evs (REC_MAX_EVENTS), with record's periods and callchain settings;
  * o->nr_evs becomes the number of events. Returns 0 or -EINVAL (rec_err).
  */

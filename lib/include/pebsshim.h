@@ -1571,6 +1571,19 @@ PEBS_API int pebs_channel__open_output(const struct pebs_event *ev,
 				       struct pebs_channel **chp);
 
 /*
+ * pebs_channel__open_member - as __open_output (@output may be NULL: a
+ * ring of its own), as a member of @leader's event group (perf's {a,b}:
+ * the group is scheduled onto the PMU as one). @leader must watch the
+ * same @pid and @cpu. Returns as __open, or -EINVAL.
+ */
+PEBS_API int pebs_channel__open_member(const struct pebs_event *ev, pid_t pid,
+				       int cpu,
+				       const struct pebs_channel_opts *opts,
+				       struct pebs_channel *output,
+				       const struct pebs_channel *leader,
+				       struct pebs_channel **chp);
+
+/*
  * pebs_chanset__nr_rings - the mapped rings of the set. When every
  * event samples PERF_SAMPLE_IDENTIFIER, a channel set maps one ring per
  * CPU, as perf record does: the events of a CPU target, the events and

@@ -3,7 +3,7 @@
 # status: the command's own (128+N for a signal), else record's codes.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
-echo 1..16
+echo 1..18
 
 rec() {	# rec ARGS...: record quietly into $T/f.data, status in $rc
 	"$tool" record -q -e cpu-clock -o "$T/f.data" "$@" 2>"$T/err"
@@ -76,3 +76,23 @@ rec --switch-events -- sleep 0.1
 perf script --show-switch-events -i "$T/f.data" 2>/dev/null |
 	grep -q PERF_RECORD_SWITCH
 ok $? "--switch-events records PERF_RECORD_SWITCH"
+
+# perf's groups: {a,b} opens b with a's fd as group_fd (strace shows it)
+"$tool" record -q -e '{cpu-clock,page-faults:period=1}' -o "$T/f.data" -- \
+	"$memwalk" --seconds 0.2 --mb 8 2>"$T/err"
+perf script -i "$T/f.data" -F event 2>/dev/null | sort | uniq -c >"$T/ev"
+grep -q 'cpu-clock' "$T/ev" && grep -q 'page-faults' "$T/ev"
+ok $? "-e '{cpu-clock,page-faults:period=1}': samples of both events ($(tr -s ' \n' ' ' <"$T/ev"))"
+if command -v strace >/dev/null; then
+	strace -f -e trace=perf_event_open -o "$T/strace" "$tool" record -q \
+		-e '{cpu-clock,page-faults}' -o "$T/g.data" -- true >/dev/null 2>&1
+	# every member's group_fd is a leader's fd returned just before it
+	awk '/perf_event_open/ { n = split($0, f, ", "); fd = $NF
+		gfd = f[n - 1] + 0
+		if (gfd >= 0) { if (!(gfd in leaders)) bad++; members++ }
+		else leaders[fd] = 1 }
+		END { exit !(members > 0 && !bad) }' "$T/strace"
+	ok $? "the member opens with its leader's fd as group_fd"
+else
+	echo "ok $((++tn)) # SKIP strace is not installed"
+fi

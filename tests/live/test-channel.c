@@ -675,6 +675,46 @@ static void test_set_output(void **state)
 	pebs_channel__close(user);
 }
 
+/*
+ * A group (perf's {a,b}): the member opens with the leader's fd and
+ * samples like any channel; a leader of another task or CPU, or none,
+ * is refused.
+ */
+static void test_group_member(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF);
+	struct pebs_channel *lead, *member, *bad = NULL;
+	struct pebs_event pf, minor;
+	struct by_id b = { 0 };
+	struct pages p;
+
+	(void)state;
+	sw_event(&pf, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
+	sw_event(&minor, PERF_COUNT_SW_PAGE_FAULTS_MIN, "minor-faults");
+	lead = open_or_skip(&pf, 0, -1, &o);
+	assert_int_equal(pebs_channel__open_member(&minor, 0, -1, &o, lead,
+						   lead, &member), 0);
+	pebs_channel__id(lead, &b.ids[0]);
+	pebs_channel__id(member, &b.ids[1]);
+	b.p = &p;
+	pages_map(&p, 16);
+	pages_touch(&p);
+	drain(member, count_id, &b);
+	pages_unmap(&p);
+	if (b.n[0] != 16 || b.n[1] != 16)
+		fail_msg("group: %u leader and %u member samples of 16 faults",
+			 b.n[0], b.n[1]);
+	assert_int_equal(pebs_channel__open_member(&minor, 0, 0, &o, NULL,
+						   lead, &bad), -EINVAL);
+	assert_int_equal(pebs_channel__open_member(&minor, getppid(), -1, &o,
+						   NULL, lead, &bad), -EINVAL);
+	assert_int_equal(pebs_channel__open_member(&minor, 0, -1, &o, NULL,
+						   NULL, &bad), -EINVAL);
+	assert_null(bad);
+	pebs_channel__close(member);
+	pebs_channel__close(lead);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +728,7 @@ int main(void)
 		cmocka_unit_test(test_bad_ring),
 		cmocka_unit_test(test_cloexec),
 		cmocka_unit_test(test_set_output),
+		cmocka_unit_test(test_group_member),
 	};
 
 	ps = (size_t)sysconf(_SC_PAGESIZE);
