@@ -33,6 +33,7 @@ struct record {
 	struct rec_child child;
 	struct rec_ints targets;	/* CPUs, or pids/tids to open */
 	struct rec_ints procs;		/* -p processes, to see them end */
+	struct rec_ints gone;		/* targets whose LOST_SAMPLES went out */
 	unsigned int targets_left;
 
 	/* channel -> event index cache */
@@ -233,10 +234,17 @@ static int write_lost_of(struct record *rec, int target)
 				 !err; i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(rec->set, i);
 
-		if (target < 0 || (cpu ? pebs_channel__cpu(ch) :
-				   pebs_channel__pid(ch)) == target)
+		int of = cpu ? pebs_channel__cpu(ch) : pebs_channel__pid(ch);
+		bool written = false;
+
+		/* the kernel's count is a total: once per channel */
+		for (unsigned int j = 0; target < 0 && j < rec->gone.n; j++)
+			written |= rec->gone.v[j] == of;
+		if ((target < 0 && !written) || of == target)
 			err = write_lost(rec, ch);
 	}
+	if (!err && target >= 0 && rec_ints_push(&rec->gone, target))
+		err = -ENOMEM;
 	return err;
 }
 
@@ -724,5 +732,6 @@ out:
 	pebs_map__close(rec.map);
 	rec_ints_free(&rec.targets);
 	rec_ints_free(&rec.procs);
+	rec_ints_free(&rec.gone);
 	return ret;
 }
