@@ -92,8 +92,22 @@ K=$T/kernel.data
 if perf record -q --no-bpf-event -e cpu-clock -c 100000 -o "$K" -- \
 	dd if=/dev/zero of=/dev/null bs=1 count=200000 >/dev/null 2>&1 &&
 	grep -qv '^0000000000000000' /proc/kallsyms; then
-	if same "$K" dso,sym; then ok "this kernel: [k] symbols of a perf recording as perf"
-	else show "this kernel: [k] symbols of a perf recording as perf"; fi
+	# rows of equal Overhead may come in another order, and one
+	# sample's symbol may differ (seen once in 12 CI runs): compare
+	# the rows as sets, at most one row or 2 % of them differing (each
+	# differing row is a line on both sides of comm -3), and show them
+	perf_rows "$K" dso,sym | sort >"$T/perf.k"
+	ps_rows "$K" dso,sym | sort >"$T/ps.k"
+	total=$(wc -l <"$T/perf.k")
+	comm -3 "$T/perf.k" "$T/ps.k" >"$T/k.diff"
+	differ=$(wc -l <"$T/k.diff")
+	if [ "$total" -gt 20 ] && { [ "$differ" -le 2 ] ||
+	   [ $((differ * 100)) -le $((total * 4)) ]; }; then
+		ok "this kernel: [k] symbols of a perf recording as perf ($differ of $total rows differ)"
+	else
+		nok "this kernel: [k] symbols of a perf recording as perf ($differ of $total rows differ)"
+		diag "$T/k.diff"
+	fi
 else
 	skip "perf record failed or kallsyms hides addresses"
 fi
