@@ -7,7 +7,7 @@
  * chunk buffer; between chunks they are filtered (trustable) and summed.
  * The output is that aggregate, of a size independent of the run's
  * length, at the end (and every -I ms); per-observation records only
- * with --raw (observe-raw.c), bounded by --raw-max.
+ * with --raw (lib/obs-raw.c), bounded by --raw-max.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,7 +23,6 @@
 
 #include "pebsshim.h"
 #include "cmds.h"
-#include "observe-raw.h"
 #include "util.h"
 
 /* rows between summing passes: small, so the pauses stay short */
@@ -318,7 +317,7 @@ int cmd_observe(int argc, char **argv)
 	struct pebs_observer *obs = NULL;
 	struct pebs_obs_stats *st = NULL;
 	FILE *sf = stdout;		/* the summary */
-	struct raw_out *raw = NULL;
+	struct pebs_obs_raw *raw = NULL;
 	uint64_t raw_max = 64 << 20, interval_ms = 0, icycles = 0, next_print;
 	uint64_t *rows = NULL, *deltas = NULL, stop_at;
 	size_t words;
@@ -478,14 +477,18 @@ int cmd_observe(int argc, char **argv)
 		}
 	}
 	if (rawpath) {
-		const struct raw_conf rc_ = {
-			.path = rawpath, .csv = csv, .max_bytes = raw_max,
-			.nr_cpus = nr_cpus, .nr_events = nr_ev, .cpus = cpus,
-			.evs = evs, .on_cpu = on_cpu, .tsc_hz = hz,
+		PEBS_OPTS(pebs_obs_raw_opts, ro, .csv = csv,
+			  .max_bytes = raw_max);
+		struct pebs_obs_raw_info ri = {
+			.nr_cpus = nr_cpus, .nr_events = nr_ev,
+			.observer_cpu = on_cpu, .tsc_hz = hz,
 			.period_cycles = period, .lo_ppm = lo, .hi_ppm = hi,
 		};
 
-		err = raw_open(&rc_, &raw);
+		for (int e = 0; e < nr_ev; e++)
+			memcpy(ri.names[e], evs[e].name,
+			       strnlen(evs[e].name, sizeof(ri.names[e]) - 1));
+		err = pebs_obs_raw__create(rawpath, &ri, cpus, &ro, &raw);
 		if (err) {
 			tool_err("observe", "cannot create %s: %s: check the path and free space",
 				rawpath, strerror(-err));
@@ -560,11 +563,11 @@ int cmd_observe(int argc, char **argv)
 			if (err < 0)
 				goto out_err;
 			if (err && raw && !werr) {
-				werr = raw_row(raw, row, row[0] - t_last, deltas);
+				werr = pebs_obs_raw__add_row(raw, row, row[0] - t_last, deltas);
 				if (werr == 1) {
 					tool_err("observe", "--raw-max reached: %s holds the first %" PRIu64
 						 " records (%" PRIu64 " bytes); observing goes on",
-						rawpath, raw_records(raw), raw_bytes(raw));
+						rawpath, pebs_obs_raw__records(raw), pebs_obs_raw__bytes(raw));
 					werr = 0;
 				} else if (werr < 0) {
 					done = true;
@@ -587,7 +590,7 @@ int cmd_observe(int argc, char **argv)
 	if (werr < 0)
 		tool_err("observe", "writing %s: %s: the run ended there (free space, or --raw-max)",
 			rawpath, strerror(-werr));
-	err = raw_close(raw);
+	err = pebs_obs_raw__close(raw);
 	raw = NULL;
 	if (err && !werr) {
 		werr = err;
@@ -613,7 +616,7 @@ out_err:
 	tool_err("observe", "%s", pebs_errmsg()[0] ? pebs_errmsg() :
 		strerror(-err));
 out:
-	raw_close(raw);
+	pebs_obs_raw__close(raw);
 	if (sf != stdout && fclose(sf) && rc == 0) {
 		tool_err("observe", "writing %s: %s", outpath, strerror(errno));
 		rc = 1;
