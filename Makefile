@@ -42,7 +42,8 @@ KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),$(VM_KDIR))
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wformat=2
-CPPFLAGS += -Iinclude -Ilib/include -Ilib -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Ilib/include -Ilib -D_GNU_SOURCE \
+	-DPEBS_SHIM_VERSION='"$(VERSION)"'
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=gnu11 $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
@@ -51,7 +52,12 @@ LDLIBS := -lpfm -lelf -lz -lzstd -lpthread -lm -liberty
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 LIB_A := $(B)/libpebsshim.a
-LIB_SO := $(B)/libpebsshim.so.0
+# the release (pebs-shim --version, the .pc file, debian/changelog) and
+# the shared library's names: real file, SONAME, link-time name
+VERSION := 0.1.0
+SONAME := libpebsshim.so.0
+LIB_SO := $(B)/libpebsshim.so.$(VERSION)
+LIB_LINKS := $(B)/$(SONAME) $(B)/libpebsshim.so
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/%.o)
 TOOL := $(B)/pebs-shim
@@ -74,7 +80,8 @@ BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(wildcard tests/bench/*.c))
 DEPS := build-essential libpfm4-dev libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
-	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time
+	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time \
+	abigail-tools pkg-config
 # what `make demo` needs: build, record, report, perf report
 DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev
@@ -86,7 +93,7 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins \
 	$(if $(KDIR),kmod)
 
-lib: $(LIB_A) $(LIB_SO)
+lib: $(LIB_A) $(LIB_SO) $(LIB_LINKS)
 tool: $(TOOL)
 tests: $(UNIT) $(LIVE) $(WORKLOADS) $(PROBE)
 vmbins: $(VMBINS)
@@ -101,9 +108,13 @@ $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJS) lib/libpebsshim.map
-	$(CC) -shared -Wl,-soname,libpebsshim.so.0 \
+	$(CC) -shared -Wl,-soname,$(SONAME) \
 		-Wl,--version-script=lib/libpebsshim.map $(LDFLAGS) \
 		-o $@ $(LIB_OBJS) $(LDLIBS)
+$(B)/$(SONAME): $(LIB_SO)
+	ln -sf $(notdir $<) $@
+$(B)/libpebsshim.so: $(B)/$(SONAME)
+	ln -sf $(notdir $<) $@
 
 $(TOOL): $(TOOL_OBJS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
@@ -246,6 +257,20 @@ install: lib tool
 		$(DESTDIR)$(PREFIX)/include/
 	install -m 0644 man/pebs-shim.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 man/libpebsshim.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+
+# ---- ABI -----------------------------------------------------------------
+# abi/libpebsshim.abi: the exported functions and the public types they
+# reach (those of lib/include and include), as libabigail's abidw sees
+# them; tests/cli/abi.t compares the built library with it (abidiff).
+# Regenerate it when the ABI changes on purpose (a new function listed
+# in lib/libpebsshim.map, a grown public struct).
+ABIDW := abidw --headers-dir lib/include --headers-dir include \
+	--drop-private-types --no-corpus-path --no-comp-dir-path \
+	--short-locs --type-id-style hash
+.PHONY: abi-dump
+abi-dump: $(LIB_SO)
+	@mkdir -p abi
+	$(ABIDW) --out-file abi/libpebsshim.abi $(LIB_SO)
 
 clean:
 	rm -rf build build-san
