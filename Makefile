@@ -14,7 +14,9 @@
 #        check-san  one suite
 #   make bench      the benchmarks (figures, not pass/fail)
 #   make deps       install the Debian packages (root) or print the line
-#   make install    tool, library, header, man page (PREFIX, DESTDIR)
+#   make install    tool, library, pkg-config file, headers, man pages
+#                   (PREFIX, DESTDIR, LIBDIR...); make uninstall undoes it
+#   make abi-dump   abi/libpebsshim.abi, the ABI abi.t compares with
 #
 # Build output goes to $(B) (build/, or build-san/ with SAN=1).
 
@@ -88,7 +90,7 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
 	check-cli check-fuzz check-vm check-san check-patch bench deps \
-	install clean
+	install uninstall clean
 
 all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins \
 	$(if $(KDIR),kmod)
@@ -245,18 +247,57 @@ endef
 deps:
 	$(call install-pkgs,$(DEPS))
 
-install: lib tool
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pebs-shim
-	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libpebsshim.so.0 $(DESTDIR)$(PREFIX)/lib/libpebsshim.so
+# ---- install -------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=] [LIBDIR=] ...; make uninstall
+# with the same variables removes exactly the files install wrote
+# (INSTALLED lists them), never a directory.
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PC := $(B)/libpebsshim.pc
+MAN1 := $(sort $(wildcard man/*.1))
+MAN3 := $(sort $(wildcard man/*.3))
+MAN4 := $(sort $(wildcard man/*.4))
+INSTALLED := $(BINDIR)/pebs-shim \
+	$(addprefix $(LIBDIR)/,libpebsshim.a $(notdir $(LIB_SO) $(LIB_LINKS))) \
+	$(LIBDIR)/pkgconfig/libpebsshim.pc \
+	$(INCLUDEDIR)/pebsshim.h $(INCLUDEDIR)/pebs_map.h \
+	$(patsubst man/%,$(MANDIR)/man1/%,$(MAN1)) \
+	$(patsubst man/%,$(MANDIR)/man3/%,$(MAN3)) \
+	$(patsubst man/%,$(MANDIR)/man4/%,$(MAN4))
+
+# the pkg-config file for these directories (written when they change)
+.PHONY: pc
+pc: $(PC)
+$(PC): lib/libpebsshim.pc.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBS_PRIVATE@|$(LDLIBS)|' $< >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+.PHONY: FORCE
+FORCE:
+
+install: lib tool $(PC)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
+	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/pebs-shim
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpebsshim.so
+	install -m 0644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 lib/include/pebsshim.h include/pebs_map.h \
-		$(DESTDIR)$(PREFIX)/include/
-	install -m 0644 man/pebs-shim.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 man/libpebsshim.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+		$(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
+	$(if $(MAN4),install -m 0644 $(MAN4) $(DESTDIR)$(MANDIR)/man4/)
+
+.PHONY: uninstall
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 
 # ---- ABI -----------------------------------------------------------------
 # abi/libpebsshim.abi: the exported functions and the public types they
