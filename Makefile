@@ -92,7 +92,7 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	check-cli check-fuzz check-vm check-san check-patch bench deps \
 	install uninstall clean
 
-all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins \
+all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins man \
 	$(if $(KDIR),kmod)
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_LINKS)
@@ -259,6 +259,10 @@ PC := $(B)/libpebsshim.pc
 MAN1 := $(sort $(wildcard man/*.1))
 MAN3 := $(sort $(wildcard man/*.3))
 MAN4 := $(sort $(wildcard man/*.4))
+# generated pages (scripts/man-gen.py): man3 per object family and a .so
+# link per function, from libpebsshim.3; pebs-shim-<command>.1 from
+# pebs-shim.1; $(MAN_LIST) names them (relative to $(B)/man)
+MAN_LIST := $(B)/man/pages
 INSTALLED := $(BINDIR)/pebs-shim \
 	$(addprefix $(LIBDIR)/,libpebsshim.a $(notdir $(LIB_SO) $(LIB_LINKS))) \
 	$(LIBDIR)/pkgconfig/libpebsshim.pc \
@@ -266,6 +270,15 @@ INSTALLED := $(BINDIR)/pebs-shim \
 	$(patsubst man/%,$(MANDIR)/man1/%,$(MAN1)) \
 	$(patsubst man/%,$(MANDIR)/man3/%,$(MAN3)) \
 	$(patsubst man/%,$(MANDIR)/man4/%,$(MAN4))
+
+.PHONY: man
+man: $(MAN_LIST)
+$(MAN_LIST): scripts/man-gen.py man/libpebsshim.3 man/pebs-shim.1 \
+	     tools/pebs-shim.c $(wildcard man/examples/*.c examples/*.c)
+	@rm -rf $(B)/man/man1 $(B)/man/man3 && mkdir -p $(B)/man
+	@python3 scripts/man-gen.py man3 $(VERSION) $(B)/man >$@.tmp
+	@python3 scripts/man-gen.py man1 $(VERSION) $(B)/man >>$@.tmp
+	@sed 's|^$(B)/man/||' $@.tmp >$@ && rm $@.tmp
 
 # the pkg-config file for these directories (written when they change)
 .PHONY: pc
@@ -279,7 +292,7 @@ $(PC): lib/libpebsshim.pc.in FORCE
 .PHONY: FORCE
 FORCE:
 
-install: lib tool $(PC)
+install: lib tool $(PC) $(MAN_LIST)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
@@ -294,10 +307,13 @@ install: lib tool $(PC)
 	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 	$(if $(MAN4),install -m 0644 $(MAN4) $(DESTDIR)$(MANDIR)/man4/)
+	cd $(B)/man && for f in $$(cat pages); do \
+	  install -m 0644 $$f $(DESTDIR)$(MANDIR)/$$f || exit 1; done
 
 .PHONY: uninstall
-uninstall:
+uninstall: $(MAN_LIST)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(shell cat $(MAN_LIST)))
 
 # ---- ABI -----------------------------------------------------------------
 # abi/libpebsshim.abi: the exported functions and the public types they

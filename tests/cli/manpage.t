@@ -4,7 +4,14 @@
 # prototype and names no function the header lacks; its link line is the
 # Makefile's; `make install` installs it; its EXAMPLE compiles, links and
 # samples; groff -ww and man -l render it and man/pebs-shim.1 without
-# warnings.
+# warnings. The generated pages (make man: scripts/man-gen.py, in
+# $B/man): one man3 page per object family whose SYNOPSIS holds each of
+# its functions' exact prototype, every PEBS_API function in exactly one
+# family, a page (or .so link to its family's page) named after every
+# function, each family page with every section and no warnings;
+# pebs-shim-<command>.1 for record, report, observe and map, naming every
+# long option of the command's --help; pebs_map.4; installed, `man
+# pebs_report__new` finds its family's page.
 set -u
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 hdr=$S/lib/include/pebsshim.h
@@ -13,11 +20,11 @@ T=$(mktemp -d /tmp/manpage-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 
-echo "1..14"
+echo "1..22"
 
 if [ ! -f "$page" ]; then
 	nok "$page exists"
-	for i in $(seq 13); do skip "no page"; done
+	for i in $(seq 21); do skip "no page"; done
 	exit 0
 fi
 ok "man/libpebsshim.3 exists"
@@ -109,7 +116,7 @@ fi
 check "make install installs it into share/man/man3" \
 	bash -c "make -s -n -C '$S' B='$B' install DESTDIR=/nonexistent \
 		PREFIX=/usr 2>/dev/null | grep -q \
-		'man/libpebsshim.3 /nonexistent/usr/share/man/man3/'"
+		'man/libpebsshim.3.* /nonexistent/usr/share/man/man3/'"
 
 # EXAMPLE: the .EX block of that section, compiled against the header,
 # linked with the static library, run: one sample per page it touches
@@ -170,4 +177,131 @@ if command -v man >/dev/null; then
 else
 	skip "man is not installed"
 	skip "man is not installed"
+fi
+
+# ---- the generated pages ----------------------------------------------
+G=$B/man
+python3 - "$hdr" "$G" "$T" <<'PY'
+import os, re, sys
+hdr, g, t = sys.argv[1:]
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.environ['PEBS_SRC'], 'tests'))
+sys.path.insert(0, os.path.join(os.environ['PEBS_SRC'], 'scripts'))
+from pebs_api import declarations, norm
+mg = __import__('man-gen')
+
+decl = declarations(hdr)
+d3 = os.path.join(g, 'man3')
+pages = sorted(os.listdir(d3)) if os.path.isdir(d3) else []
+family, links, errs = {}, {}, []
+for p in pages:
+	lines = open(os.path.join(d3, p)).read().split('\n')
+	if lines[0].startswith('.so '):
+		links[p[:-2]] = lines[0][4:]
+		continue
+	text = '\n'.join(mg.sh_section(lines, 'SYNOPSIS'))
+	for block in re.findall(r'^\.nf\n(.*?)^\.fi', text, re.S | re.M):
+		stmts = ' '.join(x for x in map(mg.unroff, block.split('\n'))
+				 if not x.lstrip().startswith('#'))
+		for stmt in stmts.split(';'):
+			m = re.match(r'\s*(\S.*?)\b(pebs_\w+)\s*\((.*)\)\s*$', stmt)
+			if m:
+				family.setdefault(m.group(2), []).append(
+					(p[:-2], norm(stmt + ';')[:-1]))
+	heads = {l[4:].strip('"') for l in lines if l.startswith('.SH ')}
+	for h in ('NAME', 'SYNOPSIS', 'DESCRIPTION', 'RETURN VALUE',
+		  'EXAMPLE', 'SEE ALSO'):
+		if h not in heads:
+			errs.append(f'{p}: no {h}')
+
+def out(name, items):
+	with open(f'{t}/{name}', 'w') as f:
+		f.write(''.join(f'{x}\n' for x in sorted(items)))
+
+out('families', {p for v in family.values() for p, _ in v})
+out('g-count', [f'{n}: in {len(family.get(n, []))} family pages'
+		for n in decl if len(family.get(n, [])) != 1])
+out('g-differ', [f'{n}: {p} has "{x}", the header "{decl[n]}"'
+		 for n, v in family.items() for p, x in v
+		 if n in decl and x != decl[n]])
+out('g-unknown', set(family) - set(decl))
+bad = []
+for n in decl:
+	fam = [p for p, _ in family.get(n, [])]
+	if n in links:
+		if links[n] != f'man3/{fam[0] if fam else "?"}.3':
+			bad.append(f'{n}.3 is ".so {links[n]}", not its family page')
+	elif n not in fam:
+		bad.append(f'no page {n}.3')
+out('g-links', bad)
+out('g-sections', errs)
+PY
+nf=$(wc -l <"$T/families")
+cat "$T/g-count" "$T/g-unknown" >"$T/g-once"
+empty "each PEBS_API function is in the SYNOPSIS of exactly one of the $nf family pages" \
+	"$T/g-once"
+empty "each family page's prototypes are the header's declarations" \
+	"$T/g-differ"
+empty "every function has a page of its name (its family's, or a .so link to it)" \
+	"$T/g-links"
+empty "every family page has NAME, SYNOPSIS, DESCRIPTION, RETURN VALUE, EXAMPLE, SEE ALSO" \
+	"$T/g-sections"
+
+if ! command -v man >/dev/null; then
+	skip_n 4 "man is not installed"
+	exit 0
+fi
+: >"$T/g-warn"
+for p in $(sed 's/$/.3/' "$T/families"); do
+	MANWIDTH=80 man --warnings -l "$G/man3/$p" >/dev/null 2>"$T/w" ||
+		echo "$p: man failed" >>"$T/g-warn"
+	sed "s|^|$p: |" "$T/w" >>"$T/g-warn"
+done
+for c in record report observe map; do
+	p=$G/man1/pebs-shim-$c.1
+	if [ ! -f "$p" ]; then
+		echo "no $p" >>"$T/g-warn"
+		continue
+	fi
+	MANWIDTH=80 man --warnings -l "$p" >"$T/$c.txt" 2>"$T/w" ||
+		echo "$p: man failed" >>"$T/g-warn"
+	sed "s|^|$c: |" "$T/w" >>"$T/g-warn"
+done
+MANWIDTH=80 man --warnings -l "$S/man/pebs_map.4" >"$T/map4.txt" 2>"$T/w"
+sed 's|^|pebs_map.4: |' "$T/w" >>"$T/g-warn"
+groff -man -Tutf8 -ww -z "$S/man/pebs_map.4" >>"$T/g-warn" 2>&1
+empty "man -l renders the family pages, pebs-shim-{record,report,observe,map}.1 and pebs_map.4 without warnings" \
+	"$T/g-warn"
+
+# each long option of a command's --help is in its page
+: >"$T/g-opts"
+for c in record report observe map; do
+	[ -f "$T/$c.txt" ] || continue
+	for o in $("$B/pebs-shim" $c --help 2>&1 |
+		   grep -oE -- '--[a-z][a-z0-9-]*' | grep -vx -- --help | sort -u); do
+		grep -qe "$o" "$T/$c.txt" ||
+			echo "pebs-shim-$c.1 lacks $o" >>"$T/g-opts"
+	done
+	for h in NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' 'SEE ALSO'; do
+		grep -qx "$h" "$T/$c.txt" ||
+			echo "pebs-shim-$c.1 has no $h" >>"$T/g-opts"
+	done
+done
+empty "pebs-shim-{record,report,observe,map}.1 have perf's sections and every long option of --help" \
+	"$T/g-opts"
+check "pebs_map.4 documents the device's parameters, group and errors" \
+	bash -c "grep -q 'history=N' '$T/map4.txt' &&
+		 grep -q 'unprivileged=1' '$T/map4.txt' &&
+		 grep -q 'root:pebs' '$T/map4.txt' && grep -qx 'ERRORS' '$T/map4.txt'"
+
+# installed: man finds a function's page through its .so link
+P=$T/prefix
+make -s -C "$S" B="$B" install PREFIX="$P" >"$T/inst" 2>&1
+MANPATH=$P/share/man MANWIDTH=80 man pebs_report__new >"$T/fn" 2>&1
+if head -1 "$T/fn" | grep -q '^PEBS_REPORT(3)' &&
+   grep -q 'int pebs_report__new(' "$T/fn"; then
+	ok "installed, man pebs_report__new shows pebs_report(3) with its prototype"
+else
+	nok "installed, man pebs_report__new shows pebs_report(3) with its prototype"
+	diag "$T/inst" "$T/fn"
 fi
