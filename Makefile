@@ -79,7 +79,7 @@ VMBINS := $(patsubst tests/vm/%.c,$(B)/vm/%,$(wildcard tests/vm/*.c)) \
 FUZZ := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
 BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(wildcard tests/bench/*.c))
 
-DEPS := build-essential libpfm4-dev libcmocka-dev linux-libc-dev linux-perf \
+DEPS := build-essential libpfm4-dev dkms libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
 	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time \
@@ -314,6 +314,41 @@ install: lib tool $(PC) $(MAN_LIST)
 uninstall: $(MAN_LIST)
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(shell cat $(MAN_LIST)))
+
+# ---- the module for DKMS ----------------------------------------------------
+# make dkms-install [DESTDIR=] [KVER=]: the module's sources with dkms.conf
+# in /usr/src/pebs-map-$(VERSION), the udev rule (/dev/pebs_map root:pebs
+# 0440) and the modprobe.d options (unprivileged=1); without DESTDIR also
+# the pebs group, dkms add, build and install for KVER (default: the
+# running kernel), and a udev reload. make dkms-uninstall undoes it all
+# but the group.
+DKMS_SRC := /usr/src/pebs-map-$(VERSION)
+UDEVRULESDIR ?= /etc/udev/rules.d
+MODPROBEDIR ?= /etc/modprobe.d
+KMOD_FILES := kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
+	$(wildcard kmod/*.h)
+DKMS_FILES := $(DKMS_SRC)/dkms.conf $(addprefix $(DKMS_SRC)/,$(KMOD_FILES)) \
+	$(DKMS_SRC)/include/pebs_map.h $(UDEVRULESDIR)/99-pebs-map.rules \
+	$(MODPROBEDIR)/pebs_map.conf
+.PHONY: dkms-install dkms-uninstall
+dkms-install:
+	install -d $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/include
+	install -m 0644 dkms.conf $(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 $(KMOD_FILES) $(DESTDIR)$(DKMS_SRC)/kmod/
+	install -m 0644 include/pebs_map.h $(DESTDIR)$(DKMS_SRC)/include/
+	install -D -m 0644 kmod/99-pebs-map.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/99-pebs-map.rules
+	install -D -m 0644 kmod/pebs_map.modprobe.conf \
+		$(DESTDIR)$(MODPROBEDIR)/pebs_map.conf
+	$(if $(DESTDIR),,getent group pebs >/dev/null || groupadd --system pebs)
+	$(if $(DESTDIR),,dkms add pebs-map/$(VERSION))
+	$(if $(DESTDIR),,dkms install pebs-map/$(VERSION) $(if $(KVER),-k $(KVER)))
+	$(if $(DESTDIR),,-udevadm control --reload)
+dkms-uninstall:
+	$(if $(DESTDIR),,-dkms remove pebs-map/$(VERSION) --all)
+	rm -f $(addprefix $(DESTDIR),$(DKMS_FILES))
+	-rmdir $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/include \
+		$(DESTDIR)$(DKMS_SRC)
 
 # ---- ABI -----------------------------------------------------------------
 # abi/libpebsshim.abi: the exported functions and the public types they
