@@ -350,6 +350,28 @@ dkms-uninstall:
 	-rmdir $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/include \
 		$(DESTDIR)$(DKMS_SRC)
 
+# ---- Debian packages ---------------------------------------------------------
+# make deb: libpebsshim0, libpebsshim-dev, pebs-shim and pebs-map-dkms
+# (debian/), built with dpkg-buildpackage -us -uc -b from a copy of the
+# tree's files (git's, untracked ones included) in $(DEB_DIR), where the
+# .deb files land; lintian must find no error. make check-packages
+# (heavy, not part of make check) installs them in a fresh Debian root
+# and uses them there (tests/packages/packages.t).
+DEB_DIR := $(abspath $(B))/deb
+.PHONY: deb check-packages
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/pebs-shim-$(VERSION)
+	git ls-files -co --exclude-standard | while read -r f; do \
+	  [ -e "$$f" ] && echo "$$f"; done | \
+	  tar -cf - -T - | tar -xf - -C $(DEB_DIR)/pebs-shim-$(VERSION)
+	cd $(DEB_DIR)/pebs-shim-$(VERSION) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error --suppress-tags bad-distribution-in-changes-file \
+		$(DEB_DIR)/*.changes
+	@ls $(DEB_DIR)/*.deb
+check-packages: deb
+	@DEB_DIR=$(DEB_DIR) VERSION=$(VERSION) $(PROVE) tests/packages/deb.t \
+		tests/packages/packages.t
+
 # ---- ABI -----------------------------------------------------------------
 # abi/libpebsshim.abi: the exported functions and the public types they
 # reach (those of lib/include and include), as libabigail's abidw sees

@@ -153,6 +153,9 @@ def man3(version, out):
         if name is None:
             continue
         pages.setdefault(name, []).append((title, intro, items))
+    # the overview's EXAMPLE program, for the families it calls
+    ov = sh_section(src, 'EXAMPLE')
+    ov_code = ov[ov.index('.EX'):ov.index('.EE') + 1] if '.EX' in ov else []
     examples = {}
     for f in sorted(os.listdir('examples')):
         if f.endswith('.c'):
@@ -205,9 +208,17 @@ def man3(version, out):
         users = [f for f, code in examples.items()
                  if any(re.search(r'\b' + f + r'\s*\(', code)
                         for f in fns)]
+        ov_calls = [f for f in fns
+                    if re.search(r'\b' + f + r'\s*\(', '\n'.join(ov_code))]
         if os.path.exists(snippet):
             code = open(snippet).read().rstrip('\n').split('\n')
+            code = [c for c in code if not c.startswith('// SPDX')]
             lines += ['.EX'] + [esc(c) if c else '' for c in code] + ['.EE']
+        elif ov_calls:
+            lines += ['The EXAMPLE of', '.BR libpebsshim (3),',
+                      'which calls ' + ', '.join(f'{esc(f)}()'
+                                                 for f in ov_calls) + ':',
+                      '.PP'] + ov_code
         if users:
             lines += ['.PP', 'The programs of', '.I examples/',
                       'in the source tree that call these functions:']
@@ -216,7 +227,7 @@ def man3(version, out):
                               if re.search(r'\b' + x + r'\s*\(', examples[f]))
                 lines += ['.TP', '.I ' + esc(f),
                           ', '.join(f'{esc(x)}()' for x in used) + '.']
-        if not users and not os.path.exists(snippet):
+        if not users and not ov_calls and not os.path.exists(snippet):
             lines += ['See the EXAMPLE of', '.BR libpebsshim (3)',
                       'for the calls every program makes (events, channels,'
                       ' rings and samples).']

@@ -20,11 +20,11 @@ T=$(mktemp -d /tmp/manpage-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 
-echo "1..22"
+echo "1..23"
 
 if [ ! -f "$page" ]; then
 	nok "$page exists"
-	for i in $(seq 21); do skip "no page"; done
+	for i in $(seq 22); do skip "no page"; done
 	exit 0
 fi
 ok "man/libpebsshim.3 exists"
@@ -248,7 +248,7 @@ empty "every family page has NAME, SYNOPSIS, DESCRIPTION, RETURN VALUE, EXAMPLE,
 	"$T/g-sections"
 
 if ! command -v man >/dev/null; then
-	skip_n 4 "man is not installed"
+	skip_n 5 "man is not installed"
 	exit 0
 fi
 : >"$T/g-warn"
@@ -305,3 +305,27 @@ else
 	nok "installed, man pebs_report__new shows pebs_report(3) with its prototype"
 	diag "$T/inst" "$T/fn"
 fi
+
+# the EXAMPLE programs of family pages (man/examples/<page>.c): they
+# build as the page shows them and do what they say
+: >"$T/mx"
+libs=$(sed -n 's/^LDLIBS[[:space:]]*:*=[[:space:]]*//p' "$S/Makefile")
+for c in "$S"/man/examples/*.c; do
+	b=$(basename "$c" .c)
+	gcc -std=gnu11 -Wall -Wextra -Werror -I"$S/include" -I"$S/lib/include" \
+		-o "$T/mx-$b" "$c" "$B/libpebsshim.a" $libs >>"$T/mx" 2>&1 ||
+		echo "man/examples/$b.c does not build" >>"$T/mx"
+	grep -q "^\.SH EXAMPLE" "$G/man3/$b.3" 2>/dev/null &&
+		grep -qF -- "$(sed -n 2p "$c" | sed 's/\\/\\e/g; s/-/\\-/g')" "$G/man3/$b.3" ||
+		echo "$b.3 does not show man/examples/$b.c" >>"$T/mx"
+done
+fx=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
+"$T/mx-pebs_perfdata" "$fx" 2>&1 |
+	grep -qx 'MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:precise=2:mh:mg:pinned: 14 samples' ||
+	echo "pebs_perfdata example: not perf report's 14 samples of the Skylake fixture" >>"$T/mx"
+[ "$("$T/mx-pebs_cpulist" 0-2,5 2>&1 | tr '\n' ' ')" = "cpu 0 cpu 1 cpu 2 cpu 5 " ] ||
+	echo "pebs_cpulist example: 0-2,5 is not cpus 0 1 2 5" >>"$T/mx"
+"$T/mx-pebs_symbols" 2>&1 | grep -q ' is main+0x4 in ' ||
+	echo "pebs_symbols example: main+4 not resolved" >>"$T/mx"
+empty "man/examples/*.c build and run (perf.data counts as perf report's, cpulists, symbols)" \
+	"$T/mx"
