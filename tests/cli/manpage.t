@@ -325,7 +325,20 @@ fx=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 	echo "pebs_perfdata example: not perf report's 14 samples of the Skylake fixture" >>"$T/mx"
 [ "$("$T/mx-pebs_cpulist" 0-2,5 2>&1 | tr '\n' ' ')" = "cpu 0 cpu 1 cpu 2 cpu 5 " ] ||
 	echo "pebs_cpulist example: 0-2,5 is not cpus 0 1 2 5" >>"$T/mx"
+# perf report's rows, as sets (perf orders ties its own way)
+if command -v perf >/dev/null; then
+	"$T/mx-pebs_report" "$fx" 2>&1 | awk '{ $1 = $1; print }' | sort >"$T/rx"
+	perf report -i "$fx" --stdio --sort comm,sym 2>/dev/null |
+		grep -v '^#' | awk 'NF { $1 = $1; print }' | sort >"$T/rp"
+	[ -s "$T/rx" ] && cmp -s "$T/rx" "$T/rp" ||
+		echo "pebs_report example: not perf report --sort comm,sym's rows" >>"$T/mx"
+	np=$(perf report -i "$fx" --stdio --comm kstaled,swapper -n 2>/dev/null |
+		grep -v '^#' | awk 'NF { n += $2 } END { print n }')
+	"$T/mx-pebs_filter" "$fx" kstaled,swapper 2>&1 |
+		grep -qx "$np of 14 samples pass" ||
+		echo "pebs_filter example: not perf report --comm's $np samples" >>"$T/mx"
+fi
 "$T/mx-pebs_symbols" 2>&1 | grep -q ' is main+0x4 in ' ||
 	echo "pebs_symbols example: main+4 not resolved" >>"$T/mx"
-empty "man/examples/*.c build and run (perf.data counts as perf report's, cpulists, symbols)" \
+empty "man/examples/*.c build and run (perf.data counts and report rows as perf report's, cpulists, symbols)" \
 	"$T/mx"
