@@ -332,6 +332,16 @@ if command -v perf >/dev/null; then
 		grep -v '^#' | awk 'NF { $1 = $1; print }' | sort >"$T/rp"
 	[ -s "$T/rx" ] && cmp -s "$T/rx" "$T/rp" ||
 		echo "pebs_report example: not perf report --sort comm,sym's rows" >>"$T/mx"
+	# the writer's recording of its own page faults, read by perf
+	if ( cd "$T" && "$T/mx-pebs_perfdata_writer" "$T/pf.data" >"$T/pf.out" 2>&1 ); then
+		n=$(sed -n 's/^\([0-9]*\) samples in .*/\1/p' "$T/pf.out")
+		perf report -i "$T/pf.data" --stdio --sort sym -n >"$T/pf.rep" 2>&1
+		grep -q "^# Samples: $n  of event 'page-faults'" "$T/pf.rep" &&
+		awk '/memset/ && $2 >= 64 { ok = 1 } END { exit !ok }' "$T/pf.rep" ||
+			echo "pebs_perfdata_writer example: perf report does not show its $n samples, 64 in memset" >>"$T/mx"
+	else
+		echo "pebs_perfdata_writer example failed: $(head -1 "$T/pf.out")" >>"$T/mx"
+	fi
 	np=$(perf report -i "$fx" --stdio --comm kstaled,swapper -n 2>/dev/null |
 		grep -v '^#' | awk 'NF { n += $2 } END { print n }')
 	"$T/mx-pebs_filter" "$fx" kstaled,swapper 2>&1 |
