@@ -342,6 +342,14 @@ if command -v perf >/dev/null; then
 	else
 		echo "pebs_perfdata_writer example failed: $(head -1 "$T/pf.out")" >>"$T/mx"
 	fi
+	# the session's samples in perf script's order, times and threads
+	"$T/mx-pebs_session" "$fx" 2>&1 |
+		sed -n 's|^\([0-9]*\.[0-9]\{6\}\)[0-9]* \(.*\)/\([0-9]*\) .*|\2 \3 \1|p' >"$T/ss"
+	perf script -i "$fx" -F comm,tid,time 2>/dev/null |
+		awk '{ sub(/:$/, "", $3); print $1, $2, $3 }' >"$T/ps"
+	[ -s "$T/ss" ] && cmp -s "$T/ss" "$T/ps" &&
+		"$T/mx-pebs_session" "$fx" 2>&1 | grep -qx 'event 0: 14 samples' ||
+		echo "pebs_session example: not perf script's samples (comm tid time)" >>"$T/mx"
 	np=$(perf report -i "$fx" --stdio --comm kstaled,swapper -n 2>/dev/null |
 		grep -v '^#' | awk 'NF { n += $2 } END { print n }')
 	"$T/mx-pebs_filter" "$fx" kstaled,swapper 2>&1 |
