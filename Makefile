@@ -274,7 +274,7 @@ INSTALLED := $(BINDIR)/pebs-shim \
 .PHONY: man
 man: $(MAN_LIST)
 $(MAN_LIST): scripts/man-gen.py man/libpebsshim.3 man/pebs-shim.1 \
-	     tools/pebs-shim.c $(wildcard man/examples/*.c examples/*.c)
+	     $(wildcard tools/*.c man/examples/*.c examples/*.c)
 	@rm -rf $(B)/man/man1 $(B)/man/man3 && mkdir -p $(B)/man
 	@python3 scripts/man-gen.py man3 $(VERSION) $(B)/man >$@.tmp
 	@python3 scripts/man-gen.py man1 $(VERSION) $(B)/man >>$@.tmp
