@@ -358,8 +358,11 @@ dkms-uninstall:
 # (heavy, not part of make check) installs them in a fresh Debian root
 # and uses them there (tests/packages/packages.t).
 DEB_DIR := $(abspath $(B))/deb
+PKG_DEPS := dpkg-dev debhelper dh-dkms lintian mmdebstrap python3 \
+	pkg-config libpfm4-dev libelf-dev zlib1g-dev libzstd-dev libiberty-dev
 .PHONY: deb check-packages
 deb:
+	$(call install-pkgs,$(PKG_DEPS))
 	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/pebs-shim-$(VERSION)
 	git ls-files -co --exclude-standard | while read -r f; do \
 	  [ -e "$$f" ] && echo "$$f"; done | \
