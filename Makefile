@@ -17,6 +17,14 @@
 #   make install    tool, library, pkg-config file, headers, man pages
 #                   (PREFIX, DESTDIR, LIBDIR...); make uninstall undoes it
 #   make abi-dump   abi/libpebsshim.abi, the ABI abi.t compares with
+#   make man        the generated man pages (build/man: a page per object
+#                   family and per command, a link per function)
+#   make dkms-install | dkms-uninstall  the module under DKMS, its udev
+#                   rule (root:pebs 0440) and modprobe options
+#   make deb        the Debian packages (build/deb), lintian-clean
+#   make check-packages  make deb, then install them in a fresh Debian
+#                   root (mmdebstrap) and use them there (heavy, not in
+#                   make check)
 #
 # Build output goes to $(B) (build/, or build-san/ with SAN=1).
 

@@ -299,7 +299,11 @@ def man1(version, out):
         if cmd in EVENT_CMDS:
             for t in ('EVENTS', 'EVENT ALIASES'):
                 lines += ['.SH ' + t] + sh_section(src, t)
-        lines += ['.SH EXIT STATUS'] + sh_section(src, 'EXIT STATUS')
+        status = sh_section(src, 'EXIT STATUS')
+        if cmd != 'record' and '.PP' in status:
+            # the paragraphs after the codes are record's exception
+            status = status[:status.index('.PP')]
+        lines += ['.SH EXIT STATUS'] + status
         ex = example_blocks(examples, cmd)
         if ex:
             lines += ['.SH EXAMPLES'] + ex
@@ -307,6 +311,8 @@ def man1(version, out):
             f'pebs\\-shim\\-{c} (1)' for c in sorted(set(names)) if c != cmd]
         if cmd in PERF_PAGES:
             see.append(PERF_PAGES[cmd] + ' (1)')
+        if cmd in ('map', 'observe', 'record'):
+            see.append('pebs_map (4)')
         lines += ['.SH SEE ALSO', ',\n'.join('.BR ' + s for s in see)]
         path = os.path.join(out, 'man1', page + '.1')
         write(path, lines)

@@ -64,6 +64,20 @@ check "man pages: pebs-shim-record(1), pebs_report__new(3) link, pebs_map(4)" \
 check "pebs-map-dkms: the source tree, dkms knows pebs-map/$v" \
 	sh -c "[ -f /usr/src/pebs-map-$v/dkms.conf ] &&
 	       dkms status pebs-map/$v | grep -q 'pebs-map/$v'"
+# the kernel whose headers were installed first: the package's postinst
+# built and installed the module for it
+kver=$(ls /lib/modules | sort -V | tail -n 1)
+dkms status pebs-map/$v -k "$kver" >$T/dkms 2>&1
+modprobe -n -v -S "$kver" pebs_map >$T/modprobe 2>&1
+modinfo -k "$kver" -F parm pebs_map >$T/parm 2>&1
+if grep -q "pebs-map/$v, $kver, .*: installed" $T/dkms &&
+   grep -q "^insmod /lib/modules/$kver/updates/dkms/pebs_map.ko" $T/modprobe &&
+   grep -q '^unprivileged:' $T/parm; then
+	ok "dkms built and installed pebs_map.ko for $kver at install; modprobe -n finds it"
+else
+	nok "dkms built and installed pebs_map.ko for $kver at install; modprobe -n finds it"
+	sed 's/^/# /' $T/dkms $T/modprobe $T/parm | head -10
+fi
 check "pebs-map-dkms: the pebs group, the udev rule, unprivileged=1" \
 	sh -c "getent group pebs >/dev/null &&
 	       grep -q 'GROUP=\"pebs\", MODE=\"0440\"' /usr/lib/udev/rules.d/99-pebs-map.rules &&

@@ -4,10 +4,11 @@
 # which brings their dependencies; there tests/packages/guest.sh builds
 # an example with pkg-config, runs pebs-shim --version and a short
 # cpu-clock record and report, and checks the pages, the DKMS source
-# tree, the pebs group and the udev rule. Heavy (it downloads a base
-# system): run by `make check-packages`, not by make check.
-# The module's DKMS build and the group's access to /dev/pebs_map need a
-# kernel to load it into: tests/vm/guest/60-packages.sh (qemu guest).
+# tree, the module DKMS built at install for the root's kernel headers
+# (linux-headers-amd64, installed first) and modprobe's view of it, the
+# pebs group and the udev rule. Heavy (it downloads a base system): run
+# by `make check-packages`, not by make check. Loading the module and the
+# group's access to /dev/pebs_map need a kernel to load it into (qemu).
 # Environment: DEB_DIR (the .deb files), VERSION, PEBS_SRC.
 set -u
 S=${PEBS_SRC:?} DEB_DIR=${DEB_DIR:?} VERSION=${VERSION:?}
@@ -36,7 +37,8 @@ mmdebstrap --variant=apt --include=ca-certificates \
 		cp $T/debs/*.deb \"\$1/tmp/debs/\" &&
 		cp $S/examples/*.c \"\$1/tmp/examples/\" &&
 		cp $S/tests/packages/guest.sh \"\$1/tmp/\"" \
-	--customize-hook="chroot \"\$1\" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/debs/*.deb pkg-config gcc libc6-dev' >$T/apt.log 2>&1; echo \$? >$T/apt.rc" \
+	--customize-hook="chroot \"\$1\" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends linux-headers-amd64 pkg-config gcc libc6-dev' >$T/apt0.log 2>&1; echo \$? >$T/apt0.rc" \
+	--customize-hook="chroot \"\$1\" sh -c 'DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/debs/*.deb' >$T/apt.log 2>&1; echo \$? >$T/apt.rc" \
 	--customize-hook="chroot \"\$1\" sh /tmp/guest.sh $VERSION >$T/guest.tap 2>&1 || true" \
 	"$suite" "$T/root" ${sources:+"$sources"} >"$T/mmdebstrap.log" 2>&1
 rc=$?
@@ -50,8 +52,14 @@ if [ $rc != 0 ]; then
 	exit 0
 fi
 nguest=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$T/guest.tap")
-echo "1..$((2 + ${nguest:-0}))"
+echo "1..$((3 + ${nguest:-0}))"
 ok "mmdebstrap $suite: a fresh root in ${secs} s"
+if [ "$(cat "$T/apt0.rc")" = 0 ]; then
+	ok "apt-get install linux-headers-amd64 gcc pkg-config (for dkms and the examples)"
+else
+	nok "apt-get install linux-headers-amd64 gcc pkg-config (for dkms and the examples)"
+	tail -15 "$T/apt0.log" | diag /dev/stdin
+fi
 if [ "$(cat "$T/apt.rc")" = 0 ]; then
 	ok "apt-get install the packages ($(ls "$T/debs" | tr '\n' ' '))"
 else
