@@ -86,6 +86,8 @@ const char *pebs_generic_name(unsigned int i);
 int pebs_tp_find(const char *str, size_t len, struct pebs_event *ev);
 /* whether a tracefs events directory is there and readable */
 bool pebs_tp_available(void);
+/* the tracefs directory: pebs_tp_set_root's, else the first readable */
+const char *pebs_tp_root(void);
 void pebs_tp_set_root(const char *root);
 
 /*

@@ -556,8 +556,11 @@ void wr_features(const struct pebs_perfdata_writer *w, struct bytes *f,
 	if (nr <= PEBS_FEAT_CLOCK_DATA)
 		return;
 	uname(&u);
-	if (!at_start)
+	if (!at_start) {	/* the pipe has its own record for it */
+		bytes_add(&f[PEBS_FEAT_TRACING_DATA], w->tracing.p,
+			  w->tracing.len);
 		wr_feat_build_id(w, &f[PEBS_FEAT_BUILD_ID]);
+	}
 	bytes_str(&f[PEBS_FEAT_HOSTNAME], u.nodename);
 	bytes_str(&f[PEBS_FEAT_OSRELEASE], u.release);
 	bytes_str(&f[PEBS_FEAT_VERSION], "pebs-shim");

@@ -18,6 +18,13 @@
 #define NAME_ALIGN		64
 #define ALIGN8(x)		(((x) + 7) & ~(size_t)7)
 
+/* A growable byte buffer for the feature sections. */
+struct bytes {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
 struct wattr {
 	struct perf_event_attr attr;
 	uint64_t *ids;
@@ -51,14 +58,8 @@ struct pebs_perfdata_writer {
 	bool files_oom;
 	struct pebs_perfdata_writer_stats stats;
 	char *tmp_path;		/* named temporary file, when not O_TMPFILE */
+	struct bytes tracing;	/* HEADER_TRACING_DATA (lib/tracing-data.c) */
 	char path[];
-};
-
-/* A growable byte buffer for the feature sections. */
-struct bytes {
-	char *p;
-	size_t len, cap;
-	bool oom;
 };
 
 void bytes_add(struct bytes *b, const void *p, size_t len);
