@@ -126,6 +126,7 @@ static void writer_free(struct pebs_perfdata_writer *w)
 	for (i = 0; i < w->nr_attrs; i++) {
 		free(w->attrs[i].ids);
 		free(w->attrs[i].name);
+		free(w->attrs[i].group);
 	}
 	free(w->attrs);
 	for (i = 0; i < w->cap_files; i++)

@@ -31,6 +31,8 @@ struct wattr {
 	unsigned int nr_ids;
 	char *name;
 	int time_pos;		/* u64 index of TIME in a sample, or -1 */
+	unsigned int nr_members; /* > 1: leads a group of that many */
+	char *group;		/* its group's name, NULL: perf's anonymous */
 };
 
 struct pebs_perfdata_writer {

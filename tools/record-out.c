@@ -239,6 +239,13 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 			break;
 		}
 	}
+	/* {a,b}: the leader and its members follow each other in evs */
+	for (unsigned int e = 0; e < conf->nr_evs && !err; e++)
+		if (conf->evs[e].leader == e && conf->evs[e].nr_members > 1 &&
+		    (err = pebs_perfdata_writer__add_group(out->w, e,
+				conf->evs[e].nr_members, NULL)))
+			rec_err("cannot describe group %s in the output: %s",
+				conf->evs[e].name, pebs_errmsg());
 out_free:
 	free(ids);
 	free(nr);

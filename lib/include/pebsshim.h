@@ -2677,6 +2677,25 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 				   pebs_session_fn fn, void *arg,
 				   unsigned int *flags);
 
+/* ------------------------------------------------------------------ */
+/* perf.data writer: event groups (lib/perfdata-feat.c)                */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_perfdata_writer__add_group - events @leader .. @leader +
+ * @nr_members - 1 (indexes in the order of __add_attr, added already)
+ * form one group, as perf's {a,b}: written as HEADER_GROUP_DESC, which
+ * perf report --group, perf evlist -g and perf report --header show.
+ * @name: NULL for perf's anonymous group ("{anon_group}"). Must precede
+ * the first record. Returns 0, -EINVAL (fewer than two events, events
+ * not added yet, an event already in a group, after the first record),
+ * -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__add_group(struct pebs_perfdata_writer *w,
+					     unsigned int leader,
+					     unsigned int nr_members,
+					     const char *name);
+
 #ifdef __cplusplus
 }
 #endif
