@@ -309,6 +309,34 @@ static void ring_release(struct pebs_chanset *set, struct ring_ref *r)
  * Open event @ev of target @t on @cpu into slot @sl: onto the ring its
  * CPU (or task) already has, else a ring of its own.
  */
+/*
+ * perf's evsel__fallback (pebs_event__fallback): the event changes for
+ * every later open too. A name another event has already stays as
+ * typed (channels find their event by name).
+ */
+static bool fallback(struct pebs_chanset *set, unsigned int ev, int err)
+{
+	struct pebs_event *e = &set->evs[ev];
+	char name[sizeof(e->name)];
+
+	memcpy(name, e->name, sizeof(name));
+	if (!pebs_event__fallback(e, err))
+		return false;
+	for (unsigned int i = 0; i < set->nr_evs; i++)
+		if (i != ev && !strcmp(set->evs[i].name, e->name))
+			memcpy(e->name, name, sizeof(name));
+	return true;
+}
+
+/* what perf keeps once an open succeeded: the lowered precise_ip, ... */
+static void keep_retries(struct pebs_event *e,
+			 const struct perf_event_attr *opened)
+{
+	e->attr.precise_ip = opened->precise_ip;
+	e->attr.exclude_guest = opened->exclude_guest;
+	e->attr.exclude_host = opened->exclude_host;
+}
+
 static int slot_open(struct pebs_chanset *set, struct target *t,
 		     struct slot *sl, unsigned int ev, int cpu,
 		     const struct pebs_channel *leader)
@@ -322,17 +350,21 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 	sl->t = t;
 	if (set->share && (err = ids_reserve(set)))
 		return err;
-	if (leader)
-		err = pebs_channel__open_member(&set->evs[ev], pid, cpu, o,
-						r ? r->owner : NULL, leader,
-						&sl->ch);
-	else if (r)
-		err = pebs_channel__open_output(&set->evs[ev], pid, cpu, o,
-						r->owner, &sl->ch);
-	else
-		err = pebs_channel__open(&set->evs[ev], pid, cpu, o, &sl->ch);
+	do {
+		if (leader)
+			err = pebs_channel__open_member(&set->evs[ev], pid, cpu,
+							o, r ? r->owner : NULL,
+							leader, &sl->ch);
+		else if (r)
+			err = pebs_channel__open_output(&set->evs[ev], pid, cpu,
+							o, r->owner, &sl->ch);
+		else
+			err = pebs_channel__open(&set->evs[ev], pid, cpu, o,
+						 &sl->ch);
+	} while (err && fallback(set, ev, err));
 	if (err)
 		return err;
+	keep_retries(&set->evs[ev], pebs_channel__attr(sl->ch));
 	if (!r && !(r = ring_add(set, sl->ch, cpu, t->id)))
 		return pebs_err(-ENOMEM, "channel set: out of memory");
 	sl->r = r;
@@ -738,6 +770,12 @@ struct pebs_channel *pebs_chanset__channel(struct pebs_chanset *set,
 		return NULL;
 	return set->targets[idx / set->per_target]->
 		slots[idx % set->per_target].ch;
+}
+
+const struct pebs_event *pebs_chanset__event(const struct pebs_chanset *set,
+					     unsigned int i)
+{
+	return set && i < set->nr_evs ? &set->evs[i] : NULL;
 }
 
 int pebs_chanset__epoll_fd(const struct pebs_chanset *set)

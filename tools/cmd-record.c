@@ -403,7 +403,9 @@ static int open_channels(struct record *rec)
 			rec->o.pid_list);
 		return -ESRCH;
 	}
-	/* the attr of each event as opened */
+	/* each event and its attr as opened (perf's fallbacks applied) */
+	for (unsigned int i = 0; i < rec->o.nr_evs; i++)
+		rec->evs[i] = *pebs_chanset__event(rec->set, i);
 	for (unsigned int i = 0; i < pebs_chanset__nr_channels(rec->set); i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(rec->set, i);
 
