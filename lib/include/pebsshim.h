@@ -2678,7 +2678,8 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 				   unsigned int *flags);
 
 /* ------------------------------------------------------------------ */
-/* perf.data writer: event groups (lib/perfdata-feat.c)                */
+/* record (issue 12): groups in the writer (lib/perfdata-feat.c) and   */
+/* open-time fallbacks as perf's (lib/event-open.c, lib/chanset.c)     */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2695,10 +2696,6 @@ PEBS_API int pebs_perfdata_writer__add_group(struct pebs_perfdata_writer *w,
 					     unsigned int leader,
 					     unsigned int nr_members,
 					     const char *name);
-
-/* ------------------------------------------------------------------ */
-/* Open-time fallbacks, as perf's (lib/event-open.c, lib/chanset.c)    */
-/* ------------------------------------------------------------------ */
 
 /*
  * Every channel open retries as perf's evsel__open does: with :P
