@@ -185,7 +185,7 @@ static int open_fd(struct pebs_channel *ch, bool default_type)
 	int err;
 
 	/*
-	 * perf's retries (lib/event-open.c): :P lowers precise_ip; on
+	 * perf's retries (lib/event-mods.c): :P lowers precise_ip; on
 	 * EINVAL, older kernels: no FORMAT_LOST (before 6.0), WEIGHT for
 	 * WEIGHT_STRUCT (before 5.12, only in the default sample_type),
 	 * no exclude_guest/exclude_host.

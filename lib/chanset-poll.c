@@ -1,16 +1,151 @@
 // SPDX-License-Identifier: MIT
 /*
- * chanset-poll.c - a channel set at work: epoll_wait over every fd, each
+ * chanset-poll.c - a channel set's rings at work: the rings and who
+ * shares them (one per CPU, or per task with cpu -1), the id table that
+ * names the channel of each record in a shared ring (its
+ * PERF_SAMPLE_IDENTIFIER), and polling: epoll_wait over every fd, each
  * ready ring drained to the head seen (a shared ring once per pass),
- * every record handed to its channel's callbacks (the channel found by
- * PERF_SAMPLE_IDENTIFIER in a shared ring), and targets that hung up
- * drained to their end before on_exit.
+ * every record handed to its channel's callbacks, and targets that hung
+ * up drained to their end before on_exit.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 
 #include "chanset.h"
+
+static struct slot tomb;
+
+/* ---- id -> slot ------------------------------------------------------ */
+
+static unsigned int id_hash(uint64_t id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return (unsigned int)id;
+}
+
+struct slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id)
+{
+	unsigned int i;
+
+	if (!set->ids)
+		return NULL;
+	for (i = id_hash(id) & set->ids_mask; set->ids[i];
+	     i = (i + 1) & set->ids_mask)
+		if (set->ids[i] != &tomb && set->ids[i]->id == id)
+			return set->ids[i];
+	return NULL;
+}
+
+void chanset_ids_put(struct pebs_chanset *set, struct slot *sl)
+{
+	unsigned int i = id_hash(sl->id) & set->ids_mask;
+
+	while (set->ids[i] && set->ids[i] != &tomb)
+		i = (i + 1) & set->ids_mask;
+	if (set->ids[i] == &tomb)
+		set->ids_tomb--;
+	set->ids[i] = sl;
+	set->ids_used++;
+	sl->in_ids = true;
+}
+
+/* room for one more id: rehash (dropping tombstones) past half full */
+int chanset_ids_reserve(struct pebs_chanset *set)
+{
+	unsigned int cap = set->ids ? set->ids_mask + 1 : 0;
+	struct slot **old = set->ids;
+	unsigned int ncap = 64;
+
+	if (2 * (set->ids_used + set->ids_tomb + 1) <= cap)
+		return 0;
+	while (ncap < 4 * (set->ids_used + 1))
+		ncap *= 2;
+	set->ids = calloc(ncap, sizeof(*set->ids));
+	if (!set->ids) {
+		set->ids = old;
+		return pebs_err(-ENOMEM, "channel set: out of memory");
+	}
+	set->ids_mask = ncap - 1;
+	set->ids_used = set->ids_tomb = 0;
+	for (unsigned int i = 0; i < cap; i++)
+		if (old[i] && old[i] != &tomb)
+			chanset_ids_put(set, old[i]);
+	free(old);
+	return 0;
+}
+
+void chanset_ids_del(struct pebs_chanset *set, struct slot *sl)
+{
+	unsigned int i = id_hash(sl->id) & set->ids_mask;
+
+	while (set->ids[i] != sl)
+		i = (i + 1) & set->ids_mask;
+	set->ids[i] = &tomb;
+	set->ids_used--;
+	set->ids_tomb++;
+	sl->in_ids = false;
+}
+
+/* ---- rings ------------------------------------------------------------ */
+
+/* the ring channels on @cpu (of @task with cpu -1) share, or NULL */
+struct ring_ref *chanset_ring_find(const struct pebs_chanset *set, int cpu,
+				   int task)
+{
+	if (!set->share)
+		return NULL;
+	for (unsigned int i = 0; i < set->nr_rings; i++) {
+		struct ring_ref *r = set->rings[i];
+
+		if (r->cpu == cpu && (cpu >= 0 || r->task == task))
+			return r;
+	}
+	return NULL;
+}
+
+struct ring_ref *chanset_ring_add(struct pebs_chanset *set,
+				  struct pebs_channel *owner, int cpu, int task)
+{
+	struct ring_ref *r;
+
+	if (set->nr_rings == set->cap_rings) {
+		unsigned int cap = set->cap_rings ? 2 * set->cap_rings : 8;
+		struct ring_ref **v = reallocarray(set->rings, cap,
+						   sizeof(*v));
+
+		if (!v)
+			return NULL;
+		set->rings = v;
+		set->cap_rings = cap;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	*r = (struct ring_ref){ .owner = owner,
+				.ring = pebs_channel__ring(owner),
+				.cpu = cpu, .task = task,
+				.pass = set->pass };
+	set->rings[set->nr_rings++] = r;
+	return r;
+}
+
+/* one user fewer; the last one frees it (its owner unmapped the ring) */
+void chanset_ring_release(struct pebs_chanset *set, struct ring_ref *r)
+{
+	if (--r->users)
+		return;
+	for (unsigned int i = 0; i < set->nr_rings; i++) {
+		if (set->rings[i] == r) {
+			set->rings[i] = set->rings[--set->nr_rings];
+			break;
+		}
+	}
+	free(r);
+}
 
 /* PERF_RECORD_LOST: { header; u64 id; u64 lost; sample_id } */
 struct lost_record {

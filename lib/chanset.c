@@ -17,8 +17,6 @@
 
 #include "chanset.h"
 
-static struct slot tomb;
-
 /* the online CPU ids, in order */
 static int online_cpus(int **cpusp, unsigned int *nrp)
 {
@@ -109,139 +107,6 @@ out_free:
 	return err;
 }
 
-/* ---- id -> slot ------------------------------------------------------ */
-
-static unsigned int id_hash(uint64_t id)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (unsigned int)id;
-}
-
-struct slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id)
-{
-	unsigned int i;
-
-	if (!set->ids)
-		return NULL;
-	for (i = id_hash(id) & set->ids_mask; set->ids[i];
-	     i = (i + 1) & set->ids_mask)
-		if (set->ids[i] != &tomb && set->ids[i]->id == id)
-			return set->ids[i];
-	return NULL;
-}
-
-static void ids_put(struct pebs_chanset *set, struct slot *sl)
-{
-	unsigned int i = id_hash(sl->id) & set->ids_mask;
-
-	while (set->ids[i] && set->ids[i] != &tomb)
-		i = (i + 1) & set->ids_mask;
-	if (set->ids[i] == &tomb)
-		set->ids_tomb--;
-	set->ids[i] = sl;
-	set->ids_used++;
-	sl->in_ids = true;
-}
-
-/* room for one more id: rehash (dropping tombstones) past half full */
-static int ids_reserve(struct pebs_chanset *set)
-{
-	unsigned int cap = set->ids ? set->ids_mask + 1 : 0;
-	struct slot **old = set->ids;
-	unsigned int ncap = 64;
-
-	if (2 * (set->ids_used + set->ids_tomb + 1) <= cap)
-		return 0;
-	while (ncap < 4 * (set->ids_used + 1))
-		ncap *= 2;
-	set->ids = calloc(ncap, sizeof(*set->ids));
-	if (!set->ids) {
-		set->ids = old;
-		return pebs_err(-ENOMEM, "channel set: out of memory");
-	}
-	set->ids_mask = ncap - 1;
-	set->ids_used = set->ids_tomb = 0;
-	for (unsigned int i = 0; i < cap; i++)
-		if (old[i] && old[i] != &tomb)
-			ids_put(set, old[i]);
-	free(old);
-	return 0;
-}
-
-static void ids_del(struct pebs_chanset *set, struct slot *sl)
-{
-	unsigned int i = id_hash(sl->id) & set->ids_mask;
-
-	while (set->ids[i] != sl)
-		i = (i + 1) & set->ids_mask;
-	set->ids[i] = &tomb;
-	set->ids_used--;
-	set->ids_tomb++;
-	sl->in_ids = false;
-}
-
-/* ---- rings ------------------------------------------------------------ */
-
-/* the ring channels on @cpu (of @task with cpu -1) share, or NULL */
-static struct ring_ref *ring_find(const struct pebs_chanset *set, int cpu,
-				  int task)
-{
-	if (!set->share)
-		return NULL;
-	for (unsigned int i = 0; i < set->nr_rings; i++) {
-		struct ring_ref *r = set->rings[i];
-
-		if (r->cpu == cpu && (cpu >= 0 || r->task == task))
-			return r;
-	}
-	return NULL;
-}
-
-static struct ring_ref *ring_add(struct pebs_chanset *set,
-				 struct pebs_channel *owner, int cpu, int task)
-{
-	struct ring_ref *r;
-
-	if (set->nr_rings == set->cap_rings) {
-		unsigned int cap = set->cap_rings ? 2 * set->cap_rings : 8;
-		struct ring_ref **v = reallocarray(set->rings, cap,
-						   sizeof(*v));
-
-		if (!v)
-			return NULL;
-		set->rings = v;
-		set->cap_rings = cap;
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	*r = (struct ring_ref){ .owner = owner,
-				.ring = pebs_channel__ring(owner),
-				.cpu = cpu, .task = task,
-				.pass = set->pass };
-	set->rings[set->nr_rings++] = r;
-	return r;
-}
-
-static void ring_release(struct pebs_chanset *set, struct ring_ref *r)
-{
-	if (--r->users)
-		return;
-	for (unsigned int i = 0; i < set->nr_rings; i++) {
-		if (set->rings[i] == r) {
-			set->rings[i] = set->rings[--set->nr_rings];
-			break;
-		}
-	}
-	free(r);
-}
-
-/*
- * Open event @ev of target @t on @cpu into slot @sl: onto the ring its
- * CPU (or task) already has, else a ring of its own.
- */
 /*
  * perf's evsel__fallback (pebs_event__fallback): the event changes for
  * every later open too. A name another event has already stays as
@@ -270,6 +135,10 @@ static void keep_retries(struct pebs_event *e,
 	e->attr.exclude_host = opened->exclude_host;
 }
 
+/*
+ * Open event @ev of target @t on @cpu into slot @sl: onto the ring its
+ * CPU (or task) already has, else a ring of its own.
+ */
 static int slot_open(struct pebs_chanset *set, struct target *t,
 		     struct slot *sl, unsigned int ev, int cpu,
 		     const struct pebs_channel *leader)
@@ -277,11 +146,11 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 	const struct pebs_channel_opts *o = ev ? &set->rest : &set->opts;
 	bool is_cpu = set->kind == PEBS_TARGET_CPU;
 	pid_t pid = is_cpu ? -1 : t->id;
-	struct ring_ref *r = ring_find(set, cpu, t->id);
+	struct ring_ref *r = chanset_ring_find(set, cpu, t->id);
 	int err;
 
 	sl->t = t;
-	if (set->share && (err = ids_reserve(set)))
+	if (set->share && (err = chanset_ids_reserve(set)))
 		return err;
 	do {
 		if (leader)
@@ -298,13 +167,13 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 	if (err)
 		return err;
 	keep_retries(&set->evs[ev], pebs_channel__attr(sl->ch));
-	if (!r && !(r = ring_add(set, sl->ch, cpu, t->id)))
+	if (!r && !(r = chanset_ring_add(set, sl->ch, cpu, t->id)))
 		return pebs_err(-ENOMEM, "channel set: out of memory");
 	sl->r = r;
 	r->users++;
 	pebs_channel__id(sl->ch, &sl->id);
 	if (set->share)
-		ids_put(set, sl);
+		chanset_ids_put(set, sl);
 	return 0;
 }
 
@@ -318,11 +187,11 @@ static void target_close(struct pebs_chanset *set, struct target *t)
 		epoll_ctl(set->epfd, EPOLL_CTL_DEL, pebs_channel__fd(sl->ch),
 			  NULL);
 		if (sl->in_ids)
-			ids_del(set, sl);
+			chanset_ids_del(set, sl);
 		/* an owner closed before its ring's users stays mapped */
 		pebs_channel__close(sl->ch);
 		if (sl->r)
-			ring_release(set, sl->r);
+			chanset_ring_release(set, sl->r);
 	}
 	free(t);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * chanset.h - the channel set's private parts, shared by lib/chanset.c
- * (events x targets: opening, rings, the id table) and
- * lib/chanset-poll.c (epoll, draining the rings, delivering records).
+ * (events x targets: creating, opening with perf's fallbacks, adding and
+ * removing targets) and lib/chanset-poll.c (rings, the id table, epoll,
+ * draining the rings, delivering records).
  * Not installed.
  */
 #ifndef PEBSSHIM_CHANSET_H
@@ -74,8 +75,28 @@ struct pebs_chanset {
 	unsigned int ids_mask, ids_used, ids_tomb;
 };
 
-/* the slot of sample id @id, NULL if none (lib/chanset.c) */
+/*
+ * The id table (lib/chanset-poll.c): chanset_ids_find - the slot of
+ * sample id @id, NULL if none; _reserve - room for one more (0 or
+ * -ENOMEM); _put, _del - add or drop @sl by its id.
+ */
 struct slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id);
+int chanset_ids_reserve(struct pebs_chanset *set);
+void chanset_ids_put(struct pebs_chanset *set, struct slot *sl);
+void chanset_ids_del(struct pebs_chanset *set, struct slot *sl);
+
+/*
+ * Rings (lib/chanset-poll.c): chanset_ring_find - the ring a channel on
+ * @cpu (or of task @task with cpu -1) writes to, NULL if none yet;
+ * _add - @owner's new ring (NULL: out of memory); _release - one user
+ * fewer, the last one unmaps it.
+ */
+struct ring_ref *chanset_ring_find(const struct pebs_chanset *set, int cpu,
+				   int task);
+struct ring_ref *chanset_ring_add(struct pebs_chanset *set,
+				  struct pebs_channel *owner, int cpu,
+				  int task);
+void chanset_ring_release(struct pebs_chanset *set, struct ring_ref *r);
 /* close target @i and drop it from the set (lib/chanset.c) */
 void chanset_remove_at(struct pebs_chanset *set, unsigned int i);
 

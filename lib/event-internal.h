@@ -63,7 +63,7 @@ void pebs_priv_set_paranoid_file(const char *path);
 void pebs_priv_override(int kernel_allowed);
 
 /*
- * perf's open-time retries (lib/event-open.c). pebs_open_try_init -
+ * perf's open-time retries (lib/event-mods.c). pebs_open_try_init -
  * remember @attr as asked (@precise_max: :P; @weight_fallback: WEIGHT
  * may stand in for WEIGHT_STRUCT). pebs_open_try_next - after an open
  * of @attr failed with @err (errno or -errno), change @attr for the

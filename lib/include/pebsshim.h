@@ -2679,7 +2679,7 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 
 /* ------------------------------------------------------------------ */
 /* record (issue 12): groups in the writer (lib/perfdata-feat.c) and   */
-/* open-time fallbacks as perf's (lib/event-open.c, lib/chanset.c)     */
+/* open-time fallbacks as perf's (lib/event-mods.c, lib/chanset.c)     */
 /* ------------------------------------------------------------------ */
 
 /*
