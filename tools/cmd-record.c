@@ -41,6 +41,7 @@ struct record {
 
 	/* counts */
 	uint64_t samples, csv_rows, written, lost, throttles;
+	uint64_t lost_kernel;		/* in the LOST_SAMPLES written */
 	uint64_t wakeups;		/* polls that found samples */
 	int write_err;			/* the output's, from emit() */
 	int err;
@@ -219,6 +220,7 @@ static int write_lost(struct record *rec, struct pebs_channel *ch)
 
 	if (n <= 0)
 		return 0;	/* none, or no per-event count here */
+	rec->lost_kernel += buf[1];
 	return rec_out_record(rec->out, pebs_channel__attr(ch),
 			      (const struct perf_event_header *)buf, &who);
 }
@@ -449,7 +451,12 @@ static bool procs_gone(const struct record *rec)
 static void summary(const struct record *rec, int child_status)
 {
 	const struct rec_counts c = {
-		.written = rec->written, .lost = rec->lost,
+		.written = rec->written,
+		/* the kernel's per-event count (what LOST_SAMPLES says, and
+		 * perf's Total Lost Samples) also holds the samples whose
+		 * LOST record was still pending when the ring went away */
+		.lost = rec->lost_kernel > rec->lost ? rec->lost_kernel :
+						      rec->lost,
 		.throttles = rec->throttles, .wakeups = rec->wakeups,
 	};
 
