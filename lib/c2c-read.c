@@ -26,6 +26,7 @@ struct c2c_reader {
 	struct pebs_perfdata *pd;
 	struct pebs_symbols *code;	/* the caller's, for symbols (or NULL) */
 	struct pebs_symbols *maps;	/* every mapping: "mapped" */
+	struct pebs_c2c_maps *keys;	/* perf's line keys */
 	struct krange *kmaps;		/* kernel mappings (pid -1) */
 	size_t nr_kmaps, cap_kmaps;
 	uint64_t bad;			/* samples that did not decode */
@@ -120,6 +121,8 @@ static int add_mapping(struct c2c_reader *m, const struct perf_event_header *ev)
 
 static int add_record(struct c2c_reader *m, const struct perf_event_header *ev)
 {
+	if (pebs_c2c_maps__add_record(m->keys, ev) == -ENOMEM)
+		return -ENOMEM;
 	if (m->code && pebs_symbols__add_record(m->code, ev) == -ENOMEM)
 		return -ENOMEM;
 	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)
@@ -235,6 +238,7 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
 		      PERF_RECORD_MISC_KERNEL;
 	int32_t node;
+	struct pebs_c2c_dkey key;
 	struct pebs_c2c_sample cs = {
 		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
 		.ip = s->ip,
@@ -257,7 +261,9 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 	cs.mapped = in_mapping(m, kernel, s->pid, cs.addr) &&
 		    (in_mapping(m, true, s->pid, s->ip) ||
 		     in_mapping(m, false, s->pid, s->ip));
-	return pebs_c2c__add(m->c2c, &cs);
+	pebs_c2c_maps__key(m->keys, ev->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+			   s->pid, cs.addr, &key);
+	return pebs_c2c__add_keyed(m->c2c, &cs, &key);
 }
 
 /* one record, in time order (pebs_ordered__process) */
@@ -287,8 +293,10 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 
 	if (!c || !pd)
 		return pebs_err(-EINVAL, "c2c: no table or file");
-	if (pebs_symbols__new(&rd.maps) || read_mem_topology(m)) {
+	if (pebs_symbols__new(&rd.maps) || pebs_c2c_maps__new(&rd.keys) ||
+	    read_mem_topology(m)) {
 		pebs_symbols__delete(rd.maps);
+		pebs_c2c_maps__delete(rd.keys);
 		return pebs_err(-ENOMEM, "c2c: out of memory");
 	}
 	pebs_perfdata__rewind(pd);
@@ -299,6 +307,7 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	free(rd.kmaps);
 	free(rd.mem);
 	pebs_symbols__delete(rd.maps);
+	pebs_c2c_maps__delete(rd.keys);
 	if (undecoded)
 		*undecoded = rd.bad;
 	if (err == -ENOMEM)
