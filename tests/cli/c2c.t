@@ -8,14 +8,16 @@
 # tools/perf/util/mem-events.c); the summary blocks, the shared line
 # table and the pareto rows equal `perf c2c report --stdio`'s; a
 # page-fault recording of memwalk --share (no data source) is ranked by
-# cross-thread writes and shows the two threads writing one line.
+# cross-thread writes and shows the two threads writing one line; live
+# page-fault recordings of c2cshare --true / --false are classified true
+# and false sharing with the right threads, offsets and source line.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 T=$(mktemp -d /tmp/c2c-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..23"
+echo "1..33"
 
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
@@ -416,3 +418,60 @@ check "the text report names the false sharing with its evidence" \
 	grep -qE "sharing: (also )?FALSE \(different offsets\)" "$T/pf.txt"
 check "the text report lists both threads with their accesses" \
 	bash -c "grep -q '/$walker(' '$T/pf.txt' && grep -q '/$streamer(' '$T/pf.txt'"
+
+# 24-33: live, page faults with data addresses (-d) of c2cshare: two
+# threads storing to one line, at one offset (true sharing) or at 0 and
+# 8 (false sharing); keys and counters against the awk oracle, the
+# summary against perf c2c report, the classification and its evidence
+# against the thread ids the workload prints, and the source line of
+# the store (libdw) against the workload's source.
+CS=$B/workloads/c2cshare
+store_line=$(grep -n '^	\*w = v;$' "$S/tests/workloads/c2cshare.c" | cut -d: -f1)
+for mode in true false; do
+	"$PS" record -e page-faults -c 1 -d -o "$T/cs-$mode.data" -- \
+		"$CS" --$mode >"$T/cs.out" 2>&1
+	ids=$(sed -n 's/.*a=\([0-9]*\) b=\([0-9]*\).*/\1 \2/p' "$T/cs.out")
+	check "$mode: record page faults of c2cshare --$mode ($ids)" \
+		test -s "$T/cs-$mode.data" -a -n "$ids"
+	"$PS" c2c report -i "$T/cs-$mode.data" --show-all --format csv \
+		>"$T/cs.csv"
+	perf script -i "$T/cs-$mode.data" -F pid,tid,cpu,addr,ip $EVENTS \
+		>"$T/cs.script" 2>/dev/null
+	if oracle "$T/cs.script" "$T/cs.csv"; then
+		ok "$mode: every line's key and counters equal the awk oracle's ($(wc -l <"$T/or.lines") lines)"
+	else
+		nok "$mode: every line's key and counters equal the awk oracle's" \
+			"$(diff "$T/or.lines" "$T/ours.lines" | head -6)"
+	fi
+	"$PS" c2c report -i "$T/cs-$mode.data" >"$T/cs.ours" 2>/dev/null
+	perf --no-pager c2c report --stdio -i "$T/cs-$mode.data" \
+		>"$T/cs.perf" 2>/dev/null
+	block "Trace Event Information" "$T/cs.perf" >"$T/p.txt"
+	block "Trace Event Information" "$T/cs.ours" >"$T/o.txt"
+	if [ -s "$T/p.txt" ] && cmp -s "$T/p.txt" "$T/o.txt"; then
+		ok "$mode: 'Trace Event Information' is perf c2c report's ($(awk '/Total records/ { print $NF }' "$T/p.txt") records)"
+	else
+		nok "$mode: 'Trace Event Information' is perf c2c report's" \
+			"$(diff "$T/p.txt" "$T/o.txt" | head -6)"
+	fi
+	# the first line of the csv: sharing, evidence threads and offsets
+	want_off="0 0"
+	[ $mode = false ] && want_off="0 8"
+	got=$(awk -F, -v ids="$ids" -v mode=$mode -v off="$want_off" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		NR == 2 {
+			t = $c["tid_a"] " " $c["tid_b"]
+			split(ids, x, " ")
+			o = $c["off_a"] " " $c["off_b"]
+			if (mode == "false" && $c["off_a"] > $c["off_b"])
+				o = $c["off_b"] " " $c["off_a"]
+			ok = $c["sharing"] == mode && o == off &&
+			     (t == x[1] " " x[2] || t == x[2] " " x[1])
+			print (ok ? "yes" : "no"), $c["sharing"], t, o
+		}' "$T/cs.csv")
+	check "$mode: the first line is $mode sharing between threads $ids at offsets $want_off ($got)" \
+		test "${got%% *}" = yes
+	check "$mode: the store's source line is c2cshare.c:$store_line" \
+		grep -q "write_word+0x[0-9a-f]*  c2cshare  c2cshare.c:$store_line\$" \
+		"$T/cs.ours"
+done
