@@ -10,14 +10,17 @@
 # page-fault recording of memwalk --share (no data source) is ranked by
 # cross-thread writes and shows the two threads writing one line; live
 # page-fault recordings of c2cshare --true / --false are classified true
-# and false sharing with the right threads, offsets and source line.
+# and false sharing with the right threads, offsets and source line;
+# c2cshare --procs (two processes, one MAP_SHARED file page) is one
+# line of both, keyed by the file offset as perf does; live recordings'
+# lines and counts equal perf report --sort=dcacheline's.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 T=$(mktemp -d /tmp/c2c-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..33"
+echo "1..40"
 
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
@@ -260,6 +263,28 @@ oracle() {
 	cmp -s "$T/or.lines" "$T/ours.lines"
 }
 
+# dcl DATA CSV: perf report --sort=dcacheline (sort__dcacheline_cmp
+# itself) against our lines: the same multiset of per-line sample
+# counts, and every row perf prints as an address ("[.] 0x...", not a
+# symbol) is one of ours with that mark, map-relative line and count.
+dcl() {
+	perf report --mem-mode --sort=dcacheline --stdio -n -i "$1" \
+		2>/dev/null | awk '/^ +[0-9.]+%/ {
+			a = $4; sub(/^0x/, "", a)
+			if (a ~ /^[0-9a-f]+$/)
+				print "addr", substr($3, 2, 1), a, $2
+			print "count", $2 }' >"$T/dcl.perf"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ print "addr", $c["level"], $c["al_line"], $c["nr_entries"]
+		  print "count", $c["nr_entries"] }' "$2" >"$T/dcl.ours"
+	grep '^count' "$T/dcl.perf" | sort >"$T/dcl.pc"
+	grep '^count' "$T/dcl.ours" | sort >"$T/dcl.oc"
+	grep '^addr' "$T/dcl.perf" | sort >"$T/dcl.pa"
+	grep '^addr' "$T/dcl.ours" | sort >"$T/dcl.oa"
+	[ -s "$T/dcl.pa" ] && cmp -s "$T/dcl.pc" "$T/dcl.oc" &&
+		[ -z "$(comm -23 "$T/dcl.pa" "$T/dcl.oa")" ]
+}
+
 FIELDS=pid,tid,cpu,addr,data_src,ip
 EVENTS="--show-mmap-events --show-task-events"
 # block NAME FILE: the lines of a "=== NAME ===" block of a c2c report
@@ -406,6 +431,13 @@ else
 	nok "page faults: every line's key and counters equal the awk oracle's on perf script" \
 		"$(diff "$T/or.lines" "$T/ours.lines" | head -6)"
 fi
+if dcl "$T/pf.data" "$T/pfa.csv"; then
+	ok "page faults: perf report --sort=dcacheline has our lines ($(wc -l <"$T/dcl.pc") lines, $(wc -l <"$T/dcl.pa") by address)"
+else
+	nok "page faults: perf report --sort=dcacheline has our lines" \
+		"$(diff "$T/dcl.pc" "$T/dcl.oc" | head -3)" \
+		"$(comm -23 "$T/dcl.pa" "$T/dcl.oa" | head -3)"
+fi
 python3 -c '
 import json, sys
 for l in json.load(open(sys.argv[1]))["lines"]:
@@ -419,7 +451,7 @@ check "the text report names the false sharing with its evidence" \
 check "the text report lists both threads with their accesses" \
 	bash -c "grep -q '/$walker(' '$T/pf.txt' && grep -q '/$streamer(' '$T/pf.txt'"
 
-# 24-33: live, page faults with data addresses (-d) of c2cshare: two
+# 25-36: live, page faults with data addresses (-d) of c2cshare: two
 # threads storing to one line, at one offset (true sharing) or at 0 and
 # 8 (false sharing); keys and counters against the awk oracle, the
 # summary against perf c2c report, the classification and its evidence
@@ -442,6 +474,13 @@ for mode in true false; do
 	else
 		nok "$mode: every line's key and counters equal the awk oracle's" \
 			"$(diff "$T/or.lines" "$T/ours.lines" | head -6)"
+	fi
+	if dcl "$T/cs-$mode.data" "$T/cs.csv"; then
+		ok "$mode: perf report --sort=dcacheline has our lines ($(wc -l <"$T/dcl.pc") lines, $(wc -l <"$T/dcl.pa") by address)"
+	else
+		nok "$mode: perf report --sort=dcacheline has our lines" \
+			"$(diff "$T/dcl.pc" "$T/dcl.oc" | head -3)" \
+			"$(comm -23 "$T/dcl.pa" "$T/dcl.oa" | head -3)"
 	fi
 	"$PS" c2c report -i "$T/cs-$mode.data" >"$T/cs.ours" 2>/dev/null
 	perf --no-pager c2c report --stdio -i "$T/cs-$mode.data" \
@@ -475,3 +514,36 @@ for mode in true false; do
 		grep -q "write_word+0x[0-9a-f]*  c2cshare  c2cshare.c:$store_line\$" \
 		"$T/cs.ours"
 done
+
+# 37-40: two processes writing one shared file page (a memfd mapped
+# MAP_SHARED at different addresses): perf keys the line by the file's
+# dso id and offset, not by pid or address, so it is one line of both
+"$PS" record -e page-faults -c 1 -d -o "$T/cs-procs.data" -- \
+	"$CS" --procs >"$T/cs.out" 2>&1
+pids=$(sed -n 's/.*pid=\([0-9]*\) a=.*/\1/p' "$T/cs.out" | sort -n | tr '\n' ' ')
+check "procs: record page faults of c2cshare --procs ($pids)" \
+	test -s "$T/cs-procs.data" -a -n "$pids"
+"$PS" c2c report -i "$T/cs-procs.data" --show-all --format csv >"$T/cs.csv"
+perf script -i "$T/cs-procs.data" -F pid,tid,cpu,addr,ip $EVENTS \
+	>"$T/cs.script" 2>/dev/null
+if oracle "$T/cs.script" "$T/cs.csv"; then
+	ok "procs: every line's key and counters equal the awk oracle's ($(wc -l <"$T/or.lines") lines)"
+else
+	nok "procs: every line's key and counters equal the awk oracle's" \
+		"$(diff "$T/or.lines" "$T/ours.lines" | head -6)"
+fi
+if dcl "$T/cs-procs.data" "$T/cs.csv"; then
+	ok "procs: perf report --sort=dcacheline has our lines ($(grep -c '^addr s ' "$T/dcl.pa") [s] line)"
+else
+	nok "procs: perf report --sort=dcacheline has our lines" \
+		"$(diff "$T/dcl.pc" "$T/dcl.oc" | head -3)" \
+		"$(comm -23 "$T/dcl.pa" "$T/dcl.oa" | head -3)"
+fi
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	NR == 2 { p = $c["pid_a"] " " $c["pid_b"]
+		  if ($c["pid_a"] + 0 > $c["pid_b"] + 0)
+			p = $c["pid_b"] " " $c["pid_a"]
+		  print $c["level"], $c["key_pid"], $c["al_line"], $c["sharing"], p " " }' \
+	"$T/cs.csv")
+check "procs: the first line is the file's (mark s, no pid, file offset 0x1000), true sharing of both processes ($got)" \
+	test "$got" = "s - 0000000000001000 true $pids"

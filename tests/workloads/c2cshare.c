@@ -4,7 +4,10 @@
  * software events (page faults carry the data address).
  *
  *   --true   both threads write offset 0 of the line: true sharing;
- *   --false  thread a writes offset 0, thread b offset 8: false sharing.
+ *   --false  thread a writes offset 0, thread b offset 8: false sharing;
+ *   --procs  two processes each map one shared file (a memfd, MAP_SHARED)
+ *            at different addresses and write offset 0 of its second
+ *            page: one line of the file shared by two processes.
  *
  * Each thread loops: drop the page (madvise MADV_DONTNEED), then store
  * to its word of the page's first line in write_word(), so every store
@@ -13,6 +16,7 @@
  *
  * The ids go to stderr before the work starts:
  *	c2cshare: pid=P a=T1 b=T2 line=0xADDR
+ * (--procs: a and b are the two processes, each printing its line.)
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -53,6 +58,49 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* --procs: this process's mapping of the file's second page, written */
+static int proc_work(int fd, void *hint, pid_t other)
+{
+	volatile uint64_t *p = mmap(hint, 4096, PROT_READ | PROT_WRITE,
+				    MAP_SHARED, fd, 4096);
+	long i;
+
+	if (p == MAP_FAILED) {
+		perror("c2cshare: mmap");
+		return 1;
+	}
+	fprintf(stderr, "c2cshare: pid=%d a=%d b=%d line=%p\n", getpid(),
+		getpid(), other, (void *)p);
+	for (i = 0; i < iters; i++) {
+		madvise((void *)p, 4096, MADV_DONTNEED);
+		write_word(p, (uint64_t)i);
+	}
+	return 0;
+}
+
+static int procs(void)
+{
+	int fd = memfd_create("c2cshare", 0), st;
+	pid_t child;
+
+	if (fd < 0 || ftruncate(fd, 2 * 4096)) {
+		perror("c2cshare: memfd");
+		return 1;
+	}
+	child = fork();
+	if (child < 0) {
+		perror("c2cshare: fork");
+		return 1;
+	}
+	if (!child)
+		_exit(proc_work(fd, (void *)0x300000000000, getppid()));
+	if (proc_work(fd, (void *)0x200000000000, child) ||
+	    waitpid(child, &st, 0) != child || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct worker a = { .off = 0 }, b = { .off = 1 };
@@ -64,14 +112,18 @@ int main(int argc, char **argv)
 			b.off = 0;
 		} else if (!strcmp(argv[i], "--false")) {
 			b.off = 1;
+		} else if (!strcmp(argv[i], "--procs")) {
+			b.off = UINT32_MAX;
 		} else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
 			iters = atol(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: c2cshare --true|--false "
-				"[--iters N]\n");
+			fprintf(stderr, "usage: c2cshare --true|--false|"
+				"--procs [--iters N]\n");
 			return 2;
 		}
 	}
+	if (b.off == UINT32_MAX)
+		return procs();
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED) {
