@@ -37,9 +37,10 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: pebs-shim c2c report [-i FILE] [--stdio] [-d tot|lcl|rmt|peer|xwrites]\n"
 "                            [--show-all] [--format csv|json]\n"
-"Cache-line sharing of a recording, counted and ranked as perf c2c report\n"
-"does (perf's labels and columns), with each shown line's offsets, code\n"
-"addresses, threads and CPUs and its true/false sharing with evidence.\n"
+"Cache-line sharing of a recording, keyed, counted and ranked as perf c2c\n"
+"report does (perf's labels and columns), with each shown line's offsets,\n"
+"code addresses (symbol, source line), threads and CPUs and its true/false\n"
+"sharing with evidence.\n"
 "  -i, --input FILE     the recording (default pebs-shim.data, as report)\n"
 "      --stdio          text tables (the default; accepted for perf users)\n"
 "  -d, --display KIND   rank by tot (default), lcl or rmt HITM, peer snoops,\n"
