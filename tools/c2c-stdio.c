@@ -96,8 +96,10 @@ const char *c2c_src_str(struct c2c_cmd *m, uint32_t pid, uint64_t ip)
 
 	if (!m->src || ip >= 1ULL << 63)
 		return "";
-	pebs_symbols__resolve(m->code, (pid_t)pid, ip, &s);
-	if (!s.dso || pebs_srcline__find(m->src, s.dso, s.dso_offset, &file,
+	/* only where the symbol is trusted (the recorded build id, if
+	 * any, matched the file here) */
+	if (pebs_symbols__resolve(m->code, (pid_t)pid, ip, &s) || !s.dso ||
+	    pebs_srcline__find(m->src, s.dso, s.dso_offset, &file,
 					 &line))
 		return "";
 	base = strrchr(file, '/');	/* perf: the base name */

@@ -131,6 +131,8 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 
 static int run(struct c2c_cmd *m)
 {
+	const void *data;
+	size_t size;
 	int err;
 
 	err = pebs_perfdata__open_rewindable(m->path, &m->pd);
@@ -141,9 +143,15 @@ static int run(struct c2c_cmd *m)
 	if (pebs_symbols__new(&m->code) || pebs_c2c__new(&m->c2c) ||
 	    pebs_srcline__new(&m->src))
 		goto out_oom;
+	/* recorded build ids: a local file that differs gives no symbol
+	 * (and so no source line), the kernel's only if it is this one */
+	if (!pebs_perfdata__feat(m->pd, PEBS_FEAT_BUILD_ID, &data, &size) &&
+	    pebs_symbols__add_build_ids(m->code, data, size) == -ENOMEM)
+		goto out_oom;
 	err = pebs_c2c__read_perfdata(m->c2c, m->pd, m->code, &m->bad);
 	if (err == -ENOMEM)
 		goto out_oom;
+	pebs_symbols__load_kernel(m->code);
 	if (err)	/* damaged: report the records before the damage */
 		c2c_err("%s: %s: reporting the records before it", m->path,
 			pebs_errmsg());
