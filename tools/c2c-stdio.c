@@ -273,16 +273,17 @@ static int print_ip(const struct pebs_c2c_ip *ip, void *arg)
 {
 	struct c2c_walk *p = arg;
 	const struct pebs_c2c_stats *st = &ip->stats, *ls = &p->line->stats;
-	const char *dso;
+	const char *dso, *src;
 	char sym[8192], nb[160];
 
 	/* perf shows entries with stores or HITMs (is_valid_hist_entry) */
 	if (!st->store && !st->tot_hitm && !ip->unknown)
 		return 0;
 	c2c_code_str(p->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
+	src = c2c_src_str(p->m, ip->pid, ip->ip);
 	printf("         %7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%    0x%02x"
 	       "  %4s  %6" PRIu64 "  %#18" PRIx64 " %8.0f %8.0f %8.0f %8"
-	       PRIu64 " %6u  %s  %s  %s\n",
+	       PRIu64 " %6u  %s  %s%s%s\n",
 	       ls->rmt_hitm ? c2c_pct(st->rmt_hitm, ls->rmt_hitm) : 0.0,
 	       ls->lcl_hitm ? c2c_pct(st->lcl_hitm, ls->lcl_hitm) : 0.0,
 	       ls->st_l1hit ? c2c_pct(st->st_l1hit, ls->st_l1hit) : 0.0,
@@ -293,7 +294,7 @@ static int print_ip(const struct pebs_c2c_ip *ip, void *arg)
 	       c2c_mean(ip->lcl_hitm_w, ip->lcl_hitm_n),
 	       c2c_mean(ip->load_w, ip->load_n),
 	       pebs_c2c_stats__records(st) + ip->unknown, ip->nr_cpus, sym,
-	       dso, c2c_src_str(p->m, ip->pid, ip->ip));
+	       dso, *src ? "  " : "", src);
 	return 0;
 }
 
@@ -304,6 +305,8 @@ static int print_thread(const struct pebs_c2c_thread *t, void *arg)
 	       t->stores);
 	if (t->unknown)
 		printf(",%" PRIu64 "?", t->unknown);
+	if (t->hitm)
+		printf(",%" PRIu64 "HITM", t->hitm);
 	printf(")");
 	return 0;
 }
