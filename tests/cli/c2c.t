@@ -20,7 +20,7 @@ T=$(mktemp -d /tmp/c2c-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..40"
+echo "1..42"
 
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
@@ -266,11 +266,16 @@ oracle() {
 # dcl DATA CSV: perf report --sort=dcacheline (sort__dcacheline_cmp
 # itself) against our lines: the same multiset of per-line sample
 # counts, and every row perf prints as an address ("[.] 0x...", not a
-# symbol) is one of ours with that mark, map-relative line and count.
+# symbol) is one of ours with that mark, map-relative line and count;
+# perf's "[X] 0000000000000000" rows hold the samples without a data
+# address, which are in our totals only.
 dcl() {
 	perf report --mem-mode --sort=dcacheline --stdio -n -i "$1" \
 		2>/dev/null | awk '/^ +[0-9.]+%/ {
 			a = $4; sub(/^0x/, "", a)
+			# samples without a data address: no line of ours
+			if ($3 == "[X]" && a ~ /^0+$/)
+				next
 			if (a ~ /^[0-9a-f]+$/)
 				print "addr", substr($3, 2, 1), a, $2
 			print "count", $2 }' >"$T/dcl.perf"
@@ -330,6 +335,13 @@ for fx in amd intel; do
 		nok "$fx: every line's key and counters equal those computed in awk from perf script" \
 			"$(diff "$T/or.lines" "$T/ours.lines" | head -6)"
 	fi
+	if dcl "$P" "$T/$fx.csv"; then
+		ok "$fx: perf report --sort=dcacheline has our lines ($(wc -l <"$T/dcl.pc") lines, $(wc -l <"$T/dcl.pa") by address)"
+	else
+		nok "$fx: perf report --sort=dcacheline has our lines" \
+			"$(diff "$T/dcl.pc" "$T/dcl.oc" | head -3)" \
+			"$(comm -23 "$T/dcl.pa" "$T/dcl.oa" | head -3)"
+	fi
 	"$PS" c2c report -i "$F" >"$T/$fx.ours" 2>/dev/null
 	perf --no-pager c2c report --stdio --no-source -i "$P" \
 		>"$T/$fx.perf" 2>/dev/null
@@ -362,7 +374,7 @@ for fx in amd intel; do
 	fi
 done
 
-# 13-16: csv, errors
+# 15-18: csv, errors
 "$PS" c2c report -i "$AMD" --format csv >"$T/a.csv"
 check "csv: a header and the 2 shown lines, every row as wide as the header" \
 	awk -F, 'NR == 1 { w = NF } NF != w { exit 1 } END { exit NR != 3 }' \
@@ -391,7 +403,7 @@ check "a record size 4 bytes off: exit 1, one line, the records before it report
 "$PS" c2c report -d hitm -i "$AMD" 2>/dev/null; b=$?
 check "an unknown subcommand or display: exit 2" test "$a$b" = 22
 
-# 17-23: page faults of two threads writing one line (no data source)
+# 19-26: page faults of two threads writing one line (no data source)
 "$PS" record -e page-faults -c 1 -o "$T/pf.data" -- \
 	"$B/workloads/memwalk" --share --seconds 1 --mb 4 \
 	>"$T/rec.out" 2>&1
@@ -451,7 +463,7 @@ check "the text report names the false sharing with its evidence" \
 check "the text report lists both threads with their accesses" \
 	bash -c "grep -q '/$walker(' '$T/pf.txt' && grep -q '/$streamer(' '$T/pf.txt'"
 
-# 25-36: live, page faults with data addresses (-d) of c2cshare: two
+# 27-38: live, page faults with data addresses (-d) of c2cshare: two
 # threads storing to one line, at one offset (true sharing) or at 0 and
 # 8 (false sharing); keys and counters against the awk oracle, the
 # summary against perf c2c report, the classification and its evidence
@@ -515,7 +527,7 @@ for mode in true false; do
 		"$T/cs.ours"
 done
 
-# 37-40: two processes writing one shared file page (a memfd mapped
+# 39-42: two processes writing one shared file page (a memfd mapped
 # MAP_SHARED at different addresses): perf keys the line by the file's
 # dso id and offset, not by pid or address, so it is one line of both
 "$PS" record -e page-faults -c 1 -d -o "$T/cs-procs.data" -- \
