@@ -7,7 +7,9 @@
  * An address is given as the object's path and a file offset (what
  * pebs_symbols__resolve gives as dso and dso_offset); the PT_LOAD
  * segment holding that offset turns it into the address the line
- * table uses. Each object is opened once (its Dwarf kept, or the
+ * table uses. An object without DWARF is looked up, by its build id, in
+ * /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbg and -dbgsym
+ * packages), where perf finds it too. Each object is opened once (its Dwarf kept, or the
  * failure remembered), and each (object, offset) answer is cached, so
  * a report asks libdw once per distinct code address. Bounded: at most
  * SRC_MAX_OBJS objects are opened and SRC_MAX_CACHE answers kept (the
@@ -17,6 +19,7 @@
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,8 +32,8 @@
 
 struct src_obj {
 	char *path;
-	int fd;
-	Elf *elf;
+	int fd, dfd;		/* the object, its separate debug file */
+	Elf *elf, *delf;
 	Dwarf *dw;		/* NULL: no debug info (or not an ELF file) */
 };
 
@@ -76,12 +79,71 @@ void pebs_srcline__delete(struct pebs_srcline *s)
 			dwarf_end(s->obj[i].dw);
 		if (s->obj[i].elf)
 			elf_end(s->obj[i].elf);
+		if (s->obj[i].delf)
+			elf_end(s->obj[i].delf);
 		if (s->obj[i].fd >= 0)
 			close(s->obj[i].fd);
+		if (s->obj[i].dfd >= 0)
+			close(s->obj[i].dfd);
 		free(s->obj[i].path);
 	}
 	free(s->h);
 	free(s);
+}
+
+/*
+ * The GNU build id of @elf (its NT_GNU_BUILD_ID note) in *@id; its size,
+ * or 0. (libelf's notes: libdwelf's helper would pull libdwfl's
+ * decompressors into static binaries.)
+ */
+static size_t build_id(Elf *elf, const unsigned char **id)
+{
+	size_t off, name_off, desc_off;
+	Elf_Scn *scn = NULL;
+	GElf_Nhdr nh;
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (off = 0; d && (off = gelf_getnote(d, off, &nh, &name_off,
+						       &desc_off)) > 0;) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)d->d_buf + name_off, "GNU",
+				    4)) {
+				*id = (const unsigned char *)d->d_buf +
+				      desc_off;
+				return nh.n_descsz;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The DWARF of @o's separate debug file, found by its build id. */
+static void debug_file(struct src_obj *o)
+{
+	const unsigned char *id;
+	char path[128];
+	size_t n, i, at;
+
+	n = build_id(o->elf, &id);
+	if (n < 2 || n > 40)
+		return;
+	at = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/"
+			      "%02x/", id[0]);
+	for (i = 1; i < n; i++)
+		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x",
+				       id[i]);
+	snprintf(path + at, sizeof(path) - at, ".debug");
+	o->dfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (o->dfd < 0)
+		return;
+	o->delf = elf_begin(o->dfd, ELF_C_READ_MMAP, NULL);
+	if (o->delf && elf_kind(o->delf) == ELF_K_ELF)
+		o->dw = dwarf_begin_elf(o->delf, DWARF_C_READ, NULL);
 }
 
 /* The object @path, opened on first use; NULL past the limit. */
@@ -104,14 +166,18 @@ static struct src_obj *obj_get(struct pebs_srcline *s, const char *path,
 	if (!o->path)
 		return NULL;
 	*idx = s->nr_obj++;
-	o->elf = NULL;
+	o->elf = o->delf = NULL;
 	o->dw = NULL;
+	o->dfd = -1;
 	o->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (o->fd < 0)
 		return o;
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
-	if (o->elf && elf_kind(o->elf) == ELF_K_ELF)
-		o->dw = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
+	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF)
+		return o;
+	o->dw = dwarf_begin_elf(o->elf, DWARF_C_READ, NULL);
+	if (!o->dw)
+		debug_file(o);
 	return o;
 }
 

@@ -2775,7 +2775,8 @@ PEBS_API void pebs_srcline__delete(struct pebs_srcline *s);
 /*
  * pebs_srcline__find - the source file (as the DWARF line table names
  * it; valid until __delete) and line of the code at file offset @offset
- * of the ELF object @path (pebs_sym.dso and .dso_offset). Returns 0,
+ * of the ELF object @path (pebs_sym.dso and .dso_offset), from its DWARF
+ * or its separate debug file (/usr/lib/debug/.build-id). Returns 0,
  * -ENOENT (no such file, no debug info, or no line for it), -EINVAL,
  * -ENOMEM.
  */

@@ -11,6 +11,7 @@
 # cross-thread writes and shows the two threads writing one line; live
 # page-fault recordings of c2cshare --true / --false are classified true
 # and false sharing with the right threads, offsets and source line;
+# every code address's source line is perf script's srcline;
 # c2cshare --procs (two processes, one MAP_SHARED file page) is one
 # line of both, keyed by the file offset as perf does; live recordings'
 # lines and counts equal perf report --sort=dcacheline's.
@@ -20,7 +21,7 @@ T=$(mktemp -d /tmp/c2c-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..42"
+echo "1..44"
 
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
@@ -290,6 +291,30 @@ dcl() {
 		[ -z "$(comm -23 "$T/dcl.pa" "$T/dcl.oa")" ]
 }
 
+# src DATA: every code address of our pareto (--show-all) with its
+# Source:Line (or none) against perf script's srcline of that address
+# (perf resolves through the object's DWARF, or its separate debug file
+# under /usr/lib/debug/.build-id, as we do)
+src() {
+	"$PS" c2c report -i "$1" --show-all 2>/dev/null | awk '
+		$1 ~ /%$/ && $9 ~ /^0x/ {
+			ip = $9; sub(/^0x/, "", ip)
+			s = (NF >= 18 && $NF ~ /:[0-9]+$/) ? $NF : "-"
+			print ip, s }' | sort -u >"$T/src.ours"
+	perf script -F ip,srcline -i "$1" 2>/dev/null | awk '
+		NF == 1 && $1 ~ /^[0-9a-f]+$/ {
+			if (ip != "") print ip, "-"
+			ip = $1; next }
+		ip != "" {
+			s = $1
+			if (s ~ /^\[/ || s ~ /^:/ || s !~ /:[1-9][0-9]*$/) s = "-"
+			print ip, s; ip = "" }
+		END { if (ip != "") print ip, "-" }' | sort -u >"$T/src.all"
+	awk 'NR == FNR { want[$1] = 1; next } $1 in want' "$T/src.ours" \
+		"$T/src.all" >"$T/src.perf"
+	[ -s "$T/src.ours" ] && cmp -s "$T/src.ours" "$T/src.perf"
+}
+
 FIELDS=pid,tid,cpu,addr,data_src,ip
 EVENTS="--show-mmap-events --show-task-events"
 # block NAME FILE: the lines of a "=== NAME ===" block of a c2c report
@@ -463,7 +488,7 @@ check "the text report names the false sharing with its evidence" \
 check "the text report lists both threads with their accesses" \
 	bash -c "grep -q '/$walker(' '$T/pf.txt' && grep -q '/$streamer(' '$T/pf.txt'"
 
-# 27-38: live, page faults with data addresses (-d) of c2cshare: two
+# 27-40: live, page faults with data addresses (-d) of c2cshare: two
 # threads storing to one line, at one offset (true sharing) or at 0 and
 # 8 (false sharing); keys and counters against the awk oracle, the
 # summary against perf c2c report, the classification and its evidence
@@ -525,9 +550,15 @@ for mode in true false; do
 	check "$mode: the store's source line is c2cshare.c:$store_line" \
 		grep -q "write_word+0x[0-9a-f]*  c2cshare  c2cshare.c:$store_line\$" \
 		"$T/cs.ours"
+	if src "$T/cs-$mode.data"; then
+		ok "$mode: every code address's source line is perf script's srcline ($(wc -l <"$T/src.ours") addresses, $(grep -vc ' -$' "$T/src.ours") with a line)"
+	else
+		nok "$mode: every code address's source line is perf script's srcline" \
+			"$(diff "$T/src.ours" "$T/src.perf" | head -6)"
+	fi
 done
 
-# 39-42: two processes writing one shared file page (a memfd mapped
+# 41-44: two processes writing one shared file page (a memfd mapped
 # MAP_SHARED at different addresses): perf keys the line by the file's
 # dso id and offset, not by pid or address, so it is one line of both
 "$PS" record -e page-faults -c 1 -d -o "$T/cs-procs.data" -- \

@@ -4,7 +4,8 @@
  * test program (built with -g) names the file and line of a function of
  * its own, found from its file offset as pebs_symbols gives it; the
  * answer is cached; the same program stripped of its debug info
- * (objcopy), a file that is not ELF and a missing file give -ENOENT.
+ * (objcopy), a file that is not ELF and a missing file give -ENOENT;
+ * libc's lines come from its separate debug file when installed.
  */
 #include <errno.h>
 #include <link.h>
@@ -148,12 +149,79 @@ static void test_stripped(void **state)
 	pebs_srcline__delete(s);
 }
 
+struct lib_find {
+	const char *name;	/* a substring of the object's path */
+	uintptr_t addr;
+	uint64_t off;
+	char path[4096];
+	bool found;
+};
+
+/* the file offset of @addr in the loaded object whose name has @name */
+static int lib_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct lib_find *f = arg;
+	int i;
+
+	(void)size;
+	if (!info->dlpi_name || !strstr(info->dlpi_name, f->name))
+		return 0;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && f->addr >= start &&
+		    f->addr < start + ph->p_memsz) {
+			f->off = f->addr - start + ph->p_offset;
+			snprintf(f->path, sizeof(f->path), "%s",
+				 info->dlpi_name);
+			f->found = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * libc has no DWARF of its own; with its debug file installed
+ * (libc6-dbg: /usr/lib/debug/.build-id/xx/yyy.debug) atoi has its line.
+ */
+static void test_debug_file(void **state)
+{
+	struct lib_find f = { .name = "libc.so", .addr = (uintptr_t)atoi };
+	struct pebs_srcline *s;
+	const char *file;
+	unsigned int line;
+	int ret;
+
+	(void)state;
+	dl_iterate_phdr(lib_cb, &f);
+	if (!f.found || access("/usr/lib/debug/.build-id", F_OK)) {
+		print_message("# SKIP no libc.so or no /usr/lib/debug/"
+			      ".build-id (install libc6-dbg)\n");
+		skip();
+	}
+	assert_int_equal(pebs_srcline__new(&s), 0);
+	ret = pebs_srcline__find(s, f.path, f.off, &file, &line);
+	if (ret == -ENOENT) {
+		pebs_srcline__delete(s);
+		print_message("# SKIP no debug file for %s\n", f.path);
+		skip();
+	}
+	assert_int_equal(ret, 0);
+	print_message("# atoi: %s:%u\n", file, line);
+	assert_true(line > 0);
+	assert_non_null(strstr(file, "atoi.c"));
+	pebs_srcline__delete(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_own_line),
 		cmocka_unit_test(test_no_debug_info),
 		cmocka_unit_test(test_stripped),
+		cmocka_unit_test(test_debug_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
