@@ -2,12 +2,15 @@
 /*
  * c2c-json.c - `pebs-shim c2c report --format csv|json`: the shared line
  * table as CSV (one row per line, every counter, perf's line key, the
- * sharing and its evidence), and everything as one JSON object (totals,
+ * sharing and its evidence), or with --table detail the cacheline detail
+ * (one row per line, offset and code address, with the offset's whole
+ * thread and CPU lists), and everything as one JSON object (totals,
  * lines with their offsets, code addresses with symbol and source line,
  * threads and CPUs). Nothing is cut: every thread, CPU and code address.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "c2c.h"
@@ -87,10 +90,130 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 	return 0;
 }
 
+/* ---- the detail table: one row per (line, offset, code address) -------- */
+
+/* a CSV field: quoted (quotes doubled) when it holds , " or a newline */
+static void csv_str(const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+struct csv_walk {
+	struct c2c_cmd *m;
+	const struct pebs_c2c_line *l;
+	const struct pebs_c2c_offset *o;
+	char *threads, *cpus;	/* the offset's lists, space separated */
+};
+
+static int csv_thread(const struct pebs_c2c_thread *t, void *arg)
+{
+	FILE *f = arg;
+
+	fprintf(f, "%s%u/%u:%" PRIu64 ":%" PRIu64 ":%" PRIu64 ":%" PRIu64,
+		ftell(f) ? " " : "", t->pid, t->tid, t->loads, t->stores,
+		t->unknown, t->hitm);
+	return 0;
+}
+
+static int csv_cpu(const struct pebs_c2c_cpu *c, void *arg)
+{
+	FILE *f = arg;
+
+	fprintf(f, "%s%u:%" PRIu64, ftell(f) ? " " : "", c->cpu, c->samples);
+	return 0;
+}
+
+static int csv_ip(const struct pebs_c2c_ip *ip, void *arg)
+{
+	struct csv_walk *w = arg;
+	const char *dso, *name;
+	char sym[8192], nb[160];
+	unsigned int i;
+	uint64_t v;
+
+	c2c_code_str(w->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
+	printf("%u,0x%" PRIx64 ",%u,0x%" PRIx64 ",%d,", w->l->rank,
+	       w->l->addr, w->o->offset, ip->ip, ip->ip >= 1ULL << 63);
+	csv_str(sym + 4);	/* without the "[.] " mark */
+	putchar(',');
+	csv_str(dso);
+	putchar(',');
+	csv_str(c2c_src_str(w->m, ip->pid, ip->ip));
+	printf(",%" PRIu64 ",%" PRIu64,
+	       pebs_c2c_stats__records(&ip->stats) + ip->unknown, ip->unknown);
+	for (i = 0; (name = pebs_c2c_stats__field(&ip->stats, i, &v)); i++)
+		printf(",%" PRIu64, v);
+	printf(",%.1f,%.1f,%.1f,%" PRIu64 ",\"%s\",%u,\"%s\",\"%s\"\n",
+	       c2c_mean(ip->rmt_hitm_w, ip->rmt_hitm_n),
+	       c2c_mean(ip->lcl_hitm_w, ip->lcl_hitm_n),
+	       c2c_mean(ip->load_w, ip->load_n), ip->pa_cnt,
+	       ip->nodes ? c2c_nodes_str(ip->nodes, nb, sizeof(nb)) : "",
+	       ip->nr_cpus, w->threads, w->cpus);
+	return 0;
+}
+
+/* the offset's thread and CPU lists, whole, for each of its rows */
+static int csv_offset(const struct pebs_c2c_offset *o, void *arg)
+{
+	struct csv_walk *w = arg;
+	size_t tlen, clen;
+	FILE *t, *c;
+	int err = -1;
+
+	w->o = o;
+	w->threads = w->cpus = NULL;
+	t = open_memstream(&w->threads, &tlen);
+	c = open_memstream(&w->cpus, &clen);
+	if (t && c) {
+		pebs_c2c__for_each_thread(w->m->c2c, o->id, csv_thread, t);
+		pebs_c2c__for_each_cpu(w->m->c2c, o->id, csv_cpu, c);
+	}
+	if (t && !fclose(t) && c && !fclose(c)) {
+		err = pebs_c2c__for_each_ip(w->m->c2c, o->id, csv_ip, w);
+	} else if (c) {
+		fclose(c);
+	}
+	free(w->threads);
+	free(w->cpus);
+	return err;
+}
+
+static int csv_detail_line(const struct pebs_c2c_line *l, void *arg)
+{
+	struct csv_walk w = { .m = arg, .l = l };
+
+	return pebs_c2c__for_each_offset(w.m->c2c, l->id, csv_offset, &w);
+}
+
 void c2c_print_csv(struct c2c_cmd *m)
 {
-	csv_line_header();
-	pebs_c2c__for_each_line(m->c2c, m->show_all, csv_line, m);
+	const char *name;
+	unsigned int i;
+
+	if (!m->detail) {
+		csv_line_header();
+		pebs_c2c__for_each_line(m->c2c, m->show_all, csv_line, m);
+		return;
+	}
+	printf("rank,addr,offset,ip,kernel,symbol,object,source,records,"
+	       "unknown");
+	for (i = 0; (name = pebs_c2c_stats__field(NULL, i, NULL)); i++)
+		printf(",%s", name);
+	printf(",mean_rmt_hitm,mean_lcl_hitm,mean_load,pa_cnt,nodes,cpus,"
+	       "threads,cpu_samples\n");
+	if (pebs_c2c__for_each_line(m->c2c, m->show_all, csv_detail_line,
+				    m))
+		m->failed = true;
 }
 
 static void json_str(const char *s)

@@ -21,6 +21,8 @@ struct c2c_cmd {
 	enum pebs_c2c_display display;
 	bool display_set;
 	bool show_all;			/* every line, not only shown ones */
+	bool detail;			/* csv: the detail table */
+	bool failed;			/* printing ran out of memory */
 	struct pebs_perfdata *pd;
 	struct pebs_symbols *code;	/* code mappings: symbols */
 	struct pebs_srcline *src;	/* source lines, or NULL */

@@ -37,6 +37,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: pebs-shim c2c report [-i FILE] [--stdio] [-d tot|lcl|rmt|peer|xwrites]\n"
 "                            [--show-all] [--format csv|json]\n"
+"                            [--table lines|detail]\n"
 "Cache-line sharing of a recording, keyed, counted and ranked as perf c2c\n"
 "report does (perf's labels and columns), with each shown line's offsets,\n"
 "code addresses (symbol, source line), threads and CPUs and its true/false\n"
@@ -48,7 +49,9 @@ static void usage(FILE *f)
 "                       no sample has a data source, e.g. page faults)\n"
 "      --show-all       every line with a data address, not only those\n"
 "                       perf shows (shown ones first)\n"
-"      --format FMT     csv: the shared line table; json: everything\n");
+"      --format FMT     csv: the shared line table; json: everything\n"
+"      --table TABLE    csv: lines (default) or detail: one row per line,\n"
+"                       offset and code address with its threads and CPUs\n");
 }
 
 static int parse_display(const char *s, enum pebs_c2c_display *d)
@@ -77,6 +80,7 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 		{ "display", required_argument, NULL, 'd' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "show-all", no_argument, NULL, 'A' },
+		{ "table", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -111,6 +115,14 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 			break;
 		case 'A':
 			m->show_all = true;
+			break;
+		case 'T':
+			if (strcmp(optarg, "lines") && strcmp(optarg, "detail")) {
+				c2c_err("unknown table '%s': use lines or "
+					"detail", optarg);
+				return 2;
+			}
+			m->detail = !strcmp(optarg, "detail");
 			break;
 		case 'h':
 			usage(stdout);
@@ -168,6 +180,8 @@ static int run(struct c2c_cmd *m)
 		c2c_print_csv(m);
 	else
 		c2c_print_stdio(m);
+	if (m->failed)
+		goto out_oom;
 	if (fflush(stdout) || ferror(stdout)) {
 		c2c_err("writing the report failed: check the output");
 		return 1;

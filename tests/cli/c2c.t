@@ -21,7 +21,7 @@ T=$(mktemp -d /tmp/c2c-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..44"
+echo "1..45"
 
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
@@ -399,11 +399,28 @@ for fx in amd intel; do
 	fi
 done
 
-# 15-18: csv, errors
+# 15-19: csv, errors
 "$PS" c2c report -i "$AMD" --format csv >"$T/a.csv"
 check "csv: a header and the 2 shown lines, every row as wide as the header" \
 	awk -F, 'NR == 1 { w = NF } NF != w { exit 1 } END { exit NR != 3 }' \
 	"$T/a.csv"
+# the detail table: its rows of a line (one per offset and code
+# address) add up to the line's row of the line table, counter by counter
+"$PS" c2c report -i "$AMD" --format csv --table detail --show-all \
+	>"$T/d.csv"
+"$PS" c2c report -i "$AMD" --format csv --show-all >"$T/l.csv"
+sums() {	# FILE: "addr nr_entries load store tot_hitm" per line
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ k = $c["addr"]; n[k] += $c["nr_entries"]; l[k] += $c["load"]
+		  s[k] += $c["store"]; h[k] += $c["tot_hitm"] }
+		END { for (k in n) print k, n[k], l[k], s[k], h[k] }' "$1" |
+		sort
+}
+sums "$T/d.csv" >"$T/d.sum"
+sums "$T/l.csv" >"$T/l.sum"
+check "csv detail: every row as wide as the header; per line the rows add up to the line's counters ($(wc -l <"$T/d.csv") rows, $(wc -l <"$T/l.sum") lines)" \
+	bash -c "awk -F, 'NR == 1 { w = NF } NF != w { exit 1 }' '$T/d.csv' &&
+		 [ -s '$T/l.sum' ] && cmp -s '$T/d.sum' '$T/l.sum'"
 "$PS" c2c report -i "$T/none.data" >"$T/out" 2>"$T/err"
 rc=$?
 check "a missing file: exit 1, one line naming it" \
@@ -426,9 +443,10 @@ check "a record size 4 bytes off: exit 1, one line, the records before it report
 		 grep -q 'Total records' '$T/out'"
 "$PS" c2c top -i "$AMD" 2>/dev/null; a=$?
 "$PS" c2c report -d hitm -i "$AMD" 2>/dev/null; b=$?
-check "an unknown subcommand or display: exit 2" test "$a$b" = 22
+"$PS" c2c report --table ips -i "$AMD" 2>/dev/null; c=$?
+check "an unknown subcommand, display or table: exit 2" test "$a$b$c" = 222
 
-# 19-26: page faults of two threads writing one line (no data source)
+# 20-27: page faults of two threads writing one line (no data source)
 "$PS" record -e page-faults -c 1 -o "$T/pf.data" -- \
 	"$B/workloads/memwalk" --share --seconds 1 --mb 4 \
 	>"$T/rec.out" 2>&1
@@ -488,7 +506,7 @@ check "the text report names the false sharing with its evidence" \
 check "the text report lists both threads with their accesses" \
 	bash -c "grep -q '/$walker(' '$T/pf.txt' && grep -q '/$streamer(' '$T/pf.txt'"
 
-# 27-40: live, page faults with data addresses (-d) of c2cshare: two
+# 28-41: live, page faults with data addresses (-d) of c2cshare: two
 # threads storing to one line, at one offset (true sharing) or at 0 and
 # 8 (false sharing); keys and counters against the awk oracle, the
 # summary against perf c2c report, the classification and its evidence
@@ -558,7 +576,7 @@ for mode in true false; do
 	fi
 done
 
-# 41-44: two processes writing one shared file page (a memfd mapped
+# 42-45: two processes writing one shared file page (a memfd mapped
 # MAP_SHARED at different addresses): perf keys the line by the file's
 # dso id and offset, not by pid or address, so it is one line of both
 "$PS" record -e page-faults -c 1 -d -o "$T/cs-procs.data" -- \
