@@ -239,10 +239,31 @@ END {
 	print out
 }
 EOF
+# tsv CSV: the csv with tabs between fields, quotes undone (a quoted
+# field may hold commas: a node list "0-1,3", a C++ symbol)
+tsv() {
+	awk '{
+		out = ""; q = 0
+		for (i = 1; i <= length($0); i++) {
+			ch = substr($0, i, 1)
+			if (ch == "\"") {
+				if (q && substr($0, i + 1, 1) == "\"") {
+					out = out ch; i++
+				} else {
+					q = !q
+				}
+			} else if (ch == "," && !q) {
+				out = out "\t"
+			} else {
+				out = out ch
+			}
+		}
+		print out }' "$1"
+}
 # pebs-shim's csv in the oracle's form: key, then the same counters
 cat >"$T/csvkey.awk" <<'EOF'
 BEGIN {
-	FS = ","
+	FS = "\t"
 	NN = split("nr_entries locks store st_uncache st_noadrs st_l1hit " \
 		"st_l1miss st_na load ld_excl ld_shared ld_uncache ld_io " \
 		"ld_miss ld_noadrs ld_fbhit ld_l1hit ld_l2hit ld_llchit " \
@@ -260,7 +281,7 @@ EOF
 oracle() {
 	awk -f "$T/oracle.awk" "$1" >"$T/or.all"
 	grep -v '^total ' "$T/or.all" | sort >"$T/or.lines"
-	awk -f "$T/csvkey.awk" "$2" | sort >"$T/ours.lines"
+	tsv "$2" | awk -f "$T/csvkey.awk" | sort >"$T/ours.lines"
 	cmp -s "$T/or.lines" "$T/ours.lines"
 }
 
@@ -280,9 +301,10 @@ dcl() {
 			if (a ~ /^[0-9a-f]+$/)
 				print "addr", substr($3, 2, 1), a, $2
 			print "count", $2 }' >"$T/dcl.perf"
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	tsv "$2" | awk -F'\t' '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ print "addr", $c["level"], $c["al_line"], $c["nr_entries"]
-		  print "count", $c["nr_entries"] }' "$2" >"$T/dcl.ours"
+		  print "count", $c["nr_entries"] }' >"$T/dcl.ours"
 	grep '^count' "$T/dcl.perf" | sort >"$T/dcl.pc"
 	grep '^count' "$T/dcl.ours" | sort >"$T/dcl.oc"
 	grep '^addr' "$T/dcl.perf" | sort >"$T/dcl.pa"
@@ -401,25 +423,27 @@ done
 
 # 15-19: csv, errors
 "$PS" c2c report -i "$AMD" --format csv >"$T/a.csv"
+tsv "$T/a.csv" >"$T/a.tsv"
 check "csv: a header and the 2 shown lines, every row as wide as the header" \
-	awk -F, 'NR == 1 { w = NF } NF != w { exit 1 } END { exit NR != 3 }' \
-	"$T/a.csv"
+	awk -F'\t' 'NR == 1 { w = NF } NF != w { exit 1 } END { exit NR != 3 }' \
+	"$T/a.tsv"
 # the detail table: its rows of a line (one per offset and code
 # address) add up to the line's row of the line table, counter by counter
 "$PS" c2c report -i "$AMD" --format csv --table detail --show-all \
 	>"$T/d.csv"
 "$PS" c2c report -i "$AMD" --format csv --show-all >"$T/l.csv"
 sums() {	# FILE: "addr nr_entries load store tot_hitm" per line
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	tsv "$1" | awk -F'\t' '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ k = $c["addr"]; n[k] += $c["nr_entries"]; l[k] += $c["load"]
 		  s[k] += $c["store"]; h[k] += $c["tot_hitm"] }
-		END { for (k in n) print k, n[k], l[k], s[k], h[k] }' "$1" |
-		sort
+		END { for (k in n) print k, n[k], l[k], s[k], h[k] }' | sort
 }
 sums "$T/d.csv" >"$T/d.sum"
 sums "$T/l.csv" >"$T/l.sum"
+tsv "$T/d.csv" >"$T/d.tsv"
 check "csv detail: every row as wide as the header; per line the rows add up to the line's counters ($(wc -l <"$T/d.csv") rows, $(wc -l <"$T/l.sum") lines)" \
-	bash -c "awk -F, 'NR == 1 { w = NF } NF != w { exit 1 }' '$T/d.csv' &&
+	bash -c "awk -F'\t' 'NR == 1 { w = NF } NF != w { exit 1 }' '$T/d.tsv' &&
 		 [ -s '$T/l.sum' ] && cmp -s '$T/d.sum' '$T/l.sum'"
 "$PS" c2c report -i "$T/none.data" >"$T/out" 2>"$T/err"
 rc=$?
@@ -551,7 +575,7 @@ for mode in true false; do
 	# the first line of the csv: sharing, evidence threads and offsets
 	want_off="0 0"
 	[ $mode = false ] && want_off="0 8"
-	got=$(awk -F, -v ids="$ids" -v mode=$mode -v off="$want_off" '
+	got=$(tsv "$T/cs.csv" | awk -F'\t' -v ids="$ids" -v mode=$mode -v off="$want_off" '
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		NR == 2 {
 			t = $c["tid_a"] " " $c["tid_b"]
@@ -562,7 +586,7 @@ for mode in true false; do
 			ok = $c["sharing"] == mode && o == off &&
 			     (t == x[1] " " x[2] || t == x[2] " " x[1])
 			print (ok ? "yes" : "no"), $c["sharing"], t, o
-		}' "$T/cs.csv")
+		}')
 	check "$mode: the first line is $mode sharing between threads $ids at offsets $want_off ($got)" \
 		test "${got%% *}" = yes
 	check "$mode: the store's source line is c2cshare.c:$store_line" \
@@ -600,11 +624,11 @@ else
 		"$(diff "$T/dcl.pc" "$T/dcl.oc" | head -3)" \
 		"$(comm -23 "$T/dcl.pa" "$T/dcl.oa" | head -3)"
 fi
-got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+got=$(tsv "$T/cs.csv" | awk -F'\t' '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	NR == 2 { p = $c["pid_a"] " " $c["pid_b"]
 		  if ($c["pid_a"] + 0 > $c["pid_b"] + 0)
 			p = $c["pid_b"] " " $c["pid_a"]
-		  print $c["level"], $c["key_pid"], $c["al_line"], $c["sharing"], p " " }' \
-	"$T/cs.csv")
+		  print $c["level"], $c["key_pid"], $c["al_line"], $c["sharing"], p " " }')
 check "procs: the first line is the file's (mark s, no pid, file offset 0x1000), true sharing of both processes ($got)" \
 	test "$got" = "s - 0000000000001000 true $pids"
