@@ -14,7 +14,8 @@
  *
  * This file keeps those mappings over time as perf's machine does:
  * MMAP/MMAP2 of a process replace what they overlap (maps__fixup_
- * overlappings), FORK of a new process copies its parent's, exec keeps
+ * overlappings), FORK of a new process copies its parent's (unless perf
+ * synthesized it, PERF_RECORD_MISC_FORK_EXEC), exec keeps
  * them (perf 6.1 drops nothing at COMM exec: later MMAPs overlap the old
  * ones), and pid -1 mappings are the kernel's ([kernel.kallsyms]_text,
  * an identity map, and modules, address - start). Like perf 6.1 it takes
@@ -291,7 +292,10 @@ static int add_fork(struct pebs_c2c_maps *m, const struct perf_event_header *ev)
 	struct pebs_record r;
 	struct cproc *child;
 
-	if (pebs_record__decode(ev, 0, &r) || r.task.pid == r.task.ppid)
+	/* perf marks the FORKs it synthesizes for running tasks (their
+	 * MMAPs follow): those start empty (machine__process_fork_event) */
+	if (pebs_record__decode(ev, 0, &r) || r.task.pid == r.task.ppid ||
+	    (ev->misc & PERF_RECORD_MISC_FORK_EXEC))
 		return 0;
 	parent = proc_find(m, r.task.ppid);
 	if (!parent || !parent->n || r.task.pid == UINT32_MAX ||

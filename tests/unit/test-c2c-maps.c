@@ -80,9 +80,11 @@ static const struct perf_event_header *mmap1(uint32_t pid, uint64_t start,
 	return (const struct perf_event_header *)buf;
 }
 
-static const struct perf_event_header *fork_rec(uint32_t pid, uint32_t ppid)
+static const struct perf_event_header *fork_rec_misc(uint32_t pid,
+						     uint32_t ppid,
+						     uint16_t misc)
 {
-	struct perf_event_header h = { .type = PERF_RECORD_FORK,
+	struct perf_event_header h = { .type = PERF_RECORD_FORK, .misc = misc,
 				       .size = sizeof(h) + 24 };
 	uint32_t v[4] = { pid, ppid, pid, ppid };
 
@@ -90,6 +92,11 @@ static const struct perf_event_header *fork_rec(uint32_t pid, uint32_t ppid)
 	memcpy(buf, &h, sizeof(h));
 	memcpy(buf + sizeof(h), v, sizeof(v));
 	return (const struct perf_event_header *)buf;
+}
+
+static const struct perf_event_header *fork_rec(uint32_t pid, uint32_t ppid)
+{
+	return fork_rec_misc(pid, ppid, 0);
 }
 
 #define U PERF_RECORD_MISC_USER
@@ -272,6 +279,14 @@ static void test_overlap_fork_v1(void **state)
 	assert_true(a.by_pid && a.pid == 300);
 	pebs_c2c_maps__key(m, U, 100, 0x10010, &a);
 	assert_int_equal(a.ino, 1);		/* the parent is untouched */
+	/* a FORK perf synthesized (FORK_EXEC: its MMAPs follow) copies
+	 * nothing, as perf's machine__process_fork_event */
+	add(m, fork_rec(500, 100));
+	add(m, fork_rec_misc(501, 100, PERF_RECORD_MISC_FORK_EXEC));
+	pebs_c2c_maps__key(m, U, 500, 0x10010, &a);
+	assert_true(a.has_map);
+	pebs_c2c_maps__key(m, U, 501, 0x10010, &a);
+	assert_false(a.has_map);
 	/* a thread (FORK within the process) changes nothing */
 	add(m, fork_rec(100, 100));
 	pebs_c2c_maps__key(m, U, 100, 0x11010, &a);
