@@ -2710,8 +2710,9 @@ struct pebs_c2c_dkey {
 
 /*
  * The mappings perf keys lines by, over time: MMAP/MMAP2 (kernel ones
- * with pid -1), FORK copying a new process's maps; exec keeps them, as
- * in perf 6.1. Bounded (about 1 M mappings; past that, or past a budget
+ * with pid -1), FORK copying a new process's maps (unless marked
+ * PERF_RECORD_MISC_FORK_EXEC, perf's synthesized ones); exec keeps them,
+ * as in perf 6.1. Bounded (about 1 M mappings; past that, or past a budget
  * of moves on hostile input, mappings are dropped). Not thread-safe.
  */
 struct pebs_c2c_maps;

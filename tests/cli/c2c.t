@@ -56,6 +56,9 @@ cat >"$T/oracle.awk" <<'EOF'
 # address space, its maj:min:ino:gen, the pid for private anonymous
 # user memory, and the 64-byte line of addr - start + pgoff (addr for
 # anonymous memory, the kernel image, or no mapping).
+# A FORK copies the parent's maps (perf script does not show the
+# FORK_EXEC mark of perf's synthesized FORKs, which copy nothing; no
+# sample here lies in a map only such a copy would give).
 # 64-bit values are pairs of 32-bit halves: mawk has doubles only.
 function hex(s,   i, v) {
 	v = 0; s = tolower(s)
