@@ -22,7 +22,7 @@
 # Env: PEBS_BUILD, PEBS_SRC; BENCH_OUT (default $PEBS_SRC/bench/results);
 # ROUNDS (default 5, at least 5); BENCH_QUICK=1: a short smoke run (tiny
 # workloads, 2 rounds; its figures mean nothing); BENCH_ONLY="slowdown
-# report ...": only these sections.
+# report ...": only these sections; BENCH_VM_SWITCH: see vm_switch.
 set -u
 PEBS_SRC=${PEBS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 PEBS_BUILD=${PEBS_BUILD:-$PEBS_SRC/build}
@@ -89,15 +89,24 @@ slow_bare() { bench_wall "${work[@]}"; }
 slow_ps() { bench_wall ps_rec "${opts[@]}" -- "${work[@]}"; }
 slow_pf() { bench_wall pf_rec "${opts[@]}" -- "${work[@]}"; }
 
+# calibrate TARGET BASE CMD...: the work N (CMD's last argument, BASE
+# there) that takes TARGET s bare, from the quicker of two runs of BASE
+# (the less disturbed one: the bare runs then take at least about TARGET)
+calibrate() {
+	local target=$1 base=$2 a b
+	shift 2
+	a=$(bench_wall "$@" "$base") || a=1
+	b=$(bench_wall "$@" "$base") || b=1
+	awk -v a="$a" -v b="$b" -v n="$base" -v g="$target" \
+		'BEGIN { t = a < b ? a : b; printf "%d", n * g / (t > 0 ? t : 1) }'
+}
+
 slowdown() {
-	local target=3.2 t hops nfaults why ev
+	local target=3.5 hops nfaults why ev
 	[ -n "$BENCH_QUICK" ] && target=0.2
-	echo "== workload slowdown (wall time; workloads >= $target s bare)"
-	# size the fixed work to the target time on this machine
-	t=$(bench_wall "$memwalk" --hops 2000000 --mb 16) || t=0.3
-	hops=$(awk -v t="$t" -v g="$target" 'BEGIN { printf "%d", 2000000 * g / t }')
-	t=$(bench_wall "$faults" 200000) || t=0.3
-	nfaults=$(awk -v t="$t" -v g="$target" 'BEGIN { printf "%d", 200000 * g / t }')
+	echo "== workload slowdown (wall time; workloads sized to $target s bare)"
+	hops=$(calibrate $target 2000000 "$memwalk" --mb 16 --hops)
+	nfaults=$(calibrate $target 300000 "$faults")
 	work=("$memwalk" --hops "$hops" --mb 16)
 	opts=(-e cpu-clock -c 1000000)
 	bench_compare slowdown "cpu-clock every 1 ms, memwalk --hops $hops" \
@@ -203,24 +212,33 @@ observe() {
 	done < <(grep '^result' "$T/observe.out")
 }
 
+# bench/vm-switch.sh (the module's benchmark, run in a VM) reports by
+# printing "result NAME VALUE UNIT" lines, as bench/decode does
+# (BENCH_VM_SWITCH=SCRIPT runs another script in its place)
 vm_switch() {
-	local s=$PEBS_SRC/bench/vm-switch.sh key v unit
+	local s=${BENCH_VM_SWITCH:-$PEBS_SRC/bench/vm-switch.sh} key v unit
 	echo "== the module's switch-hook cost"
-	if [ ! -x "$s" ]; then
+	if [ ! -f "$s" ]; then
 		bench_skip vm-switch "switch-hook cost" "bench/vm-switch.sh is not there (the module's VM benchmark)"
 		return
 	fi
 	if [ -n "$BENCH_QUICK" ]; then
-		bench_skip vm-switch "switch-hook cost" "BENCH_QUICK: it boots a VM"
+		bench_skip vm-switch "switch-hook cost" "BENCH_QUICK: bench/vm-switch.sh boots a VM"
 		return
 	fi
-	# "result NAME VALUE UNIT" lines, as bench/decode prints them
-	"$s" >"$T/vm.out" 2>&1 || { bench_skip vm-switch "switch-hook cost" "bench/vm-switch.sh failed: $(tail -n 1 "$T/vm.out")"; return; }
-	grep -v '^result' "$T/vm.out"
-	grep -q '^result' "$T/vm.out" || bench_skip vm-switch "switch-hook cost" "bench/vm-switch.sh printed no result line"
+	if ! PEBS_BUILD=$PEBS_BUILD PEBS_SRC=$PEBS_SRC bash "$s" >"$T/vm.out" 2>&1; then
+		cat "$T/vm.out"
+		bench_skip vm-switch "switch-hook cost" "bench/vm-switch.sh failed: $(tail -n 1 "$T/vm.out")"
+		return
+	fi
+	grep -v '^result ' "$T/vm.out"
+	if ! grep -q '^result ' "$T/vm.out"; then
+		bench_skip vm-switch "switch-hook cost" "bench/vm-switch.sh printed no 'result NAME VALUE UNIT' line: $(tail -n 1 "$T/vm.out")"
+		return
+	fi
 	while read -r _ key v unit; do
-		bench_value vm-switch "$key" cost "$unit" vm-switch.sh "$v"
-	done < <(grep '^result' "$T/vm.out")
+		bench_value vm-switch "$key" cost "$unit" bench/vm-switch.sh "$v"
+	done < <(grep '^result ' "$T/vm.out")
 }
 
 machine

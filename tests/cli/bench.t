@@ -7,14 +7,16 @@
 # The driver (bench/lib.sh) on made-up runs: per-round ratios, median,
 # min, max, the noise warning, a failed run left out. The renderer
 # (bench/render.sh) on a made-up row with a comma, quotes and <&>: CSV
-# quoting, JSON escaping, valid XML, the same bytes twice. And the
-# installed tool has no bench command any more.
+# quoting, JSON escaping, valid XML, the same bytes twice. The observer
+# skipped with the probe's reason without rdtscp; a stand-in for
+# bench/vm-switch.sh (BENCH_VM_SWITCH) whose result lines become rows and
+# whose failure becomes a skip. And the tool has no bench command.
 set -u
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 T=$(mktemp -d /tmp/bench-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
-echo "1..19"
+echo "1..20"
 
 # ---- the driver on made-up runs -----------------------------------------
 BENCH_ROWS=$T/rows.tsv
@@ -74,9 +76,9 @@ check "render: an unreadable input is one line, exit 1, no output file" \
 # ---- a quick run of everything ------------------------------------------
 out=$T/results
 if ! command -v perf >/dev/null; then
-	skip_n 8 "perf is not installed (apt-get install linux-perf)"
+	skip_n 9 "perf is not installed (apt-get install linux-perf)"
 else
-	BENCH_QUICK=1 FAULTS=2000 CLOCK_SAMPLES=4000 BENCH_OUT=$out \
+	BENCH_QUICK=1 ROUNDS=2 BENCH_ONLY= FAULTS=2000 CLOCK_SAMPLES=4000 BENCH_OUT=$out \
 		PEBS_BUILD=$B PEBS_SRC=$S "$S/bench/run.sh" >"$T/run.out" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ]; then ok "BENCH_QUICK=1 bench/run.sh exits 0"
@@ -91,7 +93,7 @@ else
 	fi
 	if command -v jq >/dev/null; then
 		check "the JSON parses and describes the machine (jq)" \
-			jq -e '.machine | (.date and .cpu and .cores and .kernel and .perf and .virtualized and .pmu)' "$out/latest.json" >/dev/null
+			bash -c "jq -e '.machine | (.date and .cpu and .cores and .kernel and .perf and .virtualized and .pmu)' '$out/latest.json' >/dev/null"
 	else
 		check "the JSON parses (python3 -m json.tool)" python3 -m json.tool "$out/latest.json" /dev/null
 	fi
@@ -109,10 +111,21 @@ else
 		test -z "$missing"
 	check "slowdown compares pebs-shim and perf with bare at 1 ms, 100 us and page faults" \
 		test "$(grep -cE '^slowdown,.*,wall,s,(pebs-shim|perf),bare,2,[0-9.]+,[0-9.]+,[0-9.]+,' "$out/latest.csv")" = 6
-	BENCH_ONLY=observe PEBS_TEST_NO_RDTSCP=1 BENCH_OUT=$T/nordtscp \
+	BENCH_QUICK=1 BENCH_ONLY=observe PEBS_TEST_NO_RDTSCP=1 BENCH_OUT=$T/nordtscp \
 		PEBS_BUILD=$B PEBS_SRC=$S "$S/bench/run.sh" >"$T/nr.out" 2>&1
 	check "without rdtscp the observer is skipped with the reason" \
 		grep -q '^observe,observer period,.*skipped: rdtscp hidden by PEBS_TEST_NO_RDTSCP' "$T/nordtscp/latest.csv"
+	# the module's VM benchmark: its result lines become rows; a failure
+	# is a skip with its last line
+	printf 'echo booting\necho "result switch-hook 123.5 ns"\n' >"$T/vm-ok.sh"
+	printf 'echo "no qemu here"\nexit 1\n' >"$T/vm-bad.sh"
+	BENCH_QUICK= BENCH_ONLY=vm-switch BENCH_VM_SWITCH=$T/vm-ok.sh BENCH_OUT=$T/vm1 \
+		PEBS_BUILD=$B PEBS_SRC=$S "$S/bench/run.sh" >/dev/null 2>&1
+	BENCH_QUICK= BENCH_ONLY=vm-switch BENCH_VM_SWITCH=$T/vm-bad.sh BENCH_OUT=$T/vm2 \
+		PEBS_BUILD=$B PEBS_SRC=$S "$S/bench/run.sh" >/dev/null 2>&1
+	check "bench/vm-switch.sh's result lines are rows; its failure a skip with its last line" \
+		bash -c "grep -q '^vm-switch,switch-hook,cost,ns,bench/vm-switch.sh,,1,123.5,' '$T/vm1/latest.csv' &&
+			 grep -q '^vm-switch,switch-hook cost,.*skipped: bench/vm-switch.sh failed: no qemu here' '$T/vm2/latest.csv'"
 fi
 
 "$B/pebs-shim" bench >"$T/o" 2>"$T/e"
