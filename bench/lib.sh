@@ -126,6 +126,18 @@ bench_compare() {
 	rm -rf "$dir"
 }
 
+# bench_time CMD...: run CMD (output discarded), print "WALL CPU": its
+# wall seconds and the user+system CPU seconds of CMD and of all it
+# waited for (/usr/bin/time, 10 ms steps); fails when CMD fails
+bench_time() {
+	local f rc=0
+	f=$(mktemp "${TMPDIR:-/tmp}/bench-time.XXXXXX") || return 1
+	/usr/bin/time -f "%e %U %S" -o "$f" "$@" >/dev/null 2>&1 || rc=1
+	[ $rc = 0 ] && awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$f"
+	rm -f "$f"
+	return $rc
+}
+
 # bench_wall CMD...: run CMD (output discarded), print its wall seconds;
 # fails when CMD fails
 bench_wall() {

@@ -82,12 +82,20 @@ machine() {
 # ---- workload slowdown -------------------------------------------------
 # the recorders with the same event, period and sample fields: pebs-shim
 # writes IP|TID|TIME|CPU|IDENTIFIER (+ADDR|DATA_SRC with -d), perf the
-# same with --sample-cpu --sample-identifier
-ps_rec() { "$tool" record -q -o "$T/ps.data" "$@"; }
-pf_rec() { perf record --no-bpf-event -q --sample-cpu --sample-identifier -o "$T/perf.data" "$@"; }
-slow_bare() { bench_wall "${work[@]}"; }
-slow_ps() { bench_wall ps_rec "${opts[@]}" -- "${work[@]}"; }
-slow_pf() { bench_wall pf_rec "${opts[@]}" -- "${work[@]}"; }
+# same with --sample-cpu --sample-identifier. Two metrics: wall time, and
+# the CPU time of everything the run spawned (workload and recorder:
+# less disturbed than wall time by other load on a shared machine)
+slow_bare() { bench_time "${work[@]}"; }
+slow_ps() { bench_time "$tool" record -q -o "$T/ps.data" "${opts[@]}" -- "${work[@]}"; }
+slow_pf() {
+	bench_time perf record --no-bpf-event -q --sample-cpu --sample-identifier \
+		-o "$T/perf.data" "${opts[@]}" -- "${work[@]}"
+}
+slow() {	# slow CASE: bare, pebs-shim and perf, interleaved
+	bench_compare slowdown "$1" "wall,cpu" "s,s" bare slow_bare \
+		pebs-shim slow_ps perf slow_pf
+	rm -f "$T/ps.data" "$T/perf.data"
+}
 
 # calibrate TARGET BASE CMD...: the work N (CMD's last argument, BASE
 # there) that takes TARGET s bare, from the quicker of two runs of BASE
@@ -109,15 +117,12 @@ slowdown() {
 	nfaults=$(calibrate $target 300000 "$faults")
 	work=("$memwalk" --hops "$hops" --mb 16)
 	opts=(-e cpu-clock -c 1000000)
-	bench_compare slowdown "cpu-clock every 1 ms, memwalk --hops $hops" \
-		wall s bare slow_bare pebs-shim slow_ps perf slow_pf
+	slow "cpu-clock every 1 ms, memwalk --hops $hops"
 	opts=(-e cpu-clock -c 100000)
-	bench_compare slowdown "cpu-clock every 100 us, memwalk --hops $hops" \
-		wall s bare slow_bare pebs-shim slow_ps perf slow_pf
+	slow "cpu-clock every 100 us, memwalk --hops $hops"
 	work=("$faults" "$nfaults")
 	opts=(-e page-faults -c 1 -d)
-	bench_compare slowdown "every page fault with its address (-c 1 -d), $nfaults faults" \
-		wall s bare slow_bare pebs-shim slow_ps perf slow_pf
+	slow "every page fault with its address (-c 1 -d), $nfaults faults"
 	if ! why=$("$probe" precise); then
 		bench_skip slowdown "PEBS loads (fixed period, large PEBS)" "$why"
 		bench_skip slowdown "PEBS loads (frequency mode)" "$why"
@@ -132,11 +137,9 @@ slowdown() {
 	esac
 	work=("$memwalk" --hops "$hops" --mb 16)
 	opts=(-e "$ev" -c 10007 -d)
-	bench_compare slowdown "PEBS loads $ev -c 10007 -d (large PEBS), memwalk" \
-		wall s bare slow_bare pebs-shim slow_ps perf slow_pf
+	slow "PEBS loads $ev -c 10007 -d (large PEBS), memwalk"
 	opts=(-e "$ev" -F 4000 -d)
-	bench_compare slowdown "PEBS loads $ev -F 4000 -d, memwalk" \
-		wall s bare slow_bare pebs-shim slow_ps perf slow_pf
+	slow "PEBS loads $ev -F 4000 -d, memwalk"
 }
 
 # ---- the recorder's own CPU per sample ----------------------------------

@@ -109,8 +109,8 @@ else
 	done
 	check "every section has rows (slowdown recorder report decode observe vm-switch)${missing:+: missing$missing}" \
 		test -z "$missing"
-	check "slowdown compares pebs-shim and perf with bare at 1 ms, 100 us and page faults" \
-		test "$(grep -cE '^slowdown,.*,wall,s,(pebs-shim|perf),bare,2,[0-9.]+,[0-9.]+,[0-9.]+,' "$out/latest.csv")" = 6
+	check "slowdown compares pebs-shim and perf with bare at 1 ms, 100 us and page faults (wall and CPU)" \
+		test "$(grep -cE '^slowdown,.*,(wall|cpu),s,(pebs-shim|perf),bare,2,[0-9.]+,[0-9.]+,[0-9.]+,' "$out/latest.csv")" = 12
 	BENCH_QUICK=1 BENCH_ONLY=observe PEBS_TEST_NO_RDTSCP=1 BENCH_OUT=$T/nordtscp \
 		PEBS_BUILD=$B PEBS_SRC=$S "$S/bench/run.sh" >"$T/nr.out" 2>&1
 	check "without rdtscp the observer is skipped with the reason" \
