@@ -12,7 +12,9 @@
 #                   the module tests inside a qemu guest
 #   make check-unit | check-live | check-cli | check-fuzz | check-vm |
 #        check-san  one suite
-#   make bench      the benchmarks (figures, not pass/fail)
+#   make bench      the benchmarks (figures, not pass/fail) into
+#                   bench/results/ (BENCH_QUICK=1: a short smoke run);
+#                   make bench-build builds their programs only
 #   make deps       install the Debian packages (root) or print the line
 #   make install    tool, library, pkg-config file, headers, man pages
 #                   (PREFIX, DESTDIR, LIBDIR...); make uninstall undoes it
@@ -85,7 +87,7 @@ EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
 VMBINS := $(patsubst tests/vm/%.c,$(B)/vm/%,$(wildcard tests/vm/*.c)) \
 	  $(B)/vm/pebs-shim
 FUZZ := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
-BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(wildcard tests/bench/*.c))
+BENCHES := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
 
 DEPS := build-essential libpfm4-dev dkms libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
@@ -97,7 +99,7 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev libdw-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
-	check-cli check-fuzz check-vm check-san check-patch bench deps \
+	check-cli check-fuzz check-vm check-san check-patch bench bench-build deps \
 	install uninstall clean
 
 all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins man \
@@ -150,7 +152,7 @@ $(B)/examples/%: examples/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
-$(B)/bench/%: tests/bench/%.c $(LIB_A)
+$(B)/bench/%: bench/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
 		$(LDLIBS)
@@ -221,11 +223,10 @@ check-san:
 	$(MAKE) SAN=1 tests
 	$(MAKE) SAN=1 B=build-san check-unit check-live
 
-bench: all
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
-	$(TOOL) bench
-	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/record-cost.sh
-	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/report-speed.sh
+# the benchmarks' programs (never installed), the tool and what they run
+bench-build: $(BENCHES) $(TOOL) $(PROBE) $(WORKLOADS)
+bench: bench-build
+	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/run.sh
 
 # the README's main command: record memwalk with the best event here,
 # then pebs-shim report (and perf report); scripts/demo.sh builds first

@@ -12,12 +12,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_observe(int argc, char **argv);
 int cmd_map(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
 int cmd_c2c(int argc, char **argv);
-
-/* bench parts, called by cmd_bench */
-int bench_decode(int argc, char **argv);
-int bench_observe(int argc, char **argv);
-int bench_overhead(int argc, char **argv);
 
 #endif /* PEBS_SHIM_CMDS_H */

@@ -17,7 +17,6 @@ static const struct {
 	{ "c2c", cmd_c2c, "cache-line sharing of a recording, as perf c2c report" },
 	{ "observe", cmd_observe, "Shim-style observer: poll the table and counters" },
 	{ "map", cmd_map, "print the /dev/pebs_map table and switch history" },
-	{ "bench", cmd_bench, "benchmarks: decode rate, observer period, overhead" },
 };
 
 static void usage(FILE *f)

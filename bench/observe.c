@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench-observe.c - pebs-shim bench observe: the observer's achieved
+ * observe.c - a benchmark (make bench): the observer's achieved
  * period in TSC cycles (one table slot + two rdtscp, no counters),
  * median and p99, against perf's minimum sampling period here (10 us).
  *
  * With /dev/pebs_map the slot is the module's; without it, slot 0 of an
  * in-memory table (pebs_map__from_memory) that a writer thread on
  * another CPU rewrites under the seqcount protocol, as the scheduler
- * hook would. Figures only: nothing is asserted.
+ * hook would. Figures only: nothing is asserted. Each variant's last
+ * line is "result NAME VALUE UNIT" for bench/run.sh.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,9 +22,8 @@
 
 #include "pebsshim.h"
 #include "barrier.h"
-#include "cmds.h"
 
-#define CMD "pebs-shim bench observe"
+#define CMD "bench/observe"
 #define ROWS 200000
 #define PERF_MIN_PERIOD_NS 10000	/* perf cpu-clock floor measured here */
 
@@ -160,7 +160,7 @@ enum variant { V_API, V_INLINE, V_TSC };
 
 static int run(struct pebs_observer *obs, enum variant v,
 	       const struct pebs_map_slot *slot, uint64_t *rows,
-	       uint64_t hz, const char *what)
+	       uint64_t hz, const char *what, const char *key)
 {
 	size_t words = pebs_observer__row_words(obs);
 	struct pebs_obs_stats *st;
@@ -208,11 +208,12 @@ static int run(struct pebs_observer *obs, enum variant v,
 	       (unsigned long long)p99,
 	       100.0 * pebs_obs_stats__kept(st) / pebs_obs_stats__rows(st),
 	       med ? PERF_MIN_PERIOD_NS * 1e-9 * hz / med : 0.0);
+	printf("result %s %llu cycles\n", key, (unsigned long long)med);
 	pebs_obs_stats__delete(st);
 	return 0;
 }
 
-int bench_observe(int argc, char **argv)
+int main(int argc, char **argv)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int on_cpu = ncpu > 1 ? 1 : 0, err, rc = 1;
@@ -226,7 +227,7 @@ int bench_observe(int argc, char **argv)
 
 	if (argc > 1) {
 		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-			printf("usage: pebs-shim bench observe\n\n"
+			printf("usage: observe\n\n"
 			       "The observer's period in TSC cycles: rdtscp, one table slot\n"
 			       "(CPU 0's), rdtscp; no counters. Uses /dev/pebs_map when the\n"
 			       "module is loaded, else an in-memory table rewritten by a\n"
@@ -284,12 +285,15 @@ int bench_observe(int argc, char **argv)
 		       step, step * 100);
 	else
 		printf("TSC step: not resolved (back-to-back rdtscp deltas take one value)\n");
-	err = run(obs, V_API, slot, rows, hz, "pebs_observer__read (map call)");
+	err = run(obs, V_API, slot, rows, hz, "pebs_observer__read (map call)",
+		  "observer-period");
 	if (!err && fake)
 		err = run(obs, V_INLINE, slot, rows, hz,
-			  "inlined slot read (tgid, pid)");
+			  "inlined slot read (tgid, pid)",
+			  "observer-period-inline");
 	if (!err)
-		err = run(obs, V_TSC, slot, rows, hz, "two rdtscp only (the floor)");
+		err = run(obs, V_TSC, slot, rows, hz,
+			  "two rdtscp only (the floor)", "rdtscp-pair");
 	if (err)
 		goto out_err;
 	if (fake)

@@ -1,0 +1,54 @@
+# report.sh - sourced by bench/run.sh (its functions and $T, $tool, ...):
+# pebs-shim report (its default tables) against `perf report --stdio` on
+# the same files, interleaved through bench_compare: wall time and peak
+# memory (/usr/bin/time %e %M). Two recordings, made with pebs-shim
+# record (both tools read them): every page fault of 1 M distinct pages
+# with its data address (bench/faults), and 3 M cpu-clock samples
+# (system-wide every 20 us while every CPU spins). It only measures.
+# Env: FAULTS (default 1000000), CLOCK_SAMPLES (default 3000000); with
+# BENCH_QUICK=1 20000 and 20000.
+
+report_one() {	# report_one OUT CMD...: prints "seconds MB"
+	local out=$1
+	shift
+	/usr/bin/time -f "%e %M" -o "$T/$out.time" "$@" >/dev/null 2>&1 || return 1
+	awk '{ printf "%s %.1f\n", $1, $2 / 1024 }' "$T/$out.time"
+}
+rep_ps() { report_one ps "$tool" report -i "$rep_file"; }
+rep_pf() { report_one perf perf report --stdio -i "$rep_file"; }
+
+report_bench() {
+	local nf=${FAULTS:-1000000} nc=${CLOCK_SAMPLES:-3000000} secs n i why
+	if [ -n "$BENCH_QUICK" ]; then
+		nf=${FAULTS:-20000}
+		nc=${CLOCK_SAMPLES:-20000}
+	fi
+	echo "== report time and peak memory against perf report --stdio"
+	"$tool" record -q -e page-faults -c 1 -d -o "$T/faults.data" -- \
+		"$faults" "$nf" "$nf" >/dev/null 2>&1 ||
+		{ bench_skip report "report on page faults" "pebs-shim record of $nf faults failed"; }
+	if [ -s "$T/faults.data" ]; then
+		rep_file=$T/faults.data
+		n=$(perf script -i "$rep_file" -F ip 2>/dev/null | wc -l)
+		bench_compare report "report on $n page-fault samples with addresses" \
+			"time,peak memory" "s,MB" perf rep_pf pebs-shim rep_ps
+		rm -f "$rep_file"
+	fi
+	if ! why=$("$probe" percpu); then
+		bench_skip report "report on cpu-clock" "$why"
+		return
+	fi
+	# cpu-clock every 20 us on every CPU while every CPU spins
+	secs=$(( nc / (50000 * $(nproc)) + 1 ))
+	"$tool" record -q -a -e cpu-clock -c 20000 -o "$T/clock.data" -- \
+		bash -c "for i in \$(seq $(nproc)); do timeout $secs sh -c 'while :; do :; done' & done; wait" \
+		>/dev/null 2>&1 ||
+		{ bench_skip report "report on cpu-clock" "pebs-shim record -a for $secs s failed"; return; }
+	rep_file=$T/clock.data
+	n=$(perf script -i "$rep_file" -F ip 2>/dev/null | wc -l)
+	bench_compare report "report on $n cpu-clock samples" \
+		"time,peak memory" "s,MB" perf rep_pf pebs-shim rep_ps
+	rm -f "$rep_file"
+	for i in ps perf; do rm -f "$T/$i.time"; done
+}
+report_bench
