@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session.h"
 
 #define KERNEL_START	(1ULL << 63)
 
@@ -28,6 +28,7 @@ struct pebs_session {
 	bool data;		/* resolve data addresses */
 	pebs_session_fn fn;
 	void *arg;
+	struct ss_c2c *c2c;	/* pebs_session__set_c2c, or NULL */
 };
 
 static int oom(void)
@@ -129,6 +130,7 @@ void pebs_session__delete(struct pebs_session *ss)
 		return;
 	pebs_threads__delete(ss->threads);
 	pebs_symbols__delete(ss->syms);
+	ss_c2c__free(ss->c2c);
 	free(ss->st.event_samples);
 	free(ss);
 }
@@ -215,9 +217,13 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 			ss->st.bad++;
 			return 0;
 		}
+		if (ss->c2c && ss_c2c__sample(ss->c2c, ss->syms, ev, &s, idx))
+			return oom();
 		resolve(ss, ev, &s, idx, &rs);
 		return ss->fn(ss->arg, &s, &rs);
 	}
+	if (ss->c2c && ss_c2c__record(ss->c2c, ev))
+		return oom();
 	if (pebs_record__decode(ev, ss->id_size, &rec))
 		return 0;	/* other types, or damaged: skipped */
 	switch (rec.type) {
@@ -237,6 +243,17 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 				     time == PEBS_ORDERED_NO_TIME ? 0 : time))
 		return oom();
 	return pebs_symbols__add_record(ss->syms, ev) == -ENOMEM ? oom() : 0;
+}
+
+int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c)
+{
+	if (!ss)
+		return pebs_err(-EINVAL, "session: none");
+	ss_c2c__free(ss->c2c);
+	ss->c2c = NULL;
+	if (c && ss_c2c__new(c, ss->pd, &ss->c2c))
+		return oom();
+	return 0;
 }
 
 int pebs_session__process(struct pebs_session *ss, bool data,

@@ -21,6 +21,7 @@
 
 #include "dso.h"
 #include "internal.h"
+#include "session.h"
 
 #define KERNEL_START		(1ULL << 63)
 #define KERNEL_NAME		"[kernel.kallsyms]"
@@ -675,6 +676,18 @@ int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 	sym->name = s->name;
 	sym->offset = va - s->start;
 	return 0;
+}
+
+bool pebs_symbols__mapped(struct pebs_symbols *syms, pid_t pid,
+			  uint64_t addr)
+{
+	struct proc *p;
+	size_t pos;
+
+	if (addr >= KERNEL_START)
+		return false;
+	p = proc_find(syms, pid, &pos);
+	return find_map(p, addr) || find_map(p ? p->data : NULL, addr);
 }
 
 int pebs_sym__str(const struct pebs_sym *sym, uint64_t ip, char *buf,

@@ -185,6 +185,10 @@ static int run(struct report *r, const char *sort)
 		report_err("%s", pebs_errmsg());
 		return 2;
 	}
+	/* the sharing section (text, default tables) in the same pass */
+	if (!sort && r->format == FMT_TEXT &&
+	    (pebs_c2c__new(&r->c2c) || pebs_session__set_c2c(r->ss, r->c2c)))
+		goto out_oom;
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
 	if (err == -ENOMEM)
@@ -212,7 +216,7 @@ static int run(struct report *r, const char *sort)
 	if (!sort)
 		report_print_weights(r);
 	/* who shares a cache line: perf c2c's rules (lib/c2c.c) */
-	if (!sort && r->with_addr && report_print_sharing(r))
+	if (r->c2c && r->with_addr && report_print_sharing(r))
 		goto out_oom;
 	return 0;
 
@@ -231,6 +235,7 @@ static void report_free(struct report *r)
 		free(r->weights[i].v);
 	free(r->weights);
 	pebs_session__delete(r->ss);
+	pebs_c2c__delete(r->c2c);
 	pebs_filter__delete(r->filter);
 	pebs_perfdata__close(r->pd);
 }

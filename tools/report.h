@@ -48,6 +48,7 @@ struct report {
 	const char *time_spec;	/* --time, set once the span is known */
 	const char *events;	/* --event names, set once attrs are read */
 	struct table tables[MAX_TABLES];
+	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
 	unsigned int nr_tables;
 };
 

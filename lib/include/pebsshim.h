@@ -2677,6 +2677,19 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 				   pebs_session_fn fn, void *arg,
 				   unsigned int *flags);
 
+/* ---- report speed: one pass for the report and its sharing (c2c) ---- */
+
+/*
+ * pebs_session__set_c2c - during pebs_session__process, also add every
+ * decoded sample to @c (NULL: stop), each as pebs_c2c__read_perfdata
+ * would (its "mapped" against the mappings of its time, its node from
+ * HEADER_MEM_TOPOLOGY, no data source for software events), before the
+ * callback sees it: one pass over the file gives both. Call it before
+ * __process; @c must outlive the pass. Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_session__set_c2c(struct pebs_session *ss,
+				   struct pebs_c2c *c);
+
 #ifdef __cplusplus
 }
 #endif

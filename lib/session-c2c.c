@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session-c2c.c - the session's samples fed to a pebs_c2c in the same
+ * pass that builds the report's tables, each as pebs_c2c__read_perfdata
+ * adds it (lib/c2c-read.c): its "mapped" decided as perf's
+ * sample__resolve_mem does (the data address in the kernel's mappings
+ * or its process's by the sample's cpumode, the code address in
+ * either), its node from its phys_addr and HEADER_MEM_TOPOLOGY (perf's
+ * mem2node), and no data source for software events and tracepoints.
+ * The processes' mappings are the session's (pebs_symbols keeps data
+ * mappings too); the kernel's (pid -1: text and modules) are kept here.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+/* A kernel mapping; maxend: the largest end of it and those before */
+struct krange {
+	uint64_t start, end, maxend;
+};
+
+/* Physical memory of one NUMA node (perf's mem2node phys_entry). */
+struct prange {
+	uint64_t start, end;
+	int32_t node;
+};
+
+struct ss_c2c {
+	struct pebs_c2c *c2c;
+	struct pebs_perfdata *pd;
+	struct krange *kmaps;		/* by start */
+	size_t nr_kmaps, cap_kmaps;
+	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
+	size_t nr_mem;
+};
+
+/*
+ * Kernel mappings come in address order (perf synthesizes them so),
+ * which makes an insert O(1); a hostile file costs at most MAX_KMAPS^2
+ * moves: the ones past it are ignored (counted as unmapped).
+ */
+#define MAX_KMAPS 8192
+
+static int add_kmap(struct ss_c2c *f, uint64_t start, uint64_t len)
+{
+	struct krange *v;
+	size_t i, at;
+
+	if (!len || start + len < start || f->nr_kmaps == MAX_KMAPS)
+		return 0;
+	if (f->nr_kmaps == f->cap_kmaps) {
+		size_t cap = f->cap_kmaps ? f->cap_kmaps * 2 : 64;
+
+		v = realloc(f->kmaps, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		f->kmaps = v;
+		f->cap_kmaps = cap;
+	}
+	for (at = f->nr_kmaps; at && f->kmaps[at - 1].start > start; at--)
+		;
+	memmove(f->kmaps + at + 1, f->kmaps + at,
+		(f->nr_kmaps - at) * sizeof(*f->kmaps));
+	f->kmaps[at].start = start;
+	f->kmaps[at].end = start + len;
+	f->nr_kmaps++;
+	for (i = at; i < f->nr_kmaps; i++)
+		f->kmaps[i].maxend = i && f->kmaps[i - 1].maxend >
+			f->kmaps[i].end ? f->kmaps[i - 1].maxend :
+			f->kmaps[i].end;
+	return 0;
+}
+
+static bool in_kmap(const struct ss_c2c *f, uint64_t addr)
+{
+	size_t lo = 0, hi = f->nr_kmaps, i;
+
+	while (lo < hi) {	/* the first start > addr */
+		i = lo + (hi - lo) / 2;
+		if (f->kmaps[i].start <= addr)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	return lo && f->kmaps[lo - 1].maxend > addr;
+}
+
+static int cmp_prange(const void *pa, const void *pb)
+{
+	const struct prange *a = pa, *b = pb;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+static int add_prange(struct ss_c2c *f, size_t *cap, uint64_t start,
+		      uint64_t size, int32_t node)
+{
+	struct prange *v;
+
+	if (f->nr_mem && f->mem[f->nr_mem - 1].node == node &&
+	    f->mem[f->nr_mem - 1].end == start) {
+		f->mem[f->nr_mem - 1].end += size;
+		return 0;
+	}
+	if (f->nr_mem == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+
+		v = realloc(f->mem, ncap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		f->mem = v;
+		*cap = ncap;
+	}
+	f->mem[f->nr_mem].start = start;
+	f->mem[f->nr_mem].end = start + size;
+	f->mem[f->nr_mem++].node = node;
+	return 0;
+}
+
+/*
+ * HEADER_MEM_TOPOLOGY: u64 version (1), u64 block size, u64 nr, then per
+ * node u64 node, u64 size, u64 bits, u64 bitmap[(bits + 63) / 64]; bit i
+ * set: block i belongs to the node. Adjacent blocks of a node merge, as
+ * in perf's mem2node__init. A malformed section gives no nodes.
+ */
+static int read_mem_topology(struct ss_c2c *f)
+{
+	uint64_t hdr[3], nd[3], w, bit, i, words;
+	const unsigned char *p;
+	size_t size, at, cap = 0;
+	const void *data;
+
+	if (pebs_perfdata__feat(f->pd, PEBS_FEAT_MEM_TOPOLOGY, &data, &size) ||
+	    size < sizeof(hdr))
+		return 0;
+	p = data;
+	memcpy(hdr, p, sizeof(hdr));
+	if (hdr[0] != 1 || !hdr[1])
+		return 0;
+	at = sizeof(hdr);
+	for (i = 0; i < hdr[2] && size - at >= sizeof(nd); i++) {
+		memcpy(nd, p + at, sizeof(nd));
+		at += sizeof(nd);
+		words = nd[2] / 64 + !!(nd[2] % 64);
+		if (nd[0] > INT32_MAX || words > (size - at) / 8)
+			break;
+		for (bit = 0; bit < nd[2]; bit++) {
+			memcpy(&w, p + at + bit / 64 * 8, sizeof(w));
+			if ((w >> (bit % 64) & 1) &&
+			    add_prange(f, &cap, bit * hdr[1], hdr[1],
+				       (int32_t)nd[0]))
+				return -ENOMEM;
+		}
+		at += words * 8;
+	}
+	qsort(f->mem, f->nr_mem, sizeof(*f->mem), cmp_prange);
+	return 0;
+}
+
+/* The node of physical address @pa, or -1 (perf's mem2node__node). */
+static int32_t node_of(const struct ss_c2c *f, uint64_t pa)
+{
+	size_t lo = 0, hi = f->nr_mem, i;
+
+	while (lo < hi) {	/* the first start > pa */
+		i = lo + (hi - lo) / 2;
+		if (f->mem[i].start <= pa)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	return lo && pa < f->mem[lo - 1].end ? f->mem[lo - 1].node : -1;
+}
+
+int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
+		struct ss_c2c **fp)
+{
+	struct ss_c2c *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->c2c = c;
+	f->pd = pd;
+	if (read_mem_topology(f)) {
+		ss_c2c__free(f);
+		return -ENOMEM;
+	}
+	*fp = f;
+	return 0;
+}
+
+void ss_c2c__free(struct ss_c2c *f)
+{
+	if (!f)
+		return;
+	free(f->kmaps);
+	free(f->mem);
+	free(f);
+}
+
+int ss_c2c__record(struct ss_c2c *f, const struct perf_event_header *ev)
+{
+	const unsigned char *p = (const unsigned char *)(ev + 1);
+	size_t name_at = ev->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
+	uint64_t start, len;
+	int32_t pid;
+
+	if ((ev->type != PERF_RECORD_MMAP && ev->type != PERF_RECORD_MMAP2) ||
+	    ev->size < sizeof(*ev) + name_at + 1)
+		return 0;
+	memcpy(&pid, p, sizeof(pid));
+	memcpy(&start, p + 8, sizeof(start));
+	memcpy(&len, p + 16, sizeof(len));
+	return pid < 0 ? add_kmap(f, start, len) : 0;
+}
+
+/* @addr in the kernel's mappings, or else in process @pid's */
+static bool in_mapping(const struct ss_c2c *f, struct pebs_symbols *syms,
+		       bool kernel, uint32_t pid, uint64_t addr)
+{
+	return kernel ? in_kmap(f, addr) :
+			pebs_symbols__mapped(syms, (pid_t)pid, addr);
+}
+
+int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
+		   const struct perf_event_header *ev,
+		   const struct pebs_sample *s, unsigned int idx)
+{
+	const struct perf_event_attr *attr = pebs_perfdata__attr(f->pd, idx,
+								 NULL, NULL);
+	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
+		      PERF_RECORD_MISC_KERNEL;
+	int32_t node;
+	struct pebs_c2c_sample cs = {
+		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
+		.ip = s->ip,
+		.data_src = s->data_src,
+		/* software events and tracepoints only carry "N/A" */
+		.has_data_src = (s->present & PERF_SAMPLE_DATA_SRC) && attr &&
+				attr->type != PERF_TYPE_SOFTWARE &&
+				attr->type != PERF_TYPE_TRACEPOINT,
+		.weight = s->weight,
+		.period = s->period,
+		.phys_addr = s->phys_addr,
+		.pid = s->pid,
+		.tid = s->tid,
+		.cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX,
+	};
+
+	node = s->phys_addr ? node_of(f, s->phys_addr) : -1;
+	cs.has_node = node >= 0;
+	cs.node = cs.has_node ? (uint32_t)node : 0;
+	cs.mapped = in_mapping(f, syms, kernel, s->pid, cs.addr) &&
+		    (in_mapping(f, syms, true, s->pid, s->ip) ||
+		     in_mapping(f, syms, false, s->pid, s->ip));
+	return pebs_c2c__add(f->c2c, &cs);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - what lib/session.c shares with lib/session-c2c.c and
+ * lib/symbols.c; not installed.
+ */
+#ifndef PEBSSHIM_SESSION_H
+#define PEBSSHIM_SESSION_H
+
+#include "internal.h"
+
+/* The c2c feed of a session (lib/session-c2c.c). */
+struct ss_c2c;
+
+/* ss_c2c__new - a feed of @c for @pd (its HEADER_MEM_TOPOLOGY read). */
+int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
+		struct ss_c2c **fp);
+void ss_c2c__free(struct ss_c2c *f);
+
+/* ss_c2c__record - a non-sample record (the kernel's mappings). */
+int ss_c2c__record(struct ss_c2c *f, const struct perf_event_header *ev);
+
+/*
+ * ss_c2c__sample - add sample @s of event @idx (record @ev) to the c2c
+ * table, its "mapped" decided against @syms at the sample's time.
+ */
+int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
+		   const struct perf_event_header *ev,
+		   const struct pebs_sample *s, unsigned int idx);
+
+/*
+ * pebs_symbols__mapped - whether @addr lies in a mapping (code or data)
+ * of process @pid at the time reached (lib/symbols.c).
+ */
+bool pebs_symbols__mapped(struct pebs_symbols *syms, pid_t pid,
+			  uint64_t addr);
+
+#endif /* PEBSSHIM_SESSION_H */
