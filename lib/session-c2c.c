@@ -252,7 +252,9 @@ int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
 	node = s->phys_addr ? node_of(f, s->phys_addr) : -1;
 	cs.has_node = node >= 0;
 	cs.node = cs.has_node ? (uint32_t)node : 0;
-	cs.mapped = in_mapping(f, syms, kernel, s->pid, cs.addr) &&
+	/* without an address the counts never ask (perf's -1 first) */
+	cs.mapped = cs.addr &&
+		    in_mapping(f, syms, kernel, s->pid, cs.addr) &&
 		    (in_mapping(f, syms, true, s->pid, s->ip) ||
 		     in_mapping(f, syms, false, s->pid, s->ip));
 	return pebs_c2c__add(f->c2c, &cs);

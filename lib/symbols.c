@@ -25,7 +25,8 @@
 
 #define KERNEL_START		(1ULL << 63)
 #define KERNEL_NAME		"[kernel.kallsyms]"
-#define CACHE_SIZE		4096	/* (pid, ip) lookups, a power of two */
+#define CACHE_BITS		12
+#define CACHE_SIZE		(1u << CACHE_BITS)	/* (pid, ip) lookups */
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -58,6 +59,8 @@ struct pebs_symbols {
 	uint64_t kernel_text;	/* recorded _text (kernel MMAP pgoff) */
 	uint32_t gen;		/* mappings' generation: cache validity */
 	struct cached *cache;
+	struct proc *last;	/* the last process found (never freed
+				   before the end) */
 };
 
 static int oom(void)
@@ -162,12 +165,16 @@ static struct proc *proc_find(struct pebs_symbols *syms, pid_t pid,
 {
 	size_t lo = 0, hi = syms->nr_procs;
 
+	/* samples come in runs of one process: *pos is only used when
+	   none is found */
+	if (syms->last && syms->last->pid == pid)
+		return syms->last;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (syms->procs[mid]->pid == pid) {
 			*pos = mid;
-			return syms->procs[mid];
+			return syms->last = syms->procs[mid];
 		}
 		if (syms->procs[mid]->pid < pid)
 			lo = mid + 1;
@@ -628,7 +635,7 @@ int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 	if (!syms || !sym)
 		return -EINVAL;
 	h = (ip ^ ((uint64_t)(uint32_t)pid << 24)) * 0x9e3779b97f4a7c15ull;
-	c = &syms->cache[h >> 52 & (CACHE_SIZE - 1)];
+	c = &syms->cache[h >> (64 - CACHE_BITS)];
 	if (c->gen == syms->gen && c->ip == ip && c->pid == pid) {
 		*sym = c->sym;
 		return c->ret;

@@ -75,6 +75,44 @@ static void test_rounds(void **state)
 	pebs_ordered__delete(o);
 }
 
+/*
+ * The natural merge sort: rings' runs interleaved in a round, a reversed
+ * run, ties across runs (queue order kept), and a second round merged
+ * with what waited from the first.
+ */
+static void test_runs(void **state)
+{
+	static const uint64_t t[] = {
+		/* ring A */ 1, 4, 7, 10, 13,
+		/* ring B */ 2, 4, 8, 11,
+		/* reversed */ 12, 9, 6, 3,
+		/* ring A again, second round */ 14, 15,
+	};
+	struct perf_event_header h[sizeof(t) / sizeof(t[0])];
+	struct pebs_ordered *o;
+	struct seen s = { .nr = 0 };
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(pebs_ordered__new(0, 0, collect, &s, &o), 0);
+	for (i = 0; i < 13; i++)
+		assert_int_equal(pebs_ordered__queue(o, &h[i], t[i]), 0);
+	assert_int_equal(pebs_ordered__round(o), 0);
+	assert_int_equal(s.nr, 0);
+	for (; i < 15; i++)
+		assert_int_equal(pebs_ordered__queue(o, &h[i], t[i]), 0);
+	assert_int_equal(pebs_ordered__round(o), 0);	/* up to 13 */
+	assert_int_equal(s.nr, 13);
+	assert_int_equal(pebs_ordered__flush(o), 0);
+	assert_int_equal(s.nr, 15);
+	for (i = 1; i < s.nr; i++)
+		assert_true(s.times[i - 1] <= s.times[i]);
+	assert_ptr_equal(s.evs[3], &h[1]);	/* the 4 of ring A first */
+	assert_ptr_equal(s.evs[4], &h[6]);
+	assert_int_equal(s.times[14], 15);
+	pebs_ordered__delete(o);
+}
+
 static void test_bounded(void **state)
 {
 	struct perf_event_header h[20];
@@ -215,6 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rounds),
+		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_file),
