@@ -31,6 +31,8 @@ struct pebs_report {
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
 	unsigned int nr_keys;
 	bool need_addr, need_src;
+	bool dsym_key;		/* the data symbol is a key (symbol_daddr),
+				   not only shown (dcacheline) */
 	struct pebs_report_row *rows;
 	size_t nr, cap_rows;
 	struct slot *slots;
@@ -52,6 +54,7 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_SNOOP] = "snoop", [PEBS_REPORT_TLB] = "tlb",
 	[PEBS_REPORT_DCACHELINE] = "dcacheline",
 	[PEBS_REPORT_PHYS_DADDR] = "phys_daddr",
+	[PEBS_REPORT_WEIGHT] = "weight",
 };
 
 /* The data_src bits of the mem, snoop and tlb keys. */
@@ -107,8 +110,8 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 			return pebs_err(-EINVAL, "unknown sort key '%.*s': use "
 					"pid, tid, comm, dso, sym, cpu, event, "
 					"page, line, addr, src, symbol_daddr, "
-					"dso_daddr, dcacheline, mem, snoop, tlb "
-					"or phys_daddr",
+					"dso_daddr, dcacheline, mem, snoop, tlb, "
+					"phys_daddr or weight",
 					(int)len, p);
 		}
 		if (n == max)
@@ -156,6 +159,7 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 				keys[i] == PEBS_REPORT_DSO_DADDR ||
 				keys[i] == PEBS_REPORT_DCACHELINE;
 
+		r->dsym_key |= keys[i] == PEBS_REPORT_SYM_DADDR;
 		r->need_src |= keys[i] == PEBS_REPORT_SRC ||
 			       keys[i] == PEBS_REPORT_MEM ||
 			       keys[i] == PEBS_REPORT_SNOOP ||
@@ -255,11 +259,22 @@ static void make_key(const struct pebs_report *r,
 			v = (uintptr_t)s->data_dso;
 			break;
 		case PEBS_REPORT_DCACHELINE:
-			/* the line within its data object, as perf */
+			/* the line within its data object, as perf; shown
+			   by the data symbol of its first sample, the
+			   offset from the symbol's start to the line */
 			k->data_dso = s->data_dso;
 			k->kernel = s->kernel;
 			k->addr = s->addr & ~(uint64_t)(CACHE_LINE - 1);
+			if (!r->dsym_key && s->data_sym) {
+				k->data_sym = s->data_sym;
+				k->data_sym_off = k->addr -
+					(s->addr - s->data_sym_off);
+			}
 			v = k->addr ^ (uintptr_t)s->data_dso;
+			break;
+		case PEBS_REPORT_WEIGHT:
+			/* perf's he->weight: the sample's (0: none) */
+			v = k->weight = s->has_weight ? s->weight : 0;
 			break;
 		case PEBS_REPORT_PHYS_DADDR:
 			/* 0 without PHYS_ADDR, as perf; one row per
@@ -278,7 +293,8 @@ static void make_key(const struct pebs_report *r,
 	*hash = h;
 }
 
-static bool same_key(const struct pebs_report_row *a,
+static bool same_key(const struct pebs_report *r,
+		     const struct pebs_report_row *a,
 		     const struct pebs_report_row *b)
 {
 	return a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
@@ -286,7 +302,8 @@ static bool same_key(const struct pebs_report_row *a,
 	       a->kernel == b->kernel && a->cpu == b->cpu &&
 	       a->event == b->event && a->addr == b->addr &&
 	       a->data_src == b->data_src && a->data_dso == b->data_dso &&
-	       a->data_sym == b->data_sym && a->phys_addr == b->phys_addr;
+	       (!r->dsym_key || a->data_sym == b->data_sym) &&
+	       a->phys_addr == b->phys_addr && a->weight == b->weight;
 }
 
 static int grow_index(struct pebs_report *r)
@@ -323,7 +340,7 @@ static struct pebs_report_row *find_row(struct pebs_report *r,
 	mask = r->cap - 1;
 	for (i = h & mask; r->slots[i].idx; i = (i + 1) & mask)
 		if (r->slots[i].hash == h &&
-		    same_key(&r->rows[r->slots[i].idx - 1], k))
+		    same_key(r, &r->rows[r->slots[i].idx - 1], k))
 			return &r->rows[r->slots[i].idx - 1];
 	if (r->nr == r->cap_rows) {
 		size_t cap = r->cap_rows ? r->cap_rows + r->cap_rows / 2 : 128;
@@ -457,6 +474,9 @@ static int key_cmp(const struct pebs_report_row *x,
 	case PEBS_REPORT_DCACHELINE:
 		c = cmp_u64(x->addr, y->addr);
 		return c ? c : cmp_str(x->data_dso, y->data_dso);
+	case PEBS_REPORT_WEIGHT:
+		/* perf's sort__weight_cmp is left - right: heavier first */
+		return cmp_u64(y->weight, x->weight);
 	default:
 		return cmp_u64(x->addr, y->addr);
 	}
@@ -585,10 +605,21 @@ int pebs_report__field(const struct pebs_report_row *row,
 				row->kernel ? 'k' : '.',
 				(unsigned long long)row->phys_addr);
 	case PEBS_REPORT_DCACHELINE:
-		/* perf marks a line in no known mapping [X] */
+		/* perf's _hist_entry__sym_snprintf of the line: an
+		   STT_OBJECT as sym+0xoff, else the address; a line in no
+		   known mapping is marked [X] */
+		if (row->data_sym)
+			return snprintf(buf, len, "[%c] %s+0x%llx",
+					row->kernel ? 'k' : '.', row->data_sym,
+					(unsigned long long)row->data_sym_off);
 		return snprintf(buf, len, "[%c] %#.16llx", !row->data_dso ?
 				'X' : row->kernel ? 'k' : '.',
 				(unsigned long long)row->addr);
+	case PEBS_REPORT_WEIGHT:
+		/* perf's "Weight": he->weight * he->stat.nr_events */
+		return snprintf(buf, len, "%llu",
+				(unsigned long long)(row->weight *
+						     row->samples));
 	case PEBS_REPORT_SYM_DADDR:
 		if (row->data_sym)
 			return snprintf(buf, len, "[%c] %s+0x%llx",

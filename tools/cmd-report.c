@@ -283,7 +283,7 @@ static void usage(FILE *f)
 "                       instead of the default tables: pid, tid, comm,\n"
 "                       dso, sym, cpu, event, page, line, addr, src, and\n"
 "                       perf's symbol_daddr, dso_daddr, dcacheline, mem,\n"
-"                       snoop, tlb, phys_daddr\n"
+"                       snoop, tlb, phys_daddr, weight\n"
 "      --top=N          rows per table (default 10; 0: all)\n"
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
 "      --stdio          plain text output (the only output; for perf\n"

@@ -35,6 +35,7 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_TLB] = "TLB access",
 		[PEBS_REPORT_DCACHELINE] = "Data Cacheline",
 		[PEBS_REPORT_PHYS_DADDR] = "Data Physical Address",
+		[PEBS_REPORT_WEIGHT] = "Weight",
 	};
 	return titles[k];
 }

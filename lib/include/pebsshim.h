@@ -2363,6 +2363,8 @@ enum pebs_report_key {
 	PEBS_REPORT_TLB,	/* its TLB result */
 	PEBS_REPORT_DCACHELINE,	/* perf's dcacheline: data object + line */
 	PEBS_REPORT_PHYS_DADDR,	/* perf's phys_daddr: PHYS_ADDR */
+	PEBS_REPORT_WEIGHT,	/* perf's weight: one row per sample weight,
+				   shown as weight x samples */
 	PEBS_REPORT_NR_KEYS
 };
 
@@ -2407,6 +2409,7 @@ struct pebs_report_row {
 	uint32_t loads, stores, hitm;
 	int32_t tids[PEBS_REPORT_MAX_TIDS];
 	unsigned int nr_tids;	/* distinct; PEBS_REPORT_MAX_TIDS + 1: more */
+	uint64_t weight;	/* the weight key: its samples' weight */
 };
 
 /*
@@ -2473,8 +2476,11 @@ PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
  * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
  * "[.] 0x%016llx" when unresolved, cpu "%03u", event index, addresses
  * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
- * dso_daddr as dso; dcacheline (the line within its data object)
- * "[.] %#.16llx" of the line ("[X]" in no known mapping); phys_daddr
+ * dso_daddr as dso; dcacheline (the line within its data object) as
+ * perf's hist_entry__dcacheline_snprintf: "[.] sym+0xoff" (the line's
+ * offset from the data symbol of its first sample) or "[.] %#.16llx"
+ * of the line ("[X]" in no known mapping); weight "%llu" of weight x
+ * samples (perf's hist_entry__global_weight_snprintf); phys_daddr
  * "[.] %#.16llx" (0 when not sampled, as perf);
  * mem, snoop, tlb as perf's columns ("L1 hit",
  * "HitM", "L1 or L2 hit", "N/A"). Returns what snprintf returns, or

@@ -150,6 +150,81 @@ static void test_data_keys(void **state)
 	assert_string_equal(buf, "[.] 0x0000000000005000");
 	pebs_report__delete(r);
 
+	/* dcacheline as perf prints it: the data symbol of the line's first
+	   sample, offset from its start to the line; a second object in
+	   the same line does not split the row */
+	n = pebs_report__parse_keys("dcacheline", keys, 8);
+	assert_int_equal(pebs_report__new(keys, (unsigned int)n, 1, &r), 0);
+	s.has_phys = false;
+	s.data_dso = "/usr/bin/app";
+	s.data_sym = "table";		/* starts at 0x1000010 */
+	s.addr = 0x1000047;
+	s.data_sym_off = 0x37;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.data_sym = "counter";		/* starts at 0x1000078 */
+	s.addr = 0x1000078;
+	s.data_sym_off = 0;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.data_sym = NULL;		/* another line, no data symbol */
+	s.addr = 0x2000000;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.kernel = true;		/* a kernel line with a symbol */
+	s.data_dso = "[kernel.kallsyms]";
+	s.data_sym = "jiffies";
+	s.addr = 0xffffffff82000008;
+	s.data_sym_off = 8;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 3);
+	row = pebs_report__row(r, 0);	/* two samples */
+	assert_int_equal(row->samples, 2);
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] table+0x30");
+	row = pebs_report__row(r, 1);
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0x0000000002000000");
+	row = pebs_report__row(r, 2);
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[k] jiffies+0x0");
+	pebs_report__delete(r);
+	s.kernel = false;
+	s.data_sym = NULL;
+	s.data_sym_off = 0;
+
+	/* weight as perf's: a row per weight, weight x samples shown,
+	   ties heavier first; no weight is weight 0 */
+	n = pebs_report__parse_keys("weight", keys, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(keys[0], PEBS_REPORT_WEIGHT);
+	assert_int_equal(pebs_report__new(keys, 1, 1, &r), 0);
+	s.has_weight = true;
+	s.weight = 30;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.weight = 500;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.weight = 700;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.has_weight = false;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 4);
+	row = pebs_report__row(r, 0);
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "60");
+	row = pebs_report__row(r, 1);	/* one sample each: heavier first */
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "700");
+	row = pebs_report__row(r, 2);
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "500");
+	row = pebs_report__row(r, 3);
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	assert_string_equal(pebs_report__key_name(PEBS_REPORT_WEIGHT),
+			    "weight");
+	pebs_report__delete(r);
+
 	assert_int_equal(pebs_report__parse_keys("comm,bogus", keys, 8),
 			 -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "'bogus'"));
