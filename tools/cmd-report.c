@@ -199,9 +199,13 @@ static int run(struct report *r, const char *sort)
 	if (r->flags & PEBS_ORDERED_FILE_ORDER)
 		report_err("%s: an event does not sample TIME: records taken "
 			   "in file order", r->path);
+	/* without --percent-limit the text shows the first --top rows:
+	   only those need an order */
 	for (i = 0; i < r->nr_tables; i++)
-		if (r->tables[i].rep)
-			pebs_report__sort(r->tables[i].rep);
+		pebs_report__sort_top(r->tables[i].rep,
+				      r->format == FMT_TEXT &&
+				      r->percent_limit <= 0 ? r->top :
+				      SIZE_MAX);
 	if (r->format == FMT_CSV) {
 		report_print_csv(r);
 		return 0;

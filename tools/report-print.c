@@ -134,8 +134,13 @@ void report_print_table(const struct report *r, struct table *t)
 		       key_title(keys[k]));
 	putchar('\n');
 	for (i = 0, printed = 0, n = 0; i < nr; i++) {
-		const struct pebs_report_row *row = pebs_report__row(rep, i);
+		const struct pebs_report_row *row;
 
+		if (printed == r->top && r->percent_limit <= 0) {
+			n += nr - i;	/* every row is shown: counted */
+			break;
+		}
+		row = pebs_report__row(rep, i);
 		if (!shown(r, rep, row))
 			continue;
 		n++;

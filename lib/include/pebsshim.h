@@ -2446,7 +2446,11 @@ PEBS_API int pebs_report__add(struct pebs_report *r,
  */
 PEBS_API void pebs_report__sort(struct pebs_report *r);
 
-/* pebs_report__nr_rows, __row - the rows (NULL past the end). */
+/*
+ * pebs_report__nr_rows, __row - the rows (NULL past the end). A row is
+ * unpacked into a buffer of the report: the pointer is valid until the
+ * next __row call on the same report.
+ */
 PEBS_API size_t pebs_report__nr_rows(const struct pebs_report *r);
 PEBS_API const struct pebs_report_row *
 pebs_report__row(const struct pebs_report *r, size_t i);
@@ -2695,6 +2699,13 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
  */
 PEBS_API int pebs_session__set_c2c(struct pebs_session *ss,
 				   struct pebs_c2c *c);
+
+/*
+ * pebs_report__sort_top - as pebs_report__sort, but only the first @n
+ * rows are put in order; the others follow them in no particular order.
+ * O(rows log n): for printing the top @n of a large table.
+ */
+PEBS_API void pebs_report__sort_top(struct pebs_report *r, size_t n);
 
 #ifdef __cplusplus
 }
