@@ -236,6 +236,59 @@ static void test_data_keys(void **state)
 	assert_string_equal(pebs_report__key_name(PEBS_REPORT_DSO), "dso");
 }
 
+/*
+ * sort_top orders the first rows as a full sort does (ties by key, then
+ * first seen); a row keeps its first PEBS_REPORT_MAX_TIDS thread ids
+ * and counts one more past them.
+ */
+static void test_top_and_tids(void **state)
+{
+	enum pebs_report_key k = PEBS_REPORT_ADDR;
+	struct pebs_report_sample s = { .has_addr = true, .period = 1 };
+	const struct pebs_report_row *row;
+	struct pebs_report *full, *top;
+	uint64_t want[5];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(pebs_report__new(&k, 1, 1, &full), 0);
+	assert_int_equal(pebs_report__new(&k, 1, 1, &top), 0);
+	for (i = 0; i < 1000; i++) {
+		/* periods 1..7 over 1000 addresses: many ties */
+		s.addr = 0x1000 + (i * 7919) % 1000 * 8;
+		s.period = 1 + i % 7;
+		s.tid = (int32_t)(i % 13);
+		assert_int_equal(pebs_report__add(full, &s), 0);
+		assert_int_equal(pebs_report__add(top, &s), 0);
+	}
+	pebs_report__sort(full);
+	pebs_report__sort_top(top, 5);
+	assert_int_equal(pebs_report__nr_rows(top), 1000);
+	for (i = 0; i < 5; i++)
+		want[i] = pebs_report__row(full, i)->addr;
+	for (i = 0; i < 5; i++) {
+		row = pebs_report__row(top, i);
+		assert_int_equal(row->addr, want[i]);
+		assert_int_equal(row->period, 7);
+	}
+	pebs_report__delete(full);
+	pebs_report__delete(top);
+
+	/* one address, 10 threads: 8 kept, counted as 9 ("8+") */
+	assert_int_equal(pebs_report__new(&k, 1, 1, &top), 0);
+	for (i = 0; i < 20; i++) {
+		s.tid = (int32_t)(100 + i % 10);
+		assert_int_equal(pebs_report__add(top, &s), 0);
+	}
+	pebs_report__sort_top(top, 1);
+	row = pebs_report__row(top, 0);
+	assert_int_equal(row->samples, 20);
+	assert_int_equal(row->nr_tids, PEBS_REPORT_MAX_TIDS + 1);
+	for (i = 0; i < PEBS_REPORT_MAX_TIDS; i++)
+		assert_int_equal(row->tids[i], 100 + (int32_t)i);
+	pebs_report__delete(top);
+}
+
 /* ---- synthetic recordings ----------------------------------------------- */
 
 struct sample_rec {
@@ -500,6 +553,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_group_and_weigh),
 		cmocka_unit_test(test_data_keys),
+		cmocka_unit_test(test_top_and_tids),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_foreign_kernel),
