@@ -9,6 +9,15 @@
  * mem2node), and no data source for software events and tracepoints.
  * The processes' mappings are the session's (pebs_symbols keeps data
  * mappings too); the kernel's (pid -1: text and modules) are kept here.
+ *
+ * With PEBS_SESSION_C2C_SHARED a line's samples wait here (a list per
+ * line, in arrival order) until the line can be shared: a second thread
+ * touches it, or one of its samples has a HITM or peer snoop. Then they
+ * go to the table, in order, and the line's later samples straight
+ * after. A line that never qualifies is never added: pebs_c2c__sort
+ * cannot show it in any display (no cross-thread writes without two
+ * threads, no HITM or peer count without such a sample), and lines are
+ * counted and ranked independently of each other.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,9 +36,32 @@ struct prange {
 	int32_t node;
 };
 
+/* A sample waiting for its line to qualify. */
+struct pending {
+	struct pebs_c2c_sample cs;
+	uint32_t next;		/* index + 1 of the line's next; 0: last */
+};
+
+/* A line of the shared-only feed, keyed as pebs_c2c keys lines. */
+struct pline {
+	uint64_t addr;		/* line address; 0: empty slot */
+	uint32_t pid;		/* 0 for kernel addresses */
+	uint32_t first_pid, first_tid;	/* the first thread seen */
+	uint32_t head, tail;	/* waiting samples (index + 1); 0: none */
+	bool shared;		/* qualified: samples go to the table */
+};
+
 struct ss_c2c {
 	struct pebs_c2c *c2c;
 	struct pebs_perfdata *pd;
+	bool shared_only;		/* PEBS_SESSION_C2C_SHARED */
+	struct pline *lines;		/* open addressing */
+	size_t nr_lines, cap_lines;	/* cap: a power of two, or 0 */
+	struct pending *wait;
+	size_t nr_wait, cap_wait;
+	bool src_seen, src_added;	/* a sample with a data source was
+					   seen, was added */
+	struct pebs_c2c_sample src_wait;	/* one that waited */
 	struct krange *kmaps;		/* by start */
 	size_t nr_kmaps, cap_kmaps;
 	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
@@ -42,6 +74,8 @@ struct ss_c2c {
  * moves: the ones past it are ignored (counted as unmapped).
  */
 #define MAX_KMAPS 8192
+#define LINE_MASK (~(uint64_t)63)
+#define KERNEL_ADDR (1ULL << 63)
 
 static int add_kmap(struct ss_c2c *f, uint64_t start, uint64_t len)
 {
@@ -175,7 +209,7 @@ static int32_t node_of(const struct ss_c2c *f, uint64_t pa)
 }
 
 int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
-		struct ss_c2c **fp)
+		unsigned int flags, struct ss_c2c **fp)
 {
 	struct ss_c2c *f = calloc(1, sizeof(*f));
 
@@ -183,6 +217,7 @@ int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
 		return -ENOMEM;
 	f->c2c = c;
 	f->pd = pd;
+	f->shared_only = flags & PEBS_SESSION_C2C_SHARED;
 	if (read_mem_topology(f)) {
 		ss_c2c__free(f);
 		return -ENOMEM;
@@ -197,6 +232,8 @@ void ss_c2c__free(struct ss_c2c *f)
 		return;
 	free(f->kmaps);
 	free(f->mem);
+	free(f->lines);
+	free(f->wait);
 	free(f);
 }
 
@@ -214,6 +251,151 @@ int ss_c2c__record(struct ss_c2c *f, const struct perf_event_header *ev)
 	memcpy(&start, p + 8, sizeof(start));
 	memcpy(&len, p + 16, sizeof(len));
 	return pid < 0 ? add_kmap(f, start, len) : 0;
+}
+
+static int add(struct ss_c2c *f, const struct pebs_c2c_sample *cs)
+{
+	f->src_added |= cs->has_data_src;
+	return pebs_c2c__add(f->c2c, cs);
+}
+
+static uint64_t line_hash(uint64_t addr, uint32_t pid)
+{
+	uint64_t h = (addr ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return h ^ (h >> 29);
+}
+
+static int grow_lines(struct ss_c2c *f)
+{
+	size_t cap = f->cap_lines ? f->cap_lines * 2 : 4096, i, j;
+	struct pline *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < f->cap_lines; i++) {
+		const struct pline *l = &f->lines[i];
+
+		if (!l->addr)
+			continue;
+		for (j = line_hash(l->addr, l->pid) & (cap - 1); v[j].addr;
+		     j = (j + 1) & (cap - 1))
+			;
+		v[j] = *l;
+	}
+	free(f->lines);
+	f->lines = v;
+	f->cap_lines = cap;
+	return 0;
+}
+
+/* The line of @cs (new ones empty); NULL when out of memory. */
+static struct pline *line_of(struct ss_c2c *f,
+			     const struct pebs_c2c_sample *cs)
+{
+	uint32_t pid = cs->addr >= KERNEL_ADDR ? 0 : cs->pid;
+	/* line 0 is the empty mark: address 0..63 are kept as line 1 */
+	uint64_t addr = (cs->addr & LINE_MASK) ?: 1;
+	struct pline *l;
+	size_t i;
+
+	if ((f->nr_lines + 1) * 4 > f->cap_lines * 3 && grow_lines(f))
+		return NULL;
+	for (i = line_hash(addr, pid) & (f->cap_lines - 1);
+	     f->lines[i].addr; i = (i + 1) & (f->cap_lines - 1)) {
+		l = &f->lines[i];
+		if (l->addr == addr && l->pid == pid)
+			return l;
+	}
+	l = &f->lines[i];
+	l->addr = addr;
+	l->pid = pid;
+	l->first_pid = cs->pid;
+	l->first_tid = cs->tid;
+	f->nr_lines++;
+	return l;
+}
+
+/* The waiting samples of @l into the table, in order. */
+static int release(struct ss_c2c *f, struct pline *l)
+{
+	uint32_t i;
+	int err;
+
+	for (i = l->head; i; i = f->wait[i - 1].next) {
+		err = add(f, &f->wait[i - 1].cs);
+		if (err)
+			return err;
+	}
+	l->head = l->tail = 0;
+	l->shared = true;
+	return 0;
+}
+
+static int wait_for_line(struct ss_c2c *f, struct pline *l,
+			 const struct pebs_c2c_sample *cs)
+{
+	struct pending *w;
+
+	if (f->nr_wait == f->cap_wait) {
+		size_t cap = f->cap_wait ? f->cap_wait * 2 : 4096;
+
+		if (cap > UINT32_MAX - 1)
+			return -ENOMEM;
+		w = realloc(f->wait, cap * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		f->wait = w;
+		f->cap_wait = cap;
+	}
+	w = &f->wait[f->nr_wait++];
+	w->cs = *cs;
+	w->next = 0;
+	if (l->tail)
+		f->wait[l->tail - 1].next = (uint32_t)f->nr_wait;
+	else
+		l->head = (uint32_t)f->nr_wait;
+	l->tail = (uint32_t)f->nr_wait;
+	if (cs->has_data_src && !f->src_seen)
+		f->src_wait = *cs;
+	return 0;
+}
+
+/* A sample with an address, shared-only: add it, or let it wait. */
+static int add_shared(struct ss_c2c *f, const struct pebs_c2c_sample *cs)
+{
+	union perf_mem_data_src d = { .val = cs->data_src };
+	struct pline *l = line_of(f, cs);
+	int err;
+
+	if (!l)
+		return -ENOMEM;
+	if (!l->shared &&
+	    ((cs->has_data_src && ((d.mem_snoop & PERF_MEM_SNOOP_HITM) ||
+				   (d.mem_snoopx & PERF_MEM_SNOOPX_PEER))) ||
+	     cs->pid != l->first_pid || cs->tid != l->first_tid)) {
+		err = release(f, l);
+		if (err)
+			return err;
+	}
+	if (l->shared)
+		return add(f, cs);
+	err = wait_for_line(f, l, cs);
+	f->src_seen |= cs->has_data_src;
+	return err;
+}
+
+int ss_c2c__finish(struct ss_c2c *f)
+{
+	/* the display follows whether any sample had a data source: one
+	   waiting line with one tells the table (a whole line, as exact
+	   as any other) */
+	struct pline *l;
+
+	if (!f->src_seen || f->src_added)
+		return 0;
+	l = line_of(f, &f->src_wait);
+	return l ? release(f, l) : -ENOMEM;
 }
 
 /* @addr in the kernel's mappings, or else in process @pid's */
@@ -257,5 +439,7 @@ int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
 		    in_mapping(f, syms, kernel, s->pid, cs.addr) &&
 		    (in_mapping(f, syms, true, s->pid, s->ip) ||
 		     in_mapping(f, syms, false, s->pid, s->ip));
-	return pebs_c2c__add(f->c2c, &cs);
+	if (!f->shared_only || !cs.addr)
+		return add(f, &cs);
+	return add_shared(f, &cs);
 }

@@ -245,13 +245,14 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 	return pebs_symbols__add_record(ss->syms, ev) == -ENOMEM ? oom() : 0;
 }
 
-int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c)
+int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,
+			  unsigned int flags)
 {
-	if (!ss)
-		return pebs_err(-EINVAL, "session: none");
+	if (!ss || (flags & ~PEBS_SESSION_C2C_SHARED))
+		return pebs_err(-EINVAL, "session: bad c2c flags");
 	ss_c2c__free(ss->c2c);
 	ss->c2c = NULL;
-	if (c && ss_c2c__new(c, ss->pd, &ss->c2c))
+	if (c && ss_c2c__new(c, ss->pd, flags, &ss->c2c))
 		return oom();
 	return 0;
 }
@@ -259,10 +260,15 @@ int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c)
 int pebs_session__process(struct pebs_session *ss, bool data,
 			  pebs_session_fn fn, void *arg, unsigned int *flags)
 {
+	int err;
+
 	if (!ss || !fn)
 		return pebs_err(-EINVAL, "session: no callback");
 	ss->data = data;
 	ss->fn = fn;
 	ss->arg = arg;
-	return pebs_ordered__process(ss->pd, on_record, ss, flags);
+	err = pebs_ordered__process(ss->pd, on_record, ss, flags);
+	if (ss->c2c && err != -ENOMEM && ss_c2c__finish(ss->c2c))
+		return oom();
+	return err;
 }

@@ -13,7 +13,7 @@ struct ss_c2c;
 
 /* ss_c2c__new - a feed of @c for @pd (its HEADER_MEM_TOPOLOGY read). */
 int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
-		struct ss_c2c **fp);
+		unsigned int flags, struct ss_c2c **fp);
 void ss_c2c__free(struct ss_c2c *f);
 
 /* ss_c2c__record - a non-sample record (the kernel's mappings). */
@@ -26,6 +26,9 @@ int ss_c2c__record(struct ss_c2c *f, const struct perf_event_header *ev);
 int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
 		   const struct perf_event_header *ev,
 		   const struct pebs_sample *s, unsigned int idx);
+
+/* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
+int ss_c2c__finish(struct ss_c2c *f);
 
 /*
  * pebs_symbols__mapped - whether @addr lies in a mapping (code or data)

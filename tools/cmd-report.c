@@ -187,7 +187,8 @@ static int run(struct report *r, const char *sort)
 	}
 	/* the sharing section (text, default tables) in the same pass */
 	if (!sort && r->format == FMT_TEXT &&
-	    (pebs_c2c__new(&r->c2c) || pebs_session__set_c2c(r->ss, r->c2c)))
+	    (pebs_c2c__new(&r->c2c) ||
+	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
 		goto out_oom;
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);

@@ -59,7 +59,7 @@ static int count(void *arg, const struct pebs_sample *s,
 }
 
 static void same_lines(struct pebs_c2c *a, struct pebs_c2c *b,
-		       enum pebs_c2c_display d)
+		       enum pebs_c2c_display d, bool all)
 {
 	struct lines *x = calloc(1, sizeof(*x)), *y = calloc(1, sizeof(*y));
 	size_t i;
@@ -67,10 +67,9 @@ static void same_lines(struct pebs_c2c *a, struct pebs_c2c *b,
 	assert_non_null(x);
 	assert_non_null(y);
 	assert_int_equal(pebs_c2c__sort(a, d), pebs_c2c__sort(b, d));
-	assert_int_equal(pebs_c2c__for_each_line(a, true, keep_line, x), 0);
-	assert_int_equal(pebs_c2c__for_each_line(b, true, keep_line, y), 0);
+	assert_int_equal(pebs_c2c__for_each_line(a, all, keep_line, x), 0);
+	assert_int_equal(pebs_c2c__for_each_line(b, all, keep_line, y), 0);
 	assert_int_equal(x->n, y->n);
-	assert_true(x->n > 0);
 	for (i = 0; i < x->n; i++) {
 		const struct pebs_c2c_line *p = &x->v[i], *q = &y->v[i];
 
@@ -93,6 +92,39 @@ static void same_lines(struct pebs_c2c *a, struct pebs_c2c *b,
 	free(y);
 }
 
+/* shared-only: the lines each display shows are those of every sample */
+static void shared_only(const char *name, struct pebs_c2c *own)
+{
+	static const enum pebs_c2c_display ds[] = {
+		PEBS_C2C_TOT_HITM, PEBS_C2C_LCL_HITM, PEBS_C2C_RMT_HITM,
+		PEBS_C2C_PEER, PEBS_C2C_XWRITES,
+	};
+	struct pebs_perfdata *pd = open_fixture(name);
+	struct pebs_session *ss;
+	struct pebs_c2c *fed;
+	uint64_t seen = 0;
+	unsigned int i;
+
+	assert_non_null(pd);
+	assert_int_equal(pebs_c2c__new(&fed), 0);
+	assert_int_equal(pebs_session__new(pd, &ss), 0);
+	assert_int_equal(pebs_session__set_c2c(ss, fed, 2), -EINVAL);
+	assert_int_equal(pebs_session__set_c2c(ss, fed,
+					       PEBS_SESSION_C2C_SHARED), 0);
+	assert_int_equal(pebs_session__process(ss, false, count, &seen, NULL),
+			 0);
+	assert_int_equal(pebs_c2c__has_data_src(own),
+			 pebs_c2c__has_data_src(fed));
+	/* fewer lines kept */
+	assert_true(pebs_c2c__stats(fed)->nr_entries <
+		    pebs_c2c__stats(own)->nr_entries);
+	for (i = 0; i < sizeof(ds) / sizeof(ds[0]); i++)
+		same_lines(own, fed, ds[i], false);
+	pebs_session__delete(ss);
+	pebs_c2c__delete(fed);
+	pebs_perfdata__close(pd);
+}
+
 static void one_pass_equals_own_pass(const char *name, uint64_t samples)
 {
 	struct pebs_perfdata *pd = open_fixture(name), *pd2 = open_fixture(name);
@@ -107,7 +139,7 @@ static void one_pass_equals_own_pass(const char *name, uint64_t samples)
 	assert_int_equal(pebs_c2c__read_perfdata(own, pd, NULL, NULL), 0);
 
 	assert_int_equal(pebs_session__new(pd2, &ss), 0);
-	assert_int_equal(pebs_session__set_c2c(ss, fed), 0);
+	assert_int_equal(pebs_session__set_c2c(ss, fed, 0), 0);
 	assert_int_equal(pebs_session__process(ss, false, count, &seen, NULL),
 			 0);
 	assert_int_equal(seen, samples);
@@ -116,8 +148,9 @@ static void one_pass_equals_own_pass(const char *name, uint64_t samples)
 	assert_true(pebs_c2c__stats(fed)->nr_entries == samples);
 	assert_int_equal(pebs_c2c__has_data_src(own),
 			 pebs_c2c__has_data_src(fed));
-	same_lines(own, fed, PEBS_C2C_TOT_HITM);
-	same_lines(own, fed, PEBS_C2C_XWRITES);
+	same_lines(own, fed, PEBS_C2C_TOT_HITM, true);
+	same_lines(own, fed, PEBS_C2C_XWRITES, true);
+	shared_only(name, own);
 	pebs_session__delete(ss);
 	pebs_c2c__delete(own);
 	pebs_c2c__delete(fed);
@@ -156,7 +189,7 @@ static void test_intel_ldlat(void **state)
 static void test_args(void **state)
 {
 	(void)state;
-	assert_int_equal(pebs_session__set_c2c(NULL, NULL), -EINVAL);
+	assert_int_equal(pebs_session__set_c2c(NULL, NULL, 0), -EINVAL);
 }
 
 int main(void)
