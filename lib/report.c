@@ -27,6 +27,7 @@
 #define CHUNK_ROWS	(1u << CHUNK_SHIFT)
 #define MORE_TIDS	(PEBS_REPORT_MAX_TIDS - 1)
 #define NO_ATOM		0xff
+#define BATCH		32	/* samples whose lookups overlap */
 
 struct slot {
 	uint32_t idx;		/* row + 1; 0: empty */
@@ -313,13 +314,20 @@ static void add_totals(struct pebs_report *r,
 	}
 }
 
-int pebs_report__add(struct pebs_report *r,
-		     const struct pebs_report_sample *s)
+/* Whether @s goes to a row (else nowhere, or the totals only). */
+static bool keyed(const struct pebs_report *r,
+		  const struct pebs_report_sample *s)
+{
+	return !((r->need_addr && !s->has_addr) ||
+		 (r->need_src && !s->has_src) || s->hidden);
+}
+
+/* Add @s, of key @a (hash @h) when keyed. */
+static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
+		   const uint64_t *a, uint32_t h)
 {
 	union perf_mem_data_src src = { .val = s->data_src };
-	uint64_t a[RK_NR_FIELDS];
 	struct rsum *row;
-	uint32_t h;
 
 	if ((r->need_addr && !s->has_addr) || (r->need_src && !s->has_src))
 		return 0;
@@ -327,7 +335,6 @@ int pebs_report__add(struct pebs_report *r,
 		add_totals(r, s);
 		return 0;
 	}
-	h = make_key(r, s, a);
 	row = (struct rsum *)find_row(r, a, h);
 	if (!row || row_add_tid(r, row, s->tid))
 		return pebs_err(-ENOMEM, "report: out of memory");
@@ -344,6 +351,51 @@ int pebs_report__add(struct pebs_report *r,
 			     (src.mem_snoopx & PERF_MEM_SNOOPX_PEER);
 	}
 	add_totals(r, s);
+	return 0;
+}
+
+int pebs_report__add(struct pebs_report *r,
+		     const struct pebs_report_sample *s)
+{
+	uint64_t a[RK_NR_FIELDS];
+	uint32_t h = keyed(r, s) ? make_key(r, s, a) : 0;
+
+	return add_one(r, s, a, h);
+}
+
+/*
+ * In batches: the keys first, the index slots they hash to fetched,
+ * then their rows, then the adds, so that the cache misses of a large
+ * table overlap instead of following one another.
+ */
+int pebs_report__add_batch(struct pebs_report *r,
+			   const struct pebs_report_sample *s, size_t n)
+{
+	uint64_t a[BATCH][RK_NR_FIELDS];
+	uint32_t h[BATCH];
+	size_t i, m, mask;
+	int err;
+
+	for (; n; n -= m, s += m) {
+		m = n < BATCH ? n : BATCH;
+		mask = r->cap - 1;
+		for (i = 0; i < m; i++) {
+			h[i] = keyed(r, &s[i]) ? make_key(r, &s[i], a[i]) : 0;
+			if (r->cap)
+				__builtin_prefetch(&r->slots[h[i] & mask]);
+		}
+		for (i = 0; i < m && r->cap; i++) {
+			const struct slot *sl = &r->slots[h[i] & mask];
+
+			if (sl->idx && sl->hash == h[i])
+				__builtin_prefetch(row_at(r, sl->idx - 1));
+		}
+		for (i = 0; i < m; i++) {
+			err = add_one(r, &s[i], a[i], h[i]);
+			if (err)
+				return err;
+		}
+	}
 	return 0;
 }
 

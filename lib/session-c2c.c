@@ -25,6 +25,8 @@
 
 #include "session.h"
 
+#define RING 32		/* samples whose line lookups overlap */
+
 /* A kernel mapping; maxend: the largest end of it and those before */
 struct krange {
 	uint64_t start, end, maxend;
@@ -62,6 +64,8 @@ struct ss_c2c {
 	bool src_seen, src_added;	/* a sample with a data source was
 					   seen, was added */
 	struct pebs_c2c_sample src_wait;	/* one that waited */
+	struct pebs_c2c_sample ring[RING];	/* not yet looked up */
+	unsigned int nr_ring;
 	struct krange *kmaps;		/* by start */
 	size_t nr_kmaps, cap_kmaps;
 	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
@@ -289,13 +293,23 @@ static int grow_lines(struct ss_c2c *f)
 	return 0;
 }
 
+static uint32_t line_pid(const struct pebs_c2c_sample *cs)
+{
+	return cs->addr >= KERNEL_ADDR ? 0 : cs->pid;
+}
+
+/* line 0 is the empty mark: address 0..63 are kept as line 1 */
+static uint64_t line_addr(const struct pebs_c2c_sample *cs)
+{
+	return (cs->addr & LINE_MASK) ?: 1;
+}
+
 /* The line of @cs (new ones empty); NULL when out of memory. */
 static struct pline *line_of(struct ss_c2c *f,
 			     const struct pebs_c2c_sample *cs)
 {
-	uint32_t pid = cs->addr >= KERNEL_ADDR ? 0 : cs->pid;
-	/* line 0 is the empty mark: address 0..63 are kept as line 1 */
-	uint64_t addr = (cs->addr & LINE_MASK) ?: 1;
+	uint32_t pid = line_pid(cs);
+	uint64_t addr = line_addr(cs);
 	struct pline *l;
 	size_t i;
 
@@ -385,13 +399,28 @@ static int add_shared(struct ss_c2c *f, const struct pebs_c2c_sample *cs)
 	return err;
 }
 
+/* The samples of the ring, in order. */
+static int drain(struct ss_c2c *f)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < f->nr_ring && !err; i++)
+		err = add_shared(f, &f->ring[i]);
+	f->nr_ring = 0;
+	return err;
+}
+
 int ss_c2c__finish(struct ss_c2c *f)
 {
 	/* the display follows whether any sample had a data source: one
 	   waiting line with one tells the table (a whole line, as exact
 	   as any other) */
 	struct pline *l;
+	int err = drain(f);
 
+	if (err)
+		return err;
 	if (!f->src_seen || f->src_added)
 		return 0;
 	l = line_of(f, &f->src_wait);
@@ -441,5 +470,11 @@ int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
 		     in_mapping(f, syms, false, s->pid, s->ip));
 	if (!f->shared_only || !cs.addr)
 		return add(f, &cs);
-	return add_shared(f, &cs);
+	/* in order, RING at a time, their lines fetched first */
+	if (f->cap_lines)
+		__builtin_prefetch(&f->lines[line_hash(line_addr(&cs),
+						       line_pid(&cs)) &
+					     (f->cap_lines - 1)]);
+	f->ring[f->nr_ring++] = cs;
+	return f->nr_ring == RING ? drain(f) : 0;
 }

@@ -91,13 +91,25 @@ static int add_weight(struct report *r, unsigned int idx, uint64_t w)
 	return 0;
 }
 
-/* A sample resolved by the session: into every table. */
+/* The samples kept so far into every table. */
+static int flush_batch(struct report *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_tables; i++)
+		if (pebs_report__add_batch(r->tables[i].rep, r->batch,
+					   r->nr_batch))
+			return -ENOMEM;
+	r->nr_batch = 0;
+	return 0;
+}
+
+/* A sample resolved by the session: into every table (in batches). */
 static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *res)
 {
-	struct pebs_report_sample rs = *res;
 	struct report *r = arg;
-	unsigned int i;
+	struct pebs_report_sample rs = *res;
 
 	r->samples++;
 	switch (pebs_filter__match(r->filter, &rs, s->time)) {
@@ -115,10 +127,8 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	r->with_src += rs.has_src;
 	if (rs.has_weight && add_weight(r, rs.event, rs.weight))
 		return -ENOMEM;
-	for (i = 0; i < r->nr_tables; i++)
-		if (pebs_report__add(r->tables[i].rep, &rs))
-			return -ENOMEM;
-	return 0;
+	r->batch[r->nr_batch++] = rs;
+	return r->nr_batch == BATCH_SAMPLES ? flush_batch(r) : 0;
 }
 
 /* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
@@ -192,7 +202,7 @@ static int run(struct report *r, const char *sort)
 		goto out_oom;
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
-	if (err == -ENOMEM)
+	if (err == -ENOMEM || flush_batch(r))
 		goto out_oom;
 	if (err < 0)
 		report_err("%s: a damaged record: reporting the records before "

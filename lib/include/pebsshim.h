@@ -2716,6 +2716,16 @@ PEBS_API int pebs_session__set_c2c(struct pebs_session *ss,
  */
 PEBS_API void pebs_report__sort_top(struct pebs_report *r, size_t n);
 
+/*
+ * pebs_report__add_batch - pebs_report__add of @n samples in order, the
+ * lookups of several overlapped (faster on tables larger than the
+ * caches). Returns 0 or -ENOMEM (the samples before the failing one are
+ * counted).
+ */
+PEBS_API int pebs_report__add_batch(struct pebs_report *r,
+				    const struct pebs_report_sample *s,
+				    size_t n);
+
 #ifdef __cplusplus
 }
 #endif

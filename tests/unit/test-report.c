@@ -238,14 +238,15 @@ static void test_data_keys(void **state)
 
 /*
  * sort_top orders the first rows as a full sort does (ties by key, then
- * first seen); a row keeps its first PEBS_REPORT_MAX_TIDS thread ids
- * and counts one more past them.
+ * first seen), add_batch counts as add one by one does; a row keeps its
+ * first PEBS_REPORT_MAX_TIDS thread ids and counts one more past them.
  */
 static void test_top_and_tids(void **state)
 {
 	enum pebs_report_key k = PEBS_REPORT_ADDR;
 	struct pebs_report_sample s = { .has_addr = true, .period = 1 };
 	const struct pebs_report_row *row;
+	static struct pebs_report_sample many[1000];
 	struct pebs_report *full, *top;
 	uint64_t want[5];
 	unsigned int i;
@@ -258,12 +259,20 @@ static void test_top_and_tids(void **state)
 		s.addr = 0x1000 + (i * 7919) % 1000 * 8;
 		s.period = 1 + i % 7;
 		s.tid = (int32_t)(i % 13);
+		s.has_addr = i % 100 != 5;	/* some go to no row */
 		assert_int_equal(pebs_report__add(full, &s), 0);
-		assert_int_equal(pebs_report__add(top, &s), 0);
+		many[i] = s;
 	}
+	/* in uneven batches: 1, then 998, then 1 */
+	assert_int_equal(pebs_report__add_batch(top, many, 1), 0);
+	assert_int_equal(pebs_report__add_batch(top, many + 1, 998), 0);
+	assert_int_equal(pebs_report__add_batch(top, many + 999, 1), 0);
+	s.has_addr = true;
 	pebs_report__sort(full);
 	pebs_report__sort_top(top, 5);
-	assert_int_equal(pebs_report__nr_rows(top), 1000);
+	assert_int_equal(pebs_report__nr_rows(top),
+			 pebs_report__nr_rows(full));
+	assert_int_equal(pebs_report__nr_rows(top), 990);
 	for (i = 0; i < 5; i++)
 		want[i] = pebs_report__row(full, i)->addr;
 	for (i = 0; i < 5; i++) {
