@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session.h"
 
 #define DEFAULT_MAX_QUEUED	(1u << 20)
 
@@ -245,6 +245,25 @@ int pebs_ordered__flush(struct pebs_ordered *o)
 	return flush_upto(o, UINT64_MAX - 1);
 }
 
+/*
+ * The file offset of the oldest record still queued (the records of a
+ * mapped file are not copies), or @pos when none is.
+ */
+static uint64_t oldest_queued(const struct pebs_ordered *o,
+			      const struct pebs_perfdata *pd, uint64_t pos)
+{
+	const unsigned char *low = pd->buf + pos;
+	size_t i;
+
+	for (i = 0; i < o->nr; i++) {
+		const unsigned char *p = (const void *)o->q[o->head + i].ev;
+
+		if (p >= pd->buf && p < low)
+			low = p;
+	}
+	return (uint64_t)(low - pd->buf);
+}
+
 uint64_t pebs_ordered__out_of_order(const struct pebs_ordered *o)
 {
 	return o ? o->out_of_order : 0;
@@ -285,10 +304,12 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 {
 	const struct perf_event_header *ev;
 	struct pebs_ordered *o;
+	uint64_t released;
 	int ret, err = 0;
 
 	if (!pd || !fn)
 		return pebs_err(-EINVAL, "ordered: no file");
+	released = pd->data_start;
 	if (flags)
 		*flags = 0;
 	if (!all_timed(pd)) {
@@ -306,9 +327,13 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 	if (err)
 		return err;
 	while (!err && (ret = pebs_perfdata__next(pd, &ev)) > 0) {
-		if (ev->type == PEBS_PERF_RECORD_FINISHED_ROUND)
+		if (ev->type == PEBS_PERF_RECORD_FINISHED_ROUND) {
 			err = pebs_ordered__round(o);
-		else
+			/* what was delivered is not read again */
+			if (pd->mapped && pd->pos - released >= PD_RELEASE_MIN)
+				released = pd_release(pd, released,
+						oldest_queued(o, pd, pd->pos));
+		} else
 			err = pebs_ordered__queue(o, ev, record_time(pd, ev));
 	}
 	if (ret < 0 && !err) {

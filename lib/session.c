@@ -66,12 +66,15 @@ static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
 static int scan(struct pebs_session *ss)
 {
 	const struct perf_event_header *ev;
+	uint64_t released = ss->pd->data_start;
 	struct pebs_record rec;
 	struct pebs_sample s;
 	unsigned int idx;
 	int ret, err;
 
 	while ((ret = pebs_perfdata__next(ss->pd, &ev)) > 0) {
+		/* the scan keeps nothing of the file */
+		released = pd_release(ss->pd, released, ss->pd->pos);
 		if (ev->type == PERF_RECORD_SAMPLE) {
 			if (!pebs_perfdata__sample(ss->pd, ev, &s, &idx) &&
 			    (err = count_sample(ss, &s, idx)))
@@ -84,6 +87,7 @@ static int scan(struct pebs_session *ss)
 			return oom();
 		}
 	}
+	pd_release(ss->pd, released, ss->pd->data_end);
 	pebs_perfdata__rewind(ss->pd);
 	return 0;
 }

@@ -27,6 +27,18 @@ int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
 		   const struct perf_event_header *ev,
 		   const struct pebs_sample *s, unsigned int idx);
 
+/*
+ * pd_release - the pages of @pd's mapping in [from, to) (file offsets;
+ * the partial pages at the ends stay) are not needed now: dropped from
+ * the process (read again from the page cache if touched). Does nothing
+ * for less than PD_RELEASE_MIN bytes or input that is not a mapped
+ * file. Returns the offset released up to (@to, or @from when nothing
+ * was done), for the next call (lib/perfdata-next.c).
+ */
+#define PD_RELEASE_MIN	(4u << 20)
+uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
+		    uint64_t to);
+
 /* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
 int ss_c2c__finish(struct ss_c2c *f);
 
