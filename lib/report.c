@@ -22,8 +22,9 @@
 #include <string.h>
 
 #include "report-keys.h"
+#include "session.h"
 
-#define CHUNK_SHIFT	14		/* rows per chunk: 16384 */
+#define CHUNK_SHIFT	15		/* rows per chunk: 32768 */
 #define CHUNK_ROWS	(1u << CHUNK_SHIFT)
 #define MORE_TIDS	(PEBS_REPORT_MAX_TIDS - 1)
 #define NO_ATOM		0xff
@@ -154,10 +155,13 @@ void pebs_report__delete(struct pebs_report *r)
 	if (!r)
 		return;
 	for (i = 0; i < r->nr_chunks; i++)
-		free(r->chunks[i]);
+		if (i)
+			pebs_big_free(r->chunks[i], CHUNK_ROWS, r->stride);
+		else
+			free(r->chunks[i]);
 	free(r->chunks);
 	free(r->tids);
-	free(r->slots);
+	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
 	free(r->view);
 	free(r->ev_samples);
@@ -191,7 +195,7 @@ static uint32_t make_key(const struct pebs_report *r,
 static int grow_index(struct pebs_report *r)
 {
 	size_t cap = r->cap ? r->cap * 2 : 256, i;
-	struct slot *slots = calloc(cap, sizeof(*slots));
+	struct slot *slots = pebs_big_calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -205,7 +209,7 @@ static int grow_index(struct pebs_report *r)
 			;
 		slots[j] = r->slots[i];
 	}
-	free(r->slots);
+	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	r->slots = slots;
 	r->cap = cap;
 	return 0;
@@ -225,7 +229,10 @@ static unsigned char *new_row(struct pebs_report *r, const uint64_t *a)
 		if (!c)
 			return NULL;
 		r->chunks = c;
-		c[r->nr_chunks] = malloc(CHUNK_ROWS * r->stride);
+		/* a large table's chunks in huge pages, for lookups */
+		c[r->nr_chunks] = r->nr_chunks ?
+			pebs_big_calloc(CHUNK_ROWS, r->stride) :
+			malloc(CHUNK_ROWS * r->stride);
 		if (!c[r->nr_chunks])
 			return NULL;
 		r->nr_chunks++;
@@ -493,7 +500,7 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 		qsort_r(r->order, r->nr, sizeof(*r->order), row_cmp, r);
 	}
 	/* no more __add */
-	free(r->slots);
+	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	r->slots = NULL;
 	r->cap = 0;
 }

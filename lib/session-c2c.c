@@ -236,7 +236,7 @@ void ss_c2c__free(struct ss_c2c *f)
 		return;
 	free(f->kmaps);
 	free(f->mem);
-	free(f->lines);
+	pebs_big_free(f->lines, f->cap_lines, sizeof(*f->lines));
 	free(f->wait);
 	free(f);
 }
@@ -273,7 +273,7 @@ static uint64_t line_hash(uint64_t addr, uint32_t pid)
 static int grow_lines(struct ss_c2c *f)
 {
 	size_t cap = f->cap_lines ? f->cap_lines * 2 : 4096, i, j;
-	struct pline *v = calloc(cap, sizeof(*v));
+	struct pline *v = pebs_big_calloc(cap, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -287,7 +287,7 @@ static int grow_lines(struct ss_c2c *f)
 			;
 		v[j] = *l;
 	}
-	free(f->lines);
+	pebs_big_free(f->lines, f->cap_lines, sizeof(*f->lines));
 	f->lines = v;
 	f->cap_lines = cap;
 	return 0;

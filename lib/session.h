@@ -39,6 +39,14 @@ int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
 uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
 		    uint64_t to);
 
+/*
+ * pebs_big_calloc, pebs_big_free - zeroed memory for a large table read
+ * at random (huge pages when large; lib/bigmem.c); free it with the
+ * same @n and @size. NULL when out of memory.
+ */
+void *pebs_big_calloc(size_t n, size_t size);
+void pebs_big_free(void *p, size_t n, size_t size);
+
 /* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
 int ss_c2c__finish(struct ss_c2c *f);
 
