@@ -217,6 +217,72 @@ static int collect_ips(void *arg, const struct perf_event_header *ev,
 	return 0;
 }
 
+/* Time order over a file larger than what the reader keeps mapped. */
+struct order_check {
+	uint64_t n, last, bad;
+};
+
+static int check_order(void *arg, const struct perf_event_header *ev,
+		       uint64_t time)
+{
+	struct order_check *c = arg;
+
+	if (ev->type != PERF_RECORD_SAMPLE)
+		return 0;
+	c->bad += time < c->last;
+	c->last = time;
+	c->n++;
+	return 0;
+}
+
+static void test_large_file(void **state)
+{
+	static char path[] = "/tmp/test-ordered-large.XXXXXX";
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TIME,
+	};
+	struct perf_event_header round = { PEBS_PERF_RECORD_FINISHED_ROUND,
+					   0, 8 };
+	struct order_check c = { 0, 0, 0 };
+	struct pebs_perfdata_writer *w;
+	struct pebs_perfdata *pd;
+	uint64_t id = 7, i, t = 1000;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &attr, &id, 1,
+							"cpu-clock"), 0);
+	/* 600 k samples (14 MB) in rounds of two interleaved rings */
+	for (i = 0; i < 600000; i++) {
+		struct {
+			struct perf_event_header h;
+			uint64_t ip, time;
+		} rec = { { PERF_RECORD_SAMPLE, 0, sizeof(rec) }, i,
+			  t + (i % 1000 < 500 ? 2 * (i % 500) :
+					       2 * (i % 500) + 1) };
+
+		assert_int_equal(pebs_perfdata_writer__write(w, &rec.h), 0);
+		if (i % 1000 == 999) {
+			assert_int_equal(pebs_perfdata_writer__write(w, &round),
+					 0);
+			t += 1000;
+		}
+	}
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_int_equal(pebs_ordered__process(pd, check_order, &c, NULL), 0);
+	assert_int_equal(c.n, 600000);
+	assert_int_equal(c.bad, 0);
+	pebs_perfdata__close(pd);
+	unlink(path);
+}
+
 static void test_file(void **state)
 {
 	char *path = write_file(PERF_SAMPLE_IP | PERF_SAMPLE_TIME);
@@ -257,6 +323,7 @@ int main(void)
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_large_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
