@@ -17,7 +17,9 @@
  * after. A line that never qualifies is never added: pebs_c2c__sort
  * cannot show it in any display (no cross-thread writes without two
  * threads, no HITM or peer count without such a sample), and lines are
- * counted and ranked independently of each other.
+ * counted and ranked independently of each other. A recording of one
+ * thread whose events carry no data source has no such line: then no
+ * sample with an address is kept at all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -57,6 +59,7 @@ struct ss_c2c {
 	struct pebs_c2c *c2c;
 	struct pebs_perfdata *pd;
 	bool shared_only;		/* PEBS_SESSION_C2C_SHARED */
+	bool none_shared;		/* ... and no line can qualify */
 	struct pline *lines;		/* open addressing */
 	size_t nr_lines, cap_lines;	/* cap: a power of two, or 0 */
 	struct pending *wait;
@@ -212,8 +215,25 @@ static int32_t node_of(const struct ss_c2c *f, uint64_t pa)
 	return lo && pa < f->mem[lo - 1].end ? f->mem[lo - 1].node : -1;
 }
 
+/* Whether a sample of some event of @pd can carry a data source. */
+static bool any_data_src(const struct pebs_perfdata *pd)
+{
+	unsigned int i, n = pebs_perfdata__nr_attrs(pd);
+
+	for (i = 0; i < n; i++) {
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(pd, i, NULL, NULL);
+
+		if (a && (a->sample_type & PERF_SAMPLE_DATA_SRC) &&
+		    a->type != PERF_TYPE_SOFTWARE &&
+		    a->type != PERF_TYPE_TRACEPOINT)
+			return true;
+	}
+	return false;
+}
+
 int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
-		unsigned int flags, struct ss_c2c **fp)
+		unsigned int flags, bool one_thread, struct ss_c2c **fp)
 {
 	struct ss_c2c *f = calloc(1, sizeof(*f));
 
@@ -222,6 +242,9 @@ int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	f->c2c = c;
 	f->pd = pd;
 	f->shared_only = flags & PEBS_SESSION_C2C_SHARED;
+	/* one thread makes no cross-thread writes, and without a data
+	   source no sample has a HITM or peer snoop */
+	f->none_shared = f->shared_only && one_thread && !any_data_src(pd);
 	if (read_mem_topology(f)) {
 		ss_c2c__free(f);
 		return -ENOMEM;
@@ -463,6 +486,8 @@ int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
 	node = s->phys_addr ? node_of(f, s->phys_addr) : -1;
 	cs.has_node = node >= 0;
 	cs.node = cs.has_node ? (uint32_t)node : 0;
+	if (f->none_shared && cs.addr)
+		return 0;
 	/* without an address the counts never ask (perf's -1 first) */
 	cs.mapped = cs.addr &&
 		    in_mapping(f, syms, kernel, s->pid, cs.addr) &&

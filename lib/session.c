@@ -29,6 +29,8 @@ struct pebs_session {
 	pebs_session_fn fn;
 	void *arg;
 	struct ss_c2c *c2c;	/* pebs_session__set_c2c, or NULL */
+	uint32_t pid0, tid0;	/* the first sample's thread */
+	bool threads_seen, more_threads;	/* one, two or more */
 };
 
 static int oom(void)
@@ -53,6 +55,13 @@ static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
 		st->nr_events = n;
 	}
 	st->event_samples[idx]++;
+	if (ss->threads_seen && (s->pid != ss->pid0 || s->tid != ss->tid0))
+		ss->more_threads = true;
+	if (!ss->threads_seen) {
+		ss->threads_seen = true;
+		ss->pid0 = s->pid;
+		ss->tid0 = s->tid;
+	}
 	if (s->present & PERF_SAMPLE_TIME) {
 		if (!st->first_time || s->time < st->first_time)
 			st->first_time = s->time;
@@ -256,7 +265,8 @@ int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,
 		return pebs_err(-EINVAL, "session: bad c2c flags");
 	ss_c2c__free(ss->c2c);
 	ss->c2c = NULL;
-	if (c && ss_c2c__new(c, ss->pd, flags, &ss->c2c))
+	/* one thread and no data source: no line can be shared */
+	if (c && ss_c2c__new(c, ss->pd, flags, !ss->more_threads, &ss->c2c))
 		return oom();
 	return 0;
 }

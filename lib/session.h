@@ -11,9 +11,12 @@
 /* The c2c feed of a session (lib/session-c2c.c). */
 struct ss_c2c;
 
-/* ss_c2c__new - a feed of @c for @pd (its HEADER_MEM_TOPOLOGY read). */
+/*
+ * ss_c2c__new - a feed of @c for @pd (its HEADER_MEM_TOPOLOGY read);
+ * @one_thread: every sample of @pd is of one thread.
+ */
 int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
-		unsigned int flags, struct ss_c2c **fp);
+		unsigned int flags, bool one_thread, struct ss_c2c **fp);
 void ss_c2c__free(struct ss_c2c *f);
 
 /* ss_c2c__record - a non-sample record (the kernel's mappings). */

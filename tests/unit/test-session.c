@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "internal.h"
@@ -185,6 +186,92 @@ static void test_intel_ldlat(void **state)
 		"intel-skx-xeon8173M_ldlat64_weight-struct.perf.data", n);
 }
 
+/*
+ * A synthetic page-fault recording (software event: no data source):
+ * with one thread no line can be shared and the shared-only feed keeps
+ * nothing; with a second thread on one line that line is shown, as
+ * with every sample.
+ */
+static const char *write_faults(bool two_threads)
+{
+	static char path[] = "/tmp/test-session.XXXXXX";
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR,
+	};
+	struct pebs_perfdata_writer *w;
+	uint64_t id = 7;
+	unsigned int i;
+	int fd;
+
+	strcpy(path + sizeof(path) - 7, "XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1,
+							"page-faults"), 0);
+	for (i = 0; i < 100; i++) {
+		struct {
+			struct perf_event_header h;
+			uint64_t ip;
+			uint32_t pid, tid;
+			uint64_t time, addr;
+		} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+			  sizeof(r) }, 0x401000, 50, 50, 1000 + i,
+			0x7f0000000000 + i * 4096 };
+
+		if (two_threads && i == 99) {	/* thread 51 on line 0 */
+			r.tid = 51;
+			r.addr = 0x7f0000000008;
+		}
+		assert_int_equal(pebs_perfdata_writer__write(w, &r.h), 0);
+	}
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+	return path;
+}
+
+static void test_shared_only(void **state)
+{
+	unsigned int two;
+
+	(void)state;
+	for (two = 0; two < 2; two++) {
+		const char *path = write_faults(two);
+		struct pebs_perfdata *pd, *pd2;
+		struct pebs_c2c *own, *fed;
+		struct pebs_session *ss;
+		uint64_t seen = 0;
+
+		assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+		assert_int_equal(pebs_perfdata__open(path, &pd2), 0);
+		assert_int_equal(pebs_c2c__new(&own), 0);
+		assert_int_equal(pebs_c2c__new(&fed), 0);
+		assert_int_equal(pebs_c2c__read_perfdata(own, pd, NULL, NULL),
+				 0);
+		assert_int_equal(pebs_session__new(pd2, &ss), 0);
+		assert_int_equal(pebs_session__set_c2c(ss, fed,
+						PEBS_SESSION_C2C_SHARED), 0);
+		assert_int_equal(pebs_session__process(ss, false, count, &seen,
+						       NULL), 0);
+		assert_int_equal(seen, 100);
+		assert_int_equal(pebs_c2c__stats(own)->nr_entries, 100);
+		/* one thread: nothing kept; two: the shared line's two */
+		assert_int_equal(pebs_c2c__stats(fed)->nr_entries, two ? 2 : 0);
+		assert_int_equal(pebs_c2c__sort(own, PEBS_C2C_XWRITES),
+				 two ? 1 : 0);
+		same_lines(own, fed, PEBS_C2C_XWRITES, false);
+		pebs_session__delete(ss);
+		pebs_c2c__delete(own);
+		pebs_c2c__delete(fed);
+		pebs_perfdata__close(pd);
+		pebs_perfdata__close(pd2);
+		unlink(path);
+	}
+}
+
 /* NULL stops the feed; a NULL session is refused */
 static void test_args(void **state)
 {
@@ -197,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_amd_ibs),
 		cmocka_unit_test(test_intel_ldlat),
+		cmocka_unit_test(test_shared_only),
 		cmocka_unit_test(test_args),
 	};
 
