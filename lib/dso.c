@@ -655,3 +655,25 @@ uint64_t pebs_host_kernel_text(void)
 	fclose(f);
 	return found;
 }
+
+/* A resolved address as text (pebs_symbols__resolve's answer). */
+int pebs_sym__str(const struct pebs_sym *sym, uint64_t ip, char *buf,
+		  size_t len)
+{
+	const char *base;
+
+	if (sym->name)
+		return sym->offset ?
+		       snprintf(buf, len, "%s+0x%llx", sym->name,
+				(unsigned long long)sym->offset) :
+		       snprintf(buf, len, "%s", sym->name);
+	if (sym->dso) {
+		base = strrchr(sym->dso, '/');
+		base = base ? base + 1 : sym->dso;
+		return snprintf(buf, len, "%s%s%s+0x%llx",
+				*base == '[' ? "" : "[", base,
+				*base == '[' ? "" : "]",
+				(unsigned long long)sym->dso_offset);
+	}
+	return snprintf(buf, len, "0x%llx", (unsigned long long)ip);
+}

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session.h"
 
 #define DEFAULT_MAX_QUEUED	(1u << 20)
 
@@ -32,8 +32,9 @@ struct pebs_ordered {
 	bool copy;		/* records are copies, freed once delivered */
 	pebs_ordered_fn fn;
 	void *arg;
-	struct entry *q;
-	size_t nr, cap, max;
+	struct entry *q;	/* queued: q[head..head + nr) */
+	struct entry *tmp;	/* merge space, as large as q */
+	size_t head, nr, cap, max;
 	size_t sorted;		/* q[0..sorted) is in order */
 	uint64_t seq;
 	uint64_t max_time;	/* newest time queued */
@@ -67,48 +68,89 @@ void pebs_ordered__delete(struct pebs_ordered *o)
 	if (!o)
 		return;
 	for (i = 0; o->copy && i < o->nr; i++)
-		free((void *)o->q[i].ev);
+		free((void *)o->q[o->head + i].ev);
 	free(o->q);
+	free(o->tmp);
 	free(o);
 }
 
-static int entry_cmp(const void *a, const void *b)
+static bool entry_less(const struct entry *x, const struct entry *y)
 {
-	const struct entry *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	return x->time < y->time || (x->time == y->time && x->seq < y->seq);
 }
 
-/* Sort the queue: often already sorted (one ring per round). */
+/* Merge the sorted runs a[0..n) and a[n..m) through tmp. */
+static void merge(struct entry *a, size_t n, size_t m, struct entry *tmp)
+{
+	size_t i = 0, j = n, k = 0;
+
+	if (!n || n == m || !entry_less(&a[n], &a[n - 1]))
+		return;		/* already in order */
+	while (i < n && j < m)
+		tmp[k++] = entry_less(&a[j], &a[i]) ? a[j++] : a[i++];
+	while (i < n)
+		tmp[k++] = a[i++];
+	memcpy(a, tmp, k * sizeof(*a));	/* a[j..m) is in place */
+}
+
+/*
+ * Sort a[0..n): a natural merge sort. A round's records come as one
+ * sorted run per ring (per CPU in a system-wide recording), so a round
+ * of r rings costs O(n log r), and an ordered round O(n).
+ */
+static void sort_runs(struct entry *a, size_t n, struct entry *tmp)
+{
+	bool again = true;
+
+	while (again) {
+		size_t start = 0;
+
+		again = false;
+		while (start < n) {
+			size_t mid = start + 1, end;
+
+			while (mid < n && !entry_less(&a[mid], &a[mid - 1]))
+				mid++;
+			if (mid == n)
+				break;
+			end = mid + 1;
+			while (end < n && !entry_less(&a[end], &a[end - 1]))
+				end++;
+			merge(a + start, mid - start, end - start, tmp);
+			again = true;
+			start = end;
+		}
+	}
+}
+
+/* Sort the queue: the records queued since the last sort, then merged. */
 static void sort_queue(struct pebs_ordered *o)
 {
-	size_t i;
+	struct entry *q = o->q + o->head;
 
-	for (i = o->sorted ? o->sorted : 1; i < o->nr; i++)
-		if (entry_cmp(&o->q[i - 1], &o->q[i]) > 0)
-			break;
-	if (i < o->nr)
-		qsort(o->q, o->nr, sizeof(*o->q), entry_cmp);
+	sort_runs(q + o->sorted, o->nr - o->sorted, o->tmp);
+	merge(q, o->sorted, o->nr, o->tmp);
 	o->sorted = o->nr;
 }
 
 /* Deliver the first @n queued records (sorted). */
 static int deliver(struct pebs_ordered *o, size_t n)
 {
+	struct entry *q = o->q + o->head;
 	size_t i;
 	int err = 0;
 
 	for (i = 0; i < n && !err; i++) {
-		o->last_out = o->q[i].time;
-		err = o->fn(o->arg, o->q[i].ev, o->q[i].time);
+		o->last_out = q[i].time;
+		err = o->fn(o->arg, q[i].ev, q[i].time);
 		if (o->copy)
-			free((void *)o->q[i].ev);
+			free((void *)q[i].ev);
 	}
-	memmove(o->q, o->q + i, (o->nr - i) * sizeof(*o->q));
+	o->head += i;
 	o->nr -= i;
 	o->sorted -= i;
+	if (!o->nr)
+		o->head = 0;
 	return err;
 }
 
@@ -122,7 +164,7 @@ static int flush_upto(struct pebs_ordered *o, uint64_t limit)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (o->q[mid].time <= limit)
+		if (o->q[o->head + mid].time <= limit)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -133,6 +175,7 @@ static int flush_upto(struct pebs_ordered *o, uint64_t limit)
 int pebs_ordered__queue(struct pebs_ordered *o,
 			const struct perf_event_header *ev, uint64_t time)
 {
+	struct entry *e;
 	int err;
 
 	if (!o || !ev)
@@ -145,6 +188,11 @@ int pebs_ordered__queue(struct pebs_ordered *o,
 		if (err)
 			return err;
 	}
+	if (o->head + o->nr == o->cap && o->head) {
+		/* the delivered front makes room */
+		memmove(o->q, o->q + o->head, o->nr * sizeof(*o->q));
+		o->head = 0;
+	}
 	if (o->nr == o->cap) {
 		size_t cap = o->cap ? o->cap * 2 : 4096;
 		struct entry *q;
@@ -155,6 +203,10 @@ int pebs_ordered__queue(struct pebs_ordered *o,
 		if (!q)
 			return pebs_err(-ENOMEM, "ordered: out of memory");
 		o->q = q;
+		q = realloc(o->tmp, cap * sizeof(*q));
+		if (!q)
+			return pebs_err(-ENOMEM, "ordered: out of memory");
+		o->tmp = q;
 		o->cap = cap;
 	}
 	if (o->copy) {
@@ -166,9 +218,10 @@ int pebs_ordered__queue(struct pebs_ordered *o,
 	}
 	if (time < o->last_out)
 		o->out_of_order++;
-	o->q[o->nr].time = time;
-	o->q[o->nr].seq = o->seq++;
-	o->q[o->nr++].ev = ev;
+	e = &o->q[o->head + o->nr++];
+	e->time = time;
+	e->seq = o->seq++;
+	e->ev = ev;
 	if (time > o->max_time)
 		o->max_time = time;
 	return 0;
@@ -190,6 +243,25 @@ int pebs_ordered__flush(struct pebs_ordered *o)
 	if (!o)
 		return pebs_err(-EINVAL, "ordered: none");
 	return flush_upto(o, UINT64_MAX - 1);
+}
+
+/*
+ * The file offset of the oldest record still queued (the records of a
+ * mapped file are not copies), or @pos when none is.
+ */
+static uint64_t oldest_queued(const struct pebs_ordered *o,
+			      const struct pebs_perfdata *pd, uint64_t pos)
+{
+	const unsigned char *low = pd->buf + pos;
+	size_t i;
+
+	for (i = 0; i < o->nr; i++) {
+		const unsigned char *p = (const void *)o->q[o->head + i].ev;
+
+		if (p >= pd->buf && p < low)
+			low = p;
+	}
+	return (uint64_t)(low - pd->buf);
 }
 
 uint64_t pebs_ordered__out_of_order(const struct pebs_ordered *o)
@@ -232,10 +304,12 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 {
 	const struct perf_event_header *ev;
 	struct pebs_ordered *o;
+	uint64_t released;
 	int ret, err = 0;
 
 	if (!pd || !fn)
 		return pebs_err(-EINVAL, "ordered: no file");
+	released = pd->data_start;
 	if (flags)
 		*flags = 0;
 	if (!all_timed(pd)) {
@@ -253,9 +327,13 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 	if (err)
 		return err;
 	while (!err && (ret = pebs_perfdata__next(pd, &ev)) > 0) {
-		if (ev->type == PEBS_PERF_RECORD_FINISHED_ROUND)
+		if (ev->type == PEBS_PERF_RECORD_FINISHED_ROUND) {
 			err = pebs_ordered__round(o);
-		else
+			/* what was delivered is not read again */
+			if (pd->mapped && pd->pos - released >= PD_RELEASE_MIN)
+				released = pd_release(pd, released,
+						oldest_queued(o, pd, pd->pos));
+		} else
 			err = pebs_ordered__queue(o, ev, record_time(pd, ev));
 	}
 	if (ret < 0 && !err) {

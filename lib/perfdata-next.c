@@ -10,8 +10,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "internal.h"
+#include "session.h"
 
 /* a HEADER_FEATURE record: { header; u64 feat_id; data } */
 #define FEAT_REC_HDR	16
@@ -177,6 +179,23 @@ int pebs_perfdata__next(struct pebs_perfdata *pd,
 		pd->seen_upto = pd->nrec;
 	*ev = (const struct perf_event_header *)rec;
 	return 1;
+}
+
+uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
+		    uint64_t to)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
+
+	if (!pd->mapped || pd->stream || pd->dir || pd->zstd || to <= from ||
+	    to - from < PD_RELEASE_MIN || to > pd->size)
+		return from;
+	a = ((uintptr_t)pd->buf + from) & ~(pg - 1);
+	b = ((uintptr_t)pd->buf + to) & ~(pg - 1);
+	/* a private read-only file mapping: the pages come back from the
+	   page cache if read again */
+	if (b > a)
+		madvise((void *)a, b - a, MADV_DONTNEED);
+	return to;
 }
 
 void pebs_perfdata__rewind(struct pebs_perfdata *pd)

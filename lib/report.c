@@ -6,121 +6,102 @@
  * stores and HitM where samples carry a data source.
  *
  * The caller resolves a sample once (comm interned by pebs_threads, dso
- * and symbol strings owned by pebs_symbols) and adds it: a row's key is
- * the values of its key fields, compared by value (strings by pointer:
- * equal pointers are equal names), hashed once per sample; rows live in
- * one array found through an open-addressed index. No allocation per
- * sample except when the tables grow.
+ * and symbol strings owned by pebs_symbols) and adds it. A row keeps
+ * its sums and only the key fields its report's keys use (64-bit atoms,
+ * lib/report-keys.c), compared by value (strings by pointer: equal
+ * pointers are equal names) and hashed once per sample; a row's thread
+ * ids beyond the first live in a side pool, taken when a second thread
+ * comes. Rows live in fixed-size chunks (no copy as they grow) found
+ * through an open-addressed index. No allocation per sample except when
+ * the tables grow. pebs_report__row() unpacks a row into a
+ * pebs_report_row.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "report-keys.h"
+#include "session.h"
 
-#define CACHE_LINE	64
-#define PAGE_4K		4096
+#define CHUNK_SHIFT	15		/* rows per chunk: 32768 */
+#define CHUNK_ROWS	(1u << CHUNK_SHIFT)
+#define MORE_TIDS	(PEBS_REPORT_MAX_TIDS - 1)
+#define NO_ATOM		0xff
+#define BATCH		32	/* samples whose lookups overlap */
 
 struct slot {
 	uint32_t idx;		/* row + 1; 0: empty */
 	uint32_t hash;
 };
 
+/* A row's sums; its key atoms follow. */
+struct rsum {
+	uint64_t period, samples, weight_sum, weight_nr;
+	uint32_t loads, stores, hitm;
+	uint32_t nr_tids;	/* as pebs_report_row's */
+	int32_t tid0;
+	uint32_t more;		/* MORE_TIDS more tids at tids[more - 1]; 0:
+				   none yet */
+};
+
 struct pebs_report {
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
 	unsigned int nr_keys;
 	bool need_addr, need_src;
-	struct pebs_report_row *rows;
-	size_t nr, cap_rows;
+	bool dsym_key;		/* the data symbol is a key (symbol_daddr),
+				   not only shown (dcacheline) */
+	uint8_t atom_of[RK_NR_FIELDS];	/* NO_ATOM: field not kept */
+	enum rk_field field_of[RK_NR_FIELDS];	/* atom -> field */
+	unsigned int nr_atoms, nr_cmp;	/* atoms [0, nr_cmp) are compared */
+	size_t stride;		/* bytes per row */
+	unsigned char **chunks;
+	size_t nr, nr_chunks;
+	int32_t *tids;		/* the pool of more tids */
+	size_t nr_pool, cap_pool;
 	struct slot *slots;
 	size_t cap;		/* a power of two */
 	uint32_t *order;	/* rows in sorted order, after __sort */
+	struct pebs_report_row *view;	/* what __row returns */
 	uint64_t samples, period;
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	unsigned int nr_events;
 };
 
-static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
-	[PEBS_REPORT_PID] = "pid", [PEBS_REPORT_TID] = "tid",
-	[PEBS_REPORT_COMM] = "comm", [PEBS_REPORT_DSO] = "dso",
-	[PEBS_REPORT_SYM] = "sym", [PEBS_REPORT_CPU] = "cpu",
-	[PEBS_REPORT_EVENT] = "event", [PEBS_REPORT_PAGE] = "page",
-	[PEBS_REPORT_LINE] = "line", [PEBS_REPORT_ADDR] = "addr",
-	[PEBS_REPORT_SRC] = "src", [PEBS_REPORT_SYM_DADDR] = "symbol_daddr",
-	[PEBS_REPORT_DSO_DADDR] = "dso_daddr", [PEBS_REPORT_MEM] = "mem",
-	[PEBS_REPORT_SNOOP] = "snoop", [PEBS_REPORT_TLB] = "tlb",
-	[PEBS_REPORT_DCACHELINE] = "dcacheline",
-	[PEBS_REPORT_PHYS_DADDR] = "phys_daddr",
-};
-
-/* The data_src bits of the mem, snoop and tlb keys. */
-static uint64_t src_mask(enum pebs_report_key k)
+static unsigned char *row_at(const struct pebs_report *r, size_t i)
 {
-	union perf_mem_data_src m = { .val = 0 };
-
-	switch (k) {
-	case PEBS_REPORT_MEM:
-		m.mem_lvl = 0x3fff;
-		m.mem_lvl_num = 0xf;
-		m.mem_remote = 1;
-		m.mem_hops = 7;
-		break;
-	case PEBS_REPORT_SNOOP:
-		m.mem_snoop = 0x1f;
-		m.mem_snoopx = 3;
-		break;
-	case PEBS_REPORT_TLB:
-		m.mem_dtlb = 0x7f;
-		break;
-	default:
-		return ~0ull;
-	}
-	return m.val;
+	return r->chunks[i >> CHUNK_SHIFT] + (i & (CHUNK_ROWS - 1)) * r->stride;
 }
 
-const char *pebs_report__key_name(enum pebs_report_key key)
+static uint64_t *atoms(unsigned char *row)
 {
-	return (unsigned int)key < PEBS_REPORT_NR_KEYS ? key_names[key] : NULL;
+	return (uint64_t *)(row + sizeof(struct rsum));
 }
 
-int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
-			    unsigned int max)
+/* Lay out the atoms: compared fields first, the shown-only ones last. */
+static void layout(struct pebs_report *r)
 {
-	unsigned int n = 0, k;
-	const char *p = str;
+	uint32_t used = 0, cmp;
+	unsigned int i, f;
 
-	if (!str || !keys)
-		return pebs_err(-EINVAL, "report: no keys");
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		for (k = 0; k < PEBS_REPORT_NR_KEYS; k++)
-			if (strlen(key_names[k]) == len &&
-			    !strncmp(p, key_names[k], len))
-				break;
-		/* perf's names for two of them */
-		if (k == PEBS_REPORT_NR_KEYS && len == 6 &&
-		    !strncmp(p, "symbol", 6))
-			k = PEBS_REPORT_SYM;
-		if (k == PEBS_REPORT_NR_KEYS) {
-			return pebs_err(-EINVAL, "unknown sort key '%.*s': use "
-					"pid, tid, comm, dso, sym, cpu, event, "
-					"page, line, addr, src, symbol_daddr, "
-					"dso_daddr, dcacheline, mem, snoop, tlb "
-					"or phys_daddr",
-					(int)len, p);
+	for (i = 0; i < r->nr_keys; i++)
+		used |= rk_fields(r->keys[i]);
+	cmp = used & ~(1u << RK_DATA_SYM_OFF);
+	if (!r->dsym_key)
+		cmp &= ~(1u << RK_DATA_SYM);
+	memset(r->atom_of, NO_ATOM, sizeof(r->atom_of));
+	for (f = 0; f < RK_NR_FIELDS; f++)
+		if (cmp & 1u << f) {
+			r->field_of[r->nr_atoms] = f;
+			r->atom_of[f] = (uint8_t)r->nr_atoms++;
 		}
-		if (n == max)
-			return pebs_err(-EINVAL, "too many sort keys: give at "
-					"most %u", max);
-		keys[n++] = k;
-		p += len + (p[len] == ',');
-	}
-	if (!n)
-		return pebs_err(-EINVAL, "no sort key: give keys such as "
-				"comm,dso,sym");
-	return (int)n;
+	r->nr_cmp = r->nr_atoms;
+	for (f = 0; f < RK_NR_FIELDS; f++)
+		if ((used & ~cmp) & 1u << f) {
+			r->field_of[r->nr_atoms] = f;
+			r->atom_of[f] = (uint8_t)r->nr_atoms++;
+		}
+	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t);
 }
 
 int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
@@ -142,7 +123,8 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 	r->nr_events = nr_events ? nr_events : 1;
 	r->ev_samples = calloc(r->nr_events, sizeof(*r->ev_samples));
 	r->ev_period = calloc(r->nr_events, sizeof(*r->ev_period));
-	if (!r->ev_samples || !r->ev_period) {
+	r->view = malloc(sizeof(*r->view));
+	if (!r->ev_samples || !r->ev_period || !r->view) {
 		pebs_report__delete(r);
 		return pebs_err(-ENOMEM, "report: out of memory");
 	}
@@ -155,144 +137,65 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 				keys[i] == PEBS_REPORT_SYM_DADDR ||
 				keys[i] == PEBS_REPORT_DSO_DADDR ||
 				keys[i] == PEBS_REPORT_DCACHELINE;
-
+		r->dsym_key |= keys[i] == PEBS_REPORT_SYM_DADDR;
 		r->need_src |= keys[i] == PEBS_REPORT_SRC ||
 			       keys[i] == PEBS_REPORT_MEM ||
 			       keys[i] == PEBS_REPORT_SNOOP ||
 			       keys[i] == PEBS_REPORT_TLB;
 	}
+	layout(r);
 	*rp = r;
 	return 0;
 }
 
 void pebs_report__delete(struct pebs_report *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
-	free(r->rows);
-	free(r->slots);
+	for (i = 0; i < r->nr_chunks; i++)
+		if (i)
+			pebs_big_free(r->chunks[i], CHUNK_ROWS, r->stride);
+		else
+			free(r->chunks[i]);
+	free(r->chunks);
+	free(r->tids);
+	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
+	free(r->view);
 	free(r->ev_samples);
 	free(r->ev_period);
 	free(r);
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
+/* The key atoms of @s for the report's keys, and their hash. */
+static uint32_t make_key(const struct pebs_report *r,
+			 const struct pebs_report_sample *s, uint64_t *a)
 {
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h;
-}
-
-/* The key fields of @s for the report's keys; the rest stay zero. */
-static void make_key(const struct pebs_report *r,
-		     const struct pebs_report_sample *s,
-		     struct pebs_report_row *k, uint64_t *hash)
-{
+	struct pebs_report_row k;
 	uint64_t h = 0;
 	unsigned int i;
 
-	memset(k, 0, sizeof(*k));
-	for (i = 0; i < r->nr_keys; i++) {
-		uint64_t v = 0;
-
-		switch (r->keys[i]) {
-		case PEBS_REPORT_PID:
-			v = (uint32_t)(k->pid = s->pid);
-			break;
-		case PEBS_REPORT_TID:
-			v = (uint32_t)(k->tid = s->tid);
-			break;
-		case PEBS_REPORT_COMM:
-			k->comm = s->comm;
-			/* an unknown thread is shown by its tid */
-			k->tid = s->comm ? k->tid : s->tid;
-			v = s->comm ? (uintptr_t)s->comm : (uint32_t)s->tid;
-			break;
-		case PEBS_REPORT_DSO:
-			k->dso = s->dso;
-			k->kernel = s->kernel;
-			v = (uintptr_t)s->dso ^ s->kernel;
-			break;
-		case PEBS_REPORT_SYM:
-			k->sym = s->sym;
-			k->kernel = s->kernel;
-			/* no symbol: the address (within its dso), as perf */
-			k->ip = s->sym ? 0 : s->ip;
-			k->dso = s->sym ? k->dso : s->dso;
-			v = s->sym ? (uintptr_t)s->sym : s->ip;
-			break;
-		case PEBS_REPORT_CPU:
-			v = k->cpu = s->cpu;
-			break;
-		case PEBS_REPORT_EVENT:
-			v = k->event = s->event;
-			break;
-		case PEBS_REPORT_PAGE:
-			v = k->addr = s->addr & ~(uint64_t)(PAGE_4K - 1);
-			break;
-		case PEBS_REPORT_LINE:
-			v = k->addr = s->addr & ~(uint64_t)(CACHE_LINE - 1);
-			break;
-		case PEBS_REPORT_ADDR:
-			v = k->addr = s->addr;
-			break;
-		case PEBS_REPORT_SRC:
-		case PEBS_REPORT_MEM:
-		case PEBS_REPORT_SNOOP:
-		case PEBS_REPORT_TLB:
-			v = s->data_src & src_mask(r->keys[i]);
-			k->data_src |= v;
-			break;
-		case PEBS_REPORT_SYM_DADDR:
-			/* per address, as perf; shown by its data symbol */
-			v = k->addr = s->addr;
-			k->data_sym = s->data_sym;
-			k->data_sym_off = s->data_sym_off;
-			k->kernel = s->kernel;
-			break;
-		case PEBS_REPORT_DSO_DADDR:
-			k->data_dso = s->data_dso;
-			v = (uintptr_t)s->data_dso;
-			break;
-		case PEBS_REPORT_DCACHELINE:
-			/* the line within its data object, as perf */
-			k->data_dso = s->data_dso;
-			k->kernel = s->kernel;
-			k->addr = s->addr & ~(uint64_t)(CACHE_LINE - 1);
-			v = k->addr ^ (uintptr_t)s->data_dso;
-			break;
-		case PEBS_REPORT_PHYS_DADDR:
-			/* 0 without PHYS_ADDR, as perf; one row per
-			   address whatever the mode */
-			v = k->phys_addr = s->has_phys ? s->phys_addr : 0;
-			break;
-		default:
-			break;
-		}
-		h = mix(h, v);
+	memset(&k, 0, sizeof(k));
+	for (i = 0; i < r->nr_keys; i++)
+		rk_make(r->keys[i], r->dsym_key, s, &k);
+	for (i = 0; i < r->nr_atoms; i++) {
+		a[i] = rk_get(&k, r->field_of[i]);
+		if (i < r->nr_cmp)
+			h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
 	}
 	/* spread the bits: keys such as page addresses share low bits */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
-	*hash = h;
-}
-
-static bool same_key(const struct pebs_report_row *a,
-		     const struct pebs_report_row *b)
-{
-	return a->pid == b->pid && a->tid == b->tid && a->comm == b->comm &&
-	       a->dso == b->dso && a->sym == b->sym && a->ip == b->ip &&
-	       a->kernel == b->kernel && a->cpu == b->cpu &&
-	       a->event == b->event && a->addr == b->addr &&
-	       a->data_src == b->data_src && a->data_dso == b->data_dso &&
-	       a->data_sym == b->data_sym && a->phys_addr == b->phys_addr;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 static int grow_index(struct pebs_report *r)
 {
 	size_t cap = r->cap ? r->cap * 2 : 256, i;
-	struct slot *slots = calloc(cap, sizeof(*slots));
+	struct slot *slots = pebs_big_calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -306,52 +209,105 @@ static int grow_index(struct pebs_report *r)
 			;
 		slots[j] = r->slots[i];
 	}
-	free(r->slots);
+	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	r->slots = slots;
 	r->cap = cap;
 	return 0;
 }
 
-static struct pebs_report_row *find_row(struct pebs_report *r,
-					const struct pebs_report_row *k,
-					uint32_t h)
+/* A new row of key @a in the next place; NULL when out of memory. */
+static unsigned char *new_row(struct pebs_report *r, const uint64_t *a)
 {
-	size_t mask, i;
+	unsigned char *row;
 
-	if ((r->nr + 1) * 2 > r->cap && grow_index(r))
+	if (r->nr >= UINT32_MAX - 1)
 		return NULL;
-	mask = r->cap - 1;
-	for (i = h & mask; r->slots[i].idx; i = (i + 1) & mask)
-		if (r->slots[i].hash == h &&
-		    same_key(&r->rows[r->slots[i].idx - 1], k))
-			return &r->rows[r->slots[i].idx - 1];
-	if (r->nr == r->cap_rows) {
-		size_t cap = r->cap_rows ? r->cap_rows + r->cap_rows / 2 : 128;
-		struct pebs_report_row *rows =
-			realloc(r->rows, cap * sizeof(*rows));
+	if (r->nr == r->nr_chunks * CHUNK_ROWS) {
+		unsigned char **c = realloc(r->chunks, (r->nr_chunks + 1) *
+					    sizeof(*c));
 
-		if (!rows)
+		if (!c)
 			return NULL;
-		r->rows = rows;
-		r->cap_rows = cap;
+		r->chunks = c;
+		/* a large table's chunks in huge pages, for lookups */
+		c[r->nr_chunks] = r->nr_chunks ?
+			pebs_big_calloc(CHUNK_ROWS, r->stride) :
+			malloc(CHUNK_ROWS * r->stride);
+		if (!c[r->nr_chunks])
+			return NULL;
+		r->nr_chunks++;
 	}
-	r->rows[r->nr] = *k;
-	r->slots[i].idx = (uint32_t)++r->nr;
-	r->slots[i].hash = h;
-	return &r->rows[r->nr - 1];
+	row = row_at(r, r->nr++);
+	memset(row, 0, sizeof(struct rsum));
+	memcpy(atoms(row), a, r->nr_atoms * sizeof(*a));
+	return row;
 }
 
-static void row_add_tid(struct pebs_report_row *row, int32_t tid)
+static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
+			       uint32_t h)
 {
-	unsigned int i;
+	size_t mask, i, n = r->nr_cmp * sizeof(*a);
+	unsigned char *row;
 
-	for (i = 0; i < row->nr_tids && i < PEBS_REPORT_MAX_TIDS; i++)
-		if (row->tids[i] == tid)
-			return;
-	if (row->nr_tids < PEBS_REPORT_MAX_TIDS)
-		row->tids[row->nr_tids] = tid;
-	if (row->nr_tids <= PEBS_REPORT_MAX_TIDS)
+	/* at most 3/4 full */
+	if ((r->nr + 1) * 4 > r->cap * 3 && grow_index(r))
+		return NULL;
+	mask = r->cap - 1;
+	for (i = h & mask; r->slots[i].idx; i = (i + 1) & mask) {
+		if (r->slots[i].hash != h)
+			continue;
+		row = row_at(r, r->slots[i].idx - 1);
+		if (!memcmp(atoms(row), a, n))
+			return row;
+	}
+	row = new_row(r, a);
+	if (!row)
+		return NULL;
+	r->slots[i].idx = (uint32_t)r->nr;
+	r->slots[i].hash = h;
+	return row;
+}
+
+/* Thread ids: the first in the row, up to MORE_TIDS more in the pool. */
+static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
+{
+	unsigned int i, kept;
+	int32_t *more;
+
+	if (!row->nr_tids) {
+		row->tid0 = tid;
+		row->nr_tids = 1;
+		return 0;
+	}
+	if (row->tid0 == tid || row->nr_tids > PEBS_REPORT_MAX_TIDS)
+		return 0;
+	kept = row->nr_tids - 1;
+	more = row->more ? r->tids + row->more - 1 : NULL;
+	for (i = 0; i < kept; i++)
+		if (more[i] == tid)
+			return 0;
+	if (kept == MORE_TIDS) {	/* one more than kept */
 		row->nr_tids++;
+		return 0;
+	}
+	if (!more) {
+		if (r->nr_pool + MORE_TIDS > r->cap_pool) {
+			size_t cap = r->cap_pool ? r->cap_pool * 2 :
+						   64 * MORE_TIDS;
+			int32_t *p = realloc(r->tids, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			r->tids = p;
+			r->cap_pool = cap;
+		}
+		row->more = (uint32_t)r->nr_pool + 1;
+		r->nr_pool += MORE_TIDS;
+		more = r->tids + row->more - 1;
+	}
+	more[kept] = tid;
+	row->nr_tids++;
+	return 0;
 }
 
 static void add_totals(struct pebs_report *r,
@@ -365,12 +321,20 @@ static void add_totals(struct pebs_report *r,
 	}
 }
 
-int pebs_report__add(struct pebs_report *r,
-		     const struct pebs_report_sample *s)
+/* Whether @s goes to a row (else nowhere, or the totals only). */
+static bool keyed(const struct pebs_report *r,
+		  const struct pebs_report_sample *s)
+{
+	return !((r->need_addr && !s->has_addr) ||
+		 (r->need_src && !s->has_src) || s->hidden);
+}
+
+/* Add @s, of key @a (hash @h) when keyed. */
+static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
+		   const uint64_t *a, uint32_t h)
 {
 	union perf_mem_data_src src = { .val = s->data_src };
-	struct pebs_report_row k, *row;
-	uint64_t h;
+	struct rsum *row;
 
 	if ((r->need_addr && !s->has_addr) || (r->need_src && !s->has_src))
 		return 0;
@@ -378,9 +342,8 @@ int pebs_report__add(struct pebs_report *r,
 		add_totals(r, s);
 		return 0;
 	}
-	make_key(r, s, &k, &h);
-	row = find_row(r, &k, (uint32_t)(h ^ (h >> 32)));
-	if (!row)
+	row = (struct rsum *)find_row(r, a, h);
+	if (!row || row_add_tid(r, row, s->tid))
 		return pebs_err(-ENOMEM, "report: out of memory");
 	row->samples++;
 	row->period += s->period;
@@ -394,111 +357,157 @@ int pebs_report__add(struct pebs_report *r,
 		row->hitm += (src.mem_snoop & PERF_MEM_SNOOP_HITM) ||
 			     (src.mem_snoopx & PERF_MEM_SNOOPX_PEER);
 	}
-	row_add_tid(row, s->tid);
 	add_totals(r, s);
 	return 0;
 }
 
-static const char *base_name(const char *path)
+int pebs_report__add(struct pebs_report *r,
+		     const struct pebs_report_sample *s)
 {
-	const char *b = strrchr(path, '/');
+	uint64_t a[RK_NR_FIELDS];
+	uint32_t h = keyed(r, s) ? make_key(r, s, a) : 0;
 
-	return b ? b + 1 : path;
+	return add_one(r, s, a, h);
 }
 
-static int cmp_u64(uint64_t a, uint64_t b)
+/*
+ * In batches: the keys first, the index slots they hash to fetched,
+ * then their rows, then the adds, so that the cache misses of a large
+ * table overlap instead of following one another.
+ */
+int pebs_report__add_batch(struct pebs_report *r,
+			   const struct pebs_report_sample *s, size_t n)
 {
-	return (a > b) - (a < b);
-}
+	uint64_t a[BATCH][RK_NR_FIELDS];
+	uint32_t h[BATCH];
+	size_t i, m, mask;
+	int err;
 
-/* Strings as printed; an unknown one (NULL) after the known. */
-static int cmp_str(const char *a, const char *b)
-{
-	if (!a || !b)
-		return !a - !b;
-	return strcmp(a, b);
-}
+	for (; n; n -= m, s += m) {
+		m = n < BATCH ? n : BATCH;
+		mask = r->cap - 1;
+		for (i = 0; i < m; i++) {
+			h[i] = keyed(r, &s[i]) ? make_key(r, &s[i], a[i]) : 0;
+			if (r->cap)
+				__builtin_prefetch(&r->slots[h[i] & mask]);
+		}
+		for (i = 0; i < m && r->cap; i++) {
+			const struct slot *sl = &r->slots[h[i] & mask];
 
-/* Two rows on one key, in the order perf prints ties (ascending). */
-static int key_cmp(const struct pebs_report_row *x,
-		   const struct pebs_report_row *y, enum pebs_report_key k)
-{
-	int c;
-
-	switch (k) {
-	case PEBS_REPORT_PID:
-		return cmp_u64((uint32_t)x->pid, (uint32_t)y->pid);
-	case PEBS_REPORT_TID:
-		return cmp_u64((uint32_t)x->tid, (uint32_t)y->tid);
-	case PEBS_REPORT_COMM:
-		c = cmp_str(x->comm, y->comm);
-		return c ? c : cmp_u64((uint32_t)x->tid, (uint32_t)y->tid);
-	case PEBS_REPORT_DSO:
-		return cmp_str(x->dso ? base_name(x->dso) : NULL,
-			       y->dso ? base_name(y->dso) : NULL);
-	case PEBS_REPORT_SYM:
-		c = cmp_str(x->sym, y->sym);
-		return c ? c : cmp_u64(x->ip, y->ip);
-	case PEBS_REPORT_CPU:
-		return cmp_u64(x->cpu, y->cpu);
-	case PEBS_REPORT_EVENT:
-		return cmp_u64(x->event, y->event);
-	case PEBS_REPORT_SRC:
-	case PEBS_REPORT_MEM:
-	case PEBS_REPORT_SNOOP:
-	case PEBS_REPORT_TLB:
-		return cmp_u64(x->data_src & src_mask(k),
-			       y->data_src & src_mask(k));
-	case PEBS_REPORT_DSO_DADDR:
-		return cmp_str(x->data_dso ? base_name(x->data_dso) : NULL,
-			       y->data_dso ? base_name(y->data_dso) : NULL);
-	case PEBS_REPORT_PHYS_DADDR:
-		return cmp_u64(x->phys_addr, y->phys_addr);
-	case PEBS_REPORT_DCACHELINE:
-		c = cmp_u64(x->addr, y->addr);
-		return c ? c : cmp_str(x->data_dso, y->data_dso);
-	default:
-		return cmp_u64(x->addr, y->addr);
-	}
-}
-
-/* Rows (by index) by period, then samples, then their keys as perf. */
-static int row_cmp(const void *a, const void *b, void *arg)
-{
-	const struct pebs_report *r = arg;
-	const struct pebs_report_row *x = &r->rows[*(const uint32_t *)a];
-	const struct pebs_report_row *y = &r->rows[*(const uint32_t *)b];
-	unsigned int i;
-	int c;
-
-	if (x->period != y->period)
-		return x->period < y->period ? 1 : -1;
-	if (x->samples != y->samples)
-		return x->samples < y->samples ? 1 : -1;
-	for (i = 0; i < r->nr_keys; i++) {
-		c = key_cmp(x, y, r->keys[i]);
-		if (c)
-			return c;
+			if (sl->idx && sl->hash == h[i])
+				__builtin_prefetch(row_at(r, sl->idx - 1));
+		}
+		for (i = 0; i < m; i++) {
+			err = add_one(r, &s[i], a[i], h[i]);
+			if (err)
+				return err;
+		}
 	}
 	return 0;
 }
 
-void pebs_report__sort(struct pebs_report *r)
+/* A field of a packed row, for rk_cmp. */
+static uint64_t packed_field(const void *row, enum rk_field f,
+			     const void *arg)
+{
+	const struct pebs_report *r = arg;
+
+	if (r->atom_of[f] == NO_ATOM)
+		return 0;
+	return atoms((unsigned char *)row)[r->atom_of[f]];
+}
+
+/* Rows (by index) by period, then samples, then their keys as perf,
+   then first seen first. */
+static int row_cmp(const void *a, const void *b, void *arg)
+{
+	const struct pebs_report *r = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	unsigned char *x = row_at(r, i), *y = row_at(r, j);
+	const struct rsum *sx = (const struct rsum *)x;
+	const struct rsum *sy = (const struct rsum *)y;
+	unsigned int k;
+	int c;
+
+	if (sx->period != sy->period)
+		return sx->period < sy->period ? 1 : -1;
+	if (sx->samples != sy->samples)
+		return sx->samples < sy->samples ? 1 : -1;
+	for (k = 0; k < r->nr_keys; k++) {
+		c = rk_cmp(r->keys[k], x, y, packed_field, r);
+		if (c)
+			return c;
+	}
+	return (i > j) - (i < j);
+}
+
+/* Sift down in a heap of @n indices whose top is the last in order. */
+static void sift(uint32_t *heap, size_t n, size_t i, struct pebs_report *r)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint32_t t;
+
+		if (l < n && row_cmp(&heap[l], &heap[m], r) > 0)
+			m = l;
+		if (l + 1 < n && row_cmp(&heap[l + 1], &heap[m], r) > 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		t = heap[i];
+		heap[i] = heap[m];
+		heap[m] = t;
+		i = m;
+	}
+}
+
+/*
+ * The first @n rows in order at the front of r->order (a heap of the n
+ * best seen, the rest behind it), in O(rows log n).
+ */
+static void select_top(struct pebs_report *r, size_t n)
+{
+	uint32_t *o = r->order, t;
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		sift(o, n, i, r);
+	for (i = n; i < r->nr; i++) {
+		if (row_cmp(&o[i], &o[0], r) >= 0)
+			continue;
+		t = o[0];
+		o[0] = o[i];
+		o[i] = t;
+		sift(o, n, 0, r);
+	}
+}
+
+void pebs_report__sort_top(struct pebs_report *r, size_t n)
 {
 	size_t i;
 
-	/* the index is not needed any more (no more __add): reuse it */
 	free(r->order);
 	r->order = malloc((r->nr ? r->nr : 1) * sizeof(*r->order));
 	if (!r->order)
 		return;		/* rows stay in the order first seen */
 	for (i = 0; i < r->nr; i++)
 		r->order[i] = (uint32_t)i;
-	/* sort indices, not the (large) rows */
-	qsort_r(r->order, r->nr, sizeof(*r->order), row_cmp, r);
-	free(r->slots);
+	if (n && n < r->nr / 4) {
+		select_top(r, n);
+		qsort_r(r->order, n, sizeof(*r->order), row_cmp, r);
+	} else {
+		/* sort indices, not the rows */
+		qsort_r(r->order, r->nr, sizeof(*r->order), row_cmp, r);
+	}
+	/* no more __add */
+	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	r->slots = NULL;
 	r->cap = 0;
+}
+
+void pebs_report__sort(struct pebs_report *r)
+{
+	pebs_report__sort_top(r, SIZE_MAX);
 }
 
 size_t pebs_report__nr_rows(const struct pebs_report *r)
@@ -509,9 +518,31 @@ size_t pebs_report__nr_rows(const struct pebs_report *r)
 const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 					       size_t i)
 {
+	struct pebs_report_row *v = r->view;
+	const struct rsum *s;
+	const uint64_t *a;
+	unsigned int k;
+
 	if (i >= r->nr)
 		return NULL;
-	return &r->rows[r->order ? r->order[i] : i];
+	s = (const struct rsum *)row_at(r, r->order ? r->order[i] : i);
+	a = atoms((unsigned char *)s);
+	memset(v, 0, sizeof(*v));
+	for (k = 0; k < r->nr_atoms; k++)
+		rk_set(v, r->field_of[k], a[k]);
+	v->samples = s->samples;
+	v->period = s->period;
+	v->weight_sum = s->weight_sum;
+	v->weight_nr = s->weight_nr;
+	v->loads = s->loads;
+	v->stores = s->stores;
+	v->hitm = s->hitm;
+	v->nr_tids = s->nr_tids;
+	if (s->nr_tids)
+		v->tids[0] = s->tid0;
+	for (k = 1; k < s->nr_tids && k < PEBS_REPORT_MAX_TIDS; k++)
+		v->tids[k] = r->tids[s->more - 1 + k - 1];
+	return v;
 }
 
 void pebs_report__totals(const struct pebs_report *r, int event,
@@ -542,72 +573,4 @@ unsigned int pebs_report__keys(const struct pebs_report *r,
 {
 	*keys = r->keys;
 	return r->nr_keys;
-}
-
-int pebs_report__field(const struct pebs_report_row *row,
-		       enum pebs_report_key key, char *buf, size_t len)
-{
-	struct pebs_data_src ds;
-
-	switch (key) {
-	case PEBS_REPORT_PID:
-		return snprintf(buf, len, "%d", row->pid);
-	case PEBS_REPORT_TID:
-		return snprintf(buf, len, "%d", row->tid);
-	case PEBS_REPORT_COMM:
-		return row->comm ? snprintf(buf, len, "%s", row->comm) :
-				   snprintf(buf, len, ":%d", row->tid);
-	case PEBS_REPORT_DSO:
-		return snprintf(buf, len, "%s",
-				row->dso ? base_name(row->dso) : "[unknown]");
-	case PEBS_REPORT_SYM:
-		/* perf: "[k] name", "[.] 0x<address, 16 digits>" */
-		if (row->sym)
-			return snprintf(buf, len, "[%c] %s",
-					row->kernel ? 'k' : '.', row->sym);
-		return snprintf(buf, len, "[%c] 0x%016llx",
-				row->kernel ? 'k' : '.',
-				(unsigned long long)row->ip);
-	case PEBS_REPORT_CPU:
-		return snprintf(buf, len, "%03u", row->cpu);
-	case PEBS_REPORT_EVENT:
-		return snprintf(buf, len, "%u", row->event);
-	case PEBS_REPORT_PAGE:
-	case PEBS_REPORT_LINE:
-	case PEBS_REPORT_ADDR:
-		return snprintf(buf, len, "0x%llx",
-				(unsigned long long)row->addr);
-	case PEBS_REPORT_SRC:
-		return pebs_data_src__str(row->data_src, buf, len);
-	case PEBS_REPORT_PHYS_DADDR:
-		/* perf's "%#.16llx": 0 prints without "0x" */
-		return snprintf(buf, len, "[%c] %#.16llx",
-				row->kernel ? 'k' : '.',
-				(unsigned long long)row->phys_addr);
-	case PEBS_REPORT_DCACHELINE:
-		/* perf marks a line in no known mapping [X] */
-		return snprintf(buf, len, "[%c] %#.16llx", !row->data_dso ?
-				'X' : row->kernel ? 'k' : '.',
-				(unsigned long long)row->addr);
-	case PEBS_REPORT_SYM_DADDR:
-		if (row->data_sym)
-			return snprintf(buf, len, "[%c] %s+0x%llx",
-					row->kernel ? 'k' : '.', row->data_sym,
-					(unsigned long long)row->data_sym_off);
-		return snprintf(buf, len, "[%c] 0x%016llx",
-				row->kernel ? 'k' : '.',
-				(unsigned long long)row->addr);
-	case PEBS_REPORT_DSO_DADDR:
-		return snprintf(buf, len, "%s", row->data_dso ?
-				base_name(row->data_dso) : "[unknown]");
-	case PEBS_REPORT_MEM:
-	case PEBS_REPORT_SNOOP:
-	case PEBS_REPORT_TLB:
-		pebs_data_src__decode(row->data_src, &ds);
-		return snprintf(buf, len, "%s", key == PEBS_REPORT_MEM ?
-				ds.lvl : key == PEBS_REPORT_SNOOP ? ds.snoop :
-				ds.tlb);
-	default:
-		return pebs_err(-EINVAL, "report: bad key %d", (int)key);
-	}
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "session.h"
 
 #define KERNEL_START	(1ULL << 63)
 
@@ -28,6 +28,9 @@ struct pebs_session {
 	bool data;		/* resolve data addresses */
 	pebs_session_fn fn;
 	void *arg;
+	struct ss_c2c *c2c;	/* pebs_session__set_c2c, or NULL */
+	uint32_t pid0, tid0;	/* the first sample's thread */
+	bool threads_seen, more_threads;	/* one, two or more */
 };
 
 static int oom(void)
@@ -52,6 +55,13 @@ static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
 		st->nr_events = n;
 	}
 	st->event_samples[idx]++;
+	if (ss->threads_seen && (s->pid != ss->pid0 || s->tid != ss->tid0))
+		ss->more_threads = true;
+	if (!ss->threads_seen) {
+		ss->threads_seen = true;
+		ss->pid0 = s->pid;
+		ss->tid0 = s->tid;
+	}
 	if (s->present & PERF_SAMPLE_TIME) {
 		if (!st->first_time || s->time < st->first_time)
 			st->first_time = s->time;
@@ -65,12 +75,15 @@ static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
 static int scan(struct pebs_session *ss)
 {
 	const struct perf_event_header *ev;
+	uint64_t released = ss->pd->data_start;
 	struct pebs_record rec;
 	struct pebs_sample s;
 	unsigned int idx;
 	int ret, err;
 
 	while ((ret = pebs_perfdata__next(ss->pd, &ev)) > 0) {
+		/* the scan keeps nothing of the file */
+		released = pd_release(ss->pd, released, ss->pd->pos);
 		if (ev->type == PERF_RECORD_SAMPLE) {
 			if (!pebs_perfdata__sample(ss->pd, ev, &s, &idx) &&
 			    (err = count_sample(ss, &s, idx)))
@@ -83,6 +96,7 @@ static int scan(struct pebs_session *ss)
 			return oom();
 		}
 	}
+	pd_release(ss->pd, released, ss->pd->data_end);
 	pebs_perfdata__rewind(ss->pd);
 	return 0;
 }
@@ -129,6 +143,7 @@ void pebs_session__delete(struct pebs_session *ss)
 		return;
 	pebs_threads__delete(ss->threads);
 	pebs_symbols__delete(ss->syms);
+	ss_c2c__free(ss->c2c);
 	free(ss->st.event_samples);
 	free(ss);
 }
@@ -215,9 +230,13 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 			ss->st.bad++;
 			return 0;
 		}
+		if (ss->c2c && ss_c2c__sample(ss->c2c, ss->syms, ev, &s, idx))
+			return oom();
 		resolve(ss, ev, &s, idx, &rs);
 		return ss->fn(ss->arg, &s, &rs);
 	}
+	if (ss->c2c && ss_c2c__record(ss->c2c, ev))
+		return oom();
 	if (pebs_record__decode(ev, ss->id_size, &rec))
 		return 0;	/* other types, or damaged: skipped */
 	switch (rec.type) {
@@ -239,13 +258,31 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 	return pebs_symbols__add_record(ss->syms, ev) == -ENOMEM ? oom() : 0;
 }
 
+int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,
+			  unsigned int flags)
+{
+	if (!ss || (flags & ~PEBS_SESSION_C2C_SHARED))
+		return pebs_err(-EINVAL, "session: bad c2c flags");
+	ss_c2c__free(ss->c2c);
+	ss->c2c = NULL;
+	/* one thread and no data source: no line can be shared */
+	if (c && ss_c2c__new(c, ss->pd, flags, !ss->more_threads, &ss->c2c))
+		return oom();
+	return 0;
+}
+
 int pebs_session__process(struct pebs_session *ss, bool data,
 			  pebs_session_fn fn, void *arg, unsigned int *flags)
 {
+	int err;
+
 	if (!ss || !fn)
 		return pebs_err(-EINVAL, "session: no callback");
 	ss->data = data;
 	ss->fn = fn;
 	ss->arg = arg;
-	return pebs_ordered__process(ss->pd, on_record, ss, flags);
+	err = pebs_ordered__process(ss->pd, on_record, ss, flags);
+	if (ss->c2c && err != -ENOMEM && ss_c2c__finish(ss->c2c))
+		return oom();
+	return err;
 }

@@ -21,10 +21,12 @@
 
 #include "dso.h"
 #include "internal.h"
+#include "session.h"
 
 #define KERNEL_START		(1ULL << 63)
 #define KERNEL_NAME		"[kernel.kallsyms]"
-#define CACHE_SIZE		4096	/* (pid, ip) lookups, a power of two */
+#define CACHE_BITS		12
+#define CACHE_SIZE		(1u << CACHE_BITS)	/* (pid, ip) lookups */
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -57,6 +59,8 @@ struct pebs_symbols {
 	uint64_t kernel_text;	/* recorded _text (kernel MMAP pgoff) */
 	uint32_t gen;		/* mappings' generation: cache validity */
 	struct cached *cache;
+	struct proc *last;	/* the last process found (never freed
+				   before the end) */
 };
 
 static int oom(void)
@@ -161,12 +165,16 @@ static struct proc *proc_find(struct pebs_symbols *syms, pid_t pid,
 {
 	size_t lo = 0, hi = syms->nr_procs;
 
+	/* samples come in runs of one process: *pos is only used when
+	   none is found */
+	if (syms->last && syms->last->pid == pid)
+		return syms->last;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (syms->procs[mid]->pid == pid) {
 			*pos = mid;
-			return syms->procs[mid];
+			return syms->last = syms->procs[mid];
 		}
 		if (syms->procs[mid]->pid < pid)
 			lo = mid + 1;
@@ -627,7 +635,7 @@ int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 	if (!syms || !sym)
 		return -EINVAL;
 	h = (ip ^ ((uint64_t)(uint32_t)pid << 24)) * 0x9e3779b97f4a7c15ull;
-	c = &syms->cache[h >> 52 & (CACHE_SIZE - 1)];
+	c = &syms->cache[h >> (64 - CACHE_BITS)];
 	if (c->gen == syms->gen && c->ip == ip && c->pid == pid) {
 		*sym = c->sym;
 		return c->ret;
@@ -677,23 +685,14 @@ int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 	return 0;
 }
 
-int pebs_sym__str(const struct pebs_sym *sym, uint64_t ip, char *buf,
-		  size_t len)
+bool pebs_symbols__mapped(struct pebs_symbols *syms, pid_t pid,
+			  uint64_t addr)
 {
-	const char *base;
+	struct proc *p;
+	size_t pos;
 
-	if (sym->name)
-		return sym->offset ?
-		       snprintf(buf, len, "%s+0x%llx", sym->name,
-				(unsigned long long)sym->offset) :
-		       snprintf(buf, len, "%s", sym->name);
-	if (sym->dso) {
-		base = strrchr(sym->dso, '/');
-		base = base ? base + 1 : sym->dso;
-		return snprintf(buf, len, "%s%s%s+0x%llx",
-				*base == '[' ? "" : "[", base,
-				*base == '[' ? "" : "]",
-				(unsigned long long)sym->dso_offset);
-	}
-	return snprintf(buf, len, "0x%llx", (unsigned long long)ip);
+	if (addr >= KERNEL_START)
+		return false;
+	p = proc_find(syms, pid, &pos);
+	return find_map(p, addr) || find_map(p ? p->data : NULL, addr);
 }

@@ -91,13 +91,25 @@ static int add_weight(struct report *r, unsigned int idx, uint64_t w)
 	return 0;
 }
 
-/* A sample resolved by the session: into every table. */
+/* The samples kept so far into every table. */
+static int flush_batch(struct report *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_tables; i++)
+		if (pebs_report__add_batch(r->tables[i].rep, r->batch,
+					   r->nr_batch))
+			return -ENOMEM;
+	r->nr_batch = 0;
+	return 0;
+}
+
+/* A sample resolved by the session: into every table (in batches). */
 static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *res)
 {
-	struct pebs_report_sample rs = *res;
 	struct report *r = arg;
-	unsigned int i;
+	struct pebs_report_sample rs = *res;
 
 	r->samples++;
 	switch (pebs_filter__match(r->filter, &rs, s->time)) {
@@ -115,10 +127,8 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	r->with_src += rs.has_src;
 	if (rs.has_weight && add_weight(r, rs.event, rs.weight))
 		return -ENOMEM;
-	for (i = 0; i < r->nr_tables; i++)
-		if (pebs_report__add(r->tables[i].rep, &rs))
-			return -ENOMEM;
-	return 0;
+	r->batch[r->nr_batch++] = rs;
+	return r->nr_batch == BATCH_SAMPLES ? flush_batch(r) : 0;
 }
 
 /* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
@@ -185,9 +195,14 @@ static int run(struct report *r, const char *sort)
 		report_err("%s", pebs_errmsg());
 		return 2;
 	}
+	/* the sharing section (text, default tables) in the same pass */
+	if (!sort && r->format == FMT_TEXT &&
+	    (pebs_c2c__new(&r->c2c) ||
+	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
+		goto out_oom;
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
-	if (err == -ENOMEM)
+	if (err == -ENOMEM || flush_batch(r))
 		goto out_oom;
 	if (err < 0)
 		report_err("%s: a damaged record: reporting the records before "
@@ -195,9 +210,13 @@ static int run(struct report *r, const char *sort)
 	if (r->flags & PEBS_ORDERED_FILE_ORDER)
 		report_err("%s: an event does not sample TIME: records taken "
 			   "in file order", r->path);
+	/* without --percent-limit the text shows the first --top rows:
+	   only those need an order */
 	for (i = 0; i < r->nr_tables; i++)
-		if (r->tables[i].rep)
-			pebs_report__sort(r->tables[i].rep);
+		pebs_report__sort_top(r->tables[i].rep,
+				      r->format == FMT_TEXT &&
+				      r->percent_limit <= 0 ? r->top :
+				      SIZE_MAX);
 	if (r->format == FMT_CSV) {
 		report_print_csv(r);
 		return 0;
@@ -212,7 +231,7 @@ static int run(struct report *r, const char *sort)
 	if (!sort)
 		report_print_weights(r);
 	/* who shares a cache line: perf c2c's rules (lib/c2c.c) */
-	if (!sort && r->with_addr && report_print_sharing(r))
+	if (r->c2c && r->with_addr && report_print_sharing(r))
 		goto out_oom;
 	return 0;
 
@@ -231,6 +250,7 @@ static void report_free(struct report *r)
 		free(r->weights[i].v);
 	free(r->weights);
 	pebs_session__delete(r->ss);
+	pebs_c2c__delete(r->c2c);
 	pebs_filter__delete(r->filter);
 	pebs_perfdata__close(r->pd);
 }
@@ -278,7 +298,7 @@ static void usage(FILE *f)
 "                       instead of the default tables: pid, tid, comm,\n"
 "                       dso, sym, cpu, event, page, line, addr, src, and\n"
 "                       perf's symbol_daddr, dso_daddr, dcacheline, mem,\n"
-"                       snoop, tlb, phys_daddr\n"
+"                       snoop, tlb, phys_daddr, weight\n"
 "      --top=N          rows per table (default 10; 0: all)\n"
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
 "      --stdio          plain text output (the only output; for perf\n"

@@ -7,7 +7,7 @@
  * CSV: one header line, then one line per row of every table:
  *   table,overhead,period,samples,avg_weight,loads,stores,hitm,threads,
  *   event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,
- *   dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr
+ *   dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight
  * where a key the row's table is not grouped by is empty.
  * JSON: {"file":..., "samples":N, "tables":[{"title":..., "keys":[...],
  *   "rows":[{"overhead":..., ..., "<key>":...}]}]}.
@@ -28,7 +28,7 @@ static const enum pebs_report_key csv_keys[] = {
 	PEBS_REPORT_PAGE, PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
 	PEBS_REPORT_SYM_DADDR, PEBS_REPORT_DSO_DADDR, PEBS_REPORT_MEM,
 	PEBS_REPORT_SNOOP, PEBS_REPORT_TLB, PEBS_REPORT_DCACHELINE,
-	PEBS_REPORT_PHYS_DADDR,
+	PEBS_REPORT_PHYS_DADDR, PEBS_REPORT_WEIGHT,
 };
 
 static void csv_str(const char *s)

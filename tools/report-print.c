@@ -35,6 +35,7 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_TLB] = "TLB access",
 		[PEBS_REPORT_DCACHELINE] = "Data Cacheline",
 		[PEBS_REPORT_PHYS_DADDR] = "Data Physical Address",
+		[PEBS_REPORT_WEIGHT] = "Weight",
 	};
 	return titles[k];
 }
@@ -133,8 +134,13 @@ void report_print_table(const struct report *r, struct table *t)
 		       key_title(keys[k]));
 	putchar('\n');
 	for (i = 0, printed = 0, n = 0; i < nr; i++) {
-		const struct pebs_report_row *row = pebs_report__row(rep, i);
+		const struct pebs_report_row *row;
 
+		if (printed == r->top && r->percent_limit <= 0) {
+			n += nr - i;	/* every row is shown: counted */
+			break;
+		}
+		row = pebs_report__row(rep, i);
 		if (!shown(r, rep, row))
 			continue;
 		n++;
@@ -357,8 +363,8 @@ static int sharing_line(const struct pebs_c2c_line *l, void *arg)
 }
 
 /*
- * Who shares a cache line, by perf c2c's rules (lib/c2c.c, a second pass
- * over the recording): lines ranked by HITM, or by cross-thread writes
+ * Who shares a cache line, by perf c2c's rules (lib/c2c.c, filled in
+ * the report's pass): lines ranked by HITM, or by cross-thread writes
  * when the samples carry no data source; each classified true or false
  * sharing with two accesses as evidence. pebs-shim c2c report shows
  * every offset, code address, thread and CPU.
@@ -366,20 +372,14 @@ static int sharing_line(const struct pebs_c2c_line *l, void *arg)
 int report_print_sharing(const struct report *r)
 {
 	struct sharing_walk w = { .r = r };
-	struct pebs_c2c *c;
+	struct pebs_c2c *c = r->c2c;
 	bool src;
 	int err;
 
-	if (pebs_c2c__new(&c))
-		return -ENOMEM;
-	err = pebs_c2c__read_perfdata(c, r->pd, NULL, NULL);
-
-	if (err == -ENOMEM)
-		goto out;
 	src = pebs_c2c__has_data_src(c);
 	err = pebs_c2c__sort(c, src ? PEBS_C2C_TOT_HITM : PEBS_C2C_XWRITES);
 	if (err < 0)
-		goto out;
+		return err;
 	printf("\n# shared cache lines, as perf c2c ranks them (%s); true sharing: one offset\n"
 	       "# written by two threads; false: two threads on different offsets, one writing\n"
 	       "# (pebs-shim c2c report: offsets, code addresses, threads, CPUs)\n",
@@ -388,13 +388,9 @@ int report_print_sharing(const struct report *r)
 	       "rank", "cache line", "records", "loads", "stores", "hitm",
 	       "xwrites", "threads", "offsets", "kind", "evidence (comm/tid@offset)");
 	err = pebs_c2c__for_each_line(c, false, sharing_line, &w);
-	if (err > 0)
-		err = 0;
 	if (!w.shown)
 		printf("#   (no cache line is shared)\n");
 	else if (w.shown > r->top)
 		printf("%4s  (more lines: --top to show more)\n", "...");
-out:
-	pebs_c2c__delete(c);
 	return err == -ENOMEM ? err : 0;
 }

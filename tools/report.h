@@ -12,6 +12,7 @@
 #include "pebsshim.h"
 
 #define MAX_TABLES	8
+#define BATCH_SAMPLES	256	/* samples given to the tables at once */
 
 /* One printed table: a grouping of the samples. */
 struct table {
@@ -48,6 +49,9 @@ struct report {
 	const char *time_spec;	/* --time, set once the span is known */
 	const char *events;	/* --event names, set once attrs are read */
 	struct table tables[MAX_TABLES];
+	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
+	struct pebs_report_sample batch[BATCH_SAMPLES];	/* not yet added */
+	size_t nr_batch;
 	unsigned int nr_tables;
 };
 

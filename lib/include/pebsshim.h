@@ -2363,6 +2363,8 @@ enum pebs_report_key {
 	PEBS_REPORT_TLB,	/* its TLB result */
 	PEBS_REPORT_DCACHELINE,	/* perf's dcacheline: data object + line */
 	PEBS_REPORT_PHYS_DADDR,	/* perf's phys_daddr: PHYS_ADDR */
+	PEBS_REPORT_WEIGHT,	/* perf's weight: one row per sample weight,
+				   shown as weight x samples */
 	PEBS_REPORT_NR_KEYS
 };
 
@@ -2407,6 +2409,7 @@ struct pebs_report_row {
 	uint32_t loads, stores, hitm;
 	int32_t tids[PEBS_REPORT_MAX_TIDS];
 	unsigned int nr_tids;	/* distinct; PEBS_REPORT_MAX_TIDS + 1: more */
+	uint64_t weight;	/* the weight key: its samples' weight */
 };
 
 /*
@@ -2443,7 +2446,11 @@ PEBS_API int pebs_report__add(struct pebs_report *r,
  */
 PEBS_API void pebs_report__sort(struct pebs_report *r);
 
-/* pebs_report__nr_rows, __row - the rows (NULL past the end). */
+/*
+ * pebs_report__nr_rows, __row - the rows (NULL past the end). A row is
+ * unpacked into a buffer of the report: the pointer is valid until the
+ * next __row call on the same report.
+ */
 PEBS_API size_t pebs_report__nr_rows(const struct pebs_report *r);
 PEBS_API const struct pebs_report_row *
 pebs_report__row(const struct pebs_report *r, size_t i);
@@ -2473,8 +2480,11 @@ PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
  * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
  * "[.] 0x%016llx" when unresolved, cpu "%03u", event index, addresses
  * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
- * dso_daddr as dso; dcacheline (the line within its data object)
- * "[.] %#.16llx" of the line ("[X]" in no known mapping); phys_daddr
+ * dso_daddr as dso; dcacheline (the line within its data object) as
+ * perf's hist_entry__dcacheline_snprintf: "[.] sym+0xoff" (the line's
+ * offset from the data symbol of its first sample) or "[.] %#.16llx"
+ * of the line ("[X]" in no known mapping); weight "%llu" of weight x
+ * samples (perf's hist_entry__global_weight_snprintf); phys_daddr
  * "[.] %#.16llx" (0 when not sampled, as perf);
  * mem, snoop, tlb as perf's columns ("L1 hit",
  * "HitM", "L1 or L2 hit", "N/A"). Returns what snprintf returns, or
@@ -2926,6 +2936,44 @@ PEBS_API void pebs_srcline__delete(struct pebs_srcline *s);
 PEBS_API int pebs_srcline__find(struct pebs_srcline *s, const char *path,
 				uint64_t offset, const char **file,
 				unsigned int *line);
+/* ---- report speed: one pass for the report and its sharing (c2c) ---- */
+
+/*
+ * pebs_session__set_c2c - during pebs_session__process, also add every
+ * decoded sample to @c (NULL: stop), each as pebs_c2c__read_perfdata
+ * would (its "mapped" against the mappings of its time, its node from
+ * HEADER_MEM_TOPOLOGY, no data source for software events), before the
+ * callback sees it: one pass over the file gives both. Call it before
+ * __process; @c must outlive the pass. With PEBS_SESSION_C2C_SHARED in
+ * @flags, a cache line's samples are added only once the line can be
+ * shared (a second thread touches it, or a sample of it has a HITM or
+ * peer snoop), its earlier ones first, in order: the lines
+ * pebs_c2c__sort can show, their counts and ranks, and
+ * pebs_c2c__has_data_src are as with every sample, while the other
+ * lines cost about 80 bytes per sample instead of the table's entries
+ * (they are then missing from pebs_c2c__stats and from
+ * pebs_c2c__for_each_line's @all). Returns 0, -EINVAL, -ENOMEM.
+ */
+#define PEBS_SESSION_C2C_SHARED	1u
+PEBS_API int pebs_session__set_c2c(struct pebs_session *ss,
+				   struct pebs_c2c *c, unsigned int flags);
+
+/*
+ * pebs_report__sort_top - as pebs_report__sort, but only the first @n
+ * rows are put in order; the others follow them in no particular order.
+ * O(rows log n): for printing the top @n of a large table.
+ */
+PEBS_API void pebs_report__sort_top(struct pebs_report *r, size_t n);
+
+/*
+ * pebs_report__add_batch - pebs_report__add of @n samples in order, the
+ * lookups of several overlapped (faster on tables larger than the
+ * caches). Returns 0 or -ENOMEM (the samples before the failing one are
+ * counted).
+ */
+PEBS_API int pebs_report__add_batch(struct pebs_report *r,
+				    const struct pebs_report_sample *s,
+				    size_t n);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,44 @@ static void test_rounds(void **state)
 	pebs_ordered__delete(o);
 }
 
+/*
+ * The natural merge sort: rings' runs interleaved in a round, a reversed
+ * run, ties across runs (queue order kept), and a second round merged
+ * with what waited from the first.
+ */
+static void test_runs(void **state)
+{
+	static const uint64_t t[] = {
+		/* ring A */ 1, 4, 7, 10, 13,
+		/* ring B */ 2, 4, 8, 11,
+		/* reversed */ 12, 9, 6, 3,
+		/* ring A again, second round */ 14, 15,
+	};
+	struct perf_event_header h[sizeof(t) / sizeof(t[0])];
+	struct pebs_ordered *o;
+	struct seen s = { .nr = 0 };
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(pebs_ordered__new(0, 0, collect, &s, &o), 0);
+	for (i = 0; i < 13; i++)
+		assert_int_equal(pebs_ordered__queue(o, &h[i], t[i]), 0);
+	assert_int_equal(pebs_ordered__round(o), 0);
+	assert_int_equal(s.nr, 0);
+	for (; i < 15; i++)
+		assert_int_equal(pebs_ordered__queue(o, &h[i], t[i]), 0);
+	assert_int_equal(pebs_ordered__round(o), 0);	/* up to 13 */
+	assert_int_equal(s.nr, 13);
+	assert_int_equal(pebs_ordered__flush(o), 0);
+	assert_int_equal(s.nr, 15);
+	for (i = 1; i < s.nr; i++)
+		assert_true(s.times[i - 1] <= s.times[i]);
+	assert_ptr_equal(s.evs[3], &h[1]);	/* the 4 of ring A first */
+	assert_ptr_equal(s.evs[4], &h[6]);
+	assert_int_equal(s.times[14], 15);
+	pebs_ordered__delete(o);
+}
+
 static void test_bounded(void **state)
 {
 	struct perf_event_header h[20];
@@ -179,6 +217,72 @@ static int collect_ips(void *arg, const struct perf_event_header *ev,
 	return 0;
 }
 
+/* Time order over a file larger than what the reader keeps mapped. */
+struct order_check {
+	uint64_t n, last, bad;
+};
+
+static int check_order(void *arg, const struct perf_event_header *ev,
+		       uint64_t time)
+{
+	struct order_check *c = arg;
+
+	if (ev->type != PERF_RECORD_SAMPLE)
+		return 0;
+	c->bad += time < c->last;
+	c->last = time;
+	c->n++;
+	return 0;
+}
+
+static void test_large_file(void **state)
+{
+	static char path[] = "/tmp/test-ordered-large.XXXXXX";
+	struct perf_event_attr attr = {
+		.size = sizeof(attr), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TIME,
+	};
+	struct perf_event_header round = { PEBS_PERF_RECORD_FINISHED_ROUND,
+					   0, 8 };
+	struct order_check c = { 0, 0, 0 };
+	struct pebs_perfdata_writer *w;
+	struct pebs_perfdata *pd;
+	uint64_t id = 7, i, t = 1000;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &attr, &id, 1,
+							"cpu-clock"), 0);
+	/* 600 k samples (14 MB) in rounds of two interleaved rings */
+	for (i = 0; i < 600000; i++) {
+		struct {
+			struct perf_event_header h;
+			uint64_t ip, time;
+		} rec = { { PERF_RECORD_SAMPLE, 0, sizeof(rec) }, i,
+			  t + (i % 1000 < 500 ? 2 * (i % 500) :
+					       2 * (i % 500) + 1) };
+
+		assert_int_equal(pebs_perfdata_writer__write(w, &rec.h), 0);
+		if (i % 1000 == 999) {
+			assert_int_equal(pebs_perfdata_writer__write(w, &round),
+					 0);
+			t += 1000;
+		}
+	}
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_int_equal(pebs_ordered__process(pd, check_order, &c, NULL), 0);
+	assert_int_equal(c.n, 600000);
+	assert_int_equal(c.bad, 0);
+	pebs_perfdata__close(pd);
+	unlink(path);
+}
+
 static void test_file(void **state)
 {
 	char *path = write_file(PERF_SAMPLE_IP | PERF_SAMPLE_TIME);
@@ -215,9 +319,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rounds),
+		cmocka_unit_test(test_runs),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_large_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -150,6 +150,81 @@ static void test_data_keys(void **state)
 	assert_string_equal(buf, "[.] 0x0000000000005000");
 	pebs_report__delete(r);
 
+	/* dcacheline as perf prints it: the data symbol of the line's first
+	   sample, offset from its start to the line; a second object in
+	   the same line does not split the row */
+	n = pebs_report__parse_keys("dcacheline", keys, 8);
+	assert_int_equal(pebs_report__new(keys, (unsigned int)n, 1, &r), 0);
+	s.has_phys = false;
+	s.data_dso = "/usr/bin/app";
+	s.data_sym = "table";		/* starts at 0x1000010 */
+	s.addr = 0x1000047;
+	s.data_sym_off = 0x37;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.data_sym = "counter";		/* starts at 0x1000078 */
+	s.addr = 0x1000078;
+	s.data_sym_off = 0;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.data_sym = NULL;		/* another line, no data symbol */
+	s.addr = 0x2000000;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.kernel = true;		/* a kernel line with a symbol */
+	s.data_dso = "[kernel.kallsyms]";
+	s.data_sym = "jiffies";
+	s.addr = 0xffffffff82000008;
+	s.data_sym_off = 8;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 3);
+	row = pebs_report__row(r, 0);	/* two samples */
+	assert_int_equal(row->samples, 2);
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] table+0x30");
+	row = pebs_report__row(r, 1);
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[.] 0x0000000002000000");
+	row = pebs_report__row(r, 2);
+	pebs_report__field(row, PEBS_REPORT_DCACHELINE, buf, sizeof(buf));
+	assert_string_equal(buf, "[k] jiffies+0x0");
+	pebs_report__delete(r);
+	s.kernel = false;
+	s.data_sym = NULL;
+	s.data_sym_off = 0;
+
+	/* weight as perf's: a row per weight, weight x samples shown,
+	   ties heavier first; no weight is weight 0 */
+	n = pebs_report__parse_keys("weight", keys, 8);
+	assert_int_equal(n, 1);
+	assert_int_equal(keys[0], PEBS_REPORT_WEIGHT);
+	assert_int_equal(pebs_report__new(keys, 1, 1, &r), 0);
+	s.has_weight = true;
+	s.weight = 30;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.weight = 500;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.weight = 700;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	s.has_weight = false;
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 4);
+	row = pebs_report__row(r, 0);
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "60");
+	row = pebs_report__row(r, 1);	/* one sample each: heavier first */
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "700");
+	row = pebs_report__row(r, 2);
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "500");
+	row = pebs_report__row(r, 3);
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "0");
+	assert_string_equal(pebs_report__key_name(PEBS_REPORT_WEIGHT),
+			    "weight");
+	pebs_report__delete(r);
+
 	assert_int_equal(pebs_report__parse_keys("comm,bogus", keys, 8),
 			 -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "'bogus'"));
@@ -159,6 +234,68 @@ static void test_data_keys(void **state)
 	assert_int_equal(pebs_report__parse_keys("symbol", keys, 8), 1);
 	assert_int_equal(keys[0], PEBS_REPORT_SYM);
 	assert_string_equal(pebs_report__key_name(PEBS_REPORT_DSO), "dso");
+}
+
+/*
+ * sort_top orders the first rows as a full sort does (ties by key, then
+ * first seen), add_batch counts as add one by one does; a row keeps its
+ * first PEBS_REPORT_MAX_TIDS thread ids and counts one more past them.
+ */
+static void test_top_and_tids(void **state)
+{
+	enum pebs_report_key k = PEBS_REPORT_ADDR;
+	struct pebs_report_sample s = { .has_addr = true, .period = 1 };
+	const struct pebs_report_row *row;
+	static struct pebs_report_sample many[1000];
+	struct pebs_report *full, *top;
+	uint64_t want[5];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(pebs_report__new(&k, 1, 1, &full), 0);
+	assert_int_equal(pebs_report__new(&k, 1, 1, &top), 0);
+	for (i = 0; i < 1000; i++) {
+		/* periods 1..7 over 1000 addresses: many ties */
+		s.addr = 0x1000 + (i * 7919) % 1000 * 8;
+		s.period = 1 + i % 7;
+		s.tid = (int32_t)(i % 13);
+		s.has_addr = i % 100 != 5;	/* some go to no row */
+		assert_int_equal(pebs_report__add(full, &s), 0);
+		many[i] = s;
+	}
+	/* in uneven batches: 1, then 998, then 1 */
+	assert_int_equal(pebs_report__add_batch(top, many, 1), 0);
+	assert_int_equal(pebs_report__add_batch(top, many + 1, 998), 0);
+	assert_int_equal(pebs_report__add_batch(top, many + 999, 1), 0);
+	s.has_addr = true;
+	pebs_report__sort(full);
+	pebs_report__sort_top(top, 5);
+	assert_int_equal(pebs_report__nr_rows(top),
+			 pebs_report__nr_rows(full));
+	assert_int_equal(pebs_report__nr_rows(top), 990);
+	for (i = 0; i < 5; i++)
+		want[i] = pebs_report__row(full, i)->addr;
+	for (i = 0; i < 5; i++) {
+		row = pebs_report__row(top, i);
+		assert_int_equal(row->addr, want[i]);
+		assert_int_equal(row->period, 7);
+	}
+	pebs_report__delete(full);
+	pebs_report__delete(top);
+
+	/* one address, 10 threads: 8 kept, counted as 9 ("8+") */
+	assert_int_equal(pebs_report__new(&k, 1, 1, &top), 0);
+	for (i = 0; i < 20; i++) {
+		s.tid = (int32_t)(100 + i % 10);
+		assert_int_equal(pebs_report__add(top, &s), 0);
+	}
+	pebs_report__sort_top(top, 1);
+	row = pebs_report__row(top, 0);
+	assert_int_equal(row->samples, 20);
+	assert_int_equal(row->nr_tids, PEBS_REPORT_MAX_TIDS + 1);
+	for (i = 0; i < PEBS_REPORT_MAX_TIDS; i++)
+		assert_int_equal(row->tids[i], 100 + (int32_t)i);
+	pebs_report__delete(top);
 }
 
 /* ---- synthetic recordings ----------------------------------------------- */
@@ -425,6 +562,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_group_and_weigh),
 		cmocka_unit_test(test_data_keys),
+		cmocka_unit_test(test_top_and_tids),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_foreign_kernel),

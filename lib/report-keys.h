@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report-keys.h - the report's keys (lib/report-keys.c) as lib/report.c
+ * stores them: each key sets some fields of a pebs_report_row, and a
+ * row keeps only the fields its report's keys use, as 64-bit atoms.
+ * Not installed.
+ */
+#ifndef PEBSSHIM_REPORT_KEYS_H
+#define PEBSSHIM_REPORT_KEYS_H
+
+#include "internal.h"
+
+#define CACHE_LINE	64
+#define PAGE_4K		4096
+
+/* The key fields of a row; those from RK_DATA_SYM on are only shown
+   (not compared) unless a key compares them. */
+enum rk_field {
+	RK_PID, RK_TID, RK_CPU, RK_EVENT, RK_COMM, RK_DSO, RK_SYM, RK_IP,
+	RK_KERNEL, RK_ADDR, RK_DATA_SRC, RK_PHYS, RK_DATA_DSO, RK_WEIGHT,
+	RK_DATA_SYM, RK_DATA_SYM_OFF,
+	RK_NR_FIELDS
+};
+
+/* rk_fields - the fields @key sets (bit n: field n). */
+uint32_t rk_fields(enum pebs_report_key key);
+
+/* rk_src_mask - the data_src bits of the mem, snoop and tlb keys. */
+uint64_t rk_src_mask(enum pebs_report_key key);
+
+/* rk_make - set the fields of @k that key @key takes from @s. */
+void rk_make(enum pebs_report_key key, bool dsym_key,
+	     const struct pebs_report_sample *s, struct pebs_report_row *k);
+
+/* rk_get, rk_set - field @f of @row as an atom, and back. */
+uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f);
+void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v);
+
+/* rk_cmp - two rows' @key, in the order perf prints ties; @x and @y
+   give the fields by atom (missing fields read 0). */
+typedef uint64_t (*rk_field_fn)(const void *row, enum rk_field f,
+				const void *arg);
+int rk_cmp(enum pebs_report_key key, const void *x, const void *y,
+	   rk_field_fn get, const void *arg);
+
+#endif /* PEBSSHIM_REPORT_KEYS_H */

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - what lib/session.c shares with lib/session-c2c.c and
+ * lib/symbols.c; not installed.
+ */
+#ifndef PEBSSHIM_SESSION_H
+#define PEBSSHIM_SESSION_H
+
+#include "internal.h"
+
+/* The c2c feed of a session (lib/session-c2c.c). */
+struct ss_c2c;
+
+/*
+ * ss_c2c__new - a feed of @c for @pd (its HEADER_MEM_TOPOLOGY read);
+ * @one_thread: every sample of @pd is of one thread.
+ */
+int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
+		unsigned int flags, bool one_thread, struct ss_c2c **fp);
+void ss_c2c__free(struct ss_c2c *f);
+
+/* ss_c2c__record - a non-sample record (the kernel's mappings). */
+int ss_c2c__record(struct ss_c2c *f, const struct perf_event_header *ev);
+
+/*
+ * ss_c2c__sample - add sample @s of event @idx (record @ev) to the c2c
+ * table, its "mapped" decided against @syms at the sample's time.
+ */
+int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
+		   const struct perf_event_header *ev,
+		   const struct pebs_sample *s, unsigned int idx);
+
+/*
+ * pd_release - the pages of @pd's mapping in [from, to) (file offsets;
+ * the partial pages at the ends stay) are not needed now: dropped from
+ * the process (read again from the page cache if touched). Does nothing
+ * for less than PD_RELEASE_MIN bytes or input that is not a mapped
+ * file. Returns the offset released up to (@to, or @from when nothing
+ * was done), for the next call (lib/perfdata-next.c).
+ */
+#define PD_RELEASE_MIN	(4u << 20)
+uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
+		    uint64_t to);
+
+/*
+ * pebs_big_calloc, pebs_big_free - zeroed memory for a large table read
+ * at random (huge pages when large; lib/bigmem.c); free it with the
+ * same @n and @size. NULL when out of memory.
+ */
+void *pebs_big_calloc(size_t n, size_t size);
+void pebs_big_free(void *p, size_t n, size_t size);
+
+/* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
+int ss_c2c__finish(struct ss_c2c *f);
+
+/*
+ * pebs_symbols__mapped - whether @addr lies in a mapping (code or data)
+ * of process @pid at the time reached (lib/symbols.c).
+ */
+bool pebs_symbols__mapped(struct pebs_symbols *syms, pid_t pid,
+			  uint64_t addr);
+
+#endif /* PEBSSHIM_SESSION_H */
