@@ -18,19 +18,7 @@
 
 #include "c2c.h"
 #include "cmds.h"
-
-static void c2c_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void c2c_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pebs-shim c2c: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+#include "util.h"
 
 static void usage(FILE *f)
 {
@@ -96,7 +84,7 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 			break;
 		case 'd':
 			if (parse_display(optarg, &m->display)) {
-				c2c_err("unknown display '%s': use tot, lcl, "
+				tool_err("c2c", "unknown display '%s': use tot, lcl, "
 					"rmt, peer or xwrites", optarg);
 				return 2;
 			}
@@ -108,7 +96,7 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 			} else if (!strcmp(optarg, "json")) {
 				m->fmt = FMT_JSON;
 			} else {
-				c2c_err("unknown format '%s': use csv or json",
+				tool_err("c2c", "unknown format '%s': use csv or json",
 					optarg);
 				return 2;
 			}
@@ -118,7 +106,7 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 			break;
 		case 'T':
 			if (strcmp(optarg, "lines") && strcmp(optarg, "detail")) {
-				c2c_err("unknown table '%s': use lines or "
+				tool_err("c2c", "unknown table '%s': use lines or "
 					"detail", optarg);
 				return 2;
 			}
@@ -134,7 +122,7 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
-		c2c_err("unexpected argument '%s': the input is -i FILE",
+		tool_err("c2c", "unexpected argument '%s': the input is -i FILE",
 			argv[optind]);
 		return 2;
 	}
@@ -149,7 +137,7 @@ static int run(struct c2c_cmd *m)
 
 	err = pebs_perfdata__open_rewindable(m->path, &m->pd);
 	if (err) {
-		c2c_err("%s: give a perf.data file with -i", pebs_errmsg());
+		tool_err("c2c", "%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
 	if (pebs_symbols__new(&m->code) || pebs_c2c__new(&m->c2c) ||
@@ -165,14 +153,14 @@ static int run(struct c2c_cmd *m)
 		goto out_oom;
 	pebs_symbols__load_kernel(m->code);
 	if (err)	/* damaged: report the records before the damage */
-		c2c_err("%s: %s: reporting the records before it", m->path,
+		tool_err("c2c", "%s: %s: reporting the records before it", m->path,
 			pebs_errmsg());
 	if (!m->display_set && !pebs_c2c__has_data_src(m->c2c))
 		m->display = PEBS_C2C_XWRITES;
 	if (pebs_c2c__sort(m->c2c, m->display) < 0)
 		goto out_oom;
 	if (m->bad)
-		c2c_err("%" PRIu64 " samples could not be decoded and are "
+		tool_err("c2c", "%" PRIu64 " samples could not be decoded and are "
 			"left out", m->bad);
 	if (m->fmt == FMT_JSON)
 		c2c_print_json(m);
@@ -183,13 +171,13 @@ static int run(struct c2c_cmd *m)
 	if (m->failed)
 		goto out_oom;
 	if (fflush(stdout) || ferror(stdout)) {
-		c2c_err("writing the report failed: check the output");
+		tool_err("c2c", "writing the report failed: check the output");
 		return 1;
 	}
 	return err ? 1 : 0;
 
 out_oom:
-	c2c_err("out of memory: report a smaller file");
+	tool_err("c2c", "out of memory: report a smaller file");
 	return 1;
 }
 
@@ -203,7 +191,7 @@ int cmd_c2c(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	if (strcmp(argv[1], "report")) {
-		c2c_err("unknown subcommand '%s': use pebs-shim c2c report "
+		tool_err("c2c", "unknown subcommand '%s': use pebs-shim c2c report "
 			"(record with pebs-shim record or perf c2c record)",
 			argv[1]);
 		return 2;

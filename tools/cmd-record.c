@@ -78,7 +78,7 @@ static int choose_attr(struct record *rec)
 	err = pebs_map__open(NULL, &rec->map);
 	if (err) {
 		if (rec->attr != REC_ATTR_AUTO) {
-			rec_err("%s", pebs_errmsg());
+			tool_err("record", "%s", pebs_errmsg());
 			return err;
 		}
 		rec->attr = REC_ATTR_TID;
@@ -108,7 +108,7 @@ static int new_attrib(struct record *rec)
 			       (unsigned int)sysconf(_SC_NPROCESSORS_CONF),
 			       &rec->attrib);
 	if (err)
-		rec_err("%s", pebs_errmsg());
+		tool_err("record", "%s", pebs_errmsg());
 	return err;
 }
 
@@ -255,7 +255,7 @@ static void on_exit_target(void *ctx, int target)
 	int err = write_lost_of(rec, target);
 
 	if (err && !rec->err) {
-		rec_err("cannot write %s: %s", rec->o.output, strerror(-err));
+		tool_err("record", "cannot write %s: %s", rec->o.output, strerror(-err));
 		rec->err = err;
 	}
 	if (rec->targets_left)
@@ -275,13 +275,13 @@ static int end_round(struct record *rec)
 	int err = pebs_attrib__round(rec->attrib, &acbs, rec);
 
 	if (err && !rec->write_err) {
-		rec_err("%s", pebs_errmsg());
+		tool_err("record", "%s", pebs_errmsg());
 		return err;
 	}
 	if (!err)
 		err = rec_out_round(rec->out);
 	if (err && !rec->err)
-		rec_err("cannot write %s: %s", rec->o.output, strerror(-err));
+		tool_err("record", "cannot write %s: %s", rec->o.output, strerror(-err));
 	return err;
 }
 
@@ -369,7 +369,7 @@ static int open_channels(struct record *rec)
 					       PEBS_TARGET_TASK,
 				&opts, &rec->set);
 	if (err) {
-		rec_err("%s", pebs_errmsg());
+		tool_err("record", "%s", pebs_errmsg());
 		return err;
 	}
 	if (rec->o.cmd) {
@@ -382,7 +382,7 @@ static int open_channels(struct record *rec)
 	for (unsigned int i = 0; i < targets->n; i++) {
 		err = pebs_chanset__add(rec->set, targets->v[i]);
 		if (err == -ESRCH && rec->o.tid_list) {
-			rec_err("thread %d exited: check the tid",
+			tool_err("record", "thread %d exited: check the tid",
 				targets->v[i]);
 			return err;
 		}
@@ -392,7 +392,7 @@ static int open_channels(struct record *rec)
 			continue;
 		}
 		if (err) {
-			rec_err("cannot open events on %s %d: %s",
+			tool_err("record", "cannot open events on %s %d: %s",
 				rec->o.per_cpu ? "CPU" : "task", targets->v[i],
 				pebs_errmsg());
 			return err;
@@ -400,7 +400,7 @@ static int open_channels(struct record *rec)
 		rec->targets_left++;
 	}
 	if (!pebs_chanset__nr_channels(rec->set)) {
-		rec_err("no thread of %s is left: check the pid",
+		tool_err("record", "no thread of %s is left: check the pid",
 			rec->o.pid_list);
 		return -ESRCH;
 	}
@@ -518,7 +518,7 @@ static int run(struct record *rec)
 		if (n >= 0 || n == -EINTR)
 			n = pebs_chanset__drain(rec->set, &cbs, rec);
 		if (n < 0) {
-			rec_err("reading the rings failed: %s",
+			tool_err("record", "reading the rings failed: %s",
 				n == -ENOMEM ? "out of memory" : pebs_errmsg());
 			rec->err = n;
 			break;
@@ -564,14 +564,14 @@ static int run(struct record *rec)
 		child_status = 128 + WTERMSIG(status);
 	n = pebs_chanset__drain(rec->set, &cbs, rec);
 	if (n < 0 && !rec->err) {
-		rec_err("reading the rings failed: %s", pebs_errmsg());
+		tool_err("record", "reading the rings failed: %s", pebs_errmsg());
 		rec->err = n;
 	}
 	if (end_round(rec) && !rec->err)
 		rec->err = -EIO;
 	n = write_lost_of(rec, -1);
 	if (n && !rec->err) {
-		rec_err("cannot write %s: %s", rec->o.output, strerror(-n));
+		tool_err("record", "cannot write %s: %s", rec->o.output, strerror(-n));
 		rec->err = n;
 	}
 	if (tty)
@@ -622,7 +622,7 @@ int cmd_record(int argc, char **argv)
 	if (rec_out_start(rec.out, rec.set, rec.attrs))
 		goto out_discard;
 	if (store_cmdline(&rec, argc, argv)) {
-		rec_err("out of memory");
+		tool_err("record", "out of memory");
 		goto out_discard;
 	}
 	if (rec.o.per_cpu || !rec.o.cmd) {
@@ -641,7 +641,7 @@ int cmd_record(int argc, char **argv)
 	}
 	/* a command's channels start at its exec (enable_on_exec) */
 	if ((rec.o.per_cpu || !rec.o.cmd) && pebs_chanset__enable(rec.set)) {
-		rec_err("cannot enable the events: %s", pebs_errmsg());
+		tool_err("record", "cannot enable the events: %s", pebs_errmsg());
 		goto out_discard;
 	}
 	if (rec.o.cmd) {
@@ -655,7 +655,7 @@ int cmd_record(int argc, char **argv)
 	/* once recording surely runs: which source `auto` chose */
 	for (unsigned int i = 0; i < rec.o.nr_evs && !rec.o.quiet; i++)
 		if (rec.evs[i].note[0])
-			rec_err("%s", rec.evs[i].note);
+			tool_err("record", "%s", rec.evs[i].note);
 	child_status = run(&rec);
 	rec.written = rec_out_samples(rec.out, rec.csv_rows);
 	err = rec_out_close(rec.out);

@@ -84,13 +84,13 @@ int rec_parse_events(struct rec_opts *o, struct pebs_event *evs)
 
 		if (pebs_event__parse_list(o->evstrs[s], evs,
 					   REC_MAX_EVENTS, &nr)) {
-			rec_err("%s", pebs_errmsg());
+			tool_err("record", "%s", pebs_errmsg());
 			return -EINVAL;
 		}
 		for (unsigned int i = first; i < nr; i++) {
 			for (unsigned int j = 0; j < i; j++) {
 				if (!strcmp(evs[i].name, evs[j].name)) {
-					rec_err("event '%s' given twice: give each event once",
+					tool_err("record", "event '%s' given twice: give each event once",
 						evs[i].name);
 					return -EINVAL;
 				}

@@ -121,17 +121,6 @@ static void usage(FILE *f)
 		REC_EXIT_NOEXEC, REC_EXIT_NOTFOUND);
 }
 
-static bool parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return !errno && !*end;
-}
-
 /* long-only options: codes outside the range of letters */
 enum {
 	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
@@ -153,12 +142,12 @@ static int parse_callgraph(struct rec_opts *o, const char *arg)
 		if (!arg[5])
 			return 0;
 		/* perf: a multiple of 8 up to 65528 (round_up(USHRT_MAX, 8)) */
-		if (parse_u64(arg + 6, &v) && v && v <= 65528) {
+		if (tool_parse_u64(arg + 6, &v) && v && v <= 65528) {
 			o->stack_size = (uint32_t)((v + 7) & ~7ull);
 			return 0;
 		}
 	}
-	rec_err("bad --call-graph '%s': give fp, dwarf or dwarf,SIZE (SIZE bytes of stack, at most 65528)",
+	tool_err("record", "bad --call-graph '%s': give fp, dwarf or dwarf,SIZE (SIZE bytes of stack, at most 65528)",
 		arg);
 	return REC_EXIT_USAGE;
 }
@@ -203,32 +192,32 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'e':
 			if (o->nr_evs == REC_MAX_EVENTS) {
-				rec_err("too many events: give at most %d",
+				tool_err("record", "too many events: give at most %d",
 					REC_MAX_EVENTS);
 				return REC_EXIT_USAGE;
 			}
 			o->evstrs[o->nr_evs++] = optarg;
 			break;
 		case 'c':
-			if (!parse_u64(optarg, &v) || !v) {
-				rec_err("bad period '%s': give a positive number of events (e.g. -c 10000)",
+			if (!tool_parse_u64(optarg, &v) || !v) {
+				tool_err("record", "bad period '%s': give a positive number of events (e.g. -c 10000)",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
 			o->period = v;
 			break;
 		case 'F':
-			if (!parse_u64(optarg, &v) || !v) {
-				rec_err("bad frequency '%s': give a positive number of samples per second (e.g. -F 1000)",
+			if (!tool_parse_u64(optarg, &v) || !v) {
+				tool_err("record", "bad frequency '%s': give a positive number of samples per second (e.g. -F 1000)",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
 			o->freq = v;
 			break;
 		case 'm':
-			if (!parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
+			if (!tool_parse_u64(optarg, &v) || !v || (v & (v - 1)) ||
 			    v > (1u << 20)) {
-				rec_err("bad page count '%s': give a power of two (e.g. -m 64)",
+				tool_err("record", "bad page count '%s': give a power of two (e.g. -m 64)",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
@@ -243,7 +232,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			} else if (!strcmp(optarg, "csv")) {
 				o->format = REC_FMT_CSV;
 			} else {
-				rec_err("unknown format '%s': use perf or csv",
+				tool_err("record", "unknown format '%s': use perf or csv",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
@@ -277,7 +266,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			o->duration = strtod(optarg, &end);
 			if (errno || *end || !(o->duration > 0) ||
 			    !isfinite(o->duration)) {
-				rec_err("bad duration '%s': give seconds > 0 (e.g. --duration 2.5)",
+				tool_err("record", "bad duration '%s': give seconds > 0 (e.g. --duration 2.5)",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
@@ -287,7 +276,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 				if (!strcmp(optarg, rec_attr_names[c]))
 					break;
 			if (c == 4) {
-				rec_err("unknown attribution '%s': use auto, tid, map or both",
+				tool_err("record", "unknown attribution '%s': use auto, tid, map or both",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
@@ -312,11 +301,11 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			usage(stdout);
 			return -1;
 		case ':':
-			rec_err("option '%s' needs a value: see pebs-shim record --help",
+			tool_err("record", "option '%s' needs a value: see pebs-shim record --help",
 				argv[optind - 1]);
 			return REC_EXIT_USAGE;
 		default:
-			rec_err("unknown option '%s': see pebs-shim record --help",
+			tool_err("record", "unknown option '%s': see pebs-shim record --help",
 				argv[optind - 1]);
 			return REC_EXIT_USAGE;
 		}
@@ -324,21 +313,21 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 	if (optind < argc)
 		o->cmd = &argv[optind];
 	if (o->period && o->freq) {
-		rec_err("-c and -F together: give either a period or a frequency");
+		tool_err("record", "-c and -F together: give either a period or a frequency");
 		return REC_EXIT_USAGE;
 	}
 	if (o->all_cpus && o->cpu_list) {
-		rec_err("-a and -C together: -a already means every CPU");
+		tool_err("record", "-a and -C together: -a already means every CPU");
 		return REC_EXIT_USAGE;
 	}
 	o->per_cpu = o->all_cpus || o->cpu_list;
 	c = !!o->pid_list + !!o->tid_list + o->per_cpu;
 	if (c > 1 || (c && !o->per_cpu && o->cmd)) {
-		rec_err("more than one target: give one of -- COMMAND, -p, -t, -a, -C");
+		tool_err("record", "more than one target: give one of -- COMMAND, -p, -t, -a, -C");
 		return REC_EXIT_USAGE;
 	}
 	if (!c && !o->cmd) {
-		rec_err("nothing to record: give -- COMMAND, -p PID, -t TID, -a or -C LIST");
+		tool_err("record", "nothing to record: give -- COMMAND, -p PID, -t TID, -a or -C LIST");
 		return REC_EXIT_USAGE;
 	}
 	if (!o->nr_evs)

@@ -111,7 +111,7 @@ int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp)
 		else
 			err = pebs_perfdata_writer__create(conf->path, &out->w);
 		if (err) {
-			rec_err("%s", pebs_errmsg());
+			tool_err("record", "%s", pebs_errmsg());
 			goto out_free;
 		}
 		out->scratch = malloc(REC_MAX + 16);
@@ -122,7 +122,7 @@ int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp)
 	} else {
 		out->csv_stdout = is_stdout(conf->path);
 		if (!out->csv_stdout && (err = pebs_output__check(conf->path))) {
-			rec_err("%s", pebs_errmsg());
+			tool_err("record", "%s", pebs_errmsg());
 			goto out_free;
 		}
 		out->csvbuf = malloc(CSV_BUF);
@@ -157,7 +157,7 @@ static int begin(struct rec_out *out)
 	if (out->w) {
 		err = pebs_perfdata_writer__commit(out->w);
 		if (err) {
-			rec_err("%s", pebs_errmsg());
+			tool_err("record", "%s", pebs_errmsg());
 			out->failed = true;
 		}
 		return err;
@@ -167,13 +167,13 @@ static int begin(struct rec_out *out)
 	} else {
 		err = pebs_output__backup(path);
 		if (err) {
-			rec_err("%s", pebs_errmsg());
+			tool_err("record", "%s", pebs_errmsg());
 			return err;
 		}
 		out->csv = fopen(path, "we");
 		if (!out->csv) {
 			err = -errno;
-			rec_err("cannot create %s: %s: choose a writable path with -o",
+			tool_err("record", "cannot create %s: %s: choose a writable path with -o",
 				path, strerror(errno));
 			return err;
 		}
@@ -235,7 +235,7 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 						     &ids[(size_t)e * n], nr[e],
 						     name);
 		if (err) {
-			rec_err("cannot describe event %s in the output: %s",
+			tool_err("record", "cannot describe event %s in the output: %s",
 				ev->name, pebs_errmsg());
 			break;
 		}
@@ -245,7 +245,7 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 		if (conf->evs[e].leader == e && conf->evs[e].nr_members > 1 &&
 		    (err = pebs_perfdata_writer__add_group(out->w, e,
 				conf->evs[e].nr_members, NULL)))
-			rec_err("cannot describe group %s in the output: %s",
+			tool_err("record", "cannot describe group %s in the output: %s",
 				conf->evs[e].name, pebs_errmsg());
 out_free:
 	free(ids);
@@ -273,7 +273,7 @@ int rec_out_synth_process(struct rec_out *out, pid_t pid)
 	 * only loses its names; running out of memory or disk is an error
 	 */
 	if (err == -ENOMEM || err == -ENOSPC || err == -EFBIG || err == -EIO) {
-		rec_err("cannot describe process %d in %s: %s", pid,
+		tool_err("record", "cannot describe process %d in %s: %s", pid,
 			out->conf.path, pebs_errmsg());
 		return err;
 	}
@@ -410,7 +410,7 @@ int rec_out_close(struct rec_out *out)
 		out->w = NULL;
 		/* a write error was said when it happened */
 		if (err2 && !err && !out->failed)
-			rec_err("cannot finish %s: %s", out->conf.path,
+			tool_err("record", "cannot finish %s: %s", out->conf.path,
 				pebs_errmsg());
 		err = err ? err : err2;
 	} else if (out->csv) {
@@ -418,7 +418,7 @@ int rec_out_close(struct rec_out *out)
 
 		if (bad && !err) {
 			err = -errno;
-			rec_err("cannot finish %s: %s: free space on its file system",
+			tool_err("record", "cannot finish %s: %s: free space on its file system",
 				out->conf.path, strerror(errno));
 		}
 		out->csv = NULL;

@@ -2,7 +2,7 @@
 /*
  * record-target.c - what `pebs-shim record` watches: CPU lists, pid and
  * tid lists, and a command forked and held until its events are open;
- * and rec_err(), the one error line every part of record prints.
+ * and tool_err("record", ), the one error line every part of record prints.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -19,17 +19,6 @@
 #include <unistd.h>
 
 #include "record.h"
-
-void rec_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pebs-shim record: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 int rec_ints_push(struct rec_ints *l, int x)
 {
@@ -129,7 +118,7 @@ int rec_online_cpus(struct rec_ints *cpus)
 	int err = pebs_cpulist__online(PEBS_MAX_CPUS, online);
 
 	if (err) {
-		rec_err("%s", pebs_errmsg());
+		tool_err("record", "%s", pebs_errmsg());
 		return err;
 	}
 	return push_cpus(online, cpus);
@@ -142,18 +131,18 @@ int rec_parse_cpus(const char *str, struct rec_ints *cpus)
 
 	err = pebs_cpulist__parse(str, PEBS_MAX_CPUS, want);
 	if (err) {
-		rec_err("%s", pebs_errmsg());
+		tool_err("record", "%s", pebs_errmsg());
 		return -EINVAL;
 	}
 	err = pebs_cpulist__online(PEBS_MAX_CPUS, online);
 	if (err) {
-		rec_err("%s", pebs_errmsg());
+		tool_err("record", "%s", pebs_errmsg());
 		return err;
 	}
 	for (c = pebs_cpulist__next(want, PEBS_MAX_CPUS, 0); c >= 0;
 	     c = pebs_cpulist__next(want, PEBS_MAX_CPUS, c + 1)) {
 		if (!(online[c / 64] >> (c % 64) & 1)) {
-			rec_err("CPU %d is not online: pick CPUs from /sys/devices/system/cpu/online",
+			tool_err("record", "CPU %d is not online: pick CPUs from /sys/devices/system/cpu/online",
 				c);
 			return -EINVAL;
 		}
@@ -204,7 +193,7 @@ int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
 
 	err = parse_list(str, &ids, &bad);
 	if (err) {
-		rec_err("bad pid list '%s' at '%s': give ids like 1234,5678",
+		tool_err("record", "bad pid list '%s' at '%s': give ids like 1234,5678",
 			str, bad);
 		goto out_free;
 	}
@@ -212,7 +201,7 @@ int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
 		int id = ids.v[i];
 
 		if (id == 0 || !proc_exists(id)) {
-			rec_err("no process or thread %d: check the id (ps -eLf)",
+			tool_err("record", "no process or thread %d: check the id (ps -eLf)",
 				id);
 			err = -ESRCH;
 			goto out_free;
@@ -224,7 +213,7 @@ int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
 		} else {
 			err = add_threads(id, out);
 			if (err == -ESRCH)
-				rec_err("process %d exited: check the pid", id);
+				tool_err("record", "process %d exited: check the pid", id);
 		}
 		if (err)
 			goto out_free;
@@ -241,7 +230,7 @@ int rec_processes(struct rec_ints *pids)
 	int err = 0;
 
 	if (!d) {
-		rec_err("cannot list /proc: %s: is procfs mounted?",
+		tool_err("record", "cannot list /proc: %s: is procfs mounted?",
 			strerror(errno));
 		return -errno;
 	}
@@ -254,7 +243,7 @@ int rec_processes(struct rec_ints *pids)
 	}
 	closedir(d);
 	if (err)
-		rec_err("out of memory");
+		tool_err("record", "out of memory");
 	return err;
 }
 
@@ -319,7 +308,7 @@ out_close_go:
 	close(go[0]);
 	close(go[1]);
 fail:
-	rec_err("cannot start '%s': %s: check the limits (ulimit -u)",
+	tool_err("record", "cannot start '%s': %s: check the limits (ulimit -u)",
 		argv[0], strerror(errno));
 	return -errno;
 }
@@ -331,7 +320,7 @@ int rec_child_go(struct rec_child *c)
 
 	if (write(c->go_fd, "g", 1) != 1) {
 		e = errno;
-		rec_err("cannot release '%s': %s: report a bug", c->file,
+		tool_err("record", "cannot release '%s': %s: report a bug", c->file,
 			strerror(e));
 		return -e;
 	}
@@ -343,7 +332,7 @@ int rec_child_go(struct rec_child *c)
 	close(c->err_fd);
 	c->err_fd = -1;
 	if (n == sizeof(e)) {
-		rec_err("cannot execute '%s': %s: check the command and PATH",
+		tool_err("record", "cannot execute '%s': %s: check the command and PATH",
 			c->file, strerror(e));
 		waitpid(c->pid, NULL, 0);
 		c->pid = -1;

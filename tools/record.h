@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record.h - the parts of `pebs-shim record`: tools/record-target.c
- * (targets, rec_err) and tools/record-out.c (outputs), both used by
+ * (targets) and tools/record-out.c (outputs), both used by
  * tools/cmd-record.c and by nothing else; attribution is the library's
  * (pebs_attrib, lib/attrib.c).
  */
@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "pebsshim.h"
+#include "util.h"
 
 #define REC_MAX_EVENTS	16
 
@@ -37,7 +38,6 @@ enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
  * Error line on stderr: "pebs-shim record: <cause>: <what to do>"
  * (tools/record-target.c).
  */
-void rec_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- targets (tools/record-target.c) ---------------------------------- */
 
@@ -52,22 +52,22 @@ void rec_ints_free(struct rec_ints *l);
 
 /*
  * rec_parse_cpus - parse a CPU list ("0-3,6") and check every CPU is
- * online. Returns 0, or -EINVAL after rec_err().
+ * online. Returns 0, or -EINVAL after tool_err("record", ).
  */
 int rec_parse_cpus(const char *str, struct rec_ints *cpus);
 
-/* rec_online_cpus - every online CPU. Returns 0 or -errno (rec_err). */
+/* rec_online_cpus - every online CPU. Returns 0 or -errno (tool_err). */
 int rec_online_cpus(struct rec_ints *cpus);
 
 /*
  * rec_parse_pids - parse "PID[,PID...]" and check each exists. With
  * @threads, append every thread of each process (/proc/PID/task) to
- * @out; otherwise append the ids as given. Returns 0 or -errno (rec_err).
+ * @out; otherwise append the ids as given. Returns 0 or -errno (tool_err).
  */
 int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
 		   struct rec_ints *procs);
 
-/* rec_processes - every process now (/proc). Returns 0 or -errno (rec_err). */
+/* rec_processes - every process now (/proc). Returns 0 or -errno (tool_err). */
 int rec_processes(struct rec_ints *pids);
 /* rec_tgid_of - the process of thread @tid (itself if unknown) */
 pid_t rec_tgid_of(pid_t tid);
@@ -75,7 +75,7 @@ pid_t rec_tgid_of(pid_t tid);
 /*
  * A forked command held before exec: it blocks until rec_child_go(),
  * then execs. rec_child_go() returns 0 once the exec succeeded, or
- * -errno (rec_err already said which) if it failed.
+ * -errno (tool_err already said which) if it failed.
  */
 struct rec_child {
 	pid_t pid;
@@ -141,7 +141,7 @@ int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
 int rec_out_round(struct rec_out *out);
 /* samples written so far (@csv_rows: the caller's count for CSV) */
 uint64_t rec_out_samples(const struct rec_out *out, uint64_t csv_rows);
-/* finish the file; returns 0 or -errno (rec_err) */
+/* finish the file; returns 0 or -errno (tool_err) */
 int rec_out_close(struct rec_out *out);
 /* drop a half-written output (error before recording started) */
 void rec_out_discard(struct rec_out *out);
@@ -204,7 +204,7 @@ struct rec_opts {
 /*
  * rec_parse_args - parse record's options into @o (zeroed by the
  * caller) and check they fit together. Returns 0, -1 after printing
- * --help, or REC_EXIT_USAGE after rec_err().
+ * --help, or REC_EXIT_USAGE after tool_err("record", ).
  */
 int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 
@@ -213,7 +213,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 /*
  * rec_parse_events - every -e of @o (comma lists, groups) into
  * @evs (REC_MAX_EVENTS), with record's periods and callchain settings;
- * o->nr_evs becomes the number of events. Returns 0 or -EINVAL (rec_err).
+ * o->nr_evs becomes the number of events. Returns 0 or -EINVAL (tool_err).
  */
 int rec_parse_events(struct rec_opts *o, struct pebs_event *evs);
 
