@@ -15,7 +15,7 @@ start_memwalk() {	# start_memwalk SECONDS: sets mw and ids
 	done
 }
 
-start_memwalk 4
+start_memwalk 30		# outlives the 1.5 s recording on a loaded host
 "$tool" record -e cpu-clock -c 250000 -p "$mw" --duration 1.5 \
 	-o "$T/pid.data" 2>"$T/err"
 ok $? "record -p exits 0"
@@ -33,6 +33,7 @@ top=$(top_symbol "$T/pid.data")
 ok $? "perf report --sort sym ranks chase first (got '$top')"
 kill -0 "$mw" 2>/dev/null
 ok $? "the process keeps running after a --duration stop"
+kill "$mw" 2>/dev/null
 wait "$mw"
 
 # no --duration: the recording ends with the process
