@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "helpers.h"
@@ -140,4 +141,30 @@ bool t_have(const char *feature, char *why, size_t len)
 	if (!strcmp(feature, "qemu"))
 		return have_qemu(why, len);
 	return say(why, len, "unknown feature '%s'", feature);
+}
+
+int t_put_file(const char *top, const char *rel, const char *text)
+{
+	char path[1024], *slash;
+	size_t len = text ? strlen(text) : 0;
+	int fd, ok;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", top, rel) >=
+	    sizeof(path))
+		return -ENAMETOOLONG;
+	for (slash = strchr(path + 1, '/'); slash;
+	     slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		*slash = '/';
+	}
+	if (!text)
+		return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ok = write(fd, text, len) == (ssize_t)len;
+	close(fd);
+	return ok ? 0 : -EIO;
 }

@@ -46,4 +46,11 @@ bool t_have(const char *feature, char *why, size_t len);
 		}							\
 	} while (0)
 
+/*
+ * t_put_file - write @text to @top/@rel, making the directories on the
+ * way (fake sysfs and tracefs trees); a NULL @text makes @top/@rel a
+ * directory. Returns 0 or -errno.
+ */
+int t_put_file(const char *top, const char *rel, const char *text);
+
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "c2c.h"
+#include "util.h"
 
 /* perf's cpumode as one letter: K kernel, U user, H, G guest kernel, g */
 static const char *cpumode_name(uint16_t cpumode)
@@ -92,22 +93,6 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 
 /* ---- the detail table: one row per (line, offset, code address) -------- */
 
-/* a CSV field: quoted (quotes doubled) when it holds , " or a newline */
-static void csv_str(const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
 struct csv_walk {
 	struct c2c_cmd *m;
 	const struct pebs_c2c_line *l;
@@ -144,11 +129,11 @@ static int csv_ip(const struct pebs_c2c_ip *ip, void *arg)
 	c2c_code_str(w->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
 	printf("%u,0x%" PRIx64 ",%u,0x%" PRIx64 ",%d,", w->l->rank,
 	       w->l->addr, w->o->offset, ip->ip, ip->ip >= 1ULL << 63);
-	csv_str(sym + 4);	/* without the "[.] " mark */
+	tool_csv_str(stdout, sym + 4);	/* without the "[.] " mark */
 	putchar(',');
-	csv_str(dso);
+	tool_csv_str(stdout, dso);
 	putchar(',');
-	csv_str(c2c_src_str(w->m, ip->pid, ip->ip));
+	tool_csv_str(stdout, c2c_src_str(w->m, ip->pid, ip->ip));
 	printf(",%" PRIu64 ",%" PRIu64,
 	       pebs_c2c_stats__records(&ip->stats) + ip->unknown, ip->unknown);
 	for (i = 0; (name = pebs_c2c_stats__field(&ip->stats, i, &v)); i++)
@@ -216,22 +201,6 @@ void c2c_print_csv(struct c2c_cmd *m)
 		m->failed = true;
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void json_stats(const struct pebs_c2c_stats *st)
 {
 	const char *name;
@@ -257,12 +226,12 @@ static int json_ip(const struct pebs_c2c_ip *ip, void *arg)
 	src = c2c_src_str(p->m, ip->pid, ip->ip);
 	printf("%s{\"ip\":\"0x%" PRIx64 "\",\"symbol\":", p->m->first ? "" :
 	       ",", ip->ip);
-	json_str(sym + 4);	/* without the "[.] " mark */
+	tool_json_str(stdout, sym + 4);	/* without the "[.] " mark */
 	printf(",\"object\":");
-	json_str(dso);
+	tool_json_str(stdout, dso);
 	printf(",\"source\":");
 	if (*src)
-		json_str(src);
+		tool_json_str(stdout, src);
 	else
 		printf("null");
 	printf(",\"pa_cnt\":%" PRIu64 ",\"nodes\":[", ip->pa_cnt);
@@ -381,9 +350,9 @@ void c2c_print_json(struct c2c_cmd *m)
 	unsigned int n = pebs_c2c__shared(m->c2c, &sh);
 
 	printf("{\"file\":");
-	json_str(m->path);
+	tool_json_str(stdout, m->path);
 	printf(",\"sort\":");
-	json_str(c2c_display_name[m->display]);
+	tool_json_str(stdout, c2c_display_name[m->display]);
 	printf(",\"has_data_src\":%s,\"undecoded\":%" PRIu64 ",\"totals\":",
 	       pebs_c2c__has_data_src(m->c2c) ? "true" : "false", m->bad);
 	json_stats(pebs_c2c__stats(m->c2c));

@@ -297,22 +297,6 @@ static int write_rec(struct rec_out *out, const struct perf_event_attr *attr,
 	return err;
 }
 
-/* CSV field: quoted when it holds a comma, quote or newline */
-static void csv_str(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int csv_row(struct rec_out *out, unsigned int ev_idx,
 		   const struct pebs_sample *s, const struct rec_who *who)
 {
@@ -323,14 +307,14 @@ static int csv_row(struct rec_out *out, unsigned int ev_idx,
 
 	fprintf(f, "%llu,%u,%d,%d,", (unsigned long long)s->time, s->cpu,
 		who->tgid, who->tid);
-	csv_str(f, pebs_attrib__comm(out->conf.comms, who->tid, NULL));
+	tool_csv_str(f, pebs_attrib__comm(out->conf.comms, who->tid, NULL));
 	fputc(',', f);
-	csv_str(f, out->conf.evs[ev_idx].name);
+	tool_csv_str(f, out->conf.evs[ev_idx].name);
 	fprintf(f, ",0x%llx,", (unsigned long long)s->ip);
 	if (has && who->tgid >= 0) {
 		pebs_symbols__resolve(out->syms, who->tgid, s->ip, &sym);
 		pebs_sym__str(&sym, s->ip, buf, sizeof(buf));
-		csv_str(f, buf);
+		tool_csv_str(f, buf);
 	}
 	fputc(',', f);
 	if (s->present & PERF_SAMPLE_ADDR)
@@ -341,7 +325,7 @@ static int csv_row(struct rec_out *out, unsigned int ev_idx,
 	fputc(',', f);
 	if (s->present & PERF_SAMPLE_DATA_SRC) {
 		pebs_data_src__str(s->data_src, buf, sizeof(buf));
-		csv_str(f, buf);
+		tool_csv_str(f, buf);
 	}
 	fputc('\n', f);
 	return ferror(f) ? -EIO : 0;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* "pebs-shim @cmd: <message>\n" on stderr */
 void tool_err(const char *cmd, const char *fmt, ...)
@@ -30,5 +31,14 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
 bool tool_parse_u64(const char *s, uint64_t *v);
 bool tool_parse_size(const char *s, uint64_t *v);
 bool tool_parse_double(const char *s, double *v);
+
+/*
+ * Machine-readable output: tool_csv_str writes @s as one CSV field
+ * (RFC 4180: quoted, quotes doubled, when it holds a comma, a quote or a
+ * line break); tool_json_str writes @s as a JSON string (quotes,
+ * backslashes and control characters escaped).
+ */
+void tool_csv_str(FILE *f, const char *s);
+void tool_json_str(FILE *f, const char *s);
 
 #endif /* PEBS_SHIM_UTIL_H */

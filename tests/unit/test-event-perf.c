@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "internal.h"
 #include "event-internal.h"
 
@@ -31,20 +32,7 @@ static char top[64];
 
 static void put(const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", top, rel);
-	for (slash = strchr(path + strlen(top) + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	assert_int_equal(t_put_file(top, rel, text), 0);
 }
 
 static char top_tracing[128];

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "internal.h"
 #include "event-internal.h"
 
@@ -35,24 +36,7 @@ static char root_zen4[128], root_zen5[128], root_bare[128], root_empty[128];
 
 static void put(const char *root, const char *rel, const char *text)
 {
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(top) + 1, '/'); slash;
-	     slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	if (!text) {
-		mkdir(path, 0755);
-		return;
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	assert_int_equal(t_put_file(root, rel, text), 0);
 }
 
 static void ibs_op_zen4(const char *root)
