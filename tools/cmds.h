@@ -14,6 +14,7 @@ int cmd_observe(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_c2c(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 /* bench parts, called by cmd_bench */
 int bench_decode(int argc, char **argv);
