@@ -74,7 +74,8 @@ BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(wildcard tests/bench/*.c))
 DEPS := build-essential libpfm4-dev libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
-	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time
+	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time \
+	libxml2-utils librsvg2-bin chromium
 # what `make demo` needs: build, record, report, perf report
 DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev

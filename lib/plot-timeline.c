@@ -37,6 +37,7 @@ struct pebs_cpuplot {
 	struct ev *evs;
 	size_t nr, cap;
 	bool switches;		/* segments from switch records */
+	bool have_time;
 	uint64_t t0, t1;
 };
 
@@ -81,10 +82,11 @@ static int push(struct pebs_cpuplot *tl, uint32_t cpu, uint64_t time,
 		tl->cap = cap;
 	}
 	tl->evs[tl->nr++] = (struct ev){ time, tid, pid, cpu, type };
-	if (!tl->t0 || time < tl->t0)
+	if (!tl->have_time || time < tl->t0)
 		tl->t0 = time;
-	if (time > tl->t1)
+	if (!tl->have_time || time > tl->t1)
 		tl->t1 = time;
+	tl->have_time = true;
 	return 0;
 }
 
@@ -222,6 +224,20 @@ static void spread(struct grid *g, uint32_t r, int32_t pid, int32_t tid,
 	}
 }
 
+/* A sample's thread from the sample up to the CPU's next one (see
+   typical_gap), else its own column. */
+static void sample_span(struct grid *g, uint32_t r, const struct ev *evs,
+			size_t j, size_t end, uint64_t gap)
+{
+	const struct ev *e = &evs[j];
+
+	if (j + 1 < end && evs[j + 1].time - e->time <= gap)
+		spread(g, r, e->pid, e->tid, e->time, evs[j + 1].time);
+	else
+		credit(&g->cells[(size_t)r * g->cols + col_of(g, e->time)],
+		       e->pid, e->tid, 1);
+}
+
 static int cmp_ev(const void *pa, const void *pb)
 {
 	const struct ev *a = pa, *b = pb;
@@ -231,6 +247,50 @@ static int cmp_ev(const void *pa, const void *pb)
 	if (a->time != b->time)
 		return a->time < b->time ? -1 : 1;
 	return a < b ? -1 : a > b;
+}
+
+/* The end of the CPU's events that start at @i (sorted by CPU). */
+static size_t i_end(const struct pebs_cpuplot *tl, size_t i)
+{
+	size_t j = i;
+
+	while (j < tl->nr && tl->evs[j].cpu == tl->evs[i].cpu)
+		j++;
+	return j;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Without switch records, a thread holds its CPU from one of its samples
+ * to the next one there when they are close: at most 4 x the CPU's
+ * median gap between samples (an idle CPU yields few samples: longer
+ * gaps stay empty). Returns that limit (0 if unknown).
+ */
+static uint64_t typical_gap(const struct ev *evs, size_t n)
+{
+	uint64_t *gaps, median;
+	size_t i, k = 0;
+
+	gaps = malloc((n + 1) * sizeof(*gaps));
+	if (!gaps)
+		return 0;
+	for (i = 1; i < n; i++)
+		if (!evs[i].type && !evs[i - 1].type)
+			gaps[k++] = evs[i].time - evs[i - 1].time;
+	if (!k) {
+		free(gaps);
+		return 0;
+	}
+	qsort(gaps, k, sizeof(*gaps), cmp_u64);
+	median = gaps[k / 2];
+	free(gaps);
+	return median * 4;
 }
 
 static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
@@ -250,11 +310,13 @@ static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
 		return pebs_err(-ENOMEM, "timeline: out of memory");
 	for (i = 0; i < tl->nr; i = j, r++) {
 		int32_t cur = -1, cur_pid = 0;
-		uint64_t since = tl->t0;
+		uint64_t since = tl->t0, gap = 0;
+		size_t end = i_end(tl, i);
 
 		g->row_cpu[r] = (int32_t)tl->evs[i].cpu;
-		for (j = i; j < tl->nr && tl->evs[j].cpu == tl->evs[i].cpu;
-		     j++) {
+		if (!tl->switches)
+			gap = typical_gap(tl->evs + i, end - i);
+		for (j = i; j < end; j++) {
 			const struct ev *e = &tl->evs[j];
 			struct cell *c = &g->cells[(size_t)r * cols +
 						   col_of(g, e->time)];
@@ -262,7 +324,7 @@ static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
 			if (e->type == 0) {
 				c->samples++;
 				if (!tl->switches)
-					credit(c, e->pid, e->tid, 1);
+					sample_span(g, r, tl->evs, j, end, gap);
 				continue;
 			}
 			if (e->type == 1) {		/* in */

@@ -157,6 +157,7 @@ static int write_picture(struct plot *p, FILE *f)
 static int output(struct plot *p)
 {
 	char *tmp = NULL;
+	struct stat st;
 	FILE *f;
 	int fd, err;
 
@@ -165,6 +166,12 @@ static int output(struct plot *p)
 		if (err)
 			plot_err("%s", pebs_errmsg());
 		return err ? 1 : 0;
+	}
+	/* a device or fifo is not replaced by a file (rename would) */
+	if (!stat(p->out, &st) && !S_ISREG(st.st_mode)) {
+		plot_err("%s is not a regular file: give a file path, or - "
+			 "for standard output", p->out);
+		return 1;
 	}
 	if (asprintf(&tmp, "%s.XXXXXX", p->out) < 0) {
 		plot_err("out of memory");
