@@ -245,7 +245,8 @@ install: lib tool
 	ln -sf libpebsshim.so.0 $(DESTDIR)$(PREFIX)/lib/libpebsshim.so
 	install -m 0644 lib/include/pebsshim.h include/pebs_map.h \
 		$(DESTDIR)$(PREFIX)/include/
-	install -m 0644 man/pebs-shim.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 man/pebs-shim.1 man/pebs-shim-plot.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 0644 man/libpebsshim.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 
 clean:

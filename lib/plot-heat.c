@@ -215,6 +215,18 @@ static int cmp_rows(const void *pa, const void *pb)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
+/* A row's label: a file by its base name ("//anon", "[heap]" as is). */
+static const char *object(const struct row *r)
+{
+	const char *slash;
+
+	if (!r->object)
+		return "[unknown]";
+	slash = strrchr(r->object, '/');
+	return slash && r->object[0] == '/' && r->object[1] != '/' ?
+	       slash + 1 : r->object;
+}
+
 /* White (cold) through yellow to red (hot), on a log scale. */
 static void heat_colour(uint64_t v, uint64_t max, char *buf, size_t len)
 {
@@ -283,9 +295,8 @@ int pebs_heat__write_svg(struct pebs_heat *h, FILE *out, const char *title,
 		uint64_t addr = r->block << h->shift;
 
 		y = TOP + i * ROW_H;
-		snprintf(buf, sizeof(buf), "%#014llx %.24s",
-			 (unsigned long long)addr,
-			 r->object ? r->object : "[unknown]");
+		snprintf(buf, sizeof(buf), "%#014llx %.28s",
+			 (unsigned long long)addr, object(r));
 		pebs_svg__text(s, 6, y + ROW_H - 3, NULL, buf);
 		for (k = 0; k < r->nr; k++) {
 			const struct cellv *c = &r->cells[k];
@@ -300,7 +311,7 @@ int pebs_heat__write_svg(struct pebs_heat *h, FILE *out, const char *title,
 			snprintf(buf, sizeof(buf), "%#llx %s pid %d, "
 				 "%.3f-%.3f ms: %llu",
 				 (unsigned long long)addr,
-				 r->object ? r->object : "[unknown]", r->pid,
+				 object(r), r->pid,
 				 c->bucket * t, (c->bucket + 1) * t,
 				 (unsigned long long)c->value);
 			pebs_svg__esc(s, buf);

@@ -30,13 +30,13 @@ static const char *const kind_names[] = { "flame", "icicle", "timeline",
 
 enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_FORMAT,
-	OPT_PER_THREAD, OPT_GRANULE, OPT_BY, OPT_WIDTH,
+	OPT_PER_THREAD, OPT_GRANULE, OPT_BY, OPT_WIDTH, OPT_EVENT,
 };
 
 struct plot {
 	enum kind kind;
 	enum by by;
-	const char *path, *out, *time_spec;
+	const char *path, *out, *time_spec, *events;
 	bool collapsed, per_thread, line_granule;
 	unsigned int width;
 	struct pebs_perfdata *pd;
@@ -119,12 +119,14 @@ static const char *by_name(const struct plot *p)
 
 static int write_picture(struct plot *p, FILE *f)
 {
-	const char *ev = pebs_perfdata__attr_name(p->pd, 0);
+	const char *ev = p->events;
 	char title[512], sub[512];
 
 	if (p->collapsed)
 		return pebs_flame__write_collapsed(p->flame, f,
 						   p->by == BY_SAMPLES);
+	if (!ev && pebs_perfdata__nr_attrs(p->pd) == 1)
+		ev = pebs_perfdata__attr_name(p->pd, 0);
 	snprintf(sub, sizeof(sub), "%s: %" PRIu64 " samples%s%s, %s by %s",
 		 p->path, p->drawn, ev ? " of " : "", ev ? ev : "",
 		 p->kind == K_TIMELINE ? "density" :
@@ -204,6 +206,36 @@ static int output(struct plot *p)
 	return err ? 1 : 0;
 }
 
+/* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
+static int select_events(struct plot *p)
+{
+	unsigned int i, nr = pebs_perfdata__nr_attrs(p->pd);
+	const char *e = p->events;
+
+	while (*e) {
+		size_t len = strcspn(e, ",");
+
+		for (i = 0; i < nr; i++) {
+			const char *name = pebs_perfdata__attr_name(p->pd, i);
+
+			if (name && strlen(name) == len && !strncmp(name, e, len))
+				break;
+		}
+		if (i == nr) {
+			plot_err("%s has no event '%.*s': see the events listed "
+				 "by pebs-shim report -i %s", p->path, (int)len,
+				 e, p->path);
+			return -1;
+		}
+		if (pebs_filter__event(p->filter, i)) {
+			plot_err("%s", pebs_errmsg());
+			return -1;
+		}
+		e += len + (e[len] == ',');
+	}
+	return 0;
+}
+
 static int run(struct plot *p)
 {
 	const struct pebs_session_stats *st;
@@ -229,6 +261,8 @@ static int run(struct plot *p)
 		return 1;
 	}
 	st = pebs_session__stats(p->ss);
+	if (p->events && select_events(p))
+		return 2;
 	if (p->time_spec && pebs_filter__time(p->filter, p->time_spec,
 					      st->first_time, st->last_time)) {
 		plot_err("%s", pebs_errmsg());
@@ -287,7 +321,8 @@ static void usage(FILE *f)
 "      --per-thread     flame: one tower per thread (comm-pid/tid)\n"
 "      --granule=G      heat: page (4 KiB, default) or line (64 bytes)\n"
 "      --width=PX       picture width (default 1200)\n"
-"      --comm=LIST, --pid=LIST, --tid=LIST, --cpu=LIST, --time=SPEC\n"
+"      --comm=LIST, --pid=LIST, --tid=LIST, --cpu=LIST, --time=SPEC,\n"
+"      --event=NAMES\n"
 "                       only these samples (as pebs-shim report; left\n"
 "                       out of the picture and of its totals)\n"
 "  -h, --help           this help\n"
@@ -343,6 +378,9 @@ static int parse_opt(struct plot *p, int c)
 		return add_filter(p, c, optarg);
 	case OPT_TIME:
 		p->time_spec = optarg;
+		return 0;
+	case OPT_EVENT:
+		p->events = optarg;
 		return 0;
 	case OPT_PER_THREAD:
 		p->per_thread = true;
@@ -401,6 +439,7 @@ int cmd_plot(int argc, char **argv)
 		{ "tid", required_argument, NULL, OPT_TID },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "time", required_argument, NULL, OPT_TIME },
+		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "granule", required_argument, NULL, OPT_GRANULE },

@@ -17,7 +17,7 @@ T=$(mktemp -d /tmp/plot-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..35"
+echo "1..37"
 
 # png_check FILE W H: a PNG of W x H whose pixels are not all alike
 png_check() {
@@ -226,3 +226,13 @@ echo keep >"$T/keep.svg"
 check "a failed write: exit 1, one line, the old file kept, no temporary left" \
 	bash -c "test $r4 = 1 && test \$(wc -l <'$T/e4') = 1 && test \"\$(cat '$T/keep.svg')\" = keep &&
 		 test -z \"\$(ls '$T' | grep '^keep.svg.')\""
+
+# 36-37: the manual
+LC_ALL=C.UTF-8 groff -ww -man -Tutf8 "$S/man/pebs-shim-plot.1" >/dev/null 2>"$T/groff.err"
+empty "man/pebs-shim-plot.1 renders without groff warnings" "$T/groff.err"
+"$PS" plot --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/opts"
+missing=$(while read -r o; do
+	grep -qF -- "${o//-/\\-}" "$S/man/pebs-shim-plot.1" || echo "$o"
+done <"$T/opts")
+check "every option of plot --help is in pebs-shim-plot(1) ($(wc -l <"$T/opts") options${missing:+; missing: $missing})" \
+	test -z "$missing" -a -s "$T/opts"
