@@ -45,7 +45,7 @@ struct plot {
 	struct pebs_flame *flame;
 	struct pebs_cpuplot *tl;
 	struct pebs_heat *heat;
-	uint64_t samples, drawn, no_addr;
+	uint64_t samples, drawn, no_addr, with_weight;
 	int err;
 };
 
@@ -87,6 +87,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	if (pebs_filter__match(p->filter, rs, s->time) != PEBS_FILTER_PASS)
 		return 0;
 	p->drawn++;
+	p->with_weight += rs->has_weight;
 	switch (p->kind) {
 	case K_FLAME:
 	case K_ICICLE:
@@ -288,6 +289,12 @@ static int run(struct plot *p)
 	if (err < 0)
 		plot_err("%s: a damaged record: plotting the records before it",
 			 p->path);
+	if (p->by == BY_WEIGHT && p->drawn && !p->with_weight) {
+		plot_err("%s: no sample has a weight: give --by=period or "
+			 "--by=samples, or record a latency event (ldlat)",
+			 p->path);
+		return 1;
+	}
 	if (p->kind == K_HEAT && p->drawn == p->no_addr && p->no_addr)
 		plot_err("%s: no sample has a data address: record with -d "
 			 "(PERF_SAMPLE_ADDR) or a memory event", p->path);
