@@ -270,6 +270,7 @@ int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 {
 	struct pebs_flame_svg_opts def = { 0 };
 	struct draw d = { 0 };
+	char legend[160];
 	double height, width;
 	uint64_t min;
 	int err;
@@ -323,16 +324,10 @@ int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 		return err;
 	}
 	pebs_svg__text(d.svg, PAD, height - 20, "id=\"details\"", " ");
-	{
-		char legend[160];
-
-		snprintf(legend, sizeof(legend),
-			 "red: program, yellow: libraries, orange: kernel, "
-			 "blue: command%s",
-			 d.skipped ? "; some frames not drawn (cap)" : "");
-		pebs_svg__text(d.svg, PAD, height - 6, "id=\"legend\"",
-			       legend);
-	}
+	snprintf(legend, sizeof(legend), "red: program, yellow: libraries, "
+		 "orange: kernel, blue: command%s",
+		 d.skipped ? "; some frames not drawn (cap)" : "");
+	pebs_svg__text(d.svg, PAD, height - 6, "id=\"legend\"", legend);
 	if (d.skipped)
 		pebs_svg__printf(d.svg, "<!-- %lu frames over the cap of %lu "
 				 "elements not drawn -->\n", d.skipped,
