@@ -128,10 +128,11 @@ static int write_picture(struct plot *p, FILE *f)
 						   p->by == BY_SAMPLES);
 	if (!ev && pebs_perfdata__nr_attrs(p->pd) == 1)
 		ev = pebs_perfdata__attr_name(p->pd, 0);
-	snprintf(sub, sizeof(sub), "%s: %" PRIu64 " samples%s%s, %s by %s",
+	snprintf(sub, sizeof(sub), "%s: %" PRIu64 " samples%s%s%s%s",
 		 p->path, p->drawn, ev ? " of " : "", ev ? ev : "",
-		 p->kind == K_TIMELINE ? "density" :
-		 p->kind == K_HEAT ? "colour" : "widths", by_name(p));
+		 p->kind == K_TIMELINE ? ", dark bars: sample density" :
+		 p->kind == K_HEAT ? ", colour by " : ", widths by ",
+		 p->kind == K_TIMELINE ? "" : by_name(p));
 	switch (p->kind) {
 	case K_FLAME:
 	case K_ICICLE: {
