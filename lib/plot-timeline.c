@@ -97,6 +97,8 @@ int pebs_cpuplot__add_switch(struct pebs_cpuplot *tl, uint32_t cpu,
 	if (!tl)
 		return pebs_err(-EINVAL, "timeline: none");
 	tl->switches = true;
+	if (tid < 0)
+		return 0;	/* no thread (the kernel's -1) */
 	return push(tl, cpu, time, pid, tid, out ? 2 : 1);
 }
 
@@ -310,7 +312,7 @@ static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
 		return pebs_err(-ENOMEM, "timeline: out of memory");
 	for (i = 0; i < tl->nr; i = j, r++) {
 		int32_t cur = -1, cur_pid = 0;
-		uint64_t since = tl->t0, gap = 0;
+		uint64_t since = tl->t0, last = tl->t0, gap = 0;
 		size_t end = i_end(tl, i);
 
 		g->row_cpu[r] = (int32_t)tl->evs[i].cpu;
@@ -335,12 +337,14 @@ static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
 				cur_pid = e->pid;
 				since = e->time;
 			} else {			/* out */
-				/* a thread on the CPU since before the
-				   recording has no "in" */
+				/* a thread whose "in" was not recorded (it
+				   ran since the recording's start, or the
+				   CPU's previous switch) */
 				spread(g, r, e->pid, e->tid,
-				       cur == e->tid ? since : tl->t0, e->time);
+				       cur == e->tid ? since : last, e->time);
 				cur = -1;
 			}
+			last = e->time;
 		}
 		if (cur >= 0)
 			spread(g, r, cur_pid, cur, since, tl->t1);

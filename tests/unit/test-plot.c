@@ -72,6 +72,17 @@ static void test_switches(void **state)
 	/* CPU 3: 300 was running before the recording: only its out */
 	assert_int_equal(pebs_cpuplot__add_switch(tl, 3, 30 * MS, 300, 300,
 						  true), 0);
+	/* CPU 5: 400 in 10-20 ms, then 500 out at 30 ms without an in: it
+	   ran since the CPU's previous switch (20 ms), not the start; a
+	   tid of -1 (the kernel's "none") is no thread */
+	assert_int_equal(pebs_cpuplot__add_switch(tl, 5, 10 * MS, 400, 400,
+						  false), 0);
+	assert_int_equal(pebs_cpuplot__add_switch(tl, 5, 20 * MS, 400, 400,
+						  true), 0);
+	assert_int_equal(pebs_cpuplot__add_switch(tl, 5, 30 * MS, 500, 500,
+						  true), 0);
+	assert_int_equal(pebs_cpuplot__add_switch(tl, 5, 35 * MS, 500, -1,
+						  true), 0);
 	sample(tl, 0, 10 * MS, 100);
 	sample(tl, 0, 60 * MS, 200);
 	assert_true(pebs_cpuplot__has_switches(tl));
@@ -82,8 +93,12 @@ static void test_switches(void **state)
 	assert_non_null(strstr(a, ">CPU 0</text>"));
 	assert_non_null(strstr(a, ">CPU 3</text>"));
 	assert_null(strstr(a, ">CPU 1</text>"));
-	/* one segment per thread: 100 then 200 on CPU 0, 300 on CPU 3 */
-	assert_int_equal(count(a, "<rect class=\"seg\""), 3);
+	/* one segment per thread: 100 then 200 on CPU 0, 300 on CPU 3,
+	   400 and 500 on CPU 5 */
+	assert_int_equal(count(a, "<rect class=\"seg\""), 5);
+	assert_non_null(strstr(a, "CPU 5: :400, 9.9"));
+	assert_non_null(strstr(a, "CPU 5: :500, 20.0"));
+	assert_null(strstr(a, ":-1"));
 	assert_non_null(strstr(a, "CPU 0: :100, 0.000-"));
 	assert_non_null(strstr(a, "CPU 3: :300, 0.000-"));
 	/* 200's segment starts at 50 ms (columns of 100 ms / 555) */
