@@ -2,7 +2,8 @@
 # plot.t - `pebs-shim plot`: flame, icicle, timeline and heat pictures of
 # real memwalk recordings are well-formed XML (xmllint), render with a
 # real renderer (librsvg's rsvg-convert: a PNG of the picture's size that
-# is not blank), and are the same bytes on every run; the folded stacks
+# is not blank), are the same bytes on every run and fetch nothing
+# (no href, src, url(), @import); the folded stacks
 # equal perf script's call chains folded as stackcollapse-perf.pl folds
 # them (FlameGraph is not in Debian: tests/cli/collapse.awk follows the
 # script's rules) for the stacks of memwalk's own code and the sample
@@ -17,7 +18,7 @@ T=$(mktemp -d /tmp/plot-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..38"
+echo "1..39"
 
 # png_check FILE W H: a PNG of W x H whose pixels are not all alike
 png_check() {
@@ -109,7 +110,13 @@ done
 check "the same recording gives byte-identical SVGs (flame, timeline)" \
 	bash -c "cmp -s '$T/flame.svg' '$T/flame2.svg' && cmp -s '$T/timeline.svg' '$T/timeline2.svg'"
 
-# 16-17: the timeline says where its segments came from
+# 16: self-contained: nothing to fetch (the only URIs are namespaces)
+cat "$T"/flame.svg "$T"/timeline.svg "$T"/icicle.svg |
+	grep -oE '(href|src)=|url\(|@import|https?://[^"]*' |
+	grep -vxE 'http://www.w3.org/(2000/svg|1999/xhtml)' >"$T/refs"
+empty "the pictures are self-contained: no href, src, url(), @import, only namespace URIs" "$T/refs"
+
+# 17-18: the timeline says where its segments came from
 check "timeline title: segments from PERF_RECORD_SWITCH (record --switch-events)" \
 	grep -q 'thread segments from PERF_RECORD_SWITCH<' "$T/timeline.svg"
 "$PS" plot timeline -i "$T/n.data" -o "$T/tl-n.svg" 2>/dev/null
@@ -121,7 +128,7 @@ else
 	    "$(grep -oE '>[^<]* \([0-9.]*% of the columns\)' "$T/tl-n.svg" | head -4)"
 fi
 
-# 18-20: folded stacks against perf script, as stackcollapse-perf.pl
+# 19-21: folded stacks against perf script, as stackcollapse-perf.pl
 # folds them (counts are samples, as the script counts)
 "$PS" plot flame -i "$T/g.data" --format=collapsed >"$T/ours.folded" 2>"$T/c.err"
 check "--format=collapsed: exit 0, lines 'stack count' sorted bytewise" \
@@ -158,7 +165,7 @@ else
 	skip_n 2 "no perf to compare with"
 fi
 
-# 21-23: widths against report's shares (chase vs stream)
+# 22-24: widths against report's shares (chase vs stream)
 share_report() {	# FILE SYM: report's Overhead of that symbol
 	"$PS" report -i "$1" --sort sym --top 0 2>/dev/null |
 		awk -v s="$2" '$NF == s && $(NF - 1) == "[.]" { sub(/%/, "", $1); print $1; exit }'
@@ -194,7 +201,7 @@ rc=$(share_report "$T/g.data" chase) fc=$(share_svg "$T/flame.svg" chase)
 check "with call chains: chase's frames $fc% = stacks through chase $incl%; stacks ending in chase $self% = report's $rc%" \
 	test -n "$rc" -a "$fc" = "$incl" -a "$self" = "$rc"
 
-# 24: the search in a real browser
+# 25: the search in a real browser
 browser=$(command -v chromium || command -v chromium-browser)
 if [ -n "$browser" ]; then
 	timeout 90 "$browser" --headless --no-sandbox --disable-gpu \
@@ -213,7 +220,7 @@ else
 	skip "no chromium (Debian package chromium) for the search test"
 fi
 
-# 25-26: per thread, icicle
+# 26-27: per thread, icicle
 "$PS" plot flame -i "$T/g.data" --per-thread --format=collapsed >"$T/pt.folded" 2>/dev/null
 check "--per-thread: every stack starts with comm-pid/tid" \
 	bash -c "test -s '$T/pt.folded' && ! grep -qvE '^[^;]+-[0-9]+/[0-9]+[; ]' '$T/pt.folded' &&
@@ -221,7 +228,7 @@ check "--per-thread: every stack starts with comm-pid/tid" \
 check "icicle: the root 'all' at the top (y of the first frame row)" \
 	grep -q '<g class="f" data-x="0" data-v="[0-9]*" data-d="0" data-n="all"><title>all ([0-9]* samples, period [0-9]*, 100.00%)</title><rect x="10.0" y="56.0"' "$T/icicle.svg"
 
-# 27-30: heat: page faults with data addresses
+# 28-31: heat: page faults with data addresses
 "$PS" record -d -e page-faults -c 1 -o "$T/pf.data" -- "$MW" --seconds 1 --mb 4 \
 	>/dev/null 2>>"$T/rec.err"
 "$PS" plot heat -i "$T/pf.data" -o "$T/heat.svg" 2>"$T/heat.err"
@@ -233,13 +240,13 @@ else
 fi
 pictures heat "$T/heat.svg"
 
-# 31: heat without data addresses says so
+# 32: heat without data addresses says so
 "$PS" plot heat -i "$T/n.data" -o "$T/heat-n.svg" 2>"$T/heatn.err"
 check "plot heat without data addresses: one line naming -d" \
 	bash -c "grep -q 'no sample has a data address: record with -d' '$T/heatn.err' &&
 		 test \$(wc -l <'$T/heatn.err') = 1"
 
-# 32-35: bad use
+# 33-36: bad use
 "$PS" plot pie -i "$T/n.data" 2>"$T/e1"; r1=$?
 check "an unknown kind: exit 2, one line naming the kinds" \
 	bash -c "test $r1 = 2 && grep -q 'give flame, icicle, timeline or heat' '$T/e1' && test \$(wc -l <'$T/e1') = 1"
@@ -257,13 +264,13 @@ check "a failed write: exit 1, one line, the old file kept, no temporary left" \
 	bash -c "test $r4 = 1 && test \$(wc -l <'$T/e4') = 1 && test \"\$(cat '$T/keep.svg')\" = keep &&
 		 test -z \"\$(ls '$T' | grep '^keep.svg.')\""
 
-# 36: --by=weight without weights
+# 37: --by=weight without weights
 echo keep >"$T/w.svg"
 "$PS" plot flame -i "$T/n.data" --by=weight -o "$T/w.svg" 2>"$T/e5"; r5=$?
 check "--by=weight on samples without a weight: exit 1, one line, the old file kept" \
 	bash -c "test $r5 = 1 && grep -q 'no sample has a weight' '$T/e5' && test \"\$(cat '$T/w.svg')\" = keep"
 
-# 37-38: the manual
+# 38-39: the manual
 LC_ALL=C.UTF-8 groff -ww -man -Tutf8 "$S/man/pebs-shim-plot.1" >/dev/null 2>"$T/groff.err"
 empty "man/pebs-shim-plot.1 renders without groff warnings" "$T/groff.err"
 "$PS" plot --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/opts"
