@@ -14,7 +14,17 @@
 #        check-san  one suite
 #   make bench      the benchmarks (figures, not pass/fail)
 #   make deps       install the Debian packages (root) or print the line
-#   make install    tool, library, header, man page (PREFIX, DESTDIR)
+#   make install    tool, library, pkg-config file, headers, man pages
+#                   (PREFIX, DESTDIR, LIBDIR...); make uninstall undoes it
+#   make abi-dump   abi/libpebsshim.abi, the ABI abi.t compares with
+#   make man        the generated man pages (build/man: a page per object
+#                   family and per command, a link per function)
+#   make dkms-install | dkms-uninstall  the module under DKMS, its udev
+#                   rule (root:pebs 0440) and modprobe options
+#   make deb        the Debian packages (build/deb), lintian-clean
+#   make check-packages  make deb, then install them in a fresh Debian
+#                   root (mmdebstrap) and use them there (heavy, not in
+#                   make check)
 #
 # Build output goes to $(B) (build/, or build-san/ with SAN=1).
 
@@ -42,7 +52,8 @@ KDIR ?= $(or $(wildcard /lib/modules/$(shell uname -r)/build),$(VM_KDIR))
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wformat=2
-CPPFLAGS += -Iinclude -Ilib/include -Ilib -D_GNU_SOURCE
+CPPFLAGS += -Iinclude -Ilib/include -Ilib -D_GNU_SOURCE \
+	-DPEBS_SHIM_VERSION='"$(VERSION)"'
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=gnu11 $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
@@ -51,7 +62,12 @@ LDLIBS := -lpfm -lelf -lz -lzstd -lpthread -lm -liberty
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 LIB_A := $(B)/libpebsshim.a
-LIB_SO := $(B)/libpebsshim.so.0
+# the release (pebs-shim --version, the .pc file, debian/changelog) and
+# the shared library's names: real file, SONAME, link-time name
+VERSION := 0.1.0
+SONAME := libpebsshim.so.0
+LIB_SO := $(B)/libpebsshim.so.$(VERSION)
+LIB_LINKS := $(B)/$(SONAME) $(B)/libpebsshim.so
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/%.o)
 TOOL := $(B)/pebs-shim
@@ -71,23 +87,23 @@ VMBINS := $(patsubst tests/vm/%.c,$(B)/vm/%,$(wildcard tests/vm/*.c)) \
 FUZZ := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
 BENCHES := $(patsubst tests/bench/%.c,$(B)/bench/%,$(wildcard tests/bench/*.c))
 
-DEPS := build-essential libpfm4-dev libcmocka-dev linux-libc-dev linux-perf \
+DEPS := build-essential libpfm4-dev dkms libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
 	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time \
-	libxml2-utils librsvg2-bin chromium
+	abigail-tools pkg-config libxml2-utils librsvg2-bin chromium
 # what `make demo` needs: build, record, report, perf report
 DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
 	check-cli check-fuzz check-vm check-san check-patch bench deps \
-	install clean
+	install uninstall clean
 
-all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins \
+all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins man \
 	$(if $(KDIR),kmod)
 
-lib: $(LIB_A) $(LIB_SO)
+lib: $(LIB_A) $(LIB_SO) $(LIB_LINKS)
 tool: $(TOOL)
 tests: $(UNIT) $(LIVE) $(WORKLOADS) $(PROBE)
 vmbins: $(VMBINS)
@@ -102,9 +118,13 @@ $(LIB_A): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 $(LIB_SO): $(LIB_OBJS) lib/libpebsshim.map
-	$(CC) -shared -Wl,-soname,libpebsshim.so.0 \
+	$(CC) -shared -Wl,-soname,$(SONAME) \
 		-Wl,--version-script=lib/libpebsshim.map $(LDFLAGS) \
 		-o $@ $(LIB_OBJS) $(LDLIBS)
+$(B)/$(SONAME): $(LIB_SO)
+	ln -sf $(notdir $<) $@
+$(B)/libpebsshim.so: $(B)/$(SONAME)
+	ln -sf $(notdir $<) $@
 
 $(TOOL): $(TOOL_OBJS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
@@ -235,19 +255,147 @@ endef
 deps:
 	$(call install-pkgs,$(DEPS))
 
-install: lib tool
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/man/man3
-	install -m 0755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/pebs-shim
-	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libpebsshim.so.0 $(DESTDIR)$(PREFIX)/lib/libpebsshim.so
+# ---- install -------------------------------------------------------------
+# make install [PREFIX=/usr/local] [DESTDIR=] [LIBDIR=] ...; make uninstall
+# with the same variables removes exactly the files install wrote
+# (INSTALLED lists them), never a directory.
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PC := $(B)/libpebsshim.pc
+MAN1 := $(sort $(wildcard man/*.1))
+MAN3 := $(sort $(wildcard man/*.3))
+MAN4 := $(sort $(wildcard man/*.4))
+# generated pages (scripts/man-gen.py): man3 per object family and a .so
+# link per function, from libpebsshim.3; pebs-shim-<command>.1 from
+# pebs-shim.1; $(MAN_LIST) names them (relative to $(B)/man)
+MAN_LIST := $(B)/man/pages
+INSTALLED := $(BINDIR)/pebs-shim \
+	$(addprefix $(LIBDIR)/,libpebsshim.a $(notdir $(LIB_SO) $(LIB_LINKS))) \
+	$(LIBDIR)/pkgconfig/libpebsshim.pc \
+	$(INCLUDEDIR)/pebsshim.h $(INCLUDEDIR)/pebs_map.h \
+	$(patsubst man/%,$(MANDIR)/man1/%,$(MAN1)) \
+	$(patsubst man/%,$(MANDIR)/man3/%,$(MAN3)) \
+	$(patsubst man/%,$(MANDIR)/man4/%,$(MAN4))
+
+.PHONY: man
+man: $(MAN_LIST)
+$(MAN_LIST): scripts/man-gen.py man/libpebsshim.3 man/pebs-shim.1 \
+	     $(wildcard tools/*.c man/examples/*.c examples/*.c)
+	@rm -rf $(B)/man/man1 $(B)/man/man3 && mkdir -p $(B)/man
+	@python3 scripts/man-gen.py man3 $(VERSION) $(B)/man >$@.tmp
+	@python3 scripts/man-gen.py man1 $(VERSION) $(B)/man >>$@.tmp
+	@sed 's|^$(B)/man/||' $@.tmp >$@ && rm $@.tmp
+
+# the pkg-config file for these directories (written when they change)
+.PHONY: pc
+pc: $(PC)
+$(PC): lib/libpebsshim.pc.in FORCE
+	@mkdir -p $(@D)
+	@sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+	    -e 's|@LIBS_PRIVATE@|$(LDLIBS)|' $< >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
+.PHONY: FORCE
+FORCE:
+
+install: lib tool $(PC) $(MAN_LIST)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
+		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
+	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/pebs-shim
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpebsshim.so
+	install -m 0644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 lib/include/pebsshim.h include/pebs_map.h \
-		$(DESTDIR)$(PREFIX)/include/
-	install -m 0644 man/pebs-shim.1 man/pebs-shim-plot.1 \
-		$(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 man/libpebsshim.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+		$(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
+	$(if $(MAN4),install -m 0644 $(MAN4) $(DESTDIR)$(MANDIR)/man4/)
+	cd $(B)/man && for f in $$(cat pages); do \
+	  install -m 0644 $$f $(DESTDIR)$(MANDIR)/$$f || exit 1; done
+
+.PHONY: uninstall
+uninstall: $(MAN_LIST)
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/,$(shell cat $(MAN_LIST)))
+
+# ---- the module for DKMS ----------------------------------------------------
+# make dkms-install [DESTDIR=] [KVER=]: the module's sources with dkms.conf
+# in /usr/src/pebs-map-$(VERSION), the udev rule (/dev/pebs_map root:pebs
+# 0440) and the modprobe.d options (unprivileged=1); without DESTDIR also
+# the pebs group, dkms add, build and install for KVER (default: the
+# running kernel), and a udev reload. make dkms-uninstall undoes it all
+# but the group.
+DKMS_SRC := /usr/src/pebs-map-$(VERSION)
+UDEVRULESDIR ?= /etc/udev/rules.d
+MODPROBEDIR ?= /etc/modprobe.d
+KMOD_FILES := kmod/Kbuild $(filter-out %.mod.c,$(wildcard kmod/*.c)) \
+	$(wildcard kmod/*.h)
+DKMS_FILES := $(DKMS_SRC)/dkms.conf $(addprefix $(DKMS_SRC)/,$(KMOD_FILES)) \
+	$(DKMS_SRC)/include/pebs_map.h $(UDEVRULESDIR)/99-pebs-map.rules \
+	$(MODPROBEDIR)/pebs_map.conf
+.PHONY: dkms-install dkms-uninstall
+dkms-install:
+	install -d $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/include
+	install -m 0644 dkms.conf $(DESTDIR)$(DKMS_SRC)/
+	install -m 0644 $(KMOD_FILES) $(DESTDIR)$(DKMS_SRC)/kmod/
+	install -m 0644 include/pebs_map.h $(DESTDIR)$(DKMS_SRC)/include/
+	install -D -m 0644 kmod/99-pebs-map.rules \
+		$(DESTDIR)$(UDEVRULESDIR)/99-pebs-map.rules
+	install -D -m 0644 kmod/pebs_map.modprobe.conf \
+		$(DESTDIR)$(MODPROBEDIR)/pebs_map.conf
+	$(if $(DESTDIR),,getent group pebs >/dev/null || groupadd --system pebs)
+	$(if $(DESTDIR),,dkms add pebs-map/$(VERSION))
+	$(if $(DESTDIR),,dkms install pebs-map/$(VERSION) $(if $(KVER),-k $(KVER)))
+	$(if $(DESTDIR),,-udevadm control --reload)
+dkms-uninstall:
+	$(if $(DESTDIR),,-dkms remove pebs-map/$(VERSION) --all)
+	rm -f $(addprefix $(DESTDIR),$(DKMS_FILES))
+	-rmdir $(DESTDIR)$(DKMS_SRC)/kmod $(DESTDIR)$(DKMS_SRC)/include \
+		$(DESTDIR)$(DKMS_SRC)
+
+# ---- Debian packages ---------------------------------------------------------
+# make deb: libpebsshim0, libpebsshim-dev, pebs-shim and pebs-map-dkms
+# (debian/), built with dpkg-buildpackage -us -uc -b from a copy of the
+# tree's files (git's, untracked ones included) in $(DEB_DIR), where the
+# .deb files land; lintian must find no error. make check-packages
+# (heavy, not part of make check) installs them in a fresh Debian root
+# and uses them there (tests/packages/packages.t).
+DEB_DIR := $(abspath $(B))/deb
+PKG_DEPS := dpkg-dev debhelper dh-dkms lintian mmdebstrap python3 \
+	pkg-config libpfm4-dev libelf-dev zlib1g-dev libzstd-dev libiberty-dev
+.PHONY: deb check-packages
+deb:
+	$(call install-pkgs,$(PKG_DEPS))
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/pebs-shim-$(VERSION)
+	git ls-files -co --exclude-standard | while read -r f; do \
+	  [ -e "$$f" ] && echo "$$f"; done | \
+	  tar -cf - -T - | tar -xf - -C $(DEB_DIR)/pebs-shim-$(VERSION)
+	cd $(DEB_DIR)/pebs-shim-$(VERSION) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error --suppress-tags bad-distribution-in-changes-file \
+		$(DEB_DIR)/*.changes
+	@ls $(DEB_DIR)/*.deb
+check-packages: deb
+	@DEB_DIR=$(DEB_DIR) VERSION=$(VERSION) $(PROVE) tests/packages/deb.t \
+		tests/packages/packages.t
+
+# ---- ABI -----------------------------------------------------------------
+# abi/libpebsshim.abi: the exported functions and the public types they
+# reach (those of lib/include and include), as libabigail's abidw sees
+# them; tests/cli/abi.t compares the built library with it (abidiff).
+# Regenerate it when the ABI changes on purpose (a new function listed
+# in lib/libpebsshim.map, a grown public struct).
+ABIDW := abidw --headers-dir lib/include --headers-dir include \
+	--drop-private-types --no-corpus-path --no-comp-dir-path \
+	--short-locs --type-id-style hash
+.PHONY: abi-dump
+abi-dump: $(LIB_SO)
+	@mkdir -p abi
+	$(ABIDW) --out-file abi/libpebsshim.abi $(LIB_SO)
 
 clean:
 	rm -rf build build-san

@@ -10,6 +10,9 @@
  * its own thread faulting in 64000 fresh pages: with
  * `page-faults:period=1` each page shows up as a sample's addr.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* gettid(), when built without make */
+#endif
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -16,6 +16,7 @@
 
 #include "cmds.h"
 #include "pebsshim.h"
+#include "util.h"
 
 #define MAX_HISTORY	(1u << 20)
 #define MAX_CPUS	(1u << 16)	/* CPU numbers -C accepts */
@@ -55,33 +56,7 @@ static const char usage_text[] =
 "Exit status: 0 success, 1 runtime failure (e.g. module not loaded),\n"
 "2 usage error.\n";
 
-/* One line on stderr, exit status 2. */
-__attribute__((format(printf, 1, 2)))
-static int usage_err(const char *fmt, ...)
-{
-	va_list ap;
 
-	fputs("pebs-shim map: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
-}
-
-static int parse_uint(const char *s, unsigned long min, unsigned long max,
-		      unsigned long *val)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	errno = 0;
-	*val = strtoul(s, &end, 10);
-	if (errno || *end || *val < min || *val > max)
-		return -EINVAL;
-	return 0;
-}
 
 /* a CPU list (pebs_cpulist__parse) into @set (MAX_CPUS entries) */
 static int parse_cpulist(const char *s, unsigned char *set)
@@ -211,7 +186,8 @@ int cmd_map(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long interval = 0, count = 0, val;
+	unsigned long interval = 0, count = 0;
+	uint64_t v;
 	struct pebs_map_switch *buf = NULL;
 	struct map_opts o = { 0 };
 	const char *device = NULL;
@@ -228,33 +204,35 @@ int cmd_map(int argc, char **argv)
 			device = optarg;
 			break;
 		case 'i':
-			if (parse_uint(optarg, 1, 86400000, &interval))
-				return usage_err("bad interval '%s': give milliseconds, 1 to 86400000",
-						 optarg);
+			if (!tool_parse_u64(optarg, &v) || !v || v > 86400000)
+				return tool_usage_err("map", "bad interval '%s': give milliseconds, 1 to 86400000",
+						      optarg);
+			interval = v;
 			break;
 		case 'n':
-			if (parse_uint(optarg, 1, ULONG_MAX, &count))
-				return usage_err("bad count '%s': give 1 or more",
-						 optarg);
+			if (!tool_parse_u64(optarg, &v) || !v)
+				return tool_usage_err("map", "bad count '%s': give 1 or more",
+						      optarg);
+			count = v;
 			break;
 		case 'C':
 			if (!cpus)
 				cpus = calloc(MAX_CPUS, 1);
 			if (!cpus) {
-				fprintf(stderr, "pebs-shim map: out of memory\n");
+				tool_err("map", "out of memory");
 				return 1;
 			}
 			if (parse_cpulist(optarg, cpus)) {
 				free(cpus);
-				return usage_err("bad CPU list '%s': give e.g. 0-3,6",
+				return tool_usage_err("map", "bad CPU list '%s': give e.g. 0-3,6",
 						 optarg);
 			}
 			break;
 		case 'H':
-			if (parse_uint(optarg, 1, MAX_HISTORY, &val))
-				return usage_err("bad history length '%s': give 1 to %u",
+			if (!tool_parse_u64(optarg, &v) || !v || v > MAX_HISTORY)
+				return tool_usage_err("map", "bad history length '%s': give 1 to %u",
 						 optarg, MAX_HISTORY);
-			o.history = val;
+			o.history = v;
 			break;
 		case 'a':
 			o.all = true;
@@ -265,20 +243,20 @@ int cmd_map(int argc, char **argv)
 			return 0;
 		case ':':
 			free(cpus);
-			return usage_err("option '%s' needs a value: see pebs-shim map --help",
+			return tool_usage_err("map", "option '%s' needs a value",
 					 argv[optind - 1]);
 		default:
 			free(cpus);
 			if (optopt)
-				return usage_err("unknown option '-%c': see pebs-shim map --help",
+				return tool_usage_err("map", "unknown option '-%c'",
 						 optopt);
-			return usage_err("unknown option '%s': see pebs-shim map --help",
+			return tool_usage_err("map", "unknown option '%s'",
 					 argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
 		free(cpus);
-		return usage_err("unexpected argument '%s': see pebs-shim map --help",
+		return tool_usage_err("map", "unexpected argument '%s'",
 				 argv[optind]);
 	}
 	if (count && !interval)
@@ -287,7 +265,7 @@ int cmd_map(int argc, char **argv)
 
 	err = pebs_map__open(device, &map);
 	if (err) {
-		fprintf(stderr, "pebs-shim map: %s\n", pebs_errmsg());
+		tool_err("map", "%s", pebs_errmsg());
 		goto out_free;
 	}
 	if (cpus) {
@@ -296,8 +274,7 @@ int cmd_map(int argc, char **argv)
 		for (unsigned int cpu = nr; cpu < MAX_CPUS; cpu++) {
 			if (!cpus[cpu])
 				continue;
-			fprintf(stderr,
-				"pebs-shim map: CPU %u not in the table (%u CPUs): choose CPUs 0-%u\n",
+			tool_err("map", "CPU %u not in the table (%u CPUs): choose CPUs 0-%u",
 				cpu, nr, nr - 1);
 			ret = 2;
 			goto out_close;
@@ -306,7 +283,7 @@ int cmd_map(int argc, char **argv)
 	if (o.history) {
 		buf = calloc(o.history, sizeof(*buf));
 		if (!buf) {
-			fprintf(stderr, "pebs-shim map: out of memory for %u history entries: ask for fewer\n",
+			tool_err("map", "out of memory for %u history entries: ask for fewer",
 				o.history);
 			goto out_close;
 		}
@@ -327,11 +304,11 @@ int cmd_map(int argc, char **argv)
 			putchar('\n');
 		err = print_table(map, &o, buf);
 		if (err) {
-			fprintf(stderr, "pebs-shim map: %s\n", pebs_errmsg());
+			tool_err("map", "%s", pebs_errmsg());
 			goto out_close;
 		}
 		if (fflush(stdout)) {
-			fprintf(stderr, "pebs-shim map: writing the output: %s\n",
+			tool_err("map", "writing the output: %s",
 				strerror(errno));
 			goto out_close;
 		}

@@ -7,7 +7,7 @@
  * chunk buffer; between chunks they are filtered (trustable) and summed.
  * The output is that aggregate, of a size independent of the run's
  * length, at the end (and every -I ms); per-observation records only
- * with --raw (observe-raw.c), bounded by --raw-max.
+ * with --raw (lib/obs-raw.c), bounded by --raw-max.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -23,9 +23,8 @@
 
 #include "pebsshim.h"
 #include "cmds.h"
-#include "observe-raw.h"
+#include "util.h"
 
-#define CMD "pebs-shim observe"
 /* rows between summing passes: small, so the pauses stay short */
 #define CHUNK_ROWS 1024
 #define MAX_CPUS 1024
@@ -116,17 +115,6 @@ static void usage(FILE *f)
 		PEBS_OBS_MAX_EVENTS);
 }
 
-static int __attribute__((format(printf, 1, 2))) usage_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, CMD ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": see pebs-shim observe --help\n");
-	return 2;
-}
 
 /* a CPU list (pebs_cpulist__parse) into cpus[], in order; the count */
 static int parse_cpus(const char *s, unsigned int *cpus, int max)
@@ -142,23 +130,7 @@ static int parse_cpus(const char *s, unsigned int *cpus, int max)
 	return n;
 }
 
-static bool parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
 
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	return end != s && !*end && !errno && s[0] != '-';
-}
-
-static bool parse_double(const char *s, double *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtod(s, &end);
-	return end != s && !*end && !errno && isfinite(*v);
-}
 
 static void task_comm(int pid, char *buf, size_t len)
 {
@@ -277,26 +249,6 @@ static int pick_on_cpu(const unsigned int *cpus, int n)
 enum { OPT_ON = 256, OPT_PERIOD, OPT_DURATION, OPT_TOL, OPT_FORMAT, OPT_MAP,
        OPT_NOMAP, OPT_RAW, OPT_RAW_MAX };
 
-/* "64M", "1g", "4096": bytes (K, M, G are powers of 1024) */
-static bool parse_size(const char *s, uint64_t *v)
-{
-	unsigned int shift = 0;
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (end == s || errno || s[0] == '-')
-		return false;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end || *v > UINT64_MAX >> shift)
-		return false;
-	*v <<= shift;
-	return true;
-}
 
 /* the header lines: how counters are read, where the observer runs */
 static void preamble(FILE *f, const struct pebs_observer *obs, int nr_cpus,
@@ -365,7 +317,7 @@ int cmd_observe(int argc, char **argv)
 	struct pebs_observer *obs = NULL;
 	struct pebs_obs_stats *st = NULL;
 	FILE *sf = stdout;		/* the summary */
-	struct raw_out *raw = NULL;
+	struct pebs_obs_raw *raw = NULL;
 	uint64_t raw_max = 64 << 20, interval_ms = 0, icycles = 0, next_print;
 	uint64_t *rows = NULL, *deltas = NULL, stop_at;
 	size_t words;
@@ -379,48 +331,48 @@ int cmd_observe(int argc, char **argv)
 		case 'C':
 			nr_cpus = parse_cpus(optarg, cpus, MAX_CPUS);
 			if (nr_cpus <= 0)
-				return usage_err("-C: %s", pebs_errmsg());
+				return tool_usage_err("observe", "-C: %s", pebs_errmsg());
 			break;
 		case OPT_ON:
-			if (!parse_u64(optarg, &v) || v >= MAX_CPUS)
-				return usage_err("bad --on CPU '%s'", optarg);
+			if (!tool_parse_u64(optarg, &v) || v >= MAX_CPUS)
+				return tool_usage_err("observe", "bad --on CPU '%s'", optarg);
 			on_cpu = v;
 			break;
 		case 'e':
 			if (nr_ev == PEBS_OBS_MAX_EVENTS)
-				return usage_err("too many events (at most %d) at '%s'",
+				return tool_usage_err("observe", "too many events (at most %d) at '%s'",
 						 PEBS_OBS_MAX_EVENTS, optarg);
 			evnames[nr_ev++] = optarg;
 			break;
 		case OPT_PERIOD:
-			if (!parse_u64(optarg, &period) || !period)
-				return usage_err("bad --period-cycles '%s'", optarg);
+			if (!tool_parse_u64(optarg, &period) || !period)
+				return tool_usage_err("observe", "bad --period-cycles '%s'", optarg);
 			break;
 		case OPT_DURATION:
-			if (!parse_double(optarg, &duration) || duration <= 0 ||
+			if (!tool_parse_double(optarg, &duration) || duration <= 0 ||
 			    duration > 86400)
-				return usage_err("bad --duration '%s' (seconds)", optarg);
+				return tool_usage_err("observe", "bad --duration '%s' (seconds)", optarg);
 			break;
 		case OPT_TOL:
-			if (!parse_double(optarg, &tol) || tol < 0 || tol >= 100)
-				return usage_err("bad --tolerance '%s' (percent, 0..100)",
+			if (!tool_parse_double(optarg, &tol) || tol < 0 || tol >= 100)
+				return tool_usage_err("observe", "bad --tolerance '%s' (percent, 0..100)",
 						 optarg);
 			break;
 		case 'o':
 			outpath = optarg;
 			break;
 		case 'I':
-			if (!parse_u64(optarg, &interval_ms) || interval_ms < 10 ||
+			if (!tool_parse_u64(optarg, &interval_ms) || interval_ms < 10 ||
 			    interval_ms > 86400000)
-				return usage_err("bad -I '%s' (milliseconds, at least 10)",
+				return tool_usage_err("observe", "bad -I '%s' (milliseconds, at least 10)",
 						 optarg);
 			break;
 		case OPT_RAW:
 			rawpath = optarg;
 			break;
 		case OPT_RAW_MAX:
-			if (!parse_size(optarg, &raw_max) || !raw_max)
-				return usage_err("bad --raw-max '%s' (bytes, K/M/G)",
+			if (!tool_parse_size(optarg, &raw_max) || !raw_max)
+				return tool_usage_err("observe", "bad --raw-max '%s' (bytes, K/M/G)",
 						 optarg);
 			break;
 		case OPT_FORMAT:
@@ -429,7 +381,7 @@ int cmd_observe(int argc, char **argv)
 			else if (!strcmp(optarg, "bin"))
 				csv = false;
 			else
-				return usage_err("bad --format '%s' (bin or csv)", optarg);
+				return tool_usage_err("observe", "bad --format '%s' (bin or csv)", optarg);
 			break;
 		case OPT_MAP:
 			mappath = optarg;
@@ -441,32 +393,32 @@ int cmd_observe(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		default:
-			return usage_err("bad option or missing argument '%s'",
+			return tool_usage_err("observe", "bad option or missing argument '%s'",
 					 argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return usage_err("unexpected argument '%s'", argv[optind]);
+		return tool_usage_err("observe", "unexpected argument '%s'", argv[optind]);
 	if (!nr_cpus)
-		return usage_err("%s", "no CPU to observe (-C)");
+		return tool_usage_err("observe", "%s", "no CPU to observe (-C)");
 	if (no_map && mappath)
-		return usage_err("%s", "--map and --no-map together");
+		return tool_usage_err("observe", "%s", "--map and --no-map together");
 	if (no_map && !nr_ev)
-		return usage_err("%s", "nothing to observe: --no-map needs -e EVENT");
+		return tool_usage_err("observe", "%s", "nothing to observe: --no-map needs -e EVENT");
 	/* a CPU this system lacks is a bad value, not a runtime failure */
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 
 	for (int i = 0; ncpu > 0 && i < nr_cpus; i++)
 		if (cpus[i] >= ncpu)
-			return usage_err("-C: CPU %u does not exist (CPUs 0-%ld here)",
+			return tool_usage_err("observe", "-C: CPU %u does not exist (CPUs 0-%ld here)",
 					 cpus[i], ncpu - 1);
 	if (ncpu > 0 && on_cpu >= ncpu)
-		return usage_err("--on: CPU %d does not exist (CPUs 0-%ld here)",
+		return tool_usage_err("observe", "--on: CPU %d does not exist (CPUs 0-%ld here)",
 				 on_cpu, ncpu - 1);
 	if (on_cpu < 0)
 		on_cpu = pick_on_cpu(cpus, nr_cpus);
 	if (on_cpu < 0)
-		return usage_err("%s", "no free CPU for the observer: give --on");
+		return tool_usage_err("observe", "%s", "no free CPU for the observer: give --on");
 	lo = llround((100 - tol) * 10000);
 	hi = llround((100 + tol) * 10000);
 	if (hi > UINT32_MAX)
@@ -475,14 +427,14 @@ int cmd_observe(int argc, char **argv)
 	for (int e = 0; e < nr_ev; e++) {
 		err = pebs_event__parse(evnames[e], &evs[e]);
 		if (err) {
-			fprintf(stderr, CMD ": %s\n", pebs_errmsg());
+			tool_err("observe", "%s", pebs_errmsg());
 			return 2;
 		}
 	}
 	if (!no_map) {
 		err = pebs_map__open(mappath, &map);
 		if (err) {
-			fprintf(stderr, CMD ": %s%s\n", pebs_errmsg(),
+			tool_err("observe", "%s%s", pebs_errmsg(),
 				err == -ENOENT ? "; or --no-map -e EVENT for counters only" : "");
 			return 1;
 		}
@@ -512,29 +464,33 @@ int cmd_observe(int argc, char **argv)
 	rows = calloc(CHUNK_ROWS, words * sizeof(*rows));
 	deltas = calloc((size_t)nr_cpus * (nr_ev ? nr_ev : 1), sizeof(*deltas));
 	if (!rows || !deltas) {
-		fprintf(stderr, CMD ": out of memory\n");
+		tool_err("observe", "out of memory");
 		goto out;
 	}
 	if (outpath) {
 		sf = fopen(outpath, "we");
 		if (!sf) {
 			sf = stdout;
-			fprintf(stderr, CMD ": cannot create %s: %s: check the path\n",
+			tool_err("observe", "cannot create %s: %s: check the path",
 				outpath, strerror(errno));
 			goto out;
 		}
 	}
 	if (rawpath) {
-		const struct raw_conf rc_ = {
-			.path = rawpath, .csv = csv, .max_bytes = raw_max,
-			.nr_cpus = nr_cpus, .nr_events = nr_ev, .cpus = cpus,
-			.evs = evs, .on_cpu = on_cpu, .tsc_hz = hz,
+		PEBS_OPTS(pebs_obs_raw_opts, ro, .csv = csv,
+			  .max_bytes = raw_max);
+		struct pebs_obs_raw_info ri = {
+			.nr_cpus = nr_cpus, .nr_events = nr_ev,
+			.observer_cpu = on_cpu, .tsc_hz = hz,
 			.period_cycles = period, .lo_ppm = lo, .hi_ppm = hi,
 		};
 
-		err = raw_open(&rc_, &raw);
+		for (int e = 0; e < nr_ev; e++)
+			memcpy(ri.names[e], evs[e].name,
+			       strnlen(evs[e].name, sizeof(ri.names[e]) - 1));
+		err = pebs_obs_raw__create(rawpath, &ri, cpus, &ro, &raw);
 		if (err) {
-			fprintf(stderr, CMD ": cannot create %s: %s: check the path and free space\n",
+			tool_err("observe", "cannot create %s: %s: check the path and free space",
 				rawpath, strerror(-err));
 			goto out;
 		}
@@ -607,11 +563,11 @@ int cmd_observe(int argc, char **argv)
 			if (err < 0)
 				goto out_err;
 			if (err && raw && !werr) {
-				werr = raw_row(raw, row, row[0] - t_last, deltas);
+				werr = pebs_obs_raw__add_row(raw, row, row[0] - t_last, deltas);
 				if (werr == 1) {
-					fprintf(stderr, CMD ": --raw-max reached: %s holds the first %" PRIu64
-						" records (%" PRIu64 " bytes); observing goes on\n",
-						rawpath, raw_records(raw), raw_bytes(raw));
+					tool_err("observe", "--raw-max reached: %s holds the first %" PRIu64
+						 " records (%" PRIu64 " bytes); observing goes on",
+						rawpath, pebs_obs_raw__records(raw), pebs_obs_raw__bytes(raw));
 					werr = 0;
 				} else if (werr < 0) {
 					done = true;
@@ -632,13 +588,13 @@ int cmd_observe(int argc, char **argv)
 		}
 	}
 	if (werr < 0)
-		fprintf(stderr, CMD ": writing %s: %s: the run ended there (free space, or --raw-max)\n",
+		tool_err("observe", "writing %s: %s: the run ended there (free space, or --raw-max)",
 			rawpath, strerror(-werr));
-	err = raw_close(raw);
+	err = pebs_obs_raw__close(raw);
 	raw = NULL;
 	if (err && !werr) {
 		werr = err;
-		fprintf(stderr, CMD ": writing %s: %s\n", rawpath, strerror(-err));
+		tool_err("observe", "writing %s: %s", rawpath, strerror(-err));
 	}
 	if (again)
 		fprintf(sf, "slot reads that stayed inconsistent (skipped): %" PRIu64 "\n",
@@ -649,7 +605,7 @@ int cmd_observe(int argc, char **argv)
 	if (err)
 		goto out_err;
 	if (fflush(sf) || ferror(sf)) {
-		fprintf(stderr, CMD ": writing %s: %s\n",
+		tool_err("observe", "writing %s: %s",
 			outpath ? outpath : "the summary (stdout)", strerror(errno));
 		goto out;
 	}
@@ -657,12 +613,12 @@ int cmd_observe(int argc, char **argv)
 	goto out;
 
 out_err:
-	fprintf(stderr, CMD ": %s\n", pebs_errmsg()[0] ? pebs_errmsg() :
+	tool_err("observe", "%s", pebs_errmsg()[0] ? pebs_errmsg() :
 		strerror(-err));
 out:
-	raw_close(raw);
+	pebs_obs_raw__close(raw);
 	if (sf != stdout && fclose(sf) && rc == 0) {
-		fprintf(stderr, CMD ": writing %s: %s\n", outpath, strerror(errno));
+		tool_err("observe", "writing %s: %s", outpath, strerror(errno));
 		rc = 1;
 	}
 	free(deltas);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* pebs-shim.c - command dispatch. */
+/* pebs-shim.c - command dispatch, --version and help COMMAND. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "cmds.h"
 
@@ -24,7 +26,48 @@ static void usage(FILE *f)
 	fprintf(f, "usage: pebs-shim <command> [options] (pebs-shim <command> --help)\n\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].help);
-	fprintf(f, "\nSee pebs-shim(1).\n");
+	fprintf(f, "\nSee pebs-shim(1), or pebs-shim help COMMAND.\n");
+}
+
+/* `man -w PAGE` succeeds: the page is installed where man looks */
+static int have_page(const char *page)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout) ||
+		    !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp("man", "man", "-w", page, (char *)NULL);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid &&
+	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* help COMMAND, as perf help: its man page, else its --help */
+static int help(const char *name)
+{
+	char page[64];
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(name, cmds[i].name))
+			continue;
+		snprintf(page, sizeof(page), "pebs-shim-%s", name);
+		if (have_page(page)) {
+			fflush(stdout);
+			execlp("man", "man", page, (char *)NULL);
+		}
+		fprintf(stderr, "pebs-shim: no manual page %s(1) here (install "
+			"man-db and pebs-shim's pages: make install); its "
+			"--help follows\n", page);
+		char *argv[] = { (char *)name, "--help", NULL };
+		return cmds[i].fn(2, argv);
+	}
+	fprintf(stderr, "pebs-shim: no command '%s' to help with: try "
+		"pebs-shim --help\n", name);
+	return 2;
 }
 
 int main(int argc, char **argv)
@@ -33,6 +76,12 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("pebs-shim %s\n", PEBS_SHIM_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help") && argc > 2)
+		return help(argv[2]);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);

@@ -2678,6 +2678,105 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 				   unsigned int *flags);
 
 /* ------------------------------------------------------------------ */
+/* The observer's raw file (lib/obs-raw.c)                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs-shim observe --raw FILE: one record per kept observation and
+ * observed CPU, binary or CSV. The binary layout (little-endian):
+ *
+ *	header, 64 bytes: char magic[8] = "PEBSOBS\0"; u32 version (1),
+ *	  header_size (64 + 64 * nr_events), record_size (32 + 8 *
+ *	  nr_events), nr_events, nr_cpus; s32 observer_cpu; u64 tsc_hz,
+ *	  period_cycles; u32 lo_ppm, hi_ppm; u64 reserved;
+ *	then nr_events names of 64 bytes, NUL padded;
+ *	then records: u64 tsc, dt; u32 cpu; s32 tgid, pid; u32 switches
+ *	  (low 32 bits); u64 delta[nr_events].
+ *
+ * CSV: a header line "tsc,dt,cpu,tgid,pid,switches,<event>..." and one
+ * line per record.
+ */
+#define PEBS_OBS_RAW_MAGIC	"PEBSOBS"
+#define PEBS_OBS_RAW_NAME_LEN	64
+
+struct pebs_obs_raw;
+
+/* the header's contents (the sizes are filled by the library) */
+struct pebs_obs_raw_info {
+	uint32_t nr_events, nr_cpus;
+	int32_t observer_cpu;
+	uint64_t tsc_hz, period_cycles;
+	uint32_t lo_ppm, hi_ppm;	/* trustable bounds, ppm of 1 */
+	uint32_t header_size, record_size;
+	char names[PEBS_OBS_MAX_EVENTS][PEBS_OBS_RAW_NAME_LEN];
+};
+
+struct pebs_obs_raw_record {
+	uint64_t tsc, dt;	/* start rdtscp; cycles since the last one */
+	uint32_t cpu;		/* the observed CPU */
+	int32_t tgid, pid;	/* -1 never seen / no table, 0 idle */
+	uint32_t switches;
+	uint64_t delta[PEBS_OBS_MAX_EVENTS];	/* nr_events used */
+};
+
+struct pebs_obs_raw_opts {
+	size_t sz;
+	bool csv;		/* CSV instead of the binary layout */
+	uint64_t max_bytes;	/* records stop at this size; 0: no limit */
+};
+
+/*
+ * pebs_obs_raw__create - create (or replace) @path and write the header
+ * for @info->nr_cpus CPUs (@cpus: their ids, in row order) and
+ * @info->nr_events events named @info->names. @opts may be NULL.
+ * Returns 0, -EINVAL, -ENOMEM, or -errno from open/write.
+ */
+PEBS_API int pebs_obs_raw__create(const char *path,
+				  const struct pebs_obs_raw_info *info,
+				  const unsigned int *cpus,
+				  const struct pebs_obs_raw_opts *opts,
+				  struct pebs_obs_raw **rawp);
+
+/*
+ * pebs_obs_raw__add_row - the records of one kept observation (@row as
+ * pebs_observer__read() fills it, @dt cycles since the previous kept
+ * one, @deltas as pebs_obs_stats__add() fills them). Returns 0, 1 when
+ * the size limit was reached now (no record is written after it), or
+ * -errno from write(2) (ENOSPC, EFBIG, EPIPE...).
+ */
+PEBS_API int pebs_obs_raw__add_row(struct pebs_obs_raw *raw,
+				   const uint64_t *row, uint64_t dt,
+				   const uint64_t *deltas);
+
+/* bytes written so far (header included), and records */
+PEBS_API uint64_t pebs_obs_raw__bytes(const struct pebs_obs_raw *raw);
+PEBS_API uint64_t pebs_obs_raw__records(const struct pebs_obs_raw *raw);
+
+/*
+ * pebs_obs_raw__close - flush and close. Returns 0 or -errno from
+ * write/close; the file is closed and @raw freed in every case. NULL is
+ * allowed.
+ */
+PEBS_API int pebs_obs_raw__close(struct pebs_obs_raw *raw);
+
+/*
+ * pebs_obs_raw__parse_header - decode the binary header at @buf (@len
+ * bytes available) into @info. Returns the header's size (records
+ * follow it), -ENODATA (@len too short) or -EPROTO (not this format, or
+ * inconsistent sizes).
+ */
+PEBS_API int pebs_obs_raw__parse_header(const void *buf, size_t len,
+					struct pebs_obs_raw_info *info);
+
+/*
+ * pebs_obs_raw__parse_record - decode one record (info->record_size
+ * bytes at @buf). Returns 0 or -ENODATA (@len too short).
+ */
+PEBS_API int pebs_obs_raw__parse_record(const struct pebs_obs_raw_info *info,
+					const void *buf, size_t len,
+					struct pebs_obs_raw_record *rec);
+
+/* ------------------------------------------------------------------ */
 /* Plots: call chains, flame graphs, SVG (lib/callchain.c, flame.c,    */
 /* svg.c, plot-flame.c, plot-timeline.c, plot-heat.c)                  */
 /* ------------------------------------------------------------------ */

@@ -1,10 +1,13 @@
 #!/bin/bash
-# abi.t - the shared library's ABI: SONAME libpebsshim.so.0; it exports
-# only pebs_* symbols, each under a version node of lib/libpebsshim.map;
-# the PEBS_API functions of lib/include/pebsshim.h are exactly the
-# exports; the public header compiles on its own as C11 and as C++ with
-# -Wall -Wextra -Werror; a program links against the shared library
-# alone (-lpebsshim) and runs.
+# abi.t - the shared library's ABI: libpebsshim.so.0.1.0 with SONAME
+# libpebsshim.so.0 and the links .so.0 and .so; it exports only pebs_*
+# symbols, each under a version node of lib/libpebsshim.map, which lists
+# them by name; the PEBS_API functions of lib/include/pebsshim.h are
+# exactly the map's names and the exports; abidiff against the dump
+# abi/libpebsshim.abi finds no function removed, changed (a public struct
+# grown or reshaped) or added; the public header compiles on its own as
+# C11 and as C++ with -Wall -Wextra -Werror; a program links against the
+# shared library alone (-lpebsshim) and runs.
 set -u
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 so=$B/libpebsshim.so.0
@@ -13,23 +16,34 @@ T=$(mktemp -d /tmp/abi-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 
-echo "1..13"
+echo "1..19"
 
 if [ ! -f "$so" ]; then
 	nok "$so exists (make B=... lib)"
-	for i in $(seq 12); do skip "no shared library"; done
+	for i in $(seq 18); do skip "no shared library"; done
 	exit 0
 fi
 ok "$so exists"
 
 soname=$(objdump -p "$so" | awk '$1 == "SONAME" { print $2 }')
 check "SONAME is libpebsshim.so.0 ($soname)" test "$soname" = libpebsshim.so.0
+check "libpebsshim.so.0 -> libpebsshim.so.0.1.0, libpebsshim.so -> libpebsshim.so.0" \
+	test "$(readlink "$so")" = libpebsshim.so.0.1.0 -a \
+	"$(readlink "$B/libpebsshim.so")" = libpebsshim.so.0 -a \
+	-f "$B/libpebsshim.so.0.1.0"
 
 # version nodes of the map ("NAME {" at the start of a line)
 sed -n 's/^\([A-Za-z_][A-Za-z0-9_.]*\)[[:space:]]*{.*/\1/p' \
 	"$S/lib/libpebsshim.map" >"$T/nodes"
-check "lib/libpebsshim.map defines a version node ($(tr '\n' ' ' <"$T/nodes"))" \
-	test -s "$T/nodes"
+check "lib/libpebsshim.map defines the node LIBPEBSSHIM_0.1 ($(tr '\n' ' ' <"$T/nodes"))" \
+	grep -qx LIBPEBSSHIM_0.1 "$T/nodes"
+# the names of the map's global: lists (comments dropped), no globs
+sed 's,/\*.*\*/,,; /\/\*/,/\*\//d' "$S/lib/libpebsshim.map" |
+	awk '/global:/ { g = 1; next } /local:|}/ { g = 0 }
+	     g { gsub(/[;[:space:]]/, ""); if ($0 != "") print }' |
+	sort >"$T/listed"
+grep '[*?[]' "$T/listed" >"$T/globs"
+empty "the map lists its symbols by name, without globs" "$T/globs"
 
 # defined dynamic symbols, without the version definitions (type A)
 nm -D --defined-only "$so" | awk '{ print $2, $3 }' >"$T/nm"
@@ -62,6 +76,43 @@ comm -23 "$T/declared" "$T/exports" >"$T/unexported"
 empty "every PEBS_API function of the header is exported" "$T/unexported"
 comm -13 "$T/declared" "$T/exports" >"$T/undeclared"
 empty "every export is a PEBS_API function of the header" "$T/undeclared"
+comm -23 "$T/declared" "$T/listed" |
+	sed 's/.*/symbol & added: run make abi-dump and add it to the map (lib\/libpebsshim.map)/' \
+	>"$T/unlisted"
+comm -13 "$T/declared" "$T/listed" |
+	sed 's/.*/& is in lib\/libpebsshim.map but not declared PEBS_API in the header/' \
+	>>"$T/unlisted"
+empty "the map lists exactly the header's PEBS_API functions" "$T/unlisted"
+
+# abidiff: the dump kept in the repo against the built library, public
+# types only (those of lib/include and include, as make abi-dump took)
+abi=$S/abi/libpebsshim.abi
+if ! command -v abidiff >/dev/null; then
+	skip_n 3 "abidiff is not installed (apt-get install abigail-tools)"
+elif [ ! -f "$abi" ]; then
+	nok "$abi exists (make abi-dump)"
+	skip_n 2 "no ABI dump"
+else
+	abidiff --headers-dir2 "$S/lib/include" --headers-dir2 "$S/include" \
+		--drop-private-types "$abi" "$(readlink -f "$so")" \
+		>"$T/abidiff" 2>&1
+	sed -n "s/^ *\[D\] '\([a-z]*\) .*{\([^@}]*\)[@}].*/symbol \2 (\1) removed: an ABI break (restore it, or make a new SONAME)/p" \
+		"$T/abidiff" >"$T/removed"
+	empty "abidiff $abi: no symbol removed" "$T/removed"
+	sed -n "s/^ *\[C\] '\([a-z]*\) [^(]* \**\([a-z_0-9]*\)(.*/\2 (\1) changed: a public type it reaches differs; if on purpose run make abi-dump/p" \
+		"$T/abidiff" >"$T/changed"
+	if [ -s "$T/changed" ]; then
+		nok "abidiff $abi: no function or public struct changed"
+		diag "$T/changed"
+		grep -E 'type size|insertion|deletion|changed from|offset' \
+			"$T/abidiff" | sort -u | diag /dev/stdin
+	else
+		ok "abidiff $abi: no function or public struct changed"
+	fi
+	sed -n "s/^ *\[A\] '\([a-z]*\) .*{\([^@}]*\)[@}].*/symbol \2 (\1) added: run make abi-dump and add it to the map/p" \
+		"$T/abidiff" >"$T/added"
+	empty "abidiff $abi: no symbol added" "$T/added"
+fi
 
 # the header on its own (twice: the include guard)
 printf '#include "pebsshim.h"\n#include "pebsshim.h"\n' >"$T/h.c"

@@ -1,14 +1,18 @@
 #!/bin/bash
 # install.t - `make install DESTDIR=... PREFIX=/usr` installs the tool,
-# the library (static, shared, link), the headers and the man page; the
-# installed pieces work together and the page renders without warnings.
+# the library (static, shared and its links), the pkg-config file, the
+# headers and the man pages; the installed pieces work together and the
+# page renders without warnings; `make uninstall` removes exactly what
+# install wrote. Installed into a prefix, every program of examples/
+# builds with `pkg-config --cflags --libs libpebsshim` and runs on the
+# installed shared library, and with `--static` on the static one.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 T=$(mktemp -d /tmp/install-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 D=$T/root
 . "$S/tests/tap.sh"
 
-echo "1..10"
+echo "1..16"
 
 if make -s -C "$S" B="$B" install DESTDIR="$D" PREFIX=/usr >"$T/make.out" 2>&1; then
 	ok "make install DESTDIR=... PREFIX=/usr"
@@ -18,8 +22,13 @@ fi
 check "bin/pebs-shim is installed and executable" test -x "$D/usr/bin/pebs-shim"
 check "lib: libpebsshim.a and libpebsshim.so.0" \
 	test -f "$D/usr/lib/libpebsshim.a" -a -f "$D/usr/lib/libpebsshim.so.0"
-check "lib: libpebsshim.so -> libpebsshim.so.0" \
-	test "$(readlink "$D/usr/lib/libpebsshim.so")" = libpebsshim.so.0
+check "lib: libpebsshim.so -> libpebsshim.so.0 -> libpebsshim.so.0.1.0" \
+	test "$(readlink "$D/usr/lib/libpebsshim.so")" = libpebsshim.so.0 -a \
+	"$(readlink "$D/usr/lib/libpebsshim.so.0")" = libpebsshim.so.0.1.0 -a \
+	-f "$D/usr/lib/libpebsshim.so.0.1.0"
+pc=$D/usr/lib/pkgconfig/libpebsshim.pc
+check "lib/pkgconfig/libpebsshim.pc, for prefix /usr" \
+	grep -qx 'prefix=/usr' "$pc"
 check "include: pebsshim.h and pebs_map.h" \
 	test -f "$D/usr/include/pebsshim.h" -a -f "$D/usr/include/pebs_map.h"
 check "share/man/man1/pebs-shim.1" test -f "$D/usr/share/man/man1/pebs-shim.1"
@@ -68,4 +77,63 @@ if command -v man >/dev/null; then
 			   grep -qE \"^   \$c\\\$\" '$T/man.out' || exit 1; done"
 else
 	skip "man not installed"
+fi
+
+# uninstall: nothing install wrote is left; a file it did not write stays
+touch "$D/usr/lib/not-ours"
+if make -s -C "$S" B="$B" uninstall DESTDIR="$D" PREFIX=/usr >"$T/un.out" 2>&1; then
+	find "$D" ! -type d >"$T/left"
+	if [ "$(cat "$T/left")" = "$D/usr/lib/not-ours" ]; then
+		ok "make uninstall removes every installed file, and only those"
+	else
+		nok "make uninstall removes every installed file, and only those"
+		diag "$T/left"
+	fi
+else
+	nok "make uninstall removes every installed file, and only those" \
+		"$(tail -3 "$T/un.out")"
+fi
+
+# a real prefix: build examples/ with pkg-config alone
+P=$T/prefix
+export PKG_CONFIG_PATH=$P/lib/pkgconfig
+if ! command -v pkg-config >/dev/null; then
+	skip_n 4 "pkg-config is not installed (apt-get install pkg-config)"
+	exit 0
+fi
+make -s -C "$S" B="$B" install PREFIX="$P" >"$T/make2.out" 2>&1
+flags=$(echo $(pkg-config --cflags --libs libpebsshim 2>"$T/pc.err"))
+check "pkg-config --cflags --libs libpebsshim: -I$P/include -L$P/lib -lpebsshim ($flags)" \
+	test "$flags" = "-I$P/include -L$P/lib -lpebsshim"
+: >"$T/ex.err"
+n=0
+for c in "$S"/examples/*.c; do
+	e=$(basename "$c" .c)
+	cc -std=gnu11 -Wall -Wextra -Werror -o "$T/$e" "$c" $flags \
+		>>"$T/ex.err" 2>&1 || echo "$e does not build" >>"$T/ex.err"
+	n=$((n + 1))
+done
+empty "the $n programs of examples/ build with pkg-config's flags alone" "$T/ex.err"
+# map-watch on a missing table: one line, exit 1, on the installed .so
+LD_LIBRARY_PATH=$P/lib "$T/map-watch" "$T/no-table" >"$T/mw.out" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q "^map-watch: $T/no-table not found" "$T/mw.out" &&
+   LD_LIBRARY_PATH=$P/lib ldd "$T/map-watch" |
+	grep -q "libpebsshim.so.0 => $P/lib/libpebsshim.so.0 "; then
+	ok "examples/map-watch runs on the installed libpebsshim.so.0"
+else
+	nok "examples/map-watch runs on the installed libpebsshim.so.0"
+	diag "$T/mw.out"
+fi
+# --static: Libs.private is enough to link the static library
+sflags=$(pkg-config --cflags --libs --static libpebsshim | sed 's/-lpebsshim/-l:libpebsshim.a/')
+if cc -std=gnu11 -Wall -Werror -o "$T/mw-static" "$S/examples/map-watch.c" \
+	$sflags >"$T/st.err" 2>&1 &&
+   ! ldd "$T/mw-static" | grep -q libpebsshim &&
+   { "$T/mw-static" "$T/no-table" >"$T/st.out" 2>&1; [ $? = 1 ]; } &&
+   grep -q "^map-watch: $T/no-table not found" "$T/st.out"; then
+	ok "pkg-config --static links examples/map-watch with libpebsshim.a"
+else
+	nok "pkg-config --static links examples/map-watch with libpebsshim.a"
+	diag "$T/st.err" "$T/st.out"
 fi

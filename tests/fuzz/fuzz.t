@@ -4,13 +4,14 @@
 # bounded time (PEBS_FUZZ_TIME seconds, default 20) from a small seed
 # corpus made here: PEBS-like sample records and rings for fuzz-sample,
 # small perf.data files (synthetic, and the real fixtures cut down to their
-# first records) for fuzz-perfdata. A crash, leak or sanitizer report is a
+# first records) for fuzz-perfdata, a raw observer file and option strings
+# for fuzz-parse. A crash, leak or sanitizer report is a
 # failure; its reproducer is kept in $PEBS_BUILD/fuzz/artifacts/.
 set -u
 B=${PEBS_BUILD:?set PEBS_BUILD to the build directory}
 S=${PEBS_SRC:?set PEBS_SRC to the source tree}
 T=${PEBS_FUZZ_TIME:-20}
-targets=(fuzz-sample fuzz-perfdata)
+targets=(fuzz-sample fuzz-perfdata fuzz-parse)
 
 echo "1..$((${#targets[@]} + 1))"
 tmp=$(mktemp -d)
@@ -25,7 +26,7 @@ have_libfuzzer() {
 
 # Seeds. Python only writes bytes here; without it libFuzzer starts from
 # an empty corpus.
-mkdir -p "$tmp/seed-fuzz-sample" "$tmp/seed-fuzz-perfdata"
+mkdir -p "$tmp/seed-fuzz-sample" "$tmp/seed-fuzz-perfdata" "$tmp/seed-fuzz-parse"
 if command -v python3 >/dev/null; then
 	python3 - "$tmp" "$S" <<'EOF' || echo "# seed generation failed; fuzzing from empty corpora"
 import struct, sys, os
@@ -54,6 +55,20 @@ seeds = {
 }
 for name, data in seeds.items():
     open(os.path.join(tmp, 'seed-fuzz-sample', name), 'wb').write(data)
+
+# fuzz-parse: selector byte (0 raw file, 1 CPU list/filters, 2 sort keys,
+# 3 event lists), then the input
+def parse_seed(name, sel, body):
+    open(os.path.join(tmp, 'seed-fuzz-parse', name), 'wb').write(bytes([sel]) + body)
+h = b'PEBSOBS\0' + struct.pack('<IIIIIiQQIIQ', 1, 128, 40, 1, 2, 1, 2400000000, 0, 950000, 1050000, 0)
+h += b'task-clock'.ljust(64, b'\0')
+parse_seed('raw', 0, h + struct.pack('<QQIiiIQ', 1000, 40, 0, 5, 6, 1, 99) * 3)
+for i, t in enumerate([b'0-3,8,10-11', b'bash,memwalk', b'10.5,12%', b'25%-50%', b'10%/3', b'1.5,2.5']):
+    parse_seed('text%d' % i, 1 + 4 * i, t)
+parse_seed('keys', 2, b'comm,dso,sym,symbol_daddr,dcacheline,mem,snoop,tlb')
+for i, t in enumerate([b'cpu-clock', b'{cpu-clock,task-clock}:u', b'page-faults:period=1,r01d1:pp',
+                       b'cpu/event=0xd0,umask=0x81,ldlat=30/pp', b'sched:sched_switch', b'perf::cycles:u=1:k=0']):
+    parse_seed('event%d' % i, 3, t)
 
 # a small perf.data: 2 attrs (ids 10, 11 | 20), samples, a HEADER_ATTR, HOSTNAME
 def perfdata(attr_size):

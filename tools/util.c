@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+/* util.c - the commands' one error printer and option number parsers. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+static void vmsg(const char *cmd, const char *fmt, va_list ap,
+		 const char *tail)
+{
+	fprintf(stderr, "pebs-shim %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+}
+
+void tool_err(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(cmd, fmt, ap, "");
+	va_end(ap);
+}
+
+int tool_usage_err(const char *cmd, const char *fmt, ...)
+{
+	char tail[64];
+	va_list ap;
+
+	snprintf(tail, sizeof(tail), ": see pebs-shim %s --help", cmd);
+	va_start(ap, fmt);
+	vmsg(cmd, fmt, ap, tail);
+	va_end(ap);
+	return 2;
+}
+
+bool tool_parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+bool tool_parse_size(const char *s, uint64_t *v)
+{
+	unsigned int shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || *v > UINT64_MAX >> shift)
+		return false;
+	*v <<= shift;
+	return true;
+}
+
+bool tool_parse_double(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	return end != s && !*end && !errno && isfinite(*v);
+}
