@@ -14,6 +14,7 @@
 #include <asm/perf_regs.h>
 
 #include "internal.h"
+#include "event-internal.h"
 
 struct pebs_channel {
 	struct pebs_event ev;
@@ -179,31 +180,24 @@ static unsigned long mlock_kb(void)
 
 static int open_fd(struct pebs_channel *ch, bool default_type)
 {
-	uint64_t st = ch->attr.sample_type;
-	uint64_t rf = ch->attr.read_format;
-	bool weight = default_type && (st & PERF_SAMPLE_WEIGHT_STRUCT);
+	struct pebs_open_try t;
 	long fd;
+	int err;
 
 	/*
-	 * On EINVAL, older kernels: WEIGHT for WEIGHT_STRUCT (before 5.12,
-	 * only in the default sample_type), then without FORMAT_LOST
-	 * (before 6.0), then both.
+	 * perf's retries (lib/event-mods.c): :P lowers precise_ip; on
+	 * EINVAL, older kernels: no FORMAT_LOST (before 6.0), WEIGHT for
+	 * WEIGHT_STRUCT (before 5.12, only in the default sample_type),
+	 * no exclude_guest/exclude_host.
 	 */
-	for (unsigned int i = 0; i < 4; i++) {
-		if ((i & 1) && !weight)
-			continue;
-		if ((i & 2) && !(rf & PERF_FORMAT_LOST))
-			break;
-		ch->attr.sample_type = i & 1 ?
-			(st & ~PERF_SAMPLE_WEIGHT_STRUCT) | PERF_SAMPLE_WEIGHT :
-			st;
-		ch->attr.read_format = i & 2 ?
-			rf & ~(uint64_t)PERF_FORMAT_LOST : rf;
+	pebs_open_try_init(&t, &ch->attr,
+			   ch->ev.flags & PEBS_EVENT_PRECISE_MAX, default_type);
+	do {
 		fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu,
 					 ch->group_fd, PERF_FLAG_FD_CLOEXEC);
-		if (fd >= 0 || errno != EINVAL)
-			break;
-	}
+		err = fd < 0 ? errno : 0;
+	} while (fd < 0 && pebs_open_try_next(&t, &ch->attr, err));
+	errno = err;
 	if (fd >= 0) {
 		ch->fd = (int)fd;
 		return 0;

@@ -5,7 +5,8 @@
  * channels of one CPU share one ring (PERF_EVENT_IOC_SET_OUTPUT): every
  * event of a CPU target, every event and task of inherited task targets
  * on that CPU, every event of a task opened with cpu -1. Each record
- * names its channel by its PERF_SAMPLE_IDENTIFIER.
+ * names its channel by its PERF_SAMPLE_IDENTIFIER (the id table here;
+ * polling and draining in lib/chanset-poll.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,77 +15,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 
-#include "internal.h"
-
-struct target;
-
-/* a mapped ring and the channels that write to it */
-struct ring_ref {
-	struct pebs_channel *owner;	/* maps it; alive while users > 0 */
-	struct pebs_ring *ring;
-	int cpu;			/* -1: the ring of one task ... */
-	int task;			/* ... this one */
-	unsigned int users;		/* open channels of the set on it */
-	unsigned int pass;		/* the last drain pass that read it */
-};
-
-/* one channel of a target; epoll data.ptr points here */
-struct slot {
-	struct pebs_channel *ch;
-	struct target *t;
-	struct ring_ref *r;		/* NULL until the channel is set up */
-	uint64_t id;
-	bool in_ids;			/* in the id table */
-};
-
-struct target {
-	int id;			/* pid/tid or CPU */
-	bool gone;		/* EPOLLHUP seen, on_exit not yet called */
-	struct slot slots[];	/* one per event */
-};
-
-struct pebs_chanset {
-	struct pebs_event *evs;
-	unsigned int nr_evs;
-	enum pebs_target_kind kind;
-	struct pebs_channel_opts opts;	/* the first event's */
-	struct pebs_channel_opts rest;	/* the others': no side-band */
-	int epfd;
-	struct target **targets;
-	unsigned int nr_targets, cap_targets;
-	struct epoll_event *evbuf;	/* one per channel */
-	unsigned int cap_evbuf;
-	bool busy;			/* in poll/drain: no add/remove */
-	/*
-	 * The kernel refuses to mmap an inherited per-task event (cpu -1):
-	 * with TASK targets and opts.inherit a target gets one channel per
-	 * event per online CPU (as perf record does); slot i is event
-	 * i % nr_evs on cpus[i / nr_evs]. per_target = nr_evs otherwise.
-	 */
-	unsigned int per_target;
-	int *cpus;
-	unsigned int nr_cpus;
-	/*
-	 * Shared rings need PERF_SAMPLE_IDENTIFIER in every event (to
-	 * tell whose each record is): @share says whether they have it.
-	 */
-	bool share;
-	struct ring_ref **rings;
-	unsigned int nr_rings, cap_rings;
-	unsigned int pass;
-	/* id -> slot, open addressing (NULL free, &tomb deleted) */
-	struct slot **ids;
-	unsigned int ids_mask, ids_used, ids_tomb;
-};
-
-static struct slot tomb;
-
-/* PERF_RECORD_LOST: { header; u64 id; u64 lost; sample_id } */
-struct lost_record {
-	struct perf_event_header header;
-	uint64_t id;
-	uint64_t lost;
-};
+#include "chanset.h"
 
 /* the online CPU ids, in order */
 static int online_cpus(int **cpusp, unsigned int *nrp)
@@ -176,133 +107,32 @@ out_free:
 	return err;
 }
 
-/* ---- id -> slot ------------------------------------------------------ */
-
-static unsigned int id_hash(uint64_t id)
+/*
+ * perf's evsel__fallback (pebs_event__fallback): the event changes for
+ * every later open too. A name another event has already stays as
+ * typed (channels find their event by name).
+ */
+static bool fallback(struct pebs_chanset *set, unsigned int ev, int err)
 {
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdULL;
-	id ^= id >> 33;
-	return (unsigned int)id;
+	struct pebs_event *e = &set->evs[ev];
+	char name[sizeof(e->name)];
+
+	memcpy(name, e->name, sizeof(name));
+	if (!pebs_event__fallback(e, err))
+		return false;
+	for (unsigned int i = 0; i < set->nr_evs; i++)
+		if (i != ev && !strcmp(set->evs[i].name, e->name))
+			memcpy(e->name, name, sizeof(name));
+	return true;
 }
 
-static struct slot *ids_find(const struct pebs_chanset *set, uint64_t id)
+/* what perf keeps once an open succeeded: the lowered precise_ip, ... */
+static void keep_retries(struct pebs_event *e,
+			 const struct perf_event_attr *opened)
 {
-	unsigned int i;
-
-	if (!set->ids)
-		return NULL;
-	for (i = id_hash(id) & set->ids_mask; set->ids[i];
-	     i = (i + 1) & set->ids_mask)
-		if (set->ids[i] != &tomb && set->ids[i]->id == id)
-			return set->ids[i];
-	return NULL;
-}
-
-static void ids_put(struct pebs_chanset *set, struct slot *sl)
-{
-	unsigned int i = id_hash(sl->id) & set->ids_mask;
-
-	while (set->ids[i] && set->ids[i] != &tomb)
-		i = (i + 1) & set->ids_mask;
-	if (set->ids[i] == &tomb)
-		set->ids_tomb--;
-	set->ids[i] = sl;
-	set->ids_used++;
-	sl->in_ids = true;
-}
-
-/* room for one more id: rehash (dropping tombstones) past half full */
-static int ids_reserve(struct pebs_chanset *set)
-{
-	unsigned int cap = set->ids ? set->ids_mask + 1 : 0;
-	struct slot **old = set->ids;
-	unsigned int ncap = 64;
-
-	if (2 * (set->ids_used + set->ids_tomb + 1) <= cap)
-		return 0;
-	while (ncap < 4 * (set->ids_used + 1))
-		ncap *= 2;
-	set->ids = calloc(ncap, sizeof(*set->ids));
-	if (!set->ids) {
-		set->ids = old;
-		return pebs_err(-ENOMEM, "channel set: out of memory");
-	}
-	set->ids_mask = ncap - 1;
-	set->ids_used = set->ids_tomb = 0;
-	for (unsigned int i = 0; i < cap; i++)
-		if (old[i] && old[i] != &tomb)
-			ids_put(set, old[i]);
-	free(old);
-	return 0;
-}
-
-static void ids_del(struct pebs_chanset *set, struct slot *sl)
-{
-	unsigned int i = id_hash(sl->id) & set->ids_mask;
-
-	while (set->ids[i] != sl)
-		i = (i + 1) & set->ids_mask;
-	set->ids[i] = &tomb;
-	set->ids_used--;
-	set->ids_tomb++;
-	sl->in_ids = false;
-}
-
-/* ---- rings ------------------------------------------------------------ */
-
-/* the ring channels on @cpu (of @task with cpu -1) share, or NULL */
-static struct ring_ref *ring_find(const struct pebs_chanset *set, int cpu,
-				  int task)
-{
-	if (!set->share)
-		return NULL;
-	for (unsigned int i = 0; i < set->nr_rings; i++) {
-		struct ring_ref *r = set->rings[i];
-
-		if (r->cpu == cpu && (cpu >= 0 || r->task == task))
-			return r;
-	}
-	return NULL;
-}
-
-static struct ring_ref *ring_add(struct pebs_chanset *set,
-				 struct pebs_channel *owner, int cpu, int task)
-{
-	struct ring_ref *r;
-
-	if (set->nr_rings == set->cap_rings) {
-		unsigned int cap = set->cap_rings ? 2 * set->cap_rings : 8;
-		struct ring_ref **v = reallocarray(set->rings, cap,
-						   sizeof(*v));
-
-		if (!v)
-			return NULL;
-		set->rings = v;
-		set->cap_rings = cap;
-	}
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	*r = (struct ring_ref){ .owner = owner,
-				.ring = pebs_channel__ring(owner),
-				.cpu = cpu, .task = task,
-				.pass = set->pass };
-	set->rings[set->nr_rings++] = r;
-	return r;
-}
-
-static void ring_release(struct pebs_chanset *set, struct ring_ref *r)
-{
-	if (--r->users)
-		return;
-	for (unsigned int i = 0; i < set->nr_rings; i++) {
-		if (set->rings[i] == r) {
-			set->rings[i] = set->rings[--set->nr_rings];
-			break;
-		}
-	}
-	free(r);
+	e->attr.precise_ip = opened->precise_ip;
+	e->attr.exclude_guest = opened->exclude_guest;
+	e->attr.exclude_host = opened->exclude_host;
 }
 
 /*
@@ -316,30 +146,34 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 	const struct pebs_channel_opts *o = ev ? &set->rest : &set->opts;
 	bool is_cpu = set->kind == PEBS_TARGET_CPU;
 	pid_t pid = is_cpu ? -1 : t->id;
-	struct ring_ref *r = ring_find(set, cpu, t->id);
+	struct ring_ref *r = chanset_ring_find(set, cpu, t->id);
 	int err;
 
 	sl->t = t;
-	if (set->share && (err = ids_reserve(set)))
+	if (set->share && (err = chanset_ids_reserve(set)))
 		return err;
-	if (leader)
-		err = pebs_channel__open_member(&set->evs[ev], pid, cpu, o,
-						r ? r->owner : NULL, leader,
-						&sl->ch);
-	else if (r)
-		err = pebs_channel__open_output(&set->evs[ev], pid, cpu, o,
-						r->owner, &sl->ch);
-	else
-		err = pebs_channel__open(&set->evs[ev], pid, cpu, o, &sl->ch);
+	do {
+		if (leader)
+			err = pebs_channel__open_member(&set->evs[ev], pid, cpu,
+							o, r ? r->owner : NULL,
+							leader, &sl->ch);
+		else if (r)
+			err = pebs_channel__open_output(&set->evs[ev], pid, cpu,
+							o, r->owner, &sl->ch);
+		else
+			err = pebs_channel__open(&set->evs[ev], pid, cpu, o,
+						 &sl->ch);
+	} while (err && fallback(set, ev, err));
 	if (err)
 		return err;
-	if (!r && !(r = ring_add(set, sl->ch, cpu, t->id)))
+	keep_retries(&set->evs[ev], pebs_channel__attr(sl->ch));
+	if (!r && !(r = chanset_ring_add(set, sl->ch, cpu, t->id)))
 		return pebs_err(-ENOMEM, "channel set: out of memory");
 	sl->r = r;
 	r->users++;
 	pebs_channel__id(sl->ch, &sl->id);
 	if (set->share)
-		ids_put(set, sl);
+		chanset_ids_put(set, sl);
 	return 0;
 }
 
@@ -353,11 +187,11 @@ static void target_close(struct pebs_chanset *set, struct target *t)
 		epoll_ctl(set->epfd, EPOLL_CTL_DEL, pebs_channel__fd(sl->ch),
 			  NULL);
 		if (sl->in_ids)
-			ids_del(set, sl);
+			chanset_ids_del(set, sl);
 		/* an owner closed before its ring's users stays mapped */
 		pebs_channel__close(sl->ch);
 		if (sl->r)
-			ring_release(set, sl->r);
+			chanset_ring_release(set, sl->r);
 	}
 	free(t);
 }
@@ -468,7 +302,7 @@ out_close:
 	return err;
 }
 
-static void remove_at(struct pebs_chanset *set, unsigned int i)
+void chanset_remove_at(struct pebs_chanset *set, unsigned int i)
 {
 	target_close(set, set->targets[i]);
 	set->targets[i] = set->targets[--set->nr_targets];
@@ -484,7 +318,7 @@ int pebs_chanset__remove(struct pebs_chanset *set, int target)
 	i = find(set, target);
 	if (i < 0)
 		return pebs_err(-ENOENT, "%d is not in the set", target);
-	remove_at(set, (unsigned int)i);
+	chanset_remove_at(set, (unsigned int)i);
 	return 0;
 }
 
@@ -514,206 +348,14 @@ int pebs_chanset__update(struct pebs_chanset *set, const int *targets,
 		err = pebs_chanset__add(set, targets[i]);
 		if (err) {
 			while (set->nr_targets > old)
-				remove_at(set, set->nr_targets - 1);
+				chanset_remove_at(set, set->nr_targets - 1);
 			return err;
 		}
 	}
 	for (unsigned int i = set->nr_targets; i-- > 0;)
 		if (!listed(targets, n, set->targets[i]->id))
-			remove_at(set, i);
+			chanset_remove_at(set, i);
 	return 0;
-}
-
-/*
- * Deliver one record. Returns 1 for a sample delivered, 0 for another
- * record, or a negative callback return / -EBADMSG.
- */
-static int deliver(struct pebs_channel *ch, const struct perf_event_header *ev,
-		   const struct pebs_chanset_cbs *cbs, void *ctx)
-{
-	struct pebs_sample s;
-	int err;
-
-	if (ev->type == PERF_RECORD_SAMPLE) {
-		if (!cbs || !cbs->on_sample)
-			return 1;
-		err = pebs_sample__decode(pebs_channel__layout(ch), ev, &s);
-		if (err)
-			return pebs_err(err, "a %u-byte sample of %s does not "
-					"decode with its sample_type 0x%llx",
-					ev->size, pebs_channel__event(ch)->name,
-					(unsigned long long)
-					pebs_channel__attr(ch)->sample_type);
-		err = cbs->on_sample(ctx, ch, &s, ev);
-		return err < 0 ? err : 1;
-	}
-	if (!cbs)
-		return 0;
-	if (ev->type == PERF_RECORD_LOST && cbs->on_lost &&
-	    ev->size >= sizeof(struct lost_record)) {
-		struct lost_record lr;
-
-		/* a wrapped record sits in a bounce buffer: copy to align */
-		memcpy(&lr, ev, sizeof(lr));
-		cbs->on_lost(ctx, ch, lr.lost);
-	}
-	if (cbs->on_record) {
-		err = cbs->on_record(ctx, ch, ev);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
-/*
- * The channel of a record in @r: the ring's only channel, or the one its
- * PERF_SAMPLE_IDENTIFIER names (first in a sample, last in the sample_id
- * of other records); NULL for a channel no longer in the set.
- */
-static struct pebs_channel *record_channel(const struct pebs_chanset *set,
-					   const struct ring_ref *r,
-					   const struct perf_event_header *ev)
-{
-	const unsigned char *p = (const unsigned char *)ev;
-	struct slot *sl;
-
-	if (!set->share)
-		return r->owner;
-	if (ev->size < sizeof(*ev) + sizeof(uint64_t))
-		return NULL;
-	sl = ids_find(set, ld64(ev->type == PERF_RECORD_SAMPLE ?
-				p + sizeof(*ev) : p + ev->size - 8));
-	return sl ? sl->ch : NULL;
-}
-
-/*
- * Drain one ring: every record up to the head seen at the start; with
- * @all, again until it is empty (its producers are gone).
- */
-static int drain_ring(struct pebs_chanset *set, struct ring_ref *r, bool all,
-		      const struct pebs_chanset_cbs *cbs, void *ctx,
-		      int *delivered)
-{
-	const struct perf_event_header *ev;
-	struct pebs_channel *ch;
-	int err, ret;
-
-	r->pass = set->pass;
-	do {
-		err = pebs_ring__read_init(r->ring);
-		if (err == -EAGAIN)
-			return 0;
-		if (err)
-			return err;
-		while ((err = pebs_ring__next(r->ring, &ev)) > 0) {
-			ch = record_channel(set, r, ev);
-			if (!ch)
-				continue;	/* of a removed target */
-			ret = deliver(ch, ev, cbs, ctx);
-			if (ret < 0) {
-				err = ret;
-				break;
-			}
-			*delivered += ret;
-		}
-		/* what was read is consumed, even when a callback failed */
-		pebs_ring__consume(r->ring);
-		if (err < 0)
-			return err;
-	} while (all);
-	return 0;
-}
-
-/*
- * The rings of a target that is gone, to their end: a ring only it
- * wrote to until empty; a shared one once more (its other writers may
- * go on, and what the gone ones wrote came before their EPOLLHUP).
- */
-static int drain_target(struct pebs_chanset *set, struct target *t,
-			const struct pebs_chanset_cbs *cbs, void *ctx,
-			int *delivered)
-{
-	int err;
-
-	set->pass++;
-	for (unsigned int i = 0; i < set->per_target; i++) {
-		struct ring_ref *r = t->slots[i].r;
-		unsigned int mine = 0;
-
-		if (r->pass == set->pass)
-			continue;
-		for (unsigned int j = 0; j < set->per_target; j++)
-			mine += t->slots[j].r == r;
-		err = drain_ring(set, r, r->users == mine, cbs, ctx,
-				 delivered);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
-		    const struct pebs_chanset_cbs *cbs, void *ctx)
-{
-	struct epoll_event one;
-	struct epoll_event *evs = set->cap_evbuf ? set->evbuf : &one;
-	int max = set->cap_evbuf ? (int)set->cap_evbuf : 1;
-	int delivered = 0;
-	int n, err = 0;
-
-	if (set->busy)
-		return pebs_err(-EBUSY, "channel set: poll/drain called from "
-				"its own callback");
-	n = epoll_wait(set->epfd, evs, max, timeout_ms);
-	if (n < 0)
-		return pebs_err(-errno, "epoll_wait: %s", strerror(errno));
-	set->busy = true;
-	set->pass++;
-	/* a hung-up target is drained to the end below, then reported */
-	for (int i = 0; i < n; i++)
-		if (evs[i].events & EPOLLHUP)
-			((struct slot *)evs[i].data.ptr)->t->gone = true;
-	if (every) {
-		for (unsigned int i = 0; i < set->nr_rings && !err; i++)
-			err = drain_ring(set, set->rings[i], false, cbs, ctx,
-					 &delivered);
-	} else {
-		/* one fd of a shared ring stands for all of them */
-		for (int i = 0; i < n && !err; i++) {
-			struct slot *sl = evs[i].data.ptr;
-
-			if ((evs[i].events & EPOLLIN) &&
-			    sl->r->pass != set->pass)
-				err = drain_ring(set, sl->r, false, cbs, ctx,
-						 &delivered);
-		}
-	}
-	for (unsigned int i = set->nr_targets; i-- > 0 && !err;) {
-		struct target *t = set->targets[i];
-
-		if (!t->gone)
-			continue;
-		err = drain_target(set, t, cbs, ctx, &delivered);
-		if (err)
-			break;
-		if (cbs && cbs->on_exit)
-			cbs->on_exit(ctx, t->id);
-		remove_at(set, i);
-	}
-	set->busy = false;
-	return err ? err : delivered;
-}
-
-int pebs_chanset__poll(struct pebs_chanset *set, int timeout_ms,
-		       const struct pebs_chanset_cbs *cbs, void *ctx)
-{
-	return poll_set(set, timeout_ms, false, cbs, ctx);
-}
-
-int pebs_chanset__drain(struct pebs_chanset *set,
-			const struct pebs_chanset_cbs *cbs, void *ctx)
-{
-	return poll_set(set, 0, true, cbs, ctx);
 }
 
 unsigned int pebs_chanset__nr_targets(const struct pebs_chanset *set)
@@ -738,6 +380,12 @@ struct pebs_channel *pebs_chanset__channel(struct pebs_chanset *set,
 		return NULL;
 	return set->targets[idx / set->per_target]->
 		slots[idx % set->per_target].ch;
+}
+
+const struct pebs_event *pebs_chanset__event(const struct pebs_chanset *set,
+					     unsigned int i)
+{
+	return set && i < set->nr_evs ? &set->evs[i] : NULL;
 }
 
 int pebs_chanset__epoll_fd(const struct pebs_chanset *set)

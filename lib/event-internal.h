@@ -63,6 +63,26 @@ void pebs_priv_set_paranoid_file(const char *path);
 void pebs_priv_override(int kernel_allowed);
 
 /*
+ * perf's open-time retries (lib/event-mods.c). pebs_open_try_init -
+ * remember @attr as asked (@precise_max: :P; @weight_fallback: WEIGHT
+ * may stand in for WEIGHT_STRUCT). pebs_open_try_next - after an open
+ * of @attr failed with @err (errno or -errno), change @attr for the
+ * next attempt as perf does (precise_ip walk, then on EINVAL the
+ * missing features) and return true; false: give up with @err. At most
+ * 4 x 4 attempts.
+ */
+struct pebs_open_try {
+	bool precise_max, weight, exclude_guest, exclude_host;
+	unsigned int precise, step;
+	uint64_t sample_type, read_format;
+};
+void pebs_open_try_init(struct pebs_open_try *t,
+			const struct perf_event_attr *attr, bool precise_max,
+			bool weight_fallback);
+bool pebs_open_try_next(struct pebs_open_try *t,
+			struct perf_event_attr *attr, int err);
+
+/*
  * perf's generic events (lib/event-perf.c). pebs_generic_find - if
  * @name (@len bytes) is a perf hardware, software or hw-cache name
  * (cycles, cpu-clock, cs, L1-dcache-load-misses, ...) or raw rNNNN,
@@ -86,6 +106,8 @@ const char *pebs_generic_name(unsigned int i);
 int pebs_tp_find(const char *str, size_t len, struct pebs_event *ev);
 /* whether a tracefs events directory is there and readable */
 bool pebs_tp_available(void);
+/* the tracefs directory: pebs_tp_set_root's, else the first readable */
+const char *pebs_tp_root(void);
 void pebs_tp_set_root(const char *root);
 
 /*

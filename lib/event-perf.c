@@ -324,21 +324,29 @@ static const char *find_root(const char *sys)
 	return NULL;
 }
 
-bool pebs_tp_available(void)
+const char *pebs_tp_root(void)
 {
 	char path[512];
 	size_t i;
 
-	if (tp_root) {
-		snprintf(path, sizeof(path), "%s/events", tp_root);
-		return !access(path, R_OK | X_OK);
-	}
+	if (tp_root)
+		return tp_root;
 	for (i = 0; i < ARRAY_SIZE(default_roots); i++) {
 		snprintf(path, sizeof(path), "%s/events", default_roots[i]);
 		if (!access(path, R_OK | X_OK))
-			return true;
+			return default_roots[i];
 	}
-	return false;
+	return NULL;
+}
+
+bool pebs_tp_available(void)
+{
+	char path[512];
+
+	if (!tp_root)
+		return pebs_tp_root() != NULL;
+	snprintf(path, sizeof(path), "%s/events", tp_root);
+	return !access(path, R_OK | X_OK);
 }
 
 /* perf's tracepoint names, without globs: [A-Za-z_][A-Za-z0-9_.-]* */

@@ -5,7 +5,8 @@
  * (process_*): strings, NRCPUS, CPUDESC/CPUID, TOTAL_MEM, CMDLINE,
  * EVENT_DESC, SAMPLE_TIME, CLOCKID/CLOCK_DATA, and the machine
  * descriptions perf c2c and perf mem need: CPU_TOPOLOGY, NUMA_TOPOLOGY,
- * PMU_MAPPINGS, CACHE, MEM_TOPOLOGY (from /proc and /sys).
+ * PMU_MAPPINGS, CACHE, MEM_TOPOLOGY (from /proc and /sys); GROUP_DESC
+ * of the groups declared with pebs_perfdata_writer__add_group.
  */
 #include <dirent.h>
 #include <stdarg.h>
@@ -547,6 +548,54 @@ static void feat_mem_topology(struct bytes *b)
 		mem_node(b, nodes[i]);
 }
 
+int pebs_perfdata_writer__add_group(struct pebs_perfdata_writer *w,
+				    unsigned int leader,
+				    unsigned int nr_members, const char *name)
+{
+	char *copy = NULL;
+
+	if (!w || nr_members < 2 || leader >= w->nr_attrs ||
+	    nr_members > w->nr_attrs - leader)
+		return pebs_err(-EINVAL, "perfdata writer: a group is two or "
+				"more events already added");
+	if (w->started)
+		return pebs_err(-EINVAL, "perfdata writer: groups must be "
+				"added before the first record");
+	for (unsigned int i = 0; i < w->nr_attrs; i++) {
+		unsigned int n = w->attrs[i].nr_members;
+
+		if (n > 1 && i < leader + nr_members && leader < i + n)
+			return pebs_err(-EINVAL, "perfdata writer: event %u "
+					"is in a group already", i > leader ?
+					i : leader);
+	}
+	if (name && !(copy = strdup(name)))
+		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+	w->attrs[leader].nr_members = nr_members;
+	w->attrs[leader].group = copy;
+	return 0;
+}
+
+/* perf's write_group_desc: u32 nr, then name, u32 leader, u32 members */
+static void feat_group_desc(const struct pebs_perfdata_writer *w,
+			    struct bytes *b)
+{
+	uint32_t nr = 0;
+
+	for (unsigned int i = 0; i < w->nr_attrs; i++)
+		nr += w->attrs[i].nr_members > 1;
+	if (!nr)
+		return;
+	bytes_u32(b, nr);
+	for (unsigned int i = 0; i < w->nr_attrs; i++) {
+		if (w->attrs[i].nr_members < 2)
+			continue;
+		bytes_str(b, w->attrs[i].group ?: "{anon_group}");
+		bytes_u32(b, i);
+		bytes_u32(b, w->attrs[i].nr_members);
+	}
+}
+
 void wr_features(const struct pebs_perfdata_writer *w, struct bytes *f,
 		 unsigned int nr, bool at_start)
 {
@@ -556,8 +605,11 @@ void wr_features(const struct pebs_perfdata_writer *w, struct bytes *f,
 	if (nr <= PEBS_FEAT_CLOCK_DATA)
 		return;
 	uname(&u);
-	if (!at_start)
+	if (!at_start) {	/* the pipe has its own record for it */
+		bytes_add(&f[PEBS_FEAT_TRACING_DATA], w->tracing.p,
+			  w->tracing.len);
 		wr_feat_build_id(w, &f[PEBS_FEAT_BUILD_ID]);
+	}
 	bytes_str(&f[PEBS_FEAT_HOSTNAME], u.nodename);
 	bytes_str(&f[PEBS_FEAT_OSRELEASE], u.release);
 	bytes_str(&f[PEBS_FEAT_VERSION], "pebs-shim");
@@ -571,6 +623,7 @@ void wr_features(const struct pebs_perfdata_writer *w, struct bytes *f,
 	feat_cpu_topology(&f[PEBS_FEAT_CPU_TOPOLOGY], nr_cpus);
 	feat_numa(&f[PEBS_FEAT_NUMA_TOPOLOGY], nr_cpus);
 	feat_pmu_mappings(&f[PEBS_FEAT_PMU_MAPPINGS]);
+	feat_group_desc(w, &f[PEBS_FEAT_GROUP_DESC]);
 	feat_cache(&f[PEBS_FEAT_CACHE], nr_cpus);
 	feat_mem_topology(&f[PEBS_FEAT_MEM_TOPOLOGY]);
 	if (!at_start && w->stats.last_time) {

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "perfdata-write.h"
+#include "tracing-data.h"
 
 #define WBUF_SIZE		(1u << 20)
 #define FLUSH_NS		1000000000ull	/* flush at least each second */
@@ -125,6 +126,7 @@ static void writer_free(struct pebs_perfdata_writer *w)
 	for (i = 0; i < w->nr_attrs; i++) {
 		free(w->attrs[i].ids);
 		free(w->attrs[i].name);
+		free(w->attrs[i].group);
 	}
 	free(w->attrs);
 	for (i = 0; i < w->cap_files; i++)
@@ -134,6 +136,7 @@ static void writer_free(struct pebs_perfdata_writer *w)
 		free(w->argv[j]);
 	free(w->argv);
 	free(w->tmp_path);
+	free(w->tracing.p);
 	free(w->buf);
 	free(w);
 }
@@ -394,6 +397,10 @@ static int start_pipe(struct pebs_perfdata_writer *w)
 		}
 		free(f[i].p);
 	}
+	b.len = 0;
+	wr_tracing_data_record(w, &b);
+	if (!err && b.len)
+		err = b.oom ? -ENOMEM : put(w, b.p, b.len);
 	free(b.p);
 	return err;
 }
@@ -409,7 +416,9 @@ static int start_data(struct pebs_perfdata_writer *w)
 	for (unsigned int i = 0; i < w->nr_attrs; i++)
 		w->attrs[i].attr.size = (uint32_t)w->attr_size;
 	w->started = true;
-	err = w->pipe ? start_pipe(w) : start_file(w);
+	err = wr_tracing_data_prepare(w);
+	if (!err)
+		err = w->pipe ? start_pipe(w) : start_file(w);
 	if (err) {
 		w->err = w->err ? w->err : err;
 		return err;

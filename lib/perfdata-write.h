@@ -18,12 +18,21 @@
 #define NAME_ALIGN		64
 #define ALIGN8(x)		(((x) + 7) & ~(size_t)7)
 
+/* A growable byte buffer for the feature sections. */
+struct bytes {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
 struct wattr {
 	struct perf_event_attr attr;
 	uint64_t *ids;
 	unsigned int nr_ids;
 	char *name;
 	int time_pos;		/* u64 index of TIME in a sample, or -1 */
+	unsigned int nr_members; /* > 1: leads a group of that many */
+	char *group;		/* its group's name, NULL: perf's anonymous */
 };
 
 struct pebs_perfdata_writer {
@@ -51,14 +60,8 @@ struct pebs_perfdata_writer {
 	bool files_oom;
 	struct pebs_perfdata_writer_stats stats;
 	char *tmp_path;		/* named temporary file, when not O_TMPFILE */
+	struct bytes tracing;	/* HEADER_TRACING_DATA (lib/tracing-data.c) */
 	char path[];
-};
-
-/* A growable byte buffer for the feature sections. */
-struct bytes {
-	char *p;
-	size_t len, cap;
-	bool oom;
 };
 
 void bytes_add(struct bytes *b, const void *p, size_t len);

@@ -8,7 +8,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +41,7 @@ struct record {
 
 	/* counts */
 	uint64_t samples, csv_rows, written, lost, throttles;
+	uint64_t lost_kernel;		/* in the LOST_SAMPLES written */
 	uint64_t wakeups;		/* polls that found samples */
 	int write_err;			/* the output's, from emit() */
 	int err;
@@ -220,6 +220,7 @@ static int write_lost(struct record *rec, struct pebs_channel *ch)
 
 	if (n <= 0)
 		return 0;	/* none, or no per-event count here */
+	rec->lost_kernel += buf[1];
 	return rec_out_record(rec->out, pebs_channel__attr(ch),
 			      (const struct perf_event_header *)buf, &who);
 }
@@ -403,7 +404,9 @@ static int open_channels(struct record *rec)
 			rec->o.pid_list);
 		return -ESRCH;
 	}
-	/* the attr of each event as opened */
+	/* each event and its attr as opened (perf's fallbacks applied) */
+	for (unsigned int i = 0; i < rec->o.nr_evs; i++)
+		rec->evs[i] = *pebs_chanset__event(rec->set, i);
 	for (unsigned int i = 0; i < pebs_chanset__nr_channels(rec->set); i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(rec->set, i);
 
@@ -437,30 +440,6 @@ static int open_channels(struct record *rec)
 	return 0;
 }
 
-/* MB in the output file so far (or at the end); 0 for a pipe */
-static double output_mb(const struct record *rec)
-{
-	struct stat st;
-
-	if (stat(rec->o.output, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	return (double)st.st_size / (1024.0 * 1024.0);
-}
-
-static void status_line(const struct record *rec, uint64_t t0, uint64_t now,
-			uint64_t *last_t, uint64_t *last_n)
-{
-	double el = (double)(now - t0) / 1e9;
-	double dt = (double)(now - *last_t) / 1e9;
-
-	fprintf(stderr, "\r\033[K[ %.1f s ] %llu samples, %.0f/s, %llu lost, %.3f MB written",
-		el, (unsigned long long)rec->samples,
-		dt > 0 ? (double)(rec->samples - *last_n) / dt : 0.0,
-		(unsigned long long)rec->lost, output_mb(rec));
-	*last_t = now;
-	*last_n = rec->samples;
-}
-
 static bool procs_gone(const struct record *rec)
 {
 	for (unsigned int i = 0; i < rec->procs.n; i++)
@@ -471,52 +450,19 @@ static bool procs_gone(const struct record *rec)
 
 static void summary(const struct record *rec, int child_status)
 {
-	const struct pebs_attrib_stats *st = pebs_attrib__stats(rec->attrib);
-	uint64_t n = rec->written;
-	uint64_t checked = st->agree + st->disagree + st->unattributed;
-	char pct[16] = "n/a";
+	const struct rec_counts c = {
+		.written = rec->written,
+		/* the kernel's per-event count (what LOST_SAMPLES says, and
+		 * perf's Total Lost Samples) also holds the samples whose
+		 * LOST record was still pending when the ring went away */
+		.lost = rec->lost_kernel > rec->lost ? rec->lost_kernel :
+						      rec->lost,
+		.throttles = rec->throttles, .wakeups = rec->wakeups,
+	};
 
-	if (checked)
-		snprintf(pct, sizeof(pct), "%.3f %%",
-			 100.0 * (double)st->agree / (double)checked);
-
-	/* perf record's end summary, then which attribution and its rate */
-	fprintf(stderr, "[ pebs-shim record: Woken up %llu times to write data ]\n",
-		(unsigned long long)rec->wakeups);
-	fprintf(stderr, "[ pebs-shim record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		output_mb(rec), rec->o.output, (unsigned long long)n);
-
-	fprintf(stderr, "pebs-shim record: %llu samples written to %s, %llu lost, %llu throttle events; attribution: ",
-		(unsigned long long)n, rec->o.output,
-		(unsigned long long)rec->lost,
-		(unsigned long long)rec->throttles);
-	if (rec->attr == REC_ATTR_MAP)
-		fprintf(stderr, "/dev/pebs_map switch history (%llu of %llu samples attributed, %llu history entries overrun)",
-			(unsigned long long)(st->samples - st->unattributed),
-			(unsigned long long)st->samples,
-			(unsigned long long)st->history_lost);
-	else if (rec->attr == REC_ATTR_BOTH)
-		fprintf(stderr, "sample TID, /dev/pebs_map agrees on %s (%llu of %llu; %llu differ, %llu unattributed)",
-			pct, (unsigned long long)st->agree,
-			(unsigned long long)checked,
-			(unsigned long long)st->disagree,
-			(unsigned long long)st->unattributed);
-	else if (rec->switch_baseline)
-		fprintf(stderr, "sample TID (no /dev/pebs_map; PERF_RECORD_SWITCH_CPU_WIDE baseline agrees on %s: %llu of %llu, %llu differ, %llu unattributed)",
-			pct, (unsigned long long)st->agree,
-			(unsigned long long)checked,
-			(unsigned long long)st->disagree,
-			(unsigned long long)st->unattributed);
-	else
-		fputs("sample TID", stderr);
-	if (child_status > 128)
-		fprintf(stderr, "; %s by signal %d", stop_sig ?
-			"recording stopped" : "command killed",
-			child_status - 128);
-	else if (child_status > 0)
-		fprintf(stderr, "; command exited with status %d",
-			child_status);
-	fputc('\n', stderr);
+	rec_summary(rec->o.output, &c, rec->attr, rec->switch_baseline,
+		    pebs_attrib__stats(rec->attrib), child_status,
+		    stop_sig != 0);
 }
 
 /* the command line in the header, with the attribution actually used */
@@ -594,7 +540,8 @@ static int run(struct record *rec)
 			break;
 		now = now_ns();
 		if (tty && now - last_t >= STATUS_NS)
-			status_line(rec, t0, now, &last_t, &last_n);
+			rec_status_line(rec->o.output, rec->samples, rec->lost, t0, now,
+					&last_t, &last_n);
 	}
 	pebs_chanset__disable(rec->set);
 	if (child_running) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "record.h"
 
@@ -239,6 +240,13 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 			break;
 		}
 	}
+	/* {a,b}: the leader and its members follow each other in evs */
+	for (unsigned int e = 0; e < conf->nr_evs && !err; e++)
+		if (conf->evs[e].leader == e && conf->evs[e].nr_members > 1 &&
+		    (err = pebs_perfdata_writer__add_group(out->w, e,
+				conf->evs[e].nr_members, NULL)))
+			rec_err("cannot describe group %s in the output: %s",
+				conf->evs[e].name, pebs_errmsg());
 out_free:
 	free(ids);
 	free(nr);
@@ -432,4 +440,82 @@ void rec_out_discard(struct rec_out *out)
 	free(out->csvbuf);
 	free(out->scratch);
 	free(out);
+}
+
+/* ---- what the user sees: status line, end summary ---------------------- */
+
+/* MB in the output file so far (or at the end); 0 for a pipe */
+static double output_mb(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return (double)st.st_size / (1024.0 * 1024.0);
+}
+
+void rec_status_line(const char *path, uint64_t samples, uint64_t lost,
+		     uint64_t t0, uint64_t now, uint64_t *last_t,
+		     uint64_t *last_n)
+{
+	double el = (double)(now - t0) / 1e9;
+	double dt = (double)(now - *last_t) / 1e9;
+
+	fprintf(stderr, "\r\033[K[ %.1f s ] %llu samples, %.0f/s, %llu lost, %.3f MB written",
+		el, (unsigned long long)samples,
+		dt > 0 ? (double)(samples - *last_n) / dt : 0.0,
+		(unsigned long long)lost, output_mb(path));
+	*last_t = now;
+	*last_n = samples;
+}
+
+void rec_summary(const char *path, const struct rec_counts *c,
+		 enum rec_attr_mode attr, bool switch_baseline,
+		 const struct pebs_attrib_stats *st, int child_status,
+		 bool stopped)
+{
+	uint64_t n = c->written;
+	uint64_t checked = st->agree + st->disagree + st->unattributed;
+	char pct[16] = "n/a";
+
+	if (checked)
+		snprintf(pct, sizeof(pct), "%.3f %%",
+			 100.0 * (double)st->agree / (double)checked);
+
+	/* perf record's end summary, then which attribution and its rate */
+	fprintf(stderr, "[ pebs-shim record: Woken up %llu times to write data ]\n",
+		(unsigned long long)c->wakeups);
+	fprintf(stderr, "[ pebs-shim record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+		output_mb(path), path, (unsigned long long)n);
+
+	fprintf(stderr, "pebs-shim record: %llu samples written to %s, %llu lost, %llu throttle events; attribution: ",
+		(unsigned long long)n, path, (unsigned long long)c->lost,
+		(unsigned long long)c->throttles);
+	if (attr == REC_ATTR_MAP)
+		fprintf(stderr, "/dev/pebs_map switch history (%llu of %llu samples attributed, %llu history entries overrun)",
+			(unsigned long long)(st->samples - st->unattributed),
+			(unsigned long long)st->samples,
+			(unsigned long long)st->history_lost);
+	else if (attr == REC_ATTR_BOTH)
+		fprintf(stderr, "sample TID, /dev/pebs_map agrees on %s (%llu of %llu; %llu differ, %llu unattributed)",
+			pct, (unsigned long long)st->agree,
+			(unsigned long long)checked,
+			(unsigned long long)st->disagree,
+			(unsigned long long)st->unattributed);
+	else if (switch_baseline)
+		fprintf(stderr, "sample TID (no /dev/pebs_map; PERF_RECORD_SWITCH_CPU_WIDE baseline agrees on %s: %llu of %llu, %llu differ, %llu unattributed)",
+			pct, (unsigned long long)st->agree,
+			(unsigned long long)checked,
+			(unsigned long long)st->disagree,
+			(unsigned long long)st->unattributed);
+	else
+		fputs("sample TID", stderr);
+	if (child_status > 128)
+		fprintf(stderr, "; %s by signal %d", stopped ?
+			"recording stopped" : "command killed",
+			child_status - 128);
+	else if (child_status > 0)
+		fprintf(stderr, "; command exited with status %d",
+			child_status);
+	fputc('\n', stderr);
 }

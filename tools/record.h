@@ -146,6 +146,7 @@ int rec_out_close(struct rec_out *out);
 /* drop a half-written output (error before recording started) */
 void rec_out_discard(struct rec_out *out);
 
+
 /*
  * rec_add_tid - re-encode @ev (laid out for @sample_type, which lacks
  * PERF_SAMPLE_TID) into @buf with pid/tid inserted where the perf ABI
@@ -219,5 +220,23 @@ int rec_parse_events(struct rec_opts *o, struct pebs_event *evs);
 /* rec_sample_type - what a sample of @ev carries under @o and @attr */
 uint64_t rec_sample_type(const struct rec_opts *o, enum rec_attr_mode attr,
 			 const struct pebs_event *ev);
+
+/*
+ * What the user sees (tools/record-out.c): rec_status_line - the
+ * terminal's status line (elapsed, samples, rate, lost, MB written of
+ * @path); rec_summary - perf record's end summary and record's own line
+ * (samples, lost, throttles, the attribution used and its agreement,
+ * how the command ended; @stopped: by record's signal).
+ */
+struct rec_counts {
+	uint64_t written, lost, throttles, wakeups;
+};
+void rec_status_line(const char *path, uint64_t samples, uint64_t lost,
+		     uint64_t t0, uint64_t now, uint64_t *last_t,
+		     uint64_t *last_n);
+void rec_summary(const char *path, const struct rec_counts *c,
+		 enum rec_attr_mode attr, bool switch_baseline,
+		 const struct pebs_attrib_stats *st, int child_status,
+		 bool stopped);
 
 #endif /* PEBS_SHIM_RECORD_H */

@@ -2775,6 +2775,51 @@ PEBS_API int pebs_obs_raw__parse_header(const void *buf, size_t len,
 PEBS_API int pebs_obs_raw__parse_record(const struct pebs_obs_raw_info *info,
 					const void *buf, size_t len,
 					struct pebs_obs_raw_record *rec);
+/* record (issue 12): groups in the writer (lib/perfdata-feat.c) and   */
+/* open-time fallbacks as perf's (lib/event-mods.c, lib/chanset.c)     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_perfdata_writer__add_group - events @leader .. @leader +
+ * @nr_members - 1 (indexes in the order of __add_attr, added already)
+ * form one group, as perf's {a,b}: written as HEADER_GROUP_DESC, which
+ * perf report --group, perf evlist -g and perf report --header show.
+ * @name: NULL for perf's anonymous group ("{anon_group}"). Must precede
+ * the first record. Returns 0, -EINVAL (fewer than two events, events
+ * not added yet, an event already in a group, after the first record),
+ * -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__add_group(struct pebs_perfdata_writer *w,
+					     unsigned int leader,
+					     unsigned int nr_members,
+					     const char *name);
+
+/*
+ * Every channel open retries as perf's evsel__open does: with :P
+ * (PEBS_EVENT_PRECISE_MAX) precise_ip is lowered one by one down to 0
+ * until the kernel takes it; on EINVAL the attr drops, newest first,
+ * PERF_FORMAT_LOST, WEIGHT_STRUCT (for WEIGHT), then exclude_guest and
+ * exclude_host. A channel set also applies pebs_event__fallback and
+ * opens again; the event then stays changed for every later open.
+ *
+ * pebs_event__fallback - perf's evsel__fallback, for @ev that failed to
+ * open with @err (errno or -errno): cycles becomes cpu-clock on ENOENT,
+ * ENXIO or ENODEV (no PMU; the name becomes "cpu-clock" with the attr's
+ * modifiers, the period 250000 ns unless one was given); EACCES with
+ * the kernel not excluded and perf_event_paranoid > 1 excludes kernel
+ * and hypervisor and appends perf's "u" to the name. ev->note gets
+ * perf's message ("The cycles event is not supported, trying to fall
+ * back to cpu-clock-ticks"). Returns true when @ev changed (open it
+ * again), false otherwise (@ev unchanged).
+ */
+PEBS_API bool pebs_event__fallback(struct pebs_event *ev, int err);
+
+/*
+ * pebs_chanset__event - event @i (0 .. nr_evs - 1) as the set opens it
+ * now, after the fallbacks above; NULL past the end.
+ */
+PEBS_API const struct pebs_event *
+pebs_chanset__event(const struct pebs_chanset *set, unsigned int i);
 
 /* ------------------------------------------------------------------ */
 /* Plots: call chains, flame graphs, SVG (lib/callchain.c, flame.c,    */

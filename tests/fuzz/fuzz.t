@@ -11,7 +11,7 @@ set -u
 B=${PEBS_BUILD:?set PEBS_BUILD to the build directory}
 S=${PEBS_SRC:?set PEBS_SRC to the source tree}
 T=${PEBS_FUZZ_TIME:-20}
-targets=(fuzz-sample fuzz-perfdata fuzz-parse)
+targets=(fuzz-sample fuzz-perfdata fuzz-parse fuzz-tracing-data)
 
 echo "1..$((${#targets[@]} + 1))"
 tmp=$(mktemp -d)
@@ -26,7 +26,8 @@ have_libfuzzer() {
 
 # Seeds. Python only writes bytes here; without it libFuzzer starts from
 # an empty corpus.
-mkdir -p "$tmp/seed-fuzz-sample" "$tmp/seed-fuzz-perfdata" "$tmp/seed-fuzz-parse"
+mkdir -p "$tmp/seed-fuzz-sample" "$tmp/seed-fuzz-perfdata" "$tmp/seed-fuzz-parse" \
+	"$tmp/seed-fuzz-tracing-data"
 if command -v python3 >/dev/null; then
 	python3 - "$tmp" "$S" <<'EOF' || echo "# seed generation failed; fuzzing from empty corpora"
 import struct, sys, os
@@ -174,6 +175,24 @@ if perf record -q -e cpu-clock -o - -- true 2>/dev/null |
 else
 	rm -f "$tmp/seed-fuzz-perfdata/perf-pipe"
 	echo "# perf cannot record here: no real pipe/zstd seeds"
+fi
+
+# a real tracing data section (perf's own, sched:sched_switch): feature
+# bit 1, so the first entry of the feature table after the data
+if perf record -q -e sched:sched_switch -o "$tmp/tp.data" -- true \
+	>/dev/null 2>&1 && command -v python3 >/dev/null; then
+	python3 - "$tmp/tp.data" "$tmp/seed-fuzz-tracing-data/perf" <<'EOF' ||
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+do, ds = struct.unpack_from('<QQ', b, 40)
+if not (struct.unpack_from('<Q', b, 72)[0] & 2):
+    sys.exit(1)
+off, size = struct.unpack_from('<QQ', b, do + ds)
+open(sys.argv[2], 'wb').write(b[off:off + min(size, 8192)])
+EOF
+	echo "# no tracing data seed: the section was not found"
+else
+	echo "# perf cannot record sched:sched_switch here: no tracing data seed"
 fi
 
 n=0
