@@ -57,7 +57,7 @@ CPPFLAGS += -Iinclude -Ilib/include -Ilib -D_GNU_SOURCE \
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=gnu11 $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
-LDLIBS := -lpfm -lelf -lz -lzstd -lpthread -lm -liberty
+LDLIBS := -lpfm -ldw -lelf -lz -lzstd -lpthread -lm -liberty
 
 LIB_SRCS := $(sort $(wildcard lib/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
@@ -91,10 +91,10 @@ DEPS := build-essential libpfm4-dev dkms libcmocka-dev linux-libc-dev linux-perf
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
 	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time \
-	abigail-tools pkg-config libxml2-utils librsvg2-bin chromium
+	abigail-tools pkg-config libdw-dev libxml2-utils librsvg2-bin chromium
 # what `make demo` needs: build, record, report, perf report
 DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
-	libelf-dev zlib1g-dev libzstd-dev libiberty-dev
+	libelf-dev zlib1g-dev libzstd-dev libiberty-dev libdw-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
 	check-cli check-fuzz check-vm check-san check-patch bench deps \

@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * c2c-read.c - feed a perf.data file to a pebs_c2c as perf c2c report
- * reads it: records in time order (perf's ordered events), and each
- * sample's "mapped" decided as perf's sample__resolve_mem does, for the
- * "No Page Map Rejects" count.
+ * reads it: records in time order (perf's ordered events), every
+ * mapping (data ones too) in a pebs_c2c_maps, from which each sample
+ * gets perf's line key and its "mapped" (perf's sample__resolve_mem:
+ * the "No Page Map Rejects" count).
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "internal.h"
-
-/* A kernel mapping; maxend: the largest end of it and those before */
-struct krange {
-	uint64_t start, end, maxend;
-};
 
 /* Physical memory of one NUMA node (perf's mem2node phys_entry). */
 struct prange {
@@ -25,121 +21,32 @@ struct c2c_reader {
 	struct pebs_c2c *c2c;
 	struct pebs_perfdata *pd;
 	struct pebs_symbols *code;	/* the caller's, for symbols (or NULL) */
-	struct pebs_symbols *maps;	/* every mapping: "mapped" */
-	struct krange *kmaps;		/* kernel mappings (pid -1) */
-	size_t nr_kmaps, cap_kmaps;
+	struct pebs_c2c_maps *keys;	/* every mapping: line keys and
+					   "mapped" */
 	uint64_t bad;			/* samples that did not decode */
 	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
 	size_t nr_mem;
 };
 
-/*
- * Kernel mappings, kept sorted by start with the running maximum of
- * their ends (lookups are binary searches). They come in address order
- * (perf synthesizes them so), which makes an insert O(1); a hostile file
- * costs at most MAX_KMAPS^2 moves: the ones past it are ignored.
- */
-#define MAX_KMAPS 8192
-
-static int add_kmap(struct c2c_reader *m, uint64_t start, uint64_t len)
+static int add_record(struct c2c_reader *m, const struct perf_event_header *ev)
 {
-	struct krange *v;
-	size_t i, at;
-
-	if (!len || start + len < start)
-		return 0;
-	if (m->nr_kmaps == MAX_KMAPS) {
-		return 0;	/* the rest count as unmapped */
-	}
-	if (m->nr_kmaps == m->cap_kmaps) {
-		m->cap_kmaps = m->cap_kmaps ? m->cap_kmaps * 2 : 64;
-		v = realloc(m->kmaps, m->cap_kmaps * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		m->kmaps = v;
-	}
-	for (at = m->nr_kmaps; at && m->kmaps[at - 1].start > start; at--)
-		;
-	memmove(m->kmaps + at + 1, m->kmaps + at,
-		(m->nr_kmaps - at) * sizeof(*m->kmaps));
-	m->kmaps[at].start = start;
-	m->kmaps[at].end = start + len;
-	m->nr_kmaps++;
-	for (i = at; i < m->nr_kmaps; i++)
-		m->kmaps[i].maxend = i && m->kmaps[i - 1].maxend >
-			m->kmaps[i].end ? m->kmaps[i - 1].maxend :
-			m->kmaps[i].end;
+	if (pebs_c2c_maps__add_record(m->keys, ev) == -ENOMEM)
+		return -ENOMEM;
+	if (m->code && pebs_symbols__add_record(m->code, ev) == -ENOMEM)
+		return -ENOMEM;
 	return 0;
 }
 
-/* Whether a kernel mapping covers @addr. */
-static bool in_kmap(const struct c2c_reader *m, uint64_t addr)
+/* whether code address @ip lies in a kernel or a user mapping */
+static bool code_mapped(const struct c2c_reader *m, uint32_t pid, uint64_t ip)
 {
-	size_t lo = 0, hi = m->nr_kmaps, i;
+	struct pebs_c2c_dkey k;
 
-	while (lo < hi) {	/* the first start > addr */
-		i = lo + (hi - lo) / 2;
-		if (m->kmaps[i].start <= addr)
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	return lo && m->kmaps[lo - 1].maxend > addr;
-}
-
-/*
- * perf's "No Page Map Rejects" needs every mapping, data ones included,
- * which the symbol resolver (code only) does not keep: @maps gets each
- * MMAP/MMAP2 as a mapping of its process; kernel ones (pid -1: the
- * kernel text and modules) go to @kmaps.
- */
-static int add_mapping(struct c2c_reader *m, const struct perf_event_header *ev)
-{
-	const unsigned char *p = (const unsigned char *)(ev + 1);
-	size_t name_at = ev->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
-	uint64_t start, len, pgoff;
-	const char *name;
-	uint32_t pid;
-	size_t max;
-
-	if (ev->size < sizeof(*ev) + name_at + 1)
-		return 0;
-	memcpy(&pid, p, sizeof(pid));
-	memcpy(&start, p + 8, sizeof(start));
-	memcpy(&len, p + 16, sizeof(len));
-	memcpy(&pgoff, p + 24, sizeof(pgoff));
-	name = (const char *)p + name_at;
-	max = ev->size - sizeof(*ev) - name_at;
-	if ((int32_t)pid < 0)
-		return add_kmap(m, start, len);
-	if (strnlen(name, max) == max || !len)
-		return 0;
-	return pebs_symbols__add_mmap(m->maps, (pid_t)pid, start, len, pgoff,
-				      name) == -ENOMEM ? -ENOMEM : 0;
-}
-
-static int add_record(struct c2c_reader *m, const struct perf_event_header *ev)
-{
-	if (m->code && pebs_symbols__add_record(m->code, ev) == -ENOMEM)
-		return -ENOMEM;
-	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)
-		return add_mapping(m, ev);
-	/* FORK copies maps, COMM exec drops them */
-	return pebs_symbols__add_record(m->maps, ev) == -ENOMEM ? -ENOMEM : 0;
-}
-
-/* @addr in the kernel's mappings, or else in process @pid's */
-static bool in_mapping(struct c2c_reader *m, bool kernel, uint32_t pid,
-		       uint64_t addr)
-{
-	struct pebs_sym sym;
-
-	if (kernel)
-		return in_kmap(m, addr);
-	if (addr >= 1ULL << 63)
-		return false;
-	pebs_symbols__resolve(m->maps, (pid_t)pid, addr, &sym);
-	return sym.dso != NULL;
+	pebs_c2c_maps__key(m->keys, PERF_RECORD_MISC_KERNEL, pid, ip, &k);
+	if (k.has_map)
+		return true;
+	pebs_c2c_maps__key(m->keys, PERF_RECORD_MISC_USER, pid, ip, &k);
+	return k.has_map;
 }
 
 static int cmp_prange(const void *pa, const void *pb)
@@ -232,9 +139,8 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 {
 	const struct perf_event_attr *attr = pebs_perfdata__attr(m->pd, idx,
 								 NULL, NULL);
-	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-		      PERF_RECORD_MISC_KERNEL;
 	int32_t node;
+	struct pebs_c2c_dkey key;
 	struct pebs_c2c_sample cs = {
 		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
 		.ip = s->ip,
@@ -254,10 +160,11 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 	node = s->phys_addr ? node_of(m, s->phys_addr) : -1;
 	cs.has_node = node >= 0;
 	cs.node = cs.has_node ? (uint32_t)node : 0;
-	cs.mapped = in_mapping(m, kernel, s->pid, cs.addr) &&
-		    (in_mapping(m, true, s->pid, s->ip) ||
-		     in_mapping(m, false, s->pid, s->ip));
-	return pebs_c2c__add(m->c2c, &cs);
+	/* the line key's mapping is perf's data map (the sample's mode) */
+	pebs_c2c_maps__key(m->keys, ev->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+			   s->pid, cs.addr, &key);
+	cs.mapped = key.has_map && code_mapped(m, s->pid, s->ip);
+	return pebs_c2c__add_keyed(m->c2c, &cs, &key);
 }
 
 /* one record, in time order (pebs_ordered__process) */
@@ -287,8 +194,8 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 
 	if (!c || !pd)
 		return pebs_err(-EINVAL, "c2c: no table or file");
-	if (pebs_symbols__new(&rd.maps) || read_mem_topology(m)) {
-		pebs_symbols__delete(rd.maps);
+	if (pebs_c2c_maps__new(&rd.keys) || read_mem_topology(m)) {
+		pebs_c2c_maps__delete(rd.keys);
 		return pebs_err(-ENOMEM, "c2c: out of memory");
 	}
 	pebs_perfdata__rewind(pd);
@@ -296,9 +203,8 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	 * writes each CPU's ring in turn, so an exec's MMAPs can follow
 	 * samples taken after it */
 	err = pebs_ordered__process(pd, on_record, m, NULL);
-	free(rd.kmaps);
 	free(rd.mem);
-	pebs_symbols__delete(rd.maps);
+	pebs_c2c_maps__delete(rd.keys);
 	if (undecoded)
 		*undecoded = rd.bad;
 	if (err == -ENOMEM)

@@ -50,7 +50,12 @@ static int cmp_line(const void *pa, const void *pb)
 		return a->st.nr_entries > b->st.nr_entries ? -1 : 1;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->key.cpumode != b->key.cpumode)
+		return a->key.cpumode < b->key.cpumode ? -1 : 1;
+	return a->key.al_addr < b->key.al_addr ? -1 :
+	       a->key.al_addr > b->key.al_addr;
 }
 
 static bool writes(const struct c2c_thread *t)

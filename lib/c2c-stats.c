@@ -5,6 +5,7 @@
  * the derived totals of tools/perf/builtin-c2c.c; perf 6.1).
  */
 #include <errno.h>
+#include <stddef.h>
 
 #include "internal.h"
 
@@ -159,4 +160,26 @@ uint64_t pebs_c2c_stats__records(const struct pebs_c2c_stats *st)
 {
 	return pebs_c2c_stats__loads(st) + st->st_l1hit + st->st_l1miss +
 	       st->st_na;
+}
+
+#define F(x) { #x, offsetof(struct pebs_c2c_stats, x) }
+static const struct { const char *name; size_t off; } fields[] = {
+	F(nr_entries), F(locks), F(store), F(st_uncache), F(st_noadrs),
+	F(st_l1hit), F(st_l1miss), F(st_na), F(load), F(ld_excl),
+	F(ld_shared), F(ld_uncache), F(ld_io), F(ld_miss), F(ld_noadrs),
+	F(ld_fbhit), F(ld_l1hit), F(ld_l2hit), F(ld_llchit), F(lcl_hitm),
+	F(rmt_hitm), F(tot_hitm), F(lcl_peer), F(rmt_peer), F(tot_peer),
+	F(rmt_hit), F(lcl_dram), F(rmt_dram), F(blk_data), F(blk_addr),
+	F(nomap), F(noparse),
+};
+#undef F
+
+const char *pebs_c2c_stats__field(const struct pebs_c2c_stats *st,
+				  unsigned int i, uint64_t *v)
+{
+	if (i >= ARRAY_SIZE(fields))
+		return NULL;
+	if (st && v)
+		memcpy(v, (const char *)st + fields[i].off, sizeof(*v));
+	return fields[i].name;
 }

@@ -9,9 +9,9 @@
  * one open-addressing hash of (kind | parent, key) pairs, so a sample
  * allocates nothing unless it brings a new key.
  *
- * Lines are keyed by (pid, address) for user addresses and by address
- * alone for kernel ones: perf keys anonymous user memory by pid too
- * (sort__dcacheline_cmp), so two processes' equal addresses stay apart.
+ * Lines are keyed as perf's dcacheline sort keys them (struct
+ * pebs_c2c_dkey, lib/c2c-maps.c): cpumode, the data mapping's dso id,
+ * the pid for private anonymous memory, and the map-relative line.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -137,13 +137,46 @@ void pebs_c2c__delete(struct pebs_c2c *c)
 	free(c);
 }
 
-static uint32_t line_get(struct pebs_c2c *c, const struct pebs_c2c_sample *s)
+/*
+ * The number (1...) of a dso id, interned in three steps (maj:min, ino,
+ * ino_generation) so that every step's key fits the hash; 0 when it
+ * has no mapping, C2C_NONE when out of memory or numbers.
+ */
+static uint32_t dso_num(struct pebs_c2c *c, const struct pebs_c2c_dkey *k)
 {
-	uint32_t pid = s->addr >= KERNEL_ADDR ? 0 : s->pid, *slot, i;
+	const uint64_t part[3] = { (uint64_t)k->maj << 32 | k->min, k->ino,
+				   k->ino_generation };
+	uint32_t *slot, at = 0;
+	unsigned int i;
+
+	if (!k->has_map)
+		return 0;
+	for (i = 0; i < 3; i++) {
+		if (hash_slot(&c->h, KIND(K_DSOA + i, at), part[i], &slot))
+			return C2C_NONE;
+		if (*slot == C2C_NONE) {
+			if (c->nr_dso == C2C_MAX_DSO)
+				return C2C_NONE;
+			*slot = ++c->nr_dso;
+		}
+		at = *slot;
+	}
+	return at;
+}
+
+/* perf's dcacheline key: cpumode, dso, pid (when by_pid), al_addr line */
+static uint32_t line_get(struct pebs_c2c *c, const struct pebs_c2c_sample *s,
+			 const struct pebs_c2c_dkey *k)
+{
+	uint32_t pid = k->by_pid ? k->pid : 0, dso = dso_num(c, k), *slot, i;
 	uint64_t addr = s->addr & ~((1ULL << LINE_SHIFT) - 1);
 	struct c2c_line *l;
 
-	if (hash_slot(&c->h, KIND(K_LINE, pid), addr, &slot))
+	if (dso == C2C_NONE ||
+	    hash_slot(&c->h, KIND(K_LINE, (uint64_t)(k->cpumode & 7) << 57 |
+				  (uint64_t)k->by_pid << 56 |
+				  (uint64_t)dso << 32 | pid),
+		      k->al_addr >> LINE_SHIFT, &slot))
 		return C2C_NONE;
 	if (*slot != C2C_NONE)
 		return *slot;
@@ -155,6 +188,9 @@ static uint32_t line_get(struct pebs_c2c *c, const struct pebs_c2c_sample *s)
 	memset(l->off, 0xff, sizeof(l->off));
 	l->addr = addr;
 	l->pid = pid;
+	l->key = *k;
+	l->key.pid = pid;
+	l->key.al_addr = k->al_addr & ~((1ULL << LINE_SHIFT) - 1);
 	*slot = i;
 	return i;
 }
@@ -312,6 +348,22 @@ static int line_sets(struct pebs_c2c *c, uint32_t li,
 
 int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s)
 {
+	bool kernel = s->addr >= KERNEL_ADDR;
+	struct pebs_c2c_dkey k = {
+		.al_addr = s->addr,
+		.cpumode = kernel ? PERF_RECORD_MISC_KERNEL :
+				    PERF_RECORD_MISC_USER,
+		.by_pid = !kernel,
+		.pid = kernel ? 0 : s->pid,
+		.level = kernel ? 'k' : '.',
+	};
+
+	return pebs_c2c__add_keyed(c, s, &k);
+}
+
+int pebs_c2c__add_keyed(struct pebs_c2c *c, const struct pebs_c2c_sample *s,
+			const struct pebs_c2c_dkey *k)
+{
 	uint64_t dsrc = s->has_data_src ? s->data_src : C2C_DATA_SRC_NONE;
 	struct pebs_c2c_stats one = { 0 };
 	uint32_t li, oi, ii, ti, ci;
@@ -321,6 +373,8 @@ int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s)
 	bool unknown = !s->has_data_src;
 	int r;
 
+	if (!c || !s || !k)
+		return -EINVAL;
 	pebs_c2c_stats__add_sample(&one, dsrc, s->addr, s->mapped);
 	pebs_c2c_stats__sum(&c->st, &one);
 	c->has_data_src |= s->has_data_src;
@@ -328,7 +382,7 @@ int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s)
 	if (!s->addr)
 		return 0;
 
-	li = line_get(c, s);
+	li = line_get(c, s, k);
 	if (li == C2C_NONE)
 		return -ENOMEM;
 	oi = offset_get(c, li, s->addr & ((1U << LINE_SHIFT) - 1));
@@ -391,4 +445,13 @@ unsigned int pebs_c2c__shared(const struct pebs_c2c *c,
 	if (st)
 		*st = c->shared;
 	return c->nr_shared;
+}
+
+int pebs_c2c__line_key(const struct pebs_c2c *c, uint32_t line_id,
+		       struct pebs_c2c_dkey *k)
+{
+	if (!c || !k || line_id >= c->lines.n)
+		return -EINVAL;
+	*k = c->lines.a[line_id].key;
+	return 0;
 }

@@ -15,7 +15,10 @@
 	 PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA) | PERF_MEM_S(LVLNUM, NA))
 
 /* hash key kinds, in the top 4 bits of the first word */
-enum { K_LINE, K_LTHREAD, K_LCPU, K_IP, K_THREAD, K_CPU, K_IPCPU };
+enum { K_LINE, K_LTHREAD, K_LCPU, K_IP, K_THREAD, K_CPU, K_IPCPU,
+       K_DSOA, K_DSOB, K_DSOC };
+/* interned dso ids: at most this many nodes (the line key has 24 bits) */
+#define C2C_MAX_DSO	((1U << 24) - 1)
 #define KIND(k, parent)	(((uint64_t)(k) << 60) | (parent))
 
 /* one slot: key (a, b) and value, in one cache line's quarter */
@@ -32,6 +35,7 @@ struct c2c_hash {
 struct c2c_line {
 	uint64_t addr;
 	uint32_t pid;
+	struct pebs_c2c_dkey key;	/* perf's dcacheline key */
 	uint32_t off[64];	/* offset node per byte offset, or C2C_NONE */
 	struct pebs_c2c_stats st;
 	uint64_t unknown, load_w, load_n;
@@ -73,6 +77,7 @@ struct c2c_cpu {
 struct pebs_c2c {
 	struct pebs_c2c_stats st;
 	struct c2c_hash h;
+	uint32_t nr_dso;	/* interned dso id nodes */
 	C2C_VEC(struct c2c_line) lines;
 	C2C_VEC(struct c2c_offset) offs;
 	C2C_VEC(struct c2c_ipnode) ips;

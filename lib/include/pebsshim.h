@@ -2820,6 +2820,112 @@ PEBS_API bool pebs_event__fallback(struct pebs_event *ev, int err);
  */
 PEBS_API const struct pebs_event *
 pebs_chanset__event(const struct pebs_chanset *set, unsigned int i);
+/* c2c: perf's cache-line key and source lines (lib/c2c-maps.c,        */
+/* lib/c2c.c, lib/srcline.c)                                           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * perf c2c's cache-line key of one sample (its `dcacheline` sort,
+ * sort__dcacheline_cmp in tools/perf/util/sort.c, perf 6.1): samples
+ * are in one line when all of these are equal: cpumode, has_map, the
+ * data mapping's dso id (maj, min, ino, ino_generation), pid when
+ * by_pid (private anonymous user memory: not MAP_SHARED, dso id all
+ * zero), and al_addr >> 6.
+ */
+struct pebs_c2c_dkey {
+	uint64_t al_addr;	/* map-relative data address (perf's
+				   map_ip: address - start + pgoff for
+				   files and modules, the address itself
+				   for anonymous memory, the kernel image,
+				   or no mapping) */
+	uint64_t ino, ino_generation;
+	uint32_t maj, min;
+	uint32_t pid;		/* with by_pid, else 0 */
+	uint16_t cpumode;	/* PERF_RECORD_MISC_KERNEL, _USER, ... */
+	bool has_map;		/* the address is in a mapping of the
+				   cpumode's address space */
+	bool by_pid;
+	char level;		/* perf's mark: 'k' kernel, '.' user,
+				   's' shared data file mapping, 'X' no
+				   mapping */
+};
+
+/*
+ * The mappings perf keys lines by, over time: MMAP/MMAP2 (kernel ones
+ * with pid -1), FORK copying a new process's maps (unless marked
+ * PERF_RECORD_MISC_FORK_EXEC, perf's synthesized ones); exec keeps them,
+ * as in perf 6.1. Bounded (about 1 M mappings; past that, or past a budget
+ * of moves on hostile input, mappings are dropped). Not thread-safe.
+ */
+struct pebs_c2c_maps;
+
+/* pebs_c2c_maps__new - no mappings. Returns 0 or -ENOMEM. */
+PEBS_API int pebs_c2c_maps__new(struct pebs_c2c_maps **mp);
+/* pebs_c2c_maps__delete - free; NULL is allowed. */
+PEBS_API void pebs_c2c_maps__delete(struct pebs_c2c_maps *m);
+/*
+ * pebs_c2c_maps__add_record - apply MMAP, MMAP2 or FORK @ev (others and
+ * damaged ones are ignored), in time order. Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_c2c_maps__add_record(struct pebs_c2c_maps *m,
+				       const struct perf_event_header *ev);
+/*
+ * pebs_c2c_maps__key - the key of data address @addr of a sample of
+ * process @pid with @cpumode (its header.misc & CPUMODE_MASK).
+ */
+PEBS_API void pebs_c2c_maps__key(const struct pebs_c2c_maps *m,
+				 uint16_t cpumode, uint32_t pid, uint64_t addr,
+				 struct pebs_c2c_dkey *k);
+
+/*
+ * pebs_c2c__add_keyed - pebs_c2c__add with perf's line key @k (from
+ * pebs_c2c_maps__key). pebs_c2c__add keys a sample as "no mapping
+ * known" with user addresses per process: cpumode KERNEL for addresses
+ * >= 2^63 else USER, by_pid for user ones, al_addr the address.
+ * Returns 0, -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_c2c__add_keyed(struct pebs_c2c *c,
+				 const struct pebs_c2c_sample *s,
+				 const struct pebs_c2c_dkey *k);
+
+/*
+ * pebs_c2c__line_key - the key of line @line_id (pebs_c2c_line.id) into
+ * *k. pebs_c2c_line.addr is the line of the virtual address of its first
+ * sample (perf c2c's "Address" column). Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_c2c__line_key(const struct pebs_c2c *c, uint32_t line_id,
+				struct pebs_c2c_dkey *k);
+
+/*
+ * pebs_c2c_stats__field - the name of counter @i (0, 1, ...: perf's
+ * struct c2c_stats names, in the order of struct pebs_c2c_stats) and,
+ * when @st and @v are given, its value in *@v; NULL past the last.
+ */
+PEBS_API const char *pebs_c2c_stats__field(const struct pebs_c2c_stats *st,
+					   unsigned int i, uint64_t *v);
+
+/*
+ * Source lines of code addresses (lib/srcline.c, libdw), perf's
+ * "Source:Line": an object is opened once, each (object, offset) looked
+ * up once. Not thread-safe.
+ */
+struct pebs_srcline;
+
+/* pebs_srcline__new - an empty cache. Returns 0, -EINVAL, -ENOMEM. */
+PEBS_API int pebs_srcline__new(struct pebs_srcline **sp);
+/* pebs_srcline__delete - free (closing the objects); NULL is allowed. */
+PEBS_API void pebs_srcline__delete(struct pebs_srcline *s);
+/*
+ * pebs_srcline__find - the source file (as the DWARF line table names
+ * it; valid until __delete) and line of the code at file offset @offset
+ * of the ELF object @path (pebs_sym.dso and .dso_offset), from its DWARF
+ * or its separate debug file (/usr/lib/debug/.build-id). Returns 0,
+ * -ENOENT (no such file, no debug info, or no line for it), -EINVAL,
+ * -ENOMEM.
+ */
+PEBS_API int pebs_srcline__find(struct pebs_srcline *s, const char *path,
+				uint64_t offset, const char **file,
+				unsigned int *line);
 
 /* ------------------------------------------------------------------ */
 /* Plots: call chains, flame graphs, SVG (lib/callchain.c, flame.c,    */

@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: MIT
+/*
+ * c2c-stdio.c - `pebs-shim c2c report`'s text tables, perf c2c report
+ * --stdio's: Trace Event Information, Global Shared Cache Line Event
+ * Information, c2c details, the Shared Data Cache Line Table and the
+ * Shared Cache Line Distribution Pareto (with, per line, its sharing
+ * and evidence, and per offset its threads and CPUs); and the helpers
+ * the csv and json printers share.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "c2c.h"
+
+const char *const c2c_sharing_name[] = {
+	[PEBS_C2C_PRIVATE] = "none",
+	[PEBS_C2C_FALSE_SHARING] = "false",
+	[PEBS_C2C_TRUE_SHARING] = "true",
+};
+
+const char *const c2c_display_name[] = {
+	[PEBS_C2C_TOT_HITM] = "Total HITMs",
+	[PEBS_C2C_LCL_HITM] = "Local HITMs",
+	[PEBS_C2C_RMT_HITM] = "Remote HITMs",
+	[PEBS_C2C_PEER] = "Peer Snoop",
+	[PEBS_C2C_XWRITES] = "Cross-thread writes",
+};
+
+void c2c_code_str(struct c2c_cmd *m, uint32_t pid, uint64_t ip,
+		  char *sym, size_t len, const char **dso)
+{
+	struct pebs_sym s;
+	const char *slash;
+
+	pebs_symbols__resolve(m->code, (pid_t)pid, ip, &s);
+	if (s.name)
+		snprintf(sym, len, "[%c] %s+0x%" PRIx64,
+			 ip >= 1ULL << 63 ? 'k' : '.', s.name, s.offset);
+	else
+		snprintf(sym, len, "[%c] 0x%016" PRIx64,
+			 ip >= 1ULL << 63 ? 'k' : '.', s.dso ? s.dso_offset : ip);
+	slash = s.dso ? strrchr(s.dso, '/') : NULL;
+	*dso = slash ? slash + 1 : s.dso ? s.dso : "[unknown]";
+}
+
+/* perf's bitmap_scnprintf */
+const char *c2c_nodes_str(uint64_t mask, char *buf, size_t len)
+{
+	unsigned int a, b;
+	size_t n = 0;
+
+	if (!mask)
+		return "N/A";
+	buf[0] = '\0';
+	for (a = 0; a < 64 && n < len; a = b + 1) {
+		if (!(mask >> a & 1)) {
+			b = a;
+			continue;
+		}
+		for (b = a; b + 1 < 64 && mask >> (b + 1) & 1; b++)
+			;
+		n += snprintf(buf + n, len - n, a == b ? "%s%u" : "%s%u-%u",
+			      n ? "," : "", a, b);
+	}
+	return buf;
+}
+
+double c2c_pct(uint64_t a, uint64_t b)
+{
+	return ((double)a / (double)b) * 100.;	/* as perf: -nan% for 0/0 */
+}
+
+double c2c_mean(uint64_t sum, uint64_t n)
+{
+	return n ? (double)sum / n : 0;
+}
+
+const char *c2c_dso_str(const struct pebs_c2c_dkey *k, char *buf, size_t len)
+{
+	if (!k->has_map)
+		return "X";
+	if (!k->maj && !k->min && !k->ino && !k->ino_generation)
+		return "0";
+	snprintf(buf, len, "%02x:%02x:%" PRIu64 ":%" PRIu64, k->maj, k->min,
+		 k->ino, k->ino_generation);
+	return buf;
+}
+
+const char *c2c_src_str(struct c2c_cmd *m, uint32_t pid, uint64_t ip)
+{
+	static char buf[4096 + 16];
+	const char *file, *base;
+	unsigned int line;
+	struct pebs_sym s;
+
+	if (!m->src || ip >= 1ULL << 63)
+		return "";
+	/* only where the symbol is trusted (the recorded build id, if
+	 * any, matched the file here) */
+	if (pebs_symbols__resolve(m->code, (pid_t)pid, ip, &s) || !s.dso ||
+	    pebs_srcline__find(m->src, s.dso, s.dso_offset, &file,
+					 &line))
+		return "";
+	base = strrchr(file, '/');	/* perf: the base name */
+	snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : file, line);
+	return buf;
+}
+
+/* ---- stdio ------------------------------------------------------------ */
+
+#define L(label, v) printf("  %-34s: %10" PRIu64 "\n", label, (uint64_t)(v))
+#define LP(label, a, b) printf("  %-34s: %10.1f%%\n", label, c2c_pct(a, b))
+
+static void banner(const char *title)
+{
+	printf("=================================================\n"
+	       "%s\n"
+	       "=================================================\n", title);
+}
+
+static void print_trace_info(const struct pebs_c2c_stats *st)
+{
+	uint64_t llc = pebs_c2c_stats__llc_misses(st);
+
+	banner("            Trace Event Information              ");
+	L("Total records", st->nr_entries);
+	L("Locked Load/Store Operations", st->locks);
+	L("Load Operations", st->load);
+	L("Loads - uncacheable", st->ld_uncache);
+	L("Loads - IO", st->ld_io);
+	L("Loads - Miss", st->ld_miss);
+	L("Loads - no mapping", st->ld_noadrs);
+	L("Load Fill Buffer Hit", st->ld_fbhit);
+	L("Load L1D hit", st->ld_l1hit);
+	L("Load L2D hit", st->ld_l2hit);
+	L("Load LLC hit", st->ld_llchit + st->lcl_hitm);
+	L("Load Local HITM", st->lcl_hitm);
+	L("Load Remote HITM", st->rmt_hitm);
+	L("Load Remote HIT", st->rmt_hit);
+	L("Load Local DRAM", st->lcl_dram);
+	L("Load Remote DRAM", st->rmt_dram);
+	L("Load MESI State Exclusive", st->ld_excl);
+	L("Load MESI State Shared", st->ld_shared);
+	L("Load LLC Misses", llc);
+	L("Load access blocked by data", st->blk_data);
+	L("Load access blocked by address", st->blk_addr);
+	L("Load HIT Local Peer", st->lcl_peer);
+	L("Load HIT Remote Peer", st->rmt_peer);
+	LP("LLC Misses to Local DRAM", st->lcl_dram, llc);
+	LP("LLC Misses to Remote DRAM", st->rmt_dram, llc);
+	LP("LLC Misses to Remote cache (HIT)", st->rmt_hit, llc);
+	LP("LLC Misses to Remote cache (HITM)", st->rmt_hitm, llc);
+	L("Store Operations", st->store);
+	L("Store - uncacheable", st->st_uncache);
+	L("Store - no mapping", st->st_noadrs);
+	L("Store L1D Hit", st->st_l1hit);
+	L("Store L1D Miss", st->st_l1miss);
+	L("Store No available memory level", st->st_na);
+	L("No Page Map Rejects", st->nomap);
+	L("Unable to parse data source", st->noparse);
+}
+
+static void print_shared_info(struct c2c_cmd *m)
+{
+	struct pebs_c2c_stats st;
+	unsigned int n = pebs_c2c__shared(m->c2c, &st);
+
+	banner("    Global Shared Cache Line Event Information   ");
+	L("Total Shared Cache Lines", n);
+	L("Load HITs on shared lines", st.load);
+	L("Fill Buffer Hits on shared lines", st.ld_fbhit);
+	L("L1D hits on shared lines", st.ld_l1hit);
+	L("L2D hits on shared lines", st.ld_l2hit);
+	L("LLC hits on shared lines", st.ld_llchit + st.lcl_hitm);
+	L("Load hits on peer cache or nodes", st.lcl_peer + st.rmt_peer);
+	L("Locked Access on shared lines", st.locks);
+	L("Blocked Access on shared lines", st.blk_data + st.blk_addr);
+	L("Store HITs on shared lines", st.store);
+	L("Store L1D hits on shared lines", st.st_l1hit);
+	L("Store No available memory level", st.st_na);
+	L("Total Merged records", st.lcl_hitm + st.rmt_hitm + st.store);
+}
+
+static void print_details(struct c2c_cmd *m)
+{
+	unsigned int i, n = pebs_perfdata__nr_attrs(m->pd);
+
+	banner("                 c2c details                     ");
+	for (i = 0; i < n; i++) {
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(m->pd, i, NULL, NULL);
+		const char *name = pebs_perfdata__attr_name(m->pd, i);
+
+		printf("%-36s: ", i ? "" : "  Events");
+		if (name)
+			printf("%s\n", name);
+		else
+			printf("type %u config 0x%llx\n", a->type,
+			       (unsigned long long)a->config);
+	}
+	printf("  %-34s: %s\n", "Cachelines sort on",
+	       c2c_display_name[m->display]);
+	printf("  %-34s: %s\n", "Cacheline data grouping", "offset,iaddr");
+}
+
+static int print_line_row(const struct pebs_c2c_line *l, void *arg)
+{
+	struct c2c_cmd *m = arg;
+	const struct pebs_c2c_stats *st = &l->stats;
+	struct pebs_c2c_stats sh;
+	char nb[160];
+	uint64_t tot;
+
+	if (m->display == PEBS_C2C_XWRITES) {
+		printf("  %5u  %#18" PRIx64 " %7u %8" PRIu64 " %8" PRIu64
+		       " %7u %7u  %s\n", l->rank, l->addr, l->pid,
+		       st->nr_entries, l->xwrites, l->nr_threads,
+		       l->nr_offsets, c2c_sharing_name[l->sharing]);
+		return 0;
+	}
+	pebs_c2c__shared(m->c2c, &sh);
+	tot = m->display == PEBS_C2C_LCL_HITM ? sh.lcl_hitm :
+	      m->display == PEBS_C2C_RMT_HITM ? sh.rmt_hitm :
+	      m->display == PEBS_C2C_PEER ? sh.tot_peer : sh.tot_hitm;
+	printf("  %5u  %#18" PRIx64 "  %4s  %6" PRIu64 " %7.2f%% %8" PRIu64
+	       " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+	       " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+	       " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64
+	       " %9" PRIu64 " %9" PRIu64 " %8.1f  %7u  %s\n",
+	       l->rank, l->addr, c2c_nodes_str(l->nodes, nb, sizeof(nb)),
+	       l->phys_addrs,
+	       c2c_pct(m->display == PEBS_C2C_LCL_HITM ? st->lcl_hitm :
+		   m->display == PEBS_C2C_RMT_HITM ? st->rmt_hitm :
+		   m->display == PEBS_C2C_PEER ? st->tot_peer : st->tot_hitm,
+		   tot),
+	       st->tot_hitm, st->lcl_hitm, st->rmt_hitm,
+	       pebs_c2c_stats__records(st), pebs_c2c_stats__loads(st),
+	       st->st_l1hit + st->st_l1miss + st->st_na,
+	       st->st_l1hit, st->st_l1miss, st->st_na,
+	       st->ld_fbhit, st->ld_l1hit, st->ld_l2hit,
+	       st->ld_llchit, st->lcl_hitm, st->rmt_hit, st->rmt_hitm,
+	       st->lcl_dram, st->rmt_dram,
+	       c2c_mean(l->load_weight, l->load_weight_n), l->nr_threads,
+	       c2c_sharing_name[l->sharing]);
+	return 0;
+}
+
+static void print_line_table(struct c2c_cmd *m)
+{
+	banner("           Shared Data Cache Line Table          ");
+	if (m->display == PEBS_C2C_XWRITES) {
+		printf("# Index             Address     Pid  Records  Xwrites"
+		       " Threads Offsets  Sharing\n");
+	} else {
+		printf("#        ----------- Cacheline ----------      Tot  "
+		       "------- Load "
+		       "Hitm -------    Total    Total    Total  --------- "
+		       "Stores --------  ----- Core Load Hit -----  - LLC Load "
+		       "Hit --  - RMT Load Hit --  --- Load Dram ----  "
+		       "  Load\n");
+		printf("# Index             Address  Node  PA cnt     Hitm    Total  "
+		       "LclHitm  RmtHitm  records    Loads   Stores    L1Hit   "
+		       "L1Miss      N/A       FB       L1       L2    LclHit  "
+		       "LclHitm    RmtHit  RmtHitm       Lcl       Rmt   Weight"
+		       "  Threads  Sharing\n");
+	}
+	printf("#\n");
+	pebs_c2c__for_each_line(m->c2c, m->show_all, print_line_row, m);
+}
+
+static int print_ip(const struct pebs_c2c_ip *ip, void *arg)
+{
+	struct c2c_walk *p = arg;
+	const struct pebs_c2c_stats *st = &ip->stats, *ls = &p->line->stats;
+	const char *dso, *src;
+	char sym[8192], nb[160];
+
+	/* perf shows entries with stores or HITMs (is_valid_hist_entry) */
+	if (!st->store && !st->tot_hitm && !ip->unknown)
+		return 0;
+	c2c_code_str(p->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
+	src = c2c_src_str(p->m, ip->pid, ip->ip);
+	printf("         %7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%    0x%02x"
+	       "  %4s  %6" PRIu64 "  %#18" PRIx64 " %8.0f %8.0f %8.0f %8"
+	       PRIu64 " %6u  %s  %s%s%s\n",
+	       ls->rmt_hitm ? c2c_pct(st->rmt_hitm, ls->rmt_hitm) : 0.0,
+	       ls->lcl_hitm ? c2c_pct(st->lcl_hitm, ls->lcl_hitm) : 0.0,
+	       ls->st_l1hit ? c2c_pct(st->st_l1hit, ls->st_l1hit) : 0.0,
+	       ls->st_l1miss ? c2c_pct(st->st_l1miss, ls->st_l1miss) : 0.0,
+	       ls->st_na ? c2c_pct(st->st_na, ls->st_na) : 0.0,
+	       p->off->offset, c2c_nodes_str(ip->nodes, nb, sizeof(nb)),
+	       ip->pa_cnt, ip->ip, c2c_mean(ip->rmt_hitm_w, ip->rmt_hitm_n),
+	       c2c_mean(ip->lcl_hitm_w, ip->lcl_hitm_n),
+	       c2c_mean(ip->load_w, ip->load_n),
+	       pebs_c2c_stats__records(st) + ip->unknown, ip->nr_cpus, sym,
+	       dso, *src ? "  " : "", src);
+	return 0;
+}
+
+static int print_thread(const struct pebs_c2c_thread *t, void *arg)
+{
+	(void)arg;
+	printf(" %u/%u(%" PRIu64 "L,%" PRIu64 "S", t->pid, t->tid, t->loads,
+	       t->stores);
+	if (t->unknown)
+		printf(",%" PRIu64 "?", t->unknown);
+	if (t->hitm)
+		printf(",%" PRIu64 "HITM", t->hitm);
+	printf(")");
+	return 0;
+}
+
+static int print_cpu(const struct pebs_c2c_cpu *c, void *arg)
+{
+	(void)arg;
+	printf(" %u(%" PRIu64 ")", c->cpu, c->samples);
+	return 0;
+}
+
+/* the load weight of an offset: the sum over its code addresses */
+static int sum_weight(const struct pebs_c2c_ip *ip, void *arg)
+{
+	uint64_t *w = arg;
+
+	w[0] += ip->load_w;
+	w[1] += ip->load_n;
+	return 0;
+}
+
+static int print_offset(const struct pebs_c2c_offset *o, void *arg)
+{
+	const struct pebs_c2c_stats *st = &o->stats;
+	struct c2c_walk *p = arg;
+	uint64_t w[2] = { 0, 0 };
+
+	p->off = o;
+	pebs_c2c__for_each_ip(p->m->c2c, o->id, print_ip, p);
+	pebs_c2c__for_each_ip(p->m->c2c, o->id, sum_weight, w);
+	printf("         offset %#x: %" PRIu64 " loads, %" PRIu64 " stores",
+	       o->offset, st->load, st->store);
+	if (o->unknown)
+		printf(", %" PRIu64 " unknown-kind", o->unknown);
+	printf(", HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64 "), "
+	       "stores L1 hit %" PRIu64 " miss %" PRIu64 ", loads LLC hit %"
+	       PRIu64 ", DRAM lcl %" PRIu64 " rmt %" PRIu64
+	       ", mean load weight %.1f\n           threads (pid/tid):",
+	       st->tot_hitm, st->lcl_hitm, st->rmt_hitm, st->st_l1hit,
+	       st->st_l1miss, st->ld_llchit, st->lcl_dram, st->rmt_dram,
+	       c2c_mean(w[0], w[1]));
+	pebs_c2c__for_each_thread(p->m->c2c, o->id, print_thread, NULL);
+	printf("\n           cpus:");
+	pebs_c2c__for_each_cpu(p->m->c2c, o->id, print_cpu, NULL);
+	printf("\n");
+	return 0;
+}
+
+static void print_pair(const char *what, const struct pebs_c2c_evidence *e,
+		       bool known)
+{
+	const char *w = known ? "writes" : "touches";
+
+	printf("  sharing: %s: %u/%u %s offset %#x, %u/%u %s offset %#x\n",
+	       what, e->pid_a, e->tid_a, w, e->off_a, e->pid_b, e->tid_b,
+	       e->b_writes ? w : "reads", e->off_b);
+}
+
+static void print_evidence(const struct pebs_c2c_line *l, bool known)
+{
+	if (l->sharing == PEBS_C2C_PRIVATE) {
+		printf("  sharing: none (%u thread%s%s)\n", l->nr_threads,
+		       l->nr_threads == 1 ? "" : "s",
+		       l->nr_threads > 1 ? ", no two at different offsets "
+		       "with a writer" : "");
+		return;
+	}
+	print_pair(l->sharing == PEBS_C2C_TRUE_SHARING ?
+		   "TRUE (same offset)" : "FALSE (different offsets)",
+		   &l->evidence, known);
+	if (l->also_false)
+		print_pair("also FALSE (different offsets)",
+			   &l->false_evidence, known);
+}
+
+static int print_pareto_line(const struct pebs_c2c_line *l, void *arg)
+{
+	struct c2c_walk p = { .m = arg, .line = l };
+	const struct pebs_c2c_stats *st = &l->stats;
+
+	printf("\n  ----------------------------------------------------------"
+	       "------------\n");
+	printf("  %5u  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
+	       "  %7" PRIu64 "  %#18" PRIx64 "  pid %u, %u threads, %u cpus"
+	       "\n", l->rank, st->rmt_hitm, st->lcl_hitm, st->st_l1hit,
+	       st->st_l1miss, st->st_na, l->addr, l->pid, l->nr_threads,
+	       l->nr_cpus);
+	print_evidence(l, pebs_c2c__has_data_src(p.m->c2c));
+	printf("  ----------------------------------------------------------"
+	       "------------\n");
+	return pebs_c2c__for_each_offset(p.m->c2c, l->id, print_offset, &p);
+}
+
+static void print_pareto(struct c2c_cmd *m)
+{
+	banner("      Shared Cache Line Distribution Pareto      ");
+	printf("#        ----- HITM -----  ------- Store Refs ------  "
+	       "--- Data address ---  ---------- cycles ----------"
+	       "    Total    cpu\n");
+	printf("#   Num  RmtHitm  LclHitm   L1 Hit  L1 Miss      N/A  "
+	       "Offset  Node  PA cnt        Code address  rmt hitm lcl hitm"
+	       "     load  "
+	       "records    cnt  Symbol  Object  Source:Line\n#\n");
+	pebs_c2c__for_each_line(m->c2c, m->show_all, print_pareto_line, m);
+}
+
+void c2c_print_stdio(struct c2c_cmd *m)
+{
+	print_trace_info(pebs_c2c__stats(m->c2c));
+	printf("\n");
+	print_shared_info(m);
+	printf("\n");
+	print_details(m);
+	printf("\n");
+	print_line_table(m);
+	printf("\n");
+	print_pareto(m);
+}
+
