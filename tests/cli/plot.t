@@ -1,0 +1,281 @@
+#!/bin/bash
+# plot.t - `pebs-shim plot`: flame, icicle, timeline and heat pictures of
+# real memwalk recordings are well-formed XML (xmllint), render with a
+# real renderer (librsvg's rsvg-convert: a PNG of the picture's size that
+# is not blank), are the same bytes on every run and fetch nothing
+# (no href, src, url(), @import); the folded stacks
+# equal perf script's call chains folded as stackcollapse-perf.pl folds
+# them (FlameGraph is not in Debian: tests/cli/collapse.awk follows the
+# script's rules) for the stacks of memwalk's own code and the sample
+# total; the flame graph's widths equal pebs-shim report's shares (chase
+# vs stream); in a headless browser (Debian's chromium) the search finds
+# the share report gives; the timeline names its source; bad input and
+# output fail in one line and leave an existing file alone.
+B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
+PS=$B/pebs-shim
+MW=$B/workloads/memwalk
+T=$(mktemp -d /tmp/plot-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$S/tests/tap.sh"
+
+echo "1..39"
+
+# png_check FILE W H: a PNG of W x H whose pixels are not all alike
+png_check() {
+	python3 - "$@" <<'PYEOF'
+import struct, sys, zlib
+path, w, h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = open(path, 'rb').read()
+assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
+pos, idat, hdr = 8, b'', None
+while pos < len(data):
+    n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if kind == b'IHDR':
+        hdr = struct.unpack('>IIBBBBB', body)
+    elif kind == b'IDAT':
+        idat += body
+    pos += 12 + n
+pw, ph, depth, ctype = hdr[:4]
+if (pw, ph) != (w, h):
+    sys.exit('size %dx%d, not %dx%d' % (pw, ph, w, h))
+bpp = {2: 3, 6: 4}[ctype] if depth == 8 else sys.exit('depth %d' % depth)
+raw, stride = zlib.decompress(idat), pw * bpp
+prev, rows, i = bytearray(stride), [], 0
+for y in range(ph):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
+    i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(bytes(line))
+    prev = line
+px = {}
+for r in rows:
+    for x in range(0, stride, bpp):
+        k = r[x:x + 3]
+        px[k] = px.get(k, 0) + 1
+bg = max(px.values())
+if pw * ph - bg < pw * ph // 100:
+    sys.exit('blank: %d of %d pixels differ from the background' % (pw * ph - bg, pw * ph))
+PYEOF
+}
+# svg_size FILE: "W H" of the root element
+svg_size() {
+	sed -n 's/.*<svg [^>]*width="\([0-9]*\)" height="\([0-9]*\)".*/\1 \2/p' "$1" | head -1
+}
+# pictures NAME FILE: well-formed, renders, not blank, right size (3 tests)
+pictures() {
+	local name=$1 f=$2 size
+	if xmllint --noout "$f" 2>"$T/xml.err"; then ok "$name: xmllint --noout"
+	else nok "$name: xmllint --noout" "$(head -3 "$T/xml.err")"; fi
+	if ! command -v rsvg-convert >/dev/null; then
+		skip_n 2 "no rsvg-convert (Debian package librsvg2-bin)"
+		return
+	fi
+	if rsvg-convert "$f" -o "$f.png" 2>"$T/rsvg.err"; then ok "$name: rsvg-convert renders it"
+	else nok "$name: rsvg-convert renders it" "$(head -3 "$T/rsvg.err")"; fi
+	size=$(svg_size "$f")
+	if png_check "$f.png" $size 2>"$T/png.err"; then ok "$name: the PNG is ${size/ /x} and not blank"
+	else nok "$name: the PNG is ${size/ /x} and not blank" "$(tail -1 "$T/png.err")"; fi
+}
+
+# 1-2: recordings of memwalk: cpu-clock with call chains and switch
+# records, and without call chains (one level of symbols)
+"$PS" record -g --switch-events -e cpu-clock -c 100000 -o "$T/g.data" -- \
+	"$MW" --seconds 1 >/dev/null 2>"$T/rec.err"
+check "record -g --switch-events memwalk" test -s "$T/g.data"
+"$PS" record -e cpu-clock -c 100000 -o "$T/n.data" -- "$MW" --seconds 1 \
+	>/dev/null 2>>"$T/rec.err"
+check "record memwalk without call chains" test -s "$T/n.data"
+
+# 3-14: each picture
+for k in flame icicle timeline; do
+	"$PS" plot $k -i "$T/g.data" -o "$T/$k.svg" 2>"$T/$k.err"
+	if [ $? = 0 ] && [ ! -s "$T/$k.err" ]; then ok "plot $k: exit 0, no message"
+	else nok "plot $k: exit 0, no message" "$(head -2 "$T/$k.err")"; fi
+	pictures "$k" "$T/$k.svg"
+done
+
+# 15: the same file gives the same bytes
+"$PS" plot flame -i "$T/g.data" -o "$T/flame2.svg" 2>/dev/null
+"$PS" plot timeline -i "$T/g.data" -o "$T/timeline2.svg" 2>/dev/null
+check "the same recording gives byte-identical SVGs (flame, timeline)" \
+	bash -c "cmp -s '$T/flame.svg' '$T/flame2.svg' && cmp -s '$T/timeline.svg' '$T/timeline2.svg'"
+
+# 16: self-contained: nothing to fetch (the only URIs are namespaces)
+cat "$T"/flame.svg "$T"/timeline.svg "$T"/icicle.svg |
+	grep -oE '(href|src)=|url\(|@import|https?://[^"]*' |
+	grep -vxE 'http://www.w3.org/(2000/svg|1999/xhtml)' >"$T/refs"
+empty "the pictures are self-contained: no href, src, url(), @import, only namespace URIs" "$T/refs"
+
+# 17-18: the timeline says where its segments came from
+check "timeline title: segments from PERF_RECORD_SWITCH (record --switch-events)" \
+	grep -q 'thread segments from PERF_RECORD_SWITCH<' "$T/timeline.svg"
+"$PS" plot timeline -i "$T/n.data" -o "$T/tl-n.svg" 2>/dev/null
+if grep -q 'thread segments from sample TIDs<' "$T/tl-n.svg" &&
+   grep -q '>walker [0-9]* (' "$T/tl-n.svg" && grep -q '>streamer [0-9]* (' "$T/tl-n.svg"; then
+	ok "timeline title: segments from sample TIDs without switch records; walker and streamer in the legend"
+else
+	nok "timeline title: segments from sample TIDs without switch records; walker and streamer in the legend" \
+	    "$(grep -oE '>[^<]* \([0-9.]*% of the columns\)' "$T/tl-n.svg" | head -4)"
+fi
+
+# 19-21: folded stacks against perf script, as stackcollapse-perf.pl
+# folds them (counts are samples, as the script counts)
+"$PS" plot flame -i "$T/g.data" --format=collapsed >"$T/ours.folded" 2>"$T/c.err"
+check "--format=collapsed: exit 0, lines 'stack count' sorted bytewise" \
+	bash -c "test -s '$T/ours.folded' && ! grep -qvE '^[^ ].* [0-9]+\$' '$T/ours.folded' &&
+		 LC_ALL=C sort -c '$T/ours.folded'"
+if command -v perf >/dev/null; then
+	perf script -i "$T/g.data" 2>/dev/null |
+		LC_ALL=C awk -f "$S/tests/cli/collapse.awk" | LC_ALL=C sort >"$T/perf.folded"
+	n_perf=$(awk '{ n += $NF } END { print n + 0 }' "$T/perf.folded")
+	n_ours=$(awk '{ n += $NF } END { print n + 0 }' "$T/ours.folded")
+	check "the stacks count every sample perf script shows ($n_ours, perf $n_perf)" \
+		test "$n_ours" = "$n_perf" -a "$n_ours" -gt 1000
+	# memwalk's own frames: each stack cut at its first frame that is
+	# not memwalk's code (kernel symbols, libraries' versioned names,
+	# ld.so's unsized symbols and [vdso] are lib/symbols.c's business:
+	# see the README), counts summed per cut stack: they agree exactly
+	own='walker streamer start_thread main chase stream alloc_touched first_touch build_ring'
+	cut() {
+		awk -v own="$own" 'BEGIN { n = split(own, o, " "); for (i = 1; i <= n; i++) k[o[i]] = 1 }
+			{ c = $NF; sub(/ [0-9]+$/, ""); m = split($0, f, ";"); s = f[1]
+			  for (i = 2; i <= m && (f[i] in k); i++) s = s ";" f[i]
+			  t[s] += c }
+			END { for (s in t) print s, t[s] }' "$1" | LC_ALL=C sort
+	}
+	cut "$T/perf.folded" >"$T/perf.mine"
+	cut "$T/ours.folded" >"$T/ours.mine"
+	# and whole lines (kernel frames too): those of 95 % of the samples
+	same=$(LC_ALL=C sort "$T/ours.folded" | LC_ALL=C comm -12 "$T/perf.folded" - | awk '{ n += $NF } END { print n + 0 }')
+	if grep -q ';chase ' "$T/perf.mine" && diff "$T/perf.mine" "$T/ours.mine" >"$T/fold.diff" &&
+	   [ $((same * 100)) -ge $((n_perf * 95)) ]; then
+		ok "perf script | stackcollapse rules: memwalk's stacks identical ($(wc -l <"$T/ours.mine") stacks); whole lines of $same of $n_perf samples identical"
+	else nok "perf script | stackcollapse rules: memwalk's stacks identical, whole lines of 95 % of the samples ($same of $n_perf)" "$(head -6 "$T/fold.diff")"; fi
+else
+	skip_n 2 "no perf to compare with"
+fi
+
+# 22-24: widths against report's shares (chase vs stream)
+share_report() {	# FILE SYM: report's Overhead of that symbol
+	"$PS" report -i "$1" --sort sym --top 0 2>/dev/null |
+		awk -v s="$2" '$NF == s && $(NF - 1) == "[.]" { sub(/%/, "", $1); print $1; exit }'
+}
+share_svg() {		# FILE NAME: the frames of that name, their share
+	python3 - "$1" "$2" <<'PYEOF'
+import re, sys
+svg = open(sys.argv[1]).read()
+total = int(re.search(r'TOTAL = (\d+)', svg).group(1))
+spans = sorted((int(x), int(v)) for x, v, n in re.findall(
+    r'data-x="(\d+)" data-v="(\d+)" data-d="\d+" data-n="([^"]*)"', svg) if n == sys.argv[2])
+s, end = 0, -1
+for x, v in spans:
+    if x >= end: s += v; end = x + v
+    elif x + v > end: s += x + v - end; end = x + v
+print('%.2f' % (100.0 * s / total))
+PYEOF
+}
+"$PS" plot flame -i "$T/n.data" -o "$T/n.svg" 2>/dev/null
+rc=$(share_report "$T/n.data" chase) rs=$(share_report "$T/n.data" stream)
+fc=$(share_svg "$T/n.svg" chase) fs=$(share_svg "$T/n.svg" stream)
+check "flame widths = report's shares without call chains: chase $fc% ($rc%), stream $fs% ($rs%)" \
+	test -n "$rc" -a "$fc" = "$rc" -a "$fs" = "$rs"
+check "chase is wider than stream (memwalk's known split: $fc% vs $fs%)" \
+	awk -v a="$fc" -v b="$fs" 'BEGIN { exit !(a > b && b > 0) }'
+# with call chains chase's frames also hold the interrupts taken in it:
+# its width is the period of the stacks through chase, and the stacks
+# that end in chase hold report's share of chase
+"$PS" plot flame -i "$T/g.data" --format=collapsed --by=period >"$T/period.folded" 2>/dev/null
+read -r incl self <<<"$(awk '{ c = $NF; t += c; if ($0 ~ /;chase[; ]/) i += c; if ($0 ~ /;chase [0-9]+$/) s += c }
+	END { printf "%.2f %.2f\n", 100 * i / t, 100 * s / t }' "$T/period.folded")"
+rc=$(share_report "$T/g.data" chase) fc=$(share_svg "$T/flame.svg" chase)
+check "with call chains: chase's frames $fc% = stacks through chase $incl%; stacks ending in chase $self% = report's $rc%" \
+	test -n "$rc" -a "$fc" = "$incl" -a "$self" = "$rc"
+
+# 25: the search in a real browser
+browser=$(command -v chromium || command -v chromium-browser)
+if [ -n "$browser" ]; then
+	timeout 90 "$browser" --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$T/chromium" --dump-dom \
+		"file://$T/n.svg#search=^chase\$" >"$T/dom.txt" 2>"$T/chromium.err"
+	got=$(sed -n 's/.*id="matched"[^>]*data-share="\([0-9.]*\)".*/\1/p' "$T/dom.txt" | head -1)
+	rc=$(share_report "$T/n.data" chase)
+	if [ -n "$got" ] && [ "$got" = "$rc" ]; then
+		ok "chromium: searching ^chase\$ highlights $got%, report's chase share ($rc%)"
+	else
+		nok "chromium: searching ^chase\$ highlights $got%, report's chase share ($rc%)" \
+		    "dom: $(grep -o 'id="matched"[^<]*' "$T/dom.txt" | head -1)" \
+		    "$(grep -v dbus "$T/chromium.err" | tail -3)"
+	fi
+else
+	skip "no chromium (Debian package chromium) for the search test"
+fi
+
+# 26-27: per thread, icicle
+"$PS" plot flame -i "$T/g.data" --per-thread --format=collapsed >"$T/pt.folded" 2>/dev/null
+check "--per-thread: every stack starts with comm-pid/tid" \
+	bash -c "test -s '$T/pt.folded' && ! grep -qvE '^[^;]+-[0-9]+/[0-9]+[; ]' '$T/pt.folded' &&
+		 grep -qE '^walker-[0-9]+/[0-9]+;' '$T/pt.folded'"
+check "icicle: the root 'all' at the top (y of the first frame row)" \
+	grep -q '<g class="f" data-x="0" data-v="[0-9]*" data-d="0" data-n="all"><title>all ([0-9]* samples, period [0-9]*, 100.00%)</title><rect x="10.0" y="56.0"' "$T/icicle.svg"
+
+# 28-31: heat: page faults with data addresses
+"$PS" record -d -e page-faults -c 1 -o "$T/pf.data" -- "$MW" --seconds 1 --mb 4 \
+	>/dev/null 2>>"$T/rec.err"
+"$PS" plot heat -i "$T/pf.data" -o "$T/heat.svg" 2>"$T/heat.err"
+if [ ! -s "$T/heat.err" ] && grep -qE '>0x[0-9a-f]{12} (\[heap\]|//anon|\[anon|\[stack)' "$T/heat.svg"; then
+	ok "plot heat of page faults with -d: exit 0, rows labelled with their data object"
+else
+	nok "plot heat of page faults with -d: exit 0, rows labelled with their data object" \
+	    "$(head -2 "$T/heat.err")" "$(grep -oE '>0x[0-9a-f]{12} [^<]*' "$T/heat.svg" | head -3)"
+fi
+pictures heat "$T/heat.svg"
+
+# 32: heat without data addresses says so
+"$PS" plot heat -i "$T/n.data" -o "$T/heat-n.svg" 2>"$T/heatn.err"
+check "plot heat without data addresses: one line naming -d" \
+	bash -c "grep -q 'no sample has a data address: record with -d' '$T/heatn.err' &&
+		 test \$(wc -l <'$T/heatn.err') = 1"
+
+# 33-36: bad use
+"$PS" plot pie -i "$T/n.data" 2>"$T/e1"; r1=$?
+check "an unknown kind: exit 2, one line naming the kinds" \
+	bash -c "test $r1 = 2 && grep -q 'give flame, icicle, timeline or heat' '$T/e1' && test \$(wc -l <'$T/e1') = 1"
+"$PS" plot flame -i "$T/nope.data" -o "$T/x.svg" 2>"$T/e2"; r2=$?
+check "a missing input: exit 1, one line, no output file" \
+	bash -c "test $r2 = 1 && test \$(wc -l <'$T/e2') = 1 && test ! -e '$T/x.svg'"
+"$PS" plot flame -i "$T/g.data" -o /dev/full 2>"$T/e3"; r3=$?
+check "a device as output: exit 1, one line, the device left alone" \
+	bash -c "test $r3 = 1 && test \$(wc -l <'$T/e3') = 1 && test -c /dev/full"
+# a write that fails half way (a file size limit, as a full disk):
+# the old file stays whole, no temporary file is left
+echo keep >"$T/keep.svg"
+(ulimit -f 16; trap '' XFSZ; exec "$PS" plot flame -i "$T/g.data" -o "$T/keep.svg") 2>"$T/e4"; r4=$?
+check "a failed write: exit 1, one line, the old file kept, no temporary left" \
+	bash -c "test $r4 = 1 && test \$(wc -l <'$T/e4') = 1 && test \"\$(cat '$T/keep.svg')\" = keep &&
+		 test -z \"\$(ls '$T' | grep '^keep.svg.')\""
+
+# 37: --by=weight without weights
+echo keep >"$T/w.svg"
+"$PS" plot flame -i "$T/n.data" --by=weight -o "$T/w.svg" 2>"$T/e5"; r5=$?
+check "--by=weight on samples without a weight: exit 1, one line, the old file kept" \
+	bash -c "test $r5 = 1 && grep -q 'no sample has a weight' '$T/e5' && test \"\$(cat '$T/w.svg')\" = keep"
+
+# 38-39: the manual
+LC_ALL=C.UTF-8 groff -ww -man -Tutf8 "$S/man/pebs-shim-plot.1" >/dev/null 2>"$T/groff.err"
+empty "man/pebs-shim-plot.1 renders without groff warnings" "$T/groff.err"
+"$PS" plot --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/opts"
+missing=$(while read -r o; do
+	grep -qF -- "${o//-/\\-}" "$S/man/pebs-shim-plot.1" || echo "$o"
+done <"$T/opts")
+check "every option of plot --help is in pebs-shim-plot(1) ($(wc -l <"$T/opts") options${missing:+; missing: $missing})" \
+	test -z "$missing" -a -s "$T/opts"
