@@ -12,7 +12,10 @@
 #                   the module tests inside a qemu guest
 #   make check-unit | check-live | check-cli | check-fuzz | check-vm |
 #        check-san  one suite
+#   make check-vm-stress  the heavy module runs in qemu (SMP readers,
+#                   CPU hotplug, 200 load/unload cycles under load: ~15 min)
 #   make bench      the benchmarks (figures, not pass/fail)
+#   make bench-vm   the module's cost per context switch vs. perf's (qemu)
 #   make deps       install the Debian packages (root) or print the line
 #   make install    tool, library, header, man page (PREFIX, DESTDIR)
 #
@@ -80,7 +83,8 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
-	check-cli check-fuzz check-vm check-san check-patch bench deps \
+	check-cli check-fuzz check-vm check-vm-stress check-san check-patch bench \
+	bench-vm deps \
 	install clean
 
 all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins \
@@ -136,7 +140,7 @@ $(B)/bench/%: tests/bench/%.c $(LIB_A)
 
 # Static guest binaries: no sanitizers (the guest has no shared libs).
 $(B)/vm/%: tests/vm/%.c tests/helpers.c $(LIB_SRCS) $(wildcard include/*.h \
-	   lib/*.h lib/include/*.h tests/*.h)
+	   lib/*.h lib/include/*.h tests/*.h tests/vm/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests -std=gnu11 $(WARN) -O2 -g -static -o $@ \
 		$< tests/helpers.c $(LIB_SRCS) $(LDLIBS)
@@ -194,6 +198,23 @@ check-fuzz: fuzz
 	@$(call prove-list,$(FUZZ_T))
 check-vm: all
 	@$(call prove-list,$(VM_T))
+# the heavy VM runs (not in make check): readers and CPU hotplug for a
+# minute each on 4 vCPUs under multi-threaded TCG, then 200 module
+# load/unload cycles under switching load with thread=single (switching
+# a tracepoint under load hangs multi-threaded TCG: /work/shared/NOTES.md)
+VM_STRESS_SMP := --tcg multi --smp 4 --timeout 900 \
+	--append pebs_stress_ms=60000 --append pebs_hotplug_ms=60000 \
+	--append pebs_hotplug_rounds=24
+VM_STRESS_CYCLES := --smp 4 --timeout 1700 --script-timeout 1600 \
+	--append pebs_cycles=200
+check-vm-stress: all
+	@export VM_ONLY='^1[45]-' VM_ARGS='$(VM_STRESS_SMP)'; \
+		$(call prove-list,tests/vm/vm.t)
+	@export VM_ONLY='^16-' VM_ARGS='$(VM_STRESS_CYCLES)' \
+		PEBS_TEST_TIMEOUT=1800; $(call prove-list,tests/vm/vm.t)
+# the module's cost per context switch beside perf's, in the guest
+bench-vm: all
+	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/vm-switch.sh
 check-patch:
 	@$(call prove-list,$(PATCH_T))
 check-san:
