@@ -71,8 +71,8 @@ make -C "$src" O="$kbuild" -j"$jobs" bzImage modules_prepare >"$work/kernel.log"
 	{ tail -n 20 "$work/kernel.log" >&2; echo "$me: kernel build failed: $work/kernel.log" >&2; exit 1; }
 # external modules resolve the kernel's exports from Module.symvers
 cp "$kbuild/vmlinux.symvers" "$kbuild/Module.symvers"
-grep -q '	pebs_sched_switch_hook	vmlinux	EXPORT_SYMBOL_GPL' "$kbuild/Module.symvers" ||
-	{ echo "$me: the kernel does not export pebs_sched_switch_hook: is the patch applied?" >&2; exit 1; }
+grep -q '	pebs_sched_switch_hook_set	vmlinux	EXPORT_SYMBOL_GPL' "$kbuild/Module.symvers" ||
+	{ echo "$me: the kernel does not export pebs_sched_switch_hook_set: is the patch applied?" >&2; exit 1; }
 
 echo "$me: building pebs_map.ko with HOOK=direct"
 rm -rf "$work/m"
