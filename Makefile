@@ -14,6 +14,8 @@
 #        check-san  one suite
 #   make check-vm-stress  the heavy module runs in qemu (SMP readers,
 #                   CPU hotplug, 200 load/unload cycles under load: ~15 min)
+#   make check-debug  the VM suite in a KASAN + lockdep debug kernel built
+#                   from linux-source-6.1 (the first build takes long)
 #   make bench      the benchmarks (figures, not pass/fail)
 #   make bench-vm   the module's cost per context switch vs. perf's (qemu)
 #   make deps       install the Debian packages (root) or print the line
@@ -83,8 +85,8 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
-	check-cli check-fuzz check-vm check-vm-stress check-san check-patch bench \
-	bench-vm deps \
+	check-cli check-fuzz check-vm check-vm-stress check-debug check-san \
+	check-patch bench bench-vm deps \
 	install clean
 
 all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins \
@@ -212,6 +214,17 @@ check-vm-stress: all
 		$(call prove-list,tests/vm/vm.t)
 	@export VM_ONLY='^16-' VM_ARGS='$(VM_STRESS_CYCLES)' \
 		PEBS_TEST_TIMEOUT=1800; $(call prove-list,tests/vm/vm.t)
+# the whole VM suite in a KASAN + lockdep + PROVE_RCU + DEBUG_ATOMIC_SLEEP
+# kernel built from linux-source-6.1 (scripts/vm-debug-kernel.sh, cached
+# in $(B)/kernel/debug); any splat in dmesg fails vm.t's last test
+DEBUG_KDIR = $(abspath $(B))/kernel/debug
+check-debug: all
+	$(call install-pkgs,flex bison bc)
+	PEBS_BUILD=$(abspath $(B)) scripts/vm-debug-kernel.sh -j 2 >/dev/null
+	@export KDIR=$(DEBUG_KDIR) PEBS_TEST_TIMEOUT=2400 VM_ARGS='--kernel \
+		$(DEBUG_KDIR)/arch/x86/boot/bzImage --timeout 2200 \
+		--script-timeout 900'; $(call prove-list,tests/vm/vm.t)
+	$(MAKE) kmod
 # the module's cost per context switch beside perf's, in the guest
 bench-vm: all
 	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/vm-switch.sh
