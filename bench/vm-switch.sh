@@ -14,10 +14,14 @@
 # Prints one CSV line per measurement
 #   vm-switch,ROUND,MODE,TRIPS,NS,SWITCHES_PER_S
 # then, per mode, the ratio of its time to the same round's bare time
-# (min/median/max), and whether the goal of issue 14 holds: the module's
-# median slowdown (ratio - 1) at most 0.1x perf's sched_switch
-# recording slowdown. Nothing fails on a figure; the exit status is 1
-# only when the guest did not run to the end.
+# (min/median/max) and the ratio of its fastest run to the fastest bare
+# run, and whether the goal of issue 14 holds for each of the two
+# estimates: the module's slowdown (ratio - 1) at most 0.1x perf's
+# sched_switch recording slowdown. On a busy host the guest's wall time
+# is noisy (the vCPUs' host thread is preempted): the fastest runs are
+# the least disturbed, the per-round ratios show the spread. Nothing
+# fails on a figure; the exit status is 1 only when the guest did not
+# run to the end.
 #
 # Env: PEBS_BUILD, PEBS_SRC; ROUNDS (default 5), TRIPS (round trips per
 # measurement, default 20000); VM_ARGS adds vm-run.sh options.
@@ -73,7 +77,8 @@ awk -F, -v me="$me" '
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
 	{ ns[$2, $3] = $5; if (!($3 in seen)) { seen[$3] = 1; order[++nm] = $3 }
-	  if ($2 > nr) nr = $2 }
+	  if ($2 > nr) nr = $2
+	  if (!($3 in best) || $5 < best[$3]) best[$3] = $5 }
 	END {
 		for (m = 1; m <= nm; m++) {
 			mode = order[m]
@@ -88,17 +93,21 @@ awk -F, -v me="$me" '
 			lo = q[1]; hi = q[1]
 			for (i = 1; i <= n; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i] }
 			med[mode] = median(q, n)
-			printf "%s: %-12s time / bare: min %.3f median %.3f max %.3f (%d pairs)\n",
-				me, mode, lo, med[mode], hi, n
+			fast[mode] = best[mode] / best["bare"]
+			printf "%s: %-12s time / bare: min %.3f median %.3f max %.3f (%d pairs); fastest / fastest bare %.3f\n",
+				me, mode, lo, med[mode], hi, n, fast[mode]
 		}
 		ref = ("perf-tp" in med) ? "perf-tp" : "tracefs"
 		if (!("module" in med) || !(ref in med)) {
 			print me ": no module/" ref " pairs: no verdict"
 			exit
 		}
-		sm = med["module"] - 1; sr = med[ref] - 1
-		printf "%s: slowdown module %.3f, %s %.3f: module/%s = %s; goal (<= 0.1) %s\n",
-			me, sm, ref, sr, ref, (sr > 0 ? sprintf("%.3f", sm / sr) : "n/a"),
+		verdict("median", med["module"] - 1, med[ref] - 1, ref)
+		verdict("fastest", fast["module"] - 1, fast[ref] - 1, ref)
+	}
+	function verdict(how, sm, sr, ref) {
+		printf "%s: %s slowdown: module %.3f, %s %.3f: module/%s = %s; goal (<= 0.1) %s\n",
+			me, how, sm, ref, sr, ref, (sr > 0 ? sprintf("%.3f", sm / sr) : "n/a"),
 			((sr > 0 && sm <= 0.1 * sr) ? "met" : "NOT met")
 	}' "$log.csv"
 rm -f "$log.csv"
