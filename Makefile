@@ -218,12 +218,13 @@ check-vm-stress: all
 # kernel built from linux-source-6.1 (scripts/vm-debug-kernel.sh, cached
 # in $(B)/kernel/debug); any splat in dmesg fails vm.t's last test
 DEBUG_KDIR = $(abspath $(B))/kernel/debug
+VM_DEBUG := --kernel $(DEBUG_KDIR)/arch/x86/boot/bzImage --timeout 2200 \
+	--script-timeout 900 --append pebs_history_ms=2000
 check-debug: all
 	$(call install-pkgs,flex bison bc)
 	PEBS_BUILD=$(abspath $(B)) scripts/vm-debug-kernel.sh -j 2 >/dev/null
-	@export KDIR=$(DEBUG_KDIR) PEBS_TEST_TIMEOUT=2400 VM_ARGS='--kernel \
-		$(DEBUG_KDIR)/arch/x86/boot/bzImage --timeout 2200 \
-		--script-timeout 900'; $(call prove-list,tests/vm/vm.t)
+	@export KDIR=$(DEBUG_KDIR) PEBS_TEST_TIMEOUT=2400 \
+		VM_ARGS='$(VM_DEBUG)'; $(call prove-list,tests/vm/vm.t)
 	$(MAKE) kmod
 # the module's cost per context switch beside perf's, in the guest
 bench-vm: all
