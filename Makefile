@@ -12,9 +12,14 @@
 #                   the module tests inside a qemu guest
 #   make check-unit | check-live | check-cli | check-fuzz | check-vm |
 #        check-san  one suite
+#   make check-vm-stress  the heavy module runs in qemu (SMP readers,
+#                   CPU hotplug, 200 load/unload cycles under load: ~15 min)
+#   make check-debug  the VM suite in a KASAN + lockdep debug kernel built
+#                   from linux-source-6.1 (the first build takes long)
 #   make bench      the benchmarks (figures, not pass/fail) into
 #                   bench/results/ (BENCH_QUICK=1: a short smoke run);
 #                   make bench-build builds their programs only
+#   make bench-vm   the module's cost per context switch vs. perf's (qemu)
 #   make deps       install the Debian packages (root) or print the line
 #   make install    tool, library, pkg-config file, headers, man pages
 #                   (PREFIX, DESTDIR, LIBDIR...); make uninstall undoes it
@@ -99,8 +104,8 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev libdw-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
-	check-cli check-fuzz check-vm check-san check-patch bench bench-build deps \
-	install uninstall clean
+	check-cli check-fuzz check-vm check-vm-stress check-debug check-san \
+	check-patch bench bench-build bench-vm deps install uninstall clean
 
 all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins man \
 	$(if $(KDIR),kmod)
@@ -159,7 +164,7 @@ $(B)/bench/%: bench/%.c $(LIB_A)
 
 # Static guest binaries: no sanitizers (the guest has no shared libs).
 $(B)/vm/%: tests/vm/%.c tests/helpers.c $(LIB_SRCS) $(wildcard include/*.h \
-	   lib/*.h lib/include/*.h tests/*.h)
+	   lib/*.h lib/include/*.h tests/*.h tests/vm/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests -std=gnu11 $(WARN) -O2 -g -static -o $@ \
 		$< tests/helpers.c $(LIB_SRCS) $(LDLIBS)
@@ -217,6 +222,35 @@ check-fuzz: fuzz
 	@$(call prove-list,$(FUZZ_T))
 check-vm: all
 	@$(call prove-list,$(VM_T))
+# the heavy VM runs (not in make check): readers and CPU hotplug for a
+# minute each on 4 vCPUs under multi-threaded TCG, then 200 module
+# load/unload cycles under switching load with thread=single (switching
+# a tracepoint under load hangs multi-threaded TCG: /work/shared/NOTES.md)
+VM_STRESS_SMP := --tcg multi --smp 4 --timeout 900 \
+	--append pebs_stress_ms=60000 --append pebs_hotplug_ms=60000 \
+	--append pebs_hotplug_rounds=24
+VM_STRESS_CYCLES := --smp 4 --timeout 1700 --script-timeout 1600 \
+	--append pebs_cycles=200
+check-vm-stress: all
+	@export VM_ONLY='^1[45]-' VM_ARGS='$(VM_STRESS_SMP)'; \
+		$(call prove-list,tests/vm/vm.t)
+	@export VM_ONLY='^16-' VM_ARGS='$(VM_STRESS_CYCLES)' \
+		PEBS_TEST_TIMEOUT=1800; $(call prove-list,tests/vm/vm.t)
+# the whole VM suite in a KASAN + lockdep + PROVE_RCU + DEBUG_ATOMIC_SLEEP
+# kernel built from linux-source-6.1 (scripts/vm-debug-kernel.sh, cached
+# in $(B)/kernel/debug); any splat in dmesg fails vm.t's last test
+DEBUG_KDIR = $(abspath $(B))/kernel/debug
+VM_DEBUG := --kernel $(DEBUG_KDIR)/arch/x86/boot/bzImage --timeout 2200 \
+	--script-timeout 900 --append pebs_history_ms=2000
+check-debug: all
+	$(call install-pkgs,flex bison bc)
+	PEBS_BUILD=$(abspath $(B)) scripts/vm-debug-kernel.sh -j 2 >/dev/null
+	@export KDIR=$(DEBUG_KDIR) PEBS_TEST_TIMEOUT=2400 \
+		VM_ARGS='$(VM_DEBUG)'; $(call prove-list,tests/vm/vm.t)
+	$(MAKE) kmod
+# the module's cost per context switch beside perf's, in the guest
+bench-vm: all
+	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/vm-switch.sh
 check-patch:
 	@$(call prove-list,$(PATCH_T))
 check-san:

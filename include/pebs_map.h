@@ -33,7 +33,10 @@
  *              initial pid namespace (what perf reports for a
  *              system-wide session opened from the initial namespace).
  *              -1 if the CPU was never seen switching (or does not
- *              exist), 0 for the idle task.
+ *              exist), 0 for the idle task. An offline CPU's slot
+ *              reads its idle task (tgid 0, pid 0, swapper/N), the
+ *              last switch recorded when it went down, frozen until the
+ *              CPU is back.
  *
  * History. hist_head in the slot counts every switch ever recorded on
  * that CPU. The entry of switch number n lives at index n % hist_len

@@ -35,6 +35,7 @@
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/capability.h>
+#include <linux/cpuhotplug.h>
 #include <linux/personality.h>
 #include <linux/pid_namespace.h>
 #include <linux/platform_device.h>
@@ -81,6 +82,7 @@ struct pebs_map_dev {
 	struct pebs_map_switch *hist;	/* nr_cpu_ids rings of hist_len */
 	size_t hist_size;
 	unsigned int hist_shift;	/* log2(hist_len) */
+	int cpuhp_state;		/* pebs_map_cpu_dead()'s dynamic state */
 };
 
 static const struct file_operations pebs_map_fops;
@@ -124,35 +126,71 @@ static void slot_end(struct pebs_map_slot *slot)
 	smp_store_release(&slot->seq, slot->seq + 1);
 }
 
-static void slot_set_task(struct pebs_map_slot *slot, struct task_struct *p)
+static void slot_set_task(struct pebs_map_slot *slot, pid_t tgid, pid_t pid,
+			  const char *comm)
 {
 	/* initial pid namespace ids; idle tasks have pid 0 and tgid 0 */
-	WRITE_ONCE(slot->tgid, p->tgid);
-	WRITE_ONCE(slot->pid, p->pid);
-	memcpy(slot->comm, p->comm, PEBS_MAP_COMM_LEN);
+	WRITE_ONCE(slot->tgid, tgid);
+	WRITE_ONCE(slot->pid, pid);
+	memcpy(slot->comm, comm, PEBS_MAP_COMM_LEN);
 }
 
-void pebs_map_record(struct task_struct *next)
+/*
+ * One switch of @cpu to the task @tgid/@pid/@comm: the slot and the next
+ * history entry. Runs for one CPU at a time only: on that CPU from the
+ * hook, or once it is dead, from pebs_map_cpu_dead().
+ */
+static void record_switch(unsigned int cpu, pid_t tgid, pid_t pid,
+			  const char *comm)
 {
-	unsigned int cpu = smp_processor_id();
 	struct pebs_map_slot *slot = &pebs_map.slots[cpu];
 	struct pebs_map_switch *e;
 	u64 now = local_clock();
 	u64 n = slot->hist_head;
 
 	slot_begin(slot);
-	slot_set_task(slot, next);
+	slot_set_task(slot, tgid, pid, comm);
 	WRITE_ONCE(slot->switches, slot->switches + 1);
 	WRITE_ONCE(slot->last_switch_ns, now);
 
 	e = &pebs_map.hist[((size_t)cpu << pebs_map.hist_shift) +
 			   (n & ((1U << pebs_map.hist_shift) - 1))];
 	WRITE_ONCE(e->time, now);
-	WRITE_ONCE(e->tgid, next->tgid);
-	WRITE_ONCE(e->pid, next->pid);
+	WRITE_ONCE(e->tgid, tgid);
+	WRITE_ONCE(e->pid, pid);
 	/* the entry is complete before a reader can see n + 1 */
 	smp_store_release(&slot->hist_head, n + 1);
 	slot_end(slot);
+}
+
+void pebs_map_record(struct task_struct *next)
+{
+	record_switch(smp_processor_id(), next->tgid, next->pid, next->comm);
+}
+
+/*
+ * CPU hotplug. A CPU going offline leaves cpu_online_mask before its
+ * last switch (its stopper thread, migration/N, to its idle task), and
+ * tracepoints do not fire on a CPU outside that mask (DECLARE_TRACE's
+ * cpu_online() condition), so the slot would stay on migration/N. Once
+ * the CPU is dead, the CPU that took it down records that last switch:
+ * an offline CPU's slot reads its idle task (tgid 0, pid 0, swapper/N),
+ * its history ends with that entry, and nothing changes until the CPU
+ * is back and switches again. No writer races this one: the dead CPU
+ * writes again only after the hotplug core has brought it back up,
+ * which orders this write before that. The direct hook does see the
+ * last switch: then the slot shows idle already and nothing is added.
+ */
+static int pebs_map_cpu_dead(unsigned int cpu)
+{
+	struct pebs_map_slot *slot = &pebs_map.slots[cpu];
+	char comm[PEBS_MAP_COMM_LEN] = "";
+
+	if (slot->pid == 0 && slot->tgid == 0)
+		return 0;
+	snprintf(comm, sizeof(comm), "swapper/%u", cpu);
+	record_switch(cpu, 0, 0, comm);
+	return 0;
 }
 
 /*
@@ -170,7 +208,7 @@ static void pebs_map_seed(void *unused)
 	if (slot->switches || (slot->seq & 1))
 		return;
 	slot_begin(slot);
-	slot_set_task(slot, current);
+	slot_set_task(slot, current->tgid, current->pid, current->comm);
 	slot_end(slot);
 }
 
@@ -302,6 +340,13 @@ static int __init pebs_map_init(void)
 		goto out_free_hist;
 	}
 	on_each_cpu(pebs_map_seed, NULL, 1);
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "pebs_map:dead",
+					NULL, pebs_map_cpu_dead);
+	if (ret < 0) {
+		dev_err(dev, "cannot add a CPU hotplug state: %d\n", ret);
+		goto out_unregister_hook;
+	}
+	pm->cpuhp_state = ret;
 
 	/* last: from here on the device can be opened and mapped */
 	pm->misc.mode = mode;
@@ -310,12 +355,14 @@ static int __init pebs_map_init(void)
 	if (ret) {
 		dev_err(dev, "cannot register misc device %s: %d\n",
 			PEBS_MAP_NAME, ret);
-		goto out_unregister_hook;
+		goto out_remove_cpuhp;
 	}
 	dev_info(dev, "%u slots (%zu-byte table), history %u per CPU (%zu bytes)\n",
 		 nr_cpu_ids, pm->table_size, history, pm->hist_size);
 	return 0;
 
+out_remove_cpuhp:
+	cpuhp_remove_state_nocalls(pm->cpuhp_state);
 out_unregister_hook:
 	pebs_map_hook_unregister();
 out_free_hist:
@@ -338,6 +385,7 @@ static void __exit pebs_map_exit(void)
 	struct pebs_map_dev *pm = &pebs_map;
 
 	misc_deregister(&pm->misc);
+	cpuhp_remove_state_nocalls(pm->cpuhp_state);
 	pebs_map_hook_unregister();
 	vfree(pm->hist);
 	dma_free_coherent(&pm->pdev->dev, pm->table_size, pm->table,

@@ -1,9 +1,11 @@
 #!/bin/bash
 # apply.t - the kernel patch applies cleanly to Debian's linux-source-6.1,
-# it is a proper git-format patch, its declaration matches the module's,
-# and the module builds with HOOK=direct against the stock headers with
-# no compiler warning (modpost may only miss pebs_sched_switch_hook,
-# which the patched kernel exports).
+# it is a proper git-format patch, __schedule() makes the static call
+# between the tracepoint and context_switch() and nothing writable is
+# exported, its declarations match the module's, and the module builds
+# with HOOK=direct against the stock headers with no compiler warning
+# (modpost may only miss pebs_sched_switch_hook_set and _clear, which the
+# patched kernel exports). patches/vm-direct.sh builds and boots it.
 set -u
 src=${PEBS_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 patch_file=$src/patches/0001-sched-direct-pebs-map-hook.patch
@@ -49,29 +51,29 @@ fi
 (cd "$tree" && patch -s -p1 <"$patch_file") >/dev/null 2>&1
 order=$(awk '/^static void __sched notrace __schedule\(/ { in_s = 1 }
 	in_s && /trace_sched_switch\(/ { print "trace" }
-	in_s && /pebs_sched_switch\(prev, next\);/ { print "hook" }
+	in_s && /static_call_cond\(pebs_sched_switch\)\(prev, next\);/ { print "hook" }
 	in_s && /= context_switch\(/ { print "switch"; exit }' \
 	"$tree/kernel/sched/core.c" | tr '\n' ' ')
+exports=$(grep -h '^+EXPORT' "$patch_file" | tr '\n' ' ')
 if [ "$order" = "trace hook switch " ] &&
-   grep -q '^EXPORT_SYMBOL_GPL(pebs_sched_switch_hook);' \
+   grep -q '^DEFINE_STATIC_CALL_NULL(pebs_sched_switch,' \
 	"$tree/kernel/sched/core.c" &&
-   grep -q 'READ_ONCE(pebs_sched_switch_hook)' "$tree/kernel/sched/core.c"; then
-	ok "__schedule: hook after trace_sched_switch, before context_switch"
+   [ "$exports" = "+EXPORT_SYMBOL_GPL(pebs_sched_switch_hook_set); +EXPORT_SYMBOL_GPL(pebs_sched_switch_hook_clear); " ]; then
+	ok "__schedule: static call after trace_sched_switch, before context_switch; only set/clear exported"
 else
-	nok "__schedule: hook after trace_sched_switch, before context_switch (got: $order)"
+	nok "__schedule: static call after trace_sched_switch, before context_switch (got: $order); only set/clear exported (got: $exports)"
 fi
 
-# 4: the module's extern declaration matches the patched header's
+# 4: the module's declarations match the patched header's (a conflicting
+# redeclaration is a compile error)
 {
 	echo 'struct task_struct;'
-	sed -n '/^extern void (\*pebs_sched_switch_hook)/,/;$/p' \
+	sed -n '/^int pebs_sched_switch_hook_set(/,/;$/p; /^void pebs_sched_switch_hook_clear(/,/;$/p' \
 		"$tree/include/linux/sched.h"
-	sed -n '/^extern void (\*pebs_sched_switch_hook)/,/;$/p' \
+	sed -n '/^int pebs_sched_switch_hook_set(/,/;$/p; /^void pebs_sched_switch_hook_clear(/,/;$/p' \
 		"$src/kmod/hook_direct.c"
-	echo 'void (*pebs_sched_switch_hook)(struct task_struct *prev,'
-	echo '				struct task_struct *next);'
 } >"$tmp/decl.c"
-if [ "$(grep -c '^extern' "$tmp/decl.c")" = 2 ] &&
+if [ "$(grep -c '^int pebs_sched_switch_hook_set\|^void pebs_sched_switch_hook_clear' "$tmp/decl.c")" = 4 ] &&
    gcc -std=gnu11 -Wall -Wextra -Werror -c -o "$tmp/decl.o" "$tmp/decl.c" \
 	2>"$tmp/decl.err"; then
 	ok "kmod/hook_direct.c declares the hook exactly as the patch does"
@@ -106,11 +108,12 @@ else
 	nok "no compiler warnings (W=1)"
 	grep -E -A3 'warning:|error:|hook_direct' "$tmp/build" | diag
 fi
-grep 'WARNING' "$tmp/build" >"$tmp/modpost"
-if [ "$(cat "$tmp/modpost")" = \
-     "WARNING: modpost: \"pebs_sched_switch_hook\" [$tmp/m/kmod/pebs_map.ko] undefined!" ]; then
-	ok "modpost: only pebs_sched_switch_hook undefined (the patched kernel exports it)"
+grep 'WARNING' "$tmp/build" | sort >"$tmp/modpost"
+want="WARNING: modpost: \"pebs_sched_switch_hook_clear\" [$tmp/m/kmod/pebs_map.ko] undefined!
+WARNING: modpost: \"pebs_sched_switch_hook_set\" [$tmp/m/kmod/pebs_map.ko] undefined!"
+if [ "$(cat "$tmp/modpost")" = "$want" ]; then
+	ok "modpost: only pebs_sched_switch_hook_set/_clear undefined (the patched kernel exports them)"
 else
-	nok "modpost: only pebs_sched_switch_hook undefined"
+	nok "modpost: only pebs_sched_switch_hook_set/_clear undefined"
 	diag "$tmp/modpost"
 fi

@@ -8,7 +8,7 @@
 # the dynamically linked $PEBS_BUILD/workloads/* with their shared
 # libraries under /pebs/workloads, and tests/vm/guest/*.sh under
 # /pebs/guest), boots the kernel from scripts/vm-kernel.sh under
-# `qemu-system-x86_64 -accel tcg,thread=single -cpu max`, and writes the serial console
+# `qemu-system-x86_64 -accel tcg,thread=single -cpu max` (--tcg multi: one thread per vCPU), and writes the serial console
 # to a log file whose path it prints on stdout (last line).
 #
 # The guest's /init mounts proc, sysfs, devtmpfs, tracefs, debugfs and a
@@ -26,17 +26,24 @@
 # Options:
 #   --only REGEX         run only guest scripts whose file name matches
 #                        the extended regex (e.g. --only '^1', --only record)
+#   --guest-dir DIR      take the guest scripts from DIR instead of
+#                        tests/vm/guest (bench/vm-switch.sh: tests/vm/bench)
+#   --ship PROGRAM       also ship a dynamically linked host program (e.g.
+#                        perf) with its shared libraries, as /pebs/NAME;
+#                        repeatable
 #   --log FILE           console log file (default: a new file under
 #                        $PEBS_BUILD/vm-logs/)
 #   --kernel FILE        guest kernel (default: scripts/vm-kernel.sh)
 #   --kmod FILE          module to ship (default: $PEBS_SRC/kmod/pebs_map.ko)
 #   --smp N              guest CPUs (default 2)
+#   --tcg single|multi   one host thread for all vCPUs (default), or one
+#                        per vCPU: real parallelism, but see below
 #   --possible-cpus N    possible CPU ids (default 80, 0: kernel default):
 #                        slots for CPUs that never run, a table of pages
 #   --mem MB             guest memory (default 1024)
 #   --timeout SECS       host-side limit for the whole boot (default 600)
 #   --script-timeout S   guest-side limit per script (default 300)
-#   --append ARGS        extra kernel command line
+#   --append ARGS        extra kernel command line (repeatable)
 #   -v, --verbose        also copy the console to stderr as it runs
 #   -h, --help           this text
 #
@@ -63,10 +70,13 @@ PEBS_BUILD=${PEBS_BUILD:-$PEBS_SRC/build}
 export PEBS_SRC PEBS_BUILD
 
 only=
+guest_dir=$PEBS_SRC/tests/vm/guest
+ship=()
 log=
 kernel=
 kmod=$PEBS_SRC/kmod/pebs_map.ko
 smp=2
+tcg=single
 possible=80
 mem=1024
 host_timeout=600
@@ -77,20 +87,27 @@ while [ "$#" -gt 0 ]; do
 	case $1 in
 	--only) need_arg "$@"; only=$2; shift ;;
 	--log) need_arg "$@"; log=$2; shift ;;
+	--guest-dir) need_arg "$@"; guest_dir=$2; shift ;;
+	--ship) need_arg "$@"; ship+=("$2"); shift ;;
 	--kernel) need_arg "$@"; kernel=$2; shift ;;
 	--kmod) need_arg "$@"; kmod=$2; shift ;;
 	--smp) need_arg "$@"; smp=$2; shift ;;
+	--tcg) need_arg "$@"; tcg=$2; shift ;;
 	--possible-cpus) need_arg "$@"; possible=$2; shift ;;
 	--mem) need_arg "$@"; mem=$2; shift ;;
 	--timeout) need_arg "$@"; host_timeout=$2; shift ;;
 	--script-timeout) need_arg "$@"; script_timeout=$2; shift ;;
-	--append) need_arg "$@"; append=$2; shift ;;
+	--append) need_arg "$@"; append+="${append:+ }$2"; shift ;;
 	-v|--verbose) verbose=1 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "$me: unknown option '$1': see --help" >&2; exit 2 ;;
 	esac
 	shift
 done
+case $tcg in
+single|multi) ;;
+*) echo "$me: --tcg takes single or multi, not '$tcg'" >&2; exit 2 ;;
+esac
 for n in "$smp" "$possible" "$mem" "$host_timeout" "$script_timeout"; do
 	case $n in
 	''|*[!0-9]*) echo "$me: '$n' is not a number: see --help" >&2; exit 2 ;;
@@ -112,7 +129,7 @@ fi
 [ -f "$kernel" ] || die "$kernel: no such kernel image"
 
 scripts=()
-for s in "$PEBS_SRC"/tests/vm/guest/*.sh; do
+for s in "$guest_dir"/*.sh; do
 	[ -f "$s" ] || continue
 	if [ -n "$only" ] && ! basename "$s" | grep -Eq -- "$only"; then
 		continue
@@ -120,7 +137,7 @@ for s in "$PEBS_SRC"/tests/vm/guest/*.sh; do
 	scripts+=("$s")
 done
 [ "${#scripts[@]}" -gt 0 ] ||
-	die "no guest script in tests/vm/guest${only:+ matches '$only'}"
+	die "no guest script in $guest_dir${only:+ matches '$only'}"
 
 if [ -z "$log" ]; then
 	mkdir -p "$PEBS_BUILD/vm-logs"
@@ -152,19 +169,27 @@ if [ -d "$PEBS_BUILD/vm" ]; then
 fi
 cp "${scripts[@]}" "$root/pebs/guest/"
 
-# dynamically linked workloads: ship them with their libraries
+# dynamically linked programs go with their libraries
+ship_libs() {
+	{ ldd "$1" 2>/dev/null || true; } |
+		{ grep -o '/[^ ]*' || true; } | while read -r lib; do
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+}
 if [ -d "$PEBS_BUILD/workloads" ]; then
 	for f in "$PEBS_BUILD"/workloads/*; do
 		[ -f "$f" ] && [ -x "$f" ] || continue
 		cp "$f" "$root/pebs/workloads/"
-		{ ldd "$f" 2>/dev/null || true; } |
-			{ grep -o '/[^ ]*' || true; } | while read -r lib; do
-				[ -e "$root$lib" ] && continue
-				mkdir -p "$root$(dirname "$lib")"
-				cp -L "$lib" "$root$lib"
-			done
+		ship_libs "$f"
 	done
 fi
+for f in "${ship[@]}"; do
+	[ -f "$f" ] && [ -x "$f" ] || die "--ship $f: not an executable file"
+	cp -L "$f" "$root/pebs/"
+	ship_libs "$f"
+done
 
 cat >"$root/init" <<EOF
 #!/bin/sh
@@ -223,15 +248,20 @@ cmdline="console=ttyS0 panic=-1 oops=panic loglevel=4 log_buf_len=1M"
 [ "$possible" -gt 0 ] && cmdline+=" possible_cpus=$possible"
 [ -n "$append" ] && cmdline+=" $append"
 
-# thread=single: both vCPUs in one host thread. With multi-threaded TCG,
+# thread=single (the default): all vCPUs in one host thread. With
+# multi-threaded TCG (--tcg multi),
 # one of ~8 full runs hung in 12-module-robust's load/unload cycles:
 # rmmod in a soft lockup on CPU 0, and RCU reporting that CPU 1 took no
 # timer interrupts (no backtrace: loglevel=4). Suspected, not proven: a
 # multi-threaded TCG problem with the kernel patching __schedule() (the
 # sched_switch static key flips at every load and unload) while the other
 # vCPU runs it. Single-threaded TCG serializes the vCPUs; it passed every
-# run since and is no slower here.
-qemu=(qemu-system-x86_64 -accel tcg,thread=single -cpu max -m "$mem" -smp "$smp"
+# run since and is no slower here. The control in /work/shared/NOTES.md
+# later showed the same hang without the module (toggling the
+# sched_switch tracepoint under load): under --tcg multi, guest scripts
+# must not switch tracepoints while threads switch (14-smp-readers and
+# 15-cpu-hotplug load the module once; make check-vm-stress runs them so).
+qemu=(qemu-system-x86_64 -accel "tcg,thread=$tcg" -cpu max -m "$mem" -smp "$smp"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
 	-nographic -no-reboot)
 echo "$me: booting ${#scripts[@]} guest script(s); console: $log" >&2

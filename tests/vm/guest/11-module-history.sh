@@ -11,9 +11,12 @@ fail() {
 	exit 1
 }
 
+# the window: pebs_history_ms=MS on the kernel command line (default 500;
+# make check-debug's slower kernel needs a longer one for 500 switches)
+ms=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^pebs_history_ms=\([0-9]*\)$/\1/p' | tail -n 1)
 # a history deep enough for the whole window
 pebs-map-load history=32768 || fail "pebs-map-load failed"
-out=$(module-test history 500 | tail -n 1)
+out=$(module-test history "${ms:-500}" | tail -n 1)
 echo "$out"
 pebs-map-unload || fail "pebs-map-unload failed"
 case $out in
