@@ -26,13 +26,37 @@
 #include "session.h"
 
 #define RING 32		/* samples whose line lookups overlap */
-#define LINE_MASK (~(uint64_t)63)
 #define QUALIFIED UINT32_MAX	/* pline.tail of a line that qualified */
 
-/* A sample and its line key. */
+/*
+ * A line key packed (struct pline.word): al_addr >> 6 in the low 58
+ * bits, then cpumode, by_pid, level 's' (not part of the key: the
+ * first sample's mark) and a used bit (0: an empty slot).
+ */
+#define W_LINE		((1ULL << 58) - 1)
+#define W_MODE_SHIFT	58
+#define W_BY_PID	(1ULL << 61)
+#define W_SHARED_FILE	(1ULL << 62)
+#define W_USED		(1ULL << 63)
+
+/* A data mapping's dso id; interned: its number is index + 1. */
+struct dso_id {
+	uint64_t ino, ino_generation;
+	uint32_t maj, min;
+};
+
+/* A packed line key (perf's dcacheline key: pebs_c2c_dkey). */
+struct pkey {
+	uint64_t word;
+	uint32_t pid;		/* with by_pid, else 0 */
+	uint32_t dso;		/* interned dso id; 0: no mapping */
+};
+
+/* A sample, its line key, packed too. */
 struct keyed {
 	struct pebs_c2c_sample cs;
 	struct pebs_c2c_dkey key;
+	struct pkey pk;
 };
 
 /* A sample waiting for its line to qualify. */
@@ -41,13 +65,9 @@ struct pending {
 	uint32_t next;		/* index + 1 of the line's next; 0: last */
 };
 
-/*
- * A line of the shared-only feed: the key of its first sample (al_addr
- * of the line, pid 0 unless by_pid; level 0: an empty slot), as
- * pebs_c2c__add_keyed takes it for the line's samples.
- */
+/* A line of the shared-only feed, by the key of its first sample. */
 struct pline {
-	struct pebs_c2c_dkey key;
+	struct pkey k;
 	uint32_t first_pid, first_tid;	/* the first thread seen */
 	uint32_t head, tail;	/* waiting samples (index + 1); 0: none;
 				   tail QUALIFIED: samples go to the table */
@@ -63,6 +83,11 @@ struct ss_c2c {
 	size_t nr_lines, cap_lines;	/* cap: a power of two, or 0 */
 	struct pending *wait;
 	size_t nr_wait, cap_wait;
+	struct dso_id *dsos;		/* interned dso ids */
+	size_t nr_dsos, cap_dsos;
+	uint32_t *dso_slots;		/* their numbers, open addressing */
+	size_t cap_dso_slots;		/* a power of two, or 0 */
+	uint32_t last_dso;		/* the last one looked up */
 	bool src_seen, src_added;	/* a sample with a data source was
 					   seen, was added */
 	struct keyed src_wait;		/* one that waited */
@@ -115,6 +140,8 @@ void ss_c2c__free(struct ss_c2c *f)
 	c2c_feed__free(f->feed);
 	pebs_big_free(f->lines, f->cap_lines, sizeof(*f->lines));
 	free(f->wait);
+	free(f->dsos);
+	free(f->dso_slots);
 	free(f);
 }
 
@@ -131,31 +158,128 @@ static int add(struct ss_c2c *f, const struct pebs_c2c_sample *cs,
 	return pebs_c2c__add_keyed(f->c2c, cs, k);
 }
 
-/* @k as its line's key: what pebs_c2c tells lines apart by */
-static void line_key(const struct pebs_c2c_dkey *k, struct pebs_c2c_dkey *l)
+static uint64_t dso_hash(const struct dso_id *d)
 {
-	*l = *k;
-	l->al_addr &= LINE_MASK;
-	if (!l->by_pid)
-		l->pid = 0;
+	uint64_t h = (((uint64_t)d->maj << 32 | d->min) ^ d->ino ^
+		      (d->ino_generation << 17)) * 0x9e3779b97f4a7c15ull;
+
+	return h ^ (h >> 29);
 }
 
-static bool same_line(const struct pebs_c2c_dkey *a,
-		      const struct pebs_c2c_dkey *b)
+static bool same_dso(const struct dso_id *a, const struct dso_id *b)
 {
-	return a->al_addr == b->al_addr && a->pid == b->pid &&
-	       a->cpumode == b->cpumode && a->has_map == b->has_map &&
-	       a->by_pid == b->by_pid && a->maj == b->maj &&
-	       a->min == b->min && a->ino == b->ino &&
+	return a->ino == b->ino && a->maj == b->maj && a->min == b->min &&
 	       a->ino_generation == b->ino_generation;
 }
 
-static uint64_t line_hash(const struct pebs_c2c_dkey *l)
+/* Slot @n (an interned number) of the table of @cap slots. */
+static void dso_place(uint32_t *slots, size_t cap, const struct dso_id *d,
+		      uint32_t n)
 {
-	uint64_t h = (l->al_addr ^ ((uint64_t)l->pid << 40) ^
-		      ((uint64_t)l->cpumode << 37) ^ l->ino ^
-		      ((uint64_t)l->maj << 20 | l->min)) *
-		     0x9e3779b97f4a7c15ull;
+	size_t i;
+
+	for (i = dso_hash(d) & (cap - 1); slots[i]; i = (i + 1) & (cap - 1))
+		;
+	slots[i] = n;
+}
+
+static int grow_dsos(struct ss_c2c *f)
+{
+	size_t cap = f->cap_dsos ? f->cap_dsos * 2 : 16, i;
+	struct dso_id *v;
+	uint32_t *slots;
+
+	if (cap > UINT32_MAX / 2)
+		return -ENOMEM;
+	v = realloc(f->dsos, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->dsos = v;
+	f->cap_dsos = cap;
+	slots = calloc(cap * 2, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < f->nr_dsos; i++)
+		dso_place(slots, cap * 2, &f->dsos[i], (uint32_t)i + 1);
+	free(f->dso_slots);
+	f->dso_slots = slots;
+	f->cap_dso_slots = cap * 2;
+	return 0;
+}
+
+/* The number of @k's dso id (interned), 0 for no mapping, or 0 and
+ * -ENOMEM in *err. Samples of one mapping follow each other: the last
+ * number is tried first. */
+static uint32_t dso_num(struct ss_c2c *f, const struct pebs_c2c_dkey *k,
+			int *err)
+{
+	const struct dso_id d = { k->ino, k->ino_generation, k->maj, k->min };
+	uint32_t n;
+	size_t i;
+
+	if (!k->has_map)
+		return 0;
+	if (f->last_dso && same_dso(&f->dsos[f->last_dso - 1], &d))
+		return f->last_dso;
+	for (i = f->cap_dso_slots ? dso_hash(&d) & (f->cap_dso_slots - 1) : 0;
+	     f->cap_dso_slots && (n = f->dso_slots[i]);
+	     i = (i + 1) & (f->cap_dso_slots - 1))
+		if (same_dso(&f->dsos[n - 1], &d))
+			return f->last_dso = n;
+	if (f->nr_dsos == f->cap_dsos && (*err = grow_dsos(f)))
+		return 0;
+	f->dsos[f->nr_dsos++] = d;
+	n = (uint32_t)f->nr_dsos;
+	dso_place(f->dso_slots, f->cap_dso_slots, &d, n);
+	return f->last_dso = n;
+}
+
+/* @k packed: what pebs_c2c tells lines apart by (and the mark). */
+static int pack(struct ss_c2c *f, const struct pebs_c2c_dkey *k,
+		struct pkey *p)
+{
+	int err = 0;
+
+	p->dso = dso_num(f, k, &err);
+	p->pid = k->by_pid ? k->pid : 0;
+	p->word = W_USED | (k->al_addr >> 6) |
+		  (uint64_t)(k->cpumode & 7) << W_MODE_SHIFT |
+		  (k->by_pid ? W_BY_PID : 0) |
+		  (k->level == 's' ? W_SHARED_FILE : 0);
+	return err;
+}
+
+/* The line key packed in @p, as pebs_c2c_maps__key made it. */
+static void unpack(const struct ss_c2c *f, const struct pkey *p,
+		   struct pebs_c2c_dkey *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->al_addr = (p->word & W_LINE) << 6;
+	k->cpumode = p->word >> W_MODE_SHIFT & 7;
+	k->by_pid = p->word & W_BY_PID;
+	k->pid = p->pid;
+	k->has_map = p->dso;
+	k->level = 'X';
+	if (!p->dso)
+		return;
+	k->maj = f->dsos[p->dso - 1].maj;
+	k->min = f->dsos[p->dso - 1].min;
+	k->ino = f->dsos[p->dso - 1].ino;
+	k->ino_generation = f->dsos[p->dso - 1].ino_generation;
+	k->level = k->cpumode == PERF_RECORD_MISC_KERNEL ? 'k' :
+		   p->word & W_SHARED_FILE ? 's' : '.';
+}
+
+static bool same_line(const struct pkey *a, const struct pkey *b)
+{
+	return !((a->word ^ b->word) & ~W_SHARED_FILE) && a->pid == b->pid &&
+	       a->dso == b->dso;
+}
+
+static uint64_t line_hash(const struct pkey *k)
+{
+	uint64_t h = ((k->word & ~W_SHARED_FILE) ^ ((uint64_t)k->pid << 32) ^
+		      ((uint64_t)k->dso << 44)) * 0x9e3779b97f4a7c15ull;
 
 	return h ^ (h >> 29);
 }
@@ -170,9 +294,9 @@ static int grow_lines(struct ss_c2c *f)
 	for (i = 0; i < f->cap_lines; i++) {
 		const struct pline *l = &f->lines[i];
 
-		if (!l->key.level)
+		if (!l->k.word)
 			continue;
-		for (j = line_hash(&l->key) & (cap - 1); v[j].key.level;
+		for (j = line_hash(&l->k) & (cap - 1); v[j].k.word;
 		     j = (j + 1) & (cap - 1))
 			;
 		v[j] = *l;
@@ -186,35 +310,36 @@ static int grow_lines(struct ss_c2c *f)
 /* The line of @s (new ones empty); NULL when out of memory. */
 static struct pline *line_of(struct ss_c2c *f, const struct keyed *s)
 {
-	struct pebs_c2c_dkey k;
 	struct pline *l;
 	size_t i;
 
-	line_key(&s->key, &k);
 	if ((f->nr_lines + 1) * 4 > f->cap_lines * 3 && grow_lines(f))
 		return NULL;
-	for (i = line_hash(&k) & (f->cap_lines - 1);
-	     f->lines[i].key.level; i = (i + 1) & (f->cap_lines - 1)) {
+	for (i = line_hash(&s->pk) & (f->cap_lines - 1);
+	     f->lines[i].k.word; i = (i + 1) & (f->cap_lines - 1)) {
 		l = &f->lines[i];
-		if (same_line(&l->key, &k))
+		if (same_line(&l->k, &s->pk))
 			return l;
 	}
 	l = &f->lines[i];
-	l->key = k;
+	l->k = s->pk;
 	l->first_pid = s->cs.pid;
 	l->first_tid = s->cs.tid;
 	f->nr_lines++;
 	return l;
 }
 
-/* The waiting samples of @l into the table, in order. */
+/* The waiting samples of @l into the table, in order, with the key of
+ * the first (as pebs_c2c keeps it). */
 static int release(struct ss_c2c *f, struct pline *l)
 {
+	struct pebs_c2c_dkey k;
 	uint32_t i;
 	int err;
 
+	unpack(f, &l->k, &k);
 	for (i = l->head; i; i = f->wait[i - 1].next) {
-		err = add(f, &f->wait[i - 1].cs, &l->key);
+		err = add(f, &f->wait[i - 1].cs, &k);
 		if (err)
 			return err;
 	}
@@ -309,7 +434,6 @@ int ss_c2c__sample(struct ss_c2c *f, const struct perf_event_header *ev,
 		   const struct pebs_sample *s, unsigned int idx)
 {
 	struct keyed *k = &f->ring[f->nr_ring];
-	struct pebs_c2c_dkey line;
 
 	c2c_feed__sample(f->feed, s, idx, &k->cs);
 	if (!k->cs.addr)	/* no line, and the counts never ask
@@ -320,12 +444,12 @@ int ss_c2c__sample(struct ss_c2c *f, const struct perf_event_header *ev,
 	c2c_feed__key(f->feed, ev, &k->cs, &k->key);
 	if (!f->shared_only)
 		return add(f, &k->cs, &k->key);
+	if (pack(f, &k->key, &k->pk))
+		return -ENOMEM;
 	/* in order, RING at a time, their lines fetched first */
-	if (f->cap_lines) {
-		line_key(&k->key, &line);
-		__builtin_prefetch(&f->lines[line_hash(&line) &
+	if (f->cap_lines)
+		__builtin_prefetch(&f->lines[line_hash(&k->pk) &
 					     (f->cap_lines - 1)]);
-	}
 	f->nr_ring++;
 	return f->nr_ring == RING ? drain(f) : 0;
 }
