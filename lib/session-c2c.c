@@ -2,7 +2,7 @@
 /*
  * session-c2c.c - the session's samples fed to a pebs_c2c in the same
  * pass that builds the report's tables, each taken as
- * pebs_c2c__read_perfdata takes it (lib/c2c-feed.c: perf's line key from
+ * pebs_c2c__read_perfdata takes it (lib/c2c-read.c: perf's line key from
  * the mappings of its time, "mapped", node), so that both give the same
  * table.
  *
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "c2c-feed.h"
+#include "c2c-read.h"
 #include "session.h"
 
 #define RING 32		/* samples whose line lookups overlap */

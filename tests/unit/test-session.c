@@ -214,6 +214,72 @@ static void test_intel_ldlat(void **state)
 }
 
 /*
+ * A new page-fault recording (software event: no data source) in
+ * @path (a mkstemp template of @size bytes, made anew), samples and
+ * records with pid, tid and time.
+ */
+static struct pebs_perfdata_writer *new_faults(char *path, size_t size)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR,
+		.sample_id_all = 1,
+	};
+	struct pebs_perfdata_writer *w;
+	uint64_t id = 7;
+	int fd;
+
+	strcpy(path + size - 7, "XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1,
+							"page-faults"), 0);
+	return w;
+}
+
+/* A MMAP2 record of @len bytes at @start: a file (@ino) or //anon. */
+static void write_mmap2(struct pebs_perfdata_writer *w, uint64_t time,
+			uint32_t pid, uint64_t start, uint64_t len,
+			uint64_t ino, uint32_t flags)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t start, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+		char name[16];
+		uint32_t id_pid, id_tid;	/* sample_id_all */
+		uint64_t id_time;
+	} r = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(r) },
+		pid, pid, start, len, 0, ino ? 8 : 0, ino ? 1 : 0, ino,
+		ino ? 1 : 0, 3 /* rw */, flags, "//anon", pid, pid, time };
+
+	if (ino)
+		strcpy(r.name, "/tmp/shm");
+	assert_int_equal(pebs_perfdata_writer__write(w, &r.h), 0);
+}
+
+static void write_store(struct pebs_perfdata_writer *w, uint32_t pid,
+			uint32_t tid, uint64_t time, uint64_t addr)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time, addr;
+	} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) },
+		0x401000, pid, tid, time, addr };
+
+	assert_int_equal(pebs_perfdata_writer__write(w, &r.h), 0);
+}
+
+/*
  * A synthetic page-fault recording (software event: no data source):
  * with one thread no line can be shared and the shared-only feed keeps
  * nothing; with a second thread on one line that line is shown, as
@@ -222,40 +288,15 @@ static void test_intel_ldlat(void **state)
 static const char *write_faults(bool two_threads)
 {
 	static char path[] = "/tmp/test-session.XXXXXX";
-	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR,
-	};
-	struct pebs_perfdata_writer *w;
-	uint64_t id = 7;
+	struct pebs_perfdata_writer *w = new_faults(path, sizeof(path));
 	unsigned int i;
-	int fd;
 
-	strcpy(path + sizeof(path) - 7, "XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
-	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1,
-							"page-faults"), 0);
-	for (i = 0; i < 100; i++) {
-		struct {
-			struct perf_event_header h;
-			uint64_t ip;
-			uint32_t pid, tid;
-			uint64_t time, addr;
-		} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-			  sizeof(r) }, 0x401000, 50, 50, 1000 + i,
-			0x7f0000000000 + i * 4096 };
-
-		if (two_threads && i == 99) {	/* thread 51 on line 0 */
-			r.tid = 51;
-			r.addr = 0x7f0000000008;
-		}
-		assert_int_equal(pebs_perfdata_writer__write(w, &r.h), 0);
-	}
+	for (i = 0; i < 99; i++)
+		write_store(w, 50, 50, 1000 + i, 0x7f0000000000 + i * 4096);
+	if (two_threads)	/* thread 51 on line 0 */
+		write_store(w, 50, 51, 1099, 0x7f0000000008);
+	else
+		write_store(w, 50, 50, 1099, 0x7f0000000000 + 99 * 4096);
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
 	return path;
 }
@@ -299,44 +340,6 @@ static void test_shared_only(void **state)
 	}
 }
 
-/* A MMAP2 record of @len bytes at @start: a file (@ino) or //anon. */
-static void write_mmap2(struct pebs_perfdata_writer *w, uint64_t time,
-			uint32_t pid, uint64_t start, uint64_t len,
-			uint64_t ino, uint32_t flags)
-{
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		uint64_t start, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_generation;
-		uint32_t prot, flags;
-		char name[16];
-		uint32_t id_pid, id_tid;	/* sample_id_all */
-		uint64_t id_time;
-	} r = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(r) },
-		pid, pid, start, len, 0, ino ? 8 : 0, ino ? 1 : 0, ino,
-		ino ? 1 : 0, 3 /* rw */, flags, "//anon", pid, pid, time };
-
-	if (ino)
-		strcpy(r.name, "/tmp/shm");
-	assert_int_equal(pebs_perfdata_writer__write(w, &r.h), 0);
-}
-
-static void write_store(struct pebs_perfdata_writer *w, uint32_t pid,
-			uint32_t tid, uint64_t time, uint64_t addr)
-{
-	struct {
-		struct perf_event_header h;
-		uint64_t ip;
-		uint32_t pid, tid;
-		uint64_t time, addr;
-	} r = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) },
-		0x401000, pid, tid, time, addr };
-
-	assert_int_equal(pebs_perfdata_writer__write(w, &r.h), 0);
-}
-
 /*
  * Page faults (no data source) of processes 60 and 61 on one MAP_SHARED
  * file page mapped at different addresses: one line of two threads
@@ -347,24 +350,8 @@ static void write_store(struct pebs_perfdata_writer *w, uint32_t pid,
 static const char *write_mapped(void)
 {
 	static char path[] = "/tmp/test-session.XXXXXX";
-	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			       PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR,
-		.sample_id_all = 1,
-	};
-	struct pebs_perfdata_writer *w;
-	uint64_t id = 7;
-	int fd;
+	struct pebs_perfdata_writer *w = new_faults(path, sizeof(path));
 
-	strcpy(path + sizeof(path) - 7, "XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
-	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
-	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1,
-							"page-faults"), 0);
 	write_mmap2(w, 10, 60, 0x7f0000000000, 4096, 1234, 1 /* MAP_SHARED */);
 	write_mmap2(w, 11, 61, 0x7e0000000000, 4096, 1234, 1);
 	write_mmap2(w, 12, 60, 0x7d0000000000, 4096, 0, 2 /* MAP_PRIVATE */);

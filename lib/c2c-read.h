@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * c2c-feed.h - one perf.data sample as perf c2c report sees it, shared
- * by pebs_c2c__read_perfdata (lib/c2c-read.c) and the session's one-pass
- * feed (lib/session-c2c.c); not installed.
+ * c2c-read.h - one perf.data sample as perf c2c report sees it (lib/
+ * c2c-read.c), shared by pebs_c2c__read_perfdata and the session's
+ * one-pass feed (lib/session-c2c.c); not installed.
  */
-#ifndef PEBSSHIM_C2C_FEED_H
-#define PEBSSHIM_C2C_FEED_H
+#ifndef PEBSSHIM_C2C_READ_H
+#define PEBSSHIM_C2C_READ_H
 
 #include "internal.h"
 
@@ -41,4 +41,4 @@ void c2c_feed__sample(const struct c2c_feed *f, const struct pebs_sample *s,
 void c2c_feed__key(const struct c2c_feed *f, const struct perf_event_header *ev,
 		   struct pebs_c2c_sample *cs, struct pebs_c2c_dkey *k);
 
-#endif /* PEBSSHIM_C2C_FEED_H */
+#endif /* PEBSSHIM_C2C_READ_H */
