@@ -163,15 +163,21 @@ void c2c_feed__sample(const struct c2c_feed *f, const struct pebs_sample *s,
 	};
 }
 
-/* whether code address @ip lies in a kernel or a user mapping */
-static bool code_mapped(const struct c2c_feed *f, uint32_t pid, uint64_t ip)
+/* whether code address @ip lies in a kernel or a user mapping (that
+ * of the sample's @cpumode asked first: mostly the one) */
+static bool code_mapped(const struct c2c_feed *f, uint16_t cpumode,
+			uint32_t pid, uint64_t ip)
 {
+	uint16_t first = cpumode == PERF_RECORD_MISC_KERNEL ?
+			 PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 	struct pebs_c2c_dkey k;
 
-	pebs_c2c_maps__key(f->keys, PERF_RECORD_MISC_KERNEL, pid, ip, &k);
+	pebs_c2c_maps__key(f->keys, first, pid, ip, &k);
 	if (k.has_map)
 		return true;
-	pebs_c2c_maps__key(f->keys, PERF_RECORD_MISC_USER, pid, ip, &k);
+	pebs_c2c_maps__key(f->keys, first == PERF_RECORD_MISC_USER ?
+			   PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+			   pid, ip, &k);
 	return k.has_map;
 }
 
@@ -183,9 +189,10 @@ static bool code_mapped(const struct c2c_feed *f, uint32_t pid, uint64_t ip)
 void c2c_feed__key(const struct c2c_feed *f, const struct perf_event_header *ev,
 		   struct pebs_c2c_sample *cs, struct pebs_c2c_dkey *k)
 {
-	pebs_c2c_maps__key(f->keys, ev->misc & PERF_RECORD_MISC_CPUMODE_MASK,
-			   cs->pid, cs->addr, k);
-	cs->mapped = k->has_map && code_mapped(f, cs->pid, cs->ip);
+	uint16_t cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	pebs_c2c_maps__key(f->keys, cpumode, cs->pid, cs->addr, k);
+	cs->mapped = k->has_map && code_mapped(f, cpumode, cs->pid, cs->ip);
 }
 
 /* pebs_c2c__read_perfdata: the feed over a file, in a pass of its own */
