@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * c2c-read.c - feed a perf.data file to a pebs_c2c as perf c2c report
- * reads it: records in time order (perf's ordered events), every
- * mapping (data ones too) in a pebs_c2c_maps, from which each sample
- * gets perf's line key and its "mapped" (perf's sample__resolve_mem:
- * the "No Page Map Rejects" count).
+ * c2c-read.c - a perf.data file fed to a pebs_c2c as perf c2c report
+ * reads it, by pebs_c2c__read_perfdata and by the session's one pass
+ * (lib/session-c2c.c), both through the feed here: records in time
+ * order (perf's ordered events), every mapping (data ones too) over
+ * time in a pebs_c2c_maps, from which each sample gets perf's line key
+ * and its "mapped" (perf's sample__resolve_mem: the "No Page Map
+ * Rejects" count), and each physical address its NUMA node from
+ * HEADER_MEM_TOPOLOGY (perf's mem2node).
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "c2c-read.h"
 
 /* Physical memory of one NUMA node (perf's mem2node phys_entry). */
 struct prange {
@@ -17,37 +20,13 @@ struct prange {
 	int32_t node;
 };
 
-struct c2c_reader {
-	struct pebs_c2c *c2c;
+struct c2c_feed {
 	struct pebs_perfdata *pd;
-	struct pebs_symbols *code;	/* the caller's, for symbols (or NULL) */
 	struct pebs_c2c_maps *keys;	/* every mapping: line keys and
 					   "mapped" */
-	uint64_t bad;			/* samples that did not decode */
 	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
 	size_t nr_mem;
 };
-
-static int add_record(struct c2c_reader *m, const struct perf_event_header *ev)
-{
-	if (pebs_c2c_maps__add_record(m->keys, ev) == -ENOMEM)
-		return -ENOMEM;
-	if (m->code && pebs_symbols__add_record(m->code, ev) == -ENOMEM)
-		return -ENOMEM;
-	return 0;
-}
-
-/* whether code address @ip lies in a kernel or a user mapping */
-static bool code_mapped(const struct c2c_reader *m, uint32_t pid, uint64_t ip)
-{
-	struct pebs_c2c_dkey k;
-
-	pebs_c2c_maps__key(m->keys, PERF_RECORD_MISC_KERNEL, pid, ip, &k);
-	if (k.has_map)
-		return true;
-	pebs_c2c_maps__key(m->keys, PERF_RECORD_MISC_USER, pid, ip, &k);
-	return k.has_map;
-}
 
 static int cmp_prange(const void *pa, const void *pb)
 {
@@ -62,7 +41,7 @@ static int cmp_prange(const void *pa, const void *pb)
  * set: block i belongs to the node. Adjacent blocks of a node merge, as
  * in perf's mem2node__init. A malformed section gives no nodes.
  */
-static int read_mem_topology(struct c2c_reader *m)
+static int read_mem_topology(struct c2c_feed *f)
 {
 	const unsigned char *p;
 	uint64_t hdr[3], nd[3], w, bit, i, words;
@@ -70,7 +49,7 @@ static int read_mem_topology(struct c2c_reader *m)
 	const void *data;
 	struct prange *v = NULL, *nv;
 
-	if (pebs_perfdata__feat(m->pd, PEBS_FEAT_MEM_TOPOLOGY, &data, &size) ||
+	if (pebs_perfdata__feat(f->pd, PEBS_FEAT_MEM_TOPOLOGY, &data, &size) ||
 	    size < sizeof(hdr))
 		return 0;
 	p = data;
@@ -109,39 +88,63 @@ static int read_mem_topology(struct c2c_reader *m)
 		at += words * 8;
 	}
 	qsort(v, n, sizeof(*v), cmp_prange);
-	m->mem = v;
-	m->nr_mem = n;
+	f->mem = v;
+	f->nr_mem = n;
 	return 0;
 }
 
-/* The node of physical address @pa, or -1 (perf's mem2node__node). */
-static int32_t node_of(const struct c2c_reader *m, uint64_t pa)
+int c2c_feed__new(struct pebs_perfdata *pd, struct c2c_feed **fp)
 {
-	size_t lo = 0, hi = m->nr_mem, i;
+	struct c2c_feed *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->pd = pd;
+	if (pebs_c2c_maps__new(&f->keys) || read_mem_topology(f)) {
+		c2c_feed__free(f);
+		return -ENOMEM;
+	}
+	*fp = f;
+	return 0;
+}
+
+void c2c_feed__free(struct c2c_feed *f)
+{
+	if (!f)
+		return;
+	pebs_c2c_maps__delete(f->keys);
+	free(f->mem);
+	free(f);
+}
+
+int c2c_feed__record(struct c2c_feed *f, const struct perf_event_header *ev)
+{
+	return pebs_c2c_maps__add_record(f->keys, ev) == -ENOMEM ? -ENOMEM : 0;
+}
+
+/* The node of physical address @pa, or -1 (perf's mem2node__node). */
+static int32_t node_of(const struct c2c_feed *f, uint64_t pa)
+{
+	size_t lo = 0, hi = f->nr_mem, i;
 
 	while (lo < hi) {	/* the first start > pa */
 		i = lo + (hi - lo) / 2;
-		if (m->mem[i].start <= pa)
+		if (f->mem[i].start <= pa)
 			lo = i + 1;
 		else
 			hi = i;
 	}
-	return lo && pa < m->mem[lo - 1].end ? m->mem[lo - 1].node : -1;
+	return lo && pa < f->mem[lo - 1].end ? f->mem[lo - 1].node : -1;
 }
 
-/*
- * perf (ip__resolve_data, ip__resolve_ams) looks the data address up in
- * the address space of the sample's cpumode, the code address in
- * either.
- */
-static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
-		      const struct pebs_sample *s, unsigned int idx)
+void c2c_feed__sample(const struct c2c_feed *f, const struct pebs_sample *s,
+		      unsigned int idx, struct pebs_c2c_sample *cs)
 {
-	const struct perf_event_attr *attr = pebs_perfdata__attr(m->pd, idx,
+	const struct perf_event_attr *attr = pebs_perfdata__attr(f->pd, idx,
 								 NULL, NULL);
-	int32_t node;
-	struct pebs_c2c_dkey key;
-	struct pebs_c2c_sample cs = {
+	int32_t node = s->phys_addr ? node_of(f, s->phys_addr) : -1;
+
+	*cs = (struct pebs_c2c_sample){
 		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
 		.ip = s->ip,
 		.data_src = s->data_src,
@@ -155,56 +158,95 @@ static int add_sample(struct c2c_reader *m, const struct perf_event_header *ev,
 		.pid = s->pid,
 		.tid = s->tid,
 		.cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX,
+		.has_node = node >= 0,
+		.node = node >= 0 ? (uint32_t)node : 0,
 	};
-
-	node = s->phys_addr ? node_of(m, s->phys_addr) : -1;
-	cs.has_node = node >= 0;
-	cs.node = cs.has_node ? (uint32_t)node : 0;
-	/* the line key's mapping is perf's data map (the sample's mode) */
-	pebs_c2c_maps__key(m->keys, ev->misc & PERF_RECORD_MISC_CPUMODE_MASK,
-			   s->pid, cs.addr, &key);
-	cs.mapped = key.has_map && code_mapped(m, s->pid, s->ip);
-	return pebs_c2c__add_keyed(m->c2c, &cs, &key);
 }
+
+/* whether code address @ip lies in a kernel or a user mapping (that
+ * of the sample's @cpumode asked first: mostly the one) */
+static bool code_mapped(const struct c2c_feed *f, uint16_t cpumode,
+			uint32_t pid, uint64_t ip)
+{
+	uint16_t first = cpumode == PERF_RECORD_MISC_KERNEL ?
+			 PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+	struct pebs_c2c_dkey k;
+
+	pebs_c2c_maps__key(f->keys, first, pid, ip, &k);
+	if (k.has_map)
+		return true;
+	pebs_c2c_maps__key(f->keys, first == PERF_RECORD_MISC_USER ?
+			   PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER,
+			   pid, ip, &k);
+	return k.has_map;
+}
+
+/*
+ * perf (ip__resolve_data, ip__resolve_ams) looks the data address up in
+ * the address space of the sample's cpumode, the code address in
+ * either.
+ */
+void c2c_feed__key(const struct c2c_feed *f, const struct perf_event_header *ev,
+		   struct pebs_c2c_sample *cs, struct pebs_c2c_dkey *k)
+{
+	uint16_t cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	pebs_c2c_maps__key(f->keys, cpumode, cs->pid, cs->addr, k);
+	cs->mapped = k->has_map && code_mapped(f, cpumode, cs->pid, cs->ip);
+}
+
+/* pebs_c2c__read_perfdata: the feed over a file, in a pass of its own */
+struct c2c_reader {
+	struct pebs_c2c *c2c;
+	struct pebs_perfdata *pd;
+	struct pebs_symbols *code;	/* the caller's, for symbols (or NULL) */
+	struct c2c_feed *feed;
+	uint64_t bad;			/* samples that did not decode */
+};
 
 /* one record, in time order (pebs_ordered__process) */
 static int on_record(void *arg, const struct perf_event_header *ev,
 		     uint64_t time)
 {
 	struct c2c_reader *m = arg;
+	struct pebs_c2c_sample cs;
+	struct pebs_c2c_dkey key;
 	struct pebs_sample s;
 	unsigned int idx;
 
 	(void)time;
-	if (ev->type != PERF_RECORD_SAMPLE)
-		return add_record(m, ev);
+	if (ev->type != PERF_RECORD_SAMPLE) {
+		if (c2c_feed__record(m->feed, ev))
+			return -ENOMEM;
+		if (m->code && pebs_symbols__add_record(m->code, ev) == -ENOMEM)
+			return -ENOMEM;
+		return 0;
+	}
 	if (pebs_perfdata__sample(m->pd, ev, &s, &idx)) {
 		m->bad++;
 		return 0;
 	}
-	return add_sample(m, ev, &s, idx);
+	c2c_feed__sample(m->feed, &s, idx, &cs);
+	c2c_feed__key(m->feed, ev, &cs, &key);
+	return pebs_c2c__add_keyed(m->c2c, &cs, &key);
 }
 
 int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 			    struct pebs_symbols *syms, uint64_t *undecoded)
 {
 	struct c2c_reader rd = { .c2c = c, .pd = pd, .code = syms };
-	struct c2c_reader *m = &rd;
 	int err;
 
 	if (!c || !pd)
 		return pebs_err(-EINVAL, "c2c: no table or file");
-	if (pebs_c2c_maps__new(&rd.keys) || read_mem_topology(m)) {
-		pebs_c2c_maps__delete(rd.keys);
+	if (c2c_feed__new(pd, &rd.feed))
 		return pebs_err(-ENOMEM, "c2c: out of memory");
-	}
 	pebs_perfdata__rewind(pd);
 	/* as perf's ordered events deliver them: a system-wide recording
 	 * writes each CPU's ring in turn, so an exec's MMAPs can follow
 	 * samples taken after it */
-	err = pebs_ordered__process(pd, on_record, m, NULL);
-	free(rd.mem);
-	pebs_c2c_maps__delete(rd.keys);
+	err = pebs_ordered__process(pd, on_record, &rd, NULL);
+	c2c_feed__free(rd.feed);
 	if (undecoded)
 		*undecoded = rd.bad;
 	if (err == -ENOMEM)

@@ -1,43 +1,62 @@
 // SPDX-License-Identifier: MIT
 /*
  * session-c2c.c - the session's samples fed to a pebs_c2c in the same
- * pass that builds the report's tables, each as pebs_c2c__read_perfdata
- * adds it (lib/c2c-read.c): its "mapped" decided as perf's
- * sample__resolve_mem does (the data address in the kernel's mappings
- * or its process's by the sample's cpumode, the code address in
- * either), its node from its phys_addr and HEADER_MEM_TOPOLOGY (perf's
- * mem2node), and no data source for software events and tracepoints.
- * The processes' mappings are the session's (pebs_symbols keeps data
- * mappings too); the kernel's (pid -1: text and modules) are kept here.
+ * pass that builds the report's tables, each taken as
+ * pebs_c2c__read_perfdata takes it (lib/c2c-read.c: perf's line key from
+ * the mappings of its time, "mapped", node), so that both give the same
+ * table.
  *
  * With PEBS_SESSION_C2C_SHARED a line's samples wait here (a list per
- * line, in arrival order) until the line can be shared: a second thread
- * touches it, or one of its samples has a HITM or peer snoop. Then they
- * go to the table, in order, and the line's later samples straight
- * after. A line that never qualifies is never added: pebs_c2c__sort
- * cannot show it in any display (no cross-thread writes without two
- * threads, no HITM or peer count without such a sample), and lines are
- * counted and ranked independently of each other. A recording of one
- * thread whose events carry no data source has no such line: then no
- * sample with an address is kept at all.
+ * line, keyed by perf's line key as pebs_c2c keys lines, in arrival
+ * order) until the line can be shared: a second thread touches it, or
+ * one of its samples has a HITM or peer snoop. Then they go to the
+ * table, in order, and the line's later samples straight after. A line
+ * that never qualifies is never added: pebs_c2c__sort cannot show it in
+ * any display (no cross-thread writes without two threads, no HITM or
+ * peer count without such a sample), and lines are counted and ranked
+ * independently of each other. A recording of one thread whose events
+ * carry no data source has no such line: then no sample with an address
+ * is kept at all.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "c2c-read.h"
 #include "session.h"
 
 #define RING 32		/* samples whose line lookups overlap */
+#define QUALIFIED UINT32_MAX	/* pline.tail of a line that qualified */
 
-/* A kernel mapping; maxend: the largest end of it and those before */
-struct krange {
-	uint64_t start, end, maxend;
+/*
+ * A line key packed (struct pline.word): al_addr >> 6 in the low 58
+ * bits, then cpumode, by_pid, level 's' (not part of the key: the
+ * first sample's mark) and a used bit (0: an empty slot).
+ */
+#define W_LINE		((1ULL << 58) - 1)
+#define W_MODE_SHIFT	58
+#define W_BY_PID	(1ULL << 61)
+#define W_SHARED_FILE	(1ULL << 62)
+#define W_USED		(1ULL << 63)
+
+/* A data mapping's dso id; interned: its number is index + 1. */
+struct dso_id {
+	uint64_t ino, ino_generation;
+	uint32_t maj, min;
 };
 
-/* Physical memory of one NUMA node (perf's mem2node phys_entry). */
-struct prange {
-	uint64_t start, end;
-	int32_t node;
+/* A packed line key (perf's dcacheline key: pebs_c2c_dkey). */
+struct pkey {
+	uint64_t word;
+	uint32_t pid;		/* with by_pid, else 0 */
+	uint32_t dso;		/* interned dso id; 0: no mapping */
+};
+
+/* A sample, its line key, packed too. */
+struct keyed {
+	struct pebs_c2c_sample cs;
+	struct pebs_c2c_dkey key;
+	struct pkey pk;
 };
 
 /* A sample waiting for its line to qualify. */
@@ -46,174 +65,35 @@ struct pending {
 	uint32_t next;		/* index + 1 of the line's next; 0: last */
 };
 
-/* A line of the shared-only feed, keyed as pebs_c2c keys lines. */
+/* A line of the shared-only feed, by the key of its first sample. */
 struct pline {
-	uint64_t addr;		/* line address; 0: empty slot */
-	uint32_t pid;		/* 0 for kernel addresses */
+	struct pkey k;
 	uint32_t first_pid, first_tid;	/* the first thread seen */
-	uint32_t head, tail;	/* waiting samples (index + 1); 0: none */
-	bool shared;		/* qualified: samples go to the table */
+	uint32_t head, tail;	/* waiting samples (index + 1); 0: none;
+				   tail QUALIFIED: samples go to the table */
 };
 
 struct ss_c2c {
 	struct pebs_c2c *c2c;
 	struct pebs_perfdata *pd;
+	struct c2c_feed *feed;
 	bool shared_only;		/* PEBS_SESSION_C2C_SHARED */
 	bool none_shared;		/* ... and no line can qualify */
 	struct pline *lines;		/* open addressing */
 	size_t nr_lines, cap_lines;	/* cap: a power of two, or 0 */
 	struct pending *wait;
 	size_t nr_wait, cap_wait;
+	struct dso_id *dsos;		/* interned dso ids */
+	size_t nr_dsos, cap_dsos;
+	uint32_t *dso_slots;		/* their numbers, open addressing */
+	size_t cap_dso_slots;		/* a power of two, or 0 */
+	uint32_t last_dso;		/* the last one looked up */
 	bool src_seen, src_added;	/* a sample with a data source was
 					   seen, was added */
-	struct pebs_c2c_sample src_wait;	/* one that waited */
-	struct pebs_c2c_sample ring[RING];	/* not yet looked up */
+	struct keyed src_wait;		/* one that waited */
+	struct keyed ring[RING];	/* not yet looked up */
 	unsigned int nr_ring;
-	struct krange *kmaps;		/* by start */
-	size_t nr_kmaps, cap_kmaps;
-	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
-	size_t nr_mem;
 };
-
-/*
- * Kernel mappings come in address order (perf synthesizes them so),
- * which makes an insert O(1); a hostile file costs at most MAX_KMAPS^2
- * moves: the ones past it are ignored (counted as unmapped).
- */
-#define MAX_KMAPS 8192
-#define LINE_MASK (~(uint64_t)63)
-#define KERNEL_ADDR (1ULL << 63)
-
-static int add_kmap(struct ss_c2c *f, uint64_t start, uint64_t len)
-{
-	struct krange *v;
-	size_t i, at;
-
-	if (!len || start + len < start || f->nr_kmaps == MAX_KMAPS)
-		return 0;
-	if (f->nr_kmaps == f->cap_kmaps) {
-		size_t cap = f->cap_kmaps ? f->cap_kmaps * 2 : 64;
-
-		v = realloc(f->kmaps, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		f->kmaps = v;
-		f->cap_kmaps = cap;
-	}
-	for (at = f->nr_kmaps; at && f->kmaps[at - 1].start > start; at--)
-		;
-	memmove(f->kmaps + at + 1, f->kmaps + at,
-		(f->nr_kmaps - at) * sizeof(*f->kmaps));
-	f->kmaps[at].start = start;
-	f->kmaps[at].end = start + len;
-	f->nr_kmaps++;
-	for (i = at; i < f->nr_kmaps; i++)
-		f->kmaps[i].maxend = i && f->kmaps[i - 1].maxend >
-			f->kmaps[i].end ? f->kmaps[i - 1].maxend :
-			f->kmaps[i].end;
-	return 0;
-}
-
-static bool in_kmap(const struct ss_c2c *f, uint64_t addr)
-{
-	size_t lo = 0, hi = f->nr_kmaps, i;
-
-	while (lo < hi) {	/* the first start > addr */
-		i = lo + (hi - lo) / 2;
-		if (f->kmaps[i].start <= addr)
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	return lo && f->kmaps[lo - 1].maxend > addr;
-}
-
-static int cmp_prange(const void *pa, const void *pb)
-{
-	const struct prange *a = pa, *b = pb;
-
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-static int add_prange(struct ss_c2c *f, size_t *cap, uint64_t start,
-		      uint64_t size, int32_t node)
-{
-	struct prange *v;
-
-	if (f->nr_mem && f->mem[f->nr_mem - 1].node == node &&
-	    f->mem[f->nr_mem - 1].end == start) {
-		f->mem[f->nr_mem - 1].end += size;
-		return 0;
-	}
-	if (f->nr_mem == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-
-		v = realloc(f->mem, ncap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		f->mem = v;
-		*cap = ncap;
-	}
-	f->mem[f->nr_mem].start = start;
-	f->mem[f->nr_mem].end = start + size;
-	f->mem[f->nr_mem++].node = node;
-	return 0;
-}
-
-/*
- * HEADER_MEM_TOPOLOGY: u64 version (1), u64 block size, u64 nr, then per
- * node u64 node, u64 size, u64 bits, u64 bitmap[(bits + 63) / 64]; bit i
- * set: block i belongs to the node. Adjacent blocks of a node merge, as
- * in perf's mem2node__init. A malformed section gives no nodes.
- */
-static int read_mem_topology(struct ss_c2c *f)
-{
-	uint64_t hdr[3], nd[3], w, bit, i, words;
-	const unsigned char *p;
-	size_t size, at, cap = 0;
-	const void *data;
-
-	if (pebs_perfdata__feat(f->pd, PEBS_FEAT_MEM_TOPOLOGY, &data, &size) ||
-	    size < sizeof(hdr))
-		return 0;
-	p = data;
-	memcpy(hdr, p, sizeof(hdr));
-	if (hdr[0] != 1 || !hdr[1])
-		return 0;
-	at = sizeof(hdr);
-	for (i = 0; i < hdr[2] && size - at >= sizeof(nd); i++) {
-		memcpy(nd, p + at, sizeof(nd));
-		at += sizeof(nd);
-		words = nd[2] / 64 + !!(nd[2] % 64);
-		if (nd[0] > INT32_MAX || words > (size - at) / 8)
-			break;
-		for (bit = 0; bit < nd[2]; bit++) {
-			memcpy(&w, p + at + bit / 64 * 8, sizeof(w));
-			if ((w >> (bit % 64) & 1) &&
-			    add_prange(f, &cap, bit * hdr[1], hdr[1],
-				       (int32_t)nd[0]))
-				return -ENOMEM;
-		}
-		at += words * 8;
-	}
-	qsort(f->mem, f->nr_mem, sizeof(*f->mem), cmp_prange);
-	return 0;
-}
-
-/* The node of physical address @pa, or -1 (perf's mem2node__node). */
-static int32_t node_of(const struct ss_c2c *f, uint64_t pa)
-{
-	size_t lo = 0, hi = f->nr_mem, i;
-
-	while (lo < hi) {	/* the first start > pa */
-		i = lo + (hi - lo) / 2;
-		if (f->mem[i].start <= pa)
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	return lo && pa < f->mem[lo - 1].end ? f->mem[lo - 1].node : -1;
-}
 
 /* Whether a sample of some event of @pd can carry a data source. */
 static bool any_data_src(const struct pebs_perfdata *pd)
@@ -245,7 +125,7 @@ int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	/* one thread makes no cross-thread writes, and without a data
 	   source no sample has a HITM or peer snoop */
 	f->none_shared = f->shared_only && one_thread && !any_data_src(pd);
-	if (read_mem_topology(f)) {
+	if (c2c_feed__new(pd, &f->feed)) {
 		ss_c2c__free(f);
 		return -ENOMEM;
 	}
@@ -257,38 +137,149 @@ void ss_c2c__free(struct ss_c2c *f)
 {
 	if (!f)
 		return;
-	free(f->kmaps);
-	free(f->mem);
+	c2c_feed__free(f->feed);
 	pebs_big_free(f->lines, f->cap_lines, sizeof(*f->lines));
 	free(f->wait);
+	free(f->dsos);
+	free(f->dso_slots);
 	free(f);
 }
 
 int ss_c2c__record(struct ss_c2c *f, const struct perf_event_header *ev)
 {
-	const unsigned char *p = (const unsigned char *)(ev + 1);
-	size_t name_at = ev->type == PERF_RECORD_MMAP ? 32 : 32 + 24 + 8;
-	uint64_t start, len;
-	int32_t pid;
-
-	if ((ev->type != PERF_RECORD_MMAP && ev->type != PERF_RECORD_MMAP2) ||
-	    ev->size < sizeof(*ev) + name_at + 1)
-		return 0;
-	memcpy(&pid, p, sizeof(pid));
-	memcpy(&start, p + 8, sizeof(start));
-	memcpy(&len, p + 16, sizeof(len));
-	return pid < 0 ? add_kmap(f, start, len) : 0;
+	/* none_shared: no key is asked for */
+	return f->none_shared ? 0 : c2c_feed__record(f->feed, ev);
 }
 
-static int add(struct ss_c2c *f, const struct pebs_c2c_sample *cs)
+static int add(struct ss_c2c *f, const struct pebs_c2c_sample *cs,
+	       const struct pebs_c2c_dkey *k)
 {
 	f->src_added |= cs->has_data_src;
-	return pebs_c2c__add(f->c2c, cs);
+	return pebs_c2c__add_keyed(f->c2c, cs, k);
 }
 
-static uint64_t line_hash(uint64_t addr, uint32_t pid)
+static uint64_t dso_hash(const struct dso_id *d)
 {
-	uint64_t h = (addr ^ ((uint64_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (((uint64_t)d->maj << 32 | d->min) ^ d->ino ^
+		      (d->ino_generation << 17)) * 0x9e3779b97f4a7c15ull;
+
+	return h ^ (h >> 29);
+}
+
+static bool same_dso(const struct dso_id *a, const struct dso_id *b)
+{
+	return a->ino == b->ino && a->maj == b->maj && a->min == b->min &&
+	       a->ino_generation == b->ino_generation;
+}
+
+/* Slot @n (an interned number) of the table of @cap slots. */
+static void dso_place(uint32_t *slots, size_t cap, const struct dso_id *d,
+		      uint32_t n)
+{
+	size_t i;
+
+	for (i = dso_hash(d) & (cap - 1); slots[i]; i = (i + 1) & (cap - 1))
+		;
+	slots[i] = n;
+}
+
+static int grow_dsos(struct ss_c2c *f)
+{
+	size_t cap = f->cap_dsos ? f->cap_dsos * 2 : 16, i;
+	struct dso_id *v;
+	uint32_t *slots;
+
+	if (cap > UINT32_MAX / 2)
+		return -ENOMEM;
+	v = realloc(f->dsos, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->dsos = v;
+	f->cap_dsos = cap;
+	slots = calloc(cap * 2, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < f->nr_dsos; i++)
+		dso_place(slots, cap * 2, &f->dsos[i], (uint32_t)i + 1);
+	free(f->dso_slots);
+	f->dso_slots = slots;
+	f->cap_dso_slots = cap * 2;
+	return 0;
+}
+
+/* The number of @k's dso id (interned), 0 for no mapping, or 0 and
+ * -ENOMEM in *err. Samples of one mapping follow each other: the last
+ * number is tried first. */
+static uint32_t dso_num(struct ss_c2c *f, const struct pebs_c2c_dkey *k,
+			int *err)
+{
+	const struct dso_id d = { k->ino, k->ino_generation, k->maj, k->min };
+	uint32_t n;
+	size_t i;
+
+	if (!k->has_map)
+		return 0;
+	if (f->last_dso && same_dso(&f->dsos[f->last_dso - 1], &d))
+		return f->last_dso;
+	for (i = f->cap_dso_slots ? dso_hash(&d) & (f->cap_dso_slots - 1) : 0;
+	     f->cap_dso_slots && (n = f->dso_slots[i]);
+	     i = (i + 1) & (f->cap_dso_slots - 1))
+		if (same_dso(&f->dsos[n - 1], &d))
+			return f->last_dso = n;
+	if (f->nr_dsos == f->cap_dsos && (*err = grow_dsos(f)))
+		return 0;
+	f->dsos[f->nr_dsos++] = d;
+	n = (uint32_t)f->nr_dsos;
+	dso_place(f->dso_slots, f->cap_dso_slots, &d, n);
+	return f->last_dso = n;
+}
+
+/* @k packed: what pebs_c2c tells lines apart by (and the mark). */
+static int pack(struct ss_c2c *f, const struct pebs_c2c_dkey *k,
+		struct pkey *p)
+{
+	int err = 0;
+
+	p->dso = dso_num(f, k, &err);
+	p->pid = k->by_pid ? k->pid : 0;
+	p->word = W_USED | (k->al_addr >> 6) |
+		  (uint64_t)(k->cpumode & 7) << W_MODE_SHIFT |
+		  (k->by_pid ? W_BY_PID : 0) |
+		  (k->level == 's' ? W_SHARED_FILE : 0);
+	return err;
+}
+
+/* The line key packed in @p, as pebs_c2c_maps__key made it. */
+static void unpack(const struct ss_c2c *f, const struct pkey *p,
+		   struct pebs_c2c_dkey *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->al_addr = (p->word & W_LINE) << 6;
+	k->cpumode = p->word >> W_MODE_SHIFT & 7;
+	k->by_pid = p->word & W_BY_PID;
+	k->pid = p->pid;
+	k->has_map = p->dso;
+	k->level = 'X';
+	if (!p->dso)
+		return;
+	k->maj = f->dsos[p->dso - 1].maj;
+	k->min = f->dsos[p->dso - 1].min;
+	k->ino = f->dsos[p->dso - 1].ino;
+	k->ino_generation = f->dsos[p->dso - 1].ino_generation;
+	k->level = k->cpumode == PERF_RECORD_MISC_KERNEL ? 'k' :
+		   p->word & W_SHARED_FILE ? 's' : '.';
+}
+
+static bool same_line(const struct pkey *a, const struct pkey *b)
+{
+	return !((a->word ^ b->word) & ~W_SHARED_FILE) && a->pid == b->pid &&
+	       a->dso == b->dso;
+}
+
+static uint64_t line_hash(const struct pkey *k)
+{
+	uint64_t h = ((k->word & ~W_SHARED_FILE) ^ ((uint64_t)k->pid << 32) ^
+		      ((uint64_t)k->dso << 44)) * 0x9e3779b97f4a7c15ull;
 
 	return h ^ (h >> 29);
 }
@@ -303,9 +294,9 @@ static int grow_lines(struct ss_c2c *f)
 	for (i = 0; i < f->cap_lines; i++) {
 		const struct pline *l = &f->lines[i];
 
-		if (!l->addr)
+		if (!l->k.word)
 			continue;
-		for (j = line_hash(l->addr, l->pid) & (cap - 1); v[j].addr;
+		for (j = line_hash(&l->k) & (cap - 1); v[j].k.word;
 		     j = (j + 1) & (cap - 1))
 			;
 		v[j] = *l;
@@ -316,61 +307,49 @@ static int grow_lines(struct ss_c2c *f)
 	return 0;
 }
 
-static uint32_t line_pid(const struct pebs_c2c_sample *cs)
+/* The line of @s (new ones empty); NULL when out of memory. */
+static struct pline *line_of(struct ss_c2c *f, const struct keyed *s)
 {
-	return cs->addr >= KERNEL_ADDR ? 0 : cs->pid;
-}
-
-/* line 0 is the empty mark: address 0..63 are kept as line 1 */
-static uint64_t line_addr(const struct pebs_c2c_sample *cs)
-{
-	return (cs->addr & LINE_MASK) ?: 1;
-}
-
-/* The line of @cs (new ones empty); NULL when out of memory. */
-static struct pline *line_of(struct ss_c2c *f,
-			     const struct pebs_c2c_sample *cs)
-{
-	uint32_t pid = line_pid(cs);
-	uint64_t addr = line_addr(cs);
 	struct pline *l;
 	size_t i;
 
 	if ((f->nr_lines + 1) * 4 > f->cap_lines * 3 && grow_lines(f))
 		return NULL;
-	for (i = line_hash(addr, pid) & (f->cap_lines - 1);
-	     f->lines[i].addr; i = (i + 1) & (f->cap_lines - 1)) {
+	for (i = line_hash(&s->pk) & (f->cap_lines - 1);
+	     f->lines[i].k.word; i = (i + 1) & (f->cap_lines - 1)) {
 		l = &f->lines[i];
-		if (l->addr == addr && l->pid == pid)
+		if (same_line(&l->k, &s->pk))
 			return l;
 	}
 	l = &f->lines[i];
-	l->addr = addr;
-	l->pid = pid;
-	l->first_pid = cs->pid;
-	l->first_tid = cs->tid;
+	l->k = s->pk;
+	l->first_pid = s->cs.pid;
+	l->first_tid = s->cs.tid;
 	f->nr_lines++;
 	return l;
 }
 
-/* The waiting samples of @l into the table, in order. */
+/* The waiting samples of @l into the table, in order, with the key of
+ * the first (as pebs_c2c keeps it). */
 static int release(struct ss_c2c *f, struct pline *l)
 {
+	struct pebs_c2c_dkey k;
 	uint32_t i;
 	int err;
 
+	unpack(f, &l->k, &k);
 	for (i = l->head; i; i = f->wait[i - 1].next) {
-		err = add(f, &f->wait[i - 1].cs);
+		err = add(f, &f->wait[i - 1].cs, &k);
 		if (err)
 			return err;
 	}
-	l->head = l->tail = 0;
-	l->shared = true;
+	l->head = 0;
+	l->tail = QUALIFIED;
 	return 0;
 }
 
 static int wait_for_line(struct ss_c2c *f, struct pline *l,
-			 const struct pebs_c2c_sample *cs)
+			 const struct keyed *s)
 {
 	struct pending *w;
 
@@ -386,28 +365,29 @@ static int wait_for_line(struct ss_c2c *f, struct pline *l,
 		f->cap_wait = cap;
 	}
 	w = &f->wait[f->nr_wait++];
-	w->cs = *cs;
+	w->cs = s->cs;
 	w->next = 0;
 	if (l->tail)
 		f->wait[l->tail - 1].next = (uint32_t)f->nr_wait;
 	else
 		l->head = (uint32_t)f->nr_wait;
 	l->tail = (uint32_t)f->nr_wait;
-	if (cs->has_data_src && !f->src_seen)
-		f->src_wait = *cs;
+	if (s->cs.has_data_src && !f->src_seen)
+		f->src_wait = *s;
 	return 0;
 }
 
 /* A sample with an address, shared-only: add it, or let it wait. */
-static int add_shared(struct ss_c2c *f, const struct pebs_c2c_sample *cs)
+static int add_shared(struct ss_c2c *f, const struct keyed *s)
 {
+	const struct pebs_c2c_sample *cs = &s->cs;
 	union perf_mem_data_src d = { .val = cs->data_src };
-	struct pline *l = line_of(f, cs);
+	struct pline *l = line_of(f, s);
 	int err;
 
 	if (!l)
 		return -ENOMEM;
-	if (!l->shared &&
+	if (l->tail != QUALIFIED &&
 	    ((cs->has_data_src && ((d.mem_snoop & PERF_MEM_SNOOP_HITM) ||
 				   (d.mem_snoopx & PERF_MEM_SNOOPX_PEER))) ||
 	     cs->pid != l->first_pid || cs->tid != l->first_tid)) {
@@ -415,9 +395,9 @@ static int add_shared(struct ss_c2c *f, const struct pebs_c2c_sample *cs)
 		if (err)
 			return err;
 	}
-	if (l->shared)
-		return add(f, cs);
-	err = wait_for_line(f, l, cs);
+	if (l->tail == QUALIFIED)
+		return add(f, cs, &s->key);
+	err = wait_for_line(f, l, s);
 	f->src_seen |= cs->has_data_src;
 	return err;
 }
@@ -450,56 +430,26 @@ int ss_c2c__finish(struct ss_c2c *f)
 	return l ? release(f, l) : -ENOMEM;
 }
 
-/* @addr in the kernel's mappings, or else in process @pid's */
-static bool in_mapping(const struct ss_c2c *f, struct pebs_symbols *syms,
-		       bool kernel, uint32_t pid, uint64_t addr)
-{
-	return kernel ? in_kmap(f, addr) :
-			pebs_symbols__mapped(syms, (pid_t)pid, addr);
-}
-
-int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
-		   const struct perf_event_header *ev,
+int ss_c2c__sample(struct ss_c2c *f, const struct perf_event_header *ev,
 		   const struct pebs_sample *s, unsigned int idx)
 {
-	const struct perf_event_attr *attr = pebs_perfdata__attr(f->pd, idx,
-								 NULL, NULL);
-	bool kernel = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) ==
-		      PERF_RECORD_MISC_KERNEL;
-	int32_t node;
-	struct pebs_c2c_sample cs = {
-		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,
-		.ip = s->ip,
-		.data_src = s->data_src,
-		/* software events and tracepoints only carry "N/A" */
-		.has_data_src = (s->present & PERF_SAMPLE_DATA_SRC) && attr &&
-				attr->type != PERF_TYPE_SOFTWARE &&
-				attr->type != PERF_TYPE_TRACEPOINT,
-		.weight = s->weight,
-		.period = s->period,
-		.phys_addr = s->phys_addr,
-		.pid = s->pid,
-		.tid = s->tid,
-		.cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX,
-	};
+	struct keyed *k = &f->ring[f->nr_ring];
 
-	node = s->phys_addr ? node_of(f, s->phys_addr) : -1;
-	cs.has_node = node >= 0;
-	cs.node = cs.has_node ? (uint32_t)node : 0;
-	if (f->none_shared && cs.addr)
+	c2c_feed__sample(f->feed, s, idx, &k->cs);
+	if (!k->cs.addr)	/* no line, and the counts never ask
+				   "mapped" (perf's -1 first) */
+		return add(f, &k->cs, &k->key);
+	if (f->none_shared)
 		return 0;
-	/* without an address the counts never ask (perf's -1 first) */
-	cs.mapped = cs.addr &&
-		    in_mapping(f, syms, kernel, s->pid, cs.addr) &&
-		    (in_mapping(f, syms, true, s->pid, s->ip) ||
-		     in_mapping(f, syms, false, s->pid, s->ip));
-	if (!f->shared_only || !cs.addr)
-		return add(f, &cs);
+	c2c_feed__key(f->feed, ev, &k->cs, &k->key);
+	if (!f->shared_only)
+		return add(f, &k->cs, &k->key);
+	if (pack(f, &k->key, &k->pk))
+		return -ENOMEM;
 	/* in order, RING at a time, their lines fetched first */
 	if (f->cap_lines)
-		__builtin_prefetch(&f->lines[line_hash(line_addr(&cs),
-						       line_pid(&cs)) &
+		__builtin_prefetch(&f->lines[line_hash(&k->pk) &
 					     (f->cap_lines - 1)]);
-	f->ring[f->nr_ring++] = cs;
+	f->nr_ring++;
 	return f->nr_ring == RING ? drain(f) : 0;
 }

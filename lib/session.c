@@ -230,7 +230,7 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 			ss->st.bad++;
 			return 0;
 		}
-		if (ss->c2c && ss_c2c__sample(ss->c2c, ss->syms, ev, &s, idx))
+		if (ss->c2c && ss_c2c__sample(ss->c2c, ev, &s, idx))
 			return oom();
 		resolve(ss, ev, &s, idx, &rs);
 		return ss->fn(ss->arg, &s, &rs);

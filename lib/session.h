@@ -19,15 +19,14 @@ int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
 		unsigned int flags, bool one_thread, struct ss_c2c **fp);
 void ss_c2c__free(struct ss_c2c *f);
 
-/* ss_c2c__record - a non-sample record (the kernel's mappings). */
+/* ss_c2c__record - a non-sample record (the mappings), in time order. */
 int ss_c2c__record(struct ss_c2c *f, const struct perf_event_header *ev);
 
 /*
  * ss_c2c__sample - add sample @s of event @idx (record @ev) to the c2c
- * table, its "mapped" decided against @syms at the sample's time.
+ * table, keyed and "mapped" with the mappings of its time.
  */
-int ss_c2c__sample(struct ss_c2c *f, struct pebs_symbols *syms,
-		   const struct perf_event_header *ev,
+int ss_c2c__sample(struct ss_c2c *f, const struct perf_event_header *ev,
 		   const struct pebs_sample *s, unsigned int idx);
 
 /*

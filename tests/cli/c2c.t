@@ -14,14 +14,17 @@
 # every code address's source line is perf script's srcline;
 # c2cshare --procs (two processes, one MAP_SHARED file page) is one
 # line of both, keyed by the file offset as perf does; live recordings'
-# lines and counts equal perf report --sort=dcacheline's.
+# lines and counts equal perf report --sort=dcacheline's; `pebs-shim
+# report`'s sharing section (fed in its own one pass) lists the lines
+# `pebs-shim c2c report` shows, with the same rank, address and counts,
+# on both fixtures and the c2cshare recordings.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 T=$(mktemp -d /tmp/c2c-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..45"
+echo "1..50"
 
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
@@ -244,6 +247,40 @@ END {
 EOF
 # tsv CSV: the csv with tabs between fields, quotes undone (a quoted
 # field may hold commas: a node list "0-1,3", a C++ symbol)
+# report's sharing section and c2c report's shown lines (its csv) as
+# rank, address, records, loads, stores, HITM, cross-thread writes,
+# threads, offsets, kind; into $T/sh.rep and $T/sh.c2c (report must
+# have the section; both may list no line)
+sharing() {
+	"$PS" report -i "$1" --top 0 2>/dev/null | awk '
+		/^# shared cache lines/ { on = 1; next }
+		on && /^rank / { rows = 1; next }
+		rows && (/^#/ || /^$/ || /^ *\.\.\./) { exit }
+		rows { k = $10 ($11 == "+false" ? $11 : "")
+		       print $1, $2, $3, $4, $5, $6, $7, $8, $9, k }
+		END { exit !rows }' >"$T/sh.rep" || return 1
+	"$PS" c2c report -i "$1" --format csv 2>/dev/null | tsv |
+		awk -F'\t' '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ k = $c["sharing"] == "none" ? "-" : $c["sharing"]
+		  if ($c["also_false"] == 1)
+			k = k "+false"
+		  print $c["rank"], $c["addr"], $c["records"] + $c["unknown"],
+			$c["loads"], $c["store"], $c["tot_hitm"], $c["xwrites"],
+			$c["threads"], $c["offsets"], k }' >"$T/sh.c2c"
+	cmp -s "$T/sh.rep" "$T/sh.c2c"
+}
+
+# $1: label, $2: file
+same_sharing() {
+	if sharing "$2"; then
+		ok "$1: report's sharing section lists c2c report's lines ($(wc -l <"$T/sh.c2c") lines, $(awk '{ n += $3 } END { print n + 0 }' "$T/sh.c2c") records)"
+	else
+		nok "$1: report's sharing section lists c2c report's lines" \
+			"$(diff "$T/sh.c2c" "$T/sh.rep" | head -6)"
+	fi
+}
+
 tsv() {
 	awk '{
 		out = ""; q = 0
@@ -542,7 +579,7 @@ check "the text report names the false sharing with its evidence" \
 check "the text report lists both threads with their accesses" \
 	bash -c "grep -q '/$walker(' '$T/pf.txt' && grep -q '/$streamer(' '$T/pf.txt'"
 
-# 28-41: live, page faults with data addresses (-d) of c2cshare: two
+# 28-43: live, page faults with data addresses (-d) of c2cshare: two
 # threads storing to one line, at one offset (true sharing) or at 0 and
 # 8 (false sharing); keys and counters against the awk oracle, the
 # summary against perf c2c report, the classification and its evidence
@@ -610,9 +647,10 @@ for mode in true false; do
 		nok "$mode: every code address's source line is perf script's srcline" \
 			"$(diff "$T/src.ours" "$T/src.perf" | head -6)"
 	fi
+	same_sharing "$mode" "$T/cs-$mode.data"
 done
 
-# 42-45: two processes writing one shared file page (a memfd mapped
+# 44-47: two processes writing one shared file page (a memfd mapped
 # MAP_SHARED at different addresses): perf keys the line by the file's
 # dso id and offset, not by pid or address, so it is one line of both
 "$PS" record -e page-faults -c 1 -d -o "$T/cs-procs.data" -- \
@@ -644,3 +682,10 @@ got=$(tsv "$T/cs.csv" | awk -F'\t' '
 		  print $c["level"], $c["key_pid"], $c["al_line"], $c["sharing"], p " " }')
 check "procs: the first line is the file's (mark s, no pid, file offset 0x1000), true sharing of both processes ($got)" \
 	test "$got" = "s - 0000000000001000 true $pids"
+
+# 48-50 (and one each for --true, --false above): pebs-shim report's
+# sharing section, fed in the report's pass, lists the lines c2c report
+# shows, ranked and counted the same
+same_sharing procs "$T/cs-procs.data"
+same_sharing "AMD IBS fixture" "$AMD"
+same_sharing "Intel load latency fixture" "$INTEL"
