@@ -17,17 +17,20 @@
  * after the previous thread logged passing the token on, before this
  * thread logged its start. The history's clock (local_clock) is not
  * CLOCK_MONOTONIC, and under TCG the two drift apart by a few 0.1 %
- * (740 us over the run was seen): so each turn's window for the clock
- * offset must meet the previous turn's (within 100 us). An entry that named the
- * task switched out instead of the one switched in (Shim's stale `next`)
- * gives the same order shifted by one turn, with times at the ends of the
- * turns: with spins of 2, 5 and 9 ms consecutive windows miss by
- * milliseconds (the
- * module's debug_wrong_next=1 is that negative control). A thread
+ * (740 us over the run was seen); and where sched_clock is not stable
+ * (a TCG guest) local_clock() is clamped to the tick's window around the
+ * timekeeping clock, so one reading may be late by up to a tick (1.2 ms
+ * was seen on a host at load 10). So each turn's window for the clock
+ * offset must meet the previous turn's within 2 ms. An entry that named
+ * the task switched out instead of the one switched in (Shim's stale
+ * `next`) gives the same order shifted by one turn, with times at the
+ * ends of the turns: with spins of 2, 5 and 9 ms consecutive windows
+ * miss by 7-9 ms (the module's debug_wrong_next=1 is that negative
+ * control, and 13-module-oracle.sh checks that it fails). A thread
  * preempted within its turn by a higher-priority kernel thread shows
  * twice in a row: that is still one turn.
  *
- * Prints one line: "ok turns=N spread=Xus" or "FAIL <reason>".
+ * Prints one line: "ok turns=N widest-window=Xus" or "FAIL <reason>".
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -46,7 +49,7 @@
 
 #define NTHR	3
 #define TURNS	60
-#define SLACK_NS 100000	/* clock jitter allowed between windows */
+#define SLACK_NS 2000000	/* clock error allowed between windows */
 
 /* whose turn: 0 T1 1 T2 2 T3; irregular, never the same twice in a
  * row (across the wrap too: a thread passing to itself is no switch) */
