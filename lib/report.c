@@ -9,9 +9,9 @@
  * and symbol strings owned by pebs_symbols) and adds it. A row keeps
  * its sums and only the key fields its report's keys use (64-bit atoms,
  * lib/report-keys.c), compared by value (strings by pointer: equal
- * pointers are equal names) and hashed once per sample; a row's thread
- * ids beyond the first live in a side pool, taken when a second thread
- * comes. Rows live in fixed-size chunks (no copy as they grow) found
+ * pointers are equal names) and hashed once per sample; what few rows
+ * need (weights, thread ids beyond the first) lives in a side array,
+ * taken when a row first needs it. Rows live in fixed-size chunks (no copy as they grow) found
  * through an open-addressed index. No allocation per sample except when
  * the tables grow. pebs_report__row() unpacks a row into a
  * pebs_report_row.
@@ -35,14 +35,19 @@ struct slot {
 	uint32_t hash;
 };
 
-/* A row's sums; its key atoms follow. */
+/* A row's sums (40 bytes); its key atoms follow. */
 struct rsum {
-	uint64_t period, samples, weight_sum, weight_nr;
+	uint64_t period, samples;
 	uint32_t loads, stores, hitm;
 	uint32_t nr_tids;	/* as pebs_report_row's */
 	int32_t tid0;
-	uint32_t more;		/* MORE_TIDS more tids at tids[more - 1]; 0:
-				   none yet */
+	uint32_t ext;		/* its rext at exts[ext - 1]; 0: none yet */
+};
+
+/* What few rows need: weights, and thread ids beyond the first. */
+struct rext {
+	uint64_t weight_sum, weight_nr;
+	int32_t tids[MORE_TIDS];
 };
 
 struct pebs_report {
@@ -57,8 +62,8 @@ struct pebs_report {
 	size_t stride;		/* bytes per row */
 	unsigned char **chunks;
 	size_t nr, nr_chunks;
-	int32_t *tids;		/* the pool of more tids */
-	size_t nr_pool, cap_pool;
+	struct rext *exts;	/* the rows' extensions */
+	size_t nr_exts, cap_exts;
 	struct slot *slots;
 	size_t cap;		/* a power of two */
 	uint32_t *order;	/* rows in sorted order, after __sort */
@@ -160,7 +165,7 @@ void pebs_report__delete(struct pebs_report *r)
 		else
 			free(r->chunks[i]);
 	free(r->chunks);
-	free(r->tids);
+	free(r->exts);
 	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
 	free(r->view);
@@ -268,11 +273,33 @@ static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 	return row;
 }
 
-/* Thread ids: the first in the row, up to MORE_TIDS more in the pool. */
+/* The extension of @row, taken when first needed; NULL: out of memory. */
+static struct rext *row_ext(struct pebs_report *r, struct rsum *row)
+{
+	if (!row->ext) {
+		if (r->nr_exts == r->cap_exts) {
+			size_t cap = r->cap_exts ? r->cap_exts * 2 : 64;
+			struct rext *e;
+
+			if (cap > UINT32_MAX - 1)
+				return NULL;
+			e = realloc(r->exts, cap * sizeof(*e));
+			if (!e)
+				return NULL;
+			r->exts = e;
+			r->cap_exts = cap;
+		}
+		memset(&r->exts[r->nr_exts], 0, sizeof(*r->exts));
+		row->ext = (uint32_t)++r->nr_exts;
+	}
+	return &r->exts[row->ext - 1];
+}
+
+/* Thread ids: the first in the row, up to MORE_TIDS more in its rext. */
 static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 {
 	unsigned int i, kept;
-	int32_t *more;
+	struct rext *e;
 
 	if (!row->nr_tids) {
 		row->tid0 = tid;
@@ -282,30 +309,18 @@ static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 	if (row->tid0 == tid || row->nr_tids > PEBS_REPORT_MAX_TIDS)
 		return 0;
 	kept = row->nr_tids - 1;
-	more = row->more ? r->tids + row->more - 1 : NULL;
+	e = row->ext ? &r->exts[row->ext - 1] : NULL;
 	for (i = 0; i < kept; i++)
-		if (more[i] == tid)
+		if (e->tids[i] == tid)
 			return 0;
 	if (kept == MORE_TIDS) {	/* one more than kept */
 		row->nr_tids++;
 		return 0;
 	}
-	if (!more) {
-		if (r->nr_pool + MORE_TIDS > r->cap_pool) {
-			size_t cap = r->cap_pool ? r->cap_pool * 2 :
-						   64 * MORE_TIDS;
-			int32_t *p = realloc(r->tids, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			r->tids = p;
-			r->cap_pool = cap;
-		}
-		row->more = (uint32_t)r->nr_pool + 1;
-		r->nr_pool += MORE_TIDS;
-		more = r->tids + row->more - 1;
-	}
-	more[kept] = tid;
+	e = row_ext(r, row);
+	if (!e)
+		return -ENOMEM;
+	e->tids[kept] = tid;
 	row->nr_tids++;
 	return 0;
 }
@@ -348,8 +363,12 @@ static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 	row->samples++;
 	row->period += s->period;
 	if (s->has_weight) {
-		row->weight_sum += s->weight;
-		row->weight_nr++;
+		struct rext *e = row_ext(r, row);
+
+		if (!e)
+			return pebs_err(-ENOMEM, "report: out of memory");
+		e->weight_sum += s->weight;
+		e->weight_nr++;
 	}
 	if (s->has_src) {
 		row->loads += !!(src.mem_op & PERF_MEM_OP_LOAD);
@@ -519,6 +538,7 @@ const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 					       size_t i)
 {
 	struct pebs_report_row *v = r->view;
+	const struct rext *e;
 	const struct rsum *s;
 	const uint64_t *a;
 	unsigned int k;
@@ -532,8 +552,11 @@ const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 		rk_set(v, r->field_of[k], a[k]);
 	v->samples = s->samples;
 	v->period = s->period;
-	v->weight_sum = s->weight_sum;
-	v->weight_nr = s->weight_nr;
+	e = s->ext ? &r->exts[s->ext - 1] : NULL;
+	if (e) {
+		v->weight_sum = e->weight_sum;
+		v->weight_nr = e->weight_nr;
+	}
 	v->loads = s->loads;
 	v->stores = s->stores;
 	v->hitm = s->hitm;
@@ -541,7 +564,7 @@ const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 	if (s->nr_tids)
 		v->tids[0] = s->tid0;
 	for (k = 1; k < s->nr_tids && k < PEBS_REPORT_MAX_TIDS; k++)
-		v->tids[k] = r->tids[s->more - 1 + k - 1];
+		v->tids[k] = e->tids[k - 1];
 	return v;
 }
 
