@@ -21,67 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report-keys.h"
+#include "report-rows.h"
 #include "session.h"
 
-#define CHUNK_SHIFT	15		/* rows per chunk: 32768 */
-#define CHUNK_ROWS	(1u << CHUNK_SHIFT)
-#define MORE_TIDS	(PEBS_REPORT_MAX_TIDS - 1)
-#define NO_ATOM		0xff
 #define BATCH		32	/* samples whose lookups overlap */
-
-struct slot {
-	uint32_t idx;		/* row + 1; 0: empty */
-	uint32_t hash;
-};
-
-/* A row's sums (40 bytes); its key atoms follow. */
-struct rsum {
-	uint64_t period, samples;
-	uint32_t loads, stores, hitm;
-	uint32_t nr_tids;	/* as pebs_report_row's */
-	int32_t tid0;
-	uint32_t ext;		/* its rext at exts[ext - 1]; 0: none yet */
-};
-
-/* What few rows need: weights, and thread ids beyond the first. */
-struct rext {
-	uint64_t weight_sum, weight_nr;
-	int32_t tids[MORE_TIDS];
-};
-
-struct pebs_report {
-	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
-	unsigned int nr_keys;
-	bool need_addr, need_src;
-	bool dsym_key;		/* the data symbol is a key (symbol_daddr),
-				   not only shown (dcacheline) */
-	uint8_t atom_of[RK_NR_FIELDS];	/* NO_ATOM: field not kept */
-	enum rk_field field_of[RK_NR_FIELDS];	/* atom -> field */
-	unsigned int nr_atoms, nr_cmp;	/* atoms [0, nr_cmp) are compared */
-	size_t stride;		/* bytes per row */
-	unsigned char **chunks;
-	size_t nr, nr_chunks;
-	struct rext *exts;	/* the rows' extensions */
-	size_t nr_exts, cap_exts;
-	struct slot *slots;
-	size_t cap;		/* a power of two */
-	uint32_t *order;	/* rows in sorted order, after __sort */
-	struct pebs_report_row *view;	/* what __row returns */
-	uint64_t samples, period;
-	uint64_t *ev_samples, *ev_period;	/* per event */
-	unsigned int nr_events;
-};
-
-static unsigned char *row_at(const struct pebs_report *r, size_t i)
-{
-	return r->chunks[i >> CHUNK_SHIFT] + (i & (CHUNK_ROWS - 1)) * r->stride;
-}
-
-static uint64_t *atoms(unsigned char *row)
-{
-	return (uint64_t *)(row + sizeof(struct rsum));
-}
 
 /* Lay out the atoms: compared fields first, the shown-only ones last. */
 static void layout(struct pebs_report *r)
@@ -220,8 +163,7 @@ static int grow_index(struct pebs_report *r)
 	return 0;
 }
 
-/* A new row of key @a in the next place; NULL when out of memory. */
-static unsigned char *new_row(struct pebs_report *r, const uint64_t *a)
+unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 {
 	unsigned char *row;
 
@@ -265,7 +207,7 @@ static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 		if (!memcmp(atoms(row), a, n))
 			return row;
 	}
-	row = new_row(r, a);
+	row = rp_new_row(r, a);
 	if (!row)
 		return NULL;
 	r->slots[i].idx = (uint32_t)r->nr;
@@ -273,8 +215,7 @@ static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 	return row;
 }
 
-/* The extension of @row, taken when first needed; NULL: out of memory. */
-static struct rext *row_ext(struct pebs_report *r, struct rsum *row)
+struct rext *rp_row_ext(struct pebs_report *r, struct rsum *row)
 {
 	if (!row->ext) {
 		if (r->nr_exts == r->cap_exts) {
@@ -317,7 +258,7 @@ static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 		row->nr_tids++;
 		return 0;
 	}
-	e = row_ext(r, row);
+	e = rp_row_ext(r, row);
 	if (!e)
 		return -ENOMEM;
 	e->tids[kept] = tid;
@@ -363,7 +304,7 @@ static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 	row->samples++;
 	row->period += s->period;
 	if (s->has_weight) {
-		struct rext *e = row_ext(r, row);
+		struct rext *e = rp_row_ext(r, row);
 
 		if (!e)
 			return pebs_err(-ENOMEM, "report: out of memory");
@@ -438,7 +379,7 @@ static uint64_t packed_field(const void *row, enum rk_field f,
 
 /* Rows (by index) by period, then samples, then their keys as perf,
    then first seen first. */
-static int row_cmp(const void *a, const void *b, void *arg)
+int rp_row_cmp(const void *a, const void *b, void *arg)
 {
 	const struct pebs_report *r = arg;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
@@ -467,9 +408,9 @@ static void sift(uint32_t *heap, size_t n, size_t i, struct pebs_report *r)
 		size_t l = 2 * i + 1, m = i;
 		uint32_t t;
 
-		if (l < n && row_cmp(&heap[l], &heap[m], r) > 0)
+		if (l < n && rp_row_cmp(&heap[l], &heap[m], r) > 0)
 			m = l;
-		if (l + 1 < n && row_cmp(&heap[l + 1], &heap[m], r) > 0)
+		if (l + 1 < n && rp_row_cmp(&heap[l + 1], &heap[m], r) > 0)
 			m = l + 1;
 		if (m == i)
 			return;
@@ -492,7 +433,7 @@ static void select_top(struct pebs_report *r, size_t n)
 	for (i = n / 2; i-- > 0;)
 		sift(o, n, i, r);
 	for (i = n; i < r->nr; i++) {
-		if (row_cmp(&o[i], &o[0], r) >= 0)
+		if (rp_row_cmp(&o[i], &o[0], r) >= 0)
 			continue;
 		t = o[0];
 		o[0] = o[i];
@@ -505,6 +446,8 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 {
 	size_t i;
 
+	if (r->nr_all)
+		return;		/* derived: its rows are in order */
 	free(r->order);
 	r->order = malloc((r->nr ? r->nr : 1) * sizeof(*r->order));
 	if (!r->order)
@@ -513,10 +456,10 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 		r->order[i] = (uint32_t)i;
 	if (n && n < r->nr / 4) {
 		select_top(r, n);
-		qsort_r(r->order, n, sizeof(*r->order), row_cmp, r);
+		qsort_r(r->order, n, sizeof(*r->order), rp_row_cmp, r);
 	} else {
 		/* sort indices, not the rows */
-		qsort_r(r->order, r->nr, sizeof(*r->order), row_cmp, r);
+		qsort_r(r->order, r->nr, sizeof(*r->order), rp_row_cmp, r);
 	}
 	/* no more __add */
 	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
@@ -531,7 +474,7 @@ void pebs_report__sort(struct pebs_report *r)
 
 size_t pebs_report__nr_rows(const struct pebs_report *r)
 {
-	return r->nr;
+	return r->nr_all > r->nr ? r->nr_all : r->nr;
 }
 
 const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
