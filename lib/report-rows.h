@@ -42,6 +42,9 @@ struct pebs_report {
 	uint8_t atom_of[RK_NR_FIELDS];	/* NO_ATOM: field not kept */
 	enum rk_field field_of[RK_NR_FIELDS];	/* atom -> field */
 	unsigned int nr_atoms, nr_cmp;	/* atoms [0, nr_cmp) are compared */
+	bool plain;		/* every key rk_plain, each its own field:
+				   atom i is rk_plain_atom(plain_key[i]) */
+	enum pebs_report_key plain_key[RK_NR_FIELDS];
 	size_t stride;		/* bytes per row */
 	unsigned char **chunks;
 	size_t nr, nr_chunks;

@@ -29,7 +29,7 @@
 /* Lay out the atoms: compared fields first, the shown-only ones last. */
 static void layout(struct pebs_report *r)
 {
-	uint32_t used = 0, cmp;
+	uint32_t used = 0, cmp, done = 0;
 	unsigned int i, f;
 
 	for (i = 0; i < r->nr_keys; i++)
@@ -50,6 +50,20 @@ static void layout(struct pebs_report *r)
 			r->atom_of[f] = (uint8_t)r->nr_atoms++;
 		}
 	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t);
+	/* keys of one field each, from the sample alone: atoms made
+	   without a pebs_report_row between */
+	r->plain = true;
+	for (i = 0; i < r->nr_keys; i++) {
+		uint32_t fl = rk_fields(r->keys[i]);
+
+		if (!rk_plain(r->keys[i]) || __builtin_popcount(fl) != 1 ||
+		    (fl & done)) {
+			r->plain = false;
+			break;
+		}
+		done |= fl;
+		r->plain_key[r->atom_of[__builtin_ctz(fl)]] = r->keys[i];
+	}
 }
 
 int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
@@ -125,13 +139,20 @@ static uint32_t make_key(const struct pebs_report *r,
 	uint64_t h = 0;
 	unsigned int i;
 
-	memset(&k, 0, sizeof(k));
-	for (i = 0; i < r->nr_keys; i++)
-		rk_make(r->keys[i], r->dsym_key, s, &k);
-	for (i = 0; i < r->nr_atoms; i++) {
-		a[i] = rk_get(&k, r->field_of[i]);
-		if (i < r->nr_cmp)
+	if (r->plain) {
+		for (i = 0; i < r->nr_atoms; i++) {
+			a[i] = rk_plain_atom(r->plain_key[i], s);
 			h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
+		}
+	} else {
+		memset(&k, 0, sizeof(k));
+		for (i = 0; i < r->nr_keys; i++)
+			rk_make(r->keys[i], r->dsym_key, s, &k);
+		for (i = 0; i < r->nr_atoms; i++) {
+			a[i] = rk_get(&k, r->field_of[i]);
+			if (i < r->nr_cmp)
+				h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
+		}
 	}
 	/* spread the bits: keys such as page addresses share low bits */
 	h ^= h >> 33;
