@@ -147,6 +147,9 @@ static void acc_add(const struct pebs_report *from, struct acc *p,
 struct keep {
 	size_t n, max;		/* rows wanted; kept before a cut */
 	size_t m, cap;		/* rows kept; r->order's size */
+	bool cut;		/* once cut, order[n - 1] is the bar a row
+				   must pass to be kept */
+	uint32_t bar;
 };
 
 /* Page @p among the kept rows of @r. */
@@ -190,9 +193,14 @@ static int keep_page(struct pebs_report *r, struct keep *k,
 	} else if (row->ext) {
 		memset(&r->exts[row->ext - 1], 0, sizeof(*r->exts));
 	}
+	/* no better than the n-th best so far: its row stays free */
+	if (k->cut && rp_row_cmp(&r->order[k->m], &k->bar, r) > 0)
+		return 0;
 	if (++k->m == k->max) {		/* the best n stay */
 		qsort_r(r->order, k->m, sizeof(*r->order), rp_row_cmp, r);
 		k->m = k->n;
+		k->cut = true;
+		k->bar = r->order[k->n - 1];
 	}
 	return 0;
 }
