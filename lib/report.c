@@ -211,10 +211,21 @@ unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 	return row;
 }
 
+/* Whether the @n atoms at @x and @y are equal (n is small: no call). */
+static bool same_atoms(const uint64_t *x, const uint64_t *y, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
 static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 			       uint32_t h)
 {
-	size_t mask, i, n = r->nr_cmp * sizeof(*a);
+	size_t mask, i;
 	unsigned char *row;
 
 	/* at most 3/4 full */
@@ -225,7 +236,7 @@ static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 		if (r->slots[i].hash != h)
 			continue;
 		row = row_at(r, r->slots[i].idx - 1);
-		if (!memcmp(atoms(row), a, n))
+		if (same_atoms(atoms(row), a, r->nr_cmp))
 			return row;
 	}
 	row = rp_new_row(r, a);
