@@ -5,8 +5,10 @@
  * Glue over the library: a pebs_session replays the records in time
  * order (threads and maps over time) and hands each sample, resolved
  * against the state of its time, to on_sample, which filters it
- * (pebs_filter) and adds it to the pebs_report of every table.
- * Printing is in report-print.c and report-format.c.
+ * (pebs_filter) and adds it to the pebs_report of every table (but
+ * the data pages of the default text tables, summed from the cache
+ * lines after the pass: pebs_report__derive_top). Printing is in
+ * report-print.c and report-format.c.
  */
 #include <errno.h>
 #include <getopt.h>
