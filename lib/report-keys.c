@@ -139,6 +139,55 @@ uint32_t rk_fields(enum pebs_report_key key)
 	}
 }
 
+bool rk_plain(enum pebs_report_key key)
+{
+	switch (key) {
+	case PEBS_REPORT_PID:
+	case PEBS_REPORT_TID:
+	case PEBS_REPORT_CPU:
+	case PEBS_REPORT_EVENT:
+	case PEBS_REPORT_PAGE:
+	case PEBS_REPORT_LINE:
+	case PEBS_REPORT_ADDR:
+	case PEBS_REPORT_SRC:
+	case PEBS_REPORT_MEM:
+	case PEBS_REPORT_SNOOP:
+	case PEBS_REPORT_TLB:
+	case PEBS_REPORT_PHYS_DADDR:
+	case PEBS_REPORT_WEIGHT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+uint64_t rk_plain_atom(enum pebs_report_key key,
+		       const struct pebs_report_sample *s)
+{
+	switch (key) {
+	case PEBS_REPORT_PID:
+		return (uint32_t)s->pid;
+	case PEBS_REPORT_TID:
+		return (uint32_t)s->tid;
+	case PEBS_REPORT_CPU:
+		return s->cpu;
+	case PEBS_REPORT_EVENT:
+		return s->event;
+	case PEBS_REPORT_PAGE:
+		return s->addr & ~(uint64_t)(PAGE_4K - 1);
+	case PEBS_REPORT_LINE:
+		return s->addr & ~(uint64_t)(CACHE_LINE - 1);
+	case PEBS_REPORT_ADDR:
+		return s->addr;
+	case PEBS_REPORT_PHYS_DADDR:
+		return s->has_phys ? s->phys_addr : 0;
+	case PEBS_REPORT_WEIGHT:
+		return s->has_weight ? s->weight : 0;
+	default:	/* src, mem, snoop, tlb */
+		return s->data_src & rk_src_mask(key);
+	}
+}
+
 void rk_make(enum pebs_report_key key, bool dsym_key,
 	     const struct pebs_report_sample *s, struct pebs_report_row *k)
 {

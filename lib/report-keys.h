@@ -32,6 +32,12 @@ uint64_t rk_src_mask(enum pebs_report_key key);
 void rk_make(enum pebs_report_key key, bool dsym_key,
 	     const struct pebs_report_sample *s, struct pebs_report_row *k);
 
+/* rk_plain - whether @key sets one field, from the sample alone; then
+   rk_plain_atom is that field's atom (as rk_make then rk_get). */
+bool rk_plain(enum pebs_report_key key);
+uint64_t rk_plain_atom(enum pebs_report_key key,
+		       const struct pebs_report_sample *s);
+
 /* rk_get, rk_set - field @f of @row as an atom, and back. */
 uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f);
 void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v);

@@ -9,9 +9,9 @@
  * and symbol strings owned by pebs_symbols) and adds it. A row keeps
  * its sums and only the key fields its report's keys use (64-bit atoms,
  * lib/report-keys.c), compared by value (strings by pointer: equal
- * pointers are equal names) and hashed once per sample; a row's thread
- * ids beyond the first live in a side pool, taken when a second thread
- * comes. Rows live in fixed-size chunks (no copy as they grow) found
+ * pointers are equal names) and hashed once per sample; what few rows
+ * need (weights, thread ids beyond the first) lives in a side array,
+ * taken when a row first needs it. Rows live in fixed-size chunks (no copy as they grow) found
  * through an open-addressed index. No allocation per sample except when
  * the tables grow. pebs_report__row() unpacks a row into a
  * pebs_report_row.
@@ -21,67 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report-keys.h"
+#include "report-rows.h"
 #include "session.h"
 
-#define CHUNK_SHIFT	15		/* rows per chunk: 32768 */
-#define CHUNK_ROWS	(1u << CHUNK_SHIFT)
-#define MORE_TIDS	(PEBS_REPORT_MAX_TIDS - 1)
-#define NO_ATOM		0xff
 #define BATCH		32	/* samples whose lookups overlap */
-
-struct slot {
-	uint32_t idx;		/* row + 1; 0: empty */
-	uint32_t hash;
-};
-
-/* A row's sums; its key atoms follow. */
-struct rsum {
-	uint64_t period, samples, weight_sum, weight_nr;
-	uint32_t loads, stores, hitm;
-	uint32_t nr_tids;	/* as pebs_report_row's */
-	int32_t tid0;
-	uint32_t more;		/* MORE_TIDS more tids at tids[more - 1]; 0:
-				   none yet */
-};
-
-struct pebs_report {
-	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
-	unsigned int nr_keys;
-	bool need_addr, need_src;
-	bool dsym_key;		/* the data symbol is a key (symbol_daddr),
-				   not only shown (dcacheline) */
-	uint8_t atom_of[RK_NR_FIELDS];	/* NO_ATOM: field not kept */
-	enum rk_field field_of[RK_NR_FIELDS];	/* atom -> field */
-	unsigned int nr_atoms, nr_cmp;	/* atoms [0, nr_cmp) are compared */
-	size_t stride;		/* bytes per row */
-	unsigned char **chunks;
-	size_t nr, nr_chunks;
-	int32_t *tids;		/* the pool of more tids */
-	size_t nr_pool, cap_pool;
-	struct slot *slots;
-	size_t cap;		/* a power of two */
-	uint32_t *order;	/* rows in sorted order, after __sort */
-	struct pebs_report_row *view;	/* what __row returns */
-	uint64_t samples, period;
-	uint64_t *ev_samples, *ev_period;	/* per event */
-	unsigned int nr_events;
-};
-
-static unsigned char *row_at(const struct pebs_report *r, size_t i)
-{
-	return r->chunks[i >> CHUNK_SHIFT] + (i & (CHUNK_ROWS - 1)) * r->stride;
-}
-
-static uint64_t *atoms(unsigned char *row)
-{
-	return (uint64_t *)(row + sizeof(struct rsum));
-}
 
 /* Lay out the atoms: compared fields first, the shown-only ones last. */
 static void layout(struct pebs_report *r)
 {
-	uint32_t used = 0, cmp;
+	uint32_t used = 0, cmp, done = 0;
 	unsigned int i, f;
 
 	for (i = 0; i < r->nr_keys; i++)
@@ -102,6 +50,20 @@ static void layout(struct pebs_report *r)
 			r->atom_of[f] = (uint8_t)r->nr_atoms++;
 		}
 	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t);
+	/* keys of one field each, from the sample alone: atoms made
+	   without a pebs_report_row between */
+	r->plain = true;
+	for (i = 0; i < r->nr_keys; i++) {
+		uint32_t fl = rk_fields(r->keys[i]);
+
+		if (!rk_plain(r->keys[i]) || __builtin_popcount(fl) != 1 ||
+		    (fl & done)) {
+			r->plain = false;
+			break;
+		}
+		done |= fl;
+		r->plain_key[r->atom_of[__builtin_ctz(fl)]] = r->keys[i];
+	}
 }
 
 int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
@@ -160,7 +122,7 @@ void pebs_report__delete(struct pebs_report *r)
 		else
 			free(r->chunks[i]);
 	free(r->chunks);
-	free(r->tids);
+	free(r->exts);
 	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
 	free(r->view);
@@ -177,13 +139,20 @@ static uint32_t make_key(const struct pebs_report *r,
 	uint64_t h = 0;
 	unsigned int i;
 
-	memset(&k, 0, sizeof(k));
-	for (i = 0; i < r->nr_keys; i++)
-		rk_make(r->keys[i], r->dsym_key, s, &k);
-	for (i = 0; i < r->nr_atoms; i++) {
-		a[i] = rk_get(&k, r->field_of[i]);
-		if (i < r->nr_cmp)
+	if (r->plain) {
+		for (i = 0; i < r->nr_atoms; i++) {
+			a[i] = rk_plain_atom(r->plain_key[i], s);
 			h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
+		}
+	} else {
+		memset(&k, 0, sizeof(k));
+		for (i = 0; i < r->nr_keys; i++)
+			rk_make(r->keys[i], r->dsym_key, s, &k);
+		for (i = 0; i < r->nr_atoms; i++) {
+			a[i] = rk_get(&k, r->field_of[i]);
+			if (i < r->nr_cmp)
+				h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
+		}
 	}
 	/* spread the bits: keys such as page addresses share low bits */
 	h ^= h >> 33;
@@ -215,8 +184,7 @@ static int grow_index(struct pebs_report *r)
 	return 0;
 }
 
-/* A new row of key @a in the next place; NULL when out of memory. */
-static unsigned char *new_row(struct pebs_report *r, const uint64_t *a)
+unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 {
 	unsigned char *row;
 
@@ -243,10 +211,21 @@ static unsigned char *new_row(struct pebs_report *r, const uint64_t *a)
 	return row;
 }
 
+/* Whether the @n atoms at @x and @y are equal (n is small: no call). */
+static bool same_atoms(const uint64_t *x, const uint64_t *y, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
 static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 			       uint32_t h)
 {
-	size_t mask, i, n = r->nr_cmp * sizeof(*a);
+	size_t mask, i;
 	unsigned char *row;
 
 	/* at most 3/4 full */
@@ -257,10 +236,10 @@ static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 		if (r->slots[i].hash != h)
 			continue;
 		row = row_at(r, r->slots[i].idx - 1);
-		if (!memcmp(atoms(row), a, n))
+		if (same_atoms(atoms(row), a, r->nr_cmp))
 			return row;
 	}
-	row = new_row(r, a);
+	row = rp_new_row(r, a);
 	if (!row)
 		return NULL;
 	r->slots[i].idx = (uint32_t)r->nr;
@@ -268,11 +247,32 @@ static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 	return row;
 }
 
-/* Thread ids: the first in the row, up to MORE_TIDS more in the pool. */
+struct rext *rp_row_ext(struct pebs_report *r, struct rsum *row)
+{
+	if (!row->ext) {
+		if (r->nr_exts == r->cap_exts) {
+			size_t cap = r->cap_exts ? r->cap_exts * 2 : 64;
+			struct rext *e;
+
+			if (cap > UINT32_MAX - 1)
+				return NULL;
+			e = realloc(r->exts, cap * sizeof(*e));
+			if (!e)
+				return NULL;
+			r->exts = e;
+			r->cap_exts = cap;
+		}
+		memset(&r->exts[r->nr_exts], 0, sizeof(*r->exts));
+		row->ext = (uint32_t)++r->nr_exts;
+	}
+	return &r->exts[row->ext - 1];
+}
+
+/* Thread ids: the first in the row, up to MORE_TIDS more in its rext. */
 static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 {
 	unsigned int i, kept;
-	int32_t *more;
+	struct rext *e;
 
 	if (!row->nr_tids) {
 		row->tid0 = tid;
@@ -282,30 +282,18 @@ static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 	if (row->tid0 == tid || row->nr_tids > PEBS_REPORT_MAX_TIDS)
 		return 0;
 	kept = row->nr_tids - 1;
-	more = row->more ? r->tids + row->more - 1 : NULL;
+	e = row->ext ? &r->exts[row->ext - 1] : NULL;
 	for (i = 0; i < kept; i++)
-		if (more[i] == tid)
+		if (e->tids[i] == tid)
 			return 0;
 	if (kept == MORE_TIDS) {	/* one more than kept */
 		row->nr_tids++;
 		return 0;
 	}
-	if (!more) {
-		if (r->nr_pool + MORE_TIDS > r->cap_pool) {
-			size_t cap = r->cap_pool ? r->cap_pool * 2 :
-						   64 * MORE_TIDS;
-			int32_t *p = realloc(r->tids, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			r->tids = p;
-			r->cap_pool = cap;
-		}
-		row->more = (uint32_t)r->nr_pool + 1;
-		r->nr_pool += MORE_TIDS;
-		more = r->tids + row->more - 1;
-	}
-	more[kept] = tid;
+	e = rp_row_ext(r, row);
+	if (!e)
+		return -ENOMEM;
+	e->tids[kept] = tid;
 	row->nr_tids++;
 	return 0;
 }
@@ -348,8 +336,12 @@ static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 	row->samples++;
 	row->period += s->period;
 	if (s->has_weight) {
-		row->weight_sum += s->weight;
-		row->weight_nr++;
+		struct rext *e = rp_row_ext(r, row);
+
+		if (!e)
+			return pebs_err(-ENOMEM, "report: out of memory");
+		e->weight_sum += s->weight;
+		e->weight_nr++;
 	}
 	if (s->has_src) {
 		row->loads += !!(src.mem_op & PERF_MEM_OP_LOAD);
@@ -419,7 +411,7 @@ static uint64_t packed_field(const void *row, enum rk_field f,
 
 /* Rows (by index) by period, then samples, then their keys as perf,
    then first seen first. */
-static int row_cmp(const void *a, const void *b, void *arg)
+int rp_row_cmp(const void *a, const void *b, void *arg)
 {
 	const struct pebs_report *r = arg;
 	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
@@ -448,9 +440,9 @@ static void sift(uint32_t *heap, size_t n, size_t i, struct pebs_report *r)
 		size_t l = 2 * i + 1, m = i;
 		uint32_t t;
 
-		if (l < n && row_cmp(&heap[l], &heap[m], r) > 0)
+		if (l < n && rp_row_cmp(&heap[l], &heap[m], r) > 0)
 			m = l;
-		if (l + 1 < n && row_cmp(&heap[l + 1], &heap[m], r) > 0)
+		if (l + 1 < n && rp_row_cmp(&heap[l + 1], &heap[m], r) > 0)
 			m = l + 1;
 		if (m == i)
 			return;
@@ -473,7 +465,7 @@ static void select_top(struct pebs_report *r, size_t n)
 	for (i = n / 2; i-- > 0;)
 		sift(o, n, i, r);
 	for (i = n; i < r->nr; i++) {
-		if (row_cmp(&o[i], &o[0], r) >= 0)
+		if (rp_row_cmp(&o[i], &o[0], r) >= 0)
 			continue;
 		t = o[0];
 		o[0] = o[i];
@@ -486,6 +478,8 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 {
 	size_t i;
 
+	if (r->nr_all)
+		return;		/* derived: its rows are in order */
 	free(r->order);
 	r->order = malloc((r->nr ? r->nr : 1) * sizeof(*r->order));
 	if (!r->order)
@@ -494,10 +488,10 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 		r->order[i] = (uint32_t)i;
 	if (n && n < r->nr / 4) {
 		select_top(r, n);
-		qsort_r(r->order, n, sizeof(*r->order), row_cmp, r);
+		qsort_r(r->order, n, sizeof(*r->order), rp_row_cmp, r);
 	} else {
 		/* sort indices, not the rows */
-		qsort_r(r->order, r->nr, sizeof(*r->order), row_cmp, r);
+		qsort_r(r->order, r->nr, sizeof(*r->order), rp_row_cmp, r);
 	}
 	/* no more __add */
 	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
@@ -512,13 +506,14 @@ void pebs_report__sort(struct pebs_report *r)
 
 size_t pebs_report__nr_rows(const struct pebs_report *r)
 {
-	return r->nr;
+	return r->nr_all > r->nr ? r->nr_all : r->nr;
 }
 
 const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 					       size_t i)
 {
 	struct pebs_report_row *v = r->view;
+	const struct rext *e;
 	const struct rsum *s;
 	const uint64_t *a;
 	unsigned int k;
@@ -532,8 +527,11 @@ const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 		rk_set(v, r->field_of[k], a[k]);
 	v->samples = s->samples;
 	v->period = s->period;
-	v->weight_sum = s->weight_sum;
-	v->weight_nr = s->weight_nr;
+	e = s->ext ? &r->exts[s->ext - 1] : NULL;
+	if (e) {
+		v->weight_sum = e->weight_sum;
+		v->weight_nr = e->weight_nr;
+	}
 	v->loads = s->loads;
 	v->stores = s->stores;
 	v->hitm = s->hitm;
@@ -541,7 +539,7 @@ const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 	if (s->nr_tids)
 		v->tids[0] = s->tid0;
 	for (k = 1; k < s->nr_tids && k < PEBS_REPORT_MAX_TIDS; k++)
-		v->tids[k] = r->tids[s->more - 1 + k - 1];
+		v->tids[k] = e->tids[k - 1];
 	return v;
 }
 

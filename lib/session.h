@@ -52,11 +52,4 @@ void pebs_big_free(void *p, size_t n, size_t size);
 /* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
 int ss_c2c__finish(struct ss_c2c *f);
 
-/*
- * pebs_symbols__mapped - whether @addr lies in a mapping (code or data)
- * of process @pid at the time reached (lib/symbols.c).
- */
-bool pebs_symbols__mapped(struct pebs_symbols *syms, pid_t pid,
-			  uint64_t addr);
-
 #endif /* PEBSSHIM_SESSION_H */

@@ -684,15 +684,3 @@ int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 	sym->offset = va - s->start;
 	return 0;
 }
-
-bool pebs_symbols__mapped(struct pebs_symbols *syms, pid_t pid,
-			  uint64_t addr)
-{
-	struct proc *p;
-	size_t pos;
-
-	if (addr >= KERNEL_START)
-		return false;
-	p = proc_find(syms, pid, &pos);
-	return find_map(p, addr) || find_map(p ? p->data : NULL, addr);
-}

@@ -5,8 +5,10 @@
  * Glue over the library: a pebs_session replays the records in time
  * order (threads and maps over time) and hands each sample, resolved
  * against the state of its time, to on_sample, which filters it
- * (pebs_filter) and adds it to the pebs_report of every table.
- * Printing is in report-print.c and report-format.c.
+ * (pebs_filter) and adds it to the pebs_report of every table (but
+ * the data pages of the default text tables, summed from the cache
+ * lines after the pass: pebs_report__derive_top). Printing is in
+ * report-print.c and report-format.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -70,6 +72,10 @@ static int setup_tables(struct report *r, const char *sort)
 	    add_table(r, "data pages", "page") ||
 	    add_table(r, "cache lines", "line"))
 		return -1;
+	/* text shows the top rows only: pages are summed from the lines
+	   after the pass, not looked up per sample */
+	if (r->format == FMT_TEXT && r->percent_limit <= 0)
+		r->tables[2].from = r->tables[3].rep;
 	return add_table(r, "data sources", "src");
 }
 
@@ -97,7 +103,8 @@ static int flush_batch(struct report *r)
 	unsigned int i;
 
 	for (i = 0; i < r->nr_tables; i++)
-		if (pebs_report__add_batch(r->tables[i].rep, r->batch,
+		if (!r->tables[i].from &&
+		    pebs_report__add_batch(r->tables[i].rep, r->batch,
 					   r->nr_batch))
 			return -ENOMEM;
 	r->nr_batch = 0;
@@ -213,10 +220,16 @@ static int run(struct report *r, const char *sort)
 	/* without --percent-limit the text shows the first --top rows:
 	   only those need an order */
 	for (i = 0; i < r->nr_tables; i++)
-		pebs_report__sort_top(r->tables[i].rep,
-				      r->format == FMT_TEXT &&
-				      r->percent_limit <= 0 ? r->top :
-				      SIZE_MAX);
+		if (!r->tables[i].from)
+			pebs_report__sort_top(r->tables[i].rep,
+					      r->format == FMT_TEXT &&
+					      r->percent_limit <= 0 ? r->top :
+					      SIZE_MAX);
+	for (i = 0; i < r->nr_tables; i++)
+		if (r->tables[i].from &&
+		    pebs_report__derive_top(r->tables[i].rep,
+					    r->tables[i].from, r->top))
+			goto out_oom;
 	if (r->format == FMT_CSV) {
 		report_print_csv(r);
 		return 0;

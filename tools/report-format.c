@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "util.h"
 
 #define FIELD_MAX	4096
 
@@ -30,37 +31,6 @@ static const enum pebs_report_key csv_keys[] = {
 	PEBS_REPORT_SNOOP, PEBS_REPORT_TLB, PEBS_REPORT_DCACHELINE,
 	PEBS_REPORT_PHYS_DADDR, PEBS_REPORT_WEIGHT,
 };
-
-static void csv_str(const char *s)
-{
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
 
 static bool has_key(const enum pebs_report_key *keys, unsigned int n,
 		    enum pebs_report_key k)
@@ -101,7 +71,7 @@ static void csv_row(const struct report *r, const struct table *t,
 	char f[FIELD_MAX];
 
 	(void)first;
-	csv_str(t->title);
+	tool_csv_str(stdout, t->title);
 	printf(",%.4f,%" PRIu64 ",%" PRIu64 ",", pebs_report__overhead(rep, row, r->by_event),
 	       row->period, row->samples);
 	if (row->weight_nr)
@@ -115,7 +85,7 @@ static void csv_row(const struct report *r, const struct table *t,
 		if (!has_key(keys, nr_keys, csv_keys[k]))
 			continue;
 		report_field(r, row, csv_keys[k], f, sizeof(f));
-		csv_str(f);
+		tool_csv_str(stdout, f);
 	}
 	putchar('\n');
 }
@@ -142,7 +112,7 @@ static void json_row(const struct report *r, const struct table *t,
 	for (k = 0; k < nr_keys; k++) {
 		printf(", \"%s\": ", pebs_report__key_name(keys[k]));
 		report_field(r, row, keys[k], f, sizeof(f));
-		json_str(f);
+		tool_json_str(stdout, f);
 	}
 	putchar('}');
 }
@@ -166,7 +136,7 @@ void report_print_json(const struct report *r)
 	unsigned int i, k, nr_keys;
 
 	printf("{\n  \"file\": ");
-	json_str(r->path);
+	tool_json_str(stdout, r->path);
 	printf(",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
 	       ",\n  \"tables\": [", r->samples,
 	       r->st->lost + r->st->lost_samples);
@@ -175,7 +145,7 @@ void report_print_json(const struct report *r)
 		const struct pebs_report *rep = t->rep;
 
 		printf("%s\n    {\"title\": ", i ? "," : "");
-		json_str(t->title);
+		tool_json_str(stdout, t->title);
 		printf(", \"keys\": [");
 		nr_keys = pebs_report__keys(rep, &keys);
 		for (k = 0; k < nr_keys; k++)

@@ -18,6 +18,9 @@
 struct table {
 	const char *title;
 	struct pebs_report *rep;
+	/* the rep whose rows this table's are made from after the pass
+	   (pages from lines), or NULL: from the samples */
+	const struct pebs_report *from;
 };
 
 /* The weights of one event's samples, for percentiles. */

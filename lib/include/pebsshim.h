@@ -3300,6 +3300,22 @@ PEBS_API uint32_t pebs_svg__hash(const char *str);
 /* pebs_svg__hsl - "hsl(H,S%,L%)" into @buf. */
 PEBS_API void pebs_svg__hsl(char *buf, size_t len, unsigned int hue,
 			    unsigned int sat, unsigned int light);
+/* ---- report: pages derived from lines (lib/report-derive.c) ---- */
+
+/*
+ * pebs_report__derive_top - fill @r, a new report whose keys are those
+ * of @from with its one PEBS_REPORT_LINE key as PEBS_REPORT_PAGE (the
+ * other keys: pid, tid, cpu or event, the same), from the rows of
+ * @from, as if @from's samples had been added to @r: the same totals,
+ * sums and thread counts (the thread ids kept are in no particular
+ * order). Only the first @n rows in order are kept, sorted:
+ * pebs_report__nr_rows counts all, pebs_report__row is NULL from @n on.
+ * Linear time in @from's rows; memory for @n rows. No more __add on
+ * @r. Returns 0, -EINVAL (keys that do not match) or -ENOMEM.
+ */
+PEBS_API int pebs_report__derive_top(struct pebs_report *r,
+				     const struct pebs_report *from,
+				     size_t n);
 
 #ifdef __cplusplus
 }

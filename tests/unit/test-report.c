@@ -404,6 +404,113 @@ static void pass_free(struct pass *p, const char *path)
 		unlink(path);
 }
 
+/* Pages of @rows (@n) of @r against @want's: sums, keys, threads. */
+static void same_rows(const struct pebs_report *r,
+		      const struct pebs_report *want, size_t n)
+{
+	struct pebs_report_row a, b;
+	unsigned int t, u;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		a = *pebs_report__row(want, i);
+		b = *pebs_report__row(r, i);
+		assert_int_equal(b.addr, a.addr);
+		assert_int_equal(b.event, a.event);
+		assert_int_equal(b.period, a.period);
+		assert_int_equal(b.samples, a.samples);
+		assert_int_equal(b.weight_sum, a.weight_sum);
+		assert_int_equal(b.weight_nr, a.weight_nr);
+		assert_int_equal(b.loads, a.loads);
+		assert_int_equal(b.stores, a.stores);
+		assert_int_equal(b.hitm, a.hitm);
+		assert_int_equal(b.nr_tids, a.nr_tids);
+		/* the same threads, in any order (of more than kept,
+		   any kept) */
+		for (t = 0; a.nr_tids <= PEBS_REPORT_MAX_TIDS &&
+			    t < a.nr_tids; t++) {
+			for (u = 0; u < b.nr_tids && b.tids[u] != a.tids[t];
+			     u++)
+				;
+			assert_true(u < b.nr_tids);
+		}
+	}
+}
+
+static void test_derive_pages(void **state)
+{
+	enum pebs_report_key lk[2] = { PEBS_REPORT_EVENT, PEBS_REPORT_LINE };
+	enum pebs_report_key pk[2] = { PEBS_REPORT_EVENT, PEBS_REPORT_PAGE };
+	enum pebs_report_key sk[2] = { PEBS_REPORT_SYM, PEBS_REPORT_LINE };
+	struct pebs_report *lines, *pages, *top, *all, *bad;
+	struct pebs_report_sample s = { .pid = 1 };
+	union perf_mem_data_src src;
+	uint64_t x = 88172645463325252ull, n1, p1, n2, p2;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(pebs_report__new(lk, 2, 2, &lines), 0);
+	assert_int_equal(pebs_report__new(pk, 2, 2, &pages), 0);
+	assert_int_equal(pebs_report__new(pk, 2, 2, &top), 0);
+	assert_int_equal(pebs_report__new(pk, 2, 2, &all), 0);
+	for (i = 0; i < 30000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* 300 pages of 64 lines, two events, 1..5 periods */
+		s.addr = 0x7f0000000000ull + (x % 300) * 4096 +
+			 (x >> 20) % 4096;
+		s.event = (x >> 40) % 2;
+		s.period = 1 + (x >> 44) % 5;
+		/* 32 pages of 12 threads, 32 of 4, the others of 1 */
+		s.tid = (int32_t)(x % 300 < 32 ? (x >> 48) % 12 :
+				  x % 300 < 64 ? 20 + (x >> 48) % 4 : 7);
+		s.has_addr = (x >> 52) % 50 != 0;
+		s.hidden = (x >> 54) % 40 == 0;
+		s.has_weight = (x >> 56) % 3 == 0;
+		s.weight = (x >> 58) + 1;
+		src.val = 0;
+		src.mem_op = (x >> 60) % 2 ? PERF_MEM_OP_LOAD :
+					     PERF_MEM_OP_STORE;
+		src.mem_snoop = (x >> 61) % 2 ? PERF_MEM_SNOOP_HITM : 0;
+		s.data_src = src.val;
+		s.has_src = (x >> 62) % 2;
+		assert_int_equal(pebs_report__add(lines, &s), 0);
+		assert_int_equal(pebs_report__add(pages, &s), 0);
+	}
+	pebs_report__sort(pages);
+	pebs_report__sort_top(lines, 3);
+	assert_int_equal(pebs_report__derive_top(top, lines, 7), 0);
+	assert_int_equal(pebs_report__derive_top(all, lines, SIZE_MAX), 0);
+	assert_true(pebs_report__nr_rows(pages) > 500);
+	assert_int_equal(pebs_report__nr_rows(top),
+			 pebs_report__nr_rows(pages));
+	assert_int_equal(pebs_report__nr_rows(all),
+			 pebs_report__nr_rows(pages));
+	assert_null(pebs_report__row(top, 7));
+	same_rows(top, pages, 7);
+	same_rows(all, pages, pebs_report__nr_rows(pages));
+	pebs_report__totals(pages, 1, &n1, &p1);
+	pebs_report__totals(top, 1, &n2, &p2);
+	assert_int_equal(n2, n1);
+	assert_int_equal(p2, p1);
+	/* a sort after it keeps the order */
+	pebs_report__sort_top(top, 7);
+	same_rows(top, pages, 7);
+	/* not new, or keys that do not match */
+	assert_int_equal(pebs_report__derive_top(top, lines, 7), -EINVAL);
+	assert_int_equal(pebs_report__new(&pk[1], 1, 2, &bad), 0);
+	assert_int_equal(pebs_report__derive_top(bad, lines, 7), -EINVAL);
+	pebs_report__delete(bad);
+	assert_int_equal(pebs_report__new(sk, 2, 2, &bad), 0);
+	assert_int_equal(pebs_report__derive_top(all, bad, 7), -EINVAL);
+	pebs_report__delete(bad);
+	pebs_report__delete(lines);
+	pebs_report__delete(pages);
+	pebs_report__delete(top);
+	pebs_report__delete(all);
+}
+
 /* One sample of period 9000 in heavy, nine of 100 in light. */
 static void test_periods(void **state)
 {
@@ -563,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_group_and_weigh),
 		cmocka_unit_test(test_data_keys),
 		cmocka_unit_test(test_top_and_tids),
+		cmocka_unit_test(test_derive_pages),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_foreign_kernel),
