@@ -119,24 +119,6 @@ static void churn_join(void)
 		pthread_join(churn_thr[i], NULL);
 }
 
-/* a churn thread's tid must come with its own tgid and comm */
-static bool check_pair(int32_t tgid, int32_t pid, const char *comm)
-{
-	unsigned int i;
-	char name[16];
-
-	if (pid == 0)
-		return tgid == 0 && (!comm || !strncmp(comm, "swapper", 7));
-	if ((pid == -1) != (tgid == -1))
-		return false;
-	for (i = 0; i < nchurn; i++) {
-		if (pid != churn_tid[i])
-			continue;
-		snprintf(name, sizeof(name), "churn-%u", i);
-		return tgid == getpid() && (!comm || !strncmp(comm, name, 16));
-	}
-	return true;
-}
 
 /* ---- the readers ------------------------------------------------------- */
 
@@ -188,7 +170,7 @@ static bool check_slot(struct reader *r, unsigned int c,
 {
 	struct pebs_map_slot *l = &r->last[c];
 
-	if (s->cpu != c || !check_pair(s->tgid, s->pid, s->comm) ||
+	if (s->cpu != c || !churn_pair_ok(churn_tid, nchurn, s->tgid, s->pid, s->comm) ||
 	    (s->seq & 1) || s->hist_head != s->switches ||
 	    s->seq / 2 < s->switches || s->seq / 2 - s->switches > 1)
 		return BAD(r, "torn slot %u: seq %u cpu %u tgid %d pid %d comm %.16s switches %llu head %llu",
@@ -233,7 +215,7 @@ static bool check_history(struct reader *r, unsigned int c)
 	r->lost += lost;
 	for (k = 0; k < got; k++) {
 		if (e[k].time < r->last_t[c] ||
-		    !check_pair(e[k].tgid, e[k].pid, NULL))
+		    !churn_pair_ok(churn_tid, nchurn, e[k].tgid, e[k].pid, NULL))
 			return BAD(r, "history of cpu %u: time %llu after %llu, tgid %d pid %d",
 				   c, (unsigned long long)e[k].time,
 				   (unsigned long long)r->last_t[c],

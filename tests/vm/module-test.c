@@ -862,24 +862,6 @@ struct reader {
 	char why[200];
 };
 
-/* our churn threads' slots must pair tid, tgid and comm exactly */
-static bool check_pair(int32_t tgid, int32_t pid, const char *comm)
-{
-	unsigned int i;
-	char name[16];
-
-	if (pid == 0)
-		return tgid == 0 && (!comm || !strncmp(comm, "swapper", 7));
-	if ((pid == -1) != (tgid == -1))
-		return false;
-	for (i = 0; i < NCHURN; i++) {
-		if (pid != churn_tid[i])
-			continue;
-		snprintf(name, sizeof(name), "churn-%u", i);
-		return tgid == getpid() && (!comm || !strncmp(comm, name, 16));
-	}
-	return true;
-}
 
 static void *reader_main(void *arg)
 {
@@ -901,7 +883,7 @@ static void *reader_main(void *arg)
 			r->snaps++;
 			if (s.cpu != c || s.hist_head != s.switches ||
 			    s.switches < last_sw[c] ||
-			    !check_pair(s.tgid, s.pid, s.comm) ||
+			    !churn_pair_ok(churn_tid, NCHURN, s.tgid, s.pid, s.comm) ||
 			    (!r->online[c] && s.tgid != -1)) {
 				snprintf(r->why, sizeof(r->why),
 					 "torn slot %u: cpu %u tgid %d pid %d comm %.16s switches %llu head %llu",
@@ -917,7 +899,7 @@ static void *reader_main(void *arg)
 			r->lost += lost;
 			for (k = 0; k < got; k++) {
 				if (e[k].time < last_t[c] ||
-				    !check_pair(e[k].tgid, e[k].pid, NULL)) {
+				    !churn_pair_ok(churn_tid, NCHURN, e[k].tgid, e[k].pid, NULL)) {
 					snprintf(r->why, sizeof(r->why),
 						 "bad history entry on cpu %u: time %llu after %llu, tgid %d pid %d",
 						 c, (unsigned long long)e[k].time,

@@ -240,4 +240,29 @@ static inline unsigned int hist_copy(const struct map *m, unsigned int cpu,
 	return k;
 }
 
+/*
+ * churn_pair_ok - an entry naming one of our @n churn threads (tids
+ * @tids, named "churn-<i>") must carry our tgid and its name; the idle
+ * task is tgid 0 ("swapper/N"); -1 comes for tgid and pid together.
+ * @comm may be NULL (history entries have none).
+ */
+static inline bool churn_pair_ok(const pid_t *tids, unsigned int n,
+				 int32_t tgid, int32_t pid, const char *comm)
+{
+	unsigned int i;
+	char name[24];
+
+	if (pid == 0)
+		return tgid == 0 && (!comm || !strncmp(comm, "swapper", 7));
+	if ((pid == -1) != (tgid == -1))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (pid != tids[i])
+			continue;
+		snprintf(name, sizeof(name), "churn-%u", i);
+		return tgid == getpid() && (!comm || !strncmp(comm, name, 16));
+	}
+	return true;
+}
+
 #endif /* PEBS_VM_MAP_H */
