@@ -31,31 +31,19 @@ ok "man/libpebsshim.3 exists"
 
 # Header: PEBS_API name -> declaration (tests/pebs_api.py, as abi.t
 # reads it). Page: the prototypes of its .nf/.fi blocks (roff macros
-# and font escapes removed), and every pebs_*() it names anywhere.
+# and font escapes removed by scripts/man-gen.py's unroff), and every
+# pebs_*() it names anywhere.
 # Declarations are compared with whitespace normalized.
 python3 - "$hdr" "$page" "$T" <<'EOF'
 import os, re, sys
 hdr, page, t = sys.argv[1:]
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.environ['PEBS_SRC'], 'tests'))
+sys.path.insert(0, os.path.join(os.environ['PEBS_SRC'], 'scripts'))
 from pebs_api import declarations, norm
+unroff = __import__('man-gen').unroff
 
 decl = declarations(hdr)
-
-def unroff(line):
-	"""the text of one roff input line"""
-	line = re.sub(r'\\f(\[[^]]*\]|\(..|.)', '', line)
-	line = line.replace('\\-', '-').replace('\\e', '\\').replace('\\&', '')
-	m = re.match(r'\.([A-Z]{1,2})\b\s*(.*)$', line)
-	if not m:
-		return '' if line.startswith('.') else line
-	args = [a[1:-1].replace('""', '"') if a.startswith('"') else a
-		for a in re.findall(r'"(?:[^"]|"")*"|\S+', m.group(2))]
-	if m.group(1) in ('B', 'I'):
-		return ' '.join(args)
-	if m.group(1) in ('BI', 'IB', 'BR', 'RB', 'IR', 'RI'):
-		return ''.join(args)
-	return ''
 
 lines = open(page).read().split('\n')
 protos, block, nf = {}, [], False
