@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -167,4 +168,18 @@ int t_put_file(const char *top, const char *rel, const char *text)
 	ok = write(fd, text, len) == (ssize_t)len;
 	close(fd);
 	return ok ? 0 : -EIO;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int t_rm_tree(const char *top)
+{
+	return nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

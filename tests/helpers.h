@@ -53,4 +53,7 @@ bool t_have(const char *feature, char *why, size_t len);
  */
 int t_put_file(const char *top, const char *rel, const char *text);
 
+/* t_rm_tree - remove @top and everything under it. Returns 0 or -1. */
+int t_rm_tree(const char *top);
+
 #endif

@@ -15,7 +15,6 @@
  * kernel samples cpu-clock brings when the kernel allows them.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,6 +28,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "internal.h"
 #include "event-internal.h"
 
@@ -235,15 +235,6 @@ static void test_auto(void **state)
 
 static char fake[64];
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 /* a sysfs PMU whose type the kernel does not know: ENOENT from the open */
 static void test_probe_unknown_pmu(void **state)
 {
@@ -271,7 +262,7 @@ static void test_probe_unknown_pmu(void **state)
 	assert_string_equal(pebs_errmsg(), "this CPU/VM has no ghost PMU "
 			    "(ghost//u): use -e auto or a software event such "
 			    "as cpu-clock");
-	assert_int_equal(nftw(fake, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
+	assert_int_equal(t_rm_tree(fake), 0);
 }
 
 /* a real sysfs event through the sysfs encoder */

@@ -11,7 +11,6 @@
  * nothing depends on this host's CPU.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,22 +69,13 @@ static int setup(void **state)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	(void)state;
 	pebs_tp_set_root(NULL);
 	pebs_sysfs_set_root(NULL);
 	pebs_priv_override(-1);
-	return nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return t_rm_tree(top);
 }
 
 static void sysfs_on(void)

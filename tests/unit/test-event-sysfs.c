@@ -15,7 +15,6 @@
  * The AMD Zen4 core PMU is forced so that the aliases take the IBS path.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,20 +88,11 @@ static int setup(void **state)
 	return 0;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag,
-		  struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int teardown(void **state)
 {
 	(void)state;
 	pebs_sysfs_set_root(NULL);
-	return nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return t_rm_tree(top);
 }
 
 static struct pebs_event ev;
