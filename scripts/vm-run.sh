@@ -161,7 +161,7 @@ done
 # the module, its load scripts, the static guest programs, the scripts
 cp "$kmod" "$root/pebs/pebs_map.ko"
 cp "$PEBS_SRC/scripts/pebs-map-load" "$PEBS_SRC/scripts/pebs-map-unload" \
-	"$root/pebs/"
+	"$PEBS_SRC/tests/vm/guest-lib.sh" "$root/pebs/"
 if [ -d "$PEBS_BUILD/vm" ]; then
 	for f in "$PEBS_BUILD"/vm/*; do
 		[ -f "$f" ] && [ -x "$f" ] && cp "$f" "$root/pebs/"

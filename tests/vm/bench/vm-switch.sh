@@ -11,15 +11,7 @@
 # Kernel command line: pebs_bench_rounds=N (default 5),
 # pebs_bench_trips=N (default 20000).
 name=vm-switch
-fail() {
-	echo "PEBS-VM FAIL $name $*"
-	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
-	exit 1
-}
-param() {	# param NAME DEFAULT: NAME=value from the kernel command line
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=\([0-9]*\)\$/\1/p" | tail -n 1)
-	echo "${v:-$2}"
-}
+. /pebs/guest-lib.sh
 rounds=$(param pebs_bench_rounds 5)
 trips=$(param pebs_bench_trips 20000)
 tp=/sys/kernel/tracing

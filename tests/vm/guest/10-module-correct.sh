@@ -4,11 +4,7 @@
 # one CPU alternate in its slot; switch counters only grow; slots of CPUs
 # that are possible but never online read -1 throughout; idle reads 0.
 name=10-module-correct
-fail() {
-	echo "PEBS-VM FAIL $name $*"
-	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
-	exit 1
-}
+. /pebs/guest-lib.sh
 
 pebs-map-load || fail "pebs-map-load failed"
 module-test dump

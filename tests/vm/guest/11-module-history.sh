@@ -5,11 +5,7 @@
 # sleeps, a pipe ping-pong). At least 99.9 % of the switches must agree
 # (cpu, time order, incoming tid).
 name=11-module-history
-fail() {
-	echo "PEBS-VM FAIL $name $*"
-	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
-	exit 1
-}
+. /pebs/guest-lib.sh
 
 # the window: pebs_history_ms=MS on the kernel command line (default 500;
 # make check-debug's slower kernel needs a longer one for 500 switches)

@@ -5,11 +5,7 @@
 # file or a mapping, bad parameters, the mknod fallback, 50
 # load/check/unload cycles, concurrent readers against churning threads.
 name=12-module-robust
-fail() {
-	echo "PEBS-VM FAIL $name $*"
-	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
-	exit 1
-}
+. /pebs/guest-lib.sh
 loaded() {
 	grep -q '^pebs_map ' /proc/modules
 }

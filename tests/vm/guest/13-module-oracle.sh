@@ -7,11 +7,7 @@
 # debug_wrong_next=1 (it records the task switched out, Shim's stale
 # `next`): the same oracle must then fail.
 name=13-module-oracle
-fail() {
-	echo "PEBS-VM FAIL $name $*"
-	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
-	exit 1
-}
+. /pebs/guest-lib.sh
 
 pebs-map-load || fail "pebs-map-load failed"
 out=$(hist-oracle | tail -n 1)

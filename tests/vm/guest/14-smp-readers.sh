@@ -10,15 +10,7 @@
 # (default 8), pebs_churn=N (default 8); `make check-vm-stress` boots 4
 # vCPUs under multi-threaded TCG with pebs_stress_ms=60000.
 name=14-smp-readers
-fail() {
-	echo "PEBS-VM FAIL $name $*"
-	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
-	exit 1
-}
-param() {	# param NAME DEFAULT: NAME=value from the kernel command line
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=\([0-9]*\)\$/\1/p" | tail -n 1)
-	echo "${v:-$2}"
-}
+. /pebs/guest-lib.sh
 ms=$(param pebs_stress_ms 4000)
 nread=$(param pebs_readers 8)
 nchurn=$(param pebs_churn 8)

@@ -8,15 +8,7 @@
 # Kernel command line: pebs_hotplug_ms=MS (default 4000),
 # pebs_hotplug_rounds=N (default 2; `make check-vm-stress`: 12).
 name=15-cpu-hotplug
-fail() {
-	echo "PEBS-VM FAIL $name $*"
-	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
-	exit 1
-}
-param() {	# param NAME DEFAULT: NAME=value from the kernel command line
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=\([0-9]*\)\$/\1/p" | tail -n 1)
-	echo "${v:-$2}"
-}
+. /pebs/guest-lib.sh
 ms=$(param pebs_hotplug_ms 4000)
 rounds=$(param pebs_hotplug_rounds 2)
 

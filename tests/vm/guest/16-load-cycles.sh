@@ -8,16 +8,13 @@
 # Kernel command line: pebs_cycles=N (default 10; `make check-vm-stress`:
 # 200).
 name=16-load-cycles
+. /pebs/guest-lib.sh
 churn=
 fail() {
 	echo "PEBS-VM FAIL $name $*"
 	[ -n "$churn" ] && kill "$churn" 2>/dev/null
 	grep -q '^pebs_map ' /proc/modules && pebs-map-unload
 	exit 1
-}
-param() {	# param NAME DEFAULT: NAME=value from the kernel command line
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=\([0-9]*\)\$/\1/p" | tail -n 1)
-	echo "${v:-$2}"
 }
 n=$(param pebs_cycles 10)
 
