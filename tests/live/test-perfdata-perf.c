@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "pebsshim.h"
 
 /* about half a second of shell work */
@@ -40,11 +41,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
+	return t_rm_tree(dir);
 }
 
 static void need_perf(void)

@@ -23,6 +23,7 @@
 #include <zstd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "internal.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TIME)
@@ -520,7 +521,7 @@ static void write_file(const char *d, const char *name, const void *p,
  */
 static void test_directory(void **state)
 {
-	char d[] = "/tmp/pebs-dir-XXXXXX", cmd[64];
+	char d[] = "/tmp/pebs-dir-XXXXXX";
 	struct buf b = { 0 }, k[2] = { { 0 }, { 0 } };
 	struct pebs_perfdata *pd;
 	const struct perf_event_header *ev;
@@ -578,8 +579,7 @@ static void test_directory(void **state)
 		pebs_perfdata__rewind(pd);
 	}
 	pebs_perfdata__close(pd);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", d);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(t_rm_tree(d), 0);
 	free(b.p);
 	free(k[0].p);
 	free(k[1].p);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "internal.h"
 
 static char dir[] = "/tmp/test-perfdata-groups.XXXXXX";
@@ -31,11 +32,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
+	return t_rm_tree(dir);
 }
 
 /* a writer with @nr software events, ids 10, 11, ... */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "internal.h"
 
 /* more samples than one 1 MiB write buffer holds */
@@ -57,11 +58,8 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) ? -1 : 0;
+	return t_rm_tree(dir);
 }
 
 static void path_of(char *buf, size_t len, const char *name)
