@@ -4,8 +4,7 @@
 # chase() comes first among them, -C keeps to its CPUs.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
-[ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 0 ] ||
-	skip_all "per-CPU events need root or perf_event_paranoid <= 0"
+need percpu || skip_all "$why"
 echo 1..10
 
 "$tool" record -a -m 512 -e cpu-clock -c 250000 -o "$T/a.data" -- \

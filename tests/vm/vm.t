@@ -33,10 +33,8 @@ if [ "${#scripts[@]}" = 0 ]; then
 	echo "1..0 # SKIP no guest script in tests/vm/guest"
 	exit 0
 fi
-if ! command -v qemu-system-x86_64 >/dev/null; then
-	echo "1..0 # SKIP qemu-system-x86_64 not installed (make deps)"
-	exit 0
-fi
+. "$src/tests/tap.sh"
+need qemu || skip_all "$why"
 if ! ls -d /usr/src/linux-headers-*-amd64 >/dev/null 2>&1 && [ -z "${KDIR:-}" ]; then
 	echo "1..0 # SKIP no kernel headers in /usr/src (make deps)"
 	exit 0
