@@ -10,6 +10,8 @@ nok() {
 	shift
 	for l in "$@"; do echo "# $l"; done
 }
+# ok_rc STATUS NAME: pass iff STATUS (a command's exit status) is 0
+ok_rc() { if [ "$1" = 0 ]; then ok "$2"; else nok "$2"; fi; }
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"; }
 # diag FILE...: the first 20 lines, as TAP comments
 diag() { sed 's/^/# /' "$@" | head -20; }

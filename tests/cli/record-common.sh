@@ -7,19 +7,8 @@ memwalk=$PEBS_BUILD/workloads/memwalk
 touchpages=$PEBS_BUILD/workloads/touchpages
 T=$(mktemp -d /tmp/pebs-rec-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-tn=0
 
-# tap.sh's need, skip_all and skip_n; ok and check are redefined below
-# with the status first, as the record tests call them
 . "$PEBS_SRC/tests/tap.sh"
-ok() {	# ok COND-STATUS DESCRIPTION
-	tn=$((tn + 1))
-	if [ "$1" = 0 ]; then echo "ok $tn - $2"; else echo "not ok $tn - $2"; fi
-}
-check() {	# check DESCRIPTION CMD...
-	local d=$1; shift
-	"$@"; ok $? "$d"
-}
 need_tools() {
 	[ -x "$tool" ] || skip_all "no $tool: build it first (make B=... tool)"
 	[ -x "$memwalk" ] && [ -x "$touchpages" ] ||

@@ -12,9 +12,9 @@ expect_err() {
 	local rc=$?
 	sed 's/^/# /' "$T/err"
 	[ "$rc" != 0 ]
-	ok $? "$d: nonzero exit ($rc)"
+	ok_rc $? "$d: nonzero exit ($rc)"
 	[ "$(wc -l <"$T/err")" = 1 ] && grep -Eq "^pebs-shim record: $re" "$T/err"
-	ok $? "$d: one line saying so"
+	ok_rc $? "$d: one line saying so"
 }
 
 cd "$T" || exit 1
@@ -31,10 +31,10 @@ expect_err "command that cannot be executed" \
 	"cannot execute '/nonexistent/cmd': No such file or directory" \
 	-o "$T/e.data" -- /nonexistent/cmd
 [ ! -e "$T/e.data" ]
-ok $? "no output file left behind by the failed exec"
+ok_rc $? "no output file left behind by the failed exec"
 if [ -e /dev/pebs_map ]; then
-	ok 0 "# SKIP /dev/pebs_map exists here"
-	ok 0 "# SKIP /dev/pebs_map exists here"
+	skip "/dev/pebs_map exists here"
+	skip "/dev/pebs_map exists here"
 else
 	expect_err "--attr=map without the module" \
 		"/dev/pebs_map not found: load the module \(insmod kmod/pebs_map.ko" \
@@ -42,7 +42,7 @@ else
 fi
 
 "$tool" record --help >"$T/help" 2>&1
-ok $? "--help exits 0"
+ok_rc $? "--help exits 0"
 miss=
 for o in --event --count --freq --mmap-pages --output --format --duration \
 	--attr --verbose --all-cpus --cpu --pid --tid --help --data \
@@ -51,4 +51,4 @@ for o in --event --count --freq --mmap-pages --output --format --duration \
 	grep -q -- "$o" "$T/help" || miss="$miss $o"
 done
 [ -z "$miss" ]
-ok $? "--help documents every option${miss:+ (missing:$miss)}"
+ok_rc $? "--help documents every option${miss:+ (missing:$miss)}"

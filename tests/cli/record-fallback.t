@@ -8,7 +8,6 @@
 # an event without a fallback still fails with record's setup code.
 # (The retries on EINVAL of older kernels are in test-event-open.)
 . "$PEBS_SRC/tests/cli/record-common.sh"
-. "$PEBS_SRC/tests/tap.sh"
 need_tools
 if need pmu; then skip_all "this host has a PMU: cycles opens, no fallback"; fi
 echo 1..8

@@ -9,22 +9,22 @@ N=300
 
 "$tool" record -e page-faults -c 1 --format csv -o "$T/f.csv" -- \
 	"$touchpages" "$N" "$T/addrs" 2>"$T/err"
-ok $? "record -e page-faults -c 1 --format csv exits 0"
+ok_rc $? "record -e page-faults -c 1 --format csv exits 0"
 sed 's/^/# /' "$T/err"
 [ "$(wc -l <"$T/addrs")" = "$N" ]
-ok $? "touchpages printed $N addresses"
+ok_rc $? "touchpages printed $N addresses"
 # addr column (9th) without 0x, against the printed addresses
 awk -F, 'NR > 1 && $9 != "" { sub(/^0x/, "", $9); print $9 }' "$T/f.csv" |
 	sort -u >"$T/seen"
 missing=$(sort -u "$T/addrs" | comm -23 - "$T/seen" | wc -l)
-ok "$missing" "every touched page is a row of the CSV ($missing of $N missing)"
+ok_rc "$missing" "every touched page is a row of the CSV ($missing of $N missing)"
 n=$(summary_count "$T/err")
 rows=$(($(wc -l <"$T/f.csv") - 1))
 [ "$rows" = "$n" ]
-ok $? "as many rows as the summary says ($rows vs $n)"
+ok_rc $? "as many rows as the summary says ($rows vs $n)"
 # rows at the touched addresses: process touchpages, symbol main
 awk -F, 'NR == FNR { want[$1] = 1; next }
 	FNR > 1 { a = $9; sub(/^0x/, "", a); if (!(a in want)) next
 		  hits++; if ($5 != "touchpages" || $8 !~ /^main/) bad++ }
 	END { exit !(hits && !bad) }' "$T/addrs" "$T/f.csv"
-ok $? "those rows name touchpages and main()"
+ok_rc $? "those rows name touchpages and main()"

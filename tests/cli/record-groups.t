@@ -5,7 +5,6 @@
 # for perf record's own; a recording without a group has no
 # GROUP_DESC, as perf's.
 . "$PEBS_SRC/tests/cli/record-common.sh"
-. "$PEBS_SRC/tests/tap.sh"
 need_tools
 echo 1..6
 cd "$T" || exit 1

@@ -4,7 +4,6 @@
 # page faults of dd (every fault, -c 1) number what perf record counts of
 # the same command, within 5 %.
 . "$PEBS_SRC/tests/cli/record-common.sh"
-. "$PEBS_SRC/tests/tap.sh"
 need_tools
 need root percpu || skip_all "$why"
 echo 1..3

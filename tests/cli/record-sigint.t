@@ -19,12 +19,12 @@ for sig in INT TERM; do
 	rc=$?
 	want=$((128 + $(kill -l "$sig")))
 	[ "$rc" = "$want" ]
-	ok $? "SIG$sig: record finishes and exits 128+SIG$sig ($rc, like perf)"
+	ok_rc $? "SIG$sig: record finishes and exits 128+SIG$sig ($rc, like perf)"
 	sed 's/^/# /' "$T/$sig.err"
 	n=$(summary_count "$T/$sig.err")
 	perf script -i "$T/$sig.data" -F comm,pid,tid >"$T/$sig.script" 2>/dev/null
-	ok $? "SIG$sig: perf script reads the file"
+	ok_rc $? "SIG$sig: perf script reads the file"
 	m=$(wc -l <"$T/$sig.script")
 	[ -n "$n" ] && [ "$n" -gt 0 ] && [ "$m" = "$n" ]
-	ok $? "SIG$sig: it holds the $n samples reported ($m)"
+	ok_rc $? "SIG$sig: it holds the $n samples reported ($m)"
 done

@@ -14,20 +14,20 @@ run_tty() {	# stderr on a pseudo-terminal; the output, \r as newlines
 
 run_tty "'$tool' record -e cpu-clock -o '$T/s.data' -- '$memwalk' --seconds 1 --mb 4"
 grep -aqE '^.*\[ [0-9.]+ s \] [0-9]+ samples, [0-9]+/s, [0-9]+ lost, [0-9.]+ MB written' "$T/tty"
-ok $? "a terminal gets the status line"
+ok_rc $? "a terminal gets the status line"
 sed -n '/Captured/p' "$T/tty" | sed 's/^/# /'
 
 run_tty "'$tool' record -q -e cpu-clock -o '$T/q.data' -- '$memwalk' --seconds 0.5 --mb 4"
 grep -aq 'memwalk: pid=' "$T/tty" && ! grep -aqE 'samples|MB' "$T/tty"
-ok $? "-q: no status line, no summary"
+ok_rc $? "-q: no status line, no summary"
 
 "$tool" record -e cpu-clock -o "$T/p.data" -- "$memwalk" --seconds 0.5 --mb 4 2>"$T/err"
-ok "$(grep -c $'\r' "$T/err")" "no status line when stderr is not a terminal"
+ok_rc "$(grep -c $'\r' "$T/err")" "no status line when stderr is not a terminal"
 grep -qE '^\[ pebs-shim record: Woken up [0-9]+ times to write data \]$' "$T/err"
-ok $? "perf's 'Woken up N times' line"
+ok_rc $? "perf's 'Woken up N times' line"
 n=$(summary_count "$T/err")
 line=$(grep -E '^\[ pebs-shim record: Captured and wrote [0-9.]+ MB ' "$T/err")
 [ "$line" = "[ pebs-shim record: Captured and wrote $(awk -v s="$(stat -c %s "$T/p.data")" 'BEGIN { printf "%.3f", s / 1048576 }') MB $T/p.data ($n samples) ]" ]
-ok $? "perf's 'Captured and wrote X MB FILE (N samples)' with the file's size"
+ok_rc $? "perf's 'Captured and wrote X MB FILE (N samples)' with the file's size"
 perf script -i "$T/p.data" 2>/dev/null | wc -l | grep -qx "$n"
-ok $? "as many samples as the summary says ($n)"
+ok_rc $? "as many samples as the summary says ($n)"

@@ -6,7 +6,6 @@
 # `perf report --stdio` sorts by them, and a tracepoint beside cpu-clock
 # decodes too. As root (tracefs and system-wide tracepoints).
 . "$PEBS_SRC/tests/cli/record-common.sh"
-. "$PEBS_SRC/tests/tap.sh"
 need_tools
 need root percpu || skip_all "$why"
 [ -r /sys/kernel/tracing/events/sched/sched_switch/id ] ||
