@@ -33,7 +33,6 @@
  * Prints one line: "ok turns=N widest-window=Xus" or "FAIL <reason>".
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <sched.h>
@@ -46,6 +45,7 @@
 #include <sys/syscall.h>
 
 #include "pebsshim.h"
+#include "vm-map.h"
 
 #define NTHR	3
 #define TURNS	60
@@ -70,28 +70,7 @@ static uint64_t pass_ns[TURNS];		/* logged just before passing it on */
 static pid_t who[TURNS];
 static volatile int ready;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static int done_fd[2];	/* the last turn tells the main thread */
-
-static void __attribute__((format(printf, 1, 2), noreturn))
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	exit(1);
-}
 
 static void *run(void *arg)
 {
@@ -107,13 +86,13 @@ static void *run(void *arg)
 			fail("token: read: %s", strerror(errno));
 		if (turn < 0)
 			return NULL;
-		t0 = mono_ns();
+		t0 = now_ns();
 		start_ns[turn] = t0;
 		who[turn] = me->tid;
 		until = t0 + spin_ns[turn % (sizeof(spin_ns) / sizeof(spin_ns[0]))];
-		while (mono_ns() < until)
+		while (now_ns() < until)
 			;
-		pass_ns[turn] = mono_ns();
+		pass_ns[turn] = now_ns();
 		turn++;
 		if (turn == TURNS) {
 			/* wake the main thread (on another CPU) */
@@ -175,7 +154,7 @@ int main(void)
 		fail("%s", pebs_errmsg());
 	cursor = snap.hist_head;
 	k = 0;
-	t_go = mono_ns();
+	t_go = now_ns();
 	if (write(fds[order[0]][1], &k, sizeof(k)) != sizeof(k))
 		fail("write: %s", strerror(errno));
 	if (read(done_fd[0], &k, sizeof(k)) != sizeof(k))
