@@ -283,14 +283,15 @@ static int write_switch(void *ctx, const struct perf_event_header *ev,
 
 static const struct pebs_switchrec_cbs swcbs = { .write = write_switch };
 
-/* from now on, under event 0's id on each CPU (not with --switch-events) */
+/* from now on, under event 0's id on each CPU (-a/-C; not with
+   --switch-events, whose records are the kernel's) */
 static int start_switchrec(struct record *rec)
 {
 	struct pebs_timeline *tl = pebs_attrib__timeline(rec->attrib);
 	int err;
 
-	if (!tl || rec->o.no_switch_history || rec->o.switch_events ||
-	    rec->o.format != REC_FMT_PERF)
+	if (!tl || !rec->o.per_cpu || rec->o.no_switch_history ||
+	    rec->o.switch_events || rec->o.format != REC_FMT_PERF)
 		return 0;
 	err = pebs_switchrec__new(tl, &rec->attrs[0], &rec->swrec);
 	err = err ? err : pebs_timeline__update(tl);

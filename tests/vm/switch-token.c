@@ -24,8 +24,13 @@
  *                               on that CPU by the in record of the task
  *                               its next_prev names, whose prev names it
  *                               back; no PERF_RECORD_LOST on that CPU.
- *                               Prints "ok turns=N ins=I outs=O" or
- *                               "FAIL <reason>".
+ *                               Prints "ok turns=N from=F ins=I outs=O"
+ *                               or "FAIL <reason>".
+ *   switch-token gaps FILE      the module's gaps in FILE (LOST records
+ *                               with sample tid -1): prints "lost=N
+ *                               gaps=G ins=I bad=B", B the in records
+ *                               right after a gap that name a prev (they
+ *                               must not: the prev is unknown there).
  *
  * A FIFO thread is not preempted by its equals or by normal tasks, so
  * among the three, the switch-ins on the CPU are the token order.
@@ -262,6 +267,68 @@ static int do_check(const char *path, const char *log)
 	return 0;
 }
 
+/* ---- gaps ------------------------------------------------------------- */
+
+struct gaps {
+	struct pebs_sample_layout l;
+	uint64_t lost, gaps, ins, bad;
+	bool after_gap[MAX_CPUS];
+};
+
+static int on_gap_record(void *arg, const struct perf_event_header *ev,
+			 uint64_t time)
+{
+	struct gaps *g = arg;
+	struct pebs_sample s;
+	uint64_t lost;
+	int32_t np[2];
+
+	(void)time;
+	if ((ev->type != PERF_RECORD_SWITCH_CPU_WIDE &&
+	     ev->type != PERF_RECORD_LOST) ||
+	    pebs_sample__decode_id(&g->l, ev, &s) || s.cpu >= MAX_CPUS)
+		return 0;
+	if (ev->type == PERF_RECORD_LOST) {
+		if ((int32_t)s.tid != -1 || ev->size < sizeof(*ev) + 16)
+			return 0;	/* the kernel's: samples lost */
+		memcpy(&lost, (const char *)(ev + 1) + 8, sizeof(lost));
+		g->lost += lost;
+		g->gaps++;
+		g->after_gap[s.cpu] = true;
+		return 0;
+	}
+	if (ev->misc & PERF_RECORD_MISC_SWITCH_OUT) {
+		g->bad += g->after_gap[s.cpu];	/* an out right after a gap */
+		return 0;
+	}
+	memcpy(np, ev + 1, sizeof(np));
+	g->ins++;
+	if (g->after_gap[s.cpu] && (np[0] != -1 || np[1] != -1))
+		g->bad++;
+	g->after_gap[s.cpu] = false;
+	return 0;
+}
+
+static int do_gaps(const char *path)
+{
+	static struct gaps g;
+	const struct perf_event_attr *a;
+	struct pebs_perfdata *pd;
+
+	if (pebs_perfdata__open(path, &pd))
+		fail("%s", pebs_errmsg());
+	a = pebs_perfdata__attr(pd, 0, NULL, NULL);
+	if (!a || pebs_sample_layout__init(&g.l, a))
+		fail("%s: no event to decode its records with", path);
+	if (pebs_ordered__process(pd, on_gap_record, &g, NULL))
+		fail("%s: %s", path, pebs_errmsg());
+	pebs_perfdata__close(pd);
+	printf("lost=%llu gaps=%llu ins=%llu bad=%llu\n",
+	       (unsigned long long)g.lost, (unsigned long long)g.gaps,
+	       (unsigned long long)g.ins, (unsigned long long)g.bad);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -269,5 +336,7 @@ int main(int argc, char **argv)
 		return do_run(argc > 2 ? (unsigned int)atoi(argv[2]) : 0);
 	if (argc == 4 && !strcmp(argv[1], "check"))
 		return do_check(argv[2], argv[3]);
-	fail("usage: switch-token run [CPU] | check FILE LOG");
+	if (argc == 3 && !strcmp(argv[1], "gaps"))
+		return do_gaps(argv[2]);
+	fail("usage: switch-token run [CPU] | check FILE LOG | gaps FILE");
 }

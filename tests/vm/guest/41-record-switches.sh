@@ -8,7 +8,11 @@
 # tids in order, each out record's next is the task that comes in, and
 # nothing is lost; `pebs-shim plot timeline` draws segments of the three
 # tids with the module's history as its source. With
-# --no-switch-history the file has no switch records. Where perf was
+# --no-switch-history the file has no switch records. With a history of
+# 64 entries a ping-pong of 20000 round trips laps the ring between
+# record's reads: the gaps are in the file as PERF_RECORD_LOST whose
+# counts add up to the summary's, the switch after each gap names no
+# prev, and the timeline's title counts the switches lost. Where perf was
 # shipped into the guest (VM_ARGS='--ship /usr/bin/perf'), `perf script
 # --show-switch-events` prints the records and `perf report` reads the
 # file.
@@ -50,6 +54,28 @@ pebs-shim plot timeline -i /tmp/nosw.data -o /tmp/nosw.svg ||
 grep -q 'thread segments from sample TIDs' /tmp/nosw.svg ||
 	fail "without switch records the timeline is not from sample TIDs"
 
+pebs-map-unload || fail "pebs-map-unload failed"
+pebs-map-load history=64 || fail "pebs-map-load history=64 failed"
+pebs-shim record -a -e cpu-clock -c 1000000 -o /tmp/lap.data \
+	-- switch-pingpong 20000 0 >/dev/null 2>/tmp/lap.err ||
+	fail "record of the ping-pong failed: $(tail -n 1 /tmp/lap.err)"
+said=$(sed -n 's/.*switches written as PERF_RECORD_SWITCH_CPU_WIDE, \([0-9]*\) lost to overruns.*/\1/p' /tmp/lap.err)
+gaps=$(switch-token gaps /tmp/lap.data | tail -n 1)
+echo "overrun run: summary says $said lost; file: $gaps"
+case $gaps in
+lost=*) ;;
+*) fail "switch-token gaps: ${gaps#FAIL }" ;;
+esac
+set -- $(echo "$gaps" | tr '=' ' ')
+[ "${2:-0}" -gt 0 ] || fail "a history of 64 lapped by 40000 switches lost none"
+[ "$2" = "$said" ] ||
+	fail "the LOST records count $2 switches, the summary $said"
+[ "$8" = 0 ] || fail "$8 switch records after a gap name a task across it"
+pebs-shim plot timeline -i /tmp/lap.data -o /tmp/lap.svg ||
+	fail "plot timeline of the lapped recording failed"
+grep -q "thread segments from module switch history ($said switches lost in gaps)" /tmp/lap.svg ||
+	fail "the timeline's title does not count the switches lost: $(grep -o 'thread segments from [^<]*' /tmp/lap.svg)"
+
 perfmsg="perf not in the guest: perf checked on the host's synthetic file"
 if command -v perf >/dev/null 2>&1; then
 	n=$(perf script -i /tmp/sw.data --show-switch-events 2>/dev/null |
@@ -60,4 +86,4 @@ if command -v perf >/dev/null 2>&1; then
 	perfmsg="perf script printed $n switch records, perf report read the file"
 fi
 pebs-map-unload || fail "pebs-map-unload failed"
-echo "PEBS-VM PASS $name $chk; timeline from the module's history with the 3 token threads; $perfmsg"
+echo "PEBS-VM PASS $name $chk; timeline from the module's history with the 3 token threads; history=64 lapped: $gaps, as the summary says; $perfmsg"
