@@ -251,6 +251,11 @@ void pebs_attrib__delete(struct pebs_attrib *a)
 	free(a);
 }
 
+struct pebs_timeline *pebs_attrib__timeline(struct pebs_attrib *a)
+{
+	return a && a->map ? a->tl : NULL;
+}
+
 const struct pebs_attrib_stats *pebs_attrib__stats(struct pebs_attrib *a)
 {
 	a->st.history_lost = a->tl && a->map ? pebs_timeline__lost(a->tl) : 0;

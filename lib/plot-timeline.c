@@ -5,8 +5,13 @@
  * over them, a time axis in ms and a thread legend.
  *
  * Segments come from PERF_RECORD_SWITCH / SWITCH_CPU_WIDE records when
- * the recording has them (record --switch-events): a record's sample_id
- * names the thread switched in or out on its CPU. Otherwise they come
+ * the recording has them: a record's sample_id names the thread switched
+ * in or out on its CPU. Those of an event without attr.context_switch
+ * were not written by the kernel (which writes them only for events with
+ * it: record --switch-events) but by pebs_switchrec from the module's
+ * history (record with /dev/pebs_map); they are preferred when both
+ * kinds are there, and their PERF_RECORD_LOST (tid -1) marks a gap left
+ * by an overrun, where no segment is drawn. Otherwise segments come
  * from the samples' threads. Either way the time is cut into columns
  * and each CPU's column shows the thread that had most of it (time
  * between switches, or samples): the picture has at most CPUs x columns
@@ -30,13 +35,15 @@ struct ev {
 	uint64_t time;
 	int32_t tid, pid;
 	uint32_t cpu;
-	uint8_t type;		/* 0 sample, 1 switch in, 2 switch out */
+	uint8_t type;		/* 0 sample, 1 switch in, 2 out, 3 gap */
+	uint8_t module;		/* switch or gap: from the module's history */
 };
 
 struct pebs_cpuplot {
 	struct ev *evs;
 	size_t nr, cap;
-	bool switches;		/* segments from switch records */
+	uint64_t nr_sw[2];	/* switch records: the kernel's, the module's */
+	uint64_t lost[2];	/* switches lost in gaps (LOST records) */
 	bool have_time;
 	uint64_t t0, t1;
 };
@@ -68,7 +75,7 @@ void pebs_cpuplot__delete(struct pebs_cpuplot *tl)
 }
 
 static int push(struct pebs_cpuplot *tl, uint32_t cpu, uint64_t time,
-		int32_t pid, int32_t tid, uint8_t type)
+		int32_t pid, int32_t tid, uint8_t type, bool module)
 {
 	if (cpu >= PEBS_MAX_CPUS)
 		return 0;	/* no CPU: not placeable */
@@ -81,7 +88,7 @@ static int push(struct pebs_cpuplot *tl, uint32_t cpu, uint64_t time,
 		tl->evs = e;
 		tl->cap = cap;
 	}
-	tl->evs[tl->nr++] = (struct ev){ time, tid, pid, cpu, type };
+	tl->evs[tl->nr++] = (struct ev){ time, tid, pid, cpu, type, module };
 	if (!tl->have_time || time < tl->t0)
 		tl->t0 = time;
 	if (!tl->have_time || time > tl->t1)
@@ -96,10 +103,10 @@ int pebs_cpuplot__add_switch(struct pebs_cpuplot *tl, uint32_t cpu,
 {
 	if (!tl)
 		return pebs_err(-EINVAL, "timeline: none");
-	tl->switches = true;
+	tl->nr_sw[0]++;
 	if (tid < 0)
 		return 0;	/* no thread (the kernel's -1) */
-	return push(tl, cpu, time, pid, tid, out ? 2 : 1);
+	return push(tl, cpu, time, pid, tid, out ? 2 : 1, false);
 }
 
 int pebs_cpuplot__add_sample(struct pebs_cpuplot *tl,
@@ -111,51 +118,133 @@ int pebs_cpuplot__add_sample(struct pebs_cpuplot *tl,
 	if (!(s->present & PERF_SAMPLE_TIME) ||
 	    !(s->present & PERF_SAMPLE_CPU))
 		return 0;
-	return push(tl, rs->cpu, s->time, rs->pid, rs->tid, 0);
+	return push(tl, rs->cpu, s->time, rs->pid, rs->tid, 0, false);
 }
+
+/* an event id and whether its attr has context_switch */
+struct id_cs {
+	uint64_t id;
+	bool cs;
+};
 
 struct scan {
 	struct pebs_cpuplot *tl;
 	struct pebs_perfdata *pd;
+	struct pebs_sample_layout l;
+	struct id_cs *ids;
+	size_t nr_ids;
+	bool cs0;		/* the first attr's context_switch */
 };
+
+static int cmp_id(const void *pa, const void *pb)
+{
+	const struct id_cs *a = pa, *b = pb;
+
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* every id of the file's attrs with its context_switch, sorted */
+static int scan_ids(struct scan *sc)
+{
+	unsigned int nr = pebs_perfdata__nr_attrs(sc->pd);
+	size_t total = 0, n;
+	const uint64_t *ids;
+
+	for (unsigned int i = 0; i < nr; i++)
+		if (pebs_perfdata__attr(sc->pd, i, &ids, &n))
+			total += n;
+	sc->ids = malloc((total + 1) * sizeof(*sc->ids));
+	if (!sc->ids)
+		return pebs_err(-ENOMEM, "timeline: out of memory");
+	for (unsigned int i = 0; i < nr; i++) {
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(sc->pd, i, &ids, &n);
+
+		for (size_t k = 0; a && k < n; k++)
+			sc->ids[sc->nr_ids++] = (struct id_cs){
+				ids[k], a->context_switch };
+	}
+	qsort(sc->ids, sc->nr_ids, sizeof(*sc->ids), cmp_id);
+	return 0;
+}
+
+/* whether the kernel may have written a record of @s's event */
+static bool by_kernel(const struct scan *sc, const struct pebs_sample *s)
+{
+	struct id_cs key, *hit;
+
+	if (!(s->present & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
+		return sc->cs0;
+	key.id = s->id;
+	hit = bsearch(&key, sc->ids, sc->nr_ids, sizeof(*sc->ids), cmp_id);
+	return hit ? hit->cs : sc->cs0;
+}
 
 static int on_record(void *arg, const struct perf_event_header *ev,
 		     uint64_t time)
 {
-	const struct perf_event_attr *a;
 	struct scan *sc = arg;
-	struct pebs_sample_layout l;
 	struct pebs_sample s;
+	bool module;
 
 	(void)time;
 	if (ev->type != PERF_RECORD_SWITCH &&
-	    ev->type != PERF_RECORD_SWITCH_CPU_WIDE)
+	    ev->type != PERF_RECORD_SWITCH_CPU_WIDE &&
+	    ev->type != PERF_RECORD_LOST)
 		return 0;
-	a = pebs_perfdata__attr(sc->pd, 0, NULL, NULL);
-	if (!a || !a->sample_id_all || pebs_sample_layout__init(&l, a) ||
-	    pebs_sample__decode_id(&l, ev, &s) ||
+	if (pebs_sample__decode_id(&sc->l, ev, &s) ||
 	    !(s.present & PERF_SAMPLE_TIME) || !(s.present & PERF_SAMPLE_CPU))
 		return 0;	/* not placeable on a CPU and a time */
-	return pebs_cpuplot__add_switch(sc->tl, s.cpu, s.time,
-					 (int32_t)s.pid, (int32_t)s.tid,
-					 ev->misc & PERF_RECORD_MISC_SWITCH_OUT);
+	module = !by_kernel(sc, &s);
+	if (ev->type == PERF_RECORD_LOST) {
+		uint64_t lost;
+
+		/* the module's gaps have tid -1 (no task has); the kernel's
+		   LOST under a context_switch event may have lost switches */
+		if (ev->size < sizeof(*ev) + 16 ||
+		    (module && (int32_t)s.tid != -1))
+			return 0;
+		memcpy(&lost, (const char *)(ev + 1) + 8, sizeof(lost));
+		sc->tl->lost[module] += lost;
+		return push(sc->tl, s.cpu, s.time, -1, -1, 3, module);
+	}
+	sc->tl->nr_sw[module]++;
+	if ((int32_t)s.tid < 0)
+		return 0;	/* no thread (the kernel's -1) */
+	return push(sc->tl, s.cpu, s.time, (int32_t)s.pid, (int32_t)s.tid,
+		    ev->misc & PERF_RECORD_MISC_SWITCH_OUT ? 2 : 1, module);
 }
 
 int pebs_cpuplot__read_switches(struct pebs_cpuplot *tl,
 				 struct pebs_perfdata *pd)
 {
-	struct scan sc = { tl, pd };
+	struct scan sc = { .tl = tl, .pd = pd };
+	const struct perf_event_attr *a;
 	int err;
 
 	if (!tl || !pd)
 		return pebs_err(-EINVAL, "timeline: no recording");
-	err = pebs_ordered__process(pd, on_record, &sc, NULL);
+	a = pebs_perfdata__attr(pd, 0, NULL, NULL);
+	if (!a || !a->sample_id_all || pebs_sample_layout__init(&sc.l, a))
+		return 0;	/* records without time and CPU */
+	sc.cs0 = a->context_switch;
+	err = scan_ids(&sc);
+	if (!err)
+		err = pebs_ordered__process(pd, on_record, &sc, NULL);
+	free(sc.ids);
 	return err == -EBADMSG ? 0 : err;	/* a damaged tail: use the rest */
+}
+
+enum pebs_cpuplot_source pebs_cpuplot__source(const struct pebs_cpuplot *tl)
+{
+	if (tl->nr_sw[1])
+		return PEBS_CPUPLOT_MODULE_SWITCH;
+	return tl->nr_sw[0] ? PEBS_CPUPLOT_KERNEL_SWITCH : PEBS_CPUPLOT_SAMPLES;
 }
 
 bool pebs_cpuplot__has_switches(const struct pebs_cpuplot *tl)
 {
-	return tl->switches;
+	return pebs_cpuplot__source(tl) != PEBS_CPUPLOT_SAMPLES;
 }
 
 /* ---- aggregation ---------------------------------------------------- */
@@ -297,6 +386,9 @@ static uint64_t typical_gap(const struct ev *evs, size_t n)
 
 static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
 {
+	enum pebs_cpuplot_source src = pebs_cpuplot__source(tl);
+	bool switches = src != PEBS_CPUPLOT_SAMPLES;
+	bool module = src == PEBS_CPUPLOT_MODULE_SWITCH;
 	size_t i, j;
 	uint32_t r = 0;
 
@@ -316,7 +408,7 @@ static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
 		size_t end = i_end(tl, i);
 
 		g->row_cpu[r] = (int32_t)tl->evs[i].cpu;
-		if (!tl->switches)
+		if (!switches)
 			gap = typical_gap(tl->evs + i, end - i);
 		for (j = i; j < end; j++) {
 			const struct ev *e = &tl->evs[j];
@@ -325,12 +417,21 @@ static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
 
 			if (e->type == 0) {
 				c->samples++;
-				if (!tl->switches)
+				if (!switches)
 					sample_span(g, r, tl->evs, j, end, gap);
 				continue;
 			}
-			if (e->type == 1) {		/* in */
-				if (cur >= 0 && cur != e->tid)
+			if (!switches || e->module != module)
+				continue;	/* the other source's */
+			if (e->type == 3) {		/* gap: owner unknown */
+				if (cur >= 0)
+					spread(g, r, cur_pid, cur, since,
+					       e->time);
+				cur = -1;
+			} else if (e->type == 1) {	/* in */
+				if (cur == e->tid)
+					continue;	/* it runs on */
+				if (cur >= 0)
 					spread(g, r, cur_pid, cur, since,
 					       e->time);
 				cur = e->tid;
@@ -494,9 +595,19 @@ int pebs_cpuplot__write_svg(struct pebs_cpuplot *tl,
 	pebs_svg__raw(s, css);
 	pebs_svg__printf(s, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\""
 			 " fill=\"#fff\"/>\n", width, height);
-	snprintf(buf, sizeof(buf), "%s: thread segments from %s",
-		 title ? title : "Timeline",
-		 tl->switches ? "PERF_RECORD_SWITCH" : "sample TIDs");
+	{
+		enum pebs_cpuplot_source src = pebs_cpuplot__source(tl);
+		bool mod = src == PEBS_CPUPLOT_MODULE_SWITCH;
+		char lost[64] = "";
+
+		if (src != PEBS_CPUPLOT_SAMPLES && tl->lost[mod])
+			snprintf(lost, sizeof(lost), " (%llu switches lost "
+				 "in gaps)", (unsigned long long)tl->lost[mod]);
+		snprintf(buf, sizeof(buf), "%s: thread segments from %s%s",
+			 title ? title : "Timeline",
+			 mod ? "module switch history" :
+			 src ? "PERF_RECORD_SWITCH" : "sample TIDs", lost);
+	}
 	pebs_svg__text(s, width / 2.0, 18, "id=\"title\"", buf);
 	if (subtitle)
 		pebs_svg__text(s, width / 2.0, 34, "id=\"sub\"", subtitle);

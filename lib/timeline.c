@@ -10,15 +10,17 @@
 #include <string.h>
 
 #include "map.h"
+#include "timeline-int.h"
 
 /* Entries the timeline copies per pebs_map__hist_read() call. */
 #define TL_BATCH		512
 
 /*
  * A gap left by an overrun is stored as a marker entry with tgid == -1
- * (the module never records -1): lookups that land on it find no owner.
+ * (the module never records -1) and the number of switches lost in its
+ * pid (timeline-int.h): lookups that land on it find no owner.
  */
-#define GAP_TGID	(-1)
+#define GAP_TGID	TIMELINE_GAP_TGID
 
 struct tl_cpu {
 	struct pebs_map_switch *e;	/* sorted by time */
@@ -137,8 +139,15 @@ static int tl_update_cpu(struct pebs_timeline *tl, unsigned int c)
 				tc->e[tc->n++] = (struct pebs_map_switch) {
 					.time = t < UINT64_MAX ? t + 1 : t,
 					.tgid = GAP_TGID,
-					.pid = GAP_TGID,
+					.pid = 0,
 				};
+			}
+			if (tc->n) {
+				struct pebs_map_switch *g = &tc->e[tc->n - 1];
+				uint64_t sum = (uint64_t)g->pid + lost;
+
+				g->pid = sum > INT32_MAX ? INT32_MAX :
+							   (int32_t)sum;
 			}
 		}
 		if (n == 0)
@@ -228,4 +237,23 @@ int pebs_timeline__lookup(const struct pebs_timeline *tl, unsigned int cpu,
 		return -ENOENT;
 	*who = tc->e[l - 1];
 	return 0;
+}
+
+/* ---- for lib/attrib-switch.c (timeline-int.h) ------------------------- */
+
+const struct pebs_map *timeline_map(const struct pebs_timeline *tl)
+{
+	return tl->map;
+}
+
+unsigned int timeline_nr_cpus(const struct pebs_timeline *tl)
+{
+	return tl->nr_cpus;
+}
+
+const struct pebs_map_switch *timeline_entries(const struct pebs_timeline *tl,
+					       unsigned int cpu, size_t *nr)
+{
+	*nr = tl->cpu[cpu].n;
+	return tl->cpu[cpu].e;
 }

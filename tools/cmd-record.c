@@ -27,6 +27,7 @@ struct record {
 	bool switch_baseline;		/* no module: SWITCH_CPU_WIDE */
 	struct pebs_map *map;
 	struct pebs_attrib *attrib;
+	struct pebs_switchrec *swrec;	/* the history into the file */
 	struct rec_out *out;
 	struct pebs_chanset *set;
 	struct rec_child child;
@@ -269,11 +270,52 @@ static const struct pebs_chanset_cbs cbs = {
 	.on_exit = on_exit_target,
 };
 
+/* ---- the module's history into the file (lib/attrib-switch.c) ------- */
+
+static int write_switch(void *ctx, const struct perf_event_header *ev,
+			int32_t pid, int32_t tid)
+{
+	struct record *rec = ctx;
+	struct rec_who w = { pid, tid };
+
+	return rec_out_record(rec->out, &rec->attrs[0], ev, &w);
+}
+
+static const struct pebs_switchrec_cbs swcbs = { .write = write_switch };
+
+/* from now on, under event 0's id on each CPU (-a/-C; not with
+   --switch-events, whose records are the kernel's) */
+static int start_switchrec(struct record *rec)
+{
+	struct pebs_timeline *tl = pebs_attrib__timeline(rec->attrib);
+	int err;
+
+	if (!tl || !rec->o.per_cpu || rec->o.no_switch_history ||
+	    rec->o.switch_events || rec->o.format != REC_FMT_PERF)
+		return 0;
+	err = pebs_switchrec__new(tl, &rec->attrs[0], &rec->swrec);
+	err = err ? err : pebs_timeline__update(tl);
+	for (unsigned int i = 0; err >= 0 &&
+				 i < pebs_chanset__nr_channels(rec->set); i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(rec->set, i);
+		uint64_t id;
+
+		if (ev_of(rec, ch) == 0 && !pebs_channel__id(ch, &id))
+			err = pebs_switchrec__set_cpu(rec->swrec,
+				(unsigned int)pebs_channel__cpu(ch), id);
+	}
+	if (err < 0)
+		tool_err("record", "%s", pebs_errmsg());
+	return err < 0 ? err : 0;
+}
+
 /* the end of a pass over the rings: held samples out, checks done */
 static int end_round(struct record *rec)
 {
 	int err = pebs_attrib__round(rec->attrib, &acbs, rec);
 
+	if (!err && rec->swrec)
+		err = pebs_switchrec__write(rec->swrec, &swcbs, rec);
 	if (err && !rec->write_err) {
 		tool_err("record", "%s", pebs_errmsg());
 		return err;
@@ -463,6 +505,14 @@ static void summary(const struct record *rec, int child_status)
 	rec_summary(rec->o.output, &c, rec->attr, rec->switch_baseline,
 		    pebs_attrib__stats(rec->attrib), child_status,
 		    stop_sig != 0);
+	if (rec->swrec) {
+		const struct pebs_switchrec_stats *st =
+			pebs_switchrec__stats(rec->swrec);
+
+		fprintf(stderr, "pebs-shim record: module switch history: %llu switches written as PERF_RECORD_SWITCH_CPU_WIDE, %llu lost to overruns (marked by PERF_RECORD_LOST)\n",
+			(unsigned long long)st->switches,
+			(unsigned long long)st->lost);
+	}
 }
 
 /* the command line in the header, with the attribution actually used */
@@ -639,6 +689,8 @@ int cmd_record(int argc, char **argv)
 		if (err)
 			goto out_discard;
 	}
+	if (start_switchrec(&rec))
+		goto out_discard;
 	/* a command's channels start at its exec (enable_on_exec) */
 	if ((rec.o.per_cpu || !rec.o.cmd) && pebs_chanset__enable(rec.set)) {
 		tool_err("record", "cannot enable the events: %s", pebs_errmsg());
@@ -675,6 +727,7 @@ out_discard:
 	rec.out = NULL;
 out:
 	pebs_chanset__delete(rec.set);
+	pebs_switchrec__delete(rec.swrec);
 	pebs_attrib__delete(rec.attrib);
 	pebs_map__close(rec.map);
 	rec_ints_free(&rec.targets);

@@ -100,6 +100,12 @@ static void usage(FILE *f)
 "               else tid; with -a/-C and no module it also records\n"
 "               PERF_RECORD_SWITCH_CPU_WIDE as the baseline and reports\n"
 "               how well that agrees with the TIDs\n"
+"      --no-switch-history\n"
+"                         with map or both and -a/-C, do not write the\n"
+"                         module's switch history into the perf.data file\n"
+"                         (by default it goes in as\n"
+"                         PERF_RECORD_SWITCH_CPU_WIDE, unless\n"
+"                         --switch-events records the kernel's)\n"
 "\n"
 "  -q, --quiet            no status line, notes or summary (errors only)\n"
 "  -v, --verbose          more detail (events, channels, mismatches)\n"
@@ -124,7 +130,7 @@ static void usage(FILE *f)
 /* long-only options: codes outside the range of letters */
 enum {
 	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
-	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS,
+	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS, OPT_NO_SWITCH_HISTORY,
 };
 
 /* "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph); 0 or exit code */
@@ -168,6 +174,8 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "timestamp", no_argument, NULL, 'T' },
 		{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
 		{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
+		{ "no-switch-history", no_argument, NULL,
+		  OPT_NO_SWITCH_HISTORY },
 		{ "no-inherit", no_argument, NULL, 'i' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -254,6 +262,9 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			break;
 		case OPT_SWITCH_EVENTS:
 			o->switch_events = true;
+			break;
+		case OPT_NO_SWITCH_HISTORY:
+			o->no_switch_history = true;
 			break;
 		case 'i':
 			o->no_inherit = true;

@@ -193,6 +193,7 @@ struct rec_opts {
 	bool data_addr;			/* -d: PERF_SAMPLE_ADDR on every event */
 	bool no_inherit;
 	bool switch_events;
+	bool no_switch_history;		/* module history not in the file */
 	enum rec_callgraph callgraph;
 	uint32_t stack_size;		/* --call-graph dwarf,SIZE */
 	bool all_cpus;

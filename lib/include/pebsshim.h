@@ -3317,6 +3317,91 @@ PEBS_API int pebs_report__derive_top(struct pebs_report *r,
 				     const struct pebs_report *from,
 				     size_t n);
 
+/* ------------------------------------------------------------------ */
+/* The module's switch history as perf records (lib/attrib-switch.c)   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_attrib__timeline - the switch history an engine of mode MAP or
+ * BOTH reads from /dev/pebs_map (updated by pebs_attrib__round), for
+ * pebs_switchrec; NULL for TID and SWITCH.
+ */
+PEBS_API struct pebs_timeline *pebs_attrib__timeline(struct pebs_attrib *a);
+
+/*
+ * A writer of a timeline fed from /dev/pebs_map as the records the kernel
+ * writes for `perf record -a --switch-events`: per switch a
+ * PERF_RECORD_SWITCH_CPU_WIDE with misc PERF_RECORD_MISC_SWITCH_OUT
+ * (next_prev: the next task; sample_id: prev) and one without (next_prev:
+ * prev; sample_id: next), both at the history's time, which is perf's
+ * sample clock (local_clock()); SWITCH_OUT_PREEMPT is never set. An
+ * overrun's gap becomes a PERF_RECORD_LOST (id, switches lost) at the
+ * gap on its CPU, and the switch after it has no out record and prev
+ * -1/-1. The records carry the sample_id_all trailer of @attr, which
+ * must have TIME and CPU, no use_clockid and no context_switch (that
+ * clear bit marks them as not the kernel's). Not thread-safe.
+ */
+struct pebs_switchrec;
+
+struct pebs_switchrec_stats {
+	uint64_t switches;	/* switches written (an out and an in each) */
+	uint64_t records;	/* records written, LOST included */
+	uint64_t lost;		/* switches lost to overruns (in LOST) */
+};
+
+struct pebs_switchrec_cbs {
+	/* write @ev, whose sample_id names (@pid, @tid): -1 for LOST;
+	   nonzero stops pebs_switchrec__write with that value */
+	int (*write)(void *ctx, const struct perf_event_header *ev,
+		     int32_t pid, int32_t tid);
+};
+
+/*
+ * pebs_switchrec__new - a writer for @tl (not owned) under @attr (copied
+ * what it needs). No CPU is written until pebs_switchrec__set_cpu.
+ * Returns 0, -EINVAL (a timeline not fed from the module, another clock,
+ * no TIME/CPU trailer, context_switch set) or -ENOMEM.
+ */
+PEBS_API int pebs_switchrec__new(struct pebs_timeline *tl,
+				 const struct perf_event_attr *attr,
+				 struct pebs_switchrec **srp);
+/* pebs_switchrec__delete - free; NULL is allowed. */
+PEBS_API void pebs_switchrec__delete(struct pebs_switchrec *sr);
+/*
+ * pebs_switchrec__set_cpu - write CPU @cpu's switches from the ones the
+ * timeline gets after now (call pebs_timeline__update first), under the
+ * sample id @id (the event's on that CPU). Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_switchrec__set_cpu(struct pebs_switchrec *sr,
+				     unsigned int cpu, uint64_t id);
+/*
+ * pebs_switchrec__write - the switches the timeline got since the last
+ * call, CPU by CPU, each CPU's in time order, through @cbs->write.
+ * Returns 0, -EINVAL or what write returned.
+ */
+PEBS_API int pebs_switchrec__write(struct pebs_switchrec *sr,
+				   const struct pebs_switchrec_cbs *cbs,
+				   void *ctx);
+/* pebs_switchrec__stats - the counts so far. */
+PEBS_API const struct pebs_switchrec_stats *
+pebs_switchrec__stats(const struct pebs_switchrec *sr);
+
+/*
+ * Where a pebs_cpuplot's thread segments come from: the module's history
+ * written by pebs_switchrec (SWITCH records of an event without
+ * context_switch; preferred when both kinds are present), the kernel's
+ * PERF_RECORD_SWITCH(_CPU_WIDE), or the samples' TIDs.
+ */
+enum pebs_cpuplot_source {
+	PEBS_CPUPLOT_SAMPLES,
+	PEBS_CPUPLOT_KERNEL_SWITCH,
+	PEBS_CPUPLOT_MODULE_SWITCH,
+};
+
+/* pebs_cpuplot__source - the segments' source, as the title names it. */
+PEBS_API enum pebs_cpuplot_source
+pebs_cpuplot__source(const struct pebs_cpuplot *tl);
+
 #ifdef __cplusplus
 }
 #endif

@@ -433,6 +433,32 @@ static void test_bad_args(void **state)
 	pebs_attrib__delete(NULL);
 }
 
+/* the history MAP and BOTH read, for pebs_switchrec; none for the others */
+static void test_timeline_of(void **state)
+{
+	struct pebs_map_switch sw;
+	struct pebs_attrib *a;
+	struct fake f;
+
+	(void)state;
+	fake_init(&f);
+	fake_switch(&f, 1, 100, 5, 6, "x");
+	assert_int_equal(pebs_attrib__new(PEBS_ATTRIB_BOTH, f.map, 0, &a), 0);
+	assert_non_null(pebs_attrib__timeline(a));
+	assert_int_equal(pebs_timeline__lookup(pebs_attrib__timeline(a), 1,
+					       150, &sw), 0);
+	assert_int_equal(sw.pid, 6);
+	pebs_attrib__delete(a);
+	assert_int_equal(pebs_attrib__new(PEBS_ATTRIB_TID, NULL, 0, &a), 0);
+	assert_null(pebs_attrib__timeline(a));
+	pebs_attrib__delete(a);
+	assert_int_equal(pebs_attrib__new(PEBS_ATTRIB_SWITCH, NULL, 2, &a), 0);
+	assert_null(pebs_attrib__timeline(a));
+	pebs_attrib__delete(a);
+	assert_null(pebs_attrib__timeline(NULL));
+	fake_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +469,7 @@ int main(void)
 		cmocka_unit_test(test_comms_and_records),
 		cmocka_unit_test(test_comms_grow),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_timeline_of),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
