@@ -263,6 +263,7 @@ static void on_exit_target(void *ctx, int target)
 }
 
 static const struct pebs_chanset_cbs cbs = {
+	.sz = sizeof(struct pebs_chanset_cbs),
 	.on_sample = on_sample,
 	.on_record = on_record,
 	.on_lost = on_lost,

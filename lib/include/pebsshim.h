@@ -20,6 +20,38 @@
  *    __close/__delete, all of which accept NULL.
  *    Plain structs are values; option structs start with a size field
  *    (sz) so that they can grow: set it with PEBS_OPTS().
+ *
+ * Extensible structs (how the public types stay binary compatible; as
+ * libbpf's *_opts):
+ *  - Option and callback structs the caller fills and the library reads
+ *    (pebs_channel_opts, pebs_chanset_cbs, pebs_observer_opts,
+ *    pebs_obs_raw_opts) start with `size_t sz`, which PEBS_OPTS() sets
+ *    to the size the caller was compiled with. The library reads only
+ *    the first sz bytes: fields an older caller lacks read as zero (the
+ *    defaults). A newer caller's larger sz is accepted when every byte
+ *    past the library's struct is zero, refused with -EINVAL otherwise
+ *    (a field this library cannot honour); so is sz smaller than the sz
+ *    field itself (not set). New fields are only ever appended.
+ *  - No public struct embeds a kernel struct whose size depends on the
+ *    caller's <linux/perf_event.h> (new kernels grow perf_event_attr):
+ *    struct pebs_event keeps its attr in a fixed PEBS_EVENT_ATTR_AREA
+ *    (256-byte) union, so its size and layout are the same whatever
+ *    headers the caller has; the area's bytes past the library's own
+ *    struct perf_event_attr must be zero when an event is opened
+ *    (-EINVAL). An opaque object with setters was the alternative; a
+ *    value struct with a fixed area keeps `ev.attr.config` and arrays of
+ *    events (pebs_event__parse_list, pebs_chanset__new) working.
+ *  - A perf_event_attr passed by pointer: inputs copied whole are read
+ *    up to attr->size (0: the library's size) with the same zero rule
+ *    (pebs_perfdata_writer__add_attr); outputs take the caller's size
+ *    (pebs_channel_attr); pointers returned into the library
+ *    (pebs_channel__attr) point at PEBS_EVENT_ATTR_AREA bytes, zero
+ *    past attr->size. Functions that only read fields present since
+ *    PERF_ATTR_SIZE_VER5 (Linux 4.1: pebs_sample_layout__init,
+ *    pebs_attr_large_pebs) take any attr of at least that size.
+ *  - The sizes of the public structs are pinned: PEBS_STATIC_ASSERT
+ *    below and tests/unit/test-abi.c; tests/cli/abi.t compares every
+ *    type with the dump abi/libpebsshim.abi.
  */
 #ifndef PEBSSHIM_H
 #define PEBSSHIM_H
@@ -38,9 +70,19 @@ extern "C" {
 
 #define PEBS_API __attribute__((visibility("default")))
 
-/* Declare and zero an options struct with its size set. */
+/*
+ * Declare and zero an options (or callbacks) struct with its size set:
+ *	PEBS_OPTS(pebs_channel_opts, o, .period = 20011);
+ *	static const PEBS_OPTS(pebs_chanset_cbs, cbs, .on_sample = f);
+ */
 #define PEBS_OPTS(type, name, ...) \
 	struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
+
+#ifdef __cplusplus
+#define PEBS_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define PEBS_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Errors (lib/error.c)                                                */
@@ -232,6 +274,12 @@ PEBS_API int pebs_timeline__lookup(const struct pebs_timeline *tl,
 #define PEBS_EVENT_PRECISE_MAX	(1u << 6) /* :P: precise_ip 3, to be lowered
 					     until the kernel takes it */
 
+/*
+ * The room struct pebs_event keeps for its perf_event_attr whatever the
+ * size of the caller's struct perf_event_attr (136 bytes in Linux 6.1).
+ */
+#define PEBS_EVENT_ATTR_AREA	256
+
 struct pebs_event {
 	char name[128];		/* as the user spelled it (the event alone
 				   in a list; a sysfs name= term wins) */
@@ -244,15 +292,24 @@ struct pebs_event {
 	char pmu[32];		/* libpfm4 PMU ("skl", "amd64_fam19h_zen3"),
 				   "perf" (software), or the sysfs PMU */
 	unsigned int flags;	/* PEBS_EVENT_* */
-	struct perf_event_attr attr; /* size, type, config, config1/2,
-					precise_ip, exclude_*,
+	union {
+		struct perf_event_attr attr; /* size, type, config,
+					config1/2, precise_ip, exclude_*,
 					sample_period (or freq) if given */
+		/* fixed room: bytes past the library's attr must be 0 */
+		uint8_t attr_area[PEBS_EVENT_ATTR_AREA];
+	};
 	char note[160];		/* one line for the user, or "" */
 	unsigned int leader;	/* pebs_event__parse_list: index of the
 				   group leader in the array (its own
 				   index when it leads or is alone) */
 	unsigned int nr_members; /* events in its group (1: no group) */
 };
+
+PEBS_STATIC_ASSERT(sizeof(struct perf_event_attr) <= PEBS_EVENT_ATTR_AREA,
+		   "struct perf_event_attr outgrew PEBS_EVENT_ATTR_AREA");
+PEBS_STATIC_ASSERT(sizeof(struct pebs_event) == 848,
+		   "struct pebs_event is part of the ABI: 848 bytes");
 
 /*
  * pebs_event__parse - encode an event string into @ev (zeroed first).
@@ -314,8 +371,10 @@ PEBS_API int pebs_event__parse(const char *str, struct pebs_event *ev);
  * pebs_event__probe - check that the running kernel can open @ev: a
  * disabled event on the calling thread (counting; precise events as
  * sampling events with their period or 65536, since IBS cannot count),
- * closed again at once. Returns 0 or the -errno of perf_event_open with
- * pebs_errmsg() set by pebs_perf_open_error().
+ * closed again at once. Returns 0, -EINVAL (not parsed, or a non-zero
+ * byte of ev->attr_area past the library's perf_event_attr), or the
+ * -errno of perf_event_open with pebs_errmsg() set by
+ * pebs_perf_open_error().
  */
 PEBS_API int pebs_event__probe(const struct pebs_event *ev);
 
@@ -644,13 +703,18 @@ struct pebs_channel_opts {
  * sample_period (or freq and sample_freq), watermark and
  * wakeup_watermark, disabled, enable_on_exec, inherit, context_switch,
  * comm/comm_exec/mmap/mmap2/mmap_data/task (task_records), use_clockid
- * and clockid. Returns 0, or -EINVAL (opts.sz unset or with unknown
- * non-zero fields, both period and freq, ring_pages not a power of two
- * or too large, watermark larger than the ring).
+ * and clockid. @attr is the caller's, of @attr_sz bytes (pass
+ * sizeof(struct perf_event_attr)): the first min(attr_sz, the library's
+ * size) are written, the rest zeroed, and attr->size says how many.
+ * Returns 0, or -EINVAL (opts.sz unset or with unknown non-zero fields,
+ * @ev's attr_area with unknown non-zero bytes, both period and freq,
+ * ring_pages not a power of two or too large, watermark larger than the
+ * ring, attr_sz below PERF_ATTR_SIZE_VER0), -E2BIG (the attr sets a
+ * field past attr_sz: older kernel headers than the library's).
  */
 PEBS_API int pebs_channel_attr(const struct pebs_event *ev,
 			       const struct pebs_channel_opts *opts,
-			       struct perf_event_attr *attr);
+			       struct perf_event_attr *attr, size_t attr_sz);
 
 /*
  * pebs_channel__open - open @ev on one target and map its ring.
@@ -681,7 +745,11 @@ PEBS_API int pebs_channel__fd(const struct pebs_channel *ch);
 PEBS_API pid_t pebs_channel__pid(const struct pebs_channel *ch);
 /* the CPU as given to __open (-1 for any CPU) */
 PEBS_API int pebs_channel__cpu(const struct pebs_channel *ch);
-/* the attr the event was opened with (after a WEIGHT fallback) */
+/*
+ * the attr the event was opened with (after a WEIGHT fallback); the
+ * storage is PEBS_EVENT_ATTR_AREA bytes, zero past attr->size, so a
+ * caller with newer kernel headers reads its new fields as zero
+ */
 PEBS_API const struct perf_event_attr *
 pebs_channel__attr(const struct pebs_channel *ch);
 /* the channel's copy of the event it was opened with */
@@ -756,12 +824,14 @@ enum pebs_target_kind {
 };
 
 /*
- * Callbacks (each may be NULL). A negative return stops the drain and
+ * Callbacks (each may be NULL), declared with PEBS_OPTS() (sz: see
+ * "Extensible structs" above). A negative return stops the drain and
  * is returned by __poll/__drain; the record it was called for counts as
  * consumed. Records of one ring arrive in ring order; rings are drained
  * one after the other.
  */
 struct pebs_chanset_cbs {
+	size_t sz;
 	/*
 	 * a sample of @ch, decoded with its layout; @raw points at the
 	 * record (into the ring when it does not wrap), valid during the
@@ -1140,15 +1210,18 @@ PEBS_API int pebs_perfdata_writer__create(const char *path,
 					  struct pebs_perfdata_writer **wp);
 
 /*
- * pebs_perfdata_writer__add_attr - declare an event: its attr (copied;
- * written with size = sizeof(struct perf_event_attr)), the sample ids
+ * pebs_perfdata_writer__add_attr - declare an event: its attr (copied:
+ * attr->size bytes, 0 meaning the library's sizeof(struct
+ * perf_event_attr); bytes past the library's struct must be zero), the
+ * sample ids
  * the kernel gave its fds (PERF_EVENT_IOC_ID; may be NULL if nr_ids is
  * 0, which is only allowed for a single event) and its name (NULL: none;
  * shown by perf as the event name). Must precede the first record.
  * With two or more events every attr needs PERF_SAMPLE_IDENTIFIER and
  * the same sample_id_all (perf cannot tell the events apart otherwise).
- * Returns 0, -EINVAL (after the first record, or the rule above),
- * -ENOMEM.
+ * Returns 0, -EINVAL (after the first record, the rule above, attr->size
+ * below PERF_ATTR_SIZE_VER0, or a non-zero byte past the library's
+ * struct), -ENOMEM.
  */
 PEBS_API int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 					    const struct perf_event_attr *attr,
@@ -1373,9 +1446,9 @@ PEBS_API bool pebs_cpu_has_rdtscp(void);
  * pebs_observer__new - an observer running on @on_cpu: pins the calling
  * thread there (unless opts->no_pin), which must then be the thread
  * calling pebs_observer__read(). @opts may be NULL. Returns 0, -EINVAL
- * (bad CPU, or opts->sz too small), -EOPNOTSUPP (the CPU lacks rdtscp:
- * under qemu use -cpu max), -ENOMEM, or -errno from
- * sched_setaffinity.
+ * (bad CPU, opts->sz unset or with unknown non-zero fields),
+ * -EOPNOTSUPP (the CPU lacks rdtscp: under qemu use -cpu max), -ENOMEM,
+ * or -errno from sched_setaffinity.
  */
 PEBS_API int pebs_observer__new(int on_cpu,
 				const struct pebs_observer_opts *opts,
@@ -1397,7 +1470,8 @@ PEBS_API int pebs_observer__add_cpu(struct pebs_observer *obs,
  * pebs_observer__add_event - count @ev (a counting event: sampling
  * fields are cleared) on every observed CPU, present and future.
  * Returns the event's index (>= 0), -E2BIG (more than
- * PEBS_OBS_MAX_EVENTS), or -errno from perf_event_open/mmap.
+ * PEBS_OBS_MAX_EVENTS), -EINVAL (a non-zero byte of ev->attr_area past
+ * the library's perf_event_attr), or -errno from perf_event_open/mmap.
  */
 PEBS_API int pebs_observer__add_event(struct pebs_observer *obs,
 				      const struct pebs_event *ev);
