@@ -173,6 +173,7 @@ static void mismatch(void *ctx, uint32_t cpu, uint64_t time,
 }
 
 static const struct pebs_attrib_cbs acbs = {
+	.sz = sizeof(struct pebs_attrib_cbs),
 	.emit = emit,
 	.mismatch = mismatch,
 };

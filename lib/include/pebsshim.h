@@ -25,7 +25,8 @@
  * libbpf's *_opts):
  *  - Option and callback structs the caller fills and the library reads
  *    (pebs_channel_opts, pebs_chanset_cbs, pebs_observer_opts,
- *    pebs_obs_raw_opts) start with `size_t sz`, which PEBS_OPTS() sets
+ *    pebs_obs_raw_opts, pebs_attrib_cbs, pebs_flame_svg_opts) start
+ *    with `size_t sz`, which PEBS_OPTS() sets
  *    to the size the caller was compiled with. The library reads only
  *    the first sz bytes: fields an older caller lacks read as zero (the
  *    defaults). A newer caller's larger sz is accepted when every byte
@@ -1730,7 +1731,9 @@ struct pebs_attrib_stats {
 				   history before they were read */
 };
 
+/* declared with PEBS_OPTS() (sz: see "Extensible structs" above) */
 struct pebs_attrib_cbs {
+	size_t sz;
 	/*
 	 * a sample with whose it is (@tag as given to __sample); @raw is
 	 * the record as it came from the ring. A negative return stops.
@@ -1761,8 +1764,9 @@ PEBS_API void pebs_attrib__delete(struct pebs_attrib *a);
  * pebs_attrib__sample - a decoded sample and its record. TID, BOTH and
  * SWITCH call cbs->emit now with the sample's pid/tid (BOTH and SWITCH
  * also keep it for the check at the next __round); MAP copies it and
- * calls cbs->emit at the next __round. Returns 0, -ENOMEM, or emit's
- * negative return.
+ * calls cbs->emit at the next __round. Returns 0, -ENOMEM, -EINVAL
+ * (cbs->sz unset or with unknown non-zero fields), or emit's negative
+ * return.
  */
 PEBS_API int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 				 const struct pebs_sample *s,
@@ -1784,7 +1788,8 @@ PEBS_API int pebs_attrib__record(struct pebs_attrib *a,
  * pebs_attrib__round - the end of a pass over all rings: read the
  * module's new history (MAP, BOTH), emit the held samples in order
  * (MAP), then run the checks (BOTH, SWITCH; cbs->mismatch for each
- * failure). Returns 0, emit's negative return, or -ENOMEM (history).
+ * failure). Returns 0, emit's negative return, -EINVAL (cbs->sz as
+ * in __sample), or -ENOMEM (history).
  */
 PEBS_API int pebs_attrib__round(struct pebs_attrib *a,
 				const struct pebs_attrib_cbs *cbs, void *ctx);
@@ -3202,8 +3207,9 @@ PEBS_API int pebs_flame__add_sample(struct pebs_flame *f,
 				    const struct pebs_report_sample *rs,
 				    bool per_thread, uint64_t value);
 
-/* How pebs_flame__write_svg draws. */
+/* How pebs_flame__write_svg draws (PEBS_OPTS(); NULL: defaults). */
 struct pebs_flame_svg_opts {
+	size_t sz;
 	const char *title;	/* NULL: "Flame Graph" */
 	const char *subtitle;	/* NULL: none */
 	const char *unit;	/* what the value is ("period", "weight") */
@@ -3222,8 +3228,8 @@ struct pebs_flame_svg_opts {
  * attribute). Colours by kind: program red, libraries yellow, kernel
  * orange. Frames narrower than 0.1 px are merged; past max_elements
  * frames are left out (an XML comment says how many). The same tree
- * gives the same bytes. Returns 0, -EINVAL, -ENOMEM, or the write
- * error.
+ * gives the same bytes. Returns 0, -EINVAL (also: o->sz unset or with
+ * unknown non-zero fields), -ENOMEM, or the write error.
  */
 PEBS_API int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 				   const struct pebs_flame_svg_opts *o);

@@ -38,7 +38,12 @@ _Static_assert(sizeof(struct pebs_channel_opts) == 56, "pebs_channel_opts");
 _Static_assert(sizeof(struct pebs_chanset_cbs) == 40, "pebs_chanset_cbs");
 _Static_assert(sizeof(struct pebs_observer_opts) == 24, "pebs_observer_opts");
 _Static_assert(sizeof(struct pebs_obs_raw_opts) == 24, "pebs_obs_raw_opts");
-_Static_assert(offsetof(struct pebs_channel_opts, sz) == 0 &&
+_Static_assert(sizeof(struct pebs_attrib_cbs) == 24, "pebs_attrib_cbs");
+_Static_assert(sizeof(struct pebs_flame_svg_opts) == 48,
+	       "pebs_flame_svg_opts");
+_Static_assert(offsetof(struct pebs_attrib_cbs, sz) == 0 &&
+	       offsetof(struct pebs_flame_svg_opts, sz) == 0 &&
+	       offsetof(struct pebs_channel_opts, sz) == 0 &&
 	       offsetof(struct pebs_chanset_cbs, sz) == 0 &&
 	       offsetof(struct pebs_observer_opts, sz) == 0 &&
 	       offsetof(struct pebs_obs_raw_opts, sz) == 0, "sz first");
@@ -207,6 +212,91 @@ static void test_obs_raw_opts(void **state)
 	rmdir(dir);
 }
 
+static int count_emit(void *ctx, unsigned int tag,
+		      const struct pebs_sample *s,
+		      const struct perf_event_header *raw,
+		      const struct pebs_attrib_who *who)
+{
+	(void)tag, (void)s, (void)raw;
+	if (who->tid == 42)
+		++*(int *)ctx;
+	return 0;
+}
+
+static void test_attrib_cbs(void **state)
+{
+	struct pebs_sample s = { .pid = 42, .tid = 42 };
+	struct perf_event_header raw = { PERF_RECORD_SAMPLE, 0, sizeof(raw) };
+	NEWER(pebs_attrib_cbs) big;
+	/* an older caller that knew only emit */
+	struct pebs_attrib_cbs old = {
+		.sz = offsetof(struct pebs_attrib_cbs, mismatch),
+		.emit = count_emit,
+	};
+	struct pebs_attrib *a;
+	int n = 0;
+
+	(void)state;
+	assert_int_equal(pebs_attrib__new(PEBS_ATTRIB_TID, NULL, 0, &a), 0);
+	assert_int_equal(pebs_attrib__sample(a, 0, &s, &raw, &old, &n), 0);
+	assert_int_equal(n, 1);
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.emit = count_emit;
+	assert_int_equal(pebs_attrib__sample(a, 0, &s, &raw, &big.o, &n), 0);
+	assert_int_equal(n, 2);
+	big.more = 1;
+	assert_int_equal(pebs_attrib__sample(a, 0, &s, &raw, &big.o, &n),
+			 -EINVAL);
+	assert_int_equal(pebs_attrib__round(a, &big.o, &n), -EINVAL);
+	assert_int_equal(n, 2);
+	assert_int_equal(pebs_attrib__round(a, &old, &n), 0);
+	pebs_attrib__delete(a);
+}
+
+/* the SVG of a one-frame tree drawn with @o */
+static int flame_svg(const struct pebs_flame_svg_opts *o, char **buf)
+{
+	struct pebs_flame *f;
+	size_t len = 0;
+	FILE *m;
+	int err;
+
+	assert_int_equal(pebs_flame__new(&f), 0);
+	m = open_memstream(buf, &len);
+	assert_non_null(m);
+	err = pebs_flame__write_svg(f, m, o);
+	fclose(m);
+	pebs_flame__delete(f);
+	return err;
+}
+
+static void test_flame_svg_opts(void **state)
+{
+	NEWER(pebs_flame_svg_opts) big;
+	/* an older caller that knew only the title */
+	struct pebs_flame_svg_opts old = {
+		.sz = offsetof(struct pebs_flame_svg_opts, subtitle),
+		.title = "Old Title",
+		.subtitle = "never read",
+	};
+	char *svg = NULL;
+
+	(void)state;
+	assert_int_equal(flame_svg(&old, &svg), 0);
+	assert_non_null(strstr(svg, "Old Title"));
+	assert_null(strstr(svg, "never read"));
+	free(svg);
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.more = 1;
+	svg = NULL;
+	assert_int_equal(flame_svg(&big.o, &svg), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "pebs_flame_svg_opts has a "
+			       "non-zero field at byte 48"));
+	free(svg);
+}
+
 static void test_event_attr_area(void **state)
 {
 	struct perf_event_attr a;
@@ -322,6 +412,8 @@ int main(void)
 		cmocka_unit_test(test_chanset_cbs),
 		cmocka_unit_test(test_observer_opts),
 		cmocka_unit_test(test_obs_raw_opts),
+		cmocka_unit_test(test_attrib_cbs),
+		cmocka_unit_test(test_flame_svg_opts),
 		cmocka_unit_test(test_event_attr_area),
 		cmocka_unit_test(test_channel_attr_size),
 		cmocka_unit_test(test_writer_attr_size),
