@@ -293,7 +293,7 @@ struct pebs_event {
 	char pmu[32];		/* libpfm4 PMU ("skl", "amd64_fam19h_zen3"),
 				   "perf" (software), or the sysfs PMU */
 	unsigned int flags;	/* PEBS_EVENT_* */
-	union {
+	union __attribute__((aligned(8))) { /* at 424 on every ABI */
 		struct perf_event_attr attr; /* size, type, config,
 					config1/2, precise_ip, exclude_*,
 					sample_period (or freq) if given */
@@ -2818,7 +2818,8 @@ struct pebs_obs_raw_opts {
  * pebs_obs_raw__create - create (or replace) @path and write the header
  * for @info->nr_cpus CPUs (@cpus: their ids, in row order) and
  * @info->nr_events events named @info->names. @opts may be NULL.
- * Returns 0, -EINVAL, -ENOMEM, or -errno from open/write.
+ * Returns 0, -EINVAL (also: opts->sz unset or with unknown non-zero
+ * fields), -ENOMEM, or -errno from open/write.
  */
 PEBS_API int pebs_obs_raw__create(const char *path,
 				  const struct pebs_obs_raw_info *info,
