@@ -26,10 +26,9 @@
  *  - Option and callback structs the caller fills and the library reads
  *    (pebs_channel_opts, pebs_chanset_cbs, pebs_observer_opts,
  *    pebs_obs_raw_opts, pebs_attrib_cbs, pebs_flame_svg_opts) start
- *    with `size_t sz`, which PEBS_OPTS() sets
- *    to the size the caller was compiled with. The library reads only
- *    the first sz bytes: fields an older caller lacks read as zero (the
- *    defaults). A newer caller's larger sz is accepted when every byte
+ *    with `size_t sz`, which PEBS_OPTS() sets to the size the caller
+ *    was compiled with. The library reads only the first sz bytes:
+ *    fields an older caller lacks read as zero (the defaults). A newer caller's larger sz is accepted when every byte
  *    past the library's struct is zero, refused with -EINVAL otherwise
  *    (a field this library cannot honour); so is sz smaller than the sz
  *    field itself (not set). New fields are only ever appended.
@@ -277,7 +276,8 @@ PEBS_API int pebs_timeline__lookup(const struct pebs_timeline *tl,
 
 /*
  * The room struct pebs_event keeps for its perf_event_attr whatever the
- * size of the caller's struct perf_event_attr (136 bytes in Linux 6.1).
+ * size of the caller's struct perf_event_attr (128 bytes with Linux 6.1
+ * headers, 136 from 6.3 on).
  */
 #define PEBS_EVENT_ATTR_AREA	256
 
