@@ -129,11 +129,11 @@ static int run_self(struct pebs_chanset *set,
 
 int main(int argc, char **argv)
 {
-	struct pebs_chanset_cbs cbs = {
+	PEBS_OPTS(pebs_chanset_cbs, cbs,
 		.on_sample = print_sample,
 		.on_lost = count_lost,
 		.on_exit = target_gone,
-	};
+	);
 	struct counts c = { 0 };
 	struct pebs_chanset *set = NULL;
 	struct pebs_event ev;

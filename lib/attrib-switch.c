@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "map.h"
+#include "opts.h"
 #include "timeline-int.h"
 
 #define SR_REC_MAX	128	/* header + 16 + sample_id (<= 48) */
@@ -252,14 +253,20 @@ static int write_cpu(struct pebs_switchrec *sr, unsigned int cpu,
 }
 
 int pebs_switchrec__write(struct pebs_switchrec *sr,
-			  const struct pebs_switchrec_cbs *cbs, void *ctx)
+			  const struct pebs_switchrec_cbs *user_cbs, void *ctx)
 {
-	int err = 0;
+	struct pebs_switchrec_cbs cbs;
+	int err;
 
-	if (!sr || !cbs || !cbs->write)
+	if (!sr || !user_cbs)
+		return pebs_err(-EINVAL, "switch records: nowhere to write");
+	err = pebs_opts_copy(&cbs, sizeof(cbs), user_cbs, "pebs_switchrec_cbs");
+	if (err)
+		return err;
+	if (!cbs.write)
 		return pebs_err(-EINVAL, "switch records: nowhere to write");
 	for (unsigned int cpu = 0; cpu < sr->nr_cpus && !err; cpu++)
 		if (sr->cpu[cpu].on)
-			err = write_cpu(sr, cpu, cbs, ctx);
+			err = write_cpu(sr, cpu, &cbs, ctx);
 	return err;
 }

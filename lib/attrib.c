@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "opts.h"
 
 /* ---- tid -> (tgid, comm) --------------------------------------------- */
 
@@ -389,10 +390,17 @@ static const void *at_offset(const struct perf_event_header *rec,
 int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 			const struct pebs_sample *s,
 			const struct perf_event_header *raw,
-			const struct pebs_attrib_cbs *cbs, void *ctx)
+			const struct pebs_attrib_cbs *user_cbs, void *ctx)
 {
 	struct pebs_attrib_who who = { (int32_t)s->pid, (int32_t)s->tid };
+	struct pebs_attrib_cbs c;
+	const struct pebs_attrib_cbs *cbs = &c;
+	int err;
 
+	/* the caller's table of any size (sz): absent callbacks are NULL */
+	err = pebs_opts_copy(&c, sizeof(c), user_cbs, "pebs_attrib_cbs");
+	if (err)
+		return err;
 	a->st.samples++;
 	if (a->mode == PEBS_ATTRIB_MAP) {
 		/* attributed at the round, when the history covers it */
@@ -421,7 +429,7 @@ int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 			.time = s->time, .cpu = s->cpu, .who = who,
 		};
 	}
-	return cbs && cbs->emit ? cbs->emit(ctx, tag, s, raw, &who) : 0;
+	return cbs->emit ? cbs->emit(ctx, tag, s, raw, &who) : 0;
 }
 
 static void check_one(struct pebs_attrib *a, const struct check *c,
@@ -438,7 +446,7 @@ static void check_one(struct pebs_attrib *a, const struct check *c,
 		a->st.disagree++;
 	else
 		a->st.unattributed++;
-	if (cbs && cbs->mismatch)
+	if (cbs->mismatch)
 		cbs->mismatch(ctx, c->cpu, c->time, &c->who,
 			      found ? &other : NULL);
 }
@@ -458,9 +466,15 @@ static void comms_from_map(struct pebs_attrib *a)
 }
 
 int pebs_attrib__round(struct pebs_attrib *a,
-		       const struct pebs_attrib_cbs *cbs, void *ctx)
+		       const struct pebs_attrib_cbs *user_cbs, void *ctx)
 {
-	int err = 0;
+	struct pebs_attrib_cbs c;
+	const struct pebs_attrib_cbs *cbs = &c;
+	int err;
+
+	err = pebs_opts_copy(&c, sizeof(c), user_cbs, "pebs_attrib_cbs");
+	if (err)
+		return err;
 
 	if (a->map) {
 		err = pebs_timeline__update(a->tl);
@@ -480,7 +494,7 @@ int pebs_attrib__round(struct pebs_attrib *a,
 		h->s.raw = at_offset(raw, h->raw_off);
 		if (!lookup(a, h->s.cpu, h->s.time, &who))
 			a->st.unattributed++;
-		if (cbs && cbs->emit)
+		if (cbs->emit)
 			err = cbs->emit(ctx, h->tag, &h->s, raw, &who);
 	}
 	a->nr_held = 0;

@@ -15,10 +15,15 @@
 
 #include "internal.h"
 #include "event-internal.h"
+#include "opts.h"
 
 struct pebs_channel {
 	struct pebs_event ev;
-	struct perf_event_attr attr;
+	union {			/* pebs_channel__attr: readable, zero,
+				   up to PEBS_EVENT_ATTR_AREA bytes */
+		struct perf_event_attr attr;
+		uint8_t attr_area[PEBS_EVENT_ATTR_AREA];
+	};
 	struct pebs_sample_layout layout;
 	pid_t pid;
 	int cpu;
@@ -46,37 +51,6 @@ static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
-/*
- * Copy the caller's options (of any size: an older or newer caller) into
- * @o. Fields beyond what the caller's struct has read as zero; a newer
- * caller's fields unknown here must be zero.
- */
-static int opts_get(const struct pebs_channel_opts *in,
-		    struct pebs_channel_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->sz = sizeof(*o);
-	if (!in)
-		return 0;
-	if (in->sz < sizeof(in->sz))
-		return pebs_err(-EINVAL, "pebs_channel_opts.sz is %zu: "
-				"declare options with PEBS_OPTS()", in->sz);
-	if (in->sz > sizeof(*o)) {
-		const char *p = (const char *)in;
-
-		for (size_t i = sizeof(*o); i < in->sz; i++)
-			if (p[i])
-				return pebs_err(-EINVAL, "pebs_channel_opts has "
-						"fields this library does not "
-						"know: use a newer libpebsshim");
-		memcpy(o, in, sizeof(*o));
-	} else {
-		memcpy(o, in, in->sz);
-	}
-	o->sz = sizeof(*o);
-	return 0;
-}
-
 static bool is_pebs_like(const struct pebs_event *ev)
 {
 	if (ev->attr.type == PERF_TYPE_SOFTWARE ||
@@ -102,6 +76,8 @@ static int fill_attr(const struct pebs_event *ev,
 
 	if (!ev || !attr)
 		return pebs_err(-EINVAL, "channel: no event given");
+	if (pebs_attr_area_check(ev->attr_area, ev->name))
+		return -EINVAL;
 	if (o->period && o->freq)
 		return pebs_err(-EINVAL, "channel: both a period (%llu) and "
 				"a frequency (%llu) given: choose one",
@@ -154,15 +130,34 @@ static int fill_attr(const struct pebs_event *ev,
 
 int pebs_channel_attr(const struct pebs_event *ev,
 		      const struct pebs_channel_opts *opts,
-		      struct perf_event_attr *attr)
+		      struct perf_event_attr *attr, size_t attr_sz)
 {
 	struct pebs_channel_opts o;
+	struct perf_event_attr a;
+	size_t n = attr_sz < sizeof(a) ? attr_sz : sizeof(a);
+	const unsigned char *p = (const unsigned char *)&a;
 	int err;
 
-	err = opts_get(opts, &o);
+	if (!attr || attr_sz < PERF_ATTR_SIZE_VER0)
+		return pebs_err(-EINVAL, "pebs_channel_attr: attr_sz %zu is "
+				"below %d (PERF_ATTR_SIZE_VER0): pass "
+				"sizeof(struct perf_event_attr)", attr_sz,
+				PERF_ATTR_SIZE_VER0);
+	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_channel_opts");
+	if (!err)
+		err = fill_attr(ev, &o, &a, NULL);
 	if (err)
 		return err;
-	return fill_attr(ev, &o, attr, NULL);
+	for (size_t i = n; i < sizeof(a); i++)
+		if (p[i])
+			return pebs_err(-E2BIG, "pebs_channel_attr: the attr "
+					"sets byte %zu, past the caller's %zu "
+					"bytes: build with newer kernel "
+					"headers", i, attr_sz);
+	memset(attr, 0, attr_sz);
+	memcpy(attr, &a, n);
+	attr->size = (uint32_t)n;
+	return 0;
 }
 
 static unsigned long mlock_kb(void)
@@ -262,7 +257,7 @@ static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
 	if (!chp || !ev)
 		return pebs_err(-EINVAL, "pebs_channel__open: %s is NULL",
 				chp ? "ev" : "chp");
-	err = opts_get(opts, &o);
+	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_channel_opts");
 	if (err)
 		return err;
 	if (leader && (leader->pid != pid || leader->cpu != cpu))

@@ -14,6 +14,7 @@
 #include <sys/epoll.h>
 
 #include "chanset.h"
+#include "opts.h"
 
 static struct slot tomb;
 
@@ -165,7 +166,7 @@ static int deliver(struct pebs_channel *ch, const struct perf_event_header *ev,
 	int err;
 
 	if (ev->type == PERF_RECORD_SAMPLE) {
-		if (!cbs || !cbs->on_sample)
+		if (!cbs->on_sample)
 			return 1;
 		err = pebs_sample__decode(pebs_channel__layout(ch), ev, &s);
 		if (err)
@@ -177,8 +178,6 @@ static int deliver(struct pebs_channel *ch, const struct perf_event_header *ev,
 		err = cbs->on_sample(ctx, ch, &s, ev);
 		return err < 0 ? err : 1;
 	}
-	if (!cbs)
-		return 0;
 	if (ev->type == PERF_RECORD_LOST && cbs->on_lost &&
 	    ev->size >= sizeof(struct lost_record)) {
 		struct lost_record lr;
@@ -283,8 +282,10 @@ static int drain_target(struct pebs_chanset *set, struct target *t,
 }
 
 static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
-		    const struct pebs_chanset_cbs *cbs, void *ctx)
+		    const struct pebs_chanset_cbs *user_cbs, void *ctx)
 {
+	struct pebs_chanset_cbs copy;
+	const struct pebs_chanset_cbs *cbs = &copy;
 	struct epoll_event one;
 	struct epoll_event *evs = set->cap_evbuf ? set->evbuf : &one;
 	int max = set->cap_evbuf ? (int)set->cap_evbuf : 1;
@@ -294,6 +295,10 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 	if (set->busy)
 		return pebs_err(-EBUSY, "channel set: poll/drain called from "
 				"its own callback");
+	/* the caller's table of any size (sz): absent callbacks are NULL */
+	err = pebs_opts_copy(&copy, sizeof(copy), user_cbs, "pebs_chanset_cbs");
+	if (err)
+		return err;
 	n = epoll_wait(set->epfd, evs, max, timeout_ms);
 	if (n < 0)
 		return pebs_err(-errno, "epoll_wait: %s", strerror(errno));
@@ -326,7 +331,7 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 		err = drain_target(set, t, cbs, ctx, &delivered);
 		if (err)
 			break;
-		if (cbs && cbs->on_exit)
+		if (cbs->on_exit)
 			cbs->on_exit(ctx, t->id);
 		chanset_remove_at(set, i);
 	}

@@ -16,6 +16,7 @@
 #include <sys/epoll.h>
 
 #include "chanset.h"
+#include "opts.h"
 
 /* the online CPU ids, in order */
 static int online_cpus(int **cpusp, unsigned int *nrp)
@@ -61,7 +62,7 @@ int pebs_chanset__new(const struct pebs_event *evs, unsigned int nr_evs,
 		return pebs_err(-ENOMEM, "channel set: out of memory");
 	set->share = true;
 	for (unsigned int i = 0; i < nr_evs; i++) {
-		err = pebs_channel_attr(&evs[i], opts, &attr);
+		err = pebs_channel_attr(&evs[i], opts, &attr, sizeof(attr));
 		if (err)
 			goto out_free;
 		if (!(attr.sample_type & PERF_SAMPLE_IDENTIFIER))
@@ -75,11 +76,9 @@ int pebs_chanset__new(const struct pebs_event *evs, unsigned int nr_evs,
 	memcpy(set->evs, evs, nr_evs * sizeof(*evs));
 	set->nr_evs = nr_evs;
 	set->kind = kind;
-	set->opts.sz = sizeof(set->opts);
-	if (opts)
-		memcpy(&set->opts, opts, opts->sz < sizeof(set->opts) ?
-		       opts->sz : sizeof(set->opts));
-	set->opts.sz = sizeof(set->opts);
+	/* checked by pebs_channel_attr above */
+	pebs_opts_copy(&set->opts, sizeof(set->opts), opts,
+		       "pebs_channel_opts");
 	/* side-band records once per target, as perf's tracking event */
 	set->rest = set->opts;
 	set->rest.task_records = false;

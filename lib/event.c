@@ -25,6 +25,7 @@
 
 #include "internal.h"
 #include "event-internal.h"
+#include "opts.h"
 
 static const char *const alias_names[] = { "loads", "stores", "ldlat",
 					   "auto" };
@@ -483,7 +484,10 @@ int pebs_event__probe(const struct pebs_event *ev)
 
 	if (!ev || !ev->attr.size)
 		return pebs_err(-EINVAL, "pebs_event__probe: no parsed event");
+	if (pebs_attr_area_check(ev->attr_area, ev->name))
+		return -EINVAL;
 	attr = ev->attr;
+	attr.size = sizeof(attr);	/* the caller's may be larger */
 	attr.disabled = 1;
 	if (!(ev->flags & PEBS_EVENT_PRECISE)) {
 		attr.sample_period = 0;	/* counting */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "opts.h"
 
 #define OBS_VERSION 1
 #define BUF_SIZE (256 * 1024)
@@ -135,14 +136,17 @@ int pebs_obs_raw__create(const char *path,
 			 const struct pebs_obs_raw_opts *opts,
 			 struct pebs_obs_raw **rawp)
 {
+	struct pebs_obs_raw_opts o;
 	struct pebs_obs_raw *raw;
 	int err;
 
 	if (!path || !info || !cpus || !rawp || !info->nr_cpus ||
 	    info->nr_cpus > PEBS_MAX_CPUS ||
-	    info->nr_events > PEBS_OBS_MAX_EVENTS ||
-	    (opts && opts->sz < sizeof(opts->sz)))
+	    info->nr_events > PEBS_OBS_MAX_EVENTS)
 		return pebs_err(-EINVAL, "raw file: bad arguments");
+	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_obs_raw_opts");
+	if (err)
+		return err;
 	raw = malloc(sizeof(*raw));
 	if (!raw)
 		return -ENOMEM;
@@ -154,11 +158,8 @@ int pebs_obs_raw__create(const char *path,
 	for (unsigned int e = 0; e < info->nr_events; e++)
 		raw->info.names[e][PEBS_OBS_RAW_NAME_LEN - 1] = '\0';
 	memcpy(raw->cpus, cpus, info->nr_cpus * sizeof(*cpus));
-	raw->csv = opts && opts->sz > offsetof(struct pebs_obs_raw_opts, csv) &&
-		   opts->csv;
-	raw->max_bytes = opts && opts->sz >
-			 offsetof(struct pebs_obs_raw_opts, max_bytes) &&
-			 opts->max_bytes ? opts->max_bytes : UINT64_MAX;
+	raw->csv = o.csv;
+	raw->max_bytes = o.max_bytes ? o.max_bytes : UINT64_MAX;
 	raw->full = false;
 	raw->bytes = raw->records = 0;
 	raw->len = 0;

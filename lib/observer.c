@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "opts.h"
 #include "rdpmc.h"
 
 struct obs_counter {
@@ -47,10 +48,6 @@ struct pebs_observer {
 	long page_size;
 };
 
-#define OPT(opts, field, def)						\
-	((opts) && (opts)->sz >= offsetof(__typeof__(*(opts)), field) + \
-	 sizeof((opts)->field) ? (opts)->field : (def))
-
 bool pebs_cpu_has_rdtscp(void)
 {
 	const char *hide = getenv("PEBS_TEST_NO_RDTSCP");
@@ -66,16 +63,19 @@ bool pebs_cpu_has_rdtscp(void)
 int pebs_observer__new(int on_cpu, const struct pebs_observer_opts *opts,
 		       struct pebs_observer **obsp)
 {
+	struct pebs_observer_opts o;
 	struct pebs_observer *obs;
+	int err;
 
 	if (on_cpu < 0 || on_cpu >= CPU_SETSIZE)
 		return pebs_err(-EINVAL, "observer CPU %d out of range", on_cpu);
-	if (opts && opts->sz < sizeof(size_t))
-		return pebs_err(-EINVAL, "observer options: sz not set: use PEBS_OPTS()");
+	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_observer_opts");
+	if (err)
+		return err;
 	if (!pebs_cpu_has_rdtscp())
 		return pebs_err(-EOPNOTSUPP,
 				"this CPU has no rdtscp: the observer needs it (under qemu use -cpu max)");
-	if (!OPT(opts, no_pin, false)) {
+	if (!o.no_pin) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
@@ -88,8 +88,8 @@ int pebs_observer__new(int on_cpu, const struct pebs_observer_opts *opts,
 	if (!obs)
 		return pebs_err(-ENOMEM, "out of memory");
 	obs->on_cpu = on_cpu;
-	obs->pinned = !OPT(opts, no_pin, false);
-	obs->map = OPT(opts, map, NULL);
+	obs->pinned = !o.no_pin;
+	obs->map = o.map;
 	obs->page_size = sysconf(_SC_PAGESIZE);
 	*obsp = obs;
 	pebs_err_clear();
@@ -255,6 +255,9 @@ int pebs_observer__add_event(struct pebs_observer *obs,
 	if (e >= PEBS_OBS_MAX_EVENTS)
 		return pebs_err(-E2BIG, "at most %d counters per observed CPU",
 				PEBS_OBS_MAX_EVENTS);
+	err = pebs_attr_area_check(ev->attr_area, ev->name);
+	if (err)
+		return err;
 	obs->ev[e] = *ev;
 	attr = &obs->attr[e];
 	*attr = ev->attr;

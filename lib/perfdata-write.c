@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "opts.h"
 #include "perfdata-write.h"
 #include "tracing-data.h"
 
@@ -243,7 +244,9 @@ int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 	w->attrs = na;
 	a = &na[w->nr_attrs];
 	memset(a, 0, sizeof(*a));
-	a->attr = *attr;
+	/* the caller's attr.size: older or newer kernel headers */
+	if (pebs_attr_copy(&a->attr, attr, "perfdata writer"))
+		return -EINVAL;
 	if (nr_ids) {
 		a->ids = malloc(nr_ids * sizeof(*ids));
 		if (!a->ids)
@@ -263,8 +266,8 @@ int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 			      !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID);
 	if (!w->nr_attrs && attr->sample_id_all)
 		w->id_hdr_size = id_hdr_size(t);
-	if (attr_size_of(attr) > w->attr_size)
-		w->attr_size = attr_size_of(attr);
+	if (attr_size_of(&a->attr) > w->attr_size)
+		w->attr_size = attr_size_of(&a->attr);
 	w->nr_attrs++;
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "opts.h"
 #include "svg.h"
 
 #define NAME_MAX_LEN	512
@@ -266,9 +267,10 @@ static int draw_frame(void *arg, const struct pebs_flame_node *n)
 }
 
 int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
-			  const struct pebs_flame_svg_opts *o)
+			  const struct pebs_flame_svg_opts *user_o)
 {
-	struct pebs_flame_svg_opts def = { 0 };
+	struct pebs_flame_svg_opts opts;
+	const struct pebs_flame_svg_opts *o = &opts;
 	struct draw d = { 0 };
 	char legend[160];
 	double height, width;
@@ -277,8 +279,10 @@ int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 
 	if (!f || !out)
 		return pebs_err(-EINVAL, "flame: no output");
-	if (!o)
-		o = &def;
+	err = pebs_opts_copy(&opts, sizeof(opts), user_o,
+			     "pebs_flame_svg_opts");
+	if (err)
+		return err;
 	d.o = o;
 	width = o->width ? o->width : 1200;
 	d.width = width - 2 * PAD;

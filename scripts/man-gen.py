@@ -7,7 +7,9 @@ two pages kept by hand, so that nothing is written twice:
       pebs_channel.3) with NAME, SYNOPSIS (the exact prototypes),
       DESCRIPTION, RETURN VALUE (each function's "Returns ..." and the
       -errno values it names), EXAMPLE (man/examples/<page>.c if there is
-      one, else the programs of examples/ that call the family), SEE ALSO;
+      one, else the whole program of examples/ whose head comment says
+      "Shown in <page>(3)", then the list of the programs of examples/
+      that call the family), SEE ALSO;
       and a ".so man3/<page>.3" link page per function, so that
       `man pebs_channel__open` works.
   man-gen.py man1 VERSION OUTDIR   from man/pebs-shim.1: pebs-shim-<cmd>.1
@@ -210,10 +212,22 @@ def man3(version, out):
                         for f in fns)]
         ov_calls = [f for f in fns
                     if re.search(r'\b' + f + r'\s*\(', '\n'.join(ov_code))]
+        shown = [f for f, code in examples.items()
+                 if re.search(r'Shown in [^.]*\b' + name + r'\(3\)',
+                              code.split('*/', 1)[0])]
         if os.path.exists(snippet):
             code = open(snippet).read().rstrip('\n').split('\n')
             code = [c for c in code if not c.startswith('// SPDX')]
             lines += ['.EX'] + [esc(c) if c else '' for c in code] + ['.EE']
+        elif shown:
+            for f in shown:
+                code = examples[f].rstrip('\n').split('\n')
+                code = [c for c in code if not c.startswith('// SPDX')]
+                lines += ['.PP', '.I examples/' + esc(f),
+                          '(built by', '.BR make ;',
+                          'or: cc ' + esc(f) + ' $(pkg\-config \-\-cflags '
+                          '\-\-libs libpebsshim)):', '.PP', '.EX'] + \
+                    [esc(c) if c else '' for c in code] + ['.EE']
         elif ov_calls:
             lines += ['The EXAMPLE of', '.BR libpebsshim (3),',
                       'which calls ' + ', '.join(f'{esc(f)}()'
@@ -231,7 +245,7 @@ def man3(version, out):
                             if re.search(r'\b' + x + r'\s*\(', code)))
                  for f, code in sources('tools')]
         tools = [(f, used) for f, used in tools if used]
-        if users or ov_calls or os.path.exists(snippet):
+        if users or ov_calls or shown or os.path.exists(snippet):
             pass
         elif tools:
             lines += ['The', '.B pebs\\-shim',

@@ -137,6 +137,7 @@ static int write_picture(struct plot *p, FILE *f)
 	case K_FLAME:
 	case K_ICICLE: {
 		struct pebs_flame_svg_opts o = {
+			.sz = sizeof(o),
 			.title = p->kind == K_ICICLE ? "Icicle Graph"
 						     : "Flame Graph",
 			.subtitle = sub, .unit = by_name(p),

@@ -174,6 +174,7 @@ static void mismatch(void *ctx, uint32_t cpu, uint64_t time,
 }
 
 static const struct pebs_attrib_cbs acbs = {
+	.sz = sizeof(struct pebs_attrib_cbs),
 	.emit = emit,
 	.mismatch = mismatch,
 };
@@ -264,6 +265,7 @@ static void on_exit_target(void *ctx, int target)
 }
 
 static const struct pebs_chanset_cbs cbs = {
+	.sz = sizeof(struct pebs_chanset_cbs),
 	.on_sample = on_sample,
 	.on_record = on_record,
 	.on_lost = on_lost,
@@ -281,7 +283,7 @@ static int write_switch(void *ctx, const struct perf_event_header *ev,
 	return rec_out_record(rec->out, &rec->attrs[0], ev, &w);
 }
 
-static const struct pebs_switchrec_cbs swcbs = { .write = write_switch };
+static const PEBS_OPTS(pebs_switchrec_cbs, swcbs, .write = write_switch);
 
 /* from now on, under event 0's id on each CPU (-a/-C; not with
    --switch-events, whose records are the kernel's) */

@@ -20,6 +20,38 @@
  *    __close/__delete, all of which accept NULL.
  *    Plain structs are values; option structs start with a size field
  *    (sz) so that they can grow: set it with PEBS_OPTS().
+ *
+ * Extensible structs (how the public types stay binary compatible; as
+ * libbpf's *_opts):
+ *  - Option and callback structs the caller fills and the library reads
+ *    (pebs_channel_opts, pebs_chanset_cbs, pebs_observer_opts,
+ *    pebs_obs_raw_opts, pebs_attrib_cbs, pebs_flame_svg_opts) start
+ *    with `size_t sz`, which PEBS_OPTS() sets to the size the caller
+ *    was compiled with. The library reads only the first sz bytes:
+ *    fields an older caller lacks read as zero (the defaults). A newer caller's larger sz is accepted when every byte
+ *    past the library's struct is zero, refused with -EINVAL otherwise
+ *    (a field this library cannot honour); so is sz smaller than the sz
+ *    field itself (not set). New fields are only ever appended.
+ *  - No public struct embeds a kernel struct whose size depends on the
+ *    caller's <linux/perf_event.h> (new kernels grow perf_event_attr):
+ *    struct pebs_event keeps its attr in a fixed PEBS_EVENT_ATTR_AREA
+ *    (256-byte) union, so its size and layout are the same whatever
+ *    headers the caller has; the area's bytes past the library's own
+ *    struct perf_event_attr must be zero when an event is opened
+ *    (-EINVAL). An opaque object with setters was the alternative; a
+ *    value struct with a fixed area keeps `ev.attr.config` and arrays of
+ *    events (pebs_event__parse_list, pebs_chanset__new) working.
+ *  - A perf_event_attr passed by pointer: inputs copied whole are read
+ *    up to attr->size (0: the library's size) with the same zero rule
+ *    (pebs_perfdata_writer__add_attr); outputs take the caller's size
+ *    (pebs_channel_attr); pointers returned into the library
+ *    (pebs_channel__attr) point at PEBS_EVENT_ATTR_AREA bytes, zero
+ *    past attr->size. Functions that only read fields present since
+ *    PERF_ATTR_SIZE_VER5 (Linux 4.1: pebs_sample_layout__init,
+ *    pebs_attr_large_pebs) take any attr of at least that size.
+ *  - The sizes of the public structs are pinned: PEBS_STATIC_ASSERT
+ *    below and tests/unit/test-abi.c; tests/cli/abi.t compares every
+ *    type with the dump abi/libpebsshim.abi.
  */
 #ifndef PEBSSHIM_H
 #define PEBSSHIM_H
@@ -38,9 +70,19 @@ extern "C" {
 
 #define PEBS_API __attribute__((visibility("default")))
 
-/* Declare and zero an options struct with its size set. */
+/*
+ * Declare and zero an options (or callbacks) struct with its size set:
+ *	PEBS_OPTS(pebs_channel_opts, o, .period = 20011);
+ *	static const PEBS_OPTS(pebs_chanset_cbs, cbs, .on_sample = f);
+ */
 #define PEBS_OPTS(type, name, ...) \
 	struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
+
+#ifdef __cplusplus
+#define PEBS_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define PEBS_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Errors (lib/error.c)                                                */
@@ -232,6 +274,13 @@ PEBS_API int pebs_timeline__lookup(const struct pebs_timeline *tl,
 #define PEBS_EVENT_PRECISE_MAX	(1u << 6) /* :P: precise_ip 3, to be lowered
 					     until the kernel takes it */
 
+/*
+ * The room struct pebs_event keeps for its perf_event_attr whatever the
+ * size of the caller's struct perf_event_attr (128 bytes with Linux 6.1
+ * headers, 136 from 6.3 on).
+ */
+#define PEBS_EVENT_ATTR_AREA	256
+
 struct pebs_event {
 	char name[128];		/* as the user spelled it (the event alone
 				   in a list; a sysfs name= term wins) */
@@ -244,15 +293,24 @@ struct pebs_event {
 	char pmu[32];		/* libpfm4 PMU ("skl", "amd64_fam19h_zen3"),
 				   "perf" (software), or the sysfs PMU */
 	unsigned int flags;	/* PEBS_EVENT_* */
-	struct perf_event_attr attr; /* size, type, config, config1/2,
-					precise_ip, exclude_*,
+	union __attribute__((aligned(8))) { /* at 424 on every ABI */
+		struct perf_event_attr attr; /* size, type, config,
+					config1/2, precise_ip, exclude_*,
 					sample_period (or freq) if given */
+		/* fixed room: bytes past the library's attr must be 0 */
+		uint8_t attr_area[PEBS_EVENT_ATTR_AREA];
+	};
 	char note[160];		/* one line for the user, or "" */
 	unsigned int leader;	/* pebs_event__parse_list: index of the
 				   group leader in the array (its own
 				   index when it leads or is alone) */
 	unsigned int nr_members; /* events in its group (1: no group) */
 };
+
+PEBS_STATIC_ASSERT(sizeof(struct perf_event_attr) <= PEBS_EVENT_ATTR_AREA,
+		   "struct perf_event_attr outgrew PEBS_EVENT_ATTR_AREA");
+PEBS_STATIC_ASSERT(sizeof(struct pebs_event) == 848,
+		   "struct pebs_event is part of the ABI: 848 bytes");
 
 /*
  * pebs_event__parse - encode an event string into @ev (zeroed first).
@@ -314,8 +372,10 @@ PEBS_API int pebs_event__parse(const char *str, struct pebs_event *ev);
  * pebs_event__probe - check that the running kernel can open @ev: a
  * disabled event on the calling thread (counting; precise events as
  * sampling events with their period or 65536, since IBS cannot count),
- * closed again at once. Returns 0 or the -errno of perf_event_open with
- * pebs_errmsg() set by pebs_perf_open_error().
+ * closed again at once. Returns 0, -EINVAL (not parsed, or a non-zero
+ * byte of ev->attr_area past the library's perf_event_attr), or the
+ * -errno of perf_event_open with pebs_errmsg() set by
+ * pebs_perf_open_error().
  */
 PEBS_API int pebs_event__probe(const struct pebs_event *ev);
 
@@ -644,13 +704,18 @@ struct pebs_channel_opts {
  * sample_period (or freq and sample_freq), watermark and
  * wakeup_watermark, disabled, enable_on_exec, inherit, context_switch,
  * comm/comm_exec/mmap/mmap2/mmap_data/task (task_records), use_clockid
- * and clockid. Returns 0, or -EINVAL (opts.sz unset or with unknown
- * non-zero fields, both period and freq, ring_pages not a power of two
- * or too large, watermark larger than the ring).
+ * and clockid. @attr is the caller's, of @attr_sz bytes (pass
+ * sizeof(struct perf_event_attr)): the first min(attr_sz, the library's
+ * size) are written, the rest zeroed, and attr->size says how many.
+ * Returns 0, or -EINVAL (opts.sz unset or with unknown non-zero fields,
+ * @ev's attr_area with unknown non-zero bytes, both period and freq,
+ * ring_pages not a power of two or too large, watermark larger than the
+ * ring, attr_sz below PERF_ATTR_SIZE_VER0), -E2BIG (the attr sets a
+ * field past attr_sz: older kernel headers than the library's).
  */
 PEBS_API int pebs_channel_attr(const struct pebs_event *ev,
 			       const struct pebs_channel_opts *opts,
-			       struct perf_event_attr *attr);
+			       struct perf_event_attr *attr, size_t attr_sz);
 
 /*
  * pebs_channel__open - open @ev on one target and map its ring.
@@ -681,7 +746,11 @@ PEBS_API int pebs_channel__fd(const struct pebs_channel *ch);
 PEBS_API pid_t pebs_channel__pid(const struct pebs_channel *ch);
 /* the CPU as given to __open (-1 for any CPU) */
 PEBS_API int pebs_channel__cpu(const struct pebs_channel *ch);
-/* the attr the event was opened with (after a WEIGHT fallback) */
+/*
+ * the attr the event was opened with (after a WEIGHT fallback); the
+ * storage is PEBS_EVENT_ATTR_AREA bytes, zero past attr->size, so a
+ * caller with newer kernel headers reads its new fields as zero
+ */
 PEBS_API const struct perf_event_attr *
 pebs_channel__attr(const struct pebs_channel *ch);
 /* the channel's copy of the event it was opened with */
@@ -756,12 +825,14 @@ enum pebs_target_kind {
 };
 
 /*
- * Callbacks (each may be NULL). A negative return stops the drain and
+ * Callbacks (each may be NULL), declared with PEBS_OPTS() (sz: see
+ * "Extensible structs" above). A negative return stops the drain and
  * is returned by __poll/__drain; the record it was called for counts as
  * consumed. Records of one ring arrive in ring order; rings are drained
  * one after the other.
  */
 struct pebs_chanset_cbs {
+	size_t sz;
 	/*
 	 * a sample of @ch, decoded with its layout; @raw points at the
 	 * record (into the ring when it does not wrap), valid during the
@@ -1140,15 +1211,18 @@ PEBS_API int pebs_perfdata_writer__create(const char *path,
 					  struct pebs_perfdata_writer **wp);
 
 /*
- * pebs_perfdata_writer__add_attr - declare an event: its attr (copied;
- * written with size = sizeof(struct perf_event_attr)), the sample ids
+ * pebs_perfdata_writer__add_attr - declare an event: its attr (copied:
+ * attr->size bytes, 0 meaning the library's sizeof(struct
+ * perf_event_attr); bytes past the library's struct must be zero), the
+ * sample ids
  * the kernel gave its fds (PERF_EVENT_IOC_ID; may be NULL if nr_ids is
  * 0, which is only allowed for a single event) and its name (NULL: none;
  * shown by perf as the event name). Must precede the first record.
  * With two or more events every attr needs PERF_SAMPLE_IDENTIFIER and
  * the same sample_id_all (perf cannot tell the events apart otherwise).
- * Returns 0, -EINVAL (after the first record, or the rule above),
- * -ENOMEM.
+ * Returns 0, -EINVAL (after the first record, the rule above, attr->size
+ * below PERF_ATTR_SIZE_VER0, or a non-zero byte past the library's
+ * struct), -ENOMEM.
  */
 PEBS_API int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 					    const struct perf_event_attr *attr,
@@ -1373,9 +1447,9 @@ PEBS_API bool pebs_cpu_has_rdtscp(void);
  * pebs_observer__new - an observer running on @on_cpu: pins the calling
  * thread there (unless opts->no_pin), which must then be the thread
  * calling pebs_observer__read(). @opts may be NULL. Returns 0, -EINVAL
- * (bad CPU, or opts->sz too small), -EOPNOTSUPP (the CPU lacks rdtscp:
- * under qemu use -cpu max), -ENOMEM, or -errno from
- * sched_setaffinity.
+ * (bad CPU, opts->sz unset or with unknown non-zero fields),
+ * -EOPNOTSUPP (the CPU lacks rdtscp: under qemu use -cpu max), -ENOMEM,
+ * or -errno from sched_setaffinity.
  */
 PEBS_API int pebs_observer__new(int on_cpu,
 				const struct pebs_observer_opts *opts,
@@ -1397,7 +1471,8 @@ PEBS_API int pebs_observer__add_cpu(struct pebs_observer *obs,
  * pebs_observer__add_event - count @ev (a counting event: sampling
  * fields are cleared) on every observed CPU, present and future.
  * Returns the event's index (>= 0), -E2BIG (more than
- * PEBS_OBS_MAX_EVENTS), or -errno from perf_event_open/mmap.
+ * PEBS_OBS_MAX_EVENTS), -EINVAL (a non-zero byte of ev->attr_area past
+ * the library's perf_event_attr), or -errno from perf_event_open/mmap.
  */
 PEBS_API int pebs_observer__add_event(struct pebs_observer *obs,
 				      const struct pebs_event *ev);
@@ -1656,7 +1731,9 @@ struct pebs_attrib_stats {
 				   history before they were read */
 };
 
+/* declared with PEBS_OPTS() (sz: see "Extensible structs" above) */
 struct pebs_attrib_cbs {
+	size_t sz;
 	/*
 	 * a sample with whose it is (@tag as given to __sample); @raw is
 	 * the record as it came from the ring. A negative return stops.
@@ -1687,8 +1764,9 @@ PEBS_API void pebs_attrib__delete(struct pebs_attrib *a);
  * pebs_attrib__sample - a decoded sample and its record. TID, BOTH and
  * SWITCH call cbs->emit now with the sample's pid/tid (BOTH and SWITCH
  * also keep it for the check at the next __round); MAP copies it and
- * calls cbs->emit at the next __round. Returns 0, -ENOMEM, or emit's
- * negative return.
+ * calls cbs->emit at the next __round. Returns 0, -ENOMEM, -EINVAL
+ * (cbs->sz unset or with unknown non-zero fields), or emit's negative
+ * return.
  */
 PEBS_API int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 				 const struct pebs_sample *s,
@@ -1710,7 +1788,8 @@ PEBS_API int pebs_attrib__record(struct pebs_attrib *a,
  * pebs_attrib__round - the end of a pass over all rings: read the
  * module's new history (MAP, BOTH), emit the held samples in order
  * (MAP), then run the checks (BOTH, SWITCH; cbs->mismatch for each
- * failure). Returns 0, emit's negative return, or -ENOMEM (history).
+ * failure). Returns 0, emit's negative return, -EINVAL (cbs->sz as
+ * in __sample), or -ENOMEM (history).
  */
 PEBS_API int pebs_attrib__round(struct pebs_attrib *a,
 				const struct pebs_attrib_cbs *cbs, void *ctx);
@@ -2739,7 +2818,8 @@ struct pebs_obs_raw_opts {
  * pebs_obs_raw__create - create (or replace) @path and write the header
  * for @info->nr_cpus CPUs (@cpus: their ids, in row order) and
  * @info->nr_events events named @info->names. @opts may be NULL.
- * Returns 0, -EINVAL, -ENOMEM, or -errno from open/write.
+ * Returns 0, -EINVAL (also: opts->sz unset or with unknown non-zero
+ * fields), -ENOMEM, or -errno from open/write.
  */
 PEBS_API int pebs_obs_raw__create(const char *path,
 				  const struct pebs_obs_raw_info *info,
@@ -3128,8 +3208,9 @@ PEBS_API int pebs_flame__add_sample(struct pebs_flame *f,
 				    const struct pebs_report_sample *rs,
 				    bool per_thread, uint64_t value);
 
-/* How pebs_flame__write_svg draws. */
+/* How pebs_flame__write_svg draws (PEBS_OPTS(); NULL: defaults). */
 struct pebs_flame_svg_opts {
+	size_t sz;
 	const char *title;	/* NULL: "Flame Graph" */
 	const char *subtitle;	/* NULL: none */
 	const char *unit;	/* what the value is ("period", "weight") */
@@ -3148,8 +3229,8 @@ struct pebs_flame_svg_opts {
  * attribute). Colours by kind: program red, libraries yellow, kernel
  * orange. Frames narrower than 0.1 px are merged; past max_elements
  * frames are left out (an XML comment says how many). The same tree
- * gives the same bytes. Returns 0, -EINVAL, -ENOMEM, or the write
- * error.
+ * gives the same bytes. Returns 0, -EINVAL (also: o->sz unset or with
+ * unknown non-zero fields), -ENOMEM, or the write error.
  */
 PEBS_API int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 				   const struct pebs_flame_svg_opts *o);
@@ -3350,6 +3431,7 @@ struct pebs_switchrec_stats {
 };
 
 struct pebs_switchrec_cbs {
+	size_t sz;		/* sizeof(struct pebs_switchrec_cbs): PEBS_OPTS() */
 	/* write @ev, whose sample_id names (@pid, @tid): -1 for LOST;
 	   nonzero stops pebs_switchrec__write with that value */
 	int (*write)(void *ctx, const struct perf_event_header *ev,

@@ -7,7 +7,12 @@
 # abi/libpebsshim.abi finds no function removed, changed (a public struct
 # grown or reshaped) or added; the public header compiles on its own as
 # C11 and as C++ with -Wall -Wextra -Werror; a program links against the
-# shared library alone (-lpebsshim) and runs.
+# shared library alone (-lpebsshim) and runs; programs built against a
+# newer <linux/perf_event.h> (struct perf_event_attr grown by 16 bytes)
+# and an older one (PERF_ATTR_SIZE_VER5) see the same struct pebs_event
+# (848 bytes, note at 680) and work with the library: the newer caller's
+# fields read as zero and, once set, are refused with -EINVAL; the
+# older caller's attr is written at its own size and no further.
 set -u
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 so=$B/libpebsshim.so.0
@@ -16,11 +21,11 @@ T=$(mktemp -d /tmp/abi-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 
-echo "1..19"
+echo "1..21"
 
 if [ ! -f "$so" ]; then
 	nok "$so exists (make B=... lib)"
-	for i in $(seq 18); do skip "no shared library"; done
+	for i in $(seq 20); do skip "no shared library"; done
 	exit 0
 fi
 ok "$so exists"
@@ -148,4 +153,78 @@ if [ $rc = 1 ] && grep -q "^map-watch: $T/no-table not found" "$T/out" &&
 else
 	nok "examples/map-watch.c links with -lpebsshim alone and runs on it"
 	diag "$T/ld" "$T/out"
+fi
+
+# callers built against other kernel headers: a copy of linux/perf_event.h
+# with struct perf_event_attr grown by 16 bytes (newer) or cut at
+# PERF_ATTR_SIZE_VER5 (older)
+mkdir -p "$T/newer/linux" "$T/older/linux"
+awk '/^struct perf_event_attr \{/ { in_attr = 1 }
+     in_attr && /^\};/ { print "\t__u64\tconfig3;\n\t__u64\tfuture_field;"; in_attr = 0 }
+     { print }' /usr/include/linux/perf_event.h >"$T/newer/linux/perf_event.h"
+awk '/^struct perf_event_attr \{/ { in_attr = 1 }
+     in_attr && /aux_sample_size;/ { cut = 1 }
+     in_attr && /^\};/ { cut = 0; in_attr = 0 }
+     !cut { print }' /usr/include/linux/perf_event.h >"$T/older/linux/perf_event.h"
+cat >"$T/caller.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include "pebsshim.h"
+
+int main(void)
+{
+	struct { struct perf_event_attr a; unsigned char guard[64]; } out;
+	struct pebs_event ev;
+	int err;
+
+	printf("attr %zu event %zu note %zu\n", sizeof(struct perf_event_attr),
+	       sizeof(struct pebs_event), offsetof(struct pebs_event, note));
+	if (pebs_event__parse("cpu-clock", &ev))
+		return 1;
+	memset(&out, 0xa5, sizeof(out));
+	err = pebs_channel_attr(&ev, NULL, &out.a, sizeof(out.a));
+	printf("channel_attr %d size %u guard %#x\n", err, out.a.size,
+	       out.guard[0]);
+#ifdef NEWER
+	printf("new fields %llu %llu\n", (unsigned long long)ev.attr.config3,
+	       (unsigned long long)ev.attr.future_field);
+	ev.attr.future_field = 1;
+	printf("set: channel_attr %d probe %d\n",
+	       pebs_channel_attr(&ev, NULL, &out.a, sizeof(out.a)),
+	       pebs_event__probe(&ev));
+#endif
+	return 0;
+}
+EOF
+for v in newer older; do
+	V=$(echo $v | tr a-z A-Z)
+	if gcc -std=gnu11 -Wall -Wextra -Werror -D$V -I"$T/$v" -I"$S/include" \
+		-I"$S/lib/include" -o "$T/caller-$v" "$T/caller.c" \
+		-L"$T" -lpebsshim >"$T/out-$v" 2>&1; then
+		LD_LIBRARY_PATH=$B "$T/caller-$v" >"$T/out-$v" 2>&1
+	fi
+done
+printf '#include <stdio.h>\n#include <linux/perf_event.h>\nint main(void) { printf("%%zu", sizeof(struct perf_event_attr)); return 0; }\n' |
+	gcc -x c -o "$T/attr-size" - && lib_attr=$("$T/attr-size")
+cat >"$T/want-newer" <<EOF
+attr $((lib_attr + 16)) event 848 note 680
+channel_attr 0 size $lib_attr guard 0xa5
+new fields 0 0
+set: channel_attr -22 probe -22
+EOF
+if diff -u "$T/want-newer" "$T/out-newer" >"$T/d-newer"; then
+	ok "a caller with a grown perf_event_attr: same pebs_event, new fields zero, -EINVAL once set"
+else
+	nok "a caller with a grown perf_event_attr: same pebs_event, new fields zero, -EINVAL once set"
+	diag "$T/d-newer"
+fi
+cat >"$T/want-older" <<EOF
+attr 112 event 848 note 680
+channel_attr 0 size 112 guard 0xa5
+EOF
+if diff -u "$T/want-older" "$T/out-older" >"$T/d-older"; then
+	ok "a caller with PERF_ATTR_SIZE_VER5 headers: same pebs_event, its attr written at its size only"
+else
+	nok "a caller with PERF_ATTR_SIZE_VER5 headers: same pebs_event, its attr written at its size only"
+	diag "$T/d-older"
 fi

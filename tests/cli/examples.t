@@ -3,7 +3,12 @@
 # they claim: sample-thread samples page faults at the addresses a known
 # workload touched, map-watch explains a missing module in one line and
 # reads a table file laid out as include/pebs_map.h says, observe-embed
-# prints a kept fraction in [0, 1] that matches its counts.
+# prints a kept fraction in [0, 1] that matches its counts;
+# attrib-threads names its two worker threads (COMM records through
+# pebs_attrib) with at least one sample per page each faulted in;
+# thread-samples counts a fixture's samples per command as perf report
+# --sort comm does; c2c-lines's summary of a fixture is perf c2c
+# report's and it lists one 64-byte line per sampled address.
 set -u
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 ex=$B/examples
@@ -26,9 +31,10 @@ run() {
 # a sample line as sample-thread prints it
 SAMPLE='^tid [0-9]+ cpu [0-9]+ time [0-9]+\.[0-9]{9} ip 0x[0-9a-f]+ addr (0|0x[0-9a-f]+)( \|.*)?$'
 
-echo "1..24"
+echo "1..34"
 
-for e in sample-thread map-watch observe-embed; do
+for e in sample-thread map-watch observe-embed attrib-threads \
+	 thread-samples c2c-lines; do
 	check "make all built examples/$e" test -x "$ex/$e"
 done
 
@@ -169,3 +175,61 @@ else
 		diag "$T/out"
 	fi
 fi
+
+# --- attrib-threads: two named threads, each page a sample of its own
+run 0 "attrib-threads 100 200" "$ex/attrib-threads" 100 200
+a=$(sed -n 's/^worker-a: \([0-9]*\) samples (tid \([0-9]*\))$/\1 \2/p' "$T/out")
+b=$(sed -n 's/^worker-b: \([0-9]*\) samples (tid \([0-9]*\))$/\1 \2/p' "$T/out")
+if [ -n "$a" ] && [ -n "$b" ] && [ "${a% *}" -ge 100 ] &&
+   [ "${b% *}" -ge 200 ] && [ "${a#* }" != "${b#* }" ]; then
+	ok "worker-a has >= 100 samples, worker-b >= 200, two tids ($a; $b)"
+else
+	nok "worker-a has >= 100 samples, worker-b >= 200, two tids"
+	diag "$T/out"
+fi
+
+# --- thread-samples and c2c-lines on the Skylake load-latency fixture
+fx=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
+run 0 "thread-samples on the Skylake fixture" "$ex/thread-samples" "$fx"
+grep -E '^ +[0-9]+  ' "$T/out" | awk '{ print $1, $2 }' | sort >"$T/ts"
+if ! command -v perf >/dev/null; then
+	skip "perf is not installed (apt-get install linux-perf)"
+else
+	perf report -i "$fx" --stdio --sort comm -n 2>/dev/null |
+		awk '!/^#/ && NF == 3 { print $2, $3 }' | sort >"$T/pr"
+	if [ -s "$T/ts" ] && cmp -s "$T/ts" "$T/pr" &&
+	   tail -n 1 "$T/out" | grep -q ' threads, 0 undecoded samples$'; then
+		ok "samples per command are perf report --sort comm's ($(wc -l <"$T/ts") commands)"
+	else
+		nok "samples per command are perf report --sort comm's"
+		diag "$T/out" "$T/pr"
+	fi
+fi
+
+run 0 "c2c-lines on the Skylake fixture" "$ex/c2c-lines" "$fx"
+re='^records ([0-9]+), loads ([0-9]+) \(L1 ([0-9]+), fill buffer ([0-9]+), L2 ([0-9]+), LLC ([0-9]+), LLC misses ([0-9]+)\), stores ([0-9]+), locked ([0-9]+), undecoded 0$'
+if ! command -v perf >/dev/null; then
+	skip "perf is not installed (apt-get install linux-perf)"
+elif [[ $(head -n 1 "$T/out") =~ $re ]]; then
+	ours="${BASH_REMATCH[*]:1}"
+	perf --no-pager c2c report -i "$fx" --stdio --no-source 2>/dev/null |
+		awk -F: '{ gsub(/^ +| +$/, "", $1); gsub(/ /, "", $2) }
+		$1 == "Total records" && !r { r = $2 }
+		$1 == "Load Operations" { l = $2 }
+		$1 == "Load L1D hit" { l1 = $2 }
+		$1 == "Load Fill Buffer Hit" { fb = $2 }
+		$1 == "Load L2D hit" { l2 = $2 }
+		$1 == "Load LLC hit" { llc = $2 }
+		$1 == "Load LLC Misses" && m == "" { m = $2 }
+		$1 == "Store Operations" { st = $2 }
+		$1 == "Locked Load/Store Operations" { lk = $2 }
+		END { print r, l, l1, fb, l2, llc, m, st, lk }' >"$T/pc"
+	check "the summary is perf c2c report's (records loads L1 LFB L2 LLC misses stores locked: $ours)" \
+		test "$ours" = "$(cat "$T/pc")"
+else
+	nok "the summary line"
+	diag "$T/out"
+fi
+n=$(head -n 1 "$T/out" | sed 's/^records \([0-9]*\),.*/\1/')
+lines=$(grep -cE '^line 0x[0-9a-f]*[048c]0 pid [0-9]+: 1 records, ' "$T/out")
+check "one 64-byte aligned line per sample ($lines of $n)" test "$lines" = "$n"

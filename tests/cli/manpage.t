@@ -20,7 +20,7 @@ T=$(mktemp -d /tmp/manpage-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 
-echo "1..23"
+echo "1..24"
 
 if [ ! -f "$page" ]; then
 	nok "$page exists"
@@ -307,6 +307,24 @@ for c in "$S"/man/examples/*.c; do
 		grep -qF -- "$(sed -n 2p "$c" | sed 's/\\/\\e/g; s/-/\\-/g')" "$G/man3/$b.3" ||
 		echo "$b.3 does not show man/examples/$b.c" >>"$T/mx"
 done
+# the programs of examples/ a family page shows whole ("Shown in
+# <page>(3)" in their head comment; examples.t runs them): every page
+# named exists and carries the program's text
+: >"$T/shown"
+for c in "$S"/examples/*.c; do
+	sed -n '1,/\*\//p' "$c" | grep 'Shown in' | grep -o 'pebs_[a-z0-9_]*(3)' |
+	while read -r pg; do
+		pg=${pg%(3)}
+		grep -qF -- "$(sed -n 3p "$c" | sed 's/\\/\\e/g; s/-/\\-/g')" \
+			"$G/man3/$pg.3" 2>/dev/null &&
+		grep -qF 'int main(' "$G/man3/$pg.3" ||
+			echo "$pg.3 does not show examples/$(basename "$c")" >>"$T/shown"
+	done
+done
+n=$(grep -l 'Shown in pebs_' "$S"/examples/*.c | wc -l)
+check "examples/ programs shown in family pages ($n) are in them whole" \
+	eval "[ $n -ge 3 ] && [ ! -s '$T/shown' ]"
+[ -s "$T/shown" ] && diag "$T/shown"
 fx=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 "$T/mx-pebs_perfdata" "$fx" 2>&1 |
 	grep -qx 'MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:precise=2:mh:mg:pinned: 14 samples' ||

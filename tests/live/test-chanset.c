@@ -190,12 +190,12 @@ static int on_record(void *ctx, struct pebs_channel *ch,
 	return 0;
 }
 
-static const struct pebs_chanset_cbs cbs = {
+static const PEBS_OPTS(pebs_chanset_cbs, cbs,
 	.on_sample = on_sample,
 	.on_record = on_record,
 	.on_lost = on_lost,
 	.on_exit = on_exit_cb,
-};
+);
 
 /* poll until every kid's exit was reported (bounded: 60 s) */
 static void wait_exits(struct pebs_chanset *set, struct tally *t,
@@ -572,7 +572,7 @@ static void test_wrap(void **state)
 {
 	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF,
 		  .ring_pages = 2);
-	const struct pebs_chanset_cbs acbs = { .on_sample = on_sample_addr };
+	const PEBS_OPTS(pebs_chanset_cbs, acbs, .on_sample = on_sample_addr);
 	const unsigned int n = 1000, chunk = 40;
 	const struct pebs_ring_stats *st;
 	struct pebs_chanset *set;
@@ -628,7 +628,7 @@ static void test_poll_watermark(void **state)
 {
 	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF,
 		  .ring_pages = 4, .watermark = 1024);
-	const struct pebs_chanset_cbs ccbs = { .on_sample = count_cb };
+	const PEBS_OPTS(pebs_chanset_cbs, ccbs, .on_sample = count_cb);
 	struct pebs_chanset *set;
 	struct pebs_event ev;
 	unsigned int n = 0;
@@ -658,7 +658,7 @@ static void test_cpu_targets(void **state)
 {
 	PEBS_OPTS(pebs_channel_opts, o, .period = 100000, /* 100 us */
 		  .sample_type = ST_PF, .watermark = 512);
-	const struct pebs_chanset_cbs ccbs = { .on_sample = count_cb };
+	const PEBS_OPTS(pebs_chanset_cbs, ccbs, .on_sample = count_cb);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct pebs_chanset *set;
 	struct pebs_event ev;
@@ -705,7 +705,7 @@ static int stop_cb(void *ctx, struct pebs_channel *ch,
 static void test_callback_stops(void **state)
 {
 	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF);
-	const struct pebs_chanset_cbs scbs = { .on_sample = stop_cb };
+	const PEBS_OPTS(pebs_chanset_cbs, scbs, .on_sample = stop_cb);
 	struct pebs_chanset *set;
 	struct pebs_event ev;
 	unsigned int calls = 0;
@@ -787,10 +787,10 @@ static void on_exit_owned(void *ctx, int target)
 	((struct owned *)ctx)->exits++;
 }
 
-static const struct pebs_chanset_cbs owned_cbs = {
+static const PEBS_OPTS(pebs_chanset_cbs, owned_cbs,
 	.on_sample = on_sample_owned,
 	.on_exit = on_exit_owned,
-};
+);
 
 /* CPU targets, two events: one ring per CPU, samples to their event */
 static void test_shared_cpu_rings(void **state)

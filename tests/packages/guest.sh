@@ -22,7 +22,13 @@ flags=$(echo $(pkg-config --cflags --libs libpebsshim))
 if cc -std=gnu11 -Wall -Wextra -Werror -o $T/map-watch /tmp/examples/map-watch.c \
 	$flags >$T/cc 2>&1 &&
    cc -std=gnu11 -Wall -Wextra -Werror -o $T/sample-thread \
-	/tmp/examples/sample-thread.c $flags >>$T/cc 2>&1; then
+	/tmp/examples/sample-thread.c $flags >>$T/cc 2>&1 &&
+   cc -std=gnu11 -Wall -Wextra -Werror -o $T/attrib-threads \
+	/tmp/examples/attrib-threads.c $flags >>$T/cc 2>&1 &&
+   cc -std=gnu11 -Wall -Wextra -Werror -o $T/thread-samples \
+	/tmp/examples/thread-samples.c $flags >>$T/cc 2>&1 &&
+   cc -std=gnu11 -Wall -Wextra -Werror -o $T/c2c-lines \
+	/tmp/examples/c2c-lines.c $flags >>$T/cc 2>&1; then
 	ok "examples build with pkg-config --cflags --libs libpebsshim ($flags)"
 else
 	nok "examples build with pkg-config --cflags --libs libpebsshim ($flags)"

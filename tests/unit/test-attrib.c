@@ -185,7 +185,8 @@ static void mismatch(void *ctx, uint32_t cpu, uint64_t time,
 	}
 }
 
-static const struct pebs_attrib_cbs cbs = { emit, mismatch };
+static const PEBS_OPTS(pebs_attrib_cbs, cbs, .emit = emit,
+		       .mismatch = mismatch);
 
 /* ---- tests ---------------------------------------------------------------- */
 

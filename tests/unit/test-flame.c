@@ -222,7 +222,7 @@ static char *svg(struct pebs_flame *f, const struct pebs_flame_svg_opts *o)
 
 static void test_svg(void **state)
 {
-	struct pebs_flame_svg_opts o = { .title = "T <&>", .unit = "period" };
+	PEBS_OPTS(pebs_flame_svg_opts, o, .title = "T <&>", .unit = "period");
 	struct pebs_flame *f;
 	char *a, *b, *p;
 	unsigned int n = 0;

@@ -228,7 +228,7 @@ static void test_default_pebs_attr(void **state)
 
 	(void)state;
 	pebs_loads(&ev);
-	assert_int_equal(pebs_channel_attr(&ev, NULL, &a), 0);
+	assert_int_equal(pebs_channel_attr(&ev, NULL, &a, sizeof(a)), 0);
 	assert_int_equal(a.size, sizeof(a));
 	assert_int_equal(a.type, PERF_TYPE_RAW);
 	assert_int_equal(a.config, 0x81d0);
@@ -256,7 +256,7 @@ static void test_default_pebs_attr(void **state)
 			  .inherit = true, .disabled = true,
 			  .context_switch = true, .task_records = true);
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), 0);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), 0);
 		assert_int_equal(a.sample_period, 1000);
 		assert_int_equal(a.wakeup_watermark, 4096);
 		assert_int_equal(a.inherit, 1);
@@ -270,7 +270,7 @@ static void test_default_pebs_attr(void **state)
 	{
 		PEBS_OPTS(pebs_channel_opts, o, .freq = 1000);
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), 0);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), 0);
 		assert_int_equal(a.freq, 1);
 		assert_int_equal(a.sample_freq, 1000);
 		assert_not(&a, "freq mode");
@@ -279,14 +279,14 @@ static void test_default_pebs_attr(void **state)
 		PEBS_OPTS(pebs_channel_opts, o, .use_clockid = true,
 			  .clockid = 1);
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), 0);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), 0);
 		assert_int_equal(a.use_clockid, 1);
 		assert_int_equal(a.clockid, 1);
 		assert_not(&a, "TIME with use_clockid");
 	}
 	/* the event's own period is kept when no option overrides it */
 	ev.attr.sample_period = 20011;
-	assert_int_equal(pebs_channel_attr(&ev, NULL, &a), 0);
+	assert_int_equal(pebs_channel_attr(&ev, NULL, &a, sizeof(a)), 0);
 	assert_int_equal(a.sample_period, 20011);
 }
 
@@ -297,14 +297,14 @@ static void test_default_sw_attr(void **state)
 
 	(void)state;
 	page_faults(&ev);
-	assert_int_equal(pebs_channel_attr(&ev, NULL, &a), 0);
+	assert_int_equal(pebs_channel_attr(&ev, NULL, &a, sizeof(a)), 0);
 	assert_int_equal(a.sample_type, PEBS_CHANNEL_SW_SAMPLE);
 	assert_true(a.sample_type & PERF_SAMPLE_PERIOD);
 	assert_int_equal(a.sample_period, PEBS_CHANNEL_DEF_PERIOD);
 	{
 		PEBS_OPTS(pebs_channel_opts, o, .enable_on_exec = true);
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), 0);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), 0);
 		assert_int_equal(a.enable_on_exec, 1);
 		assert_int_equal(a.disabled, 1);	/* implied */
 	}
@@ -320,30 +320,30 @@ static void test_bad_opts(void **state)
 	{
 		PEBS_OPTS(pebs_channel_opts, o, .period = 1, .freq = 1);
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), -EINVAL);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), -EINVAL);
 		assert_non_null(strstr(pebs_errmsg(), "choose one"));
 	}
 	{
 		PEBS_OPTS(pebs_channel_opts, o, .ring_pages = 3);
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), -EINVAL);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), -EINVAL);
 	}
 	{
 		PEBS_OPTS(pebs_channel_opts, o,
 			  .ring_pages = PEBS_CHANNEL_MAX_PAGES * 2);
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), -EINVAL);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), -EINVAL);
 	}
 	{
 		PEBS_OPTS(pebs_channel_opts, o, .ring_pages = 1,
 			  .watermark = 1u << 20);
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), -EINVAL);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), -EINVAL);
 	}
 	{
 		struct pebs_channel_opts o = { .sz = 0 };
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), -EINVAL);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), -EINVAL);
 		assert_non_null(strstr(pebs_errmsg(), "PEBS_OPTS"));
 	}
 	{
@@ -355,9 +355,9 @@ static void test_bad_opts(void **state)
 
 		memset(&big, 0, sizeof(big));
 		big.o.sz = sizeof(big);
-		assert_int_equal(pebs_channel_attr(&ev, &big.o, &a), 0);
+		assert_int_equal(pebs_channel_attr(&ev, &big.o, &a, sizeof(a)), 0);
 		big.more = 1;
-		assert_int_equal(pebs_channel_attr(&ev, &big.o, &a), -EINVAL);
+		assert_int_equal(pebs_channel_attr(&ev, &big.o, &a, sizeof(a)), -EINVAL);
 	}
 	{
 		/* an older caller knowing only sz and sample_type */
@@ -367,7 +367,7 @@ static void test_bad_opts(void **state)
 			.period = 77,	/* beyond sz: ignored */
 		};
 
-		assert_int_equal(pebs_channel_attr(&ev, &o, &a), 0);
+		assert_int_equal(pebs_channel_attr(&ev, &o, &a, sizeof(a)), 0);
 		assert_int_equal(a.sample_type, PERF_SAMPLE_IP);
 		assert_int_equal(a.sample_period, PEBS_CHANNEL_DEF_PERIOD);
 	}

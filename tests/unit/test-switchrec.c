@@ -105,7 +105,7 @@ static int write_cb(void *ctx, const struct perf_event_header *ev,
 	return o->w ? pebs_perfdata_writer__write(o->w, ev) : 0;
 }
 
-static const struct pebs_switchrec_cbs cbs = { .write = write_cb };
+static const PEBS_OPTS(pebs_switchrec_cbs, cbs, .write = write_cb);
 
 static struct perf_event_attr attr_of(bool context_switch)
 {
@@ -311,6 +311,24 @@ static void test_refused(void **state)
 	assert_int_equal(pebs_switchrec__new(empty, &a, &sr), -EINVAL);
 	assert_int_equal(pebs_switchrec__write(NULL, &cbs, NULL), -EINVAL);
 	pebs_timeline__delete(empty);
+	/* callbacks: sz unset, or a newer caller's non-zero tail */
+	a = attr_of(false);
+	assert_int_equal(pebs_switchrec__new(f.tl, &a, &sr), 0);
+	{
+		struct pebs_switchrec_cbs unset = { .write = write_cb };
+		struct {
+			struct pebs_switchrec_cbs c;
+			uint64_t more;
+		} big = { { .sz = sizeof(big), .write = write_cb }, 1 };
+
+		assert_int_equal(pebs_switchrec__write(sr, &unset, NULL),
+				 -EINVAL);
+		assert_int_equal(pebs_switchrec__write(sr, &big.c, NULL),
+				 -EINVAL);
+		big.more = 0;
+		assert_int_equal(pebs_switchrec__write(sr, &big.c, NULL), 0);
+	}
+	pebs_switchrec__delete(sr);
 	fake_free(&f);
 }
 
