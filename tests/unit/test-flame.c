@@ -5,7 +5,8 @@
  * stackcollapse-perf.pl sorts them, counts by samples or value), the
  * walk (children by name, x offsets, narrow frames merged), the depth
  * limit; and the flame SVG (lib/plot-flame.c): frames carry exact
- * extents, the same tree gives the same bytes, the element cap.
+ * extents, the same tree gives the same bytes, the element cap; its
+ * height comes from the frames drawn, not from invisible deep stacks.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -258,6 +259,39 @@ static void test_svg(void **state)
 	pebs_flame__delete(f);
 }
 
+/* the height of a flame of depth 2 (56 px above, 16 a row, 34 below) */
+static void test_height(void **state)
+{
+	struct pebs_flame_svg_opts o = { 0 };
+	struct pebs_flame *f;
+	char *a;
+
+	(void)state;
+	assert_int_equal(pebs_flame__new(&f), 0);
+	add(f, "a;b", 1, 1000000000);
+	/* one unit of 10^9: far below 0.1 px, 40 frames deep */
+	add(f, "a;c;d;e;f;g;h;i;j;k;l;m;n;o;p;q;r;s;t;u;v;w;x;y;z;"
+	       "c;d;e;f;g;h;i;j;k;l;m;n;o;p;q", 1, 1);
+	assert_int_equal(pebs_flame__depth(f), 40);
+	a = svg(f, &o);
+	assert_non_null(strstr(a, "width=\"1200\" height=\"138\""));
+	assert_null(strstr(a, "data-n=\"c\""));
+	free(a);
+	/* the cap: root and "a" drawn, so one row less */
+	o.max_elements = 2;
+	a = svg(f, &o);
+	assert_non_null(strstr(a, "width=\"1200\" height=\"122\""));
+	free(a);
+	/* wide enough, the deep stack is drawn and counts */
+	add(f, "a;c;d", 1, 500000000);
+	o.max_elements = 0;
+	a = svg(f, &o);
+	assert_non_null(strstr(a, "data-n=\"d\""));
+	assert_non_null(strstr(a, "width=\"1200\" height=\"154\""));
+	free(a);
+	pebs_flame__delete(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_height),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
