@@ -8,17 +8,27 @@
 # them (FlameGraph is not in Debian: tests/cli/collapse.awk follows the
 # script's rules) for the stacks of memwalk's own code and the sample
 # total; the flame graph's widths equal pebs-shim report's shares (chase
-# vs stream); in a headless browser (Debian's chromium) the search finds
-# the share report gives; the timeline names its source; bad input and
+# vs stream); in a headless browser (Debian's chromium driven through
+# chromedriver) typing a symbol into the search box shows the share
+# report gives, and clicking a frame zooms it to the full width; the timeline names its source; bad input and
 # output fail in one line and leave an existing file alone.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 MW=$B/workloads/memwalk
 T=$(mktemp -d /tmp/plot-t.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# the WebDriver session, then the driver and its browser (one process
+# group, led by timeout): ended on every way out
+wd_port= wd_pid= wd_sid=
+wd_stop() {
+	[ -n "$wd_sid" ] && curl -s -m 10 -X DELETE "http://127.0.0.1:$wd_port/session/$wd_sid" >/dev/null
+	[ -n "$wd_pid" ] && kill -TERM -- "-$wd_pid" 2>/dev/null
+	wd_sid= wd_pid=
+}
+trap 'wd_stop; rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
 . "$S/tests/tap.sh"
 
-echo "1..39"
+echo "1..40"
 
 # png_check FILE W H: a PNG of W x H whose pixels are not all alike
 png_check() {
@@ -201,26 +211,81 @@ rc=$(share_report "$T/g.data" chase) fc=$(share_svg "$T/flame.svg" chase)
 check "with call chains: chase's frames $fc% = stacks through chase $incl%; stacks ending in chase $self% = report's $rc%" \
 	test -n "$rc" -a "$fc" = "$incl" -a "$self" = "$rc"
 
-# 25: the search in a real browser
+# 25-26: a real browser driven as a user drives it (W3C WebDriver:
+# Debian's chromedriver and chromium): click the search box, type a
+# symbol, read the share it shows: report's share of that symbol; click
+# a frame: it is zoomed to the whole width
+wd() {		# METHOD PATH [JSON]: the session's answer (bounded)
+	curl -s -m 30 -X "$1" -H 'Content-Type: application/json' \
+		${3:+-d "$3"} "http://127.0.0.1:$wd_port/session${wd_sid:+/$wd_sid}$2"
+}
+wd_find() {	# CSS: the element's reference
+	wd POST /element "$(jq -cn --arg c "$1" '{using: "css selector", value: $c}')" |
+		jq -r '.value | objects | to_entries[0].value // empty'
+}
+wd_js() {	# SCRIPT: its value, as JSON
+	wd POST /execute/sync "$(jq -cn --arg s "$1" '{script: $s, args: []}')" | jq -c .value
+}
+wd_start() {	# a driver on a free private port, a session; else $why
+	local i caps
+	wd_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# timeout leads its own process group (chromedriver and chromium
+	# in it) and ends it after 180 s whatever happens here
+	timeout 180 chromedriver --port="$wd_port" >"$T/chromedriver.log" 2>&1 &
+	wd_pid=$!
+	for ((i = 0; i < 100; i++)); do
+		curl -s -m 2 "http://127.0.0.1:$wd_port/status" | grep -q '"ready":true' && break
+		sleep 0.1
+	done
+	caps=$(jq -cn --arg d "$T/chromium" --arg b "$browser" '{capabilities: {alwaysMatch: {
+		browserName: "chrome", "goog:chromeOptions": {binary: $b, args: [
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync",
+		"--window-size=1400,1000", ("--user-data-dir=" + $d)]}}}}')
+	wd_sid=$(wd POST "" "$caps" | jq -r '.value.sessionId // empty')
+	[ -n "$wd_sid" ] && return 0
+	why="chromedriver gave no session: $(tail -1 "$T/chromedriver.log")"
+	return 1
+}
 browser=$(command -v chromium || command -v chromium-browser)
-if [ -n "$browser" ]; then
-	timeout 90 "$browser" --headless --no-sandbox --disable-gpu \
-		--user-data-dir="$T/chromium" --dump-dom \
-		"file://$T/n.svg#search=^chase\$" >"$T/dom.txt" 2>"$T/chromium.err"
-	got=$(sed -n 's/.*id="matched"[^>]*data-share="\([0-9.]*\)".*/\1/p' "$T/dom.txt" | head -1)
-	rc=$(share_report "$T/n.data" chase)
-	if [ -n "$got" ] && [ "$got" = "$rc" ]; then
-		ok "chromium: searching ^chase\$ highlights $got%, report's chase share ($rc%)"
-	else
-		nok "chromium: searching ^chase\$ highlights $got%, report's chase share ($rc%)" \
-		    "dom: $(grep -o 'id="matched"[^<]*' "$T/dom.txt" | head -1)" \
-		    "$(grep -v dbus "$T/chromium.err" | tail -3)"
-	fi
+if [ -z "$browser" ] || ! command -v chromedriver >/dev/null; then
+	skip_n 2 "no chromium and chromedriver (Debian packages chromium, chromium-driver) for the browser tests"
+elif ! wd_start; then
+	nok "chromium through chromedriver: a session" "$why"
+	nok "chromium: zoom" "no session"
 else
-	skip "no chromium (Debian package chromium) for the search test"
+	wd POST /url "$(jq -cn --arg u "file://$T/n.svg" '{url: $u}')" >/dev/null
+	q=$(wd_find '#q')
+	wd POST "/element/$q/click" '{}' >/dev/null
+	wd POST "/element/$q/value" '{"text": "^chase$"}' >/dev/null
+	m=$(wd_find '#matched')
+	got=$(wd GET "/element/$m/text" | jq -r '.value // empty')
+	rc=$(share_report "$T/n.data" chase)
+	if [ -n "$rc" ] && [ "$got" = "Matched: $rc%" ]; then
+		ok "chromium: typing ^chase\$ into the search box shows '$got', report's chase share ($rc%)"
+	else
+		nok "chromium: typing ^chase\$ into the search box shows '$got', report's chase share ($rc%)" \
+		    "box: $(wd_js 'return document.getElementById("q").value')"
+	fi
+	# zoom: click chase's frame; its rect then spans the drawing's width
+	# (W, less the 0.5 px gap), the root is faded, stream is hidden
+	f=$(wd_find 'g.f[data-n="chase"] rect')
+	wd POST "/element/$f/click" '{}' >/dev/null
+	z=$(wd_js 'var g = document.querySelector("g.f[data-n=\"chase\"]"), r = g.querySelector("rect");
+		return [+r.getAttribute("width"), W, +r.getAttribute("x"), X0,
+			document.querySelector("g.f[data-n=\"all\"]").getAttribute("class"),
+			document.querySelector("g.f[data-n=\"stream\"]").getAttribute("class")]')
+	if jq -e '.[0] == .[1] - 0.5 and .[2] == .[3] and (.[4] | test("faded")) and
+		  (.[5] | test("hide"))' <<<"$z" >/dev/null 2>&1; then
+		ok "chromium: clicking chase zooms it to the full width (width, W, x, X0, root, stream: $z)"
+	else
+		nok "chromium: clicking chase zooms it to the full width" "width, W, x, X0, root, stream: $z"
+	fi
 fi
+wd_stop
 
-# 26-27: per thread, icicle
+# 27-28: per thread, icicle
 "$PS" plot flame -i "$T/g.data" --per-thread --format=collapsed >"$T/pt.folded" 2>/dev/null
 check "--per-thread: every stack starts with comm-pid/tid" \
 	bash -c "test -s '$T/pt.folded' && ! grep -qvE '^[^;]+-[0-9]+/[0-9]+[; ]' '$T/pt.folded' &&
@@ -228,7 +293,7 @@ check "--per-thread: every stack starts with comm-pid/tid" \
 check "icicle: the root 'all' at the top (y of the first frame row)" \
 	grep -q '<g class="f" data-x="0" data-v="[0-9]*" data-d="0" data-n="all"><title>all ([0-9]* samples, period [0-9]*, 100.00%)</title><rect x="10.0" y="56.0"' "$T/icicle.svg"
 
-# 28-31: heat: page faults with data addresses
+# 29-32: heat: page faults with data addresses
 "$PS" record -d -e page-faults -c 1 -o "$T/pf.data" -- "$MW" --seconds 1 --mb 4 \
 	>/dev/null 2>>"$T/rec.err"
 "$PS" plot heat -i "$T/pf.data" -o "$T/heat.svg" 2>"$T/heat.err"
@@ -240,13 +305,13 @@ else
 fi
 pictures heat "$T/heat.svg"
 
-# 32: heat without data addresses says so
+# 33: heat without data addresses says so
 "$PS" plot heat -i "$T/n.data" -o "$T/heat-n.svg" 2>"$T/heatn.err"
 check "plot heat without data addresses: one line naming -d" \
 	bash -c "grep -q 'no sample has a data address: record with -d' '$T/heatn.err' &&
 		 test \$(wc -l <'$T/heatn.err') = 1"
 
-# 33-36: bad use
+# 34-37: bad use
 "$PS" plot pie -i "$T/n.data" 2>"$T/e1"; r1=$?
 check "an unknown kind: exit 2, one line naming the kinds" \
 	bash -c "test $r1 = 2 && grep -q 'give flame, icicle, timeline or heat' '$T/e1' && test \$(wc -l <'$T/e1') = 1"
@@ -264,13 +329,13 @@ check "a failed write: exit 1, one line, the old file kept, no temporary left" \
 	bash -c "test $r4 = 1 && test \$(wc -l <'$T/e4') = 1 && test \"\$(cat '$T/keep.svg')\" = keep &&
 		 test -z \"\$(ls '$T' | grep '^keep.svg.')\""
 
-# 37: --by=weight without weights
+# 38: --by=weight without weights
 echo keep >"$T/w.svg"
 "$PS" plot flame -i "$T/n.data" --by=weight -o "$T/w.svg" 2>"$T/e5"; r5=$?
 check "--by=weight on samples without a weight: exit 1, one line, the old file kept" \
 	bash -c "test $r5 = 1 && grep -q 'no sample has a weight' '$T/e5' && test \"\$(cat '$T/w.svg')\" = keep"
 
-# 38-39: the manual
+# 39-40: the manual
 LC_ALL=C.UTF-8 groff -ww -man -Tutf8 "$S/man/pebs-shim-plot.1" >/dev/null 2>"$T/groff.err"
 empty "man/pebs-shim-plot.1 renders without groff warnings" "$T/groff.err"
 "$PS" plot --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/opts"
