@@ -28,7 +28,7 @@ trap 'wd_stop; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 . "$S/tests/tap.sh"
 
-echo "1..40"
+echo "1..42"
 
 # png_check FILE W H: a PNG of W x H whose pixels are not all alike
 png_check() {
@@ -293,25 +293,103 @@ check "--per-thread: every stack starts with comm-pid/tid" \
 check "icicle: the root 'all' at the top (y of the first frame row)" \
 	grep -q '<g class="f" data-x="0" data-v="[0-9]*" data-d="0" data-n="all"><title>all ([0-9]* samples, period [0-9]*, 100.00%)</title><rect x="10.0" y="56.0"' "$T/icicle.svg"
 
-# 29-32: heat: page faults with data addresses
-"$PS" record -d -e page-faults -c 1 -o "$T/pf.data" -- "$MW" --seconds 1 --mb 4 \
-	>/dev/null 2>>"$T/rec.err"
+# 29-33: heat: page faults with data addresses on known objects
+# (tests/workloads/heatfaults: its main stack faults 24 times a page,
+# its brk heap 18, the array `table` 12, a private mapping of its file
+# 8, a thread's stack 4), recorded with -p once it has started (the
+# maps synthesized from /proc name [heap] and [stack]; the kernel's
+# MMAP2 of a fresh brk says //anon, as perf shows it)
+HF=$B/workloads/heatfaults
+"$HF" "$T/go" >"$T/hf.out" &
+hf=$!
+for ((i = 0; i < 200; i++)); do [ -s "$T/hf.out" ] && break; sleep 0.05; done
+"$PS" record -d -e page-faults -c 1 -p "$hf" --duration 30 -o "$T/pf.data" \
+	>/dev/null 2>>"$T/rec.err" &
+rec=$!
+# the recorder's events are open: go
+for ((i = 0; i < 200; i++)); do
+	ls -l "/proc/$rec/fd" 2>/dev/null | grep -q perf_event && break
+	sleep 0.05
+done
+sleep 0.3
+touch "$T/go"
+wait "$rec"
+wait "$hf"
 "$PS" plot heat -i "$T/pf.data" -o "$T/heat.svg" 2>"$T/heat.err"
-if [ ! -s "$T/heat.err" ] && grep -qE '>0x[0-9a-f]{12} (\[heap\]|//anon|\[anon|\[stack)' "$T/heat.svg"; then
-	ok "plot heat of page faults with -d: exit 0, rows labelled with their data object"
+empty "plot heat of page faults with -d: exit 0, no message" "$T/heat.err"
+# rows: address, label, share; kinds by the objects heatfaults printed
+"$PS" report -i "$T/pf.data" --sort page,dso_daddr --top 0 2>/dev/null |
+	awk 'NF >= 2 && $1 !~ /^#/ && $(NF - 1) ~ /^0x/ { print $(NF - 1), $NF }' >"$T/pages"
+python3 - "$T/heat.svg" "$T/hf.out" "$T/pages" >"$T/heat.check" <<'PYEOF'
+import re, sys
+svg = open(sys.argv[1]).read()
+pid, heap, table, file = open(sys.argv[2]).read().split()
+table, file = int(table, 16), int(file, 16)
+report = {}
+for l in open(sys.argv[3]):
+    a, o = l.split()
+    report[int(a, 16)] = o
+rows = re.findall(r'<text x="6\.0" y="[0-9.]+">(0x[0-9a-f]+) ([^<]*)</text>', svg)
+shares = [float(x) for x in re.findall(r'>([0-9.]+)%</text>', svg)]
+kinds, bad = [], []
+for (a, label), share in zip(rows, shares):
+    a = int(a, 16)
+    if table <= a < table + 8 * 4096:
+        k, want = 'T', r'heatfaults\+0x[0-9a-f]+ table\+0x%x$' % (a - table)
+    elif file <= a < file + 8 * 4096:
+        k, want = 'F', r'heatfaults\+0x%x( |$)' % (a - file)
+    elif label.startswith('[stack'):
+        k, want = 'S', r'\[stack:%s\]$' % pid
+    elif label.startswith('[heap'):
+        k, want = 'H', r'\[heap\]$'
+    else:
+        k, want = label.split()[0], r'\S+$'
+    kinds.append(k)
+    if not re.match(want, label):
+        bad.append('%#x %r is not %s' % (a, label, want))
+    # the report's dso_daddr of that page: the same object
+    word = re.sub(r'^\[stack:\d+\]$', '[stack]', label.split()[0])
+    word = re.sub(r'\+0x[0-9a-f]+$', '', word)
+    if report.get(a) != word:
+        bad.append('%#x %r: report says %r' % (a, label, report.get(a)))
+runs = []
+for k in kinds:
+    if runs and runs[-1][0] == k: runs[-1][1] += 1
+    else: runs.append([k, 1])
+print(' '.join('%s%d' % (k, n) for k, n in runs[:6]))
+print('sorted' if shares == sorted(shares, reverse=True) and len(shares) == len(rows) else 'unsorted')
+for b in bad[:5]: print(b)
+PYEOF
+read -r runs <"$T/heat.check"
+if [ "$(sed -n 2p "$T/heat.check")" = sorted ] &&
+   awk -v r="$runs" 'BEGIN { n = split(r, x, " "); if (n < 5) exit 1
+	want = "SHTFa"
+	for (i = 1; i <= 5; i++) {
+		k = substr(x[i], 1, 1); c = substr(x[i], 2) + 0
+		if (i < 5 && k != substr(want, i, 1)) exit 1
+		if (i == 5 && x[i] !~ /^anon[0-9]+$/) exit 1
+		if (i == 5) c = substr(x[i], 5) + 0
+		if (c < 8) exit 1
+	} }'; then
+	ok "heat rows hottest first: main stack, heap, table, file, thread stack ($runs)"
 else
-	nok "plot heat of page faults with -d: exit 0, rows labelled with their data object" \
-	    "$(head -2 "$T/heat.err")" "$(grep -oE '>0x[0-9a-f]{12} [^<]*' "$T/heat.svg" | head -3)"
+	nok "heat rows hottest first: main stack, heap, table, file, thread stack" "runs: $runs" "$(sed -n 2p "$T/heat.check")"
+fi
+if [ "$(wc -l <"$T/heat.check")" = 2 ] && [ -s "$T/pages" ]; then
+	ok "heat labels: [stack:PID], [heap], heatfaults+0xOFF table+0xOFF, the file's offsets, anon; each the object report --sort page,dso_daddr gives"
+else
+	nok "heat labels: [stack:PID], [heap], heatfaults+0xOFF table+0xOFF, the file's offsets, anon; each the object report --sort page,dso_daddr gives" \
+	    "$(tail -n +3 "$T/heat.check")"
 fi
 pictures heat "$T/heat.svg"
 
-# 33: heat without data addresses says so
+# 35: heat without data addresses says so
 "$PS" plot heat -i "$T/n.data" -o "$T/heat-n.svg" 2>"$T/heatn.err"
 check "plot heat without data addresses: one line naming -d" \
 	bash -c "grep -q 'no sample has a data address: record with -d' '$T/heatn.err' &&
 		 test \$(wc -l <'$T/heatn.err') = 1"
 
-# 34-37: bad use
+# 36-39: bad use
 "$PS" plot pie -i "$T/n.data" 2>"$T/e1"; r1=$?
 check "an unknown kind: exit 2, one line naming the kinds" \
 	bash -c "test $r1 = 2 && grep -q 'give flame, icicle, timeline or heat' '$T/e1' && test \$(wc -l <'$T/e1') = 1"
@@ -329,13 +407,13 @@ check "a failed write: exit 1, one line, the old file kept, no temporary left" \
 	bash -c "test $r4 = 1 && test \$(wc -l <'$T/e4') = 1 && test \"\$(cat '$T/keep.svg')\" = keep &&
 		 test -z \"\$(ls '$T' | grep '^keep.svg.')\""
 
-# 38: --by=weight without weights
+# 40: --by=weight without weights
 echo keep >"$T/w.svg"
 "$PS" plot flame -i "$T/n.data" --by=weight -o "$T/w.svg" 2>"$T/e5"; r5=$?
 check "--by=weight on samples without a weight: exit 1, one line, the old file kept" \
 	bash -c "test $r5 = 1 && grep -q 'no sample has a weight' '$T/e5' && test \"\$(cat '$T/w.svg')\" = keep"
 
-# 39-40: the manual
+# 41-42: the manual
 LC_ALL=C.UTF-8 groff -ww -man -Tutf8 "$S/man/pebs-shim-plot.1" >/dev/null 2>"$T/groff.err"
 empty "man/pebs-shim-plot.1 renders without groff warnings" "$T/groff.err"
 "$PS" plot --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/opts"
