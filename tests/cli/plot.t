@@ -10,7 +10,10 @@
 # total; the flame graph's widths equal pebs-shim report's shares (chase
 # vs stream); in a headless browser (Debian's chromium driven through
 # chromedriver) typing a symbol into the search box shows the share
-# report gives, and clicking a frame zooms it to the full width; the timeline names its source; bad input and
+# report gives, and clicking a frame zooms it to the full width; heat
+# rows of known objects (tests/workloads/heatfaults) come hottest first,
+# labelled as report's dso_daddr names them; 1 M page-fault samples give
+# pictures of capped size, the same bytes twice; the timeline names its source; bad input and
 # output fail in one line and leave an existing file alone.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
@@ -28,7 +31,7 @@ trap 'wd_stop; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 . "$S/tests/tap.sh"
 
-echo "1..42"
+echo "1..46"
 
 # png_check FILE W H: a PNG of W x H whose pixels are not all alike
 png_check() {
@@ -383,13 +386,48 @@ else
 fi
 pictures heat "$T/heat.svg"
 
-# 35: heat without data addresses says so
+# 35-38: responsive at 1 M samples: page faults of bench/faults with
+# call chains and data addresses; each picture is aggregated before it
+# is drawn, so its elements are capped whatever the recording's size,
+# and the same file gives the same bytes. The caps: flame 50000 frames
+# (4 elements each: g, title, rect, text); timeline 555 columns per CPU
+# (a segment's rect and title and a density rect each) and a 24-thread
+# legend; heat 48 rows x 120 cells (rect and title each)
+if [ -x "$B/bench/faults" ]; then
+	"$PS" record -d -g -e page-faults -c 1 -o "$T/big.data" -- \
+		"$B/bench/faults" 1050000 >/dev/null 2>>"$T/rec.err"
+	nbig=$("$PS" report -i "$T/big.data" --top 1 2>/dev/null |
+		awk '$1 == "#" && $2 == "samples" { print $4; exit }')
+	check "a recording of ${nbig:-no} samples (at least 1000000)" test "${nbig:-0}" -ge 1000000
+	ncpu=$(nproc)
+	for k in flame timeline heat; do
+		"$PS" plot $k -i "$T/big.data" -o "$T/big-$k.svg" 2>"$T/big.err"
+		"$PS" plot $k -i "$T/big.data" -o "$T/big-$k-2.svg" 2>>"$T/big.err"
+		el=$(grep -o '<[a-zA-Z]' "$T/big-$k.svg" | wc -l)
+		case $k in
+		flame) cap=$((4 * 50000 + 32)) ;;
+		timeline) cap=$((ncpu * (3 * 555 + 1) + 2 * 24 + 32)) ;;
+		heat) cap=$((48 * (2 * 120 + 2) + 32)) ;;
+		esac
+		if [ ! -s "$T/big.err" ] && cmp -s "$T/big-$k.svg" "$T/big-$k-2.svg" &&
+		   [ "$el" -gt 10 ] && [ "$el" -le "$cap" ] && xmllint --noout "$T/big-$k.svg" 2>/dev/null; then
+			ok "1 M samples, $k: $el elements (cap $cap), well-formed, two runs byte-identical"
+		else
+			nok "1 M samples, $k: $el elements (cap $cap), well-formed, two runs byte-identical" "$(head -2 "$T/big.err")"
+		fi
+	done
+	rm -f "$T"/big*
+else
+	skip_n 4 "no $B/bench/faults (make all builds it)"
+fi
+
+# 39: heat without data addresses says so
 "$PS" plot heat -i "$T/n.data" -o "$T/heat-n.svg" 2>"$T/heatn.err"
 check "plot heat without data addresses: one line naming -d" \
 	bash -c "grep -q 'no sample has a data address: record with -d' '$T/heatn.err' &&
 		 test \$(wc -l <'$T/heatn.err') = 1"
 
-# 36-39: bad use
+# 40-43: bad use
 "$PS" plot pie -i "$T/n.data" 2>"$T/e1"; r1=$?
 check "an unknown kind: exit 2, one line naming the kinds" \
 	bash -c "test $r1 = 2 && grep -q 'give flame, icicle, timeline or heat' '$T/e1' && test \$(wc -l <'$T/e1') = 1"
@@ -407,13 +445,13 @@ check "a failed write: exit 1, one line, the old file kept, no temporary left" \
 	bash -c "test $r4 = 1 && test \$(wc -l <'$T/e4') = 1 && test \"\$(cat '$T/keep.svg')\" = keep &&
 		 test -z \"\$(ls '$T' | grep '^keep.svg.')\""
 
-# 40: --by=weight without weights
+# 44: --by=weight without weights
 echo keep >"$T/w.svg"
 "$PS" plot flame -i "$T/n.data" --by=weight -o "$T/w.svg" 2>"$T/e5"; r5=$?
 check "--by=weight on samples without a weight: exit 1, one line, the old file kept" \
 	bash -c "test $r5 = 1 && grep -q 'no sample has a weight' '$T/e5' && test \"\$(cat '$T/w.svg')\" = keep"
 
-# 41-42: the manual
+# 45-46: the manual
 LC_ALL=C.UTF-8 groff -ww -man -Tutf8 "$S/man/pebs-shim-plot.1" >/dev/null 2>"$T/groff.err"
 empty "man/pebs-shim-plot.1 renders without groff warnings" "$T/groff.err"
 "$PS" plot --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/opts"
