@@ -213,6 +213,28 @@ static void fit(const char *name, unsigned int chars, char *buf, size_t len)
 	snprintf(buf, len, "%.*s..", (int)cut, name);
 }
 
+/*
+ * The depth of the frames that will be drawn: the walk's (narrow
+ * frames merged, invisible deep stacks left out) and within the cap, so
+ * the picture's height comes from what it shows.
+ */
+struct shown {
+	unsigned long left;	/* frames the cap still allows */
+	unsigned int depth;
+};
+
+static int shown_depth(void *arg, const struct pebs_flame_node *n)
+{
+	struct shown *sh = arg;
+
+	if (!sh->left)
+		return 0;
+	sh->left--;
+	if (n->depth > sh->depth)
+		sh->depth = n->depth;
+	return 0;
+}
+
 static int draw_frame(void *arg, const struct pebs_flame_node *n)
 {
 	struct draw *d = arg;
@@ -272,6 +294,7 @@ int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 	struct pebs_flame_svg_opts opts;
 	const struct pebs_flame_svg_opts *o = &opts;
 	struct draw d = { 0 };
+	struct shown sh = { 0 };
 	char legend[160];
 	double height, width;
 	uint64_t min;
@@ -287,11 +310,18 @@ int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 	width = o->width ? o->width : 1200;
 	d.width = width - 2 * PAD;
 	d.x0 = PAD;
-	d.depth = pebs_flame__depth(f);
 	pebs_flame__totals(f, &d.total_samples, &d.total);
 	if (o->by_samples)
 		d.total = d.total_samples;
 	d.scale = d.total ? d.width / (double)d.total : 0;
+	/* frames narrower than 0.1 px are merged (flamegraph.pl's
+	   --minwidth) */
+	min = d.scale > 0 ? (uint64_t)ceil(0.1 / d.scale) : 1;
+	sh.left = o->max_elements ? o->max_elements : 50000;
+	err = pebs_flame__walk(f, o->by_samples, min, shown_depth, &sh);
+	if (err)
+		return err;
+	d.depth = sh.depth;
 	height = TOP + (d.depth + 1) * FRAME_H + BOTTOM;
 	err = pebs_svg__new(out, width, height, o->max_elements
 			    ? o->max_elements : 50000, &d.svg);
@@ -319,9 +349,6 @@ int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 	pebs_svg__text(d.svg, width - PAD, 44,
 		       "id=\"matched\" text-anchor=\"end\" data-share=\"\"",
 		       "");
-	/* frames narrower than 0.1 px are merged (flamegraph.pl's
-	   --minwidth) */
-	min = d.scale > 0 ? (uint64_t)ceil(0.1 / d.scale) : 1;
 	err = pebs_flame__walk(f, o->by_samples, min, draw_frame, &d);
 	if (err) {
 		pebs_svg__finish(d.svg);

@@ -2,8 +2,10 @@
 /*
  * plot-heat.c - which data is hot when: data pages (or cache lines) x
  * time buckets as an SVG heat map, the hottest rows first, each row
- * labelled with its address and data object ("[heap]", "[stack]", a
- * symbol, a file) where the session resolved one.
+ * labelled with its address and data object: with a resolver
+ * (pebs_heat__set_symbols) as pebs_symbols__data_label names it at the
+ * row's first sample ("[heap]", "[stack:PID]", "anon", a file and
+ * offset, a data symbol), else the sample's data_sym or data_dso.
  *
  * A row is (process, address >> granule). Samples arrive in time order,
  * so a row's buckets are appended (or the last one grows): memory is
@@ -33,6 +35,7 @@ struct row {
 	int32_t pid;
 	uint64_t block;
 	const char *object;	/* data_sym or data_dso, or NULL */
+	char *label;		/* pebs_symbols__data_label's, or NULL */
 	uint64_t total, samples;
 	struct cellv *cells;
 	uint32_t nr, cap;
@@ -46,6 +49,7 @@ struct pebs_heat {
 	uint32_t *tab;		/* (pid, block) -> row + 1 */
 	size_t mask;
 	uint64_t total, samples;
+	struct pebs_symbols *syms;	/* labels rows, or NULL */
 };
 
 static int oom(void)
@@ -77,8 +81,10 @@ void pebs_heat__delete(struct pebs_heat *h)
 
 	if (!h)
 		return;
-	for (i = 0; i < h->nr_rows; i++)
+	for (i = 0; i < h->nr_rows; i++) {
 		free(h->rows[i].cells);
+		free(h->rows[i].label);
+	}
 	free(h->rows);
 	free(h->tab);
 	free(h);
@@ -161,6 +167,16 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 	r = row_of(h, rs->pid, rs->addr >> h->shift);
 	if (!r)
 		return oom();
+	if (!r->samples && h->syms) {
+		char buf[384];
+		int n = pebs_symbols__data_label(h->syms, rs->pid, rs->addr,
+						 buf, sizeof(buf));
+
+		if (n == -ENOMEM)
+			return oom();
+		if (n > 0 && !(r->label = strdup(buf)))
+			return oom();
+	}
 	if (!r->object)
 		r->object = rs->data_sym ? rs->data_sym : rs->data_dso;
 	/* in time order a row's last bucket is the one to grow; a late
@@ -198,6 +214,14 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 	return 0;
 }
 
+int pebs_heat__set_symbols(struct pebs_heat *h, struct pebs_symbols *syms)
+{
+	if (!h)
+		return pebs_err(-EINVAL, "heat: no map");
+	h->syms = syms;
+	return 0;
+}
+
 size_t pebs_heat__nr_rows(const struct pebs_heat *h)
 {
 	return h->nr_rows;
@@ -215,11 +239,14 @@ static int cmp_rows(const void *pa, const void *pb)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
-/* A row's label: a file by its base name ("//anon", "[heap]" as is). */
+/* A row's label: the resolver's, else a file by its base name ("//anon",
+   "[heap]" as is). */
 static const char *object(const struct row *r)
 {
 	const char *slash;
 
+	if (r->label)
+		return r->label;
 	if (!r->object)
 		return "[unknown]";
 	slash = strrchr(r->object, '/');
@@ -295,7 +322,7 @@ int pebs_heat__write_svg(struct pebs_heat *h, FILE *out, const char *title,
 		uint64_t addr = r->block << h->shift;
 
 		y = TOP + i * ROW_H;
-		snprintf(buf, sizeof(buf), "%#014llx %.28s",
+		snprintf(buf, sizeof(buf), "%#014llx %.34s",
 			 (unsigned long long)addr, object(r));
 		pebs_svg__text(s, 6, y + ROW_H - 3, NULL, buf);
 		for (k = 0; k < r->nr; k++) {

@@ -277,6 +277,9 @@ static int run(struct plot *p)
 		plot_err("%s", pebs_errmsg());
 		return 1;
 	}
+	/* rows named as the session's maps stand at their first sample */
+	if (p->heat)
+		pebs_heat__set_symbols(p->heat, pebs_session__symbols(p->ss));
 	if ((p->kind == K_FLAME || p->kind == K_ICICLE) &&
 	    pebs_flame__new(&p->flame)) {
 		plot_err("%s", pebs_errmsg());

@@ -3483,6 +3483,31 @@ enum pebs_cpuplot_source {
 /* pebs_cpuplot__source - the segments' source, as the title names it. */
 PEBS_API enum pebs_cpuplot_source
 pebs_cpuplot__source(const struct pebs_cpuplot *tl);
+/* ---- data objects as labels (lib/data-label.c), heat rows labelled ---- */
+
+/*
+ * pebs_symbols__data_label - the data object of address @addr in process
+ * @pid, as the mappings of @syms stand now (a session's resolver during
+ * its replay: at the sample's time), in the report's dso_daddr and
+ * symbol_daddr words: "[heap]", "[stack:PID]" (the process's first
+ * stack, its main thread's), "anon", a file's base name and the
+ * address's file offset ("libc.so.6+0x1d4a80"), "[unknown]" outside
+ * every mapping; then a data symbol covering it, " name+0xoff". Other
+ * threads' stacks are "anon": the kernel names none of them. Writes at
+ * most @len bytes with the NUL into @buf; returns the label's length
+ * (as snprintf: @len or more when cut), -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
+				      uint64_t addr, char *buf, size_t len);
+
+/*
+ * pebs_heat__set_symbols - label the rows of @h with
+ * pebs_symbols__data_label(@syms) at each row's first sample (the
+ * resolver must outlive the adds); NULL goes back to the samples'
+ * data_sym or data_dso. Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_heat__set_symbols(struct pebs_heat *h,
+				    struct pebs_symbols *syms);
 
 #ifdef __cplusplus
 }

@@ -8,17 +8,30 @@
 # them (FlameGraph is not in Debian: tests/cli/collapse.awk follows the
 # script's rules) for the stacks of memwalk's own code and the sample
 # total; the flame graph's widths equal pebs-shim report's shares (chase
-# vs stream); in a headless browser (Debian's chromium) the search finds
-# the share report gives; the timeline names its source; bad input and
+# vs stream); in a headless browser (Debian's chromium driven through
+# chromedriver) typing a symbol into the search box shows the share
+# report gives, and clicking a frame zooms it to the full width; heat
+# rows of known objects (tests/workloads/heatfaults) come hottest first,
+# labelled as report's dso_daddr names them; 1 M page-fault samples give
+# pictures of capped size, the same bytes twice; the timeline names its source; bad input and
 # output fail in one line and leave an existing file alone.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 MW=$B/workloads/memwalk
 T=$(mktemp -d /tmp/plot-t.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# the WebDriver session, then the driver and its browser (one process
+# group, led by timeout): ended on every way out
+wd_port= wd_pid= wd_sid=
+wd_stop() {
+	[ -n "$wd_sid" ] && curl -s -m 10 -X DELETE "http://127.0.0.1:$wd_port/session/$wd_sid" >/dev/null
+	[ -n "$wd_pid" ] && kill -TERM -- "-$wd_pid" 2>/dev/null
+	wd_sid= wd_pid=
+}
+trap 'wd_stop; rm -rf "$T"' EXIT
+trap 'exit 1' INT TERM HUP
 . "$S/tests/tap.sh"
 
-echo "1..39"
+echo "1..46"
 
 # png_check FILE W H: a PNG of W x H whose pixels are not all alike
 png_check() {
@@ -201,26 +214,81 @@ rc=$(share_report "$T/g.data" chase) fc=$(share_svg "$T/flame.svg" chase)
 check "with call chains: chase's frames $fc% = stacks through chase $incl%; stacks ending in chase $self% = report's $rc%" \
 	test -n "$rc" -a "$fc" = "$incl" -a "$self" = "$rc"
 
-# 25: the search in a real browser
+# 25-26: a real browser driven as a user drives it (W3C WebDriver:
+# Debian's chromedriver and chromium): click the search box, type a
+# symbol, read the share it shows: report's share of that symbol; click
+# a frame: it is zoomed to the whole width
+wd() {		# METHOD PATH [JSON]: the session's answer (bounded)
+	curl -s -m 30 -X "$1" -H 'Content-Type: application/json' \
+		${3:+-d "$3"} "http://127.0.0.1:$wd_port/session${wd_sid:+/$wd_sid}$2"
+}
+wd_find() {	# CSS: the element's reference
+	wd POST /element "$(jq -cn --arg c "$1" '{using: "css selector", value: $c}')" |
+		jq -r '.value | objects | to_entries[0].value // empty'
+}
+wd_js() {	# SCRIPT: its value, as JSON
+	wd POST /execute/sync "$(jq -cn --arg s "$1" '{script: $s, args: []}')" | jq -c .value
+}
+wd_start() {	# a driver on a free private port, a session; else $why
+	local i caps
+	wd_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	# timeout leads its own process group (chromedriver and chromium
+	# in it) and ends it after 180 s whatever happens here
+	timeout 180 chromedriver --port="$wd_port" >"$T/chromedriver.log" 2>&1 &
+	wd_pid=$!
+	for ((i = 0; i < 100; i++)); do
+		curl -s -m 2 "http://127.0.0.1:$wd_port/status" | grep -q '"ready":true' && break
+		sleep 0.1
+	done
+	caps=$(jq -cn --arg d "$T/chromium" --arg b "$browser" '{capabilities: {alwaysMatch: {
+		browserName: "chrome", "goog:chromeOptions": {binary: $b, args: [
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync",
+		"--window-size=1400,1000", ("--user-data-dir=" + $d)]}}}}')
+	wd_sid=$(wd POST "" "$caps" | jq -r '.value.sessionId // empty')
+	[ -n "$wd_sid" ] && return 0
+	why="chromedriver gave no session: $(tail -1 "$T/chromedriver.log")"
+	return 1
+}
 browser=$(command -v chromium || command -v chromium-browser)
-if [ -n "$browser" ]; then
-	timeout 90 "$browser" --headless --no-sandbox --disable-gpu \
-		--user-data-dir="$T/chromium" --dump-dom \
-		"file://$T/n.svg#search=^chase\$" >"$T/dom.txt" 2>"$T/chromium.err"
-	got=$(sed -n 's/.*id="matched"[^>]*data-share="\([0-9.]*\)".*/\1/p' "$T/dom.txt" | head -1)
-	rc=$(share_report "$T/n.data" chase)
-	if [ -n "$got" ] && [ "$got" = "$rc" ]; then
-		ok "chromium: searching ^chase\$ highlights $got%, report's chase share ($rc%)"
-	else
-		nok "chromium: searching ^chase\$ highlights $got%, report's chase share ($rc%)" \
-		    "dom: $(grep -o 'id="matched"[^<]*' "$T/dom.txt" | head -1)" \
-		    "$(grep -v dbus "$T/chromium.err" | tail -3)"
-	fi
+if [ -z "$browser" ] || ! command -v chromedriver >/dev/null; then
+	skip_n 2 "no chromium and chromedriver (Debian packages chromium, chromium-driver) for the browser tests"
+elif ! wd_start; then
+	nok "chromium through chromedriver: a session" "$why"
+	nok "chromium: zoom" "no session"
 else
-	skip "no chromium (Debian package chromium) for the search test"
+	wd POST /url "$(jq -cn --arg u "file://$T/n.svg" '{url: $u}')" >/dev/null
+	q=$(wd_find '#q')
+	wd POST "/element/$q/click" '{}' >/dev/null
+	wd POST "/element/$q/value" '{"text": "^chase$"}' >/dev/null
+	m=$(wd_find '#matched')
+	got=$(wd GET "/element/$m/text" | jq -r '.value // empty')
+	rc=$(share_report "$T/n.data" chase)
+	if [ -n "$rc" ] && [ "$got" = "Matched: $rc%" ]; then
+		ok "chromium: typing ^chase\$ into the search box shows '$got', report's chase share ($rc%)"
+	else
+		nok "chromium: typing ^chase\$ into the search box shows '$got', report's chase share ($rc%)" \
+		    "box: $(wd_js 'return document.getElementById("q").value')"
+	fi
+	# zoom: click chase's frame; its rect then spans the drawing's width
+	# (W, less the 0.5 px gap), the root is faded, stream is hidden
+	f=$(wd_find 'g.f[data-n="chase"] rect')
+	wd POST "/element/$f/click" '{}' >/dev/null
+	z=$(wd_js 'var g = document.querySelector("g.f[data-n=\"chase\"]"), r = g.querySelector("rect");
+		return [+r.getAttribute("width"), W, +r.getAttribute("x"), X0,
+			document.querySelector("g.f[data-n=\"all\"]").getAttribute("class"),
+			document.querySelector("g.f[data-n=\"stream\"]").getAttribute("class")]')
+	if jq -e '.[0] == .[1] - 0.5 and .[2] == .[3] and (.[4] | test("faded")) and
+		  (.[5] | test("hide"))' <<<"$z" >/dev/null 2>&1; then
+		ok "chromium: clicking chase zooms it to the full width (width, W, x, X0, root, stream: $z)"
+	else
+		nok "chromium: clicking chase zooms it to the full width" "width, W, x, X0, root, stream: $z"
+	fi
 fi
+wd_stop
 
-# 26-27: per thread, icicle
+# 27-28: per thread, icicle
 "$PS" plot flame -i "$T/g.data" --per-thread --format=collapsed >"$T/pt.folded" 2>/dev/null
 check "--per-thread: every stack starts with comm-pid/tid" \
 	bash -c "test -s '$T/pt.folded' && ! grep -qvE '^[^;]+-[0-9]+/[0-9]+[; ]' '$T/pt.folded' &&
@@ -228,25 +296,138 @@ check "--per-thread: every stack starts with comm-pid/tid" \
 check "icicle: the root 'all' at the top (y of the first frame row)" \
 	grep -q '<g class="f" data-x="0" data-v="[0-9]*" data-d="0" data-n="all"><title>all ([0-9]* samples, period [0-9]*, 100.00%)</title><rect x="10.0" y="56.0"' "$T/icicle.svg"
 
-# 28-31: heat: page faults with data addresses
-"$PS" record -d -e page-faults -c 1 -o "$T/pf.data" -- "$MW" --seconds 1 --mb 4 \
-	>/dev/null 2>>"$T/rec.err"
+# 29-33: heat: page faults with data addresses on known objects
+# (tests/workloads/heatfaults: its main stack faults 24 times a page,
+# its brk heap 18, the array `table` 12, a private mapping of its file
+# 8, a thread's stack 4), recorded with -p once it has started (the
+# maps synthesized from /proc name [heap] and [stack]; the kernel's
+# MMAP2 of a fresh brk says //anon, as perf shows it)
+HF=$B/workloads/heatfaults
+"$HF" "$T/go" >"$T/hf.out" &
+hf=$!
+for ((i = 0; i < 200; i++)); do [ -s "$T/hf.out" ] && break; sleep 0.05; done
+"$PS" record -d -e page-faults -c 1 -p "$hf" --duration 30 -o "$T/pf.data" \
+	>/dev/null 2>>"$T/rec.err" &
+rec=$!
+# the recorder's events are open: go
+for ((i = 0; i < 200; i++)); do
+	ls -l "/proc/$rec/fd" 2>/dev/null | grep -q perf_event && break
+	sleep 0.05
+done
+sleep 0.3
+touch "$T/go"
+wait "$rec"
+wait "$hf"
 "$PS" plot heat -i "$T/pf.data" -o "$T/heat.svg" 2>"$T/heat.err"
-if [ ! -s "$T/heat.err" ] && grep -qE '>0x[0-9a-f]{12} (\[heap\]|//anon|\[anon|\[stack)' "$T/heat.svg"; then
-	ok "plot heat of page faults with -d: exit 0, rows labelled with their data object"
+empty "plot heat of page faults with -d: exit 0, no message" "$T/heat.err"
+# rows: address, label, share; kinds by the objects heatfaults printed
+"$PS" report -i "$T/pf.data" --sort page,dso_daddr --top 0 2>/dev/null |
+	awk 'NF >= 2 && $1 !~ /^#/ && $(NF - 1) ~ /^0x/ { print $(NF - 1), $NF }' >"$T/pages"
+python3 - "$T/heat.svg" "$T/hf.out" "$T/pages" >"$T/heat.check" <<'PYEOF'
+import re, sys
+svg = open(sys.argv[1]).read()
+pid, heap, table, file = open(sys.argv[2]).read().split()
+table, file = int(table, 16), int(file, 16)
+report = {}
+for l in open(sys.argv[3]):
+    a, o = l.split()
+    report[int(a, 16)] = o
+rows = re.findall(r'<text x="6\.0" y="[0-9.]+">(0x[0-9a-f]+) ([^<]*)</text>', svg)
+shares = [float(x) for x in re.findall(r'>([0-9.]+)%</text>', svg)]
+kinds, bad = [], []
+for (a, label), share in zip(rows, shares):
+    a = int(a, 16)
+    if table <= a < table + 8 * 4096:
+        k, want = 'T', r'heatfaults\+0x[0-9a-f]+ table\+0x%x$' % (a - table)
+    elif file <= a < file + 8 * 4096:
+        k, want = 'F', r'heatfaults\+0x%x( |$)' % (a - file)
+    elif label.startswith('[stack'):
+        k, want = 'S', r'\[stack:%s\]$' % pid
+    elif label.startswith('[heap'):
+        k, want = 'H', r'\[heap\]$'
+    else:
+        k, want = label.split()[0], r'\S+$'
+    kinds.append(k)
+    if not re.match(want, label):
+        bad.append('%#x %r is not %s' % (a, label, want))
+    # the report's dso_daddr of that page: the same object
+    word = re.sub(r'^\[stack:\d+\]$', '[stack]', label.split()[0])
+    word = re.sub(r'\+0x[0-9a-f]+$', '', word)
+    if report.get(a) != word:
+        bad.append('%#x %r: report says %r' % (a, label, report.get(a)))
+runs = []
+for k in kinds:
+    if runs and runs[-1][0] == k: runs[-1][1] += 1
+    else: runs.append([k, 1])
+print(' '.join('%s%d' % (k, n) for k, n in runs[:6]))
+print('sorted' if shares == sorted(shares, reverse=True) and len(shares) == len(rows) else 'unsorted')
+for b in bad[:5]: print(b)
+PYEOF
+read -r runs <"$T/heat.check"
+if [ "$(sed -n 2p "$T/heat.check")" = sorted ] &&
+   awk -v r="$runs" 'BEGIN { n = split(r, x, " "); if (n < 5) exit 1
+	want = "SHTFa"
+	for (i = 1; i <= 5; i++) {
+		k = substr(x[i], 1, 1); c = substr(x[i], 2) + 0
+		if (i < 5 && k != substr(want, i, 1)) exit 1
+		if (i == 5 && x[i] !~ /^anon[0-9]+$/) exit 1
+		if (i == 5) c = substr(x[i], 5) + 0
+		if (c < 8) exit 1
+	} }'; then
+	ok "heat rows hottest first: main stack, heap, table, file, thread stack ($runs)"
 else
-	nok "plot heat of page faults with -d: exit 0, rows labelled with their data object" \
-	    "$(head -2 "$T/heat.err")" "$(grep -oE '>0x[0-9a-f]{12} [^<]*' "$T/heat.svg" | head -3)"
+	nok "heat rows hottest first: main stack, heap, table, file, thread stack" "runs: $runs" "$(sed -n 2p "$T/heat.check")"
+fi
+if [ "$(wc -l <"$T/heat.check")" = 2 ] && [ -s "$T/pages" ]; then
+	ok "heat labels: [stack:PID], [heap], heatfaults+0xOFF table+0xOFF, the file's offsets, anon; each the object report --sort page,dso_daddr gives"
+else
+	nok "heat labels: [stack:PID], [heap], heatfaults+0xOFF table+0xOFF, the file's offsets, anon; each the object report --sort page,dso_daddr gives" \
+	    "$(tail -n +3 "$T/heat.check")"
 fi
 pictures heat "$T/heat.svg"
 
-# 32: heat without data addresses says so
+# 35-38: responsive at 1 M samples: page faults of bench/faults with
+# call chains and data addresses; each picture is aggregated before it
+# is drawn, so its elements are capped whatever the recording's size,
+# and the same file gives the same bytes. The caps: flame 50000 frames
+# (4 elements each: g, title, rect, text); timeline 555 columns per CPU
+# (a segment's rect and title and a density rect each) and a 24-thread
+# legend; heat 48 rows x 120 cells (rect and title each)
+if [ -x "$B/bench/faults" ]; then
+	"$PS" record -d -g -e page-faults -c 1 -o "$T/big.data" -- \
+		"$B/bench/faults" 1050000 >/dev/null 2>>"$T/rec.err"
+	nbig=$("$PS" report -i "$T/big.data" --top 1 2>/dev/null |
+		awk '$1 == "#" && $2 == "samples" { print $4; exit }')
+	check "a recording of ${nbig:-no} samples (at least 1000000)" test "${nbig:-0}" -ge 1000000
+	ncpu=$(nproc)
+	for k in flame timeline heat; do
+		"$PS" plot $k -i "$T/big.data" -o "$T/big-$k.svg" 2>"$T/big.err"
+		"$PS" plot $k -i "$T/big.data" -o "$T/big-$k-2.svg" 2>>"$T/big.err"
+		el=$(grep -o '<[a-zA-Z]' "$T/big-$k.svg" | wc -l)
+		case $k in
+		flame) cap=$((4 * 50000 + 32)) ;;
+		timeline) cap=$((ncpu * (3 * 555 + 1) + 2 * 24 + 32)) ;;
+		heat) cap=$((48 * (2 * 120 + 2) + 32)) ;;
+		esac
+		if [ ! -s "$T/big.err" ] && cmp -s "$T/big-$k.svg" "$T/big-$k-2.svg" &&
+		   [ "$el" -gt 10 ] && [ "$el" -le "$cap" ] && xmllint --noout "$T/big-$k.svg" 2>/dev/null; then
+			ok "1 M samples, $k: $el elements (cap $cap), well-formed, two runs byte-identical"
+		else
+			nok "1 M samples, $k: $el elements (cap $cap), well-formed, two runs byte-identical" "$(head -2 "$T/big.err")"
+		fi
+	done
+	rm -f "$T"/big*
+else
+	skip_n 4 "no $B/bench/faults (make all builds it)"
+fi
+
+# 39: heat without data addresses says so
 "$PS" plot heat -i "$T/n.data" -o "$T/heat-n.svg" 2>"$T/heatn.err"
 check "plot heat without data addresses: one line naming -d" \
 	bash -c "grep -q 'no sample has a data address: record with -d' '$T/heatn.err' &&
 		 test \$(wc -l <'$T/heatn.err') = 1"
 
-# 33-36: bad use
+# 40-43: bad use
 "$PS" plot pie -i "$T/n.data" 2>"$T/e1"; r1=$?
 check "an unknown kind: exit 2, one line naming the kinds" \
 	bash -c "test $r1 = 2 && grep -q 'give flame, icicle, timeline or heat' '$T/e1' && test \$(wc -l <'$T/e1') = 1"
@@ -264,13 +445,13 @@ check "a failed write: exit 1, one line, the old file kept, no temporary left" \
 	bash -c "test $r4 = 1 && test \$(wc -l <'$T/e4') = 1 && test \"\$(cat '$T/keep.svg')\" = keep &&
 		 test -z \"\$(ls '$T' | grep '^keep.svg.')\""
 
-# 37: --by=weight without weights
+# 44: --by=weight without weights
 echo keep >"$T/w.svg"
 "$PS" plot flame -i "$T/n.data" --by=weight -o "$T/w.svg" 2>"$T/e5"; r5=$?
 check "--by=weight on samples without a weight: exit 1, one line, the old file kept" \
 	bash -c "test $r5 = 1 && grep -q 'no sample has a weight' '$T/e5' && test \"\$(cat '$T/w.svg')\" = keep"
 
-# 38-39: the manual
+# 45-46: the manual
 LC_ALL=C.UTF-8 groff -ww -man -Tutf8 "$S/man/pebs-shim-plot.1" >/dev/null 2>"$T/groff.err"
 empty "man/pebs-shim-plot.1 renders without groff warnings" "$T/groff.err"
 "$PS" plot --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/opts"

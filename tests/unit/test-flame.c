@@ -5,7 +5,10 @@
  * stackcollapse-perf.pl sorts them, counts by samples or value), the
  * walk (children by name, x offsets, narrow frames merged), the depth
  * limit; and the flame SVG (lib/plot-flame.c): frames carry exact
- * extents, the same tree gives the same bytes, the element cap.
+ * extents, the same tree gives the same bytes, the element cap; its
+ * height comes from the frames drawn, not from invisible deep stacks;
+ * a million distinct samples give at most the cap of frames, the same
+ * bytes for the same samples.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -258,6 +261,105 @@ static void test_svg(void **state)
 	pebs_flame__delete(f);
 }
 
+/* the height of a flame of depth 2 (56 px above, 16 a row, 34 below) */
+static void test_height(void **state)
+{
+	struct pebs_flame_svg_opts o = { 0 };
+	struct pebs_flame *f;
+	char *a;
+
+	(void)state;
+	assert_int_equal(pebs_flame__new(&f), 0);
+	add(f, "a;b", 1, 1000000000);
+	/* one unit of 10^9: far below 0.1 px, 40 frames deep */
+	add(f, "a;c;d;e;f;g;h;i;j;k;l;m;n;o;p;q;r;s;t;u;v;w;x;y;z;"
+	       "c;d;e;f;g;h;i;j;k;l;m;n;o;p;q", 1, 1);
+	assert_int_equal(pebs_flame__depth(f), 40);
+	a = svg(f, &o);
+	assert_non_null(strstr(a, "width=\"1200\" height=\"138\""));
+	assert_null(strstr(a, "data-n=\"c\""));
+	free(a);
+	/* the cap: root and "a" drawn, so one row less */
+	o.max_elements = 2;
+	a = svg(f, &o);
+	assert_non_null(strstr(a, "width=\"1200\" height=\"122\""));
+	free(a);
+	/* wide enough, the deep stack is drawn and counts */
+	add(f, "a;c;d", 1, 500000000);
+	o.max_elements = 0;
+	a = svg(f, &o);
+	assert_non_null(strstr(a, "data-n=\"d\""));
+	assert_non_null(strstr(a, "width=\"1200\" height=\"154\""));
+	free(a);
+	pebs_flame__delete(f);
+}
+
+/* xorshift64: the same "random" stacks on every run */
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* 10^6 samples of 1..16 frames out of 5000 names, seeded */
+static struct pebs_flame *big_tree(void)
+{
+	static char names[5000][12];
+	const char *stack[17];
+	struct pebs_flame *f;
+	uint64_t x = 88172645463325252ULL, r;
+	unsigned int i, d, n;
+
+	for (i = 0; i < 5000; i++)
+		snprintf(names[i], sizeof(names[i]), "fn%u", i);
+	assert_int_equal(pebs_flame__new(&f), 0);
+	for (i = 0; i < 1000000; i++) {
+		r = next_rand(&x);
+		n = 1 + (unsigned int)(r % 16);
+		stack[0] = "big";
+		for (d = 1; d <= n; d++)
+			stack[d] = names[next_rand(&x) % (d < 3 ? 50 : 5000)];
+		assert_int_equal(pebs_flame__add(f, stack, K, n + 1, 1,
+						 1 + r % 1000), 0);
+	}
+	return f;
+}
+
+static void test_million(void **state)
+{
+	struct pebs_flame_svg_opts o = { .unit = "period" };
+	struct pebs_flame *f = big_tree(), *g = big_tree();
+	char *a, *b, *p;
+	unsigned long frames = 0;
+	uint64_t samples;
+
+	(void)state;
+	pebs_flame__totals(f, &samples, NULL);
+	assert_int_equal(samples, 1000000);
+	assert_true(pebs_flame__nr_nodes(f) > 500000);	/* mostly distinct */
+	a = svg(f, &o);
+	b = svg(g, &o);
+	assert_string_equal(a, b);	/* the same samples, the same bytes */
+	for (p = a; (p = strstr(p, "<g class=\"f\"")); p++)
+		frames++;
+	/* merged below 0.1 px, so far fewer than the nodes, within the cap */
+	assert_true(frames > 100 && frames <= 50000);
+	free(b);
+	/* a lower cap is kept, the rest counted */
+	o.max_elements = 1000;
+	b = svg(f, &o);
+	for (frames = 0, p = b; (p = strstr(p, "<g class=\"f\"")); p++)
+		frames++;
+	assert_int_equal(frames, 1000);
+	assert_non_null(strstr(b, "frames over the cap of 1000 elements"));
+	free(a);
+	free(b);
+	pebs_flame__delete(f);
+	pebs_flame__delete(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -266,6 +368,8 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_svg),
+		cmocka_unit_test(test_height),
+		cmocka_unit_test(test_million),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

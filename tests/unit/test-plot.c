@@ -5,9 +5,12 @@
  * the CPU since before the recording, a thread switched in and out),
  * else from the samples' threads, and the title saying which; the
  * density; heat rows by (process, granule), hottest first, samples out
- * of time order, the granule's check; the same input, the same bytes.
+ * of time order, the granule's check; the same input, the same bytes;
+ * data labels (lib/data-label.c) as the report's dso_daddr and
+ * symbol_daddr words, and heat rows named by them.
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "internal.h"
@@ -209,6 +214,140 @@ static void test_heat_many(void **state)
 	pebs_heat__delete(h);
 }
 
+/* A data object whose name the label must give. */
+__attribute__((used)) int pebs_plot_data_var[16] = { 1 };
+
+/* feed a data MMAP2 record of @pid to @syms */
+static void data_map(struct pebs_symbols *syms, uint32_t pid, uint64_t start,
+		     uint64_t len, uint64_t pgoff, const char *name)
+{
+	uint64_t buf[(PATH_MAX + 256) / 8];
+	struct perf_event_header *h = (void *)buf;
+	uint32_t *u32 = (uint32_t *)(h + 1);
+	uint64_t *u64 = (uint64_t *)(u32 + 2);
+	size_t size = sizeof(*h) + 8 + 24 + 24 + 8 +
+		      ((strlen(name) + 8) & ~(size_t)7);
+
+	memset(buf, 0, size);
+	h->type = PERF_RECORD_MMAP2;
+	h->misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA;
+	h->size = (uint16_t)size;
+	u32[0] = u32[1] = pid;
+	u64[0] = start;
+	u64[1] = len;
+	u64[2] = pgoff;
+	((uint32_t *)(u64 + 6))[0] = PROT_READ | PROT_WRITE;
+	strcpy((char *)(u64 + 7), name);
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+}
+
+/* this binary's mapping of /proc/self/maps holding @addr */
+static void self_data_map(struct pebs_symbols *syms, uint32_t pid,
+			  uint64_t addr, const char **base)
+{
+	static char exe[PATH_MAX];
+	char line[PATH_MAX + 128];
+	FILE *f = fopen("/proc/self/maps", "r");
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	bool found = false;
+
+	assert_non_null(f);
+	assert_true(n > 0);
+	exe[n] = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, o;
+
+		if (sscanf(line, "%llx-%llx %*s %llx", &s, &e, &o) == 3 &&
+		    addr >= s && addr < e) {
+			data_map(syms, pid, s, e - s, o, exe);
+			found = true;
+		}
+	}
+	fclose(f);
+	assert_true(found);
+	*base = strrchr(exe, '/') + 1;
+}
+
+static void test_data_label(void **state)
+{
+	uint64_t addr = (uintptr_t)&pebs_plot_data_var[3];
+	struct pebs_symbols *syms;
+	struct pebs_sym sym;
+	char buf[256], want[256];
+	const char *base;
+	int n;
+
+	(void)state;
+	assert_int_equal(pebs_symbols__new(&syms), 0);
+	data_map(syms, 900, 0x10000000, 0x21000, 0, "[heap]");
+	data_map(syms, 900, 0x7ff000000000, 0x21000, 0, "[stack]");
+	data_map(syms, 900, 0x20000000, 0x10000, 0x20000000, "//anon");
+	data_map(syms, 900, 0x30000000, 0x10000, 0x3000,
+		 "/nonexistent/libx.so");
+	assert_int_equal(pebs_symbols__data_label(syms, 900, 0x10000040, buf,
+						  sizeof(buf)), 6);
+	assert_string_equal(buf, "[heap]");
+	pebs_symbols__data_label(syms, 900, 0x7ff000000100, buf, sizeof(buf));
+	assert_string_equal(buf, "[stack:900]");
+	pebs_symbols__data_label(syms, 900, 0x20000100, buf, sizeof(buf));
+	assert_string_equal(buf, "anon");
+	pebs_symbols__data_label(syms, 900, 0x30000010, buf, sizeof(buf));
+	assert_string_equal(buf, "libx.so+0x3010");
+	pebs_symbols__data_label(syms, 900, 0x40000000, buf, sizeof(buf));
+	assert_string_equal(buf, "[unknown]");
+	pebs_symbols__data_label(syms, 901, 0x10000040, buf, sizeof(buf));
+	assert_string_equal(buf, "[unknown]");
+	/* a data symbol: this binary's file offset, the symbol and offset,
+	   as report's symbol_daddr says it */
+	self_data_map(syms, 900, addr, &base);
+	assert_int_equal(pebs_symbols__resolve_data(syms, 900, addr, &sym), 0);
+	snprintf(want, sizeof(want), "%s+0x%llx pebs_plot_data_var+0xc", base,
+		 (unsigned long long)sym.dso_offset);
+	n = pebs_symbols__data_label(syms, 900, addr, buf, sizeof(buf));
+	assert_string_equal(buf, want);
+	assert_int_equal(n, (int)strlen(want));
+	/* cut as snprintf cuts: the full length returned */
+	assert_int_equal(pebs_symbols__data_label(syms, 900, addr, buf, 8), n);
+	assert_int_equal(strlen(buf), 7);
+	assert_int_equal(pebs_symbols__data_label(NULL, 900, addr, buf, 8),
+			 -EINVAL);
+	assert_int_equal(pebs_symbols__data_label(syms, 900, addr, buf, 0),
+			 -EINVAL);
+	pebs_symbols__delete(syms);
+}
+
+/* heat rows named by the resolver at their first sample */
+static void test_heat_labels(void **state)
+{
+	struct pebs_symbols *syms;
+	struct pebs_heat *h;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	assert_int_equal(pebs_symbols__new(&syms), 0);
+	data_map(syms, 900, 0x7ff000000000, 0x21000, 0, "[stack]");
+	assert_int_equal(pebs_heat__new(4096, 0, 10 * MS, &h), 0);
+	assert_int_equal(pebs_heat__set_symbols(NULL, syms), -EINVAL);
+	assert_int_equal(pebs_heat__set_symbols(h, syms), 0);
+	heat_add(h, 0, 900, 0x7ff000000100, 2, "[stack]");
+	heat_add(h, 1 * MS, 900, 0x7ff000000200, 1, "[stack]");
+	heat_add(h, 2 * MS, 900, 0x50000000, 1, NULL);	/* nowhere */
+	/* the stack unmapped: the row keeps the name of its first sample */
+	data_map(syms, 900, 0x7ff000000000, 0x21000, 0, "//anon");
+	heat_add(h, 3 * MS, 900, 0x7ff000000300, 1, "[stack]");
+	m = open_memstream(&buf, &len);
+	assert_int_equal(pebs_heat__write_svg(h, m, "H", NULL, 0), 0);
+	fclose(m);
+	assert_non_null(strstr(buf, ">0x7ff000000000 [stack:900]</text>"));
+	assert_non_null(strstr(buf, ">0x000050000000 [unknown]</text>"));
+	assert_int_equal(count(buf, "[stack:900]"), 1 + 3);	/* + cells */
+	free(buf);
+	pebs_heat__delete(h);
+	pebs_symbols__delete(syms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -216,6 +355,8 @@ int main(void)
 		cmocka_unit_test(test_samples_only),
 		cmocka_unit_test(test_heat),
 		cmocka_unit_test(test_heat_many),
+		cmocka_unit_test(test_data_label),
+		cmocka_unit_test(test_heat_labels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
