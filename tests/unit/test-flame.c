@@ -264,7 +264,7 @@ static void test_svg(void **state)
 /* the height of a flame of depth 2 (56 px above, 16 a row, 34 below) */
 static void test_height(void **state)
 {
-	struct pebs_flame_svg_opts o = { 0 };
+	PEBS_OPTS(pebs_flame_svg_opts, o);
 	struct pebs_flame *f;
 	char *a;
 
@@ -329,7 +329,7 @@ static struct pebs_flame *big_tree(void)
 
 static void test_million(void **state)
 {
-	struct pebs_flame_svg_opts o = { .unit = "period" };
+	PEBS_OPTS(pebs_flame_svg_opts, o, .unit = "period");
 	struct pebs_flame *f = big_tree(), *g = big_tree();
 	char *a, *b, *p;
 	unsigned long frames = 0;
