@@ -167,10 +167,13 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		s[nr].rank = (GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0 :
 			      GELF_ST_BIND(es.st_info) == STB_WEAK ? 2 : 1) * 16 +
 			     (int)strspn(name, "_");
-		/* C++ (_Z) and Rust (_ZN...h<hash>E, _R): readable names */
-		if (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
-			owned[nr] = cplus_demangle(name, DMGL_PARAMS |
-						   DMGL_ANSI);
+		/*
+		 * C++ (_Z), Rust (_ZN...h<hash>E, _R) and _GLOBAL_ names as
+		 * perf 6.1 shows them by default: libiberty with no options
+		 * (no parameters; perf -v adds them)
+		 */
+		if (name[0] == '_') {
+			owned[nr] = cplus_demangle(name, DMGL_NO_OPTS);
 			if (owned[nr])
 				s[nr].name = owned[nr];
 		}
@@ -285,26 +288,31 @@ static bool open_elf(const char *path, const uint8_t *want, size_t want_len,
 	return true;
 }
 
+/* The name of a file in perf's cache: "vdso" for the vdso, else "elf". */
+static const char *cache_name(const struct dso *d)
+{
+	return !strcmp(d->path, "[vdso]") ? "/vdso" : "/elf";
+}
+
 /*
  * The file with @d's recorded build id: the file itself, else a copy in
- * perf's cache (~/.debug/.build-id/xx/yyyy/elf, or the older link to
- * the file itself), else the distribution's debug file.
+ * perf's cache (~/.debug/.build-id/xx/yyyy/elf, .../vdso for the vdso,
+ * or the older link to the file itself), else the distribution's debug
+ * file. A name that is no file ([vdso]) is found in the cache only.
  */
 static bool open_dso(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
 		     size_t *bid_len)
 {
-	const char *home = getenv("HOME");
-	char path[4096], dir[4096];
+	char path[PATH_MAX], dir[PATH_MAX];
 
-	if (open_elf(d->path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
-		     bid_len))
+	if (d->is_file && open_elf(d->path, d->want_bid, d->want_bid_len,
+				   elfp, fdp, bid, bid_len))
 		return true;
 	if (!d->want_bid_len)
 		return false;
-	if (home && *home) {
-		snprintf(dir, sizeof(dir), "%s/.debug", home);
+	if (!pebs_buildid_dir(dir, sizeof(dir))) {
 		bid_path(path, sizeof(path), dir, d->want_bid,
-			 d->want_bid_len, "/elf");
+			 d->want_bid_len, cache_name(d));
 		if (open_elf(path, d->want_bid, d->want_bid_len, elfp, fdp,
 			     bid, bid_len))
 			return true;
@@ -320,30 +328,72 @@ static bool open_dso(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
 			bid_len);
 }
 
-/*
- * The .symtab of the separate debug file /usr/lib/debug/.build-id/xx/
- * yyyy.debug (Debian's -dbg/-dbgsym packages), for stripped files.
- */
-static int read_debug_syms(struct dso *d, const uint8_t *bid, size_t len)
+/* The .symtab of the ELF file @path (with build id @bid if @len). */
+static int read_symtab_of(struct dso *d, const char *path, const uint8_t *bid,
+			  size_t len)
 {
-	char path[128];
+	uint8_t got[BUILD_ID_MAX];
+	size_t got_len;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
 	int fd, err = 0;
 	Elf *elf;
 
-	bid_path(path, sizeof(path), "/usr/lib/debug", bid, len, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!open_elf(path, bid, len, &elf, &fd, got, &got_len))
 		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		scn = find_symtab(elf, SHT_SYMTAB, &sh);
-		if (scn)
-			err = elf_read_syms(elf, scn, &sh, d, false);
-	}
+	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	if (scn)
+		err = elf_read_syms(elf, scn, &sh, d, false);
 	elf_end(elf);
 	close(fd);
+	return err;
+}
+
+/* The file named by @elf's .gnu_debuglink section into @name, or false. */
+static bool debuglink(Elf *elf, char *name, size_t size);
+
+/*
+ * The .symtab of a separate debug file, for stripped files, where perf
+ * 6.1 looks (dso__load's binary types): the .gnu_debuglink name beside
+ * the file, in its .debug/ and under /usr/lib/debug/<dir>/; then by
+ * build id perf's cache (~/.debug/.build-id/xx/yyyy/debug) and the
+ * distribution's /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's
+ * -dbg/-dbgsym packages). A debug file must carry the build id.
+ */
+static int read_debug_syms(struct dso *d, Elf *elf, const uint8_t *bid,
+			   size_t len)
+{
+	char path[PATH_MAX], dir[PATH_MAX], link[256];
+	const char *slash = strrchr(d->path, '/');
+	int i, err = 0;
+
+	if (d->is_file && slash && debuglink(elf, link, sizeof(link))) {
+		int dl = (int)(slash - d->path);
+
+		for (i = 0; i < 4 && !err && !d->nr_syms; i++) {
+			if (i == 0)
+				snprintf(path, sizeof(path), "%s", link);
+			else
+				snprintf(path, sizeof(path), i == 1 ?
+					 "%.*s/%s" : i == 2 ?
+					 "%.*s/.debug/%s" :
+					 "/usr/lib/debug%.*s/%s", dl, d->path,
+					 link);
+			if (strcmp(path, d->path))
+				err = read_symtab_of(d, path, bid, len);
+		}
+	}
+	if (!len)
+		return err;
+	if (!err && !d->nr_syms && !pebs_buildid_dir(dir, sizeof(dir))) {
+		bid_path(path, sizeof(path), dir, bid, len, "/debug");
+		err = read_symtab_of(d, path, bid, len);
+	}
+	if (!err && !d->nr_syms) {
+		bid_path(path, sizeof(path), "/usr/lib/debug", bid, len,
+			 ".debug");
+		err = read_symtab_of(d, path, bid, len);
+	}
 	return err;
 }
 
@@ -371,6 +421,24 @@ static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
 		    !strcmp(n, name))
 			return scn;
 	return NULL;
+}
+
+static bool debuglink(Elf *elf, char *name, size_t size)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(elf, ".gnu_debuglink", &sh);
+	size_t n;
+
+	data = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	if (!data || !data->d_buf || !data->d_size)
+		return false;
+	/* a file name, NUL, padding, a CRC32 */
+	n = strnlen(data->d_buf, data->d_size);
+	if (!n || n == data->d_size || n >= size || memchr(data->d_buf, '/', n))
+		return false;
+	memcpy(name, data->d_buf, n + 1);
+	return true;
 }
 
 /*
@@ -461,15 +529,15 @@ int pebs_dso_load(struct dso *d)
 	if (d->loaded)
 		return 0;
 	d->loaded = true;
-	if (!d->is_file || !open_dso(d, &elf, &fd, bid, &bid_len))
+	if (!open_dso(d, &elf, &fd, bid, &bid_len))
 		return 0;	/* no symbols, not an error */
 	err = elf_read_segs(elf, d);
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (!err && scn)
 		err = elf_read_syms(elf, scn, &sh, d, false);
-	if (!err && !d->nr_syms && bid_len) {
+	if (!err && !d->nr_syms) {
 		drop_syms(d);
-		err = read_debug_syms(d, bid, bid_len);
+		err = read_debug_syms(d, elf, bid, bid_len);
 	}
 	scn = find_symtab(elf, SHT_DYNSYM, &sh);
 	if (!err && !d->nr_syms && scn) {

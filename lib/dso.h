@@ -75,4 +75,11 @@ int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX]);
 /* pebs_host_kernel_text - this boot's _text (/proc/kallsyms), or 0. */
 uint64_t pebs_host_kernel_text(void);
 
+/*
+ * pebs_buildid_dir - perf's build-id cache directory ($HOME/.debug) into
+ * @buf (lib/buildid-cache.c). Returns 0, -ENOENT (no $HOME) or
+ * -ENAMETOOLONG.
+ */
+int pebs_buildid_dir(char *buf, size_t size);
+
 #endif /* PEBSSHIM_DSO_H */

@@ -525,7 +525,8 @@ int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
 			len = bid[20];
 		max = (size_t)(p + h.size - (const unsigned char *)name);
 		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max &&
-		    (name[0] == '/' || is_kernel_name(name))) {
+		    (name[0] == '/' || is_kernel_name(name) ||
+		     !strcmp(name, "[vdso]"))) {	/* in perf's cache */
 			int err = pebs_symbols__set_build_id(syms, name, bid,
 							     len);
 

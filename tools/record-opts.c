@@ -85,6 +85,9 @@ static void usage(FILE *f)
 "      --switch-events    record context switches (PERF_RECORD_SWITCH)\n"
 "  -i, --no-inherit       do not follow threads and children created\n"
 "                         after the start\n"
+"  -N, --no-buildid-cache  do not keep the recorded files and the vdso\n"
+"                         in perf's build-id cache (~/.debug), where\n"
+"                         report finds them once the files change\n"
 "\n"
 "Attribution (who each sample belongs to):\n"
 "      --attr=auto|tid|map|both\n"
@@ -169,6 +172,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "sample-cpu", no_argument, NULL, OPT_SAMPLE_CPU },
 		{ "switch-events", no_argument, NULL, OPT_SWITCH_EVENTS },
 		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -187,7 +191,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 	 * against perf record -h, 6.1); pebs-shim's own options are long.
 	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:dgTiqvaC:p:t:h",
+	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:dgTiNqvaC:p:t:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -257,6 +261,9 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			break;
 		case 'i':
 			o->no_inherit = true;
+			break;
+		case 'N':
+			o->no_buildid_cache = true;
 			break;
 		case 'q':
 			o->quiet = true;
