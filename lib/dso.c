@@ -57,7 +57,8 @@ static int sym_cmp(const void *a, const void *b)
 	yl = strlen(y->name);
 	if (xl != yl)
 		return xl > yl ? -1 : 1;
-	return strcmp(x->name, y->name);
+	/* perf keeps the first inserted: the symbol table's order */
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Sort and drop duplicates (aliases at the same address keep one). */
@@ -123,6 +124,21 @@ int pebs_elf_build_id(const char *path, uint8_t *bid)
 	return found ? (int)len : -ENOENT;
 }
 
+/* Whether section @ndx is code as perf's elf_sec__is_text says: "text"
+   in its name. */
+static bool in_text(Elf *elf, size_t ndx)
+{
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	const char *name;
+	size_t shstrndx;
+	GElf_Shdr sh;
+
+	return scn && gelf_getshdr(scn, &sh) &&
+	       !elf_getshdrstrndx(elf, &shstrndx) &&
+	       (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+	       strstr(name, "text");
+}
+
 /*
  * Read the function symbols (or, with @objects, the data objects) of one
  * symbol table section.
@@ -153,9 +169,15 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		if (!gelf_getsym(data, (int)i, &es))
 			continue;
 		type = GELF_ST_TYPE(es.st_info);
-		if ((objects ? type != STT_OBJECT :
-			    type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    es.st_shndx == SHN_UNDEF || !es.st_value)
+		if (es.st_shndx == SHN_UNDEF || es.st_shndx == SHN_ABS ||
+		    !es.st_value)
+			continue;
+		/* perf's elf_sym__is_label: sizeless NOTYPE code labels
+		   (ld.so's _start) count as functions in text sections */
+		if (objects ? type != STT_OBJECT :
+		    type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && !es.st_size &&
+		      in_text(elf, es.st_shndx)))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, es.st_name);
 		if (!name || !*name)
@@ -163,6 +185,7 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		s[nr].start = es.st_value;
 		s[nr].size = es.st_size;
 		s[nr].name = name;
+		s[nr].order = (uint32_t)i;
 		/* global before local before weak (as perf); fewer leading _ */
 		s[nr].rank = (GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0 :
 			      GELF_ST_BIND(es.st_info) == STB_WEAK ? 2 : 1) * 16 +
@@ -506,6 +529,7 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 		s[nr].start = addr;
 		s[nr].size = 16;
 		s[nr].rank = 64;	/* after any real symbol there */
+		s[nr].order = (uint32_t)i;
 		s[nr].name = names + len;
 		len += (size_t)sprintf(names + len, "%s@plt", name) + 1;
 		nr++;
@@ -515,6 +539,91 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	syms_sort(s, &nr);
 	d->nr_syms = nr;
 	return 0;
+}
+
+bool pebs_dso_jit_name(const char *filename, int pid, char *buf,
+		       size_t len)
+{
+	if (strcmp(filename, "//anon") && strncmp(filename, "/dev/zero", 9) &&
+	    strncmp(filename, "/anon_hugepage", 14) &&
+	    strncmp(filename, "[stack", 6) && strncmp(filename, "/SYSV", 5) &&
+	    strcmp(filename, "[heap]"))
+		return false;
+	return (size_t)snprintf(buf, len, "[JIT] tid %d", pid) < len;
+}
+
+/*
+ * The symbols of /tmp/perf-@pid.map (perf's dso__load_perf_map): lines
+ * "START SIZE NAME", hexadecimal, addresses as executed; names as
+ * written (not demangled). A symbol of size 0 covers its start only.
+ */
+static int load_perf_map(struct dso *d, int pid)
+{
+	size_t cap = 0, nr = 0, names_len = 0, lcap = 0, i;
+	char path[64], *line = NULL, *names;
+	struct sym *s = NULL;
+	ssize_t got;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* no map file: addresses only */
+	while ((got = getline(&line, &lcap, f)) > 0) {
+		unsigned long long start, size;
+		int at = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%llx %llx %n", &start, &size, &at) < 2 ||
+		    !at || !line[at])
+			continue;
+		if (nr == cap) {
+			struct sym *ns;
+
+			cap = cap ? cap * 2 : 256;
+			ns = realloc(s, cap * sizeof(*s));
+			if (!ns)
+				goto oom;
+			s = ns;
+		}
+		s[nr].start = start;
+		s[nr].size = size ? size : 1;
+		s[nr].rank = 0;
+		s[nr].order = (uint32_t)nr;
+		s[nr].name = strdup(line + at);
+		if (!s[nr].name)
+			goto oom;
+		names_len += strlen(s[nr].name) + 1;
+		nr++;
+	}
+	fclose(f);
+	f = NULL;
+	free(line);
+	line = NULL;
+	names = malloc(names_len ? names_len : 1);
+	if (!names)
+		goto oom;
+	for (i = 0, names_len = 0; i < nr; i++) {
+		size_t l = strlen(s[i].name) + 1;
+
+		memcpy(names + names_len, s[i].name, l);
+		free((char *)s[i].name);
+		s[i].name = names + names_len;
+		names_len += l;
+	}
+	syms_sort(s, &nr);
+	d->syms = s;
+	d->nr_syms = nr;
+	d->names = names;
+	return 0;
+oom:
+	for (i = 0; i < nr; i++)
+		free((char *)s[i].name);
+	free(s);
+	free(line);
+	if (f)
+		fclose(f);
+	return -ENOMEM;
 }
 
 int pebs_dso_load(struct dso *d)
@@ -529,6 +638,11 @@ int pebs_dso_load(struct dso *d)
 	if (d->loaded)
 		return 0;
 	d->loaded = true;
+	if (sscanf(d->path, "[JIT] tid %d", &fd) == 1) {
+		d->jit = true;
+		err = load_perf_map(d, fd);
+		return err ? pebs_err(err, "symbols: out of memory") : 0;
+	}
 	if (!open_dso(d, &elf, &fd, bid, &bid_len))
 		return 0;	/* no symbols, not an error */
 	err = elf_read_segs(elf, d);
@@ -659,6 +773,7 @@ int pebs_dso_load_kallsyms(struct dso *k)
 		 * so only the last alias has a size.
 		 */
 		s[nr].rank = nr < INT_MAX ? -(int)nr : INT_MIN;
+		s[nr].order = (uint32_t)nr;
 		/* an offset for now: names may still move */
 		s[nr].name = (const char *)(uintptr_t)names_len;
 		memcpy(names + names_len, name, l);
@@ -696,6 +811,10 @@ bool pebs_dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va)
 {
 	size_t i;
 
+	if (d->jit) {		/* mapped with pgoff = start */
+		*va = off;
+		return true;
+	}
 	for (i = 0; i < d->nr_segs; i++) {
 		const struct seg *s = &d->segs[i];
 

@@ -17,6 +17,7 @@ struct sym {
 	uint64_t size;		/* 0: up to the next symbol */
 	const char *name;
 	int rank;		/* among aliases the lowest is shown */
+	uint32_t order;		/* then the first in the table */
 };
 
 struct seg {
@@ -27,6 +28,7 @@ struct dso {
 	char *path;
 	bool loaded;		/* tried: syms valid (maybe empty) */
 	bool is_file;		/* a path that can be opened */
+	bool jit;		/* "[JIT] tid PID": /tmp/perf-PID.map */
 	struct sym *syms;
 	size_t nr_syms;
 	char *names;		/* all symbol names, NUL-separated */
@@ -52,6 +54,16 @@ void pebs_dso_free(struct dso *d);
  * symbols. Returns 0 or -ENOMEM.
  */
 int pebs_dso_load(struct dso *d);
+
+/*
+ * pebs_dso_jit_name - whether an executable mapping of @filename in
+ * process @pid is JIT code for perf (map__new: anonymous memory, the
+ * heap, a stack, SysV shared memory): then its name "[JIT] tid PID" in
+ * @buf, whose symbols pebs_dso_load reads from /tmp/perf-PID.map, and
+ * whose addresses are the symbols' (map with pgoff = start).
+ */
+bool pebs_dso_jit_name(const char *filename, int pid, char *buf,
+		       size_t len);
 
 /* pebs_dso_find_sym - the symbol covering @addr, or NULL. */
 struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr);
