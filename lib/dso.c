@@ -375,48 +375,57 @@ static int read_symtab_of(struct dso *d, const char *path, const uint8_t *bid,
 /* The file named by @elf's .gnu_debuglink section into @name, or false. */
 static bool debuglink(Elf *elf, char *name, size_t size);
 
+bool pebs_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
+			  size_t len, unsigned int i, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	char link[256], dir[PATH_MAX];
+	int dl = slash ? (int)(slash - path) : 0;
+
+	buf[0] = '\0';
+	if (i < 4) {
+		if (path[0] != '/' || !debuglink(elf, link, sizeof(link)))
+			return true;
+		/* i 0: the name alone (perf's "%.0s%s": the current
+		   directory) */
+		snprintf(buf, size, i == 0 ? "%.*s%s" : i == 1 ? "%.*s/%s" :
+			 i == 2 ? "%.*s/.debug/%s" : "/usr/lib/debug%.*s/%s",
+			 i == 0 ? 0 : dl, path, link);
+		if (!strcmp(buf, path))
+			buf[0] = '\0';
+		return true;
+	}
+	if (i == 4) {
+		if (len && !pebs_buildid_dir(dir, sizeof(dir)))
+			bid_path(buf, size, dir, bid, len, "/debug");
+		return true;
+	}
+	if (i == 5) {
+		if (len)
+			bid_path(buf, size, "/usr/lib/debug", bid, len,
+				 ".debug");
+		return true;
+	}
+	return false;
+}
+
 /*
  * The .symtab of a separate debug file, for stripped files, where perf
- * 6.1 looks (dso__load's binary types): the .gnu_debuglink name beside
- * the file, in its .debug/ and under /usr/lib/debug/<dir>/; then by
- * build id perf's cache (~/.debug/.build-id/xx/yyyy/debug) and the
- * distribution's /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's
- * -dbg/-dbgsym packages). A debug file must carry the build id.
+ * 6.1 looks (pebs_debug_candidate). A debug file must carry the build
+ * id.
  */
 static int read_debug_syms(struct dso *d, Elf *elf, const uint8_t *bid,
 			   size_t len)
 {
-	char path[PATH_MAX], dir[PATH_MAX], link[256];
-	const char *slash = strrchr(d->path, '/');
-	int i, err = 0;
+	char path[PATH_MAX];
+	unsigned int i;
+	int err = 0;
 
-	if (d->is_file && slash && debuglink(elf, link, sizeof(link))) {
-		int dl = (int)(slash - d->path);
-
-		for (i = 0; i < 4 && !err && !d->nr_syms; i++) {
-			if (i == 0)
-				snprintf(path, sizeof(path), "%s", link);
-			else
-				snprintf(path, sizeof(path), i == 1 ?
-					 "%.*s/%s" : i == 2 ?
-					 "%.*s/.debug/%s" :
-					 "/usr/lib/debug%.*s/%s", dl, d->path,
-					 link);
-			if (strcmp(path, d->path))
-				err = read_symtab_of(d, path, bid, len);
-		}
-	}
-	if (!len)
-		return err;
-	if (!err && !d->nr_syms && !pebs_buildid_dir(dir, sizeof(dir))) {
-		bid_path(path, sizeof(path), dir, bid, len, "/debug");
-		err = read_symtab_of(d, path, bid, len);
-	}
-	if (!err && !d->nr_syms) {
-		bid_path(path, sizeof(path), "/usr/lib/debug", bid, len,
-			 ".debug");
-		err = read_symtab_of(d, path, bid, len);
-	}
+	for (i = 0; !err && !d->nr_syms &&
+		    pebs_debug_candidate(d->is_file ? d->path : "", elf, bid,
+					 len, i, path, sizeof(path)); i++)
+		if (path[0])
+			err = read_symtab_of(d, path, bid, len);
 	return err;
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 
 #define BUILD_ID_MAX		20
 
@@ -64,6 +65,18 @@ int pebs_dso_load(struct dso *d);
  */
 bool pebs_dso_jit_name(const char *filename, int pid, char *buf,
 		       size_t len);
+
+/*
+ * pebs_debug_candidate - the @i-th place (from 0) where perf 6.1 looks
+ * for the separate debug file of @path (its ELF @elf, build id @bid of
+ * @len bytes; 0: none), into @buf: the .gnu_debuglink name as is, beside
+ * @path, in its .debug/ and under /usr/lib/debug/<dir>/ (0-3), perf's
+ * cache ~/.debug/.build-id/xx/yyyy/debug (4), the distribution's
+ * /usr/lib/debug/.build-id/xx/yyyy.debug (5). @buf is "" where that
+ * place does not apply. Returns false past the last.
+ */
+bool pebs_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
+			  size_t len, unsigned int i, char *buf, size_t size);
 
 /* pebs_dso_find_sym - the symbol covering @addr, or NULL. */
 struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr);

@@ -7,24 +7,30 @@
  * An address is given as the object's path and a file offset (what
  * pebs_symbols__resolve gives as dso and dso_offset); the PT_LOAD
  * segment holding that offset turns it into the address the line
- * table uses. An object without DWARF is looked up, by its build id, in
+ * table uses. For an object without DWARF the separate debug file is
+ * found where perf 6.1 finds it: by .gnu_debuglink, in perf's build-id
+ * cache (~/.debug/.build-id/xx/yyyy/debug) and in
  * /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbg and -dbgsym
- * packages), where perf finds it too. Each object is opened once (its Dwarf kept, or the
- * failure remembered), and each (object, offset) answer is cached, so
- * a report asks libdw once per distinct code address. Bounded: at most
- * SRC_MAX_OBJS objects are opened and SRC_MAX_CACHE answers kept (the
- * rest are looked up again, or not at all past the object limit).
+ * packages). The line is the innermost inlined one's, as perf's default
+ * srcline (addr2line's first answer). Each object is opened once (its
+ * Dwarf kept, or the failure remembered), and each (object, offset)
+ * answer is cached, so a report asks libdw once per distinct code
+ * address. Bounded: at most SRC_MAX_OBJS objects are opened and
+ * SRC_MAX_CACHE answers kept (the rest are looked up again, or not at
+ * all past the object limit).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "dso.h"
 #include "internal.h"
 
 #define SRC_MAX_OBJS	256
@@ -122,28 +128,47 @@ static size_t build_id(Elf *elf, const unsigned char **id)
 	return 0;
 }
 
-/* The DWARF of @o's separate debug file, found by its build id. */
+/* Whether @elf's build id is the @n bytes at @id (any, if @n is 0). */
+static bool same_build_id(Elf *elf, const unsigned char *id, size_t n)
+{
+	const unsigned char *got;
+
+	return !n || (build_id(elf, &got) == n && !memcmp(got, id, n));
+}
+
+/*
+ * The DWARF of @o's separate debug file, where perf 6.1 looks for it
+ * (pebs_debug_candidate: .gnu_debuglink, perf's build-id cache, the
+ * distribution's /usr/lib/debug/.build-id), with the object's build id.
+ */
 static void debug_file(struct src_obj *o)
 {
-	const unsigned char *id;
-	char path[128];
-	size_t n, i, at;
+	const unsigned char *id = NULL;
+	char path[PATH_MAX];
+	unsigned int i;
+	size_t n;
 
 	n = build_id(o->elf, &id);
-	if (n < 2 || n > 40)
-		return;
-	at = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/"
-			      "%02x/", id[0]);
-	for (i = 1; i < n; i++)
-		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x",
-				       id[i]);
-	snprintf(path + at, sizeof(path) - at, ".debug");
-	o->dfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (o->dfd < 0)
-		return;
-	o->delf = elf_begin(o->dfd, ELF_C_READ_MMAP, NULL);
-	if (o->delf && elf_kind(o->delf) == ELF_K_ELF)
-		o->dw = dwarf_begin_elf(o->delf, DWARF_C_READ, NULL);
+	if (n > BUILD_ID_MAX)
+		n = 0;
+	for (i = 0; !o->dw && pebs_debug_candidate(o->path, o->elf, id, n,
+						   i, path, sizeof(path)); i++) {
+		if (!path[0])
+			continue;
+		o->dfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (o->dfd < 0)
+			continue;
+		o->delf = elf_begin(o->dfd, ELF_C_READ_MMAP, NULL);
+		if (o->delf && elf_kind(o->delf) == ELF_K_ELF &&
+		    same_build_id(o->delf, id, n))
+			o->dw = dwarf_begin_elf(o->delf, DWARF_C_READ, NULL);
+		if (o->dw)
+			break;
+		elf_end(o->delf);
+		o->delf = NULL;
+		close(o->dfd);
+		o->dfd = -1;
+	}
 }
 
 /* The object @path, opened on first use; NULL past the limit. */
