@@ -225,6 +225,62 @@ static bool off_to_addr(Elf *elf, uint64_t off, uint64_t *addr)
 	return false;
 }
 
+/* The index of the first row of @lines at or above @addr. */
+static size_t first_row(Dwarf_Lines *lines, size_t n, Dwarf_Addr addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		Dwarf_Addr a = 0;
+
+		dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a);
+		if (a < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The file perf 6.1 names for row @ln of @cu: its file, except where
+ * binutils 2.40's addr2line (which perf runs) names another. In a DWARF 5
+ * line program, the rows of the CU's first sequence that still use the
+ * initial file register (1, no DW_LNS_set_file yet) are given file entry
+ * 0, the CU's own name, by addr2line (measured: a wrapper.c that only
+ * #includes impl.c gives "wrapper.c" there, where the table says impl.c;
+ * glibc's s_sin-fma.c and dl-get-cpu-features.c show the same). The
+ * first sequence is taken as the one starting at the CU's first address.
+ */
+static const char *perf_file(Dwarf_Die *cu, Dwarf_Line *ln)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	size_t idx, n, i, first;
+	bool eos = false;
+
+	if (dwarf_line_file(ln, &files, &idx) || idx != 1 ||
+	    dwarf_ranges(cu, 0, &base, &start, &end) <= 0 ||
+	    dwarf_getsrclines(cu, &lines, &n))
+		return dwarf_linesrc(ln, NULL, NULL);
+	(void)end;
+	first = first_row(lines, n, start);
+	for (i = first; i < n && !eos; i++) {
+		Dwarf_Line *r = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+
+		if (dwarf_lineaddr(r, &a) || (i == first && a != start) ||
+		    dwarf_line_file(r, &files, &idx) || idx != 1)
+			break;
+		if (r == ln)
+			return dwarf_filesrc(files, 0, NULL, NULL);
+		dwarf_lineendsequence(r, &eos);
+	}
+	return dwarf_linesrc(ln, NULL, NULL);
+}
+
 static void lookup(struct src_obj *o, uint64_t off, struct src_ent *e)
 {
 	Dwarf_Die cu;
@@ -240,7 +296,7 @@ static void lookup(struct src_obj *o, uint64_t off, struct src_ent *e)
 	ln = dwarf_getsrc_die(&cu, addr);
 	if (!ln || dwarf_lineno(ln, &line) || line <= 0)
 		return;
-	e->file = dwarf_linesrc(ln, NULL, NULL);
+	e->file = perf_file(&cu, ln);
 	e->line = e->file ? (uint32_t)line : 0;
 }
 
