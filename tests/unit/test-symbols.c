@@ -627,6 +627,87 @@ static void test_buildid_cache(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * Source lines as perf 6.1 shows them: the answer of binutils' addr2line
+ * (which perf runs), compared byte by byte over two functions of a
+ * program built here from a wrapper.c that only #includes impl.c (the
+ * case where addr2line names the CU's own file for the first line
+ * sequence's rows that keep the initial file).
+ */
+static void test_srcline_as_addr2line(void **state)
+{
+	char dir[] = "/tmp/test-symbols.XXXXXX", cmd[8192], path[PATH_MAX];
+	char want[PATH_MAX + 32], got[PATH_MAX + 32], line[PATH_MAX + 64];
+	unsigned long long a[2], sz[2];
+	struct pebs_srcline *src;
+	int nfn = 0, compared = 0, wrapper = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && printf 'static inline long ha(long x) { return x * 3 + 1; }\\n' >a.h &&"
+		 " printf '#include \"a.h\"\\n#include <stdlib.h>\\n"
+		 "__attribute__((noinline)) long work(long n) { long s = 0; for (long i = 0; i < n; i++) s += ha(i + s); return s; }\\n"
+		 "int main(int c, char **v) { return (int)work(atol(v[1])); }\\n' >impl.c &&"
+		 " printf '#include \"impl.c\"\\n' >wrap.c &&"
+		 " cc -O2 -g -o w wrap.c && command -v addr2line >/dev/null",
+		 dir);
+	run_or_skip(cmd);
+	snprintf(cmd, sizeof(cmd), "nm -S %s/w", dir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long x, y;
+		char t, name[64];
+
+		if (sscanf(line, "%llx %llx %c %63s", &x, &y, &t, name) == 4 &&
+		    (!strcmp(name, "work") || !strcmp(name, "main")) && nfn < 2) {
+			a[nfn] = x;
+			sz[nfn++] = y;
+		}
+	}
+	pclose(f);
+	assert_int_equal(nfn, 2);
+	assert_int_equal(pebs_srcline__new(&src), 0);
+	snprintf(path, sizeof(path), "%s/w", dir);
+	for (int k = 0; k < 2; k++) {
+		for (unsigned long long o = 0; o < sz[k]; o++) {
+			const char *file, *b;
+			unsigned int ln;
+			char *p;
+
+			snprintf(cmd, sizeof(cmd), "addr2line -e %s 0x%llx", path,
+				 a[k] + o);
+			f = popen(cmd, "r");
+			assert_non_null(f);
+			if (!fgets(line, sizeof(line), f))
+				line[0] = '\0';
+			pclose(f);
+			line[strcspn(line, " \n")] = '\0';
+			p = strrchr(line, '/');
+			snprintf(want, sizeof(want), "%s", p ? p + 1 : line);
+			if (strstr(want, "??") || strstr(want, ":0"))
+				continue;	/* no line known */
+			/* a PIE's text: file offset = address */
+			assert_int_equal(pebs_srcline__find(src, path, a[k] + o,
+							    &file, &ln), 0);
+			b = strrchr(file, '/');
+			snprintf(got, sizeof(got), "%s:%u", b ? b + 1 : file,
+				 ln);
+			assert_string_equal(got, want);
+			compared++;
+			wrapper += !strncmp(want, "wrap.c:", 7);
+		}
+	}
+	print_message("# %d addresses as addr2line's, %d in wrap.c\n",
+		      compared, wrapper);
+	assert_true(compared > 10);
+	pebs_srcline__delete(src);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -650,6 +731,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_jit_map, setup, teardown),
 		cmocka_unit_test(test_buildid_cache),
+		cmocka_unit_test(test_srcline_as_addr2line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
