@@ -729,6 +729,11 @@ struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr)
 	}
 	if (!lo)
 		return NULL;
+	/* sizeless: up to the next symbol; the last one, as perf 6.1's
+	   symbols__fixup_end, to the page after its own */
+	if (lo == nr && !s[lo - 1].size &&
+	    addr >= ((s[lo - 1].start + 4095) & ~4095ULL) + 4096)
+		return NULL;
 	s += lo - 1;
 	if (s->size && addr >= s->start + s->size)
 		return NULL;

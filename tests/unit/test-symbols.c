@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "dso.h"
 #include "internal.h"
 
 /* A function whose address and name the test knows. */
@@ -708,6 +709,28 @@ static void test_srcline_as_addr2line(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * perf 6.1's symbol extents (symbols__fixup_end): a sizeless symbol runs
+ * to the next one, the last sizeless one to the page after its own; a
+ * sized one ends at its size.
+ */
+static void test_symbol_extents(void **state)
+{
+	struct sym s[3] = {
+		{ .start = 0x1000, .size = 0, .name = "a" },
+		{ .start = 0x2000, .size = 0x10, .name = "b" },
+		{ .start = 0x3008, .size = 0, .name = "c" },
+	};
+
+	(void)state;
+	assert_null(pebs_dso_find_sym(s, 3, 0xfff));
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x1fff)->name, "a");
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x200f)->name, "b");
+	assert_null(pebs_dso_find_sym(s, 3, 0x2010));
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x4fff)->name, "c");
+	assert_null(pebs_dso_find_sym(s, 3, 0x5000));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -732,6 +755,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_jit_map, setup, teardown),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_srcline_as_addr2line),
+		cmocka_unit_test(test_symbol_extents),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
