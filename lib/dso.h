@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <gelf.h>
 #include <libelf.h>
 
 #define BUILD_ID_MAX		20
@@ -65,6 +66,27 @@ int pebs_dso_load(struct dso *d);
  */
 bool pebs_dso_jit_name(const char *filename, int pid, char *buf,
 		       size_t len);
+
+/* ---- where files are found (lib/dso-find.c) ---- */
+
+/*
+ * pebs_elf_open - open @path as ELF into *@elfp and *@fdp; with
+ * @want_len, only if its build id is @want. The build id found goes to
+ * @bid / *@bid_len. False if not (nothing left open).
+ */
+bool pebs_elf_open(const char *path, const uint8_t *want, size_t want_len,
+		   Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len);
+
+/*
+ * pebs_dso_open - pebs_elf_open of the file with @d's recorded build id:
+ * the file itself, else perf's build-id cache, else the distribution's
+ * debug file. A name that is no file ([vdso]) is found in the cache only.
+ */
+bool pebs_dso_open(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
+		   size_t *bid_len);
+
+/* pebs_elf_section - the section of @elf named @name, or NULL. */
+Elf_Scn *pebs_elf_section(Elf *elf, const char *name, GElf_Shdr *sh);
 
 /*
  * pebs_debug_candidate - the @i-th place (from 0) where perf 6.1 looks
