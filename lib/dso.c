@@ -273,9 +273,11 @@ static void drop_syms(struct dso *d)
 }
 
 /*
- * "name@plt" symbols for the PLT entries of an x86-64 file, as perf's
- * dso__synthesize_plt_symbols: the n-th .rela.plt relocation is the
- * n-th 16-byte entry of .plt.sec, else of .plt after its 16-byte header.
+ * "name@plt" symbols for the PLT entries of an x86-64 file, as perf
+ * 6.1's dso__synthesize_plt_symbols: the n-th .rela.plt relocation is
+ * the n-th entry (sh_entsize bytes) of .plt after its header entry, the
+ * name demangled. perf 6.1 knows no .plt.sec (IBT): calls through it
+ * show as addresses there, here too.
  */
 static int add_plt_syms(Elf *elf, struct dso *d)
 {
@@ -283,7 +285,7 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	Elf_Scn *rscn, *pscn, *sscn;
 	Elf_Data *rdata, *sdata;
 	size_t n, i, len = 0, nr = d->nr_syms;
-	uint64_t addr;
+	uint64_t addr, ent;
 	GElf_Ehdr eh;
 	struct sym *s;
 	char *names;
@@ -291,30 +293,35 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
 		return 0;
 	rscn = pebs_elf_section(elf, ".rela.plt", &rsh);
-	pscn = pebs_elf_section(elf, ".plt.sec", &psh);
-	addr = pscn ? psh.sh_addr : 0;
-	if (!pscn && (pscn = pebs_elf_section(elf, ".plt", &psh)))
-		addr = psh.sh_addr + 16;
+	pscn = pebs_elf_section(elf, ".plt", &psh);
 	sscn = rscn ? elf_getscn(elf, rsh.sh_link) : NULL;
 	if (!pscn || !sscn || !gelf_getshdr(sscn, &ssh) ||
-	    rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+	    rsh.sh_type != SHT_RELA || !rsh.sh_entsize || !psh.sh_entsize ||
+	    psh.sh_type == SHT_NOBITS)
 		return 0;
+	ent = psh.sh_entsize;
+	addr = psh.sh_addr + ent;
 	rdata = elf_getdata(rscn, NULL);
 	sdata = elf_getdata(sscn, NULL);
 	if (!rdata || !sdata)
 		return 0;
 	n = rsh.sh_size / rsh.sh_entsize;
-	if (n > psh.sh_size / 16)
-		n = psh.sh_size / 16;
+	if (n > psh.sh_size / ent)
+		n = psh.sh_size / ent;
 	for (i = 0; i < n; i++) {
 		GElf_Rela rela;
 		GElf_Sym es;
 		const char *name;
+		char *dm;
 
 		if (gelf_getrela(rdata, (int)i, &rela) &&
 		    gelf_getsym(sdata, (int)GELF_R_SYM(rela.r_info), &es) &&
-		    (name = elf_strptr(elf, ssh.sh_link, es.st_name)))
-			len += strlen(name) + sizeof("@plt");
+		    (name = elf_strptr(elf, ssh.sh_link, es.st_name))) {
+			dm = name[0] == '_' ? cplus_demangle(name, DMGL_NO_OPTS) :
+			     NULL;
+			len += strlen(dm ? dm : name) + sizeof("@plt");
+			free(dm);
+		}
 	}
 	if (!len)
 		return 0;
@@ -325,21 +332,24 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	names = malloc(len);
 	if (!names)
 		return -ENOMEM;
-	for (i = 0, len = 0; i < n; i++, addr += 16) {
+	for (i = 0, len = 0; i < n; i++, addr += ent) {
 		GElf_Rela rela;
 		GElf_Sym es;
 		const char *name;
+		char *dm;
 
 		if (!gelf_getrela(rdata, (int)i, &rela) ||
 		    !gelf_getsym(sdata, (int)GELF_R_SYM(rela.r_info), &es) ||
 		    !(name = elf_strptr(elf, ssh.sh_link, es.st_name)))
 			continue;
+		dm = name[0] == '_' ? cplus_demangle(name, DMGL_NO_OPTS) : NULL;
 		s[nr].start = addr;
-		s[nr].size = 16;
+		s[nr].size = ent;
 		s[nr].rank = 64;	/* after any real symbol there */
 		s[nr].order = (uint32_t)i;
 		s[nr].name = names + len;
-		len += (size_t)sprintf(names + len, "%s@plt", name) + 1;
+		len += (size_t)sprintf(names + len, "%s@plt", dm ? dm : name) + 1;
+		free(dm);
 		nr++;
 	}
 	free(d->pnames);
