@@ -277,7 +277,10 @@ static void drop_syms(struct dso *d)
  * 6.1's dso__synthesize_plt_symbols: the n-th .rela.plt relocation is
  * the n-th entry (sh_entsize bytes) of .plt after its header entry, the
  * name demangled. perf 6.1 knows no .plt.sec (IBT): calls through it
- * show as addresses there, here too.
+ * show as addresses there, here too. And perf 6.1 gives the first byte
+ * of the first entry to a sizeless symbol just before it (_init,
+ * extended to there): measured `_init+0x30` for every sample on the
+ * first entry of three programs, never its name.
  */
 static int add_plt_syms(Elf *elf, struct dso *d)
 {
@@ -285,7 +288,7 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	Elf_Scn *rscn, *pscn, *sscn;
 	Elf_Data *rdata, *sdata;
 	size_t n, i, len = 0, nr = d->nr_syms;
-	uint64_t addr, ent;
+	uint64_t addr, ent, first;
 	GElf_Ehdr eh;
 	struct sym *s;
 	char *names;
@@ -356,6 +359,10 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	d->pnames = names;
 	syms_sort(s, &nr);
 	d->nr_syms = nr;
+	first = psh.sh_addr + ent;
+	for (i = 1; i < nr; i++)
+		if (s[i].start == first && s[i].rank == 64 && !s[i - 1].size)
+			s[i].order |= SYM_PREV_FIRST;
 	return 0;
 }
 
@@ -546,6 +553,8 @@ struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr)
 	s += lo - 1;
 	if (s->size && addr >= s->start + s->size)
 		return NULL;
+	if (addr == s->start && (s->order & SYM_PREV_FIRST) && lo > 1)
+		return s - 1;	/* perf 6.1's answer there (add_plt_syms) */
 	return s;
 }
 

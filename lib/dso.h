@@ -22,6 +22,13 @@ struct sym {
 	uint32_t order;		/* then the first in the table */
 };
 
+/*
+ * Set in sym.order once loaded (sorting is over): this symbol's first
+ * byte is the sizeless symbol's before it, as perf 6.1 answers there
+ * (the first PLT entry after _init).
+ */
+#define SYM_PREV_FIRST		(1u << 31)
+
 struct seg {
 	uint64_t offset, filesz, vaddr;
 };

@@ -712,7 +712,8 @@ static void test_srcline_as_addr2line(void **state)
 /*
  * perf 6.1's symbol extents (symbols__fixup_end): a sizeless symbol runs
  * to the next one, the last sizeless one to the page after its own; a
- * sized one ends at its size.
+ * sized one ends at its size; a first byte marked SYM_PREV_FIRST is the
+ * symbol's before.
  */
 static void test_symbol_extents(void **state)
 {
@@ -729,6 +730,10 @@ static void test_symbol_extents(void **state)
 	assert_null(pebs_dso_find_sym(s, 3, 0x2010));
 	assert_string_equal(pebs_dso_find_sym(s, 3, 0x4fff)->name, "c");
 	assert_null(pebs_dso_find_sym(s, 3, 0x5000));
+	/* perf 6.1's first PLT byte: the sizeless symbol's before it */
+	s[1].order |= SYM_PREV_FIRST;
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x2000)->name, "a");
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x2001)->name, "b");
 }
 
 int main(void)
