@@ -5,10 +5,10 @@
  * .dynsym; PT_LOAD segments to turn a file offset into a link-time
  * address), functions sorted by address and found by binary search;
  * when the file on disk is not the build that was recorded, a copy with
- * the recorded build id from perf's cache (~/.debug/.build-id) or the
- * distribution's debug files (/usr/lib/debug/.build-id). C++ and Rust
- * names are demangled with libiberty's cplus_demangle. The kernel's
- * symbols come from /proc/kallsyms.
+ * the recorded build id (found by lib/dso-find.c). C++ and Rust
+ * names are demangled with libiberty's cplus_demangle, without options,
+ * as perf 6.1 shows them. JIT code takes its names from perf's
+ * /tmp/perf-PID.map files. The kernel's symbols come from /proc/kallsyms.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -57,7 +57,8 @@ static int sym_cmp(const void *a, const void *b)
 	yl = strlen(y->name);
 	if (xl != yl)
 		return xl > yl ? -1 : 1;
-	return strcmp(x->name, y->name);
+	/* perf keeps the first inserted: the symbol table's order */
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Sort and drop duplicates (aliases at the same address keep one). */
@@ -74,53 +75,19 @@ static void syms_sort(struct sym *s, size_t *nr)
 	*nr = j;
 }
 
-static bool elf_build_id(Elf *elf, uint8_t *bid, size_t *len)
+/* Whether section @ndx is code as perf's elf_sec__is_text says: "text"
+   in its name. */
+static bool in_text(Elf *elf, size_t ndx)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = elf_getscn(elf, ndx);
+	const char *name;
+	size_t shstrndx;
 	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &noff, &doff))) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + noff, "GNU", 4) &&
-			    nh.n_descsz <= BUILD_ID_MAX) {
-				memcpy(bid, (char *)data->d_buf + doff,
-				       nh.n_descsz);
-				*len = nh.n_descsz;
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
-int pebs_elf_build_id(const char *path, uint8_t *bid)
-{
-	size_t len = 0;
-	bool found;
-	Elf *elf;
-	int fd;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ENOTSUP;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	found = elf && elf_kind(elf) == ELF_K_ELF &&
-		elf_build_id(elf, bid, &len);
-	elf_end(elf);
-	close(fd);
-	return found ? (int)len : -ENOENT;
+	return scn && gelf_getshdr(scn, &sh) &&
+	       !elf_getshdrstrndx(elf, &shstrndx) &&
+	       (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+	       strstr(name, "text");
 }
 
 /*
@@ -153,9 +120,15 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		if (!gelf_getsym(data, (int)i, &es))
 			continue;
 		type = GELF_ST_TYPE(es.st_info);
-		if ((objects ? type != STT_OBJECT :
-			    type != STT_FUNC && type != STT_GNU_IFUNC) ||
-		    es.st_shndx == SHN_UNDEF || !es.st_value)
+		if (es.st_shndx == SHN_UNDEF || es.st_shndx == SHN_ABS ||
+		    !es.st_value)
+			continue;
+		/* perf's elf_sym__is_label: sizeless NOTYPE code labels
+		   (ld.so's _start) count as functions in text sections */
+		if (objects ? type != STT_OBJECT :
+		    type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && !es.st_size &&
+		      in_text(elf, es.st_shndx)))
 			continue;
 		name = elf_strptr(elf, sh->sh_link, es.st_name);
 		if (!name || !*name)
@@ -163,14 +136,18 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		s[nr].start = es.st_value;
 		s[nr].size = es.st_size;
 		s[nr].name = name;
+		s[nr].order = (uint32_t)i;
 		/* global before local before weak (as perf); fewer leading _ */
 		s[nr].rank = (GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0 :
 			      GELF_ST_BIND(es.st_info) == STB_WEAK ? 2 : 1) * 16 +
 			     (int)strspn(name, "_");
-		/* C++ (_Z) and Rust (_ZN...h<hash>E, _R): readable names */
-		if (name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')) {
-			owned[nr] = cplus_demangle(name, DMGL_PARAMS |
-						   DMGL_ANSI);
+		/*
+		 * C++ (_Z), Rust (_ZN...h<hash>E, _R) and _GLOBAL_ names as
+		 * perf 6.1 shows them by default: libiberty with no options
+		 * (no parameters; perf -v adds them)
+		 */
+		if (name[0] == '_') {
+			owned[nr] = cplus_demangle(name, DMGL_NO_OPTS);
 			if (owned[nr])
 				s[nr].name = owned[nr];
 		}
@@ -245,105 +222,44 @@ static Elf_Scn *find_symtab(Elf *elf, unsigned int type, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* "<dir>/xx/yyyy<suffix>" for build id @bid of @len bytes. */
-static void bid_path(char *buf, size_t size, const char *dir,
-		     const uint8_t *bid, size_t len, const char *suffix)
+/* The .symtab of the ELF file @path (with build id @bid if @len). */
+static int read_symtab_of(struct dso *d, const char *path, const uint8_t *bid,
+			  size_t len)
 {
-	size_t i, off;
-
-	off = (size_t)snprintf(buf, size, "%s/.build-id/%02x/", dir, bid[0]);
-	for (i = 1; i < len && off < size; i++)
-		off += (size_t)snprintf(buf + off, size - off, "%02x", bid[i]);
-	if (off < size)
-		snprintf(buf + off, size - off, "%s", suffix);
-}
-
-/*
- * Open @path as ELF into *elfp (and its fd); with @want_len, only if its
- * build id is @want. The build id found goes to @bid / *bid_len.
- */
-static bool open_elf(const char *path, const uint8_t *want, size_t want_len,
-		     Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf *elf;
-
-	*bid_len = 0;
-	if (fd < 0)
-		return false;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF ||
-	    (!elf_build_id(elf, bid, bid_len) && want_len) ||
-	    (want_len && (*bid_len != want_len ||
-			  memcmp(bid, want, want_len)))) {
-		elf_end(elf);
-		close(fd);
-		return false;
-	}
-	*elfp = elf;
-	*fdp = fd;
-	return true;
-}
-
-/*
- * The file with @d's recorded build id: the file itself, else a copy in
- * perf's cache (~/.debug/.build-id/xx/yyyy/elf, or the older link to
- * the file itself), else the distribution's debug file.
- */
-static bool open_dso(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
-		     size_t *bid_len)
-{
-	const char *home = getenv("HOME");
-	char path[4096], dir[4096];
-
-	if (open_elf(d->path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
-		     bid_len))
-		return true;
-	if (!d->want_bid_len)
-		return false;
-	if (home && *home) {
-		snprintf(dir, sizeof(dir), "%s/.debug", home);
-		bid_path(path, sizeof(path), dir, d->want_bid,
-			 d->want_bid_len, "/elf");
-		if (open_elf(path, d->want_bid, d->want_bid_len, elfp, fdp,
-			     bid, bid_len))
-			return true;
-		bid_path(path, sizeof(path), dir, d->want_bid,
-			 d->want_bid_len, "");
-		if (open_elf(path, d->want_bid, d->want_bid_len, elfp, fdp,
-			     bid, bid_len))
-			return true;
-	}
-	bid_path(path, sizeof(path), "/usr/lib/debug", d->want_bid,
-		 d->want_bid_len, ".debug");
-	return open_elf(path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
-			bid_len);
-}
-
-/*
- * The .symtab of the separate debug file /usr/lib/debug/.build-id/xx/
- * yyyy.debug (Debian's -dbg/-dbgsym packages), for stripped files.
- */
-static int read_debug_syms(struct dso *d, const uint8_t *bid, size_t len)
-{
-	char path[128];
+	uint8_t got[BUILD_ID_MAX];
+	size_t got_len;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
 	int fd, err = 0;
 	Elf *elf;
 
-	bid_path(path, sizeof(path), "/usr/lib/debug", bid, len, ".debug");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!pebs_elf_open(path, bid, len, &elf, &fd, got, &got_len))
 		return 0;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		scn = find_symtab(elf, SHT_SYMTAB, &sh);
-		if (scn)
-			err = elf_read_syms(elf, scn, &sh, d, false);
-	}
+	scn = find_symtab(elf, SHT_SYMTAB, &sh);
+	if (scn)
+		err = elf_read_syms(elf, scn, &sh, d, false);
 	elf_end(elf);
 	close(fd);
+	return err;
+}
+
+/*
+ * The .symtab of a separate debug file, for stripped files, where perf
+ * 6.1 looks (pebs_debug_candidate). A debug file must carry the build
+ * id.
+ */
+static int read_debug_syms(struct dso *d, Elf *elf, const uint8_t *bid,
+			   size_t len)
+{
+	char path[PATH_MAX];
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; !err && !d->nr_syms &&
+		    pebs_debug_candidate(d->is_file ? d->path : "", elf, bid,
+					 len, i, path, sizeof(path)); i++)
+		if (path[0])
+			err = read_symtab_of(d, path, bid, len);
 	return err;
 }
 
@@ -356,27 +272,15 @@ static void drop_syms(struct dso *d)
 	d->nr_syms = 0;
 }
 
-/* The section named @name, or NULL. */
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	const char *n;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, sh) &&
-		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
-		    !strcmp(n, name))
-			return scn;
-	return NULL;
-}
-
 /*
- * "name@plt" symbols for the PLT entries of an x86-64 file, as perf's
- * dso__synthesize_plt_symbols: the n-th .rela.plt relocation is the
- * n-th 16-byte entry of .plt.sec, else of .plt after its 16-byte header.
+ * "name@plt" symbols for the PLT entries of an x86-64 file, as perf
+ * 6.1's dso__synthesize_plt_symbols: the n-th .rela.plt relocation is
+ * the n-th entry (sh_entsize bytes) of .plt after its header entry, the
+ * name demangled. perf 6.1 knows no .plt.sec (IBT): calls through it
+ * show as addresses there, here too. And perf 6.1 gives the first byte
+ * of the first entry to a sizeless symbol just before it (_init,
+ * extended to there): measured `_init+0x30` for every sample on the
+ * first entry of three programs, never its name.
  */
 static int add_plt_syms(Elf *elf, struct dso *d)
 {
@@ -384,38 +288,43 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	Elf_Scn *rscn, *pscn, *sscn;
 	Elf_Data *rdata, *sdata;
 	size_t n, i, len = 0, nr = d->nr_syms;
-	uint64_t addr;
+	uint64_t addr, ent, first;
 	GElf_Ehdr eh;
 	struct sym *s;
 	char *names;
 
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
 		return 0;
-	rscn = find_section(elf, ".rela.plt", &rsh);
-	pscn = find_section(elf, ".plt.sec", &psh);
-	addr = pscn ? psh.sh_addr : 0;
-	if (!pscn && (pscn = find_section(elf, ".plt", &psh)))
-		addr = psh.sh_addr + 16;
+	rscn = pebs_elf_section(elf, ".rela.plt", &rsh);
+	pscn = pebs_elf_section(elf, ".plt", &psh);
 	sscn = rscn ? elf_getscn(elf, rsh.sh_link) : NULL;
 	if (!pscn || !sscn || !gelf_getshdr(sscn, &ssh) ||
-	    rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+	    rsh.sh_type != SHT_RELA || !rsh.sh_entsize || !psh.sh_entsize ||
+	    psh.sh_type == SHT_NOBITS)
 		return 0;
+	ent = psh.sh_entsize;
+	addr = psh.sh_addr + ent;
 	rdata = elf_getdata(rscn, NULL);
 	sdata = elf_getdata(sscn, NULL);
 	if (!rdata || !sdata)
 		return 0;
 	n = rsh.sh_size / rsh.sh_entsize;
-	if (n > psh.sh_size / 16)
-		n = psh.sh_size / 16;
+	if (n > psh.sh_size / ent)
+		n = psh.sh_size / ent;
 	for (i = 0; i < n; i++) {
 		GElf_Rela rela;
 		GElf_Sym es;
 		const char *name;
+		char *dm;
 
 		if (gelf_getrela(rdata, (int)i, &rela) &&
 		    gelf_getsym(sdata, (int)GELF_R_SYM(rela.r_info), &es) &&
-		    (name = elf_strptr(elf, ssh.sh_link, es.st_name)))
-			len += strlen(name) + sizeof("@plt");
+		    (name = elf_strptr(elf, ssh.sh_link, es.st_name))) {
+			dm = name[0] == '_' ? cplus_demangle(name, DMGL_NO_OPTS) :
+			     NULL;
+			len += strlen(dm ? dm : name) + sizeof("@plt");
+			free(dm);
+		}
 	}
 	if (!len)
 		return 0;
@@ -426,27 +335,120 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	names = malloc(len);
 	if (!names)
 		return -ENOMEM;
-	for (i = 0, len = 0; i < n; i++, addr += 16) {
+	for (i = 0, len = 0; i < n; i++, addr += ent) {
 		GElf_Rela rela;
 		GElf_Sym es;
 		const char *name;
+		char *dm;
 
 		if (!gelf_getrela(rdata, (int)i, &rela) ||
 		    !gelf_getsym(sdata, (int)GELF_R_SYM(rela.r_info), &es) ||
 		    !(name = elf_strptr(elf, ssh.sh_link, es.st_name)))
 			continue;
+		dm = name[0] == '_' ? cplus_demangle(name, DMGL_NO_OPTS) : NULL;
 		s[nr].start = addr;
-		s[nr].size = 16;
+		s[nr].size = ent;
 		s[nr].rank = 64;	/* after any real symbol there */
+		s[nr].order = (uint32_t)i;
 		s[nr].name = names + len;
-		len += (size_t)sprintf(names + len, "%s@plt", name) + 1;
+		len += (size_t)sprintf(names + len, "%s@plt", dm ? dm : name) + 1;
+		free(dm);
 		nr++;
 	}
 	free(d->pnames);
 	d->pnames = names;
 	syms_sort(s, &nr);
 	d->nr_syms = nr;
+	first = psh.sh_addr + ent;
+	for (i = 1; i < nr; i++)
+		if (s[i].start == first && s[i].rank == 64 && !s[i - 1].size)
+			s[i].order |= SYM_PREV_FIRST;
 	return 0;
+}
+
+bool pebs_dso_jit_name(const char *filename, int pid, char *buf,
+		       size_t len)
+{
+	if (strcmp(filename, "//anon") && strncmp(filename, "/dev/zero", 9) &&
+	    strncmp(filename, "/anon_hugepage", 14) &&
+	    strncmp(filename, "[stack", 6) && strncmp(filename, "/SYSV", 5) &&
+	    strcmp(filename, "[heap]"))
+		return false;
+	return (size_t)snprintf(buf, len, "[JIT] tid %d", pid) < len;
+}
+
+/*
+ * The symbols of /tmp/perf-@pid.map (perf's dso__load_perf_map): lines
+ * "START SIZE NAME", hexadecimal, addresses as executed; names as
+ * written (not demangled). A symbol of size 0 covers its start only.
+ */
+static int load_perf_map(struct dso *d, int pid)
+{
+	size_t cap = 0, nr = 0, names_len = 0, lcap = 0, i;
+	char path[64], *line = NULL, *names;
+	struct sym *s = NULL;
+	ssize_t got;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* no map file: addresses only */
+	while ((got = getline(&line, &lcap, f)) > 0) {
+		unsigned long long start, size;
+		int at = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (sscanf(line, "%llx %llx %n", &start, &size, &at) < 2 ||
+		    !at || !line[at])
+			continue;
+		if (nr == cap) {
+			struct sym *ns;
+
+			cap = cap ? cap * 2 : 256;
+			ns = realloc(s, cap * sizeof(*s));
+			if (!ns)
+				goto oom;
+			s = ns;
+		}
+		s[nr].start = start;
+		s[nr].size = size ? size : 1;
+		s[nr].rank = 0;
+		s[nr].order = (uint32_t)nr;
+		s[nr].name = strdup(line + at);
+		if (!s[nr].name)
+			goto oom;
+		names_len += strlen(s[nr].name) + 1;
+		nr++;
+	}
+	fclose(f);
+	f = NULL;
+	free(line);
+	line = NULL;
+	names = malloc(names_len ? names_len : 1);
+	if (!names)
+		goto oom;
+	for (i = 0, names_len = 0; i < nr; i++) {
+		size_t l = strlen(s[i].name) + 1;
+
+		memcpy(names + names_len, s[i].name, l);
+		free((char *)s[i].name);
+		s[i].name = names + names_len;
+		names_len += l;
+	}
+	syms_sort(s, &nr);
+	d->syms = s;
+	d->nr_syms = nr;
+	d->names = names;
+	return 0;
+oom:
+	for (i = 0; i < nr; i++)
+		free((char *)s[i].name);
+	free(s);
+	free(line);
+	if (f)
+		fclose(f);
+	return -ENOMEM;
 }
 
 int pebs_dso_load(struct dso *d)
@@ -461,15 +463,20 @@ int pebs_dso_load(struct dso *d)
 	if (d->loaded)
 		return 0;
 	d->loaded = true;
-	if (!d->is_file || !open_dso(d, &elf, &fd, bid, &bid_len))
+	if (sscanf(d->path, "[JIT] tid %d", &fd) == 1) {
+		d->jit = true;
+		err = load_perf_map(d, fd);
+		return err ? pebs_err(err, "symbols: out of memory") : 0;
+	}
+	if (!pebs_dso_open(d, &elf, &fd, bid, &bid_len))
 		return 0;	/* no symbols, not an error */
 	err = elf_read_segs(elf, d);
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (!err && scn)
 		err = elf_read_syms(elf, scn, &sh, d, false);
-	if (!err && !d->nr_syms && bid_len) {
+	if (!err && !d->nr_syms) {
 		drop_syms(d);
-		err = read_debug_syms(d, bid, bid_len);
+		err = read_debug_syms(d, elf, bid, bid_len);
 	}
 	scn = find_symtab(elf, SHT_DYNSYM, &sh);
 	if (!err && !d->nr_syms && scn) {
@@ -538,9 +545,16 @@ struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr)
 	}
 	if (!lo)
 		return NULL;
+	/* sizeless: up to the next symbol; the last one, as perf 6.1's
+	   symbols__fixup_end, to the page after its own */
+	if (lo == nr && !s[lo - 1].size &&
+	    addr >= ((s[lo - 1].start + 4095) & ~4095ULL) + 4096)
+		return NULL;
 	s += lo - 1;
 	if (s->size && addr >= s->start + s->size)
 		return NULL;
+	if (addr == s->start && (s->order & SYM_PREV_FIRST) && lo > 1)
+		return s - 1;	/* perf 6.1's answer there (add_plt_syms) */
 	return s;
 }
 
@@ -591,6 +605,7 @@ int pebs_dso_load_kallsyms(struct dso *k)
 		 * so only the last alias has a size.
 		 */
 		s[nr].rank = nr < INT_MAX ? -(int)nr : INT_MIN;
+		s[nr].order = (uint32_t)nr;
 		/* an offset for now: names may still move */
 		s[nr].name = (const char *)(uintptr_t)names_len;
 		memcpy(names + names_len, name, l);
@@ -628,6 +643,10 @@ bool pebs_dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va)
 {
 	size_t i;
 
+	if (d->jit) {		/* mapped with pgoff = start */
+		*va = off;
+		return true;
+	}
 	for (i = 0; i < d->nr_segs; i++) {
 		const struct seg *s = &d->segs[i];
 

@@ -7,24 +7,30 @@
  * An address is given as the object's path and a file offset (what
  * pebs_symbols__resolve gives as dso and dso_offset); the PT_LOAD
  * segment holding that offset turns it into the address the line
- * table uses. An object without DWARF is looked up, by its build id, in
+ * table uses. For an object without DWARF the separate debug file is
+ * found where perf 6.1 finds it: by .gnu_debuglink, in perf's build-id
+ * cache (~/.debug/.build-id/xx/yyyy/debug) and in
  * /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbg and -dbgsym
- * packages), where perf finds it too. Each object is opened once (its Dwarf kept, or the
- * failure remembered), and each (object, offset) answer is cached, so
- * a report asks libdw once per distinct code address. Bounded: at most
- * SRC_MAX_OBJS objects are opened and SRC_MAX_CACHE answers kept (the
- * rest are looked up again, or not at all past the object limit).
+ * packages). The line is the innermost inlined one's, as perf's default
+ * srcline (addr2line's first answer). Each object is opened once (its
+ * Dwarf kept, or the failure remembered), and each (object, offset)
+ * answer is cached, so a report asks libdw once per distinct code
+ * address. Bounded: at most SRC_MAX_OBJS objects are opened and
+ * SRC_MAX_CACHE answers kept (the rest are looked up again, or not at
+ * all past the object limit).
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "dso.h"
 #include "internal.h"
 
 #define SRC_MAX_OBJS	256
@@ -122,28 +128,47 @@ static size_t build_id(Elf *elf, const unsigned char **id)
 	return 0;
 }
 
-/* The DWARF of @o's separate debug file, found by its build id. */
+/* Whether @elf's build id is the @n bytes at @id (any, if @n is 0). */
+static bool same_build_id(Elf *elf, const unsigned char *id, size_t n)
+{
+	const unsigned char *got;
+
+	return !n || (build_id(elf, &got) == n && !memcmp(got, id, n));
+}
+
+/*
+ * The DWARF of @o's separate debug file, where perf 6.1 looks for it
+ * (pebs_debug_candidate: .gnu_debuglink, perf's build-id cache, the
+ * distribution's /usr/lib/debug/.build-id), with the object's build id.
+ */
 static void debug_file(struct src_obj *o)
 {
-	const unsigned char *id;
-	char path[128];
-	size_t n, i, at;
+	const unsigned char *id = NULL;
+	char path[PATH_MAX];
+	unsigned int i;
+	size_t n;
 
 	n = build_id(o->elf, &id);
-	if (n < 2 || n > 40)
-		return;
-	at = (size_t)snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/"
-			      "%02x/", id[0]);
-	for (i = 1; i < n; i++)
-		at += (size_t)snprintf(path + at, sizeof(path) - at, "%02x",
-				       id[i]);
-	snprintf(path + at, sizeof(path) - at, ".debug");
-	o->dfd = open(path, O_RDONLY | O_CLOEXEC);
-	if (o->dfd < 0)
-		return;
-	o->delf = elf_begin(o->dfd, ELF_C_READ_MMAP, NULL);
-	if (o->delf && elf_kind(o->delf) == ELF_K_ELF)
-		o->dw = dwarf_begin_elf(o->delf, DWARF_C_READ, NULL);
+	if (n > BUILD_ID_MAX)
+		n = 0;
+	for (i = 0; !o->dw && pebs_debug_candidate(o->path, o->elf, id, n,
+						   i, path, sizeof(path)); i++) {
+		if (!path[0])
+			continue;
+		o->dfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (o->dfd < 0)
+			continue;
+		o->delf = elf_begin(o->dfd, ELF_C_READ_MMAP, NULL);
+		if (o->delf && elf_kind(o->delf) == ELF_K_ELF &&
+		    same_build_id(o->delf, id, n))
+			o->dw = dwarf_begin_elf(o->delf, DWARF_C_READ, NULL);
+		if (o->dw)
+			break;
+		elf_end(o->delf);
+		o->delf = NULL;
+		close(o->dfd);
+		o->dfd = -1;
+	}
 }
 
 /* The object @path, opened on first use; NULL past the limit. */
@@ -200,6 +225,62 @@ static bool off_to_addr(Elf *elf, uint64_t off, uint64_t *addr)
 	return false;
 }
 
+/* The index of the first row of @lines at or above @addr. */
+static size_t first_row(Dwarf_Lines *lines, size_t n, Dwarf_Addr addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		Dwarf_Addr a = 0;
+
+		dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a);
+		if (a < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The file perf 6.1 names for row @ln of @cu: its file, except where
+ * binutils 2.40's addr2line (which perf runs) names another. In a DWARF 5
+ * line program, the rows of the CU's first sequence that still use the
+ * initial file register (1, no DW_LNS_set_file yet) are given file entry
+ * 0, the CU's own name, by addr2line (measured: a wrapper.c that only
+ * #includes impl.c gives "wrapper.c" there, where the table says impl.c;
+ * glibc's s_sin-fma.c and dl-get-cpu-features.c show the same). The
+ * first sequence is taken as the one starting at the CU's first address.
+ */
+static const char *perf_file(Dwarf_Die *cu, Dwarf_Line *ln)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Lines *lines;
+	Dwarf_Files *files;
+	size_t idx, n, i, first;
+	bool eos = false;
+
+	if (dwarf_line_file(ln, &files, &idx) || idx != 1 ||
+	    dwarf_ranges(cu, 0, &base, &start, &end) <= 0 ||
+	    dwarf_getsrclines(cu, &lines, &n))
+		return dwarf_linesrc(ln, NULL, NULL);
+	(void)end;
+	first = first_row(lines, n, start);
+	for (i = first; i < n && !eos; i++) {
+		Dwarf_Line *r = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+
+		if (dwarf_lineaddr(r, &a) || (i == first && a != start) ||
+		    dwarf_line_file(r, &files, &idx) || idx != 1)
+			break;
+		if (r == ln)
+			return dwarf_filesrc(files, 0, NULL, NULL);
+		dwarf_lineendsequence(r, &eos);
+	}
+	return dwarf_linesrc(ln, NULL, NULL);
+}
+
 static void lookup(struct src_obj *o, uint64_t off, struct src_ent *e)
 {
 	Dwarf_Die cu;
@@ -215,7 +296,7 @@ static void lookup(struct src_obj *o, uint64_t off, struct src_ent *e)
 	ln = dwarf_getsrc_die(&cu, addr);
 	if (!ln || dwarf_lineno(ln, &line) || line <= 0)
 		return;
-	e->file = dwarf_linesrc(ln, NULL, NULL);
+	e->file = perf_file(&cu, ln);
 	e->line = e->file ? (uint32_t)line : 0;
 }
 

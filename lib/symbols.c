@@ -414,6 +414,7 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 {
 	struct pebs_record r;
 	struct proc *p;
+	char jit[32];
 	size_t pos;
 	int err;
 
@@ -434,6 +435,12 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 		if (r.mmap.data || !(r.mmap.prot & 4 /* PROT_EXEC */))
 			return add_data_mmap(syms, (pid_t)r.mmap.pid,
 					     &r.mmap);
+		/* JIT code: perf's /tmp/perf-PID.map, at its addresses */
+		if (pebs_dso_jit_name(r.mmap.filename, (int)r.mmap.pid, jit,
+				      sizeof(jit)))
+			return pebs_symbols__add_mmap(syms, (pid_t)r.mmap.pid,
+						      r.mmap.start, r.mmap.len,
+						      r.mmap.start, jit);
 		if (r.mmap.build_id_size) {
 			err = pebs_symbols__set_build_id(syms,
 					r.mmap.filename, r.mmap.build_id,
@@ -525,7 +532,8 @@ int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
 			len = bid[20];
 		max = (size_t)(p + h.size - (const unsigned char *)name);
 		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max &&
-		    (name[0] == '/' || is_kernel_name(name))) {
+		    (name[0] == '/' || is_kernel_name(name) ||
+		     !strcmp(name, "[vdso]"))) {	/* in perf's cache */
 			int err = pebs_symbols__set_build_id(syms, name, bid,
 							     len);
 

@@ -659,6 +659,7 @@ int cmd_record(int argc, char **argv)
 			.evs = rec.evs, .nr_evs = rec.o.nr_evs,
 			.add_tid = rec.attr == REC_ATTR_MAP,
 			.comms = rec.attrib,
+			.buildid_cache = !rec.o.no_buildid_cache,
 		};
 
 		if (rec_out_open(&conf, &rec.out))

@@ -85,6 +85,9 @@ static void usage(FILE *f)
 "      --switch-events    record context switches (PERF_RECORD_SWITCH)\n"
 "  -i, --no-inherit       do not follow threads and children created\n"
 "                         after the start\n"
+"  -N, --no-buildid-cache  do not keep the recorded files and the vdso\n"
+"                         in perf's build-id cache (~/.debug), where\n"
+"                         report finds them once the files change\n"
 "\n"
 "Attribution (who each sample belongs to):\n"
 "      --attr=auto|tid|map|both\n"
@@ -177,6 +180,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "no-switch-history", no_argument, NULL,
 		  OPT_NO_SWITCH_HISTORY },
 		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "all-cpus", no_argument, NULL, 'a' },
@@ -195,7 +199,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 	 * against perf record -h, 6.1); pebs-shim's own options are long.
 	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:dgTiqvaC:p:t:h",
+	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:dgTiNqvaC:p:t:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -268,6 +272,9 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			break;
 		case 'i':
 			o->no_inherit = true;
+			break;
+		case 'N':
+			o->no_buildid_cache = true;
 			break;
 		case 'q':
 			o->quiet = true;

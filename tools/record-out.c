@@ -397,6 +397,10 @@ int rec_out_close(struct rec_out *out)
 			tool_err("record", "cannot finish %s: %s", out->conf.path,
 				pebs_errmsg());
 		err = err ? err : err2;
+		/* as perf record: its build-id table into ~/.debug */
+		if (!err && out->conf.buildid_cache &&
+		    !is_stdout(out->conf.path))
+			pebs_buildid_cache__add_perfdata(out->conf.path);
 	} else if (out->csv) {
 		int bad = out->csv_stdout ? fflush(out->csv) : fclose(out->csv);
 

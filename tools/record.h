@@ -115,6 +115,7 @@ struct rec_out_conf {
 	 */
 	bool add_tid;
 	struct pebs_attrib *comms;	/* thread names (pebs_attrib__comm) */
+	bool buildid_cache;	/* files and vdso into perf's ~/.debug */
 };
 
 /* Create the file (so that a bad path fails before anything starts). */
@@ -200,6 +201,7 @@ struct rec_opts {
 	const char *cpu_list, *pid_list, *tid_list;
 	char **cmd;
 	bool per_cpu;			/* -a or -C */
+	bool no_buildid_cache;		/* -N: no ~/.debug at the end */
 };
 
 /*

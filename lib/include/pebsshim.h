@@ -3508,6 +3508,30 @@ PEBS_API int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
  */
 PEBS_API int pebs_heat__set_symbols(struct pebs_heat *h,
 				    struct pebs_symbols *syms);
+/* ---- build-id cache, as perf record keeps it (lib/buildid-cache.c) ---- */
+
+/*
+ * pebs_buildid_cache__add - keep the file @path, whose build id is
+ * @build_id (@size bytes), in perf's build-id cache ($HOME/.debug) as
+ * perf record does: $HOME/.debug/<real path>/<build id>/elf (a hard link,
+ * or a copy) and the link $HOME/.debug/.build-id/<xx>/<rest> to its
+ * directory. @path "[vdso]" keeps this boot's vdso image as
+ * $HOME/.debug/[vdso]/<build id>/vdso. Nothing is replaced. Returns 0,
+ * -ESRCH (the file on disk, or this boot's vdso, has another build id),
+ * -EINVAL or another -errno.
+ */
+PEBS_API int pebs_buildid_cache__add(const char *path,
+				     const uint8_t *build_id, size_t size);
+
+/*
+ * pebs_buildid_cache__add_perfdata - pebs_buildid_cache__add for every
+ * file and the vdso of the build id table (HEADER_BUILD_ID) of the
+ * recording @path, as perf record does at its end unless
+ * --no-buildid-cache; files gone or rebuilt since are skipped, the
+ * kernel is not cached. Returns the number cached, or -errno (@path
+ * cannot be read: pebs_perfdata__open's errors).
+ */
+PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # report-symbols.t - symbols as `pebs-shim report` finds them: C++
-# names demangled (libiberty, with parameters), a binary rebuilt after
+# names demangled as perf 6.1 shows them by default (libiberty, no
+# parameters), a binary rebuilt after
 # the recording shown without symbols rather than with wrong ones, and
 # the recorded build taken from perf's cache ~/.debug/.build-id when it
 # is there.
@@ -39,13 +40,13 @@ int main(int argc, char **argv)
 CC
 g++ -O1 -DVERSION=0 -o "$T/prog" "$T/t.cc"
 cp "$T/prog" "$T/prog.recorded"
-"$PS" record -e cpu-clock -o "$T/cxx.data" -- "$T/prog" 150000000 \
+HOME=$T/home "$PS" record -N -e cpu-clock -o "$T/cxx.data" -- "$T/prog" 150000000 \
 	>"$T/rec.out" 2>&1
 check "recorded the C++ program" test -s "$T/cxx.data"
 
 "$PS" report -i "$T/cxx.data" --sort sym --top 1 >"$T/r1.out" 2>&1
-check "C++ demangled with parameters: ns::hot(ns::Box<long>*, int) first" \
-	grep -qE '^ +[5-9][0-9]\.[0-9]+% +1 +\[\.\] ns::hot\(ns::Box<long>\*, int\)$' "$T/r1.out"
+check "C++ demangled as perf shows it: ns::hot first" \
+	grep -qE '^ +[5-9][0-9]\.[0-9]+% +1 +\[\.\] ns::hot$' "$T/r1.out"
 
 # the program is rebuilt: another build id at the recorded path
 g++ -O1 -DVERSION=1 -o "$T/prog" "$T/t.cc"
@@ -61,7 +62,7 @@ mkdir -p "$d"
 cp "$T/prog.recorded" "$d/elf"
 HOME=$T/home "$PS" report -i "$T/cxx.data" --sort sym --top 1 >"$T/r3.out" 2>&1
 check "the recorded build from ~/.debug/.build-id: symbols again" \
-	grep -qE '\[\.\] ns::hot\(ns::Box<long>\*, int\)$' "$T/r3.out"
+	grep -qE '\[\.\] ns::hot$' "$T/r3.out"
 HOME=$T/home perf report --stdio -i "$T/cxx.data" --sort sym 2>/dev/null |
 	grep '%' | head -1 >"$T/perf.out"
 check "perf finds it there too (ns::hot)" grep -q '\[\.\] ns::hot' "$T/perf.out"

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "dso.h"
 #include "internal.h"
 
 /* A function whose address and name the test knows. */
@@ -439,6 +441,301 @@ static void test_kernel_build_id(void **state)
 	assert_int_equal(ret, 1);
 }
 
+/* ---- perf's names and places (the parity helper's tests) ---------------- */
+
+/* Run @cmd (a shell line); skip the test if it cannot (no objcopy). */
+static void run_or_skip(const char *cmd)
+{
+	if (system(cmd)) {
+		print_message("# SKIP cannot run: %s\n", cmd);
+		skip();
+	}
+}
+
+/*
+ * A stripped copy of this program finds its symbols and source lines in
+ * its separate debug file: by .gnu_debuglink beside it, and by build id
+ * in perf's cache ($HOME/.debug/.build-id/xx/yyyy/debug).
+ */
+static void test_debug_files(void **state)
+{
+	struct pebs_symbols *syms = *state, *s2;
+	uint64_t ip = (uintptr_t)pebs_test_target_fn + 3, base = 1ULL << 40;
+	char exe[PATH_MAX], dir[] = "/tmp/test-symbols.XXXXXX";
+	char cmd[6 * PATH_MAX], path[2 * PATH_MAX], *home;
+	const char *file0, *file1;
+	unsigned int line0, line1;
+	struct pebs_srcline *src;
+	struct pebs_sym sym;
+	uint8_t bid[20];
+	size_t off;
+	int n, i;
+
+	self_exe(exe, sizeof(exe));
+	n = pebs_elf_build_id(exe, bid);
+	if (n <= 0) {
+		print_message("# SKIP this program has no build id\n");
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "objcopy --only-keep-debug %s %s/t.debug &&"
+		 " objcopy --strip-all --add-gnu-debuglink=%s/t.debug %s %s/t &&"
+		 " objcopy --strip-all %s %s/u", exe, dir, dir, exe, dir, exe,
+		 dir);
+	run_or_skip(cmd);
+	assert_true(pebs_symbols__load_pid(syms, getpid()) > 0);
+	assert_int_equal(pebs_symbols__resolve(syms, getpid(), ip, &sym), 0);
+	assert_int_equal(pebs_srcline__new(&src), 0);
+	assert_int_equal(pebs_srcline__find(src, exe, sym.dso_offset, &file0,
+					    &line0), 0);
+	assert_true(line0 > 0);
+
+	/* .gnu_debuglink: t.debug beside t */
+	assert_int_equal(pebs_symbols__new(&s2), 0);
+	snprintf(path, sizeof(path), "%s/t", dir);
+	assert_int_equal(pebs_symbols__add_mmap(s2, 42, base, 1ULL << 30, 0,
+						path), 0);
+	assert_int_equal(pebs_symbols__resolve(s2, 42, base + sym.dso_offset,
+					       &sym), 0);
+	assert_string_equal(sym.name, "pebs_test_target_fn");
+	assert_int_equal(sym.offset, 3);
+	assert_int_equal(pebs_srcline__find(src, path, sym.dso_offset, &file1,
+					    &line1), 0);
+	assert_string_equal(file1, file0);
+	assert_int_equal(line1, line0);
+	pebs_symbols__delete(s2);
+
+	/* no debuglink: found by build id in $HOME/.debug */
+	home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", dir, 1);
+	off = (size_t)snprintf(path, sizeof(path), "%s/.debug/.build-id/%02x/",
+			       dir, bid[0]);
+	for (i = 1; i < n; i++)
+		off += (size_t)snprintf(path + off, sizeof(path) - off, "%02x",
+					bid[i]);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && cp %s/t.debug %s/debug",
+		 path, dir, path);
+	run_or_skip(cmd);
+	assert_int_equal(pebs_symbols__new(&s2), 0);
+	snprintf(path, sizeof(path), "%s/u", dir);
+	assert_int_equal(pebs_symbols__set_build_id(s2, path, bid, (size_t)n),
+			 0);
+	assert_int_equal(pebs_symbols__add_mmap(s2, 42, base, 1ULL << 30, 0,
+						path), 0);
+	assert_int_equal(pebs_symbols__resolve(s2, 42, base + sym.dso_offset,
+					       &sym), 0);
+	assert_string_equal(sym.name, "pebs_test_target_fn");
+	assert_int_equal(pebs_srcline__find(src, path, sym.dso_offset, &file1,
+					    &line1), 0);
+	assert_int_equal(line1, line0);
+	pebs_symbols__delete(s2);
+	pebs_srcline__delete(src);
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * JIT code as perf names it: an executable anonymous mapping is
+ * "[JIT] tid PID" with the symbols of /tmp/perf-PID.map, at the
+ * addresses the code ran at; without the file, only the address.
+ */
+static void test_jit_map(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	uint64_t buf[64], start = 0x7f0000001000ULL;
+	struct perf_event_header *h = (void *)buf;
+	const int pid = 999999;	/* above pid_max's default: no real one */
+	char path[64];
+	struct pebs_sym sym;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "7f0000001010 20 jit_fn\nbad line\n"
+		   "7f0000001100 0 Zero::size()\n");
+	fclose(f);
+	make_mmap2(buf, pid, start, 0x1000, 0x7f0000001, PROT_READ | PROT_EXEC,
+		   PERF_RECORD_MISC_USER, "//anon");
+	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, pid, start + 0x18, &sym),
+			 0);
+	assert_string_equal(sym.dso, "[JIT] tid 999999");
+	assert_string_equal(sym.name, "jit_fn");
+	assert_int_equal(sym.offset, 8);
+	assert_int_equal(sym.dso_offset, start + 0x18);
+	/* size 0: its first byte only, as perf */
+	assert_int_equal(pebs_symbols__resolve(syms, pid, start + 0x100, &sym),
+			 0);
+	assert_string_equal(sym.name, "Zero::size()");
+	assert_int_equal(pebs_symbols__resolve(syms, pid, start + 0x101, &sym),
+			 -ENOENT);
+	assert_int_equal(pebs_symbols__resolve(syms, pid, start + 0x40, &sym),
+			 -ENOENT);
+	assert_int_equal(sym.dso_offset, start + 0x40);
+	unlink(path);
+}
+
+/*
+ * perf's build-id cache as perf record writes it: the file under its
+ * real path and build id, linked from .build-id/xx/yyyy; a file whose
+ * build id is another is refused.
+ */
+static void test_buildid_cache(void **state)
+{
+	char exe[PATH_MAX], dir[] = "/tmp/test-symbols.XXXXXX", *home;
+	char path[3 * PATH_MAX], sbid[41], cmd[PATH_MAX + 16];
+	uint8_t bid[20];
+	struct stat st;
+	int n, i;
+
+	(void)state;
+	self_exe(exe, sizeof(exe));
+	n = pebs_elf_build_id(exe, bid);
+	if (n <= 0) {
+		print_message("# SKIP this program has no build id\n");
+		skip();
+	}
+	for (i = 0; i < n; i++)
+		sprintf(sbid + 2 * i, "%02x", bid[i]);
+	assert_non_null(mkdtemp(dir));
+	home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", dir, 1);
+	assert_int_equal(pebs_buildid_cache__add(exe, bid, (size_t)n), 0);
+	snprintf(path, sizeof(path), "%s/.debug%s/%s/elf", dir, exe, sbid);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/.debug/.build-id/%.2s/%s/elf", dir,
+		 sbid, sbid + 2);
+	assert_int_equal(stat(path, &st), 0);
+	/* again: kept as it is */
+	assert_int_equal(pebs_buildid_cache__add(exe, bid, (size_t)n), 0);
+	bid[0] ^= 1;
+	assert_int_equal(pebs_buildid_cache__add(exe, bid, (size_t)n), -ESRCH);
+	assert_int_equal(pebs_buildid_cache__add(exe, bid, 0), -EINVAL);
+	assert_int_equal(pebs_buildid_cache__add("rel/path", bid, (size_t)n),
+			 -ENOENT);
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * Source lines as perf 6.1 shows them: the answer of binutils' addr2line
+ * (which perf runs), compared byte by byte over two functions of a
+ * program built here from a wrapper.c that only #includes impl.c (the
+ * case where addr2line names the CU's own file for the first line
+ * sequence's rows that keep the initial file).
+ */
+static void test_srcline_as_addr2line(void **state)
+{
+	char dir[] = "/tmp/test-symbols.XXXXXX", cmd[8192], path[PATH_MAX];
+	char want[PATH_MAX + 32], got[PATH_MAX + 32], line[PATH_MAX + 64];
+	unsigned long long a[2], sz[2];
+	struct pebs_srcline *src;
+	int nfn = 0, compared = 0, wrapper = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && printf 'static inline long ha(long x) { return x * 3 + 1; }\\n' >a.h &&"
+		 " printf '#include \"a.h\"\\n#include <stdlib.h>\\n"
+		 "__attribute__((noinline)) long work(long n) { long s = 0; for (long i = 0; i < n; i++) s += ha(i + s); return s; }\\n"
+		 "int main(int c, char **v) { return (int)work(atol(v[1])); }\\n' >impl.c &&"
+		 " printf '#include \"impl.c\"\\n' >wrap.c &&"
+		 " cc -O2 -g -o w wrap.c && command -v addr2line >/dev/null",
+		 dir);
+	run_or_skip(cmd);
+	snprintf(cmd, sizeof(cmd), "nm -S %s/w", dir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long x, y;
+		char t, name[64];
+
+		if (sscanf(line, "%llx %llx %c %63s", &x, &y, &t, name) == 4 &&
+		    (!strcmp(name, "work") || !strcmp(name, "main")) && nfn < 2) {
+			a[nfn] = x;
+			sz[nfn++] = y;
+		}
+	}
+	pclose(f);
+	assert_int_equal(nfn, 2);
+	assert_int_equal(pebs_srcline__new(&src), 0);
+	snprintf(path, sizeof(path), "%s/w", dir);
+	for (int k = 0; k < 2; k++) {
+		for (unsigned long long o = 0; o < sz[k]; o++) {
+			const char *file, *b;
+			unsigned int ln;
+			char *p;
+
+			snprintf(cmd, sizeof(cmd), "addr2line -e %s 0x%llx", path,
+				 a[k] + o);
+			f = popen(cmd, "r");
+			assert_non_null(f);
+			if (!fgets(line, sizeof(line), f))
+				line[0] = '\0';
+			pclose(f);
+			line[strcspn(line, " \n")] = '\0';
+			p = strrchr(line, '/');
+			snprintf(want, sizeof(want), "%s", p ? p + 1 : line);
+			if (strstr(want, "??") || strstr(want, ":0"))
+				continue;	/* no line known */
+			/* a PIE's text: file offset = address */
+			assert_int_equal(pebs_srcline__find(src, path, a[k] + o,
+							    &file, &ln), 0);
+			b = strrchr(file, '/');
+			snprintf(got, sizeof(got), "%s:%u", b ? b + 1 : file,
+				 ln);
+			assert_string_equal(got, want);
+			compared++;
+			wrapper += !strncmp(want, "wrap.c:", 7);
+		}
+	}
+	print_message("# %d addresses as addr2line's, %d in wrap.c\n",
+		      compared, wrapper);
+	assert_true(compared > 10);
+	pebs_srcline__delete(src);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * perf 6.1's symbol extents (symbols__fixup_end): a sizeless symbol runs
+ * to the next one, the last sizeless one to the page after its own; a
+ * sized one ends at its size; a first byte marked SYM_PREV_FIRST is the
+ * symbol's before.
+ */
+static void test_symbol_extents(void **state)
+{
+	struct sym s[3] = {
+		{ .start = 0x1000, .size = 0, .name = "a" },
+		{ .start = 0x2000, .size = 0x10, .name = "b" },
+		{ .start = 0x3008, .size = 0, .name = "c" },
+	};
+
+	(void)state;
+	assert_null(pebs_dso_find_sym(s, 3, 0xfff));
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x1fff)->name, "a");
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x200f)->name, "b");
+	assert_null(pebs_dso_find_sym(s, 3, 0x2010));
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x4fff)->name, "c");
+	assert_null(pebs_dso_find_sym(s, 3, 0x5000));
+	/* perf 6.1's first PLT byte: the sizeless symbol's before it */
+	s[1].order |= SYM_PREV_FIRST;
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x2000)->name, "a");
+	assert_string_equal(pebs_dso_find_sym(s, 3, 0x2001)->name, "b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +754,13 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_data_objects, setup,
 						teardown),
+		/* the parity helper's */
+		cmocka_unit_test_setup_teardown(test_debug_files, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_jit_map, setup, teardown),
+		cmocka_unit_test(test_buildid_cache),
+		cmocka_unit_test(test_srcline_as_addr2line),
+		cmocka_unit_test(test_symbol_extents),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
