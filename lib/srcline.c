@@ -294,7 +294,8 @@ static void lookup(struct src_obj *o, uint64_t off, struct src_ent *e)
 	    !dwarf_addrdie(o->dw, addr, &cu))
 		return;
 	ln = dwarf_getsrc_die(&cu, addr);
-	if (!ln || dwarf_lineno(ln, &line) || line <= 0)
+	/* line 0 (code of no source line) is "file:0", as perf prints it */
+	if (!ln || dwarf_lineno(ln, &line) || line < 0)
 		return;
 	e->file = perf_file(&cu, ln);
 	e->line = e->file ? (uint32_t)line : 0;

@@ -3009,9 +3009,10 @@ PEBS_API void pebs_srcline__delete(struct pebs_srcline *s);
  * pebs_srcline__find - the source file (as the DWARF line table names
  * it; valid until __delete) and line of the code at file offset @offset
  * of the ELF object @path (pebs_sym.dso and .dso_offset), from its DWARF
- * or its separate debug file (/usr/lib/debug/.build-id). Returns 0,
- * -ENOENT (no such file, no debug info, or no line for it), -EINVAL,
- * -ENOMEM.
+ * or its separate debug file (/usr/lib/debug/.build-id). Line 0 is
+ * code the DWARF ties to no line of the file (perf prints "file:0").
+ * Returns 0, -ENOENT (no such file, no debug info, or no line table
+ * row for it), -EINVAL, -ENOMEM.
  */
 PEBS_API int pebs_srcline__find(struct pebs_srcline *s, const char *path,
 				uint64_t offset, const char **file,
