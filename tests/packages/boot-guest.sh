@@ -58,8 +58,8 @@ grep -q "pebs-map/$v, $kver, .*: installed" $T/dkms0
 verdict "dkms status: pebs-map/$v installed for the guest's kernel $kver at package install" $T/dkms0
 ko=/lib/modules/$kver/updates/dkms/pebs_map.ko
 start=$(date +%s)
-{ dkms remove pebs-map/$v -k "$kver" && [ ! -e $ko ] &&
-  dkms install pebs-map/$v -k "$kver"; } >$T/rebuild 2>&1
+{ timeout 300 dkms remove pebs-map/$v -k "$kver" && [ ! -e $ko ] &&
+  timeout 600 dkms install pebs-map/$v -k "$kver"; } >$T/rebuild 2>&1
 rc=$?
 secs=$(($(date +%s) - start))
 dkms status pebs-map/$v -k "$kver" >$T/dkms1 2>&1
@@ -72,7 +72,7 @@ verdict "modinfo pebs_map: the rebuilt module's vermagic is the running kernel's
 
 # modprobe with the package's /etc/modprobe.d/pebs_map.conf
 # (unprivileged=1), the device node from the shipped udev rule
-modprobe pebs_map >$T/modprobe 2>&1 && udevadm settle -t 30 >>$T/modprobe 2>&1
+timeout 60 modprobe pebs_map >$T/modprobe 2>&1 && udevadm settle -t 30 >>$T/modprobe 2>&1
 verdict "modprobe pebs_map" $T/modprobe
 unpriv=$(cat /sys/module/pebs_map/parameters/unprivileged 2>/dev/null)
 [ "$unpriv" = Y ]
@@ -87,11 +87,11 @@ useradd -M -s /bin/sh -G pebs pebsuser >$T/users 2>&1 &&
 	useradd -M -s /bin/sh otheruser >>$T/users 2>&1
 verdict "useradd pebsuser (in group pebs) and otheruser (not)" $T/users
 # as USER CAPS -- CMD...: run CMD as USER with USER's groups; CAPS
-# (e.g. +perfmon) raised as ambient capabilities, or none if ''
+# (e.g. +perfmon) raised as ambient capabilities, or none if ''; 30 s
 as() {
 	u=$1 caps=$2
 	shift 3
-	setpriv --reuid "$u" --regid "$u" --init-groups \
+	timeout 30 setpriv --reuid "$u" --regid "$u" --init-groups \
 		${caps:+--inh-caps "$caps" --ambient-caps "$caps"} -- "$@"
 }
 # mapped RC OUT: pebs-shim map exited 0, printed the header and a CPU
@@ -113,17 +113,17 @@ verdict "a non-member is refused: EACCES, one line naming mode and group" $T/oth
 as otheruser +perfmon -- pebs-shim map -n 1 >$T/other-cap 2>&1
 refused $? $T/other-cap "permission denied (mode 0440"
 verdict "CAP_PERFMON does not get a non-member past the file mode: EACCES" $T/other-cap
-unshare --pid --fork --mount-proc pebs-shim map -n 1 >$T/ns 2>&1
+timeout 30 unshare --pid --fork --mount-proc pebs-shim map -n 1 >$T/ns 2>&1
 refused $? $T/ns "^pebs-shim map: /dev/pebs_map: not allowed: "
 verdict "root in a child pid namespace is refused (EPERM, one line)" $T/ns
 
-modprobe -r pebs_map >$T/rmmod 2>&1 && udevadm settle -t 30 >>$T/rmmod 2>&1 &&
+timeout 60 modprobe -r pebs_map >$T/rmmod 2>&1 && udevadm settle -t 30 >>$T/rmmod 2>&1 &&
 	[ ! -e /sys/module/pebs_map ] && [ ! -e /dev/pebs_map ]
 verdict "modprobe -r pebs_map: the module and /dev/pebs_map are gone" $T/rmmod
 
 # the module's default (the admin drops the package's option): group
 # membership is not enough, the opener also needs CAP_PERFMON
-modprobe pebs_map unprivileged=0 >$T/modprobe0 2>&1 &&
+timeout 60 modprobe pebs_map unprivileged=0 >$T/modprobe0 2>&1 &&
 	udevadm settle -t 30 >>$T/modprobe0 2>&1 &&
 	[ "$(cat /sys/module/pebs_map/parameters/unprivileged)" = N ]
 verdict "modprobe pebs_map unprivileged=0 overrides the package's option" $T/modprobe0
@@ -133,9 +133,9 @@ verdict "unprivileged=0: a member without CAP_PERFMON is refused (EPERM, one lin
 as pebsuser +perfmon -- pebs-shim map -n 1 -a >$T/member-cap 2>&1
 mapped $? $T/member-cap
 verdict "unprivileged=0: a member with CAP_PERFMON maps the table" $T/member-cap
-pebs-shim map -n 1 -a >$T/root 2>&1
+timeout 30 pebs-shim map -n 1 -a >$T/root 2>&1
 mapped $? $T/root
 verdict "unprivileged=0: root maps the table" $T/root
-modprobe -r pebs_map >$T/rmmod0 2>&1 && [ ! -e /sys/module/pebs_map ]
+timeout 60 modprobe -r pebs_map >$T/rmmod0 2>&1 && [ ! -e /sys/module/pebs_map ]
 verdict "modprobe -r pebs_map again" $T/rmmod0
 end
