@@ -7,12 +7,12 @@
 # tree, the module DKMS built at install for the root's kernel headers
 # (linux-headers-amd64, installed first) and modprobe's view of it, the
 # pebs group and the udev rule. Then the same root, which also got
-# linux-image-amd64 (the headers' version), udev and passwd, boots in
+# linux-image-amd64 (the headers' version), udev, passwd and mount, boots in
 # qemu (scripts/deb-root-boot.sh, TCG) with tests/packages/boot-guest.sh
 # as init: DKMS rebuilds the module for the running kernel, modprobe, the
 # udev rule's root:pebs 0440 node, a pebs member maps the table and a
 # non-member is refused, the module's CAP_PERFMON rule, modprobe -r.
-# Heavy (it downloads a base system; with make deb about 8.5 min on 2
+# Heavy (it downloads a base system; with make deb 6 to 8.5 min on 2
 # busy cores, the boot ~2.5 min of it, DKMS's rebuild under TCG ~90 s):
 # run by `make check-packages`, not by make check.
 # Environment: DEB_DIR (the .deb files), VERSION, PEBS_SRC, PEBS_BUILD
