@@ -30,8 +30,9 @@
 #                   rule (root:pebs 0440) and modprobe options
 #   make deb        the Debian packages (build/deb), lintian-clean
 #   make check-packages  make deb, then install them in a fresh Debian
-#                   root (mmdebstrap) and use them there (heavy, not in
-#                   make check)
+#                   root (mmdebstrap) and use them there, then boot that
+#                   root in qemu for DKMS, modprobe and udev (heavy, not
+#                   in make check)
 #
 # Build output goes to $(B) (build/, or build-san/ with SAN=1).
 
@@ -400,7 +401,9 @@ dkms-uninstall:
 # tree's files (git's, untracked ones included) in $(DEB_DIR), where the
 # .deb files land; lintian must find no error. make check-packages
 # (heavy, not part of make check) installs them in a fresh Debian root
-# and uses them there (tests/packages/packages.t).
+# and uses them there, then boots that root in qemu (TCG) to load the
+# module DKMS rebuilt there (tests/packages/packages.t; qemu optional:
+# the probe says whether the boot can run).
 DEB_DIR := $(abspath $(B))/deb
 PKG_DEPS := dpkg-dev debhelper dh-dkms lintian mmdebstrap python3 \
 	pkg-config libpfm4-dev libelf-dev zlib1g-dev libzstd-dev libiberty-dev
@@ -415,7 +418,7 @@ deb:
 	lintian --fail-on error --suppress-tags bad-distribution-in-changes-file \
 		$(DEB_DIR)/*.changes
 	@ls $(DEB_DIR)/*.deb
-check-packages: deb
+check-packages: deb $(PROBE)
 	@DEB_DIR=$(DEB_DIR) VERSION=$(VERSION) $(PROVE) tests/packages/deb.t \
 		tests/packages/packages.t
 
