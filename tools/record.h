@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * record.h - the parts of `pebs-shim record`: tools/record-target.c
- * (targets) and tools/record-out.c (outputs), both used by
- * tools/cmd-record.c and by nothing else; attribution is the library's
+ * (targets), tools/record-out.c (outputs), tools/record-session.c (the
+ * callbacks while it runs), used by tools/cmd-record.c and by nothing
+ * else; attribution is the library's
  * (pebs_attrib, lib/attrib.c).
  */
 #ifndef PEBS_SHIM_RECORD_H
@@ -241,5 +242,60 @@ void rec_summary(const char *path, const struct rec_counts *c,
 		 enum rec_attr_mode attr, bool switch_baseline,
 		 const struct pebs_attrib_stats *st, int child_status,
 		 bool stopped);
+
+/* ---- the recorder (tools/cmd-record.c, tools/record-session.c) -------- */
+
+/* The state of one `pebs-shim record` run. */
+struct record {
+	struct rec_opts o;
+
+	/* setup */
+	struct pebs_event evs[REC_MAX_EVENTS];
+	struct perf_event_attr attrs[REC_MAX_EVENTS];
+	enum rec_attr_mode attr;	/* TID, MAP or BOTH */
+	bool switch_baseline;		/* no module: SWITCH_CPU_WIDE */
+	struct pebs_map *map;
+	struct pebs_attrib *attrib;
+	struct pebs_switchrec *swrec;	/* the history into the file */
+	struct rec_out *out;
+	struct pebs_chanset *set;
+	struct rec_child child;
+	struct rec_ints targets;	/* CPUs, or pids/tids to open */
+	struct rec_ints procs;		/* -p processes, to see them end */
+	struct rec_ints gone;		/* targets whose LOST_SAMPLES went out */
+	unsigned int targets_left;
+
+	/* channel -> event index cache */
+	const struct pebs_channel *last_ch;
+	unsigned int last_ev;
+
+	/* counts */
+	uint64_t samples, csv_rows, written, lost, throttles;
+	uint64_t lost_kernel;		/* in the LOST_SAMPLES written */
+	uint64_t wakeups;		/* polls that found samples */
+	int write_err;			/* the output's, from emit() */
+	int err;
+};
+
+/* rec_ev_of - the index in rec->evs of @ch's event (cached per channel) */
+unsigned int rec_ev_of(struct record *rec, const struct pebs_channel *ch);
+/* the channel set's callbacks: samples and records to the output */
+extern const struct pebs_chanset_cbs rec_chanset_cbs;
+/*
+ * rec_write_lost_of - the PERF_RECORD_LOST_SAMPLES of @target's channels
+ * (-1: of every channel not written yet), before they go. 0 or -errno.
+ */
+int rec_write_lost_of(struct record *rec, int target);
+/*
+ * rec_start_switchrec - the module's switch history into the file from
+ * now on (-a/-C, perf.data, with the module; else nothing). 0 or -errno
+ * (said with tool_err).
+ */
+int rec_start_switchrec(struct record *rec);
+/*
+ * rec_end_round - the end of a pass over the rings: held samples and the
+ * switch history out, then the round's FINISHED_ROUND. 0 or -errno (said).
+ */
+int rec_end_round(struct record *rec);
 
 #endif /* PEBS_SHIM_RECORD_H */
