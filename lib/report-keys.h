@@ -38,6 +38,19 @@ bool rk_plain(enum pebs_report_key key);
 uint64_t rk_plain_atom(enum pebs_report_key key,
 		       const struct pebs_report_sample *s);
 
+/*
+ * rk_direct - whether a report of @keys (@n) gets its atoms field by
+ * field from the sample (rk_direct_atom, with the flags *flags) rather
+ * than through a pebs_report_row (rk_make then rk_get): keys pid, tid,
+ * comm, dso, sym, cpu and event.
+ */
+#define RK_HAS_TID	1u	/* a tid key: comm does not zero the tid */
+#define RK_HAS_DSO	2u	/* a dso key: sym does not zero the dso */
+bool rk_direct(const enum pebs_report_key *keys, unsigned int n,
+	       unsigned int *flags);
+uint64_t rk_direct_atom(enum rk_field f, unsigned int flags,
+			const struct pebs_report_sample *s);
+
 /* rk_get, rk_set - field @f of @row as an atom, and back. */
 uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f);
 void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v);

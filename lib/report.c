@@ -50,6 +50,7 @@ static void layout(struct pebs_report *r)
 			r->atom_of[f] = (uint8_t)r->nr_atoms++;
 		}
 	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t);
+	r->direct = rk_direct(r->keys, r->nr_keys, &r->direct_flags);
 	/* keys of one field each, from the sample alone: atoms made
 	   without a pebs_report_row between */
 	r->plain = true;
@@ -122,6 +123,7 @@ void pebs_report__delete(struct pebs_report *r)
 		else
 			free(r->chunks[i]);
 	free(r->chunks);
+	rp_defer_free(r->defer);
 	free(r->exts);
 	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
@@ -131,34 +133,42 @@ void pebs_report__delete(struct pebs_report *r)
 	free(r);
 }
 
-/* The key atoms of @s for the report's keys, and their hash. */
-static uint32_t make_key(const struct pebs_report *r,
-			 const struct pebs_report_sample *s, uint64_t *a)
+uint32_t rp_hash(const uint64_t *a, unsigned int n)
 {
-	struct pebs_report_row k;
 	uint64_t h = 0;
 	unsigned int i;
 
-	if (r->plain) {
-		for (i = 0; i < r->nr_atoms; i++) {
-			a[i] = rk_plain_atom(r->plain_key[i], s);
-			h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
-		}
-	} else {
-		memset(&k, 0, sizeof(k));
-		for (i = 0; i < r->nr_keys; i++)
-			rk_make(r->keys[i], r->dsym_key, s, &k);
-		for (i = 0; i < r->nr_atoms; i++) {
-			a[i] = rk_get(&k, r->field_of[i]);
-			if (i < r->nr_cmp)
-				h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
-		}
-	}
+	for (i = 0; i < n; i++)
+		h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
 	/* spread the bits: keys such as page addresses share low bits */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* The key atoms of @s for the report's keys, and their hash. */
+static uint32_t make_key(const struct pebs_report *r,
+			 const struct pebs_report_sample *s, uint64_t *a)
+{
+	struct pebs_report_row k;
+	unsigned int i;
+
+	if (r->plain) {
+		for (i = 0; i < r->nr_atoms; i++)
+			a[i] = rk_plain_atom(r->plain_key[i], s);
+	} else if (r->direct) {
+		for (i = 0; i < r->nr_atoms; i++)
+			a[i] = rk_direct_atom(r->field_of[i], r->direct_flags,
+					      s);
+	} else {
+		memset(&k, 0, sizeof(k));
+		for (i = 0; i < r->nr_keys; i++)
+			rk_make(r->keys[i], r->dsym_key, s, &k);
+		for (i = 0; i < r->nr_atoms; i++)
+			a[i] = rk_get(&k, r->field_of[i]);
+	}
+	return rp_hash(a, r->nr_cmp);
 }
 
 static int grow_index(struct pebs_report *r)
@@ -298,8 +308,7 @@ static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 	return 0;
 }
 
-static void add_totals(struct pebs_report *r,
-		       const struct pebs_report_sample *s)
+void rp_add_totals(struct pebs_report *r, const struct pebs_report_sample *s)
 {
 	r->samples++;
 	r->period += s->period;
@@ -317,24 +326,55 @@ static bool keyed(const struct pebs_report *r,
 		 (r->need_src && !s->has_src) || s->hidden);
 }
 
+unsigned int rp_src_bits(const struct pebs_report_sample *s)
+{
+	union perf_mem_data_src src = { .val = s->data_src };
+
+	if (!s->has_src)
+		return 0;
+	return (src.mem_op & PERF_MEM_OP_LOAD ? RP_LOAD : 0) |
+	       (src.mem_op & PERF_MEM_OP_STORE ? RP_STORE : 0) |
+	       ((src.mem_snoop & PERF_MEM_SNOOP_HITM) ||
+		(src.mem_snoopx & PERF_MEM_SNOOPX_PEER) ? RP_HITM : 0);
+}
+
+int rp_add_row(struct pebs_report *r, const uint64_t *a, uint32_t h,
+	       int32_t tid, uint64_t period, unsigned int bits,
+	       struct rsum **rowp)
+{
+	struct rsum *row = (struct rsum *)find_row(r, a, h);
+
+	if (!row || row_add_tid(r, row, tid))
+		return -ENOMEM;
+	row->samples++;
+	row->period += period;
+	row->loads += !!(bits & RP_LOAD);
+	row->stores += !!(bits & RP_STORE);
+	row->hitm += !!(bits & RP_HITM);
+	*rowp = row;
+	return 0;
+}
+
 /* Add @s, of key @a (hash @h) when keyed. */
 static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 		   const uint64_t *a, uint32_t h)
 {
-	union perf_mem_data_src src = { .val = s->data_src };
 	struct rsum *row;
+	int err;
 
 	if ((r->need_addr && !s->has_addr) || (r->need_src && !s->has_src))
 		return 0;
 	if (s->hidden) {
-		add_totals(r, s);
+		rp_add_totals(r, s);
 		return 0;
 	}
-	row = (struct rsum *)find_row(r, a, h);
-	if (!row || row_add_tid(r, row, s->tid))
+	if (r->defer) {
+		err = rp_defer_add(r, s, a[0]);
+		if (err <= 0)
+			return err;
+	}
+	if (rp_add_row(r, a, h, s->tid, s->period, rp_src_bits(s), &row))
 		return pebs_err(-ENOMEM, "report: out of memory");
-	row->samples++;
-	row->period += s->period;
 	if (s->has_weight) {
 		struct rext *e = rp_row_ext(r, row);
 
@@ -343,13 +383,7 @@ static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 		e->weight_sum += s->weight;
 		e->weight_nr++;
 	}
-	if (s->has_src) {
-		row->loads += !!(src.mem_op & PERF_MEM_OP_LOAD);
-		row->stores += !!(src.mem_op & PERF_MEM_OP_STORE);
-		row->hitm += (src.mem_snoop & PERF_MEM_SNOOP_HITM) ||
-			     (src.mem_snoopx & PERF_MEM_SNOOPX_PEER);
-	}
-	add_totals(r, s);
+	rp_add_totals(r, s);
 	return 0;
 }
 
@@ -375,6 +409,12 @@ int pebs_report__add_batch(struct pebs_report *r,
 	size_t i, m, mask;
 	int err;
 
+	for (; n && r->defer; n--, s++) {
+		/* entries: no lookups to overlap */
+		err = pebs_report__add(r, s);
+		if (err)
+			return err;
+	}
 	for (; n; n -= m, s += m) {
 		m = n < BATCH ? n : BATCH;
 		mask = r->cap - 1;
@@ -480,6 +520,8 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 
 	if (r->nr_all)
 		return;		/* derived: its rows are in order */
+	if (r->defer && !rp_defer_rows(r, n))
+		return;
 	free(r->order);
 	r->order = malloc((r->nr ? r->nr : 1) * sizeof(*r->order));
 	if (!r->order)

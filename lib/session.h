@@ -49,6 +49,15 @@ uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
 void *pebs_big_calloc(size_t n, size_t size);
 void pebs_big_free(void *p, size_t n, size_t size);
 
+/*
+ * syms_kernel_start - when the recorded kernel is this host's (as known
+ * so far: the build ids read), read /proc/kallsyms on a thread while the
+ * caller goes on; pebs_symbols__load_kernel waits for it, checks again
+ * and takes its symbols (lib/symbols.c). Without a thread the load
+ * happens there as before.
+ */
+void syms_kernel_start(struct pebs_symbols *syms);
+
 /* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
 int ss_c2c__finish(struct ss_c2c *f);
 

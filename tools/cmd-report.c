@@ -74,8 +74,13 @@ static int setup_tables(struct report *r, const char *sort)
 		return -1;
 	/* text shows the top rows only: pages are summed from the lines
 	   after the pass, not looked up per sample */
-	if (r->format == FMT_TEXT && r->percent_limit <= 0)
+	if (r->format == FMT_TEXT && r->percent_limit <= 0) {
 		r->tables[2].from = r->tables[3].rep;
+		/* and the lines (one key: not split by event) by sorting:
+		   a million of them cost a sort, not a million lookups */
+		if (!r->by_event && pebs_report__defer(r->tables[3].rep))
+			return -1;
+	}
 	return add_table(r, "data sources", "src");
 }
 
