@@ -251,7 +251,9 @@ static int sum_runs(struct pebs_report *r, const struct rp_defer *d,
 			err = rp_keep_row(r, k, &p);
 			if (err)
 				return err;
-			memset(&p, 0, sizeof(p));
+			/* the rest is unused (a[0] is set below) */
+			memset(&p.s, 0, sizeof(p.s));
+			memset(p.tids, 0, sizeof(p.tids));
 		}
 		p.a[0] = key;
 		acc_combo(&p, &d->c[d->e[i].combo]);

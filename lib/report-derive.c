@@ -143,6 +143,27 @@ void rp_keep_init(struct rp_keep *k, size_t n)
 	k->max = n <= SIZE_MAX / 2 ? 2 * n : SIZE_MAX;
 }
 
+/* Whether @p surely comes after the bar (as rp_row_cmp: by period,
+   samples, then the one address key): not kept, no row written. */
+static bool below_bar(const struct pebs_report *r, const struct rp_keep *k,
+		      const struct rp_acc *p)
+{
+	enum pebs_report_key key = r->keys[0];
+	const struct rsum *b;
+
+	if (!k->cut)
+		return false;
+	b = (const struct rsum *)row_at(r, k->bar);
+	if (p->s.period != b->period)
+		return p->s.period < b->period;
+	if (p->s.samples != b->samples)
+		return p->s.samples < b->samples;
+	return r->nr_keys == 1 && (key == PEBS_REPORT_PAGE ||
+				   key == PEBS_REPORT_LINE ||
+				   key == PEBS_REPORT_ADDR) &&
+	       p->a[0] > atoms((unsigned char *)b)[0];
+}
+
 int rp_keep_row(struct pebs_report *r, struct rp_keep *k,
 		const struct rp_acc *p)
 {
@@ -151,7 +172,7 @@ int rp_keep_row(struct pebs_report *r, struct rp_keep *k,
 	uint32_t ext;
 
 	r->nr_all++;
-	if (!k->n)
+	if (!k->n || below_bar(r, k, p))
 		return 0;
 	if (k->m == r->nr) {		/* no free row: a new one */
 		if (r->nr == k->cap) {
