@@ -63,6 +63,9 @@ struct pebs_report {
 	uint64_t samples, period;
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	unsigned int nr_events;
+	struct rsum *last;	/* the row last added to (rows never move),
+				   or NULL; its hash */
+	uint32_t last_hash;
 	struct rp_defer *defer;	/* pebs_report__defer: the samples as
 				   entries until sorted, or NULL */
 };

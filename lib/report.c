@@ -147,6 +147,17 @@ uint32_t rp_hash(const uint64_t *a, unsigned int n)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
+/* Whether the @n atoms at @x and @y are equal (n is small: no call). */
+static bool same_atoms(const uint64_t *x, const uint64_t *y, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
 /* The key atoms of @s for the report's keys, and their hash. */
 static uint32_t make_key(const struct pebs_report *r,
 			 const struct pebs_report_sample *s, uint64_t *a)
@@ -168,6 +179,11 @@ static uint32_t make_key(const struct pebs_report *r,
 		for (i = 0; i < r->nr_atoms; i++)
 			a[i] = rk_get(&k, r->field_of[i]);
 	}
+	/* the last row's key again (samples of one thread, one
+	   function...): its hash is known */
+	if (r->last && same_atoms(atoms((unsigned char *)r->last), a,
+				  r->nr_cmp))
+		return r->last_hash;
 	return rp_hash(a, r->nr_cmp);
 }
 
@@ -221,23 +237,15 @@ unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 	return row;
 }
 
-/* Whether the @n atoms at @x and @y are equal (n is small: no call). */
-static bool same_atoms(const uint64_t *x, const uint64_t *y, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (x[i] != y[i])
-			return false;
-	return true;
-}
-
 static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 			       uint32_t h)
 {
 	size_t mask, i;
 	unsigned char *row;
 
+	if (r->last && h == r->last_hash &&
+	    same_atoms(atoms((unsigned char *)r->last), a, r->nr_cmp))
+		return (unsigned char *)r->last;
 	/* at most 3/4 full */
 	if ((r->nr + 1) * 4 > r->cap * 3 && grow_index(r))
 		return NULL;
@@ -247,13 +255,16 @@ static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 			continue;
 		row = row_at(r, r->slots[i].idx - 1);
 		if (same_atoms(atoms(row), a, r->nr_cmp))
-			return row;
+			goto found;
 	}
 	row = rp_new_row(r, a);
 	if (!row)
 		return NULL;
 	r->slots[i].idx = (uint32_t)r->nr;
 	r->slots[i].hash = h;
+found:
+	r->last = (struct rsum *)row;
+	r->last_hash = h;
 	return row;
 }
 
