@@ -174,6 +174,21 @@ static int select_events(struct report *r)
 	return 0;
 }
 
+/* Whether some event samples data addresses (else no line can be
+   shared: no sharing section, no c2c table fed). */
+static bool any_addr(const struct report *r)
+{
+	const struct perf_event_attr *a;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_attrs; i++) {
+		a = pebs_perfdata__attr(r->pd, i, NULL, NULL);
+		if (a && (a->sample_type & PERF_SAMPLE_ADDR))
+			return true;
+	}
+	return false;
+}
+
 static int run(struct report *r, const char *sort)
 {
 	unsigned int i, n;
@@ -208,7 +223,7 @@ static int run(struct report *r, const char *sort)
 		return 2;
 	}
 	/* the sharing section (text, default tables) in the same pass */
-	if (!sort && r->format == FMT_TEXT &&
+	if (!sort && r->format == FMT_TEXT && any_addr(r) &&
 	    (pebs_c2c__new(&r->c2c) ||
 	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
 		goto out_oom;
