@@ -215,35 +215,6 @@ bool rk_direct(const enum pebs_report_key *keys, unsigned int n,
 	return true;
 }
 
-/* As rk_make of those keys (in any order) and rk_get. */
-uint64_t rk_direct_atom(enum rk_field f, unsigned int flags,
-			const struct pebs_report_sample *s)
-{
-	switch (f) {
-	case RK_PID:
-		return (uint32_t)s->pid;
-	case RK_TID:	/* an unknown thread is shown by its tid */
-		return (flags & RK_HAS_TID) || !s->comm ? (uint32_t)s->tid : 0;
-	case RK_CPU:
-		return s->cpu;
-	case RK_EVENT:
-		return s->event;
-	case RK_COMM:
-		return (uintptr_t)s->comm;
-	case RK_DSO:	/* no symbol: the address within its dso */
-		return (flags & RK_HAS_DSO) || !s->sym ?
-		       (uintptr_t)s->dso : 0;
-	case RK_SYM:
-		return (uintptr_t)s->sym;
-	case RK_IP:
-		return s->sym ? 0 : s->ip;
-	case RK_KERNEL:
-		return s->kernel;
-	default:
-		return 0;
-	}
-}
-
 void rk_make(enum pebs_report_key key, bool dsym_key,
 	     const struct pebs_report_sample *s, struct pebs_report_row *k)
 {
