@@ -12,9 +12,12 @@
  * pointers are equal names) and hashed once per sample; what few rows
  * need (weights, thread ids beyond the first) lives in a side array,
  * taken when a row first needs it. Rows live in fixed-size chunks (no copy as they grow) found
- * through an open-addressed index. No allocation per sample except when
- * the tables grow. pebs_report__row() unpacks a row into a
- * pebs_report_row.
+ * through an open-addressed index, the row last added to tried first
+ * (runs of samples of one thread or function). No allocation per sample
+ * except when the tables grow. pebs_report__row() unpacks a row into a
+ * pebs_report_row. A report of one address key may instead keep its
+ * samples as entries and sort them (pebs_report__defer,
+ * lib/report-defer.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -402,8 +405,16 @@ int pebs_report__add(struct pebs_report *r,
 		     const struct pebs_report_sample *s)
 {
 	uint64_t a[RK_NR_FIELDS];
-	uint32_t h = keyed(r, s) ? make_key(r, s, a) : 0;
+	uint32_t h;
+	int err;
 
+	if (r->defer && keyed(r, s)) {
+		/* an entry: its one atom, no hash */
+		err = rp_defer_add(r, s, rk_plain_atom(r->keys[0], s));
+		if (err <= 0)
+			return err;
+	}
+	h = keyed(r, s) ? make_key(r, s, a) : 0;
 	return add_one(r, s, a, h);
 }
 

@@ -121,26 +121,27 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *res)
 {
 	struct report *r = arg;
-	struct pebs_report_sample rs = *res;
+	struct pebs_report_sample *rs = &r->batch[r->nr_batch];
 
 	r->samples++;
-	switch (pebs_filter__match(r->filter, &rs, s->time)) {
+	switch (pebs_filter__match(r->filter, res, s->time)) {
 	case PEBS_FILTER_DROP:
 		r->filtered++;
 		return 0;
 	case PEBS_FILTER_HIDE:
-		rs.hidden = true;
+		*rs = *res;
+		rs->hidden = true;
 		r->filtered++;
 		break;
 	default:
+		*rs = *res;
 		break;
 	}
-	r->with_addr += rs.has_addr;
-	r->with_src += rs.has_src;
-	if (rs.has_weight && add_weight(r, rs.event, rs.weight))
+	r->with_addr += rs->has_addr;
+	r->with_src += rs->has_src;
+	if (rs->has_weight && add_weight(r, rs->event, rs->weight))
 		return -ENOMEM;
-	r->batch[r->nr_batch++] = rs;
-	return r->nr_batch == BATCH_SAMPLES ? flush_batch(r) : 0;
+	return ++r->nr_batch == BATCH_SAMPLES ? flush_batch(r) : 0;
 }
 
 /* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
