@@ -58,6 +58,19 @@ void pebs_big_free(void *p, size_t n, size_t size);
  */
 void syms_kernel_start(struct pebs_symbols *syms);
 
+/*
+ * kload_start - start reading /proc/kallsyms on a thread; NULL if none
+ * could start (lib/kallsyms-thread.c). kload_finish - wait for it and
+ * move its symbols into @kernel (as pebs_dso_load_kallsyms would have
+ * loaded them there): its answer. kload_cancel - wait for it and drop
+ * them (NULL: nothing). Both free @k.
+ */
+struct dso;
+struct kload;
+struct kload *kload_start(void);
+int kload_finish(struct kload *k, struct dso *kernel);
+void kload_cancel(struct kload *k);
+
 /* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
 int ss_c2c__finish(struct ss_c2c *f);
 

@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,14 +48,6 @@ struct cached {
 	struct pebs_sym sym;
 };
 
-/* /proc/kallsyms being read on a thread (syms_kernel_start). */
-struct kload {
-	pthread_t thread;
-	struct dso d;
-	int ret;
-	char msg[256];		/* the thread's pebs_errmsg() */
-};
-
 struct pebs_symbols {
 	struct dso **dsos;
 	size_t nr_dsos;
@@ -70,7 +61,8 @@ struct pebs_symbols {
 	struct cached *cache;
 	struct proc *last;	/* the last process found (never freed
 				   before the end) */
-	struct kload *kload;	/* NULL: no thread running */
+	struct kload *kload;	/* /proc/kallsyms being read on a thread
+				   (syms_kernel_start), or NULL */
 };
 
 static int oom(void)
@@ -112,19 +104,13 @@ int pebs_symbols__new(struct pebs_symbols **symsp)
 	return 0;
 }
 
-static struct kload *kload_join(struct pebs_symbols *syms);
-
 void pebs_symbols__delete(struct pebs_symbols *syms)
 {
-	struct kload *k;
 	size_t i;
 
 	if (!syms)
 		return;
-	k = kload_join(syms);
-	if (k)
-		pebs_dso_free(&k->d);
-	free(k);
+	kload_cancel(syms->kload);
 	for (i = 0; i < syms->nr_dsos; i++) {
 		pebs_dso_free(syms->dsos[i]);
 		free(syms->dsos[i]);
@@ -571,66 +557,10 @@ static bool same_kernel(const struct pebs_symbols *syms)
 	       syms->kernel_text == pebs_host_kernel_text();
 }
 
-static void *kload_run(void *arg)
-{
-	struct kload *k = arg;
-
-	k->ret = pebs_dso_load_kallsyms(&k->d);
-	if (k->ret < 0)
-		snprintf(k->msg, sizeof(k->msg), "%s", pebs_errmsg());
-	return NULL;
-}
-
 void syms_kernel_start(struct pebs_symbols *syms)
 {
-	struct kload *k;
-
-	if (syms->kload || !same_kernel(syms))
-		return;
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return;		/* loaded without a thread, later */
-	if (pthread_create(&k->thread, NULL, kload_run, k)) {
-		free(k);
-		return;
-	}
-	syms->kload = k;
-}
-
-/* The thread's load, finished (the caller frees it), or NULL. */
-static struct kload *kload_join(struct pebs_symbols *syms)
-{
-	struct kload *k = syms->kload;
-
-	if (k)
-		pthread_join(k->thread, NULL);
-	syms->kload = NULL;
-	return k;
-}
-
-/* The thread's symbols as the kernel's, as pebs_dso_load_kallsyms
-   would have loaded them in place. */
-static int kload_take(struct pebs_symbols *syms, struct kload *k)
-{
-	int ret = k->ret;
-
-	if (ret < 0) {
-		ret = pebs_err(ret, "%s", k->msg);
-		pebs_dso_free(&k->d);
-		free(k);
-		return ret;
-	}
-	invalidate(syms);
-	free(syms->kernel.syms);
-	free(syms->kernel.names);
-	free(syms->kernel.path);
-	syms->kernel.syms = k->d.syms;
-	syms->kernel.nr_syms = k->d.nr_syms;
-	syms->kernel.names = k->d.names;
-	syms->kernel.path = k->d.path;
-	free(k);
-	return syms->kernel.path ? ret :
-	       pebs_err(-ENOMEM, "symbols: out of memory");
+	if (!syms->kload && same_kernel(syms))
+		syms->kload = kload_start();	/* NULL: later, in place */
 }
 
 int pebs_symbols__load_kernel(struct pebs_symbols *syms)
@@ -640,27 +570,24 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 
 	if (!syms)
 		return pebs_err(-EINVAL, "symbols: none");
-	k = kload_join(syms);
+	k = syms->kload;
+	syms->kload = NULL;
 	if (!same_kernel(syms)) {
-		if (k)
-			pebs_dso_free(&k->d);
-		free(k);
+		kload_cancel(k);
 		return 0;
 	}
-	err = k ? kload_take(syms, k) : pebs_symbols__load_kallsyms(syms);
+	invalidate(syms);
+	err = k ? kload_finish(k, &syms->kernel) :
+	      pebs_dso_load_kallsyms(&syms->kernel);
 	return err < 0 ? err : 1;
 }
 
 int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
 {
-	struct kload *k;
-
 	if (!syms)
 		return pebs_err(-EINVAL, "symbols: none");
-	k = kload_join(syms);
-	if (k)
-		pebs_dso_free(&k->d);
-	free(k);
+	kload_cancel(syms->kload);
+	syms->kload = NULL;
 	invalidate(syms);
 	return pebs_dso_load_kallsyms(&syms->kernel);
 }
