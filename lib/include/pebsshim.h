@@ -3327,10 +3327,10 @@ PEBS_API int pebs_report__derive_top(struct pebs_report *r,
  * (pebs_report__nr_rows counts all, pebs_report__row is NULL from n on;
  * pebs_report__derive_top takes its pages the same way). For a table
  * of about as many rows as samples, shown in part. A sample with a
- * weight, or more than 65536 different (thread, period, data source)
- * triples, turn @r back into an ordinary report: the rows are the same
- * either way. Returns 0, -EINVAL (other keys, or samples already
- * added) or -ENOMEM.
+ * weight, more than 65536 different (thread, period, data source)
+ * triples, or 2^20 samples of fewer than 2^17 rows turn @r back into an
+ * ordinary report: the rows are the same either way. Returns 0,
+ * -EINVAL (other keys, or samples already added) or -ENOMEM.
  */
 PEBS_API int pebs_report__defer(struct pebs_report *r);
 

@@ -4,8 +4,9 @@
  * (pebs_report__defer, lib/report-defer.c) against the same report
  * built by hashing: the same rows in the same order (sums, thread ids
  * in the same order), the same row count and totals, the same derived
- * pages; a weight or too many (thread, period, data source) triples
- * turn it back into an ordinary report with the same rows; misuse.
+ * pages; a weight, too many (thread, period, data source) triples, or
+ * a million samples of few lines turn it back into an ordinary report
+ * with the same rows; misuse.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -164,6 +165,42 @@ static void test_back_to_rows(void **state)
 	compare(false, NR_SAMPLES, 10);
 }
 
+/* Past 2^20 entries: of few lines, rows instead; of many, entries still. */
+static void test_many(void **state)
+{
+	enum pebs_report_key lk = PEBS_REPORT_LINE;
+	struct pebs_report *hashed, *def;
+	struct pebs_report_sample s = { .pid = 1, .period = 1,
+					.has_addr = true };
+	unsigned int i, lines;
+
+	(void)state;
+	for (lines = 1000; lines <= 2000000; lines *= 2000) {
+		assert_int_equal(pebs_report__new(&lk, 1, 1, &hashed), 0);
+		assert_int_equal(pebs_report__new(&lk, 1, 1, &def), 0);
+		assert_int_equal(pebs_report__defer(def), 0);
+		for (i = 0; i < (1u << 20) + 5000; i++) {
+			s.addr = 0x10000000ull + (i * 7919u % lines) * 64;
+			s.tid = (int32_t)(i % 3);
+			assert_int_equal(pebs_report__add(hashed, &s), 0);
+			assert_int_equal(pebs_report__add(def, &s), 0);
+		}
+		pebs_report__sort(hashed);
+		pebs_report__sort_top(def, 10);
+		assert_int_equal(pebs_report__nr_rows(def),
+				 pebs_report__nr_rows(hashed));
+		same_rows(def, hashed, 10, true);
+		same_totals(def, hashed);
+		/* few lines: an ordinary report keeps every row */
+		if (lines == 1000)
+			assert_non_null(pebs_report__row(def, 10));
+		else
+			assert_null(pebs_report__row(def, 10));
+		pebs_report__delete(hashed);
+		pebs_report__delete(def);
+	}
+}
+
 static void test_misuse(void **state)
 {
 	enum pebs_report_key k2[2] = { PEBS_REPORT_EVENT, PEBS_REPORT_LINE };
@@ -201,6 +238,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_same_rows),
 		cmocka_unit_test(test_back_to_rows),
+		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_misuse),
 	};
 
