@@ -558,6 +558,36 @@ struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr)
 	return s;
 }
 
+/* A /proc/kallsyms line "addr type name[\tmodule]", as sscanf's
+   "%llx %c %255s" would read it (without its cost): false if not. */
+static bool kallsyms_line(const char *p, unsigned long long *addr,
+			  char *type, const char **name, size_t *len)
+{
+	unsigned long long a = 0;
+	const char *q = p;
+	size_t l;
+
+	for (;; q++) {
+		unsigned int d = (unsigned int)(*q | 0x20);
+
+		if (*q >= '0' && *q <= '9')
+			d = (unsigned int)(*q - '0');
+		else if (d >= 'a' && d <= 'f')
+			d -= 'a' - 10;
+		else
+			break;
+		a = a << 4 | d;
+	}
+	if (q == p || q[0] != ' ' || !q[1] || q[2] != ' ')
+		return false;
+	*addr = a;
+	*type = q[1];
+	*name = q + 3;
+	l = strcspn(q + 3, " \t\n\v\f\r");
+	*len = l < 255 ? l : 255;
+	return l > 0;
+}
+
 int pebs_dso_load_kallsyms(struct dso *k)
 {
 	size_t nr = 0, cap = 0, names_len = 0, names_cap = 0, i;
@@ -573,14 +603,15 @@ int pebs_dso_load_kallsyms(struct dso *k)
 				strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
-		char type, name[256];
+		const char *name;
+		char type;
 		size_t l;
 
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 ||
+		if (!kallsyms_line(line, &addr, &type, &name, &l) ||
 		    (type != 't' && type != 'T' && type != 'w' &&
 		     type != 'W') || !addr)
 			continue;
-		l = strlen(name) + 1;
+		l++;
 		if (nr == cap || names_len + l > names_cap) {
 			struct sym *ns;
 			char *nn;
@@ -608,7 +639,8 @@ int pebs_dso_load_kallsyms(struct dso *k)
 		s[nr].order = (uint32_t)nr;
 		/* an offset for now: names may still move */
 		s[nr].name = (const char *)(uintptr_t)names_len;
-		memcpy(names + names_len, name, l);
+		memcpy(names + names_len, name, l - 1);
+		names[names_len + l - 1] = '\0';
 		names_len += l;
 		nr++;
 	}

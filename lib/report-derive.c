@@ -20,14 +20,6 @@
 #define BUCKETS		(1u << DIGIT_BITS)
 #define PAGE_SHIFT	12
 
-/* A page being summed. */
-struct acc {
-	struct rsum s;
-	uint64_t weight_sum, weight_nr;
-	int32_t tids[PEBS_REPORT_MAX_TIDS];
-	uint64_t a[RK_NR_FIELDS];
-};
-
 /* Keys whose rows stand for one value each, besides the line. */
 static bool value_key(enum pebs_report_key k)
 {
@@ -104,7 +96,7 @@ static void sort_atom(const struct pebs_report *from, unsigned int k,
 	}
 }
 
-static void acc_tid(struct acc *p, int32_t tid)
+void rp_acc_tid(struct rp_acc *p, int32_t tid)
 {
 	unsigned int i;
 
@@ -119,7 +111,7 @@ static void acc_tid(struct acc *p, int32_t tid)
 }
 
 /* Line @row of @from into page @p. */
-static void acc_add(const struct pebs_report *from, struct acc *p,
+static void acc_add(const struct pebs_report *from, struct rp_acc *p,
 		    const struct rsum *row)
 {
 	const struct rext *e = row->ext ? &from->exts[row->ext - 1] : NULL;
@@ -139,29 +131,48 @@ static void acc_add(const struct pebs_report *from, struct acc *p,
 		return;
 	}
 	if (row->nr_tids)
-		acc_tid(p, row->tid0);
+		rp_acc_tid(p, row->tid0);
 	for (i = 1; i < row->nr_tids; i++)
-		acc_tid(p, e->tids[i - 1]);
+		rp_acc_tid(p, e->tids[i - 1]);
 }
 
-struct keep {
-	size_t n, max;		/* rows wanted; kept before a cut */
-	size_t m, cap;		/* rows kept; r->order's size */
-	bool cut;		/* once cut, order[n - 1] is the bar a row
-				   must pass to be kept */
-	uint32_t bar;
-};
+void rp_keep_init(struct rp_keep *k, size_t n)
+{
+	memset(k, 0, sizeof(*k));
+	k->n = n;
+	k->max = n <= SIZE_MAX / 2 ? 2 * n : SIZE_MAX;
+}
 
-/* Page @p among the kept rows of @r. */
-static int keep_page(struct pebs_report *r, struct keep *k,
-		     const struct acc *p)
+/* Whether @p surely comes after the bar (as rp_row_cmp: by period,
+   samples, then the one address key): not kept, no row written. */
+static bool below_bar(const struct pebs_report *r, const struct rp_keep *k,
+		      const struct rp_acc *p)
+{
+	enum pebs_report_key key = r->keys[0];
+	const struct rsum *b;
+
+	if (!k->cut)
+		return false;
+	b = (const struct rsum *)row_at(r, k->bar);
+	if (p->s.period != b->period)
+		return p->s.period < b->period;
+	if (p->s.samples != b->samples)
+		return p->s.samples < b->samples;
+	return r->nr_keys == 1 && (key == PEBS_REPORT_PAGE ||
+				   key == PEBS_REPORT_LINE ||
+				   key == PEBS_REPORT_ADDR) &&
+	       p->a[0] > atoms((unsigned char *)b)[0];
+}
+
+int rp_keep_row(struct pebs_report *r, struct rp_keep *k,
+		const struct rp_acc *p)
 {
 	struct rsum *row;
 	struct rext *e;
 	uint32_t ext;
 
 	r->nr_all++;
-	if (!k->n)
+	if (!k->n || below_bar(r, k, p))
 		return 0;
 	if (k->m == r->nr) {		/* no free row: a new one */
 		if (r->nr == k->cap) {
@@ -207,10 +218,10 @@ static int keep_page(struct pebs_report *r, struct keep *k,
 
 /* The runs of one page in @idx (@n lines of @from) into @r. */
 static int sum_pages(struct pebs_report *r, const struct pebs_report *from,
-		     const uint32_t *idx, size_t n, struct keep *k)
+		     const uint32_t *idx, size_t n, struct rp_keep *k)
 {
 	size_t i, len = from->nr_cmp * sizeof(uint64_t);
-	struct acc p;
+	struct rp_acc p;
 	unsigned int j;
 	uint64_t a[RK_NR_FIELDS];
 	int err;
@@ -224,7 +235,7 @@ static int sum_pages(struct pebs_report *r, const struct pebs_report *from,
 			if (from->field_of[j] == RK_ADDR)
 				a[j] &= ~(uint64_t)(PAGE_4K - 1);
 		if (i && memcmp(a, p.a, len)) {
-			err = keep_page(r, k, &p);
+			err = rp_keep_row(r, k, &p);
 			if (err)
 				return err;
 			memset(&p, 0, sizeof(p));
@@ -232,33 +243,27 @@ static int sum_pages(struct pebs_report *r, const struct pebs_report *from,
 		memcpy(p.a, a, len);
 		acc_add(from, &p, (const struct rsum *)row);
 	}
-	return n ? keep_page(r, k, &p) : 0;
+	return n ? rp_keep_row(r, k, &p) : 0;
 }
 
-int pebs_report__derive_top(struct pebs_report *r,
-			    const struct pebs_report *from, size_t n)
+void rp_keep_end(struct pebs_report *r, struct rp_keep *k)
+{
+	if (k->m)
+		qsort_r(r->order, k->m, sizeof(*r->order), rp_row_cmp, r);
+	r->nr = k->m < k->n ? k->m : k->n;
+}
+
+/* The pages of @from's rows (put in page order) into @r through @k. */
+static int pages_of_rows(struct pebs_report *r, const struct pebs_report *from,
+			 struct rp_keep *k)
 {
 	uint32_t *idx, *tmp, (*hist)[BUCKETS];
-	struct keep k = { .n = n, .max = SIZE_MAX };
 	size_t i;
-	int err;
+	int err = -ENOMEM;
 
-	if (!r || !from || check(r, from))
-		return pebs_err(-EINVAL, "report: derive pages from a new "
-				"report of lines with the same other keys "
-				"(pid, tid, cpu, event)");
-	r->samples = from->samples;
-	r->period = from->period;
-	memcpy(r->ev_samples, from->ev_samples,
-	       r->nr_events * sizeof(*r->ev_samples));
-	memcpy(r->ev_period, from->ev_period,
-	       r->nr_events * sizeof(*r->ev_period));
-	if (n <= SIZE_MAX / 2)
-		k.max = 2 * n;
 	idx = malloc((from->nr ? from->nr : 1) * sizeof(*idx));
 	tmp = malloc((from->nr ? from->nr : 1) * sizeof(*tmp));
 	hist = malloc(DIGITS * sizeof(*hist));
-	err = -ENOMEM;
 	if (idx && tmp && hist) {
 		for (i = 0; i < from->nr; i++)
 			idx[i] = (uint32_t)i;
@@ -267,15 +272,38 @@ int pebs_report__derive_top(struct pebs_report *r,
 		for (i = from->nr_cmp; i-- > 0;)
 			sort_atom(from, (unsigned int)i, &idx, &tmp,
 				  from->nr, hist);
-		err = sum_pages(r, from, idx, from->nr, &k);
+		err = sum_pages(r, from, idx, from->nr, k);
 	}
 	free(idx);
 	free(tmp);
 	free(hist);
+	return err;
+}
+
+int pebs_report__derive_top(struct pebs_report *r,
+			    const struct pebs_report *from, size_t n)
+{
+	struct rp_keep k;
+	int err;
+
+	if (!r || !from || check(r, from))
+		return pebs_err(-EINVAL, "report: derive pages from a new "
+				"report of lines with the same other keys "
+				"(pid, tid, cpu, event)");
+	rp_keep_init(&k, n);
+	err = from->defer ? rp_defer_pages(r, from, &k) :
+	      pages_of_rows(r, from, &k);
+	if (err == -EINVAL)
+		return pebs_err(err, "report: sort the deferred report of "
+				"lines (pebs_report__sort_top) first");
 	if (err)
 		return pebs_err(err, "report: out of memory");
-	if (k.m)
-		qsort_r(r->order, k.m, sizeof(*r->order), rp_row_cmp, r);
-	r->nr = k.m < n ? k.m : n;
+	rp_keep_end(r, &k);
+	r->samples = from->samples;
+	r->period = from->period;
+	memcpy(r->ev_samples, from->ev_samples,
+	       r->nr_events * sizeof(*r->ev_samples));
+	memcpy(r->ev_period, from->ev_period,
+	       r->nr_events * sizeof(*r->ev_period));
 	return 0;
 }

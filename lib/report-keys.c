@@ -188,6 +188,33 @@ uint64_t rk_plain_atom(enum pebs_report_key key,
 	}
 }
 
+bool rk_direct(const enum pebs_report_key *keys, unsigned int n,
+	       unsigned int *flags)
+{
+	unsigned int i;
+
+	*flags = 0;
+	for (i = 0; i < n; i++) {
+		switch (keys[i]) {
+		case PEBS_REPORT_TID:
+			*flags |= RK_HAS_TID;
+			break;
+		case PEBS_REPORT_DSO:
+			*flags |= RK_HAS_DSO;
+			break;
+		case PEBS_REPORT_PID:
+		case PEBS_REPORT_COMM:
+		case PEBS_REPORT_SYM:
+		case PEBS_REPORT_CPU:
+		case PEBS_REPORT_EVENT:
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
 void rk_make(enum pebs_report_key key, bool dsym_key,
 	     const struct pebs_report_sample *s, struct pebs_report_row *k)
 {

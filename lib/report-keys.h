@@ -38,6 +38,47 @@ bool rk_plain(enum pebs_report_key key);
 uint64_t rk_plain_atom(enum pebs_report_key key,
 		       const struct pebs_report_sample *s);
 
+/*
+ * rk_direct - whether a report of @keys (@n) gets its atoms field by
+ * field from the sample (rk_direct_atom, with the flags *flags) rather
+ * than through a pebs_report_row (rk_make then rk_get): keys pid, tid,
+ * comm, dso, sym, cpu and event.
+ */
+#define RK_HAS_TID	1u	/* a tid key: comm does not zero the tid */
+#define RK_HAS_DSO	2u	/* a dso key: sym does not zero the dso */
+bool rk_direct(const enum pebs_report_key *keys, unsigned int n,
+	       unsigned int *flags);
+
+/* As rk_make of those keys (in any order) and rk_get (inline: once per
+   atom per sample). */
+static inline uint64_t rk_direct_atom(enum rk_field f, unsigned int flags,
+				      const struct pebs_report_sample *s)
+{
+	switch (f) {
+	case RK_PID:
+		return (uint32_t)s->pid;
+	case RK_TID:	/* an unknown thread is shown by its tid */
+		return (flags & RK_HAS_TID) || !s->comm ? (uint32_t)s->tid : 0;
+	case RK_CPU:
+		return s->cpu;
+	case RK_EVENT:
+		return s->event;
+	case RK_COMM:
+		return (uintptr_t)s->comm;
+	case RK_DSO:	/* no symbol: the address within its dso */
+		return (flags & RK_HAS_DSO) || !s->sym ?
+		       (uintptr_t)s->dso : 0;
+	case RK_SYM:
+		return (uintptr_t)s->sym;
+	case RK_IP:
+		return s->sym ? 0 : s->ip;
+	case RK_KERNEL:
+		return s->kernel;
+	default:
+		return 0;
+	}
+}
+
 /* rk_get, rk_set - field @f of @row as an atom, and back. */
 uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f);
 void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v);

@@ -33,6 +33,8 @@ struct rext {
 	int32_t tids[MORE_TIDS];
 };
 
+struct rp_defer;
+
 struct pebs_report {
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
 	unsigned int nr_keys;
@@ -45,6 +47,8 @@ struct pebs_report {
 	bool plain;		/* every key rk_plain, each its own field:
 				   atom i is rk_plain_atom(plain_key[i]) */
 	enum pebs_report_key plain_key[RK_NR_FIELDS];
+	bool direct;		/* not plain: atoms by rk_direct_atom */
+	unsigned int direct_flags;
 	size_t stride;		/* bytes per row */
 	unsigned char **chunks;
 	size_t nr, nr_chunks;
@@ -59,6 +63,11 @@ struct pebs_report {
 	uint64_t samples, period;
 	uint64_t *ev_samples, *ev_period;	/* per event */
 	unsigned int nr_events;
+	struct rsum *last;	/* the row last added to (rows never move),
+				   or NULL; its hash */
+	uint32_t last_hash;
+	struct rp_defer *defer;	/* pebs_report__defer: the samples as
+				   entries until sorted, or NULL */
 };
 
 static inline unsigned char *row_at(const struct pebs_report *r, size_t i)
@@ -81,5 +90,73 @@ struct rext *rp_row_ext(struct pebs_report *r, struct rsum *row);
 /* rp_row_cmp - rows by index (qsort_r, @arg the report): the order
    printed. */
 int rp_row_cmp(const void *a, const void *b, void *arg);
+
+/* A data source's load, store and HitM, as bits (a sample's counts). */
+#define RP_LOAD		1u
+#define RP_STORE	2u
+#define RP_HITM		4u
+unsigned int rp_src_bits(const struct pebs_report_sample *s);
+
+/* rp_hash - the hash of the @n compared atoms at @a (as __add's). */
+uint32_t rp_hash(const uint64_t *a, unsigned int n);
+
+/*
+ * rp_add_row - one sample of key atoms @a (hash @h), thread @tid,
+ * @period and data source @bits into its row (*rowp); not the totals.
+ * Returns 0 or -ENOMEM.
+ */
+int rp_add_row(struct pebs_report *r, const uint64_t *a, uint32_t h,
+	       int32_t tid, uint64_t period, unsigned int bits,
+	       struct rsum **rowp);
+
+/* rp_add_totals - @s into the report's totals. */
+void rp_add_totals(struct pebs_report *r,
+		   const struct pebs_report_sample *s);
+
+/* A row being summed from samples or rows (lib/report-derive.c). */
+struct rp_acc {
+	struct rsum s;
+	uint64_t weight_sum, weight_nr;
+	int32_t tids[PEBS_REPORT_MAX_TIDS];
+	uint64_t a[RK_NR_FIELDS];
+};
+
+/* rp_acc_tid - thread @tid into @p, as a row counts its threads. */
+void rp_acc_tid(struct rp_acc *p, int32_t tid);
+
+/* The best rows of a stream of rows, kept in a report. */
+struct rp_keep {
+	size_t n, max;		/* rows wanted; kept before a cut */
+	size_t m, cap;		/* rows kept; r->order's size */
+	bool cut;		/* once cut, order[n - 1] is the bar a row
+				   must pass to be kept */
+	uint32_t bar;
+};
+
+/* rp_keep_init - keep the first @n rows in order. */
+void rp_keep_init(struct rp_keep *k, size_t n);
+
+/* rp_keep_row - row @p (counted in r->nr_all) kept if among the best. */
+int rp_keep_row(struct pebs_report *r, struct rp_keep *k,
+		const struct rp_acc *p);
+
+/* rp_keep_end - the rows kept, sorted: the first n. */
+void rp_keep_end(struct pebs_report *r, struct rp_keep *k);
+
+/*
+ * The deferred samples of pebs_report__defer (lib/report-defer.c).
+ * rp_defer_add - @s (its one atom @key) as an entry; > 0 when it cannot be one: the entries
+ * so far are then in rows (r->defer is NULL) and @s goes there too.
+ * rp_defer_rows - the rows of the entries, the first @n kept (as
+ * pebs_report__sort_top); -ENOMEM: the entries are in rows instead.
+ * rp_defer_pages - the pages of @from's sorted entries into @r through
+ * @k. rp_defer_free - the entries freed.
+ */
+int rp_defer_add(struct pebs_report *r, const struct pebs_report_sample *s,
+		 uint64_t key);
+int rp_defer_rows(struct pebs_report *r, size_t n);
+int rp_defer_pages(struct pebs_report *r, const struct pebs_report *from,
+		   struct rp_keep *k);
+void rp_defer_free(struct rp_defer *d);
 
 #endif /* PEBSSHIM_REPORT_ROWS_H */

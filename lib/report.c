@@ -12,9 +12,12 @@
  * pointers are equal names) and hashed once per sample; what few rows
  * need (weights, thread ids beyond the first) lives in a side array,
  * taken when a row first needs it. Rows live in fixed-size chunks (no copy as they grow) found
- * through an open-addressed index. No allocation per sample except when
- * the tables grow. pebs_report__row() unpacks a row into a
- * pebs_report_row.
+ * through an open-addressed index, the row last added to tried first
+ * (runs of samples of one thread or function). No allocation per sample
+ * except when the tables grow. pebs_report__row() unpacks a row into a
+ * pebs_report_row. A report of one address key may instead keep its
+ * samples as entries and sort them (pebs_report__defer,
+ * lib/report-defer.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,6 +53,7 @@ static void layout(struct pebs_report *r)
 			r->atom_of[f] = (uint8_t)r->nr_atoms++;
 		}
 	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t);
+	r->direct = rk_direct(r->keys, r->nr_keys, &r->direct_flags);
 	/* keys of one field each, from the sample alone: atoms made
 	   without a pebs_report_row between */
 	r->plain = true;
@@ -122,6 +126,7 @@ void pebs_report__delete(struct pebs_report *r)
 		else
 			free(r->chunks[i]);
 	free(r->chunks);
+	rp_defer_free(r->defer);
 	free(r->exts);
 	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
@@ -131,34 +136,58 @@ void pebs_report__delete(struct pebs_report *r)
 	free(r);
 }
 
-/* The key atoms of @s for the report's keys, and their hash. */
-static uint32_t make_key(const struct pebs_report *r,
-			 const struct pebs_report_sample *s, uint64_t *a)
+uint32_t rp_hash(const uint64_t *a, unsigned int n)
 {
-	struct pebs_report_row k;
 	uint64_t h = 0;
 	unsigned int i;
 
-	if (r->plain) {
-		for (i = 0; i < r->nr_atoms; i++) {
-			a[i] = rk_plain_atom(r->plain_key[i], s);
-			h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
-		}
-	} else {
-		memset(&k, 0, sizeof(k));
-		for (i = 0; i < r->nr_keys; i++)
-			rk_make(r->keys[i], r->dsym_key, s, &k);
-		for (i = 0; i < r->nr_atoms; i++) {
-			a[i] = rk_get(&k, r->field_of[i]);
-			if (i < r->nr_cmp)
-				h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
-		}
-	}
+	for (i = 0; i < n; i++)
+		h = (h ^ a[i]) * 0x9e3779b97f4a7c15ull;
 	/* spread the bits: keys such as page addresses share low bits */
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Whether the @n atoms at @x and @y are equal (n is small: no call). */
+static bool same_atoms(const uint64_t *x, const uint64_t *y, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
+/* The key atoms of @s for the report's keys, and their hash. */
+static uint32_t make_key(const struct pebs_report *r,
+			 const struct pebs_report_sample *s, uint64_t *a)
+{
+	struct pebs_report_row k;
+	unsigned int i;
+
+	if (r->plain) {
+		for (i = 0; i < r->nr_atoms; i++)
+			a[i] = rk_plain_atom(r->plain_key[i], s);
+	} else if (r->direct) {
+		for (i = 0; i < r->nr_atoms; i++)
+			a[i] = rk_direct_atom(r->field_of[i], r->direct_flags,
+					      s);
+	} else {
+		memset(&k, 0, sizeof(k));
+		for (i = 0; i < r->nr_keys; i++)
+			rk_make(r->keys[i], r->dsym_key, s, &k);
+		for (i = 0; i < r->nr_atoms; i++)
+			a[i] = rk_get(&k, r->field_of[i]);
+	}
+	/* the last row's key again (samples of one thread, one
+	   function...): its hash is known */
+	if (r->last && same_atoms(atoms((unsigned char *)r->last), a,
+				  r->nr_cmp))
+		return r->last_hash;
+	return rp_hash(a, r->nr_cmp);
 }
 
 static int grow_index(struct pebs_report *r)
@@ -211,23 +240,15 @@ unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 	return row;
 }
 
-/* Whether the @n atoms at @x and @y are equal (n is small: no call). */
-static bool same_atoms(const uint64_t *x, const uint64_t *y, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (x[i] != y[i])
-			return false;
-	return true;
-}
-
 static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 			       uint32_t h)
 {
 	size_t mask, i;
 	unsigned char *row;
 
+	if (r->last && h == r->last_hash &&
+	    same_atoms(atoms((unsigned char *)r->last), a, r->nr_cmp))
+		return (unsigned char *)r->last;
 	/* at most 3/4 full */
 	if ((r->nr + 1) * 4 > r->cap * 3 && grow_index(r))
 		return NULL;
@@ -237,13 +258,16 @@ static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
 			continue;
 		row = row_at(r, r->slots[i].idx - 1);
 		if (same_atoms(atoms(row), a, r->nr_cmp))
-			return row;
+			goto found;
 	}
 	row = rp_new_row(r, a);
 	if (!row)
 		return NULL;
 	r->slots[i].idx = (uint32_t)r->nr;
 	r->slots[i].hash = h;
+found:
+	r->last = (struct rsum *)row;
+	r->last_hash = h;
 	return row;
 }
 
@@ -298,8 +322,7 @@ static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 	return 0;
 }
 
-static void add_totals(struct pebs_report *r,
-		       const struct pebs_report_sample *s)
+void rp_add_totals(struct pebs_report *r, const struct pebs_report_sample *s)
 {
 	r->samples++;
 	r->period += s->period;
@@ -317,24 +340,55 @@ static bool keyed(const struct pebs_report *r,
 		 (r->need_src && !s->has_src) || s->hidden);
 }
 
+unsigned int rp_src_bits(const struct pebs_report_sample *s)
+{
+	union perf_mem_data_src src = { .val = s->data_src };
+
+	if (!s->has_src)
+		return 0;
+	return (src.mem_op & PERF_MEM_OP_LOAD ? RP_LOAD : 0) |
+	       (src.mem_op & PERF_MEM_OP_STORE ? RP_STORE : 0) |
+	       ((src.mem_snoop & PERF_MEM_SNOOP_HITM) ||
+		(src.mem_snoopx & PERF_MEM_SNOOPX_PEER) ? RP_HITM : 0);
+}
+
+int rp_add_row(struct pebs_report *r, const uint64_t *a, uint32_t h,
+	       int32_t tid, uint64_t period, unsigned int bits,
+	       struct rsum **rowp)
+{
+	struct rsum *row = (struct rsum *)find_row(r, a, h);
+
+	if (!row || row_add_tid(r, row, tid))
+		return -ENOMEM;
+	row->samples++;
+	row->period += period;
+	row->loads += !!(bits & RP_LOAD);
+	row->stores += !!(bits & RP_STORE);
+	row->hitm += !!(bits & RP_HITM);
+	*rowp = row;
+	return 0;
+}
+
 /* Add @s, of key @a (hash @h) when keyed. */
 static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 		   const uint64_t *a, uint32_t h)
 {
-	union perf_mem_data_src src = { .val = s->data_src };
 	struct rsum *row;
+	int err;
 
 	if ((r->need_addr && !s->has_addr) || (r->need_src && !s->has_src))
 		return 0;
 	if (s->hidden) {
-		add_totals(r, s);
+		rp_add_totals(r, s);
 		return 0;
 	}
-	row = (struct rsum *)find_row(r, a, h);
-	if (!row || row_add_tid(r, row, s->tid))
+	if (r->defer) {
+		err = rp_defer_add(r, s, a[0]);
+		if (err <= 0)
+			return err;
+	}
+	if (rp_add_row(r, a, h, s->tid, s->period, rp_src_bits(s), &row))
 		return pebs_err(-ENOMEM, "report: out of memory");
-	row->samples++;
-	row->period += s->period;
 	if (s->has_weight) {
 		struct rext *e = rp_row_ext(r, row);
 
@@ -343,13 +397,7 @@ static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 		e->weight_sum += s->weight;
 		e->weight_nr++;
 	}
-	if (s->has_src) {
-		row->loads += !!(src.mem_op & PERF_MEM_OP_LOAD);
-		row->stores += !!(src.mem_op & PERF_MEM_OP_STORE);
-		row->hitm += (src.mem_snoop & PERF_MEM_SNOOP_HITM) ||
-			     (src.mem_snoopx & PERF_MEM_SNOOPX_PEER);
-	}
-	add_totals(r, s);
+	rp_add_totals(r, s);
 	return 0;
 }
 
@@ -357,8 +405,16 @@ int pebs_report__add(struct pebs_report *r,
 		     const struct pebs_report_sample *s)
 {
 	uint64_t a[RK_NR_FIELDS];
-	uint32_t h = keyed(r, s) ? make_key(r, s, a) : 0;
+	uint32_t h;
+	int err;
 
+	if (r->defer && keyed(r, s)) {
+		/* an entry: its one atom, no hash */
+		err = rp_defer_add(r, s, rk_plain_atom(r->keys[0], s));
+		if (err <= 0)
+			return err;
+	}
+	h = keyed(r, s) ? make_key(r, s, a) : 0;
 	return add_one(r, s, a, h);
 }
 
@@ -375,6 +431,12 @@ int pebs_report__add_batch(struct pebs_report *r,
 	size_t i, m, mask;
 	int err;
 
+	for (; n && r->defer; n--, s++) {
+		/* entries: no lookups to overlap */
+		err = pebs_report__add(r, s);
+		if (err)
+			return err;
+	}
 	for (; n; n -= m, s += m) {
 		m = n < BATCH ? n : BATCH;
 		mask = r->cap - 1;
@@ -480,6 +542,8 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 
 	if (r->nr_all)
 		return;		/* derived: its rows are in order */
+	if (r->defer && !rp_defer_rows(r, n))
+		return;
 	free(r->order);
 	r->order = malloc((r->nr ? r->nr : 1) * sizeof(*r->order));
 	if (!r->order)

@@ -9,7 +9,8 @@
  *
  * Opening scans the file once: samples per event, first and last
  * sample time, and the kernel's maps, so that the kernel's build id is
- * checked (pebs_symbols__load_kernel) before the first sample.
+ * checked (pebs_symbols__load_kernel) before the first sample; when the
+ * build ids already tell, /proc/kallsyms is read on a thread meanwhile.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -127,6 +128,9 @@ int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
 					 &size) &&
 	    pebs_symbols__add_build_ids(ss->syms, data, size) == -ENOMEM)
 		err = oom();
+	/* /proc/kallsyms read while the file is scanned */
+	if (!err)
+		syms_kernel_start(ss->syms);
 	err = err ?: scan(ss);
 	if (err) {
 		pebs_session__delete(ss);

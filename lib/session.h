@@ -49,6 +49,28 @@ uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
 void *pebs_big_calloc(size_t n, size_t size);
 void pebs_big_free(void *p, size_t n, size_t size);
 
+/*
+ * syms_kernel_start - when the recorded kernel is this host's (as known
+ * so far: the build ids read), read /proc/kallsyms on a thread while the
+ * caller goes on; pebs_symbols__load_kernel waits for it, checks again
+ * and takes its symbols (lib/symbols.c). Without a thread the load
+ * happens there as before.
+ */
+void syms_kernel_start(struct pebs_symbols *syms);
+
+/*
+ * kload_start - start reading /proc/kallsyms on a thread; NULL if none
+ * could start (lib/kallsyms-thread.c). kload_finish - wait for it and
+ * move its symbols into @kernel (as pebs_dso_load_kallsyms would have
+ * loaded them there): its answer. kload_cancel - wait for it and drop
+ * them (NULL: nothing). Both free @k.
+ */
+struct dso;
+struct kload;
+struct kload *kload_start(void);
+int kload_finish(struct kload *k, struct dso *kernel);
+void kload_cancel(struct kload *k);
+
 /* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
 int ss_c2c__finish(struct ss_c2c *f);
 

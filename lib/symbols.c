@@ -61,6 +61,8 @@ struct pebs_symbols {
 	struct cached *cache;
 	struct proc *last;	/* the last process found (never freed
 				   before the end) */
+	struct kload *kload;	/* /proc/kallsyms being read on a thread
+				   (syms_kernel_start), or NULL */
 };
 
 static int oom(void)
@@ -108,6 +110,7 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 
 	if (!syms)
 		return;
+	kload_cancel(syms->kload);
 	for (i = 0; i < syms->nr_dsos; i++) {
 		pebs_dso_free(syms->dsos[i]);
 		free(syms->dsos[i]);
@@ -546,26 +549,44 @@ int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
 	return nr;
 }
 
-int pebs_symbols__load_kernel(struct pebs_symbols *syms)
+/* Whether the recorded kernel is this host's. */
+static bool same_kernel(const struct pebs_symbols *syms)
 {
 	uint8_t bid[BUILD_ID_MAX];
-	bool same;
-	int n, err;
+	int n;
+
+	if (syms->kernel_bid_len) {
+		n = pebs_host_kernel_build_id(bid);
+		return n > 0 && (size_t)n == syms->kernel_bid_len &&
+		       !memcmp(bid, syms->kernel_bid, (size_t)n);
+	}
+	/* no build id recorded: the kernel map must be where it is */
+	return syms->kernel_text &&
+	       syms->kernel_text == pebs_host_kernel_text();
+}
+
+void syms_kernel_start(struct pebs_symbols *syms)
+{
+	if (!syms->kload && same_kernel(syms))
+		syms->kload = kload_start();	/* NULL: later, in place */
+}
+
+int pebs_symbols__load_kernel(struct pebs_symbols *syms)
+{
+	struct kload *k;
+	int err;
 
 	if (!syms)
 		return pebs_err(-EINVAL, "symbols: none");
-	if (syms->kernel_bid_len) {
-		n = pebs_host_kernel_build_id(bid);
-		same = n > 0 && (size_t)n == syms->kernel_bid_len &&
-		       !memcmp(bid, syms->kernel_bid, (size_t)n);
-	} else {
-		/* no build id recorded: the kernel map must be where it is */
-		same = syms->kernel_text &&
-		       syms->kernel_text == pebs_host_kernel_text();
-	}
-	if (!same)
+	k = syms->kload;
+	syms->kload = NULL;
+	if (!same_kernel(syms)) {
+		kload_cancel(k);
 		return 0;
-	err = pebs_symbols__load_kallsyms(syms);
+	}
+	invalidate(syms);
+	err = k ? kload_finish(k, &syms->kernel) :
+	      pebs_dso_load_kallsyms(&syms->kernel);
 	return err < 0 ? err : 1;
 }
 
@@ -573,6 +594,8 @@ int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
 {
 	if (!syms)
 		return pebs_err(-EINVAL, "symbols: none");
+	kload_cancel(syms->kload);
+	syms->kload = NULL;
 	invalidate(syms);
 	return pebs_dso_load_kallsyms(&syms->kernel);
 }

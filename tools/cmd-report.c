@@ -74,8 +74,13 @@ static int setup_tables(struct report *r, const char *sort)
 		return -1;
 	/* text shows the top rows only: pages are summed from the lines
 	   after the pass, not looked up per sample */
-	if (r->format == FMT_TEXT && r->percent_limit <= 0)
+	if (r->format == FMT_TEXT && r->percent_limit <= 0) {
 		r->tables[2].from = r->tables[3].rep;
+		/* and the lines (one key: not split by event) by sorting:
+		   a million of them cost a sort, not a million lookups */
+		if (!r->by_event && pebs_report__defer(r->tables[3].rep))
+			return -1;
+	}
 	return add_table(r, "data sources", "src");
 }
 
@@ -116,26 +121,27 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *res)
 {
 	struct report *r = arg;
-	struct pebs_report_sample rs = *res;
+	struct pebs_report_sample *rs = &r->batch[r->nr_batch];
 
 	r->samples++;
-	switch (pebs_filter__match(r->filter, &rs, s->time)) {
+	switch (pebs_filter__match(r->filter, res, s->time)) {
 	case PEBS_FILTER_DROP:
 		r->filtered++;
 		return 0;
 	case PEBS_FILTER_HIDE:
-		rs.hidden = true;
+		*rs = *res;
+		rs->hidden = true;
 		r->filtered++;
 		break;
 	default:
+		*rs = *res;
 		break;
 	}
-	r->with_addr += rs.has_addr;
-	r->with_src += rs.has_src;
-	if (rs.has_weight && add_weight(r, rs.event, rs.weight))
+	r->with_addr += rs->has_addr;
+	r->with_src += rs->has_src;
+	if (rs->has_weight && add_weight(r, rs->event, rs->weight))
 		return -ENOMEM;
-	r->batch[r->nr_batch++] = rs;
-	return r->nr_batch == BATCH_SAMPLES ? flush_batch(r) : 0;
+	return ++r->nr_batch == BATCH_SAMPLES ? flush_batch(r) : 0;
 }
 
 /* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
@@ -167,6 +173,21 @@ static int select_events(struct report *r)
 		p += len + (p[len] == ',');
 	}
 	return 0;
+}
+
+/* Whether some event samples data addresses (else no line can be
+   shared: no sharing section, no c2c table fed). */
+static bool any_addr(const struct report *r)
+{
+	const struct perf_event_attr *a;
+	unsigned int i;
+
+	for (i = 0; i < r->nr_attrs; i++) {
+		a = pebs_perfdata__attr(r->pd, i, NULL, NULL);
+		if (a && (a->sample_type & PERF_SAMPLE_ADDR))
+			return true;
+	}
+	return false;
 }
 
 static int run(struct report *r, const char *sort)
@@ -203,7 +224,7 @@ static int run(struct report *r, const char *sort)
 		return 2;
 	}
 	/* the sharing section (text, default tables) in the same pass */
-	if (!sort && r->format == FMT_TEXT &&
+	if (!sort && r->format == FMT_TEXT && any_addr(r) &&
 	    (pebs_c2c__new(&r->c2c) ||
 	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
 		goto out_oom;

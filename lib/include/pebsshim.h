@@ -3533,6 +3533,22 @@ PEBS_API int pebs_buildid_cache__add(const char *path,
  * cannot be read: pebs_perfdata__open's errors).
  */
 PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
+/* ---- report: a table of addresses built by sorting (lib/report-defer.c) ---- */
+
+/*
+ * pebs_report__defer - build @r, a new report of one key
+ * (PEBS_REPORT_PAGE, _LINE or _ADDR), by sorting instead of hashing:
+ * each sample added costs 12 bytes until pebs_report__sort_top, which
+ * sums the rows and keeps only the first n in order
+ * (pebs_report__nr_rows counts all, pebs_report__row is NULL from n on;
+ * pebs_report__derive_top takes its pages the same way). For a table
+ * of about as many rows as samples, shown in part. A sample with a
+ * weight, more than 65536 different (thread, period, data source)
+ * triples, or 2^20 samples of fewer than 2^17 rows turn @r back into an
+ * ordinary report: the rows are the same either way. Returns 0,
+ * -EINVAL (other keys, or samples already added) or -ENOMEM.
+ */
+PEBS_API int pebs_report__defer(struct pebs_report *r);
 
 #ifdef __cplusplus
 }
