@@ -207,6 +207,9 @@ int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 	if (attr_bytes_len > sizeof(a->attr))
 		attr_bytes_len = sizeof(a->attr);
 	memcpy(&a->attr, attr_bytes, attr_bytes_len);
+	/* a newer perf's attr: size says what is held, not what was filed */
+	if (a->attr.size > sizeof(a->attr))
+		a->attr.size = sizeof(a->attr);
 	a->layout_err = pebs_sample_layout__init(&a->layout, &a->attr);
 	for (size_t i = 0; i < nr_ids; i++, pd->nr_ids++)
 		id_put(pd->id_seed, pd->idtab, pd->id_mask, a->ids[i],

@@ -1078,8 +1078,10 @@ pebs_perfdata__header(const struct pebs_perfdata *pd);
 PEBS_API unsigned int pebs_perfdata__nr_attrs(const struct pebs_perfdata *pd);
 
 /*
- * pebs_perfdata__attr - event @idx: its attr (attr->size keeps the value
- * stored in the file, e.g. 136), and, if @ids is not NULL, its sample ids
+ * pebs_perfdata__attr - event @idx: its attr (attr->size is the bytes
+ * held: the file's size, at most this library's sizeof(struct
+ * perf_event_attr), so the attr can go to a writer or be read up to its
+ * size safely), and, if @ids is not NULL, its sample ids
  * in *ids / *nr_ids. Returns NULL if @idx is out of range. Valid until
  * close.
  */
