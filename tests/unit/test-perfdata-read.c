@@ -354,7 +354,9 @@ static void test_attr_sizes(void **state)
 		assert_int_equal(pebs_perfdata__from_memory(f.buf, f.len, &pd), 0);
 		assert_int_equal(pebs_perfdata__nr_attrs(pd), 2);
 		a = pebs_perfdata__attr(pd, 1, &ids, &nr);
-		assert_int_equal(a->size, sizes[i]);
+		/* the bytes held: the file's, at most our struct */
+		assert_int_equal(a->size, sizes[i] < sizeof(*a) ? sizes[i] :
+			       sizeof(*a));
 		assert_int_equal(a->config, PERF_COUNT_SW_PAGE_FAULTS);
 		assert_int_equal(nr, 1);
 		assert_int_equal(ids[0], 20);
