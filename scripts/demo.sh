@@ -87,9 +87,9 @@ ev0=$(sed -n 's/^# event 0   : \([^ ]*\) (.*/\1/p' "$base.events")
 ev1=$(sed -n 's/^# event 1   : \([^ ]*\) (.*/\1/p' "$base.events")
 rm -f "$base.events"
 echo
-echo "+ pebs-shim plot flame --event $ev0; plot timeline; plot heat --event $ev1"
+echo "+ pebs-shim plot flame --event $ev0; plot timeline --event $ev0; plot heat --event $ev1"
 "$tool" plot flame -i "$out" ${ev0:+--event "$ev0"} -o "$base-flame.svg"
-"$tool" plot timeline -i "$out" -o "$base-timeline.svg"
+"$tool" plot timeline -i "$out" ${ev0:+--event "$ev0"} -o "$base-timeline.svg"
 "$tool" plot heat -i "$out" ${ev1:+--event "$ev1"} -o "$base-heat.svg"
 echo "demo: open these in a browser (hover, click, search):"
 for k in flame timeline heat; do
