@@ -109,12 +109,10 @@ static void *run(void *arg)
 
 int main(void)
 {
-	struct sched_param sp = { .sched_priority = 10 };
 	struct pebs_map_snapshot snap;
 	struct pebs_map_switch *h;
 	struct pebs_map *map;
 	pthread_attr_t at;
-	cpu_set_t set;
 	uint64_t cursor, lost = 0;
 	int64_t lo = 0, hi = 0;		/* this turn's clock offset bounds */
 	int64_t plo = 0, phi = 0;	/* the previous turn's */
@@ -127,18 +125,7 @@ int main(void)
 	h = calloc(1 << 16, sizeof(*h));
 	if (!h)
 		fail("out of memory");
-	if (pipe(done_fd))
-		fail("pipe: %s", strerror(errno));
-	for (int i = 0; i < NTHR; i++)
-		if (pipe(fds[i]))
-			fail("pipe: %s", strerror(errno));
-	pthread_attr_init(&at);
-	pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&at, SCHED_FIFO);
-	pthread_attr_setschedparam(&at, &sp);
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_attr_setaffinity_np(&at, sizeof(set), &set);
+	token_ring_setup(done_fd, fds, NTHR, 0, &at);
 	for (int i = 0; i < NTHR; i++) {
 		thr[i].idx = i;
 		thr[i].rfd = fds[i][0];

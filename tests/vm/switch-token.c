@@ -89,23 +89,10 @@ static void *run(void *arg)
 
 static int do_run(unsigned int cpu)
 {
-	struct sched_param sp = { .sched_priority = 10 };
 	int fds[NTHR][2], k = 0, stop = -1;
 	pthread_attr_t at;
-	cpu_set_t set;
 
-	if (pipe(done_fd))
-		fail("pipe: %s", strerror(errno));
-	for (int i = 0; i < NTHR; i++)
-		if (pipe(fds[i]))
-			fail("pipe: %s", strerror(errno));
-	pthread_attr_init(&at);
-	pthread_attr_setinheritsched(&at, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&at, SCHED_FIFO);
-	pthread_attr_setschedparam(&at, &sp);
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	pthread_attr_setaffinity_np(&at, sizeof(set), &set);
+	token_ring_setup(done_fd, fds, NTHR, cpu, &at);
 	for (int i = 0; i < NTHR; i++) {
 		char name[16];
 

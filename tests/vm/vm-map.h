@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -39,6 +40,32 @@ fail(const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	exit(1);
+}
+
+/*
+ * token_ring_setup - the token-passing workloads' set-up (hist-oracle,
+ * switch-token): the done pipe, one pipe per thread, and @at for threads
+ * pinned to @cpu at SCHED_FIFO 10, so each switch on that CPU is a
+ * hand-over the workload logs itself.
+ */
+static inline void token_ring_setup(int done[2], int (*fds)[2], unsigned int n,
+				    unsigned int cpu, pthread_attr_t *at)
+{
+	struct sched_param sp = { .sched_priority = 10 };
+	cpu_set_t set;
+
+	if (pipe(done))
+		fail("pipe: %s", strerror(errno));
+	for (unsigned int i = 0; i < n; i++)
+		if (pipe(fds[i]))
+			fail("pipe: %s", strerror(errno));
+	pthread_attr_init(at);
+	pthread_attr_setinheritsched(at, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(at, SCHED_FIFO);
+	pthread_attr_setschedparam(at, &sp);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_setaffinity_np(at, sizeof(set), &set);
 }
 
 static inline uint64_t now_ns(void)
