@@ -18,74 +18,13 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "fake-map.h"
 
-#define PAGE		4096
-#define SLOTS_OFFSET	128
-#define NR_CPUS		2
-#define HIST_LEN	8
 
 #define ST_ID (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
 	       PERF_SAMPLE_IDENTIFIER)
 #define ST_SAMPLE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | ST_ID | \
 		   PERF_SAMPLE_CALLCHAIN)
-
-/* ---- a /dev/pebs_map table and history in memory ---------------------- */
-
-struct fake {
-	unsigned char *table;
-	size_t table_size;
-	struct pebs_map_switch *hist;
-	size_t hist_size;
-	struct pebs_map *map;
-};
-
-static struct pebs_map_slot *fslot(struct fake *f, unsigned int cpu)
-{
-	return (struct pebs_map_slot *)(f->table + SLOTS_OFFSET +
-					cpu * PEBS_MAP_SLOT_SIZE);
-}
-
-static void fake_init(struct fake *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->table_size = PAGE;
-	f->table = aligned_alloc(PAGE, f->table_size);
-	f->hist_size = PAGE;
-	f->hist = aligned_alloc(PAGE, f->hist_size);
-	assert_non_null(f->table);
-	assert_non_null(f->hist);
-	memset(f->table, 0, f->table_size);
-	memset(f->hist, 0, f->hist_size);
-	pebs_map_table_init((struct pebs_map_header *)f->table, f->table_size,
-			    NR_CPUS, f->hist_size, HIST_LEN,
-			    PEBS_MAP_HOOK_TRACEPOINT);
-	assert_int_equal(pebs_map__from_memory(f->table, f->table_size,
-					       f->hist, f->hist_size, &f->map),
-			 0);
-}
-
-/* @cpu switched to (tgid, pid) at @time; its slot names it @comm */
-static void fake_switch(struct fake *f, unsigned int cpu, uint64_t time,
-			int32_t tgid, int32_t pid, const char *comm)
-{
-	struct pebs_map_slot *s = fslot(f, cpu);
-	uint64_t n = s->hist_head;
-
-	f->hist[cpu * HIST_LEN + (n & (HIST_LEN - 1))] =
-		(struct pebs_map_switch){ time, tgid, pid };
-	s->seq += 2;
-	s->tgid = tgid;
-	s->pid = pid;
-	snprintf(s->comm, sizeof(s->comm), "%s", comm);
-	s->hist_head = n + 1;
-}
-
-static void fake_free(struct fake *f)
-{
-	pebs_map__close(f->map);
-	free(f->table);
-	free(f->hist);
-}
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -219,12 +158,12 @@ static void test_map(void **state)
 	struct pebs_attrib *a;
 	struct pebs_sample s;
 	struct got g = { 0 };
-	struct fake f;
+	struct fake_map f;
 	struct rec r;
 
 	(void)state;
-	fake_init(&f);
-	fake_switch(&f, 0, 100, 5, 6, "early");
+	fake_map_init(&f);
+	fake_map_switch(&f, 0, 100, 5, 6, "early");
 	assert_int_equal(pebs_attrib__new(PEBS_ATTRIB_MAP, f.map, 0, &a), 0);
 	/* a sample on CPU 0 at 250 and one on CPU 1 before any switch */
 	make_sample(&r, 0, 0, 250, 0, 3, &s);
@@ -234,7 +173,7 @@ static void test_map(void **state)
 	memset(&r, 0xee, sizeof(r));	/* the ring moves on */
 	assert_int_equal(g.n, 0);
 	/* the history reaches 200 on CPU 0 only by the round */
-	fake_switch(&f, 0, 200, 7, 8, "late");
+	fake_map_switch(&f, 0, 200, 7, 8, "late");
 	assert_int_equal(pebs_attrib__round(a, &cbs, &g), 0);
 	assert_int_equal(g.n, 2);
 	assert_int_equal(g.tag[0], 1);
@@ -261,7 +200,7 @@ static void test_map(void **state)
 		assert_int_equal(who.tid, 8);
 	}
 	pebs_attrib__delete(a);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* BOTH: TIDs out at once, checked against the module's history */
@@ -270,12 +209,12 @@ static void test_both(void **state)
 	struct pebs_attrib *a;
 	struct pebs_sample s;
 	struct got g = { 0 };
-	struct fake f;
+	struct fake_map f;
 	struct rec r;
 
 	(void)state;
-	fake_init(&f);
-	fake_switch(&f, 1, 100, 5, 6, "x");
+	fake_map_init(&f);
+	fake_map_switch(&f, 1, 100, 5, 6, "x");
 	assert_int_equal(pebs_attrib__new(PEBS_ATTRIB_BOTH, f.map, 0, &a), 0);
 	make_sample(&r, 5, 6, 150, 1, 0, &s);	/* agrees */
 	assert_int_equal(pebs_attrib__sample(a, 0, &s, &r.h, &cbs, &g), 0);
@@ -293,7 +232,7 @@ static void test_both(void **state)
 	assert_int_equal(g.found.tid, 6);
 	assert_int_equal(g.none, 1);
 	pebs_attrib__delete(a);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* SWITCH: the history comes from PERF_RECORD_SWITCH_CPU_WIDE records */
@@ -439,11 +378,11 @@ static void test_timeline_of(void **state)
 {
 	struct pebs_map_switch sw;
 	struct pebs_attrib *a;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f);
-	fake_switch(&f, 1, 100, 5, 6, "x");
+	fake_map_init(&f);
+	fake_map_switch(&f, 1, 100, 5, 6, "x");
 	assert_int_equal(pebs_attrib__new(PEBS_ATTRIB_BOTH, f.map, 0, &a), 0);
 	assert_non_null(pebs_attrib__timeline(a));
 	assert_int_equal(pebs_timeline__lookup(pebs_attrib__timeline(a), 1,
@@ -457,7 +396,7 @@ static void test_timeline_of(void **state)
 	assert_null(pebs_attrib__timeline(a));
 	pebs_attrib__delete(a);
 	assert_null(pebs_attrib__timeline(NULL));
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 int main(void)

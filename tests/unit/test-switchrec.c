@@ -23,61 +23,29 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "fake-map.h"
 
-#define PAGE		4096
-#define SLOTS_OFFSET	128
-#define NR_CPUS		2
-#define HIST_LEN	8
 #define MAX_RECS	256
 #define ID0		77
 #define ID1		78
 
-/* ---- a /dev/pebs_map table and history in memory ---------------------- */
+/* ---- the fake table (fake-map.h) and its timeline ---------------------- */
 
 struct fake {
-	unsigned char *table;
-	struct pebs_map_switch *hist;
-	struct pebs_map *map;
+	struct fake_map m;
 	struct pebs_timeline *tl;
 };
 
 static void fake_init(struct fake *f)
 {
-	f->table = aligned_alloc(PAGE, PAGE);
-	f->hist = aligned_alloc(PAGE, PAGE);
-	assert_non_null(f->table);
-	assert_non_null(f->hist);
-	memset(f->table, 0, PAGE);
-	memset(f->hist, 0, PAGE);
-	pebs_map_table_init((struct pebs_map_header *)f->table, PAGE, NR_CPUS,
-			    PAGE, HIST_LEN, PEBS_MAP_HOOK_TRACEPOINT);
-	assert_int_equal(pebs_map__from_memory(f->table, PAGE, f->hist, PAGE,
-					       &f->map), 0);
-	assert_int_equal(pebs_timeline__new(f->map, &f->tl), 0);
-}
-
-/* @cpu switched to (tgid, pid) at @time */
-static void fake_switch(struct fake *f, unsigned int cpu, uint64_t time,
-			int32_t tgid, int32_t pid)
-{
-	struct pebs_map_slot *s = (struct pebs_map_slot *)
-		(f->table + SLOTS_OFFSET + cpu * PEBS_MAP_SLOT_SIZE);
-	uint64_t n = s->hist_head;
-
-	f->hist[cpu * HIST_LEN + (n & (HIST_LEN - 1))] =
-		(struct pebs_map_switch){ time, tgid, pid };
-	s->seq += 2;
-	s->tgid = tgid;
-	s->pid = pid;
-	s->hist_head = n + 1;
+	fake_map_init(&f->m);
+	assert_int_equal(pebs_timeline__new(f->m.map, &f->tl), 0);
 }
 
 static void fake_free(struct fake *f)
 {
 	pebs_timeline__delete(f->tl);
-	pebs_map__close(f->map);
-	free(f->table);
-	free(f->hist);
+	fake_map_free(&f->m);
 }
 
 /* ---- the records written ------------------------------------------------ */
@@ -164,15 +132,15 @@ static void test_records(void **state)
 	(void)state;
 	memset(&o, 0, sizeof(o));
 	fake_init(&f);
-	fake_switch(&f, 0, 100, 0, 0);		/* before the start */
+	fake_map_switch(&f.m, 0, 100, 0, 0, NULL);		/* before the start */
 	assert_int_equal(pebs_timeline__update(f.tl), 1);
 	assert_int_equal(pebs_switchrec__new(f.tl, &a, &sr), 0);
 	assert_int_equal(pebs_switchrec__set_cpu(sr, 0, ID0), 0);
 	assert_int_equal(pebs_switchrec__set_cpu(sr, 1, ID1), 0);
-	fake_switch(&f, 0, 200, 10, 11);
-	fake_switch(&f, 0, 300, 10, 12);
-	fake_switch(&f, 0, 400, 0, 0);
-	fake_switch(&f, 1, 250, 20, 21);
+	fake_map_switch(&f.m, 0, 200, 10, 11, NULL);
+	fake_map_switch(&f.m, 0, 300, 10, 12, NULL);
+	fake_map_switch(&f.m, 0, 400, 0, 0, NULL);
+	fake_map_switch(&f.m, 1, 250, 20, 21, NULL);
 	assert_int_equal(pebs_timeline__update(f.tl), 4);
 	assert_int_equal(pebs_switchrec__write(sr, &cbs, &o), 0);
 	/* CPU 0: idle -> 10/11 -> 10/12 -> idle, an out and an in each */
@@ -200,7 +168,7 @@ static void test_records(void **state)
 	/* nothing new, nothing written; then one more */
 	assert_int_equal(pebs_switchrec__write(sr, &cbs, &o), 0);
 	assert_int_equal(o.n, 7);
-	fake_switch(&f, 1, 500, 0, 0);
+	fake_map_switch(&f.m, 1, 500, 0, 0, NULL);
 	assert_int_equal(pebs_timeline__update(f.tl), 1);
 	assert_int_equal(pebs_switchrec__write(sr, &cbs, &o), 0);
 	assert_int_equal(o.n, 9);
@@ -224,8 +192,8 @@ static void test_cpus(void **state)
 	assert_int_equal(pebs_switchrec__new(f.tl, &a, &sr), 0);
 	assert_int_equal(pebs_switchrec__set_cpu(sr, 1, ID1), 0);
 	assert_int_equal(pebs_switchrec__set_cpu(sr, NR_CPUS, ID1), -EINVAL);
-	fake_switch(&f, 0, 200, 10, 11);
-	fake_switch(&f, 1, 210, 20, 21);
+	fake_map_switch(&f.m, 0, 200, 10, 11, NULL);
+	fake_map_switch(&f.m, 1, 210, 20, 21, NULL);
 	assert_int_equal(pebs_timeline__update(f.tl), 2);
 	assert_int_equal(pebs_switchrec__write(sr, &cbs, &o), 0);
 	assert_int_equal(o.n, 1);
@@ -247,13 +215,13 @@ static void test_overrun(void **state)
 	(void)state;
 	memset(&o, 0, sizeof(o));
 	fake_init(&f);
-	fake_switch(&f, 0, 100, 1, 1);
+	fake_map_switch(&f.m, 0, 100, 1, 1, NULL);
 	pebs_timeline__update(f.tl);
 	assert_int_equal(pebs_switchrec__new(f.tl, &a, &sr), 0);
 	assert_int_equal(pebs_switchrec__set_cpu(sr, 0, ID0), 0);
 	/* 20 switches between two reads of a history of 8 */
 	for (i = 0; i < 20; i++)
-		fake_switch(&f, 0, 1000 + 10 * i, 100 + i, 100 + i);
+		fake_map_switch(&f.m, 0, 1000 + 10 * i, 100 + i, 100 + i, NULL);
 	assert_true(pebs_timeline__update(f.tl) > 0);
 	lost = pebs_timeline__lost(f.tl);
 	assert_true(lost > 0);
@@ -414,12 +382,12 @@ static void write_file(const char *path, struct fake *f, bool kernel)
 	 * 11 in at 1 ms, then 20 switches to 50 from 2 ms (the history of 8
 	 * laps: 15 lost), 12 at 9 ms, idle at 10 ms
 	 */
-	fake_switch(f, 0, 1000000, 10, 11);
+	fake_map_switch(&f->m, 0, 1000000, 10, 11, NULL);
 	pebs_timeline__update(f->tl);
 	for (int i = 0; i < 20; i++)
-		fake_switch(f, 0, 2000000 + i, 50, 50);
-	fake_switch(f, 0, 9000000, 10, 12);
-	fake_switch(f, 0, 10000000, 0, 0);
+		fake_map_switch(&f->m, 0, 2000000 + i, 50, 50, NULL);
+	fake_map_switch(&f->m, 0, 9000000, 10, 12, NULL);
+	fake_map_switch(&f->m, 0, 10000000, 0, 0, NULL);
 	pebs_timeline__update(f->tl);
 	assert_int_equal(pebs_switchrec__write(sr, &cbs, &o), 0);
 	if (kernel) {
@@ -444,7 +412,7 @@ static void test_plot(void **state)
 	snprintf(path, sizeof(path), "%s/m.data", dir);
 
 	fake_init(&f);
-	fake_switch(&f, 0, 500000, 0, 0);
+	fake_map_switch(&f.m, 0, 500000, 0, 0, NULL);
 	pebs_timeline__update(f.tl);
 	write_file(path, &f, false);
 	svg = plot_of(path, &src);
@@ -465,7 +433,7 @@ static void test_plot(void **state)
 
 	/* with the kernel's records of 999 too: the module's are drawn */
 	fake_init(&f);
-	fake_switch(&f, 0, 500000, 0, 0);
+	fake_map_switch(&f.m, 0, 500000, 0, 0, NULL);
 	pebs_timeline__update(f.tl);
 	write_file(path, &f, true);
 	svg = plot_of(path, &src);
