@@ -183,3 +183,27 @@ int t_rm_tree(const char *top)
 {
 	return nftw(top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+size_t t_make_mmap2(uint64_t *buf, uint32_t pid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, uint32_t prot,
+		    uint16_t misc, const char *name)
+{
+	struct perf_event_header *h = (void *)buf;
+	uint32_t *u32 = (uint32_t *)(h + 1);
+	uint64_t *u64 = (uint64_t *)(u32 + 2);
+	size_t size = sizeof(*h) + 8 + 24 + 24 + 8 +
+		      ((strlen(name) + 8) & ~(size_t)7);
+
+	memset(buf, 0, size);
+	h->type = PERF_RECORD_MMAP2;
+	h->misc = misc;
+	h->size = (uint16_t)size;
+	u32[0] = pid;
+	u32[1] = pid;
+	u64[0] = start;
+	u64[1] = len;
+	u64[2] = pgoff;
+	((uint32_t *)(u64 + 6))[0] = prot;
+	strcpy((char *)(u64 + 7), name);
+	return size;
+}

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * t_have - whether the host has @feature; if not, @why (may be NULL)
@@ -55,5 +56,14 @@ int t_put_file(const char *top, const char *rel, const char *text);
 
 /* t_rm_tree - remove @top and everything under it. Returns 0 or -1. */
 int t_rm_tree(const char *top);
+
+/*
+ * t_make_mmap2 - a PERF_RECORD_MMAP2 of @pid (pid = tid) in @buf (room
+ * for the header, 64 bytes and @name): [@start, +@len) at file offset
+ * @pgoff, @prot, header misc @misc, no sample_id. Returns its size.
+ */
+size_t t_make_mmap2(uint64_t *buf, uint32_t pid, uint64_t start,
+		    uint64_t len, uint64_t pgoff, uint32_t prot,
+		    uint16_t misc, const char *name);
 
 #endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "helpers.h"
 #include "internal.h"
 
 #define MS	1000000ULL
@@ -222,23 +223,11 @@ static void data_map(struct pebs_symbols *syms, uint32_t pid, uint64_t start,
 		     uint64_t len, uint64_t pgoff, const char *name)
 {
 	uint64_t buf[(PATH_MAX + 256) / 8];
-	struct perf_event_header *h = (void *)buf;
-	uint32_t *u32 = (uint32_t *)(h + 1);
-	uint64_t *u64 = (uint64_t *)(u32 + 2);
-	size_t size = sizeof(*h) + 8 + 24 + 24 + 8 +
-		      ((strlen(name) + 8) & ~(size_t)7);
 
-	memset(buf, 0, size);
-	h->type = PERF_RECORD_MMAP2;
-	h->misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA;
-	h->size = (uint16_t)size;
-	u32[0] = u32[1] = pid;
-	u64[0] = start;
-	u64[1] = len;
-	u64[2] = pgoff;
-	((uint32_t *)(u64 + 6))[0] = PROT_READ | PROT_WRITE;
-	strcpy((char *)(u64 + 7), name);
-	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
+	t_make_mmap2(buf, pid, start, len, pgoff, PROT_READ | PROT_WRITE,
+		     PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA, name);
+	assert_int_equal(pebs_symbols__add_record(syms,
+		(const struct perf_event_header *)buf), 0);
 }
 
 /* this binary's mapping of /proc/self/maps holding @addr */

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "dso.h"
+#include "helpers.h"
 #include "internal.h"
 
 /* A function whose address and name the test knows. */
@@ -178,30 +179,6 @@ static void exe_text(uint64_t *start, uint64_t *len, uint64_t *pgoff,
 		 exe_len);
 }
 
-static size_t make_mmap2(uint64_t *buf, uint32_t pid, uint64_t start,
-			 uint64_t len, uint64_t pgoff, uint32_t prot,
-			 uint16_t misc, const char *name)
-{
-	struct perf_event_header *h = (void *)buf;
-	uint32_t *u32 = (uint32_t *)(h + 1);
-	uint64_t *u64 = (uint64_t *)(u32 + 2);
-	size_t size = sizeof(*h) + 8 + 24 + 24 + 8 +
-		      ((strlen(name) + 8) & ~(size_t)7);
-
-	memset(buf, 0, size);
-	h->type = PERF_RECORD_MMAP2;
-	h->misc = misc;
-	h->size = (uint16_t)size;
-	u32[0] = pid;
-	u32[1] = pid;
-	u64[0] = start;
-	u64[1] = len;
-	u64[2] = pgoff;
-	((uint32_t *)(u64 + 6))[0] = prot;
-	strcpy((char *)(u64 + 7), name);
-	return size;
-}
-
 static void test_records(void **state)
 {
 	struct pebs_symbols *syms = *state;
@@ -215,11 +192,11 @@ static void test_records(void **state)
 	exe_text(&start, &len, &pgoff, exe, sizeof(exe));
 
 	/* a data mapping is ignored, the executable one is used */
-	make_mmap2(buf, 777, start, len, pgoff, PROT_READ | PROT_EXEC,
+	t_make_mmap2(buf, 777, start, len, pgoff, PROT_READ | PROT_EXEC,
 		   PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA, exe);
 	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
 	assert_int_equal(pebs_symbols__resolve(syms, 777, ip, &sym), -ENOENT);
-	make_mmap2(buf, 777, start, len, pgoff, PROT_READ | PROT_EXEC,
+	t_make_mmap2(buf, 777, start, len, pgoff, PROT_READ | PROT_EXEC,
 		   PERF_RECORD_MISC_USER, exe);
 	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
 	assert_int_equal(pebs_symbols__resolve(syms, 777, ip, &sym), 0);
@@ -323,7 +300,7 @@ static void test_data_objects(void **state)
 	struct pebs_sym sym;
 
 	self_map(addr, &start, &len, &pgoff, exe, sizeof(exe));
-	make_mmap2(buf, 900, start, len, pgoff, PROT_READ | PROT_WRITE,
+	t_make_mmap2(buf, 900, start, len, pgoff, PROT_READ | PROT_WRITE,
 		   PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA, exe);
 	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
 	assert_int_equal(pebs_symbols__resolve_data(syms, 900, addr, &sym), 0);
@@ -334,7 +311,7 @@ static void test_data_objects(void **state)
 	assert_int_equal(pebs_symbols__resolve(syms, 900, addr, &sym),
 			 -ENOENT);
 
-	make_mmap2(buf, 900, 0x10000000, 0x21000, 0, PROT_READ | PROT_WRITE,
+	t_make_mmap2(buf, 900, 0x10000000, 0x21000, 0, PROT_READ | PROT_WRITE,
 		   PERF_RECORD_MISC_USER, "[heap]");
 	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
 	assert_int_equal(pebs_symbols__resolve_data(syms, 900, 0x10000040,
@@ -560,7 +537,7 @@ static void test_jit_map(void **state)
 	fprintf(f, "7f0000001010 20 jit_fn\nbad line\n"
 		   "7f0000001100 0 Zero::size()\n");
 	fclose(f);
-	make_mmap2(buf, pid, start, 0x1000, 0x7f0000001, PROT_READ | PROT_EXEC,
+	t_make_mmap2(buf, pid, start, 0x1000, 0x7f0000001, PROT_READ | PROT_EXEC,
 		   PERF_RECORD_MISC_USER, "//anon");
 	assert_int_equal(pebs_symbols__add_record(syms, h), 0);
 	assert_int_equal(pebs_symbols__resolve(syms, pid, start + 0x18, &sym),
