@@ -12,7 +12,9 @@
 #include "pebsshim.h"
 
 #define MAX_TABLES	8
-#define BATCH_SAMPLES	2048	/* samples given to the tables at once */
+/* samples given to the tables at once: few hand-overs to the feed
+   thread (report-feed.c), each of which may wait for a wake-up */
+#define BATCH_SAMPLES	8192
 
 /* One printed table: a grouping of the samples. */
 struct table {
