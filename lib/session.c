@@ -9,10 +9,11 @@
  *
  * Opening scans the file once: samples per event, first and last
  * sample time, and the kernel's maps, so that the kernel's build id is
- * checked (pebs_symbols__load_kernel) before the first sample; from the
- * first kernel address met (sample or call chain), when the build ids
- * already tell, /proc/kallsyms is read on a thread meanwhile. Without
- * kernel addresses it is not read at all (syms_kernel_defer).
+ * checked before the first sample; from the first kernel address met
+ * (sample or call chain), when the build ids already tell,
+ * /proc/kallsyms is read on a thread meanwhile, and waited for only at
+ * the first kernel address resolved (syms_kernel_defer). Without
+ * kernel addresses it is not read at all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -158,9 +159,8 @@ int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
 		pebs_session__delete(ss);
 		return err;
 	}
-	ss->st.kernel = ss->kernel_seen ?
-			pebs_symbols__load_kernel(ss->syms) :
-			syms_kernel_defer(ss->syms);
+	/* waited for at the first kernel address */
+	ss->st.kernel = syms_kernel_defer(ss->syms);
 	*sp = ss;
 	return 0;
 }

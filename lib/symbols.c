@@ -7,8 +7,8 @@
  * order (a FORK copies the parent's, an exec drops them), so a lookup
  * answers for the time reached. Files and their symbols: lib/dso.c.
  * Kernel addresses: /proc/kallsyms, only when the recording's kernel is
- * this one (pebs_symbols__load_kernel), or at the first kernel address
- * looked up (syms_kernel_defer). Lookups go through a
+ * this one (pebs_symbols__load_kernel), or taken at the first kernel
+ * address looked up (syms_kernel_defer). Lookups go through a
  * direct-mapped cache of (pid, ip), emptied whenever a mapping changes.
  */
 #include <errno.h>
@@ -595,14 +595,27 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 
 int syms_kernel_defer(struct pebs_symbols *syms)
 {
-	kload_cancel(syms->kload);
+	int ret = same_kernel(syms) ? kallsyms_probe() : 0;
+
+	syms->kernel_lazy = ret > 0;
+	if (!syms->kernel_lazy) {
+		kload_cancel(syms->kload);
+		syms->kload = NULL;
+	}
+	invalidate(syms);
+	return ret;
+}
+
+/* The kernel's symbols at the first kernel address looked up after
+   syms_kernel_defer: the thread's (syms_kernel_start), or read now. */
+static int kernel_now(struct pebs_symbols *syms)
+{
+	struct kload *k = syms->kload;
+
 	syms->kload = NULL;
 	syms->kernel_lazy = false;
-	if (!same_kernel(syms))
-		return 0;
-	invalidate(syms);
-	syms->kernel_lazy = true;
-	return kallsyms_probe();
+	return k ? kload_finish(k, &syms->kernel) :
+	       pebs_dso_load_kallsyms(&syms->kernel);
 }
 
 int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
@@ -645,11 +658,8 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 
 	memset(sym, 0, sizeof(*sym));
 	if (ip >= KERNEL_START) {
-		if (syms->kernel_lazy) {
-			syms->kernel_lazy = false;
-			if (pebs_dso_load_kallsyms(&syms->kernel) == -ENOMEM)
-				return -ENOMEM;
-		}
+		if (syms->kernel_lazy && kernel_now(syms) == -ENOMEM)
+			return -ENOMEM;
 		sym->dso = syms->kernel.path;
 		sym->dso_offset = ip;
 		s = pebs_dso_find_sym(syms->kernel.syms, syms->kernel.nr_syms,

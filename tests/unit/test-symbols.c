@@ -443,9 +443,9 @@ static void test_kernel_build_id(void **state)
 }
 
 /*
- * A recording of this kernel without kernel samples (syms_kernel_defer):
- * the same answer as pebs_symbols__load_kernel, and the symbols are read
- * at the first kernel address looked up.
+ * syms_kernel_defer: the same answer as pebs_symbols__load_kernel, and
+ * the symbols read at the first kernel address looked up, or taken then
+ * from the thread syms_kernel_start began.
  */
 static void test_kernel_deferred(void **state)
 {
@@ -472,6 +472,14 @@ static void test_kernel_deferred(void **state)
 	assert_int_equal(pebs_symbols__resolve(syms, 1, text, &sym), 0);
 	assert_non_null(sym.name);
 	assert_int_equal(sym.offset, 0);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+
+	/* read on a thread meanwhile: taken at the first kernel lookup */
+	syms_kernel_start(syms);
+	assert_int_equal(syms_kernel_defer(syms), 1);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, text + 1, &sym), 0);
+	assert_non_null(sym.name);
+	assert_int_equal(sym.offset, 1);
 	assert_string_equal(sym.dso, "[kernel.kallsyms]");
 }
 
