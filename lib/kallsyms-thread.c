@@ -10,10 +10,10 @@
  * the first kernel address (syms_kernel_defer).
  */
 #include <errno.h>
-#include <string.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dso.h"
 #include "internal.h"
@@ -91,8 +91,8 @@ int kallsyms_probe(void)
 				strerror(errno));
 	/* hidden addresses read 0, all of them */
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c", &addr, &type) == 2 && addr && type &&
-		    strchr("tTwW", type)) {
+		if (sscanf(line, "%llx %c", &addr, &type) == 2 && addr &&
+		    type && strchr("tTwW", type)) {
 			fclose(f);
 			return 1;
 		}
