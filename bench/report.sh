@@ -8,11 +8,11 @@
 # Env: FAULTS (default 1000000), CLOCK_SAMPLES (default 3000000); with
 # BENCH_QUICK=1 20000 and 20000.
 
-report_one() {	# report_one OUT CMD...: prints "seconds MB"
+report_one() {	# report_one OUT CMD...: prints "seconds MB cpu-seconds"
 	local out=$1
 	shift
-	/usr/bin/time -f "%e %M" -o "$T/$out.time" "$@" >/dev/null 2>&1 || return 1
-	awk '{ printf "%s %.1f\n", $1, $2 / 1024 }' "$T/$out.time"
+	/usr/bin/time -f "%e %M %U %S" -o "$T/$out.time" "$@" >/dev/null 2>&1 || return 1
+	awk '{ printf "%s %.1f %.2f\n", $1, $2 / 1024, $3 + $4 }' "$T/$out.time"
 }
 rep_ps() { report_one ps "$tool" report -i "$rep_file"; }
 rep_pf() { report_one perf perf report --stdio -i "$rep_file"; }
@@ -23,7 +23,7 @@ report_bench() {
 		nf=${FAULTS:-20000}
 		nc=${CLOCK_SAMPLES:-20000}
 	fi
-	echo "== report time and peak memory against perf report --stdio"
+	echo "== report time, peak memory and CPU time against perf report --stdio"
 	"$tool" record -q -e page-faults -c 1 -d -o "$T/faults.data" -- \
 		"$faults" "$nf" "$nf" >/dev/null 2>&1 ||
 		{ bench_skip report "report on page faults" "pebs-shim record of $nf faults failed"; }
@@ -31,7 +31,7 @@ report_bench() {
 		rep_file=$T/faults.data
 		n=$(perf script -i "$rep_file" -F ip 2>/dev/null | wc -l)
 		bench_compare report "report on $n page-fault samples with addresses" \
-			"time,peak memory" "s,MB" perf rep_pf pebs-shim rep_ps
+			"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
 		rm -f "$rep_file"
 	fi
 	if ! why=$("$probe" percpu); then
@@ -47,7 +47,7 @@ report_bench() {
 	rep_file=$T/clock.data
 	n=$(perf script -i "$rep_file" -F ip 2>/dev/null | wc -l)
 	bench_compare report "report on $n cpu-clock samples" \
-		"time,peak memory" "s,MB" perf rep_pf pebs-shim rep_ps
+		"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
 	rm -f "$rep_file"
 	for i in ps perf; do rm -f "$T/$i.time"; done
 }

@@ -5,12 +5,15 @@
  * its file meanwhile (lib/session.c, lib/symbols.c): the kernel formats
  * some 200 000 lines for it, tens of milliseconds. The loaded symbols
  * are then moved into the caller's kernel dso, as a load in place
- * would have left it.
+ * would have left it. kallsyms_probe tells, from the first lines, whether
+ * such a load would find symbols, for a session that reads them only at
+ * the first kernel address (syms_kernel_defer).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dso.h"
 #include "internal.h"
@@ -75,4 +78,25 @@ int kload_finish(struct kload *k, struct dso *kernel)
 	free(k);
 	return kernel->path ? ret :
 	       pebs_err(-ENOMEM, "symbols: out of memory");
+}
+
+int kallsyms_probe(void)
+{
+	unsigned long long addr;
+	char line[512], type;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return pebs_err(-errno, "cannot read /proc/kallsyms: %s",
+				strerror(errno));
+	/* hidden addresses read 0, all of them */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c", &addr, &type) == 2 && addr &&
+		    type && strchr("tTwW", type)) {
+			fclose(f);
+			return 1;
+		}
+	fclose(f);
+	return pebs_err(-EACCES, "/proc/kallsyms shows no addresses: "
+			"run as root or lower kernel.kptr_restrict");
 }

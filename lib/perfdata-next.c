@@ -184,11 +184,12 @@ int pebs_perfdata__next(struct pebs_perfdata *pd,
 uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
 		    uint64_t to)
 {
-	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
+	uintptr_t pg, a, b;
 
 	if (!pd->mapped || pd->stream || pd->dir || pd->zstd || to <= from ||
 	    to - from < PD_RELEASE_MIN || to > pd->size)
 		return from;
+	pg = (uintptr_t)sysconf(_SC_PAGESIZE);
 	a = ((uintptr_t)pd->buf + from) & ~(pg - 1);
 	b = ((uintptr_t)pd->buf + to) & ~(pg - 1);
 	/* a private read-only file mapping: the pages come back from the

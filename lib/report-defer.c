@@ -196,52 +196,125 @@ int rp_defer_add(struct pebs_report *r, const struct pebs_report_sample *s,
 	return 0;
 }
 
-/* The entries by key, stably: 16 bits at a time, the digits every
-   entry shares skipped. */
-static int sort_entries(struct rp_defer *d)
+/* @n entries of @e by key, stably: 16 bits at a time, the digits every
+   entry shares skipped; @tmp holds n more. Returns where they are. */
+static struct dent *radix(struct dent *e, struct dent *tmp, size_t n,
+			  uint32_t (*hist)[BUCKETS])
 {
-	uint32_t (*hist)[BUCKETS];
-	struct dent *tmp, *t;
+	struct dent *t;
 	unsigned int k, b;
 	size_t i, sum;
 
-	if (d->sorted || d->nr < 2) {
-		d->sorted = true;
-		return 0;
-	}
-	hist = calloc(DIGITS, sizeof(*hist));
-	tmp = malloc(d->nr * sizeof(*tmp));
-	if (!hist || !tmp) {
-		free(hist);
-		free(tmp);
-		return -ENOMEM;
-	}
-	for (i = 0; i < d->nr; i++) {
-		uint64_t v = d->e[i].key;
+	memset(hist, 0, DIGITS * sizeof(*hist));
+	for (i = 0; i < n; i++) {
+		uint64_t v = e[i].key;
 
 		for (k = 0; k < DIGITS; k++)
 			hist[k][(v >> (k * DIGIT_BITS)) & (BUCKETS - 1)]++;
 	}
 	for (k = 0; k < DIGITS; k++) {
-		for (b = 0; b < BUCKETS && hist[k][b] != d->nr; b++)
+		for (b = 0; b < BUCKETS && hist[k][b] != n; b++)
 			;
 		if (b < BUCKETS)
 			continue;	/* one value: nothing to move */
 		for (b = 0, sum = 0; b < BUCKETS; b++) {
-			size_t n = hist[k][b];
+			size_t c = hist[k][b];
 
 			hist[k][b] = (uint32_t)sum;
-			sum += n;
+			sum += c;
 		}
-		for (i = 0; i < d->nr; i++) {
-			uint64_t v = d->e[i].key;
+		for (i = 0; i < n; i++) {
+			uint64_t v = e[i].key;
 
 			tmp[hist[k][(v >> (k * DIGIT_BITS)) &
-				    (BUCKETS - 1)]++] = d->e[i];
+				    (BUCKETS - 1)]++] = e[i];
 		}
-		t = d->e;
-		d->e = tmp;
+		t = e;
+		e = tmp;
 		tmp = t;
+	}
+	return e;
+}
+
+/*
+ * The run: the entries whose key is at most every later one's, in
+ * ascending order. How many are out of it (few after a sweep through
+ * memory, whatever was touched before).
+ */
+static size_t out_of_run(const struct dent *e, size_t n)
+{
+	uint64_t min = UINT64_MAX;
+	size_t i, m = 0;
+
+	for (i = n; i--; ) {
+		if (e[i].key <= min)
+			min = e[i].key;
+		else
+			m++;
+	}
+	return m;
+}
+
+/*
+ * The entries of @d sorted with @m of them out of the run: the run
+ * moves to the end of d->e, the others to @tmp (2m + 1 entries), where
+ * they are sorted, and both are merged from the start. An entry of the
+ * run is at most every later key, so none of the run with an out
+ * entry's key came before it: on a tie the out entry goes first, and
+ * the sort stays stable.
+ */
+static void sort_run(struct rp_defer *d, struct dent *tmp, size_t m,
+		     uint32_t (*hist)[BUCKETS])
+{
+	struct dent *e = d->e, *o;
+	uint64_t min = UINT64_MAX;
+	size_t i, a = d->nr, j = m, w;
+
+	for (i = d->nr; i--; ) {
+		if (e[i].key <= min) {
+			min = e[i].key;
+			e[--a] = e[i];
+		} else {
+			tmp[--j] = e[i];
+		}
+	}
+	o = radix(tmp, tmp + m, m, hist);
+	for (w = 0; j < m; w++) {
+		if (a == d->nr || o[j].key <= e[a].key)
+			e[w] = o[j++];
+		else
+			e[w] = e[a++];
+	}
+}
+
+/* The entries by key, stably (a radix sort, or a merge of the few out
+   of an ascending run). */
+static int sort_entries(struct rp_defer *d)
+{
+	uint32_t (*hist)[BUCKETS];
+	struct dent *tmp, *e;
+	size_t m;
+
+	if (d->sorted || d->nr < 2) {
+		d->sorted = true;
+		return 0;
+	}
+	m = out_of_run(d->e, d->nr);
+	hist = malloc(DIGITS * sizeof(*hist));
+	tmp = malloc((m < d->nr / 8 ? 2 * m + 1 : d->nr) * sizeof(*tmp));
+	if (!hist || !tmp) {
+		free(hist);
+		free(tmp);
+		return -ENOMEM;
+	}
+	if (m < d->nr / 8) {
+		sort_run(d, tmp, m, hist);
+	} else {
+		e = radix(d->e, tmp, d->nr, hist);
+		if (e != d->e) {
+			tmp = d->e;
+			d->e = e;
+		}
 	}
 	free(tmp);
 	free(hist);

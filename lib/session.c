@@ -9,8 +9,11 @@
  *
  * Opening scans the file once: samples per event, first and last
  * sample time, and the kernel's maps, so that the kernel's build id is
- * checked (pebs_symbols__load_kernel) before the first sample; when the
- * build ids already tell, /proc/kallsyms is read on a thread meanwhile.
+ * checked before the first sample; from the first kernel address met
+ * (sample or call chain), when the build ids already tell,
+ * /proc/kallsyms is read on a thread meanwhile, and waited for only at
+ * the first kernel address resolved (syms_kernel_defer). Without
+ * kernel addresses it is not read at all.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@ struct pebs_session {
 	struct ss_c2c *c2c;	/* pebs_session__set_c2c, or NULL */
 	uint32_t pid0, tid0;	/* the first sample's thread */
 	bool threads_seen, more_threads;	/* one, two or more */
+	bool kernel_seen;	/* a kernel address in a sample */
 };
 
 static int oom(void)
@@ -72,6 +76,23 @@ static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
 	return 0;
 }
 
+/* Whether @s has a kernel address: its ip or a call chain entry. */
+static bool kernel_addr(const struct pebs_sample *s)
+{
+	uint64_t ip;
+	size_t i;
+
+	if (s->ip >= KERNEL_START)
+		return true;
+	for (i = 0; (s->present & PERF_SAMPLE_CALLCHAIN) &&
+		    i < s->callchain_nr; i++) {
+		memcpy(&ip, &s->callchain[i], sizeof(ip));
+		if (ip >= KERNEL_START && ip < PERF_CONTEXT_MAX)
+			return true;
+	}
+	return false;
+}
+
 /* The scan: events' samples, the time span, the kernel's maps. */
 static int scan(struct pebs_session *ss)
 {
@@ -86,9 +107,14 @@ static int scan(struct pebs_session *ss)
 		/* the scan keeps nothing of the file */
 		released = pd_release(ss->pd, released, ss->pd->pos);
 		if (ev->type == PERF_RECORD_SAMPLE) {
-			if (!pebs_perfdata__sample(ss->pd, ev, &s, &idx) &&
-			    (err = count_sample(ss, &s, idx)))
+			if (pebs_perfdata__sample(ss->pd, ev, &s, &idx))
+				continue;
+			if ((err = count_sample(ss, &s, idx)))
 				return err;
+			if (!ss->kernel_seen && kernel_addr(&s)) {
+				ss->kernel_seen = true;
+				syms_kernel_start(ss->syms);
+			}
 		} else if ((ev->type == PERF_RECORD_MMAP ||
 			    ev->type == PERF_RECORD_MMAP2) &&
 			   !pebs_record__decode(ev, 0, &rec) &&
@@ -128,15 +154,13 @@ int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
 					 &size) &&
 	    pebs_symbols__add_build_ids(ss->syms, data, size) == -ENOMEM)
 		err = oom();
-	/* /proc/kallsyms read while the file is scanned */
-	if (!err)
-		syms_kernel_start(ss->syms);
 	err = err ?: scan(ss);
 	if (err) {
 		pebs_session__delete(ss);
 		return err;
 	}
-	ss->st.kernel = pebs_symbols__load_kernel(ss->syms);
+	/* waited for at the first kernel address */
+	ss->st.kernel = syms_kernel_defer(ss->syms);
 	*sp = ss;
 	return 0;
 }

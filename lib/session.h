@@ -59,6 +59,19 @@ void pebs_big_free(void *p, size_t n, size_t size);
 void syms_kernel_start(struct pebs_symbols *syms);
 
 /*
+ * syms_kernel_defer - pebs_symbols__load_kernel without the wait: the
+ * same answer (1, 0 or -errno: the kernel is this host's and
+ * /proc/kallsyms shows its symbols), but the symbols are taken only
+ * when a kernel address is first looked up: from the thread of
+ * syms_kernel_start if one runs (waiting for it then), else read then;
+ * never if none is.
+ * kallsyms_probe - 1 if /proc/kallsyms lists a text symbol with its
+ * address, else -errno (lib/kallsyms-thread.c).
+ */
+int syms_kernel_defer(struct pebs_symbols *syms);
+int kallsyms_probe(void);
+
+/*
  * kload_start - start reading /proc/kallsyms on a thread; NULL if none
  * could start (lib/kallsyms-thread.c). kload_finish - wait for it and
  * move its symbols into @kernel (as pebs_dso_load_kallsyms would have

@@ -7,7 +7,8 @@
  * order (a FORK copies the parent's, an exec drops them), so a lookup
  * answers for the time reached. Files and their symbols: lib/dso.c.
  * Kernel addresses: /proc/kallsyms, only when the recording's kernel is
- * this one (pebs_symbols__load_kernel). Lookups go through a
+ * this one (pebs_symbols__load_kernel), or taken at the first kernel
+ * address looked up (syms_kernel_defer). Lookups go through a
  * direct-mapped cache of (pid, ip), emptied whenever a mapping changes.
  */
 #include <errno.h>
@@ -63,6 +64,7 @@ struct pebs_symbols {
 				   before the end) */
 	struct kload *kload;	/* /proc/kallsyms being read on a thread
 				   (syms_kernel_start), or NULL */
+	bool kernel_lazy;	/* read at the first kernel address */
 };
 
 static int oom(void)
@@ -580,6 +582,7 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 		return pebs_err(-EINVAL, "symbols: none");
 	k = syms->kload;
 	syms->kload = NULL;
+	syms->kernel_lazy = false;
 	if (!same_kernel(syms)) {
 		kload_cancel(k);
 		return 0;
@@ -590,12 +593,38 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 	return err < 0 ? err : 1;
 }
 
+int syms_kernel_defer(struct pebs_symbols *syms)
+{
+	int ret = same_kernel(syms) ? kallsyms_probe() : 0;
+
+	syms->kernel_lazy = ret > 0;
+	if (!syms->kernel_lazy) {
+		kload_cancel(syms->kload);
+		syms->kload = NULL;
+	}
+	invalidate(syms);
+	return ret;
+}
+
+/* The kernel's symbols at the first kernel address looked up after
+   syms_kernel_defer: the thread's (syms_kernel_start), or read now. */
+static int kernel_now(struct pebs_symbols *syms)
+{
+	struct kload *k = syms->kload;
+
+	syms->kload = NULL;
+	syms->kernel_lazy = false;
+	return k ? kload_finish(k, &syms->kernel) :
+	       pebs_dso_load_kallsyms(&syms->kernel);
+}
+
 int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
 {
 	if (!syms)
 		return pebs_err(-EINVAL, "symbols: none");
 	kload_cancel(syms->kload);
 	syms->kload = NULL;
+	syms->kernel_lazy = false;
 	invalidate(syms);
 	return pebs_dso_load_kallsyms(&syms->kernel);
 }
@@ -629,6 +658,8 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 
 	memset(sym, 0, sizeof(*sym));
 	if (ip >= KERNEL_START) {
+		if (syms->kernel_lazy && kernel_now(syms) == -ENOMEM)
+			return -ENOMEM;
 		sym->dso = syms->kernel.path;
 		sym->dso_offset = ip;
 		s = pebs_dso_find_sym(syms->kernel.syms, syms->kernel.nr_syms,

@@ -102,18 +102,17 @@ static int add_weight(struct report *r, unsigned int idx, uint64_t w)
 	return 0;
 }
 
-/* The samples kept so far into every table. */
+/* The samples kept so far to every table (report-feed.c), the next
+   into the other batch. */
 static int flush_batch(struct report *r)
 {
-	unsigned int i;
+	struct pebs_report_sample *t = r->batch;
+	int err = report_feed_put(r->feed, r, r->batch, r->nr_batch);
 
-	for (i = 0; i < r->nr_tables; i++)
-		if (!r->tables[i].from &&
-		    pebs_report__add_batch(r->tables[i].rep, r->batch,
-					   r->nr_batch))
-			return -ENOMEM;
+	r->batch = r->spare;
+	r->spare = t;
 	r->nr_batch = 0;
-	return 0;
+	return err;
 }
 
 /* A sample resolved by the session: into every table (in batches). */
@@ -193,7 +192,7 @@ static bool any_addr(const struct report *r)
 static int run(struct report *r, const char *sort)
 {
 	unsigned int i, n;
-	int err;
+	int err, ferr;
 
 	err = pebs_perfdata__open_rewindable(r->path, &r->pd);
 	if (err) {
@@ -228,9 +227,18 @@ static int run(struct report *r, const char *sort)
 	    (pebs_c2c__new(&r->c2c) ||
 	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
 		goto out_oom;
+	r->batch = malloc(BATCH_SAMPLES * sizeof(*r->batch));
+	r->spare = malloc(BATCH_SAMPLES * sizeof(*r->spare));
+	if (!r->batch || !r->spare)
+		goto out_oom;
+	/* the tables on a thread of their own (NULL: here) */
+	r->feed = report_feed_start(r);
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
-	if (err == -ENOMEM || flush_batch(r))
+	ferr = flush_batch(r);
+	ferr = report_feed_finish(r->feed) ?: ferr;
+	r->feed = NULL;
+	if (err == -ENOMEM || ferr)
 		goto out_oom;
 	if (err < 0)
 		report_err("%s: a damaged record: reporting the records before "
@@ -278,6 +286,9 @@ static void report_free(struct report *r)
 {
 	unsigned int i;
 
+	report_feed_finish(r->feed);	/* a pass left on an error */
+	free(r->batch);
+	free(r->spare);
 	for (i = 0; i < r->nr_tables; i++)
 		pebs_report__delete(r->tables[i].rep);
 	for (i = 0; r->weights && i < r->nr_attrs; i++)

@@ -6,7 +6,9 @@
  * in the same order), the same row count and totals, the same derived
  * pages; a weight, too many (thread, period, data source) triples, or
  * a million samples of few lines turn it back into an ordinary report
- * with the same rows; misuse.
+ * with the same rows; a sweep through memory (the sort that merges
+ * the few entries out of an ascending run) gives the same rows too;
+ * misuse.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -201,6 +203,52 @@ static void test_many(void **state)
 	}
 }
 
+/*
+ * A sweep: lines in ascending order, three samples each of threads in
+ * turn, after 100 samples of lines above it; now and then a line a few
+ * behind (taking the sweep's last entries out of the ascending run) or
+ * five ahead (an entry out of the run tied with the run's later ones).
+ * The thread ids of every row in the same order as hashed.
+ */
+static void test_sweep(void **state)
+{
+	enum pebs_report_key lk = PEBS_REPORT_LINE;
+	struct pebs_report *hashed, *def;
+	struct pebs_report_sample s = { .pid = 1, .has_addr = true };
+	uint64_t x = 88172645463325252ull, line;
+	unsigned int i;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(pebs_report__new(&lk, 1, 1, &hashed), 0);
+	assert_int_equal(pebs_report__new(&lk, 1, 1, &def), 0);
+	assert_int_equal(pebs_report__defer(def), 0);
+	for (i = 0; i < NR_SAMPLES; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		line = i < 100 ? 1000000 + x % 50 : (i - 100) / 3;
+		if (i >= 100 && i % 401 == 0)
+			line -= line < 8 ? line : x % 8;
+		else if (i >= 100 && i % 97 == 0)
+			line += 5;
+		s.addr = 0x7f0000000000ull + line * 64 + x % 64;
+		s.tid = (int32_t)(i % 5);
+		s.period = 1 + x % 3;
+		assert_int_equal(pebs_report__add(hashed, &s), 0);
+		assert_int_equal(pebs_report__add(def, &s), 0);
+	}
+	pebs_report__sort(hashed);
+	pebs_report__sort_top(def, SIZE_MAX);
+	n = pebs_report__nr_rows(hashed);
+	assert_true(n > 20000);
+	assert_int_equal(pebs_report__nr_rows(def), n);
+	same_rows(def, hashed, n, true);
+	same_totals(def, hashed);
+	pebs_report__delete(hashed);
+	pebs_report__delete(def);
+}
+
 static void test_misuse(void **state)
 {
 	enum pebs_report_key k2[2] = { PEBS_REPORT_EVENT, PEBS_REPORT_LINE };
@@ -239,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_same_rows),
 		cmocka_unit_test(test_back_to_rows),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_sweep),
 		cmocka_unit_test(test_misuse),
 	};
 

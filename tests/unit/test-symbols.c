@@ -22,6 +22,7 @@
 #include "dso.h"
 #include "helpers.h"
 #include "internal.h"
+#include "session.h"
 
 /* A function whose address and name the test knows. */
 __attribute__((noinline, used)) int pebs_test_target_fn(int x);
@@ -418,6 +419,47 @@ static void test_kernel_build_id(void **state)
 	assert_int_equal(ret, 1);
 }
 
+/*
+ * syms_kernel_defer: the same answer as pebs_symbols__load_kernel, and
+ * the symbols read at the first kernel address looked up, or taken then
+ * from the thread syms_kernel_start began.
+ */
+static void test_kernel_deferred(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	unsigned char sec[512], bid[20];
+	struct pebs_sym sym;
+	uint64_t text;
+	size_t n;
+	int ret;
+
+	n = bid_entry(sec, "[kernel.kallsyms]", 0x5a);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	assert_int_equal(syms_kernel_defer(syms), 0);	/* another kernel */
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
+					       &sym), -ENOENT);
+	text = pebs_host_kernel_text();
+	if (!host_bid(bid) || !text)
+		skip();		/* addresses hidden, or no notes */
+	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	ret = syms_kernel_defer(syms);
+	assert_int_equal(ret, 1);
+	/* read now: _text (or an alias at its address) */
+	assert_int_equal(pebs_symbols__resolve(syms, 1, text, &sym), 0);
+	assert_non_null(sym.name);
+	assert_int_equal(sym.offset, 0);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+
+	/* read on a thread meanwhile: taken at the first kernel lookup */
+	syms_kernel_start(syms);
+	assert_int_equal(syms_kernel_defer(syms), 1);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, text + 1, &sym), 0);
+	assert_non_null(sym.name);
+	assert_int_equal(sym.offset, 1);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+}
+
 /* ---- perf's names and places (the parity helper's tests) ---------------- */
 
 /* Run @cmd (a shell line); skip the test if it cannot (no objcopy). */
@@ -728,6 +770,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_build_id, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_deferred, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_data_objects, setup,
 						teardown),
