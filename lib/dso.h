@@ -110,6 +110,10 @@ bool pebs_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
 /* pebs_dso_find_sym - the symbol covering @addr, or NULL. */
 struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr);
 
+/* pebs_dso_syms_sort - sort @s by address, aliases at one address kept
+   once (perf's choice among them); *@nr shrinks accordingly */
+void pebs_dso_syms_sort(struct sym *s, size_t *nr);
+
 /*
  * pebs_dso_load_kallsyms - the text symbols of /proc/kallsyms into @k.
  * Returns their number, -EACCES (no addresses shown), or -errno.

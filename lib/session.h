@@ -66,14 +66,14 @@ void syms_kernel_start(struct pebs_symbols *syms);
  * syms_kernel_start if one runs (waiting for it then), else read then;
  * never if none is.
  * kallsyms_probe - 1 if /proc/kallsyms lists a text symbol with its
- * address, else -errno (lib/kallsyms-thread.c).
+ * address, else -errno (lib/kallsyms.c).
  */
 int syms_kernel_defer(struct pebs_symbols *syms);
 int kallsyms_probe(void);
 
 /*
  * kload_start - start reading /proc/kallsyms on a thread; NULL if none
- * could start (lib/kallsyms-thread.c). kload_finish - wait for it and
+ * could start (lib/kallsyms.c). kload_finish - wait for it and
  * move its symbols into @kernel (as pebs_dso_load_kallsyms would have
  * loaded them there): its answer. kload_cancel - wait for it and drop
  * them (NULL: nothing). Both free @k.

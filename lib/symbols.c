@@ -6,7 +6,7 @@
  * mappings, from /proc/<pid>/maps or MMAP/MMAP2 records fed in time
  * order (a FORK copies the parent's, an exec drops them), so a lookup
  * answers for the time reached. Files and their symbols: lib/dso.c.
- * Kernel addresses: /proc/kallsyms, only when the recording's kernel is
+ * Kernel addresses (lib/symbols-kernel.c): /proc/kallsyms, only when the recording's kernel is
  * this one (pebs_symbols__load_kernel), or taken at the first kernel
  * address looked up (syms_kernel_defer). Lookups go through a
  * direct-mapped cache of (pid, ip), emptied whenever a mapping changes.
@@ -23,57 +23,20 @@
 #include "dso.h"
 #include "internal.h"
 #include "session.h"
+#include "symbols-int.h"
 
 #define KERNEL_START		(1ULL << 63)
 #define KERNEL_NAME		"[kernel.kallsyms]"
 #define CACHE_BITS		12
 #define CACHE_SIZE		(1u << CACHE_BITS)	/* (pid, ip) lookups */
 
-struct mapping {
-	uint64_t start, end, pgoff;
-	struct dso *dso;
-};
-
-struct proc {
-	pid_t pid;
-	struct mapping *maps;	/* executable mappings (or data ones) */
-	size_t nr, cap;
-	struct proc *data;	/* the data mappings, or NULL */
-};
-
-struct cached {
-	uint64_t ip;
-	pid_t pid;
-	uint32_t gen;		/* 0: empty */
-	int ret;
-	struct pebs_sym sym;
-};
-
-struct pebs_symbols {
-	struct dso **dsos;
-	size_t nr_dsos;
-	struct proc **procs;	/* sorted by pid */
-	size_t nr_procs;
-	struct dso kernel;	/* "[kernel.kallsyms]" */
-	uint8_t kernel_bid[BUILD_ID_MAX];	/* as recorded */
-	size_t kernel_bid_len;
-	uint64_t kernel_text;	/* recorded _text (kernel MMAP pgoff) */
-	uint32_t gen;		/* mappings' generation: cache validity */
-	struct cached *cache;
-	struct proc *last;	/* the last process found (never freed
-				   before the end) */
-	struct kload *kload;	/* /proc/kallsyms being read on a thread
-				   (syms_kernel_start), or NULL */
-	bool kernel_lazy;	/* read at the first kernel address */
-};
-
-static int oom(void)
+int syms_oom(void)
 {
 	return pebs_err(-ENOMEM, "symbols: out of memory");
 }
 
 /* The mappings changed: forget the cached lookups. */
-static void invalidate(struct pebs_symbols *syms)
+void syms_invalidate(struct pebs_symbols *syms)
 {
 	if (++syms->gen == 0) {		/* wrapped: empty the cache */
 		memset(syms->cache, 0, CACHE_SIZE * sizeof(*syms->cache));
@@ -91,7 +54,7 @@ int pebs_symbols__new(struct pebs_symbols **symsp)
 		return pebs_err(-ENOTSUP, "libelf: %s", elf_errmsg(-1));
 	syms = calloc(1, sizeof(*syms));
 	if (!syms)
-		return oom();
+		return syms_oom();
 	syms->kernel.path = strdup(KERNEL_NAME);
 	syms->cache = calloc(CACHE_SIZE, sizeof(*syms->cache));
 	syms->gen = 1;
@@ -99,7 +62,7 @@ int pebs_symbols__new(struct pebs_symbols **symsp)
 		free(syms->kernel.path);
 		free(syms->cache);
 		free(syms);
-		return oom();
+		return syms_oom();
 	}
 	syms->kernel.loaded = true;
 	*symsp = syms;
@@ -141,7 +104,7 @@ static struct dso *dso_find(struct pebs_symbols *syms, const char *path)
 	return NULL;
 }
 
-static struct dso *dso_findnew(struct pebs_symbols *syms, const char *path)
+struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path)
 {
 	struct dso *d = dso_find(syms, path), **nd;
 
@@ -283,11 +246,11 @@ int pebs_symbols__add_mmap(struct pebs_symbols *syms, pid_t pid,
 
 	if (!syms || !path || !len || start + len < start)
 		return pebs_err(-EINVAL, "symbols: bad mapping");
-	d = dso_findnew(syms, path);
+	d = syms_dso_findnew(syms, path);
 	p = d ? proc_findnew(syms, pid) : NULL;
 	if (!p || proc_insert(p, start, start + len, pgoff, d))
-		return oom();
-	invalidate(syms);
+		return syms_oom();
+	syms_invalidate(syms);
 	return 0;
 }
 
@@ -300,7 +263,7 @@ static int add_data_mmap(struct pebs_symbols *syms, pid_t pid,
 
 	if (!m->len || m->start + m->len < m->start)
 		return 0;
-	d = dso_findnew(syms, m->filename);
+	d = syms_dso_findnew(syms, m->filename);
 	p = d ? proc_findnew(syms, pid) : NULL;
 	if (p && !p->data) {
 		p->data = calloc(1, sizeof(*p->data));
@@ -309,8 +272,8 @@ static int add_data_mmap(struct pebs_symbols *syms, pid_t pid,
 	}
 	if (!p || !p->data ||
 	    proc_insert(p->data, m->start, m->start + m->len, m->pgoff, d))
-		return oom();
-	invalidate(syms);
+		return syms_oom();
+	syms_invalidate(syms);
 	return 0;
 }
 
@@ -334,10 +297,10 @@ int pebs_symbols__load_pid(struct pebs_symbols *syms, pid_t pid)
 	p = proc_findnew(syms, pid);
 	if (!p) {
 		fclose(f);
-		return oom();
+		return syms_oom();
 	}
 	p->nr = 0;	/* re-read: the current maps replace the old */
-	invalidate(syms);
+	syms_invalidate(syms);
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long start, end, pgoff;
 		char perms[8];
@@ -365,7 +328,7 @@ static int copy_list(const struct proc *from, struct proc *to)
 	if (!from->nr)
 		return 0;
 	if (maps_reserve(to, from->nr))
-		return oom();
+		return syms_oom();
 	memcpy(to->maps, from->maps, from->nr * sizeof(*from->maps));
 	to->nr = from->nr;
 	return 0;
@@ -382,19 +345,19 @@ static int copy_maps(struct pebs_symbols *syms, pid_t parent, pid_t child)
 	cp = proc_findnew(syms, child);
 	/* proc_findnew may move the array, not the procs themselves */
 	if (!cp || copy_list(pp, cp))
-		return oom();
+		return syms_oom();
 	if (!pp->data)
 		return 0;
 	if (!cp->data) {
 		cp->data = calloc(1, sizeof(*cp->data));
 		if (!cp->data)
-			return oom();
+			return syms_oom();
 		cp->data->pid = child;
 	}
 	return copy_list(pp->data, cp->data);
 }
 
-static bool is_kernel_name(const char *name)
+bool syms_is_kernel_name(const char *name)
 {
 	return !strncmp(name, KERNEL_NAME, sizeof(KERNEL_NAME) - 1);
 }
@@ -403,7 +366,7 @@ static bool is_kernel_name(const char *name)
 static int add_kernel_map(struct pebs_symbols *syms,
 			  const struct pebs_record_mmap *m, uint32_t type)
 {
-	if (!is_kernel_name(m->filename))
+	if (!syms_is_kernel_name(m->filename))
 		return 0;
 	if (type == PERF_RECORD_MMAP && !syms->kernel_text)
 		syms->kernel_text = m->pgoff;	/* perf puts _text there */
@@ -460,7 +423,7 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 		/* a new process if pid != ppid */
 		if (r.task.pid == r.task.ppid)
 			return 0;
-		invalidate(syms);
+		syms_invalidate(syms);
 		return copy_maps(syms, (pid_t)r.task.ppid, (pid_t)r.task.pid);
 	case PERF_RECORD_COMM:
 		if (!r.comm.exec)
@@ -470,163 +433,11 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 			p->nr = 0;	/* exec: a new address space */
 		if (p && p->data)
 			p->data->nr = 0;
-		invalidate(syms);
+		syms_invalidate(syms);
 		return 0;
 	default:
 		return 0;
 	}
-}
-
-int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
-			       const uint8_t *build_id, size_t size)
-{
-	struct dso *d;
-
-	if (!syms || !path || !build_id || !size || size > BUILD_ID_MAX)
-		return pebs_err(-EINVAL, "symbols: bad build id for %s",
-				path ? path : "(null)");
-	if (is_kernel_name(path)) {
-		memcpy(syms->kernel_bid, build_id, size);
-		syms->kernel_bid_len = size;
-		return 0;
-	}
-	d = dso_findnew(syms, path);
-	if (!d)
-		return oom();
-	memcpy(d->want_bid, build_id, size);
-	d->want_bid_len = size;
-	if (d->loaded) {
-		/* checked against the file again on the next lookup */
-		free(d->syms);
-		free(d->names);
-		free(d->segs);
-		d->syms = NULL;
-		d->names = NULL;
-		d->segs = NULL;
-		d->nr_syms = d->nr_segs = 0;
-		d->loaded = false;
-	}
-	invalidate(syms);
-	return 0;
-}
-
-/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
-#define MISC_BUILD_ID_SIZE	(1 << 15)
-
-int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
-				size_t size)
-{
-	const unsigned char *p = data, *end = p + size;
-	int nr = 0;
-
-	if (!syms || (!data && size))
-		return pebs_err(-EINVAL, "symbols: no build id section");
-	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
-	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
-		struct perf_event_header h;
-		const unsigned char *bid = p + sizeof(h) + 4;
-		const char *name = (const char *)bid + 24;
-		size_t len = BUILD_ID_MAX, max;
-
-		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
-		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
-			return pebs_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
-					"of %u bytes overruns the section",
-					h.size);
-		if (h.misc & MISC_BUILD_ID_SIZE)
-			len = bid[20];
-		max = (size_t)(p + h.size - (const unsigned char *)name);
-		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max &&
-		    (name[0] == '/' || is_kernel_name(name) ||
-		     !strcmp(name, "[vdso]"))) {	/* in perf's cache */
-			int err = pebs_symbols__set_build_id(syms, name, bid,
-							     len);
-
-			if (err)
-				return err;
-			nr++;
-		}
-		p += h.size;
-	}
-	return nr;
-}
-
-/* Whether the recorded kernel is this host's. */
-static bool same_kernel(const struct pebs_symbols *syms)
-{
-	uint8_t bid[BUILD_ID_MAX];
-	int n;
-
-	if (syms->kernel_bid_len) {
-		n = pebs_host_kernel_build_id(bid);
-		return n > 0 && (size_t)n == syms->kernel_bid_len &&
-		       !memcmp(bid, syms->kernel_bid, (size_t)n);
-	}
-	/* no build id recorded: the kernel map must be where it is */
-	return syms->kernel_text &&
-	       syms->kernel_text == pebs_host_kernel_text();
-}
-
-void syms_kernel_start(struct pebs_symbols *syms)
-{
-	if (!syms->kload && same_kernel(syms))
-		syms->kload = kload_start();	/* NULL: later, in place */
-}
-
-int pebs_symbols__load_kernel(struct pebs_symbols *syms)
-{
-	struct kload *k;
-	int err;
-
-	if (!syms)
-		return pebs_err(-EINVAL, "symbols: none");
-	k = syms->kload;
-	syms->kload = NULL;
-	syms->kernel_lazy = false;
-	if (!same_kernel(syms)) {
-		kload_cancel(k);
-		return 0;
-	}
-	invalidate(syms);
-	err = k ? kload_finish(k, &syms->kernel) :
-	      pebs_dso_load_kallsyms(&syms->kernel);
-	return err < 0 ? err : 1;
-}
-
-int syms_kernel_defer(struct pebs_symbols *syms)
-{
-	int ret = same_kernel(syms) ? kallsyms_probe() : 0;
-
-	syms->kernel_lazy = ret > 0;
-	if (!syms->kernel_lazy) {
-		kload_cancel(syms->kload);
-		syms->kload = NULL;
-	}
-	invalidate(syms);
-	return ret;
-}
-
-/* The kernel's symbols at the first kernel address looked up after
-   syms_kernel_defer: the thread's (syms_kernel_start), or read now. */
-static int kernel_now(struct pebs_symbols *syms)
-{
-	struct kload *k = syms->kload;
-
-	syms->kload = NULL;
-	syms->kernel_lazy = false;
-	return k ? kload_finish(k, &syms->kernel) :
-	       pebs_dso_load_kallsyms(&syms->kernel);
-}
-
-int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
-{
-	if (!syms)
-		return pebs_err(-EINVAL, "symbols: none");
-	kload_cancel(syms->kload);
-	syms->kload = NULL;
-	syms->kernel_lazy = false;
-	invalidate(syms);
-	return pebs_dso_load_kallsyms(&syms->kernel);
 }
 
 /* The mapping of @p covering @addr, or NULL. */
@@ -658,7 +469,7 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 
 	memset(sym, 0, sizeof(*sym));
 	if (ip >= KERNEL_START) {
-		if (syms->kernel_lazy && kernel_now(syms) == -ENOMEM)
+		if (syms->kernel_lazy && syms_kernel_now(syms) == -ENOMEM)
 			return -ENOMEM;
 		sym->dso = syms->kernel.path;
 		sym->dso_offset = ip;

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kallsyms.c - the running kernel as the resolver sees it: its build id
+ * (/sys/kernel/notes), its _text and its text symbols (/proc/kallsyms,
+ * pebs_dso_load_kallsyms).
+ *
+ * /proc/kallsyms can be read on a thread of its own (kload_start: into
+ * a private dso), so that a session scans
+ * its file meanwhile (lib/session.c, lib/symbols.c): the kernel formats
+ * some 200 000 lines for it, tens of milliseconds. The loaded symbols
+ * are then moved into the caller's kernel dso, as a load in place
+ * would have left it. kallsyms_probe tells, from the first lines, whether
+ * such a load would find symbols, for a session that reads them only at
+ * the first kernel address (syms_kernel_defer).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dso.h"
+#include "internal.h"
+#include "session.h"
+
+int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX])
+{
+	unsigned char buf[4096];
+	size_t off = 0, n;
+	int fd;
+	ssize_t got;
+
+	fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	got = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (got < 0)
+		return -EIO;
+	n = (size_t)got;
+	/* ELF notes: u32 namesz, descsz, type; name, desc 4-aligned */
+	while (off + 12 <= n) {
+		uint32_t namesz = ld32(buf + off), descsz = ld32(buf + off + 4);
+		uint32_t type = ld32(buf + off + 8);
+		size_t name = off + 12, desc = name + ((namesz + 3u) & ~3u);
+
+		if (desc > n || descsz > n - desc)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    !memcmp(buf + name, "GNU", 4) && descsz &&
+		    descsz <= BUILD_ID_MAX) {
+			memcpy(bid, buf + desc, descsz);
+			return (int)descsz;
+		}
+		off = desc + ((descsz + 3u) & ~3u);
+	}
+	return -ENOENT;
+}
+
+/* A /proc/kallsyms line "addr type name[\tmodule]", as sscanf's
+   "%llx %c %255s" would read it (without its cost): false if not. */
+static bool kallsyms_line(const char *p, unsigned long long *addr,
+			  char *type, const char **name, size_t *len)
+{
+	unsigned long long a = 0;
+	const char *q = p;
+	size_t l;
+
+	for (;; q++) {
+		unsigned int d = (unsigned int)(*q | 0x20);
+
+		if (*q >= '0' && *q <= '9')
+			d = (unsigned int)(*q - '0');
+		else if (d >= 'a' && d <= 'f')
+			d -= 'a' - 10;
+		else
+			break;
+		a = a << 4 | d;
+	}
+	if (q == p || q[0] != ' ' || !q[1] || q[2] != ' ')
+		return false;
+	*addr = a;
+	*type = q[1];
+	*name = q + 3;
+	l = strcspn(q + 3, " \t\n\v\f\r");
+	*len = l < 255 ? l : 255;
+	return l > 0;
+}
+
+int pebs_dso_load_kallsyms(struct dso *k)
+{
+	size_t nr = 0, cap = 0, names_len = 0, names_cap = 0, i;
+	char line[512];
+	struct sym *s = NULL;
+	char *names = NULL;
+	int err = 0;
+	FILE *f;
+
+	f = fopen("/proc/kallsyms", "re");
+	if (!f)
+		return pebs_err(-errno, "cannot read /proc/kallsyms: %s",
+				strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long addr;
+		const char *name;
+		char type;
+		size_t l;
+
+		if (!kallsyms_line(line, &addr, &type, &name, &l) ||
+		    (type != 't' && type != 'T' && type != 'w' &&
+		     type != 'W') || !addr)
+			continue;
+		l++;
+		if (nr == cap || names_len + l > names_cap) {
+			struct sym *ns;
+			char *nn;
+
+			cap = cap ? cap * 2 : 4096;
+			names_cap = names_cap ? names_cap * 2 : 65536;
+			ns = realloc(s, cap * sizeof(*s));
+			if (ns)
+				s = ns;
+			nn = ns ? realloc(names, names_cap) : NULL;
+			if (!nn) {
+				err = -ENOMEM;
+				break;
+			}
+			names = nn;
+		}
+		s[nr].start = addr;
+		s[nr].size = 0;
+		/*
+		 * Among aliases the last listed wins, as in perf: it sizes
+		 * kallsyms symbols up to the next address before choosing,
+		 * so only the last alias has a size.
+		 */
+		s[nr].rank = nr < INT_MAX ? -(int)nr : INT_MIN;
+		s[nr].order = (uint32_t)nr;
+		/* an offset for now: names may still move */
+		s[nr].name = (const char *)(uintptr_t)names_len;
+		memcpy(names + names_len, name, l - 1);
+		names[names_len + l - 1] = '\0';
+		names_len += l;
+		nr++;
+	}
+	fclose(f);
+	if (err) {
+		free(s);
+		free(names);
+		return pebs_err(-ENOMEM, "symbols: out of memory");
+	}
+	if (!nr) {
+		free(s);
+		free(names);
+		return pebs_err(-EACCES, "/proc/kallsyms shows no addresses: "
+				"run as root or lower kernel.kptr_restrict");
+	}
+	for (i = 0; i < nr; i++)
+		s[i].name = names + (uintptr_t)s[i].name;
+	pebs_dso_syms_sort(s, &nr);
+	free(k->syms);
+	free(k->names);
+	k->syms = s;
+	k->nr_syms = nr;
+	k->names = names;
+	free(k->path);
+	k->path = strdup("[kernel.kallsyms]");
+	if (!k->path)
+		return pebs_err(-ENOMEM, "symbols: out of memory");
+	return (int)nr;
+}
+
+uint64_t pebs_host_kernel_text(void)
+{
+	unsigned long long addr;
+	char line[512], name[256], type;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_text"))
+			found = addr;
+	fclose(f);
+	return found;
+}
+
+struct kload {
+	pthread_t thread;
+	struct dso d;
+	int ret;
+	char msg[256];		/* the thread's pebs_errmsg() */
+};
+
+static void *run(void *arg)
+{
+	struct kload *k = arg;
+
+	k->ret = pebs_dso_load_kallsyms(&k->d);
+	if (k->ret < 0)
+		snprintf(k->msg, sizeof(k->msg), "%s", pebs_errmsg());
+	return NULL;
+}
+
+struct kload *kload_start(void)
+{
+	struct kload *k = calloc(1, sizeof(*k));
+
+	if (k && pthread_create(&k->thread, NULL, run, k)) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+void kload_cancel(struct kload *k)
+{
+	if (!k)
+		return;
+	pthread_join(k->thread, NULL);
+	pebs_dso_free(&k->d);
+	free(k);
+}
+
+int kload_finish(struct kload *k, struct dso *kernel)
+{
+	int ret;
+
+	pthread_join(k->thread, NULL);
+	ret = k->ret;
+	if (ret < 0) {
+		ret = pebs_err(ret, "%s", k->msg);
+		pebs_dso_free(&k->d);
+		free(k);
+		return ret;
+	}
+	free(kernel->syms);
+	free(kernel->names);
+	free(kernel->path);
+	kernel->syms = k->d.syms;
+	kernel->nr_syms = k->d.nr_syms;
+	kernel->names = k->d.names;
+	kernel->path = k->d.path;
+	free(k);
+	return kernel->path ? ret :
+	       pebs_err(-ENOMEM, "symbols: out of memory");
+}
+
+int kallsyms_probe(void)
+{
+	unsigned long long addr;
+	char line[512], type;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return pebs_err(-errno, "cannot read /proc/kallsyms: %s",
+				strerror(errno));
+	/* hidden addresses read 0, all of them */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c", &addr, &type) == 2 && addr &&
+		    type && strchr("tTwW", type)) {
+			fclose(f);
+			return 1;
+		}
+	fclose(f);
+	return pebs_err(-EACCES, "/proc/kallsyms shows no addresses: "
+			"run as root or lower kernel.kptr_restrict");
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbols-int.h - the resolver's state (struct pebs_symbols), shared by
+ * lib/symbols.c (address spaces and lookups) and lib/symbols-kernel.c
+ * (the recording's build ids and the kernel's symbols). Not installed.
+ */
+#ifndef PEBSSHIM_SYMBOLS_INT_H
+#define PEBSSHIM_SYMBOLS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dso.h"
+#include "internal.h"
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	struct dso *dso;
+};
+
+struct proc {
+	pid_t pid;
+	struct mapping *maps;	/* executable mappings (or data ones) */
+	size_t nr, cap;
+	struct proc *data;	/* the data mappings, or NULL */
+};
+
+struct cached {
+	uint64_t ip;
+	pid_t pid;
+	uint32_t gen;		/* 0: empty */
+	int ret;
+	struct pebs_sym sym;
+};
+
+struct pebs_symbols {
+	struct dso **dsos;
+	size_t nr_dsos;
+	struct proc **procs;	/* sorted by pid */
+	size_t nr_procs;
+	struct dso kernel;	/* "[kernel.kallsyms]" */
+	uint8_t kernel_bid[BUILD_ID_MAX];	/* as recorded */
+	size_t kernel_bid_len;
+	uint64_t kernel_text;	/* recorded _text (kernel MMAP pgoff) */
+	uint32_t gen;		/* mappings' generation: cache validity */
+	struct cached *cache;
+	struct proc *last;	/* the last process found (never freed
+				   before the end) */
+	struct kload *kload;	/* /proc/kallsyms being read on a thread
+				   (syms_kernel_start), or NULL */
+	bool kernel_lazy;	/* read at the first kernel address */
+};
+
+/* -ENOMEM with the library's message */
+int syms_oom(void);
+/* a mapping or a file changed: the (pid, ip) cache is stale */
+void syms_invalidate(struct pebs_symbols *syms);
+/* the file @path's dso, made if new; NULL when out of memory */
+struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path);
+/* whether @name is the kernel's map ("[kernel.kallsyms]...") */
+bool syms_is_kernel_name(const char *name);
+/*
+ * syms_kernel_now - the kernel's symbols at the first kernel address
+ * looked up after syms_kernel_defer: the thread's (syms_kernel_start),
+ * or read now. 0 or -errno.
+ */
+int syms_kernel_now(struct pebs_symbols *syms);
+
+#endif
