@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "report-rows.h"
 
 #define NR_SAMPLES	70000
 
@@ -50,39 +51,6 @@ static void make_sample(unsigned int i, bool weights, unsigned int tids,
 	src.mem_snoop = (x >> 61) % 2 ? PERF_MEM_SNOOP_HITM : 0;
 	s->data_src = src.val;
 	s->has_src = (x >> 62) % 2;
-}
-
-/* The first @n rows of @r and @want: equal in every field (the thread
-   ids in the same order when @in_order, else in any). */
-static void same_rows(const struct pebs_report *r,
-		      const struct pebs_report *want, size_t n, bool in_order)
-{
-	struct pebs_report_row a, b;
-	unsigned int t, u;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		a = *pebs_report__row(want, i);
-		b = *pebs_report__row(r, i);
-		assert_int_equal(b.addr, a.addr);
-		assert_int_equal(b.period, a.period);
-		assert_int_equal(b.samples, a.samples);
-		assert_int_equal(b.weight_sum, a.weight_sum);
-		assert_int_equal(b.weight_nr, a.weight_nr);
-		assert_int_equal(b.loads, a.loads);
-		assert_int_equal(b.stores, a.stores);
-		assert_int_equal(b.hitm, a.hitm);
-		assert_int_equal(b.nr_tids, a.nr_tids);
-		/* of more than kept, any kept */
-		for (t = 0; a.nr_tids <= PEBS_REPORT_MAX_TIDS &&
-			    t < a.nr_tids; t++) {
-			for (u = 0; u < b.nr_tids && b.tids[u] != a.tids[t];
-			     u++)
-				;
-			assert_int_equal(in_order ? t : u, u);
-			assert_true(u < b.nr_tids);
-		}
-	}
 }
 
 static void same_totals(const struct pebs_report *r,

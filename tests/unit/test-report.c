@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "report-rows.h"
 
 #define SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 			 PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
@@ -404,39 +405,6 @@ static void pass_free(struct pass *p, const char *path)
 		unlink(path);
 }
 
-/* Pages of @rows (@n) of @r against @want's: sums, keys, threads. */
-static void same_rows(const struct pebs_report *r,
-		      const struct pebs_report *want, size_t n)
-{
-	struct pebs_report_row a, b;
-	unsigned int t, u;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		a = *pebs_report__row(want, i);
-		b = *pebs_report__row(r, i);
-		assert_int_equal(b.addr, a.addr);
-		assert_int_equal(b.event, a.event);
-		assert_int_equal(b.period, a.period);
-		assert_int_equal(b.samples, a.samples);
-		assert_int_equal(b.weight_sum, a.weight_sum);
-		assert_int_equal(b.weight_nr, a.weight_nr);
-		assert_int_equal(b.loads, a.loads);
-		assert_int_equal(b.stores, a.stores);
-		assert_int_equal(b.hitm, a.hitm);
-		assert_int_equal(b.nr_tids, a.nr_tids);
-		/* the same threads, in any order (of more than kept,
-		   any kept) */
-		for (t = 0; a.nr_tids <= PEBS_REPORT_MAX_TIDS &&
-			    t < a.nr_tids; t++) {
-			for (u = 0; u < b.nr_tids && b.tids[u] != a.tids[t];
-			     u++)
-				;
-			assert_true(u < b.nr_tids);
-		}
-	}
-}
-
 static void test_derive_pages(void **state)
 {
 	enum pebs_report_key lk[2] = { PEBS_REPORT_EVENT, PEBS_REPORT_LINE };
@@ -488,15 +456,15 @@ static void test_derive_pages(void **state)
 	assert_int_equal(pebs_report__nr_rows(all),
 			 pebs_report__nr_rows(pages));
 	assert_null(pebs_report__row(top, 7));
-	same_rows(top, pages, 7);
-	same_rows(all, pages, pebs_report__nr_rows(pages));
+	same_rows(top, pages, 7, false);
+	same_rows(all, pages, pebs_report__nr_rows(pages), false);
 	pebs_report__totals(pages, 1, &n1, &p1);
 	pebs_report__totals(top, 1, &n2, &p2);
 	assert_int_equal(n2, n1);
 	assert_int_equal(p2, p1);
 	/* a sort after it keeps the order */
 	pebs_report__sort_top(top, 7);
-	same_rows(top, pages, 7);
+	same_rows(top, pages, 7, false);
 	/* not new, or keys that do not match */
 	assert_int_equal(pebs_report__derive_top(top, lines, 7), -EINVAL);
 	assert_int_equal(pebs_report__new(&pk[1], 1, 2, &bad), 0);
