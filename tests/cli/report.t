@@ -21,7 +21,12 @@ if [ $? = 0 ] && clean "$T/script.err"; then ok "perf script reads it without wa
 else nok "perf script reads it without warnings" "$(head -3 "$T/script.err")"; fi
 check "perf script shows all 1000 samples" test "$(wc -l <"$T/script.out")" = 1000
 perf report --stdio -i "$F" --sort sym >"$T/rep.out" 2>"$T/rep.err"
-if [ $? = 0 ] && clean "$T/rep.err"; then ok "perf report reads it without warnings"
+rc=$?
+# perf warns of the host, not the file, when /proc/kallsyms hides its
+# addresses from this user (kptr_restrict, not root)
+if awk 'NR == 1 { exit $1 !~ /^0+$/ }' /proc/kallsyms 2>/dev/null; then
+	skip "/proc/kallsyms hides kernel addresses from this user: perf report warns of the host"
+elif [ $rc = 0 ] && clean "$T/rep.err"; then ok "perf report reads it without warnings"
 else nok "perf report reads it without warnings" "$(head -3 "$T/rep.err")"; fi
 check "perf report: 1000 samples, all in pebs_test_hot_fn (synthesized MMAP2)" \
 	bash -c "grep -q \"^# Samples: 1000  of event 'cpu-clock'\" '$T/rep.out' &&
@@ -94,7 +99,7 @@ if perf record -q -z -e page-faults -o "$T/z.data" -- true >/dev/null 2>&1; then
 	rc=$?
 	check "perf record -z file: read through libzstd (exit $rc, its samples counted)" \
 		bash -c "test $rc = 0 && test ! -s '$T/z.err' &&
-			 grep -qE '^# event 0 +: page-faults .*: [1-9][0-9]* samples' '$T/z.out'"
+			 grep -qE '^# event 0 +: page-faults(:u)? .*: [1-9][0-9]* samples' '$T/z.out'"
 else
 	skip "this perf cannot record with -z (no zstd)"
 fi
