@@ -66,7 +66,11 @@ void pebs_dso_syms_sort(struct sym *s, size_t *nr)
 {
 	size_t i, j = 0;
 
-	qsort(s, *nr, sizeof(*s), sym_cmp);
+	/* often sorted already (kallsyms, most symbol tables in part) */
+	for (i = 1; i < *nr && sym_cmp(&s[i - 1], &s[i]) < 0; i++)
+		;
+	if (i < *nr)
+		qsort(s, *nr, sizeof(*s), sym_cmp);
 	for (i = 0; i < *nr; i++) {
 		if (j && s[j - 1].start == s[i].start)
 			continue;

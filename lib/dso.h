@@ -41,6 +41,7 @@ struct dso {
 	struct sym *syms;
 	size_t nr_syms;
 	char *names;		/* all symbol names, NUL-separated */
+	uint64_t syms_end;	/* kallsyms read only up to here (0: all) */
 	char *pnames;		/* the synthesized "name@plt" ones */
 	struct seg *segs;
 	size_t nr_segs;

@@ -17,6 +17,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,9 +93,30 @@ static bool kallsyms_line(const char *p, unsigned long long *addr,
 	return l > 0;
 }
 
-int pebs_dso_load_kallsyms(struct dso *k)
+/*
+ * The kernel's own text ends below the first address /proc/kallsyms may
+ * list after it (modules, BPF, trampolines): on x86-64 these all live
+ * from MODULES_VADDR on, above the kernel image. Elsewhere no read stops
+ * early.
+ */
+#if defined(__x86_64__)
+#define CORE_TEXT_END	0xffffffffc0000000ULL
+#else
+#define CORE_TEXT_END	0ULL
+#endif
+
+/*
+ * The text symbols of /proc/kallsyms into @k; with @limit, only up to
+ * the first symbol above *limit (it may still fall while reading), so
+ * long as the symbols so far are in address order and in the kernel's
+ * own text: k->syms_end is then that symbol's address, and the table is
+ * right below it.
+ */
+static int load(struct dso *k, const _Atomic uint64_t *limit)
 {
 	size_t nr = 0, cap = 0, names_len = 0, names_cap = 0, i;
+	uint64_t end = 0;
+	bool sorted = true;
 	char line[512];
 	struct sym *s = NULL;
 	char *names = NULL;
@@ -114,6 +138,17 @@ int pebs_dso_load_kallsyms(struct dso *k)
 		     type != 'W') || !addr)
 			continue;
 		l++;
+		/*
+		 * Among aliases the last listed wins, as in perf: it sizes
+		 * kallsyms symbols up to the next address before choosing,
+		 * so only the last alias has a size. Listed one after the
+		 * other (the file is in address order), it replaces the
+		 * one before, and the table stays sorted.
+		 */
+		if (nr && s[nr - 1].start == addr)
+			nr--;
+		else if (nr && s[nr - 1].start > addr)
+			sorted = false;
 		if (nr == cap || names_len + l > names_cap) {
 			struct sym *ns;
 			char *nn;
@@ -132,11 +167,7 @@ int pebs_dso_load_kallsyms(struct dso *k)
 		}
 		s[nr].start = addr;
 		s[nr].size = 0;
-		/*
-		 * Among aliases the last listed wins, as in perf: it sizes
-		 * kallsyms symbols up to the next address before choosing,
-		 * so only the last alias has a size.
-		 */
+		/* aliases apart (out of order): the last listed first */
 		s[nr].rank = nr < INT_MAX ? -(int)nr : INT_MIN;
 		s[nr].order = (uint32_t)nr;
 		/* an offset for now: names may still move */
@@ -145,6 +176,11 @@ int pebs_dso_load_kallsyms(struct dso *k)
 		names[names_len + l - 1] = '\0';
 		names_len += l;
 		nr++;
+		if (limit && sorted && addr < CORE_TEXT_END &&
+		    addr > atomic_load_explicit(limit, memory_order_relaxed)) {
+			end = addr;
+			break;
+		}
 	}
 	fclose(f);
 	if (err) {
@@ -166,11 +202,18 @@ int pebs_dso_load_kallsyms(struct dso *k)
 	k->syms = s;
 	k->nr_syms = nr;
 	k->names = names;
-	free(k->path);
-	k->path = strdup("[kernel.kallsyms]");
+	k->syms_end = end;
+	/* the path stays the same string: rows may hold it */
+	if (!k->path)
+		k->path = strdup("[kernel.kallsyms]");
 	if (!k->path)
 		return pebs_err(-ENOMEM, "symbols: out of memory");
 	return (int)nr;
+}
+
+int pebs_dso_load_kallsyms(struct dso *k)
+{
+	return load(k, NULL);
 }
 
 uint64_t pebs_host_kernel_text(void)
@@ -195,22 +238,39 @@ struct kload {
 	struct dso d;
 	int ret;
 	char msg[256];		/* the thread's pebs_errmsg() */
+	atomic_bool done;	/* d, ret and msg are written */
+	_Atomic uint64_t limit;	/* kload_limit */
 };
 
 static void *run(void *arg)
 {
 	struct kload *k = arg;
 
-	k->ret = pebs_dso_load_kallsyms(&k->d);
+	k->ret = load(&k->d, &k->limit);
 	if (k->ret < 0)
 		snprintf(k->msg, sizeof(k->msg), "%s", pebs_errmsg());
+	atomic_store_explicit(&k->done, true, memory_order_release);
 	return NULL;
 }
 
-struct kload *kload_start(void)
+bool kload_ready(struct kload *k)
+{
+	return atomic_load_explicit(&k->done, memory_order_acquire);
+}
+
+void kload_limit(struct kload *k, uint64_t max)
+{
+	atomic_store_explicit(&k->limit, max, memory_order_relaxed);
+}
+
+struct kload *kload_start(uint64_t limit)
 {
 	struct kload *k = calloc(1, sizeof(*k));
 
+	if (k) {
+		atomic_init(&k->done, false);
+		atomic_init(&k->limit, limit);
+	}
 	if (k && pthread_create(&k->thread, NULL, run, k)) {
 		free(k);
 		return NULL;
@@ -241,11 +301,16 @@ int kload_finish(struct kload *k, struct dso *kernel)
 	}
 	free(kernel->syms);
 	free(kernel->names);
-	free(kernel->path);
 	kernel->syms = k->d.syms;
 	kernel->nr_syms = k->d.nr_syms;
 	kernel->names = k->d.names;
-	kernel->path = k->d.path;
+	kernel->syms_end = k->d.syms_end;
+	/* the path stays the same string: rows may hold it */
+	if (!kernel->path) {
+		kernel->path = k->d.path;
+		k->d.path = NULL;
+	}
+	free(k->d.path);
 	free(k);
 	return kernel->path ? ret :
 	       pebs_err(-ENOMEM, "symbols: out of memory");

@@ -43,6 +43,7 @@ struct pebs_report {
 				   not only shown (dcacheline) */
 	uint8_t atom_of[RK_NR_FIELDS];	/* NO_ATOM: field not kept */
 	enum rk_field field_of[RK_NR_FIELDS];	/* atom -> field */
+	uint32_t used;		/* the fields of the keys (bit per field) */
 	unsigned int nr_atoms, nr_cmp;	/* atoms [0, nr_cmp) are compared */
 	bool plain;		/* every key rk_plain, each its own field:
 				   atom i is rk_plain_atom(plain_key[i]) */
@@ -82,6 +83,26 @@ static inline uint64_t *atoms(unsigned char *row)
 
 /* rp_new_row - a new row of key atoms @a, sums 0; NULL: out of memory. */
 unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a);
+
+/* rp_make_key - the key atoms of @s into @a; returns their hash. */
+uint32_t rp_make_key(const struct pebs_report *r,
+		     const struct pebs_report_sample *s, uint64_t *a);
+
+/*
+ * rp_add_runs - the first of @n samples at @s added run by run
+ * (lib/report-runs.c): returns how many, @n unless the runs turn out
+ * short (the rest is for the per-sample path), or fewer with *err set
+ * (-ENOMEM).
+ */
+size_t rp_add_runs(struct pebs_report *r, const struct pebs_report_sample *s,
+		   size_t n, int *err);
+
+/* rp_find_row - the row of key atoms @a (hash @h), made if new; NULL:
+   out of memory. rp_row_add_tid - thread @tid counted in @row: 0 or
+   -ENOMEM. */
+unsigned char *rp_find_row(struct pebs_report *r, const uint64_t *a,
+			   uint32_t h);
+int rp_row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid);
 
 /* rp_row_ext - the rext of @row, taken when first needed; NULL: out of
    memory. */

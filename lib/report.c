@@ -37,6 +37,7 @@ static void layout(struct pebs_report *r)
 
 	for (i = 0; i < r->nr_keys; i++)
 		used |= rk_fields(r->keys[i]);
+	r->used = used;
 	cmp = used & ~(1u << RK_DATA_SYM_OFF);
 	if (!r->dsym_key)
 		cmp &= ~(1u << RK_DATA_SYM);
@@ -162,8 +163,8 @@ static bool same_atoms(const uint64_t *x, const uint64_t *y, unsigned int n)
 }
 
 /* The key atoms of @s for the report's keys, and their hash. */
-static uint32_t make_key(const struct pebs_report *r,
-			 const struct pebs_report_sample *s, uint64_t *a)
+uint32_t rp_make_key(const struct pebs_report *r,
+		     const struct pebs_report_sample *s, uint64_t *a)
 {
 	struct pebs_report_row k;
 	unsigned int i;
@@ -240,8 +241,8 @@ unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 	return row;
 }
 
-static unsigned char *find_row(struct pebs_report *r, const uint64_t *a,
-			       uint32_t h)
+unsigned char *rp_find_row(struct pebs_report *r, const uint64_t *a,
+			   uint32_t h)
 {
 	size_t mask, i;
 	unsigned char *row;
@@ -293,7 +294,7 @@ struct rext *rp_row_ext(struct pebs_report *r, struct rsum *row)
 }
 
 /* Thread ids: the first in the row, up to MORE_TIDS more in its rext. */
-static int row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
+int rp_row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 {
 	unsigned int i, kept;
 	struct rext *e;
@@ -356,9 +357,9 @@ int rp_add_row(struct pebs_report *r, const uint64_t *a, uint32_t h,
 	       int32_t tid, uint64_t period, unsigned int bits,
 	       struct rsum **rowp)
 {
-	struct rsum *row = (struct rsum *)find_row(r, a, h);
+	struct rsum *row = (struct rsum *)rp_find_row(r, a, h);
 
-	if (!row || row_add_tid(r, row, tid))
+	if (!row || rp_row_add_tid(r, row, tid))
 		return -ENOMEM;
 	row->samples++;
 	row->period += period;
@@ -414,7 +415,7 @@ int pebs_report__add(struct pebs_report *r,
 		if (err <= 0)
 			return err;
 	}
-	h = keyed(r, s) ? make_key(r, s, a) : 0;
+	h = keyed(r, s) ? rp_make_key(r, s, a) : 0;
 	return add_one(r, s, a, h);
 }
 
@@ -429,7 +430,7 @@ int pebs_report__add_batch(struct pebs_report *r,
 	uint64_t a[BATCH][RK_NR_FIELDS];
 	uint32_t h[BATCH];
 	size_t i, m, mask;
-	int err;
+	int err = 0;
 
 	for (; n && r->defer; n--, s++) {
 		/* entries: no lookups to overlap */
@@ -437,11 +438,15 @@ int pebs_report__add_batch(struct pebs_report *r,
 		if (err)
 			return err;
 	}
-	for (; n; n -= m, s += m) {
+	/* runs of alike samples at once, as long as they are long */
+	m = n ? rp_add_runs(r, s, n, &err) : 0;
+	if (err)
+		return err;
+	for (n -= m, s += m; n; n -= m, s += m) {
 		m = n < BATCH ? n : BATCH;
 		mask = r->cap - 1;
 		for (i = 0; i < m; i++) {
-			h[i] = keyed(r, &s[i]) ? make_key(r, &s[i], a[i]) : 0;
+			h[i] = keyed(r, &s[i]) ? rp_make_key(r, &s[i], a[i]) : 0;
 			if (r->cap)
 				__builtin_prefetch(&r->slots[h[i] & mask]);
 		}

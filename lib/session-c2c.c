@@ -435,6 +435,9 @@ int ss_c2c__sample(struct ss_c2c *f, const struct perf_event_header *ev,
 {
 	struct keyed *k = &f->ring[f->nr_ring];
 
+	/* a line that no other thread shares: nothing to count */
+	if (f->none_shared && (s->present & PERF_SAMPLE_ADDR) && s->addr)
+		return 0;
 	c2c_feed__sample(f->feed, s, idx, &k->cs);
 	if (!k->cs.addr)	/* no line, and the counts never ask
 				   "mapped" (perf's -1 first) */

@@ -36,6 +36,7 @@ struct pebs_session {
 	uint32_t pid0, tid0;	/* the first sample's thread */
 	bool threads_seen, more_threads;	/* one, two or more */
 	bool kernel_seen;	/* a kernel address in a sample */
+	uint64_t kernel_max;	/* the highest one */
 };
 
 static int oom(void)
@@ -76,21 +77,22 @@ static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
 	return 0;
 }
 
-/* Whether @s has a kernel address: its ip or a call chain entry. */
-static bool kernel_addr(const struct pebs_sample *s)
+/* The highest kernel address of @s (its ip, its call chain's kernel
+   part), or 0. */
+static uint64_t kernel_max(const struct pebs_sample *s)
 {
-	uint64_t ip;
+	uint64_t ip, max = s->ip >= KERNEL_START ? s->ip : 0;
 	size_t i;
 
-	if (s->ip >= KERNEL_START)
-		return true;
 	for (i = 0; (s->present & PERF_SAMPLE_CALLCHAIN) &&
 		    i < s->callchain_nr; i++) {
 		memcpy(&ip, &s->callchain[i], sizeof(ip));
-		if (ip >= KERNEL_START && ip < PERF_CONTEXT_MAX)
-			return true;
+		if (ip == PERF_CONTEXT_USER)
+			break;	/* the user part follows */
+		if (ip >= KERNEL_START && ip < PERF_CONTEXT_MAX && ip > max)
+			max = ip;
 	}
-	return false;
+	return max;
 }
 
 /* The scan: events' samples, the time span, the kernel's maps. */
@@ -101,6 +103,7 @@ static int scan(struct pebs_session *ss)
 	struct pebs_record rec;
 	struct pebs_sample s;
 	unsigned int idx;
+	uint64_t kmax;
 	int ret, err;
 
 	while ((ret = pebs_perfdata__next(ss->pd, &ev)) > 0) {
@@ -111,10 +114,13 @@ static int scan(struct pebs_session *ss)
 				continue;
 			if ((err = count_sample(ss, &s, idx)))
 				return err;
-			if (!ss->kernel_seen && kernel_addr(&s)) {
+			kmax = kernel_max(&s);
+			if (kmax && !ss->kernel_seen) {
 				ss->kernel_seen = true;
 				syms_kernel_start(ss->syms);
 			}
+			if (kmax > ss->kernel_max)
+				ss->kernel_max = kmax;
 		} else if ((ev->type == PERF_RECORD_MMAP ||
 			    ev->type == PERF_RECORD_MMAP2) &&
 			   !pebs_record__decode(ev, 0, &rec) &&
@@ -125,6 +131,8 @@ static int scan(struct pebs_session *ss)
 	}
 	pd_release(ss->pd, released, ss->pd->data_end);
 	pebs_perfdata__rewind(ss->pd);
+	/* the kernel symbols above are not needed: may be left unread */
+	syms_kernel_limit(ss->syms, ss->kernel_max);
 	return 0;
 }
 

@@ -70,6 +70,8 @@ void syms_kernel_start(struct pebs_symbols *syms);
  */
 int syms_kernel_defer(struct pebs_symbols *syms);
 int kallsyms_probe(void);
+/* syms_kernel_limit - kload_limit of the thread of syms_kernel_start */
+void syms_kernel_limit(struct pebs_symbols *syms, uint64_t max);
 
 /*
  * kload_start - start reading /proc/kallsyms on a thread; NULL if none
@@ -80,7 +82,14 @@ int kallsyms_probe(void);
  */
 struct dso;
 struct kload;
-struct kload *kload_start(void);
+struct kload *kload_start(uint64_t limit);
+/* kload_ready - whether the thread is done (kload_finish will not wait) */
+bool kload_ready(struct kload *k);
+/* kload_limit - only kernel addresses up to @max will be looked up: the
+   thread may stop reading past them, leaving the table right below
+   dso.syms_end (lib/kallsyms.c); kload_start's @limit is the first such
+   (UINT64_MAX: read all) */
+void kload_limit(struct kload *k, uint64_t max);
 int kload_finish(struct kload *k, struct dso *kernel);
 void kload_cancel(struct kload *k);
 

@@ -50,6 +50,7 @@ struct pebs_symbols {
 	struct kload *kload;	/* /proc/kallsyms being read on a thread
 				   (syms_kernel_start), or NULL */
 	bool kernel_lazy;	/* read at the first kernel address */
+	bool kernel_nowait;	/* pebs_symbols__kernel_nowait */
 };
 
 /* -ENOMEM with the library's message */
@@ -66,5 +67,16 @@ bool syms_is_kernel_name(const char *name);
  * or read now. 0 or -errno.
  */
 int syms_kernel_now(struct pebs_symbols *syms);
+/*
+ * syms_kernel_all - all of /proc/kallsyms, for an address above the part
+ * read (kload_limit); without it, no kernel symbols. 0 or -errno.
+ */
+int syms_kernel_all(struct pebs_symbols *syms);
+/*
+ * syms_kernel_pending - whether a kernel address is to be left unnamed
+ * now: the symbols are still being read and the caller does not wait
+ * (pebs_symbols__kernel_nowait).
+ */
+bool syms_kernel_pending(struct pebs_symbols *syms);
 
 #endif

@@ -107,7 +107,8 @@ static bool same_kernel(const struct pebs_symbols *syms)
 void syms_kernel_start(struct pebs_symbols *syms)
 {
 	if (!syms->kload && same_kernel(syms))
-		syms->kload = kload_start();	/* NULL: later, in place */
+		syms->kload = kload_start(UINT64_MAX);	/* NULL: later,
+							   in place */
 }
 
 int pebs_symbols__load_kernel(struct pebs_symbols *syms)
@@ -153,6 +154,35 @@ int syms_kernel_now(struct pebs_symbols *syms)
 	syms->kernel_lazy = false;
 	return k ? kload_finish(k, &syms->kernel) :
 	       pebs_dso_load_kallsyms(&syms->kernel);
+}
+
+int syms_kernel_all(struct pebs_symbols *syms)
+{
+	int err;
+
+	syms->kernel.syms_end = 0;
+	syms_invalidate(syms);
+	err = pebs_dso_load_kallsyms(&syms->kernel);
+	if (err < 0)
+		syms->kernel.nr_syms = 0;	/* the part is no answer above */
+	return err < 0 ? err : 0;
+}
+
+void syms_kernel_limit(struct pebs_symbols *syms, uint64_t max)
+{
+	if (syms->kload)
+		kload_limit(syms->kload, max);
+}
+
+bool syms_kernel_pending(struct pebs_symbols *syms)
+{
+	return syms->kernel_nowait && syms->kload && !kload_ready(syms->kload);
+}
+
+void pebs_symbols__kernel_nowait(struct pebs_symbols *syms, bool nowait)
+{
+	if (syms)
+		syms->kernel_nowait = nowait;
 }
 
 int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)

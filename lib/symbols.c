@@ -469,7 +469,11 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 
 	memset(sym, 0, sizeof(*sym));
 	if (ip >= KERNEL_START) {
-		if (syms->kernel_lazy && syms_kernel_now(syms) == -ENOMEM)
+		if (syms->kernel_lazy && !syms_kernel_pending(syms) &&
+		    syms_kernel_now(syms) == -ENOMEM)
+			return -ENOMEM;
+		if (syms->kernel.syms_end && ip >= syms->kernel.syms_end &&
+		    syms_kernel_all(syms) == -ENOMEM)
 			return -ENOMEM;
 		sym->dso = syms->kernel.path;
 		sym->dso_offset = ip;
@@ -514,7 +518,9 @@ int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 		return c->ret;
 	}
 	c->ret = resolve(syms, pid, ip, sym);
-	if (c->ret == -ENOMEM) {
+	/* a kernel address left unnamed while kallsyms is being read
+	   (pebs_symbols__kernel_nowait) is not remembered */
+	if (c->ret == -ENOMEM || (ip >= KERNEL_START && syms->kernel_lazy)) {
 		c->gen = 0;
 		return c->ret;
 	}

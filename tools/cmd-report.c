@@ -232,6 +232,9 @@ static int run(struct report *r, const char *sort)
 	if (!r->batch || !r->spare)
 		goto out_oom;
 	/* the tables on a thread of their own (NULL: here) */
+	/* kernel samples met before /proc/kallsyms is read are named
+	   after the pass (pebs_report__name_kernel), not waited for */
+	pebs_symbols__kernel_nowait(pebs_session__symbols(r->ss), true);
 	r->feed = report_feed_start(r);
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
@@ -243,6 +246,11 @@ static int run(struct report *r, const char *sort)
 	if (err < 0)
 		report_err("%s: a damaged record: reporting the records before "
 			   "it", r->path);
+	for (i = 0; i < r->nr_tables; i++)
+		if (!r->tables[i].from &&
+		    pebs_report__name_kernel(r->tables[i].rep,
+					     pebs_session__symbols(r->ss)))
+			goto out_oom;
 	if (r->flags & PEBS_ORDERED_FILE_ORDER)
 		report_err("%s: an event does not sample TIME: records taken "
 			   "in file order", r->path);

@@ -3551,6 +3551,32 @@ PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
  * -EINVAL (other keys, or samples already added) or -ENOMEM.
  */
 PEBS_API int pebs_report__defer(struct pebs_report *r);
+/* ---- kernel symbols named after the pass (lib/report-rename.c) ---- */
+
+/*
+ * pebs_symbols__kernel_nowait - while this host's /proc/kallsyms is
+ * still being read on its thread (a pebs_session reads it from the
+ * first kernel address of its opening scan), resolve kernel addresses
+ * unnamed (dso "[kernel.kallsyms]", no symbol: as a foreign kernel's)
+ * instead of waiting for it (@nowait true), or wait (false, the
+ * default). Addresses looked up once it is read are named as usual.
+ */
+PEBS_API void pebs_symbols__kernel_nowait(struct pebs_symbols *syms,
+					  bool nowait);
+
+/*
+ * pebs_report__name_kernel - end @syms's nowait mode (waiting for
+ * /proc/kallsyms if it is still being read) and move every row of @r
+ * keyed by an unnamed kernel address that a kernel symbol of @syms
+ * covers under that symbol, merged with its row: @r is then the report
+ * that samples resolved with waiting would have made (rows, sums,
+ * thread counts, order; a merged row's thread ids may be kept in
+ * another order). Call it after the last __add and before
+ * __sort; reports without a sym key are left as they are. Returns 0,
+ * -EINVAL or -ENOMEM (@r unchanged).
+ */
+PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
+				      struct pebs_symbols *syms);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,8 @@
  * test-symbols.c - the symbolizer (lib/symbols.c): functions of this
  * very binary and of libc through /proc/self/maps, mappings from
  * records (MMAP2, FORK, COMM exec), overlapping mappings, build-id
- * mismatches, kernel addresses, and the printed form.
+ * mismatches, and the printed form (kernel addresses:
+ * test-kernel-syms.c).
  */
 #include <errno.h>
 #include <limits.h>
@@ -250,41 +251,6 @@ static void test_build_id_mismatch(void **state)
 			 -EINVAL);
 }
 
-static void test_kernel(void **state)
-{
-	struct pebs_symbols *syms = *state;
-	uint64_t text = 0;
-	struct pebs_sym sym;
-	char line[256];
-	FILE *f;
-	int n;
-
-	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
-					       &sym), -ENOENT);
-	assert_string_equal(sym.dso, "[kernel.kallsyms]");
-
-	n = pebs_symbols__load_kallsyms(syms);
-	if (n == -EACCES || n == -ENOENT)
-		skip();
-	assert_true(n > 1000);
-	f = fopen("/proc/kallsyms", "r");
-	assert_non_null(f);
-	while (!text && fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char name[128];
-
-		if (sscanf(line, "%llx %*c %127s", &a, name) == 2 &&
-		    !strcmp(name, "schedule"))
-			text = a;
-	}
-	fclose(f);
-	assert_true(text != 0);
-	assert_int_equal(pebs_symbols__resolve(syms, 1, text + 4, &sym), 0);
-	assert_string_equal(sym.name, "schedule");
-	assert_int_equal(sym.offset, 4);
-	assert_string_equal(sym.dso, "[kernel.kallsyms]");
-}
-
 /*
  * Data addresses: a file data mapping of this binary resolves to the
  * data symbol (STT_OBJECT) + offset; [heap] to the mapping alone; the
@@ -340,124 +306,6 @@ static void test_data_objects(void **state)
 	assert_int_equal(pebs_symbols__resolve_data(syms, 901, 0x10000040,
 						    &sym), -ENOENT);
 	assert_null(sym.dso);
-}
-
-/* A HEADER_BUILD_ID entry for @name with build id bytes all @byte. */
-static size_t bid_entry(unsigned char *buf, const char *name,
-			unsigned char byte)
-{
-	struct perf_event_header h = { 67, 1 << 15, 0 };
-	size_t len = (strlen(name) + 1 + 63) / 64 * 64;
-	int32_t pid = -1;
-
-	h.size = (uint16_t)(sizeof(h) + 28 + len);
-	memset(buf, 0, h.size);
-	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), &pid, 4);
-	memset(buf + sizeof(h) + 4, byte, 20);
-	buf[sizeof(h) + 24] = 20;
-	strcpy((char *)buf + sizeof(h) + 28, name);
-	return h.size;
-}
-
-/* The running kernel's build id from /sys/kernel/notes, or 0 bytes. */
-static size_t host_bid(unsigned char *bid)
-{
-	unsigned char buf[4096];
-	size_t n, off = 0;
-	FILE *f = fopen("/sys/kernel/notes", "r");
-
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	while (off + 12 <= n) {
-		uint32_t nsz, dsz, type;
-
-		memcpy(&nsz, buf + off, 4);
-		memcpy(&dsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		if (type == 3 && nsz == 4 && dsz == 20) {
-			memcpy(bid, buf + off + 16, 20);
-			return 20;
-		}
-		off += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
-	}
-	return 0;
-}
-
-static void test_kernel_build_id(void **state)
-{
-	struct pebs_symbols *syms = *state;
-	unsigned char sec[512], bid[20];
-	size_t n = 0;
-	struct pebs_sym sym;
-	int ret;
-
-	/* another kernel: kallsyms is not loaded, addresses stay raw */
-	n += bid_entry(sec + n, "[kernel.kallsyms]", 0x5a);
-	n += bid_entry(sec + n, "/nonexistent/lib.so", 0x11);
-	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 2);
-	assert_int_equal(pebs_symbols__load_kernel(syms), 0);
-	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
-					       &sym), -ENOENT);
-	assert_null(sym.name);
-	assert_string_equal(sym.dso, "[kernel.kallsyms]");
-	/* an entry running past the section */
-	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n - 8),
-			 -EBADMSG);
-
-	/* this kernel: loaded */
-	if (!host_bid(bid))
-		skip();
-	n = bid_entry(sec, "[kernel.kallsyms]", 0);
-	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
-	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
-	ret = pebs_symbols__load_kernel(syms);
-	if (ret == -EACCES)
-		skip();
-	assert_int_equal(ret, 1);
-}
-
-/*
- * syms_kernel_defer: the same answer as pebs_symbols__load_kernel, and
- * the symbols read at the first kernel address looked up, or taken then
- * from the thread syms_kernel_start began.
- */
-static void test_kernel_deferred(void **state)
-{
-	struct pebs_symbols *syms = *state;
-	unsigned char sec[512], bid[20];
-	struct pebs_sym sym;
-	uint64_t text;
-	size_t n;
-	int ret;
-
-	n = bid_entry(sec, "[kernel.kallsyms]", 0x5a);
-	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
-	assert_int_equal(syms_kernel_defer(syms), 0);	/* another kernel */
-	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
-					       &sym), -ENOENT);
-	text = pebs_host_kernel_text();
-	if (!host_bid(bid) || !text)
-		skip();		/* addresses hidden, or no notes */
-	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
-	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
-	ret = syms_kernel_defer(syms);
-	assert_int_equal(ret, 1);
-	/* read now: _text (or an alias at its address) */
-	assert_int_equal(pebs_symbols__resolve(syms, 1, text, &sym), 0);
-	assert_non_null(sym.name);
-	assert_int_equal(sym.offset, 0);
-	assert_string_equal(sym.dso, "[kernel.kallsyms]");
-
-	/* read on a thread meanwhile: taken at the first kernel lookup */
-	syms_kernel_start(syms);
-	assert_int_equal(syms_kernel_defer(syms), 1);
-	assert_int_equal(pebs_symbols__resolve(syms, 1, text + 1, &sym), 0);
-	assert_non_null(sym.name);
-	assert_int_equal(sym.offset, 1);
-	assert_string_equal(sym.dso, "[kernel.kallsyms]");
 }
 
 /* ---- perf's names and places (the parity helper's tests) ---------------- */
@@ -767,11 +615,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_overlap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_id_mismatch, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_build_id, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_deferred, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_data_objects, setup,
 						teardown),

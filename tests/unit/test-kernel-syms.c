@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-kernel-syms.c - kernel addresses in the symbolizer (lib/symbols.c,
+ * lib/symbols-kernel.c, lib/kallsyms.c): /proc/kallsyms loaded, only for
+ * the recorded kernel's build id, read on a thread and taken at the
+ * first kernel address, read only up to the addresses a recording has,
+ * and not waited for (pebs_symbols__kernel_nowait). Tests that need the
+ * kernel's addresses skip where /proc/kallsyms hides them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "dso.h"
+#include "internal.h"
+#include "session.h"
+
+static int setup(void **state)
+{
+	struct pebs_symbols *syms;
+
+	if (pebs_symbols__new(&syms))
+		return -1;
+	*state = syms;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	pebs_symbols__delete(*state);
+	return 0;
+}
+
+/* The address of text symbol @name in /proc/kallsyms, or 0. */
+static uint64_t ksym_addr(const char *name)
+{
+	unsigned long long a;
+	char line[256], n[128], type;
+	uint64_t found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %127s", &a, &type, n) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(n, name))
+			found = a;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void test_kernel(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	struct pebs_sym sym;
+	uint64_t text;
+	int n;
+
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
+					       &sym), -ENOENT);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+
+	n = pebs_symbols__load_kallsyms(syms);
+	if (n == -EACCES || n == -ENOENT)
+		skip();
+	assert_true(n > 1000);
+	text = ksym_addr("schedule");
+	assert_true(text != 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, text + 4, &sym), 0);
+	assert_string_equal(sym.name, "schedule");
+	assert_int_equal(sym.offset, 4);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+}
+
+/* A HEADER_BUILD_ID entry for @name with build id bytes all @byte. */
+static size_t bid_entry(unsigned char *buf, const char *name,
+			unsigned char byte)
+{
+	struct perf_event_header h = { 67, 1 << 15, 0 };
+	size_t len = (strlen(name) + 1 + 63) / 64 * 64;
+	int32_t pid = -1;
+
+	h.size = (uint16_t)(sizeof(h) + 28 + len);
+	memset(buf, 0, h.size);
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + sizeof(h), &pid, 4);
+	memset(buf + sizeof(h) + 4, byte, 20);
+	buf[sizeof(h) + 24] = 20;
+	strcpy((char *)buf + sizeof(h) + 28, name);
+	return h.size;
+}
+
+/* The running kernel's build id from /sys/kernel/notes, or 0 bytes. */
+static size_t host_bid(unsigned char *bid)
+{
+	unsigned char buf[4096];
+	size_t n, off = 0;
+	FILE *f = fopen("/sys/kernel/notes", "r");
+
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (off + 12 <= n) {
+		uint32_t nsz, dsz, type;
+
+		memcpy(&nsz, buf + off, 4);
+		memcpy(&dsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		if (type == 3 && nsz == 4 && dsz == 20) {
+			memcpy(bid, buf + off + 16, 20);
+			return 20;
+		}
+		off += 12 + ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+	}
+	return 0;
+}
+
+static void test_kernel_build_id(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	unsigned char sec[512], bid[20];
+	size_t n = 0;
+	struct pebs_sym sym;
+	int ret;
+
+	/* another kernel: kallsyms is not loaded, addresses stay raw */
+	n += bid_entry(sec + n, "[kernel.kallsyms]", 0x5a);
+	n += bid_entry(sec + n, "/nonexistent/lib.so", 0x11);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 2);
+	assert_int_equal(pebs_symbols__load_kernel(syms), 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
+					       &sym), -ENOENT);
+	assert_null(sym.name);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+	/* an entry running past the section */
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n - 8),
+			 -EBADMSG);
+
+	/* this kernel: loaded */
+	if (!host_bid(bid))
+		skip();
+	n = bid_entry(sec, "[kernel.kallsyms]", 0);
+	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	ret = pebs_symbols__load_kernel(syms);
+	if (ret == -EACCES)
+		skip();
+	assert_int_equal(ret, 1);
+}
+
+/*
+ * syms_kernel_defer: the same answer as pebs_symbols__load_kernel, and
+ * the symbols read at the first kernel address looked up, or taken then
+ * from the thread syms_kernel_start began.
+ */
+static void test_kernel_deferred(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	unsigned char sec[512], bid[20];
+	struct pebs_sym sym;
+	uint64_t text;
+	size_t n;
+	int ret;
+
+	n = bid_entry(sec, "[kernel.kallsyms]", 0x5a);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	assert_int_equal(syms_kernel_defer(syms), 0);	/* another kernel */
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
+					       &sym), -ENOENT);
+	text = pebs_host_kernel_text();
+	if (!host_bid(bid) || !text)
+		skip();		/* addresses hidden, or no notes */
+	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	ret = syms_kernel_defer(syms);
+	assert_int_equal(ret, 1);
+	/* read now: _text (or an alias at its address) */
+	assert_int_equal(pebs_symbols__resolve(syms, 1, text, &sym), 0);
+	assert_non_null(sym.name);
+	assert_int_equal(sym.offset, 0);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+
+	/* read on a thread meanwhile: taken at the first kernel lookup */
+	syms_kernel_start(syms);
+	assert_int_equal(syms_kernel_defer(syms), 1);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, text + 1, &sym), 0);
+	assert_non_null(sym.name);
+	assert_int_equal(sym.offset, 1);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+}
+
+/* The recorded kernel is this one (its build id): 0 or skipped. */
+static void this_kernel(struct pebs_symbols *syms)
+{
+	unsigned char sec[512], bid[20];
+	size_t n;
+
+	if (!host_bid(bid))
+		skip();		/* no notes */
+	n = bid_entry(sec, "[kernel.kallsyms]", 0);
+	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+}
+
+/*
+ * /proc/kallsyms read only up to the first text symbol past a limit
+ * (kload_start's): on x86-64 the table ends there (syms_end) and is the
+ * whole table below it; through the resolver, an address above the part
+ * read has all of it read.
+ */
+static void test_kernel_partial(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	struct dso full, part;
+	uint64_t text, sched;
+	struct pebs_sym sym;
+	struct kload *k;
+	size_t i;
+	int ret;
+
+	memset(&full, 0, sizeof(full));
+	memset(&part, 0, sizeof(part));
+	ret = pebs_dso_load_kallsyms(&full);
+	if (ret == -EACCES || ret == -ENOENT)
+		skip();		/* addresses hidden */
+	assert_true(ret > 1000);
+	assert_int_equal(full.syms_end, 0);
+	text = pebs_host_kernel_text();
+	sched = ksym_addr("schedule");
+	assert_true(text && sched > text);
+	k = kload_start(text);
+	assert_non_null(k);
+	assert_true(kload_finish(k, &part) > 0);
+#if defined(__x86_64__)
+	assert_true(part.syms_end > text);
+	assert_true(part.syms_end <= sched);
+	assert_true(part.nr_syms < full.nr_syms);
+#endif
+	for (i = 0; i < part.nr_syms && (!part.syms_end ||
+					 part.syms[i].start < part.syms_end);
+	     i++) {
+		assert_int_equal(part.syms[i].start, full.syms[i].start);
+		assert_string_equal(part.syms[i].name, full.syms[i].name);
+	}
+	assert_true(i > 0);
+	pebs_dso_free(&full);
+	pebs_dso_free(&part);
+
+	this_kernel(syms);
+	syms_kernel_start(syms);
+	syms_kernel_limit(syms, text);
+	assert_int_equal(syms_kernel_defer(syms), 1);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, text, &sym), 0);
+	assert_int_equal(sym.offset, 0);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, sched + 4, &sym), 0);
+	assert_string_equal(sym.name, "schedule");
+	assert_int_equal(sym.offset, 4);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+}
+
+/*
+ * pebs_symbols__kernel_nowait: while the thread still reads, a kernel
+ * address resolves unnamed, as a foreign kernel's, instead of waiting
+ * (and is not remembered so); with the mode off it is named.
+ */
+static void test_kernel_nowait(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	uint64_t sched = ksym_addr("schedule");
+	struct pebs_sym sym;
+	int ret;
+
+	if (!sched)
+		skip();		/* addresses hidden */
+	this_kernel(syms);
+	syms_kernel_start(syms);
+	assert_int_equal(syms_kernel_defer(syms), 1);
+	pebs_symbols__kernel_nowait(syms, true);
+	ret = pebs_symbols__resolve(syms, 1, sched + 4, &sym);
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+	if (ret) {	/* still being read (nearly always) */
+		assert_int_equal(ret, -ENOENT);
+		assert_null(sym.name);
+		assert_int_equal(sym.dso_offset, sched + 4);
+	} else {
+		assert_string_equal(sym.name, "schedule");
+	}
+	pebs_symbols__kernel_nowait(syms, false);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, sched + 4, &sym), 0);
+	assert_string_equal(sym.name, "schedule");
+	assert_int_equal(sym.offset, 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_build_id, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_deferred, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_partial, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_nowait, setup,
+						teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
