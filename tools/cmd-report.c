@@ -102,45 +102,32 @@ static int add_weight(struct report *r, unsigned int idx, uint64_t w)
 	return 0;
 }
 
-/* The samples kept so far to every table (report-feed.c), the next
-   into the other batch. */
-static int flush_batch(struct report *r)
-{
-	struct pebs_report_sample *t = r->batch;
-	int err = report_feed_put(r->feed, r, r->batch, r->nr_batch);
-
-	r->batch = r->spare;
-	r->spare = t;
-	r->nr_batch = 0;
-	return err;
-}
-
 /* A sample resolved by the session: into every table (in batches). */
 static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *res)
 {
 	struct report *r = arg;
-	struct pebs_report_sample *rs = &r->batch[r->nr_batch];
+	struct pebs_report_sample hidden;
 
 	r->samples++;
 	switch (pebs_filter__match(r->filter, res, s->time)) {
 	case PEBS_FILTER_DROP:
 		r->filtered++;
 		return 0;
-	case PEBS_FILTER_HIDE:
-		*rs = *res;
-		rs->hidden = true;
+	case PEBS_FILTER_HIDE:	/* in the totals only */
+		hidden = *res;
+		hidden.hidden = true;
+		res = &hidden;
 		r->filtered++;
 		break;
 	default:
-		*rs = *res;
 		break;
 	}
-	r->with_addr += rs->has_addr;
-	r->with_src += rs->has_src;
-	if (rs->has_weight && add_weight(r, rs->event, rs->weight))
+	r->with_addr += res->has_addr;
+	r->with_src += res->has_src;
+	if (res->has_weight && add_weight(r, res->event, res->weight))
 		return -ENOMEM;
-	return ++r->nr_batch == BATCH_SAMPLES ? flush_batch(r) : 0;
+	return pebs_report_feed__add(r->feed, res);
 }
 
 /* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
@@ -191,6 +178,7 @@ static bool any_addr(const struct report *r)
 
 static int run(struct report *r, const char *sort)
 {
+	struct pebs_report *fed[MAX_TABLES];
 	unsigned int i, n;
 	int err, ferr;
 
@@ -227,20 +215,19 @@ static int run(struct report *r, const char *sort)
 	    (pebs_c2c__new(&r->c2c) ||
 	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
 		goto out_oom;
-	r->batch = malloc(BATCH_SAMPLES * sizeof(*r->batch));
-	r->spare = malloc(BATCH_SAMPLES * sizeof(*r->spare));
-	if (!r->batch || !r->spare)
+	/* the tables fed from the samples, on a thread of their own */
+	for (i = 0, n = 0; i < r->nr_tables; i++)
+		if (!r->tables[i].from)
+			fed[n++] = r->tables[i].rep;
+	if (pebs_report_feed__new(fed, n, &r->feed))
 		goto out_oom;
 	/* the tables on a thread of their own (NULL: here) */
 	/* kernel samples met before /proc/kallsyms is read are named
 	   after the pass (pebs_report__name_kernel), not waited for */
 	pebs_symbols__kernel_nowait(pebs_session__symbols(r->ss), true);
-	r->feed = report_feed_start(r);
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
-	ferr = flush_batch(r);
-	ferr = report_feed_finish(r->feed) ?: ferr;
-	r->feed = NULL;
+	ferr = pebs_report_feed__finish(r->feed);
 	if (err == -ENOMEM || ferr)
 		goto out_oom;
 	if (err < 0)
@@ -294,9 +281,7 @@ static void report_free(struct report *r)
 {
 	unsigned int i;
 
-	report_feed_finish(r->feed);	/* a pass left on an error */
-	free(r->batch);
-	free(r->spare);
+	pebs_report_feed__delete(r->feed);	/* before the tables */
 	for (i = 0; i < r->nr_tables; i++)
 		pebs_report__delete(r->tables[i].rep);
 	for (i = 0; r->weights && i < r->nr_attrs; i++)

@@ -12,9 +12,6 @@
 #include "pebsshim.h"
 
 #define MAX_TABLES	8
-/* samples given to the tables at once: few hand-overs to the feed
-   thread (report-feed.c), each of which may wait for a wake-up */
-#define BATCH_SAMPLES	8192
 
 /* One printed table: a grouping of the samples. */
 struct table {
@@ -55,26 +52,9 @@ struct report {
 	const char *events;	/* --event names, set once attrs are read */
 	struct table tables[MAX_TABLES];
 	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
-	struct pebs_report_sample *batch;	/* not yet added */
-	struct pebs_report_sample *spare;	/* the feed thread's */
-	size_t nr_batch;
-	struct report_feed *feed;	/* the tables' thread, or NULL */
+	struct pebs_report_feed *feed;	/* the tables' thread */
 	unsigned int nr_tables;
 };
-
-/*
- * report-feed.c: the tables fed on a thread. report_feed_start - the
- * thread, or NULL (then report_feed_put adds in place); report_feed_put
- * - batch @s of @n samples to every table fed from the samples, once
- * the batch before is added (@s is the feed's until the next put or
- * report_feed_finish); report_feed_finish - wait, end the thread. Both
- * return 0 or -ENOMEM (a table's add failed).
- */
-struct report_feed;
-struct report_feed *report_feed_start(struct report *r);
-int report_feed_put(struct report_feed *f, struct report *r,
-		    const struct pebs_report_sample *s, size_t n);
-int report_feed_finish(struct report_feed *f);
 
 /* report-print.c */
 void report_field(const struct report *r, const struct pebs_report_row *row,

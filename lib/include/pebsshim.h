@@ -3551,6 +3551,33 @@ PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
  * -EINVAL (other keys, or samples already added) or -ENOMEM.
  */
 PEBS_API int pebs_report__defer(struct pebs_report *r);
+/* ---- reports fed on a thread of their own (lib/report-feed.c) ---- */
+
+/*
+ * A pebs_report_feed adds samples to several reports on a thread of its
+ * own, in batches, while the caller resolves the next ones (a
+ * pebs_session's callback): the reports are the ones adding each sample
+ * in place makes. Between __new and __finish only the feed touches the
+ * reports, and the strings the samples point to (a session's) must stay.
+ *
+ * pebs_report_feed__new - a feed of the @nr reports @reps (not owned).
+ * Without a thread (none could start) full batches are added in place.
+ * Returns 0, -EINVAL or -ENOMEM.
+ * pebs_report_feed__add - sample @s (copied) for every report. Returns 0,
+ * -EINVAL (finished) or -ENOMEM (a report could not grow: the reports
+ * miss samples from then on).
+ * pebs_report_feed__finish - the samples left added, the thread ended:
+ * the reports are the caller's again. Returns 0 or the first error.
+ * pebs_report_feed__delete - finish if not yet, and free.
+ */
+struct pebs_report_feed;
+PEBS_API int pebs_report_feed__new(struct pebs_report *const *reps,
+				   unsigned int nr,
+				   struct pebs_report_feed **fp);
+PEBS_API int pebs_report_feed__add(struct pebs_report_feed *f,
+				   const struct pebs_report_sample *s);
+PEBS_API int pebs_report_feed__finish(struct pebs_report_feed *f);
+PEBS_API void pebs_report_feed__delete(struct pebs_report_feed *f);
 /* ---- kernel symbols named after the pass (lib/report-rename.c) ---- */
 
 /*

@@ -2,9 +2,11 @@
 /*
  * test-report-runs.c - a report made another way than sample by sample
  * is the same report: samples added in runs of alike ones
- * (lib/report-runs.c) against one by one, for every kind of key; and
- * kernel samples named after the pass (pebs_report__name_kernel,
- * lib/report-rename.c) against samples named as they came.
+ * (lib/report-runs.c) against one by one, for every kind of key;
+ * through a pebs_report_feed (lib/report-feed.c: batches added on a
+ * thread); and kernel samples named after the pass
+ * (pebs_report__name_kernel, lib/report-rename.c) against samples named
+ * as they came.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -174,6 +176,61 @@ static void test_runs_as_samples(void **state)
 	}
 }
 
+/*
+ * A feed of several reports, over more samples than a batch holds: the
+ * reports adding in place makes; no sample after __finish; __delete
+ * finishes one left open.
+ */
+static void test_feed(void **state)
+{
+	static const enum pebs_report_key keys[][2] = {
+		{ PEBS_REPORT_PID, PEBS_REPORT_TID },
+		{ PEBS_REPORT_SYM, PEBS_REPORT_DSO },
+		{ PEBS_REPORT_LINE },
+	};
+	static struct pebs_report_sample s[20000];
+	struct pebs_report *fed[3], *want[3];
+	struct pebs_report_feed *f;
+	uint64_t n, period;
+	unsigned int k;
+	size_t i;
+
+	(void)state;
+	make_samples(s, 20000);
+	for (k = 0; k < 3; k++) {
+		assert_int_equal(pebs_report__new(keys[k], k < 2 ? 2 : 1, 2,
+						  &fed[k]), 0);
+		assert_int_equal(pebs_report__new(keys[k], k < 2 ? 2 : 1, 2,
+						  &want[k]), 0);
+	}
+	assert_int_equal(pebs_report__defer(fed[2]), 0);
+	assert_int_equal(pebs_report_feed__new(fed, 3, &f), 0);
+	for (i = 0; i < 20000; i++) {
+		assert_int_equal(pebs_report_feed__add(f, &s[i]), 0);
+		for (k = 0; k < 3; k++)
+			assert_int_equal(pebs_report__add(want[k], &s[i]), 0);
+	}
+	assert_int_equal(pebs_report_feed__finish(f), 0);
+	assert_int_equal(pebs_report_feed__finish(f), 0);
+	assert_int_equal(pebs_report_feed__add(f, &s[0]), -EINVAL);
+	pebs_report_feed__delete(f);
+	for (k = 0; k < 3; k++) {
+		same_report(fed[k], want[k], true);
+		pebs_report__delete(fed[k]);
+		pebs_report__delete(want[k]);
+	}
+	/* left open: __delete adds the rest and ends the thread */
+	assert_int_equal(pebs_report__new(keys[0], 2, 2, &fed[0]), 0);
+	assert_int_equal(pebs_report_feed__new(fed, 1, &f), 0);
+	for (i = 0; i < 9000; i++)
+		assert_int_equal(pebs_report_feed__add(f, &s[i]), 0);
+	pebs_report_feed__delete(f);
+	pebs_report__totals(fed[0], -1, &n, &period);
+	assert_int_equal(n, 9000);
+	pebs_report__delete(fed[0]);
+	assert_int_equal(pebs_report_feed__new(NULL, 1, &f), -EINVAL);
+}
+
 /* A kernel of three functions, as kallsyms would give them. */
 static void fake_kernel(struct pebs_symbols *syms)
 {
@@ -268,6 +325,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_runs_as_samples),
+		cmocka_unit_test(test_feed),
 		cmocka_unit_test(test_name_kernel),
 	};
 
