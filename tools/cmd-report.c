@@ -84,24 +84,6 @@ static int setup_tables(struct report *r, const char *sort)
 	return add_table(r, "data sources", "src");
 }
 
-static int add_weight(struct report *r, unsigned int idx, uint64_t w)
-{
-	struct wlist *wl = &r->weights[idx];
-
-	if (wl->nr == wl->cap) {
-		size_t cap = wl->cap ? wl->cap * 2 : 4096;
-		uint32_t *v = realloc(wl->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		wl->v = v;
-		wl->cap = cap;
-	}
-	wl->v[wl->nr++] = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
-	r->nr_weights++;
-	return 0;
-}
-
 /* A sample resolved by the session: into every table (in batches). */
 static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *res)
@@ -125,7 +107,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	}
 	r->with_addr += res->has_addr;
 	r->with_src += res->has_src;
-	if (res->has_weight && add_weight(r, res->event, res->weight))
+	if (pebs_weights__add(r->weights, res))
 		return -ENOMEM;
 	return pebs_report_feed__add(r->feed, res);
 }
@@ -197,9 +179,7 @@ static int run(struct report *r, const char *sort)
 	r->by_event = n > 1;	/* samples of several events */
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
-	r->weights = calloc(r->nr_attrs ? r->nr_attrs : 1,
-			    sizeof(*r->weights));
-	if (!r->weights || setup_tables(r, sort))
+	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
 	if (r->events && select_events(r))
@@ -284,9 +264,7 @@ static void report_free(struct report *r)
 	pebs_report_feed__delete(r->feed);	/* before the tables */
 	for (i = 0; i < r->nr_tables; i++)
 		pebs_report__delete(r->tables[i].rep);
-	for (i = 0; r->weights && i < r->nr_attrs; i++)
-		free(r->weights[i].v);
-	free(r->weights);
+	pebs_weights__delete(r->weights);
 	pebs_session__delete(r->ss);
 	pebs_c2c__delete(r->c2c);
 	pebs_filter__delete(r->filter);

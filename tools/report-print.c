@@ -173,38 +173,26 @@ void report_print_table(const struct report *r, struct table *t)
 		       n - printed);
 }
 
-static int u32_cmp(const void *a, const void *b)
+void report_print_weights(struct report *r)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-void report_print_weights(const struct report *r)
-{
+	struct pebs_weight_summary w;
 	unsigned int e;
 
-	if (!r->nr_weights)
+	if (!pebs_weights__nr(r->weights))
 		return;
-	printf("\n# weight (latency, cycles as the PMU reports it) of %zu "
-	       "samples with one\n", r->nr_weights);
+	printf("\n# weight (latency, cycles as the PMU reports it) of %" PRIu64
+	       " samples with one\n", pebs_weights__nr(r->weights));
 	printf("%10s %10s %10s %10s %10s %10s %10s  %s\n", "min", "mean",
 	       "p50", "p90", "p99", "max", "samples", "event");
 	for (e = 0; e < r->nr_attrs; e++) {
-		struct wlist *wl = &r->weights[e];
 		const char *name = pebs_perfdata__attr_name(r->pd, e);
-		uint32_t *v = wl->v;
-		size_t n = wl->nr, i;
-		uint64_t sum = 0;
 
-		if (!n)
+		if (pebs_weights__summary(r->weights, e, &w))
 			continue;
-		qsort(v, n, sizeof(*v), u32_cmp);
-		for (i = 0; i < n; i++)
-			sum += v[i];
-		printf("%10u %10.1f %10u %10u %10u %10u %10zu  %s\n", v[0],
-		       (double)sum / (double)n, v[n / 2], v[n * 9 / 10],
-		       v[n * 99 / 100], v[n - 1], n, name ? name : "?");
+		printf("%10" PRIu64 " %10.1f %10" PRIu64 " %10" PRIu64 " %10"
+		       PRIu64 " %10" PRIu64 " %10" PRIu64 "  %s\n", w.min,
+		       w.mean, w.p50, w.p90, w.p99, w.max, w.samples,
+		       name ? name : "?");
 	}
 }
 
@@ -301,8 +289,9 @@ void report_print_header(const struct report *r)
 		       i < r->st->nr_events ? r->st->event_samples[i] : 0);
 	}
 	printf("# samples   : %" PRIu64 " (%" PRIu64 " with a data address, "
-	       "%" PRIu64 " with a data source, %zu with a weight)\n",
-	       r->samples, r->with_addr, r->with_src, r->nr_weights);
+	       "%" PRIu64 " with a data source, %" PRIu64 " with a weight)\n",
+	       r->samples, r->with_addr, r->with_src,
+	       pebs_weights__nr(r->weights));
 	printf("# lost      : %" PRIu64 " samples in LOST records",
 	       r->st->lost);
 	if (r->st->lost_samples)

@@ -22,12 +22,6 @@ struct table {
 	const struct pebs_report *from;
 };
 
-/* The weights of one event's samples, for percentiles. */
-struct wlist {
-	uint32_t *v;
-	size_t nr, cap;
-};
-
 struct report {
 	const char *path;
 	struct pebs_perfdata *pd;
@@ -39,8 +33,7 @@ struct report {
 	uint64_t samples;
 	uint64_t filtered;	/* samples the filters left out */
 	uint64_t with_addr, with_src;
-	struct wlist *weights;	/* per event */
-	size_t nr_weights;
+	struct pebs_weights *weights;	/* for their percentiles */
 	unsigned int flags;	/* PEBS_ORDERED_* of the pass */
 	/* options */
 	unsigned int top;	/* rows per table */
@@ -61,7 +54,7 @@ void report_field(const struct report *r, const struct pebs_report_row *row,
 		  enum pebs_report_key k, char *buf, size_t len);
 void report_print_header(const struct report *r);
 void report_print_table(const struct report *r, struct table *t);
-void report_print_weights(const struct report *r);
+void report_print_weights(struct report *r);
 int report_print_sharing(const struct report *r);
 
 /* report-format.c: --format=csv|json */

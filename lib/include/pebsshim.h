@@ -3578,6 +3578,38 @@ PEBS_API int pebs_report_feed__add(struct pebs_report_feed *f,
 				   const struct pebs_report_sample *s);
 PEBS_API int pebs_report_feed__finish(struct pebs_report_feed *f);
 PEBS_API void pebs_report_feed__delete(struct pebs_report_feed *f);
+/* ---- weights and their percentiles (lib/report-weights.c) ---- */
+
+/*
+ * A pebs_weights keeps the weights (latency, in the PMU's cycles) of
+ * samples, per event, for their summary: count, minimum, mean, the
+ * weights at ranks n/2, 9n/10 and 99n/100 of the n sorted from 0
+ * (median, 90th, 99th percentile) and maximum. Weights above 2^32 - 1
+ * count as 2^32 - 1 (4 bytes a sample).
+ *
+ * pebs_weights__add - sample @s's weight, if it has one (has_weight),
+ * under its event. 0, -EINVAL or -ENOMEM.
+ * pebs_weights__nr - the weights added, of every event.
+ * pebs_weights__summary - event @event's summary into @out: 0, -ENOENT
+ * (no weight of that event: @out zeroed) or -EINVAL.
+ */
+struct pebs_weights;
+struct pebs_weight_summary {
+	uint64_t samples;	/* with a weight */
+	uint64_t min, max;
+	uint64_t p50, p90, p99;
+	double mean;
+};
+PEBS_STATIC_ASSERT(sizeof(struct pebs_weight_summary) == 56,
+		   "pebs_weight_summary is pinned: only append fields");
+PEBS_API int pebs_weights__new(struct pebs_weights **wp);
+PEBS_API void pebs_weights__delete(struct pebs_weights *w);
+PEBS_API int pebs_weights__add(struct pebs_weights *w,
+			       const struct pebs_report_sample *s);
+PEBS_API uint64_t pebs_weights__nr(const struct pebs_weights *w);
+PEBS_API int pebs_weights__summary(struct pebs_weights *w,
+				   unsigned int event,
+				   struct pebs_weight_summary *out);
 /* ---- kernel symbols named after the pass (lib/report-rename.c) ---- */
 
 /*

@@ -55,6 +55,8 @@ _Static_assert(sizeof(struct pebs_map_snapshot) == 56, "pebs_map_snapshot");
 _Static_assert(sizeof(struct pebs_data_src) == 216, "pebs_data_src");
 _Static_assert(sizeof(struct pebs_ring_stats) == 64, "pebs_ring_stats");
 _Static_assert(sizeof(struct pebs_obs_raw_info) == 560, "pebs_obs_raw_info");
+_Static_assert(sizeof(struct pebs_weight_summary) == 56,
+	       "pebs_weight_summary");
 _Static_assert(sizeof(struct pebs_obs_raw_record) == 96,
 	       "pebs_obs_raw_record");
 

@@ -632,6 +632,44 @@ static void test_foreign_kernel(void **state)
 	pass_free(p, path);
 }
 
+/* Weights per event: count, min, mean, ranks n/2, 9n/10, 99n/100, max. */
+static void test_weights(void **state)
+{
+	struct pebs_report_sample s = { .has_weight = true };
+	struct pebs_weight_summary w;
+	struct pebs_weights *ws;
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(pebs_weights__new(&ws), 0);
+	for (i = 100; i >= 1; i--) {	/* 1..100, backwards */
+		s.weight = i;
+		assert_int_equal(pebs_weights__add(ws, &s), 0);
+	}
+	s.has_weight = false;		/* not counted */
+	assert_int_equal(pebs_weights__add(ws, &s), 0);
+	s.has_weight = true;
+	s.event = 3;
+	s.weight = 1ull << 40;		/* kept as 2^32 - 1 */
+	assert_int_equal(pebs_weights__add(ws, &s), 0);
+	assert_int_equal(pebs_weights__nr(ws), 101);
+	assert_int_equal(pebs_weights__summary(ws, 0, &w), 0);
+	assert_int_equal(w.samples, 100);
+	assert_int_equal(w.min, 1);
+	assert_int_equal(w.max, 100);
+	assert_int_equal(w.p50, 51);
+	assert_int_equal(w.p90, 91);
+	assert_int_equal(w.p99, 100);
+	assert_true(w.mean > 50.49 && w.mean < 50.51);
+	assert_int_equal(pebs_weights__summary(ws, 3, &w), 0);
+	assert_int_equal(w.max, UINT32_MAX);
+	assert_int_equal(pebs_weights__summary(ws, 1, &w), -ENOENT);
+	assert_int_equal(w.samples, 0);
+	assert_int_equal(pebs_weights__summary(ws, 9, &w), -ENOENT);
+	assert_int_equal(pebs_weights__summary(NULL, 0, &w), -EINVAL);
+	pebs_weights__delete(ws);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -642,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_foreign_kernel),
+		cmocka_unit_test(test_weights),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
