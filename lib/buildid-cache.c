@@ -8,6 +8,8 @@
  *   ~/.debug/<real path>/<build id>/elf      the file (a hard link, or a
  *                                            copy across file systems)
  *   ~/.debug/[vdso]/<build id>/vdso          the vdso image of this boot
+ *   ~/.debug/[kernel.kallsyms]/<build id>/kallsyms
+ *                                            this boot's /proc/kallsyms
  *   ~/.debug/.build-id/<xx>/<rest> -> ../../<real path>/<build id>
  *
  * Every file is written under a temporary name and renamed into place,
@@ -26,6 +28,9 @@
 
 #include "dso.h"
 #include "internal.h"
+#include "session.h"
+
+#define KERNEL_NAME	"[kernel.kallsyms]"
 
 /* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
 #define MISC_BUILD_ID_SIZE	(1 << 15)
@@ -198,6 +203,23 @@ static int cache_vdso(const uint8_t *bid, size_t len)
 	return err;
 }
 
+/* This boot's /proc/kallsyms, if the recorded kernel (@bid) is this
+   one and its addresses show (perf caches no kptr_restrict'ed copy). */
+static int cache_kallsyms(const uint8_t *bid, size_t len)
+{
+	uint8_t host[BUILD_ID_MAX];
+	int n = pebs_host_kernel_build_id(host);
+
+	if (n < 0)
+		return n;
+	if ((size_t)n != len || memcmp(host, bid, len))
+		return -ESRCH;
+	n = kallsyms_probe();
+	if (n < 0)
+		return n;
+	return cache_put(KERNEL_NAME, "kallsyms", "/proc/kallsyms", bid, len);
+}
+
 int pebs_buildid_cache__add(const char *path, const uint8_t *build_id,
 			    size_t size)
 {
@@ -209,6 +231,8 @@ int pebs_buildid_cache__add(const char *path, const uint8_t *build_id,
 		return pebs_err(-EINVAL, "build-id cache: bad file or build id");
 	if (!strcmp(path, "[vdso]"))
 		n = cache_vdso(build_id, size);
+	else if (!strcmp(path, KERNEL_NAME))
+		n = cache_kallsyms(build_id, size);
 	else if (path[0] != '/' || !realpath(path, real))
 		n = -ENOENT;
 	else if ((n = pebs_elf_build_id(real, got)) >= 0)
@@ -255,9 +279,9 @@ int pebs_buildid_cache__add_perfdata(const char *path)
 			len = bid[20];
 		max = (size_t)(p + h.size - (const unsigned char *)name);
 		p += h.size;
-		/* the kernel is not cached: its symbols need this boot */
 		if (!len || len > BUILD_ID_MAX || strnlen(name, max) == max ||
-		    (name[0] != '/' && strcmp(name, "[vdso]")))
+		    (name[0] != '/' && strcmp(name, "[vdso]") &&
+		     strcmp(name, KERNEL_NAME)))
 			continue;
 		if (!pebs_buildid_cache__add(name, bid, len))
 			nr++;

@@ -120,6 +120,13 @@ void pebs_dso_syms_sort(struct sym *s, size_t *nr);
  * Returns their number, -EACCES (no addresses shown), or -errno.
  */
 int pebs_dso_load_kallsyms(struct dso *k);
+/*
+ * pebs_dso_load_kallsyms_file - the same from a kallsyms file @path (a
+ * copy in perf's build-id cache), its symbols moved by @text (the
+ * recorded _text; 0: none) less the file's _text.
+ */
+int pebs_dso_load_kallsyms_file(struct dso *k, const char *path,
+				uint64_t text);
 
 /* pebs_dso_file_to_vaddr - file offset -> link-time address. */
 bool pebs_dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va);

@@ -106,16 +106,19 @@ static bool kallsyms_line(const char *p, unsigned long long *addr,
 #endif
 
 /*
- * The text symbols of /proc/kallsyms into @k; with @limit, only up to
- * the first symbol above *limit (it may still fall while reading), so
- * long as the symbols so far are in address order and in the kernel's
- * own text: k->syms_end is then that symbol's address, and the table is
- * right below it.
+ * The text symbols of the kallsyms file @path into @k; with @limit,
+ * only up to the first symbol above *limit (it may still fall while
+ * reading), so long as the symbols so far are in address order and in
+ * the kernel's own text: k->syms_end is then that symbol's address, and
+ * the table is right below it. With @text (the recorded _text), the
+ * symbols move by its distance from the file's _text, as perf's
+ * kallsyms__delta (a copy cached at another boot).
  */
-static int load(struct dso *k, const _Atomic uint64_t *limit)
+static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
+		uint64_t text)
 {
 	size_t nr = 0, cap = 0, names_len = 0, names_cap = 0, i;
-	uint64_t end = 0;
+	uint64_t end = 0, file_text = 0;
 	bool sorted = true;
 	char line[512];
 	struct sym *s = NULL;
@@ -123,9 +126,9 @@ static int load(struct dso *k, const _Atomic uint64_t *limit)
 	int err = 0;
 	FILE *f;
 
-	f = fopen("/proc/kallsyms", "re");
+	f = fopen(path, "re");
 	if (!f)
-		return pebs_err(-errno, "cannot read /proc/kallsyms: %s",
+		return pebs_err(-errno, "cannot read %s: %s", path,
 				strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
@@ -137,6 +140,8 @@ static int load(struct dso *k, const _Atomic uint64_t *limit)
 		    (type != 't' && type != 'T' && type != 'w' &&
 		     type != 'W') || !addr)
 			continue;
+		if (l == 5 && !memcmp(name, "_text", 5))
+			file_text = addr;
 		l++;
 		/*
 		 * Among aliases the last listed wins, as in perf: it sizes
@@ -191,11 +196,14 @@ static int load(struct dso *k, const _Atomic uint64_t *limit)
 	if (!nr) {
 		free(s);
 		free(names);
-		return pebs_err(-EACCES, "/proc/kallsyms shows no addresses: "
-				"run as root or lower kernel.kptr_restrict");
+		return pebs_err(-EACCES, "%s shows no addresses: run as root "
+				"or lower kernel.kptr_restrict", path);
 	}
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		s[i].name = names + (uintptr_t)s[i].name;
+		if (text && file_text)
+			s[i].start = s[i].start - file_text + text;
+	}
 	pebs_dso_syms_sort(s, &nr);
 	free(k->syms);
 	free(k->names);
@@ -213,7 +221,13 @@ static int load(struct dso *k, const _Atomic uint64_t *limit)
 
 int pebs_dso_load_kallsyms(struct dso *k)
 {
-	return load(k, NULL);
+	return load(k, "/proc/kallsyms", NULL, 0);
+}
+
+int pebs_dso_load_kallsyms_file(struct dso *k, const char *path,
+				uint64_t text)
+{
+	return load(k, path, NULL, text);
 }
 
 uint64_t pebs_host_kernel_text(void)
@@ -246,7 +260,7 @@ static void *run(void *arg)
 {
 	struct kload *k = arg;
 
-	k->ret = load(&k->d, &k->limit);
+	k->ret = load(&k->d, "/proc/kallsyms", &k->limit, 0);
 	if (k->ret < 0)
 		snprintf(k->msg, sizeof(k->msg), "%s", pebs_errmsg());
 	atomic_store_explicit(&k->done, true, memory_order_release);

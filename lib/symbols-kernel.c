@@ -8,8 +8,11 @@
  * (lib/kallsyms.c) or at the first kernel address.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "session.h"
 #include "symbols-int.h"
@@ -104,6 +107,37 @@ static bool same_kernel(const struct pebs_symbols *syms)
 	       syms->kernel_text == pebs_host_kernel_text();
 }
 
+/* perf's copy of the recorded kernel's kallsyms in the build-id cache
+   (perf record's, or ours): true with its path in @path */
+static bool cached_kallsyms(const struct pebs_symbols *syms, char *path,
+			    size_t len)
+{
+	char dir[PATH_MAX], sbid[2 * BUILD_ID_MAX + 1];
+	size_t i;
+
+	if (!syms->kernel_bid_len || pebs_buildid_dir(dir, sizeof(dir)))
+		return false;
+	for (i = 0; i < syms->kernel_bid_len; i++)
+		snprintf(sbid + 2 * i, 3, "%02x", syms->kernel_bid[i]);
+	return (size_t)snprintf(path, len, "%s/[kernel.kallsyms]/%s/kallsyms",
+				dir, sbid) < len && !access(path, R_OK);
+}
+
+/* The cached kallsyms of another kernel (cached_kallsyms): 2, or 0 if
+   there is none, or -errno. */
+static int load_cached(struct pebs_symbols *syms)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (!cached_kallsyms(syms, path, sizeof(path)))
+		return 0;
+	syms_invalidate(syms);
+	err = pebs_dso_load_kallsyms_file(&syms->kernel, path,
+					  syms->kernel_text);
+	return err < 0 ? err : 2;
+}
+
 void syms_kernel_start(struct pebs_symbols *syms)
 {
 	if (!syms->kload && same_kernel(syms))
@@ -123,7 +157,7 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 	syms->kernel_lazy = false;
 	if (!same_kernel(syms)) {
 		kload_cancel(k);
-		return 0;
+		return load_cached(syms);
 	}
 	syms_invalidate(syms);
 	err = k ? kload_finish(k, &syms->kernel) :
@@ -133,7 +167,9 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 
 int syms_kernel_defer(struct pebs_symbols *syms)
 {
-	int ret = same_kernel(syms) ? kallsyms_probe() : 0;
+	char path[PATH_MAX];
+	int ret = same_kernel(syms) ? kallsyms_probe() :
+		  cached_kallsyms(syms, path, sizeof(path)) ? 2 : 0;
 
 	syms->kernel_lazy = ret > 0;
 	if (!syms->kernel_lazy) {
@@ -152,6 +188,8 @@ int syms_kernel_now(struct pebs_symbols *syms)
 
 	syms->kload = NULL;
 	syms->kernel_lazy = false;
+	if (!k && !same_kernel(syms))	/* another kernel's cached copy */
+		return load_cached(syms);
 	return k ? kload_finish(k, &syms->kernel) :
 	       pebs_dso_load_kallsyms(&syms->kernel);
 }

@@ -300,7 +300,9 @@ void report_print_header(const struct report *r)
 	if (r->st->last_time)
 		printf("# duration  : %.3f ms (first to last sample)\n",
 		       (double)(r->st->last_time - r->st->first_time) / 1e6);
-	printf("# kernel    : %s\n", r->st->kernel > 0 ?
+	printf("# kernel    : %s\n", r->st->kernel == 2 ?
+	       "another build (symbols from its kallsyms in the build-id "
+	       "cache)" : r->st->kernel > 0 ?
 	       "this host's (symbols from /proc/kallsyms)" :
 	       "not recorded, or another build: kernel addresses "
 	       "stay raw");

@@ -2596,10 +2596,15 @@ PEBS_API int pebs_symbols__add_build_ids(struct pebs_symbols *syms,
  * the recording's kernel is the running one: its build id (from
  * HEADER_BUILD_ID, or a kernel MMAP2 with a build id) equals the one in
  * /sys/kernel/notes, or, when none was recorded, the kernel map's _text
- * (perf's kernel MMAP) equals this boot's. Otherwise kernel addresses
- * stay unresolved (dso "[kernel.kallsyms]", no symbol), as perf shows
- * them. Returns 1 (loaded), 0 (another kernel, or unknown), or -errno
- * of pebs_symbols__load_kallsyms.
+ * (perf's kernel MMAP) equals this boot's. For another kernel whose
+ * build id perf's build-id cache has a kallsyms copy of
+ * (~/.debug/[kernel.kallsyms]/<build id>/kallsyms, as perf record and
+ * pebs-shim record leave it), that copy is loaded instead, its symbols
+ * moved by the recorded _text less the copy's (perf's kallsyms__delta).
+ * Otherwise kernel addresses stay unresolved (dso "[kernel.kallsyms]",
+ * no symbol), as perf shows them. Returns 1 (this host's), 2 (the
+ * cached copy), 0 (another kernel, or unknown), or -errno of
+ * pebs_symbols__load_kallsyms.
  */
 PEBS_API int pebs_symbols__load_kernel(struct pebs_symbols *syms);
 
@@ -3519,9 +3524,11 @@ PEBS_API int pebs_heat__set_symbols(struct pebs_heat *h,
  * perf record does: $HOME/.debug/<real path>/<build id>/elf (a hard link,
  * or a copy) and the link $HOME/.debug/.build-id/<xx>/<rest> to its
  * directory. @path "[vdso]" keeps this boot's vdso image as
- * $HOME/.debug/[vdso]/<build id>/vdso. Nothing is replaced. Returns 0,
- * -ESRCH (the file on disk, or this boot's vdso, has another build id),
- * -EINVAL or another -errno.
+ * $HOME/.debug/[vdso]/<build id>/vdso, "[kernel.kallsyms]" this boot's
+ * /proc/kallsyms as $HOME/.debug/[kernel.kallsyms]/<build id>/kallsyms
+ * (not when it hides the addresses: -EACCES). Nothing is replaced.
+ * Returns 0, -ESRCH (the file on disk, or this boot's vdso or kernel,
+ * has another build id), -EINVAL or another -errno.
  */
 PEBS_API int pebs_buildid_cache__add(const char *path,
 				     const uint8_t *build_id, size_t size);
@@ -3530,9 +3537,9 @@ PEBS_API int pebs_buildid_cache__add(const char *path,
  * pebs_buildid_cache__add_perfdata - pebs_buildid_cache__add for every
  * file and the vdso of the build id table (HEADER_BUILD_ID) of the
  * recording @path, as perf record does at its end unless
- * --no-buildid-cache; files gone or rebuilt since are skipped, the
- * kernel is not cached. Returns the number cached, or -errno (@path
- * cannot be read: pebs_perfdata__open's errors).
+ * --no-buildid-cache, the kernel's kallsyms too; files gone or rebuilt
+ * since (another boot's kernel) are skipped. Returns the number cached,
+ * or -errno (@path cannot be read: pebs_perfdata__open's errors).
  */
 PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
 /* ---- report: a table of addresses built by sorting (lib/report-defer.c) ---- */

@@ -4,8 +4,9 @@
  * lib/symbols-kernel.c, lib/kallsyms.c): /proc/kallsyms loaded, only for
  * the recorded kernel's build id, read on a thread and taken at the
  * first kernel address, read only up to the addresses a recording has,
- * and not waited for (pebs_symbols__kernel_nowait). Tests that need the
- * kernel's addresses skip where /proc/kallsyms hides them.
+ * not waited for (pebs_symbols__kernel_nowait), and another kernel's
+ * from perf's build-id cache. Tests that need the kernel's addresses
+ * skip where /proc/kallsyms hides them.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 #include "dso.h"
 #include "internal.h"
 #include "session.h"
+#include "symbols-int.h"
 
 static int setup(void **state)
 {
@@ -297,6 +299,67 @@ static void test_kernel_nowait(void **state)
 	assert_int_equal(sym.offset, 4);
 }
 
+/*
+ * Another kernel whose kallsyms perf's build-id cache holds
+ * (~/.debug/[kernel.kallsyms]/<build id>/kallsyms): its symbols, moved
+ * by the recorded _text less the copy's (a copy kept at another boot);
+ * without the copy, none.
+ */
+static void test_kernel_cached(void **state)
+{
+	static const char copy[] =
+		"ffffffff82000000 T _text\n"
+		"ffffffff82000000 T startup_64\n"
+		"ffffffff82000100 T k_first\n"
+		"ffffffff82000180 d k_data\n"
+		"ffffffff82000200 t k_second\n"
+		"ffffffff82000300 T k_third\n";
+	struct pebs_symbols *syms = *state;
+	char home[] = "/tmp/test-kernel-syms.XXXXXX", dir[256], *old;
+	unsigned char sec[512];
+	struct pebs_sym sym;
+	size_t n;
+	FILE *f;
+
+	assert_non_null(mkdtemp(home));
+	old = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	setenv("HOME", home, 1);
+	n = bid_entry(sec, "[kernel.kallsyms]", 0xcd);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	syms->kernel_text = 0xffffffff81000000ull;	/* recorded _text */
+	assert_int_equal(pebs_symbols__load_kernel(syms), 0);	/* no copy */
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000104ull,
+					       &sym), -ENOENT);
+	snprintf(dir, sizeof(dir), "mkdir -p '%s/.debug/[kernel.kallsyms]/"
+		 "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd'", home);
+	assert_int_equal(system(dir), 0);
+	snprintf(dir, sizeof(dir), "%s/.debug/[kernel.kallsyms]/"
+		 "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd/kallsyms", home);
+	f = fopen(dir, "w");
+	assert_non_null(f);
+	fputs(copy, f);
+	fclose(f);
+	assert_int_equal(pebs_symbols__load_kernel(syms), 2);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000104ull,
+					       &sym), 0);
+	assert_string_equal(sym.name, "k_first");
+	assert_int_equal(sym.offset, 4);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000208ull,
+					       &sym), 0);
+	assert_string_equal(sym.name, "k_second");
+	assert_string_equal(sym.dso, "[kernel.kallsyms]");
+	/* the session's way: taken at the first kernel address */
+	assert_int_equal(syms_kernel_defer(syms), 2);
+	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000300ull,
+					       &sym), 0);
+	assert_string_equal(sym.name, "k_third");
+	snprintf(dir, sizeof(dir), "rm -rf '%s'", home);
+	assert_int_equal(system(dir), 0);
+	if (old)
+		setenv("HOME", old, 1);
+	free(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -308,6 +371,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_kernel_partial, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_nowait, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_cached, setup,
 						teardown),
 	};
 
