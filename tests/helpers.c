@@ -207,3 +207,19 @@ size_t t_make_mmap2(uint64_t *buf, uint32_t pid, uint64_t start,
 	strcpy((char *)(u64 + 7), name);
 	return size;
 }
+
+int t_symbols_setup(void **state)
+{
+	struct pebs_symbols *syms;
+
+	if (pebs_symbols__new(&syms))
+		return -1;
+	*state = syms;
+	return 0;
+}
+
+int t_symbols_teardown(void **state)
+{
+	pebs_symbols__delete(*state);
+	return 0;
+}

@@ -58,6 +58,13 @@ int t_put_file(const char *top, const char *rel, const char *text);
 int t_rm_tree(const char *top);
 
 /*
+ * t_symbols_setup, t_symbols_teardown - a cmocka group state of a new
+ * pebs_symbols (the symbolizer tests'), and its end. 0 or -1.
+ */
+int t_symbols_setup(void **state);
+int t_symbols_teardown(void **state);
+
+/*
  * t_make_mmap2 - a PERF_RECORD_MMAP2 of @pid (pid = tid) in @buf (room
  * for the header, 64 bytes and @name): [@start, +@len) at file offset
  * @pgoff, @prot, header misc @misc, no sample_id. Returns its size.

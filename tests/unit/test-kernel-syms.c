@@ -19,25 +19,10 @@
 #include <cmocka.h>
 
 #include "dso.h"
+#include "helpers.h"
 #include "internal.h"
 #include "session.h"
 #include "symbols-int.h"
-
-static int setup(void **state)
-{
-	struct pebs_symbols *syms;
-
-	if (pebs_symbols__new(&syms))
-		return -1;
-	*state = syms;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	pebs_symbols__delete(*state);
-	return 0;
-}
 
 /* The address of text symbol @name in /proc/kallsyms, or 0. */
 static uint64_t ksym_addr(const char *name)
@@ -315,11 +300,10 @@ static void test_kernel_cached(void **state)
 		"ffffffff82000200 t k_second\n"
 		"ffffffff82000300 T k_third\n";
 	struct pebs_symbols *syms = *state;
-	char home[] = "/tmp/test-kernel-syms.XXXXXX", dir[256], *old;
+	char home[] = "/tmp/test-kernel-syms.XXXXXX", *old;
 	unsigned char sec[512];
 	struct pebs_sym sym;
 	size_t n;
-	FILE *f;
 
 	assert_non_null(mkdtemp(home));
 	old = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
@@ -330,15 +314,9 @@ static void test_kernel_cached(void **state)
 	assert_int_equal(pebs_symbols__load_kernel(syms), 0);	/* no copy */
 	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000104ull,
 					       &sym), -ENOENT);
-	snprintf(dir, sizeof(dir), "mkdir -p '%s/.debug/[kernel.kallsyms]/"
-		 "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd'", home);
-	assert_int_equal(system(dir), 0);
-	snprintf(dir, sizeof(dir), "%s/.debug/[kernel.kallsyms]/"
-		 "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd/kallsyms", home);
-	f = fopen(dir, "w");
-	assert_non_null(f);
-	fputs(copy, f);
-	fclose(f);
+	assert_int_equal(t_put_file(home, ".debug/[kernel.kallsyms]/"
+				    "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd/"
+				    "kallsyms", copy), 0);
 	assert_int_equal(pebs_symbols__load_kernel(syms), 2);
 	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000104ull,
 					       &sym), 0);
@@ -353,27 +331,25 @@ static void test_kernel_cached(void **state)
 	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000300ull,
 					       &sym), 0);
 	assert_string_equal(sym.name, "k_third");
-	snprintf(dir, sizeof(dir), "rm -rf '%s'", home);
-	assert_int_equal(system(dir), 0);
+	assert_int_equal(t_rm_tree(home), 0);
 	if (old)
 		setenv("HOME", old, 1);
 	free(old);
 }
 
+/* a test of its own pebs_symbols */
+#define SYMS_TEST(f) \
+	cmocka_unit_test_setup_teardown(f, t_symbols_setup, t_symbols_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_kernel, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_build_id, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_deferred, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_partial, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_nowait, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_kernel_cached, setup,
-						teardown),
+		SYMS_TEST(test_kernel),
+		SYMS_TEST(test_kernel_build_id),
+		SYMS_TEST(test_kernel_deferred),
+		SYMS_TEST(test_kernel_partial),
+		SYMS_TEST(test_kernel_nowait),
+		SYMS_TEST(test_kernel_cached),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

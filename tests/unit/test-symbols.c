@@ -32,22 +32,6 @@ __attribute__((noinline, used)) int pebs_test_target_fn(int x)
 	return x * 7 + 3;
 }
 
-static int setup(void **state)
-{
-	struct pebs_symbols *syms;
-
-	if (pebs_symbols__new(&syms))
-		return -1;
-	*state = syms;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	pebs_symbols__delete(*state);
-	return 0;
-}
-
 static void self_exe(char *buf, size_t len)
 {
 	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
@@ -603,25 +587,23 @@ static void test_symbol_extents(void **state)
 	assert_string_equal(pebs_dso_find_sym(s, 3, 0x2001)->name, "b");
 }
 
+/* a test of its own pebs_symbols */
+#define SYMS_TEST(f) \
+	cmocka_unit_test_setup_teardown(f, t_symbols_setup, t_symbols_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_own_function, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_libc_function, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_no_process, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_overlap, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_records, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_build_id_mismatch, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_data_objects, setup,
-						teardown),
+		SYMS_TEST(test_own_function),
+		SYMS_TEST(test_libc_function),
+		SYMS_TEST(test_no_process),
+		SYMS_TEST(test_overlap),
+		SYMS_TEST(test_records),
+		SYMS_TEST(test_build_id_mismatch),
+		SYMS_TEST(test_data_objects),
 		/* the parity helper's */
-		cmocka_unit_test_setup_teardown(test_debug_files, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_jit_map, setup, teardown),
+		SYMS_TEST(test_debug_files),
+		SYMS_TEST(test_jit_map),
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_srcline_as_addr2line),
 		cmocka_unit_test(test_symbol_extents),
