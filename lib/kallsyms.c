@@ -29,7 +29,12 @@
 #include "internal.h"
 #include "session.h"
 
-int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX])
+/* The running kernel's build id, read once: its size, or -errno. */
+static uint8_t host_bid[BUILD_ID_MAX];
+static int host_bid_len;
+static pthread_once_t host_bid_once = PTHREAD_ONCE_INIT;
+
+static int read_host_bid(uint8_t bid[BUILD_ID_MAX])
 {
 	unsigned char buf[4096];
 	size_t off = 0, n;
@@ -61,6 +66,20 @@ int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX])
 		off = desc + ((descsz + 3u) & ~3u);
 	}
 	return -ENOENT;
+}
+
+static void host_bid_init(void)
+{
+	host_bid_len = read_host_bid(host_bid);
+}
+
+int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX])
+{
+	/* the running kernel does not change under a process */
+	pthread_once(&host_bid_once, host_bid_init);
+	if (host_bid_len > 0)
+		memcpy(bid, host_bid, (size_t)host_bid_len);
+	return host_bid_len;
 }
 
 /* A /proc/kallsyms line "addr type name[\tmodule]", as sscanf's
