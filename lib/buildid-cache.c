@@ -118,6 +118,20 @@ static void hex(char *out, const uint8_t *bid, size_t len)
 		sprintf(out + 2 * i, "%02x", bid[i]);
 }
 
+int pebs_buildid_cache_entry(char *buf, size_t size, const char *name,
+			     const uint8_t *bid, size_t len, const char *leaf)
+{
+	char dir[PATH_MAX], sbid[2 * BUILD_ID_MAX + 1];
+	int err = pebs_buildid_dir(dir, sizeof(dir));
+
+	if (err)
+		return err;
+	hex(sbid, bid, len);
+	return (size_t)snprintf(buf, size, "%s/%s/%s/%s", dir,
+				name + (name[0] == '/'), sbid, leaf) < size ?
+	       0 : -ENAMETOOLONG;
+}
+
 /*
  * Cache @src (holding build id @bid) as "@name/<bid>/@leaf" and link
  * .build-id/<xx>/<rest> to its directory.
@@ -129,14 +143,12 @@ static int cache_put(const char *name, const char *leaf, const char *src,
 	char sbid[2 * BUILD_ID_MAX + 1];
 	int err;
 
-	err = pebs_buildid_dir(dir, sizeof(dir));
+	err = pebs_buildid_cache_entry(file, sizeof(file), name, bid, len,
+				       leaf) ?: pebs_buildid_dir(dir, sizeof(dir));
 	if (err)
 		return err;
 	hex(sbid, bid, len);
-	if ((size_t)snprintf(file, sizeof(file), "%s/%s%s/%s/%s", dir,
-			     name[0] == '/' ? "" : "/", name + (name[0] == '/'),
-			     sbid, leaf) >= sizeof(file) ||
-	    (size_t)snprintf(lnk, sizeof(lnk), "%s/.build-id/%.2s/%s", dir,
+	if ((size_t)snprintf(lnk, sizeof(lnk), "%s/.build-id/%.2s/%s", dir,
 			     sbid, sbid + 2) >= sizeof(lnk) ||
 	    (size_t)snprintf(target, sizeof(target), "../..%s%s/%s",
 			     name[0] == '/' ? "" : "/", name, sbid) >=

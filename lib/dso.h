@@ -148,4 +148,13 @@ uint64_t pebs_host_kernel_text(void);
  */
 int pebs_buildid_dir(char *buf, size_t size);
 
+/*
+ * pebs_buildid_cache_entry - the cache's file for @name (a path,
+ * "[vdso]", "[kernel.kallsyms]") of build id @bid (@len bytes) into
+ * @buf: $HOME/.debug/<name>/<build id>/@leaf, as perf lays it out
+ * (lib/buildid-cache.c). Returns 0, -ENOENT (no $HOME) or -ENAMETOOLONG.
+ */
+int pebs_buildid_cache_entry(char *buf, size_t size, const char *name,
+			     const uint8_t *bid, size_t len, const char *leaf);
+
 #endif /* PEBSSHIM_DSO_H */

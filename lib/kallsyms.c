@@ -112,6 +112,12 @@ static bool kallsyms_line(const char *p, unsigned long long *addr,
 	return l > 0;
 }
 
+/* A code symbol's type in kallsyms (perf's kernel functions). */
+static bool text_type(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
 /*
  * The kernel's own text ends below the first address /proc/kallsyms may
  * list after it (modules, BPF, trampolines): on x86-64 these all live
@@ -156,8 +162,7 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 		size_t l;
 
 		if (!kallsyms_line(line, &addr, &type, &name, &l) ||
-		    (type != 't' && type != 'T' && type != 'w' &&
-		     type != 'W') || !addr)
+		    !text_type(type) || !addr)
 			continue;
 		if (l == 5 && !memcmp(name, "_text", 5))
 			file_text = addr;
@@ -252,15 +257,17 @@ int pebs_dso_load_kallsyms_file(struct dso *k, const char *path,
 uint64_t pebs_host_kernel_text(void)
 {
 	unsigned long long addr;
-	char line[512], name[256], type;
+	char line[512], type;
+	const char *name;
 	uint64_t found = 0;
+	size_t l;
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	if (!f)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
-		    !strcmp(name, "_text"))
+		if (kallsyms_line(line, &addr, &type, &name, &l) && l == 5 &&
+		    !memcmp(name, "_text", 5))
 			found = addr;
 	fclose(f);
 	return found;
@@ -353,6 +360,8 @@ int kallsyms_probe(void)
 {
 	unsigned long long addr;
 	char line[512], type;
+	const char *name;
+	size_t l;
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	if (!f)
@@ -360,8 +369,8 @@ int kallsyms_probe(void)
 				strerror(errno));
 	/* hidden addresses read 0, all of them */
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c", &addr, &type) == 2 && addr &&
-		    type && strchr("tTwW", type)) {
+		if (kallsyms_line(line, &addr, &type, &name, &l) && addr &&
+		    text_type(type)) {
 			fclose(f);
 			return 1;
 		}

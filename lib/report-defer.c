@@ -107,7 +107,7 @@ static int undefer(struct pebs_report *r)
 		const struct combo *c = &d->c[d->e[i].combo];
 		uint64_t a = d->e[i].key;
 
-		err = rp_add_row(r, &a, rp_hash(&a, 1), c->tid, c->period,
+		err = rp_add_row(r, &a, rp_hash(&a, 1), c->tid, 1, c->period,
 				 c->bits, &row);
 	}
 	rp_defer_free(d);
@@ -192,7 +192,7 @@ int rp_defer_add(struct pebs_report *r, const struct pebs_report_sample *s,
 	}
 	d->e[d->nr].key = key;
 	d->e[d->nr++].combo = c;
-	rp_add_totals(r, s);
+	rp_add_totals(r, s->event, 1, s->period);
 	return 0;
 }
 

@@ -84,6 +84,15 @@ static inline uint64_t *atoms(unsigned char *row)
 /* rp_new_row - a new row of key atoms @a, sums 0; NULL: out of memory. */
 unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a);
 
+/* rp_keyed - whether @s goes to a row (else nowhere, or the totals
+   only). */
+static inline bool rp_keyed(const struct pebs_report *r,
+			    const struct pebs_report_sample *s)
+{
+	return !((r->need_addr && !s->has_addr) ||
+		 (r->need_src && !s->has_src) || s->hidden);
+}
+
 /* rp_make_key - the key atoms of @s into @a; returns their hash. */
 uint32_t rp_make_key(const struct pebs_report *r,
 		     const struct pebs_report_sample *s, uint64_t *a);
@@ -122,17 +131,31 @@ unsigned int rp_src_bits(const struct pebs_report_sample *s);
 uint32_t rp_hash(const uint64_t *a, unsigned int n);
 
 /*
- * rp_add_row - one sample of key atoms @a (hash @h), thread @tid,
- * @period and data source @bits into its row (*rowp); not the totals.
+ * rp_add_row - @n samples of key atoms @a (hash @h), thread @tid, @period
+ * in all and data source @bits into their row (*rowp); not the totals.
  * Returns 0 or -ENOMEM.
  */
 int rp_add_row(struct pebs_report *r, const uint64_t *a, uint32_t h,
-	       int32_t tid, uint64_t period, unsigned int bits,
+	       int32_t tid, uint64_t n, uint64_t period, unsigned int bits,
 	       struct rsum **rowp);
 
-/* rp_add_totals - @s into the report's totals. */
-void rp_add_totals(struct pebs_report *r,
-		   const struct pebs_report_sample *s);
+/* A run of samples alike but for their periods and weights: sums. */
+struct rp_run {
+	uint64_t n, period, weight_sum, weight_nr;
+};
+
+/*
+ * rp_add_run - run @u of samples alike to @s (key atoms @a, hash @h when
+ * rp_keyed) into their row and the totals, as adding each of them would.
+ * Returns 0 or -ENOMEM.
+ */
+int rp_add_run(struct pebs_report *r, const struct pebs_report_sample *s,
+	       const uint64_t *a, uint32_t h, const struct rp_run *u);
+
+/* rp_add_totals - @n samples of @event, @period in all, into the
+   report's totals. */
+void rp_add_totals(struct pebs_report *r, unsigned int event, uint64_t n,
+		   uint64_t period);
 
 /* A row being summed from samples or rows (lib/report-derive.c). */
 struct rp_acc {
@@ -166,8 +189,9 @@ void rp_keep_end(struct pebs_report *r, struct rp_keep *k);
 
 /*
  * The deferred samples of pebs_report__defer (lib/report-defer.c).
- * rp_defer_add - @s (its one atom @key) as an entry; > 0 when it cannot be one: the entries
- * so far are then in rows (r->defer is NULL) and @s goes there too.
+ * rp_defer_add - @s (its one atom @key) as an entry; > 0 when it cannot
+ * be one: the entries so far are then in rows (r->defer is NULL) and @s
+ * goes there too.
  * rp_defer_rows - the rows of the entries, the first @n kept (as
  * pebs_report__sort_top); -ENOMEM: the entries are in rows instead.
  * rp_defer_pages - the pages of @from's sorted entries into @r through

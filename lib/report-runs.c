@@ -45,61 +45,20 @@ static bool alike(const struct pebs_report *r,
 		s->data_sym_off == p->data_sym_off);
 }
 
-/* A run's sums: its samples, periods and weights. */
-struct run {
-	uint64_t n, period, weight_sum, weight_nr;
-};
-
-/* Run @u, its samples alike to @s, into its row and the totals (as
-   add_one of report.c each of them). */
-static int add_run(struct pebs_report *r, const struct pebs_report_sample *s,
-		   const struct run *u)
-{
-	unsigned int bits = rp_src_bits(s);
-	uint64_t a[RK_NR_FIELDS];
-	struct rsum *row;
-	struct rext *e;
-
-	if ((r->need_addr && !s->has_addr) || (r->need_src && !s->has_src))
-		return 0;
-	if (!s->hidden) {
-		row = (struct rsum *)rp_find_row(r, a, rp_make_key(r, s, a));
-		if (!row || rp_row_add_tid(r, row, s->tid))
-			return pebs_err(-ENOMEM, "report: out of memory");
-		row->samples += u->n;
-		row->period += u->period;
-		row->loads += bits & RP_LOAD ? u->n : 0;
-		row->stores += bits & RP_STORE ? u->n : 0;
-		row->hitm += bits & RP_HITM ? u->n : 0;
-		if (u->weight_nr) {
-			e = rp_row_ext(r, row);
-			if (!e)
-				return pebs_err(-ENOMEM, "report: out of memory");
-			e->weight_sum += u->weight_sum;
-			e->weight_nr += u->weight_nr;
-		}
-	}
-	r->samples += u->n;
-	r->period += u->period;
-	if (s->event < r->nr_events) {
-		r->ev_samples[s->event] += u->n;
-		r->ev_period[s->event] += u->period;
-	}
-	return 0;
-}
-
 size_t rp_add_runs(struct pebs_report *r, const struct pebs_report_sample *s,
 		   size_t n, int *err)
 {
+	uint64_t a[RK_NR_FIELDS];
 	size_t i = 0, j, runs = 0;
-	struct run u;
+	struct rp_run u;
+	uint32_t h;
 
 	*err = 0;
 	while (i < n) {
 		/* short runs: the per-sample path does better */
 		if (i >= PROBE && runs * 2 > i)
 			return i;
-		u = (struct run){ 1, s[i].period, 0, 0 };
+		u = (struct rp_run){ 1, s[i].period, 0, 0 };
 		for (j = i; j < n; j++) {
 			if (j > i) {
 				if (!alike(r, &s[j], &s[i]))
@@ -112,7 +71,8 @@ size_t rp_add_runs(struct pebs_report *r, const struct pebs_report_sample *s,
 				u.weight_nr++;
 			}
 		}
-		*err = add_run(r, &s[i], &u);
+		h = rp_keyed(r, &s[i]) ? rp_make_key(r, &s[i], a) : 0;
+		*err = rp_add_run(r, &s[i], a, h, &u);
 		if (*err)
 			return i;
 		runs++;

@@ -11,8 +11,9 @@
  * lib/report-keys.c), compared by value (strings by pointer: equal
  * pointers are equal names) and hashed once per sample; what few rows
  * need (weights, thread ids beyond the first) lives in a side array,
- * taken when a row first needs it. Rows live in fixed-size chunks (no copy as they grow) found
- * through an open-addressed index, the row last added to tried first
+ * taken when a row first needs it. Rows live in fixed-size chunks (no
+ * copy as they grow) found through an open-addressed index, the row last
+ * added to tried first
  * (runs of samples of one thread or function). No allocation per sample
  * except when the tables grow. pebs_report__row() unpacks a row into a
  * pebs_report_row. A report of one address key may instead keep its
@@ -323,22 +324,15 @@ int rp_row_add_tid(struct pebs_report *r, struct rsum *row, int32_t tid)
 	return 0;
 }
 
-void rp_add_totals(struct pebs_report *r, const struct pebs_report_sample *s)
+void rp_add_totals(struct pebs_report *r, unsigned int event, uint64_t n,
+		   uint64_t period)
 {
-	r->samples++;
-	r->period += s->period;
-	if (s->event < r->nr_events) {
-		r->ev_samples[s->event]++;
-		r->ev_period[s->event] += s->period;
+	r->samples += n;
+	r->period += period;
+	if (event < r->nr_events) {
+		r->ev_samples[event] += n;
+		r->ev_period[event] += period;
 	}
-}
-
-/* Whether @s goes to a row (else nowhere, or the totals only). */
-static bool keyed(const struct pebs_report *r,
-		  const struct pebs_report_sample *s)
-{
-	return !((r->need_addr && !s->has_addr) ||
-		 (r->need_src && !s->has_src) || s->hidden);
 }
 
 unsigned int rp_src_bits(const struct pebs_report_sample *s)
@@ -354,52 +348,57 @@ unsigned int rp_src_bits(const struct pebs_report_sample *s)
 }
 
 int rp_add_row(struct pebs_report *r, const uint64_t *a, uint32_t h,
-	       int32_t tid, uint64_t period, unsigned int bits,
+	       int32_t tid, uint64_t n, uint64_t period, unsigned int bits,
 	       struct rsum **rowp)
 {
 	struct rsum *row = (struct rsum *)rp_find_row(r, a, h);
 
 	if (!row || rp_row_add_tid(r, row, tid))
 		return -ENOMEM;
-	row->samples++;
+	row->samples += n;
 	row->period += period;
-	row->loads += !!(bits & RP_LOAD);
-	row->stores += !!(bits & RP_STORE);
-	row->hitm += !!(bits & RP_HITM);
+	row->loads += bits & RP_LOAD ? n : 0;
+	row->stores += bits & RP_STORE ? n : 0;
+	row->hitm += bits & RP_HITM ? n : 0;
 	*rowp = row;
 	return 0;
 }
 
-/* Add @s, of key @a (hash @h) when keyed. */
-static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
-		   const uint64_t *a, uint32_t h)
+int rp_add_run(struct pebs_report *r, const struct pebs_report_sample *s,
+	       const uint64_t *a, uint32_t h, const struct rp_run *u)
 {
 	struct rsum *row;
-	int err;
+	struct rext *e;
 
 	if ((r->need_addr && !s->has_addr) || (r->need_src && !s->has_src))
 		return 0;
-	if (s->hidden) {
-		rp_add_totals(r, s);
-		return 0;
-	}
-	if (r->defer) {
-		err = rp_defer_add(r, s, a[0]);
-		if (err <= 0)
-			return err;
-	}
-	if (rp_add_row(r, a, h, s->tid, s->period, rp_src_bits(s), &row))
-		return pebs_err(-ENOMEM, "report: out of memory");
-	if (s->has_weight) {
-		struct rext *e = rp_row_ext(r, row);
-
-		if (!e)
+	if (!s->hidden) {
+		if (rp_add_row(r, a, h, s->tid, u->n, u->period,
+			       rp_src_bits(s), &row))
 			return pebs_err(-ENOMEM, "report: out of memory");
-		e->weight_sum += s->weight;
-		e->weight_nr++;
+		if (u->weight_nr) {
+			e = rp_row_ext(r, row);
+			if (!e)
+				return pebs_err(-ENOMEM, "report: out of memory");
+			e->weight_sum += u->weight_sum;
+			e->weight_nr += u->weight_nr;
+		}
 	}
-	rp_add_totals(r, s);
+	rp_add_totals(r, s->event, u->n, u->period);
 	return 0;
+}
+
+/* Add @s, of key @a (hash @h) when keyed: a run of one. */
+static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
+		   const uint64_t *a, uint32_t h)
+{
+	const struct rp_run u = {
+		.n = 1, .period = s->period,
+		.weight_sum = s->has_weight ? s->weight : 0,
+		.weight_nr = s->has_weight,
+	};
+
+	return rp_add_run(r, s, a, h, &u);
 }
 
 int pebs_report__add(struct pebs_report *r,
@@ -409,13 +408,13 @@ int pebs_report__add(struct pebs_report *r,
 	uint32_t h;
 	int err;
 
-	if (r->defer && keyed(r, s)) {
+	if (r->defer && rp_keyed(r, s)) {
 		/* an entry: its one atom, no hash */
 		err = rp_defer_add(r, s, rk_plain_atom(r->keys[0], s));
 		if (err <= 0)
 			return err;
 	}
-	h = keyed(r, s) ? rp_make_key(r, s, a) : 0;
+	h = rp_keyed(r, s) ? rp_make_key(r, s, a) : 0;
 	return add_one(r, s, a, h);
 }
 
@@ -446,7 +445,8 @@ int pebs_report__add_batch(struct pebs_report *r,
 		m = n < BATCH ? n : BATCH;
 		mask = r->cap - 1;
 		for (i = 0; i < m; i++) {
-			h[i] = keyed(r, &s[i]) ? rp_make_key(r, &s[i], a[i]) : 0;
+			h[i] = rp_keyed(r, &s[i]) ?
+			       rp_make_key(r, &s[i], a[i]) : 0;
 			if (r->cap)
 				__builtin_prefetch(&r->slots[h[i] & mask]);
 		}

@@ -442,8 +442,6 @@ int ss_c2c__sample(struct ss_c2c *f, const struct perf_event_header *ev,
 	if (!k->cs.addr)	/* no line, and the counts never ask
 				   "mapped" (perf's -1 first) */
 		return add(f, &k->cs, &k->key);
-	if (f->none_shared)
-		return 0;
 	c2c_feed__key(f->feed, ev, &k->cs, &k->key);
 	if (!f->shared_only)
 		return add(f, &k->cs, &k->key);

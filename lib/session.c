@@ -35,8 +35,8 @@ struct pebs_session {
 	struct ss_c2c *c2c;	/* pebs_session__set_c2c, or NULL */
 	uint32_t pid0, tid0;	/* the first sample's thread */
 	bool threads_seen, more_threads;	/* one, two or more */
-	bool kernel_seen;	/* a kernel address in a sample */
-	uint64_t kernel_max;	/* the highest one */
+	uint64_t kernel_max;	/* the highest kernel address of a sample,
+				   or 0 */
 };
 
 static int oom(void)
@@ -115,10 +115,8 @@ static int scan(struct pebs_session *ss)
 			if ((err = count_sample(ss, &s, idx)))
 				return err;
 			kmax = kernel_max(&s);
-			if (kmax && !ss->kernel_seen) {
-				ss->kernel_seen = true;
+			if (kmax && !ss->kernel_max)	/* the first */
 				syms_kernel_start(ss->syms);
-			}
 			if (kmax > ss->kernel_max)
 				ss->kernel_max = kmax;
 		} else if ((ev->type == PERF_RECORD_MMAP ||

@@ -60,11 +60,11 @@ void syms_kernel_start(struct pebs_symbols *syms);
 
 /*
  * syms_kernel_defer - pebs_symbols__load_kernel without the wait: the
- * same answer (1, 0 or -errno: the kernel is this host's and
- * /proc/kallsyms shows its symbols), but the symbols are taken only
- * when a kernel address is first looked up: from the thread of
- * syms_kernel_start if one runs (waiting for it then), else read then;
- * never if none is.
+ * same answer (1: the kernel is this host's and /proc/kallsyms shows its
+ * symbols; 2: another kernel's copy is in the build-id cache; 0 or
+ * -errno), but the symbols are taken only when a kernel address is
+ * first looked up: from the thread of syms_kernel_start if one runs
+ * (waiting for it then), else read then; never if none is.
  * kallsyms_probe - 1 if /proc/kallsyms lists a text symbol with its
  * address, else -errno (lib/kallsyms.c).
  */

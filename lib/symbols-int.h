@@ -49,9 +49,14 @@ struct pebs_symbols {
 				   before the end) */
 	struct kload *kload;	/* /proc/kallsyms being read on a thread
 				   (syms_kernel_start), or NULL */
-	bool kernel_lazy;	/* read at the first kernel address */
+	int kernel_lazy;	/* taken at the first kernel address:
+				   SYMS_KERNEL_HOST or _CACHED; 0: none */
 	bool kernel_nowait;	/* pebs_symbols__kernel_nowait */
 };
+
+/* where the kernel's symbols come from (pebs_symbols__load_kernel's
+   answers) */
+enum { SYMS_KERNEL_HOST = 1, SYMS_KERNEL_CACHED = 2 };
 
 /* -ENOMEM with the library's message */
 int syms_oom(void);

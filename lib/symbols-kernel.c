@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -112,19 +111,15 @@ static bool same_kernel(const struct pebs_symbols *syms)
 static bool cached_kallsyms(const struct pebs_symbols *syms, char *path,
 			    size_t len)
 {
-	char dir[PATH_MAX], sbid[2 * BUILD_ID_MAX + 1];
-	size_t i;
-
-	if (!syms->kernel_bid_len || pebs_buildid_dir(dir, sizeof(dir)))
-		return false;
-	for (i = 0; i < syms->kernel_bid_len; i++)
-		snprintf(sbid + 2 * i, 3, "%02x", syms->kernel_bid[i]);
-	return (size_t)snprintf(path, len, "%s/[kernel.kallsyms]/%s/kallsyms",
-				dir, sbid) < len && !access(path, R_OK);
+	return syms->kernel_bid_len &&
+	       !pebs_buildid_cache_entry(path, len, "[kernel.kallsyms]",
+					 syms->kernel_bid, syms->kernel_bid_len,
+					 "kallsyms") &&
+	       !access(path, R_OK);
 }
 
-/* The cached kallsyms of another kernel (cached_kallsyms): 2, or 0 if
-   there is none, or -errno. */
+/* The cached kallsyms of another kernel (cached_kallsyms):
+   SYMS_KERNEL_CACHED, or 0 if there is none, or -errno. */
 static int load_cached(struct pebs_symbols *syms)
 {
 	char path[PATH_MAX];
@@ -135,7 +130,7 @@ static int load_cached(struct pebs_symbols *syms)
 	syms_invalidate(syms);
 	err = pebs_dso_load_kallsyms_file(&syms->kernel, path,
 					  syms->kernel_text);
-	return err < 0 ? err : 2;
+	return err < 0 ? err : SYMS_KERNEL_CACHED;
 }
 
 void syms_kernel_start(struct pebs_symbols *syms)
@@ -154,7 +149,7 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 		return pebs_err(-EINVAL, "symbols: none");
 	k = syms->kload;
 	syms->kload = NULL;
-	syms->kernel_lazy = false;
+	syms->kernel_lazy = 0;
 	if (!same_kernel(syms)) {
 		kload_cancel(k);
 		return load_cached(syms);
@@ -162,16 +157,17 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 	syms_invalidate(syms);
 	err = k ? kload_finish(k, &syms->kernel) :
 	      pebs_dso_load_kallsyms(&syms->kernel);
-	return err < 0 ? err : 1;
+	return err < 0 ? err : SYMS_KERNEL_HOST;
 }
 
 int syms_kernel_defer(struct pebs_symbols *syms)
 {
 	char path[PATH_MAX];
 	int ret = same_kernel(syms) ? kallsyms_probe() :
-		  cached_kallsyms(syms, path, sizeof(path)) ? 2 : 0;
+		  cached_kallsyms(syms, path, sizeof(path)) ?
+		  SYMS_KERNEL_CACHED : 0;
 
-	syms->kernel_lazy = ret > 0;
+	syms->kernel_lazy = ret > 0 ? ret : 0;
 	if (!syms->kernel_lazy) {
 		kload_cancel(syms->kload);
 		syms->kload = NULL;
@@ -185,10 +181,11 @@ int syms_kernel_defer(struct pebs_symbols *syms)
 int syms_kernel_now(struct pebs_symbols *syms)
 {
 	struct kload *k = syms->kload;
+	int from = syms->kernel_lazy;
 
 	syms->kload = NULL;
-	syms->kernel_lazy = false;
-	if (!k && !same_kernel(syms))	/* another kernel's cached copy */
+	syms->kernel_lazy = 0;
+	if (from == SYMS_KERNEL_CACHED)
 		return load_cached(syms);
 	return k ? kload_finish(k, &syms->kernel) :
 	       pebs_dso_load_kallsyms(&syms->kernel);
@@ -229,7 +226,7 @@ int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
 		return pebs_err(-EINVAL, "symbols: none");
 	kload_cancel(syms->kload);
 	syms->kload = NULL;
-	syms->kernel_lazy = false;
+	syms->kernel_lazy = 0;
 	syms_invalidate(syms);
 	return pebs_dso_load_kallsyms(&syms->kernel);
 }

@@ -6,9 +6,10 @@
  * mappings, from /proc/<pid>/maps or MMAP/MMAP2 records fed in time
  * order (a FORK copies the parent's, an exec drops them), so a lookup
  * answers for the time reached. Files and their symbols: lib/dso.c.
- * Kernel addresses (lib/symbols-kernel.c): /proc/kallsyms, only when the recording's kernel is
- * this one (pebs_symbols__load_kernel), or taken at the first kernel
- * address looked up (syms_kernel_defer). Lookups go through a
+ * Kernel addresses (lib/symbols-kernel.c): /proc/kallsyms when the
+ * recording's kernel is this one, another kernel's kallsyms copy in the
+ * build-id cache (pebs_symbols__load_kernel), or taken at the first
+ * kernel address looked up (syms_kernel_defer). Lookups go through a
  * direct-mapped cache of (pid, ip), emptied whenever a mapping changes.
  */
 #include <errno.h>

@@ -201,7 +201,6 @@ static int run(struct report *r, const char *sort)
 			fed[n++] = r->tables[i].rep;
 	if (pebs_report_feed__new(fed, n, &r->feed))
 		goto out_oom;
-	/* the tables on a thread of their own (NULL: here) */
 	/* kernel samples met before /proc/kallsyms is read are named
 	   after the pass (pebs_report__name_kernel), not waited for */
 	pebs_symbols__kernel_nowait(pebs_session__symbols(r->ss), true);

@@ -108,10 +108,23 @@ static size_t host_bid(unsigned char *bid)
 	return 0;
 }
 
+/* The recorded kernel is this one (its build id): 0 or skipped. */
+static void this_kernel(struct pebs_symbols *syms)
+{
+	unsigned char sec[512], bid[20];
+	size_t n;
+
+	if (!host_bid(bid))
+		skip();		/* no notes */
+	n = bid_entry(sec, "[kernel.kallsyms]", 0);
+	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
+	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+}
+
 static void test_kernel_build_id(void **state)
 {
 	struct pebs_symbols *syms = *state;
-	unsigned char sec[512], bid[20];
+	unsigned char sec[512];
 	size_t n = 0;
 	struct pebs_sym sym;
 	int ret;
@@ -130,11 +143,7 @@ static void test_kernel_build_id(void **state)
 			 -EBADMSG);
 
 	/* this kernel: loaded */
-	if (!host_bid(bid))
-		skip();
-	n = bid_entry(sec, "[kernel.kallsyms]", 0);
-	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
-	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	this_kernel(syms);
 	ret = pebs_symbols__load_kernel(syms);
 	if (ret == -EACCES)
 		skip();
@@ -149,7 +158,7 @@ static void test_kernel_build_id(void **state)
 static void test_kernel_deferred(void **state)
 {
 	struct pebs_symbols *syms = *state;
-	unsigned char sec[512], bid[20];
+	unsigned char sec[512];
 	struct pebs_sym sym;
 	uint64_t text;
 	size_t n;
@@ -161,10 +170,9 @@ static void test_kernel_deferred(void **state)
 	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
 					       &sym), -ENOENT);
 	text = pebs_host_kernel_text();
-	if (!host_bid(bid) || !text)
-		skip();		/* addresses hidden, or no notes */
-	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
-	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
+	if (!text)
+		skip();		/* addresses hidden */
+	this_kernel(syms);
 	ret = syms_kernel_defer(syms);
 	assert_int_equal(ret, 1);
 	/* read now: _text (or an alias at its address) */
@@ -180,19 +188,6 @@ static void test_kernel_deferred(void **state)
 	assert_non_null(sym.name);
 	assert_int_equal(sym.offset, 1);
 	assert_string_equal(sym.dso, "[kernel.kallsyms]");
-}
-
-/* The recorded kernel is this one (its build id): 0 or skipped. */
-static void this_kernel(struct pebs_symbols *syms)
-{
-	unsigned char sec[512], bid[20];
-	size_t n;
-
-	if (!host_bid(bid))
-		skip();		/* no notes */
-	n = bid_entry(sec, "[kernel.kallsyms]", 0);
-	memcpy(sec + sizeof(struct perf_event_header) + 4, bid, 20);
-	assert_int_equal(pebs_symbols__add_build_ids(syms, sec, n), 1);
 }
 
 /*
