@@ -67,7 +67,7 @@ CFLAGS += -std=gnu11 $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 LDLIBS := -lpfm -ldw -lelf -lz -lzstd -lpthread -lm -liberty
 
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 LIB_A := $(B)/libpebsshim.a
 # the release (pebs-shim --version, the .pc file, debian/changelog) and
@@ -118,7 +118,7 @@ tests: $(UNIT) $(LIVE) $(WORKLOADS) $(PROBE)
 vmbins: $(VMBINS)
 fuzz: $(FUZZ)
 
-$(B)/%.o: %.c $(wildcard include/*.h lib/*.h lib/include/*.h tools/*.h)
+$(B)/%.o: %.c $(wildcard include/*.h lib/*/*.h lib/include/*.h tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -144,7 +144,7 @@ $(B)/tests/live/%: $(B)/tests/live/%.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) -lcmocka $(LDLIBS)
 $(PROBE): $(B)/tests/probe.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(B)/tests/%.o: tests/%.c $(wildcard include/*.h lib/*.h lib/include/*.h \
+$(B)/tests/%.o: tests/%.c $(wildcard include/*.h lib/*/*.h lib/include/*.h \
 		 tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c -o $@ $<
@@ -166,18 +166,18 @@ $(B)/bench/%: bench/%.c $(LIB_A)
 
 # Static guest binaries: no sanitizers (the guest has no shared libs).
 $(B)/vm/%: tests/vm/%.c tests/helpers.c $(LIB_SRCS) $(wildcard include/*.h \
-	   lib/*.h lib/include/*.h tests/*.h tests/vm/*.h)
+	   lib/*/*.h lib/include/*.h tests/*.h tests/vm/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests -std=gnu11 $(WARN) -O2 -g -static -o $@ \
 		$< tests/helpers.c $(LIB_SRCS) $(LDLIBS)
-$(B)/vm/pebs-shim: $(TOOL_SRCS) $(LIB_SRCS) $(wildcard include/*.h lib/*.h \
+$(B)/vm/pebs-shim: $(TOOL_SRCS) $(LIB_SRCS) $(wildcard include/*.h lib/*/*.h \
 		   lib/include/*.h tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -g -static -o $@ \
 		$(TOOL_SRCS) $(LIB_SRCS) $(LDLIBS)
 
 # libFuzzer targets: built with clang over the library sources.
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard include/*.h lib/*.h \
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard include/*.h lib/*/*.h \
 	     lib/include/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -g -O1 \

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "pebsshim.h"
-#include "barrier.h"
+#include "core/barrier.h"
 
 #define CMD "bench/observe"
 #define ROWS 200000

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
  * pebs_map.h - the ABI of /dev/pebs_map, shared by the kernel module
- * (kmod/pebs_map_core.c) and user space (lib/map.c). This is the only
+ * (kmod/pebs_map_core.c) and user space (lib/map/map.c). This is the only
  * definition of the layout; both sides include this file.
  *
  * The device exports two read-only regions, each mapped with its own

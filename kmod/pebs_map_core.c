@@ -108,7 +108,7 @@ static void vma_flags_mod(struct vm_area_struct *vma, vm_flags_t set,
 
 /*
  * Writer side of a slot (pairs with the reader's acquire of seq, copy,
- * rmb, reload of seq in lib/map.c): seq odd, wmb, fields, release seq
+ * rmb, reload of seq in lib/map/map.c): seq odd, wmb, fields, release seq
  * even. Only this CPU writes the slot, and never re-entrantly (the hook
  * runs with interrupts off; pebs_map_seed() runs in an IPI and backs off
  * when a write is in progress), so plain reads of its own fields are

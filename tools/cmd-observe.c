@@ -7,7 +7,7 @@
  * chunk buffer; between chunks they are filtered (trustable) and summed.
  * The output is that aggregate, of a size independent of the run's
  * length, at the end (and every -I ms); per-observation records only
- * with --raw (lib/obs-raw.c), bounded by --raw-max.
+ * with --raw (lib/observe/obs-raw.c), bounded by --raw-max.
  */
 #include <errno.h>
 #include <getopt.h>

@@ -246,7 +246,7 @@ static int run(struct report *r, const char *sort)
 		report_print_table(r, &r->tables[i]);
 	if (!sort)
 		report_print_weights(r);
-	/* who shares a cache line: perf c2c's rules (lib/c2c.c) */
+	/* who shares a cache line: perf c2c's rules (lib/c2c/c2c.c) */
 	if (r->c2c && r->with_addr && report_print_sharing(r))
 		goto out_oom;
 	return 0;

@@ -172,7 +172,7 @@ const struct pebs_chanset_cbs rec_chanset_cbs = {
 	.on_exit = on_exit_target,
 };
 
-/* ---- the module's history into the file (lib/attrib-switch.c) ------- */
+/* ---- the module's history into the file (lib/attrib/attrib-switch.c) ------- */
 
 static int write_switch(void *ctx, const struct perf_event_header *ev,
 			int32_t pid, int32_t tid)

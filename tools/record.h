@@ -4,7 +4,7 @@
  * (targets), tools/record-out.c (outputs), tools/record-session.c (the
  * callbacks while it runs), used by tools/cmd-record.c and by nothing
  * else; attribution is the library's
- * (pebs_attrib, lib/attrib.c).
+ * (pebs_attrib, lib/attrib/attrib.c).
  */
 #ifndef PEBS_SHIM_RECORD_H
 #define PEBS_SHIM_RECORD_H
@@ -90,7 +90,7 @@ int rec_child_go(struct rec_child *c);
 /* kill and reap a child that was never released (error paths) */
 void rec_child_abort(struct rec_child *c);
 
-/* ---- attribution (lib/attrib.c) ---------------------------------------- */
+/* ---- attribution (lib/attrib/attrib.c) ---------------------------------------- */
 
 /* Who a sample belongs to (as struct pebs_attrib_who). */
 struct rec_who {

@@ -354,7 +354,7 @@ static int sharing_line(const struct pebs_c2c_line *l, void *arg)
 }
 
 /*
- * Who shares a cache line, by perf c2c's rules (lib/c2c.c, filled in
+ * Who shares a cache line, by perf c2c's rules (lib/c2c/c2c.c, filled in
  * the report's pass): lines ranked by HITM, or by cross-thread writes
  * when the samples carry no data source; each classified true or false
  * sharing with two accesses as evidence. pebs-shim c2c report shows

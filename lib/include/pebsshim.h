@@ -85,7 +85,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Errors (lib/error.c)                                                */
+/* Errors (lib/core/error.c)                                                */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -98,7 +98,7 @@ extern "C" {
 PEBS_API const char *pebs_errmsg(void);
 
 /* ------------------------------------------------------------------ */
-/* The /dev/pebs_map table (lib/map.c)                                 */
+/* The /dev/pebs_map table (lib/map/map.c)                                 */
 /* ------------------------------------------------------------------ */
 
 struct pebs_map;
@@ -259,7 +259,7 @@ PEBS_API int pebs_timeline__lookup(const struct pebs_timeline *tl,
 				   struct pebs_map_switch *who);
 
 /* ------------------------------------------------------------------ */
-/* Events (lib/event.c)                                                */
+/* Events (lib/event/event.c)                                                */
 /* ------------------------------------------------------------------ */
 
 /* struct pebs_event flags */
@@ -391,7 +391,7 @@ PEBS_API int pebs_event__probe(const struct pebs_event *ev);
 PEBS_API int pebs_perf_open_error(const struct pebs_event *ev, int err);
 
 /* ------------------------------------------------------------------ */
-/* Ring reader (lib/ring.c)                                            */
+/* Ring reader (lib/sampling/ring.c)                                            */
 /* ------------------------------------------------------------------ */
 
 struct pebs_ring;
@@ -465,7 +465,7 @@ PEBS_API const struct pebs_ring_stats *
 pebs_ring__stats(const struct pebs_ring *ring);
 
 /* ------------------------------------------------------------------ */
-/* Samples (lib/sample.c)                                              */
+/* Samples (lib/decode/sample.c)                                              */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -570,7 +570,7 @@ PEBS_API int pebs_sample__parse(const struct perf_event_header *ev,
 PEBS_API int pebs_sample__parse_id(const struct perf_event_header *ev,
 				   uint64_t sample_type, struct pebs_sample *s);
 
-/* (lib/data-src.c) */
+/* (lib/decode/data-src.c) */
 
 /* Where a memory access was served from, normalised over both encodings. */
 enum pebs_mem_level {
@@ -625,7 +625,7 @@ PEBS_API void pebs_data_src__decode(uint64_t data_src,
 PEBS_API int pebs_data_src__str(uint64_t data_src, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Channels (lib/channel.c)                                            */
+/* Channels (lib/sampling/channel.c)                                            */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -805,7 +805,7 @@ PEBS_API bool pebs_attr_large_pebs(const struct perf_event_attr *attr,
 				   const char **why);
 
 /* ------------------------------------------------------------------ */
-/* Channel sets (lib/chanset.c)                                        */
+/* Channel sets (lib/sampling/chanset.c)                                        */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -930,7 +930,7 @@ PEBS_API int pebs_chanset__enable(struct pebs_chanset *set);
 PEBS_API int pebs_chanset__disable(struct pebs_chanset *set);
 
 /* ------------------------------------------------------------------ */
-/* perf.data reader (lib/perfdata-read.c)                              */
+/* perf.data reader (lib/perfdata/perfdata-read.c)                              */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1163,7 +1163,7 @@ PEBS_API int pebs_perfdata__sample_id(const struct pebs_perfdata *pd,
 				      unsigned int *attr_idx);
 
 /* ------------------------------------------------------------------ */
-/* perf.data writer (lib/perfdata-write.c)                             */
+/* perf.data writer (lib/perfdata/perfdata-write.c)                             */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1283,7 +1283,7 @@ pebs_perfdata_writer__stats(const struct pebs_perfdata_writer *w);
 PEBS_API int pebs_perfdata_writer__close(struct pebs_perfdata_writer *w);
 
 /* ------------------------------------------------------------------ */
-/* Symbols (lib/symbols.c)                                             */
+/* Symbols (lib/symbols/symbols.c)                                             */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1379,7 +1379,7 @@ PEBS_API int pebs_sym__str(const struct pebs_sym *sym, uint64_t ip,
 			   char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Observer (lib/observer.c)                                           */
+/* Observer (lib/observe/observer.c)                                           */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1626,7 +1626,7 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     unsigned int max);
 
 /* ------------------------------------------------------------------ */
-/* Shared rings (lib/channel.c, lib/chanset.c)                         */
+/* Shared rings (lib/sampling/channel.c, lib/sampling/chanset.c)                         */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1694,7 +1694,7 @@ PEBS_API int pebs_channel__lost_record(const struct pebs_channel *ch,
 				       void *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Attribution (lib/attrib.c)                                          */
+/* Attribution (lib/attrib/attrib.c)                                          */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -1819,7 +1819,7 @@ PEBS_API bool pebs_attrib__comm_known(struct pebs_attrib *a, int32_t tid);
 PEBS_API int pebs_attrib__load_proc(struct pebs_attrib *a, pid_t pid);
 
 /* ------------------------------------------------------------------ */
-/* Cache-line sharing, perf c2c's way (lib/c2c-stats.c, lib/c2c.c)     */
+/* Cache-line sharing, perf c2c's way (lib/c2c/c2c-stats.c, lib/c2c/c2c.c)     */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2072,7 +2072,7 @@ PEBS_API int pebs_c2c__for_each_cpu(struct pebs_c2c *c, uint32_t offset_id,
 
 /* ------------------------------------------------------------------ */
 /* Recording files: output paths, crash safety, pipe format            */
-/* (lib/output.c, lib/perfdata-write.c)                                */
+/* (lib/perfdata/output.c, lib/perfdata/perfdata-write.c)                                */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2141,7 +2141,7 @@ PEBS_API int pebs_perfdata_writer__commit(struct pebs_perfdata_writer *w);
 PEBS_API void pebs_perfdata_writer__discard(struct pebs_perfdata_writer *w);
 
 /* ------------------------------------------------------------------ */
-/* Event lists and groups (lib/event-list.c)                           */
+/* Event lists and groups (lib/event/event-list.c)                           */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2163,7 +2163,7 @@ PEBS_API int pebs_event__parse_list(const char *str, struct pebs_event *evs,
 				    unsigned int max, unsigned int *nr);
 
 /* ------------------------------------------------------------------ */
-/* perf.data reader: inputs perf users have (lib/perfdata-open.c,      */
+/* perf.data reader: inputs perf users have (lib/perfdata/perfdata-open.c,      */
 /* -next.c, -pipe.c, -zstd.c, -dir.c)                                  */
 /* ------------------------------------------------------------------ */
 
@@ -2223,7 +2223,7 @@ PEBS_API bool pebs_perfdata__is_pipe(const struct pebs_perfdata *pd);
 PEBS_API bool pebs_perfdata__truncated(const struct pebs_perfdata *pd);
 
 /* ------------------------------------------------------------------ */
-/* Record views (lib/record.c)                                         */
+/* Record views (lib/decode/record.c)                                         */
 /* ------------------------------------------------------------------ */
 
 /* COMM: a thread's name; exec set when it came from an exec. */
@@ -2296,7 +2296,7 @@ PEBS_API int pebs_record__decode(const struct perf_event_header *ev,
 				 size_t id_size, struct pebs_record *r);
 
 /* ------------------------------------------------------------------ */
-/* Threads over time (lib/thread.c)                                    */
+/* Threads over time (lib/session/thread.c)                                    */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2344,7 +2344,7 @@ PEBS_API int32_t pebs_threads__pid(const struct pebs_threads *t, int32_t tid);
 PEBS_API size_t pebs_threads__nr(const struct pebs_threads *t);
 
 /* ------------------------------------------------------------------ */
-/* Time-ordered records (lib/ordered.c)                                */
+/* Time-ordered records (lib/session/ordered.c)                                */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2418,7 +2418,7 @@ PEBS_API int pebs_ordered__process(struct pebs_perfdata *pd,
 				   unsigned int *flags);
 
 /* ------------------------------------------------------------------ */
-/* Report: samples grouped by sort keys (lib/report.c)                 */
+/* Report: samples grouped by sort keys (lib/report/report.c)                 */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2576,7 +2576,7 @@ PEBS_API int pebs_report__field(const struct pebs_report_row *row,
 				size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Symbols: recorded build ids and the kernel (lib/symbols.c)          */
+/* Symbols: recorded build ids and the kernel (lib/symbols/symbols.c)          */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2609,7 +2609,7 @@ PEBS_API int pebs_symbols__add_build_ids(struct pebs_symbols *syms,
 PEBS_API int pebs_symbols__load_kernel(struct pebs_symbols *syms);
 
 /* ------------------------------------------------------------------ */
-/* CPU lists (lib/cpulist.c)                                           */
+/* CPU lists (lib/core/cpulist.c)                                           */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2639,7 +2639,7 @@ PEBS_API int pebs_cpulist__next(const uint64_t *bitmap, unsigned int max_cpus,
 				int from);
 
 /* ------------------------------------------------------------------ */
-/* Sample filters (lib/filter.c)                                       */
+/* Sample filters (lib/session/filter.c)                                       */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2698,7 +2698,7 @@ PEBS_API int pebs_filter__match(const struct pebs_filter *f,
 				uint64_t time);
 
 /* ------------------------------------------------------------------ */
-/* Symbols: data addresses (lib/symbols.c)                             */
+/* Symbols: data addresses (lib/symbols/symbols.c)                             */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2715,7 +2715,7 @@ PEBS_API int pebs_symbols__resolve_data(struct pebs_symbols *syms,
 					struct pebs_sym *sym);
 
 /* ------------------------------------------------------------------ */
-/* Session: a recording replayed in time order (lib/session.c)         */
+/* Session: a recording replayed in time order (lib/session/session.c)         */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2774,7 +2774,7 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 				   unsigned int *flags);
 
 /* ------------------------------------------------------------------ */
-/* The observer's raw file (lib/obs-raw.c)                             */
+/* The observer's raw file (lib/observe/obs-raw.c)                             */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2872,8 +2872,8 @@ PEBS_API int pebs_obs_raw__parse_header(const void *buf, size_t len,
 PEBS_API int pebs_obs_raw__parse_record(const struct pebs_obs_raw_info *info,
 					const void *buf, size_t len,
 					struct pebs_obs_raw_record *rec);
-/* record (issue 12): groups in the writer (lib/perfdata-feat.c) and   */
-/* open-time fallbacks as perf's (lib/event-mods.c, lib/chanset.c)     */
+/* record (issue 12): groups in the writer (lib/perfdata/perfdata-feat.c) and   */
+/* open-time fallbacks as perf's (lib/event/event-mods.c, lib/sampling/chanset.c)     */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -2917,8 +2917,8 @@ PEBS_API bool pebs_event__fallback(struct pebs_event *ev, int err);
  */
 PEBS_API const struct pebs_event *
 pebs_chanset__event(const struct pebs_chanset *set, unsigned int i);
-/* c2c: perf's cache-line key and source lines (lib/c2c-maps.c,        */
-/* lib/c2c.c, lib/srcline.c)                                           */
+/* c2c: perf's cache-line key and source lines (lib/c2c/c2c-maps.c,        */
+/* lib/c2c/c2c.c, lib/symbols/srcline.c)                                           */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -3002,7 +3002,7 @@ PEBS_API const char *pebs_c2c_stats__field(const struct pebs_c2c_stats *st,
 					   unsigned int i, uint64_t *v);
 
 /*
- * Source lines of code addresses (lib/srcline.c, libdw), perf's
+ * Source lines of code addresses (lib/symbols/srcline.c, libdw), perf's
  * "Source:Line": an object is opened once, each (object, offset) looked
  * up once. Not thread-safe.
  */
@@ -3064,7 +3064,7 @@ PEBS_API int pebs_report__add_batch(struct pebs_report *r,
 				    size_t n);
 
 /* ------------------------------------------------------------------ */
-/* Plots: call chains, flame graphs, SVG (lib/callchain.c, flame.c,    */
+/* Plots: call chains, flame graphs, SVG (lib/symbols/callchain.c, flame.c,    */
 /* svg.c, plot-flame.c, plot-timeline.c, plot-heat.c)                  */
 /* ------------------------------------------------------------------ */
 
@@ -3389,7 +3389,7 @@ PEBS_API uint32_t pebs_svg__hash(const char *str);
 /* pebs_svg__hsl - "hsl(H,S%,L%)" into @buf. */
 PEBS_API void pebs_svg__hsl(char *buf, size_t len, unsigned int hue,
 			    unsigned int sat, unsigned int light);
-/* ---- report: pages derived from lines (lib/report-derive.c) ---- */
+/* ---- report: pages derived from lines (lib/report/report-derive.c) ---- */
 
 /*
  * pebs_report__derive_top - fill @r, a new report whose keys are those
@@ -3407,7 +3407,7 @@ PEBS_API int pebs_report__derive_top(struct pebs_report *r,
 				     size_t n);
 
 /* ------------------------------------------------------------------ */
-/* The module's switch history as perf records (lib/attrib-switch.c)   */
+/* The module's switch history as perf records (lib/attrib/attrib-switch.c)   */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -3491,7 +3491,7 @@ enum pebs_cpuplot_source {
 /* pebs_cpuplot__source - the segments' source, as the title names it. */
 PEBS_API enum pebs_cpuplot_source
 pebs_cpuplot__source(const struct pebs_cpuplot *tl);
-/* ---- data objects as labels (lib/data-label.c), heat rows labelled ---- */
+/* ---- data objects as labels (lib/report/data-label.c), heat rows labelled ---- */
 
 /*
  * pebs_symbols__data_label - the data object of address @addr in process
@@ -3516,7 +3516,7 @@ PEBS_API int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
  */
 PEBS_API int pebs_heat__set_symbols(struct pebs_heat *h,
 				    struct pebs_symbols *syms);
-/* ---- build-id cache, as perf record keeps it (lib/buildid-cache.c) ---- */
+/* ---- build-id cache, as perf record keeps it (lib/symbols/buildid-cache.c) ---- */
 
 /*
  * pebs_buildid_cache__add - keep the file @path, whose build id is
@@ -3542,7 +3542,7 @@ PEBS_API int pebs_buildid_cache__add(const char *path,
  * or -errno (@path cannot be read: pebs_perfdata__open's errors).
  */
 PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
-/* ---- report: a table of addresses built by sorting (lib/report-defer.c) ---- */
+/* ---- report: a table of addresses built by sorting (lib/report/report-defer.c) ---- */
 
 /*
  * pebs_report__defer - build @r, a new report of one key
@@ -3558,7 +3558,7 @@ PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
  * -EINVAL (other keys, or samples already added) or -ENOMEM.
  */
 PEBS_API int pebs_report__defer(struct pebs_report *r);
-/* ---- reports fed on a thread of their own (lib/report-feed.c) ---- */
+/* ---- reports fed on a thread of their own (lib/report/report-feed.c) ---- */
 
 /*
  * A pebs_report_feed adds samples to several reports on a thread of its
@@ -3585,7 +3585,7 @@ PEBS_API int pebs_report_feed__add(struct pebs_report_feed *f,
 				   const struct pebs_report_sample *s);
 PEBS_API int pebs_report_feed__finish(struct pebs_report_feed *f);
 PEBS_API void pebs_report_feed__delete(struct pebs_report_feed *f);
-/* ---- weights and their percentiles (lib/report-weights.c) ---- */
+/* ---- weights and their percentiles (lib/report/report-weights.c) ---- */
 
 /*
  * A pebs_weights keeps the weights (latency, in the PMU's cycles) of
@@ -3617,7 +3617,7 @@ PEBS_API uint64_t pebs_weights__nr(const struct pebs_weights *w);
 PEBS_API int pebs_weights__summary(struct pebs_weights *w,
 				   unsigned int event,
 				   struct pebs_weight_summary *out);
-/* ---- kernel symbols named after the pass (lib/report-rename.c) ---- */
+/* ---- kernel symbols named after the pass (lib/report/report-rename.c) ---- */
 
 /*
  * pebs_symbols__kernel_nowait - while this host's /proc/kallsyms is

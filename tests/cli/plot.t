@@ -156,7 +156,7 @@ if command -v perf >/dev/null; then
 		test "$n_ours" = "$n_perf" -a "$n_ours" -gt 1000
 	# memwalk's own frames: each stack cut at its first frame that is
 	# not memwalk's code (kernel symbols, libraries' versioned names,
-	# ld.so's unsized symbols and [vdso] are lib/symbols.c's business:
+	# ld.so's unsized symbols and [vdso] are lib/symbols/symbols.c's business:
 	# see the README), counts summed per cut stack: they agree exactly
 	own='walker streamer start_thread main chase stream alloc_touched first_touch build_ring'
 	cut() {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # record-fallback.t - events perf opens after a retry open here the same
-# way (perf 6.1's evsel__open and evsel__fallback; lib/event-mods.c):
+# way (perf 6.1's evsel__open and evsel__fallback; lib/event/event-mods.c):
 # without a PMU, cycles falls back to cpu-clock with perf's message and
 # the name perf's file gets; cycles:P first walks precise_ip 3, 2, 1, 0
 # down on the hardware event, then falls back keeping precise_ip 3, the

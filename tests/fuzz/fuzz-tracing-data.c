@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz-tracing-data.c - libFuzzer target for the reader of perf's
- * tracing data (HEADER_TRACING_DATA, lib/tracing-data.c): the input is
+ * tracing data (HEADER_TRACING_DATA, lib/perfdata/tracing-data.c): the input is
  * the section; every format handed to the callback and every part the
  * parser returns must lie in the input (ASan and this check), and a
  * parse costs linear time (libFuzzer's timeout).
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracing-data.h"
+#include "perfdata/tracing-data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

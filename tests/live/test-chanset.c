@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define ST_PF (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	       PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)

@@ -29,8 +29,8 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "internal.h"
-#include "event-internal.h"
+#include "core/internal.h"
+#include "event/event-internal.h"
 
 static bool has_cpu_pmu, has_ibs;
 static int max_precise = -1;

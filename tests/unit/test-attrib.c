@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-attrib.c - the attribution engine (lib/attrib.c): TID samples go
+ * test-attrib.c - the attribution engine (lib/attrib/attrib.c): TID samples go
  * out at once, MAP samples wait for the round and get the thread of a
  * history built in memory (with their callchain), BOTH and SWITCH check
  * TIDs against a history, comms from COMM/FORK records, the module's
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "fake-map.h"
 
 

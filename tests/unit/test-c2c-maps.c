@@ -18,7 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define SHARED	0x01
 #define PRIVATE	0x02

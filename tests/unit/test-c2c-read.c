@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 struct seen {
 	unsigned int n;

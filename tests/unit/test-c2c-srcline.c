@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 static const int marker_first = __LINE__ + 1;
 static __attribute__((noinline)) int marker(volatile int *x)

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define LD	PERF_MEM_OP_LOAD
 #define ST	PERF_MEM_OP_STORE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-callchain.c - call chains to frames (lib/callchain.c):
+ * test-callchain.c - call chains to frames (lib/symbols/callchain.c):
  * PERF_CONTEXT_* markers are not frames and set kernel or user, no
  * markers means by address, the frame cap, a sample without a chain;
  * frames resolved through this process's own maps; frame kinds; and the
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define KADDR	0xffffffff81000000ULL
 

@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "internal.h"
-#include "event-internal.h"
+#include "core/internal.h"
+#include "event/event-internal.h"
 
 struct result {
 	int rc;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-event-open - perf's open-time retries (lib/event-mods.c) against
+ * test-event-open - perf's open-time retries (lib/event/event-mods.c) against
  * fake kernels that refuse what old kernels and PMU-less machines
  * refuse: the :P walk of precise_ip (taken at 1; all refused, then
  * restored), the missing features on EINVAL in perf's order (no
@@ -21,8 +21,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
-#include "event-internal.h"
+#include "core/internal.h"
+#include "event/event-internal.h"
 
 /* a fake kernel: what it refuses, and with which errno */
 struct kernel {

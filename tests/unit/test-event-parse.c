@@ -14,8 +14,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
-#include "event-internal.h"
+#include "core/internal.h"
+#include "event/event-internal.h"
 
 static const struct {
 	const char *name, *pfm;

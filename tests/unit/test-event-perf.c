@@ -24,8 +24,8 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "internal.h"
-#include "event-internal.h"
+#include "core/internal.h"
+#include "event/event-internal.h"
 
 static char top[64];
 

@@ -27,8 +27,8 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "internal.h"
-#include "event-internal.h"
+#include "core/internal.h"
+#include "event/event-internal.h"
 
 static char top[64];
 static char root_zen4[128], root_zen5[128], root_bare[128], root_empty[128];

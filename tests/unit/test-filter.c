@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-filter.c - CPU lists (lib/cpulist.c) and sample filters
- * (lib/filter.c): ranges and bad tokens, --comm/--pid/--tid hiding,
+ * test-filter.c - CPU lists (lib/core/cpulist.c) and sample filters
+ * (lib/session/filter.c): ranges and bad tokens, --comm/--pid/--tid hiding,
  * --cpu/--time dropping, perf's --time syntax (seconds, A%-B%, N%/M).
  */
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 static void test_cpulist(void **state)
 {

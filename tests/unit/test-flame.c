@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-flame.c - the stack tree (lib/flame.c): aggregation, totals and
+ * test-flame.c - the stack tree (lib/plot/flame.c): aggregation, totals and
  * depth, FlameGraph's folded output (lines sorted bytewise by stack as
  * stackcollapse-perf.pl sorts them, counts by samples or value), the
  * walk (children by name, x offsets, narrow frames merged), the depth
- * limit; and the flame SVG (lib/plot-flame.c): frames carry exact
+ * limit; and the flame SVG (lib/plot/plot-flame.c): frames carry exact
  * extents, the same tree gives the same bytes, the element cap; its
  * height comes from the frames drawn, not from invisible deep stacks;
  * a million distinct samples give at most the cap of frames, the same
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 static const enum pebs_frame_kind K[PEBS_FLAME_MAX_DEPTH + 1];
 

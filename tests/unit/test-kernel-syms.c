@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-kernel-syms.c - kernel addresses in the symbolizer (lib/symbols.c,
- * lib/symbols-kernel.c, lib/kallsyms.c): /proc/kallsyms loaded, only for
+ * test-kernel-syms.c - kernel addresses in the symbolizer (lib/symbols/symbols.c,
+ * lib/symbols/symbols-kernel.c, lib/symbols/kallsyms.c): /proc/kallsyms loaded, only for
  * the recorded kernel's build id, read on a thread and taken at the
  * first kernel address, read only up to the addresses a recording has,
  * not waited for (pebs_symbols__kernel_nowait), and another kernel's
@@ -18,11 +18,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "dso.h"
+#include "symbols/dso.h"
 #include "helpers.h"
-#include "internal.h"
-#include "session.h"
-#include "symbols-int.h"
+#include "core/internal.h"
+#include "session/session.h"
+#include "symbols/symbols-int.h"
 
 /* The address of text symbol @name in /proc/kallsyms, or 0. */
 static uint64_t ksym_addr(const char *name)

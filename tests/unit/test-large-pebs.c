@@ -13,7 +13,7 @@
 #include <cmocka.h>
 #include <asm/perf_regs.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* a Skylake ALL_LOADS PEBS event as pebs_event__parse would give it */
 static void pebs_loads(struct pebs_event *ev)

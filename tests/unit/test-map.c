@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-map.c - the /dev/pebs_map reader (lib/map.c) against tables built
+ * test-map.c - the /dev/pebs_map reader (lib/map/map.c) against tables built
  * in ordinary memory as include/pebs_map.h lays them out, with writer
- * threads that follow the kernel's write protocol (lib/barrier.h).
+ * threads that follow the kernel's write protocol (lib/core/barrier.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "barrier.h"
-#include "internal.h"
+#include "core/barrier.h"
+#include "core/internal.h"
 
 #define PAGE		4096
 #define SLOTS_OFFSET	128

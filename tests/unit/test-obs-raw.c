@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-obs-raw.c - the observer's raw file (lib/obs-raw.c): binary
+ * test-obs-raw.c - the observer's raw file (lib/observe/obs-raw.c): binary
  * records written and read back field by field, the CSV form, the size
  * limit (whole records only, then 1), write errors, and the parser's
  * refusals (short, bad magic, other version, inconsistent sizes).
@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 static const unsigned int cpus[2] = { 3, 7 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-ordered.c - time-ordered records (lib/ordered.c): delivery by
+ * test-ordered.c - time-ordered records (lib/session/ordered.c): delivery by
  * rounds as perf's ordered events, ties in queue order, records without
  * time at once, the bounded queue, copies of reused buffers, and a
  * whole perf.data file written
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 struct seen {
 	uint64_t times[64];

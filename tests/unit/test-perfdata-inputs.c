@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TIME)
 

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define INTEL "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data"
 #define AMD "amd-zen4-epyc9254_ibs-c2c_ring.perf.data"

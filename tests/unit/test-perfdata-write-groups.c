@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "internal.h"
+#include "core/internal.h"
 
 static char dir[] = "/tmp/test-perfdata-groups.XXXXXX";
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-perfdata-write.c - the perf.data writer (lib/perfdata-write.c),
- * read back with the reader (lib/perfdata-read.c): attrs and ids, event
+ * test-perfdata-write.c - the perf.data writer (lib/perfdata/perfdata-write.c),
+ * read back with the reader (lib/perfdata/perfdata-read.c): attrs and ids, event
  * names, feature sections, synthesized COMM/MMAP2 records with their
  * sample_id trailer, samples across several write buffers, LOST
  * accounting, and the error paths; the output rules (nothing changes at
  * the path before the commit, FILE.old, non-regular paths refused), a
  * header that is valid while recording (a killed recording reads), a
  * file size limit mid-recording (EFBIG), the pipe format, and the
- * machine features perf c2c/mem need (lib/perfdata-feat.c).
+ * machine features perf c2c/mem need (lib/perfdata/perfdata-feat.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "internal.h"
+#include "core/internal.h"
 
 /* more samples than one 1 MiB write buffer holds */
 #define NR_SAMPLES	40000

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-plot.c - the per-CPU timeline (lib/plot-timeline.c) and the data
- * heat map (lib/plot-heat.c): segments from switch records (a thread on
+ * test-plot.c - the per-CPU timeline (lib/plot/plot-timeline.c) and the data
+ * heat map (lib/plot/plot-heat.c): segments from switch records (a thread on
  * the CPU since before the recording, a thread switched in and out),
  * else from the samples' threads, and the title saying which; the
  * density; heat rows by (process, granule), hottest first, samples out
  * of time order, the granule's check; the same input, the same bytes;
- * data labels (lib/data-label.c) as the report's dso_daddr and
+ * data labels (lib/report/data-label.c) as the report's dso_daddr and
  * symbol_daddr words, and heat rows named by them.
  */
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "internal.h"
+#include "core/internal.h"
 
 #define MS	1000000ULL
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-rdpmc.c - the perf user page protocol for user-space counter
- * reads (lib/rdpmc.h), on a synthetic struct perf_event_mmap_page with a
+ * reads (lib/observe/rdpmc.h), on a synthetic struct perf_event_mmap_page with a
  * fake rdpmc, so that every case is reachable without executing rdpmc
  * (it faults where user rdpmc is off; tests/live/test-observer.c runs
  * the real one where the host allows it). Covers offset, pmc_width sign
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "rdpmc.h"
+#include "core/internal.h"
+#include "observe/rdpmc.h"
 
 static struct perf_event_mmap_page page __attribute__((aligned(4096)));
 static uint64_t hw_value;		/* what the fake "hardware" returns */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-record.c - record views (lib/record.c): every type decoded from
+ * test-record.c - record views (lib/decode/record.c): every type decoded from
  * hand-built records, the sample_id trailer kept out of the payload,
  * and short or unterminated records refused.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* A record: header, then @len payload bytes, 8-byte aligned. */
 static struct perf_event_header *rec(void *buf, uint32_t type,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-report-defer.c - a report of lines built by sorting
- * (pebs_report__defer, lib/report-defer.c) against the same report
+ * (pebs_report__defer, lib/report/report-defer.c) against the same report
  * built by hashing: the same rows in the same order (sums, thread ids
  * in the same order), the same row count and totals, the same derived
  * pages; a weight, too many (thread, period, data source) triples, or
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "report-rows.h"
 
 #define NR_SAMPLES	70000

@@ -2,10 +2,10 @@
 /*
  * test-report-runs.c - a report made another way than sample by sample
  * is the same report: samples added in runs of alike ones
- * (lib/report-runs.c) against one by one, for every kind of key;
- * through a pebs_report_feed (lib/report-feed.c: batches added on a
+ * (lib/report/report-runs.c) against one by one, for every kind of key;
+ * through a pebs_report_feed (lib/report/report-feed.c: batches added on a
  * thread); and kernel samples named after the pass
- * (pebs_report__name_kernel, lib/report-rename.c) against samples named
+ * (pebs_report__name_kernel, lib/report/report-rename.c) against samples named
  * as they came.
  */
 #include <errno.h>
@@ -18,9 +18,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
-#include "dso.h"
-#include "symbols-int.h"
+#include "core/internal.h"
+#include "symbols/dso.h"
+#include "symbols/symbols-int.h"
 #include "report-rows.h"
 
 #define NR		3000

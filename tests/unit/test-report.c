@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-report.c - the report object (lib/report.c): grouping by keys,
+ * test-report.c - the report object (lib/report/report.c): grouping by keys,
  * period-weighted totals, perf's tie order, key parsing, the printed
  * fields; and three synthetic recordings (pebs_perfdata_writer) read
  * back through a pebs_session (pebs_ordered, pebs_threads and
@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "report-rows.h"
 
 #define SAMPLE_TYPE	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | \

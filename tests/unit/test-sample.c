@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* the fixed-size fields, in record order */
 static const uint64_t fixed_bits[] = {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-session.c - the session's c2c feed (pebs_session__set_c2c,
- * lib/session-c2c.c): on the real fixtures, the sharing table filled in
+ * lib/c2c/session-c2c.c): on the real fixtures, the sharing table filled in
  * the report's pass equals the one pebs_c2c__read_perfdata fills in a
  * pass of its own (totals, "No Page Map Rejects", every line with its
  * counts, threads, offsets, sharing and perf's line key), and the
@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 #define MAX_LINES	4096
 

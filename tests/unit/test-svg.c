@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-svg.c - the SVG writer (lib/svg.c): the picture's frame, text
+ * test-svg.c - the SVG writer (lib/plot/svg.c): the picture's frame, text
  * escaped into valid XML whatever its bytes (entities, forbidden control
  * characters, bytes that are not UTF-8, overlong forms, surrogates),
  * fixed-precision numbers, the element cap, a write error kept for
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 struct mem {
 	char *buf;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-switchrec.c - the module's switch history as perf records
- * (lib/attrib-switch.c), from a /dev/pebs_map table and history built in
+ * (lib/attrib/attrib-switch.c), from a /dev/pebs_map table and history built in
  * memory: each switch after the start gives an out and an in
  * PERF_RECORD_SWITCH_CPU_WIDE with the kernel's fields and trailer; a
  * CPU without an earlier switch gets no out record; an overrun becomes a
  * PERF_RECORD_LOST with the count and the switch after it has no prev;
  * the attrs refused. Then through a perf.data file into the timeline
- * (lib/plot-timeline.c): its source is the module's history, preferred
+ * (lib/plot/plot-timeline.c): its source is the module's history, preferred
  * over the kernel's records in the same file, and a gap draws no
  * segment.
  */
@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 #include "fake-map.h"
 
 #define MAX_RECS	256

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-symbols.c - the symbolizer (lib/symbols.c): functions of this
+ * test-symbols.c - the symbolizer (lib/symbols/symbols.c): functions of this
  * very binary and of libc through /proc/self/maps, mappings from
  * records (MMAP2, FORK, COMM exec), overlapping mappings, build-id
  * mismatches, and the printed form (kernel addresses:
@@ -20,10 +20,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "dso.h"
+#include "symbols/dso.h"
 #include "helpers.h"
-#include "internal.h"
-#include "session.h"
+#include "core/internal.h"
+#include "session/session.h"
 
 /* A function whose address and name the test knows. */
 __attribute__((noinline, used)) int pebs_test_target_fn(int x);

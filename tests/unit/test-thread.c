@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-thread.c - threads over time (lib/thread.c): comm and exec, fork
+ * test-thread.c - threads over time (lib/session/thread.c): comm and exec, fork
  * inheriting the comm, comm history by time, tid reuse after exit,
  * interned names, the idle task, unknown threads.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 static void comm(struct pebs_threads *t, uint32_t pid, uint32_t tid,
 		 const char *name, uint64_t time)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-tracing-data - perf's tracing data (HEADER_TRACING_DATA) as
- * lib/tracing-data.c writes it, read back by its parser: from a fake
+ * lib/perfdata/tracing-data.c writes it, read back by its parser: from a fake
  * tracefs (only the recorded formats, ftrace's apart, ids found through
  * the typed name or by a walk, absent printk_formats/saved_cmdlines as
  * zero sizes), every cut-short prefix and an oversized length refused,
@@ -21,9 +21,9 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "internal.h"
-#include "event-internal.h"
-#include "tracing-data.h"
+#include "core/internal.h"
+#include "event/event-internal.h"
+#include "perfdata/tracing-data.h"
 
 #define SWITCH_FMT	"name: sched_switch\nID: 372\nformat:\n" \
 			"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\n"

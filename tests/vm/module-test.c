@@ -13,8 +13,8 @@
  *                                     against churning threads
  *   module-test dump                  print the header and the slots
  *
- * It reads /dev/pebs_map directly, with lib/barrier.h only, so that it
- * tests the module on its own (lib/map.c has its own tests). Each command
+ * It reads /dev/pebs_map directly, with lib/core/barrier.h only, so that it
+ * tests the module on its own (lib/map/map.c has its own tests). Each command
  * prints "ok <figures>" on success (exit 0) or "FAIL <reason>" (exit 1).
  */
 #include <errno.h>

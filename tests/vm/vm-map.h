@@ -4,7 +4,7 @@
  * (module-test.c, map-stress.c): the "FAIL <reason>" exit, small time
  * and CPU helpers, and the read side of the protocol include/pebs_map.h
  * documents (seqcount copies of slots, stable history entries), built
- * on lib/barrier.h alone so that the module is tested on its own.
+ * on lib/core/barrier.h alone so that the module is tested on its own.
  */
 #ifndef PEBS_VM_MAP_H
 #define PEBS_VM_MAP_H
@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "barrier.h"
+#include "core/barrier.h"
 #include "pebs_map.h"
 
 #define MAX_CPUS 8192

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * output.c - where a recording goes on disk, by perf's rules: a path
+ * that exists must be a regular file, which is kept as PATH.old when it
+ * is not empty (perf's check_backup in util/data.c), and a new file is
+ * built unseen (O_TMPFILE, else a hidden temporary name in the same
+ * directory) and linked in only once recording really started.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perfdata/perfdata-write.h"
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a fifo" :
+	       S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int pebs_output__check(const char *path)
+{
+	struct stat st;
+
+	if (!path || !*path)
+		return pebs_err(-EINVAL, "no output path given: give one "
+				"with -o");
+	if (stat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;
+		return pebs_err(-errno, "cannot use %s: %s: choose another "
+				"path", path, strerror(errno));
+	}
+	if (!S_ISREG(st.st_mode))
+		return pebs_err(-EEXIST, "%s exists and is %s: give the path "
+				"of a new or regular file", path,
+				file_kind(st.st_mode));
+	return 0;
+}
+
+int pebs_output__backup(const char *path)
+{
+	char old[PATH_MAX];
+	struct stat st;
+	int err = pebs_output__check(path);
+
+	if (err)
+		return err;
+	if (stat(path, &st) || !st.st_size)
+		return 0;	/* absent or empty: nothing to keep */
+	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old))
+		return pebs_err(-ENAMETOOLONG, "%s.old: name too long: choose "
+				"a shorter path", path);
+	if (rename(path, old))
+		return pebs_err(-errno, "cannot move %s to %s: %s: remove or "
+				"rename %s", path, old, strerror(errno), old);
+	return 0;
+}
+
+/* the directory part of @path in @dir */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/* An unnamed file in @path's directory, else a hidden named one. */
+int wr_open_tmp(struct pebs_perfdata_writer *w)
+{
+	char dir[PATH_MAX];
+	const char *base = strrchr(w->path, '/');
+	size_t len;
+
+	dir_of(w->path, dir, sizeof(dir));
+	w->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	if (w->fd >= 0) {
+		w->tmpfile = true;
+		return 0;
+	}
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	base = base ? base + 1 : w->path;
+	len = strlen(dir) + strlen(base) + 32;
+	w->tmp_path = malloc(len);
+	if (!w->tmp_path)
+		return -ENOMEM;
+	snprintf(w->tmp_path, len, "%s/.%s.pebs-shim.XXXXXX", dir, base);
+	w->fd = mkostemp(w->tmp_path, O_CLOEXEC);
+	if (w->fd < 0) {
+		free(w->tmp_path);
+		w->tmp_path = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+/* Link the temporary file in at the path (replacing an empty file). */
+int wr_link_in(struct pebs_perfdata_writer *w)
+{
+	char proc[64];
+
+	if (w->tmp_path)
+		return rename(w->tmp_path, w->path) ? -errno : 0;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", w->fd);
+	for (int tries = 0; tries < 2; tries++) {
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, w->path,
+			    AT_SYMLINK_FOLLOW))
+			return 0;
+		if (errno == ENOENT && !linkat(w->fd, "", AT_FDCWD, w->path,
+					       AT_EMPTY_PATH))
+			return 0;
+		if (errno != EEXIST || pebs_output__check(w->path) ||
+		    unlink(w->path))
+			break;
+	}
+	return -errno;
+}
+

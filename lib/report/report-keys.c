@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report-keys.c - the report's sort keys: their names, what each takes
+ * from a resolved sample into a row's key fields (and which fields a
+ * row of a report must keep), the order perf prints ties in, and each
+ * field printed as perf prints it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report-keys.h"
+
+#define BIT(f)	(1u << (f))
+
+static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
+	[PEBS_REPORT_PID] = "pid", [PEBS_REPORT_TID] = "tid",
+	[PEBS_REPORT_COMM] = "comm", [PEBS_REPORT_DSO] = "dso",
+	[PEBS_REPORT_SYM] = "sym", [PEBS_REPORT_CPU] = "cpu",
+	[PEBS_REPORT_EVENT] = "event", [PEBS_REPORT_PAGE] = "page",
+	[PEBS_REPORT_LINE] = "line", [PEBS_REPORT_ADDR] = "addr",
+	[PEBS_REPORT_SRC] = "src", [PEBS_REPORT_SYM_DADDR] = "symbol_daddr",
+	[PEBS_REPORT_DSO_DADDR] = "dso_daddr", [PEBS_REPORT_MEM] = "mem",
+	[PEBS_REPORT_SNOOP] = "snoop", [PEBS_REPORT_TLB] = "tlb",
+	[PEBS_REPORT_DCACHELINE] = "dcacheline",
+	[PEBS_REPORT_PHYS_DADDR] = "phys_daddr",
+	[PEBS_REPORT_WEIGHT] = "weight",
+};
+
+uint64_t rk_src_mask(enum pebs_report_key k)
+{
+	union perf_mem_data_src m = { .val = 0 };
+
+	switch (k) {
+	case PEBS_REPORT_MEM:
+		m.mem_lvl = 0x3fff;
+		m.mem_lvl_num = 0xf;
+		m.mem_remote = 1;
+		m.mem_hops = 7;
+		break;
+	case PEBS_REPORT_SNOOP:
+		m.mem_snoop = 0x1f;
+		m.mem_snoopx = 3;
+		break;
+	case PEBS_REPORT_TLB:
+		m.mem_dtlb = 0x7f;
+		break;
+	default:
+		return ~0ull;
+	}
+	return m.val;
+}
+
+const char *pebs_report__key_name(enum pebs_report_key key)
+{
+	return (unsigned int)key < PEBS_REPORT_NR_KEYS ? key_names[key] : NULL;
+}
+
+int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
+			    unsigned int max)
+{
+	unsigned int n = 0, k;
+	const char *p = str;
+
+	if (!str || !keys)
+		return pebs_err(-EINVAL, "report: no keys");
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		for (k = 0; k < PEBS_REPORT_NR_KEYS; k++)
+			if (strlen(key_names[k]) == len &&
+			    !strncmp(p, key_names[k], len))
+				break;
+		/* perf's names for two of them */
+		if (k == PEBS_REPORT_NR_KEYS && len == 6 &&
+		    !strncmp(p, "symbol", 6))
+			k = PEBS_REPORT_SYM;
+		if (k == PEBS_REPORT_NR_KEYS) {
+			return pebs_err(-EINVAL, "unknown sort key '%.*s': use "
+					"pid, tid, comm, dso, sym, cpu, event, "
+					"page, line, addr, src, symbol_daddr, "
+					"dso_daddr, dcacheline, mem, snoop, tlb, "
+					"phys_daddr or weight",
+					(int)len, p);
+		}
+		if (n == max)
+			return pebs_err(-EINVAL, "too many sort keys: give at "
+					"most %u", max);
+		keys[n++] = k;
+		p += len + (p[len] == ',');
+	}
+	if (!n)
+		return pebs_err(-EINVAL, "no sort key: give keys such as "
+				"comm,dso,sym");
+	return (int)n;
+}
+
+uint32_t rk_fields(enum pebs_report_key key)
+{
+	switch (key) {
+	case PEBS_REPORT_PID:
+		return BIT(RK_PID);
+	case PEBS_REPORT_TID:
+		return BIT(RK_TID);
+	case PEBS_REPORT_COMM:
+		return BIT(RK_COMM) | BIT(RK_TID);
+	case PEBS_REPORT_DSO:
+		return BIT(RK_DSO) | BIT(RK_KERNEL);
+	case PEBS_REPORT_SYM:
+		return BIT(RK_SYM) | BIT(RK_KERNEL) | BIT(RK_IP) | BIT(RK_DSO);
+	case PEBS_REPORT_CPU:
+		return BIT(RK_CPU);
+	case PEBS_REPORT_EVENT:
+		return BIT(RK_EVENT);
+	case PEBS_REPORT_PAGE:
+	case PEBS_REPORT_LINE:
+	case PEBS_REPORT_ADDR:
+		return BIT(RK_ADDR);
+	case PEBS_REPORT_SRC:
+	case PEBS_REPORT_MEM:
+	case PEBS_REPORT_SNOOP:
+	case PEBS_REPORT_TLB:
+		return BIT(RK_DATA_SRC);
+	case PEBS_REPORT_SYM_DADDR:
+		return BIT(RK_ADDR) | BIT(RK_DATA_SYM) | BIT(RK_DATA_SYM_OFF) |
+		       BIT(RK_KERNEL);
+	case PEBS_REPORT_DSO_DADDR:
+		return BIT(RK_DATA_DSO);
+	case PEBS_REPORT_DCACHELINE:
+		return BIT(RK_DATA_DSO) | BIT(RK_KERNEL) | BIT(RK_ADDR) |
+		       BIT(RK_DATA_SYM) | BIT(RK_DATA_SYM_OFF);
+	case PEBS_REPORT_PHYS_DADDR:
+		return BIT(RK_PHYS);
+	case PEBS_REPORT_WEIGHT:
+		return BIT(RK_WEIGHT);
+	default:
+		return 0;
+	}
+}
+
+bool rk_plain(enum pebs_report_key key)
+{
+	switch (key) {
+	case PEBS_REPORT_PID:
+	case PEBS_REPORT_TID:
+	case PEBS_REPORT_CPU:
+	case PEBS_REPORT_EVENT:
+	case PEBS_REPORT_PAGE:
+	case PEBS_REPORT_LINE:
+	case PEBS_REPORT_ADDR:
+	case PEBS_REPORT_SRC:
+	case PEBS_REPORT_MEM:
+	case PEBS_REPORT_SNOOP:
+	case PEBS_REPORT_TLB:
+	case PEBS_REPORT_PHYS_DADDR:
+	case PEBS_REPORT_WEIGHT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+uint64_t rk_plain_atom(enum pebs_report_key key,
+		       const struct pebs_report_sample *s)
+{
+	switch (key) {
+	case PEBS_REPORT_PID:
+		return (uint32_t)s->pid;
+	case PEBS_REPORT_TID:
+		return (uint32_t)s->tid;
+	case PEBS_REPORT_CPU:
+		return s->cpu;
+	case PEBS_REPORT_EVENT:
+		return s->event;
+	case PEBS_REPORT_PAGE:
+		return s->addr & ~(uint64_t)(PAGE_4K - 1);
+	case PEBS_REPORT_LINE:
+		return s->addr & ~(uint64_t)(CACHE_LINE - 1);
+	case PEBS_REPORT_ADDR:
+		return s->addr;
+	case PEBS_REPORT_PHYS_DADDR:
+		return s->has_phys ? s->phys_addr : 0;
+	case PEBS_REPORT_WEIGHT:
+		return s->has_weight ? s->weight : 0;
+	default:	/* src, mem, snoop, tlb */
+		return s->data_src & rk_src_mask(key);
+	}
+}
+
+bool rk_direct(const enum pebs_report_key *keys, unsigned int n,
+	       unsigned int *flags)
+{
+	unsigned int i;
+
+	*flags = 0;
+	for (i = 0; i < n; i++) {
+		switch (keys[i]) {
+		case PEBS_REPORT_TID:
+			*flags |= RK_HAS_TID;
+			break;
+		case PEBS_REPORT_DSO:
+			*flags |= RK_HAS_DSO;
+			break;
+		case PEBS_REPORT_PID:
+		case PEBS_REPORT_COMM:
+		case PEBS_REPORT_SYM:
+		case PEBS_REPORT_CPU:
+		case PEBS_REPORT_EVENT:
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+void rk_make(enum pebs_report_key key, bool dsym_key,
+	     const struct pebs_report_sample *s, struct pebs_report_row *k)
+{
+	switch (key) {
+	case PEBS_REPORT_PID:
+		k->pid = s->pid;
+		break;
+	case PEBS_REPORT_TID:
+		k->tid = s->tid;
+		break;
+	case PEBS_REPORT_COMM:
+		k->comm = s->comm;
+		/* an unknown thread is shown by its tid */
+		k->tid = s->comm ? k->tid : s->tid;
+		break;
+	case PEBS_REPORT_DSO:
+		k->dso = s->dso;
+		k->kernel = s->kernel;
+		break;
+	case PEBS_REPORT_SYM:
+		k->sym = s->sym;
+		k->kernel = s->kernel;
+		/* no symbol: the address (within its dso), as perf */
+		k->ip = s->sym ? 0 : s->ip;
+		k->dso = s->sym ? k->dso : s->dso;
+		break;
+	case PEBS_REPORT_CPU:
+		k->cpu = s->cpu;
+		break;
+	case PEBS_REPORT_EVENT:
+		k->event = s->event;
+		break;
+	case PEBS_REPORT_PAGE:
+		k->addr = s->addr & ~(uint64_t)(PAGE_4K - 1);
+		break;
+	case PEBS_REPORT_LINE:
+		k->addr = s->addr & ~(uint64_t)(CACHE_LINE - 1);
+		break;
+	case PEBS_REPORT_ADDR:
+		k->addr = s->addr;
+		break;
+	case PEBS_REPORT_SRC:
+	case PEBS_REPORT_MEM:
+	case PEBS_REPORT_SNOOP:
+	case PEBS_REPORT_TLB:
+		k->data_src |= s->data_src & rk_src_mask(key);
+		break;
+	case PEBS_REPORT_SYM_DADDR:
+		/* per address, as perf; shown by its data symbol */
+		k->addr = s->addr;
+		k->data_sym = s->data_sym;
+		k->data_sym_off = s->data_sym_off;
+		k->kernel = s->kernel;
+		break;
+	case PEBS_REPORT_DSO_DADDR:
+		k->data_dso = s->data_dso;
+		break;
+	case PEBS_REPORT_DCACHELINE:
+		/* the line within its data object, as perf; shown by the
+		   data symbol of its first sample, the offset from the
+		   symbol's start to the line */
+		k->data_dso = s->data_dso;
+		k->kernel = s->kernel;
+		k->addr = s->addr & ~(uint64_t)(CACHE_LINE - 1);
+		if (!dsym_key && s->data_sym) {
+			k->data_sym = s->data_sym;
+			k->data_sym_off = k->addr - (s->addr - s->data_sym_off);
+		}
+		break;
+	case PEBS_REPORT_PHYS_DADDR:
+		/* 0 without PHYS_ADDR, as perf; one row per address
+		   whatever the mode */
+		k->phys_addr = s->has_phys ? s->phys_addr : 0;
+		break;
+	case PEBS_REPORT_WEIGHT:
+		/* perf's he->weight: the sample's (0: none) */
+		k->weight = s->has_weight ? s->weight : 0;
+		break;
+	default:
+		break;
+	}
+}
+
+uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f)
+{
+	switch (f) {
+	case RK_PID:
+		return (uint32_t)row->pid;
+	case RK_TID:
+		return (uint32_t)row->tid;
+	case RK_CPU:
+		return row->cpu;
+	case RK_EVENT:
+		return row->event;
+	case RK_COMM:
+		return (uintptr_t)row->comm;
+	case RK_DSO:
+		return (uintptr_t)row->dso;
+	case RK_SYM:
+		return (uintptr_t)row->sym;
+	case RK_IP:
+		return row->ip;
+	case RK_KERNEL:
+		return row->kernel;
+	case RK_ADDR:
+		return row->addr;
+	case RK_DATA_SRC:
+		return row->data_src;
+	case RK_PHYS:
+		return row->phys_addr;
+	case RK_DATA_DSO:
+		return (uintptr_t)row->data_dso;
+	case RK_WEIGHT:
+		return row->weight;
+	case RK_DATA_SYM:
+		return (uintptr_t)row->data_sym;
+	case RK_DATA_SYM_OFF:
+		return row->data_sym_off;
+	default:
+		return 0;
+	}
+}
+
+void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v)
+{
+	switch (f) {
+	case RK_PID:
+		row->pid = (int32_t)v;
+		break;
+	case RK_TID:
+		row->tid = (int32_t)v;
+		break;
+	case RK_CPU:
+		row->cpu = (uint32_t)v;
+		break;
+	case RK_EVENT:
+		row->event = (unsigned int)v;
+		break;
+	case RK_COMM:
+		row->comm = (const char *)(uintptr_t)v;
+		break;
+	case RK_DSO:
+		row->dso = (const char *)(uintptr_t)v;
+		break;
+	case RK_SYM:
+		row->sym = (const char *)(uintptr_t)v;
+		break;
+	case RK_IP:
+		row->ip = v;
+		break;
+	case RK_KERNEL:
+		row->kernel = v != 0;
+		break;
+	case RK_ADDR:
+		row->addr = v;
+		break;
+	case RK_DATA_SRC:
+		row->data_src = v;
+		break;
+	case RK_PHYS:
+		row->phys_addr = v;
+		break;
+	case RK_DATA_DSO:
+		row->data_dso = (const char *)(uintptr_t)v;
+		break;
+	case RK_WEIGHT:
+		row->weight = v;
+		break;
+	case RK_DATA_SYM:
+		row->data_sym = (const char *)(uintptr_t)v;
+		break;
+	case RK_DATA_SYM_OFF:
+		row->data_sym_off = v;
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* Strings as printed; an unknown one (NULL) after the known. */
+static int cmp_str(const char *a, const char *b)
+{
+	if (!a || !b)
+		return !a - !b;
+	return strcmp(a, b);
+}
+
+static int cmp_base(uint64_t a, uint64_t b)
+{
+	const char *x = (const char *)(uintptr_t)a;
+	const char *y = (const char *)(uintptr_t)b;
+
+	return cmp_str(x ? base_name(x) : NULL, y ? base_name(y) : NULL);
+}
+
+#define FX(f)	get(x, f, arg)
+#define FY(f)	get(y, f, arg)
+
+int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
+	   rk_field_fn get, const void *arg)
+{
+	uint64_t m;
+	int c;
+
+	switch (k) {
+	case PEBS_REPORT_PID:
+		return cmp_u64(FX(RK_PID), FY(RK_PID));
+	case PEBS_REPORT_TID:
+		return cmp_u64(FX(RK_TID), FY(RK_TID));
+	case PEBS_REPORT_COMM:
+		c = cmp_str((const char *)(uintptr_t)FX(RK_COMM),
+			    (const char *)(uintptr_t)FY(RK_COMM));
+		return c ? c : cmp_u64(FX(RK_TID), FY(RK_TID));
+	case PEBS_REPORT_DSO:
+		return cmp_base(FX(RK_DSO), FY(RK_DSO));
+	case PEBS_REPORT_SYM:
+		c = cmp_str((const char *)(uintptr_t)FX(RK_SYM),
+			    (const char *)(uintptr_t)FY(RK_SYM));
+		return c ? c : cmp_u64(FX(RK_IP), FY(RK_IP));
+	case PEBS_REPORT_CPU:
+		return cmp_u64(FX(RK_CPU), FY(RK_CPU));
+	case PEBS_REPORT_EVENT:
+		return cmp_u64(FX(RK_EVENT), FY(RK_EVENT));
+	case PEBS_REPORT_SRC:
+	case PEBS_REPORT_MEM:
+	case PEBS_REPORT_SNOOP:
+	case PEBS_REPORT_TLB:
+		m = rk_src_mask(k);
+		return cmp_u64(FX(RK_DATA_SRC) & m, FY(RK_DATA_SRC) & m);
+	case PEBS_REPORT_DSO_DADDR:
+		return cmp_base(FX(RK_DATA_DSO), FY(RK_DATA_DSO));
+	case PEBS_REPORT_PHYS_DADDR:
+		return cmp_u64(FX(RK_PHYS), FY(RK_PHYS));
+	case PEBS_REPORT_DCACHELINE:
+		c = cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
+		return c ? c : cmp_str((const char *)(uintptr_t)FX(RK_DATA_DSO),
+				       (const char *)(uintptr_t)FY(RK_DATA_DSO));
+	case PEBS_REPORT_WEIGHT:
+		/* perf's sort__weight_cmp is left - right: heavier first */
+		return cmp_u64(FY(RK_WEIGHT), FX(RK_WEIGHT));
+	default:
+		return cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
+	}
+}
+
+int pebs_report__field(const struct pebs_report_row *row,
+		       enum pebs_report_key key, char *buf, size_t len)
+{
+	struct pebs_data_src ds;
+
+	switch (key) {
+	case PEBS_REPORT_PID:
+		return snprintf(buf, len, "%d", row->pid);
+	case PEBS_REPORT_TID:
+		return snprintf(buf, len, "%d", row->tid);
+	case PEBS_REPORT_COMM:
+		return row->comm ? snprintf(buf, len, "%s", row->comm) :
+				   snprintf(buf, len, ":%d", row->tid);
+	case PEBS_REPORT_DSO:
+		return snprintf(buf, len, "%s",
+				row->dso ? base_name(row->dso) : "[unknown]");
+	case PEBS_REPORT_SYM:
+		/* perf: "[k] name", "[.] 0x<address, 16 digits>" */
+		if (row->sym)
+			return snprintf(buf, len, "[%c] %s",
+					row->kernel ? 'k' : '.', row->sym);
+		return snprintf(buf, len, "[%c] 0x%016llx",
+				row->kernel ? 'k' : '.',
+				(unsigned long long)row->ip);
+	case PEBS_REPORT_CPU:
+		return snprintf(buf, len, "%03u", row->cpu);
+	case PEBS_REPORT_EVENT:
+		return snprintf(buf, len, "%u", row->event);
+	case PEBS_REPORT_PAGE:
+	case PEBS_REPORT_LINE:
+	case PEBS_REPORT_ADDR:
+		return snprintf(buf, len, "0x%llx",
+				(unsigned long long)row->addr);
+	case PEBS_REPORT_SRC:
+		return pebs_data_src__str(row->data_src, buf, len);
+	case PEBS_REPORT_PHYS_DADDR:
+		/* perf's "%#.16llx": 0 prints without "0x" */
+		return snprintf(buf, len, "[%c] %#.16llx",
+				row->kernel ? 'k' : '.',
+				(unsigned long long)row->phys_addr);
+	case PEBS_REPORT_DCACHELINE:
+		/* perf's _hist_entry__sym_snprintf of the line: an
+		   STT_OBJECT as sym+0xoff, else the address; a line in no
+		   known mapping is marked [X] */
+		if (row->data_sym)
+			return snprintf(buf, len, "[%c] %s+0x%llx",
+					row->kernel ? 'k' : '.', row->data_sym,
+					(unsigned long long)row->data_sym_off);
+		return snprintf(buf, len, "[%c] %#.16llx", !row->data_dso ?
+				'X' : row->kernel ? 'k' : '.',
+				(unsigned long long)row->addr);
+	case PEBS_REPORT_WEIGHT:
+		/* perf's "Weight": he->weight * he->stat.nr_events */
+		return snprintf(buf, len, "%llu",
+				(unsigned long long)(row->weight *
+						     row->samples));
+	case PEBS_REPORT_SYM_DADDR:
+		if (row->data_sym)
+			return snprintf(buf, len, "[%c] %s+0x%llx",
+					row->kernel ? 'k' : '.', row->data_sym,
+					(unsigned long long)row->data_sym_off);
+		return snprintf(buf, len, "[%c] 0x%016llx",
+				row->kernel ? 'k' : '.',
+				(unsigned long long)row->addr);
+	case PEBS_REPORT_DSO_DADDR:
+		return snprintf(buf, len, "%s", row->data_dso ?
+				base_name(row->data_dso) : "[unknown]");
+	case PEBS_REPORT_MEM:
+	case PEBS_REPORT_SNOOP:
+	case PEBS_REPORT_TLB:
+		pebs_data_src__decode(row->data_src, &ds);
+		return snprintf(buf, len, "%s", key == PEBS_REPORT_MEM ?
+				ds.lvl : key == PEBS_REPORT_SNOOP ? ds.snoop :
+				ds.tlb);
+	default:
+		return pebs_err(-EINVAL, "report: bad key %d", (int)key);
+	}
+}

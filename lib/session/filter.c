@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * filter.c - which samples a report counts, with perf report's options
+ * and its semantics: --cpu, --time and --event leave samples out (the shares are
+ * of what remains), --comm, --pid and --tid hide rows (the shares stay
+ * of all samples). The options:
+ * --comm, --pid, --tid (comma-separated lists), --cpu (a CPU list) and
+ * --time (perf's syntax: "start,end" in seconds of the perf clock,
+ * either side may be empty; "A%-B%" ranges of the recording's span;
+ * "N%/M", the M-th slice of N %; several of them comma-separated).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+#define MAX_CPUS	4096
+#define MAX_RANGES	64
+
+struct range {
+	uint64_t start, end;	/* inclusive, ns */
+};
+
+struct pebs_filter {
+	char **comms;
+	size_t nr_comms;
+	int32_t *pids, *tids;
+	size_t nr_pids, nr_tids;
+	uint64_t *cpus;		/* bitmap, NULL: any */
+	struct range ranges[MAX_RANGES];
+	unsigned int nr_ranges;	/* 0: any time */
+	uint64_t *events;	/* bitmap of attr indices, NULL: any */
+	unsigned int max_event;	/* bits in events */
+};
+
+int pebs_filter__new(struct pebs_filter **fp)
+{
+	if (!fp)
+		return pebs_err(-EINVAL, "filter: no result pointer");
+	*fp = calloc(1, sizeof(**fp));
+	return *fp ? 0 : pebs_err(-ENOMEM, "filter: out of memory");
+}
+
+void pebs_filter__delete(struct pebs_filter *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nr_comms; i++)
+		free(f->comms[i]);
+	free(f->comms);
+	free(f->pids);
+	free(f->tids);
+	free(f->cpus);
+	free(f->events);
+	free(f);
+}
+
+int pebs_filter__event(struct pebs_filter *f, unsigned int idx)
+{
+	if (!f)
+		return pebs_err(-EINVAL, "filter: none");
+	if (idx >= f->max_event) {
+		unsigned int n = (idx / 64 + 1) * 64;
+		uint64_t *e = realloc(f->events, n / 64 * sizeof(*e));
+
+		if (!e)
+			return pebs_err(-ENOMEM, "filter: out of memory");
+		memset(e + f->max_event / 64, 0,
+		       (n - f->max_event) / 64 * sizeof(*e));
+		f->events = e;
+		f->max_event = n;
+	}
+	f->events[idx / 64] |= 1ull << (idx % 64);
+	return 0;
+}
+
+int pebs_filter__comms(struct pebs_filter *f, const char *list)
+{
+	const char *p = list;
+
+	if (!f || !list || !*list)
+		return pebs_err(-EINVAL, "--comm: give commands such as "
+				"bash,memwalk");
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char **n = realloc(f->comms, (f->nr_comms + 1) * sizeof(*n));
+
+		if (!n)
+			return pebs_err(-ENOMEM, "filter: out of memory");
+		f->comms = n;
+		n[f->nr_comms] = strndup(p, len);
+		if (!n[f->nr_comms])
+			return pebs_err(-ENOMEM, "filter: out of memory");
+		f->nr_comms++;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+static int parse_ids(const char *what, const char *list, int32_t **ids,
+		     size_t *nr)
+{
+	const char *p = list;
+
+	if (!list || !*list)
+		return pebs_err(-EINVAL, "%s: give ids such as 12,34", what);
+	while (*p) {
+		char *end;
+		long v = strtol(p, &end, 10);
+		int32_t *n;
+
+		if (end == p || (*end && *end != ',') || v < 0 ||
+		    v > INT32_MAX)
+			return pebs_err(-EINVAL, "%s: bad id '%.*s': give ids "
+					"such as 12,34", what,
+					(int)strcspn(p, ","), p);
+		n = realloc(*ids, (*nr + 1) * sizeof(*n));
+		if (!n)
+			return pebs_err(-ENOMEM, "filter: out of memory");
+		*ids = n;
+		n[(*nr)++] = (int32_t)v;
+		p = end + (*end == ',');
+	}
+	return 0;
+}
+
+int pebs_filter__pids(struct pebs_filter *f, const char *list)
+{
+	return f ? parse_ids("--pid", list, &f->pids, &f->nr_pids) :
+		   pebs_err(-EINVAL, "filter: none");
+}
+
+int pebs_filter__tids(struct pebs_filter *f, const char *list)
+{
+	return f ? parse_ids("--tid", list, &f->tids, &f->nr_tids) :
+		   pebs_err(-EINVAL, "filter: none");
+}
+
+int pebs_filter__cpus(struct pebs_filter *f, const char *list)
+{
+	int err;
+
+	if (!f)
+		return pebs_err(-EINVAL, "filter: none");
+	free(f->cpus);
+	f->cpus = calloc(MAX_CPUS / 64, sizeof(*f->cpus));
+	if (!f->cpus)
+		return pebs_err(-ENOMEM, "filter: out of memory");
+	err = pebs_cpulist__parse(list, MAX_CPUS, f->cpus);
+	if (err) {
+		free(f->cpus);
+		f->cpus = NULL;
+	}
+	return err;
+}
+
+/* "sec[.frac]" (up to 9 fraction digits) in ns; "" is @dflt. */
+static int parse_sec(const char *s, size_t len, uint64_t dflt, uint64_t *ns)
+{
+	uint64_t sec = 0, frac = 0, scale = 1000000000ull;
+	size_t i = 0;
+
+	if (!len) {
+		*ns = dflt;
+		return 0;
+	}
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (sec > UINT64_MAX / 10 / 1000000000ull)
+			return -EINVAL;
+		sec = sec * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!i)
+		return -EINVAL;
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+			if (scale == 1)
+				return -EINVAL;
+			scale /= 10;
+			frac += (uint64_t)(s[i] - '0') * scale;
+		}
+	}
+	if (i != len)
+		return -EINVAL;
+	*ns = sec * 1000000000ull + frac;
+	return 0;
+}
+
+/* "N%" -> N (0..100, decimals allowed) at s[0..len). */
+static int parse_pct(const char *s, size_t len, double *pct)
+{
+	char buf[32], *end;
+
+	if (len < 2 || len >= sizeof(buf) || s[len - 1] != '%')
+		return -EINVAL;
+	memcpy(buf, s, len - 1);
+	buf[len - 1] = '\0';
+	*pct = strtod(buf, &end);
+	return *end || *pct < 0 || *pct > 100 ? -EINVAL : 0;
+}
+
+static uint64_t at_pct(uint64_t first, uint64_t last, double pct)
+{
+	return first + (uint64_t)((double)(last - first) * pct / 100.0);
+}
+
+/* One percent term: "A%-B%" or "N%/M". */
+static int parse_pct_term(const char *s, size_t len, uint64_t first,
+			  uint64_t last, struct range *r)
+{
+	const char *dash = memchr(s, '-', len), *slash = memchr(s, '/', len);
+	double a, b;
+	char *end;
+	long m;
+
+	if (dash) {
+		if (parse_pct(s, (size_t)(dash - s), &a) ||
+		    parse_pct(dash + 1, len - (size_t)(dash - s) - 1, &b) ||
+		    b < a)
+			return -EINVAL;
+	} else if (slash) {
+		if (parse_pct(s, (size_t)(slash - s), &a) || a <= 0)
+			return -EINVAL;
+		m = strtol(slash + 1, &end, 10);
+		if (end != s + len || m < 1 || (double)(m - 1) * a >= 100)
+			return -EINVAL;
+		b = (double)m * a;
+		a = (double)(m - 1) * a;
+		b = b > 100 ? 100 : b;
+	} else {
+		return -EINVAL;
+	}
+	r->start = at_pct(first, last, a);
+	r->end = at_pct(first, last, b);
+	return 0;
+}
+
+int pebs_filter__time(struct pebs_filter *f, const char *spec,
+		      uint64_t first, uint64_t last)
+{
+	const char *p = spec;
+	size_t len;
+
+	if (!f || !spec || !*spec)
+		return pebs_err(-EINVAL, "--time: give start,end in seconds or "
+				"ranges such as 0%%-10%%");
+	f->nr_ranges = 0;
+	if (!strchr(spec, '%')) {
+		const char *comma = strchr(spec, ',');
+		struct range *r = &f->ranges[0];
+
+		if (!comma ||
+		    parse_sec(spec, (size_t)(comma - spec), 0, &r->start) ||
+		    parse_sec(comma + 1, strlen(comma + 1), UINT64_MAX,
+			      &r->end) || r->end < r->start)
+			return pebs_err(-EINVAL, "--time: bad '%s': give "
+					"start,end in seconds (either may be "
+					"empty), e.g. 12.5,13", spec);
+		f->nr_ranges = 1;
+		return 0;
+	}
+	while (*p) {
+		len = strcspn(p, ",");
+		if (f->nr_ranges == MAX_RANGES ||
+		    parse_pct_term(p, len, first, last,
+				   &f->ranges[f->nr_ranges]))
+			return pebs_err(-EINVAL, "--time: bad range '%.*s': "
+					"give A%%-B%% or N%%/M (the M-th N %% "
+					"slice)", (int)len, p);
+		f->nr_ranges++;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+static bool has_id(const int32_t *ids, size_t nr, int32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+static bool in_time(const struct pebs_filter *f, uint64_t time)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_ranges; i++)
+		if (time >= f->ranges[i].start && time <= f->ranges[i].end)
+			return true;
+	return !f->nr_ranges;
+}
+
+int pebs_filter__match(const struct pebs_filter *f,
+		       const struct pebs_report_sample *s, uint64_t time)
+{
+	size_t j;
+
+	if (!f)
+		return PEBS_FILTER_PASS;
+	if ((f->cpus && (s->cpu >= MAX_CPUS ||
+			 !(f->cpus[s->cpu / 64] & (1ull << (s->cpu % 64))))) ||
+	    (f->events && (s->event >= f->max_event ||
+			   !(f->events[s->event / 64] &
+			     (1ull << (s->event % 64))))) ||
+	    !in_time(f, time))
+		return PEBS_FILTER_DROP;
+	if ((f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid)) ||
+	    (f->nr_tids && !has_id(f->tids, f->nr_tids, s->tid)))
+		return PEBS_FILTER_HIDE;
+	if (f->nr_comms) {
+		for (j = 0; j < f->nr_comms; j++)
+			if (s->comm && !strcmp(s->comm, f->comms[j]))
+				return PEBS_FILTER_PASS;
+		return PEBS_FILTER_HIDE;
+	}
+	return PEBS_FILTER_PASS;
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session.c - a recording replayed in time order, as perf's session:
+ * the threads (pebs_threads) and address spaces (pebs_symbols, maps
+ * over time) follow the COMM, FORK, EXIT, MMAP and MMAP2 records, and
+ * each sample reaches the caller resolved against the state of its
+ * time (comm, dso, symbol, data object, period) as a
+ * pebs_report_sample.
+ *
+ * Opening scans the file once: samples per event, first and last
+ * sample time, and the kernel's maps, so that the kernel's build id is
+ * checked before the first sample; from the first kernel address met
+ * (sample or call chain), when the build ids already tell,
+ * /proc/kallsyms is read on a thread meanwhile, and waited for only at
+ * the first kernel address resolved (syms_kernel_defer). Without
+ * kernel addresses it is not read at all.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session/session.h"
+
+#define KERNEL_START	(1ULL << 63)
+
+struct pebs_session {
+	struct pebs_perfdata *pd;
+	struct pebs_threads *threads;
+	struct pebs_symbols *syms;
+	struct pebs_session_stats st;
+	size_t id_size;		/* sample_id trailer of non-sample records */
+	bool data;		/* resolve data addresses */
+	pebs_session_fn fn;
+	void *arg;
+	struct ss_c2c *c2c;	/* pebs_session__set_c2c, or NULL */
+	uint32_t pid0, tid0;	/* the first sample's thread */
+	bool threads_seen, more_threads;	/* one, two or more */
+	uint64_t kernel_max;	/* the highest kernel address of a sample,
+				   or 0 */
+};
+
+static int oom(void)
+{
+	return pebs_err(-ENOMEM, "session: out of memory");
+}
+
+static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
+			unsigned int idx)
+{
+	struct pebs_session_stats *st = &ss->st;
+
+	if (idx >= st->nr_events) {
+		unsigned int n = idx + 1;
+		uint64_t *c = realloc(st->event_samples, n * sizeof(*c));
+
+		if (!c)
+			return oom();
+		memset(c + st->nr_events, 0,
+		       (n - st->nr_events) * sizeof(*c));
+		st->event_samples = c;
+		st->nr_events = n;
+	}
+	st->event_samples[idx]++;
+	if (ss->threads_seen && (s->pid != ss->pid0 || s->tid != ss->tid0))
+		ss->more_threads = true;
+	if (!ss->threads_seen) {
+		ss->threads_seen = true;
+		ss->pid0 = s->pid;
+		ss->tid0 = s->tid;
+	}
+	if (s->present & PERF_SAMPLE_TIME) {
+		if (!st->first_time || s->time < st->first_time)
+			st->first_time = s->time;
+		if (s->time > st->last_time)
+			st->last_time = s->time;
+	}
+	return 0;
+}
+
+/* The highest kernel address of @s (its ip, its call chain's kernel
+   part), or 0. */
+static uint64_t kernel_max(const struct pebs_sample *s)
+{
+	uint64_t ip, max = s->ip >= KERNEL_START ? s->ip : 0;
+	size_t i;
+
+	for (i = 0; (s->present & PERF_SAMPLE_CALLCHAIN) &&
+		    i < s->callchain_nr; i++) {
+		memcpy(&ip, &s->callchain[i], sizeof(ip));
+		if (ip == PERF_CONTEXT_USER)
+			break;	/* the user part follows */
+		if (ip >= KERNEL_START && ip < PERF_CONTEXT_MAX && ip > max)
+			max = ip;
+	}
+	return max;
+}
+
+/* The scan: events' samples, the time span, the kernel's maps. */
+static int scan(struct pebs_session *ss)
+{
+	const struct perf_event_header *ev;
+	uint64_t released = ss->pd->data_start;
+	struct pebs_record rec;
+	struct pebs_sample s;
+	unsigned int idx;
+	uint64_t kmax;
+	int ret, err;
+
+	while ((ret = pebs_perfdata__next(ss->pd, &ev)) > 0) {
+		/* the scan keeps nothing of the file */
+		released = pd_release(ss->pd, released, ss->pd->pos);
+		if (ev->type == PERF_RECORD_SAMPLE) {
+			if (pebs_perfdata__sample(ss->pd, ev, &s, &idx))
+				continue;
+			if ((err = count_sample(ss, &s, idx)))
+				return err;
+			kmax = kernel_max(&s);
+			if (kmax && !ss->kernel_max)	/* the first */
+				syms_kernel_start(ss->syms);
+			if (kmax > ss->kernel_max)
+				ss->kernel_max = kmax;
+		} else if ((ev->type == PERF_RECORD_MMAP ||
+			    ev->type == PERF_RECORD_MMAP2) &&
+			   !pebs_record__decode(ev, 0, &rec) &&
+			   (int32_t)rec.mmap.pid == -1 &&
+			   pebs_symbols__add_record(ss->syms, ev) == -ENOMEM) {
+			return oom();
+		}
+	}
+	pd_release(ss->pd, released, ss->pd->data_end);
+	pebs_perfdata__rewind(ss->pd);
+	/* the kernel symbols above are not needed: may be left unread */
+	syms_kernel_limit(ss->syms, ss->kernel_max);
+	return 0;
+}
+
+int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
+{
+	const struct perf_event_attr *a;
+	struct pebs_sample_layout l;
+	struct pebs_session *ss;
+	const void *data;
+	size_t size;
+	int err;
+
+	if (!pd || !sp)
+		return pebs_err(-EINVAL, "session: no file");
+	ss = calloc(1, sizeof(*ss));
+	if (!ss)
+		return oom();
+	ss->pd = pd;
+	err = pebs_threads__new(&ss->threads);
+	err = err ?: pebs_symbols__new(&ss->syms);
+	a = pebs_perfdata__attr(pd, 0, NULL, NULL);
+	if (!err && a && a->sample_id_all &&
+	    !pebs_sample_layout__init(&l, a))
+		ss->id_size = l.id_size;
+	/* build ids first: a kernel MMAP2 may carry one too */
+	if (!err && !pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, &data,
+					 &size) &&
+	    pebs_symbols__add_build_ids(ss->syms, data, size) == -ENOMEM)
+		err = oom();
+	err = err ?: scan(ss);
+	if (err) {
+		pebs_session__delete(ss);
+		return err;
+	}
+	/* waited for at the first kernel address */
+	ss->st.kernel = syms_kernel_defer(ss->syms);
+	*sp = ss;
+	return 0;
+}
+
+void pebs_session__delete(struct pebs_session *ss)
+{
+	if (!ss)
+		return;
+	pebs_threads__delete(ss->threads);
+	pebs_symbols__delete(ss->syms);
+	ss_c2c__free(ss->c2c);
+	free(ss->st.event_samples);
+	free(ss);
+}
+
+const struct pebs_session_stats *
+pebs_session__stats(const struct pebs_session *ss)
+{
+	return &ss->st;
+}
+
+struct pebs_threads *pebs_session__threads(struct pebs_session *ss)
+{
+	return ss->threads;
+}
+
+struct pebs_symbols *pebs_session__symbols(struct pebs_session *ss)
+{
+	return ss->syms;
+}
+
+/* A sample against the threads and maps of its time. */
+static void resolve(struct pebs_session *ss,
+		    const struct perf_event_header *ev,
+		    const struct pebs_sample *s, unsigned int idx,
+		    struct pebs_report_sample *rs)
+{
+	uint16_t mode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	const struct perf_event_attr *a;
+	struct pebs_sym sym;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->pid = (int32_t)s->pid;
+	rs->tid = (int32_t)s->tid;
+	rs->cpu = s->cpu;
+	rs->event = idx;
+	rs->comm = pebs_threads__comm(ss->threads, rs->pid, rs->tid);
+	rs->kernel = mode == PERF_RECORD_MISC_KERNEL ||
+		     (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN &&
+		      s->ip >= KERNEL_START);
+	pebs_symbols__resolve(ss->syms, (pid_t)s->pid, s->ip, &sym);
+	rs->dso = sym.dso;
+	rs->sym = sym.name;
+	/* unresolved: perf shows the address within the file */
+	rs->ip = sym.dso && !rs->kernel ? sym.dso_offset : s->ip;
+	rs->has_addr = (s->present & PERF_SAMPLE_ADDR) && s->addr;
+	rs->has_src = (s->present & PERF_SAMPLE_DATA_SRC) && s->data_src;
+	rs->has_weight = (s->present & (PERF_SAMPLE_WEIGHT |
+					PERF_SAMPLE_WEIGHT_STRUCT)) &&
+			 s->weight;
+	rs->has_phys = (s->present & PERF_SAMPLE_PHYS_ADDR) && s->phys_addr;
+	rs->addr = s->addr;
+	rs->data_src = s->data_src;
+	rs->weight = s->weight;
+	rs->phys_addr = s->phys_addr;
+	if (ss->data && rs->has_addr) {
+		pebs_symbols__resolve_data(ss->syms, (pid_t)s->pid, s->addr,
+					   &sym);
+		rs->data_dso = sym.dso;
+		rs->data_sym = sym.name;
+		rs->data_sym_off = sym.offset;
+	}
+	if (s->present & PERF_SAMPLE_PERIOD) {
+		rs->period = s->period;
+	} else {
+		/* as perf: the attr's period (1 in frequency mode) */
+		a = pebs_perfdata__attr(ss->pd, idx, NULL, NULL);
+		rs->period = a && !a->freq && a->sample_period ?
+			     a->sample_period : 1;
+	}
+}
+
+static int on_record(void *arg, const struct perf_event_header *ev,
+		     uint64_t time)
+{
+	struct pebs_session *ss = arg;
+	struct pebs_report_sample rs;
+	struct pebs_record rec;
+	struct pebs_sample s;
+	unsigned int idx;
+
+	if (ev->type == PERF_RECORD_SAMPLE) {
+		if (pebs_perfdata__sample(ss->pd, ev, &s, &idx) ||
+		    idx >= pebs_perfdata__nr_attrs(ss->pd)) {
+			ss->st.bad++;
+			return 0;
+		}
+		if (ss->c2c && ss_c2c__sample(ss->c2c, ev, &s, idx))
+			return oom();
+		resolve(ss, ev, &s, idx, &rs);
+		return ss->fn(ss->arg, &s, &rs);
+	}
+	if (ss->c2c && ss_c2c__record(ss->c2c, ev))
+		return oom();
+	if (pebs_record__decode(ev, ss->id_size, &rec))
+		return 0;	/* other types, or damaged: skipped */
+	switch (rec.type) {
+	case PERF_RECORD_LOST:
+		ss->st.lost += rec.lost.lost;
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		ss->st.lost_samples += rec.lost.lost;
+		return 0;
+	case PERF_RECORD_THROTTLE:
+		ss->st.throttles++;
+		return 0;
+	default:
+		break;
+	}
+	if (pebs_threads__add_record(ss->threads, &rec,
+				     time == PEBS_ORDERED_NO_TIME ? 0 : time))
+		return oom();
+	return pebs_symbols__add_record(ss->syms, ev) == -ENOMEM ? oom() : 0;
+}
+
+int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,
+			  unsigned int flags)
+{
+	if (!ss || (flags & ~PEBS_SESSION_C2C_SHARED))
+		return pebs_err(-EINVAL, "session: bad c2c flags");
+	ss_c2c__free(ss->c2c);
+	ss->c2c = NULL;
+	/* one thread and no data source: no line can be shared */
+	if (c && ss_c2c__new(c, ss->pd, flags, !ss->more_threads, &ss->c2c))
+		return oom();
+	return 0;
+}
+
+int pebs_session__process(struct pebs_session *ss, bool data,
+			  pebs_session_fn fn, void *arg, unsigned int *flags)
+{
+	int err;
+
+	if (!ss || !fn)
+		return pebs_err(-EINVAL, "session: no callback");
+	ss->data = data;
+	ss->fn = fn;
+	ss->arg = arg;
+	err = pebs_ordered__process(ss->pd, on_record, ss, flags);
+	if (ss->c2c && err != -ENOMEM && ss_c2c__finish(ss->c2c))
+		return oom();
+	return err;
+}

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * buildid-cache.c - perf's build-id cache (~/.debug), written as perf
+ * record 6.1 writes it (build_id_cache__add) so that perf report and
+ * pebs-shim report find the recorded builds later, when the files on
+ * disk have changed or never were files (the vdso):
+ *
+ *   ~/.debug/<real path>/<build id>/elf      the file (a hard link, or a
+ *                                            copy across file systems)
+ *   ~/.debug/[vdso]/<build id>/vdso          the vdso image of this boot
+ *   ~/.debug/[kernel.kallsyms]/<build id>/kallsyms
+ *                                            this boot's /proc/kallsyms
+ *   ~/.debug/.build-id/<xx>/<rest> -> ../../<real path>/<build id>
+ *
+ * Every file is written under a temporary name and renamed into place,
+ * never over one that is there already (the same build id is the same
+ * content); a file whose build id is not the recorded one is skipped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symbols/dso.h"
+#include "core/internal.h"
+#include "session/session.h"
+
+#define KERNEL_NAME	"[kernel.kallsyms]"
+
+/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
+#define MISC_BUILD_ID_SIZE	(1 << 15)
+
+int pebs_buildid_dir(char *buf, size_t size)
+{
+	const char *home = getenv("HOME");
+
+	/* perf's set_buildid_dir: $HOME/.debug */
+	if (!home || !*home)
+		return -ENOENT;
+	if ((size_t)snprintf(buf, size, "%s/.debug", home) >= size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* mkdir -p of @path's directories (not of its last component) */
+static int mkdirs(char *path)
+{
+	char *p;
+
+	for (p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			int err = -errno;
+
+			*p = '/';
+			return err;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+static int copy_fd(int in, int out)
+{
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			return -EIO;
+	return n < 0 ? -errno : 0;
+}
+
+/*
+ * @dst becomes @src (a hard link, else a copy through a temporary file
+ * renamed into place); an existing @dst is kept.
+ */
+static int put_file(const char *src, const char *dst)
+{
+	char tmp[PATH_MAX];
+	int in, out, err;
+
+	if (!access(dst, F_OK) || !link(src, dst))
+		return 0;
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst,
+			     (int)getpid()) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		err = -errno;
+		close(in);
+		return err;
+	}
+	err = copy_fd(in, out);
+	close(in);
+	if (close(out) && !err)
+		err = -EIO;
+	if (!err && rename(tmp, dst))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static void hex(char *out, const uint8_t *bid, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", bid[i]);
+}
+
+int pebs_buildid_cache_entry(char *buf, size_t size, const char *name,
+			     const uint8_t *bid, size_t len, const char *leaf)
+{
+	char dir[PATH_MAX], sbid[2 * BUILD_ID_MAX + 1];
+	int err = pebs_buildid_dir(dir, sizeof(dir));
+
+	if (err)
+		return err;
+	hex(sbid, bid, len);
+	return (size_t)snprintf(buf, size, "%s/%s/%s/%s", dir,
+				name + (name[0] == '/'), sbid, leaf) < size ?
+	       0 : -ENAMETOOLONG;
+}
+
+/*
+ * Cache @src (holding build id @bid) as "@name/<bid>/@leaf" and link
+ * .build-id/<xx>/<rest> to its directory.
+ */
+static int cache_put(const char *name, const char *leaf, const char *src,
+		     const uint8_t *bid, size_t len)
+{
+	char dir[PATH_MAX], file[PATH_MAX], lnk[PATH_MAX], target[PATH_MAX];
+	char sbid[2 * BUILD_ID_MAX + 1];
+	int err;
+
+	err = pebs_buildid_cache_entry(file, sizeof(file), name, bid, len,
+				       leaf) ?: pebs_buildid_dir(dir, sizeof(dir));
+	if (err)
+		return err;
+	hex(sbid, bid, len);
+	if ((size_t)snprintf(lnk, sizeof(lnk), "%s/.build-id/%.2s/%s", dir,
+			     sbid, sbid + 2) >= sizeof(lnk) ||
+	    (size_t)snprintf(target, sizeof(target), "../..%s%s/%s",
+			     name[0] == '/' ? "" : "/", name, sbid) >=
+	    sizeof(target))
+		return -ENAMETOOLONG;
+	err = mkdirs(file);
+	if (!err)
+		err = put_file(src, file);
+	if (!err)
+		err = mkdirs(lnk);
+	if (!err && symlink(target, lnk) && errno != EEXIST)
+		err = -errno;
+	return err;
+}
+
+/* This boot's vdso image (this process's [vdso] mapping) into @path. */
+static int write_vdso(const char *path)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long long start, end;
+	char line[256];
+	bool found = false;
+	FILE *f;
+	int fd, err = 0;
+
+	f = fopen("/proc/self/maps", "re");
+	if (!base || !f) {
+		if (f)
+			fclose(f);
+		return -ENOENT;
+	}
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "[vdso]") &&
+			sscanf(line, "%llx-%llx", &start, &end) == 2 &&
+			start == base && end > start;
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, (const void *)(uintptr_t)start, (size_t)(end - start)) !=
+	    (ssize_t)(end - start))
+		err = -EIO;
+	if (close(fd) && !err)
+		err = -EIO;
+	return err;
+}
+
+/* The vdso, if this boot's has build id @bid. */
+static int cache_vdso(const uint8_t *bid, size_t len)
+{
+	uint8_t got[BUILD_ID_MAX];
+	char tmp[64];
+	int err, n;
+
+	snprintf(tmp, sizeof(tmp), "/tmp/pebs-vdso.%d", (int)getpid());
+	err = write_vdso(tmp);
+	n = err ? err : pebs_elf_build_id(tmp, got);
+	if (n >= 0 && ((size_t)n != len || memcmp(got, bid, len)))
+		n = -ESRCH;	/* another boot's vdso */
+	err = n < 0 ? n : cache_put("[vdso]", "vdso", tmp, bid, len);
+	unlink(tmp);
+	return err;
+}
+
+/* This boot's /proc/kallsyms, if the recorded kernel (@bid) is this
+   one and its addresses show (perf caches no kptr_restrict'ed copy). */
+static int cache_kallsyms(const uint8_t *bid, size_t len)
+{
+	uint8_t host[BUILD_ID_MAX];
+	int n = pebs_host_kernel_build_id(host);
+
+	if (n < 0)
+		return n;
+	if ((size_t)n != len || memcmp(host, bid, len))
+		return -ESRCH;
+	n = kallsyms_probe();
+	if (n < 0)
+		return n;
+	return cache_put(KERNEL_NAME, "kallsyms", "/proc/kallsyms", bid, len);
+}
+
+int pebs_buildid_cache__add(const char *path, const uint8_t *build_id,
+			    size_t size)
+{
+	uint8_t got[BUILD_ID_MAX];
+	char real[PATH_MAX];
+	int n;
+
+	if (!path || !build_id || !size || size > BUILD_ID_MAX)
+		return pebs_err(-EINVAL, "build-id cache: bad file or build id");
+	if (!strcmp(path, "[vdso]"))
+		n = cache_vdso(build_id, size);
+	else if (!strcmp(path, KERNEL_NAME))
+		n = cache_kallsyms(build_id, size);
+	else if (path[0] != '/' || !realpath(path, real))
+		n = -ENOENT;
+	else if ((n = pebs_elf_build_id(real, got)) >= 0)
+		n = (size_t)n != size || memcmp(got, build_id, size) ? -ESRCH :
+		    cache_put(real, "elf", real, build_id, size);
+	if (n == -ESRCH)
+		return pebs_err(n, "build-id cache: %s is not the recorded "
+				"build", path);
+	return n < 0 ? pebs_err(n, "build-id cache: cannot cache %s: %s",
+				path, strerror(-n)) : 0;
+}
+
+int pebs_buildid_cache__add_perfdata(const char *path)
+{
+	const unsigned char *p, *end;
+	struct pebs_perfdata *pd;
+	const void *data;
+	size_t size;
+	int nr = 0, err;
+
+	if (!path)
+		return pebs_err(-EINVAL, "build-id cache: no recording");
+	err = pebs_perfdata__open(path, &pd);
+	if (err)
+		return err;
+	if (pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, &data, &size)) {
+		pebs_perfdata__close(pd);
+		pebs_err_clear();
+		return 0;	/* no build id table: nothing to cache */
+	}
+	p = data;
+	end = p + size;
+	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
+	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
+		struct perf_event_header h;
+		const unsigned char *bid = p + sizeof(h) + 4;
+		const char *name = (const char *)bid + 24;
+		size_t len = BUILD_ID_MAX, max;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
+			break;
+		if (h.misc & MISC_BUILD_ID_SIZE)
+			len = bid[20];
+		max = (size_t)(p + h.size - (const unsigned char *)name);
+		p += h.size;
+		if (!len || len > BUILD_ID_MAX || strnlen(name, max) == max ||
+		    (name[0] != '/' && strcmp(name, "[vdso]") &&
+		     strcmp(name, KERNEL_NAME)))
+			continue;
+		if (!pebs_buildid_cache__add(name, bid, len))
+			nr++;
+		else
+			pebs_err_clear();	/* gone or rebuilt: not cached */
+	}
+	pebs_perfdata__close(pd);
+	return nr;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * callchain.c - a sample's call chain as resolved frames, and the frame
+ * names FlameGraph's stackcollapse-perf.pl makes of `perf script`.
+ *
+ * PERF_SAMPLE_CALLCHAIN is a list of instruction pointers, the leaf
+ * first, interleaved with PERF_CONTEXT_* markers (values from
+ * PERF_CONTEXT_MAX up) that say whether the pointers after them are
+ * kernel, user, hypervisor or guest ones. Markers are not frames. As in
+ * perf, at most PEBS_CALLCHAIN_MAX frames are kept (perf's default
+ * kernel.perf_event_max_stack). A sample without a call chain is one
+ * frame: its own ip.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+#define KERNEL_START	(1ULL << 63)
+
+static void resolve_one(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
+			bool kernel, struct pebs_frame *fr)
+{
+	struct pebs_sym sym;
+
+	memset(&sym, 0, sizeof(sym));
+	pebs_symbols__resolve(syms, pid, ip, &sym);
+	fr->ip = ip;
+	fr->sym = sym.name;
+	fr->dso = sym.dso;
+	fr->kernel = kernel;
+}
+
+int pebs_callchain__resolve(struct pebs_symbols *syms,
+			    const struct pebs_sample *s, bool kernel,
+			    struct pebs_frame *frames, unsigned int max)
+{
+	unsigned int n = 0;
+	uint64_t i, ip;
+	int mode = -1;		/* -1: none seen (decide by address) */
+
+	if (!syms || !s || !frames || !max)
+		return pebs_err(-EINVAL, "callchain: nothing to resolve");
+	if (max > PEBS_CALLCHAIN_MAX)
+		max = PEBS_CALLCHAIN_MAX;
+	if (!(s->present & PERF_SAMPLE_CALLCHAIN) || !s->callchain_nr) {
+		resolve_one(syms, (pid_t)s->pid, s->ip, kernel, &frames[0]);
+		return 1;
+	}
+	for (i = 0; i < s->callchain_nr && n < max; i++) {
+		memcpy(&ip, s->callchain + i, sizeof(ip));
+		if (ip >= PERF_CONTEXT_MAX) {
+			switch (ip) {
+			case PERF_CONTEXT_KERNEL:
+			case PERF_CONTEXT_GUEST_KERNEL:
+			case PERF_CONTEXT_HV:
+				mode = 1;
+				break;
+			case PERF_CONTEXT_USER:
+			case PERF_CONTEXT_GUEST_USER:
+				mode = 0;
+				break;
+			default:	/* PERF_CONTEXT_GUEST, unknown */
+				break;
+			}
+			continue;
+		}
+		resolve_one(syms, (pid_t)s->pid, ip,
+			    mode < 0 ? ip >= KERNEL_START : mode == 1,
+			    &frames[n++]);
+	}
+	if (!n) {	/* only markers: the sample's own ip */
+		resolve_one(syms, (pid_t)s->pid, s->ip, kernel, &frames[0]);
+		n = 1;
+	}
+	return (int)n;
+}
+
+enum pebs_frame_kind pebs_frame__kind(const struct pebs_frame *fr)
+{
+	const char *base;
+
+	if (fr->kernel)
+		return PEBS_FRAME_KERNEL;
+	if (!fr->dso)
+		return PEBS_FRAME_UNKNOWN;
+	if (fr->dso[0] == '[')	/* [vdso], [vsyscall], [jit] ... */
+		return PEBS_FRAME_LIB;
+	base = strrchr(fr->dso, '/');
+	base = base ? base + 1 : fr->dso;
+	return strstr(base, ".so") ? PEBS_FRAME_LIB : PEBS_FRAME_USER;
+}
+
+/* Append @src[0..n) to buf at *o (bounded, NUL-terminated). */
+static void put(char *buf, size_t len, size_t *o, const char *src, size_t n)
+{
+	if (*o + 1 >= len)
+		return;
+	if (n > len - 1 - *o)
+		n = len - 1 - *o;
+	memcpy(buf + *o, src, n);
+	*o += n;
+	buf[*o] = '\0';
+}
+
+/*
+ * Does @name look like a Go method ("net/http.(*Client).Do"):
+ * stackcollapse's /\.\(.*\)\./?
+ */
+static bool go_like(const char *name)
+{
+	const char *p = strstr(name, ".(");
+
+	return p && strstr(p + 2, ").");
+}
+
+int pebs_frame__folded(const struct pebs_frame *fr, char *buf, size_t len)
+{
+	const char *name = fr->sym, *cut = NULL, *p, *base;
+	size_t o = 0, i, n;
+
+	if (!buf || !len)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (!name) {
+		/* perf script: "[unknown] (dso)"; the script names the
+		   module instead, "[libc.so.6]", when it is known */
+		if (!fr->dso)
+			return (int)snprintf(buf, len, "[unknown]");
+		base = strrchr(fr->dso, '/');
+		base = base ? base + 1 : fr->dso;
+		return (int)snprintf(buf, len, "[%s]", base);
+	}
+	/* the script skips names that start with '(' (process names) */
+	if (name[0] == '(')
+		return 0;
+	/* tidy_generic: what follows the first '(' is noise (arguments),
+	   except "(anonymous namespace)" and Go method names */
+	if (!go_like(name)) {
+		for (p = name; (p = strchr(p, '(')) != NULL; p++)
+			if (strncmp(p, "(anonymous namespace)", 21)) {
+				cut = p;
+				break;
+			}
+	}
+	n = cut ? (size_t)(cut - name) : strlen(name);
+	for (i = 0; i < n; i++) {
+		char c = name[i];
+
+		if (c == '"' || c == '\'')
+			continue;
+		if (c == ';')
+			c = ':';
+		put(buf, len, &o, &c, 1);
+	}
+	return (int)o;
+}
+
+int pebs_frame__comm(const char *comm, int32_t tid, char *buf, size_t len)
+{
+	size_t i;
+	int n;
+
+	if (!buf || !len)
+		return -EINVAL;
+	/* perf script prints ":tid" for a thread without a comm */
+	n = comm ? snprintf(buf, len, "%s", comm) :
+		   snprintf(buf, len, ":%d", tid);
+	/* stackcollapse: spaces become '_' (and ';' would split) */
+	for (i = 0; buf[i]; i++)
+		if (buf[i] == ' ')
+			buf[i] = '_';
+		else if (buf[i] == ';')
+			buf[i] = ':';
+	return n;
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+/*
+ * dso-find.c - where the ELF file of a dso (as perf says) is found, as
+ * perf 6.1 looks for it: the file itself when its build id is the
+ * recorded one (or none was recorded), else perf's build-id cache
+ * (~/.debug/.build-id/xx/yyyy/elf, .../vdso for the vdso, or the older
+ * link to the file itself), else the distribution's debug file
+ * (/usr/lib/debug/.build-id/xx/yyyy.debug); and the places of a
+ * separate debug file (.gnu_debuglink, perf's cache, /usr/lib/debug).
+ * The symbols themselves are read by lib/symbols/dso.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols/dso.h"
+#include "core/internal.h"
+
+static bool elf_build_id(Elf *elf, uint8_t *bid, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &noff, &doff))) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + noff, "GNU", 4) &&
+			    nh.n_descsz <= BUILD_ID_MAX) {
+				memcpy(bid, (char *)data->d_buf + doff,
+				       nh.n_descsz);
+				*len = nh.n_descsz;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+int pebs_elf_build_id(const char *path, uint8_t *bid)
+{
+	size_t len = 0;
+	bool found;
+	Elf *elf;
+	int fd;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ENOTSUP;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	found = elf && elf_kind(elf) == ELF_K_ELF &&
+		elf_build_id(elf, bid, &len);
+	elf_end(elf);
+	close(fd);
+	return found ? (int)len : -ENOENT;
+}
+
+/* The section named @name, or NULL. */
+Elf_Scn *pebs_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) &&
+		    (n = elf_strptr(elf, shstrndx, sh->sh_name)) &&
+		    !strcmp(n, name))
+			return scn;
+	return NULL;
+}
+
+static bool debuglink(Elf *elf, char *name, size_t size)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	Elf_Scn *scn = pebs_elf_section(elf, ".gnu_debuglink", &sh);
+	size_t n;
+
+	data = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	if (!data || !data->d_buf || !data->d_size)
+		return false;
+	/* a file name, NUL, padding, a CRC32 */
+	n = strnlen(data->d_buf, data->d_size);
+	if (!n || n == data->d_size || n >= size || memchr(data->d_buf, '/', n))
+		return false;
+	memcpy(name, data->d_buf, n + 1);
+	return true;
+}
+
+/* "<dir>/xx/yyyy<suffix>" for build id @bid of @len bytes. */
+static void bid_path(char *buf, size_t size, const char *dir,
+		     const uint8_t *bid, size_t len, const char *suffix)
+{
+	size_t i, off;
+
+	off = (size_t)snprintf(buf, size, "%s/.build-id/%02x/", dir, bid[0]);
+	for (i = 1; i < len && off < size; i++)
+		off += (size_t)snprintf(buf + off, size - off, "%02x", bid[i]);
+	if (off < size)
+		snprintf(buf + off, size - off, "%s", suffix);
+}
+
+/*
+ * Open @path as ELF into *elfp (and its fd); with @want_len, only if its
+ * build id is @want. The build id found goes to @bid / *bid_len.
+ */
+bool pebs_elf_open(const char *path, const uint8_t *want, size_t want_len,
+		   Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	*bid_len = 0;
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF ||
+	    (!elf_build_id(elf, bid, bid_len) && want_len) ||
+	    (want_len && (*bid_len != want_len ||
+			  memcmp(bid, want, want_len)))) {
+		elf_end(elf);
+		close(fd);
+		return false;
+	}
+	*elfp = elf;
+	*fdp = fd;
+	return true;
+}
+
+/* The name of a file in perf's cache: "vdso" for the vdso, else "elf". */
+static const char *cache_name(const struct dso *d)
+{
+	return !strcmp(d->path, "[vdso]") ? "/vdso" : "/elf";
+}
+
+/*
+ * The file with @d's recorded build id: the file itself, else a copy in
+ * perf's cache (~/.debug/.build-id/xx/yyyy/elf, .../vdso for the vdso,
+ * or the older link to the file itself), else the distribution's debug
+ * file. A name that is no file ([vdso]) is found in the cache only.
+ */
+bool pebs_dso_open(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
+		   size_t *bid_len)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+
+	if (d->is_file && pebs_elf_open(d->path, d->want_bid, d->want_bid_len,
+				   elfp, fdp, bid, bid_len))
+		return true;
+	if (!d->want_bid_len)
+		return false;
+	if (!pebs_buildid_dir(dir, sizeof(dir))) {
+		bid_path(path, sizeof(path), dir, d->want_bid,
+			 d->want_bid_len, cache_name(d));
+		if (pebs_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp,
+			     bid, bid_len))
+			return true;
+		bid_path(path, sizeof(path), dir, d->want_bid,
+			 d->want_bid_len, "");
+		if (pebs_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp,
+			     bid, bid_len))
+			return true;
+	}
+	bid_path(path, sizeof(path), "/usr/lib/debug", d->want_bid,
+		 d->want_bid_len, ".debug");
+	return pebs_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
+			bid_len);
+}
+
+bool pebs_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
+			  size_t len, unsigned int i, char *buf, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	char link[256], dir[PATH_MAX];
+	int dl = slash ? (int)(slash - path) : 0;
+
+	buf[0] = '\0';
+	if (i < 4) {
+		if (path[0] != '/' || !debuglink(elf, link, sizeof(link)))
+			return true;
+		/* i 0: the name alone (perf's "%.0s%s": the current
+		   directory) */
+		snprintf(buf, size, i == 0 ? "%.*s%s" : i == 1 ? "%.*s/%s" :
+			 i == 2 ? "%.*s/.debug/%s" : "/usr/lib/debug%.*s/%s",
+			 i == 0 ? 0 : dl, path, link);
+		if (!strcmp(buf, path))
+			buf[0] = '\0';
+		return true;
+	}
+	if (i == 4) {
+		if (len && !pebs_buildid_dir(dir, sizeof(dir)))
+			bid_path(buf, size, dir, bid, len, "/debug");
+		return true;
+	}
+	if (i == 5) {
+		if (len)
+			bid_path(buf, size, "/usr/lib/debug", bid, len,
+				 ".debug");
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbols-int.h - the resolver's state (struct pebs_symbols), shared by
+ * lib/symbols/symbols.c (address spaces and lookups) and lib/symbols/symbols-kernel.c
+ * (the recording's build ids and the kernel's symbols). Not installed.
+ */
+#ifndef PEBSSHIM_SYMBOLS_INT_H
+#define PEBSSHIM_SYMBOLS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "symbols/dso.h"
+#include "core/internal.h"
+
+struct mapping {
+	uint64_t start, end, pgoff;
+	struct dso *dso;
+};
+
+struct proc {
+	pid_t pid;
+	struct mapping *maps;	/* executable mappings (or data ones) */
+	size_t nr, cap;
+	struct proc *data;	/* the data mappings, or NULL */
+};
+
+struct cached {
+	uint64_t ip;
+	pid_t pid;
+	uint32_t gen;		/* 0: empty */
+	int ret;
+	struct pebs_sym sym;
+};
+
+struct pebs_symbols {
+	struct dso **dsos;
+	size_t nr_dsos;
+	struct proc **procs;	/* sorted by pid */
+	size_t nr_procs;
+	struct dso kernel;	/* "[kernel.kallsyms]" */
+	uint8_t kernel_bid[BUILD_ID_MAX];	/* as recorded */
+	size_t kernel_bid_len;
+	uint64_t kernel_text;	/* recorded _text (kernel MMAP pgoff) */
+	uint32_t gen;		/* mappings' generation: cache validity */
+	struct cached *cache;
+	struct proc *last;	/* the last process found (never freed
+				   before the end) */
+	struct kload *kload;	/* /proc/kallsyms being read on a thread
+				   (syms_kernel_start), or NULL */
+	int kernel_lazy;	/* taken at the first kernel address:
+				   SYMS_KERNEL_HOST or _CACHED; 0: none */
+	bool kernel_nowait;	/* pebs_symbols__kernel_nowait */
+};
+
+/* where the kernel's symbols come from (pebs_symbols__load_kernel's
+   answers) */
+enum { SYMS_KERNEL_HOST = 1, SYMS_KERNEL_CACHED = 2 };
+
+/* -ENOMEM with the library's message */
+int syms_oom(void);
+/* a mapping or a file changed: the (pid, ip) cache is stale */
+void syms_invalidate(struct pebs_symbols *syms);
+/* the file @path's dso, made if new; NULL when out of memory */
+struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path);
+/* whether @name is the kernel's map ("[kernel.kallsyms]...") */
+bool syms_is_kernel_name(const char *name);
+/*
+ * syms_kernel_now - the kernel's symbols at the first kernel address
+ * looked up after syms_kernel_defer: the thread's (syms_kernel_start),
+ * or read now. 0 or -errno.
+ */
+int syms_kernel_now(struct pebs_symbols *syms);
+/*
+ * syms_kernel_all - all of /proc/kallsyms, for an address above the part
+ * read (kload_limit); without it, no kernel symbols. 0 or -errno.
+ */
+int syms_kernel_all(struct pebs_symbols *syms);
+/*
+ * syms_kernel_pending - whether a kernel address is to be left unnamed
+ * now: the symbols are still being read and the caller does not wait
+ * (pebs_symbols__kernel_nowait).
+ */
+bool syms_kernel_pending(struct pebs_symbols *syms);
+
+#endif

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symbols-kernel.c - what the resolver knows of the recording's builds:
+ * build ids (HEADER_BUILD_ID, pebs_symbols__set_build_id) that make a
+ * changed file be looked up in the build-id cache, and the kernel's
+ * symbols, from /proc/kallsyms only when the recorded kernel is this
+ * host's (its build id, or else its _text), read on a thread
+ * (lib/symbols/kallsyms.c) or at the first kernel address.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "session/session.h"
+#include "symbols/symbols-int.h"
+
+int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
+			       const uint8_t *build_id, size_t size)
+{
+	struct dso *d;
+
+	if (!syms || !path || !build_id || !size || size > BUILD_ID_MAX)
+		return pebs_err(-EINVAL, "symbols: bad build id for %s",
+				path ? path : "(null)");
+	if (syms_is_kernel_name(path)) {
+		memcpy(syms->kernel_bid, build_id, size);
+		syms->kernel_bid_len = size;
+		return 0;
+	}
+	d = syms_dso_findnew(syms, path);
+	if (!d)
+		return syms_oom();
+	memcpy(d->want_bid, build_id, size);
+	d->want_bid_len = size;
+	if (d->loaded) {
+		/* checked against the file again on the next lookup */
+		free(d->syms);
+		free(d->names);
+		free(d->segs);
+		d->syms = NULL;
+		d->names = NULL;
+		d->segs = NULL;
+		d->nr_syms = d->nr_segs = 0;
+		d->loaded = false;
+	}
+	syms_invalidate(syms);
+	return 0;
+}
+
+/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
+#define MISC_BUILD_ID_SIZE	(1 << 15)
+
+int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
+				size_t size)
+{
+	const unsigned char *p = data, *end = p + size;
+	int nr = 0;
+
+	if (!syms || (!data && size))
+		return pebs_err(-EINVAL, "symbols: no build id section");
+	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
+	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
+		struct perf_event_header h;
+		const unsigned char *bid = p + sizeof(h) + 4;
+		const char *name = (const char *)bid + 24;
+		size_t len = BUILD_ID_MAX, max;
+
+		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
+		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
+			return pebs_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
+					"of %u bytes overruns the section",
+					h.size);
+		if (h.misc & MISC_BUILD_ID_SIZE)
+			len = bid[20];
+		max = (size_t)(p + h.size - (const unsigned char *)name);
+		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max &&
+		    (name[0] == '/' || syms_is_kernel_name(name) ||
+		     !strcmp(name, "[vdso]"))) {	/* in perf's cache */
+			int err = pebs_symbols__set_build_id(syms, name, bid,
+							     len);
+
+			if (err)
+				return err;
+			nr++;
+		}
+		p += h.size;
+	}
+	return nr;
+}
+
+/* Whether the recorded kernel is this host's. */
+static bool same_kernel(const struct pebs_symbols *syms)
+{
+	uint8_t bid[BUILD_ID_MAX];
+	int n;
+
+	if (syms->kernel_bid_len) {
+		n = pebs_host_kernel_build_id(bid);
+		return n > 0 && (size_t)n == syms->kernel_bid_len &&
+		       !memcmp(bid, syms->kernel_bid, (size_t)n);
+	}
+	/* no build id recorded: the kernel map must be where it is */
+	return syms->kernel_text &&
+	       syms->kernel_text == pebs_host_kernel_text();
+}
+
+/* perf's copy of the recorded kernel's kallsyms in the build-id cache
+   (perf record's, or ours): true with its path in @path */
+static bool cached_kallsyms(const struct pebs_symbols *syms, char *path,
+			    size_t len)
+{
+	return syms->kernel_bid_len &&
+	       !pebs_buildid_cache_entry(path, len, "[kernel.kallsyms]",
+					 syms->kernel_bid, syms->kernel_bid_len,
+					 "kallsyms") &&
+	       !access(path, R_OK);
+}
+
+/* The cached kallsyms of another kernel (cached_kallsyms):
+   SYMS_KERNEL_CACHED, or 0 if there is none, or -errno. */
+static int load_cached(struct pebs_symbols *syms)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (!cached_kallsyms(syms, path, sizeof(path)))
+		return 0;
+	syms_invalidate(syms);
+	err = pebs_dso_load_kallsyms_file(&syms->kernel, path,
+					  syms->kernel_text);
+	return err < 0 ? err : SYMS_KERNEL_CACHED;
+}
+
+void syms_kernel_start(struct pebs_symbols *syms)
+{
+	if (!syms->kload && same_kernel(syms))
+		syms->kload = kload_start(UINT64_MAX);	/* NULL: later,
+							   in place */
+}
+
+int pebs_symbols__load_kernel(struct pebs_symbols *syms)
+{
+	struct kload *k;
+	int err;
+
+	if (!syms)
+		return pebs_err(-EINVAL, "symbols: none");
+	k = syms->kload;
+	syms->kload = NULL;
+	syms->kernel_lazy = 0;
+	if (!same_kernel(syms)) {
+		kload_cancel(k);
+		return load_cached(syms);
+	}
+	syms_invalidate(syms);
+	err = k ? kload_finish(k, &syms->kernel) :
+	      pebs_dso_load_kallsyms(&syms->kernel);
+	return err < 0 ? err : SYMS_KERNEL_HOST;
+}
+
+int syms_kernel_defer(struct pebs_symbols *syms)
+{
+	char path[PATH_MAX];
+	int ret = same_kernel(syms) ? kallsyms_probe() :
+		  cached_kallsyms(syms, path, sizeof(path)) ?
+		  SYMS_KERNEL_CACHED : 0;
+
+	syms->kernel_lazy = ret > 0 ? ret : 0;
+	if (!syms->kernel_lazy) {
+		kload_cancel(syms->kload);
+		syms->kload = NULL;
+	}
+	syms_invalidate(syms);
+	return ret;
+}
+
+/* The kernel's symbols at the first kernel address looked up after
+   syms_kernel_defer: the thread's (syms_kernel_start), or read now. */
+int syms_kernel_now(struct pebs_symbols *syms)
+{
+	struct kload *k = syms->kload;
+	int from = syms->kernel_lazy;
+
+	syms->kload = NULL;
+	syms->kernel_lazy = 0;
+	if (from == SYMS_KERNEL_CACHED)
+		return load_cached(syms);
+	return k ? kload_finish(k, &syms->kernel) :
+	       pebs_dso_load_kallsyms(&syms->kernel);
+}
+
+int syms_kernel_all(struct pebs_symbols *syms)
+{
+	int err;
+
+	syms->kernel.syms_end = 0;
+	syms_invalidate(syms);
+	err = pebs_dso_load_kallsyms(&syms->kernel);
+	if (err < 0)
+		syms->kernel.nr_syms = 0;	/* the part is no answer above */
+	return err < 0 ? err : 0;
+}
+
+void syms_kernel_limit(struct pebs_symbols *syms, uint64_t max)
+{
+	if (syms->kload)
+		kload_limit(syms->kload, max);
+}
+
+bool syms_kernel_pending(struct pebs_symbols *syms)
+{
+	return syms->kernel_nowait && syms->kload && !kload_ready(syms->kload);
+}
+
+void pebs_symbols__kernel_nowait(struct pebs_symbols *syms, bool nowait)
+{
+	if (syms)
+		syms->kernel_nowait = nowait;
+}
+
+int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
+{
+	if (!syms)
+		return pebs_err(-EINVAL, "symbols: none");
+	kload_cancel(syms->kload);
+	syms->kload = NULL;
+	syms->kernel_lazy = 0;
+	syms_invalidate(syms);
+	return pebs_dso_load_kallsyms(&syms->kernel);
+}
