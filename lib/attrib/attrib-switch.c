@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/attrib.h"
 #include "map/map.h"
 #include "core/opts.h"
 #include "map/timeline-int.h"

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/attrib.h"
 #include "core/internal.h"
 #include "core/opts.h"
 

@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "pebsshim/session.h"
+#include "pebsshim/c2c.h"
 #include "c2c/c2c-read.h"
 
 /* Physical memory of one NUMA node (perf's mem2node phys_entry). */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "pebsshim/c2c.h"
 #include "c2c/c2c.h"
 
 #define DISPLAY_LINE_LIMIT 0.001	/* perf: a shown line's share */

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "pebsshim/c2c.h"
 #include "c2c/c2c.h"
 
 /* Make room for one more element of @size bytes in *@a (n used, cap). */

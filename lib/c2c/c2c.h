@@ -4,6 +4,7 @@
 #define PEBSSHIM_C2C_H
 
 #include "core/internal.h"
+#include "pebsshim/c2c.h"
 
 #define C2C_NONE	UINT32_MAX
 #define LINE_SHIFT	6

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/session.h"
+#include "pebsshim/c2c.h"
 #include "c2c/c2c-read.h"
 #include "session/session.h"
 

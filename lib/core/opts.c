@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pebsshim/event.h"	/* upward: PEBS_EVENT_ATTR_AREA */
 #include "core/internal.h"
 #include "core/opts.h"
 

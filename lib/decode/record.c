@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pebsshim/decode.h"
 #include "core/internal.h"
 
 /* A NUL-terminated string at @off within @len bytes of payload @p. */

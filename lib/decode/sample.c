@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pebsshim/decode.h"
 #include "core/internal.h"
 
 #ifndef PERF_FORMAT_LOST

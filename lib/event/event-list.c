@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 

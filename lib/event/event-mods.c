@@ -44,6 +44,7 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 /* after <linux/perf_event.h> (internal.h), which libpfm4 then defers to */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 #include "core/opts.h"

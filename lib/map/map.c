@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/map.h"
 #include "core/barrier.h"
 #include "map/map.h"
 

@@ -8,6 +8,7 @@
 
 #include "core/barrier.h"
 #include "core/internal.h"
+#include "pebsshim/map.h"
 
 struct pebs_map {
 	struct pebs_map_header hdr;	/* validated copy */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/map.h"
 #include "map/map.h"
 #include "map/timeline-int.h"
 

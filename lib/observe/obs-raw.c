@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/observe.h"
 #include "core/internal.h"
 #include "core/opts.h"
 

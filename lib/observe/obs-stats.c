@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/observe.h"
 #include "core/internal.h"
 
 bool pebs_trustable(uint64_t begin0, uint64_t end0, uint64_t begin1,

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pebsshim/observe.h"
 #include "core/internal.h"
 #include "core/opts.h"
 #include "observe/rdpmc.h"

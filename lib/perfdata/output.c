@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "perfdata/perfdata-write.h"
 
 static const char *file_kind(mode_t m)

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "perfdata/perfdata-write.h"
 
 #define CPUINFO_MAX		16384

@@ -13,6 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
+#include "perfdata/perfdata-int.h"
 #include "session/session.h"
 
 /* a HEADER_FEATURE record: { header; u64 feat_id; data } */

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/opts.h"
 #include "perfdata/perfdata-write.h"
 #include "perfdata/tracing-data.h"

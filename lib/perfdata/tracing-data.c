@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "event/event-internal.h"
 #include "perfdata/tracing-data.h"
 

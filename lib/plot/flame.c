@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/plot.h"
 #include "core/internal.h"
 
 #define NONE	UINT32_MAX

@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/report.h"
+#include "pebsshim/plot.h"
 #include "plot/svg.h"
 
 #define BUCKETS		120

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/plot.h"
 #include "plot/svg.h"
 
 #define SLOTS		4	/* threads kept per column */

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "pebsshim/report.h"
 #include "core/internal.h"
 
 int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/report.h"
 #include "core/internal.h"
 
 /* samples handed over at once: few hand-overs, each of which may wait

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <asm/perf_regs.h>
 
+#include "pebsshim/sampling.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 #include "core/opts.h"

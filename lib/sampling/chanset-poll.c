@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "pebsshim/sampling.h"
 #include "sampling/chanset.h"
 #include "core/opts.h"
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 
+#include "pebsshim/sampling.h"
 #include "sampling/chanset.h"
 #include "core/opts.h"
 

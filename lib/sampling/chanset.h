@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "pebsshim/sampling.h"
 
 struct target;
 

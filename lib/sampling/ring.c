@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/sampling.h"
 #include "core/barrier.h"
 #include "core/internal.h"
 

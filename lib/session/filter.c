@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/session.h"
 #include "core/internal.h"
 
 #define MAX_CPUS	4096

@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/session.h"
+#include "perfdata/perfdata-int.h"
 #include "session/session.h"
 
 #define DEFAULT_MAX_QUEUED	(1u << 20)

@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/session.h"
+#include "perfdata/perfdata-int.h"
 #include "session/session.h"
 
 #define KERNEL_START	(1ULL << 63)

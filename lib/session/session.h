@@ -7,6 +7,7 @@
 #define PEBSSHIM_SESSION_H
 
 #include "core/internal.h"
+#include "pebsshim/session.h"
 
 /* The c2c feed of a session (lib/c2c/session-c2c.c). */
 struct ss_c2c;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/session.h"
 #include "core/internal.h"
 
 #define COMM_MAX	16	/* TASK_COMM_LEN, what the kernel records */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pebsshim/symbols.h"
 #include "core/internal.h"
 
 #define KERNEL_START	(1ULL << 63)

@@ -13,6 +13,7 @@
 
 #include "symbols/dso.h"
 #include "core/internal.h"
+#include "pebsshim/symbols.h"
 
 struct mapping {
 	uint64_t start, end, pgoff;

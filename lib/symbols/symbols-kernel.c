@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/symbols.h"
 #include "session/session.h"
 #include "symbols/symbols-int.h"
 

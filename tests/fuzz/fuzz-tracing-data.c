@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim.h"
 #include "perfdata/tracing-data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "helpers.h"
 #include "core/internal.h"
 #include "event/event-internal.h"

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "symbols/dso.h"
 #include "helpers.h"
 #include "core/internal.h"

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "symbols/dso.h"
 #include "helpers.h"
 #include "core/internal.h"
