@@ -118,7 +118,8 @@ tests: $(UNIT) $(LIVE) $(WORKLOADS) $(PROBE)
 vmbins: $(VMBINS)
 fuzz: $(FUZZ)
 
-$(B)/%.o: %.c $(wildcard include/*.h lib/*/*.h lib/include/*.h tools/*.h)
+$(B)/%.o: %.c $(wildcard include/*.h lib/*/*.h lib/include/*.h \
+		 lib/include/pebsshim/*.h tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -145,7 +146,7 @@ $(B)/tests/live/%: $(B)/tests/live/%.o $(T_HELPERS) $(LIB_A)
 $(PROBE): $(B)/tests/probe.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/tests/%.o: tests/%.c $(wildcard include/*.h lib/*/*.h lib/include/*.h \
-		 tests/*.h)
+		 lib/include/pebsshim/*.h tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c -o $@ $<
 
@@ -166,19 +167,20 @@ $(B)/bench/%: bench/%.c $(LIB_A)
 
 # Static guest binaries: no sanitizers (the guest has no shared libs).
 $(B)/vm/%: tests/vm/%.c tests/helpers.c $(LIB_SRCS) $(wildcard include/*.h \
-	   lib/*/*.h lib/include/*.h tests/*.h tests/vm/*.h)
+	   lib/*/*.h lib/include/*.h lib/include/pebsshim/*.h tests/*.h \
+	   tests/vm/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests -std=gnu11 $(WARN) -O2 -g -static -o $@ \
 		$< tests/helpers.c $(LIB_SRCS) $(LDLIBS)
 $(B)/vm/pebs-shim: $(TOOL_SRCS) $(LIB_SRCS) $(wildcard include/*.h lib/*/*.h \
-		   lib/include/*.h tools/*.h)
+		   lib/include/*.h lib/include/pebsshim/*.h tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -g -static -o $@ \
 		$(TOOL_SRCS) $(LIB_SRCS) $(LDLIBS)
 
 # libFuzzer targets: built with clang over the library sources.
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard include/*.h lib/*/*.h \
-	     lib/include/*.h)
+	     lib/include/*.h lib/include/pebsshim/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -g -O1 \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) \
@@ -308,10 +310,13 @@ MAN4 := $(sort $(wildcard man/*.4))
 # link per function, from libpebsshim.3; pebs-shim-<command>.1 from
 # pebs-shim.1; $(MAN_LIST) names them (relative to $(B)/man)
 MAN_LIST := $(B)/man/pages
+# the module headers pebsshim.h includes (installed into pebsshim/)
+PUB_HDRS := $(sort $(wildcard lib/include/pebsshim/*.h))
 INSTALLED := $(BINDIR)/pebs-shim \
 	$(addprefix $(LIBDIR)/,libpebsshim.a $(notdir $(LIB_SO) $(LIB_LINKS))) \
 	$(LIBDIR)/pkgconfig/libpebsshim.pc \
 	$(INCLUDEDIR)/pebsshim.h $(INCLUDEDIR)/pebs_map.h \
+	$(patsubst lib/include/%,$(INCLUDEDIR)/%,$(PUB_HDRS)) \
 	$(patsubst man/%,$(MANDIR)/man1/%,$(MAN1)) \
 	$(patsubst man/%,$(MANDIR)/man3/%,$(MAN3)) \
 	$(patsubst man/%,$(MANDIR)/man4/%,$(MAN4))
@@ -339,7 +344,7 @@ FORCE:
 
 install: lib tool $(PC) $(MAN_LIST)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(INCLUDEDIR)/pebsshim $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/pebs-shim
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
@@ -349,6 +354,7 @@ install: lib tool $(PC) $(MAN_LIST)
 	install -m 0644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 lib/include/pebsshim.h include/pebs_map.h \
 		$(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 $(PUB_HDRS) $(DESTDIR)$(INCLUDEDIR)/pebsshim/
 	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 	$(if $(MAN4),install -m 0644 $(MAN4) $(DESTDIR)$(MANDIR)/man4/)

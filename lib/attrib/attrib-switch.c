@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "pebsshim/attrib.h"
-#include "map/map.h"
+#include "map/map-int.h"
 #include "core/opts.h"
 #include "map/timeline-int.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 
 #include "pebsshim/c2c.h"
-#include "c2c/c2c.h"
+#include "c2c/c2c-int.h"
 
 /* Make room for one more element of @size bytes in *@a (n used, cap). */
 static int vec_grow(void **a, size_t *cap, size_t n, size_t size)

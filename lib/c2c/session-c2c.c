@@ -25,7 +25,7 @@
 #include "pebsshim/session.h"
 #include "pebsshim/c2c.h"
 #include "c2c/c2c-read.h"
-#include "session/session.h"
+#include "session/session-int.h"
 
 #define RING 32		/* samples whose line lookups overlap */
 #define QUALIFIED UINT32_MAX	/* pline.tail of a line that qualified */

@@ -20,7 +20,7 @@
 
 #include "pebsshim/map.h"
 #include "core/barrier.h"
-#include "map/map.h"
+#include "map/map-int.h"
 
 /* Attempts at a consistent slot copy before read_slot gives up. */
 #define SLOT_TRIES		10000

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "pebsshim/map.h"
-#include "map/map.h"
+#include "map/map-int.h"
 #include "map/timeline-int.h"
 
 /* Entries the timeline copies per pebs_map__hist_read() call. */

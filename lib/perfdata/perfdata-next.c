@@ -15,7 +15,7 @@
 
 #include "pebsshim/perfdata.h"
 #include "perfdata/perfdata-int.h"
-#include "session/session.h"
+#include "session/session-int.h"
 
 /* a HEADER_FEATURE record: { header; u64 feat_id; data } */
 #define FEAT_REC_HDR	16

@@ -27,7 +27,7 @@
 
 #include "pebsshim/report.h"
 #include "report/report-rows.h"
-#include "session/session.h"
+#include "session/session-int.h"
 
 #define BATCH		32	/* samples whose lookups overlap */
 

@@ -20,7 +20,7 @@
 
 #include "pebsshim/session.h"
 #include "perfdata/perfdata-int.h"
-#include "session/session.h"
+#include "session/session-int.h"
 
 #define DEFAULT_MAX_QUEUED	(1u << 20)
 

@@ -21,7 +21,7 @@
 
 #include "pebsshim/session.h"
 #include "perfdata/perfdata-int.h"
-#include "session/session.h"
+#include "session/session-int.h"
 
 #define KERNEL_START	(1ULL << 63)
 

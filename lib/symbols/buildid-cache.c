@@ -29,7 +29,7 @@
 #include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
+#include "session/session-int.h"
 
 #define KERNEL_NAME	"[kernel.kallsyms]"
 

@@ -28,7 +28,7 @@
 #include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
+#include "session/session-int.h"
 
 /* The running kernel's build id, read once: its size, or -errno. */
 static uint8_t host_bid[BUILD_ID_MAX];

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "pebsshim/symbols.h"
-#include "session/session.h"
+#include "session/session-int.h"
 #include "symbols/symbols-int.h"
 
 int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,

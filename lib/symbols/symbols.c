@@ -24,7 +24,7 @@
 #include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
+#include "session/session-int.h"
 #include "symbols/symbols-int.h"
 
 #define KERNEL_START		(1ULL << 63)

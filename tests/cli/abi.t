@@ -2,11 +2,13 @@
 # abi.t - the shared library's ABI: libpebsshim.so.0.1.0 with SONAME
 # libpebsshim.so.0 and the links .so.0 and .so; it exports only pebs_*
 # symbols, each under a version node of lib/libpebsshim.map, which lists
-# them by name; the PEBS_API functions of lib/include/pebsshim.h are
-# exactly the map's names and the exports; abidiff against the dump
+# them by name; the PEBS_API functions of lib/include/pebsshim.h and
+# the module headers it includes are exactly the map's names and the
+# exports; abidiff against the dump
 # abi/libpebsshim.abi finds no function removed, changed (a public struct
-# grown or reshaped) or added; the public header compiles on its own as
-# C11 and as C++ with -Wall -Wextra -Werror; a program links against the
+# grown or reshaped) or added; the umbrella header and every module
+# header compile on their own as C11 and as C++ with -Wall -Wextra
+# -Werror; a program links against the
 # shared library alone (-lpebsshim) and runs; programs built against a
 # newer <linux/perf_event.h> (struct perf_event_attr grown by 16 bytes)
 # and an older one (PERF_ATTR_SIZE_VER5) see the same struct pebs_event
@@ -119,23 +121,24 @@ else
 	empty "abidiff $abi: no symbol added" "$T/added"
 fi
 
-# the header on its own (twice: the include guard)
-printf '#include "pebsshim.h"\n#include "pebsshim.h"\n' >"$T/h.c"
-if gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$S/include" \
-	-I"$S/lib/include" "$T/h.c" >"$T/cc" 2>&1; then
-	ok "the header compiles alone as C11 (gcc -std=c11 -Wall -Wextra -Werror)"
-else
-	nok "the header compiles alone as C11 (gcc -std=c11 -Wall -Wextra -Werror)"
-	diag "$T/cc"
-fi
-if command -v g++ >/dev/null; then
-	if g++ -fsyntax-only -x c++ -Wall -Wextra -Werror -I"$S/include" \
-		-I"$S/lib/include" "$T/h.c" >"$T/cxx" 2>&1; then
-		ok "the header compiles as C++ (g++ -x c++ -Wall -Wextra -Werror)"
-	else
-		nok "the header compiles as C++ (g++ -x c++ -Wall -Wextra -Werror)"
-		diag "$T/cxx"
+# every public header on its own (twice: the include guard): the umbrella
+# pebsshim.h and each module header pebsshim/<module>.h
+: >"$T/cc"
+: >"$T/cxx"
+for h in pebsshim.h $(cd "$S/lib/include" && ls pebsshim/*.h); do
+	printf '#include "%s"\n#include "%s"\n' "$h" "$h" >"$T/h.c"
+	gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$S/include" \
+		-I"$S/lib/include" "$T/h.c" >>"$T/cc" 2>&1 ||
+		echo "$h does not compile alone as C11" >>"$T/cc"
+	if command -v g++ >/dev/null; then
+		g++ -fsyntax-only -x c++ -Wall -Wextra -Werror -I"$S/include" \
+			-I"$S/lib/include" "$T/h.c" >>"$T/cxx" 2>&1 ||
+			echo "$h does not compile alone as C++" >>"$T/cxx"
 	fi
+done
+empty "pebsshim.h and each pebsshim/*.h compile alone as C11 (gcc -std=c11 -Wall -Wextra -Werror)" "$T/cc"
+if command -v g++ >/dev/null; then
+	empty "pebsshim.h and each pebsshim/*.h compile as C++ (g++ -x c++ -Wall -Wextra -Werror)" "$T/cxx"
 else
 	skip "g++ is not installed"
 fi

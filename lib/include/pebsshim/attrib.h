@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_ATTRIB_H
-#define PEBSSHIM_API_ATTRIB_H
+#ifndef PEBSSHIM_ATTRIB_H
+#define PEBSSHIM_ATTRIB_H
 
 #include "pebsshim/map.h"
 #include "pebsshim/decode.h"
@@ -223,4 +223,4 @@ PEBS_API void pebs_switchrec__delete(struct pebs_switchrec *sr);
 }
 #endif
 
-#endif /* PEBSSHIM_API_ATTRIB_H */
+#endif /* PEBSSHIM_ATTRIB_H */

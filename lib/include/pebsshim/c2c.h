@@ -5,8 +5,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_C2C_H
-#define PEBSSHIM_API_C2C_H
+#ifndef PEBSSHIM_C2C_H
+#define PEBSSHIM_C2C_H
 
 #include "pebsshim/symbols.h"
 #include "pebsshim/perfdata.h"
@@ -362,4 +362,4 @@ PEBS_API void pebs_c2c_maps__delete(struct pebs_c2c_maps *m);
 }
 #endif
 
-#endif /* PEBSSHIM_API_C2C_H */
+#endif /* PEBSSHIM_C2C_H */

@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_CORE_H
-#define PEBSSHIM_API_CORE_H
+#ifndef PEBSSHIM_CORE_H
+#define PEBSSHIM_CORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -83,4 +83,4 @@ PEBS_API int pebs_cpulist__next(const uint64_t *bitmap, unsigned int max_cpus,
 }
 #endif
 
-#endif /* PEBSSHIM_API_CORE_H */
+#endif /* PEBSSHIM_CORE_H */

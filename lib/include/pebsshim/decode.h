@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_DECODE_H
-#define PEBSSHIM_API_DECODE_H
+#ifndef PEBSSHIM_DECODE_H
+#define PEBSSHIM_DECODE_H
 
 #include <linux/perf_event.h>
 #include "pebsshim/core.h"
@@ -273,4 +273,4 @@ PEBS_API int pebs_record__decode(const struct perf_event_header *ev,
 }
 #endif
 
-#endif /* PEBSSHIM_API_DECODE_H */
+#endif /* PEBSSHIM_DECODE_H */

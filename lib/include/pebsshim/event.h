@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_EVENT_H
-#define PEBSSHIM_API_EVENT_H
+#ifndef PEBSSHIM_EVENT_H
+#define PEBSSHIM_EVENT_H
 
 #include <linux/perf_event.h>
 #include "pebsshim/core.h"
@@ -190,4 +190,4 @@ PEBS_API bool pebs_event__fallback(struct pebs_event *ev, int err);
 }
 #endif
 
-#endif /* PEBSSHIM_API_EVENT_H */
+#endif /* PEBSSHIM_EVENT_H */

@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_MAP_H
-#define PEBSSHIM_API_MAP_H
+#ifndef PEBSSHIM_MAP_H
+#define PEBSSHIM_MAP_H
 
 #include "pebs_map.h"
 #include "pebsshim/core.h"
@@ -190,4 +190,4 @@ PEBS_API void pebs_timeline__delete(struct pebs_timeline *tl);
 }
 #endif
 
-#endif /* PEBSSHIM_API_MAP_H */
+#endif /* PEBSSHIM_MAP_H */

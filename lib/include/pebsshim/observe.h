@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_OBSERVE_H
-#define PEBSSHIM_API_OBSERVE_H
+#ifndef PEBSSHIM_OBSERVE_H
+#define PEBSSHIM_OBSERVE_H
 
 #include "pebsshim/map.h"
 #include "pebsshim/event.h"
@@ -368,4 +368,4 @@ PEBS_API int pebs_obs_raw__close(struct pebs_obs_raw *raw);
 }
 #endif
 
-#endif /* PEBSSHIM_API_OBSERVE_H */
+#endif /* PEBSSHIM_OBSERVE_H */

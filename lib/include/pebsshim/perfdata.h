@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_PERFDATA_H
-#define PEBSSHIM_API_PERFDATA_H
+#ifndef PEBSSHIM_PERFDATA_H
+#define PEBSSHIM_PERFDATA_H
 
 #include "pebsshim/decode.h"
 
@@ -494,4 +494,4 @@ PEBS_API int pebs_output__backup(const char *path);
 }
 #endif
 
-#endif /* PEBSSHIM_API_PERFDATA_H */
+#endif /* PEBSSHIM_PERFDATA_H */

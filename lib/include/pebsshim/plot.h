@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_PLOT_H
-#define PEBSSHIM_API_PLOT_H
+#ifndef PEBSSHIM_PLOT_H
+#define PEBSSHIM_PLOT_H
 
 #include <stdio.h>
 #include "pebsshim/decode.h"
@@ -326,4 +326,4 @@ PEBS_API void pebs_svg__hsl(char *buf, size_t len, unsigned int hue,
 }
 #endif
 
-#endif /* PEBSSHIM_API_PLOT_H */
+#endif /* PEBSSHIM_PLOT_H */

@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_REPORT_H
-#define PEBSSHIM_API_REPORT_H
+#ifndef PEBSSHIM_REPORT_H
+#define PEBSSHIM_REPORT_H
 
 #include "pebsshim/symbols.h"
 #include "pebsshim/session.h"
@@ -304,4 +304,4 @@ PEBS_API int pebs_weights__summary(struct pebs_weights *w,
 }
 #endif
 
-#endif /* PEBSSHIM_API_REPORT_H */
+#endif /* PEBSSHIM_REPORT_H */

@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_SAMPLING_H
-#define PEBSSHIM_API_SAMPLING_H
+#ifndef PEBSSHIM_SAMPLING_H
+#define PEBSSHIM_SAMPLING_H
 
 #include "pebsshim/event.h"
 #include "pebsshim/decode.h"
@@ -482,4 +482,4 @@ PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
 }
 #endif
 
-#endif /* PEBSSHIM_API_SAMPLING_H */
+#endif /* PEBSSHIM_SAMPLING_H */

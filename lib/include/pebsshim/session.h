@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_SESSION_H
-#define PEBSSHIM_API_SESSION_H
+#ifndef PEBSSHIM_SESSION_H
+#define PEBSSHIM_SESSION_H
 
 #include "pebsshim/decode.h"
 #include "pebsshim/symbols.h"
@@ -315,4 +315,4 @@ PEBS_API void pebs_session__delete(struct pebs_session *ss);
 }
 #endif
 
-#endif /* PEBSSHIM_API_SESSION_H */
+#endif /* PEBSSHIM_SESSION_H */

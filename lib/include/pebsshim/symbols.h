@@ -6,8 +6,8 @@
  * Included by <pebsshim.h>; may also be included alone. The conventions
  * every function follows are in <pebsshim.h>.
  */
-#ifndef PEBSSHIM_API_SYMBOLS_H
-#define PEBSSHIM_API_SYMBOLS_H
+#ifndef PEBSSHIM_SYMBOLS_H
+#define PEBSSHIM_SYMBOLS_H
 
 #include "pebsshim/decode.h"
 
@@ -299,4 +299,4 @@ PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
 }
 #endif
 
-#endif /* PEBSSHIM_API_SYMBOLS_H */
+#endif /* PEBSSHIM_SYMBOLS_H */

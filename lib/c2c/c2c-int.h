@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* c2c.h - the pebs_c2c table, shared by lib/c2c/c2c.c and lib/c2c/c2c-sort.c. */
-#ifndef PEBSSHIM_C2C_H
-#define PEBSSHIM_C2C_H
+/* c2c-int.h - the pebs_c2c table, shared by lib/c2c/c2c.c and lib/c2c/c2c-sort.c. */
+#ifndef PEBSSHIM_C2C_INT_H
+#define PEBSSHIM_C2C_INT_H
 
 #include "core/internal.h"
 #include "pebsshim/c2c.h"
@@ -92,4 +92,4 @@ struct pebs_c2c {
 	struct pebs_c2c_stats shared;
 };
 
-#endif /* PEBSSHIM_C2C_H */
+#endif /* PEBSSHIM_C2C_INT_H */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * map.h - the pebs_map reader's object, shared by lib/map/map.c (the table
+ * map-int.h - the pebs_map reader's object, shared by lib/map/map.c (the table
  * and its histories) and lib/map/timeline.c; not installed.
  */
-#ifndef PEBSSHIM_MAP_H
-#define PEBSSHIM_MAP_H
+#ifndef PEBSSHIM_MAP_INT_H
+#define PEBSSHIM_MAP_INT_H
 
 #include "core/barrier.h"
 #include "core/internal.h"
@@ -41,4 +41,4 @@ static inline uint64_t hist_oldest(const struct pebs_map *map, uint64_t head)
 /* pebs_map_bad_cpu - the error for a CPU not in @map's table. */
 int pebs_map_bad_cpu(const struct pebs_map *map, unsigned int cpu);
 
-#endif /* PEBSSHIM_MAP_H */
+#endif /* PEBSSHIM_MAP_INT_H */

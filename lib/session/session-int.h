@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * session.h - what lib/session/session.c shares with lib/c2c/session-c2c.c and
+ * session-int.h - what lib/session/session.c shares with lib/c2c/session-c2c.c and
  * lib/symbols/symbols.c; not installed.
  */
-#ifndef PEBSSHIM_SESSION_H
-#define PEBSSHIM_SESSION_H
+#ifndef PEBSSHIM_SESSION_INT_H
+#define PEBSSHIM_SESSION_INT_H
 
 #include "core/internal.h"
 #include "pebsshim/session.h"
@@ -97,4 +97,4 @@ void kload_cancel(struct kload *k);
 /* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
 int ss_c2c__finish(struct ss_c2c *f);
 
-#endif /* PEBSSHIM_SESSION_H */
+#endif /* PEBSSHIM_SESSION_INT_H */
