@@ -54,7 +54,7 @@ struct pebs_attrib_stats {
 				   history before they were read */
 };
 
-/* declared with PEBS_OPTS() (sz: see "Extensible structs" above) */
+/* declared with PEBS_OPTS() (sz: see "Extensible structs" in <pebsshim.h>) */
 struct pebs_attrib_cbs {
 	size_t sz;
 	/*

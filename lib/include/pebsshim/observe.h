@@ -265,6 +265,7 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 				     struct pebs_obs_thread *out,
 				     unsigned int max);
 
+/* pebs_obs_stats__delete - free; NULL is allowed. */
 PEBS_API void pebs_obs_stats__delete(struct pebs_obs_stats *st);
 
 /* ------------------------------------------------------------------ */

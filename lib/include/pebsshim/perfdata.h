@@ -287,7 +287,7 @@ PEBS_API void pebs_perfdata__close(struct pebs_perfdata *pd);
 
 /* ------------------------------------------------------------------ */
 /* perf.data writer (lib/perfdata/perfdata-write.c,                   */
-/* lib/perfdata/synth.c, lib/perfdata/perfdata-feat.c)                */
+/* lib/perfdata/perfdata-feat.c, lib/perfdata/synth.c)                */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -304,7 +304,7 @@ PEBS_API void pebs_perfdata__close(struct pebs_perfdata *pd);
  * Records are batched in a large buffer (one write() per buffer). The
  * header goes first and its data size is updated at every flush, so a
  * recording killed after the commit reads to its last flush; __close()
- * writes the feature sections (see "Recording files" below for the
+ * writes the feature sections (see pebs_perfdata_writer__create for the
  * list) and the final header.
  * A writer is not thread-safe; no call may be made from a signal
  * handler (the record tool sets a flag there and calls __close() from
@@ -328,13 +328,36 @@ struct pebs_perfdata_writer_stats {
 };
 
 /*
- * pebs_perfdata_writer__create - check @path and build the file unseen:
- * nothing at @path changes until __commit() or __close() (see
- * "Recording files" below). Returns 0, or -errno from open/write
- * (pebs_errmsg(): "cannot create <path>: <strerror>: ...").
+ * pebs_perfdata_writer__create - a writer of the perf.data file @path,
+ * built unseen: @path must be absent or a regular file (-EEXIST
+ * otherwise), and the file is an O_TMPFILE in the path's directory (else
+ * a hidden temporary name), so nothing at @path changes until
+ * pebs_perfdata_writer__commit() (or __close(), which commits). The
+ * header is written with the first record and its data size is updated
+ * after every flush, so a recording killed after the commit reads up to
+ * its last flushed record. Records are flushed at least once a second
+ * (at a PERF_RECORD_FINISHED_ROUND) and when the 1 MiB buffer fills; a
+ * flush cut short by a full disk keeps the whole records that made it.
+ * __close() appends the feature sections (CPU_TOPOLOGY, NUMA_TOPOLOGY,
+ * PMU_MAPPINGS, CACHE and MEM_TOPOLOGY among them) and sets their bits.
+ * attrs are written with PERF_ATTR_SIZE_VER7 bytes unless a later field
+ * is set. HEADER_BUILD_ID also holds the kernel ([kernel.kallsyms], from
+ * /sys/kernel/notes) and the vdso ([vdso]). Returns 0, or -errno from
+ * open/write (pebs_errmsg(): "cannot create <path>: <strerror>: ...").
  */
 PEBS_API int pebs_perfdata_writer__create(const char *path,
 					  struct pebs_perfdata_writer **wp);
+
+/*
+ * pebs_perfdata_writer__create_pipe - a writer of perf's pipe format on
+ * @fd (perf record -o -; read by perf report -i -): a 16-byte header,
+ * then a HEADER_ATTR record per event and a HEADER_FEATURE record per
+ * feature known at the start (no BUILD_ID, no SAMPLE_TIME), written with
+ * the first record, then the records. @fd is not closed by __close().
+ * Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__create_pipe(int fd,
+					       struct pebs_perfdata_writer **wp);
 
 /*
  * pebs_perfdata_writer__set_cmdline - the command line stored in
@@ -369,64 +392,6 @@ PEBS_API int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 					    const char *name);
 
 /*
- * pebs_perfdata_writer__write - append one record (any type: SAMPLE,
- * COMM, MMAP2, LOST, SWITCH, FINISHED_ROUND, ...) as is. Samples and
- * LOST records are counted in the stats; sample TIME feeds
- * HEADER_SAMPLE_TIME. Returns 0, -EINVAL (header.size < 8 or not a
- * multiple of 8), or -errno from write().
- */
-PEBS_API int pebs_perfdata_writer__write(struct pebs_perfdata_writer *w,
-					 const struct perf_event_header *ev);
-
-/*
- * pebs_perfdata_writer__synth_task - synthesize what perf needs to name
- * the threads and symbols of process @pid, which may already be running:
- * a PERF_RECORD_COMM per thread (/proc/<pid>/task/<tid>/comm) and a
- * PERF_RECORD_MMAP2 per executable mapping of /proc/<pid>/maps (with
- * pgoff, device, inode, prot, flags). When the attrs have sample_id_all
- * the records carry a sample_id trailer: the thread, TIME 0 (sorted
- * before every sample), CPU 0 and the first event's first id. Returns
- * the number of threads seen, -ESRCH if the process is gone, or -errno.
- * The writer also synthesizes the kernel map ([kernel.kallsyms]_text)
- * before the first record when an event samples the kernel and
- * /proc/kallsyms shows addresses, as perf record does.
- */
-PEBS_API int pebs_perfdata_writer__synth_task(struct pebs_perfdata_writer *w,
-					      pid_t pid);
-
-/* pebs_perfdata_writer__stats - the counters so far. */
-PEBS_API const struct pebs_perfdata_writer_stats *
-pebs_perfdata_writer__stats(const struct pebs_perfdata_writer *w);
-
-/*
- * pebs_perfdata_writer__create_pipe - a writer of perf's pipe format on
- * @fd (perf record -o -; read by perf report -i -): a 16-byte header,
- * then a HEADER_ATTR record per event and a HEADER_FEATURE record per
- * feature known at the start (no BUILD_ID, no SAMPLE_TIME), written with
- * the first record, then the records. @fd is not closed by __close().
- * Returns 0, -EINVAL, -ENOMEM.
- */
-PEBS_API int pebs_perfdata_writer__create_pipe(int fd,
-					       struct pebs_perfdata_writer **wp);
-
-/*
- * pebs_perfdata_writer__commit - recording really started: write the
- * header and what is buffered, move an existing non-empty @path to
- * @path.old (pebs_output__backup) and give the file its path. Call it
- * once the events are open and the command exec'd; no-op for a pipe or
- * when already done. Returns 0 or -errno (pebs_errmsg() says which step
- * failed and names the path).
- */
-PEBS_API int pebs_perfdata_writer__commit(struct pebs_perfdata_writer *w);
-
-/*
- * pebs_perfdata_writer__discard - drop a writer without finishing it:
- * an uncommitted file never appears; a committed one stays as far as it
- * was flushed. Frees @w (NULL is allowed).
- */
-PEBS_API void pebs_perfdata_writer__discard(struct pebs_perfdata_writer *w);
-
-/*
  * pebs_perfdata_writer__add_group - events @leader .. @leader +
  * @nr_members - 1 (indexes in the order of __add_attr, added already)
  * form one group, as perf's {a,b}: written as HEADER_GROUP_DESC, which
@@ -442,6 +407,56 @@ PEBS_API int pebs_perfdata_writer__add_group(struct pebs_perfdata_writer *w,
 					     const char *name);
 
 /*
+ * pebs_perfdata_writer__synth_task - synthesize what perf needs to name
+ * the threads and symbols of process @pid, which may already be running:
+ * a PERF_RECORD_COMM per thread (/proc/<pid>/task/<tid>/comm) and a
+ * PERF_RECORD_MMAP2 per executable mapping of /proc/<pid>/maps (with
+ * pgoff, device, inode, prot, flags). When the attrs have sample_id_all
+ * the records carry a sample_id trailer: the thread, TIME 0 (sorted
+ * before every sample), CPU 0 and the first event's first id. Returns
+ * the number of threads seen, -ESRCH if the process is gone, or -errno.
+ * The writer also synthesizes the kernel map ([kernel.kallsyms]_text)
+ * before the first record when an event samples the kernel and
+ * /proc/kallsyms shows addresses, as perf record does, and, when an
+ * event samples PERF_SAMPLE_ADDR, the data mappings too (misc
+ * PERF_RECORD_MISC_MMAP_DATA, "//anon" for anonymous ones), as perf
+ * record -d does.
+ */
+PEBS_API int pebs_perfdata_writer__synth_task(struct pebs_perfdata_writer *w,
+					      pid_t pid);
+
+/*
+ * pebs_perfdata_writer__write - append one record (any type: SAMPLE,
+ * COMM, MMAP2, LOST, SWITCH, FINISHED_ROUND, ...) as is. Samples and
+ * LOST records are counted in the stats; sample TIME feeds
+ * HEADER_SAMPLE_TIME. Returns 0, -EINVAL (header.size < 8 or not a
+ * multiple of 8), or -errno from write().
+ */
+PEBS_API int pebs_perfdata_writer__write(struct pebs_perfdata_writer *w,
+					 const struct perf_event_header *ev);
+
+/*
+ * pebs_perfdata_writer__commit - recording really started: write the
+ * header and what is buffered, move an existing non-empty @path to
+ * @path.old (pebs_output__backup) and give the file its path. Call it
+ * once the events are open and the command exec'd; no-op for a pipe or
+ * when already done. Returns 0 or -errno (pebs_errmsg() says which step
+ * failed and names the path).
+ */
+PEBS_API int pebs_perfdata_writer__commit(struct pebs_perfdata_writer *w);
+
+/* pebs_perfdata_writer__stats - the counters so far. */
+PEBS_API const struct pebs_perfdata_writer_stats *
+pebs_perfdata_writer__stats(const struct pebs_perfdata_writer *w);
+
+/*
+ * pebs_perfdata_writer__discard - drop a writer without finishing it:
+ * an uncommitted file never appears; a committed one stays as far as it
+ * was flushed. Frees @w (NULL is allowed).
+ */
+PEBS_API void pebs_perfdata_writer__discard(struct pebs_perfdata_writer *w);
+
+/*
  * pebs_perfdata_writer__close - flush, write the feature sections and
  * the final header, close the file and free @w (NULL is allowed, then
  * it returns 0). Returns 0 or the first -errno of the flush/writes (the
@@ -450,28 +465,8 @@ PEBS_API int pebs_perfdata_writer__add_group(struct pebs_perfdata_writer *w,
 PEBS_API int pebs_perfdata_writer__close(struct pebs_perfdata_writer *w);
 
 /* ------------------------------------------------------------------ */
-/* Recording files: output paths (lib/perfdata/output.c)              */
+/* Output paths (lib/perfdata/output.c)                               */
 /* ------------------------------------------------------------------ */
-
-/*
- * What pebs_perfdata_writer__create() now does: it refuses a path that
- * exists and is not a regular file (-EEXIST), and builds the file unseen
- * (an O_TMPFILE in the path's directory, else a hidden temporary name):
- * the path is untouched until pebs_perfdata_writer__commit() (or
- * __close(), which commits). The header is written with the first
- * record and its data size is updated after every flush, so a recording
- * killed after the commit reads up to its last flushed record; __close()
- * appends the feature sections (also CPU_TOPOLOGY, NUMA_TOPOLOGY,
- * PMU_MAPPINGS, CACHE, MEM_TOPOLOGY) and sets their bits. attrs are
- * written with PERF_ATTR_SIZE_VER7 bytes unless a later field is set.
- * HEADER_BUILD_ID also holds the kernel ([kernel.kallsyms], from
- * /sys/kernel/notes) and the vdso ([vdso]). __synth_task() also sends
- * the data mappings (misc PERF_RECORD_MISC_MMAP_DATA, "//anon" for
- * anonymous ones) when an event samples PERF_SAMPLE_ADDR, as perf
- * record -d does. Records are flushed at least once a second (at a
- * PERF_RECORD_FINISHED_ROUND) and when the 1 MiB buffer fills; a flush
- * cut short by a full disk keeps the whole records that made it.
- */
 
 /*
  * pebs_output__check - whether @path may receive a recording: absent, or

@@ -134,6 +134,7 @@ PEBS_API int pebs_flame__add_sample(struct pebs_flame *f,
 PEBS_API int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 				   const struct pebs_flame_svg_opts *o);
 
+/* pebs_flame__delete - free; NULL is allowed. */
 PEBS_API void pebs_flame__delete(struct pebs_flame *f);
 
 /* ------------------------------------------------------------------ */
@@ -209,6 +210,7 @@ PEBS_API int pebs_cpuplot__write_svg(struct pebs_cpuplot *tl,
 PEBS_API enum pebs_cpuplot_source
 pebs_cpuplot__source(const struct pebs_cpuplot *tl);
 
+/* pebs_cpuplot__delete - free; NULL is allowed. */
 PEBS_API void pebs_cpuplot__delete(struct pebs_cpuplot *tl);
 
 /* ------------------------------------------------------------------ */
@@ -262,6 +264,7 @@ PEBS_API int pebs_heat__write_svg(struct pebs_heat *h, FILE *out,
 				  const char *title, const char *subtitle,
 				  unsigned int width);
 
+/* pebs_heat__delete - free; NULL is allowed. */
 PEBS_API void pebs_heat__delete(struct pebs_heat *h);
 
 /* ------------------------------------------------------------------ */

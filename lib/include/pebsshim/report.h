@@ -17,9 +17,9 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
-/* Report: samples grouped by sort keys (lib/report/report.c,         */
-/* lib/report/report-keys.c, lib/report/report-derive.c,              */
-/* lib/report/report-defer.c, lib/report/report-rename.c)             */
+/* Report: samples grouped by sort keys (lib/report/report-keys.c,    */
+/* lib/report/report.c, lib/report/report-defer.c,                    */
+/* lib/report/report-derive.c, lib/report/report-rename.c)            */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -71,15 +71,6 @@ struct pebs_report_row {
 };
 
 /*
- * pebs_report__new - an empty report grouped by @keys (1 to
- * PEBS_REPORT_MAX_KEYS) for samples of @nr_events events (per-event
- * totals). Returns 0, -EINVAL, -ENOMEM.
- */
-PEBS_API int pebs_report__new(const enum pebs_report_key *keys,
-			      unsigned int nr_keys, unsigned int nr_events,
-			      struct pebs_report **rp);
-
-/*
  * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
  * perf's "symbol" is accepted for sym; data keys symbol_daddr,
  * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr). Returns the number of keys, or
@@ -92,9 +83,72 @@ PEBS_API int pebs_report__parse_keys(const char *str,
 /* pebs_report__key_name - "comm" etc., NULL for a bad key. */
 PEBS_API const char *pebs_report__key_name(enum pebs_report_key key);
 
+/*
+ * pebs_report__new - an empty report grouped by @keys (1 to
+ * PEBS_REPORT_MAX_KEYS) for samples of @nr_events events (per-event
+ * totals). Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_report__new(const enum pebs_report_key *keys,
+			      unsigned int nr_keys, unsigned int nr_events,
+			      struct pebs_report **rp);
+
+/*
+ * pebs_report__defer - build @r, a new report of one key
+ * (PEBS_REPORT_PAGE, _LINE or _ADDR), by sorting instead of hashing:
+ * each sample added costs 12 bytes until pebs_report__sort_top, which
+ * sums the rows and keeps only the first n in order
+ * (pebs_report__nr_rows counts all, pebs_report__row is NULL from n on;
+ * pebs_report__derive_top takes its pages the same way). For a table
+ * of about as many rows as samples, shown in part. A sample with a
+ * weight, more than 65536 different (thread, period, data source)
+ * triples, or 2^20 samples of fewer than 2^17 rows turn @r back into an
+ * ordinary report: the rows are the same either way. Returns 0,
+ * -EINVAL (other keys, or samples already added) or -ENOMEM.
+ */
+PEBS_API int pebs_report__defer(struct pebs_report *r);
+
+/*
+ * pebs_report__derive_top - fill @r, a new report whose keys are those
+ * of @from with its one PEBS_REPORT_LINE key as PEBS_REPORT_PAGE (the
+ * other keys: pid, tid, cpu or event, the same), from the rows of
+ * @from, as if @from's samples had been added to @r: the same totals,
+ * sums and thread counts (the thread ids kept are in no particular
+ * order). Only the first @n rows in order are kept, sorted:
+ * pebs_report__nr_rows counts all, pebs_report__row is NULL from @n on.
+ * Linear time in @from's rows; memory for @n rows. No more __add on
+ * @r. Returns 0, -EINVAL (keys that do not match) or -ENOMEM.
+ */
+PEBS_API int pebs_report__derive_top(struct pebs_report *r,
+				     const struct pebs_report *from,
+				     size_t n);
+
 /* pebs_report__add - count one sample. Returns 0 or -ENOMEM. */
 PEBS_API int pebs_report__add(struct pebs_report *r,
 			      const struct pebs_report_sample *s);
+
+/*
+ * pebs_report__add_batch - pebs_report__add of @n samples in order, the
+ * lookups of several overlapped (faster on tables larger than the
+ * caches). Returns 0 or -ENOMEM (the samples before the failing one are
+ * counted).
+ */
+PEBS_API int pebs_report__add_batch(struct pebs_report *r,
+				    const struct pebs_report_sample *s,
+				    size_t n);
+
+/*
+ * pebs_report__name_kernel - end @syms's nowait mode (waiting for
+ * /proc/kallsyms if it is still being read) and move every row of @r
+ * keyed by an unnamed kernel address that a kernel symbol of @syms
+ * covers under that symbol, merged with its row: @r is then the report
+ * that samples resolved with waiting would have made (rows, sums,
+ * thread counts, order; a merged row's thread ids may be kept in
+ * another order). Call it after the last __add and before
+ * __sort; reports without a sym key are left as they are. Returns 0,
+ * -EINVAL or -ENOMEM (@r unchanged).
+ */
+PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
+				      struct pebs_symbols *syms);
 
 /*
  * pebs_report__sort - order the rows as perf prints them: by period,
@@ -102,6 +156,13 @@ PEBS_API int pebs_report__add(struct pebs_report *r,
  * index is sorted). After it, no more __add.
  */
 PEBS_API void pebs_report__sort(struct pebs_report *r);
+
+/*
+ * pebs_report__sort_top - as pebs_report__sort, but only the first @n
+ * rows are put in order; the others follow them in no particular order.
+ * O(rows log n): for printing the top @n of a large table.
+ */
+PEBS_API void pebs_report__sort_top(struct pebs_report *r, size_t n);
 
 /*
  * pebs_report__nr_rows, __row - the rows (NULL past the end). A row is
@@ -151,67 +212,7 @@ PEBS_API int pebs_report__field(const struct pebs_report_row *row,
 				enum pebs_report_key key, char *buf,
 				size_t len);
 
-/*
- * pebs_report__sort_top - as pebs_report__sort, but only the first @n
- * rows are put in order; the others follow them in no particular order.
- * O(rows log n): for printing the top @n of a large table.
- */
-PEBS_API void pebs_report__sort_top(struct pebs_report *r, size_t n);
-
-/*
- * pebs_report__add_batch - pebs_report__add of @n samples in order, the
- * lookups of several overlapped (faster on tables larger than the
- * caches). Returns 0 or -ENOMEM (the samples before the failing one are
- * counted).
- */
-PEBS_API int pebs_report__add_batch(struct pebs_report *r,
-				    const struct pebs_report_sample *s,
-				    size_t n);
-
-/*
- * pebs_report__derive_top - fill @r, a new report whose keys are those
- * of @from with its one PEBS_REPORT_LINE key as PEBS_REPORT_PAGE (the
- * other keys: pid, tid, cpu or event, the same), from the rows of
- * @from, as if @from's samples had been added to @r: the same totals,
- * sums and thread counts (the thread ids kept are in no particular
- * order). Only the first @n rows in order are kept, sorted:
- * pebs_report__nr_rows counts all, pebs_report__row is NULL from @n on.
- * Linear time in @from's rows; memory for @n rows. No more __add on
- * @r. Returns 0, -EINVAL (keys that do not match) or -ENOMEM.
- */
-PEBS_API int pebs_report__derive_top(struct pebs_report *r,
-				     const struct pebs_report *from,
-				     size_t n);
-
-/*
- * pebs_report__defer - build @r, a new report of one key
- * (PEBS_REPORT_PAGE, _LINE or _ADDR), by sorting instead of hashing:
- * each sample added costs 12 bytes until pebs_report__sort_top, which
- * sums the rows and keeps only the first n in order
- * (pebs_report__nr_rows counts all, pebs_report__row is NULL from n on;
- * pebs_report__derive_top takes its pages the same way). For a table
- * of about as many rows as samples, shown in part. A sample with a
- * weight, more than 65536 different (thread, period, data source)
- * triples, or 2^20 samples of fewer than 2^17 rows turn @r back into an
- * ordinary report: the rows are the same either way. Returns 0,
- * -EINVAL (other keys, or samples already added) or -ENOMEM.
- */
-PEBS_API int pebs_report__defer(struct pebs_report *r);
-
-/*
- * pebs_report__name_kernel - end @syms's nowait mode (waiting for
- * /proc/kallsyms if it is still being read) and move every row of @r
- * keyed by an unnamed kernel address that a kernel symbol of @syms
- * covers under that symbol, merged with its row: @r is then the report
- * that samples resolved with waiting would have made (rows, sums,
- * thread counts, order; a merged row's thread ids may be kept in
- * another order). Call it after the last __add and before
- * __sort; reports without a sym key are left as they are. Returns 0,
- * -EINVAL or -ENOMEM (@r unchanged).
- */
-PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
-				      struct pebs_symbols *syms);
-
+/* pebs_report__delete - free; NULL is allowed. */
 PEBS_API void pebs_report__delete(struct pebs_report *r);
 
 /* ------------------------------------------------------------------ */
@@ -262,6 +263,7 @@ PEBS_API int pebs_report_feed__add(struct pebs_report_feed *f,
 				   const struct pebs_report_sample *s);
 PEBS_API int pebs_report_feed__finish(struct pebs_report_feed *f);
 
+/* pebs_report_feed__delete - free; NULL is allowed. */
 PEBS_API void pebs_report_feed__delete(struct pebs_report_feed *f);
 
 /* ------------------------------------------------------------------ */
@@ -292,6 +294,7 @@ PEBS_STATIC_ASSERT(sizeof(struct pebs_weight_summary) == 56,
 		   "pebs_weight_summary is pinned: only append fields");
 PEBS_API int pebs_weights__new(struct pebs_weights **wp);
 
+/* pebs_weights__delete - free; NULL is allowed. */
 PEBS_API void pebs_weights__delete(struct pebs_weights *w);
 PEBS_API int pebs_weights__add(struct pebs_weights *w,
 			       const struct pebs_report_sample *s);

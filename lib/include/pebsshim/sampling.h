@@ -88,6 +88,7 @@ PEBS_API void pebs_ring__consume(struct pebs_ring *ring);
 PEBS_API const struct pebs_ring_stats *
 pebs_ring__stats(const struct pebs_ring *ring);
 
+/* pebs_ring__delete - free; NULL is allowed. */
 PEBS_API void pebs_ring__delete(struct pebs_ring *ring);
 
 /* ------------------------------------------------------------------ */
@@ -353,7 +354,7 @@ enum pebs_target_kind {
 
 /*
  * Callbacks (each may be NULL), declared with PEBS_OPTS() (sz: see
- * "Extensible structs" above). A negative return stops the drain and
+ * "Extensible structs" in <pebsshim.h>). A negative return stops the drain and
  * is returned by __poll/__drain; the record it was called for counts as
  * consumed. Records of one ring arrive in ring order; rings are drained
  * one after the other.
@@ -470,7 +471,8 @@ PEBS_API unsigned int pebs_chanset__nr_rings(const struct pebs_chanset *set);
 
 /*
  * pebs_chanset__event - event @i (0 .. nr_evs - 1) as the set opens it
- * now, after the fallbacks above; NULL past the end.
+ * now, after the fallbacks of its opens so far (pebs_event__fallback);
+ * NULL past the end.
  */
 PEBS_API const struct pebs_event *
 pebs_chanset__event(const struct pebs_chanset *set, unsigned int i);

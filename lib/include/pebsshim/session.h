@@ -64,6 +64,7 @@ PEBS_API int32_t pebs_threads__pid(const struct pebs_threads *t, int32_t tid);
 /* pebs_threads__nr - the number of threads known. */
 PEBS_API size_t pebs_threads__nr(const struct pebs_threads *t);
 
+/* pebs_threads__delete - free; NULL is allowed. */
 PEBS_API void pebs_threads__delete(struct pebs_threads *t);
 
 /* ------------------------------------------------------------------ */
@@ -138,6 +139,7 @@ PEBS_API int pebs_ordered__process(struct pebs_perfdata *pd,
 				   pebs_ordered_fn fn, void *arg,
 				   unsigned int *flags);
 
+/* pebs_ordered__delete - free; NULL is allowed. */
 PEBS_API void pebs_ordered__delete(struct pebs_ordered *o);
 
 /* ------------------------------------------------------------------ */
@@ -224,6 +226,7 @@ PEBS_API int pebs_filter__match(const struct pebs_filter *f,
 				const struct pebs_report_sample *s,
 				uint64_t time);
 
+/* pebs_filter__delete - free; NULL is allowed. */
 PEBS_API void pebs_filter__delete(struct pebs_filter *f);
 
 /* ------------------------------------------------------------------ */
@@ -309,6 +312,7 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 				   pebs_session_fn fn, void *arg,
 				   unsigned int *flags);
 
+/* pebs_session__delete - free; NULL is allowed. */
 PEBS_API void pebs_session__delete(struct pebs_session *ss);
 
 #ifdef __cplusplus

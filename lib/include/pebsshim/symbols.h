@@ -165,6 +165,7 @@ PEBS_API int pebs_symbols__resolve_data(struct pebs_symbols *syms,
 PEBS_API void pebs_symbols__kernel_nowait(struct pebs_symbols *syms,
 					  bool nowait);
 
+/* pebs_symbols__delete - free; NULL is allowed. */
 PEBS_API void pebs_symbols__delete(struct pebs_symbols *syms);
 
 /* ------------------------------------------------------------------ */
