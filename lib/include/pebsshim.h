@@ -30,8 +30,9 @@
  *    pebs_obs_raw_opts, pebs_attrib_cbs, pebs_flame_svg_opts) start
  *    with `size_t sz`, which PEBS_OPTS() sets to the size the caller
  *    was compiled with. The library reads only the first sz bytes:
- *    fields an older caller lacks read as zero (the defaults). A newer caller's larger sz is accepted when every byte
- *    past the library's struct is zero, refused with -EINVAL otherwise
+ *    fields an older caller lacks read as zero (the defaults). A newer
+ *    caller's larger sz is accepted when every byte past the library's
+ *    struct is zero, refused with -EINVAL otherwise
  *    (a field this library cannot honour); so is sz smaller than the sz
  *    field itself (not set). New fields are only ever appended.
  *  - No public struct embeds a kernel struct whose size depends on the
@@ -58,18 +59,18 @@
 #ifndef PEBSSHIM_H
 #define PEBSSHIM_H
 
-#include "pebsshim/core.h" /* errors, PEBS_API, PEBS_OPTS, CPU lists */
-#include "pebsshim/map.h" /* the /dev/pebs_map table, timelines */
-#include "pebsshim/event.h" /* event strings, lists, groups */
-#include "pebsshim/decode.h" /* samples, data sources, record views */
-#include "pebsshim/sampling.h" /* rings, channels, channel sets */
-#include "pebsshim/observe.h" /* the observer, its summaries and raw file */
-#include "pebsshim/attrib.h" /* attribution, the switch history as records */
-#include "pebsshim/symbols.h" /* symbols, call chains, source lines, build ids */
-#include "pebsshim/perfdata.h" /* perf.data reader and writer, output paths */
-#include "pebsshim/session.h" /* threads, time order, filters, sessions */
-#include "pebsshim/c2c.h" /* cache-line sharing (perf c2c) */
-#include "pebsshim/report.h" /* reports by sort keys, weights, data labels */
-#include "pebsshim/plot.h" /* flame graphs, CPU timelines, heat maps, SVG */
+#include "pebsshim/core.h"      /* errors, PEBS_API, PEBS_OPTS, CPU lists */
+#include "pebsshim/map.h"       /* the /dev/pebs_map table, timelines */
+#include "pebsshim/event.h"     /* event strings, lists, groups */
+#include "pebsshim/decode.h"    /* samples, data sources, records */
+#include "pebsshim/sampling.h"  /* rings, channels, channel sets */
+#include "pebsshim/observe.h"   /* the observer, its summaries, raw file */
+#include "pebsshim/attrib.h"    /* attribution, switch records */
+#include "pebsshim/symbols.h"   /* symbols, call chains, build ids */
+#include "pebsshim/perfdata.h"  /* perf.data reader and writer */
+#include "pebsshim/session.h"   /* threads, time order, filters */
+#include "pebsshim/c2c.h"       /* cache-line sharing (perf c2c) */
+#include "pebsshim/report.h"    /* reports, weights, data labels */
+#include "pebsshim/plot.h"      /* flame graphs, timelines, heat maps */
 
 #endif /* PEBSSHIM_H */

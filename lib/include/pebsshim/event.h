@@ -116,8 +116,9 @@ PEBS_STATIC_ASSERT(sizeof(struct pebs_event) == 848,
  * evsel__fallback would exclude them after EACCES: neither user nor
  * kernel excluded (no level given, or both u and k) while
  * perf_event_paranoid > 1 without CAP_PERFMON or CAP_SYS_ADMIN;
- * ev->note says so ("cpu-clock: user space only (...)"). ev->name is the string given; a list (a,b or {a,b}) is refused:
- * see pebs_event__parse_list.
+ * ev->note says so ("cpu-clock: user space only (...)"). ev->name is
+ * the string given; a list (a,b or {a,b}) is refused: see
+ * pebs_event__parse_list.
  *
  * Does not open the event. Returns 0, -ENOENT (unknown event, with up to
  * five close names in pebs_errmsg(), or a PMU this machine lacks),

@@ -73,8 +73,8 @@ struct pebs_report_row {
 /*
  * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
  * perf's "symbol" is accepted for sym; data keys symbol_daddr,
- * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr). Returns the number of keys, or
- * -EINVAL with pebs_errmsg() naming the bad token.
+ * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr). Returns the
+ * number of keys, or -EINVAL with pebs_errmsg() naming the bad token.
  */
 PEBS_API int pebs_report__parse_keys(const char *str,
 				     enum pebs_report_key *keys,

@@ -146,7 +146,11 @@ PEBS_API void pebs_ordered__delete(struct pebs_ordered *o);
 /* Resolved samples, as a session delivers them                       */
 /* ------------------------------------------------------------------ */
 
-/* One resolved sample. */
+/*
+ * One resolved sample: what pebs_session__process gives its callback
+ * (pebs_session_fn), what a filter judges (pebs_filter__match), and what
+ * reports and plots count (pebs_report__add, pebs_flame__add_sample...).
+ */
 struct pebs_report_sample {
 	int32_t pid, tid;
 	uint32_t cpu;
