@@ -128,6 +128,24 @@ PEBS_STATIC_ASSERT(sizeof(struct pebs_event) == 848,
 PEBS_API int pebs_event__parse(const char *str, struct pebs_event *ev);
 
 /*
+ * pebs_event__parse_list - parse one -e argument as perf reads it:
+ * events separated by commas ("cpu-clock,page-faults"), groups
+ * "{a,b}" and "{a,b}:mods" (the modifiers apply to every member over
+ * its own), each event in any spelling of pebs_event__parse; a comma
+ * inside pmu/a=1,b=2/ belongs to that event. Appends to @evs from index
+ * *@nr (in: the events already there, usually 0; out: the new total),
+ * at most @max in all. Each event's name is its own text ("{a:u,b}:k"
+ * gives "a:u" and "b"); evs[i].leader is the index in @evs of its
+ * group's leader (i itself outside a group) and nr_members the group's
+ * size (1 outside a group): open the leader first, then each member
+ * with the leader's fd as group_fd.
+ * Returns 0; -EINVAL (bad syntax, named), -E2BIG (more than @max), or
+ * pebs_event__parse's errors; *@nr and evs[0..*nr) are then unchanged.
+ */
+PEBS_API int pebs_event__parse_list(const char *str, struct pebs_event *evs,
+				    unsigned int max, unsigned int *nr);
+
+/*
  * pebs_event__probe - check that the running kernel can open @ev: a
  * disabled event on the calling thread (counting; precise events as
  * sampling events with their period or 65536, since IBS cannot count),
@@ -148,24 +166,6 @@ PEBS_API int pebs_event__probe(const struct pebs_event *ev);
  * here ...: lower :precise"; EMFILE, EBUSY, ESRCH, E2BIG and others.
  */
 PEBS_API int pebs_perf_open_error(const struct pebs_event *ev, int err);
-
-/*
- * pebs_event__parse_list - parse one -e argument as perf reads it:
- * events separated by commas ("cpu-clock,page-faults"), groups
- * "{a,b}" and "{a,b}:mods" (the modifiers apply to every member over
- * its own), each event in any spelling of pebs_event__parse; a comma
- * inside pmu/a=1,b=2/ belongs to that event. Appends to @evs from index
- * *@nr (in: the events already there, usually 0; out: the new total),
- * at most @max in all. Each event's name is its own text ("{a:u,b}:k"
- * gives "a:u" and "b"); evs[i].leader is the index in @evs of its
- * group's leader (i itself outside a group) and nr_members the group's
- * size (1 outside a group): open the leader first, then each member
- * with the leader's fd as group_fd.
- * Returns 0; -EINVAL (bad syntax, named), -E2BIG (more than @max), or
- * pebs_event__parse's errors; *@nr and evs[0..*nr) are then unchanged.
- */
-PEBS_API int pebs_event__parse_list(const char *str, struct pebs_event *evs,
-				    unsigned int max, unsigned int *nr);
 
 /*
  * Every channel open retries as perf's evsel__open does: with :P

@@ -72,6 +72,16 @@ struct pebs_observer_opts {
 };
 
 /*
+ * pebs_cpu_has_rdtscp - whether this CPU has rdtscp, which the observer
+ * needs (CPUID 0x80000001 EDX bit 27). The environment variable
+ * PEBS_TEST_NO_RDTSCP=1 makes it answer false, so that the behaviour of
+ * a CPU without rdtscp (pebs_observer__new() fails with -EOPNOTSUPP)
+ * can be tried on any machine; the test suite's feature probe honours
+ * the same variable.
+ */
+PEBS_API bool pebs_cpu_has_rdtscp(void);
+
+/*
  * pebs_observer__new - an observer running on @on_cpu: pins the calling
  * thread there (unless opts->no_pin), which must then be the thread
  * calling pebs_observer__read(). @opts may be NULL. Returns 0, -EINVAL
@@ -82,16 +92,6 @@ struct pebs_observer_opts {
 PEBS_API int pebs_observer__new(int on_cpu,
 				const struct pebs_observer_opts *opts,
 				struct pebs_observer **obsp);
-
-/*
- * pebs_cpu_has_rdtscp - whether this CPU has rdtscp, which the observer
- * needs (CPUID 0x80000001 EDX bit 27). The environment variable
- * PEBS_TEST_NO_RDTSCP=1 makes it answer false, so that the behaviour of
- * a CPU without rdtscp (pebs_observer__new() fails with -EOPNOTSUPP)
- * can be tried on any machine; the test suite's feature probe honours
- * the same variable.
- */
-PEBS_API bool pebs_cpu_has_rdtscp(void);
 
 /*
  * pebs_observer__add_cpu - observe @cpu: its table slot (if a map was
