@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "session/session.h"
+#include "core/internal.h"
 
 #define HUGE_SIZE	(2u << 20)
 

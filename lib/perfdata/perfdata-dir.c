@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 #define MAX_FILES	4096	/* data.0 .. data.4095: more than any CPU count */
 

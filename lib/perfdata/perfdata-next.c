@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "session/session.h"
+#include "perfdata/perfdata-int.h"
 
 /* a HEADER_FEATURE record: { header; u64 feat_id; data } */
 #define FEAT_REC_HDR	16

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 static int pd_new(const void *buf, size_t size, bool mapped, int fd,
 		  struct pebs_perfdata **pdp)

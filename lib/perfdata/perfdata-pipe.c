@@ -26,7 +26,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 #define BUF_SIZE	(256u << 10)	/* > 64 KiB, the largest record */
 

@@ -34,7 +34,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 _Static_assert(sizeof(struct pebs_perf_file_header) == 104,
 	       "struct perf_file_header is 104 bytes on disk");

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <zstd.h>
 
-#include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 #define MAX_REC		(64u << 10)	/* perf_event_header.size is u16 */
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "perfdata/perfdata-write.h"
+#include "symbols/dso.h"
 
 /* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
 #define MISC_BUILD_ID_SIZE	(1 << 15)

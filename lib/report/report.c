@@ -26,7 +26,6 @@
 #include <string.h>
 
 #include "report/report-rows.h"
-#include "session/session.h"
 
 #define BATCH		32	/* samples whose lookups overlap */
 

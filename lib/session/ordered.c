@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/session.h"
+#include "perfdata/perfdata-int.h"
 
 #define DEFAULT_MAX_QUEUED	(1u << 20)
 

@@ -15,6 +15,9 @@
  * Every file is written under a temporary name and renamed into place,
  * never over one that is there already (the same build id is the same
  * content); a file whose build id is not the recorded one is skipped.
+ * The entries of a recording's HEADER_BUILD_ID section are read here
+ * too (buildid_section__next), for the resolver and for the cache's
+ * writer of a whole recording (lib/perfdata/buildid-write.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,12 +31,8 @@
 
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
 
 #define KERNEL_NAME	"[kernel.kallsyms]"
-
-/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
-#define MISC_BUILD_ID_SIZE	(1 << 15)
 
 int pebs_buildid_dir(char *buf, size_t size)
 {
@@ -130,6 +129,39 @@ int pebs_buildid_cache_entry(char *buf, size_t size, const char *name,
 	return (size_t)snprintf(buf, size, "%s/%s/%s/%s", dir,
 				name + (name[0] == '/'), sbid, leaf) < size ?
 	       0 : -ENAMETOOLONG;
+}
+
+int buildid_section__next(const unsigned char **pp, const unsigned char *end,
+			  struct buildid_entry *e)
+{
+	const unsigned char *p = *pp;
+
+	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
+	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
+		struct perf_event_header h;
+		const unsigned char *bid = p + sizeof(h) + 4;
+		const char *name = (const char *)bid + 24;
+		size_t len = BUILD_ID_MAX, max;
+
+		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
+		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
+			return pebs_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
+					"of %u bytes overruns the section",
+					h.size);
+		if (h.misc & MISC_BUILD_ID_SIZE)
+			len = bid[20];
+		max = (size_t)(p + h.size - (const unsigned char *)name);
+		p += h.size;
+		*pp = p;
+		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max) {
+			memcpy(&e->pid, bid - 4, sizeof(e->pid));
+			e->bid = bid;
+			e->len = len;
+			e->name = name;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -255,51 +287,4 @@ int pebs_buildid_cache__add(const char *path, const uint8_t *build_id,
 				"build", path);
 	return n < 0 ? pebs_err(n, "build-id cache: cannot cache %s: %s",
 				path, strerror(-n)) : 0;
-}
-
-int pebs_buildid_cache__add_perfdata(const char *path)
-{
-	const unsigned char *p, *end;
-	struct pebs_perfdata *pd;
-	const void *data;
-	size_t size;
-	int nr = 0, err;
-
-	if (!path)
-		return pebs_err(-EINVAL, "build-id cache: no recording");
-	err = pebs_perfdata__open(path, &pd);
-	if (err)
-		return err;
-	if (pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, &data, &size)) {
-		pebs_perfdata__close(pd);
-		pebs_err_clear();
-		return 0;	/* no build id table: nothing to cache */
-	}
-	p = data;
-	end = p + size;
-	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
-	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
-		struct perf_event_header h;
-		const unsigned char *bid = p + sizeof(h) + 4;
-		const char *name = (const char *)bid + 24;
-		size_t len = BUILD_ID_MAX, max;
-
-		memcpy(&h, p, sizeof(h));
-		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
-			break;
-		if (h.misc & MISC_BUILD_ID_SIZE)
-			len = bid[20];
-		max = (size_t)(p + h.size - (const unsigned char *)name);
-		p += h.size;
-		if (!len || len > BUILD_ID_MAX || strnlen(name, max) == max ||
-		    (name[0] != '/' && strcmp(name, "[vdso]") &&
-		     strcmp(name, KERNEL_NAME)))
-			continue;
-		if (!pebs_buildid_cache__add(name, bid, len))
-			nr++;
-		else
-			pebs_err_clear();	/* gone or rebuilt: not cached */
-	}
-	pebs_perfdata__close(pd);
-	return nr;
 }

@@ -157,4 +157,57 @@ int pebs_buildid_dir(char *buf, size_t size);
 int pebs_buildid_cache_entry(char *buf, size_t size, const char *name,
 			     const uint8_t *bid, size_t len, const char *leaf);
 
+/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI): a
+   HEADER_BUILD_ID entry's or MMAP2 record's build id has its size */
+#define MISC_BUILD_ID_SIZE	(1 << 15)
+
+/*
+ * buildid_section__next - the next entry of a HEADER_BUILD_ID section
+ * [*@pp, @end) into @e, and *@pp past it: 1; 0 at the end (fewer bytes
+ * left than an entry); -EBADMSG (the reason set) when an entry overruns
+ * the section. Entries without a build id (size 0 or over BUILD_ID_MAX)
+ * or whose name is not NUL-terminated are skipped; @e's pointers are
+ * into the section (lib/symbols/buildid-cache.c).
+ */
+struct buildid_entry {
+	int32_t pid;
+	const uint8_t *bid;
+	size_t len;
+	const char *name;
+};
+int buildid_section__next(const unsigned char **pp, const unsigned char *end,
+			  struct buildid_entry *e);
+
+/*
+ * pebs_elf_build_id (lib/symbols/dso-find.c) - the GNU build id of the ELF file
+ * @path, copied into @bid (room for 20 bytes). Returns its length,
+ * -ENOENT (not ELF, or no build id), or -errno from open.
+ */
+int pebs_elf_build_id(const char *path, uint8_t *bid);
+
+/*
+ * kallsyms_probe - 1 if /proc/kallsyms lists a text symbol with its
+ * address, else -errno (lib/symbols/kallsyms.c).
+ */
+int kallsyms_probe(void);
+
+/*
+ * kload_start - start reading /proc/kallsyms on a thread; NULL if none
+ * could start (lib/symbols/kallsyms.c). kload_finish - wait for it and
+ * move its symbols into @kernel (as pebs_dso_load_kallsyms would have
+ * loaded them there): its answer. kload_cancel - wait for it and drop
+ * them (NULL: nothing). Both free @k.
+ */
+struct kload;
+struct kload *kload_start(uint64_t limit);
+/* kload_ready - whether the thread is done (kload_finish will not wait) */
+bool kload_ready(struct kload *k);
+/* kload_limit - only kernel addresses up to @max will be looked up: the
+   thread may stop reading past them, leaving the table right below
+   dso.syms_end (lib/symbols/kallsyms.c); kload_start's @limit is the first such
+   (UINT64_MAX: read all) */
+void kload_limit(struct kload *k, uint64_t max);
+int kload_finish(struct kload *k, struct dso *kernel);
+void kload_cancel(struct kload *k);
+
 #endif /* PEBSSHIM_DSO_H */

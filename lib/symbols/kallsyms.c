@@ -27,7 +27,6 @@
 
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
 
 /* The running kernel's build id, read once: its size, or -errno. */
 static uint8_t host_bid[BUILD_ID_MAX];

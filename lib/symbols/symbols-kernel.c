@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session/session.h"
 #include "symbols/symbols-int.h"
 
 int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
@@ -49,45 +48,25 @@ int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
 	return 0;
 }
 
-/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
-#define MISC_BUILD_ID_SIZE	(1 << 15)
-
 int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
 				size_t size)
 {
 	const unsigned char *p = data, *end = p + size;
-	int nr = 0;
+	struct buildid_entry e;
+	int nr = 0, ret, err;
 
 	if (!syms || (!data && size))
 		return pebs_err(-EINVAL, "symbols: no build id section");
-	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
-	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
-		struct perf_event_header h;
-		const unsigned char *bid = p + sizeof(h) + 4;
-		const char *name = (const char *)bid + 24;
-		size_t len = BUILD_ID_MAX, max;
-
-		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
-		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
-			return pebs_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
-					"of %u bytes overruns the section",
-					h.size);
-		if (h.misc & MISC_BUILD_ID_SIZE)
-			len = bid[20];
-		max = (size_t)(p + h.size - (const unsigned char *)name);
-		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max &&
-		    (name[0] == '/' || syms_is_kernel_name(name) ||
-		     !strcmp(name, "[vdso]"))) {	/* in perf's cache */
-			int err = pebs_symbols__set_build_id(syms, name, bid,
-							     len);
-
-			if (err)
-				return err;
-			nr++;
-		}
-		p += h.size;
+	while ((ret = buildid_section__next(&p, end, &e)) > 0) {
+		if (e.name[0] != '/' && !syms_is_kernel_name(e.name) &&
+		    strcmp(e.name, "[vdso]"))
+			continue;	/* not in perf's cache */
+		err = pebs_symbols__set_build_id(syms, e.name, e.bid, e.len);
+		if (err)
+			return err;
+		nr++;
 	}
-	return nr;
+	return ret < 0 ? ret : nr;
 }
 
 /* Whether the recorded kernel is this host's. */

@@ -23,7 +23,6 @@
 
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
 #include "symbols/symbols-int.h"
 
 #define KERNEL_START		(1ULL << 63)

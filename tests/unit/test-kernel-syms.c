@@ -21,7 +21,6 @@
 #include "symbols/dso.h"
 #include "helpers.h"
 #include "core/internal.h"
-#include "session/session.h"
 #include "symbols/symbols-int.h"
 
 /* The address of text symbol @name in /proc/kallsyms, or 0. */

@@ -23,7 +23,6 @@
 #include "symbols/dso.h"
 #include "helpers.h"
 #include "core/internal.h"
-#include "session/session.h"
 
 /* A function whose address and name the test knows. */
 __attribute__((noinline, used)) int pebs_test_target_fn(int x);
