@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-kernel-syms.c - kernel addresses in the symbolizer (lib/symbols/symbols.c,
+ * test-kernel-syms.c - the HEADER_BUILD_ID iterator, and kernel addresses in the symbolizer (lib/symbols/symbols.c,
  * lib/symbols/symbols-kernel.c, lib/symbols/kallsyms.c): /proc/kallsyms loaded, only for
  * the recorded kernel's build id, read on a thread and taken at the
  * first kernel address, read only up to the addresses a recording has,
@@ -79,6 +79,59 @@ static size_t bid_entry(unsigned char *buf, const char *name,
 	buf[sizeof(h) + 24] = 20;
 	strcpy((char *)buf + sizeof(h) + 28, name);
 	return h.size;
+}
+
+/*
+ * The one HEADER_BUILD_ID iterator (buildid_section__next): entries in
+ * order with their build id and its size, those without a build id or a
+ * terminated name skipped, 0 at the end (a tail shorter than an entry
+ * too), -EBADMSG at an entry running past the section, for the resolver
+ * (pebs_symbols__add_build_ids) as for the cache's writer.
+ */
+static void test_build_id_section(void **state)
+{
+	unsigned char sec[1024];
+	const unsigned char *p = sec, *end;
+	struct perf_event_header h;
+	struct buildid_entry e;
+	size_t n = 0, at;
+
+	(void)state;
+	n += bid_entry(sec + n, "/usr/lib/a.so", 0x11);
+	at = n;
+	n += bid_entry(sec + n, "/no/build/id", 0x22);
+	sec[at + sizeof(h) + 24] = 0;	/* build id size 0 */
+	at = n;
+	n += bid_entry(sec + n, "[vdso]", 0x33);
+	/* its name runs to the entry's end */
+	memset(sec + at + sizeof(h) + 28, 'x', n - at - sizeof(h) - 28);
+	n += bid_entry(sec + n, "[kernel.kallsyms]", 0x44);
+	end = sec + n;
+	assert_int_equal(buildid_section__next(&p, end, &e), 1);
+	assert_string_equal(e.name, "/usr/lib/a.so");
+	assert_int_equal(e.len, 20);
+	assert_int_equal(e.pid, -1);
+	assert_int_equal(e.bid[0], 0x11);
+	assert_int_equal(e.bid[19], 0x11);
+	assert_int_equal(buildid_section__next(&p, end, &e), 1);
+	assert_string_equal(e.name, "[kernel.kallsyms]");
+	assert_int_equal(e.bid[0], 0x44);
+	assert_ptr_equal(p, end);
+	assert_int_equal(buildid_section__next(&p, end, &e), 0);
+	/* a tail shorter than an entry ends the section */
+	p = sec;
+	assert_int_equal(buildid_section__next(&p, sec + 30, &e), 0);
+	/* an entry running past the section */
+	p = sec;
+	assert_int_equal(buildid_section__next(&p, end - 8, &e), 1);
+	assert_int_equal(buildid_section__next(&p, end - 8, &e), -EBADMSG);
+	assert_non_null(strstr(pebs_errmsg(), "overruns the section"));
+	/* an entry shorter than its fixed part */
+	p = sec;
+	memcpy(&h, sec, sizeof(h));
+	h.size = sizeof(h) + 27;
+	memcpy(sec, &h, sizeof(h));
+	assert_int_equal(buildid_section__next(&p, end, &e), -EBADMSG);
 }
 
 /* The running kernel's build id from /sys/kernel/notes, or 0 bytes. */
@@ -338,6 +391,7 @@ static void test_kernel_cached(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_build_id_section),
 		SYMS_TEST(test_kernel),
 		SYMS_TEST(test_kernel_build_id),
 		SYMS_TEST(test_kernel_deferred),
