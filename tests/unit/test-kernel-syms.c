@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-kernel-syms.c - the HEADER_BUILD_ID iterator, and kernel addresses in the symbolizer (lib/symbols/symbols.c,
- * lib/symbols/symbols-kernel.c, lib/symbols/kallsyms.c): /proc/kallsyms loaded, only for
+ * test-kernel-syms.c - the HEADER_BUILD_ID iterator
+ * (lib/symbols/buildid-cache.c), and kernel addresses in the symbolizer
+ * (lib/symbols/symbols.c, lib/symbols/symbols-kernel.c, lib/symbols/kallsyms.c): /proc/kallsyms loaded, only for
  * the recorded kernel's build id, read on a thread and taken at the
  * first kernel address, read only up to the addresses a recording has,
  * not waited for (pebs_symbols__kernel_nowait), and another kernel's
