@@ -10,6 +10,13 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * The lowest kernel address, as the library tells kernel from user
+ * addresses without the kernel's maps: x86-64's kernel half, as perf's
+ * machine__get_kernel_start assumes before it knows the kernel's map.
+ */
+#define KERNEL_START	(1ULL << 63)
+
 /* Unaligned little-endian-host loads from records and files. */
 static inline uint64_t ld64(const unsigned char *p)
 {

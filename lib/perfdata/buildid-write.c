@@ -34,7 +34,7 @@ int pebs_buildid_cache__add_perfdata(const char *path)
 	end = p + size;
 	while ((err = buildid_section__next(&p, end, &e)) > 0) {
 		if (e.name[0] != '/' && strcmp(e.name, "[vdso]") &&
-		    strcmp(e.name, "[kernel.kallsyms]"))
+		    strcmp(e.name, KERNEL_NAME))
 			continue;
 		if (!pebs_buildid_cache__add(e.name, e.bid, e.len))
 			nr++;

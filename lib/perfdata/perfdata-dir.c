@@ -25,7 +25,8 @@
 
 #include "perfdata/perfdata-int.h"
 
-#define MAX_FILES	4096	/* data.0 .. data.4095: more than any CPU count */
+/* data.0 .. data.N-1: perf record --threads writes one per CPU at most */
+#define MAX_FILES	PEBS_MAX_CPUS
 
 struct pd_kid {
 	struct pebs_perfdata *pd;	/* the file's records */

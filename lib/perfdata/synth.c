@@ -24,9 +24,6 @@
 #include "perfdata/perfdata-write.h"
 #include "symbols/dso.h"
 
-/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
-#define MISC_BUILD_ID_SIZE	(1 << 15)
-
 /*
  * The sample_id trailer of a synthesized record: the thread, time 0
  * (before any sample: perf sorts it first), and the first event's first

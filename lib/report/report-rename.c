@@ -16,8 +16,6 @@
 
 #include "report/report-rows.h"
 
-#define KERNEL_START	(1ULL << 63)
-
 /* The symbol row @a (atoms of @r) is to be under, or NULL: not an
    unnamed kernel address, or one no kernel symbol covers. */
 static const char *kernel_name(const struct pebs_report *r, const uint64_t *a,

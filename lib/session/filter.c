@@ -16,7 +16,6 @@
 
 #include "core/internal.h"
 
-#define MAX_CPUS	4096
 #define MAX_RANGES	64
 
 struct range {
@@ -147,10 +146,10 @@ int pebs_filter__cpus(struct pebs_filter *f, const char *list)
 	if (!f)
 		return pebs_err(-EINVAL, "filter: none");
 	free(f->cpus);
-	f->cpus = calloc(MAX_CPUS / 64, sizeof(*f->cpus));
+	f->cpus = calloc(PEBS_MAX_CPUS / 64, sizeof(*f->cpus));
 	if (!f->cpus)
 		return pebs_err(-ENOMEM, "filter: out of memory");
-	err = pebs_cpulist__parse(list, MAX_CPUS, f->cpus);
+	err = pebs_cpulist__parse(list, PEBS_MAX_CPUS, f->cpus);
 	if (err) {
 		free(f->cpus);
 		f->cpus = NULL;
@@ -303,7 +302,7 @@ int pebs_filter__match(const struct pebs_filter *f,
 
 	if (!f)
 		return PEBS_FILTER_PASS;
-	if ((f->cpus && (s->cpu >= MAX_CPUS ||
+	if ((f->cpus && (s->cpu >= PEBS_MAX_CPUS ||
 			 !(f->cpus[s->cpu / 64] & (1ull << (s->cpu % 64))))) ||
 	    (f->events && (s->event >= f->max_event ||
 			   !(f->events[s->event / 64] &

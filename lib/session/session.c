@@ -23,8 +23,6 @@
 #include "session/session.h"
 #include "symbols/symbols-int.h"
 
-#define KERNEL_START	(1ULL << 63)
-
 struct pebs_session {
 	struct pebs_perfdata *pd;
 	struct pebs_threads *threads;

@@ -32,8 +32,6 @@
 #include "symbols/dso.h"
 #include "core/internal.h"
 
-#define KERNEL_NAME	"[kernel.kallsyms]"
-
 int pebs_buildid_dir(char *buf, size_t size)
 {
 	const char *home = getenv("HOME");

@@ -17,8 +17,6 @@
 
 #include "core/internal.h"
 
-#define KERNEL_START	(1ULL << 63)
-
 static void resolve_one(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 			bool kernel, struct pebs_frame *fr)
 {

@@ -13,6 +13,8 @@
 #include <libelf.h>
 
 #define BUILD_ID_MAX		20
+/* the kernel's map and dso, as perf names it */
+#define KERNEL_NAME		"[kernel.kallsyms]"
 
 struct sym {
 	uint64_t start;

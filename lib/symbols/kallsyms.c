@@ -236,7 +236,7 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 	k->syms_end = end;
 	/* the path stays the same string: rows may hold it */
 	if (!k->path)
-		k->path = strdup("[kernel.kallsyms]");
+		k->path = strdup(KERNEL_NAME);
 	if (!k->path)
 		return pebs_err(-ENOMEM, "symbols: out of memory");
 	return (int)nr;

@@ -91,7 +91,7 @@ static bool cached_kallsyms(const struct pebs_symbols *syms, char *path,
 			    size_t len)
 {
 	return syms->kernel_bid_len &&
-	       !pebs_buildid_cache_entry(path, len, "[kernel.kallsyms]",
+	       !pebs_buildid_cache_entry(path, len, KERNEL_NAME,
 					 syms->kernel_bid, syms->kernel_bid_len,
 					 "kallsyms") &&
 	       !access(path, R_OK);

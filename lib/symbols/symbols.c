@@ -25,8 +25,6 @@
 #include "core/internal.h"
 #include "symbols/symbols-int.h"
 
-#define KERNEL_START		(1ULL << 63)
-#define KERNEL_NAME		"[kernel.kallsyms]"
 #define CACHE_BITS		12
 #define CACHE_SIZE		(1u << CACHE_BITS)	/* (pid, ip) lookups */
 

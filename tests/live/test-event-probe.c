@@ -404,8 +404,6 @@ static void test_same_as_perf(void **state)
 
 /* ---- kernel samples ------------------------------------------------------ */
 
-#define KERNEL_START	0xffff800000000000ull
-
 /*
  * cpu-clock as root, perf_event_paranoid allowing it: nothing excluded,
  * and dd copying /dev/zero to /dev/null (kernel work) yields samples in
