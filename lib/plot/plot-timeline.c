@@ -48,13 +48,13 @@ struct pebs_cpuplot {
 	uint64_t t0, t1;
 };
 
-struct slot {
+struct cell_thread {
 	int32_t tid, pid;
 	uint64_t amount;
 };
 
 struct cell {
-	struct slot s[SLOTS];
+	struct cell_thread s[SLOTS];
 	uint32_t samples;
 };
 
@@ -267,9 +267,9 @@ static void credit(struct cell *c, int32_t pid, int32_t tid, uint64_t amount)
 	c->s[min].pid = pid;
 }
 
-static const struct slot *top(const struct cell *c)
+static const struct cell_thread *top(const struct cell *c)
 {
-	const struct slot *best = NULL;
+	const struct cell_thread *best = NULL;
 	unsigned int i;
 
 	for (i = 0; i < SLOTS; i++)
@@ -476,7 +476,7 @@ static struct thread_total *rank(const struct grid *g, size_t *nr)
 	size_t n = 0, cap = 0, i, k;
 
 	for (i = 0; i < (size_t)g->rows * g->cols; i++) {
-		const struct slot *s = top(&g->cells[i]);
+		const struct cell_thread *s = top(&g->cells[i]);
 
 		if (!s)
 			continue;
@@ -620,8 +620,8 @@ int pebs_cpuplot__write_svg(struct pebs_cpuplot *tl,
 		snprintf(buf, sizeof(buf), "CPU %d", g.row_cpu[r]);
 		pebs_svg__text(s, 8, y + ROW_H / 2 + 4, NULL, buf);
 		for (c = 0; c < g.cols; c = c2) {
-			const struct slot *t = top(&g.cells[(size_t)r * g.cols + c]);
-			const struct slot *u;
+			const struct cell_thread *t = top(&g.cells[(size_t)r * g.cols + c]);
+			const struct cell_thread *u;
 
 			for (c2 = c + 1; c2 < g.cols; c2++) {
 				u = top(&g.cells[(size_t)r * g.cols + c2]);

@@ -13,7 +13,7 @@
 #define MORE_TIDS	(PEBS_REPORT_MAX_TIDS - 1)
 #define NO_ATOM		0xff
 
-struct slot {
+struct row_slot {
 	uint32_t idx;		/* row + 1; 0: empty */
 	uint32_t hash;
 };
@@ -57,7 +57,7 @@ struct pebs_report {
 				   nr (in order) are kept */
 	struct rext *exts;	/* the rows' extensions */
 	size_t nr_exts, cap_exts;
-	struct slot *slots;
+	struct row_slot *slots;
 	size_t cap;		/* a power of two */
 	uint32_t *order;	/* rows in sorted order, after __sort */
 	struct pebs_report_row *view;	/* what __row returns */

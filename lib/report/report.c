@@ -194,7 +194,7 @@ uint32_t rp_make_key(const struct pebs_report *r,
 static int grow_index(struct pebs_report *r)
 {
 	size_t cap = r->cap ? r->cap * 2 : 256, i;
-	struct slot *slots = pebs_big_calloc(cap, sizeof(*slots));
+	struct row_slot *slots = pebs_big_calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -450,7 +450,7 @@ int pebs_report__add_batch(struct pebs_report *r,
 				__builtin_prefetch(&r->slots[h[i] & mask]);
 		}
 		for (i = 0; i < m && r->cap; i++) {
-			const struct slot *sl = &r->slots[h[i] & mask];
+			const struct row_slot *sl = &r->slots[h[i] & mask];
 
 			if (sl->idx && sl->hash == h[i])
 				__builtin_prefetch(row_at(r, sl->idx - 1));

@@ -16,7 +16,7 @@
 #include "sampling/chanset.h"
 #include "core/opts.h"
 
-static struct slot tomb;
+static struct chan_slot tomb;
 
 /* ---- id -> slot ------------------------------------------------------ */
 
@@ -28,7 +28,7 @@ static unsigned int id_hash(uint64_t id)
 	return (unsigned int)id;
 }
 
-struct slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id)
+struct chan_slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id)
 {
 	unsigned int i;
 
@@ -41,7 +41,7 @@ struct slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id)
 	return NULL;
 }
 
-void chanset_ids_put(struct pebs_chanset *set, struct slot *sl)
+void chanset_ids_put(struct pebs_chanset *set, struct chan_slot *sl)
 {
 	unsigned int i = id_hash(sl->id) & set->ids_mask;
 
@@ -58,7 +58,7 @@ void chanset_ids_put(struct pebs_chanset *set, struct slot *sl)
 int chanset_ids_reserve(struct pebs_chanset *set)
 {
 	unsigned int cap = set->ids ? set->ids_mask + 1 : 0;
-	struct slot **old = set->ids;
+	struct chan_slot **old = set->ids;
 	unsigned int ncap = 64;
 
 	if (2 * (set->ids_used + set->ids_tomb + 1) <= cap)
@@ -79,7 +79,7 @@ int chanset_ids_reserve(struct pebs_chanset *set)
 	return 0;
 }
 
-void chanset_ids_del(struct pebs_chanset *set, struct slot *sl)
+void chanset_ids_del(struct pebs_chanset *set, struct chan_slot *sl)
 {
 	unsigned int i = id_hash(sl->id) & set->ids_mask;
 
@@ -204,7 +204,7 @@ static struct pebs_channel *record_channel(const struct pebs_chanset *set,
 					   const struct perf_event_header *ev)
 {
 	const unsigned char *p = (const unsigned char *)ev;
-	struct slot *sl;
+	struct chan_slot *sl;
 
 	if (!set->share)
 		return r->owner;
@@ -307,7 +307,7 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 	/* a hung-up target is drained to the end below, then reported */
 	for (int i = 0; i < n; i++)
 		if (evs[i].events & EPOLLHUP)
-			((struct slot *)evs[i].data.ptr)->t->gone = true;
+			((struct chan_slot *)evs[i].data.ptr)->t->gone = true;
 	if (every) {
 		for (unsigned int i = 0; i < set->nr_rings && !err; i++)
 			err = drain_ring(set, set->rings[i], false, cbs, ctx,
@@ -315,7 +315,7 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 	} else {
 		/* one fd of a shared ring stands for all of them */
 		for (int i = 0; i < n && !err; i++) {
-			struct slot *sl = evs[i].data.ptr;
+			struct chan_slot *sl = evs[i].data.ptr;
 
 			if ((evs[i].events & EPOLLIN) &&
 			    sl->r->pass != set->pass)

@@ -139,7 +139,7 @@ static void keep_retries(struct pebs_event *e,
  * CPU (or task) already has, else a ring of its own.
  */
 static int slot_open(struct pebs_chanset *set, struct target *t,
-		     struct slot *sl, unsigned int ev, int cpu,
+		     struct chan_slot *sl, unsigned int ev, int cpu,
 		     const struct pebs_channel *leader)
 {
 	const struct pebs_channel_opts *o = ev ? &set->rest : &set->opts;
@@ -179,7 +179,7 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 static void target_close(struct pebs_chanset *set, struct target *t)
 {
 	for (unsigned int i = 0; i < set->per_target; i++) {
-		struct slot *sl = &t->slots[i];
+		struct chan_slot *sl = &t->slots[i];
 
 		if (!sl->ch)
 			continue;
@@ -270,7 +270,7 @@ int pebs_chanset__add(struct pebs_chanset *set, int target)
 	t->id = target;
 	for (unsigned int i = 0; i < set->per_target; i++) {
 		struct epoll_event ee = { .events = EPOLLIN };
-		struct slot *sl = &t->slots[i];
+		struct chan_slot *sl = &t->slots[i];
 		int on = cpu ? target : set->cpus ? set->cpus[i / set->nr_evs] :
 			 -1;
 
