@@ -620,7 +620,8 @@ int pebs_cpuplot__write_svg(struct pebs_cpuplot *tl,
 		snprintf(buf, sizeof(buf), "CPU %d", g.row_cpu[r]);
 		pebs_svg__text(s, 8, y + ROW_H / 2 + 4, NULL, buf);
 		for (c = 0; c < g.cols; c = c2) {
-			const struct cell_thread *t = top(&g.cells[(size_t)r * g.cols + c]);
+			const struct cell_thread *t =
+				top(&g.cells[(size_t)r * g.cols + c]);
 			const struct cell_thread *u;
 
 			for (c2 = c + 1; c2 < g.cols; c2++) {
