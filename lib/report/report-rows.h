@@ -188,6 +188,21 @@ int rp_keep_row(struct pebs_report *r, struct rp_keep *k,
 void rp_keep_end(struct pebs_report *r, struct rp_keep *k);
 
 /*
+ * rp_radix - @n entries of @e in key order, stably
+ * (lib/report/report-radix.c): 16 bits at a time, the digits every entry
+ * shares skipped; @tmp holds @n more, @hist RP_RADIX_DIGITS rows of
+ * counters. Returns where the sorted entries are (@e or @tmp).
+ */
+struct rp_kv {
+	uint64_t key;
+	uint32_t val;
+} __attribute__((packed));
+#define RP_RADIX_DIGITS		4
+#define RP_RADIX_BUCKETS	(1u << 16)
+struct rp_kv *rp_radix(struct rp_kv *e, struct rp_kv *tmp, size_t n,
+		       uint32_t (*hist)[RP_RADIX_BUCKETS]);
+
+/*
  * The deferred samples of pebs_report__defer (lib/report/report-defer.c).
  * rp_defer_add - @s (its one atom @key) as an entry; > 0 when it cannot
  * be one: the entries so far are then in rows (r->defer is NULL) and @s
