@@ -145,7 +145,7 @@ static void ss_c2c__free(struct ss_c2c *f)
 	if (!f)
 		return;
 	c2c_feed__free(f->feed);
-	pebs_big_free(f->lines, f->cap_lines, sizeof(*f->lines));
+	big_free(f->lines, f->cap_lines, sizeof(*f->lines));
 	free(f->wait);
 	free(f->dsos);
 	free(f->dso_slots);
@@ -296,7 +296,7 @@ static uint64_t line_hash(const struct pkey *k)
 static int grow_lines(struct ss_c2c *f)
 {
 	size_t cap = f->cap_lines ? f->cap_lines * 2 : 4096, i, j;
-	struct pline *v = pebs_big_calloc(cap, sizeof(*v));
+	struct pline *v = big_calloc(cap, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -310,7 +310,7 @@ static int grow_lines(struct ss_c2c *f)
 			;
 		v[j] = *l;
 	}
-	pebs_big_free(f->lines, f->cap_lines, sizeof(*f->lines));
+	big_free(f->lines, f->cap_lines, sizeof(*f->lines));
 	f->lines = v;
 	f->cap_lines = cap;
 	return 0;
@@ -473,7 +473,7 @@ static int ss_c2c__sample(struct ss_c2c *f,
 /* The feed as the session's hook: a failure is out of memory. */
 static int oom(void)
 {
-	return pebs_err(-ENOMEM, "session: out of memory");
+	return core_err(-ENOMEM, "session: out of memory");
 }
 
 static int hook_sample(void *arg, const struct perf_event_header *ev,
@@ -512,7 +512,7 @@ int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,
 	int err;
 
 	if (!ss || (flags & ~PEBS_SESSION_C2C_SHARED))
-		return pebs_err(-EINVAL, "session: bad c2c flags");
+		return core_err(-EINVAL, "session: bad c2c flags");
 	err = ss_hook__set(ss, &c2c_hook, NULL);	/* the earlier feed */
 	if (err || !c)
 		return err;

@@ -21,13 +21,13 @@ int pebs_buildid_cache__add_perfdata(const char *path)
 	int nr = 0, err;
 
 	if (!path)
-		return pebs_err(-EINVAL, "build-id cache: no recording");
+		return core_err(-EINVAL, "build-id cache: no recording");
 	err = pebs_perfdata__open(path, &pd);
 	if (err)
 		return err;
 	if (pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, &data, &size)) {
 		pebs_perfdata__close(pd);
-		pebs_err_clear();
+		core_err_clear();
 		return 0;	/* no build id table: nothing to cache */
 	}
 	p = data;
@@ -39,7 +39,7 @@ int pebs_buildid_cache__add_perfdata(const char *path)
 		if (!pebs_buildid_cache__add(e.name, e.bid, e.len))
 			nr++;
 		else
-			pebs_err_clear();	/* gone or rebuilt: not cached */
+			core_err_clear();	/* gone or rebuilt: not cached */
 	}
 	pebs_perfdata__close(pd);
 	return err < 0 ? err : nr;

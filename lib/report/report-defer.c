@@ -58,12 +58,12 @@ int pebs_report__defer(struct pebs_report *r)
 	enum pebs_report_key k;
 
 	if (!r || r->defer)
-		return r ? 0 : pebs_err(-EINVAL, "report: none");
+		return r ? 0 : core_err(-EINVAL, "report: none");
 	k = r->keys[0];
 	if (r->nr || r->samples || r->nr_keys != 1 ||
 	    (k != PEBS_REPORT_PAGE && k != PEBS_REPORT_LINE &&
 	     k != PEBS_REPORT_ADDR))
-		return pebs_err(-EINVAL, "report: only a new report of one "
+		return core_err(-EINVAL, "report: only a new report of one "
 				"key page, line or addr can be deferred");
 	r->defer = calloc(1, sizeof(*r->defer));
 	if (r->defer)
@@ -71,7 +71,7 @@ int pebs_report__defer(struct pebs_report *r)
 	if (!r->defer || !r->defer->slots) {
 		rp_defer_free(r->defer);
 		r->defer = NULL;
-		return pebs_err(-ENOMEM, "report: out of memory");
+		return core_err(-ENOMEM, "report: out of memory");
 	}
 	return 0;
 }
@@ -104,7 +104,7 @@ static int undefer(struct pebs_report *r)
 				 c->bits, &row);
 	}
 	rp_defer_free(d);
-	return err ? pebs_err(err, "report: out of memory") : 0;
+	return err ? core_err(err, "report: out of memory") : 0;
 }
 
 /* The combo of @tid, @period, @bits; UINT32_MAX when there are too
@@ -162,7 +162,7 @@ int rp_defer_add(struct pebs_report *r, const struct pebs_report_sample *s,
 	uint32_t c;
 
 	if (d->sorted)
-		return pebs_err(-EINVAL, "report: no samples after sorting");
+		return core_err(-EINVAL, "report: no samples after sorting");
 	if (s->has_weight)
 		return undefer(r) ?: 1;
 	c = combo_of(d, s->tid, s->period, rp_src_bits(s));
@@ -324,7 +324,7 @@ int rp_defer_rows(struct pebs_report *r, size_t n)
 	rp_keep_init(&k, n);
 	err = sum_runs(r, r->defer, ~0ull, &k);
 	if (err)
-		return pebs_err(err, "report: out of memory");
+		return core_err(err, "report: out of memory");
 	rp_keep_end(r, &k);
 	return 0;
 }

@@ -250,17 +250,17 @@ int pebs_report__derive_top(struct pebs_report *r,
 	int err;
 
 	if (!r || !from || check(r, from))
-		return pebs_err(-EINVAL, "report: derive pages from a new "
+		return core_err(-EINVAL, "report: derive pages from a new "
 				"report of lines with the same other keys "
 				"(pid, tid, cpu, event)");
 	rp_keep_init(&k, n);
 	err = from->defer ? rp_defer_pages(r, from, &k) :
 	      pages_of_rows(r, from, &k);
 	if (err == -EINVAL)
-		return pebs_err(err, "report: sort the deferred report of "
+		return core_err(err, "report: sort the deferred report of "
 				"lines (pebs_report__sort_top) first");
 	if (err)
-		return pebs_err(err, "report: out of memory");
+		return core_err(err, "report: out of memory");
 	rp_keep_end(r, &k);
 	r->samples = from->samples;
 	r->period = from->period;

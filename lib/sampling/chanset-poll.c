@@ -68,7 +68,7 @@ int chanset_ids_reserve(struct pebs_chanset *set)
 	set->ids = calloc(ncap, sizeof(*set->ids));
 	if (!set->ids) {
 		set->ids = old;
-		return pebs_err(-ENOMEM, "channel set: out of memory");
+		return core_err(-ENOMEM, "channel set: out of memory");
 	}
 	set->ids_mask = ncap - 1;
 	set->ids_used = set->ids_tomb = 0;
@@ -170,7 +170,7 @@ static int deliver(struct pebs_channel *ch, const struct perf_event_header *ev,
 			return 1;
 		err = pebs_sample__decode(pebs_channel__layout(ch), ev, &s);
 		if (err)
-			return pebs_err(err, "a %u-byte sample of %s does not "
+			return core_err(err, "a %u-byte sample of %s does not "
 					"decode with its sample_type 0x%llx",
 					ev->size, pebs_channel__event(ch)->name,
 					(unsigned long long)
@@ -293,15 +293,15 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 	int n, err = 0;
 
 	if (set->busy)
-		return pebs_err(-EBUSY, "channel set: poll/drain called from "
+		return core_err(-EBUSY, "channel set: poll/drain called from "
 				"its own callback");
 	/* the caller's table of any size (sz): absent callbacks are NULL */
-	err = pebs_opts_copy(&copy, sizeof(copy), user_cbs, "pebs_chanset_cbs");
+	err = opts_copy(&copy, sizeof(copy), user_cbs, "pebs_chanset_cbs");
 	if (err)
 		return err;
 	n = epoll_wait(set->epfd, evs, max, timeout_ms);
 	if (n < 0)
-		return pebs_err(-errno, "epoll_wait: %s", strerror(errno));
+		return core_err(-errno, "epoll_wait: %s", strerror(errno));
 	set->busy = true;
 	set->pass++;
 	/* a hung-up target is drained to the end below, then reported */

@@ -47,7 +47,7 @@ struct ss_hook {
 
 static int oom(void)
 {
-	return pebs_err(-ENOMEM, "session: out of memory");
+	return core_err(-ENOMEM, "session: out of memory");
 }
 
 static void unhook(const struct ss_hook *h)
@@ -156,7 +156,7 @@ int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
 	int err;
 
 	if (!pd || !sp)
-		return pebs_err(-EINVAL, "session: no file");
+		return core_err(-EINVAL, "session: no file");
 	ss = calloc(1, sizeof(*ss));
 	if (!ss)
 		return oom();
@@ -319,7 +319,7 @@ int ss_hook__set(struct pebs_session *ss, const struct ss_hook_ops *ops,
 	unsigned int i;
 
 	if (!ss || !ops || ops->sz != sizeof(*ops))
-		return pebs_err(-EINVAL, "session: bad hook");
+		return core_err(-EINVAL, "session: bad hook");
 	for (i = 0; i < ss->nr_hooks && ss->hooks[i].ops != ops; i++)
 		;
 	if (i < ss->nr_hooks) {
@@ -357,7 +357,7 @@ int pebs_session__process(struct pebs_session *ss, bool data,
 	int err;
 
 	if (!ss || !fn)
-		return pebs_err(-EINVAL, "session: no callback");
+		return core_err(-EINVAL, "session: no callback");
 	ss->data = data;
 	ss->fn = fn;
 	ss->arg = arg;

@@ -16,7 +16,7 @@
  * the pebs_session__process callback; record: a non-sample record, in
  * time order, before the session takes it; finish: the end of a pass
  * (not after -ENOMEM). Each returns 0 or -errno with its reason set
- * (pebs_err), which ends the pass with that error. free: @arg is no longer
+ * (core_err), which ends the pass with that error. free: @arg is no longer
  * hooked (ss_hook__set again, pebs_session__delete).
  */
 struct ss_hook_ops {

@@ -32,7 +32,7 @@
 #include "symbols/dso.h"
 #include "core/internal.h"
 
-int pebs_buildid_dir(char *buf, size_t size)
+int buildid_dir(char *buf, size_t size)
 {
 	const char *home = getenv("HOME");
 
@@ -115,11 +115,11 @@ static void hex(char *out, const uint8_t *bid, size_t len)
 		sprintf(out + 2 * i, "%02x", bid[i]);
 }
 
-int pebs_buildid_cache_entry(char *buf, size_t size, const char *name,
-			     const uint8_t *bid, size_t len, const char *leaf)
+int buildid_cache_entry(char *buf, size_t size, const char *name,
+			const uint8_t *bid, size_t len, const char *leaf)
 {
 	char dir[PATH_MAX], sbid[2 * BUILD_ID_MAX + 1];
-	int err = pebs_buildid_dir(dir, sizeof(dir));
+	int err = buildid_dir(dir, sizeof(dir));
 
 	if (err)
 		return err;
@@ -143,7 +143,7 @@ int buildid_section__next(const unsigned char **pp, const unsigned char *end,
 
 		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
 		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
-			return pebs_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
+			return core_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
 					"of %u bytes overruns the section",
 					h.size);
 		if (h.misc & MISC_BUILD_ID_SIZE)
@@ -173,8 +173,8 @@ static int cache_put(const char *name, const char *leaf, const char *src,
 	char sbid[2 * BUILD_ID_MAX + 1];
 	int err;
 
-	err = pebs_buildid_cache_entry(file, sizeof(file), name, bid, len,
-				       leaf) ?: pebs_buildid_dir(dir, sizeof(dir));
+	err = buildid_cache_entry(file, sizeof(file), name, bid, len,
+				       leaf) ?: buildid_dir(dir, sizeof(dir));
 	if (err)
 		return err;
 	hex(sbid, bid, len);
@@ -237,7 +237,7 @@ static int cache_vdso(const uint8_t *bid, size_t len)
 
 	snprintf(tmp, sizeof(tmp), "/tmp/pebs-vdso.%d", (int)getpid());
 	err = write_vdso(tmp);
-	n = err ? err : pebs_elf_build_id(tmp, got);
+	n = err ? err : dso_elf_build_id(tmp, got);
 	if (n >= 0 && ((size_t)n != len || memcmp(got, bid, len)))
 		n = -ESRCH;	/* another boot's vdso */
 	err = n < 0 ? n : cache_put("[vdso]", "vdso", tmp, bid, len);
@@ -250,7 +250,7 @@ static int cache_vdso(const uint8_t *bid, size_t len)
 static int cache_kallsyms(const uint8_t *bid, size_t len)
 {
 	uint8_t host[BUILD_ID_MAX];
-	int n = pebs_host_kernel_build_id(host);
+	int n = kallsyms_host_build_id(host);
 
 	if (n < 0)
 		return n;
@@ -270,19 +270,19 @@ int pebs_buildid_cache__add(const char *path, const uint8_t *build_id,
 	int n;
 
 	if (!path || !build_id || !size || size > BUILD_ID_MAX)
-		return pebs_err(-EINVAL, "build-id cache: bad file or build id");
+		return core_err(-EINVAL, "build-id cache: bad file or build id");
 	if (!strcmp(path, "[vdso]"))
 		n = cache_vdso(build_id, size);
 	else if (!strcmp(path, KERNEL_NAME))
 		n = cache_kallsyms(build_id, size);
 	else if (path[0] != '/' || !realpath(path, real))
 		n = -ENOENT;
-	else if ((n = pebs_elf_build_id(real, got)) >= 0)
+	else if ((n = dso_elf_build_id(real, got)) >= 0)
 		n = (size_t)n != size || memcmp(got, build_id, size) ? -ESRCH :
 		    cache_put(real, "elf", real, build_id, size);
 	if (n == -ESRCH)
-		return pebs_err(n, "build-id cache: %s is not the recorded "
+		return core_err(n, "build-id cache: %s is not the recorded "
 				"build", path);
-	return n < 0 ? pebs_err(n, "build-id cache: cannot cache %s: %s",
+	return n < 0 ? core_err(n, "build-id cache: cannot cache %s: %s",
 				path, strerror(-n)) : 0;
 }

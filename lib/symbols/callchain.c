@@ -39,7 +39,7 @@ int pebs_callchain__resolve(struct pebs_symbols *syms,
 	int mode = -1;		/* -1: none seen (decide by address) */
 
 	if (!syms || !s || !frames || !max)
-		return pebs_err(-EINVAL, "callchain: nothing to resolve");
+		return core_err(-EINVAL, "callchain: nothing to resolve");
 	if (max > PEBS_CALLCHAIN_MAX)
 		max = PEBS_CALLCHAIN_MAX;
 	if (!(s->present & PERF_SAMPLE_CALLCHAIN) || !s->callchain_nr) {

@@ -222,7 +222,7 @@ static void test_kernel_deferred(void **state)
 	assert_int_equal(syms_kernel_defer(syms), 0);	/* another kernel */
 	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
 					       &sym), -ENOENT);
-	text = pebs_host_kernel_text();
+	text = kallsyms_host_text();
 	if (!text)
 		skip();		/* addresses hidden */
 	this_kernel(syms);
@@ -261,12 +261,12 @@ static void test_kernel_partial(void **state)
 
 	memset(&full, 0, sizeof(full));
 	memset(&part, 0, sizeof(part));
-	ret = pebs_dso_load_kallsyms(&full);
+	ret = dso_load_kallsyms(&full);
 	if (ret == -EACCES || ret == -ENOENT)
 		skip();		/* addresses hidden */
 	assert_true(ret > 1000);
 	assert_int_equal(full.syms_end, 0);
-	text = pebs_host_kernel_text();
+	text = kallsyms_host_text();
 	sched = ksym_addr("schedule");
 	assert_true(text && sched > text);
 	k = kload_start(text);
@@ -284,8 +284,8 @@ static void test_kernel_partial(void **state)
 		assert_string_equal(part.syms[i].name, full.syms[i].name);
 	}
 	assert_true(i > 0);
-	pebs_dso_free(&full);
-	pebs_dso_free(&part);
+	dso_free(&full);
+	dso_free(&part);
 
 	this_kernel(syms);
 	syms_kernel_start(syms);
