@@ -12,6 +12,19 @@ trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 chk=$S/scripts/check-layers.py
 
+# fails NAME PATTERN: the check of the scratch copy fails (status 1) with
+# a line matching PATTERN
+fails() {
+	python3 "$chk" --src "$T/src" --build "$T/build" 2>"$T/err"
+	local rc=$?
+	if [ $rc = 1 ] && grep -q "$2" "$T/err"; then
+		ok "$1"
+	else
+		nok "$1 (status $rc)"
+		diag "$T/err"
+	fi
+}
+
 echo "1..7"
 
 if [ ! -f "$B/libpebsshim.a" ]; then
@@ -37,29 +50,15 @@ sed -i '0,/^#include/s//#include "session\/session.h"\n#include/' \
 	"$T/src/lib/core/error.c"
 line=$(grep -n '#include "session/session.h"' "$T/src/lib/core/error.c" |
        cut -d: -f1)
-python3 "$chk" --src "$T/src" --build "$T/build" 2>"$T/err"
-rc=$?
-if [ $rc = 1 ] &&
-   grep -q "^lib/core/error.c:$line: core includes session's private header session/session.h" "$T/err"; then
-	ok "an upward include fails, naming lib/core/error.c:$line"
-else
-	nok "an upward include fails, naming lib/core/error.c:$line (rc $rc)"
-	diag "$T/err"
-fi
+fails "an upward include fails, naming lib/core/error.c:$line" \
+	"^lib/core/error.c:$line: core includes session's private header session/session.h"
 cp "$S/lib/core/error.c" "$T/src/lib/core/error.c"
 
 # an upward module header: <pebsshim/report.h> from map
 printf '#include <pebsshim/report.h>\n' >>"$T/src/lib/map/map.h"
 line=$(wc -l <"$T/src/lib/map/map.h")
-python3 "$chk" --src "$T/src" --build "$T/build" 2>"$T/err"
-rc=$?
-if [ $rc = 1 ] &&
-   grep -q "^lib/map/map.h:$line: map includes report's module header pebsshim/report.h" "$T/err"; then
-	ok "an upward module header fails, naming lib/map/map.h:$line"
-else
-	nok "an upward module header fails, naming lib/map/map.h:$line (rc $rc)"
-	diag "$T/err"
-fi
+fails "an upward module header fails, naming lib/map/map.h:$line" \
+	"^lib/map/map.h:$line: map includes report's module header pebsshim/report.h"
 cp "$S/lib/map/map.h" "$T/src/lib/map/map.h"
 
 # an upward call: an object of core that calls the session
@@ -81,24 +80,11 @@ if ! cc -I"$S/include" -I"$S/lib/include" -I"$S/lib" -D_GNU_SOURCE -c \
 else
 	ok "the planted call compiles"
 fi
-python3 "$chk" --src "$T/src" --build "$T/build" 2>"$T/err"
-rc=$?
-if [ $rc = 1 ] &&
-   grep -q "^lib/core/planted.c:8: core calls pebs_session__new of session" "$T/err"; then
-	ok "an upward call fails, naming lib/core/planted.c:8"
-else
-	nok "an upward call fails, naming lib/core/planted.c:8 (rc $rc)"
-	diag "$T/err"
-fi
+fails "an upward call fails, naming lib/core/planted.c:8" \
+	"^lib/core/planted.c:8: core calls pebs_session__new of session"
 rm -f "$T/src/lib/core/planted.c" "$T/build/lib/core/planted.o"
 
 # a cycle in the table: core may use report
 sed -i 's/^\(| `core` |[^|]*|\) nothing |/\1 `report` |/' "$T/src/lib/README.md"
-python3 "$chk" --src "$T/src" --build "$T/build" 2>"$T/err"
-rc=$?
-if [ $rc != 0 ] && grep -q "the table has a cycle: .*core -> .*report" "$T/err"; then
-	ok "a cycle in lib/README.md's table is refused"
-else
-	nok "a cycle in lib/README.md's table is refused (rc $rc)"
-	diag "$T/err"
-fi
+fails "a cycle in lib/README.md's table is refused" \
+	"the table has a cycle: core -> report -> "
