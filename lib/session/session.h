@@ -31,7 +31,8 @@ struct ss_hook_ops {
 /*
  * ss_hook__set - hook @arg with @ops on @ss, after the hooks there, in
  * place of (after freeing) an earlier hook of the same @ops; @arg NULL:
- * only that. 0, -EINVAL (@ops of an unknown size), -ENOMEM.
+ * only that. 0, -EINVAL (@ops of an unknown size), -ENOMEM (@arg freed
+ * with ops->free).
  */
 int ss_hook__set(struct pebs_session *ss, const struct ss_hook_ops *ops,
 		 void *arg);
