@@ -210,8 +210,10 @@ FUZZ_T := $(sort $(wildcard tests/fuzz/*.t))
 VM_T := $(sort $(wildcard tests/vm/*.t))
 PATCH_T := $(sort $(wildcard patches/*.t))
 
-check: deps check-layers
+# check-layers runs after the build (deps installs what the build needs)
+check: deps
 	$(MAKE) all fuzz
+	$(MAKE) check-layers
 	$(MAKE) SAN=1 tests
 	@$(call prove-list,$(UNIT) $(LIVE) $(CLI_T) $(FUZZ_T) $(PATCH_T) \
 		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) $(VM_T))
