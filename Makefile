@@ -10,6 +10,8 @@
 #                   then runs every suite through prove: unit, live, CLI,
 #                   fuzz, the same unit/live tests under ASan+UBSan, and
 #                   the module tests inside a qemu guest
+#   make check-layers  lib/'s folders keep the direction of lib/README.md
+#                   (scripts/check-layers.py on the sources and objects)
 #   make check-unit | check-live | check-cli | check-fuzz | check-vm |
 #        check-san  one suite
 #   make check-vm-stress  the heavy module runs in qemu (SMP readers,
@@ -106,8 +108,8 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev libdw-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
-	check-cli check-fuzz check-vm check-vm-stress check-debug check-san \
-	check-patch bench bench-build bench-vm deps install uninstall clean
+	check-layers check-cli check-fuzz check-vm check-vm-stress check-debug \
+	check-san check-patch bench bench-build bench-vm deps install uninstall clean
 
 all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins man \
 	$(if $(KDIR),kmod)
@@ -210,12 +212,17 @@ FUZZ_T := $(sort $(wildcard tests/fuzz/*.t))
 VM_T := $(sort $(wildcard tests/vm/*.t))
 PATCH_T := $(sort $(wildcard patches/*.t))
 
+# check-layers runs after the build (deps installs what the build needs)
 check: deps
 	$(MAKE) all fuzz
+	$(MAKE) check-layers
 	$(MAKE) SAN=1 tests
 	@$(call prove-list,$(UNIT) $(LIVE) $(CLI_T) $(FUZZ_T) $(PATCH_T) \
 		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) $(VM_T))
 
+# the includes and calls between lib/'s folders against lib/README.md
+check-layers: lib
+	python3 scripts/check-layers.py --src . --build $(B)
 check-unit: tests
 	@$(call prove-list,$(UNIT))
 check-live: tests

@@ -8,7 +8,6 @@
 
 #define C2C_NONE	UINT32_MAX
 #define LINE_SHIFT	6
-#define KERNEL_ADDR	(1ULL << 63)
 
 /* what perf stores in a sample without PERF_SAMPLE_DATA_SRC */
 #define C2C_DATA_SRC_NONE \

@@ -349,7 +349,7 @@ static int line_sets(struct pebs_c2c *c, uint32_t li,
 
 int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s)
 {
-	bool kernel = s->addr >= KERNEL_ADDR;
+	bool kernel = s->addr >= KERNEL_START;
 	struct pebs_c2c_dkey k = {
 		.al_addr = s->addr,
 		.cpumode = kernel ? PERF_RECORD_MISC_KERNEL :

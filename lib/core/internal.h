@@ -10,6 +10,13 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * The lowest kernel address, as the library tells kernel from user
+ * addresses without the kernel's maps: x86-64's kernel half, as perf's
+ * machine__get_kernel_start assumes before it knows the kernel's map.
+ */
+#define KERNEL_START	(1ULL << 63)
+
 /* Unaligned little-endian-host loads from records and files. */
 static inline uint64_t ld64(const unsigned char *p)
 {
@@ -36,21 +43,22 @@ static inline uint16_t ld16(const unsigned char *p)
 }
 
 /*
- * pebs_err - record a one-line reason for the calling thread and return
+ * core_err - record a one-line reason for the calling thread and return
  * @err (a negative errno) so that callers can write
- *	return pebs_err(-ENOENT, "%s not found: ...", path);
+ *	return core_err(-ENOENT, "%s not found: ...", path);
  */
-int pebs_err(int err, const char *fmt, ...)
+int core_err(int err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* pebs_err_clear - forget the last reason (on success paths). */
-void pebs_err_clear(void);
+/* core_err_clear - forget the last reason (on success paths). */
+void core_err_clear(void);
 
 /*
- * pebs_elf_build_id (lib/symbols/symbols.c) - the GNU build id of the ELF file
- * @path, copied into @bid (room for 20 bytes). Returns its length,
- * -ENOENT (not ELF, or no build id), or -errno from open.
+ * big_calloc, big_free - zeroed memory for a large table read
+ * at random (huge pages when large; lib/core/bigmem.c); free it with the
+ * same @n and @size. NULL when out of memory.
  */
-int pebs_elf_build_id(const char *path, uint8_t *bid);
+void *big_calloc(size_t n, size_t size);
+void big_free(void *p, size_t n, size_t size);
 
 #endif /* PEBSSHIM_INTERNAL_H */

@@ -38,7 +38,7 @@ static inline uint64_t hist_oldest(const struct pebs_map *map, uint64_t head)
 	return head >= map->hist_len ? head - map->hist_len + 1 : 0;
 }
 
-/* pebs_map_bad_cpu - the error for a CPU not in @map's table. */
-int pebs_map_bad_cpu(const struct pebs_map *map, unsigned int cpu);
+/* map_bad_cpu - the error for a CPU not in @map's table. */
+int map_bad_cpu(const struct pebs_map *map, unsigned int cpu);
 
 #endif /* PEBSSHIM_MAP_INT_H */

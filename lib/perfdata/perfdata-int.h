@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * perfdata-int.h - the perf.data reader's internals, shared by the
- * files of lib/perfdata/; not installed.
+ * perfdata-int.h - the perf.data reader's state and helpers, shared by
+ * lib/perfdata/'s readers and by the session above them (lib/session/:
+ * pd_release and the read position); not installed.
  */
 #ifndef PEBSSHIM_PERFDATA_INT_H
 #define PEBSSHIM_PERFDATA_INT_H
@@ -124,5 +125,17 @@ void pd_dir__free(struct pd_dir *d);
 int pd_dir__next(struct pd_dir *d, const unsigned char **rec);
 void pd_dir__rewind(struct pd_dir *d);
 bool pd_dir__truncated(const struct pd_dir *d);
+
+/*
+ * pd_release - the pages of @pd's mapping in [from, to) (file offsets;
+ * the partial pages at the ends stay) are not needed now: dropped from
+ * the process (read again from the page cache if touched). Does nothing
+ * for less than PD_RELEASE_MIN bytes or input that is not a mapped
+ * file. Returns the offset released up to (@to, or @from when nothing
+ * was done), for the next call (lib/perfdata/perfdata-next.c).
+ */
+#define PD_RELEASE_MIN	(4u << 20)
+uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
+		    uint64_t to);
 
 #endif /* PEBSSHIM_PERFDATA_INT_H */

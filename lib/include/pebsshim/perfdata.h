@@ -485,6 +485,21 @@ PEBS_API int pebs_output__check(const char *path);
  */
 PEBS_API int pebs_output__backup(const char *path);
 
+/* ------------------------------------------------------------------ */
+/* A recording's builds into the build-id cache                       */
+/* (lib/perfdata/buildid-write.c)                                     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_buildid_cache__add_perfdata - pebs_buildid_cache__add for every
+ * file and the vdso of the build id table (HEADER_BUILD_ID) of the
+ * recording @path, as perf record does at its end unless
+ * --no-buildid-cache, the kernel's kallsyms too; files gone or rebuilt
+ * since (another boot's kernel) are skipped. Returns the number cached,
+ * or -errno (@path cannot be read: pebs_perfdata__open's errors).
+ */
+PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -286,16 +286,6 @@ PEBS_API void pebs_srcline__delete(struct pebs_srcline *s);
 PEBS_API int pebs_buildid_cache__add(const char *path,
 				     const uint8_t *build_id, size_t size);
 
-/*
- * pebs_buildid_cache__add_perfdata - pebs_buildid_cache__add for every
- * file and the vdso of the build id table (HEADER_BUILD_ID) of the
- * recording @path, as perf record does at its end unless
- * --no-buildid-cache, the kernel's kallsyms too; files gone or rebuilt
- * since (another boot's kernel) are skipped. Returns the number cached,
- * or -errno (@path cannot be read: pebs_perfdata__open's errors).
- */
-PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
-
 #ifdef __cplusplus
 }
 #endif
