@@ -50,7 +50,8 @@ void pebs_err_clear(void);
  * Events: sysfs PMUs (lib/event/event-sysfs.c).
  * pebs_sysfs_root - where PMUs are listed, /sys/bus/event_source/devices
  * unless pebs_sysfs_set_root() pointed it elsewhere (tests build a fake
- * tree; NULL restores the default; not thread-safe, set it before use).
+ * tree; NULL restores the default; not thread-safe, set it before use),
+ * or the environment's PEBS_TEST_SYSFS_ROOT (the command-line tests').
  * pebs_sysfs_has - whether <root>/<pmu>[/<file>] exists (file may be NULL).
  * pebs_sysfs_encode - encode "pmu/term=val,.../mods" into @ev (see
  * pebs_event__parse); returns 0, -ENOENT (no such PMU) or -EINVAL.

@@ -25,9 +25,18 @@
 
 static const char *sysfs_root;
 
+/*
+ * PEBS_TEST_SYSFS_ROOT: a fake PMU tree for the command-line tests (as
+ * PEBS_TEST_NO_RDTSCP), read where no pebs_sysfs_set_root() was made
+ */
 const char *pebs_sysfs_root(void)
 {
-	return sysfs_root ? sysfs_root : SYSFS_PMU_ROOT;
+	const char *env;
+
+	if (sysfs_root)
+		return sysfs_root;
+	env = getenv("PEBS_TEST_SYSFS_ROOT");
+	return env && *env ? env : SYSFS_PMU_ROOT;
 }
 
 void pebs_sysfs_set_root(const char *root)

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mem-events.c - what `perf mem record` and `perf c2c record` (perf 6.1)
+ * pass to `perf record` for the CPU at hand: the events and the record
+ * options that choose the sample fields.
+ *
+ * perf's tables (tools/perf/arch/x86/util/mem-events.c):
+ *	Intel	load	"%s/mem-loads,ldlat=%u/P"  if <pmu>/events/mem-loads
+ *		store	"%s/mem-stores/P"	   if <pmu>/events/mem-stores
+ *		a PMU with events/mem-loads-aux (Sapphire Rapids, the P-cores
+ *		of Alder Lake) loads as "{%s/mem-loads-aux/,%s/mem-loads,
+ *		ldlat=%u/}:P"
+ *	AMD	load+store "ibs_op//"		   if the ibs_op PMU exists
+ * <pmu> is "cpu", or on a hybrid CPU each of cpu_core and cpu_atom (an
+ * event is usable if one of them has it, and is then asked of both).
+ * perf tells AMD by the CPUID vendor; here the ibs_op PMU tells it: only
+ * AMD CPUs have one, and neither vendor's core PMU lists mem-loads on
+ * AMD, so the choice is the same on every CPU.
+ *
+ * The options (tools/perf/builtin-mem.c __cmd_record, builtin-c2c.c
+ * perf_c2c__record), in perf's order:
+ *	mem	[-W if loads are sampled] -d [--phys-data] [--data-page-size]
+ *		-e EVENT...		(-t load|store|load,store; default both)
+ *	c2c	-W -d --phys-data --sample-cpu -e EVENT...
+ * -W on the AMD load+store event too (perf's "mem-ldst" entry).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "core/opts.h"
+#include "pebsshim.h"
+
+#define MR_MAX_ARGS	24
+#define MR_EVENT_LEN	128
+
+struct pebs_mem_record {
+	int argc;
+	const char *argv[MR_MAX_ARGS + 1];
+	char events[8][MR_EVENT_LEN];	/* the -e values argv points into */
+	unsigned int nr_events;
+};
+
+static const char *const hybrid_pmus[] = { "cpu_core", "cpu_atom" };
+
+/* where events are asked: "cpu" or the hybrid PMUs present */
+static unsigned int core_pmus(const char **pmus)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < 2; i++)
+		if (pebs_sysfs_has(hybrid_pmus[i], NULL))
+			pmus[n++] = hybrid_pmus[i];
+	if (!n)
+		pmus[n++] = "cpu";
+	return n;
+}
+
+static bool any_has(const char *const *pmus, unsigned int n, const char *ev)
+{
+	char file[64];
+
+	snprintf(file, sizeof(file), "events/%s", ev);
+	for (unsigned int i = 0; i < n; i++)
+		if (pebs_sysfs_has(pmus[i], file))
+			return true;
+	return false;
+}
+
+static void add_arg(struct pebs_mem_record *mr, const char *arg)
+{
+	mr->argv[mr->argc++] = arg;
+}
+
+/* "-e" and the event spelled as perf spells it for @pmu */
+static void add_event(struct pebs_mem_record *mr, bool load, bool aux,
+		      const char *pmu, unsigned int ldlat)
+{
+	char *ev = mr->events[mr->nr_events++];
+
+	if (!pmu)
+		snprintf(ev, MR_EVENT_LEN, "ibs_op//");
+	else if (!load)
+		snprintf(ev, MR_EVENT_LEN, "%s/mem-stores/P", pmu);
+	else if (aux)
+		snprintf(ev, MR_EVENT_LEN, "{%s/mem-loads-aux/,%s/mem-loads,"
+			 "ldlat=%u/}:P", pmu, pmu, ldlat);
+	else
+		snprintf(ev, MR_EVENT_LEN, "%s/mem-loads,ldlat=%u/P", pmu,
+			 ldlat);
+	add_arg(mr, "-e");
+	add_arg(mr, ev);
+}
+
+static int no_mem_events(const char *const *pmus, unsigned int n)
+{
+	return pebs_err(-ENOENT, "no precise memory events on this CPU/VM "
+			"(no %s/events/mem-loads or mem-stores, no ibs_op "
+			"PMU in %s): record page faults with their data "
+			"addresses instead: pebs-shim record -e page-faults "
+			"-d -- COMMAND", n > 1 ? "cpu_core, cpu_atom" : pmus[0],
+			pebs_sysfs_root());
+}
+
+/* perf_mem_events__record_args() for Intel: one -e per core PMU */
+static int intel_events(struct pebs_mem_record *mr, const char *const *pmus,
+			unsigned int n, bool loads, bool stores,
+			unsigned int ldlat)
+{
+	if (loads && !any_has(pmus, n, "mem-loads"))
+		return pebs_err(-ENOENT, "%s/mem-loads,ldlat=%u/P: this CPU "
+				"has no mem-loads event (no %s/%s/events/"
+				"mem-loads): use -t store", pmus[0], ldlat,
+				pebs_sysfs_root(), pmus[0]);
+	if (stores && !any_has(pmus, n, "mem-stores"))
+		return pebs_err(-ENOENT, "%s/mem-stores/P: this CPU has no "
+				"mem-stores event (no %s/%s/events/mem-stores): "
+				"use -t load", pmus[0], pebs_sysfs_root(),
+				pmus[0]);
+	for (unsigned int i = 0; loads && i < n; i++)
+		add_event(mr, true,
+			  pebs_sysfs_has(pmus[i], "events/mem-loads-aux"),
+			  pmus[i], ldlat);
+	for (unsigned int i = 0; stores && i < n; i++)
+		add_event(mr, false, false, pmus[i], 0);
+	return 0;
+}
+
+int pebs_mem_record__new(const struct pebs_mem_record_opts *opts,
+			 struct pebs_mem_record **mrp)
+{
+	struct pebs_mem_record_opts o;
+	const char *pmus[2];
+	struct pebs_mem_record *mr;
+	unsigned int n, ops, ldlat;
+	bool amd, loads, stores;
+	int err;
+
+	*mrp = NULL;
+	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_mem_record_opts");
+	if (err)
+		return err;
+	opts = &o;
+	ops = opts->ops ? opts->ops : PEBS_MEM_OP_LOAD | PEBS_MEM_OP_STORE;
+	ldlat = opts->ldlat ? opts->ldlat : PEBS_MEM_LDLAT_DEFAULT;
+	if (ops & ~(PEBS_MEM_OP_LOAD | PEBS_MEM_OP_STORE))
+		return pebs_err(-EINVAL, "pebs_mem_record__new: unknown "
+				"operations %#x", ops);
+	if (opts->c2c)
+		ops = PEBS_MEM_OP_LOAD | PEBS_MEM_OP_STORE;
+	loads = ops & PEBS_MEM_OP_LOAD;
+	stores = ops & PEBS_MEM_OP_STORE;
+
+	n = core_pmus(pmus);
+	amd = pebs_sysfs_has("ibs_op", NULL);
+	if (!amd && !any_has(pmus, n, "mem-loads") &&
+	    !any_has(pmus, n, "mem-stores"))
+		return no_mem_events(pmus, n);
+	if (amd && (!loads || !stores))
+		return pebs_err(-EINVAL, "ibs_op samples loads and stores "
+				"together (perf's mem-ldst event): drop -t %s",
+				loads ? "load" : "store");
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return pebs_err(-ENOMEM, "out of memory");
+	add_arg(mr, "record");
+	/* -W: AMD's load+store event, or loads on Intel */
+	if (amd || loads)
+		add_arg(mr, "-W");
+	add_arg(mr, "-d");
+	if (opts->c2c || opts->phys_data)
+		add_arg(mr, "--phys-data");
+	if (opts->c2c)
+		add_arg(mr, "--sample-cpu");
+	else if (opts->data_page_size)
+		add_arg(mr, "--data-page-size");
+	if (amd) {
+		add_event(mr, true, false, NULL, 0);
+	} else {
+		err = intel_events(mr, pmus, n, loads, stores, ldlat);
+		if (err) {
+			free(mr);
+			return err;
+		}
+	}
+	mr->argv[mr->argc] = NULL;
+	*mrp = mr;
+	return 0;
+}
+
+int pebs_mem_record__argc(const struct pebs_mem_record *mr)
+{
+	return mr->argc;
+}
+
+const char *const *pebs_mem_record__argv(const struct pebs_mem_record *mr)
+{
+	return mr->argv;
+}
+
+void pebs_mem_record__delete(struct pebs_mem_record *mr)
+{
+	free(mr);
+}
