@@ -162,6 +162,13 @@ static int open_channels(struct record *rec)
 				    rec->o.switch_events,
 		  .task_records = true);
 
+	/* -vv: each attr as it goes to the kernel, as perf record -vv */
+	for (unsigned int i = 0; rec->o.verbose > 1 && i < rec->o.nr_evs; i++) {
+		struct perf_event_attr a;
+
+		if (!pebs_channel_attr(&rec->evs[i], &opts, &a, sizeof(a)))
+			rec_print_attr(stderr, &a);
+	}
 	err = pebs_chanset__new(rec->evs, rec->o.nr_evs,
 				rec->o.per_cpu ? PEBS_TARGET_CPU :
 					       PEBS_TARGET_TASK,

@@ -122,9 +122,15 @@ static int own_option(struct memrec *m, char **argv, int i, int argc)
 		return used;
 	if (used && strcmp(argv[i], "-t"))
 		return -bad_value(m, "--type", v, "load, store or load,store");
-	if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+	/* -v, -vv, --verbose: record is verbose too, as perf's is */
+	if (!strcmp(argv[i], "--verbose")) {
 		m->verbose++;
-		return 0;	/* record is verbose too, as perf's is */
+		return 0;
+	}
+	if (argv[i][0] == '-' && argv[i][1] == 'v' &&
+	    !argv[i][strspn(argv[i] + 1, "v") + 1]) {
+		m->verbose += (int)strlen(argv[i]) - 1;
+		return 0;
 	}
 	if (!strcmp(argv[i], "-e") || !strncmp(argv[i], "--event", 7)) {
 		tool_err(m->cmd, "%s chooses the events for this CPU: for "

@@ -247,6 +247,12 @@ void rec_summary(const char *path, const struct rec_counts *c,
 		 const struct pebs_attrib_stats *st, int child_status,
 		 bool stopped);
 
+/*
+ * rec_print_attr - @a as perf record -vv prints an attr before opening it
+ * (tools/record-attr.c): perf's field names and order, non-zero fields.
+ */
+void rec_print_attr(FILE *f, const struct perf_event_attr *a);
+
 /* ---- the recorder (tools/cmd-record.c, tools/record-session.c) -------- */
 
 /*
