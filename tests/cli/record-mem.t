@@ -11,10 +11,14 @@
 #    over /sys in a mount namespace (root, unshare): the calling lines
 #    and the attrs' type, config, config1, precise_ip and sample_type.
 #    perf picks its tables by the CPUID vendor, so the AMD tree is
-#    compared on AMD hosts and the Intel one on Intel hosts.
+#    compared on AMD hosts and the Intel one on Intel hosts;
+#  - end to end on a tree whose "cpu" PMU is the software one (type 1,
+#    mem-loads and mem-stores = page faults): the recording made, the
+#    typed command line and perf's event names stored, and report, c2c
+#    report and perf mem report reading it.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 [ -x "$tool" ] || skip_all "no $tool: build it first (make B=... tool)"
-echo 1..29
+echo 1..34
 
 sys=/sys/bus/event_source/devices
 # ---- this machine ------------------------------------------------------
@@ -131,6 +135,31 @@ ok_rc $? "mem -t bogus: usage error naming the choices ($rc)"
 "$tool" c2c record -e cycles -- true 2>"$T/err"
 [ $? = 123 ]
 ok_rc $? "c2c record -e: refused, the events are chosen"
+
+# ---- end to end: a "cpu" PMU that is the software one -------------------
+mk sw cpu/type 1
+mk sw cpu/format/ldlat config1:0-15
+mk sw cpu/events/mem-loads config=0x2,ldlat=3
+mk sw cpu/events/mem-stores config=0x2
+PEBS_TEST_SYSFS_ROOT=$F/sw "$tool" mem -t load record -q -c 1 \
+	-o "$T/sw.data" -- "$touchpages" 64 >/dev/null 2>"$T/err"
+ok_rc $? "mem -t load record on a software 'cpu' PMU records"
+"$tool" report -i "$T/sw.data" >"$T/rep" 2>&1 &&
+	grep -q '^# command   : pebs-shim mem -t load record .*-q -c 1 -o .*touchpages 64$' "$T/rep" &&
+	grep -q '^# event 0   : cpu/mem-loads,ldlat=30/P (type 1, config 0x2, config1 0x1e, period 1, precise_ip 3): [1-9]' "$T/rep"
+ok_rc $? "report: the command line as typed, perf's event name, ldlat in config1"
+perf_names=$(perf report --header-only -i "$T/sw.data" 2>/dev/null |
+	perl -ne 'print "$1\n" if /^# event : name = (.*?), , /')
+[ "$perf_names" = "cpu/mem-loads,ldlat=30/P" ]
+ok_rc $? "HEADER_EVENT_DESC holds perf's name (perf report --header-only: $perf_names)"
+PEBS_TEST_SYSFS_ROOT=$F/sw "$tool" c2c record -q -c 1 -o "$T/c2c.data" -- \
+	"$touchpages" 64 >/dev/null 2>"$T/err" &&
+	"$tool" c2c report -i "$T/c2c.data" >"$T/c2c" 2>&1 &&
+	grep -qE 'Total records +: +[1-9]' "$T/c2c"
+ok_rc $? "c2c record, then c2c report reads it"
+perf mem report -i "$T/c2c.data" --stdio >"$T/pmem" 2>&1 &&
+	grep -q touchpages "$T/pmem"
+ok_rc $? "perf mem report reads c2c record's file"
 
 # ---- side by side with perf --------------------------------------------
 vendor=$(awk -F': ' '/^vendor_id/ { print $2; exit }' /proc/cpuinfo)
