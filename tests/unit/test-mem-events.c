@@ -209,21 +209,6 @@ static void test_missing(void **state)
 	assert_non_null(strstr(pebs_errmsg(), "use -t load"));
 }
 
-static struct pebs_perfdata *open_fixture(const char *name)
-{
-	const char *src = getenv("PEBS_SRC");
-	struct pebs_perfdata *pd = NULL;
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src ? src : ".",
-		 name);
-	if (pebs_perfdata__open(path, &pd))
-		print_error("%s: %s (set PEBS_SRC to the source tree)\n", path,
-			    pebs_errmsg());
-	assert_non_null(pd);
-	return pd;
-}
-
 /* parse @list in tree @t */
 static unsigned int parse(int t, const char *list, struct pebs_event *evs)
 {
@@ -244,7 +229,8 @@ static void test_attrs(void **state)
 
 	(void)state;
 	/* Intel: perf mem record --ldlat 64 loads = the fixture's event */
-	pd = open_fixture("intel-skx-xeon8173M_ldlat64_weight-struct.perf.data");
+	pd = t_open_fixture("intel-skx-xeon8173M_ldlat64_weight-struct.perf.data");
+	assert_non_null(pd);
 	a = pebs_perfdata__attr(pd, 0, NULL, NULL);
 	assert_int_equal(parse(SKX, "cpu/mem-loads,ldlat=64/P", evs), 1);
 	assert_int_equal(evs[0].attr.type, 4);
@@ -285,7 +271,8 @@ static void test_attrs(void **state)
 	assert_int_equal(evs[0].attr.config1, 30);
 
 	/* AMD: the fixture is a perf c2c record: ibs_op//, type 11 */
-	pd = open_fixture("amd-zen4-epyc9254_ibs-c2c_ring.perf.data");
+	pd = t_open_fixture("amd-zen4-epyc9254_ibs-c2c_ring.perf.data");
+	assert_non_null(pd);
 	a = pebs_perfdata__attr(pd, 0, NULL, NULL);
 	assert_string_equal(pebs_perfdata__attr_name(pd, 0), "ibs_op//");
 	assert_int_equal(parse(ZEN4, "ibs_op//", evs), 1);
