@@ -17,6 +17,7 @@ struct memrec {
 	const char *cmd;		/* "mem record" or "c2c record" */
 	struct pebs_mem_record_opts opts;
 	int verbose;
+	bool all_user, all_kernel;
 };
 
 static void usage(FILE *f, bool c2c)
@@ -31,6 +32,7 @@ static void usage(FILE *f, bool c2c)
 "pebs-shim record's (see pebs-shim record --help). Read the result with\n"
 "pebs-shim c2c report.\n"
 "  -l, --ldlat N   load latency threshold in cycles (default %d, Intel)\n"
+"  -u, --all-user  user space only; -k, --all-kernel: the kernel only\n"
 "  -v, --verbose   print the record command line (\"calling: ...\") and\n"
 "                  record's events\n", PEBS_MEM_LDLAT_DEFAULT);
 	else
@@ -48,6 +50,7 @@ static void usage(FILE *f, bool c2c)
 "  -p, --phys-data     also sample physical addresses (--phys-data)\n"
 "      --data-page-size  also sample data page sizes\n"
 "      --ldlat N       load latency threshold in cycles (default %d, Intel)\n"
+"  -U, --all-user      user space only; -K, --all-kernel: the kernel only\n"
 "  -v, --verbose       print the events (\"calling: record ...\") and\n"
 "                      record's events\n", PEBS_MEM_LDLAT_DEFAULT);
 }
@@ -122,6 +125,18 @@ static int own_option(struct memrec *m, char **argv, int i, int argc)
 		return used;
 	if (used && strcmp(argv[i], "-t"))
 		return -bad_value(m, "--type", v, "load, store or load,store");
+	/* mem -U/-K, c2c -u/-k: record's --all-user/--all-kernel, after
+	 * the events (perf's order) */
+	if (!strcmp(argv[i], m->opts.c2c ? "-u" : "-U") ||
+	    !strcmp(argv[i], "--all-user")) {
+		m->all_user = true;
+		return 1;
+	}
+	if (!strcmp(argv[i], m->opts.c2c ? "-k" : "-K") ||
+	    !strcmp(argv[i], "--all-kernel")) {
+		m->all_kernel = true;
+		return 1;
+	}
 	/* -v, -vv, --verbose: record is verbose too, as perf's is */
 	if (!strcmp(argv[i], "--verbose")) {
 		m->verbose++;
@@ -157,7 +172,7 @@ static int run_record(struct memrec *m, char **args, int nargs,
 	}
 	n = pebs_mem_record__argc(mr);
 	ev = pebs_mem_record__argv(mr);
-	av = calloc((size_t)(n + nargs + 1), sizeof(*av));
+	av = calloc((size_t)(n + nargs + 3), sizeof(*av));
 	if (!av) {
 		pebs_mem_record__delete(mr);
 		tool_err(m->cmd, "out of memory");
@@ -165,6 +180,10 @@ static int run_record(struct memrec *m, char **args, int nargs,
 	}
 	for (int i = 0; i < n; i++)
 		av[ac++] = (char *)ev[i];
+	if (m->all_user)
+		av[ac++] = "--all-user";
+	if (m->all_kernel)
+		av[ac++] = "--all-kernel";
 	for (int i = 0; i < nargs; i++)
 		av[ac++] = args[i];
 	if (m->verbose) {

@@ -109,6 +109,12 @@ int rec_parse_events(struct rec_opts *o, struct pebs_event *evs)
 	for (unsigned int i = 0; i < nr; i++) {
 		struct pebs_event *ev = &evs[i];
 
+		/* perf's --all-user / --all-kernel over the modifiers */
+		if (o->all_user || o->all_kernel) {
+			ev->attr.exclude_kernel = o->all_user;
+			ev->attr.exclude_user = o->all_kernel;
+		}
+
 		/* the library's default period is for hardware events */
 		if (!o->period && !o->freq && !ev->attr.sample_period &&
 		    ev->attr.type == PERF_TYPE_SOFTWARE &&

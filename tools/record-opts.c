@@ -78,6 +78,8 @@ static void usage(FILE *f)
 "                         load latency of PEBS, the latency of IBS)\n"
 "      --phys-data        sample physical data addresses (PHYS_ADDR)\n"
 "      --data-page-size   sample the data address' page size\n"
+"      --all-user         every event counts user space only (perf's)\n"
+"      --all-kernel       every event counts the kernel only (perf's)\n"
 "  -g                     callchains by frame pointers (--call-graph fp)\n"
 "      --call-graph=fp|dwarf[,SIZE]\n"
 "                         fp: kernel-walked callchains; dwarf: user\n"
@@ -138,7 +140,7 @@ static void usage(FILE *f)
 enum {
 	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
 	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS, OPT_NO_SWITCH_HISTORY,
-	OPT_PHYS_DATA, OPT_DATA_PAGE_SIZE,
+	OPT_PHYS_DATA, OPT_DATA_PAGE_SIZE, OPT_ALL_USER, OPT_ALL_KERNEL,
 };
 
 /* "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph); 0 or exit code */
@@ -179,6 +181,8 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "weight", no_argument, NULL, 'W' },
 		{ "phys-data", no_argument, NULL, OPT_PHYS_DATA },
 		{ "data-page-size", no_argument, NULL, OPT_DATA_PAGE_SIZE },
+		{ "all-user", no_argument, NULL, OPT_ALL_USER },
+		{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "attr", required_argument, NULL, OPT_ATTR },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
@@ -269,6 +273,12 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		case OPT_DATA_PAGE_SIZE:
 			o->data_page_size = true;
 			break;
+		case OPT_ALL_USER:
+			o->all_user = true;
+			break;
+		case OPT_ALL_KERNEL:
+			o->all_kernel = true;
+			break;
 		case 'g':
 			o->callgraph = REC_CG_FP;
 			break;
@@ -349,6 +359,10 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		o->cmd = &argv[optind];
 	if (o->period && o->freq) {
 		tool_err("record", "-c and -F together: give either a period or a frequency");
+		return REC_EXIT_USAGE;
+	}
+	if (o->all_user && o->all_kernel) {
+		tool_err("record", "--all-user and --all-kernel together: give one");
 		return REC_EXIT_USAGE;
 	}
 	if (o->all_cpus && o->cpu_list) {

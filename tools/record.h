@@ -197,6 +197,7 @@ struct rec_opts {
 	bool weight;			/* -W: PERF_SAMPLE_WEIGHT_STRUCT */
 	bool phys_data;			/* --phys-data: PERF_SAMPLE_PHYS_ADDR */
 	bool data_page_size;		/* --data-page-size */
+	bool all_user, all_kernel;	/* --all-user, --all-kernel */
 	bool no_inherit;
 	bool switch_events;
 	bool no_switch_history;		/* module history not in the file */

@@ -3671,7 +3671,8 @@ struct pebs_mem_record_opts {
 struct pebs_mem_record;
 
 /*
- * pebs_mem_record__new - perf's choice for this CPU. Returns 0, or
+ * pebs_mem_record__new - perf's choice for this CPU (@opts NULL: mem
+ * record's defaults). Returns 0, or
  * -ENOENT when the CPU has no precise memory event (the message names
  * what is missing and what to record instead), -EINVAL for -t load or
  * -t store on AMD (IBS samples both together), -ENOMEM.

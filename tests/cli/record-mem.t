@@ -18,7 +18,7 @@
 #    report and perf mem report reading it.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 [ -x "$tool" ] || skip_all "no $tool: build it first (make B=... tool)"
-echo 1..34
+echo 1..35
 
 sys=/sys/bus/event_source/devices
 # ---- this machine ------------------------------------------------------
@@ -124,6 +124,10 @@ run zen4 c2c record
 [ "$(calling)" = "record -W -d --phys-data --sample-cpu -e ibs_op// -vv -o $T/x.data -- true" ] &&
 	has_bits 1 ADDR DATA_SRC WEIGHT_STRUCT PHYS_ADDR CPU
 ok_rc $? "AMD c2c record: perf's line and fields"
+run zen4 c2c record -u
+[ "$(calling)" = "record -W -d --phys-data --sample-cpu -e ibs_op// --all-user -vv -o $T/x.data -- true" ] &&
+	[ "$(attr 1 exclude_kernel)" = 1 ] && [ -z "$(attr 1 exclude_user)" ]
+ok_rc $? "c2c record -u: --all-user after the events, exclude_kernel (perf's)"
 PEBS_TEST_SYSFS_ROOT=$F/zen4 "$tool" mem -t load record -- true 2>"$T/err"
 rc=$?
 [ "$rc" = 123 ] && grep -q "drop -t load" "$T/err"
