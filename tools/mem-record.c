@@ -13,6 +13,9 @@
 #include "cmds.h"
 #include "record.h"
 
+/* -e list was printed: exit 0 */
+#define EXIT_LIST	1000
+
 struct memrec {
 	const char *cmd;		/* "mem record" or "c2c record" */
 	struct pebs_mem_record_opts opts;
@@ -31,6 +34,9 @@ static void usage(FILE *f, bool c2c)
 "pebs-shim record -W -d --phys-data --sample-cpu. Other options are\n"
 "pebs-shim record's (see pebs-shim record --help). Read the result with\n"
 "pebs-shim c2c report.\n"
+"  -e, --event TAGS  perf's memory events by tag: ldlat-loads, ldlat-stores\n"
+"                  (Intel), mem-ldst (AMD); a word selects every tag\n"
+"                  holding it; -e list lists this CPU's\n"
 "  -l, --ldlat N   load latency threshold in cycles (default %d, Intel)\n"
 "  -u, --all-user  user space only; -k, --all-kernel: the kernel only\n"
 "  -v, --verbose   print the record command line (\"calling: ...\") and\n"
@@ -49,6 +55,8 @@ static void usage(FILE *f, bool c2c)
 "  -t, --type OPS      load, store or load,store (default)\n"
 "  -p, --phys-data     also sample physical addresses (--phys-data)\n"
 "      --data-page-size  also sample data page sizes\n"
+"  -e, --event TAGS    perf's memory events by tag: ldlat-loads,\n"
+"                      ldlat-stores (Intel), mem-ldst (AMD); -e list\n"
 "      --ldlat N       load latency threshold in cycles (default %d, Intel)\n"
 "  -U, --all-user      user space only; -K, --all-kernel: the kernel only\n"
 "  -v, --verbose       print the events (\"calling: record ...\") and\n"
@@ -147,10 +155,24 @@ static int own_option(struct memrec *m, char **argv, int i, int argc)
 		m->verbose += (int)strlen(argv[i]) - 1;
 		return 0;
 	}
-	if (!strcmp(argv[i], "-e") || !strncmp(argv[i], "--event", 7)) {
-		tool_err(m->cmd, "%s chooses the events for this CPU: for "
-			 "others use pebs-shim record -e EVENT -W -d", m->cmd);
-		return -REC_EXIT_USAGE;
+	/* -e TAGS: perf's memory events by tag; -e list lists them */
+	used = opt_value(argv, i, argc, "-e", "--event", &v);
+	if (used) {
+		char buf[512];
+
+		if (!v)
+			return -bad_value(m, "-e", v, "ldlat-loads, "
+					  "ldlat-stores, mem-ldst or list");
+		if (strcmp(v, "list")) {
+			m->opts.events = v;
+			return used;
+		}
+		if (pebs_mem_record__list(buf, sizeof(buf), m->verbose > 0)) {
+			tool_err(m->cmd, "%s", pebs_errmsg());
+			return -REC_EXIT_SETUP;
+		}
+		fputs(buf, stderr);	/* where perf lists them */
+		return -EXIT_LIST;
 	}
 	return 0;
 }
@@ -248,7 +270,7 @@ static int record_with(struct memrec *m, int argc, char **argv, int from)
 	if (!ret)
 		ret = run_record(m, args, nargs, &line);
 	free(args);
-	return ret < 0 ? 0 : ret;
+	return ret < 0 || ret == EXIT_LIST ? 0 : ret;
 }
 
 /*

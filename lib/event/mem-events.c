@@ -128,67 +128,144 @@ static int intel_events(struct pebs_mem_record *mr, const char *const *pmus,
 	return 0;
 }
 
+/*
+ * perf_mem_events__parse(): each comma-separated word selects every
+ * event whose tag contains it (so "loads" is ldlat-loads); Intel's tags
+ * are ldlat-loads and ldlat-stores, AMD's mem-ldst
+ */
+static int parse_tags(const char *str, bool amd, bool *ld, bool *st,
+		      bool *ldst)
+{
+	char buf[128], *tok, *save;
+	bool found = false;
+
+	if (strlen(str) >= sizeof(buf))
+		return pebs_err(-EINVAL, "events '%.32s...' too long", str);
+	strcpy(buf, str);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (amd && strstr("mem-ldst", tok))
+			*ldst = found = true;
+		if (!amd && strstr("ldlat-loads", tok))
+			*ld = found = true;
+		if (!amd && strstr("ldlat-stores", tok))
+			*st = found = true;
+	}
+	return found ? 0 : pebs_err(-EINVAL, "event '%s' not found: give "
+				    "one of %s (-e list)", str, amd ?
+				    "mem-ldst" : "ldlat-loads, ldlat-stores");
+}
+
+/* the events and options, in perf's order (__cmd_record, perf_c2c__record) */
+static int choose(struct pebs_mem_record *mr,
+		  const struct pebs_mem_record_opts *o)
+{
+	unsigned int ops = o->ops ? o->ops : PEBS_MEM_OP_LOAD |
+					     PEBS_MEM_OP_STORE;
+	unsigned int ldlat = o->ldlat ? o->ldlat : PEBS_MEM_LDLAT_DEFAULT;
+	bool amd = pebs_sysfs_has("ibs_op", NULL);
+	bool ld = false, st = false, ldst = false;
+	const char *pmus[2];
+	unsigned int n = core_pmus(pmus);
+	int err;
+
+	if (ops & ~(PEBS_MEM_OP_LOAD | PEBS_MEM_OP_STORE))
+		return pebs_err(-EINVAL, "pebs_mem_record__new: unknown "
+				"operations %#x", ops);
+	/* perf_mem_events__init(): some event must be there */
+	if (!amd && !any_has(pmus, n, "mem-loads") &&
+	    !any_has(pmus, n, "mem-stores"))
+		return no_mem_events(pmus, n);
+	add_arg(mr, "record");
+	if (o->events) {
+		/* -e: the events asked, and no -W of the load+store event */
+		err = parse_tags(o->events, amd, &ld, &st, &ldst);
+		if (err)
+			return err;
+	} else if (amd && (o->c2c || ops == (PEBS_MEM_OP_LOAD |
+					      PEBS_MEM_OP_STORE))) {
+		ldst = true;
+		add_arg(mr, "-W");
+	} else if (amd) {
+		return pebs_err(-EINVAL, "ibs_op samples loads and stores "
+				"together (perf's mem-ldst event): drop -t %s",
+				ops & PEBS_MEM_OP_LOAD ? "load" : "store");
+	} else {
+		ld = o->c2c || (ops & PEBS_MEM_OP_LOAD);
+		st = o->c2c || (ops & PEBS_MEM_OP_STORE);
+	}
+	if (ld)
+		add_arg(mr, "-W");
+	add_arg(mr, "-d");
+	if (o->c2c || o->phys_data)
+		add_arg(mr, "--phys-data");
+	if (o->c2c)
+		add_arg(mr, "--sample-cpu");
+	else if (o->data_page_size)
+		add_arg(mr, "--data-page-size");
+	if (ldst)
+		add_event(mr, true, false, NULL, 0);
+	return amd ? 0 : intel_events(mr, pmus, n, ld, st, ldlat);
+}
+
 int pebs_mem_record__new(const struct pebs_mem_record_opts *opts,
 			 struct pebs_mem_record **mrp)
 {
 	struct pebs_mem_record_opts o;
-	const char *pmus[2];
 	struct pebs_mem_record *mr;
-	unsigned int n, ops, ldlat;
-	bool amd, loads, stores;
 	int err;
 
 	*mrp = NULL;
 	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_mem_record_opts");
 	if (err)
 		return err;
-	opts = &o;
-	ops = opts->ops ? opts->ops : PEBS_MEM_OP_LOAD | PEBS_MEM_OP_STORE;
-	ldlat = opts->ldlat ? opts->ldlat : PEBS_MEM_LDLAT_DEFAULT;
-	if (ops & ~(PEBS_MEM_OP_LOAD | PEBS_MEM_OP_STORE))
-		return pebs_err(-EINVAL, "pebs_mem_record__new: unknown "
-				"operations %#x", ops);
-	if (opts->c2c)
-		ops = PEBS_MEM_OP_LOAD | PEBS_MEM_OP_STORE;
-	loads = ops & PEBS_MEM_OP_LOAD;
-	stores = ops & PEBS_MEM_OP_STORE;
-
-	n = core_pmus(pmus);
-	amd = pebs_sysfs_has("ibs_op", NULL);
-	if (!amd && !any_has(pmus, n, "mem-loads") &&
-	    !any_has(pmus, n, "mem-stores"))
-		return no_mem_events(pmus, n);
-	if (amd && (!loads || !stores))
-		return pebs_err(-EINVAL, "ibs_op samples loads and stores "
-				"together (perf's mem-ldst event): drop -t %s",
-				loads ? "load" : "store");
-
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return pebs_err(-ENOMEM, "out of memory");
-	add_arg(mr, "record");
-	/* -W: AMD's load+store event, or loads on Intel */
-	if (amd || loads)
-		add_arg(mr, "-W");
-	add_arg(mr, "-d");
-	if (opts->c2c || opts->phys_data)
-		add_arg(mr, "--phys-data");
-	if (opts->c2c)
-		add_arg(mr, "--sample-cpu");
-	else if (opts->data_page_size)
-		add_arg(mr, "--data-page-size");
-	if (amd) {
-		add_event(mr, true, false, NULL, 0);
-	} else {
-		err = intel_events(mr, pmus, n, loads, stores, ldlat);
-		if (err) {
-			free(mr);
-			return err;
-		}
+	err = choose(mr, &o);
+	if (err) {
+		free(mr);
+		return err;
 	}
 	mr->argv[mr->argc] = NULL;
 	*mrp = mr;
 	return 0;
+}
+
+int pebs_mem_record__list(char *buf, size_t len, bool names)
+{
+	static const struct { const char *tag, *file; } tags[] = {
+		{ "ldlat-loads", "mem-loads" }, { "ldlat-stores", "mem-stores" },
+	};
+	const char *pmus[2];
+	unsigned int n = core_pmus(pmus);
+	size_t used = 0;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	if (pebs_sysfs_has("ibs_op", NULL))
+		return snprintf(buf, len, "%-13s%-*s: available\n", "mem-ldst",
+				names ? 25 : 0, names ? "ibs_op//" : "") <
+		       (int)len ? 0 : -ENOSPC;
+	for (unsigned int i = 0; i < 2; i++) {
+		char name[MR_EVENT_LEN] = "";
+
+		if (!any_has(pmus, n, tags[i].file))
+			continue;
+		/* perf_mem_events__name(j, NULL): on pmu "cpu" */
+		if (names && i)
+			snprintf(name, sizeof(name), "cpu/mem-stores/P");
+		else if (names)
+			snprintf(name, sizeof(name), "cpu/mem-loads,ldlat=%u/P",
+				 PEBS_MEM_LDLAT_DEFAULT);
+		used += (size_t)snprintf(buf + used, len - used,
+					 "%-13s%-*s: available\n", tags[i].tag,
+					 names ? 25 : 0, name);
+		if (used >= len)
+			return -ENOSPC;
+	}
+	return used ? 0 : no_mem_events(pmus, n);
 }
 
 int pebs_mem_record__argc(const struct pebs_mem_record *mr)

@@ -3666,6 +3666,10 @@ struct pebs_mem_record_opts {
 	unsigned int ldlat;	/* --ldlat; 0: 30 */
 	bool phys_data;		/* perf mem -p/--phys-data */
 	bool data_page_size;	/* perf mem --data-page-size */
+	const char *events;	/* record -e: perf's tags (ldlat-loads,
+				   ldlat-stores; mem-ldst on AMD), each
+				   word selecting the tags holding it;
+				   NULL: the default choice */
 };
 
 struct pebs_mem_record;
@@ -3675,7 +3679,8 @@ struct pebs_mem_record;
  * record's defaults). Returns 0, or
  * -ENOENT when the CPU has no precise memory event (the message names
  * what is missing and what to record instead), -EINVAL for -t load or
- * -t store on AMD (IBS samples both together), -ENOMEM.
+ * -t store on AMD (IBS samples both together) or an unknown -e tag,
+ * -ENOMEM.
  */
 PEBS_API int pebs_mem_record__new(const struct pebs_mem_record_opts *opts,
 				  struct pebs_mem_record **mrp);
@@ -3688,6 +3693,13 @@ PEBS_API const char *const *
 pebs_mem_record__argv(const struct pebs_mem_record *mr);
 PEBS_API int pebs_mem_record__argc(const struct pebs_mem_record *mr);
 PEBS_API void pebs_mem_record__delete(struct pebs_mem_record *mr);
+/*
+ * pebs_mem_record__list - perf mem record -e list into @buf: a line per
+ * event this CPU has, "<tag> : available" (@names: with the event
+ * perf records for it). Returns 0, -ENOSPC, or -ENOENT (no memory event,
+ * said as __new says it).
+ */
+PEBS_API int pebs_mem_record__list(char *buf, size_t len, bool names);
 
 #ifdef __cplusplus
 }

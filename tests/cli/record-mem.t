@@ -18,7 +18,7 @@
 #    report and perf mem report reading it.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 [ -x "$tool" ] || skip_all "no $tool: build it first (make B=... tool)"
-echo 1..35
+echo 1..37
 
 sys=/sys/bus/event_source/devices
 # ---- this machine ------------------------------------------------------
@@ -136,9 +136,9 @@ ok_rc $? "AMD mem -t load: IBS samples both, a usage error ($rc)"
 rc=$?
 [ "$rc" = 123 ] && grep -q "load, store or load,store" "$T/err"
 ok_rc $? "mem -t bogus: usage error naming the choices ($rc)"
-"$tool" c2c record -e cycles -- true 2>"$T/err"
-[ $? = 123 ]
-ok_rc $? "c2c record -e: refused, the events are chosen"
+PEBS_TEST_SYSFS_ROOT=$F/skx "$tool" c2c record -e cycles -- true 2>"$T/err"
+[ $? = 123 ] && grep -q "event 'cycles' not found" "$T/err"
+ok_rc $? "c2c record -e takes perf's memory event tags only"
 
 # ---- end to end: a "cpu" PMU that is the software one -------------------
 mk sw cpu/type 1
@@ -201,6 +201,25 @@ side() {	# side WHO ARGS...: WHO (perf or pebs-shim) -vv in the namespace
 		-o "$T/side.data" -- true >"$T/out" 2>&1
 	cp "$T/out" "$T/out.$1"
 }
+# -e list and a -e tag (perf: no -W for the load+store event then)
+for who in perf pebs-shim; do
+	w=$who
+	[ $who = pebs-shim ] && w=$tool
+	timeout 60 unshare -m sh "$T/ns.sh" "$F/$tree" "$w" mem record -v \
+		-e list >"$T/list.$who" 2>&1
+done
+cmp -s "$T/list.perf" "$T/list.pebs-shim"
+ok_rc $? "mem record -v -e list prints what perf prints ($(head -1 "$T/list.perf"))"
+tag=ldlat-stores
+[ $tree = zen4 ] && tag=ldst
+side perf c2c record -e $tag
+p_call=$(calling)
+side pebs-shim c2c record -e $tag
+s_call=$(calling)
+s_call=${s_call/ -vv/}
+[ "${p_call%% -o *}" = "${s_call%% -o *}" ]
+ok_rc $? "c2c record -e $tag: perf's line ($s_call)"
+
 for c in mem c2c; do
 	side perf $c record
 	p_call=$(calling)

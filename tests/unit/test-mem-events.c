@@ -136,6 +136,59 @@ static void expect(int t, bool c2c, unsigned int ops, unsigned int ldlat,
 	assert_string_equal(got, want);
 }
 
+/* with -e TAGS (perf's perf_mem_events__parse) */
+static void expect_tags(int t, bool c2c, const char *tags, const char *want)
+{
+	PEBS_OPTS(pebs_mem_record_opts, o, .c2c = c2c, .events = tags);
+	struct pebs_mem_record *mr;
+	char got[512] = "";
+	size_t used = 0;
+
+	pebs_sysfs_set_root(root[t]);
+	if (!want) {
+		assert_int_equal(pebs_mem_record__new(&o, &mr), -EINVAL);
+		assert_non_null(strstr(pebs_errmsg(), "-e list"));
+		return;
+	}
+	assert_int_equal(pebs_mem_record__new(&o, &mr), 0);
+	for (const char *const *av = pebs_mem_record__argv(mr); *av; av++)
+		used += (size_t)snprintf(got + used, sizeof(got) - used,
+					 "%s%s", used ? " " : "", *av);
+	pebs_mem_record__delete(mr);
+	assert_string_equal(got, want);
+}
+
+static void test_tags(void **state)
+{
+	char buf[512];
+
+	(void)state;
+	/* a word selects every tag that holds it; -W only with loads */
+	expect_tags(SKX, false, "stores", "record -d -e cpu/mem-stores/P");
+	expect_tags(SKX, false, "ldlat", "record -W -d "
+		    "-e cpu/mem-loads,ldlat=30/P -e cpu/mem-stores/P");
+	expect_tags(SKX, true, "ldlat-loads", "record -W -d --phys-data "
+		    "--sample-cpu -e cpu/mem-loads,ldlat=30/P");
+	/* AMD: mem-ldst chosen by -e gets no -W (perf's c2c and mem) */
+	expect_tags(ZEN4, true, "ldst", "record -d --phys-data --sample-cpu "
+		    "-e ibs_op//");
+	expect_tags(ZEN4, false, "mem-ldst", "record -d -e ibs_op//");
+	expect_tags(ZEN4, false, "loads", NULL);
+	expect_tags(SKX, false, "bogus", NULL);
+
+	/* -e list, as perf prints it */
+	pebs_sysfs_set_root(root[ZEN4]);
+	assert_int_equal(pebs_mem_record__list(buf, sizeof(buf), true), 0);
+	assert_string_equal(buf, "mem-ldst     ibs_op//                 : "
+			    "available\n");
+	pebs_sysfs_set_root(root[LOADS]);
+	assert_int_equal(pebs_mem_record__list(buf, sizeof(buf), false), 0);
+	assert_string_equal(buf, "ldlat-loads  : available\n");
+	pebs_sysfs_set_root(root[BARE]);
+	assert_int_equal(pebs_mem_record__list(buf, sizeof(buf), false),
+			 -ENOENT);
+}
+
 static void test_intel(void **state)
 {
 	(void)state;
@@ -290,6 +343,7 @@ int main(void)
 		cmocka_unit_test(test_hybrid),
 		cmocka_unit_test(test_amd),
 		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_tags),
 		cmocka_unit_test(test_attrs),
 	};
 
