@@ -162,6 +162,13 @@ static int open_channels(struct record *rec)
 				    rec->o.switch_events,
 		  .task_records = true);
 
+	/* -vv: each attr as it goes to the kernel, as perf record -vv */
+	for (unsigned int i = 0; rec->o.verbose > 1 && i < rec->o.nr_evs; i++) {
+		struct perf_event_attr a;
+
+		if (!pebs_channel_attr(&rec->evs[i], &opts, &a, sizeof(a)))
+			rec_print_attr(stderr, &a);
+	}
 	err = pebs_chanset__new(rec->evs, rec->o.nr_evs,
 				rec->o.per_cpu ? PEBS_TARGET_CPU :
 					       PEBS_TARGET_TASK,
@@ -171,7 +178,8 @@ static int open_channels(struct record *rec)
 		return err;
 	}
 	if (rec->o.cmd) {
-		err = rec_child_fork(rec->o.cmd, &rec->child);
+		err = rec_child_fork(rec->o.cmd, !strcmp(rec->o.output, "-"),
+				     &rec->child);
 		if (err)
 			return err;
 		if (cmd_task && rec_ints_push(targets, rec->child.pid))
@@ -271,9 +279,14 @@ static void summary(const struct record *rec, int child_status)
 	}
 }
 
-/* the command line in the header, with the attribution actually used */
-static int store_cmdline(struct record *rec, int argc, char **argv)
+/*
+ * the command line in the header (as typed: "record ..." or, from mem
+ * record and c2c record, theirs), with the attribution actually used
+ */
+static int store_cmdline(struct record *rec, const struct rec_line *line)
 {
+	int argc = line->argc;
+	char **argv = line->argv;
 	const char **av = calloc((size_t)argc + 3, sizeof(*av));
 	char mode[32];
 	int n = 0, err;
@@ -286,7 +299,7 @@ static int store_cmdline(struct record *rec, int argc, char **argv)
 		/* the mode auto chose, as the option that asks for it: the
 		 * stored command line means what this run did, and the
 		 * command's own arguments stay last */
-		if (i == 0 && rec->o.attr_req == REC_ATTR_AUTO) {
+		if (i == line->words - 1 && rec->o.attr_req == REC_ATTR_AUTO) {
 			snprintf(mode, sizeof(mode), "--attr=%s",
 				 rec_attr_names[rec->attr]);
 			av[n++] = mode;
@@ -387,6 +400,13 @@ static int run(struct record *rec)
 
 int cmd_record(int argc, char **argv)
 {
+	const struct rec_line line = { .argc = argc, .argv = argv, .words = 1 };
+
+	return rec_main(argc, argv, &line);
+}
+
+int rec_main(int argc, char **argv, const struct rec_line *line)
+{
 	struct record rec = { .child = { .pid = -1, .go_fd = -1,
 					 .err_fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -428,7 +448,7 @@ int cmd_record(int argc, char **argv)
 		goto out_discard;
 	if (rec_out_start(rec.out, rec.set, rec.attrs))
 		goto out_discard;
-	if (store_cmdline(&rec, argc, argv)) {
+	if (store_cmdline(&rec, line)) {
 		tool_err("record", "out of memory");
 		goto out_discard;
 	}
