@@ -339,8 +339,7 @@ static int sharing_line(const struct pebs_c2c_line *l, void *arg)
 		return 1;
 	printf("%4u  %#18" PRIx64 "  %7" PRIu64 "  %6" PRIu64 "  %6" PRIu64
 	       "  %5" PRIu64 "  %7" PRIu64 "  %7u  %7u  %-10s", l->rank,
-	       l->addr, pebs_c2c_stats__records(&l->stats) + l->unknown,
-	       pebs_c2c_stats__loads(&l->stats), l->stats.store,
+	       l->addr, l->stats.nr_entries, l->stats.load, l->stats.store,
 	       l->stats.tot_hitm, l->xwrites, l->nr_threads, l->nr_offsets,
 	       pebs_c2c_sharing__name(l->sharing));
 	if (l->sharing != PEBS_C2C_PRIVATE)
@@ -372,10 +371,12 @@ int report_print_sharing(const struct report *r)
 	printf("\n# shared cache lines, as perf c2c ranks them (%s); true sharing: two threads\n"
 	       "# on the same bytes, one writing; false: two threads on different bytes, one\n"
 	       "# writing; true+false: both; the evidence is the costliest pair (HITM, stores)\n"
-	       "# (pebs-shim c2c report: offsets, code addresses, threads, CPUs)\n",
+	       "# (pebs-shim c2c report: offsets, code addresses, threads, CPUs); samples,\n"
+	       "# loads and stores count as in every table here (a load: data source op\n"
+	       "# load); c2c report's Total records and Total Loads are perf's narrower sums\n",
 	       src ? "by HITM" : "no data source: by cross-thread writes");
 	printf("%4s  %18s  %7s  %6s  %6s  %5s  %7s  %7s  %7s  %-10s  %s\n",
-	       "rank", "cache line", "records", "loads", "stores", "hitm",
+	       "rank", "cache line", "samples", "loads", "stores", "hitm",
 	       "xwrites", "threads", "offsets", "kind", "evidence (comm/tid@offset)");
 	err = pebs_c2c__for_each_line(c, false, sharing_line, &w);
 	if (!w.shown)

@@ -248,7 +248,7 @@ EOF
 # tsv CSV: the csv with tabs between fields, quotes undone (a quoted
 # field may hold commas: a node list "0-1,3", a C++ symbol)
 # report's sharing section and c2c report's shown lines (its csv) as
-# rank, address, records, loads, stores, HITM, cross-thread writes,
+# rank, address, samples, loads (data source op load), stores, HITM, cross-thread writes,
 # threads, offsets, kind; into $T/sh.rep and $T/sh.c2c (report must
 # have the section; both may list no line)
 sharing() {
@@ -262,8 +262,8 @@ sharing() {
 		awk -F'\t' '
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		{ k = $c["sharing"]
-		  print $c["rank"], $c["addr"], $c["records"] + $c["unknown"],
-			$c["loads"], $c["store"], $c["tot_hitm"], $c["xwrites"],
+		  print $c["rank"], $c["addr"], $c["nr_entries"],
+			$c["load"], $c["store"], $c["tot_hitm"], $c["xwrites"],
 			$c["threads"], $c["offsets"], k }' >"$T/sh.c2c"
 	cmp -s "$T/sh.rep" "$T/sh.c2c"
 }
