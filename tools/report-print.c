@@ -36,6 +36,10 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_DCACHELINE] = "Data Cacheline",
 		[PEBS_REPORT_PHYS_DADDR] = "Data Physical Address",
 		[PEBS_REPORT_WEIGHT] = "Weight",
+		[PEBS_REPORT_LOCAL_WEIGHT] = "Local Weight",
+		[PEBS_REPORT_LOCKED] = "Locked",
+		[PEBS_REPORT_BLOCKED] = "Blocked",
+		[PEBS_REPORT_LOCAL_INS_LAT] = "Local INSTR Latency",
 	};
 	return titles[k];
 }
@@ -98,6 +102,13 @@ void report_print_table(const struct report *r, struct table *t)
 	if (r->by_event)
 		printf(", share within each event");
 	putchar('\n');
+	if (r->mem_mode) {	/* perf report --mem-mode's header lines */
+		uint64_t weight;
+
+		pebs_report__totals(rep, -1, NULL, &weight);
+		printf("# Total weight : %" PRIu64 "\n# Sort order   : %s\n",
+		       weight, r->sort);
+	}
 	if (!total) {
 		printf("#   (none)\n");
 		return;
