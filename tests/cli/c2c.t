@@ -271,7 +271,7 @@ sharing() {
 # $1: label, $2: file
 same_sharing() {
 	if sharing "$2"; then
-		ok "$1: report's sharing section lists c2c report's lines ($(wc -l <"$T/sh.c2c") lines, $(awk '{ n += $3 } END { print n + 0 }' "$T/sh.c2c") records)"
+		ok "$1: report's sharing section lists c2c report's lines ($(wc -l <"$T/sh.c2c") lines, $(awk '{ n += $3 } END { print n + 0 }' "$T/sh.c2c") samples)"
 	else
 		nok "$1: report's sharing section lists c2c report's lines" \
 			"$(diff "$T/sh.c2c" "$T/sh.rep" | head -6)"
