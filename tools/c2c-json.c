@@ -79,7 +79,7 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 	       c2c_mean(l->load_weight, l->load_weight_n), l->phys_addrs,
 	       l->nodes ? c2c_nodes_str(l->nodes, nb, sizeof(nb)) : "",
 	       l->nr_threads, l->nr_offsets, l->nr_cpus,
-	       c2c_sharing_name[l->sharing]);
+	       pebs_c2c_sharing__name(l->sharing));
 	csv_pair(l->sharing != PEBS_C2C_PRIVATE, e);
 	printf(",%d", l->also_false);
 	csv_pair(l->also_false, &l->false_evidence);
@@ -279,8 +279,9 @@ static int json_offset(const struct pebs_c2c_offset *o, void *arg)
 	struct c2c_walk *p = arg;
 	struct c2c_cmd *m = p->m;
 
-	printf("%s{\"offset\":%u,\"unknown\":%" PRIu64 ",\"stats\":",
-	       p->more ? "," : "", o->offset, o->unknown);
+	printf("%s{\"offset\":%u,\"sharing\":\"%s\",\"unknown\":%" PRIu64
+	       ",\"stats\":", p->more ? "," : "", o->offset,
+	       pebs_c2c_sharing__name(o->sharing), o->unknown);
 	p->more = true;
 	json_stats(&o->stats);
 	printf(",\"ips\":[");
@@ -320,7 +321,7 @@ static int json_line(const struct pebs_c2c_line *l, void *arg)
 	       l->rank ? "," : "", l->rank, l->addr, l->pid, l->unknown,
 	       l->xwrites, c2c_mean(l->load_weight, l->load_weight_n),
 	       l->phys_addrs, l->nr_threads, l->nr_cpus,
-	       c2c_sharing_name[l->sharing]);
+	       pebs_c2c_sharing__name(l->sharing));
 	printf(",\"nodes\":[");
 	for (n = 0, i = 0; i < 64; i++)
 		if (l->nodes >> i & 1)

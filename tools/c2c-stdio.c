@@ -13,12 +13,6 @@
 
 #include "c2c.h"
 
-const char *const c2c_sharing_name[] = {
-	[PEBS_C2C_PRIVATE] = "none",
-	[PEBS_C2C_FALSE_SHARING] = "false",
-	[PEBS_C2C_TRUE_SHARING] = "true",
-};
-
 const char *const c2c_display_name[] = {
 	[PEBS_C2C_TOT_HITM] = "Total HITMs",
 	[PEBS_C2C_LCL_HITM] = "Local HITMs",
@@ -216,7 +210,7 @@ static int print_line_row(const struct pebs_c2c_line *l, void *arg)
 		printf("  %5u  %#18" PRIx64 " %7u %8" PRIu64 " %8" PRIu64
 		       " %7u %7u  %s\n", l->rank, l->addr, l->pid,
 		       st->nr_entries, l->xwrites, l->nr_threads,
-		       l->nr_offsets, c2c_sharing_name[l->sharing]);
+		       l->nr_offsets, pebs_c2c_sharing__name(l->sharing));
 		return 0;
 	}
 	pebs_c2c__shared(m->c2c, &sh);
@@ -242,7 +236,7 @@ static int print_line_row(const struct pebs_c2c_line *l, void *arg)
 	       st->ld_llchit, st->lcl_hitm, st->rmt_hit, st->rmt_hitm,
 	       st->lcl_dram, st->rmt_dram,
 	       c2c_mean(l->load_weight, l->load_weight_n), l->nr_threads,
-	       c2c_sharing_name[l->sharing]);
+	       pebs_c2c_sharing__name(l->sharing));
 	return 0;
 }
 
@@ -337,8 +331,9 @@ static int print_offset(const struct pebs_c2c_offset *o, void *arg)
 	p->off = o;
 	pebs_c2c__for_each_ip(p->m->c2c, o->id, print_ip, p);
 	pebs_c2c__for_each_ip(p->m->c2c, o->id, sum_weight, w);
-	printf("         offset %#x: %" PRIu64 " loads, %" PRIu64 " stores",
-	       o->offset, st->load, st->store);
+	printf("         offset %#x (sharing %s): %" PRIu64 " loads, %" PRIu64
+	       " stores", o->offset, pebs_c2c_sharing__name(o->sharing),
+	       st->load, st->store);
 	if (o->unknown)
 		printf(", %" PRIu64 " unknown-kind", o->unknown);
 	printf(", HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64 "), "
@@ -370,15 +365,17 @@ static void print_evidence(const struct pebs_c2c_line *l, bool known)
 	if (l->sharing == PEBS_C2C_PRIVATE) {
 		printf("  sharing: none (%u thread%s%s)\n", l->nr_threads,
 		       l->nr_threads == 1 ? "" : "s",
-		       l->nr_threads > 1 ? ", no two at different offsets "
-		       "with a writer" : "");
+		       l->nr_threads > 1 ? ", no writer" : "");
 		return;
 	}
-	print_pair(l->sharing == PEBS_C2C_TRUE_SHARING ?
-		   "TRUE (same offset)" : "FALSE (different offsets)",
-		   &l->evidence, known);
+	if (l->sharing == PEBS_C2C_FALSE_SHARING) {
+		print_pair("false (different bytes)", &l->evidence, known);
+		return;
+	}
+	print_pair(l->also_false ? "true+false: true (same bytes)" :
+		   "true (same bytes)", &l->evidence, known);
 	if (l->also_false)
-		print_pair("also FALSE (different offsets)",
+		print_pair("true+false: false (different bytes)",
 			   &l->false_evidence, known);
 }
 

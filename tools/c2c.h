@@ -39,7 +39,6 @@ struct c2c_walk {
 	bool more;		/* JSON: an offset was printed */
 };
 
-extern const char *const c2c_sharing_name[];
 extern const char *const c2c_display_name[];
 
 /* "[.] sym+0x12" (or "[.] 0x..." without a symbol) and the object */

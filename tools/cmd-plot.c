@@ -163,6 +163,7 @@ static int output(struct plot *p)
 {
 	char *tmp = NULL;
 	struct stat st;
+	mode_t mask;
 	FILE *f;
 	int fd, err;
 
@@ -194,8 +195,11 @@ static int output(struct plot *p)
 	err = write_picture(p, f);
 	if (fclose(f) && !err)
 		err = -errno;
-	/* mkstemp makes 0600: a picture is as readable as other files */
-	if (!err && chmod(tmp, 0666 & ~umask(umask(0))))
+	/* mkstemp makes 0600: a picture is as readable as other files,
+	   0666 less the umask (read by setting it and setting it back) */
+	mask = umask(0);
+	umask(mask);
+	if (!err && chmod(tmp, 0666 & ~mask))
 		err = -errno;
 	if (!err && rename(tmp, p->out))
 		err = -errno;

@@ -23,7 +23,7 @@
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
-	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT,
+	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM,
 };
 
 static void report_err(const char *fmt, ...)
@@ -89,7 +89,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *res)
 {
 	struct report *r = arg;
-	struct pebs_report_sample hidden;
+	struct pebs_report_sample hidden, cost;
 
 	r->samples++;
 	switch (pebs_filter__match(r->filter, res, s->time)) {
@@ -104,6 +104,11 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		break;
 	default:
 		break;
+	}
+	if (r->mem_mode) {
+		cost = *res;
+		pebs_report_sample__mem_cost(&cost);
+		res = &cost;
 	}
 	r->with_addr += res->has_addr;
 	r->with_src += res->has_src;
@@ -313,7 +318,13 @@ static void usage(FILE *f)
 "                       instead of the default tables: pid, tid, comm,\n"
 "                       dso, sym, cpu, event, page, line, addr, src, and\n"
 "                       perf's symbol_daddr, dso_daddr, dcacheline, mem,\n"
-"                       snoop, tlb, phys_daddr, weight\n"
+"                       snoop, tlb, phys_daddr, weight, and perf mem's\n"
+"                       local_weight, locked, blocked, local_ins_lat\n"
+"                       (local_p_stage_cyc: left out, as perf on x86)\n"
+"      --mem-mode       perf report --mem-mode, as perf mem report: a\n"
+"                       sample costs its weight (1 without), Overhead is\n"
+"                       a share of the total weight, the keys perf mem's\n"
+"                       unless --sort\n"
 "      --top=N          rows per table (default 10; 0: all)\n"
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
 "      --stdio          plain text output (the only output; for perf\n"
@@ -360,6 +371,7 @@ int cmd_report(int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, OPT_PCT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "mem-mode", no_argument, NULL, OPT_MEM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -409,6 +421,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_EVENT:
 			r.events = optarg;
 			break;
+		case OPT_MEM:
+			r.mem_mode = true;
+			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {
 				r.format = FMT_CSV;
@@ -446,6 +461,10 @@ int cmd_report(int argc, char **argv)
 			   argv[optind]);
 		goto out_usage;
 	}
+	/* perf report --mem-mode: perf mem's keys unless --sort */
+	if (r.mem_mode && !sort)
+		sort = PEBS_REPORT_MEM_SORT;
+	r.sort = sort;
 	/* 10 rows of text; csv and json have every row */
 	if (!r.top)
 		r.top = r.format == FMT_TEXT ? 10 : ~0u;

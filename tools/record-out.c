@@ -12,6 +12,7 @@
  * at rec_out_close(); rec_out_discard() leaves the disk as it was.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +150,7 @@ out_free:
 static int begin(struct rec_out *out)
 {
 	const char *path = out->conf.path;
-	int err;
+	int err, fd;
 
 	if (out->begun)
 		return 0;
@@ -170,11 +171,15 @@ static int begin(struct rec_out *out)
 			tool_err("record", "%s", pebs_errmsg());
 			return err;
 		}
-		out->csv = fopen(path, "we");
+		/* private (0600) as perf.data: the rows hold addresses */
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		out->csv = fd < 0 ? NULL : fdopen(fd, "w");
 		if (!out->csv) {
 			err = -errno;
+			if (fd >= 0)
+				close(fd);
 			tool_err("record", "cannot create %s: %s: choose a writable path with -o",
-				path, strerror(errno));
+				path, strerror(-err));
 			return err;
 		}
 	}

@@ -36,6 +36,10 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_DCACHELINE] = "Data Cacheline",
 		[PEBS_REPORT_PHYS_DADDR] = "Data Physical Address",
 		[PEBS_REPORT_WEIGHT] = "Weight",
+		[PEBS_REPORT_LOCAL_WEIGHT] = "Local Weight",
+		[PEBS_REPORT_LOCKED] = "Locked",
+		[PEBS_REPORT_BLOCKED] = "Blocked",
+		[PEBS_REPORT_LOCAL_INS_LAT] = "Local INSTR Latency",
 	};
 	return titles[k];
 }
@@ -98,6 +102,13 @@ void report_print_table(const struct report *r, struct table *t)
 	if (r->by_event)
 		printf(", share within each event");
 	putchar('\n');
+	if (r->mem_mode) {	/* perf report --mem-mode's header lines */
+		uint64_t weight;
+
+		pebs_report__totals(rep, -1, NULL, &weight);
+		printf("# Total weight : %" PRIu64 "\n# Sort order   : %s\n",
+		       weight, r->sort);
+	}
 	if (!total) {
 		printf("#   (none)\n");
 		return;
@@ -334,17 +345,14 @@ static int sharing_line(const struct pebs_c2c_line *l, void *arg)
 {
 	struct sharing_walk *w = arg;
 	const struct pebs_c2c_evidence *e = &l->evidence;
-	const char *kind = l->sharing == PEBS_C2C_TRUE_SHARING ? "true" :
-			   l->sharing == PEBS_C2C_FALSE_SHARING ? "false" : "-";
 
 	if (w->shown++ == w->r->top)
 		return 1;
 	printf("%4u  %#18" PRIx64 "  %7" PRIu64 "  %6" PRIu64 "  %6" PRIu64
-	       "  %5" PRIu64 "  %7" PRIu64 "  %7u  %7u  %-5s%s", l->rank,
-	       l->addr, pebs_c2c_stats__records(&l->stats) + l->unknown,
-	       pebs_c2c_stats__loads(&l->stats), l->stats.store,
+	       "  %5" PRIu64 "  %7" PRIu64 "  %7u  %7u  %-10s", l->rank,
+	       l->addr, l->stats.nr_entries, l->stats.load, l->stats.store,
 	       l->stats.tot_hitm, l->xwrites, l->nr_threads, l->nr_offsets,
-	       kind, l->also_false ? "+false" : "");
+	       pebs_c2c_sharing__name(l->sharing));
 	if (l->sharing != PEBS_C2C_PRIVATE)
 		printf("  %s/%u@%u %s %s/%u@%u", thread_name(w->r, e->pid_a, e->tid_a),
 		       e->tid_a, e->off_a, e->b_writes ? "and writer" : "and",
@@ -371,12 +379,15 @@ int report_print_sharing(const struct report *r)
 	err = pebs_c2c__sort(c, src ? PEBS_C2C_TOT_HITM : PEBS_C2C_XWRITES);
 	if (err < 0)
 		return err;
-	printf("\n# shared cache lines, as perf c2c ranks them (%s); true sharing: one offset\n"
-	       "# written by two threads; false: two threads on different offsets, one writing\n"
-	       "# (pebs-shim c2c report: offsets, code addresses, threads, CPUs)\n",
+	printf("\n# shared cache lines, as perf c2c ranks them (%s); true sharing: two threads\n"
+	       "# on the same bytes, one writing; false: two threads on different bytes, one\n"
+	       "# writing; true+false: both; the evidence is the costliest pair (HITM, stores)\n"
+	       "# (pebs-shim c2c report: offsets, code addresses, threads, CPUs); samples,\n"
+	       "# loads and stores count as in every table here (a load: data source op\n"
+	       "# load); c2c report's Total records and Total Loads are perf's narrower sums\n",
 	       src ? "by HITM" : "no data source: by cross-thread writes");
-	printf("%4s  %18s  %7s  %6s  %6s  %5s  %7s  %7s  %7s  %-5s  %s\n",
-	       "rank", "cache line", "records", "loads", "stores", "hitm",
+	printf("%4s  %18s  %7s  %6s  %6s  %5s  %7s  %7s  %7s  %-10s  %s\n",
+	       "rank", "cache line", "samples", "loads", "stores", "hitm",
 	       "xwrites", "threads", "offsets", "kind", "evidence (comm/tid@offset)");
 	err = pebs_c2c__for_each_line(c, false, sharing_line, &w);
 	if (!w.shown)

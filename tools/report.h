@@ -38,6 +38,8 @@ struct report {
 	/* options */
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */
+	bool mem_mode;		/* --mem-mode: weights as perf mem report */
+	const char *sort;	/* --sort, or NULL: the default tables */
 	enum { FMT_TEXT, FMT_CSV, FMT_JSON } format;
 	double percent_limit;	/* rows below this Overhead are not shown */
 	struct pebs_filter *filter;	/* samples the tables count */

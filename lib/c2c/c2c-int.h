@@ -44,7 +44,8 @@ struct c2c_line {
 	/* computed by sort */
 	uint64_t xwrites;
 	enum pebs_c2c_sharing sharing;
-	struct pebs_c2c_evidence ev, fev;	/* fev: false sharing */
+	struct pebs_c2c_evidence ev, fev;	/* fev: false sharing, when
+						   true sharing too */
 	bool also_false;
 };
 
@@ -52,6 +53,7 @@ struct c2c_offset {
 	uint8_t off;
 	struct pebs_c2c_stats st;
 	uint64_t unknown;
+	enum pebs_c2c_sharing sharing;	/* computed by sort */
 	uint32_t ips, threads, cpus;	/* list heads */
 	unsigned int nr_ips, nr_threads, nr_cpus;
 };
@@ -89,6 +91,11 @@ struct pebs_c2c {
 	enum pebs_c2c_display display;
 	unsigned int nr_shared;
 	struct pebs_c2c_stats shared;
+	void *scratch;		/* c2c-share.c's nodes of one line */
+	size_t scratch_n;
 };
+
+/* c2c-share.c: the sharing class of @l and of its offsets (sort) */
+int c2c_classify(struct pebs_c2c *c, struct c2c_line *l);
 
 #endif /* PEBSSHIM_C2C_INT_H */

@@ -59,154 +59,9 @@ static int cmp_line(const void *pa, const void *pb)
 	       a->key.al_addr > b->key.al_addr;
 }
 
-static bool writes(const struct c2c_thread *t)
-{
-	return t->v.stores || t->v.unknown;
-}
-
-static bool same_thread(const struct c2c_thread *a, const struct c2c_thread *b)
-{
-	return a->v.pid == b->v.pid && a->v.tid == b->v.tid;
-}
-
-static void evidence(struct pebs_c2c_evidence *ev, uint8_t oa,
-		     const struct c2c_thread *a, uint8_t ob,
-		     const struct c2c_thread *b)
-{
-	ev->pid_a = a->v.pid;
-	ev->tid_a = a->v.tid;
-	ev->off_a = oa;
-	ev->pid_b = b->v.pid;
-	ev->tid_b = b->v.tid;
-	ev->off_b = ob;
-	ev->b_writes = writes(b);
-}
-
 #define for_each_off(c, l, o, oi) \
 	for (o = 0; o < 64; o++) \
 		if ((oi = (l)->off[o]) != C2C_NONE)
-#define for_each_thr(c, oi, t) \
-	for (t = (c)->offs.a[oi].threads == C2C_NONE ? NULL : \
-	     &(c)->threads.a[(c)->offs.a[oi].threads]; t; \
-	     t = t->next == C2C_NONE ? NULL : &(c)->threads.a[t->next])
-
-static uint64_t accesses(const struct c2c_thread *t)
-{
-	return t->v.loads + t->v.stores + t->v.unknown;
-}
-
-/*
- * The accessor with the most accesses at another offset than @o and in
- * another thread than @w (the strongest evidence), if any.
- */
-static bool find_other(const struct pebs_c2c *c, const struct c2c_line *l,
-		       unsigned int o, const struct c2c_thread *w,
-		       unsigned int *ob, const struct c2c_thread **b)
-{
-	const struct c2c_thread *t;
-	unsigned int p;
-	uint32_t oi;
-
-	*b = NULL;
-	for_each_off(c, l, p, oi) {
-		if (p == o)
-			continue;
-		for_each_thr(c, oi, t) {
-			if (!same_thread(t, w) &&
-			    (!*b || accesses(t) > accesses(*b))) {
-				*ob = p;
-				*b = t;
-			}
-		}
-	}
-	return *b != NULL;
-}
-
-/* True sharing: an offset written by two threads. */
-static bool true_sharing(const struct pebs_c2c *c, const struct c2c_line *l,
-			 struct pebs_c2c_evidence *ev)
-{
-	const struct c2c_thread *t, *first;
-	unsigned int o;
-	uint32_t oi;
-
-	for_each_off(c, l, o, oi) {
-		first = NULL;
-		for_each_thr(c, oi, t) {
-			if (!writes(t))
-				continue;
-			if (first) {
-				evidence(ev, o, first, o, t);
-				return true;
-			}
-			first = t;
-		}
-	}
-	return false;
-}
-
-/*
- * False sharing: a writer (o1, t1) and an access (o2, t2) with o2 != o1
- * and t2 != t1; w1 is the writer with the most writes, its partner the
- * access with the most accesses. If w1 has no partner, every
- * access has o == o1 or t == t1; then a second writer w2 at o1 (another
- * thread) pairs with any access at another offset, and a w2 of t1 at
- * another offset with any access of another thread: one pass per
- * candidate writer, and the first pass only fails once.
- */
-static bool false_sharing(const struct pebs_c2c *c, const struct c2c_line *l,
-			  struct pebs_c2c_evidence *ev)
-{
-	const struct c2c_thread *t, *w1 = NULL, *b;
-	unsigned int o, o1 = 0, ob;
-	uint32_t oi;
-
-	for_each_off(c, l, o, oi) {
-		for_each_thr(c, oi, t) {
-			if (writes(t) && (!w1 || t->v.stores + t->v.unknown >
-					  w1->v.stores + w1->v.unknown)) {
-				w1 = t;
-				o1 = o;
-			}
-		}
-	}
-	if (!w1)
-		return false;
-	if (find_other(c, l, o1, w1, &ob, &b)) {
-		evidence(ev, o1, w1, ob, b);
-		return true;
-	}
-	for_each_off(c, l, o, oi) {
-		for_each_thr(c, oi, t) {
-			if (!writes(t) || t == w1 ||
-			    !find_other(c, l, o, t, &ob, &b))
-				continue;
-			evidence(ev, o, t, ob, b);
-			return true;
-		}
-	}
-	return false;
-}
-
-static void classify(const struct pebs_c2c *c, struct c2c_line *l)
-{
-	bool t, f;
-
-	l->sharing = PEBS_C2C_PRIVATE;
-	l->also_false = false;
-	memset(&l->ev, 0, sizeof(l->ev));
-	memset(&l->fev, 0, sizeof(l->fev));
-	if (l->nr_threads < 2)
-		return;
-	t = true_sharing(c, l, &l->ev);
-	f = false_sharing(c, l, t ? &l->fev : &l->ev);
-	if (t) {
-		l->sharing = PEBS_C2C_TRUE_SHARING;
-		l->also_false = f;
-	} else if (f) {
-		l->sharing = PEBS_C2C_FALSE_SHARING;
-	}
-}
 
 int pebs_c2c__sort(struct pebs_c2c *c, enum pebs_c2c_display display)
 {
@@ -226,7 +81,8 @@ int pebs_c2c__sort(struct pebs_c2c *c, enum pebs_c2c_display display)
 		const struct pebs_c2c_stats *st = &l->st;
 
 		order[i] = i;
-		classify(c, l);
+		if (c2c_classify(c, l))
+			return -ENOMEM;
 		l->xwrites = l->nr_threads >= 2 ? st->store + l->unknown : 0;
 		if (st->lcl_hitm || st->rmt_hitm || st->lcl_peer ||
 		    st->rmt_peer) {
@@ -309,6 +165,7 @@ int pebs_c2c__for_each_offset(struct pebs_c2c *c, uint32_t line_id,
 		v.offset = o;
 		v.stats = p->st;
 		v.unknown = p->unknown;
+		v.sharing = p->sharing;
 		v.nr_ips = p->nr_ips;
 		v.nr_threads = p->nr_threads;
 		v.nr_cpus = p->nr_cpus;

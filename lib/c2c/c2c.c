@@ -133,6 +133,7 @@ void pebs_c2c__delete(struct pebs_c2c *c)
 	free(c->offs.a);
 	free(c->ips.a);
 	free(c->threads.a);
+	free(c->scratch);
 	free(c->cpus.a);
 	free(c->order);
 	free(c);
@@ -427,6 +428,8 @@ int pebs_c2c__add_keyed(struct pebs_c2c *c, const struct pebs_c2c_sample *s,
 	t->v.stores += one.store;
 	t->v.unknown += unknown;
 	t->v.hitm += one.tot_hitm;
+	if (s->size > t->v.size)
+		t->v.size = s->size;
 	return 0;
 }
 

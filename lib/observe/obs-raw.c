@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pebsshim/observe.h"
@@ -139,6 +140,7 @@ int pebs_obs_raw__create(const char *path,
 {
 	struct pebs_obs_raw_opts o;
 	struct pebs_obs_raw *raw;
+	struct stat st;
 	int err;
 
 	if (!path || !info || !cpus || !rawp || !info->nr_cpus ||
@@ -164,9 +166,15 @@ int pebs_obs_raw__create(const char *path,
 	raw->full = false;
 	raw->bytes = raw->records = 0;
 	raw->len = 0;
-	raw->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (raw->fd < 0) {
+	/* private (0600), as perf.data: the rows hold addresses; a file
+	   there already is made private too (not a device: /dev/null) */
+	raw->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (raw->fd < 0 || fstat(raw->fd, &st) ||
+	    (S_ISREG(st.st_mode) && (st.st_mode & 077) &&
+	     fchmod(raw->fd, 0600))) {
 		err = -errno;
+		if (raw->fd >= 0)
+			close(raw->fd);
 		free(raw);
 		return err;
 	}

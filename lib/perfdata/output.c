@@ -85,7 +85,9 @@ int wr_open_tmp(struct pebs_perfdata_writer *w)
 	size_t len;
 
 	dir_of(w->path, dir, sizeof(dir));
-	w->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
+	/* 0600 whatever the umask, as perf creates perf.data: a recording
+	   holds data and (as root) kernel addresses, command lines */
+	w->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	if (w->fd >= 0) {
 		w->tmpfile = true;
 		return 0;

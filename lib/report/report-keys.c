@@ -27,6 +27,9 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_DCACHELINE] = "dcacheline",
 	[PEBS_REPORT_PHYS_DADDR] = "phys_daddr",
 	[PEBS_REPORT_WEIGHT] = "weight",
+	[PEBS_REPORT_LOCAL_WEIGHT] = "local_weight",
+	[PEBS_REPORT_LOCKED] = "locked", [PEBS_REPORT_BLOCKED] = "blocked",
+	[PEBS_REPORT_LOCAL_INS_LAT] = "local_ins_lat",
 };
 
 uint64_t rk_src_mask(enum pebs_report_key k)
@@ -46,6 +49,12 @@ uint64_t rk_src_mask(enum pebs_report_key k)
 		break;
 	case PEBS_REPORT_TLB:
 		m.mem_dtlb = 0x7f;
+		break;
+	case PEBS_REPORT_LOCKED:
+		m.mem_lock = 3;
+		break;
+	case PEBS_REPORT_BLOCKED:
+		m.mem_blk = 7;
 		break;
 	default:
 		return ~0ull;
@@ -77,12 +86,21 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 		if (k == PEBS_REPORT_NR_KEYS && len == 6 &&
 		    !strncmp(p, "symbol", 6))
 			k = PEBS_REPORT_SYM;
+		/* powerpc's pipeline stage cycles: perf drops the key
+		   elsewhere (arch_support_sort_key), so do we */
+		if (k == PEBS_REPORT_NR_KEYS &&
+		    ((len == 17 && !strncmp(p, "local_p_stage_cyc", 17)) ||
+		     (len == 11 && !strncmp(p, "p_stage_cyc", 11)))) {
+			p += len + (p[len] == ',');
+			continue;
+		}
 		if (k == PEBS_REPORT_NR_KEYS) {
 			return core_err(-EINVAL, "unknown sort key '%.*s': use "
 					"pid, tid, comm, dso, sym, cpu, event, "
 					"page, line, addr, src, symbol_daddr, "
 					"dso_daddr, dcacheline, mem, snoop, tlb, "
-					"phys_daddr or weight",
+					"phys_daddr, weight, local_weight, "
+					"locked, blocked or local_ins_lat",
 					(int)len, p);
 		}
 		if (n == max)
@@ -122,6 +140,8 @@ uint32_t rk_fields(enum pebs_report_key key)
 	case PEBS_REPORT_MEM:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:
+	case PEBS_REPORT_LOCKED:
+	case PEBS_REPORT_BLOCKED:
 		return BIT(RK_DATA_SRC);
 	case PEBS_REPORT_SYM_DADDR:
 		return BIT(RK_ADDR) | BIT(RK_DATA_SYM) | BIT(RK_DATA_SYM_OFF) |
@@ -134,7 +154,10 @@ uint32_t rk_fields(enum pebs_report_key key)
 	case PEBS_REPORT_PHYS_DADDR:
 		return BIT(RK_PHYS);
 	case PEBS_REPORT_WEIGHT:
+	case PEBS_REPORT_LOCAL_WEIGHT:
 		return BIT(RK_WEIGHT);
+	case PEBS_REPORT_LOCAL_INS_LAT:
+		return BIT(RK_INS_LAT);
 	default:
 		return 0;
 	}
@@ -156,6 +179,10 @@ bool rk_plain(enum pebs_report_key key)
 	case PEBS_REPORT_TLB:
 	case PEBS_REPORT_PHYS_DADDR:
 	case PEBS_REPORT_WEIGHT:
+	case PEBS_REPORT_LOCAL_WEIGHT:
+	case PEBS_REPORT_LOCKED:
+	case PEBS_REPORT_BLOCKED:
+	case PEBS_REPORT_LOCAL_INS_LAT:
 		return true;
 	default:
 		return false;
@@ -183,8 +210,11 @@ uint64_t rk_plain_atom(enum pebs_report_key key,
 	case PEBS_REPORT_PHYS_DADDR:
 		return s->has_phys ? s->phys_addr : 0;
 	case PEBS_REPORT_WEIGHT:
+	case PEBS_REPORT_LOCAL_WEIGHT:
 		return s->has_weight ? s->weight : 0;
-	default:	/* src, mem, snoop, tlb */
+	case PEBS_REPORT_LOCAL_INS_LAT:
+		return s->ins_lat;
+	default:	/* src, mem, snoop, tlb, locked, blocked */
 		return s->data_src & rk_src_mask(key);
 	}
 }
@@ -261,6 +291,8 @@ void rk_make(enum pebs_report_key key, bool dsym_key,
 	case PEBS_REPORT_MEM:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:
+	case PEBS_REPORT_LOCKED:
+	case PEBS_REPORT_BLOCKED:
 		k->data_src |= s->data_src & rk_src_mask(key);
 		break;
 	case PEBS_REPORT_SYM_DADDR:
@@ -291,8 +323,12 @@ void rk_make(enum pebs_report_key key, bool dsym_key,
 		k->phys_addr = s->has_phys ? s->phys_addr : 0;
 		break;
 	case PEBS_REPORT_WEIGHT:
+	case PEBS_REPORT_LOCAL_WEIGHT:
 		/* perf's he->weight: the sample's (0: none) */
 		k->weight = s->has_weight ? s->weight : 0;
+		break;
+	case PEBS_REPORT_LOCAL_INS_LAT:
+		k->ins_lat = s->ins_lat;
 		break;
 	default:
 		break;
@@ -330,6 +366,8 @@ uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f)
 		return (uintptr_t)row->data_dso;
 	case RK_WEIGHT:
 		return row->weight;
+	case RK_INS_LAT:
+		return row->ins_lat;
 	case RK_DATA_SYM:
 		return (uintptr_t)row->data_sym;
 	case RK_DATA_SYM_OFF:
@@ -383,6 +421,9 @@ void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v)
 		break;
 	case RK_WEIGHT:
 		row->weight = v;
+		break;
+	case RK_INS_LAT:
+		row->ins_lat = v;
 		break;
 	case RK_DATA_SYM:
 		row->data_sym = (const char *)(uintptr_t)v;
@@ -451,10 +492,18 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 		return cmp_u64(FX(RK_CPU), FY(RK_CPU));
 	case PEBS_REPORT_EVENT:
 		return cmp_u64(FX(RK_EVENT), FY(RK_EVENT));
-	case PEBS_REPORT_SRC:
 	case PEBS_REPORT_MEM:
+		/* perf's sort__lvl_cmp orders by mem_lvl alone */
+		c = cmp_u64(FX(RK_DATA_SRC) >> PERF_MEM_LVL_SHIFT & 0x3fff,
+			    FY(RK_DATA_SRC) >> PERF_MEM_LVL_SHIFT & 0x3fff);
+		if (c)
+			return c;
+		/* fall through */
+	case PEBS_REPORT_SRC:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:
+	case PEBS_REPORT_LOCKED:
+	case PEBS_REPORT_BLOCKED:
 		m = rk_src_mask(k);
 		return cmp_u64(FX(RK_DATA_SRC) & m, FY(RK_DATA_SRC) & m);
 	case PEBS_REPORT_DSO_DADDR:
@@ -466,8 +515,11 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 		return c ? c : cmp_str((const char *)(uintptr_t)FX(RK_DATA_DSO),
 				       (const char *)(uintptr_t)FY(RK_DATA_DSO));
 	case PEBS_REPORT_WEIGHT:
+	case PEBS_REPORT_LOCAL_WEIGHT:
 		/* perf's sort__weight_cmp is left - right: heavier first */
 		return cmp_u64(FY(RK_WEIGHT), FX(RK_WEIGHT));
+	case PEBS_REPORT_LOCAL_INS_LAT:
+		return cmp_u64(FY(RK_INS_LAT), FX(RK_INS_LAT));
 	default:
 		return cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
 	}
@@ -529,6 +581,33 @@ int pebs_report__field(const struct pebs_report_row *row,
 		return snprintf(buf, len, "%llu",
 				(unsigned long long)(row->weight *
 						     row->samples));
+	case PEBS_REPORT_LOCAL_WEIGHT:
+		/* perf's he_weight: the mean, the weight of the row */
+		return snprintf(buf, len, "%llu",
+				(unsigned long long)row->weight);
+	case PEBS_REPORT_LOCAL_INS_LAT:
+		return snprintf(buf, len, "%llu",
+				(unsigned long long)row->ins_lat);
+	case PEBS_REPORT_LOCKED: {
+		union perf_mem_data_src m = { .val = row->data_src };
+
+		/* perf_mem__lck_scnprintf */
+		return snprintf(buf, len, "%s", m.mem_lock & PERF_MEM_LOCK_NA ?
+				"N/A" : m.mem_lock & PERF_MEM_LOCK_LOCKED ?
+				"Yes" : "No");
+	}
+	case PEBS_REPORT_BLOCKED: {
+		union perf_mem_data_src m = { .val = row->data_src };
+
+		/* perf_mem__blk_scnprintf, without its leading blank */
+		if (!m.mem_blk || (m.mem_blk & PERF_MEM_BLK_NA))
+			return snprintf(buf, len, "N/A");
+		return snprintf(buf, len, "%s%s%s",
+				m.mem_blk & PERF_MEM_BLK_DATA ? "Data" : "",
+				(m.mem_blk & PERF_MEM_BLK_DATA) &&
+				(m.mem_blk & PERF_MEM_BLK_ADDR) ? " " : "",
+				m.mem_blk & PERF_MEM_BLK_ADDR ? "Addr" : "");
+	}
 	case PEBS_REPORT_SYM_DADDR:
 		if (row->data_sym)
 			return snprintf(buf, len, "[%c] %s+0x%llx",
@@ -550,4 +629,11 @@ int pebs_report__field(const struct pebs_report_row *row,
 	default:
 		return core_err(-EINVAL, "report: bad key %d", (int)key);
 	}
+}
+
+/* perf's iter_add_single_mem_entry: "cost = sample->weight; if (!cost)
+   cost = 1; ... sample->period = cost" */
+void pebs_report_sample__mem_cost(struct pebs_report_sample *s)
+{
+	s->period = s->has_weight && s->weight ? s->weight : 1;
 }

@@ -246,8 +246,14 @@ static void resolve(struct pebs_session *ss,
 	rs->addr = s->addr;
 	rs->data_src = s->data_src;
 	rs->weight = s->weight;
+	/* perf's ins_lat: WEIGHT_STRUCT's var2_w */
+	if (s->present & PERF_SAMPLE_WEIGHT_STRUCT)
+		rs->ins_lat = s->weight2;
 	rs->phys_addr = s->phys_addr;
-	if (ss->data && rs->has_addr) {
+	/* as perf's ip__resolve_data: in the maps of the sample's mode, so
+	   a kernel-mode access to a user address is in no known object */
+	if (ss->data && rs->has_addr &&
+	    (!rs->kernel || s->addr >= KERNEL_START)) {
 		pebs_symbols__resolve_data(ss->syms, (pid_t)s->pid, s->addr,
 					   &sym);
 		rs->data_dso = sym.dso;

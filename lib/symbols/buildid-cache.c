@@ -18,6 +18,11 @@
  * The entries of a recording's HEADER_BUILD_ID section are read here
  * too (buildid_section__next), for the resolver and for the cache's
  * writer of a whole recording (lib/perfdata/buildid-write.c).
+ *
+ * Modes as perf lays them out: directories 0755 less the umask, a copied
+ * file its source's mode, the vdso 0600; and kallsyms 0600 too (perf's
+ * copy is 0755: a world-readable copy of root's /proc/kallsyms would undo
+ * kptr_restrict and KASLR).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,11 +81,13 @@ static int copy_fd(int in, int out)
 
 /*
  * @dst becomes @src (a hard link, else a copy through a temporary file
- * renamed into place); an existing @dst is kept.
+ * renamed into place, of mode @mode, or of @src's mode when @mode is 0);
+ * an existing @dst is kept.
  */
-static int put_file(const char *src, const char *dst)
+static int put_file(const char *src, const char *dst, mode_t mode)
 {
 	char tmp[PATH_MAX];
+	struct stat st;
 	int in, out, err;
 
 	if (!access(dst, F_OK) || !link(src, dst))
@@ -89,9 +96,22 @@ static int put_file(const char *src, const char *dst)
 			     (int)getpid()) >= sizeof(tmp))
 		return -ENAMETOOLONG;
 	in = open(src, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (in < 0 || fstat(in, &st)) {
+		err = -errno;
+		if (in >= 0)
+			close(in);
+		return err;
+	}
+	if (!mode)
+		mode = st.st_mode & 07777;
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out >= 0 && fchmod(out, mode)) {
+		err = -errno;
+		close(out);
+		close(in);
+		unlink(tmp);
+		return err;
+	}
 	if (out < 0) {
 		err = -errno;
 		close(in);
@@ -168,7 +188,7 @@ int buildid_section__next(const unsigned char **pp, const unsigned char *end,
  * .build-id/<xx>/<rest> to its directory.
  */
 static int cache_put(const char *name, const char *leaf, const char *src,
-		     const uint8_t *bid, size_t len)
+		     mode_t mode, const uint8_t *bid, size_t len)
 {
 	char dir[PATH_MAX], file[PATH_MAX], lnk[PATH_MAX], target[PATH_MAX];
 	char sbid[2 * BUILD_ID_MAX + 1];
@@ -187,7 +207,7 @@ static int cache_put(const char *name, const char *leaf, const char *src,
 		return -ENAMETOOLONG;
 	err = mkdirs(file);
 	if (!err)
-		err = put_file(src, file);
+		err = put_file(src, file, mode);
 	if (!err)
 		err = mkdirs(lnk);
 	if (!err && symlink(target, lnk) && errno != EEXIST)
@@ -195,15 +215,15 @@ static int cache_put(const char *name, const char *leaf, const char *src,
 	return err;
 }
 
-/* This boot's vdso image (this process's [vdso] mapping) into @path. */
-static int write_vdso(const char *path)
+/* This boot's vdso image (this process's [vdso] mapping) into @fd. */
+static int write_vdso(int fd)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
 	unsigned long long start, end;
 	char line[256];
 	bool found = false;
 	FILE *f;
-	int fd, err = 0;
+	int err = 0;
 
 	f = fopen("/proc/self/maps", "re");
 	if (!base || !f) {
@@ -218,13 +238,8 @@ static int write_vdso(const char *path)
 	fclose(f);
 	if (!found)
 		return -ENOENT;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
 	if (write(fd, (const void *)(uintptr_t)start, (size_t)(end - start)) !=
 	    (ssize_t)(end - start))
-		err = -EIO;
-	if (close(fd) && !err)
 		err = -EIO;
 	return err;
 }
@@ -233,15 +248,20 @@ static int write_vdso(const char *path)
 static int cache_vdso(const uint8_t *bid, size_t len)
 {
 	uint8_t got[BUILD_ID_MAX];
-	char tmp[64];
-	int err, n;
+	char tmp[] = "/tmp/pebs-vdso.XXXXXX";
+	int fd, err, n;
 
-	snprintf(tmp, sizeof(tmp), "/tmp/pebs-vdso.%d", (int)getpid());
-	err = write_vdso(tmp);
+	/* a private file of a fresh name (not one another user made) */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = write_vdso(fd);
+	if (close(fd) && !err)
+		err = -EIO;
 	n = err ? err : dso_elf_build_id(tmp, got);
 	if (n >= 0 && ((size_t)n != len || memcmp(got, bid, len)))
 		n = -ESRCH;	/* another boot's vdso */
-	err = n < 0 ? n : cache_put("[vdso]", "vdso", tmp, bid, len);
+	err = n < 0 ? n : cache_put("[vdso]", "vdso", tmp, 0600, bid, len);
 	unlink(tmp);
 	return err;
 }
@@ -260,7 +280,8 @@ static int cache_kallsyms(const uint8_t *bid, size_t len)
 	n = kallsyms_probe();
 	if (n < 0)
 		return n;
-	return cache_put(KERNEL_NAME, "kallsyms", "/proc/kallsyms", bid, len);
+	return cache_put(KERNEL_NAME, "kallsyms", "/proc/kallsyms", 0600, bid,
+			 len);
 }
 
 int pebs_buildid_cache__add(const char *path, const uint8_t *build_id,
@@ -280,7 +301,7 @@ int pebs_buildid_cache__add(const char *path, const uint8_t *build_id,
 		n = -ENOENT;
 	else if ((n = dso_elf_build_id(real, got)) >= 0)
 		n = (size_t)n != size || memcmp(got, build_id, size) ? -ESRCH :
-		    cache_put(real, "elf", real, build_id, size);
+		    cache_put(real, "elf", real, 0, build_id, size);
 	if (n == -ESRCH)
 		return core_err(n, "build-id cache: %s is not the recorded "
 				"build", path);

@@ -24,7 +24,7 @@ T=$(mktemp -d /tmp/c2c-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..50"
+echo "1..53"
 
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
@@ -248,7 +248,7 @@ EOF
 # tsv CSV: the csv with tabs between fields, quotes undone (a quoted
 # field may hold commas: a node list "0-1,3", a C++ symbol)
 # report's sharing section and c2c report's shown lines (its csv) as
-# rank, address, records, loads, stores, HITM, cross-thread writes,
+# rank, address, samples, loads (data source op load), stores, HITM, cross-thread writes,
 # threads, offsets, kind; into $T/sh.rep and $T/sh.c2c (report must
 # have the section; both may list no line)
 sharing() {
@@ -256,17 +256,14 @@ sharing() {
 		/^# shared cache lines/ { on = 1; next }
 		on && /^rank / { rows = 1; next }
 		rows && (/^#/ || /^$/ || /^ *\.\.\./) { exit }
-		rows { k = $10 ($11 == "+false" ? $11 : "")
-		       print $1, $2, $3, $4, $5, $6, $7, $8, $9, k }
+		rows { print $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }
 		END { exit !rows }' >"$T/sh.rep" || return 1
 	"$PS" c2c report -i "$1" --format csv 2>/dev/null | tsv |
 		awk -F'\t' '
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		{ k = $c["sharing"] == "none" ? "-" : $c["sharing"]
-		  if ($c["also_false"] == 1)
-			k = k "+false"
-		  print $c["rank"], $c["addr"], $c["records"] + $c["unknown"],
-			$c["loads"], $c["store"], $c["tot_hitm"], $c["xwrites"],
+		{ k = $c["sharing"]
+		  print $c["rank"], $c["addr"], $c["nr_entries"],
+			$c["load"], $c["store"], $c["tot_hitm"], $c["xwrites"],
 			$c["threads"], $c["offsets"], k }' >"$T/sh.c2c"
 	cmp -s "$T/sh.rep" "$T/sh.c2c"
 }
@@ -274,7 +271,7 @@ sharing() {
 # $1: label, $2: file
 same_sharing() {
 	if sharing "$2"; then
-		ok "$1: report's sharing section lists c2c report's lines ($(wc -l <"$T/sh.c2c") lines, $(awk '{ n += $3 } END { print n + 0 }' "$T/sh.c2c") records)"
+		ok "$1: report's sharing section lists c2c report's lines ($(wc -l <"$T/sh.c2c") lines, $(awk '{ n += $3 } END { print n + 0 }' "$T/sh.c2c") samples)"
 	else
 		nok "$1: report's sharing section lists c2c report's lines" \
 			"$(diff "$T/sh.c2c" "$T/sh.rep" | head -6)"
@@ -535,7 +532,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 w, s = int(sys.argv[2]), int(sys.argv[3])
 top = j['lines'][0]
-ev = top.get('false_evidence') if top['sharing'] == 'true' else \
+ev = top.get('false_evidence') if top['sharing'] == 'true+false' else \
 	top.get('evidence') if top['sharing'] == 'false' else None
 tids = {o['offset']: {t['tid'] for t in o['threads']} for o in top['offsets']}
 print('top line', top['addr'], top['sharing'], 'xwrites', top['xwrites'],
@@ -575,7 +572,7 @@ wc -l <"$T/pfa.csv" >"$T/pfa.n"
 check "page faults: only lines touched by two threads are shown" \
 	bash -c "[ -s '$T/pf.ours' ] && [ \$(wc -l <'$T/pf.ours') -lt \$(cat '$T/pfa.n') ]"
 check "the text report names the false sharing with its evidence" \
-	grep -qE "sharing: (also )?FALSE \(different offsets\)" "$T/pf.txt"
+	grep -qE "sharing: (true\+false: )?false \(different bytes\)" "$T/pf.txt"
 check "the text report lists both threads with their accesses" \
 	bash -c "grep -q '/$walker(' '$T/pf.txt' && grep -q '/$streamer(' '$T/pf.txt'"
 
@@ -689,3 +686,72 @@ check "procs: the first line is the file's (mark s, no pid, file offset 0x1000),
 same_sharing procs "$T/cs-procs.data"
 same_sharing "AMD IBS fixture" "$AMD"
 same_sharing "Intel load latency fixture" "$INTEL"
+
+# 51-52: the sharing class of every line and offset of the fixtures
+# against an oracle of the standard definitions (issue 23) on the json's
+# per-offset threads: true = two threads on one byte, one writing it;
+# false = a writer of bytes the other thread never touches while that
+# thread touches bytes the writer never writes; true+false = both; and
+# the words are the only ones any table prints
+for f in AMD INTEL; do
+	eval file=\$$f
+	"$PS" c2c report -i "$file" --show-all --format json >"$T/cls.json" 2>/dev/null
+	[ $f = AMD ] && cp "$T/cls.json" "$T/cls.amd.json"
+	python3 - "$T/cls.json" >"$T/cls.out" 2>&1 <<'PY'
+import json, sys, collections
+j = json.load(open(sys.argv[1]))
+seen = collections.Counter()
+bad = []
+def cls(t, f):
+	return 'true+false' if t and f else 'true' if t else 'false' if f else 'none'
+for l in j['lines']:
+	nodes = []
+	for o in l['offsets']:
+		for t in o['threads']:
+			nodes.append((o['offset'], (t['pid'], t['tid']),
+				      t['stores'] + t['unknown'] > 0))
+	acc = collections.defaultdict(set); wr = collections.defaultdict(set)
+	for off, th, w in nodes:
+		acc[th].add(off)
+		if w: wr[th].add(off)
+	T = F = False
+	ot = collections.defaultdict(lambda: [False, False])
+	for oa, ta, wa in nodes:
+		if not wa: continue
+		for ob, tb, wb in nodes:
+			if ta == tb: continue
+			if oa == ob:
+				T = True; ot[oa][0] = ot[ob][0] = True
+			elif oa not in acc[tb] and ob not in wr[ta]:
+				F = True; ot[oa][1] = ot[ob][1] = True
+	want = cls(T, F)
+	seen[l['sharing']] += 1
+	if l['sharing'] != want:
+		bad.append((l['addr'], l['sharing'], want))
+	for o in l['offsets']:
+		w = cls(*ot[o['offset']])
+		if o['sharing'] != w:
+			bad.append((l['addr'], o['offset'], o['sharing'], w))
+	ev = l.get('evidence')
+	if want != 'none' and not (ev and ev['a']['writes'] and
+				   (ev['a']['offset'] == ev['b']['offset']) ==
+				   (want != 'false')):
+		bad.append((l['addr'], 'evidence', ev))
+print(dict(seen), bad[:5])
+sys.exit(1 if bad or set(seen) - {'none', 'true', 'false', 'true+false'} else 0)
+PY
+	if [ $? = 0 ]; then
+		ok "$f fixture: every line's and offset's sharing class is the standard definitions' ($(cat "$T/cls.out"))"
+	else
+		nok "$f fixture: every line's and offset's sharing class is the standard definitions'" "$(cat "$T/cls.out")"
+	fi
+done
+python3 -c '
+import json, sys
+n = sum(1 for l in json.load(open(sys.argv[1]))["lines"]
+	if l["sharing"] in ("true", "true+false") and
+	   not l["evidence"]["b"]["writes"])
+print(n); sys.exit(n == 0)' "$T/cls.amd.json" >"$T/cls.n"
+rc=$?
+check "AMD fixture: a writer and a reader of one offset is true sharing ($(cat "$T/cls.n") lines)" \
+	test $rc = 0

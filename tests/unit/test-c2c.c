@@ -481,68 +481,196 @@ static struct pebs_c2c_line one_line(struct pebs_c2c *c,
 	return s.line[0];
 }
 
+/* one access of thread @tid (pid 1) at @addr, @size bytes (0: unknown) */
+static void acc(struct pebs_c2c *c, uint64_t addr, uint64_t dsrc,
+		uint32_t tid, uint8_t size)
+{
+	struct pebs_c2c_sample s = {
+		.addr = addr, .ip = 0x100 + tid, .data_src = dsrc,
+		.has_data_src = true, .pid = 1, .tid = tid, .cpu = tid,
+		.mapped = true, .size = size,
+	};
+
+	assert_int_equal(pebs_c2c__add(c, &s), 0);
+}
+
+static void assert_pair(const struct pebs_c2c_evidence *e, uint32_t tid_a,
+			unsigned int off_a, uint32_t tid_b, unsigned int off_b,
+			bool b_writes)
+{
+	assert_int_equal(e->tid_a, tid_a);
+	assert_int_equal(e->off_a, off_a);
+	assert_int_equal(e->tid_b, tid_b);
+	assert_int_equal(e->off_b, off_b);
+	assert_int_equal(e->b_writes, b_writes);
+}
+
+static int see_offset(const struct pebs_c2c_offset *o, void *arg)
+{
+	enum pebs_c2c_sharing *v = arg;
+
+	v[o->offset] = o->sharing;
+	return 0;
+}
+
+/* the class of each offset of @l (PRIVATE where nobody accessed) */
+static void offset_classes(struct pebs_c2c *c, const struct pebs_c2c_line *l,
+			   enum pebs_c2c_sharing v[64])
+{
+	memset(v, 0, 64 * sizeof(*v));
+	assert_int_equal(pebs_c2c__for_each_offset(c, l->id, see_offset, v),
+			 0);
+}
+
+/* The six cases of issue 23, by the standard definitions. */
 static void test_sharing(void **state)
+{
+	enum pebs_c2c_sharing off[64];
+	struct pebs_c2c_line l;
+	struct pebs_c2c *c;
+
+	(void)state;
+	/* one writer and one reader of the same word: true */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	acc(c, 0x1008, L1ST, 1, 0);
+	acc(c, 0x1008, L1LD, 2, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_TRUE_SHARING);
+	assert_string_equal(pebs_c2c_sharing__name(l.sharing), "true");
+	assert_pair(&l.evidence, 1, 8, 2, 8, false);
+	assert_false(l.also_false);
+	offset_classes(c, &l, off);
+	assert_int_equal(off[8], PEBS_C2C_TRUE_SHARING);
+	pebs_c2c__delete(c);
+
+	/* two writers of different words: false */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	acc(c, 0x1000, L1ST, 1, 0);
+	acc(c, 0x1008, L1ST, 2, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_FALSE_SHARING);
+	assert_string_equal(pebs_c2c_sharing__name(l.sharing), "false");
+	assert_pair(&l.evidence, 1, 0, 2, 8, true);
+	assert_false(l.also_false);
+	offset_classes(c, &l, off);
+	assert_int_equal(off[0], PEBS_C2C_FALSE_SHARING);
+	assert_int_equal(off[8], PEBS_C2C_FALSE_SHARING);
+	pebs_c2c__delete(c);
+
+	/* a reader of word A and a writer of word B: false */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	acc(c, 0x1000, L1LD, 1, 0);
+	acc(c, 0x1010, L1ST, 2, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_FALSE_SHARING);
+	assert_pair(&l.evidence, 2, 0x10, 1, 0, false);
+	pebs_c2c__delete(c);
+
+	/* both: t1 writes A, t2 reads A (true), t3 writes B (false) */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	acc(c, 0x1000, L1ST, 1, 0);
+	acc(c, 0x1000, L1LD, 2, 0);
+	acc(c, 0x1020, L1ST, 3, 0);
+	acc(c, 0x1020, L1ST, 3, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_TRUE_FALSE_SHARING);
+	assert_string_equal(pebs_c2c_sharing__name(l.sharing), "true+false");
+	assert_true(l.also_false);
+	assert_pair(&l.evidence, 1, 0, 2, 0, false);
+	/* the costliest false pair: t3's two stores with t1's one */
+	assert_pair(&l.false_evidence, 1, 0, 3, 0x20, true);
+	offset_classes(c, &l, off);
+	assert_int_equal(off[0], PEBS_C2C_TRUE_FALSE_SHARING);
+	assert_int_equal(off[0x20], PEBS_C2C_FALSE_SHARING);
+	pebs_c2c__delete(c);
+
+	/* a single thread, writing and reading every word: none */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	acc(c, 0x1000, L1ST, 1, 0);
+	acc(c, 0x1008, L1ST, 1, 0);
+	acc(c, 0x1008, L1LD, 1, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_PRIVATE);
+	assert_string_equal(pebs_c2c_sharing__name(l.sharing), "none");
+	assert_int_equal(l.evidence.tid_a, 0);
+	pebs_c2c__delete(c);
+
+	/* two threads only reading, the same and different words: none */
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	acc(c, 0x1000, L1LD, 1, 0);
+	acc(c, 0x1000, L1LD, 2, 0);
+	acc(c, 0x1008, L1LD, 2, 0);
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_PRIVATE);
+	offset_classes(c, &l, off);
+	assert_int_equal(off[0], PEBS_C2C_PRIVATE);
+	pebs_c2c__delete(c);
+}
+
+/*
+ * The issue's seqlock: one thread stores to four words, six threads load
+ * those same words: true sharing only (padding the fields apart would
+ * not help), never false.
+ */
+static void test_sharing_seqlock(void **state)
+{
+	struct pebs_c2c_line l;
+	struct pebs_c2c *c;
+	uint32_t t;
+	unsigned int o;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	for (o = 0; o < 32; o += 8) {
+		acc(c, 0x2000 + o, L1ST, 1, 8);
+		for (t = 2; t < 8; t++)
+			acc(c, 0x2000 + o, o == 8 && t == 5 ? HITM_L : L1LD,
+			    t, 8);
+	}
+	l = one_line(c, PEBS_C2C_TOT_HITM);
+	assert_int_equal(l.sharing, PEBS_C2C_TRUE_SHARING);
+	/* the evidence: the pair with the HITM */
+	assert_pair(&l.evidence, 1, 8, 5, 8, false);
+	pebs_c2c__delete(c);
+}
+
+/* Access sizes: 8 bytes at 0 overlap a byte at 4; stores win ties. */
+static void test_sharing_sizes(void **state)
 {
 	struct pebs_c2c_line l;
 	struct pebs_c2c *c;
 
 	(void)state;
-	/* one thread writing two offsets: private */
+	/* without sizes: bytes 0 and 4 differ, false */
 	assert_int_equal(pebs_c2c__new(&c), 0);
-	add(c, 0x1000, 0x1, L1ST, 1, 1, 0, 0);
-	add(c, 0x1008, 0x1, L1ST, 1, 1, 0, 0);
-	l = one_line(c, PEBS_C2C_TOT_HITM);
-	assert_int_equal(l.sharing, PEBS_C2C_PRIVATE);
-	assert_int_equal(l.xwrites, 0);
-	/* a second thread reading another offset: false sharing */
-	add(c, 0x1010, 0x2, L1LD, 1, 2, 1, 0);
-	l = one_line(c, PEBS_C2C_TOT_HITM);
-	assert_int_equal(l.sharing, PEBS_C2C_FALSE_SHARING);
-	assert_int_equal(l.evidence.tid_a, 1);
-	assert_int_equal(l.evidence.off_a, 0);
-	assert_int_equal(l.evidence.tid_b, 2);
-	assert_int_equal(l.evidence.off_b, 0x10);
-	assert_false(l.evidence.b_writes);
-	assert_false(l.also_false);
-	assert_int_equal(l.xwrites, 2);
-	/* it also writes offset 8: true sharing */
-	add(c, 0x1008, 0x2, L1ST, 1, 2, 1, 0);
+	acc(c, 0x3000, L1ST, 1, 0);
+	acc(c, 0x3004, L1LD, 2, 0);
+	assert_int_equal(one_line(c, PEBS_C2C_TOT_HITM).sharing,
+			 PEBS_C2C_FALSE_SHARING);
+	/* the store was 8 bytes wide: it covers byte 4, true */
+	acc(c, 0x3000, L1ST, 1, 8);
 	l = one_line(c, PEBS_C2C_TOT_HITM);
 	assert_int_equal(l.sharing, PEBS_C2C_TRUE_SHARING);
-	assert_int_equal(l.evidence.off_a, 8);
-	assert_int_equal(l.evidence.off_b, 8);
-	assert_int_not_equal(l.evidence.tid_a, l.evidence.tid_b);
-	assert_true(l.evidence.b_writes);
-	/* and still false sharing: t1 at 0 and t2 at 0x10 or 8 */
-	assert_true(l.also_false);
-	assert_int_not_equal(l.false_evidence.off_a, l.false_evidence.off_b);
-	assert_int_not_equal(l.false_evidence.tid_a, l.false_evidence.tid_b);
+	assert_pair(&l.evidence, 1, 0, 2, 4, false);
 	pebs_c2c__delete(c);
 
-	/* readers only: private */
+	/* a wide access at the end of the line stays in the line */
 	assert_int_equal(pebs_c2c__new(&c), 0);
-	add(c, 0x1000, 0x1, L1LD, 1, 1, 0, 0);
-	add(c, 0x1008, 0x1, L1LD, 1, 2, 0, 0);
+	acc(c, 0x303c, L1ST, 1, 16);
+	acc(c, 0x303f, L1LD, 2, 0);
 	assert_int_equal(one_line(c, PEBS_C2C_TOT_HITM).sharing,
-			 PEBS_C2C_PRIVATE);
+			 PEBS_C2C_TRUE_SHARING);
 	pebs_c2c__delete(c);
 
-	/*
-	 * The first writer (t1 at 0) has no partner (t2 reads offset 0
-	 * only), a later writer does: t1 writes 8 while t2 reads 0.
-	 */
+	/* two true pairs: the one with more stores is the evidence */
 	assert_int_equal(pebs_c2c__new(&c), 0);
-	add(c, 0x1000, 0x1, L1ST, 1, 1, 0, 0);
-	add(c, 0x1000, 0x1, L1LD, 1, 2, 0, 0);
+	acc(c, 0x4000, L1ST, 1, 0);
+	acc(c, 0x4000, L1LD, 2, 0);
+	acc(c, 0x4010, L1ST, 3, 0);
+	acc(c, 0x4010, L1ST, 4, 0);
 	l = one_line(c, PEBS_C2C_TOT_HITM);
-	assert_int_equal(l.sharing, PEBS_C2C_PRIVATE);
-	add(c, 0x1008, 0x1, L1ST, 1, 1, 0, 0);
-	l = one_line(c, PEBS_C2C_TOT_HITM);
-	assert_int_equal(l.sharing, PEBS_C2C_FALSE_SHARING);
-	assert_int_equal(l.evidence.tid_a, 1);
-	assert_int_equal(l.evidence.off_a, 8);
-	assert_int_equal(l.evidence.tid_b, 2);
-	assert_int_equal(l.evidence.off_b, 0);
+	assert_int_equal(l.sharing, PEBS_C2C_TRUE_FALSE_SHARING);
+	assert_pair(&l.evidence, 3, 0x10, 4, 0x10, true);
 	pebs_c2c__delete(c);
 }
 
@@ -633,6 +761,8 @@ int main(void)
 		cmocka_unit_test(test_line_keys),
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_sharing),
+		cmocka_unit_test(test_sharing_seqlock),
+		cmocka_unit_test(test_sharing_sizes),
 		cmocka_unit_test(test_no_data_src),
 		cmocka_unit_test(test_growth),
 	};

@@ -243,6 +243,77 @@ static void test_data_keys(void **state)
  * first seen), add_batch counts as add one by one does; a row keeps its
  * first PEBS_REPORT_MAX_TIDS thread ids and counts one more past them.
  */
+/* perf mem's keys and cost: weight overhead, local_weight, locked... */
+static void test_mem_keys(void **state)
+{
+	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
+	union perf_mem_data_src d = { .val = 0 };
+	struct pebs_report_sample s = { .period = 1000, .has_src = true };
+	const struct pebs_report_row *row;
+	struct pebs_report *r;
+	uint64_t samples, period;
+	char buf[64];
+	int n;
+
+	(void)state;
+	/* perf mem's default: 12 names, powerpc's p_stage_cyc left out */
+	n = pebs_report__parse_keys(PEBS_REPORT_MEM_SORT, keys,
+				    PEBS_REPORT_MAX_KEYS);
+	assert_int_equal(n, 11);
+	assert_int_equal(keys[0], PEBS_REPORT_LOCAL_WEIGHT);
+	assert_int_equal(keys[10], PEBS_REPORT_LOCAL_INS_LAT);
+	n = pebs_report__parse_keys("local_weight,locked,blocked,"
+				    "local_ins_lat", keys,
+				    PEBS_REPORT_MAX_KEYS);
+	assert_int_equal(n, 4);
+	assert_int_equal(pebs_report__new(keys, 4, 1, &r), 0);
+	d.mem_lock = PERF_MEM_LOCK_LOCKED;
+	d.mem_blk = PERF_MEM_BLK_DATA | PERF_MEM_BLK_ADDR;
+	s.data_src = d.val;
+	s.has_weight = true;
+	s.weight = 300;
+	s.ins_lat = 7;
+	pebs_report_sample__mem_cost(&s);
+	assert_int_equal(s.period, 300);
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	/* no weight: costs 1; lock N/A, blk N/A */
+	d.mem_lock = PERF_MEM_LOCK_NA;
+	d.mem_blk = PERF_MEM_BLK_NA;
+	s.data_src = d.val;
+	s.has_weight = false;
+	s.weight = 0;
+	s.ins_lat = 0;
+	s.period = 1000;
+	pebs_report_sample__mem_cost(&s);
+	assert_int_equal(s.period, 1);
+	assert_int_equal(pebs_report__add(r, &s), 0);
+	pebs_report__sort(r);
+	pebs_report__totals(r, -1, &samples, &period);
+	assert_int_equal(samples, 3);
+	assert_int_equal(period, 601);
+	assert_int_equal(pebs_report__nr_rows(r), 2);
+	row = pebs_report__row(r, 0);
+	assert_int_equal(row->samples, 2);
+	assert_true(pebs_report__overhead(r, row, false) > 99.8);
+	pebs_report__field(row, PEBS_REPORT_LOCAL_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "300");	/* not 600: the row's weight */
+	pebs_report__field(row, PEBS_REPORT_WEIGHT, buf, sizeof(buf));
+	assert_string_equal(buf, "600");	/* perf's weight x samples */
+	pebs_report__field(row, PEBS_REPORT_LOCKED, buf, sizeof(buf));
+	assert_string_equal(buf, "Yes");
+	pebs_report__field(row, PEBS_REPORT_BLOCKED, buf, sizeof(buf));
+	assert_string_equal(buf, "Data Addr");
+	pebs_report__field(row, PEBS_REPORT_LOCAL_INS_LAT, buf, sizeof(buf));
+	assert_string_equal(buf, "7");
+	row = pebs_report__row(r, 1);
+	pebs_report__field(row, PEBS_REPORT_LOCKED, buf, sizeof(buf));
+	assert_string_equal(buf, "N/A");
+	pebs_report__field(row, PEBS_REPORT_BLOCKED, buf, sizeof(buf));
+	assert_string_equal(buf, "N/A");
+	pebs_report__delete(r);
+}
+
 static void test_top_and_tids(void **state)
 {
 	enum pebs_report_key k = PEBS_REPORT_ADDR;
@@ -676,6 +747,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_group_and_weigh),
 		cmocka_unit_test(test_data_keys),
+		cmocka_unit_test(test_mem_keys),
 		cmocka_unit_test(test_top_and_tids),
 		cmocka_unit_test(test_derive_pages),
 		cmocka_unit_test(test_periods),

@@ -106,20 +106,37 @@ struct pebs_c2c_sample {
 				   write, as a page fault may be) */
 	bool mapped;		/* data and code address in known mappings
 				   (else counted in nomap, as perf) */
-};
-
-/* How a line is shared. */
-enum pebs_c2c_sharing {
-	PEBS_C2C_PRIVATE = 0,	/* one thread, or nobody writes */
-	PEBS_C2C_FALSE_SHARING,	/* >= 2 threads at different offsets,
-				   >= 1 of them writing */
-	PEBS_C2C_TRUE_SHARING,	/* one offset written by >= 2 threads */
+	uint8_t size;		/* bytes accessed from addr, when known
+				   (0: unknown, taken as 1 byte; perf
+				   samples carry no access size) */
 };
 
 /*
- * The evidence of a classification: thread a (pid_a/tid_a) wrote at
- * off_a; thread b accessed off_b (true sharing: off_b == off_a, and b
- * wrote it too; false sharing: off_b != off_a). Zero when PRIVATE.
+ * How a line (or an offset of it) is shared, by the definitions of the
+ * false-sharing literature (Sheriff, Predator, Cheetah) and of Intel's
+ * and Red Hat's c2c guides. An access covers [offset, offset + size)
+ * (1 byte when the sample gives no size); an access without data source
+ * may be a write and counts as one.
+ */
+enum pebs_c2c_sharing {
+	PEBS_C2C_PRIVATE = 0,	/* one thread, or readers only */
+	PEBS_C2C_FALSE_SHARING = 1, /* >= 2 threads on different,
+				   non-overlapping bytes, >= 1 writing:
+				   a writes bytes b never touches, b
+				   touches bytes a never writes */
+	PEBS_C2C_TRUE_SHARING = 2, /* >= 2 threads on the same bytes,
+				   >= 1 of them writing them (a writer
+				   and a reader of one word included) */
+	PEBS_C2C_TRUE_FALSE_SHARING = 3, /* both (TRUE | FALSE) */
+};
+
+/*
+ * The evidence of a classification, the pair of accesses that costs most
+ * (most HITMs, then most stores, then most accesses): thread a
+ * (pid_a/tid_a) wrote at off_a; thread b accessed off_b (true sharing:
+ * their bytes overlap, so off_b == off_a for 1-byte accesses; false
+ * sharing: off_a's bytes are ones b never touches, off_b's ones a never
+ * writes). Zero when PRIVATE.
  */
 struct pebs_c2c_evidence {
 	uint32_t pid_a, tid_a, pid_b, tid_b;
@@ -144,10 +161,11 @@ struct pebs_c2c_line {
 				   node) to the next */
 	uint64_t nodes;		/* bit n: NUMA node n (< 64) was seen */
 	unsigned int nr_threads, nr_offsets, nr_cpus;
-	enum pebs_c2c_sharing sharing;	/* true sharing wins */
-	struct pebs_c2c_evidence evidence;	/* of sharing */
-	bool also_false;	/* a true-sharing line with false sharing
-				   too (other offsets, other threads) */
+	enum pebs_c2c_sharing sharing;
+	struct pebs_c2c_evidence evidence;	/* of true sharing when
+						   TRUE or TRUE_FALSE, else
+						   of false sharing */
+	bool also_false;	/* sharing == PEBS_C2C_TRUE_FALSE_SHARING */
 	struct pebs_c2c_evidence false_evidence; /* when also_false */
 	uint32_t id;		/* pass to pebs_c2c__for_each_offset */
 };
@@ -159,6 +177,9 @@ struct pebs_c2c_offset {
 	uint64_t unknown;
 	unsigned int nr_ips, nr_threads, nr_cpus;
 	uint32_t id;		/* pass to pebs_c2c__for_each_{ip,thread,cpu} */
+	enum pebs_c2c_sharing sharing;	/* the classes this offset's accesses
+					   take part in (a pair of the line's
+					   class with an access here) */
 };
 
 /* A code address at one offset (perf's "Code address" rows). */
@@ -179,6 +200,8 @@ struct pebs_c2c_ip {
 struct pebs_c2c_thread {
 	uint32_t pid, tid;
 	uint64_t loads, stores, unknown, hitm;
+	unsigned int size;	/* widest access size seen (bytes, 0:
+				   unknown, taken as 1) */
 };
 
 /* A CPU at one offset. */
@@ -357,6 +380,9 @@ PEBS_API void pebs_c2c_maps__key(const struct pebs_c2c_maps *m,
 
 /* pebs_c2c_maps__delete - free; NULL is allowed. */
 PEBS_API void pebs_c2c_maps__delete(struct pebs_c2c_maps *m);
+
+/* pebs_c2c_sharing__name - "none", "false", "true" or "true+false". */
+PEBS_API const char *pebs_c2c_sharing__name(enum pebs_c2c_sharing s);
 
 #ifdef __cplusplus
 }

@@ -46,9 +46,15 @@ enum pebs_report_key {
 	PEBS_REPORT_PHYS_DADDR,	/* perf's phys_daddr: PHYS_ADDR */
 	PEBS_REPORT_WEIGHT,	/* perf's weight: one row per sample weight,
 				   shown as weight x samples */
+	PEBS_REPORT_LOCAL_WEIGHT, /* perf's local_weight: one row per
+				   sample weight, shown as that weight */
+	PEBS_REPORT_LOCKED,	/* perf's locked: data_src mem_lock */
+	PEBS_REPORT_BLOCKED,	/* perf's blocked: data_src mem_blk */
+	PEBS_REPORT_LOCAL_INS_LAT, /* perf's local_ins_lat: one row per
+				   instruction latency (WEIGHT_STRUCT) */
 	PEBS_REPORT_NR_KEYS
 };
-#define PEBS_REPORT_MAX_KEYS	8
+#define PEBS_REPORT_MAX_KEYS	16
 #define PEBS_REPORT_MAX_TIDS	8	/* thread ids kept per row */
 
 /* One row: its key fields (others zero) and what it sums. */
@@ -68,17 +74,37 @@ struct pebs_report_row {
 	int32_t tids[PEBS_REPORT_MAX_TIDS];
 	unsigned int nr_tids;	/* distinct; PEBS_REPORT_MAX_TIDS + 1: more */
 	uint64_t weight;	/* the weight key: its samples' weight */
+	uint64_t ins_lat;	/* the local_ins_lat key's */
 };
 
 /*
  * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
  * perf's "symbol" is accepted for sym; data keys symbol_daddr,
- * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr). Returns the
- * number of keys, or -EINVAL with pebs_errmsg() naming the bad token.
+ * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr; perf mem's
+ * local_weight, locked, blocked, local_ins_lat, and local_p_stage_cyc /
+ * p_stage_cyc, which are left out as perf leaves them out on all but
+ * powerpc). Returns the number of keys, or -EINVAL with pebs_errmsg()
+ * naming the bad token.
  */
 PEBS_API int pebs_report__parse_keys(const char *str,
 				     enum pebs_report_key *keys,
 				     unsigned int max);
+
+/*
+ * perf mem report's default sort keys (perf report --mem-mode's
+ * default_mem_sort_order), for pebs_report__parse_keys.
+ */
+#define PEBS_REPORT_MEM_SORT "local_weight,mem,sym,dso,symbol_daddr," \
+	"dso_daddr,snoop,tlb,locked,blocked,local_ins_lat,local_p_stage_cyc"
+
+/*
+ * pebs_report_sample__mem_cost - make @s cost what perf report
+ * --mem-mode (and so perf mem report) charges a sample: its weight, or 1
+ * when it has none, in place of its period; a report of such samples
+ * has the total weight as its period, and each row's Overhead is its
+ * share of the weight.
+ */
+PEBS_API void pebs_report_sample__mem_cost(struct pebs_report_sample *s);
 
 /* pebs_report__key_name - "comm" etc., NULL for a bad key. */
 PEBS_API const char *pebs_report__key_name(enum pebs_report_key key);

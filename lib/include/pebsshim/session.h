@@ -170,6 +170,7 @@ struct pebs_report_sample {
 	const char *data_dso;	/* NULL: unknown */
 	const char *data_sym;	/* NULL: no data symbol */
 	uint64_t data_sym_off;
+	uint64_t ins_lat;	/* WEIGHT_STRUCT var2_w (perf's ins_lat) */
 };
 
 /* ------------------------------------------------------------------ */
