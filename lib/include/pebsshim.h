@@ -3185,6 +3185,8 @@ struct pebs_flame_node {
 	uint64_t samples;	/* its total samples */
 	uint64_t self;		/* what ends here */
 	unsigned int merged;	/* a merged block: how many frames */
+	unsigned int folded;	/* frames it stands for: 1, or a folded
+				   run's ("[unknown] xN": N) */
 };
 
 typedef int (*pebs_flame_fn)(void *arg, const struct pebs_flame_node *n);
@@ -3194,7 +3196,12 @@ typedef int (*pebs_flame_fn)(void *arg, const struct pebs_flame_node *n);
  * children left to right by name (bytewise), widths in samples
  * (@by_samples) or value. Children narrower than @min_width are not
  * visited: each parent's narrow children come after the others as one
- * merged node (when together at least @min_width). The callback returns
+ * merged node (when together at least @min_width). A run of "[unknown]"
+ * frames (each the only child of the one above, no stack ending above
+ * the last) is one node named "[unknown] xN", folded N, its children
+ * those of the run's last frame; depth counts the nodes visited, so a
+ * run is one level (the tree and pebs_flame__write_collapsed keep every
+ * frame, as stackcollapse-perf.pl does). The callback returns
  * 0 to go on; another value stops the walk and is returned. Returns 0,
  * that value, -EINVAL, -ENOMEM.
  */
