@@ -3651,6 +3651,62 @@ PEBS_API void pebs_symbols__kernel_nowait(struct pebs_symbols *syms,
 PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
 				      struct pebs_symbols *syms);
 
+/* ---- symbols: data mappings ---- */
+
+/* The mapping that holds a data address (pebs_symbols__data_map). */
+struct pebs_data_map {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t pgoff;		/* file offset of start */
+	const char *dso;	/* "[heap]", "[stack]", "//anon", a file path */
+};
+
+/*
+ * pebs_symbols__data_map - the mapping of process @pid that holds data
+ * address @addr, chosen as pebs_symbols__resolve_data chooses it (the
+ * data mappings of MMAP/MMAP2 records first): its range, file offset
+ * and dso (strings live as long as @syms). Returns 0, -ENOENT (no
+ * mapping holds it), -EINVAL.
+ */
+PEBS_API int pebs_symbols__data_map(struct pebs_symbols *syms, pid_t pid,
+				    uint64_t addr, struct pebs_data_map *map);
+
+/*
+ * pebs_data_map__name - the mapping's name as report's dso_daddr names
+ * it: "[heap]", "[stack:PID]" (the main thread's stack of @pid), "anon",
+ * a file's base name. Returns snprintf's value, or -EINVAL.
+ */
+PEBS_API int pebs_data_map__name(const struct pebs_data_map *map, pid_t pid,
+				 char *buf, size_t len);
+
+/* ---- plot: heat map of address ranges ---- */
+
+/*
+ * pebs_heat__set_ranges - rows are address ranges, not granules: the
+ * mappings the samples fall in (pebs_symbols__data_map, with the
+ * resolver of pebs_heat__set_symbols; addresses in no mapping go by
+ * 2 MiB), each cut where its access density differs (as DAMON's
+ * regions: a range is split at the cut that best separates its denser
+ * and sparser parts, when one side is at least twice as dense as the
+ * other; adjacent ranges of one mapping within a factor of two are
+ * merged), trimmed to the granules touched, at most @max_rows rows
+ * (0: 48; the coldest ranges past it are summed in one line), drawn in
+ * address order, each labelled with its start, size and mapping and
+ * with its share of the total. Returns 0 or -EINVAL (an unusable
+ * @max_rows: more than 4096).
+ */
+PEBS_API int pebs_heat__set_ranges(struct pebs_heat *h,
+				   unsigned int max_rows);
+
+/*
+ * pebs_heat__set_range - only samples in @spec: "ADDR-ADDR" (hex, the
+ * end excluded) or a mapping's name as pebs_data_map__name gives it
+ * ("[heap]", "[stack]" or "[stack:PID]", "anon", a file's base name or
+ * path); the others are left out of the picture and its total (a line
+ * under the picture counts them). A name needs pebs_heat__set_symbols.
+ * Returns 0, -EINVAL (a bad spec: the error says the form), -ENOMEM.
+ */
+PEBS_API int pebs_heat__set_range(struct pebs_heat *h, const char *spec);
+
 #ifdef __cplusplus
 }
 #endif

@@ -564,3 +564,27 @@ int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 	sym->offset = va - s->start;
 	return 0;
 }
+
+int pebs_symbols__data_map(struct pebs_symbols *syms, pid_t pid,
+			   uint64_t addr, struct pebs_data_map *map)
+{
+	const struct mapping *m;
+	struct proc *p;
+	size_t pos;
+
+	if (!syms || !map)
+		return -EINVAL;
+	memset(map, 0, sizeof(*map));
+	p = proc_find(syms, pid, &pos);
+	/* as pebs_symbols__resolve_data: the data mappings first */
+	m = find_map(p ? p->data : NULL, addr);
+	if (!m)
+		m = find_map(p, addr);
+	if (!m)
+		return -ENOENT;
+	map->start = m->start;
+	map->end = m->end;
+	map->pgoff = m->pgoff;
+	map->dso = m->dso->path;
+	return 0;
+}
