@@ -13,9 +13,13 @@
  * granules 0) fitted as one constant per side, taken only where the
  * density differs: one side at least twice as dense as the other, the
  * untouched space between them halving it, or the cut removing a
- * quarter of the error. Then adjacent ranges of
+ * quarter of the error (and 2 % of the whole); else where the granules of one thread meet
+ * those of another (each granule's samples from one thread: arrays
+ * that the kernel merged into one mapping, each first touched by its
+ * own thread). Then adjacent ranges of
  * one mapping whose densities are within a factor of two (and whose
- * gap does not halve them) are merged. Ranges under 1 % of the total
+ * gap does not halve them) and whose samples come from the same thread
+ * (or both from several) are merged. Ranges under 1 % of the total
  * are not split. The result does not depend on hashing or memory
  * order: the same samples give the same rows.
  */
@@ -89,7 +93,9 @@ static bool differ(double l, double r, double whole)
  * The region's best cut, or gain -1 when it should stay whole: the cut
  * of most error reduction, taken when its sides' densities differ or it
  * removes a quarter of the error (a cold middle between two hot ends:
- * the first cut leaves one side mixed, the next separates it).
+ * the first cut leaves one side mixed, the next separates it) and is
+ * not negligible (2 % of the region's v^2/span: a few pages the
+ * recording lost in an even array are no reason to cut it).
  */
 static void best_cut(const struct bin *b, struct region *r)
 {
@@ -118,16 +124,50 @@ static void best_cut(const struct bin *b, struct region *r)
 		}
 	}
 	if (!cut)
-		return;
+		goto owners;
 	vl = 0;
 	for (k = 0; k < cut; k++)
 		vl += (double)b->u[r->first + k]->total;
 	if (differ(vl / span(b, r->first, cut),
 		   (v - vl) / span(b, r->first + cut, r->n - cut), v / all) ||
-	    best * 4 >= sse) {
+	    (best * 4 >= sse && best * 50 >= base)) {
 		r->gain = best;
 		r->cut = cut;
+		return;
 	}
+owners:
+	/* no cut by density: where one thread's granules meet another's */
+	vl = 0;
+	for (k = 1; k < r->n; k++) {
+		const struct heat_unit *a = b->u[r->first + k - 1];
+		const struct heat_unit *c = b->u[r->first + k];
+		double g;
+
+		vl += (double)a->total;
+		if (!a->owner || !c->owner || a->owner == c->owner)
+			continue;
+		g = vl * vl / span(b, r->first, k) +
+		    (v - vl) * (v - vl) / span(b, r->first + k, r->n - k) -
+		    base;
+		if (g < 0)
+			g = 0;
+		if (g >= r->gain) {
+			r->gain = g;
+			r->cut = k;
+		}
+	}
+}
+
+/* The one thread of units [first, first + n), or 0. */
+static uint32_t owner(const struct bin *b, size_t first, size_t n)
+{
+	uint32_t o = b->u[first]->owner;
+	size_t k;
+
+	for (k = 1; o && k < n; k++)
+		if (b->u[first + k]->owner != o)
+			return 0;
+	return o;
 }
 
 /* Adjacent @a and @b (of one group) are alike: merge them. */
@@ -169,7 +209,8 @@ static void merge(const struct bin *b, struct region *rs, size_t *nr)
 	while (i + 1 < *nr) {
 		struct region *a = &rs[i], *c = &rs[i + 1];
 
-		if (!same_group(b, a->first, c->first) || !alike(b, a, c)) {
+		if (!same_group(b, a->first, c->first) || !alike(b, a, c) ||
+		    owner(b, a->first, a->n) != owner(b, c->first, c->n)) {
 			i++;
 			continue;
 		}
@@ -255,6 +296,7 @@ int heat_bin(struct heat_unit **units, size_t nr, unsigned int shift,
 
 		hr[i] = (struct heat_range){
 			.pid = f->pid, .map = f->map,
+			.owner = owner(&b, rs[i].first, rs[i].n),
 			.start = f->block << shift,
 			.end = (l->block + 1) << shift,
 			.first = rs[i].first, .n = rs[i].n,

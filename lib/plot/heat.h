@@ -20,6 +20,9 @@ struct heat_cell {
 struct heat_unit {
 	int32_t pid;
 	uint32_t map;		/* index + 1 into the heat's maps, 0 none */
+	uint32_t owner;		/* index + 1 into the heat's owners: the
+				   one thread whose samples it has; 0
+				   several (the range view only) */
 	uint64_t block;		/* address >> shift */
 	const char *object;	/* data_sym or data_dso, or NULL */
 	char *label;		/* pebs_symbols__data_label's, or NULL */
@@ -36,10 +39,17 @@ struct heat_map {
 	char name[256];		/* pebs_data_map__name's */
 };
 
+/* A thread some granule's samples all came from. */
+struct heat_owner {
+	int32_t tid;
+	char comm[32];		/* "" when the sample had none */
+};
+
 /* A row of the range view: units [first, first + n) of the sorted ones. */
 struct heat_range {
 	int32_t pid;
 	uint32_t map;		/* as the units' */
+	uint32_t owner;		/* the units' one owner, else 0 */
 	uint64_t start, end;	/* from the first unit to the last's end */
 	size_t first, n;
 	uint64_t total, samples;
@@ -47,7 +57,9 @@ struct heat_range {
 
 /*
  * heat_bin - @units (sorted here by process, mapping, address) binned
- * into at most @max_rows ranges (more only when more mappings than
+ * into at most @max_rows ranges (cut also where the one thread a run of
+ * granules has samples from changes: two arrays that the kernel merged
+ * into one mapping, each first touched by its own thread) (more only when more mappings than
  * that have samples), in address order; @all is the heat's total (a
  * range under 1 % of it is not split). *@out is malloc'ed. Returns 0
  * or -ENOMEM.

@@ -47,6 +47,8 @@ struct pebs_heat {
 	unsigned int max_ranges;	/* the range view's rows; 0: fine */
 	struct heat_map *maps;		/* the range view's mappings */
 	size_t nr_maps, cap_maps, last_map;
+	struct heat_owner *owners;	/* and its granules' threads */
+	size_t nr_owners, cap_owners, last_owner;
 	uint64_t lo, hi;		/* only [lo, hi) when lo < hi */
 	char *only;			/* only the mappings of this name */
 	struct pebs_data_map only_map;	/* the last one looked up */
@@ -91,6 +93,7 @@ void pebs_heat__delete(struct pebs_heat *h)
 	free(h->rows);
 	free(h->tab);
 	free(h->maps);
+	free(h->owners);
 	free(h->only);
 	free(h);
 }
@@ -191,6 +194,38 @@ static int64_t map_of(struct pebs_heat *h, int32_t pid, uint64_t addr)
 	return (int64_t)h->nr_maps;
 }
 
+/* Thread @tid as one of the heat's owners: its index + 1, -ENOMEM. */
+static int64_t owner_of(struct pebs_heat *h, int32_t tid, const char *comm)
+{
+	struct heat_owner *o;
+	size_t i;
+
+	for (i = 0; i < h->nr_owners; i++) {
+		o = &h->owners[(h->last_owner + i) % h->nr_owners];
+		if (o->tid != tid)
+			continue;
+		/* the thread's latest name (pthread_setname_np) */
+		if (comm && strcmp(o->comm, comm))
+			snprintf(o->comm, sizeof(o->comm), "%s", comm);
+		h->last_owner = (h->last_owner + i) % h->nr_owners;
+		return (int64_t)h->last_owner + 1;
+	}
+	if (h->nr_owners == h->cap_owners) {
+		size_t cap = h->cap_owners ? h->cap_owners * 2 : 16;
+
+		o = realloc(h->owners, cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		h->owners = o;
+		h->cap_owners = cap;
+	}
+	o = &h->owners[h->nr_owners];
+	o->tid = tid;
+	snprintf(o->comm, sizeof(o->comm), "%s", comm ? comm : "");
+	h->last_owner = h->nr_owners++;
+	return (int64_t)h->nr_owners;
+}
+
 /* @addr of @pid is in the range of pebs_heat__set_range. */
 static bool in_range(struct pebs_heat *h, int32_t pid, uint64_t addr)
 {
@@ -244,10 +279,14 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 		return oom();
 	if (!r->samples && h->max_ranges) {
 		int64_t m = map_of(h, rs->pid, rs->addr);
+		int64_t o = owner_of(h, rs->tid, rs->comm);
 
-		if (m < 0)
+		if (m < 0 || o < 0)
 			return oom();
 		r->map = (uint32_t)m;
+		r->owner = (uint32_t)o;
+	} else if (r->owner && h->owners[r->owner - 1].tid != rs->tid) {
+		r->owner = 0;	/* several threads */
 	} else if (!r->samples && h->syms) {
 		char buf[384];
 		int n = pebs_symbols__data_label(h->syms, rs->pid, rs->addr,
@@ -507,8 +546,6 @@ static int range_lines(struct pebs_heat *h, struct line **linesp,
 			if (!units[r->first + k]->object ||
 			    strcmp(units[r->first + k]->object, sym))
 				sym = NULL;
-		if (sym && units[r->first]->object == units[r->first]->label)
-			sym = NULL;
 		if (!m)
 			snprintf(name, sizeof(name), "[unknown]");
 		else if (m->file)
@@ -521,6 +558,11 @@ static int range_lines(struct pebs_heat *h, struct line **linesp,
 		    strcmp(sym, "//anon") && sym[0] != '[')
 			snprintf(name + strlen(name), sizeof(name) - strlen(name),
 				 " %s", sym);
+		/* memory without a name: which thread touched it */
+		if (r->owner && h->owners[r->owner - 1].comm[0] &&
+		    (!m || (!m->file && m->name[0] != '[')))
+			snprintf(name + strlen(name), sizeof(name) - strlen(name),
+				 " (%s)", h->owners[r->owner - 1].comm);
 		size_str(r->end - r->start, size, sizeof(size));
 		snprintf(l->label, sizeof(l->label), "%#014llx %s %.30s",
 			 (unsigned long long)r->start, size, name);

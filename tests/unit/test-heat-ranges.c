@@ -6,7 +6,9 @@
  * are the mappings, trimmed to the pages touched, in address order,
  * labelled with start, size and name, their shares summing to 100 %; a
  * mapping whose density differs is split (a hot head, a cold middle),
- * one whose density is even stays whole, pieces alike are merged; the
+ * one whose density is even stays whole, pieces alike are merged; two
+ * arrays in one mapping, each touched by its own thread, are two rows
+ * named by their threads; the
  * row count is bounded (the coldest summed in one line); the same
  * samples give the same bytes; --range by addresses and by a mapping's
  * name, and a bad range's error.
@@ -215,6 +217,51 @@ static void test_split_merge(void **state)
 	pebs_symbols__delete(syms);
 }
 
+/* two arrays the kernel merged into one mapping, each first touched by
+   its own thread: one row each, named by the thread */
+static void test_threads(void **state)
+{
+	struct pebs_symbols *syms;
+	struct pebs_heat *h;
+	struct rows r;
+	uint64_t i;
+	char *a;
+
+	(void)state;
+	assert_int_equal(pebs_symbols__new(&syms), 0);
+	data_map(syms, 0x40000000, 80, 0, "//anon");
+	h = ranges(syms, 0);
+	for (i = 0; i < 80; i++) {
+		struct pebs_report_sample rs = {
+			.pid = PID, .tid = i < 64 ? PID + 1 : PID + 2,
+			.comm = i < 64 ? "walker" : "streamer",
+			.has_addr = true, .addr = 0x40000000 + i * PG,
+		};
+
+		assert_int_equal(pebs_heat__add(h, i * MS, &rs, 1), 0);
+	}
+	/* a page both touch: its own row, no thread named */
+	data_map(syms, 0x50000000, 1, 0, "//anon");
+	for (i = 0; i < 2; i++) {
+		struct pebs_report_sample rs = {
+			.pid = PID, .tid = PID + 1 + (int32_t)i,
+			.comm = i ? "streamer" : "walker", .has_addr = true,
+			.addr = 0x50000000,
+		};
+
+		assert_int_equal(pebs_heat__add(h, i * MS, &rs, 1), 0);
+	}
+	a = draw(h);
+	rows_of(a, &r);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.label[0], "0x000040000000 256 KiB anon (walker)");
+	assert_string_equal(r.label[1], "0x000040040000 64 KiB anon (streamer)");
+	assert_string_equal(r.label[2], "0x000050000000 4 KiB anon");
+	free(a);
+	pebs_heat__delete(h);
+	pebs_symbols__delete(syms);
+}
+
 static void test_bounded(void **state)
 {
 	struct pebs_symbols *syms;
@@ -308,6 +355,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_are_mappings),
 		cmocka_unit_test(test_split_merge),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_range_filter),
 	};
