@@ -5,7 +5,9 @@
  * researcher reads (a mapping, an array, an allocation) rather than
  * thousands of single pages.
  *
- * Each mapping that has samples starts as one range, trimmed to its
+ * Each mapping that has samples (mappings that overlap as one: the
+ * kernel reports an anonymous mapping merged with its neighbour as one
+ * MMAP2 record) starts as one range, trimmed to its
  * first and last granule with samples (addresses in no mapping are
  * grouped by 2 MiB). While rows are left, the range with the best cut
  * is split there: the cut between two granules that most reduces the
@@ -41,18 +43,63 @@ struct bin {
 	struct heat_unit **u;
 	unsigned int shift;
 	uint64_t all;
+	const struct heat_map *maps;
+	uint32_t *gid;		/* per mapping: its cluster's first + 1 */
 };
 
-/* The group a unit belongs to: its mapping, else its 2 MiB. */
+/* The group a unit belongs to: its mappings, else its 2 MiB. */
 static uint64_t group(const struct bin *b, const struct heat_unit *u)
 {
 	if (u->map)
-		return u->map;
+		return b->gid[u->map - 1];
 	return (u->block >> (b->shift < UNMAPPED_SHIFT ?
 			     UNMAPPED_SHIFT - b->shift : 0)) | 1ULL << 63;
 }
 
 static struct bin *sort_bin;
+
+static int cmp_maps(const void *pa, const void *pb)
+{
+	const struct heat_map *a = &sort_bin->maps[*(const uint32_t *)pa];
+	const struct heat_map *b = &sort_bin->maps[*(const uint32_t *)pb];
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return *(const uint32_t *)pa < *(const uint32_t *)pb ? -1 : 1;
+}
+
+/* Overlapping mappings of a process as one group: b->gid. */
+static int cluster(struct bin *b, size_t nr_maps)
+{
+	uint32_t *idx, i, first = 0;
+	uint64_t end = 0;
+
+	b->gid = calloc(nr_maps + 1, sizeof(*b->gid));
+	idx = calloc(nr_maps + 1, sizeof(*idx));
+	if (!b->gid || !idx) {
+		free(idx);
+		return -ENOMEM;
+	}
+	for (i = 0; i < nr_maps; i++)
+		idx[i] = i;
+	sort_bin = b;
+	qsort(idx, nr_maps, sizeof(*idx), cmp_maps);
+	for (i = 0; i < nr_maps; i++) {
+		const struct heat_map *m = &b->maps[idx[i]];
+
+		if (!i || m->pid != b->maps[idx[first]].pid || m->start >= end) {
+			first = i;
+			end = m->end;
+		} else if (m->end > end) {
+			end = m->end;
+		}
+		b->gid[idx[i]] = idx[first] + 1;
+	}
+	free(idx);
+	return 0;
+}
 
 static int cmp_units(const void *pa, const void *pb)
 {
@@ -243,10 +290,11 @@ static int cmp_addr(const void *pa, const void *pb)
 }
 
 int heat_bin(struct heat_unit **units, size_t nr, unsigned int shift,
+	     const struct heat_map *maps, size_t nr_maps,
 	     unsigned int max_rows, uint64_t all, struct heat_range **out,
 	     size_t *nr_out)
 {
-	struct bin b = { units, shift, all };
+	struct bin b = { units, shift, all, maps, NULL };
 	struct region *rs;
 	struct heat_range *hr;
 	size_t nrs = 0, i, k;
@@ -255,6 +303,8 @@ int heat_bin(struct heat_unit **units, size_t nr, unsigned int shift,
 	*nr_out = 0;
 	if (!nr)
 		return 0;
+	if (cluster(&b, nr_maps))
+		return -ENOMEM;
 	sort_bin = &b;
 	qsort(units, nr, sizeof(*units), cmp_units);
 	/* one region per group, then room for the splits */
@@ -262,8 +312,10 @@ int heat_bin(struct heat_unit **units, size_t nr, unsigned int shift,
 		if (!i || !same_group(&b, i - 1, i))
 			nrs++;
 	rs = calloc(nrs + max_rows + 1, sizeof(*rs));
-	if (!rs)
+	if (!rs) {
+		free(b.gid);
 		return -ENOMEM;
+	}
 	nrs = 0;
 	for (i = 0; i < nr; i++) {
 		if (!i || !same_group(&b, i - 1, i))
@@ -288,6 +340,7 @@ int heat_bin(struct heat_unit **units, size_t nr, unsigned int shift,
 	hr = calloc(nrs, sizeof(*hr));
 	if (!hr) {
 		free(rs);
+		free(b.gid);
 		return -ENOMEM;
 	}
 	for (i = 0; i < nrs; i++) {
@@ -306,6 +359,7 @@ int heat_bin(struct heat_unit **units, size_t nr, unsigned int shift,
 			hr[i].samples += units[rs[i].first + k]->samples;
 	}
 	free(rs);
+	free(b.gid);
 	/* more mappings than rows: the hottest, then in address order */
 	qsort(hr, nrs, sizeof(*hr), cmp_hot);
 	qsort(hr, nrs < max_rows ? nrs : max_rows, sizeof(*hr), cmp_addr);

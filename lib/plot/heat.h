@@ -56,7 +56,10 @@ struct heat_range {
 };
 
 /*
- * heat_bin - @units (sorted here by process, mapping, address) binned
+ * heat_bin - @units (sorted here by process, mapping, address; the
+ * @maps that overlap are one: the kernel reports a mapping merged with
+ * its neighbour as one MMAP2 record, so granules first touched before
+ * and after it saw two) binned
  * into at most @max_rows ranges (cut also where the one thread a run of
  * granules has samples from changes: two arrays that the kernel merged
  * into one mapping, each first touched by its own thread) (more only when more mappings than
@@ -65,6 +68,7 @@ struct heat_range {
  * or -ENOMEM.
  */
 int heat_bin(struct heat_unit **units, size_t nr, unsigned int shift,
+	     const struct heat_map *maps, size_t nr_maps,
 	     unsigned int max_rows, uint64_t all, struct heat_range **out,
 	     size_t *nr_out);
 

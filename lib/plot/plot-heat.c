@@ -517,8 +517,8 @@ static int range_lines(struct pebs_heat *h, struct line **linesp,
 		return oom();
 	for (i = 0; i < h->nr_rows; i++)
 		units[i] = &h->rows[i];
-	err = heat_bin(units, h->nr_rows, h->shift, h->max_ranges, h->total,
-		       &hr, &nr);
+	err = heat_bin(units, h->nr_rows, h->shift, h->maps, h->nr_maps,
+		       h->max_ranges, h->total, &hr, &nr);
 	if (err) {
 		free(units);
 		return oom();

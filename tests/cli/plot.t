@@ -464,11 +464,28 @@ import re, sys
 svg = open(sys.argv[1]).read()
 rows = re.findall(r'<text x="6\.0" y="[0-9.]+">(0x[0-9a-f]+) ([0-9.]+ [KMG]?i?B) ([^<]*)</text>', svg)
 shares = [float(x) for x in re.findall(r'>([0-9.]+)%</text>', svg)]
-by = dict(('%s %s' % (s, n), (a, sh)) for (a, s, n), sh in zip(rows, shares))
-ring, buf = by.get('64 MiB anon (walker)'), by.get('16 MiB anon (streamer)')
-print(ring[0] if ring else '-', int(ring[0], 16) + (64 << 20) if ring else 0)
-print('%d rows, ring %s%%, buffer %s%%, sum %.2f' % (len(rows), ring and ring[1], buf and buf[1], sum(shares)))
-ok = ring and buf and ring[1] > 40 and buf[1] > 8 and abs(sum(shares) - 100) < 0.1 and len(rows) <= 48
+# each range exactly, from its cells' tooltips: start-end (size) name
+tips = sorted(set((int(a, 16), int(e, 16), n) for a, e, n in re.findall(
+    r'<title>(0x[0-9a-f]+)-(0x[0-9a-f]+) \([^)]*\) (.*?), (?:of the mapping|pid)', svg)))
+def array(name, size):
+    # the array: rows of one thread end to end covering its size (a
+    # density change, e.g. samples the recording lost, may cut it in
+    # more than one row)
+    i = 0
+    while i < len(tips):
+        if tips[i][2] != name:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tips) and tips[j + 1][2] == name and tips[j][1] == tips[j + 1][0]:
+            j += 1
+        if tips[i][2] == name and tips[j][1] - tips[i][0] == size:
+            return tips[i:j + 1]
+        i = j + 1
+ring, buf = array('anon (walker)', 64 << 20), array('anon (streamer)', 16 << 20)
+print('%#x %#x' % (ring[0][0], ring[-1][1]) if ring else '- 0')
+print('%d rows, ring %s row(s), buffer %s row(s), sum %.2f' % (len(rows), ring and len(ring), buf and len(buf), sum(shares)))
+ok = ring and buf and abs(sum(shares) - 100) < 0.1 and len(rows) <= 48
 print('ok' if ok else 'bad: ' + ' | '.join(' '.join(r) for r in rows[:12]))
 PYEOF
 if [ ! -s "$T/dh.err" ] && [ "$(sed -n 3p "$T/dh.check")" = ok ]; then
@@ -478,12 +495,12 @@ else
 fi
 pictures "demo heat" "$T/demo-heat.svg"
 read -r rs re <"$T/dh.check"
-"$PS" plot heat -i "$T/demo.data" --event "$ev1" --granule page --range "$rs-$(printf '%#x' "${re:-0}")" \
+"$PS" plot heat -i "$T/demo.data" --event "$ev1" --granule page --range "$rs-$re" \
 	-o "$T/ring.svg" 2>"$T/ring.err"
 python3 - "$T/ring.svg" "$rs" "${re:-0}" >"$T/ring.check" 2>&1 <<'PYEOF'
 import re, sys
 svg = open(sys.argv[1]).read()
-lo, hi = int(sys.argv[2], 16) if sys.argv[2] != '-' else 0, int(sys.argv[3])
+lo, hi = int(sys.argv[2], 16) if sys.argv[2] != '-' else 0, int(sys.argv[3], 16)
 rows = re.findall(r'<text x="6\.0" y="[0-9.]+">(0x[0-9a-f]+) ([^<]*)</text>', svg)
 bad = [a for a, n in rows if not lo <= int(a, 16) < hi or int(a, 16) % 4096 or n != 'anon']
 print(len(rows), len(bad), 'more rows' in svg, 'Data heat map: pages of ' in svg)

@@ -217,8 +217,9 @@ static void test_split_merge(void **state)
 	pebs_symbols__delete(syms);
 }
 
-/* two arrays the kernel merged into one mapping, each first touched by
-   its own thread: one row each, named by the thread */
+/* two arrays the kernel merged into one mapping (reported when the
+   second was mapped, after the first was partly touched), each first
+   touched by its own thread: one row each, named by the thread */
 static void test_threads(void **state)
 {
 	struct pebs_symbols *syms;
@@ -229,7 +230,9 @@ static void test_threads(void **state)
 
 	(void)state;
 	assert_int_equal(pebs_symbols__new(&syms), 0);
-	data_map(syms, 0x40000000, 80, 0, "//anon");
+	/* the first array mapped, its first pages touched; then the
+	   second merged with it: one MMAP2 record of both */
+	data_map(syms, 0x40000000, 64, 0, "//anon");
 	h = ranges(syms, 0);
 	for (i = 0; i < 80; i++) {
 		struct pebs_report_sample rs = {
@@ -238,6 +241,8 @@ static void test_threads(void **state)
 			.has_addr = true, .addr = 0x40000000 + i * PG,
 		};
 
+		if (i == 10)
+			data_map(syms, 0x40000000, 80, 0, "//anon");
 		assert_int_equal(pebs_heat__add(h, i * MS, &rs, 1), 0);
 	}
 	/* a page both touch: its own row, no thread named */
