@@ -3305,7 +3305,8 @@ PEBS_API int pebs_cpuplot__write_svg(struct pebs_cpuplot *tl,
 				      unsigned int width);
 
 /*
- * A data heat map: rows are (process, data address / granule), columns
+ * A data heat map: rows are (process, data address / granule), or with
+ * pebs_heat__set_ranges address ranges of such granules, columns
  * 120 time buckets between the recording's first and last sample times;
  * a cell's colour is the samples or weight there (the caller's value).
  * Rows are labelled with their data object (the sample's data_sym, else
@@ -3330,13 +3331,13 @@ PEBS_API int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 			    const struct pebs_report_sample *rs,
 			    uint64_t value);
 
-/* pebs_heat__nr_rows - the distinct rows seen. */
+/* pebs_heat__nr_rows - the distinct granules seen. */
 PEBS_API size_t pebs_heat__nr_rows(const struct pebs_heat *h);
 
 /*
  * pebs_heat__write_svg - the picture: the 48 hottest rows (by total,
- * then address), each with its address, object and share; the rest
- * summed in one line. @width 0: 1200. Returns 0, -EINVAL, -ENOMEM, or
+ * then address), each with its address, object and share (or the
+ * ranges of pebs_heat__set_ranges); the rest summed in one line. @width 0: 1200. Returns 0, -EINVAL, -ENOMEM, or
  * the write error.
  */
 PEBS_API int pebs_heat__write_svg(struct pebs_heat *h, FILE *out,
