@@ -7,7 +7,9 @@
 #ifndef PEBSSHIM_HEAT_H
 #define PEBSSHIM_HEAT_H
 
-#include "core/internal.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #define HEAT_BUCKETS	120
 

@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/report.h"
+#include "pebsshim/plot.h"
 #include "plot/heat.h"
 #include "plot/svg.h"
 
@@ -59,7 +61,7 @@ struct pebs_heat {
 
 static int oom(void)
 {
-	return pebs_err(-ENOMEM, "heat: out of memory");
+	return core_err(-ENOMEM, "heat: out of memory");
 }
 
 int pebs_heat__new(uint64_t granule, uint64_t first_time, uint64_t last_time,
@@ -68,7 +70,7 @@ int pebs_heat__new(uint64_t granule, uint64_t first_time, uint64_t last_time,
 	struct pebs_heat *h;
 
 	if (!hp || granule < 2 || (granule & (granule - 1)))
-		return pebs_err(-EINVAL, "heat: the granule must be a power "
+		return core_err(-EINVAL, "heat: the granule must be a power "
 				"of two (64, 4096)");
 	h = calloc(1, sizeof(*h));
 	if (!h)
@@ -261,7 +263,7 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 	struct heat_unit *r;
 
 	if (!h || !rs)
-		return pebs_err(-EINVAL, "heat: no sample");
+		return core_err(-EINVAL, "heat: no sample");
 	if (!rs->has_addr)
 		return 0;
 	if (!in_range(h, rs->pid, rs->addr)) {
@@ -337,7 +339,7 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 int pebs_heat__set_ranges(struct pebs_heat *h, unsigned int max_rows)
 {
 	if (!h || max_rows > 4096)
-		return pebs_err(-EINVAL, "heat: at most 4096 rows of ranges");
+		return core_err(-EINVAL, "heat: at most 4096 rows of ranges");
 	h->max_ranges = max_rows ? max_rows : MAX_ROWS;
 	return 0;
 }
@@ -348,7 +350,7 @@ int pebs_heat__set_range(struct pebs_heat *h, const char *spec)
 	int end = 0;
 
 	if (!h || !spec || !*spec)
-		return pebs_err(-EINVAL, "heat: an empty range: give "
+		return core_err(-EINVAL, "heat: an empty range: give "
 				"ADDR-ADDR (hex) or a mapping's name");
 	free(h->only);
 	h->only = NULL;
@@ -358,12 +360,12 @@ int pebs_heat__set_range(struct pebs_heat *h, const char *spec)
 		    spec[end] || !strchr(spec, '-') ||
 		    !(strchr(spec, '-')[1] >= '0' &&
 		      strchr(spec, '-')[1] <= '9'))
-			return pebs_err(-EINVAL, "heat: bad range '%s': give "
+			return core_err(-EINVAL, "heat: bad range '%s': give "
 					"ADDR-ADDR in hex (0x7f0000000000-"
 					"0x7f0000100000) or a mapping's name "
 					"([heap], anon, libc.so.6)", spec);
 		if (lo >= hi)
-			return pebs_err(-EINVAL, "heat: the range %s is empty: "
+			return core_err(-EINVAL, "heat: the range %s is empty: "
 					"give START-END with START < END", spec);
 		h->lo = lo;
 		h->hi = hi;
@@ -376,7 +378,7 @@ int pebs_heat__set_range(struct pebs_heat *h, const char *spec)
 int pebs_heat__set_symbols(struct pebs_heat *h, struct pebs_symbols *syms)
 {
 	if (!h)
-		return pebs_err(-EINVAL, "heat: no map");
+		return core_err(-EINVAL, "heat: no map");
 	h->syms = syms;
 	return 0;
 }
@@ -601,7 +603,7 @@ int pebs_heat__write_svg(struct pebs_heat *h, FILE *out, const char *title,
 	int err;
 
 	if (!h || !out)
-		return pebs_err(-EINVAL, "heat: no output");
+		return core_err(-EINVAL, "heat: no output");
 	if (!width)
 		width = 1200;
 	lines = malloc((MAX_ROWS + 1) * sizeof(*lines));

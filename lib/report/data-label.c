@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "pebsshim/report.h"
 #include "core/internal.h"
 
 int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
@@ -32,10 +33,10 @@ int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
 	int err;
 
 	if (!syms || !buf || !len)
-		return pebs_err(-EINVAL, "data label: no resolver or buffer");
+		return core_err(-EINVAL, "data label: no resolver or buffer");
 	err = pebs_symbols__resolve_data(syms, pid, addr, &ds);
 	if (err && err != -ENOENT)
-		return pebs_err(err, "data label: cannot resolve %#llx",
+		return core_err(err, "data label: cannot resolve %#llx",
 				(unsigned long long)addr);
 	row.data_dso = ds.dso;
 	row.data_sym = ds.name;
@@ -61,7 +62,7 @@ int pebs_data_map__name(const struct pebs_data_map *map, pid_t pid,
 	struct pebs_report_row row = { .pid = pid };
 
 	if (!map || !buf || !len)
-		return pebs_err(-EINVAL, "data map name: no mapping or buffer");
+		return core_err(-EINVAL, "data map name: no mapping or buffer");
 	row.data_dso = map->dso;
 	pebs_report__field(&row, PEBS_REPORT_DSO_DADDR, buf, len);
 	if (!strcmp(buf, "[stack]"))

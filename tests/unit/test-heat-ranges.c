@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "helpers.h"
 #include "core/internal.h"
 
