@@ -30,14 +30,14 @@ static const char *const kind_names[] = { "flame", "icicle", "timeline",
 
 enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_FORMAT,
-	OPT_PER_THREAD, OPT_GRANULE, OPT_BY, OPT_WIDTH, OPT_EVENT,
+	OPT_PER_THREAD, OPT_GRANULE, OPT_BY, OPT_WIDTH, OPT_EVENT, OPT_RANGE,
 };
 
 struct plot {
 	enum kind kind;
 	enum by by;
-	const char *path, *out, *time_spec, *events;
-	bool collapsed, per_thread, line_granule;
+	const char *path, *out, *time_spec, *events, *range;
+	bool collapsed, per_thread, line_granule, fine;
 	unsigned int width;
 	struct pebs_perfdata *pd;
 	struct pebs_session *ss;
@@ -152,8 +152,10 @@ static int write_picture(struct plot *p, FILE *f)
 		return pebs_cpuplot__write_svg(p->tl, pebs_session__threads(p->ss),
 						f, title, sub, p->width);
 	default:
-		snprintf(title, sizeof(title), "Data heat map: %s",
-			 p->line_granule ? "cache lines" : "pages");
+		snprintf(title, sizeof(title), "Data heat map: %s%s%s",
+			 !p->fine ? "address ranges" :
+			 p->line_granule ? "cache lines" : "pages",
+			 p->range ? " of " : "", p->range ? p->range : "");
 		return pebs_heat__write_svg(p->heat, f, title, sub, p->width);
 	}
 }
@@ -284,6 +286,11 @@ static int run(struct plot *p)
 	/* rows named as the session's maps stand at their first sample */
 	if (p->heat)
 		pebs_heat__set_symbols(p->heat, pebs_session__symbols(p->ss));
+	if (p->heat && ((!p->fine && pebs_heat__set_ranges(p->heat, 0)) ||
+			(p->range && pebs_heat__set_range(p->heat, p->range)))) {
+		plot_err("%s", pebs_errmsg());
+		return 2;
+	}
 	if ((p->kind == K_FLAME || p->kind == K_ICICLE) &&
 	    pebs_flame__new(&p->flame)) {
 		plot_err("%s", pebs_errmsg());
@@ -323,7 +330,9 @@ static void usage(FILE *f)
 "  timeline   one row per CPU: which thread ran when (from the\n"
 "             PERF_RECORD_SWITCH records of record --switch-events,\n"
 "             else from the samples' threads), sample density over it\n"
-"  heat       data pages (or cache lines) x time, the hottest first\n"
+"  heat       data address ranges x time: the mappings (heap, stacks,\n"
+"             anonymous memory, files) cut where their access density\n"
+"             differs, each row's share; or single pages or lines\n"
 "\n"
 "  -i, --input=FILE     the recording (default pebs-shim.data)\n"
 "  -o, --output=OUT     where to write (default pebs-shim-KIND.svg, or\n"
@@ -335,7 +344,10 @@ static void usage(FILE *f)
 "                       and colours add up (default: period for SVG,\n"
 "                       samples for collapsed, as stackcollapse-perf.pl)\n"
 "      --per-thread     flame: one tower per thread (comm-pid/tid)\n"
-"      --granule=G      heat: page (4 KiB, default) or line (64 bytes)\n"
+"      --granule=G      heat: rows of single pages (4 KiB) or lines (64\n"
+"                       bytes), the hottest first, not ranges\n"
+"      --range=R        heat: only ADDR-ADDR (hex) or one mapping's name\n"
+"                       ([heap], [stack], anon, libc.so.6)\n"
 "      --width=PX       picture width (default 1200)\n"
 "      --comm=LIST, --pid=LIST, --tid=LIST, --cpu=LIST, --time=SPEC,\n"
 "      --event=NAMES\n"
@@ -410,6 +422,10 @@ static int parse_opt(struct plot *p, int c)
 		if (strcmp(optarg, "page") && strcmp(optarg, "line"))
 			break;
 		p->line_granule = !strcmp(optarg, "line");
+		p->fine = true;
+		return 0;
+	case OPT_RANGE:
+		p->range = optarg;
 		return 0;
 	case OPT_BY:
 		if (!strcmp(optarg, "samples"))
@@ -459,6 +475,7 @@ int cmd_plot(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "granule", required_argument, NULL, OPT_GRANULE },
+		{ "range", required_argument, NULL, OPT_RANGE },
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "width", required_argument, NULL, OPT_WIDTH },
 		{ "help", no_argument, NULL, 'h' },

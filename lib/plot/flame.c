@@ -365,7 +365,10 @@ struct walk {
 	bool by_samples;
 	pebs_flame_fn fn;
 	void *arg;
+	char name[32];		/* a folded run's name */
 };
+
+#define UNKNOWN	"[unknown]"
 
 static uint64_t weight(const struct walk *w, const struct node *n)
 {
@@ -381,20 +384,59 @@ static int cmp_names(const void *pa, const void *pb)
 	return strcmp(f->names[a->name], f->names[b->name]);
 }
 
-static int visit(struct walk *w, uint32_t idx, uint64_t x)
+static bool is_unknown(const struct pebs_flame *f, uint32_t idx)
+{
+	return !strcmp(f->names[f->nodes[idx].name], UNKNOWN);
+}
+
+/*
+ * The last node of the run of "[unknown]" frames that starts at @idx:
+ * each the only child of the one above, nothing ending above the last,
+ * so that all have one extent (@nr: how many). Call chains that a frame
+ * pointer walk lost (code without frame pointers) give such runs, up to
+ * the chain's 127 frames; drawn one frame a row they would set the
+ * picture's height.
+ */
+static uint32_t unknown_run(const struct pebs_flame *f, uint32_t idx,
+			    unsigned int *nr)
+{
+	*nr = 1;
+	if (!is_unknown(f, idx))
+		return idx;
+	for (;;) {
+		const struct node *n = &f->nodes[idx];
+
+		if (n->self_samples || n->child == NONE ||
+		    f->nodes[n->child].sibling != NONE ||
+		    !is_unknown(f, n->child))
+			return idx;
+		idx = n->child;
+		++*nr;
+	}
+}
+
+static int visit(struct walk *w, uint32_t idx, uint64_t x, unsigned int depth)
 {
 	const struct pebs_flame *f = w->f;
 	const struct node *n = &f->nodes[idx];
 	struct pebs_flame_node out = {
-		.name = f->names[n->name], .kind = n->kind, .depth = n->depth,
+		.name = f->names[n->name], .kind = n->kind, .depth = depth,
 		.x = x, .value = weight(w, n), .samples = n->samples,
 		.self = w->by_samples ? n->self_samples : n->self_value,
+		.folded = 1,
 	};
 	uint32_t *kids, nr = 0, c;
 	uint64_t merged = 0, merged_samples = 0, cx;
 	unsigned int nr_merged = 0;
 	int ret;
 
+	idx = unknown_run(f, idx, &out.folded);
+	if (out.folded > 1) {
+		n = &f->nodes[idx];
+		snprintf(w->name, sizeof(w->name), UNKNOWN " x%u", out.folded);
+		out.name = w->name;
+		out.self = w->by_samples ? n->self_samples : n->self_value;
+	}
 	ret = w->fn(w->arg, &out);
 	if (ret)
 		return ret;
@@ -423,16 +465,16 @@ static int visit(struct walk *w, uint32_t idx, uint64_t x)
 			nr_merged++;
 			continue;
 		}
-		ret = visit(w, kids[c], cx);
+		ret = visit(w, kids[c], cx, depth + 1);
 		cx += weight(w, k);
 	}
 	free(kids);
 	if (!ret && nr_merged && merged >= w->min && merged) {
 		struct pebs_flame_node m = {
 			.name = NULL, .kind = PEBS_FRAME_MERGED,
-			.depth = n->depth + 1, .x = cx, .value = merged,
+			.depth = depth + 1, .x = cx, .value = merged,
 			.samples = merged_samples, .self = merged,
-			.merged = nr_merged,
+			.merged = nr_merged, .folded = 1,
 		};
 
 		ret = w->fn(w->arg, &m);
@@ -443,11 +485,12 @@ static int visit(struct walk *w, uint32_t idx, uint64_t x)
 int pebs_flame__walk(const struct pebs_flame *f, bool by_samples,
 		     uint64_t min_width, pebs_flame_fn fn, void *arg)
 {
-	struct walk w = { f, min_width, by_samples, fn, arg };
+	struct walk w = { .f = f, .min = min_width, .by_samples = by_samples,
+			  .fn = fn, .arg = arg };
 
 	if (!f || !fn)
 		return core_err(-EINVAL, "flame: no callback");
-	return visit(&w, 0, 0);
+	return visit(&w, 0, 0, 0);
 }
 
 unsigned int pebs_flame__depth(const struct pebs_flame *f)

@@ -14,6 +14,9 @@
  * shows the share they cover together (nested matches counted once).
  * Each frame carries its exact extent in value units (data-x, data-v)
  * so that the browser's share is the recording's, not the pixels'.
+ * A run of "[unknown]" frames (a call chain a frame-pointer walk lost)
+ * is drawn as one frame, "[unknown] x127", whose tooltip says so; the
+ * height comes from the rows drawn.
  */
 #include <errno.h>
 #include <math.h>
@@ -263,6 +266,9 @@ static int draw_frame(void *arg, const struct pebs_flame_node *n)
 		pebs_svg__esc(s, n->name);
 		pebs_svg__raw(s, "\"><title>");
 		pebs_svg__esc(s, n->name);
+		if (n->folded > 1)
+			pebs_svg__printf(s, ": %u frames of no known code, "
+					 "folded into one", n->folded);
 	} else {
 		pebs_svg__printf(s, "<g class=\"f\" data-x=\"%llu\" "
 				 "data-v=\"%llu\" data-d=\"%u\"><title>",

@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * plot-heat.c - which data is hot when: data pages (or cache lines) x
- * time buckets as an SVG heat map, the hottest rows first, each row
- * labelled with its address and data object: with a resolver
- * (pebs_heat__set_symbols) as pebs_symbols__data_label names it at the
- * row's first sample ("[heap]", "[stack:PID]", "anon", a file and
- * offset, a data symbol), else the sample's data_sym or data_dso.
+ * plot-heat.c - which data is hot when: data address ranges (or pages,
+ * or cache lines) x time buckets as an SVG heat map.
  *
- * A row is (process, address >> granule). Samples arrive in time order,
- * so a row's buckets are appended (or the last one grows): memory is
- * linear in the samples at worst and in rows x buckets at best, and a
- * row's total is kept as it goes. Only the hottest rows are drawn; the
- * rest are summed in one line.
+ * Samples go into granules (process, address >> granule). Samples
+ * arrive in time order, so a granule's buckets are appended (or the
+ * last one grows): memory is linear in the samples at worst and in
+ * granules x buckets at best, and a granule's total is kept as it goes.
+ *
+ * The range view (pebs_heat__set_ranges) draws address ranges: the
+ * mapping each granule's first sample fell in (pebs_symbols__data_map),
+ * binned adaptively (lib/plot/heat-ranges.c), in address order, each
+ * labelled with its start, size, mapping (and the data symbol its
+ * samples name, when they all name one) and share, its cells coloured
+ * by density (value per granule). The fine view draws single granules,
+ * the hottest first, each labelled as pebs_symbols__data_label names it
+ * at the granule's first sample ("[heap]", "[stack:PID]", "anon", a
+ * file and offset, a data symbol), else the sample's data_sym or
+ * data_dso. Either view can be limited to one range or mapping
+ * (pebs_heat__set_range). Only so many rows are drawn; the rest are
+ * summed in one line.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,38 +28,35 @@
 
 #include "pebsshim/report.h"
 #include "pebsshim/plot.h"
+#include "plot/heat.h"
 #include "plot/svg.h"
 
-#define BUCKETS		120
+#define BUCKETS		HEAT_BUCKETS
 #define MAX_ROWS	48
 #define ROW_H		14.0
-#define LEFT		330.0
+#define LEFT		370.0
 #define TOP		56.0
-
-struct cellv {
-	uint32_t bucket;
-	uint64_t value;
-};
-
-struct row {
-	int32_t pid;
-	uint64_t block;
-	const char *object;	/* data_sym or data_dso, or NULL */
-	char *label;		/* pebs_symbols__data_label's, or NULL */
-	uint64_t total, samples;
-	struct cellv *cells;
-	uint32_t nr, cap;
-};
 
 struct pebs_heat {
 	unsigned int shift;	/* log2 of the granule */
 	uint64_t t0, t1;
-	struct row *rows;
+	struct heat_unit *rows;
 	size_t nr_rows, cap_rows;
 	uint32_t *tab;		/* (pid, block) -> row + 1 */
 	size_t mask;
 	uint64_t total, samples;
 	struct pebs_symbols *syms;	/* labels rows, or NULL */
+	unsigned int max_ranges;	/* the range view's rows; 0: fine */
+	struct heat_map *maps;		/* the range view's mappings */
+	size_t nr_maps, cap_maps, last_map;
+	struct heat_owner *owners;	/* and its granules' threads */
+	size_t nr_owners, cap_owners, last_owner;
+	uint64_t lo, hi;		/* only [lo, hi) when lo < hi */
+	char *only;			/* only the mappings of this name */
+	struct pebs_data_map only_map;	/* the last one looked up */
+	int32_t only_pid;
+	bool only_hit;
+	uint64_t outside;		/* samples left out by the range */
 };
 
 static int oom(void)
@@ -89,6 +94,9 @@ void pebs_heat__delete(struct pebs_heat *h)
 	}
 	free(h->rows);
 	free(h->tab);
+	free(h->maps);
+	free(h->owners);
+	free(h->only);
 	free(h);
 }
 
@@ -119,9 +127,9 @@ static int grow(struct pebs_heat *h)
 	return 0;
 }
 
-static struct row *row_of(struct pebs_heat *h, int32_t pid, uint64_t block)
+static struct heat_unit *row_of(struct pebs_heat *h, int32_t pid, uint64_t block)
 {
-	struct row *r;
+	struct heat_unit *r;
 	size_t i;
 
 	if ((h->nr_rows + 1) * 2 > h->mask && grow(h))
@@ -150,16 +158,118 @@ static struct row *row_of(struct pebs_heat *h, int32_t pid, uint64_t block)
 	return r;
 }
 
+/* The mapping of @pid holding @addr as one of the heat's: its index +
+   1, 0 for none, -ENOMEM. */
+static int64_t map_of(struct pebs_heat *h, int32_t pid, uint64_t addr)
+{
+	struct pebs_data_map dm;
+	struct heat_map *m;
+	size_t i;
+
+	if (!h->syms || pebs_symbols__data_map(h->syms, pid, addr, &dm))
+		return 0;
+	for (i = 0; i < h->nr_maps; i++) {
+		/* the last one found first: granules come in runs */
+		m = &h->maps[(h->last_map + i) % h->nr_maps];
+		if (m->pid == pid && m->start == dm.start && m->end == dm.end) {
+			h->last_map = (h->last_map + i) % h->nr_maps;
+			return (int64_t)h->last_map + 1;
+		}
+	}
+	if (h->nr_maps == h->cap_maps) {
+		size_t cap = h->cap_maps ? h->cap_maps * 2 : 64;
+
+		m = realloc(h->maps, cap * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		h->maps = m;
+		h->cap_maps = cap;
+	}
+	m = &h->maps[h->nr_maps];
+	m->pid = pid;
+	m->start = dm.start;
+	m->end = dm.end;
+	m->pgoff = dm.pgoff;
+	m->file = dm.dso && dm.dso[0] == '/' && dm.dso[1] != '/';
+	pebs_data_map__name(&dm, pid, m->name, sizeof(m->name));
+	h->last_map = h->nr_maps++;
+	return (int64_t)h->nr_maps;
+}
+
+/* Thread @tid as one of the heat's owners: its index + 1, -ENOMEM. */
+static int64_t owner_of(struct pebs_heat *h, int32_t tid, const char *comm)
+{
+	struct heat_owner *o;
+	size_t i;
+
+	for (i = 0; i < h->nr_owners; i++) {
+		o = &h->owners[(h->last_owner + i) % h->nr_owners];
+		if (o->tid != tid)
+			continue;
+		/* the thread's latest name (pthread_setname_np) */
+		if (comm && strcmp(o->comm, comm))
+			snprintf(o->comm, sizeof(o->comm), "%s", comm);
+		h->last_owner = (h->last_owner + i) % h->nr_owners;
+		return (int64_t)h->last_owner + 1;
+	}
+	if (h->nr_owners == h->cap_owners) {
+		size_t cap = h->cap_owners ? h->cap_owners * 2 : 16;
+
+		o = realloc(h->owners, cap * sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		h->owners = o;
+		h->cap_owners = cap;
+	}
+	o = &h->owners[h->nr_owners];
+	o->tid = tid;
+	snprintf(o->comm, sizeof(o->comm), "%s", comm ? comm : "");
+	h->last_owner = h->nr_owners++;
+	return (int64_t)h->nr_owners;
+}
+
+/* @addr of @pid is in the range of pebs_heat__set_range. */
+static bool in_range(struct pebs_heat *h, int32_t pid, uint64_t addr)
+{
+	struct pebs_data_map *m = &h->only_map;
+	char name[256];
+	const char *base;
+
+	if (h->lo < h->hi)
+		return addr >= h->lo && addr < h->hi;
+	if (!h->only)
+		return true;
+	if (pid == h->only_pid && m->end && addr >= m->start && addr < m->end)
+		return h->only_hit;
+	h->only_pid = pid;
+	if (!h->syms || pebs_symbols__data_map(h->syms, pid, addr, m)) {
+		memset(m, 0, sizeof(*m));
+		return false;
+	}
+	pebs_data_map__name(m, pid, name, sizeof(name));
+	base = m->dso ? strrchr(m->dso, '/') : NULL;
+	h->only_hit = !strcmp(name, h->only) ||
+		      (m->dso && !strcmp(m->dso, h->only)) ||
+		      (base && base[1] && !strcmp(base + 1, h->only)) ||
+		      (!strcmp(h->only, "[stack]") &&
+		       !strncmp(name, "[stack:", 7));
+	return h->only_hit;
+}
+
 int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 		   const struct pebs_report_sample *rs, uint64_t value)
 {
 	uint32_t b = 0;
-	struct row *r;
+	struct heat_unit *r;
 
 	if (!h || !rs)
 		return core_err(-EINVAL, "heat: no sample");
 	if (!rs->has_addr)
 		return 0;
+	if (!in_range(h, rs->pid, rs->addr)) {
+		h->outside++;
+		return 0;
+	}
 	if (time > h->t0)
 		b = time >= h->t1 ? BUCKETS - 1 :
 		    (uint32_t)((double)(time - h->t0) / (double)(h->t1 - h->t0)
@@ -169,7 +279,17 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 	r = row_of(h, rs->pid, rs->addr >> h->shift);
 	if (!r)
 		return oom();
-	if (!r->samples && h->syms) {
+	if (!r->samples && h->max_ranges) {
+		int64_t m = map_of(h, rs->pid, rs->addr);
+		int64_t o = owner_of(h, rs->tid, rs->comm);
+
+		if (m < 0 || o < 0)
+			return oom();
+		r->map = (uint32_t)m;
+		r->owner = (uint32_t)o;
+	} else if (r->owner && h->owners[r->owner - 1].tid != rs->tid) {
+		r->owner = 0;	/* several threads */
+	} else if (!r->samples && h->syms) {
 		char buf[384];
 		int n = pebs_symbols__data_label(h->syms, rs->pid, rs->addr,
 						 buf, sizeof(buf));
@@ -195,7 +315,7 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 		} else {
 			if (r->nr == r->cap) {
 				uint32_t cap = r->cap ? r->cap * 2 : 4;
-				struct cellv *c = realloc(r->cells,
+				struct heat_cell *c = realloc(r->cells,
 							  cap * sizeof(*c));
 
 				if (!c)
@@ -205,7 +325,7 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 			}
 			memmove(r->cells + i + 1, r->cells + i,
 				(r->nr - i) * sizeof(*r->cells));
-			r->cells[i] = (struct cellv){ b, value };
+			r->cells[i] = (struct heat_cell){ b, value };
 			r->nr++;
 		}
 	}
@@ -214,6 +334,45 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 	h->total += value;
 	h->samples++;
 	return 0;
+}
+
+int pebs_heat__set_ranges(struct pebs_heat *h, unsigned int max_rows)
+{
+	if (!h || max_rows > 4096)
+		return core_err(-EINVAL, "heat: at most 4096 rows of ranges");
+	h->max_ranges = max_rows ? max_rows : MAX_ROWS;
+	return 0;
+}
+
+int pebs_heat__set_range(struct pebs_heat *h, const char *spec)
+{
+	unsigned long long lo, hi;
+	int end = 0;
+
+	if (!h || !spec || !*spec)
+		return core_err(-EINVAL, "heat: an empty range: give "
+				"ADDR-ADDR (hex) or a mapping's name");
+	free(h->only);
+	h->only = NULL;
+	h->lo = h->hi = 0;
+	if (spec[0] >= '0' && spec[0] <= '9') {
+		if (sscanf(spec, "%llx-%llx%n", &lo, &hi, &end) != 2 ||
+		    spec[end] || !strchr(spec, '-') ||
+		    !(strchr(spec, '-')[1] >= '0' &&
+		      strchr(spec, '-')[1] <= '9'))
+			return core_err(-EINVAL, "heat: bad range '%s': give "
+					"ADDR-ADDR in hex (0x7f0000000000-"
+					"0x7f0000100000) or a mapping's name "
+					"([heap], anon, libc.so.6)", spec);
+		if (lo >= hi)
+			return core_err(-EINVAL, "heat: the range %s is empty: "
+					"give START-END with START < END", spec);
+		h->lo = lo;
+		h->hi = hi;
+		return 0;
+	}
+	h->only = strdup(spec);
+	return h->only ? 0 : oom();
 }
 
 int pebs_heat__set_symbols(struct pebs_heat *h, struct pebs_symbols *syms)
@@ -231,8 +390,8 @@ size_t pebs_heat__nr_rows(const struct pebs_heat *h)
 
 static int cmp_rows(const void *pa, const void *pb)
 {
-	const struct row *a = *(const struct row *const *)pa;
-	const struct row *b = *(const struct row *const *)pb;
+	const struct heat_unit *a = *(const struct heat_unit *const *)pa;
+	const struct heat_unit *b = *(const struct heat_unit *const *)pb;
 
 	if (a->total != b->total)
 		return a->total > b->total ? -1 : 1;
@@ -243,7 +402,7 @@ static int cmp_rows(const void *pa, const void *pb)
 
 /* A row's label: the resolver's, else a file by its base name ("//anon",
    "[heap]" as is). */
-static const char *object(const struct row *r)
+static const char *object(const struct heat_unit *r)
 {
 	const char *slash;
 
@@ -257,23 +416,189 @@ static const char *object(const struct row *r)
 }
 
 /* White (cold) through yellow to red (hot), on a log scale. */
-static void heat_colour(uint64_t v, uint64_t max, char *buf, size_t len)
+static void heat_colour(double v, double max, char *buf, size_t len)
 {
-	double f = max > 1 ? log((double)v + 1) / log((double)max + 1) : 1;
+	double f = max > 1 ? log(v + 1) / log(max + 1) : 1;
 
 	pebs_svg__hsl(buf, len, (unsigned int)(60 - 60 * f), 100,
 		      (unsigned int)(92 - 42 * f));
 }
 
+/* One row as drawn. */
+struct line {
+	char label[128];	/* left of the cells */
+	char tip[384];		/* what each cell's tooltip starts with */
+	uint64_t total;
+	double cells[BUCKETS];	/* colour values; < 0: no sample */
+	uint64_t values[BUCKETS];
+	double per;		/* cells are values / per */
+};
+
+static void line_cells(struct line *l, const struct heat_unit *u)
+{
+	uint32_t k;
+
+	for (k = 0; k < u->nr; k++) {
+		l->values[u->cells[k].bucket] += u->cells[k].value;
+		l->cells[u->cells[k].bucket] =
+			(double)l->values[u->cells[k].bucket] / l->per;
+	}
+}
+
+static void new_line(struct line *l, double per)
+{
+	size_t k;
+
+	memset(l, 0, sizeof(*l));
+	l->per = per;
+	for (k = 0; k < BUCKETS; k++)
+		l->cells[k] = -1;
+}
+
+/* "64 MiB", "12 KiB", "64 B" */
+static void size_str(uint64_t n, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	unsigned int u = 0;
+	double v = (double)n;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, v == (double)(uint64_t)v ? "%.0f %s" : "%.1f %s",
+		 v, unit[u]);
+}
+
+/* The fine view: the hottest granules, single. */
+static int fine_lines(struct pebs_heat *h, struct line *lines, size_t *shown,
+		      uint64_t *rest, size_t *rows)
+{
+	struct heat_unit **order;
+	size_t i;
+
+	order = malloc((h->nr_rows + 1) * sizeof(*order));
+	if (!order)
+		return oom();
+	for (i = 0; i < h->nr_rows; i++)
+		order[i] = &h->rows[i];
+	qsort(order, h->nr_rows, sizeof(*order), cmp_rows);
+	*rows = h->nr_rows;
+	*shown = h->nr_rows < MAX_ROWS ? h->nr_rows : MAX_ROWS;
+	for (i = 0; i < *shown; i++) {
+		const struct heat_unit *r = order[i];
+		uint64_t addr = r->block << h->shift;
+		struct line *l = &lines[i];
+
+		new_line(l, 1);
+		l->total = r->total;
+		snprintf(l->label, sizeof(l->label), "%#014llx %.34s",
+			 (unsigned long long)addr, object(r));
+		snprintf(l->tip, sizeof(l->tip), "%#llx %s pid %d",
+			 (unsigned long long)addr, object(r), r->pid);
+		line_cells(l, r);
+	}
+	for (; i < h->nr_rows; i++)
+		*rest += order[i]->total;
+	free(order);
+	return 0;
+}
+
+/* The range view: granules binned into address ranges. */
+static int range_lines(struct pebs_heat *h, struct line **linesp,
+		       size_t *shown, uint64_t *rest, size_t *rows)
+{
+	struct heat_unit **units;
+	struct heat_range *hr;
+	struct line *lines;
+	size_t i, k, nr;
+	int err;
+
+	units = malloc((h->nr_rows + 1) * sizeof(*units));
+	if (!units)
+		return oom();
+	for (i = 0; i < h->nr_rows; i++)
+		units[i] = &h->rows[i];
+	err = heat_bin(units, h->nr_rows, h->shift, h->maps, h->nr_maps,
+		       h->max_ranges, h->total, &hr, &nr);
+	if (err) {
+		free(units);
+		return oom();
+	}
+	*rows = nr;
+	*shown = nr < h->max_ranges ? nr : h->max_ranges;
+	lines = realloc(*linesp, (*shown + 1) * sizeof(*lines));
+	if (!lines) {
+		free(hr);
+		free(units);
+		return oom();
+	}
+	*linesp = lines;
+	for (i = 0; i < *shown; i++) {
+		const struct heat_range *r = &hr[i];
+		const struct heat_map *m = r->map ? &h->maps[r->map - 1] : NULL;
+		const char *sym = units[r->first]->object;
+		char size[32], name[300];
+		struct line *l = &lines[i];
+
+		new_line(l, (double)((r->end - r->start) >> h->shift));
+		l->total = r->total;
+		/* the data symbol when every granule's samples name it */
+		for (k = 1; sym && k < r->n; k++)
+			if (!units[r->first + k]->object ||
+			    strcmp(units[r->first + k]->object, sym))
+				sym = NULL;
+		if (!m)
+			snprintf(name, sizeof(name), "[unknown]");
+		else if (m->file)
+			snprintf(name, sizeof(name), "%s+0x%llx", m->name,
+				 (unsigned long long)(r->start - m->start +
+						      m->pgoff));
+		else
+			snprintf(name, sizeof(name), "%s", m->name);
+		if (sym && m && strcmp(sym, m->name) && sym[0] != '/' &&
+		    strcmp(sym, "//anon") && sym[0] != '[')
+			snprintf(name + strlen(name), sizeof(name) - strlen(name),
+				 " %s", sym);
+		/* memory without a name: which thread touched it */
+		if (r->owner && h->owners[r->owner - 1].comm[0] &&
+		    (!m || (!m->file && m->name[0] != '[')))
+			snprintf(name + strlen(name), sizeof(name) - strlen(name),
+				 " (%s)", h->owners[r->owner - 1].comm);
+		size_str(r->end - r->start, size, sizeof(size));
+		snprintf(l->label, sizeof(l->label), "%#014llx %s %.30s",
+			 (unsigned long long)r->start, size, name);
+		if (m)
+			snprintf(l->tip, sizeof(l->tip), "%#llx-%#llx (%s) %s, "
+				 "of the mapping %#llx-%#llx, pid %d",
+				 (unsigned long long)r->start,
+				 (unsigned long long)r->end, size, name,
+				 (unsigned long long)m->start,
+				 (unsigned long long)m->end, r->pid);
+		else
+			snprintf(l->tip, sizeof(l->tip), "%#llx-%#llx (%s) "
+				 "%s, pid %d", (unsigned long long)r->start,
+				 (unsigned long long)r->end, size, name, r->pid);
+		for (k = 0; k < r->n; k++)
+			line_cells(l, units[r->first + k]);
+	}
+	for (; i < nr; i++)
+		*rest += hr[i].total;
+	free(hr);
+	free(units);
+	return 0;
+}
+
 int pebs_heat__write_svg(struct pebs_heat *h, FILE *out, const char *title,
 			 const char *subtitle, unsigned int width)
 {
-	struct row **order = NULL;
+	struct line *lines = NULL;
 	struct pebs_svg *s;
-	size_t i, shown;
-	uint64_t max = 1, rest = 0;
-	double w, cw, height, y;
+	size_t i, shown = 0, rows = 0;
+	uint64_t rest = 0;
+	double max = 1, w, cw, height, y, t;
 	char fill[32], buf[512];
+	const char *what = h && h->max_ranges ? "ranges" : "rows";
 	uint32_t k;
 	int err;
 
@@ -281,25 +606,26 @@ int pebs_heat__write_svg(struct pebs_heat *h, FILE *out, const char *title,
 		return core_err(-EINVAL, "heat: no output");
 	if (!width)
 		width = 1200;
-	order = malloc((h->nr_rows + 1) * sizeof(*order));
-	if (!order)
+	lines = malloc((MAX_ROWS + 1) * sizeof(*lines));
+	if (!lines)
 		return oom();
-	for (i = 0; i < h->nr_rows; i++)
-		order[i] = &h->rows[i];
-	qsort(order, h->nr_rows, sizeof(*order), cmp_rows);
-	shown = h->nr_rows < MAX_ROWS ? h->nr_rows : MAX_ROWS;
+	err = h->max_ranges ? range_lines(h, &lines, &shown, &rest, &rows)
+			    : fine_lines(h, lines, &shown, &rest, &rows);
+	if (err) {
+		free(lines);
+		return err;
+	}
 	for (i = 0; i < shown; i++)
-		for (k = 0; k < order[i]->nr; k++)
-			if (order[i]->cells[k].value > max)
-				max = order[i]->cells[k].value;
-	for (i = shown; i < h->nr_rows; i++)
-		rest += order[i]->total;
+		for (k = 0; k < BUCKETS; k++)
+			if (lines[i].cells[k] > max)
+				max = lines[i].cells[k];
 	w = width - LEFT - 70;
 	cw = w / BUCKETS;
-	height = TOP + shown * ROW_H + 40;
+	t = (double)(h->t1 - h->t0) / BUCKETS / 1e6;
+	height = TOP + shown * ROW_H + 40 + (h->outside ? 14 : 0);
 	err = pebs_svg__new(out, width, height, 0, &s);
 	if (err) {
-		free(order);
+		free(lines);
 		return err;
 	}
 	pebs_svg__raw(s, "<style type=\"text/css\"><![CDATA[\n"
@@ -314,52 +640,57 @@ int pebs_heat__write_svg(struct pebs_heat *h, FILE *out, const char *title,
 		       title ? title : "Data heat map");
 	if (subtitle)
 		pebs_svg__text(s, width / 2.0, 34, "id=\"sub\"", subtitle);
+	if (h->max_ranges)
+		pebs_svg__text(s, 6, TOP - 6, NULL, "start, size, mapping "
+			       "(colour: per page)");
 	snprintf(buf, sizeof(buf), "0 ms");
 	pebs_svg__text(s, LEFT, TOP - 6, NULL, buf);
 	snprintf(buf, sizeof(buf), "%.3f ms", (double)(h->t1 - h->t0) / 1e6);
 	pebs_svg__text(s, LEFT + w, TOP - 6, "text-anchor=\"end\"", buf);
 	pebs_svg__text(s, LEFT + w + 6, TOP - 6, NULL, "share");
 	for (i = 0; i < shown; i++) {
-		const struct row *r = order[i];
-		uint64_t addr = r->block << h->shift;
+		const struct line *l = &lines[i];
 
 		y = TOP + i * ROW_H;
-		snprintf(buf, sizeof(buf), "%#014llx %.34s",
-			 (unsigned long long)addr, object(r));
-		pebs_svg__text(s, 6, y + ROW_H - 3, NULL, buf);
-		for (k = 0; k < r->nr; k++) {
-			const struct cellv *c = &r->cells[k];
-			double t = (double)(h->t1 - h->t0) / BUCKETS / 1e6;
-
-			heat_colour(c->value, max, fill, sizeof(fill));
+		pebs_svg__text(s, 6, y + ROW_H - 3, NULL, l->label);
+		for (k = 0; k < BUCKETS; k++) {
+			if (l->cells[k] < 0)
+				continue;
+			heat_colour(l->cells[k], max, fill, sizeof(fill));
 			pebs_svg__printf(s, "<rect class=\"c\" x=\"%.1f\" "
 					 "y=\"%.1f\" width=\"%.1f\" "
 					 "height=\"%.1f\" fill=\"%s\"><title>",
-					 LEFT + c->bucket * cw, y, cw,
-					 ROW_H - 1, fill);
-			snprintf(buf, sizeof(buf), "%#llx %s pid %d, "
-				 "%.3f-%.3f ms: %llu",
-				 (unsigned long long)addr,
-				 object(r), r->pid,
-				 c->bucket * t, (c->bucket + 1) * t,
-				 (unsigned long long)c->value);
+					 LEFT + k * cw, y, cw, ROW_H - 1, fill);
+			snprintf(buf, sizeof(buf), "%s, %.3f-%.3f ms: %llu",
+				 l->tip, k * t, (k + 1) * t,
+				 (unsigned long long)l->values[k]);
+			if (l->per > 1)
+				snprintf(buf + strlen(buf),
+					 sizeof(buf) - strlen(buf),
+					 " (%.3g per %s)", l->cells[k],
+					 h->shift == 6 ? "line" : "page");
 			pebs_svg__esc(s, buf);
 			pebs_svg__raw(s, "</title></rect>\n");
 		}
 		snprintf(buf, sizeof(buf), "%.2f%%", h->total ?
-			 100.0 * (double)r->total / (double)h->total : 0.0);
+			 100.0 * (double)l->total / (double)h->total : 0.0);
 		pebs_svg__text(s, LEFT + w + 6, y + ROW_H - 3, NULL, buf);
 	}
 	y = TOP + shown * ROW_H + 20;
-	if (!h->nr_rows)
+	if (!rows)
 		snprintf(buf, sizeof(buf), "no sample with a data address");
-	else if (shown < h->nr_rows)
-		snprintf(buf, sizeof(buf), "%zu more rows, %.2f%% of the "
-			 "total, not drawn", h->nr_rows - shown,
+	else if (shown < rows)
+		snprintf(buf, sizeof(buf), "%zu more %s, %.2f%% of the "
+			 "total, not drawn", rows - shown, what,
 			 100.0 * (double)rest / (double)(h->total ? h->total : 1));
 	else
-		snprintf(buf, sizeof(buf), "all %zu rows drawn", h->nr_rows);
+		snprintf(buf, sizeof(buf), "all %zu %s drawn", rows, what);
 	pebs_svg__text(s, 6, y, NULL, buf);
-	free(order);
+	if (h->outside) {
+		snprintf(buf, sizeof(buf), "%llu samples outside the range "
+			 "left out", (unsigned long long)h->outside);
+		pebs_svg__text(s, 6, y + 14, NULL, buf);
+	}
+	free(lines);
 	return pebs_svg__finish(s);
 }

@@ -14,6 +14,8 @@
  * the main thread's, whose tid is the pid: "[stack:PID]"); since Linux
  * 4.5 /proc and the MMAP2 records name no thread stack, and MMAP2 carries
  * no MAP_STACK flag, so other threads' stacks are "anon" as in perf.
+ * A mapping's own name (pebs_data_map__name) is the same word without
+ * the offset: the heat map's address ranges are labelled with it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -52,4 +54,18 @@ int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
 	if (sym[0] == '[' && sym[2] == ']' && sym[3] == ' ')
 		s = sym + 4;
 	return snprintf(buf, len, "%s %s", dso, s);
+}
+
+int pebs_data_map__name(const struct pebs_data_map *map, pid_t pid,
+			char *buf, size_t len)
+{
+	struct pebs_report_row row = { .pid = pid };
+
+	if (!map || !buf || !len)
+		return core_err(-EINVAL, "data map name: no mapping or buffer");
+	row.data_dso = map->dso;
+	pebs_report__field(&row, PEBS_REPORT_DSO_DADDR, buf, len);
+	if (!strcmp(buf, "[stack]"))
+		return snprintf(buf, len, "[stack:%d]", (int)pid);
+	return (int)strlen(buf);
 }

@@ -530,23 +530,31 @@ int pebs_symbols__resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 	return c->ret;
 }
 
+/* The mapping of @pid holding data address @addr, or NULL: the data
+   mappings first; code and rodata live in the text ones. */
+static const struct mapping *data_mapping(struct pebs_symbols *syms,
+					  pid_t pid, uint64_t addr)
+{
+	const struct mapping *m;
+	struct proc *p;
+	size_t pos;
+
+	p = proc_find(syms, pid, &pos);
+	m = find_map(p ? p->data : NULL, addr);
+	return m ? m : find_map(p, addr);
+}
+
 int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 				uint64_t addr, struct pebs_sym *sym)
 {
 	const struct mapping *m;
-	struct proc *p;
 	struct sym *s;
 	uint64_t va;
-	size_t pos;
 
 	if (!syms || !sym)
 		return -EINVAL;
 	memset(sym, 0, sizeof(*sym));
-	p = proc_find(syms, pid, &pos);
-	/* data mappings first; code and rodata live in the text ones */
-	m = find_map(p ? p->data : NULL, addr);
-	if (!m)
-		m = find_map(p, addr);
+	m = data_mapping(syms, pid, addr);
 	if (!m)
 		return -ENOENT;
 	sym->dso = m->dso->path;
@@ -560,5 +568,23 @@ int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 		return -ENOENT;
 	sym->name = s->name;
 	sym->offset = va - s->start;
+	return 0;
+}
+
+int pebs_symbols__data_map(struct pebs_symbols *syms, pid_t pid,
+			   uint64_t addr, struct pebs_data_map *map)
+{
+	const struct mapping *m;
+
+	if (!syms || !map)
+		return -EINVAL;
+	memset(map, 0, sizeof(*map));
+	m = data_mapping(syms, pid, addr);
+	if (!m)
+		return -ENOENT;
+	map->start = m->start;
+	map->end = m->end;
+	map->pgoff = m->pgoff;
+	map->dso = m->dso->path;
 	return 0;
 }

@@ -11,8 +11,12 @@
 # vs stream); in a headless browser (Debian's chromium driven through
 # chromedriver) typing a symbol into the search box shows the share
 # report gives, and clicking a frame zooms it to the full width; heat
-# rows of known objects (tests/workloads/heatfaults) come hottest first,
-# labelled as report's dso_daddr names them; 1 M page-fault samples give
+# pages of known objects (tests/workloads/heatfaults, --granule page)
+# come hottest first, labelled as report's dso_daddr names them, and as
+# address ranges (the default) are the objects' mappings in address
+# order with their shares; the demo's recording gives a flame graph as
+# tall as its stacks (under 40 rows) and a heat map whose rows are
+# memwalk's arrays, and --range picks one of them; 1 M page-fault samples give
 # pictures of capped size, the same bytes twice; the timeline names its source; bad input and
 # output fail in one line and leave an existing file alone.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
@@ -31,7 +35,7 @@ trap 'wd_stop; rm -rf "$T"' EXIT
 trap 'exit 1' INT TERM HUP
 . "$S/tests/tap.sh"
 
-echo "1..46"
+echo "1..55"
 
 # png_check FILE W H: a PNG of W x H whose pixels are not all alike
 png_check() {
@@ -296,7 +300,7 @@ check "--per-thread: every stack starts with comm-pid/tid" \
 check "icicle: the root 'all' at the top (y of the first frame row)" \
 	grep -q '<g class="f" data-x="0" data-v="[0-9]*" data-d="0" data-n="all"><title>all ([0-9]* samples, period [0-9]*, 100.00%)</title><rect x="10.0" y="56.0"' "$T/icicle.svg"
 
-# 29-33: heat: page faults with data addresses on known objects
+# 29-34: heat: page faults with data addresses on known objects
 # (tests/workloads/heatfaults: its main stack faults 24 times a page,
 # its brk heap 18, the array `table` 12, a private mapping of its file
 # 8, a thread's stack 4), recorded with -p once it has started (the
@@ -318,8 +322,8 @@ sleep 0.3
 touch "$T/go"
 wait "$rec"
 wait "$hf"
-"$PS" plot heat -i "$T/pf.data" -o "$T/heat.svg" 2>"$T/heat.err"
-empty "plot heat of page faults with -d: exit 0, no message" "$T/heat.err"
+"$PS" plot heat -i "$T/pf.data" --granule page -o "$T/heat.svg" 2>"$T/heat.err"
+empty "plot heat --granule page of page faults with -d: exit 0, no message" "$T/heat.err"
 # rows: address, label, share; kinds by the objects heatfaults printed
 "$PS" report -i "$T/pf.data" --sort page,dso_daddr --top 0 2>/dev/null |
 	awk 'NF >= 2 && $1 !~ /^#/ && $(NF - 1) ~ /^0x/ { print $(NF - 1), $NF }' >"$T/pages"
@@ -386,7 +390,128 @@ else
 fi
 pictures heat "$T/heat.svg"
 
-# 35-38: responsive at 1 M samples: page faults of bench/faults with
+# 35: the same recording as address ranges (the default): rows in
+# address order, each object's mapping as ranges labelled with start,
+# size and name (table with its symbol), the shares summing to 100 %,
+# and per object in heatfaults' order: stack 24, heap 18, table 12,
+# file 8, thread stack 4 faults a page
+"$PS" plot heat -i "$T/pf.data" -o "$T/heatr.svg" 2>"$T/heatr.err"
+python3 - "$T/heatr.svg" "$T/hf.out" >"$T/heatr.check" 2>&1 <<'PYEOF'
+import re, sys
+svg = open(sys.argv[1]).read()
+pid, heap, table, file = open(sys.argv[2]).read().split()
+heap, table, file = int(heap, 16), int(table, 16), int(file, 16)
+rows = re.findall(r'<text x="6\.0" y="[0-9.]+">(0x[0-9a-f]+) ([0-9.]+ [KMG]?i?B) ([^<]*)</text>', svg)
+shares = [float(x) for x in re.findall(r'>([0-9.]+)%</text>', svg)]
+unit = {'B': 1, 'KiB': 1024, 'MiB': 1 << 20, 'GiB': 1 << 30}
+bad, kind = [], {}
+starts = [int(a, 16) for a, _, _ in rows]
+if starts != sorted(starts): bad.append('not in address order')
+if len(rows) != len(shares) or not rows: bad.append('%d rows, %d shares' % (len(rows), len(shares)))
+if abs(sum(shares) - 100) > 0.1: bad.append('shares sum to %.2f' % sum(shares))
+for (a, size, name), share in zip(rows, shares):
+    a, n = int(a, 16), float(size.split()[0]) * unit[size.split()[1]]
+    if table <= a < table + 8 * 4096:
+        k = 'T'
+        if (a, n, re.sub(r'\+0x[0-9a-f]+', '', name)) != (table, 8 * 4096, 'heatfaults table'):
+            bad.append('table row %#x %s %r' % (a, size, name))
+    elif file <= a < file + 8 * 4096:
+        k = 'F'
+        if (a, n, name) != (file, 8 * 4096, 'heatfaults+0x0'):
+            bad.append('file row %#x %s %r' % (a, size, name))
+    elif heap <= a < heap + 12 * 4096:
+        k = 'H'
+        if name != '[heap]': bad.append('heap row %#x %r' % (a, name))
+    elif name == '[stack:%s]' % pid: k = 'S'
+    elif name.startswith('anon'): k = 'a'
+    else: k = name
+    kind[k] = kind.get(k, 0) + share
+order = sorted((v, k) for k, v in kind.items() if k in 'SHTFa')
+print(''.join(k for v, k in reversed(order)), ' '.join('%s %.2f' % (k, v) for k, v in sorted(kind.items())))
+for b in bad: print(b)
+PYEOF
+if [ ! -s "$T/heatr.err" ] && [ "$(wc -l <"$T/heatr.check")" = 1 ] &&
+   [ "$(awk '{ print $1 }' "$T/heatr.check")" = SHTFa ]; then
+	ok "heat ranges: address order, table and file rows at their addresses (32 KiB each), shares 100 %, per object stack > heap > table > file > thread stack ($(sed 's/^[^ ]* //' "$T/heatr.check"))"
+else
+	nok "heat ranges: address order, table and file rows at their addresses, shares 100 %, per object stack > heap > table > file > thread stack" \
+	    "$(head -4 "$T/heatr.check")" "$(head -2 "$T/heatr.err")"
+fi
+
+# 36-43: the demo's recording (scripts/demo.sh: -e auto, the best event
+# here, and page faults with data addresses, of memwalk --share): the
+# flame graph is as tall as its stacks (rows = (height - 56 - 34) / 16,
+# a run of [unknown] frames one row), the heat map's rows are memwalk's
+# arrays (the walker's 64 MiB ring, the streamer's 16 MiB buffer: one
+# anonymous mmap each), the fine view of the ring is its pages
+"$PS" record -g --switch-events -e auto -e page-faults:period=1 -o "$T/demo.data" -- \
+	"$MW" --seconds 1 --share >/dev/null 2>>"$T/rec.err"
+ev0=$("$PS" report -i "$T/demo.data" 2>/dev/null | sed -n 's/^# event 0   : \([^ ]*\) (.*/\1/p')
+ev1=$("$PS" report -i "$T/demo.data" 2>/dev/null | sed -n 's/^# event 1   : \([^ ]*\) (.*/\1/p')
+check "record as the demo does: events $ev0 and $ev1" test -n "$ev0" -a "$ev1" = page-faults:period=1
+"$PS" plot flame -i "$T/demo.data" --event "$ev0" -o "$T/demo-flame.svg" 2>"$T/df.err"
+h=$(svg_size "$T/demo-flame.svg" | awk '{ print $2 }')
+rows=$(( (${h:-9999} - 56 - 34) / 16 ))
+if [ "$rows" -lt 40 ] && [ "$rows" -ge 3 ]; then
+	ok "the demo's flame graph: $rows rows of frames ($h px), under 40"
+else
+	nok "the demo's flame graph: $rows rows of frames ($h px), under 40" "$(head -2 "$T/df.err")" \
+	    "deepest: $(grep -o 'data-d="[0-9]*" data-n="[^"]*"' "$T/demo-flame.svg" | sort -t'"' -k2 -n | tail -2)"
+fi
+"$PS" plot heat -i "$T/demo.data" --event "$ev1" -o "$T/demo-heat.svg" 2>"$T/dh.err"
+python3 - "$T/demo-heat.svg" >"$T/dh.check" 2>&1 <<'PYEOF'
+import re, sys
+svg = open(sys.argv[1]).read()
+rows = re.findall(r'<text x="6\.0" y="[0-9.]+">(0x[0-9a-f]+) ([0-9.]+ [KMG]?i?B) ([^<]*)</text>', svg)
+shares = [float(x) for x in re.findall(r'>([0-9.]+)%</text>', svg)]
+# each range exactly, from its cells' tooltips: start-end (size) name
+tips = sorted(set((int(a, 16), int(e, 16), n) for a, e, n in re.findall(
+    r'<title>(0x[0-9a-f]+)-(0x[0-9a-f]+) \([^)]*\) (.*?), (?:of the mapping|pid)', svg)))
+def array(name, size):
+    # the array: rows of one thread end to end covering its size (a
+    # density change, e.g. samples the recording lost, may cut it in
+    # more than one row)
+    i = 0
+    while i < len(tips):
+        if tips[i][2] != name:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(tips) and tips[j + 1][2] == name and tips[j][1] == tips[j + 1][0]:
+            j += 1
+        if tips[i][2] == name and tips[j][1] - tips[i][0] == size:
+            return tips[i:j + 1]
+        i = j + 1
+ring, buf = array('anon (walker)', 64 << 20), array('anon (streamer)', 16 << 20)
+print('%#x %#x' % (ring[0][0], ring[-1][1]) if ring else '- 0')
+print('%d rows, ring %s row(s), buffer %s row(s), sum %.2f' % (len(rows), ring and len(ring), buf and len(buf), sum(shares)))
+ok = ring and buf and abs(sum(shares) - 100) < 0.1 and len(rows) <= 48
+print('ok' if ok else 'bad: ' + ' | '.join(' '.join(r) for r in rows[:12]))
+PYEOF
+if [ ! -s "$T/dh.err" ] && [ "$(sed -n 3p "$T/dh.check")" = ok ]; then
+	ok "the demo's heat map: rows are ranges, the walker's 64 MiB ring and the streamer's 16 MiB buffer among them ($(sed -n 2p "$T/dh.check"))"
+else
+	nok "the demo's heat map: rows are ranges, the walker's 64 MiB ring and the streamer's 16 MiB buffer among them" "$(cat "$T/dh.check")" "$(head -2 "$T/dh.err")"
+fi
+pictures "demo heat" "$T/demo-heat.svg"
+read -r rs re <"$T/dh.check"
+"$PS" plot heat -i "$T/demo.data" --event "$ev1" --granule page --range "$rs-$re" \
+	-o "$T/ring.svg" 2>"$T/ring.err"
+python3 - "$T/ring.svg" "$rs" "${re:-0}" >"$T/ring.check" 2>&1 <<'PYEOF'
+import re, sys
+svg = open(sys.argv[1]).read()
+lo, hi = int(sys.argv[2], 16) if sys.argv[2] != '-' else 0, int(sys.argv[3], 16)
+rows = re.findall(r'<text x="6\.0" y="[0-9.]+">(0x[0-9a-f]+) ([^<]*)</text>', svg)
+bad = [a for a, n in rows if not lo <= int(a, 16) < hi or int(a, 16) % 4096 or n != 'anon']
+print(len(rows), len(bad), 'more rows' in svg, 'Data heat map: pages of ' in svg)
+PYEOF
+check "--granule page --range START-END (the ring): 48 page rows, all anon pages inside it, the rest summed ($(cat "$T/ring.check"))" \
+	test ! -s "$T/ring.err" -a "$(cat "$T/ring.check")" = "48 0 True True"
+"$PS" plot heat -i "$T/demo.data" --range 12-zz -o "$T/bad.svg" 2>"$T/e6"; r6=$?
+check "a bad --range: exit 2, one line naming the forms, no picture" \
+	bash -c "test $r6 = 2 && test \$(wc -l <'$T/e6') = 1 && grep -q 'give ADDR-ADDR in hex' '$T/e6' && test ! -e '$T/bad.svg'"
+
+# 44-47: responsive at 1 M samples: page faults of bench/faults with
 # call chains and data addresses; each picture is aggregated before it
 # is drawn, so its elements are capped whatever the recording's size,
 # and the same file gives the same bytes. The caps: flame 50000 frames
@@ -421,13 +546,13 @@ else
 	skip_n 4 "no $B/bench/faults (make all builds it)"
 fi
 
-# 39: heat without data addresses says so
+# 48: heat without data addresses says so
 "$PS" plot heat -i "$T/n.data" -o "$T/heat-n.svg" 2>"$T/heatn.err"
 check "plot heat without data addresses: one line naming -d" \
 	bash -c "grep -q 'no sample has a data address: record with -d' '$T/heatn.err' &&
 		 test \$(wc -l <'$T/heatn.err') = 1"
 
-# 40-43: bad use
+# 49-52: bad use
 "$PS" plot pie -i "$T/n.data" 2>"$T/e1"; r1=$?
 check "an unknown kind: exit 2, one line naming the kinds" \
 	bash -c "test $r1 = 2 && grep -q 'give flame, icicle, timeline or heat' '$T/e1' && test \$(wc -l <'$T/e1') = 1"
@@ -447,13 +572,13 @@ check "a failed write: exit 1, one line, the old file kept, no temporary left" \
 	bash -c "test $r4 = 1 && test \$(wc -l <'$T/e4') = 1 && test \"\$(cat '$T/keep.svg')\" = keep &&
 		 test -z \"\$(ls '$T' | grep '^keep.svg.')\""
 
-# 44: --by=weight without weights
+# 53: --by=weight without weights
 echo keep >"$T/w.svg"
 "$PS" plot flame -i "$T/n.data" --by=weight -o "$T/w.svg" 2>"$T/e5"; r5=$?
 check "--by=weight on samples without a weight: exit 1, one line, the old file kept" \
 	bash -c "test $r5 = 1 && grep -q 'no sample has a weight' '$T/e5' && test \"\$(cat '$T/w.svg')\" = keep"
 
-# 45-46: the manual
+# 54-55: the manual
 LC_ALL=C.UTF-8 groff -ww -man -Tutf8 "$S/man/pebs-shim-plot.1" >/dev/null 2>"$T/groff.err"
 empty "man/pebs-shim-plot.1 renders without groff warnings" "$T/groff.err"
 "$PS" plot --help | grep -oE -- '--[a-z][a-z-]+' | sort -u >"$T/opts"

@@ -8,7 +8,9 @@
  * extents, the same tree gives the same bytes, the element cap; its
  * height comes from the frames drawn, not from invisible deep stacks;
  * a million distinct samples give at most the cap of frames, the same
- * bytes for the same samples.
+ * bytes for the same samples; a run of 127 "[unknown]" frames is one
+ * frame "[unknown] x127" in the walk and the picture, all 127 in the
+ * folded stacks.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -295,6 +297,77 @@ static void test_height(void **state)
 	pebs_flame__delete(f);
 }
 
+/*
+ * A start-up sample whose call chain a frame-pointer walk lost: 127
+ * "[unknown]" frames. The SVG draws the run as one frame that says how
+ * many it stands for, so the picture is as tall as the real stacks; the
+ * folded stacks keep all 127, as stackcollapse-perf.pl writes them.
+ */
+static void test_unknown_run(void **state)
+{
+	PEBS_OPTS(pebs_flame_svg_opts, o);
+	const char *names[PEBS_CALLCHAIN_MAX + 3];
+	struct pebs_flame *f;
+	struct seen s = { .n = 0 };
+	unsigned int i, n;
+	char *a, *p;
+
+	(void)state;
+	assert_int_equal(pebs_flame__new(&f), 0);
+	add(f, "memwalk;start_thread;walker;chase", 900, 900);
+	add(f, "memwalk;start_thread;streamer;stream", 300, 300);
+	names[0] = "memwalk";
+	for (i = 1; i <= PEBS_CALLCHAIN_MAX; i++)
+		names[i] = "[unknown]";
+	names[i] = "_dl_map_object";
+	assert_int_equal(pebs_flame__add(f, names, K, i + 1, 1, 1), 0);
+	/* a run that branches: two frames, then two stacks of their own */
+	add(f, "other;[unknown];[unknown];[unknown];x", 10, 10);
+	add(f, "other;[unknown];[unknown];y", 10, 10);
+	assert_int_equal(pebs_flame__depth(f), 129);
+
+	assert_int_equal(pebs_flame__walk(f, false, 1, record_node, &s), 0);
+	/* all, memwalk, [unknown] x127, _dl_map_object, start_thread,
+	   streamer, stream, walker, chase, other, [unknown] x2, [unknown],
+	   x, y */
+	assert_int_equal(s.n, 14);
+	assert_string_equal(s.names[2], "[unknown] x127");
+	assert_int_equal(s.depth[2], 2);
+	assert_int_equal(s.value[2], 1);
+	assert_string_equal(s.names[3], "_dl_map_object");
+	assert_int_equal(s.depth[3], 3);
+	assert_string_equal(s.names[10], "[unknown] x2");
+	assert_int_equal(s.value[10], 20);
+	assert_string_equal(s.names[11], "[unknown]");	/* a run of one */
+	assert_int_equal(s.depth[11], 3);
+	assert_string_equal(s.names[12], "x");
+	assert_int_equal(s.depth[12], 4);
+	assert_string_equal(s.names[13], "y");
+	assert_int_equal(s.depth[13], 3);
+
+	a = svg(f, &o);
+	/* 5 rows of frames (chase and x at depth 4): 56 + 5 * 16 + 34 */
+	assert_non_null(strstr(a, "width=\"1200\" height=\"170\""));
+	assert_non_null(strstr(a, "data-d=\"2\" data-n=\"[unknown] x127\">"
+			       "<title>[unknown] x127: 127 frames of no known "
+			       "code, folded into one (1 samples, value 1, "
+			       "0.08%)</title>"));
+	assert_non_null(strstr(a, "data-n=\"_dl_map_object\""));
+	for (n = 0, p = a; (p = strstr(p, "data-n=\"[unknown]")); p++)
+		n++;
+	assert_int_equal(n, 3);
+	free(a);
+	/* the folded stacks are the stacks as added */
+	a = collapsed(f, true);
+	for (n = 0, p = a; (p = strstr(p, "[unknown]")); p++)
+		n++;
+	assert_int_equal(n, PEBS_CALLCHAIN_MAX + 3 + 2);
+	assert_non_null(strstr(a, "memwalk;[unknown];[unknown];"));
+	assert_non_null(strstr(a, ";[unknown];_dl_map_object 1\n"));
+	free(a);
+	pebs_flame__delete(f);
+}
+
 /* xorshift64: the same "random" stacks on every run */
 static uint64_t next_rand(uint64_t *x)
 {
@@ -370,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_svg),
 		cmocka_unit_test(test_height),
+		cmocka_unit_test(test_unknown_run),
 		cmocka_unit_test(test_million),
 	};
 

@@ -44,6 +44,8 @@ struct pebs_flame_node {
 	uint64_t samples;	/* its total samples */
 	uint64_t self;		/* what ends here */
 	unsigned int merged;	/* a merged block: how many frames */
+	unsigned int folded;	/* frames it stands for: 1, or a folded
+				   run's ("[unknown] xN": N) */
 };
 typedef int (*pebs_flame_fn)(void *arg, const struct pebs_flame_node *n);
 
@@ -97,7 +99,12 @@ PEBS_API int pebs_flame__write_collapsed(const struct pebs_flame *f,
  * children left to right by name (bytewise), widths in samples
  * (@by_samples) or value. Children narrower than @min_width are not
  * visited: each parent's narrow children come after the others as one
- * merged node (when together at least @min_width). The callback returns
+ * merged node (when together at least @min_width). A run of "[unknown]"
+ * frames (each the only child of the one above, no stack ending above
+ * the last) is one node named "[unknown] xN", folded N, its children
+ * those of the run's last frame; depth counts the nodes visited, so a
+ * run is one level (the tree and pebs_flame__write_collapsed keep every
+ * frame, as stackcollapse-perf.pl does). The callback returns
  * 0 to go on; another value stops the walk and is returned. Returns 0,
  * that value, -EINVAL, -ENOMEM.
  */
@@ -218,7 +225,8 @@ PEBS_API void pebs_cpuplot__delete(struct pebs_cpuplot *tl);
 /* ------------------------------------------------------------------ */
 
 /*
- * A data heat map: rows are (process, data address / granule), columns
+ * A data heat map: rows are (process, data address / granule), or with
+ * pebs_heat__set_ranges address ranges of such granules, columns
  * 120 time buckets between the recording's first and last sample times;
  * a cell's colour is the samples or weight there (the caller's value).
  * Rows are labelled with their data object (the sample's data_sym, else
@@ -244,6 +252,33 @@ PEBS_API int pebs_heat__set_symbols(struct pebs_heat *h,
 				    struct pebs_symbols *syms);
 
 /*
+ * pebs_heat__set_ranges - rows are address ranges, not granules: the
+ * mappings the samples fall in (pebs_symbols__data_map, with the
+ * resolver of pebs_heat__set_symbols; addresses in no mapping go by
+ * 2 MiB), each cut where its access density differs (as DAMON's
+ * regions: a range is split at the cut that best separates its denser
+ * and sparser parts, when one side is at least twice as dense as the
+ * other; adjacent ranges of one mapping within a factor of two are
+ * merged), trimmed to the granules touched, at most @max_rows rows
+ * (0: 48; the coldest ranges past it are summed in one line), drawn in
+ * address order, each labelled with its start, size and mapping and
+ * with its share of the total. Returns 0 or -EINVAL (an unusable
+ * @max_rows: more than 4096).
+ */
+PEBS_API int pebs_heat__set_ranges(struct pebs_heat *h,
+				   unsigned int max_rows);
+
+/*
+ * pebs_heat__set_range - only samples in @spec: "ADDR-ADDR" (hex, the
+ * end excluded) or a mapping's name as pebs_data_map__name gives it
+ * ("[heap]", "[stack]" or "[stack:PID]", "anon", a file's base name or
+ * path); the others are left out of the picture and its total (a line
+ * under the picture counts them). A name needs pebs_heat__set_symbols.
+ * Returns 0, -EINVAL (a bad spec: the error says the form), -ENOMEM.
+ */
+PEBS_API int pebs_heat__set_range(struct pebs_heat *h, const char *spec);
+
+/*
  * pebs_heat__add - sample @rs at @time counts @value in its row (none
  * without a data address). Returns 0, -EINVAL, -ENOMEM.
  */
@@ -251,13 +286,13 @@ PEBS_API int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 			    const struct pebs_report_sample *rs,
 			    uint64_t value);
 
-/* pebs_heat__nr_rows - the distinct rows seen. */
+/* pebs_heat__nr_rows - the distinct granules seen. */
 PEBS_API size_t pebs_heat__nr_rows(const struct pebs_heat *h);
 
 /*
  * pebs_heat__write_svg - the picture: the 48 hottest rows (by total,
- * then address), each with its address, object and share; the rest
- * summed in one line. @width 0: 1200. Returns 0, -EINVAL, -ENOMEM, or
+ * then address), each with its address, object and share (or the
+ * ranges of pebs_heat__set_ranges); the rest summed in one line. @width 0: 1200. Returns 0, -EINVAL, -ENOMEM, or
  * the write error.
  */
 PEBS_API int pebs_heat__write_svg(struct pebs_heat *h, FILE *out,

@@ -260,6 +260,14 @@ PEBS_API void pebs_report__delete(struct pebs_report *r);
 PEBS_API int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
 				      uint64_t addr, char *buf, size_t len);
 
+/*
+ * pebs_data_map__name - the mapping's name as report's dso_daddr names
+ * it: "[heap]", "[stack:PID]" (the main thread's stack of @pid), "anon",
+ * a file's base name. Returns snprintf's value, or -EINVAL.
+ */
+PEBS_API int pebs_data_map__name(const struct pebs_data_map *map, pid_t pid,
+				 char *buf, size_t len);
+
 /* ------------------------------------------------------------------ */
 /* Reports fed on a thread of their own (lib/report/report-feed.c)    */
 /* ------------------------------------------------------------------ */

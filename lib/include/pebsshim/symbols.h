@@ -154,6 +154,23 @@ PEBS_API int pebs_symbols__resolve_data(struct pebs_symbols *syms,
 					pid_t pid, uint64_t addr,
 					struct pebs_sym *sym);
 
+/* The mapping that holds a data address (pebs_symbols__data_map). */
+struct pebs_data_map {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t pgoff;		/* file offset of start */
+	const char *dso;	/* "[heap]", "[stack]", "//anon", a file path */
+};
+
+/*
+ * pebs_symbols__data_map - the mapping of process @pid that holds data
+ * address @addr, chosen as pebs_symbols__resolve_data chooses it (the
+ * data mappings of MMAP/MMAP2 records first): its range, file offset
+ * and dso (strings live as long as @syms). Returns 0, -ENOENT (no
+ * mapping holds it), -EINVAL.
+ */
+PEBS_API int pebs_symbols__data_map(struct pebs_symbols *syms, pid_t pid,
+				    uint64_t addr, struct pebs_data_map *map);
+
 /*
  * pebs_symbols__kernel_nowait - while this host's /proc/kallsyms is
  * still being read on its thread (a pebs_session reads it from the
