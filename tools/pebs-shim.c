@@ -14,6 +14,7 @@ static const struct {
 } cmds[] = {
 	{ "record", cmd_record, "sample a command, processes or CPUs into a file" },
 	{ "report", cmd_report, "summarize a recording (threads, symbols, memory)" },
+	{ "script", cmd_script, "one line per sample, as perf script (text, csv, jsonl)" },
 	{ "c2c", cmd_c2c, "cache-line sharing of a recording, as perf c2c report" },
 	{ "plot", cmd_plot, "pictures: flame graph, per-CPU timeline, data heat map (SVG)" },
 	{ "observe", cmd_observe, "Shim-style observer: poll the table and counters" },

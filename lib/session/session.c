@@ -37,6 +37,11 @@ struct pebs_session {
 	bool threads_seen, more_threads;	/* one, two or more */
 	uint64_t kernel_max;	/* the highest kernel address of a sample,
 				   or 0 */
+	bool stream;		/* no scan (pebs_session__new_stream): the
+				   counts and the kernel's symbols as the
+				   pass goes */
+	pebs_session_record_fn rec_fn;	/* pebs_session__set_records */
+	void *rec_arg;
 };
 
 static int oom(void)
@@ -134,7 +139,8 @@ static int scan(struct pebs_session *ss)
 	return 0;
 }
 
-int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
+static int session_new(struct pebs_perfdata *pd, bool stream,
+		       struct pebs_session **sp)
 {
 	const struct perf_event_attr *a;
 	struct pebs_sample_layout l;
@@ -160,15 +166,53 @@ int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
 					 &size) &&
 	    pebs_symbols__add_build_ids(ss->syms, data, size) == -ENOMEM)
 		err = oom();
-	err = err ?: scan(ss);
+	ss->stream = stream;
+	err = err ?: stream ? 0 : scan(ss);
 	if (err) {
 		pebs_session__delete(ss);
 		return err;
 	}
-	/* waited for at the first kernel address */
-	ss->st.kernel = syms_kernel_defer(ss->syms);
+	/* waited for at the first kernel address (streaming: decided
+	   there, from the build ids and kernel maps met by then) */
+	if (!stream)
+		ss->st.kernel = syms_kernel_defer(ss->syms);
 	*sp = ss;
 	return 0;
+}
+
+int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
+{
+	return session_new(pd, false, sp);
+}
+
+int pebs_session__new_stream(struct pebs_perfdata *pd,
+			     struct pebs_session **sp)
+{
+	return session_new(pd, true, sp);
+}
+
+int pebs_session__set_records(struct pebs_session *ss,
+			      pebs_session_record_fn fn, void *arg)
+{
+	if (!ss)
+		return pebs_err(-EINVAL, "session: none");
+	ss->rec_fn = fn;
+	ss->rec_arg = arg;
+	return 0;
+}
+
+/* Streaming: the counts of the scan, and the kernel's symbols decided
+   at the first kernel address. */
+static int stream_sample(struct pebs_session *ss, const struct pebs_sample *s,
+			 unsigned int idx)
+{
+	int err = count_sample(ss, s, idx);
+
+	if (!err && !ss->kernel_max && kernel_max(s)) {
+		ss->kernel_max = kernel_max(s);
+		ss->st.kernel = syms_kernel_defer(ss->syms);
+	}
+	return err;
 }
 
 void pebs_session__delete(struct pebs_session *ss)
@@ -257,6 +301,7 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 	struct pebs_record rec;
 	struct pebs_sample s;
 	unsigned int idx;
+	int err;
 
 	if (ev->type == PERF_RECORD_SAMPLE) {
 		if (pebs_perfdata__sample(ss->pd, ev, &s, &idx) ||
@@ -264,6 +309,8 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 			ss->st.bad++;
 			return 0;
 		}
+		if (ss->stream && stream_sample(ss, &s, idx))
+			return oom();
 		if (ss->c2c && ss_c2c__sample(ss->c2c, ev, &s, idx))
 			return oom();
 		resolve(ss, ev, &s, idx, &rs);
@@ -271,6 +318,8 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 	}
 	if (ss->c2c && ss_c2c__record(ss->c2c, ev))
 		return oom();
+	if (ss->rec_fn && (err = ss->rec_fn(ss->rec_arg, ev)))
+		return err;
 	if (pebs_record__decode(ev, ss->id_size, &rec))
 		return 0;	/* other types, or damaged: skipped */
 	switch (rec.type) {
