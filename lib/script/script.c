@@ -210,9 +210,14 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 				if (fields[f].need &&
 				    !(sc->stype[i] & fields[f].need))
 					m &= ~F(f);
-		} else if (sc->fmt == PEBS_SCRIPT_TEXT &&
-			   (err = check_attr(sc, i, asked & ~PEBS_COLS))) {
-			return err;
+		} else if (sc->fmt == PEBS_SCRIPT_TEXT) {
+			err = check_attr(sc, i, asked & ~PEBS_COLS &
+					 ~F(SF_CALLCHAIN));
+			if (err)
+				return err;
+			/* perf: ip shows the call chain the samples have */
+			if (sc->stype[i] & PERF_SAMPLE_CALLCHAIN)
+				m |= F(SF_CALLCHAIN);
 		}
 		sc->mask[i] = m;
 	}
@@ -369,8 +374,15 @@ static void text_callchain(struct pebs_symbols *syms,
 		if (ip >= PERF_CONTEXT_MAX)
 			continue;	/* a context marker */
 		code_at(syms, (pid_t)s->pid, ip, &sym);
+		/* perf finds a frame's mapping among the data ones too */
+		if (!sym.dso && ip < KERNEL_START &&
+		    pebs_symbols__resolve_data(syms, (pid_t)s->pid, ip,
+					       &sym) && sym.name)
+			sym.name = NULL;
 		fputc('\t', f);
-		print_sym(f, &sym, m, true, ip);
+		/* and shows a frame's address in its file */
+		print_sym(f, &sym, m, true, sym.dso && sym.dso[0] == '/' &&
+			  ip < KERNEL_START ? sym.dso_offset : ip);
 		fputc('\n', f);
 	}
 }
