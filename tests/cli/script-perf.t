@@ -6,8 +6,9 @@
 # perf 6.1's and documented in pebs-shim(1): data_src's level follows
 # perf >= 6.3 ("L1 hit" where 6.1 says "L1 or L1 hit"; compared with that
 # rewritten and blanks squeezed), and a page fault's data symbol (addr
-# with sym) is not compared (the symbolizer has no size-less or .dynsym
-# data symbols: [unknown] where perf names one). The AMD fixture is
+# with sym) is not compared (the symbolizer's data symbols have no
+# size-less ones and none from separate debug files: [unknown] where perf
+# names __TMC_END__ or ld.so's dl_close_state.2). The AMD fixture is
 # refused by perf 6.1 (attr size 136): only its sample count is checked.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
