@@ -17,13 +17,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "report.h"
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
-	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT,
+	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_HEADER, OPT_HEADER_ONLY,
 };
 
 static void report_err(const char *fmt, ...)
@@ -158,17 +160,38 @@ static bool any_addr(const struct report *r)
 	return false;
 }
 
+/* --header, --header-only: the features as perf prints them, with the
+   file's modification time as perf's "captured on" */
+static int print_header(struct report *r)
+{
+	struct stat st;
+	int ok = !strcmp(r->path, "-") ? fstat(STDIN_FILENO, &st) :
+		 stat(r->path, &st);
+
+	if (pebs_perfdata__print_header(r->pd, stdout, ok ? 0 : st.st_mtime,
+					r->show_info ? PEBS_HEADER_FULL : 0)) {
+		report_err("cannot write the header: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int run(struct report *r, const char *sort)
 {
 	struct pebs_report *fed[MAX_TABLES];
 	unsigned int i, n;
 	int err, ferr;
 
-	err = pebs_perfdata__open_rewindable(r->path, &r->pd);
+	err = r->header == 2 ? pebs_perfdata__open(r->path, &r->pd) :
+			       pebs_perfdata__open_rewindable(r->path, &r->pd);
 	if (err) {
 		report_err("%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
+	if (r->header && print_header(r))
+		return 1;
+	if (r->header == 2)
+		return 0;
 	if (pebs_session__new(r->pd, &r->ss)) {
 		report_err("%s", pebs_errmsg());
 		return 1;
@@ -329,6 +352,10 @@ static void usage(FILE *f)
 "      --format=FMT     text (default), csv or json: every table with\n"
 "                       stable column names and all rows (see the man\n"
 "                       page)\n"
+"      --header         first the file's header and features, as perf\n"
+"                       report --header prints them\n"
+"      --header-only    only those (perf report --header-only)\n"
+"  -I, --show-info      with them, the CPU and NUMA topologies and caches\n"
 "--comm, --pid and --tid hide rows but keep the total (Overhead stays a\n"
 "share of all samples), --cpu, --time and --event leave samples out.\n"
 "  -h, --help           this help\n"
@@ -360,6 +387,9 @@ int cmd_report(int argc, char **argv)
 		{ "percent-limit", required_argument, NULL, OPT_PCT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "show-info", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -373,7 +403,7 @@ int cmd_report(int argc, char **argv)
 		report_err("%s", pebs_errmsg());
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "i:s:nh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:nIh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			r.path = optarg;
@@ -408,6 +438,15 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_EVENT:
 			r.events = optarg;
+			break;
+		case OPT_HEADER:
+			r.header = r.header ? r.header : 1;
+			break;
+		case OPT_HEADER_ONLY:
+			r.header = 2;
+			break;
+		case 'I':
+			r.show_info = true;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {

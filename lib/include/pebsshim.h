@@ -3721,6 +3721,24 @@ PEBS_API int pebs_script__sample(struct pebs_script *sc,
 				 const struct pebs_sample *s,
 				 const struct pebs_report_sample *rs, FILE *f);
 
+/* ---- perfdata: the header as perf report --header-only prints it (lib/perfdata/perfdata-header.c) ---- */
+
+#define PEBS_HEADER_FULL	1u	/* perf's -I: the topologies in full */
+
+/*
+ * pebs_perfdata__print_header - @pd's file header and feature sections
+ * as perf 6.1's `perf report --header-only` prints them, between its
+ * "# ========" lines: "captured on" (the file's modification time
+ * @captured, ctime's words; 0: no such line), offsets, each feature perf
+ * knows in bit order with perf's words (no build ids: perf prints none
+ * there), the missing ones. @flags: PEBS_HEADER_FULL prints the CPU and
+ * NUMA topologies and caches instead of "info available". Returns 0,
+ * -EINVAL, -EIO (write error).
+ */
+PEBS_API int pebs_perfdata__print_header(const struct pebs_perfdata *pd,
+					 FILE *f, time_t captured,
+					 unsigned int flags);
+
 #ifdef __cplusplus
 }
 #endif
