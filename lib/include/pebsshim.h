@@ -1235,9 +1235,8 @@ PEBS_API int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 /*
  * pebs_perfdata_writer__set_cmdline - the command line stored in
  * HEADER_CMDLINE (perf report --header shows it; pebs-shim report
- * prints it). Copied. Convention: pebs-shim record stores its own argv
- * and, when it chose an attribution mode itself, appends the effective
- * one as "--attribution=<mode>", which pebs-shim report displays.
+ * prints it). Copied. pebs-shim record stores its argv as typed, and
+ * the attribution it used with pebs_perfdata_writer__set_meta.
  * Returns 0, -ENOMEM.
  */
 PEBS_API int pebs_perfdata_writer__set_cmdline(struct pebs_perfdata_writer *w,
@@ -3738,6 +3737,28 @@ PEBS_API int pebs_script__sample(struct pebs_script *sc,
 PEBS_API int pebs_perfdata__print_header(const struct pebs_perfdata *pd,
 					 FILE *f, time_t captured,
 					 unsigned int flags);
+
+/* ---- perfdata: pebs-shim's metadata in a recording (lib/perfdata/perfdata-meta.c) ---- */
+
+/*
+ * pebs_perfdata_writer__set_meta - record "@key=@value" in the file
+ * (files and pipes) as a word of HEADER_VERSION after "pebs-shim"
+ * ("pebs-shim attribution=tid": perf prints it as the perf version and
+ * reads nothing into it), replacing @key's value; pebs-shim record
+ * stores "attribution=MODE" so. Returns 0, -EINVAL (empty, a blank or
+ * a non-printable character, '=' in the key, 1 KiB in all), -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__set_meta(struct pebs_perfdata_writer *w,
+					    const char *key,
+					    const char *value);
+
+/*
+ * pebs_perfdata__meta - the value of @key in @pd's HEADER_VERSION words
+ * (a file pebs-shim wrote) into @buf (at most @len bytes with the NUL).
+ * Returns its length, -ENOENT (not pebs-shim's, or no such key), -EINVAL.
+ */
+PEBS_API int pebs_perfdata__meta(const struct pebs_perfdata *pd,
+				 const char *key, char *buf, size_t len);
 
 #ifdef __cplusplus
 }
