@@ -3,7 +3,9 @@
 # Python's csv and json modules: the header row and keys are the fields
 # asked, in order, one row per sample (as many as report counts), the
 # same values in both; the filters leave out what report's leave out;
-# a pipe (-i -) gives the same rows as the file.
+# a pipe (-i -) gives the same rows as the file; attr_tid, from the
+# recording's switch records (record -a --switch-events: the kernel's),
+# names the sample's own thread.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 T=$(mktemp -d /tmp/script-formats-t.XXXXXX)
@@ -12,9 +14,9 @@ trap 'rm -rf "$T"' EXIT
 
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
-echo "1..13"
+echo "1..15"
 if ! command -v python3 >/dev/null; then
-	skip_n 13 "no python3"
+	skip_n 15 "no python3"
 	exit 0
 fi
 
@@ -95,6 +97,20 @@ if "$PS" record -e page-faults -d -c 1 -o - -- \
 	check "... one per sample" test "$(wc -l <"$T/p2.csv")" -gt 16
 else
 	skip_n 2 "cannot record page faults to a pipe here"
+fi
+# attr_tid: the thread the switch records put on the sample's CPU
+if need percpu; then
+	"$PS" record -a --switch-events -e page-faults -d -c 1 -o "$T/sw.data" \
+		-- "$B/workloads/memwalk" --seconds 0.2 --mb 4 >/dev/null 2>&1
+	"$PS" script -i "$T/sw.data" --format csv -F tid,attr_tid |
+		awk -F, 'NR > 1 { n++; if ($2 != "") { a++; m += $1 == $2 } }
+			 END { print n + 0, a + 0, m + 0 }' >"$T/sw"
+	read -r n a m <"$T/sw"
+	check "attr_tid from switch records: most samples have one ($a of $n)" \
+		test "$n" -gt 0 -a "$a" -gt $((n * 9 / 10))
+	check "... and it is the sample's own thread ($m of $a)" test "$m" = "$a"
+else
+	skip_n 2 "$why"
 fi
 "$PS" script -i "$INTEL" --format xml >/dev/null 2>"$T/err"
 check "a bad --format exits 2 naming the formats" \
