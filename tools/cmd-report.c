@@ -114,37 +114,6 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	return pebs_report_feed__add(r->feed, res);
 }
 
-/* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
-static int select_events(struct report *r)
-{
-	const char *p = r->events;
-	unsigned int i;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		for (i = 0; i < r->nr_attrs; i++) {
-			const char *name = pebs_perfdata__attr_name(r->pd, i);
-
-			if (name && strlen(name) == len &&
-			    !strncmp(name, p, len))
-				break;
-		}
-		if (i == r->nr_attrs) {
-			report_err("%s has no event '%.*s': see the events "
-				   "listed by pebs-shim report -i %s", r->path,
-				   (int)len, p, r->path);
-			return -1;
-		}
-		if (pebs_filter__event(r->filter, i)) {
-			report_err("%s", pebs_errmsg());
-			return -1;
-		}
-		p += len + (p[len] == ',');
-	}
-	return 0;
-}
-
 /* Whether some event samples data addresses (else no line can be
    shared: no sharing section, no c2c table fed). */
 static bool any_addr(const struct report *r)
@@ -205,8 +174,11 @@ static int run(struct report *r, const char *sort)
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
-	if (r->events && select_events(r))
+	if (r->events && pebs_filter__event_names(r->filter, r->pd,
+						  r->events)) {
+		report_err("%s: %s", r->path, pebs_errmsg());
 		return 2;
+	}
 	if (r->time_spec && pebs_filter__time(r->filter, r->time_spec,
 					      r->st->first_time,
 					      r->st->last_time)) {

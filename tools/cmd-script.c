@@ -68,37 +68,6 @@ static int on_record(void *arg, const struct perf_event_header *ev)
 	return pebs_script__record(sc->sc, ev);
 }
 
-/* --event NAME[,NAME]: events by their names */
-static int select_events(struct script *sc)
-{
-	unsigned int i, n = pebs_perfdata__nr_attrs(sc->pd);
-	const char *p = sc->events;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		for (i = 0; i < n; i++) {
-			const char *name = pebs_perfdata__attr_name(sc->pd, i);
-
-			if (name && strlen(name) == len &&
-			    !strncmp(name, p, len))
-				break;
-		}
-		if (i == n) {
-			script_err("%s has no event '%.*s': see the events "
-				   "listed by pebs-shim report -i %s", sc->path,
-				   (int)len, p, sc->path);
-			return -1;
-		}
-		if (pebs_filter__event(sc->filter, i)) {
-			script_err("%s", pebs_errmsg());
-			return -1;
-		}
-		p += len + (p[len] == ',');
-	}
-	return 0;
-}
-
 static bool is_stream(const char *path)
 {
 	struct stat st;
@@ -128,8 +97,11 @@ static int run(struct script *sc)
 		script_err("%s", pebs_errmsg());
 		return 1;
 	}
-	if (sc->events && select_events(sc))
+	if (sc->events && pebs_filter__event_names(sc->filter, sc->pd,
+						   sc->events)) {
+		script_err("%s: %s", sc->path, pebs_errmsg());
 		return 2;
+	}
 	st = pebs_session__stats(sc->ss);
 	if (sc->time_spec && stream && strchr(sc->time_spec, '%')) {
 		script_err("--time %s: percentages need the time span, unknown "

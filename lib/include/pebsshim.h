@@ -3760,6 +3760,18 @@ PEBS_API int pebs_perfdata_writer__set_meta(struct pebs_perfdata_writer *w,
 PEBS_API int pebs_perfdata__meta(const struct pebs_perfdata *pd,
 				 const char *key, char *buf, size_t len);
 
+/* ---- session: filters by event name (lib/session/filter.c) ---- */
+
+/*
+ * pebs_filter__event_names - pebs_filter__event for each event of @pd
+ * named in @names ("a,b", names as HEADER_EVENT_DESC gives them).
+ * Returns 0, -EINVAL, -ENOMEM, or -ENOENT with pebs_errmsg() naming the
+ * name no event has.
+ */
+PEBS_API int pebs_filter__event_names(struct pebs_filter *f,
+				      const struct pebs_perfdata *pd,
+				      const char *names);
+
 #ifdef __cplusplus
 }
 #endif
