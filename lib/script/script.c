@@ -119,7 +119,7 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 			    !strncmp(fields[i].name, p, len))
 				break;
 		if (i == SF_NR)
-			return pebs_err(-EINVAL, "script: unknown field '%.*s':"
+			return pebs_err(-EINVAL, "-F: unknown field '%.*s':"
 					" give comm, tid, pid, time, cpu, event,"
 					" ip, sym, symoff, dso, addr, data_src, "
 					"weight, ins_lat, period, phys_addr, "
@@ -131,7 +131,7 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 		p += len + (p[len] == ',');
 	}
 	if (!*nr)
-		return pebs_err(-EINVAL, "script: no field given: e.g. "
+		return pebs_err(-EINVAL, "-F: no field given: e.g. "
 				"-F comm,tid,time,addr");
 	return 0;
 }
