@@ -185,16 +185,10 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 		if (len > sc->name_width)
 			sc->name_width = len;
 	}
-	if (list) {
-		err = parse_fields(list, sc->cols, &sc->nr_cols, &asked);
-		if (err)
-			return err;
-	} else {
-		err = parse_fields(default_cols, sc->cols, &sc->nr_cols,
-				   &asked);
-		if (err)
-			return err;
-	}
+	err = parse_fields(list ? list : default_cols, sc->cols, &sc->nr_cols,
+			   &asked);
+	if (err)
+		return err;
 	for (i = 0; i < sc->nr_attrs; i++) {
 		const struct perf_event_attr *a =
 			pebs_perfdata__attr(sc->pd, i, NULL, NULL);
@@ -320,6 +314,16 @@ static void code_at(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 		sym->name = NULL;
 }
 
+/* The data object of @addr: its mapping, and a data symbol if one
+   covers it */
+static void data_at(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
+		    struct pebs_sym *sym)
+{
+	memset(sym, 0, sizeof(*sym));
+	if (pebs_symbols__resolve_data(syms, pid, addr, sym) && sym->name)
+		sym->name = NULL;
+}
+
 /* symbol__fprintf_symname(_offs) and map__fprintf_dsoname, as perf */
 static void print_sym(FILE *f, const struct pebs_sym *sym, uint32_t m,
 		      bool ip, uint64_t addr)
@@ -375,10 +379,8 @@ static void text_callchain(struct pebs_symbols *syms,
 			continue;	/* a context marker */
 		code_at(syms, (pid_t)s->pid, ip, &sym);
 		/* perf finds a frame's mapping among the data ones too */
-		if (!sym.dso && ip < KERNEL_START &&
-		    pebs_symbols__resolve_data(syms, (pid_t)s->pid, ip,
-					       &sym) && sym.name)
-			sym.name = NULL;
+		if (!sym.dso && ip < KERNEL_START)
+			data_at(syms, (pid_t)s->pid, ip, &sym);
 		fputc('\t', f);
 		/* and shows a frame's address in its file */
 		print_sym(f, &sym, m, true, sym.dso && sym.dso[0] == '/' &&
@@ -452,11 +454,7 @@ static void text_sample(struct pebs_script *sc, struct pebs_symbols *syms,
 	if (m & F(SF_ADDR)) {
 		fprintf(f, "%16" PRIx64, s->addr);
 		if (sc->page_fault[rs->event]) {
-			memset(&sym, 0, sizeof(sym));
-			if (pebs_symbols__resolve_data(syms, (pid_t)s->pid,
-						       s->addr, &sym) &&
-			    sym.name)
-				sym.name = NULL;
+			data_at(syms, (pid_t)s->pid, s->addr, &sym);
 			print_sym(f, &sym, m & (F(SF_SYM) | F(SF_DSO)), false,
 				  0);
 		}
