@@ -103,16 +103,23 @@ struct pebs_script {
 	uint32_t nr_cpus;
 };
 
+/*
+ * @list into @cols (in order) and @mask; perf's "+f" and "-f" tokens
+ * (all signed, or none) into @add and @del instead, to change the
+ * defaults.
+ */
 static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
-			uint32_t *mask)
+			uint32_t *mask, uint32_t *add, uint32_t *del)
 {
 	const char *p = list;
 	unsigned int i;
 	size_t len;
+	char sign;
 
 	*nr = 0;
-	*mask = 0;
+	*mask = *add = *del = 0;
 	while (*p) {
+		sign = *p == '+' || *p == '-' ? *p++ : 0;
 		len = strcspn(p, ",");
 		for (i = 0; i < SF_NR; i++)
 			if (strlen(fields[i].name) == len &&
@@ -125,12 +132,23 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 					"weight, ins_lat, period, phys_addr, "
 					"callchain, attr_tid, mem_level, "
 					"data_object", (int)len, p);
-		if (!(*mask & F(i)))
+		if ((sign && *nr) || (!sign && (*add | *del)))
+			return pebs_err(-EINVAL, "-F: '+field' and '-field' "
+					"change the default fields, a list "
+					"without signs replaces them: not both");
+		if (sign == '+') {
+			*add |= F(i);
+			*del &= ~F(i);
+		} else if (sign == '-') {
+			*del |= F(i);
+			*add &= ~F(i);
+		} else if (!(*mask & F(i))) {
 			cols[(*nr)++] = (enum sf)i;
-		*mask |= F(i);
+		}
+		*mask |= sign ? 0 : F(i);
 		p += len + (p[len] == ',');
 	}
-	if (!*nr)
+	if (!*nr && !*add && !*del)
 		return pebs_err(-EINVAL, "-F: no field given: e.g. "
 				"-F comm,tid,time,addr");
 	return 0;
@@ -138,7 +156,7 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 
 /* perf's check (evsel__check_stype): an asked field the samples lack */
 static int check_attr(struct pebs_script *sc, unsigned int idx,
-		      uint32_t asked)
+		      uint32_t asked, uint32_t shown)
 {
 	const char *name = pebs_perfdata__attr_name(sc->pd, idx);
 	unsigned int i;
@@ -152,8 +170,11 @@ static int check_attr(struct pebs_script *sc, unsigned int idx,
 				name ? name : "?", fields[i].perf_name,
 				fields[i].name);
 	}
+	if ((shown & F(SF_SYMOFF)) && !(shown & F(SF_SYM)))
+		return pebs_err(-EINVAL, "Display of offsets requested but "
+				"symbol is notselected.");
 	if ((asked & (F(SF_SYM) | F(SF_DSO) | F(SF_SYMOFF))) &&
-	    !(asked & (F(SF_IP) | F(SF_ADDR))))
+	    !(shown & (F(SF_IP) | F(SF_ADDR))))
 		return pebs_err(-EINVAL, "Display of symbols requested but "
 				"neither sample IP nor sample address "
 				"available.");
@@ -170,8 +191,8 @@ static bool is_page_fault(const struct perf_event_attr *a)
 
 static int setup_attrs(struct pebs_script *sc, const char *list)
 {
-	uint32_t asked = 0;
-	unsigned int i;
+	uint32_t asked = 0, add, del, f;
+	unsigned int i, n;
 	int err;
 
 	for (i = 0; i < sc->nr_attrs; i++) {
@@ -186,16 +207,29 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 			sc->name_width = len;
 	}
 	err = parse_fields(list ? list : default_cols, sc->cols, &sc->nr_cols,
-			   &asked);
+			   &asked, &add, &del);
 	if (err)
 		return err;
+	if (add | del) {	/* the default columns, changed */
+		err = parse_fields(default_cols, sc->cols, &sc->nr_cols,
+				   &asked, &f, &f);
+		for (f = 0; !err && f < SF_NR; f++)
+			if ((add & F(f)) && !(asked & F(f)))
+				sc->cols[sc->nr_cols++] = (enum sf)f;
+		for (f = 0, n = 0; !err && f < sc->nr_cols; f++)
+			if (!(del & F(sc->cols[f])))
+				sc->cols[n++] = sc->cols[f];
+		sc->nr_cols = n;
+		if (!n)
+			return pebs_err(-EINVAL, "-F: no field left");
+	}
 	for (i = 0; i < sc->nr_attrs; i++) {
 		const struct perf_event_attr *a =
 			pebs_perfdata__attr(sc->pd, i, NULL, NULL);
 		uint32_t m = asked;
-		unsigned int f;
 
-		if (!list) {	/* perf's defaults, less what is missing */
+		if (!list || add || del) {
+			/* perf's defaults, less what is missing */
 			m = (a && a->type < PERF_TYPE_RAW) ? DEF_BASIC :
 			    DEF_RAW;
 			if (sc->stype[i] & PERF_SAMPLE_CALLCHAIN)
@@ -204,15 +238,17 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 				if (fields[f].need &&
 				    !(sc->stype[i] & fields[f].need))
 					m &= ~F(f);
-		} else if (sc->fmt == PEBS_SCRIPT_TEXT) {
-			err = check_attr(sc, i, asked & ~PEBS_COLS &
-					 ~F(SF_CALLCHAIN));
-			if (err)
-				return err;
-			/* perf: ip shows the call chain the samples have */
-			if (sc->stype[i] & PERF_SAMPLE_CALLCHAIN)
-				m |= F(SF_CALLCHAIN);
+			m = (m | add) & ~del;
 		}
+		/* text: perf refuses a field asked that the samples lack */
+		if (list && sc->fmt == PEBS_SCRIPT_TEXT &&
+		    (err = check_attr(sc, i, (add | del ? add : asked) &
+				      ~PEBS_COLS & ~F(SF_CALLCHAIN), m)))
+			return err;
+		/* perf: ip shows the call chain the samples have */
+		if (list && !(del & F(SF_CALLCHAIN)) &&
+		    (sc->stype[i] & PERF_SAMPLE_CALLCHAIN))
+			m |= F(SF_CALLCHAIN);
 		sc->mask[i] = m;
 	}
 	return 0;
@@ -330,7 +366,7 @@ static void print_sym(FILE *f, const struct pebs_sym *sym, uint32_t m,
 {
 	if (ip)
 		fprintf(f, "%16" PRIx64, addr);
-	if (m & (F(SF_SYM) | F(SF_SYMOFF))) {
+	if (m & F(SF_SYM)) {
 		fprintf(f, " %s", sym->name ? sym->name : "[unknown]");
 		if (sym->name && (m & F(SF_SYMOFF)))
 			fprintf(f, "+0x%" PRIx64, sym->offset);
@@ -455,8 +491,8 @@ static void text_sample(struct pebs_script *sc, struct pebs_symbols *syms,
 		fprintf(f, "%16" PRIx64, s->addr);
 		if (sc->page_fault[rs->event]) {
 			data_at(syms, (pid_t)s->pid, s->addr, &sym);
-			print_sym(f, &sym, m & (F(SF_SYM) | F(SF_DSO)), false,
-				  0);
+			print_sym(f, &sym, m & (F(SF_SYM) | F(SF_SYMOFF) |
+						F(SF_DSO)), false, 0);
 		}
 	}
 	if (m & F(SF_DATA_SRC)) {

@@ -1,6 +1,7 @@
 #!/bin/bash
 # script-perf.t - `pebs-shim script -F FIELDS` prints what `perf script -F
-# FIELDS` prints, byte for byte, field by field and all together, on the
+# FIELDS` prints (perf's "+f"/"-f" changes of the defaults too), byte for
+# byte, field by field and all together, on the
 # Intel fixture and on fresh page-fault recordings with -d (one by perf
 # with call chains, -g; one by pebs-shim record). Differences that are
 # perf 6.1's and documented in pebs-shim(1): data_src's level follows
@@ -18,14 +19,14 @@ trap 'rm -rf "$T"' EXIT
 
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
-echo "1..41"
+echo "1..49"
 
 # the AMD fixture needs no perf: one line per sample (27,447)
 n=$("$PS" script -i "$AMD" -F tid,time,addr | wc -l)
 check "AMD fixture: a line per sample ($n)" test "$n" = 27447
 
 if ! command -v perf >/dev/null; then
-	skip_n 40 "no perf to compare with"
+	skip_n 48 "no perf to compare with"
 	exit 0
 fi
 
@@ -56,11 +57,12 @@ same_src() {
 }
 
 for f in comm tid pid time cpu event ip ip,sym ip,sym,symoff,dso addr \
-	 weight ins_lat period \
+	 weight ins_lat period -data_src -data_src,+pid,-ins_lat \
 	 comm,tid,pid,time,cpu,event,ip,sym,dso,addr,weight,period; do
 	same "$INTEL" "$f"
 done
 same_src "$INTEL" data_src
+same_src "$INTEL" +pid
 same_src "$INTEL" comm,tid,pid,time,cpu,event,ip,sym,dso,addr,data_src,weight,period
 check "default fields as perf script's (less the data_src level)" \
 	bash -c "perf script -i '$INTEL' 2>/dev/null |
@@ -74,11 +76,11 @@ perf record -q -e page-faults -d -g -c 1 -o "$T/g.data" -- "$W" 64 \
 "$PS" record -e page-faults -d -c 1 -o "$T/ps.data" -- "$W" 64 \
 	>/dev/null 2>&1
 if [ ! -s "$T/g.data" ] || [ ! -s "$T/ps.data" ]; then
-	skip_n 23 "cannot record page faults here"
+	skip_n 28 "cannot record page faults here"
 	exit 0
 fi
 for f in comm tid,pid time event ip,sym,symoff,dso addr addr,dso period \
-	 comm,tid,pid,time,event,ip,dso,addr,period; do
+	 +pid,-time -symoff comm,tid,pid,time,event,ip,dso,addr,period; do
 	same "$T/g.data" "$f"
 	same "$T/ps.data" "$f"
 done
@@ -93,3 +95,6 @@ rc=$?
 check "a field the samples lack exits 2 naming it" \
 	grep -q "do not have WEIGHT attribute set" "$T/err"
 check "... with status 2" test "$rc" = 2
+"$PS" script -i "$T/ps.data" -F ip,symoff >/dev/null 2>"$T/err"
+check "symoff without sym: refused as perf refuses it" \
+	grep -q "Display of offsets requested but symbol is notselected" "$T/err"

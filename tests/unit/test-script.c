@@ -266,6 +266,27 @@ static void test_stream(void **state)
 	free(b);
 }
 
+/* "+f" and "-f" change the defaults: columns added last, removed */
+static void test_change_defaults(void **state)
+{
+	char *got;
+
+	(void)state;
+	got = script("-ip,-sym,-dso,-data_src,-weight,-phys_addr,-comm,"
+		     "-event,-period,-attr_tid,-mem_level,-data_object,+ins_lat",
+		     PEBS_SCRIPT_CSV);
+	assert_non_null(got);
+	assert_true(!strncmp(got, "pid,tid,time,cpu,addr,ins_lat\n"
+			     "100,101,1234.567890123,2,0x7f0000001000,\n",
+			     strlen("pid,tid,time,cpu,addr,ins_lat\n"
+				    "100,101,1234.567890123,2,0x7f0000001000,"
+				    "\n")));
+	free(got);
+	/* text: perf's default line, less the ip and its symbol */
+	expect("-ip,-time,-period,-event,-comm", PEBS_SCRIPT_TEXT,
+	       "  101 [002] \n  101 [003] \n  101 [002] \n");
+}
+
 static void test_errors(void **state)
 {
 	struct pebs_perfdata *pd;
@@ -286,6 +307,13 @@ static void test_errors(void **state)
 			    "'phys_addr' field.");
 	assert_int_equal(pebs_script__new(pd, "sym", PEBS_SCRIPT_TEXT, &sc),
 			 -EINVAL);
+	/* perf's: symoff without sym; signed and unsigned fields mixed */
+	assert_int_equal(pebs_script__new(pd, "ip,symoff", PEBS_SCRIPT_TEXT,
+					  &sc), -EINVAL);
+	assert_int_equal(pebs_script__new(pd, "tid,+cpu", PEBS_SCRIPT_CSV,
+					  &sc), -EINVAL);
+	assert_int_equal(pebs_script__new(pd, "+phys_addr", PEBS_SCRIPT_TEXT,
+					  &sc), -EINVAL);
 	/* csv has it, empty */
 	assert_int_equal(pebs_script__new(pd, "tid,phys_addr",
 					  PEBS_SCRIPT_CSV, &sc), 0);
@@ -301,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_data_src),
 		cmocka_unit_test(test_pebs_columns),
 		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_change_defaults),
 		cmocka_unit_test(test_errors),
 	};
 
