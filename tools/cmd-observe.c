@@ -27,7 +27,6 @@
 
 /* rows between summing passes: small, so the pauses stay short */
 #define CHUNK_ROWS 1024
-#define MAX_CPUS 1024
 
 static volatile sig_atomic_t interrupted;
 
@@ -119,13 +118,14 @@ static void usage(FILE *f)
 /* a CPU list (pebs_cpulist__parse) into cpus[], in order; the count */
 static int parse_cpus(const char *s, unsigned int *cpus, int max)
 {
-	static uint64_t bits[MAX_CPUS / 64];
+	static uint64_t bits[PEBS_MAX_CPUS / 64];
 	int n = 0;
 
-	if (pebs_cpulist__parse(s, MAX_CPUS, bits))
+	if (pebs_cpulist__parse(s, PEBS_MAX_CPUS, bits))
 		return -1;
-	for (int c = pebs_cpulist__next(bits, MAX_CPUS, 0); c >= 0 && n < max;
-	     c = pebs_cpulist__next(bits, MAX_CPUS, c + 1))
+	for (int c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, 0);
+	     c >= 0 && n < max;
+	     c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, c + 1))
 		cpus[n++] = c;
 	return n;
 }
@@ -235,7 +235,7 @@ static int pick_on_cpu(const unsigned int *cpus, int n)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-	for (long c = 0; c < online && c < MAX_CPUS; c++) {
+	for (long c = 0; c < online && c < PEBS_MAX_CPUS; c++) {
 		bool used = false;
 
 		for (int i = 0; i < n; i++)
@@ -307,7 +307,7 @@ int cmd_observe(int argc, char **argv)
 	};
 	const char *evnames[PEBS_OBS_MAX_EVENTS], *outpath = NULL;
 	const char *mappath = NULL, *rawpath = NULL;
-	unsigned int cpus[MAX_CPUS];
+	unsigned int cpus[PEBS_MAX_CPUS];
 	int nr_cpus = 0, nr_ev = 0, on_cpu = -1, c, err, rc = 1;
 	uint64_t period = 0, v, hz, deadline, lo, hi, t_first, t_last, next;
 	double duration = 1, tol = 1;
@@ -329,12 +329,12 @@ int cmd_observe(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "C:e:o:I:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
-			nr_cpus = parse_cpus(optarg, cpus, MAX_CPUS);
+			nr_cpus = parse_cpus(optarg, cpus, PEBS_MAX_CPUS);
 			if (nr_cpus <= 0)
 				return tool_usage_err("observe", "-C: %s", pebs_errmsg());
 			break;
 		case OPT_ON:
-			if (!tool_parse_u64(optarg, &v) || v >= MAX_CPUS)
+			if (!tool_parse_u64(optarg, &v) || v >= PEBS_MAX_CPUS)
 				return tool_usage_err("observe", "bad --on CPU '%s'", optarg);
 			on_cpu = v;
 			break;

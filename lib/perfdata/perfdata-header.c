@@ -23,7 +23,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 #define LAST_FEATURE	32	/* perf 6.1's HEADER_LAST_FEATURE */
 
@@ -717,7 +719,7 @@ int pebs_perfdata__print_header(const struct pebs_perfdata *pd, FILE *f,
 	char when[64];
 
 	if (!pd || !f || (flags & ~PEBS_HEADER_FULL))
-		return pebs_err(-EINVAL, "header: no file or bad flags");
+		return core_err(-EINVAL, "header: no file or bad flags");
 	h = &pd->hdr;
 	fprintf(f, "# ========\n");
 	if (captured && ctime_r(&captured, when))
@@ -742,5 +744,5 @@ int pebs_perfdata__print_header(const struct pebs_perfdata *pd, FILE *f,
 		fputc('\n', f);
 		fprintf(f, "# ========\n#\n");
 	}
-	return ferror(f) ? pebs_err(-EIO, "header: write error") : 0;
+	return ferror(f) ? core_err(-EIO, "header: write error") : 0;
 }

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/internal.h"
 #include "perfdata/perfdata-write.h"
 
@@ -64,7 +65,7 @@ int pebs_perfdata_writer__set_meta(struct pebs_perfdata_writer *w,
 
 	if (!w || !key || !value || !word(key, true) || !word(value, false) ||
 	    w->meta.len + strlen(key) + strlen(value) + 2 > META_MAX)
-		return pebs_err(-EINVAL, "perfdata writer: bad metadata "
+		return core_err(-EINVAL, "perfdata writer: bad metadata "
 				"'%s': a key and a value of printable "
 				"characters without blanks (no '=' in the key)",
 				key ? key : "(null)");
@@ -87,7 +88,7 @@ int pebs_perfdata_writer__set_meta(struct pebs_perfdata_writer *w,
 	bytes_add(&b, value, strlen(value));
 	if (b.oom || w->meta.oom) {
 		free(b.p);
-		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	}
 	free(w->meta.p);
 	w->meta = b;
@@ -111,14 +112,14 @@ int pebs_perfdata__meta(const struct pebs_perfdata *pd, const char *key,
 	size_t vlen;
 
 	if (!pd || !key || !buf || !len || !word(key, true))
-		return pebs_err(-EINVAL, "perfdata: bad metadata lookup");
+		return core_err(-EINVAL, "perfdata: bad metadata lookup");
 	if (pebs_perfdata__feat_str(pd, PEBS_FEAT_VERSION, text,
 				    sizeof(text)) < 0 ||
 	    strncmp(text, TOOL " ", sizeof(TOOL)))
-		return pebs_err(-ENOENT, "perf.data: no pebs-shim metadata");
+		return core_err(-ENOENT, "perf.data: no pebs-shim metadata");
 	at = find(text, key);
 	if (!at)
-		return pebs_err(-ENOENT, "perf.data has no metadata '%s'", key);
+		return core_err(-ENOENT, "perf.data has no metadata '%s'", key);
 	at += strlen(key) + 2;
 	vlen = strcspn(at, " ");
 	snprintf(buf, len, "%.*s", (int)vlen, at);

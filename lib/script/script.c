@@ -32,9 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/script.h"
 #include "core/internal.h"
 
-#define KERNEL_START	(1ULL << 63)
 
 enum sf {
 	SF_COMM, SF_TID, SF_PID, SF_TIME, SF_CPU, SF_EVENT, SF_IP, SF_SYM,
@@ -126,14 +126,14 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 			    !strncmp(fields[i].name, p, len))
 				break;
 		if (i == SF_NR)
-			return pebs_err(-EINVAL, "-F: unknown field '%.*s':"
+			return core_err(-EINVAL, "-F: unknown field '%.*s':"
 					" give comm, tid, pid, time, cpu, event,"
 					" ip, sym, symoff, dso, addr, data_src, "
 					"weight, ins_lat, period, phys_addr, "
 					"callchain, attr_tid, mem_level, "
 					"data_object", (int)len, p);
 		if ((sign && *nr) || (!sign && (*add | *del)))
-			return pebs_err(-EINVAL, "-F: '+field' and '-field' "
+			return core_err(-EINVAL, "-F: '+field' and '-field' "
 					"change the default fields, a list "
 					"without signs replaces them: not both");
 		if (sign == '+') {
@@ -149,7 +149,7 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 		p += len + (p[len] == ',');
 	}
 	if (!*nr && !*add && !*del)
-		return pebs_err(-EINVAL, "-F: no field given: e.g. "
+		return core_err(-EINVAL, "-F: no field given: e.g. "
 				"-F comm,tid,time,addr");
 	return 0;
 }
@@ -165,17 +165,17 @@ static int check_attr(struct pebs_script *sc, unsigned int idx,
 		if (!(asked & F(i)) || !fields[i].need ||
 		    (sc->stype[idx] & fields[i].need))
 			continue;
-		return pebs_err(-EINVAL, "Samples for '%s' event do not have "
+		return core_err(-EINVAL, "Samples for '%s' event do not have "
 				"%s attribute set. Cannot print '%s' field.",
 				name ? name : "?", fields[i].perf_name,
 				fields[i].name);
 	}
 	if ((shown & F(SF_SYMOFF)) && !(shown & F(SF_SYM)))
-		return pebs_err(-EINVAL, "Display of offsets requested but "
+		return core_err(-EINVAL, "Display of offsets requested but "
 				"symbol is notselected.");
 	if ((asked & (F(SF_SYM) | F(SF_DSO) | F(SF_SYMOFF))) &&
 	    !(shown & (F(SF_IP) | F(SF_ADDR))))
-		return pebs_err(-EINVAL, "Display of symbols requested but "
+		return core_err(-EINVAL, "Display of symbols requested but "
 				"neither sample IP nor sample address "
 				"available.");
 	return 0;
@@ -221,7 +221,7 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 				sc->cols[n++] = sc->cols[f];
 		sc->nr_cols = n;
 		if (!n)
-			return pebs_err(-EINVAL, "-F: no field left");
+			return core_err(-EINVAL, "-F: no field left");
 	}
 	for (i = 0; i < sc->nr_attrs; i++) {
 		const struct perf_event_attr *a =
@@ -262,10 +262,10 @@ int pebs_script__new(struct pebs_perfdata *pd, const char *list,
 	int err;
 
 	if (!pd || !sp || fmt > PEBS_SCRIPT_JSONL)
-		return pebs_err(-EINVAL, "script: no file or bad format");
+		return core_err(-EINVAL, "script: no file or bad format");
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)
-		return pebs_err(-ENOMEM, "script: out of memory");
+		return core_err(-ENOMEM, "script: out of memory");
 	sc->pd = pd;
 	sc->fmt = fmt;
 	n = sc->nr_attrs = pebs_perfdata__nr_attrs(pd);
@@ -274,7 +274,7 @@ int pebs_script__new(struct pebs_perfdata *pd, const char *list,
 	sc->page_fault = calloc(n + 1, sizeof(*sc->page_fault));
 	if (!sc->mask || !sc->stype || !sc->page_fault) {
 		pebs_script__delete(sc);
-		return pebs_err(-ENOMEM, "script: out of memory");
+		return core_err(-ENOMEM, "script: out of memory");
 	}
 	err = setup_attrs(sc, list);
 	if (err) {
@@ -301,7 +301,7 @@ int pebs_script__header(struct pebs_script *sc, FILE *f)
 	unsigned int i;
 
 	if (!sc || !f)
-		return pebs_err(-EINVAL, "script: no script or file");
+		return core_err(-EINVAL, "script: no script or file");
 	if (sc->fmt != PEBS_SCRIPT_CSV)
 		return 0;
 	for (i = 0; i < sc->nr_cols; i++)
@@ -318,7 +318,7 @@ int pebs_script__record(struct pebs_script *sc,
 	uint32_t n;
 
 	if (!sc || !ev)
-		return pebs_err(-EINVAL, "script: no record");
+		return core_err(-EINVAL, "script: no record");
 	/* the "in" half of a switch: sample_id is the task switched in */
 	if (ev->type != PERF_RECORD_SWITCH_CPU_WIDE ||
 	    (ev->misc & PERF_RECORD_MISC_SWITCH_OUT) ||
@@ -330,7 +330,7 @@ int pebs_script__record(struct pebs_script *sc,
 		n = s.cpu + 1;
 		r = realloc(sc->running, n * sizeof(*r));
 		if (!r)
-			return pebs_err(-ENOMEM, "script: out of memory");
+			return core_err(-ENOMEM, "script: out of memory");
 		memset(r + sc->nr_cpus, 0xff, (n - sc->nr_cpus) * sizeof(*r));
 		sc->running = r;
 		sc->nr_cpus = n;
@@ -721,7 +721,7 @@ int pebs_script__sample(struct pebs_script *sc, struct pebs_symbols *syms,
 	unsigned int i;
 
 	if (!sc || !syms || !s || !rs || !f || rs->event >= sc->nr_attrs)
-		return pebs_err(-EINVAL, "script: no sample or bad event");
+		return core_err(-EINVAL, "script: no sample or bad event");
 	if (sc->fmt == PEBS_SCRIPT_TEXT) {
 		text_sample(sc, syms, s, rs, f);
 	} else {
@@ -737,5 +737,5 @@ int pebs_script__sample(struct pebs_script *sc, struct pebs_symbols *syms,
 		}
 		fputs(sc->fmt == PEBS_SCRIPT_JSONL ? "}\n" : "\n", f);
 	}
-	return ferror(f) ? pebs_err(-EIO, "script: write error") : 0;
+	return ferror(f) ? core_err(-EIO, "script: write error") : 0;
 }
