@@ -37,7 +37,8 @@ MERGE = {
 # the man1 pages that also carry these sections of pebs-shim.1
 EVENT_CMDS = ('record', 'observe')
 PERF_PAGES = {'record': 'perf\\-record', 'report': 'perf\\-report',
-              'c2c': 'perf\\-c2c', 'map': 'perf\\-sched'}
+              'c2c': 'perf\\-c2c', 'map': 'perf\\-sched',
+              'mem': 'perf\\-mem'}
 
 
 def sections(lines, macro):

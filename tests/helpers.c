@@ -223,3 +223,17 @@ int t_symbols_teardown(void **state)
 	pebs_symbols__delete(*state);
 	return 0;
 }
+
+struct pebs_perfdata *t_open_fixture(const char *name)
+{
+	const char *src = getenv("PEBS_SRC");
+	struct pebs_perfdata *pd = NULL;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src ? src : ".",
+		 name);
+	if (pebs_perfdata__open(path, &pd))
+		fprintf(stderr, "%s: %s (set PEBS_SRC to the source tree)\n",
+			path, pebs_errmsg());
+	return pd;
+}

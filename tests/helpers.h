@@ -73,4 +73,10 @@ size_t t_make_mmap2(uint64_t *buf, uint32_t pid, uint64_t start,
 		    uint64_t len, uint64_t pgoff, uint32_t prot,
 		    uint16_t misc, const char *name);
 
+/*
+ * t_open_fixture - open tests/fixtures/@name under $PEBS_SRC (else .):
+ * the reader, or NULL after printing why (set PEBS_SRC).
+ */
+struct pebs_perfdata *t_open_fixture(const char *name);
+
 #endif

@@ -22,7 +22,8 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: pebs-shim c2c report [-i FILE] [--stdio] [-d tot|lcl|rmt|peer|xwrites]\n"
+"usage: pebs-shim c2c record [options] -- COMMAND (see c2c record --help)\n"
+"       pebs-shim c2c report [-i FILE] [--stdio] [-d tot|lcl|rmt|peer|xwrites]\n"
 "                            [--show-all] [--format csv|json]\n"
 "                            [--table lines|detail]\n"
 "Cache-line sharing of a recording, keyed, counted and ranked as perf c2c\n"
@@ -189,9 +190,10 @@ int cmd_c2c(int argc, char **argv)
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
+	if (!strcmp(argv[1], "record"))
+		return c2c_record(argc, argv);
 	if (strcmp(argv[1], "report")) {
-		tool_err("c2c", "unknown subcommand '%s': use pebs-shim c2c report "
-			"(record with pebs-shim record or perf c2c record)",
+		tool_err("c2c", "unknown subcommand '%s': use pebs-shim c2c record or c2c report",
 			argv[1]);
 		return 2;
 	}

@@ -162,6 +162,13 @@ static int open_channels(struct record *rec)
 				    rec->o.switch_events,
 		  .task_records = true);
 
+	/* -vv: each attr as it goes to the kernel, as perf record -vv */
+	for (unsigned int i = 0; rec->o.verbose > 1 && i < rec->o.nr_evs; i++) {
+		struct perf_event_attr a;
+
+		if (!pebs_channel_attr(&rec->evs[i], &opts, &a, sizeof(a)))
+			rec_print_attr(stderr, &a);
+	}
 	err = pebs_chanset__new(rec->evs, rec->o.nr_evs,
 				rec->o.per_cpu ? PEBS_TARGET_CPU :
 					       PEBS_TARGET_TASK,
@@ -171,7 +178,8 @@ static int open_channels(struct record *rec)
 		return err;
 	}
 	if (rec->o.cmd) {
-		err = rec_child_fork(rec->o.cmd, &rec->child);
+		err = rec_child_fork(rec->o.cmd, !strcmp(rec->o.output, "-"),
+				     &rec->child);
 		if (err)
 			return err;
 		if (cmd_task && rec_ints_push(targets, rec->child.pid))
@@ -271,10 +279,15 @@ static void summary(const struct record *rec, int child_status)
 	}
 }
 
-/* the command line in the header as typed, and the attribution actually
-   used in pebs-shim's own section (report shows it; perf does not see it) */
-static int store_cmdline(struct record *rec, int argc, char **argv)
+/*
+ * the command line in the header as typed ("record ..." or, from mem
+ * record and c2c record, theirs), and the attribution actually used as
+ * pebs-shim's word of the version feature (report shows it)
+ */
+static int store_cmdline(struct record *rec, const struct rec_line *line)
 {
+	int argc = line->argc;
+	char **argv = line->argv;
 	const char **av = calloc((size_t)argc + 2, sizeof(*av));
 	int n = 0, err;
 
@@ -379,6 +392,13 @@ static int run(struct record *rec)
 
 int cmd_record(int argc, char **argv)
 {
+	const struct rec_line line = { .argc = argc, .argv = argv, .words = 1 };
+
+	return rec_main(argc, argv, &line);
+}
+
+int rec_main(int argc, char **argv, const struct rec_line *line)
+{
 	struct record rec = { .child = { .pid = -1, .go_fd = -1,
 					 .err_fd = -1 } };
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -420,7 +440,7 @@ int cmd_record(int argc, char **argv)
 		goto out_discard;
 	if (rec_out_start(rec.out, rec.set, rec.attrs))
 		goto out_discard;
-	if (store_cmdline(&rec, argc, argv)) {
+	if (store_cmdline(&rec, line)) {
 		tool_err("record", "out of memory");
 		goto out_discard;
 	}

@@ -15,5 +15,13 @@ int cmd_map(int argc, char **argv);
 int cmd_c2c(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_mem(int argc, char **argv);
+
+/*
+ * tools/mem-record.c: mem_record - `mem [opts] record ...` (@argv[0]
+ * "mem", @rec the index of "record"); c2c_record - `c2c record ...`.
+ */
+int mem_record(int argc, char **argv, int rec);
+int c2c_record(int argc, char **argv);
 
 #endif /* PEBS_SHIM_CMDS_H */

@@ -46,6 +46,14 @@ uint64_t rec_sample_type(const struct rec_opts *o, enum rec_attr_mode attr,
 		st |= PERF_SAMPLE_ADDR;
 	if ((ev->flags & PEBS_EVENT_MEMORY) && (ev->flags & PEBS_EVENT_PRECISE))
 		st |= PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+	/* -W: the x86 weight of perf record -W (arch_evsel__set_sample_weight) */
+	if (o->weight)
+		st = (st & ~(uint64_t)PERF_SAMPLE_WEIGHT) |
+		     PERF_SAMPLE_WEIGHT_STRUCT;
+	if (o->phys_data)
+		st |= PERF_SAMPLE_PHYS_ADDR;
+	if (o->data_page_size)
+		st |= PERF_SAMPLE_DATA_PAGE_SIZE;
 	/* -d: every event (perf record -d) */
 	if (o->data_addr)
 		st |= PERF_SAMPLE_ADDR;
@@ -100,6 +108,12 @@ int rec_parse_events(struct rec_opts *o, struct pebs_event *evs)
 	o->nr_evs = nr;
 	for (unsigned int i = 0; i < nr; i++) {
 		struct pebs_event *ev = &evs[i];
+
+		/* perf's --all-user / --all-kernel over the modifiers */
+		if (o->all_user || o->all_kernel) {
+			ev->attr.exclude_kernel = o->all_user;
+			ev->attr.exclude_user = o->all_kernel;
+		}
 
 		/* the library's default period is for hardware events */
 		if (!o->period && !o->freq && !ev->attr.sample_period &&

@@ -74,6 +74,12 @@ static void usage(FILE *f)
 "  -d, --data             sample data addresses (PERF_SAMPLE_ADDR) of\n"
 "                         every event (memory and fault events have\n"
 "                         them anyway)\n"
+"  -W, --weight           sample the weight (PERF_SAMPLE_WEIGHT_STRUCT: the\n"
+"                         load latency of PEBS, the latency of IBS)\n"
+"      --phys-data        sample physical data addresses (PHYS_ADDR)\n"
+"      --data-page-size   sample the data address' page size\n"
+"      --all-user         every event counts user space only (perf's)\n"
+"      --all-kernel       every event counts the kernel only (perf's)\n"
 "  -g                     callchains by frame pointers (--call-graph fp)\n"
 "      --call-graph=fp|dwarf[,SIZE]\n"
 "                         fp: kernel-walked callchains; dwarf: user\n"
@@ -134,6 +140,7 @@ static void usage(FILE *f)
 enum {
 	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
 	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS, OPT_NO_SWITCH_HISTORY,
+	OPT_PHYS_DATA, OPT_DATA_PAGE_SIZE, OPT_ALL_USER, OPT_ALL_KERNEL,
 };
 
 /* "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph); 0 or exit code */
@@ -171,6 +178,11 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "data", no_argument, NULL, 'd' },
+		{ "weight", no_argument, NULL, 'W' },
+		{ "phys-data", no_argument, NULL, OPT_PHYS_DATA },
+		{ "data-page-size", no_argument, NULL, OPT_DATA_PAGE_SIZE },
+		{ "all-user", no_argument, NULL, OPT_ALL_USER },
+		{ "all-kernel", no_argument, NULL, OPT_ALL_KERNEL },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "attr", required_argument, NULL, OPT_ATTR },
 		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
@@ -199,7 +211,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 	 * against perf record -h, 6.1); pebs-shim's own options are long.
 	 */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:dgTiNqvaC:p:t:h",
+	while ((c = getopt_long(argc, argv, "+:e:c:F:m:o:dWgTiNqvaC:p:t:h",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
@@ -251,6 +263,21 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			break;
 		case 'd':
 			o->data_addr = true;
+			break;
+		case 'W':
+			o->weight = true;
+			break;
+		case OPT_PHYS_DATA:
+			o->phys_data = true;
+			break;
+		case OPT_DATA_PAGE_SIZE:
+			o->data_page_size = true;
+			break;
+		case OPT_ALL_USER:
+			o->all_user = true;
+			break;
+		case OPT_ALL_KERNEL:
+			o->all_kernel = true;
 			break;
 		case 'g':
 			o->callgraph = REC_CG_FP;
@@ -332,6 +359,10 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		o->cmd = &argv[optind];
 	if (o->period && o->freq) {
 		tool_err("record", "-c and -F together: give either a period or a frequency");
+		return REC_EXIT_USAGE;
+	}
+	if (o->all_user && o->all_kernel) {
+		tool_err("record", "--all-user and --all-kernel together: give one");
 		return REC_EXIT_USAGE;
 	}
 	if (o->all_cpus && o->cpu_list) {

@@ -263,7 +263,7 @@ pid_t rec_tgid_of(pid_t tid)
 	return tgid;
 }
 
-int rec_child_fork(char **argv, struct rec_child *c)
+int rec_child_fork(char **argv, bool stdout_to_stderr, struct rec_child *c)
 {
 	int go[2], errp[2];
 	pid_t pid;
@@ -286,6 +286,13 @@ int rec_child_fork(char **argv, struct rec_child *c)
 		if (read(go[0], &b, 1) != 1)
 			_exit(127);
 		signal(SIGPIPE, SIG_DFL);
+		/*
+		 * the recording goes to standard output: what the command
+		 * prints must not land in it (perf's
+		 * evlist__prepare_workload does the same for a pipe)
+		 */
+		if (stdout_to_stderr && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)

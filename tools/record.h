@@ -85,7 +85,8 @@ struct rec_child {
 	const char *file;
 };
 
-int rec_child_fork(char **argv, struct rec_child *c);
+/* @stdout_to_stderr: the command's standard output goes to standard error */
+int rec_child_fork(char **argv, bool stdout_to_stderr, struct rec_child *c);
 int rec_child_go(struct rec_child *c);
 /* kill and reap a child that was never released (error paths) */
 void rec_child_abort(struct rec_child *c);
@@ -195,6 +196,10 @@ struct rec_opts {
 	int verbose;
 	bool quiet;
 	bool data_addr;			/* -d: PERF_SAMPLE_ADDR on every event */
+	bool weight;			/* -W: PERF_SAMPLE_WEIGHT_STRUCT */
+	bool phys_data;			/* --phys-data: PERF_SAMPLE_PHYS_ADDR */
+	bool data_page_size;		/* --data-page-size */
+	bool all_user, all_kernel;	/* --all-user, --all-kernel */
 	bool no_inherit;
 	bool switch_events;
 	bool no_switch_history;		/* module history not in the file */
@@ -245,7 +250,30 @@ void rec_summary(const char *path, const struct rec_counts *c,
 		 const struct pebs_attrib_stats *st, int child_status,
 		 bool stopped);
 
+/*
+ * rec_print_attr - @a as perf record -vv prints an attr before opening it
+ * (tools/record-attr.c): perf's field names and order, non-zero fields.
+ */
+void rec_print_attr(FILE *f, const struct perf_event_attr *a);
+
 /* ---- the recorder (tools/cmd-record.c, tools/record-session.c) -------- */
+
+/*
+ * The command line stored in the recording: @argv as typed after
+ * "pebs-shim", whose first @words words name the command ("record", or
+ * "mem record" and "c2c record", tools/mem-record.c).
+ */
+struct rec_line {
+	int argc;
+	char **argv;
+	int words;
+};
+
+/*
+ * rec_main - pebs-shim record with @argv ("record" and its options),
+ * storing @line as the command line. Returns the exit status.
+ */
+int rec_main(int argc, char **argv, const struct rec_line *line);
 
 /* The state of one `pebs-shim record` run. */
 struct record {

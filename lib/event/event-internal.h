@@ -13,35 +13,6 @@
 #include "pebsshim/event.h"
 
 /*
- * Events: sysfs PMUs (lib/event/event-sysfs.c).
- * pebs_sysfs_root - where PMUs are listed, /sys/bus/event_source/devices
- * unless pebs_sysfs_set_root() pointed it elsewhere (tests build a fake
- * tree; NULL restores the default; not thread-safe, set it before use).
- * pebs_sysfs_has - whether <root>/<pmu>[/<file>] exists (file may be NULL).
- * pebs_sysfs_encode - encode "pmu/term=val,.../mods" into @ev (see
- * pebs_event__parse); returns 0, -ENOENT (no such PMU) or -EINVAL.
- */
-const char *pebs_sysfs_root(void);
-void pebs_sysfs_set_root(const char *root);
-bool pebs_sysfs_has(const char *pmu, const char *file);
-int pebs_sysfs_encode(const char *str, struct pebs_event *ev);
-
-/*
- * Events: libpfm4 (lib/event/event-pfm.c), initialized once per process on
- * first use. pebs_pfm_core_pmu - short name of the i-th core PMU libpfm4
- * detected (or was forced to), NULL past the last. pebs_pfm_try - encode
- * quietly, returning the libpfm4 error code. pebs_pfm_encode - encode
- * with messages: -ENOENT (unknown, close names listed), -EINVAL (bad
- * modifier named), -ENODEV (libpfm4 failed to initialize).
- * pebs_event_builtin_name (lib/event/event.c) - aliases and software names,
- * "" for a gap, NULL at the end: suggestion candidates.
- */
-const char *pebs_pfm_core_pmu(unsigned int i);
-int pebs_pfm_try(const char *str, struct pebs_event *ev);
-int pebs_pfm_encode(const char *str, struct pebs_event *ev);
-const char *pebs_event_builtin_name(unsigned int i);
-
-/*
  * Modifiers (lib/event/event-mods.c). event_mods_parse - parse @mods ("" or
  * ":upp:period=N"; the leading ':' is optional) of the event spelled
  * @str (for messages): perf's letters u k h G H I p P, period=N, freq=N,
@@ -183,7 +154,8 @@ int event_sysfs_encode_priv(const char *str, struct pebs_event *ev,
  * Events: sysfs PMUs (lib/event/event-sysfs.c).
  * event_sysfs_root - where PMUs are listed, /sys/bus/event_source/devices
  * unless event_sysfs_set_root() pointed it elsewhere (tests build a fake
- * tree; NULL restores the default; not thread-safe, set it before use).
+ * tree; NULL restores the default; not thread-safe, set it before use),
+ * or the environment's PEBS_TEST_SYSFS_ROOT (the command-line tests').
  * event_sysfs_has - whether <root>/<pmu>[/<file>] exists (file may be NULL).
  * event_sysfs_encode - encode "pmu/term=val,.../mods" into @ev (see
  * pebs_event__parse); returns 0, -ENOENT (no such PMU) or -EINVAL.

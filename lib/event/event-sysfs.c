@@ -26,9 +26,18 @@
 
 static const char *sysfs_root;
 
+/*
+ * PEBS_TEST_SYSFS_ROOT: a fake PMU tree for the command-line tests (as
+ * PEBS_TEST_NO_RDTSCP), read where no event_sysfs_set_root() was made
+ */
 const char *event_sysfs_root(void)
 {
-	return sysfs_root ? sysfs_root : SYSFS_PMU_ROOT;
+	const char *env;
+
+	if (sysfs_root)
+		return sysfs_root;
+	env = getenv("PEBS_TEST_SYSFS_ROOT");
+	return env && *env ? env : SYSFS_PMU_ROOT;
 }
 
 void event_sysfs_set_root(const char *root)

@@ -46,24 +46,24 @@ python3 "$chk" --src "$T/src" --build "$T/build" 2>"$T/err"
 ok_rc $? "the scratch copy passes before planting"
 
 # an upward include: core/error.c includes session's private header
-sed -i '0,/^#include/s//#include "session\/session.h"\n#include/' \
+sed -i '0,/^#include/s//#include "session\/session-int.h"\n#include/' \
 	"$T/src/lib/core/error.c"
 line=$(grep -n '#include "session/session-int.h"' "$T/src/lib/core/error.c" |
        cut -d: -f1)
 fails "an upward include fails, naming lib/core/error.c:$line" \
-	"^lib/core/error.c:$line: core includes session's private header session/session.h"
+	"^lib/core/error.c:$line: core includes session's private header session/session-int.h"
 cp "$S/lib/core/error.c" "$T/src/lib/core/error.c"
 
 # an upward module header: <pebsshim/report.h> from map
-printf '#include <pebsshim/report.h>\n' >>"$T/src/lib/map/map.h"
-line=$(wc -l <"$T/src/lib/map/map.h")
-fails "an upward module header fails, naming lib/map/map.h:$line" \
-	"^lib/map/map.h:$line: map includes report's module header pebsshim/report.h"
-cp "$S/lib/map/map.h" "$T/src/lib/map/map.h"
+printf '#include <pebsshim/report.h>\n' >>"$T/src/lib/map/map-int.h"
+line=$(wc -l <"$T/src/lib/map/map-int.h")
+fails "an upward module header fails, naming lib/map/map-int.h:$line" \
+	"^lib/map/map-int.h:$line: map includes report's module header pebsshim/report.h"
+cp "$S/lib/map/map-int.h" "$T/src/lib/map/map-int.h"
 
 # an upward call: an object of core that calls the session
 cat >"$T/src/lib/core/planted.c" <<'EOF'
-#include "core/internal.h"
+#include "pebsshim/session.h"
 
 int planted(struct pebs_perfdata *pd);
 int planted(struct pebs_perfdata *pd)

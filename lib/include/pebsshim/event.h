@@ -187,6 +187,66 @@ PEBS_API int pebs_perf_open_error(const struct pebs_event *ev, int err);
  */
 PEBS_API bool pebs_event__fallback(struct pebs_event *ev, int err);
 
+/* ------------------------------------------------------------------ */
+/* perf mem record and perf c2c record's events (lib/event/mem-events.c) */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What `perf mem record` and `perf c2c record` (perf 6.1) pass to
+ * `perf record` on this CPU, as found under the PMUs' sysfs directory:
+ * the events (Intel: <pmu>/mem-loads,ldlat=N/P and <pmu>/mem-stores/P
+ * for pmu cpu, or cpu_core and cpu_atom on a hybrid CPU, loads as a
+ * {<pmu>/mem-loads-aux/,<pmu>/mem-loads,ldlat=N/}:P group where the PMU
+ * has mem-loads-aux; AMD: ibs_op//) and the options that choose the
+ * sample fields (-W weight, -d data address and source, --phys-data,
+ * --data-page-size, --sample-cpu), in perf's order.
+ */
+#define PEBS_MEM_OP_LOAD	1u
+#define PEBS_MEM_OP_STORE	2u
+#define PEBS_MEM_LDLAT_DEFAULT	30	/* perf_mem_events__loads_ldlat */
+
+struct pebs_mem_record_opts {
+	size_t sz;
+	bool c2c;		/* perf c2c record (else perf mem record) */
+	unsigned int ops;	/* PEBS_MEM_OP_*: mem's -t; 0: both */
+	unsigned int ldlat;	/* --ldlat; 0: 30 */
+	bool phys_data;		/* perf mem -p/--phys-data */
+	bool data_page_size;	/* perf mem --data-page-size */
+	const char *events;	/* record -e: perf's tags (ldlat-loads,
+				   ldlat-stores; mem-ldst on AMD), each
+				   word selecting the tags holding it;
+				   NULL: the default choice */
+};
+
+struct pebs_mem_record;
+
+/*
+ * pebs_mem_record__new - perf's choice for this CPU (@opts NULL: mem
+ * record's defaults). Returns 0, or
+ * -ENOENT when the CPU has no precise memory event (the message names
+ * what is missing and what to record instead), -EINVAL for -t load or
+ * -t store on AMD (IBS samples both together) or an unknown -e tag,
+ * -ENOMEM.
+ */
+PEBS_API int pebs_mem_record__new(const struct pebs_mem_record_opts *opts,
+				  struct pebs_mem_record **mrp);
+/*
+ * pebs_mem_record__argv - perf record's arguments, NULL-terminated,
+ * starting with "record" (e.g. record -W -d -e cpu/mem-loads,ldlat=30/P
+ * -e cpu/mem-stores/P); __argc counts them. Valid until __delete.
+ */
+PEBS_API const char *const *
+pebs_mem_record__argv(const struct pebs_mem_record *mr);
+PEBS_API int pebs_mem_record__argc(const struct pebs_mem_record *mr);
+PEBS_API void pebs_mem_record__delete(struct pebs_mem_record *mr);
+/*
+ * pebs_mem_record__list - perf mem record -e list into @buf: a line per
+ * event this CPU has, "<tag> : available" (@names: with the event
+ * perf records for it). Returns 0, -ENOSPC, or -ENOENT (no memory event,
+ * said as __new says it).
+ */
+PEBS_API int pebs_mem_record__list(char *buf, size_t len, bool names);
+
 #ifdef __cplusplus
 }
 #endif
