@@ -392,7 +392,7 @@ static int run(struct record *rec)
 
 int cmd_record(int argc, char **argv)
 {
-	const struct rec_line line = { .argc = argc, .argv = argv, .words = 1 };
+	const struct rec_line line = { .argc = argc, .argv = argv };
 
 	return rec_main(argc, argv, &line);
 }

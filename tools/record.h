@@ -260,13 +260,12 @@ void rec_print_attr(FILE *f, const struct perf_event_attr *a);
 
 /*
  * The command line stored in the recording: @argv as typed after
- * "pebs-shim", whose first @words words name the command ("record", or
- * "mem record" and "c2c record", tools/mem-record.c).
+ * "pebs-shim" ("record ...", or "mem record ..." and "c2c record ...",
+ * tools/mem-record.c).
  */
 struct rec_line {
 	int argc;
 	char **argv;
-	int words;
 };
 
 /*
