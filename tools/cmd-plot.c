@@ -215,36 +215,6 @@ static int output(struct plot *p)
 	return err ? 1 : 0;
 }
 
-/* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
-static int select_events(struct plot *p)
-{
-	unsigned int i, nr = pebs_perfdata__nr_attrs(p->pd);
-	const char *e = p->events;
-
-	while (*e) {
-		size_t len = strcspn(e, ",");
-
-		for (i = 0; i < nr; i++) {
-			const char *name = pebs_perfdata__attr_name(p->pd, i);
-
-			if (name && strlen(name) == len && !strncmp(name, e, len))
-				break;
-		}
-		if (i == nr) {
-			plot_err("%s has no event '%.*s': see the events listed "
-				 "by pebs-shim report -i %s", p->path, (int)len,
-				 e, p->path);
-			return -1;
-		}
-		if (pebs_filter__event(p->filter, i)) {
-			plot_err("%s", pebs_errmsg());
-			return -1;
-		}
-		e += len + (e[len] == ',');
-	}
-	return 0;
-}
-
 static int run(struct plot *p)
 {
 	const struct pebs_session_stats *st;
@@ -270,8 +240,11 @@ static int run(struct plot *p)
 		return 1;
 	}
 	st = pebs_session__stats(p->ss);
-	if (p->events && select_events(p))
+	if (p->events && pebs_filter__event_names(p->filter, p->pd,
+						  p->events)) {
+		plot_err("%s: %s", p->path, pebs_errmsg());
 		return 2;
+	}
 	if (p->time_spec && pebs_filter__time(p->filter, p->time_spec,
 					      st->first_time, st->last_time)) {
 		plot_err("%s", pebs_errmsg());

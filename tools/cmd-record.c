@@ -280,34 +280,26 @@ static void summary(const struct record *rec, int child_status)
 }
 
 /*
- * the command line in the header (as typed: "record ..." or, from mem
- * record and c2c record, theirs), with the attribution actually used
+ * the command line in the header as typed ("record ..." or, from mem
+ * record and c2c record, theirs), and the attribution actually used as
+ * pebs-shim's word of the version feature (report shows it)
  */
 static int store_cmdline(struct record *rec, const struct rec_line *line)
 {
 	int argc = line->argc;
 	char **argv = line->argv;
-	const char **av = calloc((size_t)argc + 3, sizeof(*av));
-	char mode[32];
+	const char **av = calloc((size_t)argc + 2, sizeof(*av));
 	int n = 0, err;
 
 	if (!av)
 		return -ENOMEM;
 	av[n++] = "pebs-shim";
-	for (int i = 0; i < argc; i++) {
+	for (int i = 0; i < argc; i++)
 		av[n++] = argv[i];
-		/* the mode auto chose, as the option that asks for it: the
-		 * stored command line means what this run did, and the
-		 * command's own arguments stay last */
-		if (i == line->words - 1 && rec->o.attr_req == REC_ATTR_AUTO) {
-			snprintf(mode, sizeof(mode), "--attr=%s",
-				 rec_attr_names[rec->attr]);
-			av[n++] = mode;
-		}
-	}
 	err = rec_out_cmdline(rec->out, n, av);
 	free(av);
-	return err;
+	return err ?: rec_out_meta(rec->out, "attribution",
+				   rec_attr_names[rec->attr]);
 }
 
 static int run(struct record *rec)
@@ -400,7 +392,7 @@ static int run(struct record *rec)
 
 int cmd_record(int argc, char **argv)
 {
-	const struct rec_line line = { .argc = argc, .argv = argv, .words = 1 };
+	const struct rec_line line = { .argc = argc, .argv = argv };
 
 	return rec_main(argc, argv, &line);
 }

@@ -17,13 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmds.h"
 #include "report.h"
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
-	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM,
+	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
+	OPT_HEADER_ONLY,
 };
 
 static void report_err(const char *fmt, ...)
@@ -117,37 +120,6 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	return pebs_report_feed__add(r->feed, res);
 }
 
-/* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
-static int select_events(struct report *r)
-{
-	const char *p = r->events;
-	unsigned int i;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		for (i = 0; i < r->nr_attrs; i++) {
-			const char *name = pebs_perfdata__attr_name(r->pd, i);
-
-			if (name && strlen(name) == len &&
-			    !strncmp(name, p, len))
-				break;
-		}
-		if (i == r->nr_attrs) {
-			report_err("%s has no event '%.*s': see the events "
-				   "listed by pebs-shim report -i %s", r->path,
-				   (int)len, p, r->path);
-			return -1;
-		}
-		if (pebs_filter__event(r->filter, i)) {
-			report_err("%s", pebs_errmsg());
-			return -1;
-		}
-		p += len + (p[len] == ',');
-	}
-	return 0;
-}
-
 /* Whether some event samples data addresses (else no line can be
    shared: no sharing section, no c2c table fed). */
 static bool any_addr(const struct report *r)
@@ -163,17 +135,38 @@ static bool any_addr(const struct report *r)
 	return false;
 }
 
+/* --header, --header-only: the features as perf prints them, with the
+   file's modification time as perf's "captured on" */
+static int print_header(struct report *r)
+{
+	struct stat st;
+	int ok = !strcmp(r->path, "-") ? fstat(STDIN_FILENO, &st) :
+		 stat(r->path, &st);
+
+	if (pebs_perfdata__print_header(r->pd, stdout, ok ? 0 : st.st_mtime,
+					r->show_info ? PEBS_HEADER_FULL : 0)) {
+		report_err("cannot write the header: %s", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 static int run(struct report *r, const char *sort)
 {
 	struct pebs_report *fed[MAX_TABLES];
 	unsigned int i, n;
 	int err, ferr;
 
-	err = pebs_perfdata__open_rewindable(r->path, &r->pd);
+	err = r->header == 2 ? pebs_perfdata__open(r->path, &r->pd) :
+			       pebs_perfdata__open_rewindable(r->path, &r->pd);
 	if (err) {
 		report_err("%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
+	if (r->header && print_header(r))
+		return 1;
+	if (r->header == 2)
+		return 0;
 	if (pebs_session__new(r->pd, &r->ss)) {
 		report_err("%s", pebs_errmsg());
 		return 1;
@@ -187,8 +180,11 @@ static int run(struct report *r, const char *sort)
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
-	if (r->events && select_events(r))
+	if (r->events && pebs_filter__event_names(r->filter, r->pd,
+						  r->events)) {
+		report_err("%s: %s", r->path, pebs_errmsg());
 		return 2;
+	}
 	if (r->time_spec && pebs_filter__time(r->filter, r->time_spec,
 					      r->st->first_time,
 					      r->st->last_time)) {
@@ -340,6 +336,10 @@ static void usage(FILE *f)
 "      --format=FMT     text (default), csv or json: every table with\n"
 "                       stable column names and all rows (see the man\n"
 "                       page)\n"
+"      --header         first the file's header and features, as perf\n"
+"                       report --header prints them\n"
+"      --header-only    only those (perf report --header-only)\n"
+"  -I, --show-info      with them, the CPU and NUMA topologies and caches\n"
 "--comm, --pid and --tid hide rows but keep the total (Overhead stays a\n"
 "share of all samples), --cpu, --time and --event leave samples out.\n"
 "  -h, --help           this help\n"
@@ -372,6 +372,9 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "mem-mode", no_argument, NULL, OPT_MEM },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
+		{ "show-info", no_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -385,7 +388,7 @@ int cmd_report(int argc, char **argv)
 		report_err("%s", pebs_errmsg());
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "i:s:nh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:nIh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			r.path = optarg;
@@ -423,6 +426,15 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_MEM:
 			r.mem_mode = true;
+			break;
+		case OPT_HEADER:
+			r.header = r.header ? r.header : 1;
+			break;
+		case OPT_HEADER_ONLY:
+			r.header = 2;
+			break;
+		case 'I':
+			r.show_info = true;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {

@@ -14,6 +14,7 @@ int cmd_observe(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_c2c(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 
 /*

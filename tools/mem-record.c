@@ -257,8 +257,7 @@ static int split_args(struct memrec *m, int argc, char **argv, int from,
 
 static int record_with(struct memrec *m, int argc, char **argv, int from)
 {
-	const struct rec_line line = { .argc = argc, .argv = argv,
-				       .words = from };
+	const struct rec_line line = { .argc = argc, .argv = argv };
 	char **args = calloc((size_t)argc + 1, sizeof(*args));
 	int nargs, ret;
 

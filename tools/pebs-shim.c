@@ -14,6 +14,7 @@ static const struct {
 } cmds[] = {
 	{ "record", cmd_record, "sample a command, processes or CPUs into a file" },
 	{ "report", cmd_report, "summarize a recording (threads, symbols, memory)" },
+	{ "script", cmd_script, "one line per sample, as perf script (text, csv, jsonl)" },
 	{ "mem", cmd_mem, "memory loads and stores: mem record and mem report, as perf mem" },
 	{ "c2c", cmd_c2c, "cache-line sharing: c2c record and c2c report, as perf c2c" },
 	{ "plot", cmd_plot, "pictures: flame graph, per-CPU timeline, data heat map (SVG)" },

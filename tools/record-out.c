@@ -265,6 +265,13 @@ int rec_out_cmdline(struct rec_out *out, int argc, const char *const *argv)
 	return pebs_perfdata_writer__set_cmdline(out->w, argc, argv);
 }
 
+int rec_out_meta(struct rec_out *out, const char *key, const char *value)
+{
+	if (!out->w)
+		return 0;
+	return pebs_perfdata_writer__set_meta(out->w, key, value);
+}
+
 int rec_out_synth_process(struct rec_out *out, pid_t pid)
 {
 	int err;

@@ -130,6 +130,8 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 		  const struct perf_event_attr *attrs);
 /* the command line stored in the perf.data header */
 int rec_out_cmdline(struct rec_out *out, int argc, const char *const *argv);
+/* rec_out_meta - "key=value" in the file's pebs-shim section; 0 or -errno */
+int rec_out_meta(struct rec_out *out, const char *key, const char *value);
 /* synthesize COMM + MMAP2 records of a process that already runs */
 int rec_out_synth_process(struct rec_out *out, pid_t pid);
 int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
@@ -258,13 +260,12 @@ void rec_print_attr(FILE *f, const struct perf_event_attr *a);
 
 /*
  * The command line stored in the recording: @argv as typed after
- * "pebs-shim", whose first @words words name the command ("record", or
- * "mem record" and "c2c record", tools/mem-record.c).
+ * "pebs-shim" ("record ...", or "mem record ..." and "c2c record ...",
+ * tools/mem-record.c).
  */
 struct rec_line {
 	int argc;
 	char **argv;
-	int words;
 };
 
 /*

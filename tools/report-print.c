@@ -208,9 +208,11 @@ void report_print_weights(struct report *r)
 }
 
 /*
- * The attribution pebs-shim record used: its --attr option (before any
- * "--"; record inserts --attr=MODE after "record" when auto chose), or
- * the --attribution=MODE that older versions appended at the very end.
+ * The attribution pebs-shim record used: "attribution" in the file's
+ * pebs-shim section (pebs_perfdata__meta), or, in files of older
+ * versions, the --attr option of the stored command line (before any
+ * "--"; record inserted --attr=MODE after "record" when auto chose), or
+ * the --attribution=MODE appended at the very end.
  */
 static const char *cmdline_attribution(const char **argv, uint32_t argc)
 {
@@ -237,6 +239,7 @@ static void print_cmdline(const struct report *r)
 {
 	const char *argv[256], *p, *end, *attribution;
 	const void *data;
+	char mode[32];
 	uint32_t nr, len, i, n = 0;
 	size_t size;
 
@@ -258,7 +261,9 @@ static void print_cmdline(const struct report *r)
 		p += 4 + len;
 	}
 	putchar('\n');
-	attribution = cmdline_attribution(argv, n);
+	attribution = pebs_perfdata__meta(r->pd, "attribution", mode,
+					  sizeof(mode)) > 0 ? mode :
+		      cmdline_attribution(argv, n);
 	if (attribution)
 		printf("# attribution: %s (as recorded by pebs-shim record)\n",
 		       attribution);

@@ -45,6 +45,8 @@ struct report {
 	struct pebs_filter *filter;	/* samples the tables count */
 	const char *time_spec;	/* --time, set once the span is known */
 	const char *events;	/* --event names, set once attrs are read */
+	int header;		/* 1: --header, 2: --header-only */
+	bool show_info;		/* -I: the topologies in full */
 	struct table tables[MAX_TABLES];
 	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
 	struct pebs_report_feed *feed;	/* the tables' thread */

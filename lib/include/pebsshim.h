@@ -71,6 +71,7 @@
 #include "pebsshim/session.h"   /* threads, time order, filters */
 #include "pebsshim/c2c.h"       /* cache-line sharing (perf c2c) */
 #include "pebsshim/report.h"    /* reports, weights, data labels */
+#include "pebsshim/script.h"    /* one line per sample (perf script) */
 #include "pebsshim/plot.h"      /* flame graphs, timelines, heat maps */
 
 #endif /* PEBSSHIM_H */

@@ -613,7 +613,7 @@ void wr_features(const struct pebs_perfdata_writer *w, struct bytes *f,
 	}
 	bytes_str(&f[PEBS_FEAT_HOSTNAME], u.nodename);
 	bytes_str(&f[PEBS_FEAT_OSRELEASE], u.release);
-	bytes_str(&f[PEBS_FEAT_VERSION], "pebs-shim");
+	wr_version(w, &f[PEBS_FEAT_VERSION]);
 	bytes_str(&f[PEBS_FEAT_ARCH], u.machine);
 	bytes_u32(&f[PEBS_FEAT_NRCPUS], nr_cpus);
 	bytes_u32(&f[PEBS_FEAT_NRCPUS], (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));

@@ -139,6 +139,7 @@ static void writer_free(struct pebs_perfdata_writer *w)
 	free(w->argv);
 	free(w->tmp_path);
 	free(w->tracing.p);
+	free(w->meta.p);
 	free(w->buf);
 	free(w);
 }

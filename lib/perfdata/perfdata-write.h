@@ -62,6 +62,7 @@ struct pebs_perfdata_writer {
 	struct pebs_perfdata_writer_stats stats;
 	char *tmp_path;		/* named temporary file, when not O_TMPFILE */
 	struct bytes tracing;	/* HEADER_TRACING_DATA (lib/perfdata/tracing-data.c) */
+	struct bytes meta;	/* " key=value" words (perfdata-meta.c) */
 	char path[];
 };
 
@@ -82,6 +83,9 @@ ssize_t wr_read_small(const char *path, char *buf, size_t len);
  */
 void wr_features(const struct pebs_perfdata_writer *w, struct bytes *f,
 		 unsigned int nr, bool at_start);
+/* wr_version - HEADER_VERSION: "pebs-shim", then the metadata set, as
+   " key=value" words (lib/perfdata/perfdata-meta.c) */
+void wr_version(const struct pebs_perfdata_writer *w, struct bytes *b);
 
 /* fill the sample_id trailer of a synthesized record */
 void wr_id_trailer(const struct pebs_perfdata_writer *w, void *at,

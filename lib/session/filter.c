@@ -321,3 +321,36 @@ int pebs_filter__match(const struct pebs_filter *f,
 	}
 	return PEBS_FILTER_PASS;
 }
+
+int pebs_filter__event_names(struct pebs_filter *f,
+			     const struct pebs_perfdata *pd,
+			     const char *names)
+{
+	unsigned int i, nr;
+	const char *p = names;
+	size_t len;
+	int err;
+
+	if (!f || !pd || !names || !*names)
+		return core_err(-EINVAL, "--event: give event names, a,b");
+	nr = pebs_perfdata__nr_attrs(pd);
+	while (*p) {
+		len = strcspn(p, ",");
+		for (i = 0; i < nr; i++) {
+			const char *name = pebs_perfdata__attr_name(pd, i);
+
+			if (name && strlen(name) == len &&
+			    !strncmp(name, p, len))
+				break;
+		}
+		if (i == nr)
+			return core_err(-ENOENT, "the recording has no event "
+					"'%.*s': see the events listed by "
+					"pebs-shim report", (int)len, p);
+		err = pebs_filter__event(f, i);
+		if (err)
+			return err;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}

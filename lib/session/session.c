@@ -39,6 +39,9 @@ struct pebs_session {
 	bool threads_seen, more_threads;	/* one, two or more */
 	uint64_t kernel_max;	/* the highest kernel address of a sample,
 				   or 0 */
+	bool stream;		/* no scan (pebs_session__new_stream): the
+				   counts and the kernel's symbols as the
+				   pass goes */
 };
 
 struct ss_hook {
@@ -147,7 +150,8 @@ static int scan(struct pebs_session *ss)
 	return 0;
 }
 
-int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
+static int session_new(struct pebs_perfdata *pd, bool stream,
+		       struct pebs_session **sp)
 {
 	const struct perf_event_attr *a;
 	struct pebs_sample_layout l;
@@ -173,15 +177,79 @@ int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
 					 &size) &&
 	    pebs_symbols__add_build_ids(ss->syms, data, size) == -ENOMEM)
 		err = oom();
-	err = err ?: scan(ss);
+	ss->stream = stream;
+	err = err ?: stream ? 0 : scan(ss);
 	if (err) {
 		pebs_session__delete(ss);
 		return err;
 	}
-	/* waited for at the first kernel address */
-	ss->st.kernel = syms_kernel_defer(ss->syms);
+	/* waited for at the first kernel address (streaming: decided
+	   there, from the build ids and kernel maps met by then) */
+	if (!stream)
+		ss->st.kernel = syms_kernel_defer(ss->syms);
 	*sp = ss;
 	return 0;
+}
+
+int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
+{
+	return session_new(pd, false, sp);
+}
+
+int pebs_session__new_stream(struct pebs_perfdata *pd,
+			     struct pebs_session **sp)
+{
+	return session_new(pd, true, sp);
+}
+
+/* pebs_session__set_records: the caller's function as a record hook */
+struct rec_hook {
+	pebs_session_record_fn fn;
+	void *arg;
+};
+
+static int rec_hook_record(void *arg, const struct perf_event_header *ev)
+{
+	struct rec_hook *h = arg;
+
+	return h->fn(h->arg, ev);
+}
+
+static const struct ss_hook_ops rec_hook_ops = {
+	.sz = sizeof(rec_hook_ops),
+	.record = rec_hook_record,
+	.free = free,
+};
+
+int pebs_session__set_records(struct pebs_session *ss,
+			      pebs_session_record_fn fn, void *arg)
+{
+	struct rec_hook *h = NULL;
+
+	if (!ss)
+		return core_err(-EINVAL, "session: none");
+	if (fn) {
+		h = malloc(sizeof(*h));
+		if (!h)
+			return oom();
+		h->fn = fn;
+		h->arg = arg;
+	}
+	return ss_hook__set(ss, &rec_hook_ops, h);
+}
+
+/* Streaming: the counts of the scan, and the kernel's symbols decided
+   at the first kernel address. */
+static int stream_sample(struct pebs_session *ss, const struct pebs_sample *s,
+			 unsigned int idx)
+{
+	int err = count_sample(ss, s, idx);
+
+	if (!err && !ss->kernel_max && kernel_max(s)) {
+		ss->kernel_max = kernel_max(s);
+		ss->st.kernel = syms_kernel_defer(ss->syms);
+	}
+	return err;
 }
 
 void pebs_session__delete(struct pebs_session *ss)
@@ -286,6 +354,8 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 			ss->st.bad++;
 			return 0;
 		}
+		if (ss->stream && stream_sample(ss, &s, idx))
+			return oom();
 		for (i = 0; i < ss->nr_hooks; i++)
 			if (ss->hooks[i].ops->sample &&
 			    (err = ss->hooks[i].ops->sample(ss->hooks[i].arg,

@@ -15,9 +15,13 @@ ok_rc "$([ -n "$n" ] && [ "$n" -gt 100 ]; echo $?)" "summary line reports sample
 grep -q 'attribution: sample TID' "$T/err"
 ok_rc $? "summary names the attribution"
 ok_rc "$(grep -c $'\r' "$T/err")" "no status line when stderr is not a terminal"
-perf report --header-only -i "$T/cmd.data" 2>/dev/null |
-	grep -q "^# cmdline : pebs-shim record --attr=tid -e cpu-clock -c 250000 -o $T/cmd.data -- $memwalk --seconds 1 --mb 16 *$"
-ok_rc $? "the stored command line: the mode auto chose as --attr, the command's arguments last"
+perf report --header-only -i "$T/cmd.data" >"$T/hdr" 2>"$T/hdr.err"
+grep -q "^# cmdline : pebs-shim record -e cpu-clock -c 250000 -o $T/cmd.data -- $memwalk --seconds 1 --mb 16 *$" "$T/hdr" &&
+	grep -q "^# perf version : pebs-shim attribution=tid$" "$T/hdr" &&
+	test ! -s "$T/hdr.err" &&
+	"$tool" report -i "$T/cmd.data" 2>/dev/null |
+	grep -q "^# attribution: tid (as recorded by pebs-shim record)$"
+ok_rc $? "the stored command line is the one typed; the mode auto chose is in the file's own words (perf version), report shows it"
 
 perf script -i "$T/cmd.data" -F comm,pid,tid >"$T/script" 2>"$T/script.err"
 ok_rc $? "perf script reads the file"

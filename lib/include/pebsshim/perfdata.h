@@ -9,6 +9,8 @@
 #ifndef PEBSSHIM_PERFDATA_H
 #define PEBSSHIM_PERFDATA_H
 
+#include <stdio.h>
+#include <time.h>
 #include "pebsshim/decode.h"
 
 #ifdef __cplusplus
@@ -499,6 +501,46 @@ PEBS_API int pebs_output__backup(const char *path);
  * or -errno (@path cannot be read: pebs_perfdata__open's errors).
  */
 PEBS_API int pebs_buildid_cache__add_perfdata(const char *path);
+
+/* ---- perfdata: the header as perf report --header-only prints it (lib/perfdata/perfdata-header.c) ---- */
+
+#define PEBS_HEADER_FULL	1u	/* perf's -I: the topologies in full */
+
+/*
+ * pebs_perfdata__print_header - @pd's file header and feature sections
+ * as perf 6.1's `perf report --header-only` prints them, between its
+ * "# ========" lines: "captured on" (the file's modification time
+ * @captured, ctime's words; 0: no such line), offsets, each feature perf
+ * knows in bit order with perf's words (no build ids: perf prints none
+ * there), the missing ones. @flags: PEBS_HEADER_FULL prints the CPU and
+ * NUMA topologies and caches instead of "info available". Returns 0,
+ * -EINVAL, -EIO (write error).
+ */
+PEBS_API int pebs_perfdata__print_header(const struct pebs_perfdata *pd,
+					 FILE *f, time_t captured,
+					 unsigned int flags);
+
+/* ---- perfdata: pebs-shim's metadata in a recording (lib/perfdata/perfdata-meta.c) ---- */
+
+/*
+ * pebs_perfdata_writer__set_meta - record "@key=@value" in the file
+ * (files and pipes) as a word of HEADER_VERSION after "pebs-shim"
+ * ("pebs-shim attribution=tid": perf prints it as the perf version and
+ * reads nothing into it), replacing @key's value; pebs-shim record
+ * stores "attribution=MODE" so. Returns 0, -EINVAL (empty, a blank or
+ * a non-printable character, '=' in the key, 1 KiB in all), -ENOMEM.
+ */
+PEBS_API int pebs_perfdata_writer__set_meta(struct pebs_perfdata_writer *w,
+					    const char *key,
+					    const char *value);
+
+/*
+ * pebs_perfdata__meta - the value of @key in @pd's HEADER_VERSION words
+ * (a file pebs-shim wrote) into @buf (at most @len bytes with the NUL).
+ * Returns its length, -ENOENT (not pebs-shim's, or no such key), -EINVAL.
+ */
+PEBS_API int pebs_perfdata__meta(const struct pebs_perfdata *pd,
+				 const char *key, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

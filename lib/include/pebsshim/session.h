@@ -320,6 +320,41 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 /* pebs_session__delete - free; NULL is allowed. */
 PEBS_API void pebs_session__delete(struct pebs_session *ss);
 
+/* ---- session: streaming and the other records (lib/session/session.c) ---- */
+
+/*
+ * pebs_session__new_stream - a session that reads @pd once, for input
+ * that cannot be read twice (a pipe): no first pass, so the stats fill
+ * as __process goes (first_time, last_time, event_samples), and the
+ * kernel's symbols are decided at the first kernel address from the
+ * build ids and kernel maps met by then. Memory stays bounded by the
+ * ordered pass's rounds. Returns as __new.
+ */
+PEBS_API int pebs_session__new_stream(struct pebs_perfdata *pd,
+				      struct pebs_session **sp);
+
+/* a non-sample record, in time order, before the session applies it;
+   a nonzero return stops __process and is returned */
+typedef int (*pebs_session_record_fn)(void *arg,
+				      const struct perf_event_header *ev);
+
+/* pebs_session__set_records - call @fn (NULL: none) for every non-sample
+   record during __process. Returns 0 or -EINVAL. */
+PEBS_API int pebs_session__set_records(struct pebs_session *ss,
+				       pebs_session_record_fn fn, void *arg);
+
+/* ---- session: filters by event name (lib/session/filter.c) ---- */
+
+/*
+ * pebs_filter__event_names - pebs_filter__event for each event of @pd
+ * named in @names ("a,b", names as HEADER_EVENT_DESC gives them).
+ * Returns 0, -EINVAL, -ENOMEM, or -ENOENT with pebs_errmsg() naming the
+ * name no event has.
+ */
+PEBS_API int pebs_filter__event_names(struct pebs_filter *f,
+				      const struct pebs_perfdata *pd,
+				      const char *names);
+
 #ifdef __cplusplus
 }
 #endif
