@@ -84,7 +84,7 @@ static int new_attrib(struct record *rec)
 }
 
 /* the processes already running: their threads and mappings first */
-static int synth_procs(struct record *rec, const struct rec_ints *pids)
+static int synth_procs(struct record *rec, const struct pebs_ids *pids)
 {
 	for (unsigned int i = 0; i < pids->n; i++) {
 		int err = rec_out_synth_process(rec->out, pids->v[i]);
@@ -132,7 +132,7 @@ static unsigned int ring_pages(const struct record *rec)
 
 static int open_channels(struct record *rec)
 {
-	struct rec_ints *targets = &rec->targets;
+	struct pebs_ids *targets = &rec->targets;
 	bool cmd_task = rec->o.cmd && !rec->o.per_cpu;
 	uint64_t st0 = rec_sample_type(&rec->o, rec->attr, &rec->evs[0]);
 	int err;
@@ -174,7 +174,7 @@ static int open_channels(struct record *rec)
 		err = rec_child_fork(rec->o.cmd, &rec->child);
 		if (err)
 			return err;
-		if (cmd_task && rec_ints_push(targets, rec->child.pid))
+		if (cmd_task && pebs_ids__push(targets, rec->child.pid))
 			return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < targets->n; i++) {
@@ -433,16 +433,21 @@ int cmd_record(int argc, char **argv)
 		goto out_discard;
 	}
 	if (rec.o.per_cpu || !rec.o.cmd) {
-		struct rec_ints pids = { 0 };
+		struct pebs_ids pids = { 0 };
 
 		/* -a/-C: every process; -p/-t: the processes of the ids */
-		err = rec.o.per_cpu ? rec_processes(&pids) : 0;
+		err = rec.o.per_cpu ? pebs_proc__pids(&pids) : 0;
 		for (unsigned int i = 0; !err && !rec.o.per_cpu &&
-					 i < rec.procs.n; i++)
-			err = rec_ints_push(&pids, rec_tgid_of(rec.procs.v[i]));
-		if (!err)
+					 i < rec.procs.n; i++) {
+			pid_t tgid = pebs_proc__tgid(rec.procs.v[i]);
+
+			err = pebs_ids__push(&pids, tgid < 0 ? rec.procs.v[i] : tgid);
+		}
+		if (err)
+			tool_err("record", "%s", pebs_errmsg());
+		else
 			err = synth_procs(&rec, &pids);
-		rec_ints_free(&pids);
+		pebs_ids__free(&pids);
 		if (err)
 			goto out_discard;
 	}
@@ -487,8 +492,8 @@ out:
 	pebs_switchrec__delete(rec.swrec);
 	pebs_attrib__delete(rec.attrib);
 	pebs_map__close(rec.map);
-	rec_ints_free(&rec.targets);
-	rec_ints_free(&rec.procs);
-	rec_ints_free(&rec.gone);
+	pebs_ids__free(&rec.targets);
+	pebs_ids__free(&rec.procs);
+	pebs_ids__free(&rec.gone);
 	return ret;
 }

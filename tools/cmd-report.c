@@ -13,32 +13,20 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmds.h"
 #include "report.h"
+#include "util.h"
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT,
 };
-
-static void report_err(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static void report_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pebs-shim report: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+/* the filter options' names (pebs_filter__option), from OPT_COMM on */
+static const char *const filter_opts[] = { "comm", "pid", "tid", "cpu" };
 
 static int add_table(struct report *r, const char *title, const char *keys)
 {
@@ -112,37 +100,6 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	return pebs_report_feed__add(r->feed, res);
 }
 
-/* --event NAME[,NAME]: events by their names (HEADER_EVENT_DESC). */
-static int select_events(struct report *r)
-{
-	const char *p = r->events;
-	unsigned int i;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		for (i = 0; i < r->nr_attrs; i++) {
-			const char *name = pebs_perfdata__attr_name(r->pd, i);
-
-			if (name && strlen(name) == len &&
-			    !strncmp(name, p, len))
-				break;
-		}
-		if (i == r->nr_attrs) {
-			report_err("%s has no event '%.*s': see the events "
-				   "listed by pebs-shim report -i %s", r->path,
-				   (int)len, p, r->path);
-			return -1;
-		}
-		if (pebs_filter__event(r->filter, i)) {
-			report_err("%s", pebs_errmsg());
-			return -1;
-		}
-		p += len + (p[len] == ',');
-	}
-	return 0;
-}
-
 /* Whether some event samples data addresses (else no line can be
    shared: no sharing section, no c2c table fed). */
 static bool any_addr(const struct report *r)
@@ -166,11 +123,11 @@ static int run(struct report *r, const char *sort)
 
 	err = pebs_perfdata__open_rewindable(r->path, &r->pd);
 	if (err) {
-		report_err("%s: give a perf.data file with -i", pebs_errmsg());
+		tool_err("report", "%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
 	if (pebs_session__new(r->pd, &r->ss)) {
-		report_err("%s", pebs_errmsg());
+		tool_err("report", "%s", pebs_errmsg());
 		return 1;
 	}
 	r->st = pebs_session__stats(r->ss);
@@ -182,12 +139,14 @@ static int run(struct report *r, const char *sort)
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
-	if (r->events && select_events(r))
+	if (r->events && pebs_filter__events(r->filter, r->pd, r->events)) {
+		tool_err("report", "%s: %s", r->path, pebs_errmsg());
 		return 2;
+	}
 	if (r->time_spec && pebs_filter__time(r->filter, r->time_spec,
 					      r->st->first_time,
 					      r->st->last_time)) {
-		report_err("%s", pebs_errmsg());
+		tool_err("report", "%s", pebs_errmsg());
 		return 2;
 	}
 	/* the sharing section (text, default tables) in the same pass */
@@ -210,7 +169,7 @@ static int run(struct report *r, const char *sort)
 	if (err == -ENOMEM || ferr)
 		goto out_oom;
 	if (err < 0)
-		report_err("%s: a damaged record: reporting the records before "
+		tool_err("report", "%s: a damaged record: reporting the records before "
 			   "it", r->path);
 	for (i = 0; i < r->nr_tables; i++)
 		if (!r->tables[i].from &&
@@ -218,7 +177,7 @@ static int run(struct report *r, const char *sort)
 					     pebs_session__symbols(r->ss)))
 			goto out_oom;
 	if (r->flags & PEBS_ORDERED_FILE_ORDER)
-		report_err("%s: an event does not sample TIME: records taken "
+		tool_err("report", "%s: an event does not sample TIME: records taken "
 			   "in file order", r->path);
 	/* without --percent-limit the text shows the first --top rows:
 	   only those need an order */
@@ -252,7 +211,7 @@ static int run(struct report *r, const char *sort)
 	return 0;
 
 out_oom:
-	report_err("out of memory: report a smaller file");
+	tool_err("report", "out of memory: report a smaller file");
 	return 1;
 }
 
@@ -268,29 +227,6 @@ static void report_free(struct report *r)
 	pebs_c2c__delete(r->c2c);
 	pebs_filter__delete(r->filter);
 	pebs_perfdata__close(r->pd);
-}
-
-static int add_filter(struct report *r, int opt, const char *arg)
-{
-	int err;
-
-	switch (opt) {
-	case OPT_COMM:
-		err = pebs_filter__comms(r->filter, arg);
-		break;
-	case OPT_PID:
-		err = pebs_filter__pids(r->filter, arg);
-		break;
-	case OPT_TID:
-		err = pebs_filter__tids(r->filter, arg);
-		break;
-	default:
-		err = pebs_filter__cpus(r->filter, arg);
-		break;
-	}
-	if (err)
-		report_err("%s", pebs_errmsg());
-	return err;
 }
 
 static void usage(FILE *f)
@@ -370,7 +306,7 @@ int cmd_report(int argc, char **argv)
 	int c, ret;
 
 	if (pebs_filter__new(&r.filter)) {
-		report_err("%s", pebs_errmsg());
+		tool_err("report", "%s", pebs_errmsg());
 		return 1;
 	}
 	while ((c = getopt_long(argc, argv, "i:s:nh", opts, NULL)) != -1) {
@@ -384,7 +320,7 @@ int cmd_report(int argc, char **argv)
 		case OPT_TOP:
 			r.top = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end || !*optarg || optarg[0] == '-') {
-				report_err("bad row count '%s': give a number",
+				tool_err("report", "bad row count '%s': give a number",
 					   optarg);
 				goto out_usage;
 			}
@@ -400,8 +336,11 @@ int cmd_report(int argc, char **argv)
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
-			if (add_filter(&r, c, optarg))
+			if (pebs_filter__option(r.filter, filter_opts[c - OPT_COMM],
+						optarg)) {
+				tool_err("report", "%s", pebs_errmsg());
 				goto out_usage;
+			}
 			break;
 		case OPT_TIME:
 			r.time_spec = optarg;
@@ -417,7 +356,7 @@ int cmd_report(int argc, char **argv)
 			} else if (!strcmp(optarg, "text")) {
 				r.format = FMT_TEXT;
 			} else {
-				report_err("unknown --format '%s': give text, "
+				tool_err("report", "unknown --format '%s': give text, "
 					   "csv or json", optarg);
 				goto out_usage;
 			}
@@ -426,7 +365,7 @@ int cmd_report(int argc, char **argv)
 			r.percent_limit = strtod(optarg, &end);
 			if (end == optarg || *end || r.percent_limit < 0 ||
 			    r.percent_limit > 100) {
-				report_err("bad --percent-limit '%s': give a "
+				tool_err("report", "bad --percent-limit '%s': give a "
 					   "percentage such as 0.5", optarg);
 				goto out_usage;
 			}
@@ -442,7 +381,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
-		report_err("unexpected argument '%s': the input is -i FILE",
+		tool_err("report", "unexpected argument '%s': the input is -i FILE",
 			   argv[optind]);
 		goto out_usage;
 	}
@@ -452,7 +391,7 @@ int cmd_report(int argc, char **argv)
 	/* one key fewer than the maximum: "event," may go first */
 	if (sort && pebs_report__parse_keys(sort, keys,
 					    PEBS_REPORT_MAX_KEYS - 1) < 0) {
-		report_err("%s", pebs_errmsg());
+		tool_err("report", "%s", pebs_errmsg());
 		goto out_usage;
 	}
 	ret = run(&r, sort);

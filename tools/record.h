@@ -42,36 +42,22 @@ enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
 
 /* ---- targets (tools/record-target.c) ---------------------------------- */
 
-/* A list of ints (CPUs, pids, tids), grown as needed. */
-struct rec_ints {
-	int *v;
-	unsigned int n, cap;
-};
-
-int rec_ints_push(struct rec_ints *l, int x);
-void rec_ints_free(struct rec_ints *l);
-
 /*
  * rec_parse_cpus - parse a CPU list ("0-3,6") and check every CPU is
  * online. Returns 0, or -EINVAL after tool_err("record", ).
  */
-int rec_parse_cpus(const char *str, struct rec_ints *cpus);
+int rec_parse_cpus(const char *str, struct pebs_ids *cpus);
 
 /* rec_online_cpus - every online CPU. Returns 0 or -errno (tool_err). */
-int rec_online_cpus(struct rec_ints *cpus);
+int rec_online_cpus(struct pebs_ids *cpus);
 
 /*
  * rec_parse_pids - parse "PID[,PID...]" and check each exists. With
  * @threads, append every thread of each process (/proc/PID/task) to
  * @out; otherwise append the ids as given. Returns 0 or -errno (tool_err).
  */
-int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
-		   struct rec_ints *procs);
-
-/* rec_processes - every process now (/proc). Returns 0 or -errno (tool_err). */
-int rec_processes(struct rec_ints *pids);
-/* rec_tgid_of - the process of thread @tid (itself if unknown) */
-pid_t rec_tgid_of(pid_t tid);
+int rec_parse_pids(const char *str, bool threads, struct pebs_ids *out,
+		   struct pebs_ids *procs);
 
 /*
  * A forked command held before exec: it blocks until rec_child_go(),
@@ -260,9 +246,9 @@ struct record {
 	struct rec_out *out;
 	struct pebs_chanset *set;
 	struct rec_child child;
-	struct rec_ints targets;	/* CPUs, or pids/tids to open */
-	struct rec_ints procs;		/* -p processes, to see them end */
-	struct rec_ints gone;		/* targets whose LOST_SAMPLES went out */
+	struct pebs_ids targets;	/* CPUs, or pids/tids to open */
+	struct pebs_ids procs;		/* -p processes, to see them end */
+	struct pebs_ids gone;		/* targets whose LOST_SAMPLES went out */
 	unsigned int targets_left;
 
 	/* channel -> event index cache */

@@ -6,7 +6,6 @@
  * CPU at its time; the agreement between the two; and the comm of each
  * thread, from COMM/FORK records, the module's table and /proc.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -181,22 +180,15 @@ const char *pebs_attrib__comm(struct pebs_attrib *a, int32_t tid,
 
 int pebs_attrib__load_proc(struct pebs_attrib *a, pid_t pid)
 {
-	char path[64], comm[PEBS_MAP_COMM_LEN];
-	struct dirent *de;
-	DIR *d;
+	char comm[PEBS_MAP_COMM_LEN];
+	struct pebs_ids tids = { 0 };
+	int err = pebs_proc__tasks(pid, &tids);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return -ESRCH;
-	while ((de = readdir(d))) {
-		int tid = atoi(de->d_name);
-
-		if (tid > 0 && proc_comm(tid, comm, sizeof(comm)))
-			pebs_attrib__set_comm(a, pid, tid, comm);
-	}
-	closedir(d);
-	return 0;
+	for (unsigned int i = 0; !err && i < tids.n; i++)
+		if (proc_comm(tids.v[i], comm, sizeof(comm)))
+			pebs_attrib__set_comm(a, pid, tids.v[i], comm);
+	pebs_ids__free(&tids);
+	return err;
 }
 
 /* ---- the engine ------------------------------------------------------- */

@@ -2655,8 +2655,9 @@ PEBS_API void pebs_filter__delete(struct pebs_filter *f);
 
 /*
  * pebs_filter__comms, __pids, __tids - comma-separated commands, process
- * ids, thread ids (added to those given before). Returns 0, -EINVAL
- * (pebs_errmsg() names the bad token), -ENOMEM.
+ * ids, thread ids (added to those given before; ids as pebs_ids__parse
+ * takes them, ranges too). Returns 0, -EINVAL (pebs_errmsg() names the
+ * bad token), -ENOMEM.
  */
 PEBS_API int pebs_filter__comms(struct pebs_filter *f, const char *list);
 PEBS_API int pebs_filter__pids(struct pebs_filter *f, const char *list);
@@ -3643,6 +3644,82 @@ PEBS_API void pebs_symbols__kernel_nowait(struct pebs_symbols *syms,
  */
 PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
 				      struct pebs_symbols *syms);
+
+/* ---- core: id lists, CPU lists as ids, /proc's processes ---- */
+
+/*
+ * struct pebs_ids - a growable list of ids (pids, tids, CPUs): @v holds
+ * @n of them (room for @cap). Start from { 0 }; pebs_ids__free empties it.
+ */
+struct pebs_ids {
+	int *v;
+	unsigned int n, cap;
+};
+
+/* pebs_ids__push - append @id. Returns 0, -EINVAL or -ENOMEM. */
+PEBS_API int pebs_ids__push(struct pebs_ids *l, int id);
+/* pebs_ids__add - append @id unless @l holds it. Returns as __push. */
+PEBS_API int pebs_ids__add(struct pebs_ids *l, int id);
+/* pebs_ids__has - whether @l holds @id */
+PEBS_API bool pebs_ids__has(const struct pebs_ids *l, int id);
+/* pebs_ids__free - free the ids; @l is then empty (and reusable) */
+PEBS_API void pebs_ids__free(struct pebs_ids *l);
+
+/*
+ * pebs_ids__parse - an id list, "1234,20-22" (decimal ids and inclusive
+ * ranges of at most 8193 ids, comma-separated; the grammar of perf's -p,
+ * -t, --pid and --tid), appended to @l without repeats, in the order
+ * given. Returns 0, -EINVAL (the bad item named in pebs_errmsg(); ids
+ * before it may have been appended) or -ENOMEM.
+ */
+PEBS_API int pebs_ids__parse(struct pebs_ids *l, const char *str);
+
+/*
+ * pebs_cpulist__ids - the CPUs set in @bitmap (as pebs_cpulist__parse
+ * fills it), in order, appended to @out. Returns 0, -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_cpulist__ids(const uint64_t *bitmap, unsigned int max_cpus,
+			       struct pebs_ids *out);
+
+/*
+ * pebs_proc__pids - every process now running (/proc), appended to @out
+ * without repeats. Returns 0, -ENOMEM, or -errno of reading /proc.
+ */
+PEBS_API int pebs_proc__pids(struct pebs_ids *out);
+
+/*
+ * pebs_proc__tasks - the threads of process @pid (/proc/PID/task),
+ * appended to @out without repeats. Returns 0, -ESRCH (@pid is gone),
+ * -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_proc__tasks(pid_t pid, struct pebs_ids *out);
+
+/*
+ * pebs_proc__tgid - the process of thread @tid (/proc/TID/status), or
+ * -ESRCH if @tid is gone.
+ */
+PEBS_API pid_t pebs_proc__tgid(pid_t tid);
+
+/* ---- session: filter options ---- */
+
+/*
+ * pebs_filter__events - perf report's --event NAME[,NAME]: keep the
+ * samples of the events of @pd so named (HEADER_EVENT_DESC). Returns 0,
+ * -ENOENT (@pd has no event of a name given, named in pebs_errmsg()),
+ * -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_filter__events(struct pebs_filter *f,
+				 const struct pebs_perfdata *pd,
+				 const char *names);
+
+/*
+ * pebs_filter__option - the value @arg of option @name: "comm", "pid",
+ * "tid" or "cpu" (pebs_filter__comms, __pids, __tids, __cpus), as perf
+ * report's --comm, --pid, --tid and --cpu. Returns as those, or -EINVAL
+ * for another name.
+ */
+PEBS_API int pebs_filter__option(struct pebs_filter *f, const char *name,
+				 const char *arg);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+/*
+ * proc.c - the one reader of /proc's process and task lists: the
+ * processes now running, the threads of a process, a thread's process.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/* the numeric entries of directory @path appended to @out (no repeats) */
+static int numeric_entries(const char *path, struct pebs_ids *out)
+{
+	struct dirent *de;
+	int err = 0;
+	DIR *d = opendir(path);
+
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		char *end;
+		long id;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		id = strtol(de->d_name, &end, 10);
+		if (!*end && id > 0 && id <= INT32_MAX)
+			err = pebs_ids__add(out, (int)id);
+	}
+	closedir(d);
+	return err;
+}
+
+int pebs_proc__pids(struct pebs_ids *out)
+{
+	int err;
+
+	if (!out)
+		return pebs_err(-EINVAL, "process list: no result list");
+	err = numeric_entries("/proc", out);
+	if (err && err != -ENOMEM)
+		return pebs_err(err, "cannot list /proc: %s: is procfs mounted?",
+				strerror(-err));
+	return err;
+}
+
+int pebs_proc__tasks(pid_t pid, struct pebs_ids *out)
+{
+	char path[64];
+	int err;
+
+	if (!out || pid <= 0)
+		return pebs_err(-EINVAL, "task list: bad pid %d", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	err = numeric_entries(path, out);
+	if (err && err != -ENOMEM)
+		return pebs_err(-ESRCH, "process %d is gone", (int)pid);
+	return err;
+}
+
+pid_t pebs_proc__tgid(pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = tid;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return pebs_err(-ESRCH, "thread %d is gone", (int)tid);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
