@@ -109,15 +109,6 @@ static void test_device_refused(void **state)
 	assert_int_equal(access("/dev/full", F_OK), 0);
 }
 
-static void put_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* the whole of a small file, NUL-terminated, in @buf */
 static ssize_t get_file(const char *path, char *buf, size_t len)
 {
@@ -175,7 +166,7 @@ static void test_commit_rules(void **state)
 	assert_int_equal(mkdir(sub, 0755), 0);
 	path_of(path, sizeof(path), "commit/x.data");
 	path_of(old, sizeof(old), "commit/x.data.old");
-	put_file(path, "precious\n");
+	assert_int_equal(t_put_file(dir, "commit/x.data", "precious\n"), 0);
 	make_attr(&a, PERF_COUNT_SW_CPU_CLOCK);
 
 	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
@@ -203,7 +194,7 @@ static void test_commit_rules(void **state)
 
 	/* an empty file is no data to keep: replaced, .old untouched */
 	assert_int_equal(unlink(old), 0);
-	put_file(path, "");
+	assert_int_equal(t_put_file(dir, "commit/x.data", ""), 0);
 	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
 	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1, "c"), 0);
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
