@@ -135,16 +135,6 @@ int rec_out_close(struct rec_out *out);
 void rec_out_discard(struct rec_out *out);
 
 
-/*
- * rec_add_tid - re-encode @ev (laid out for @sample_type, which lacks
- * PERF_SAMPLE_TID) into @buf with pid/tid inserted where the perf ABI
- * puts them, for a sample or for a non-sample record's sample_id
- * (@sample_id_all). Returns the new size, or -EBADMSG if @ev is
- * shorter than its layout, -ENOSPC if @len is too small.
- */
-int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
-		bool sample_id_all, int32_t tgid, int32_t tid,
-		void *buf, size_t len);
 
 /* ---- options (tools/record-opts.c) ------------------------------------ */
 
