@@ -171,9 +171,11 @@ static int open_channels(struct record *rec)
 		return err;
 	}
 	if (rec->o.cmd) {
-		err = rec_child_fork(rec->o.cmd, &rec->child);
-		if (err)
+		err = pebs_workload__fork(rec->o.cmd, &rec->child);
+		if (err) {
+			tool_err("record", "%s", pebs_errmsg());
 			return err;
+		}
 		if (cmd_task && pebs_ids__push(targets, rec->child.pid))
 			return -ENOMEM;
 	}
@@ -387,8 +389,7 @@ static int run(struct record *rec)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record rec = { .child = { .pid = -1, .go_fd = -1,
-					 .err_fd = -1 } };
+	struct record rec = { .child = PEBS_WORKLOAD_INIT };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int ret = REC_EXIT_SETUP, err, child_status;
 
@@ -459,8 +460,9 @@ int cmd_record(int argc, char **argv)
 		goto out_discard;
 	}
 	if (rec.o.cmd) {
-		err = rec_child_go(&rec.child);
+		err = pebs_workload__go(&rec.child);
 		if (err) {
+			tool_err("record", "%s", pebs_errmsg());
 			ret = err == -ENOENT ? REC_EXIT_NOTFOUND :
 					       REC_EXIT_NOEXEC;
 			goto out_discard;
@@ -484,7 +486,7 @@ int cmd_record(int argc, char **argv)
 	goto out;
 
 out_discard:
-	rec_child_abort(&rec.child);
+	pebs_workload__abort(&rec.child);
 	rec_out_discard(rec.out);
 	rec.out = NULL;
 out:

@@ -59,22 +59,6 @@ int rec_online_cpus(struct pebs_ids *cpus);
 int rec_parse_pids(const char *str, bool threads, struct pebs_ids *out,
 		   struct pebs_ids *procs);
 
-/*
- * A forked command held before exec: it blocks until rec_child_go(),
- * then execs. rec_child_go() returns 0 once the exec succeeded, or
- * -errno (tool_err already said which) if it failed.
- */
-struct rec_child {
-	pid_t pid;
-	int go_fd;		/* write end: one byte releases the child */
-	int err_fd;		/* read end: errno of a failed exec, or EOF */
-	const char *file;
-};
-
-int rec_child_fork(char **argv, struct rec_child *c);
-int rec_child_go(struct rec_child *c);
-/* kill and reap a child that was never released (error paths) */
-void rec_child_abort(struct rec_child *c);
 
 /* ---- attribution (lib/attrib/attrib.c) ---------------------------------------- */
 
@@ -235,7 +219,7 @@ struct record {
 	struct pebs_switchrec *swrec;	/* the history into the file */
 	struct rec_out *out;
 	struct pebs_chanset *set;
-	struct rec_child child;
+	struct pebs_workload child;
 	struct pebs_ids targets;	/* CPUs, or pids/tids to open */
 	struct pebs_ids procs;		/* -p processes, to see them end */
 	struct pebs_ids gone;		/* targets whose LOST_SAMPLES went out */

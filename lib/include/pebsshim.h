@@ -3801,6 +3801,44 @@ PEBS_API int pebs_sample__add_tid(const struct pebs_sample_layout *l,
 				  int32_t tgid, int32_t tid, void *buf,
 				  size_t len);
 
+/* ---- core: a command held before its exec ---- */
+
+/*
+ * struct pebs_workload - a command forked and held before its exec
+ * (perf's prepare/start workload), so that the events watching it are
+ * open when it starts: @pid is the child (-1: none). Start from
+ * PEBS_WORKLOAD_INIT.
+ */
+struct pebs_workload {
+	pid_t pid;
+	int go_fd;		/* write end: one byte releases the child */
+	int err_fd;		/* read end: errno of a failed exec, or EOF */
+	const char *file;	/* argv[0] */
+};
+
+#define PEBS_WORKLOAD_INIT { .pid = -1, .go_fd = -1, .err_fd = -1 }
+
+/*
+ * pebs_workload__fork - fork the command @argv (argv[0] looked up in
+ * PATH at the exec); the child waits for pebs_workload__go. Returns 0,
+ * or -errno of pipe2/fork (named in pebs_errmsg()).
+ */
+PEBS_API int pebs_workload__fork(char *const argv[], struct pebs_workload *w);
+
+/*
+ * pebs_workload__go - release the child: it execs. Returns 0 once the
+ * exec succeeded, or the exec's -errno (e.g. -ENOENT; the child is then
+ * reaped and w->pid is -1), named in pebs_errmsg().
+ */
+PEBS_API int pebs_workload__go(struct pebs_workload *w);
+
+/*
+ * pebs_workload__abort - end a child never released (it exits 127
+ * without its exec) and reap it; closes what is left open. Safe on a
+ * released child (its pipes are closed) or on PEBS_WORKLOAD_INIT.
+ */
+PEBS_API void pebs_workload__abort(struct pebs_workload *w);
+
 #ifdef __cplusplus
 }
 #endif
