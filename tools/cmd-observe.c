@@ -128,19 +128,9 @@ static int parse_cpus(const char *s, struct pebs_ids *cpus)
 
 static void task_comm(int pid, char *buf, size_t len)
 {
-	char path[64];
-	FILE *f;
-
 	snprintf(buf, len, "%s", pid == 0 ? "[idle]" : pid < 0 ? "-" : "?");
-	if (pid <= 0)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
+	if (pid > 0)
+		pebs_proc__comm(pid, buf, len);
 }
 
 /* index of the event counting @hw (a generic hardware event), or -1 */

@@ -134,25 +134,6 @@ bool pebs_attrib__comm_known(struct pebs_attrib *a, int32_t tid)
 	return e && e->comm[0];
 }
 
-static bool proc_comm(int32_t tid, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return true;
-}
-
 const char *pebs_attrib__comm(struct pebs_attrib *a, int32_t tid,
 			      const char *fallback)
 {
@@ -163,7 +144,7 @@ const char *pebs_attrib__comm(struct pebs_attrib *a, int32_t tid,
 		return e->comm;
 	if (tid == 0) {
 		snprintf(comm, sizeof(comm), "swapper");
-	} else if (!(tid > 0 && proc_comm(tid, comm, sizeof(comm)))) {
+	} else if (!(tid > 0 && !pebs_proc__comm(tid, comm, sizeof(comm)))) {
 		if (fallback && *fallback)
 			return fallback;
 		snprintf(a->tmp, sizeof(a->tmp), ":%d", tid);
@@ -185,7 +166,7 @@ int pebs_attrib__load_proc(struct pebs_attrib *a, pid_t pid)
 	int err = pebs_proc__tasks(pid, &tids);
 
 	for (unsigned int i = 0; !err && i < tids.n; i++)
-		if (proc_comm(tids.v[i], comm, sizeof(comm)))
+		if (!pebs_proc__comm(tids.v[i], comm, sizeof(comm)))
 			pebs_attrib__set_comm(a, pid, tids.v[i], comm);
 	pebs_ids__free(&tids);
 	return err;

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * proc.c - the one reader of /proc's process and task lists: the
- * processes now running, the threads of a process, a thread's process.
+ * processes now running, the threads of a process, a thread's process
+ * and its name.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/internal.h"
 
@@ -76,4 +79,26 @@ pid_t pebs_proc__tgid(pid_t tid)
 			break;
 	fclose(f);
 	return tgid;
+}
+
+int pebs_proc__comm(pid_t tid, char *buf, size_t len)
+{
+	char path[64], name[64];
+	ssize_t n;
+	int fd;
+
+	if (!buf || !len)
+		return pebs_err(-EINVAL, "thread name: no buffer");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pebs_err(-ESRCH, "thread %d is gone", (int)tid);
+	n = read(fd, name, sizeof(name) - 1);
+	close(fd);
+	if (n <= 0)
+		return pebs_err(-ESRCH, "thread %d is gone", (int)tid);
+	name[n] = '\0';
+	name[strcspn(name, "\n")] = '\0';
+	snprintf(buf, len, "%s", name);
+	return 0;
 }

@@ -3700,6 +3700,13 @@ PEBS_API int pebs_proc__tasks(pid_t pid, struct pebs_ids *out);
  */
 PEBS_API pid_t pebs_proc__tgid(pid_t tid);
 
+/*
+ * pebs_proc__comm - the name of thread @tid (/proc/TID/comm, without
+ * its newline) into @buf (@len bytes, cut to fit). Returns 0, or -ESRCH
+ * (@tid is gone; @buf unchanged) or -EINVAL.
+ */
+PEBS_API int pebs_proc__comm(pid_t tid, char *buf, size_t len);
+
 /* ---- session: filter options ---- */
 
 /*

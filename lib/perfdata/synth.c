@@ -205,20 +205,13 @@ static int synth_mmap2(struct pebs_perfdata_writer *w, pid_t pid,
 static int synth_comms(struct pebs_perfdata_writer *w, pid_t tgid)
 {
 	struct pebs_ids tids = { 0 };
-	char path[64], comm[64];
+	char comm[64];
 	int nr = 0, err;
 
 	err = pebs_proc__tasks(tgid, &tids);
 	for (unsigned int i = 0; !err && i < tids.n; i++) {
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", tgid,
-			 tids.v[i]);
-		n = wr_read_small(path, comm, sizeof(comm));
-		if (n < 0)
+		if (pebs_proc__comm(tids.v[i], comm, sizeof(comm)))
 			continue;	/* the thread exited meanwhile */
-		if (n && comm[n - 1] == '\n')
-			comm[n - 1] = '\0';
 		err = synth_comm(w, tgid, tids.v[i], comm);
 		nr++;
 	}

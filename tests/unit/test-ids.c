@@ -3,7 +3,8 @@
  * test-ids.c - id lists (lib/core/idlist.c): the one pid/tid list
  * grammar with ranges, repeats dropped, bad items named; the CPUs of a
  * bitmap as ids (lib/core/cpulist.c); /proc's processes and tasks
- * (lib/core/proc.c) against this process and a thread of its own.
+ * and names (lib/core/proc.c) against this process and a thread of its
+ * own.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -99,6 +100,7 @@ static void *thread_main(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&lock);
+	pthread_setname_np(pthread_self(), "ids-thread");
 	thread_tid = (int)syscall(SYS_gettid);
 	pthread_cond_broadcast(&cond);
 	while (!thread_done)
@@ -110,6 +112,7 @@ static void *thread_main(void *arg)
 static void test_proc(void **state)
 {
 	struct pebs_ids l = { 0 };
+	char comm[32];
 	pthread_t thr;
 
 	(void)state;
@@ -128,6 +131,10 @@ static void test_proc(void **state)
 	assert_int_equal(l.n, 2);
 	pebs_ids__free(&l);
 	assert_int_equal(pebs_proc__tgid(thread_tid), getpid());
+	assert_int_equal(pebs_proc__comm(thread_tid, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "ids-thread");
+	assert_int_equal(pebs_proc__comm(thread_tid, comm, 4), 0);
+	assert_string_equal(comm, "ids");
 	assert_int_equal(pebs_proc__tgid(getpid()), getpid());
 
 	assert_int_equal(pebs_proc__pids(&l), 0);
@@ -147,6 +154,8 @@ static void test_proc(void **state)
 	assert_int_equal(pebs_proc__tasks(1 << 23, &l), -ESRCH);
 	assert_int_equal(l.n, 0);
 	assert_int_equal(pebs_proc__tgid(1 << 23), -ESRCH);
+	assert_int_equal(pebs_proc__comm(1 << 23, comm, sizeof(comm)), -ESRCH);
+	assert_string_equal(comm, "ids");	/* unchanged */
 	assert_int_equal(pebs_proc__tasks(0, &l), -EINVAL);
 }
 
