@@ -107,8 +107,9 @@ static const char *by_name(const struct plot *p)
 	return names[p->by];
 }
 
-static int write_picture(struct plot *p, FILE *f)
+static int write_picture(void *arg, FILE *f)
 {
+	struct plot *p = arg;
 	const char *ev = p->events;
 	char title[512], sub[512];
 
@@ -147,54 +148,15 @@ static int write_picture(struct plot *p, FILE *f)
 	}
 }
 
-/* Write to FILE.tmp, then rename: a failure keeps what FILE was. */
+/* stdout, or FILE replaced whole: a failure keeps what FILE was */
 static int output(struct plot *p)
 {
-	char *tmp = NULL;
-	struct stat st;
-	FILE *f;
-	int fd, err;
+	int err = strcmp(p->out, "-") ?
+		  pebs_output__replace(p->out, write_picture, p) :
+		  write_picture(p, stdout);
 
-	if (!strcmp(p->out, "-")) {
-		err = write_picture(p, stdout);
-		if (err)
-			tool_err("plot", "%s", pebs_errmsg());
-		return err ? 1 : 0;
-	}
-	/* a device or fifo is not replaced by a file (rename would) */
-	if (!stat(p->out, &st) && !S_ISREG(st.st_mode)) {
-		tool_err("plot", "%s is not a regular file: give a file path, or - "
-			 "for standard output", p->out);
-		return 1;
-	}
-	if (asprintf(&tmp, "%s.XXXXXX", p->out) < 0) {
-		tool_err("plot", "out of memory");
-		return 1;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		tool_err("plot", "cannot create %s: %s: give a writable -o path",
-			 tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return 1;
-	}
-	err = write_picture(p, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	/* mkstemp makes 0600: a picture is as readable as other files */
-	if (!err && chmod(tmp, 0666 & ~umask(umask(0))))
-		err = -errno;
-	if (!err && rename(tmp, p->out))
-		err = -errno;
-	if (err) {
-		tool_err("plot", "cannot write %s: %s (%s left unchanged)", p->out,
-			 pebs_errmsg()[0] ? pebs_errmsg() : strerror(-err),
-			 p->out);
-		unlink(tmp);
-	}
-	free(tmp);
+	if (err)
+		tool_err("plot", "%s", pebs_errmsg());
 	return err ? 1 : 0;
 }
 

@@ -3846,6 +3846,21 @@ PEBS_API int pebs_workload__go(struct pebs_workload *w);
  */
 PEBS_API void pebs_workload__abort(struct pebs_workload *w);
 
+/* ---- perfdata: an output replaced whole ---- */
+
+/*
+ * pebs_output__replace - write @path through @write(@ctx, f) into a new
+ * file beside it (@path.XXXXXX), given the umask's permissions and
+ * renamed over @path only once all of it is written: a failure leaves
+ * @path as it was and no file behind. @path must be absent or a regular
+ * file (pebs_output__check). Returns 0, the errors of
+ * pebs_output__check(), or -errno of creating, writing or renaming, or
+ * @write's -errno (pebs_errmsg() names the path). Reads the umask by
+ * setting it: call it while no other thread creates files.
+ */
+PEBS_API int pebs_output__replace(const char *path,
+				  int (*write)(void *ctx, FILE *f), void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -666,6 +666,47 @@ static void test_for_perf(void **state)
 		assert_int_equal(rename(path, keep), 0);
 }
 
+static int write_text(void *ctx, FILE *f)
+{
+	const char *text = ctx;
+
+	if (!strcmp(text, "fail"))
+		return pebs_err(-ENOSPC, "no room");
+	fputs(text, f);
+	return 0;
+}
+
+/* pebs_output__replace: all or nothing, the umask's permissions */
+static void test_replace(void **state)
+{
+	char sub[PATH_MAX], path[PATH_MAX], buf[64];
+	struct stat st;
+	mode_t old = umask(027);
+
+	(void)state;
+	assert_int_equal(t_put_file(dir, "replace/pic.svg", "old\n"), 0);
+	path_of(sub, sizeof(sub), "replace");
+	path_of(path, sizeof(path), "replace/pic.svg");
+	assert_int_equal(pebs_output__replace(path, write_text, "new\n"), 0);
+	assert_true(get_file(path, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "new\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(nr_entries(sub), 1);
+	/* a failed write: the file as it was, nothing left beside it */
+	assert_int_equal(pebs_output__replace(path, write_text, "fail"),
+			 -ENOSPC);
+	assert_non_null(strstr(pebs_errmsg(), "no room"));
+	assert_non_null(strstr(pebs_errmsg(), "left unchanged"));
+	assert_true(get_file(path, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "new\n");
+	assert_int_equal(nr_entries(sub), 1);
+	/* not over a directory (nor a device or fifo) */
+	assert_int_equal(pebs_output__replace(sub, write_text, "x"), -EEXIST);
+	assert_int_equal(pebs_output__replace(path, NULL, NULL), -EINVAL);
+	umask(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_api_rules),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_for_perf),
+		cmocka_unit_test(test_replace),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
