@@ -90,18 +90,6 @@ static void test_abort(void **state)
 	assert_int_equal(pebs_workload__fork(NULL, &w), -EINVAL);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	return t_rm_tree(dir);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +97,12 @@ int main(void)
 		cmocka_unit_test(test_exec_fails),
 		cmocka_unit_test(test_abort),
 	};
+	int rc;
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	if (!mkdtemp(dir))
+		return 1;
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	if (t_rm_tree(dir))
+		rc = 1;
+	return rc;
 }
