@@ -10,6 +10,8 @@
 #                   then runs every suite through prove: unit, live, CLI,
 #                   fuzz, the same unit/live tests under ASan+UBSan, and
 #                   the module tests inside a qemu guest
+#   make check-layers  lib/'s folders keep the direction of lib/README.md
+#                   (scripts/check-layers.py on the sources and objects)
 #   make check-unit | check-live | check-cli | check-fuzz | check-vm |
 #        check-san  one suite
 #   make check-vm-stress  the heavy module runs in qemu (SMP readers,
@@ -106,8 +108,8 @@ DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev libdw-dev
 
 .PHONY: all lib tool tests kmod vmbins fuzz check check-unit check-live \
-	check-cli check-fuzz check-vm check-vm-stress check-debug check-san \
-	check-patch bench bench-build bench-vm deps install uninstall clean
+	check-layers check-cli check-fuzz check-vm check-vm-stress check-debug \
+	check-san check-patch bench bench-build bench-vm deps install uninstall clean
 
 all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins man \
 	$(if $(KDIR),kmod)
@@ -118,7 +120,8 @@ tests: $(UNIT) $(LIVE) $(WORKLOADS) $(PROBE)
 vmbins: $(VMBINS)
 fuzz: $(FUZZ)
 
-$(B)/%.o: %.c $(wildcard include/*.h lib/*/*.h lib/include/*.h tools/*.h)
+$(B)/%.o: %.c $(wildcard include/*.h lib/*/*.h lib/include/*.h \
+		 lib/include/pebsshim/*.h tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -145,7 +148,7 @@ $(B)/tests/live/%: $(B)/tests/live/%.o $(T_HELPERS) $(LIB_A)
 $(PROBE): $(B)/tests/probe.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/tests/%.o: tests/%.c $(wildcard include/*.h lib/*/*.h lib/include/*.h \
-		 tests/*.h)
+		 lib/include/pebsshim/*.h tests/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c -o $@ $<
 
@@ -166,19 +169,20 @@ $(B)/bench/%: bench/%.c $(LIB_A)
 
 # Static guest binaries: no sanitizers (the guest has no shared libs).
 $(B)/vm/%: tests/vm/%.c tests/helpers.c $(LIB_SRCS) $(wildcard include/*.h \
-	   lib/*/*.h lib/include/*.h tests/*.h tests/vm/*.h)
+	   lib/*/*.h lib/include/*.h lib/include/pebsshim/*.h tests/*.h \
+	   tests/vm/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests -std=gnu11 $(WARN) -O2 -g -static -o $@ \
 		$< tests/helpers.c $(LIB_SRCS) $(LDLIBS)
 $(B)/vm/pebs-shim: $(TOOL_SRCS) $(LIB_SRCS) $(wildcard include/*.h lib/*/*.h \
-		   lib/include/*.h tools/*.h)
+		   lib/include/*.h lib/include/pebsshim/*.h tools/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -g -static -o $@ \
 		$(TOOL_SRCS) $(LIB_SRCS) $(LDLIBS)
 
 # libFuzzer targets: built with clang over the library sources.
 $(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard include/*.h lib/*/*.h \
-	     lib/include/*.h)
+	     lib/include/*.h lib/include/pebsshim/*.h)
 	@mkdir -p $(@D)
 	$(CLANG) $(CPPFLAGS) -std=gnu11 -g -O1 \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) \
@@ -208,12 +212,17 @@ FUZZ_T := $(sort $(wildcard tests/fuzz/*.t))
 VM_T := $(sort $(wildcard tests/vm/*.t))
 PATCH_T := $(sort $(wildcard patches/*.t))
 
+# check-layers runs after the build (deps installs what the build needs)
 check: deps
 	$(MAKE) all fuzz
+	$(MAKE) check-layers
 	$(MAKE) SAN=1 tests
 	@$(call prove-list,$(UNIT) $(LIVE) $(CLI_T) $(FUZZ_T) $(PATCH_T) \
 		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) $(VM_T))
 
+# the includes and calls between lib/'s folders against lib/README.md
+check-layers: lib
+	python3 scripts/check-layers.py --src . --build $(B)
 check-unit: tests
 	@$(call prove-list,$(UNIT))
 check-live: tests
@@ -308,10 +317,13 @@ MAN4 := $(sort $(wildcard man/*.4))
 # link per function, from libpebsshim.3; pebs-shim-<command>.1 from
 # pebs-shim.1; $(MAN_LIST) names them (relative to $(B)/man)
 MAN_LIST := $(B)/man/pages
+# the module headers pebsshim.h includes (installed into pebsshim/)
+PUB_HDRS := $(sort $(wildcard lib/include/pebsshim/*.h))
 INSTALLED := $(BINDIR)/pebs-shim \
 	$(addprefix $(LIBDIR)/,libpebsshim.a $(notdir $(LIB_SO) $(LIB_LINKS))) \
 	$(LIBDIR)/pkgconfig/libpebsshim.pc \
 	$(INCLUDEDIR)/pebsshim.h $(INCLUDEDIR)/pebs_map.h \
+	$(patsubst lib/include/%,$(INCLUDEDIR)/%,$(PUB_HDRS)) \
 	$(patsubst man/%,$(MANDIR)/man1/%,$(MAN1)) \
 	$(patsubst man/%,$(MANDIR)/man3/%,$(MAN3)) \
 	$(patsubst man/%,$(MANDIR)/man4/%,$(MAN4))
@@ -339,7 +351,7 @@ FORCE:
 
 install: lib tool $(PC) $(MAN_LIST)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
-		$(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(INCLUDEDIR)/pebsshim $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/pebs-shim
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
@@ -349,6 +361,7 @@ install: lib tool $(PC) $(MAN_LIST)
 	install -m 0644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 0644 lib/include/pebsshim.h include/pebs_map.h \
 		$(DESTDIR)$(INCLUDEDIR)/
+	install -m 0644 $(PUB_HDRS) $(DESTDIR)$(INCLUDEDIR)/pebsshim/
 	install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(MAN3) $(DESTDIR)$(MANDIR)/man3/
 	$(if $(MAN4),install -m 0644 $(MAN4) $(DESTDIR)$(MANDIR)/man4/)

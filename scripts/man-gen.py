@@ -145,8 +145,26 @@ def th(name, sec, version, kind):
             f'"pebs-shim {version}" "{kind}"', '.nh', '.ad l']
 
 
+def module_headers():
+    """{function: "pebsshim/<module>.h"} of every PEBS_API function of
+    the module headers pebsshim.h includes"""
+    mod = {}
+    d = 'lib/include/pebsshim'
+    for f in sorted(os.listdir(d)):
+        if not f.endswith('.h'):
+            continue
+        text = re.sub(r'/\*.*?\*/', ' ', open(os.path.join(d, f)).read(),
+                      flags=re.S)
+        for decl in re.findall(r'\bPEBS_API\b([^;{]*)', text):
+            m = re.search(r'\b([A-Za-z_]\w*)\s*\(', decl)
+            if m:
+                mod[m.group(1)] = 'pebsshim/' + f
+    return mod
+
+
 def man3(version, out):
     src = open('man/libpebsshim.3').read().split('\n')
+    headers = module_headers()
     funcs = sections(sh_section(src, 'FUNCTIONS'), '.SS')
     pages = {}
     for title, body in funcs:
@@ -167,9 +185,15 @@ def man3(version, out):
         fns = [n for _, _, items in parts for names, _, _ in items
                for n in names]
         lines = th(name, 3, version, 'Library Functions Manual')
+        # the umbrella, and the module header that declares them all
+        # (a family spread over modules has only the umbrella)
+        mods = sorted(set(headers.get(f, '') for f in fns))
+        inc = ['.B #include <pebsshim.h>']
+        if len(mods) == 1 and mods[0]:
+            inc += ['.RB "(or only " "#include <%s>" )' % mods[0]]
         lines += ['.SH NAME', ', '.join(esc(f) for f in fns) + ' \\- ' +
                   '; '.join(esc(t[0].lower() + t[1:]) for t, _, _ in parts),
-                  '.SH SYNOPSIS', '.nf', '.B #include <pebsshim.h>', '.fi']
+                  '.SH SYNOPSIS', '.nf'] + inc + ['.fi']
         for _, _, items in parts:
             for _, proto, _ in items:
                 lines += ['.PP', '.nf'] + proto + ['.fi']

@@ -25,7 +25,6 @@
 #include "cmds.h"
 #include "util.h"
 
-#define MAX_CPUS 1024
 
 static volatile sig_atomic_t interrupted;
 
@@ -117,11 +116,11 @@ static void usage(FILE *f)
 /* a CPU list (pebs_cpulist__parse) into @cpus, in order */
 static int parse_cpus(const char *s, struct pebs_ids *cpus)
 {
-	static uint64_t bits[MAX_CPUS / 64];
+	static uint64_t bits[PEBS_MAX_CPUS / 64];
 
 	pebs_ids__free(cpus);
-	if (pebs_cpulist__parse(s, MAX_CPUS, bits) ||
-	    pebs_cpulist__ids(bits, MAX_CPUS, cpus))
+	if (pebs_cpulist__parse(s, PEBS_MAX_CPUS, bits) ||
+	    pebs_cpulist__ids(bits, PEBS_MAX_CPUS, cpus))
 		return -1;
 	return cpus->n;
 }
@@ -219,7 +218,7 @@ static int pick_on_cpu(const struct pebs_ids *cpus)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-	for (long c = 0; c < online && c < MAX_CPUS; c++)
+	for (long c = 0; c < online && c < PEBS_MAX_CPUS; c++)
 		if (!pebs_ids__has(cpus, c))
 			return c;
 	return -1;
@@ -388,7 +387,7 @@ int cmd_observe(int argc, char **argv)
 			}
 			break;
 		case OPT_ON:
-			if (!tool_parse_u64(optarg, &v) || v >= MAX_CPUS)
+			if (!tool_parse_u64(optarg, &v) || v >= PEBS_MAX_CPUS)
 				return tool_usage_err("observe", "bad --on CPU '%s'", optarg);
 			on_cpu = v;
 			break;

@@ -33,7 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map/map.h"
+#include "pebsshim/attrib.h"
+#include "map/map-int.h"
 #include "core/opts.h"
 #include "map/timeline-int.h"
 
@@ -65,29 +66,29 @@ int pebs_switchrec__new(struct pebs_timeline *tl,
 	unsigned int nr;
 
 	if (!tl || !attr || !srp)
-		return pebs_err(-EINVAL, "switch records: no timeline or attr");
+		return core_err(-EINVAL, "switch records: no timeline or attr");
 	map = timeline_map(tl);
 	if (!map)
-		return pebs_err(-EINVAL, "switch records: the timeline is not "
+		return core_err(-EINVAL, "switch records: the timeline is not "
 				"fed from /dev/pebs_map");
 	if (map->hdr.clock != PEBS_MAP_CLOCK_LOCAL || attr->use_clockid)
-		return pebs_err(-EINVAL, "switch records: the history's clock "
+		return core_err(-EINVAL, "switch records: the history's clock "
 				"is not the samples' (use_clockid %u, map "
 				"clock %u): record without -k/--clockid",
 				attr->use_clockid, map->hdr.clock);
 	if (!attr->sample_id_all || (attr->sample_type & need) != need)
-		return pebs_err(-EINVAL, "switch records: the attr has no "
+		return core_err(-EINVAL, "switch records: the attr has no "
 				"sample_id_all with TIME and CPU to place "
 				"them (record per CPU: -a or -C)");
 	if (attr->context_switch)
-		return pebs_err(-EINVAL, "switch records: the attr has "
+		return core_err(-EINVAL, "switch records: the attr has "
 				"context_switch set, so the kernel's records "
 				"could not be told from the module's: drop "
 				"--switch-events");
 	nr = timeline_nr_cpus(tl);
 	sr = calloc(1, sizeof(*sr) + nr * sizeof(sr->cpu[0]));
 	if (!sr)
-		return pebs_err(-ENOMEM, "switch records: out of memory");
+		return core_err(-ENOMEM, "switch records: out of memory");
 	sr->tl = tl;
 	sr->sample_type = attr->sample_type;
 	sr->nr_cpus = nr;
@@ -108,7 +109,7 @@ int pebs_switchrec__set_cpu(struct pebs_switchrec *sr, unsigned int cpu,
 	size_t n;
 
 	if (!sr || cpu >= sr->nr_cpus)
-		return pebs_err(-EINVAL, "switch records: CPU %u not in the "
+		return core_err(-EINVAL, "switch records: CPU %u not in the "
 				"history (%u CPUs)", cpu,
 				sr ? sr->nr_cpus : 0);
 	sr->cpu[cpu].on = true;
@@ -259,12 +260,12 @@ int pebs_switchrec__write(struct pebs_switchrec *sr,
 	int err;
 
 	if (!sr || !user_cbs)
-		return pebs_err(-EINVAL, "switch records: nowhere to write");
-	err = pebs_opts_copy(&cbs, sizeof(cbs), user_cbs, "pebs_switchrec_cbs");
+		return core_err(-EINVAL, "switch records: nowhere to write");
+	err = opts_copy(&cbs, sizeof(cbs), user_cbs, "pebs_switchrec_cbs");
 	if (err)
 		return err;
 	if (!cbs.write)
-		return pebs_err(-EINVAL, "switch records: nowhere to write");
+		return core_err(-EINVAL, "switch records: nowhere to write");
 	for (unsigned int cpu = 0; cpu < sr->nr_cpus && !err; cpu++)
 		if (sr->cpu[cpu].on)
 			err = write_cpu(sr, cpu, &cbs, ctx);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/attrib.h"
 #include "core/internal.h"
 #include "core/opts.h"
 
@@ -181,16 +182,16 @@ int pebs_attrib__new(enum pebs_attrib_mode mode, struct pebs_map *map,
 	int err;
 
 	if (!ap || mode > PEBS_ATTRIB_SWITCH)
-		return pebs_err(-EINVAL, "attribution: bad mode %d",
+		return core_err(-EINVAL, "attribution: bad mode %d",
 				(int)mode);
 	if ((mode == PEBS_ATTRIB_MAP || mode == PEBS_ATTRIB_BOTH) && !map)
-		return pebs_err(-EINVAL, "attribution by the switch history "
+		return core_err(-EINVAL, "attribution by the switch history "
 				"needs the table: open /dev/pebs_map "
 				"(pebs_map__open) first");
 	a = calloc(1, sizeof(*a));
 	if (!a || comms_alloc(a, 1024)) {
 		free(a);
-		return pebs_err(-ENOMEM, "attribution: out of memory");
+		return core_err(-ENOMEM, "attribution: out of memory");
 	}
 	a->mode = mode;
 	a->map = map;
@@ -206,7 +207,7 @@ int pebs_attrib__new(enum pebs_attrib_mode mode, struct pebs_map *map,
 	}
 	if (err) {
 		pebs_attrib__delete(a);
-		return pebs_err(err, "attribution: cannot start the switch "
+		return core_err(err, "attribution: cannot start the switch "
 				"timeline: %s", strerror(-err));
 	}
 	*ap = a;
@@ -297,7 +298,7 @@ int pebs_attrib__record(struct pebs_attrib *a,
 
 	*who = (struct pebs_attrib_who){ 0, 0 };
 	if (ev->size < sizeof(*ev))
-		return pebs_err(-EBADMSG, "a record of %u bytes", ev->size);
+		return core_err(-EBADMSG, "a record of %u bytes", ev->size);
 	for (unsigned int i = 0; i < 4 && 4 * (i + 1) <= len; i++)
 		v[i] = (int32_t)ld32(body + 4 * i);
 	switch (ev->type) {
@@ -371,7 +372,7 @@ int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 	int err;
 
 	/* the caller's table of any size (sz): absent callbacks are NULL */
-	err = pebs_opts_copy(&c, sizeof(c), user_cbs, "pebs_attrib_cbs");
+	err = opts_copy(&c, sizeof(c), user_cbs, "pebs_attrib_cbs");
 	if (err)
 		return err;
 	a->st.samples++;
@@ -383,7 +384,7 @@ int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 			 sizeof(*a->held)) ||
 		    grow((void **)&a->raw, &a->raw_cap,
 			 a->raw_len + raw->size, 1))
-			return pebs_err(-ENOMEM, "attribution: out of memory");
+			return core_err(-ENOMEM, "attribution: out of memory");
 		h = &a->held[a->nr_held++];
 		h->tag = tag;
 		h->rec_off = a->raw_len;
@@ -397,7 +398,7 @@ int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 	if (a->mode != PEBS_ATTRIB_TID) {
 		if (grow((void **)&a->chk, &a->cap_chk, a->nr_chk + 1,
 			 sizeof(*a->chk)))
-			return pebs_err(-ENOMEM, "attribution: out of memory");
+			return core_err(-ENOMEM, "attribution: out of memory");
 		a->chk[a->nr_chk++] = (struct check){
 			.time = s->time, .cpu = s->cpu, .who = who,
 		};
@@ -445,14 +446,14 @@ int pebs_attrib__round(struct pebs_attrib *a,
 	const struct pebs_attrib_cbs *cbs = &c;
 	int err;
 
-	err = pebs_opts_copy(&c, sizeof(c), user_cbs, "pebs_attrib_cbs");
+	err = opts_copy(&c, sizeof(c), user_cbs, "pebs_attrib_cbs");
 	if (err)
 		return err;
 
 	if (a->map) {
 		err = pebs_timeline__update(a->tl);
 		if (err < 0)
-			return pebs_err(err, "cannot read the switch history: "
+			return core_err(err, "cannot read the switch history: "
 					"%s", strerror(-err));
 		comms_from_map(a);
 		err = 0;

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/c2c.h"
 #include "core/internal.h"
 
 #define C2C_MAPS_MAX	(1U << 20)	/* mappings held, all processes */

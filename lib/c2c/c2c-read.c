@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "pebsshim/session.h"
+#include "pebsshim/c2c.h"
 #include "c2c/c2c-read.h"
 
 /* Physical memory of one NUMA node (perf's mem2node phys_entry). */
@@ -238,9 +240,9 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	int err;
 
 	if (!c || !pd)
-		return pebs_err(-EINVAL, "c2c: no table or file");
+		return core_err(-EINVAL, "c2c: no table or file");
 	if (c2c_feed__new(pd, &rd.feed))
-		return pebs_err(-ENOMEM, "c2c: out of memory");
+		return core_err(-ENOMEM, "c2c: out of memory");
 	pebs_perfdata__rewind(pd);
 	/* as perf's ordered events deliver them: a system-wide recording
 	 * writes each CPU's ring in turn, so an exec's MMAPs can follow
@@ -250,7 +252,7 @@ int pebs_c2c__read_perfdata(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	if (undecoded)
 		*undecoded = rd.bad;
 	if (err == -ENOMEM)
-		return pebs_err(err, "c2c: out of memory");
+		return core_err(err, "c2c: out of memory");
 	/* a damaged record: the records before it were counted */
 	return err < 0 ? -EBADMSG : 0;
 }

@@ -8,6 +8,7 @@
 #define PEBSSHIM_C2C_READ_H
 
 #include "core/internal.h"
+#include "pebsshim/c2c.h"
 
 struct c2c_feed;
 

@@ -7,7 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "c2c/c2c.h"
+#include "pebsshim/c2c.h"
+#include "c2c/c2c-int.h"
 
 #define DISPLAY_LINE_LIMIT 0.001	/* perf: a shown line's share */
 

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stddef.h>
 
+#include "pebsshim/c2c.h"
 #include "core/internal.h"
 
 #ifndef PERF_MEM_SNOOPX_PEER

@@ -16,7 +16,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "c2c/c2c.h"
+#include "pebsshim/c2c.h"
+#include "c2c/c2c-int.h"
 
 /* Make room for one more element of @size bytes in *@a (n used, cap). */
 static int vec_grow(void **a, size_t *cap, size_t n, size_t size)
@@ -348,7 +349,7 @@ static int line_sets(struct pebs_c2c *c, uint32_t li,
 
 int pebs_c2c__add(struct pebs_c2c *c, const struct pebs_c2c_sample *s)
 {
-	bool kernel = s->addr >= KERNEL_ADDR;
+	bool kernel = s->addr >= KERNEL_START;
 	struct pebs_c2c_dkey k = {
 		.al_addr = s->addr,
 		.cpumode = kernel ? PERF_RECORD_MISC_KERNEL :

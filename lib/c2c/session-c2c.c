@@ -22,8 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/session.h"
+#include "pebsshim/c2c.h"
 #include "c2c/c2c-read.h"
-#include "session/session.h"
+#include "session/session-int.h"
 
 #define RING 32		/* samples whose line lookups overlap */
 #define QUALIFIED UINT32_MAX	/* pline.tail of a line that qualified */
@@ -112,8 +114,15 @@ static bool any_data_src(const struct pebs_perfdata *pd)
 	return false;
 }
 
-int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
-		unsigned int flags, bool one_thread, struct ss_c2c **fp)
+static void ss_c2c__free(struct ss_c2c *f);
+
+/*
+ * A feed of @c for @pd (its HEADER_MEM_TOPOLOGY read); @one_thread: every
+ * sample of @pd is of one thread.
+ */
+static int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
+		       unsigned int flags, bool one_thread,
+		       struct ss_c2c **fp)
 {
 	struct ss_c2c *f = calloc(1, sizeof(*f));
 
@@ -133,19 +142,21 @@ int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	return 0;
 }
 
-void ss_c2c__free(struct ss_c2c *f)
+static void ss_c2c__free(struct ss_c2c *f)
 {
 	if (!f)
 		return;
 	c2c_feed__free(f->feed);
-	pebs_big_free(f->lines, f->cap_lines, sizeof(*f->lines));
+	big_free(f->lines, f->cap_lines, sizeof(*f->lines));
 	free(f->wait);
 	free(f->dsos);
 	free(f->dso_slots);
 	free(f);
 }
 
-int ss_c2c__record(struct ss_c2c *f, const struct perf_event_header *ev)
+/* A non-sample record (the mappings), in time order. */
+static int ss_c2c__record(struct ss_c2c *f,
+			  const struct perf_event_header *ev)
 {
 	/* none_shared: no key is asked for */
 	return f->none_shared ? 0 : c2c_feed__record(f->feed, ev);
@@ -287,7 +298,7 @@ static uint64_t line_hash(const struct pkey *k)
 static int grow_lines(struct ss_c2c *f)
 {
 	size_t cap = f->cap_lines ? f->cap_lines * 2 : 4096, i, j;
-	struct pline *v = pebs_big_calloc(cap, sizeof(*v));
+	struct pline *v = big_calloc(cap, sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -301,7 +312,7 @@ static int grow_lines(struct ss_c2c *f)
 			;
 		v[j] = *l;
 	}
-	pebs_big_free(f->lines, f->cap_lines, sizeof(*f->lines));
+	big_free(f->lines, f->cap_lines, sizeof(*f->lines));
 	f->lines = v;
 	f->cap_lines = cap;
 	return 0;
@@ -414,7 +425,8 @@ static int drain(struct ss_c2c *f)
 	return err;
 }
 
-int ss_c2c__finish(struct ss_c2c *f)
+/* At the end of the pass (PEBS_SESSION_C2C_SHARED). */
+static int ss_c2c__finish(struct ss_c2c *f)
 {
 	/* the display follows whether any sample had a data source: one
 	   waiting line with one tells the table (a whole line, as exact
@@ -430,8 +442,13 @@ int ss_c2c__finish(struct ss_c2c *f)
 	return l ? release(f, l) : -ENOMEM;
 }
 
-int ss_c2c__sample(struct ss_c2c *f, const struct perf_event_header *ev,
-		   const struct pebs_sample *s, unsigned int idx)
+/*
+ * Add sample @s of event @idx (record @ev) to the c2c table, keyed and
+ * "mapped" with the mappings of its time.
+ */
+static int ss_c2c__sample(struct ss_c2c *f,
+			  const struct perf_event_header *ev,
+			  const struct pebs_sample *s, unsigned int idx)
 {
 	struct keyed *k = &f->ring[f->nr_ring];
 
@@ -453,4 +470,56 @@ int ss_c2c__sample(struct ss_c2c *f, const struct perf_event_header *ev,
 					     (f->cap_lines - 1)]);
 	f->nr_ring++;
 	return f->nr_ring == RING ? drain(f) : 0;
+}
+
+/* The feed as the session's hook: a failure is out of memory. */
+static int oom(void)
+{
+	return core_err(-ENOMEM, "session: out of memory");
+}
+
+static int hook_sample(void *arg, const struct perf_event_header *ev,
+		       const struct pebs_sample *s, unsigned int idx)
+{
+	return ss_c2c__sample(arg, ev, s, idx) ? oom() : 0;
+}
+
+static int hook_record(void *arg, const struct perf_event_header *ev)
+{
+	return ss_c2c__record(arg, ev) ? oom() : 0;
+}
+
+static int hook_finish(void *arg)
+{
+	return ss_c2c__finish(arg) ? oom() : 0;
+}
+
+static void hook_free(void *arg)
+{
+	ss_c2c__free(arg);
+}
+
+static const struct ss_hook_ops c2c_hook = {
+	.sz = sizeof(c2c_hook),
+	.sample = hook_sample,
+	.record = hook_record,
+	.finish = hook_finish,
+	.free = hook_free,
+};
+
+int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,
+			  unsigned int flags)
+{
+	struct ss_c2c *f;
+	int err;
+
+	if (!ss || (flags & ~PEBS_SESSION_C2C_SHARED))
+		return core_err(-EINVAL, "session: bad c2c flags");
+	err = ss_hook__set(ss, &c2c_hook, NULL);	/* the earlier feed */
+	if (err || !c)
+		return err;
+	/* one thread and no data source: no line can be shared */
+	if (ss_c2c__new(c, ss_perfdata(ss), flags, ss_one_thread(ss), &f))
+		return oom();
+	return ss_hook__set(ss, &c2c_hook, f);
 }

@@ -9,11 +9,11 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "session/session.h"
+#include "core/internal.h"
 
 #define HUGE_SIZE	(2u << 20)
 
-void *pebs_big_calloc(size_t n, size_t size)
+void *big_calloc(size_t n, size_t size)
 {
 	size_t len, extra;
 	uintptr_t p, a;
@@ -44,7 +44,7 @@ void *pebs_big_calloc(size_t n, size_t size)
 	return (void *)a;
 }
 
-void pebs_big_free(void *p, size_t n, size_t size)
+void big_free(void *p, size_t n, size_t size)
 {
 	size_t len = n * size;
 

@@ -34,11 +34,11 @@ int pebs_cpulist__parse(const char *str, unsigned int max_cpus,
 	size_t words;
 
 	if (!str || !bitmap || !max_cpus)
-		return pebs_err(-EINVAL, "cpu list: nothing to parse");
+		return core_err(-EINVAL, "cpu list: nothing to parse");
 	words = (max_cpus + 63) / 64;
 	memset(bitmap, 0, words * sizeof(*bitmap));
 	if (!*p)
-		return pebs_err(-EINVAL, "empty cpu list: give CPUs such as "
+		return core_err(-EINVAL, "empty cpu list: give CPUs such as "
 				"0-3,8");
 	for (;;) {
 		tok = p;
@@ -53,7 +53,7 @@ int pebs_cpulist__parse(const char *str, unsigned int max_cpus,
 		if (*p != ',' && *p)
 			goto bad;
 		if (hi >= max_cpus)
-			return pebs_err(-ERANGE, "cpu list: '%.*s' is beyond the "
+			return core_err(-ERANGE, "cpu list: '%.*s' is beyond the "
 					"%u CPUs: give CPUs 0-%u",
 					(int)(p - tok), tok, max_cpus,
 					max_cpus - 1);
@@ -64,7 +64,7 @@ int pebs_cpulist__parse(const char *str, unsigned int max_cpus,
 		p++;
 	}
 bad:
-	return pebs_err(-EINVAL, "cpu list: bad token '%.*s': give CPUs such "
+	return core_err(-EINVAL, "cpu list: bad token '%.*s': give CPUs such "
 			"as 0-3,8", (int)strcspn(tok, ","), tok);
 }
 
@@ -76,17 +76,17 @@ int pebs_cpulist__online(unsigned int max_cpus, uint64_t *bitmap)
 	int err;
 
 	if (!f)
-		return pebs_err(-errno, "cannot read %s: %s: is sysfs mounted?",
+		return core_err(-errno, "cannot read %s: %s: is sysfs mounted?",
 				path, strerror(errno));
 	if (!fgets(buf, sizeof(buf), f)) {
 		fclose(f);
-		return pebs_err(-EIO, "cannot read %s: empty", path);
+		return core_err(-EIO, "cannot read %s: empty", path);
 	}
 	fclose(f);
 	buf[strcspn(buf, "\n")] = '\0';
 	err = pebs_cpulist__parse(buf, max_cpus, bitmap);
 	if (err)
-		return pebs_err(err, "%s: '%s': %s", path, buf, pebs_errmsg());
+		return core_err(err, "%s: '%s': %s", path, buf, pebs_errmsg());
 	return 0;
 }
 
@@ -112,7 +112,7 @@ int pebs_cpulist__ids(const uint64_t *bitmap, unsigned int max_cpus,
 	int err = 0;
 
 	if (!bitmap || !out)
-		return pebs_err(-EINVAL, "cpu list: nothing to list");
+		return core_err(-EINVAL, "cpu list: nothing to list");
 	for (int c = pebs_cpulist__next(bitmap, max_cpus, 0); c >= 0 && !err;
 	     c = pebs_cpulist__next(bitmap, max_cpus, c + 1))
 		err = pebs_ids__push(out, c);

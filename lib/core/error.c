@@ -12,7 +12,7 @@ const char *pebs_errmsg(void)
 	return errbuf;
 }
 
-int pebs_err(int err, const char *fmt, ...)
+int core_err(int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -22,7 +22,7 @@ int pebs_err(int err, const char *fmt, ...)
 	return err;
 }
 
-void pebs_err_clear(void)
+void core_err_clear(void)
 {
 	errbuf[0] = '\0';
 }

@@ -17,13 +17,13 @@
 int pebs_ids__push(struct pebs_ids *l, int id)
 {
 	if (!l)
-		return pebs_err(-EINVAL, "id list: none");
+		return core_err(-EINVAL, "id list: none");
 	if (l->n == l->cap) {
 		unsigned int cap = l->cap ? 2 * l->cap : 16;
 		int *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
-			return pebs_err(-ENOMEM, "id list: out of memory");
+			return core_err(-ENOMEM, "id list: out of memory");
 		l->v = v;
 		l->cap = cap;
 	}
@@ -74,9 +74,9 @@ int pebs_ids__parse(struct pebs_ids *l, const char *str)
 	const char *p = str, *tok;
 
 	if (!l || !str)
-		return pebs_err(-EINVAL, "id list: nothing to parse");
+		return core_err(-EINVAL, "id list: nothing to parse");
 	if (!*p)
-		return pebs_err(-EINVAL, "empty id list: give ids such as "
+		return core_err(-EINVAL, "empty id list: give ids such as "
 				"1234,20-22");
 	for (;;) {
 		long lo, hi;
@@ -102,6 +102,6 @@ int pebs_ids__parse(struct pebs_ids *l, const char *str)
 		p++;
 	}
 bad:
-	return pebs_err(-EINVAL, "bad id '%.*s': give ids such as 1234,20-22",
+	return core_err(-EINVAL, "bad id '%.*s': give ids such as 1234,20-22",
 			(int)strcspn(tok, ","), tok);
 }

@@ -18,8 +18,8 @@ static size_t first_nonzero(const unsigned char *p, size_t from, size_t to)
 	return from;
 }
 
-int pebs_opts_copy(void *out, size_t out_sz, const void *in,
-		   const char *type)
+int opts_copy(void *out, size_t out_sz, const void *in,
+	      const char *type)
 {
 	size_t sz, at;
 
@@ -27,12 +27,12 @@ int pebs_opts_copy(void *out, size_t out_sz, const void *in,
 	if (in) {
 		memcpy(&sz, in, sizeof(sz));
 		if (sz < sizeof(sz))
-			return pebs_err(-EINVAL, "%s.sz is %zu: declare it "
+			return core_err(-EINVAL, "%s.sz is %zu: declare it "
 					"with PEBS_OPTS(%s, ...)", type, sz,
 					type);
 		at = first_nonzero(in, out_sz, sz);
 		if (at < sz)
-			return pebs_err(-EINVAL, "%s has a non-zero field at "
+			return core_err(-EINVAL, "%s has a non-zero field at "
 					"byte %zu, past the %zu bytes this "
 					"libpebsshim knows: use a newer "
 					"libpebsshim or leave it zero", type,
@@ -43,7 +43,7 @@ int pebs_opts_copy(void *out, size_t out_sz, const void *in,
 	return 0;
 }
 
-int pebs_attr_copy(struct perf_event_attr *dst,
+int opts_attr_copy(struct perf_event_attr *dst,
 		   const struct perf_event_attr *src, const char *what)
 {
 	size_t size = src->size ? src->size : sizeof(*dst);
@@ -51,13 +51,13 @@ int pebs_attr_copy(struct perf_event_attr *dst,
 
 	memset(dst, 0, sizeof(*dst));
 	if (size < PERF_ATTR_SIZE_VER0)
-		return pebs_err(-EINVAL, "%s: attr.size %zu is below %d "
+		return core_err(-EINVAL, "%s: attr.size %zu is below %d "
 				"(PERF_ATTR_SIZE_VER0): set it to "
 				"sizeof(struct perf_event_attr)", what, size,
 				PERF_ATTR_SIZE_VER0);
 	at = first_nonzero((const unsigned char *)src, sizeof(*dst), size);
 	if (at < size)
-		return pebs_err(-EINVAL, "%s: attr has a non-zero field at "
+		return core_err(-EINVAL, "%s: attr has a non-zero field at "
 				"byte %zu, past the %zu bytes of "
 				"perf_event_attr this libpebsshim was built "
 				"with: rebuild it with newer kernel headers "
@@ -68,13 +68,13 @@ int pebs_attr_copy(struct perf_event_attr *dst,
 	return 0;
 }
 
-int pebs_attr_area_check(const unsigned char *area, const char *name)
+int opts_attr_area_check(const unsigned char *area, size_t size,
+			 const char *name)
 {
-	size_t at = first_nonzero(area, sizeof(struct perf_event_attr),
-				  PEBS_EVENT_ATTR_AREA);
+	size_t at = first_nonzero(area, sizeof(struct perf_event_attr), size);
 
-	if (at < PEBS_EVENT_ATTR_AREA)
-		return pebs_err(-EINVAL, "event %s: attr has a non-zero "
+	if (at < size)
+		return core_err(-EINVAL, "event %s: attr has a non-zero "
 				"field at byte %zu, past the %zu bytes of "
 				"perf_event_attr this libpebsshim was built "
 				"with: rebuild it with newer kernel headers "

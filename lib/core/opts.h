@@ -11,7 +11,7 @@
 #include <linux/perf_event.h>
 
 /*
- * pebs_opts_copy - copy the caller's sz-prefixed struct @in (NULL: all
+ * opts_copy - copy the caller's sz-prefixed struct @in (NULL: all
  * defaults) into the library's @out of @out_sz bytes: the first
  * min(in->sz, out_sz) bytes, the rest zero, then out's sz = @out_sz.
  * Returns 0, or -EINVAL with a message naming @type when in->sz is
@@ -19,25 +19,27 @@
  * non-zero byte past @out_sz (a field of a newer library), as libbpf's
  * OPTS_VALID.
  */
-int pebs_opts_copy(void *out, size_t out_sz, const void *in,
-		   const char *type);
+int opts_copy(void *out, size_t out_sz, const void *in,
+	      const char *type);
 
 /*
- * pebs_attr_copy - @src, a perf_event_attr of src->size bytes (0: unset,
+ * opts_attr_copy - @src, a perf_event_attr of src->size bytes (0: unset,
  * taken as this library's size), into @dst: min(size, sizeof(*dst)) bytes,
  * the rest zero, dst->size = sizeof(*dst). Returns 0, or -EINVAL (size
  * below PERF_ATTR_SIZE_VER0, or a non-zero byte past this library's
  * struct: a field of newer kernel headers it cannot honour). @what
  * names the attr in the message.
  */
-int pebs_attr_copy(struct perf_event_attr *dst,
+int opts_attr_copy(struct perf_event_attr *dst,
 		   const struct perf_event_attr *src, const char *what);
 
 /*
- * pebs_attr_area_check - the bytes of a PEBS_EVENT_ATTR_AREA past this
- * library's struct perf_event_attr (struct pebs_event.attr_area) must
- * be zero. Returns 0 or -EINVAL naming @name (the event).
+ * opts_attr_area_check - the bytes of an attr area of @size bytes
+ * (struct pebs_event.attr_area, PEBS_EVENT_ATTR_AREA) past this library's
+ * struct perf_event_attr must be zero. Returns 0 or -EINVAL naming @name
+ * (the event).
  */
-int pebs_attr_area_check(const unsigned char *area, const char *name);
+int opts_attr_area_check(const unsigned char *area, size_t size,
+			 const char *name);
 
 #endif

@@ -42,10 +42,10 @@ int pebs_proc__pids(struct pebs_ids *out)
 	int err;
 
 	if (!out)
-		return pebs_err(-EINVAL, "process list: no result list");
+		return core_err(-EINVAL, "process list: no result list");
 	err = numeric_entries("/proc", out);
 	if (err && err != -ENOMEM)
-		return pebs_err(err, "cannot list /proc: %s: is procfs mounted?",
+		return core_err(err, "cannot list /proc: %s: is procfs mounted?",
 				strerror(-err));
 	return err;
 }
@@ -56,11 +56,11 @@ int pebs_proc__tasks(pid_t pid, struct pebs_ids *out)
 	int err;
 
 	if (!out || pid <= 0)
-		return pebs_err(-EINVAL, "task list: bad pid %d", (int)pid);
+		return core_err(-EINVAL, "task list: bad pid %d", (int)pid);
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	err = numeric_entries(path, out);
 	if (err && err != -ENOMEM)
-		return pebs_err(-ESRCH, "process %d is gone", (int)pid);
+		return core_err(-ESRCH, "process %d is gone", (int)pid);
 	return err;
 }
 
@@ -73,7 +73,7 @@ pid_t pebs_proc__tgid(pid_t tid)
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 	f = fopen(path, "re");
 	if (!f)
-		return pebs_err(-ESRCH, "thread %d is gone", (int)tid);
+		return core_err(-ESRCH, "thread %d is gone", (int)tid);
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "Tgid: %d", &tgid) == 1)
 			break;
@@ -88,15 +88,15 @@ int pebs_proc__comm(pid_t tid, char *buf, size_t len)
 	int fd;
 
 	if (!buf || !len)
-		return pebs_err(-EINVAL, "thread name: no buffer");
+		return core_err(-EINVAL, "thread name: no buffer");
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return pebs_err(-ESRCH, "thread %d is gone", (int)tid);
+		return core_err(-ESRCH, "thread %d is gone", (int)tid);
 	n = read(fd, name, sizeof(name) - 1);
 	close(fd);
 	if (n <= 0)
-		return pebs_err(-ESRCH, "thread %d is gone", (int)tid);
+		return core_err(-ESRCH, "thread %d is gone", (int)tid);
 	name[n] = '\0';
 	name[strcspn(name, "\n")] = '\0';
 	snprintf(buf, len, "%s", name);

@@ -21,7 +21,7 @@ int pebs_workload__fork(char *const argv[], struct pebs_workload *c)
 	pid_t pid;
 
 	if (!c || !argv || !argv[0])
-		return pebs_err(-EINVAL, "workload: no command to start");
+		return core_err(-EINVAL, "workload: no command to start");
 	if (pipe2(go, O_CLOEXEC))
 		goto fail;
 	if (pipe2(errp, O_CLOEXEC))
@@ -61,7 +61,7 @@ out_close_go:
 	close(go[0]);
 	close(go[1]);
 fail:
-	return pebs_err(-errno, "cannot start '%s': %s: check the limits "
+	return core_err(-errno, "cannot start '%s': %s: check the limits "
 			"(ulimit -u)", argv[0], strerror(errno));
 }
 
@@ -71,10 +71,10 @@ int pebs_workload__go(struct pebs_workload *c)
 	int e = 0;
 
 	if (!c || c->go_fd < 0)
-		return pebs_err(-EINVAL, "workload: no command held to release");
+		return core_err(-EINVAL, "workload: no command held to release");
 	if (write(c->go_fd, "g", 1) != 1) {
 		e = errno;
-		return pebs_err(-e, "cannot release '%s': %s: report a bug",
+		return core_err(-e, "cannot release '%s': %s: report a bug",
 				c->file, strerror(e));
 	}
 	close(c->go_fd);
@@ -87,7 +87,7 @@ int pebs_workload__go(struct pebs_workload *c)
 	if (n == sizeof(e)) {
 		waitpid(c->pid, NULL, 0);
 		c->pid = -1;
-		return pebs_err(-e, "cannot execute '%s': %s: check the command "
+		return core_err(-e, "cannot execute '%s': %s: check the command "
 				"and PATH", c->file, strerror(e));
 	}
 	return 0;

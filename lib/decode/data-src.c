@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pebsshim/decode.h"
 #include "core/internal.h"
 
 #ifndef PERF_MEM_LVLNUM_UNC

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pebsshim/decode.h"
 #include "core/internal.h"
 
 /* A NUL-terminated string at @off within @len bytes of payload @p. */
@@ -62,13 +63,13 @@ int pebs_record__decode(const struct perf_event_header *ev, size_t id_size,
 	size_t len;
 
 	if (!ev || !r)
-		return pebs_err(-EINVAL, "record: no record");
+		return core_err(-EINVAL, "record: no record");
 	p = (const unsigned char *)(ev + 1);
 	memset(r, 0, sizeof(*r));
 	r->type = ev->type;
 	r->misc = ev->misc;
 	if (ev->size < sizeof(*ev))
-		return pebs_err(-EBADMSG, "record: size %u below its header",
+		return core_err(-EBADMSG, "record: size %u below its header",
 				ev->size);
 	len = ev->size - sizeof(*ev);
 	/* perf's own records (>= 64) and SAMPLE carry no sample_id */
@@ -137,11 +138,11 @@ int pebs_record__decode(const struct perf_event_header *ev, size_t id_size,
 	case PEBS_PERF_RECORD_FINISHED_ROUND:
 		return 0;
 	default:
-		return pebs_err(-ENOENT, "record: type %u has no view",
+		return core_err(-ENOENT, "record: type %u has no view",
 				ev->type);
 	}
 short_rec:
-	return pebs_err(-EBADMSG, "record: a type %u record of %u bytes is "
+	return core_err(-EBADMSG, "record: a type %u record of %u bytes is "
 			"too short or has an unterminated string", ev->type,
 			ev->size);
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pebsshim/decode.h"
 #include "core/internal.h"
 
 /* the fixed leading fields of a PERF_RECORD_SAMPLE, in record order */
@@ -55,33 +56,33 @@ int pebs_sample__add_tid(const struct pebs_sample_layout *l,
 	char *out = buf;
 
 	if (!l || !ev || !buf)
-		return pebs_err(-EINVAL, "add tid: nothing to re-encode");
+		return core_err(-EINVAL, "add tid: nothing to re-encode");
 	if (l->sample_type & PERF_SAMPLE_TID)
-		return pebs_err(-EINVAL, "add tid: the samples have a TID");
+		return core_err(-EINVAL, "add tid: the samples have a TID");
 	size = ev->size;
 	if (ev->type == PERF_RECORD_SAMPLE) {
 		at = pebs_sample_layout__pos(l, PERF_SAMPLE_TID, false);
 		if (at > size)
-			return pebs_err(-EBADMSG, "corrupt sample: %zu bytes "
+			return core_err(-EBADMSG, "corrupt sample: %zu bytes "
 					"end before its TID", size);
 	} else if (sample_id_all && ev->type < PEBS_PERF_RECORD_HEADER_ATTR) {
 		size_t idlen = pebs_sample_layout__pos(l, PERF_SAMPLE_TID,
 						       true);
 
 		if (size < sizeof(*ev) + idlen)
-			return pebs_err(-EBADMSG, "corrupt record: %zu bytes "
+			return core_err(-EBADMSG, "corrupt record: %zu bytes "
 					"cannot hold a %zu-byte sample_id",
 					size, idlen);
 		at = size - idlen;	/* TID leads the sample_id */
 	} else {
 		if (len < size)
-			return pebs_err(-ENOSPC, "add tid: %zu bytes do not "
+			return core_err(-ENOSPC, "add tid: %zu bytes do not "
 					"hold the record", len);
 		memcpy(buf, ev, size);
 		return (int)size;
 	}
 	if (len < size + 8 || size + 8 > UINT16_MAX)
-		return pebs_err(-ENOSPC, "add tid: %zu bytes do not hold the "
+		return core_err(-ENOSPC, "add tid: %zu bytes do not hold the "
 				"record with its TID", len);
 	memcpy(out, ev, at);
 	memcpy(out + at, pt, sizeof(pt));

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "pebsshim/decode.h"
 #include "core/internal.h"
 
 #ifndef PERF_FORMAT_LOST
@@ -106,20 +107,20 @@ int pebs_sample_layout__init(struct pebs_sample_layout *l,
 	memset(l, 0, sizeof(*l));
 	l->sample_type = st;	/* pebs_sample_layout__pos needs only it */
 	if (st & ~(uint64_t)(PERF_SAMPLE_MAX - 1))
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"sample_type 0x%llx has bits newer than this decoder: update pebs-shim",
 				(unsigned long long)st);
 	if ((st & PERF_SAMPLE_WEIGHT_TYPE) == PERF_SAMPLE_WEIGHT_TYPE)
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"sample_type has both WEIGHT and WEIGHT_STRUCT: the kernel rejects that");
 	if ((st & PERF_SAMPLE_READ) &&
 	    (attr->read_format & ~(uint64_t)KNOWN_READ_FORMAT))
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"read_format 0x%llx has unknown bits: update pebs-shim",
 				(unsigned long long)attr->read_format);
 	if ((st & PERF_SAMPLE_BRANCH_STACK) &&
 	    (attr->branch_sample_type & ~(uint64_t)(PERF_SAMPLE_BRANCH_MAX - 1)))
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"branch_sample_type 0x%llx has unknown bits (e.g. branch counters): update pebs-shim",
 				(unsigned long long)attr->branch_sample_type);
 
@@ -460,7 +461,7 @@ int pebs_sample__decode(const struct pebs_sample_layout *l,
 	else
 		err = decode_walk(l, p, size, s);
 	if (__builtin_expect(err, 0))
-		return pebs_err(err, "corrupt sample: %u-byte record too short for sample_type 0x%llx",
+		return core_err(err, "corrupt sample: %u-byte record too short for sample_type 0x%llx",
 				size, (unsigned long long)l->sample_type);
 	return 0;
 }
@@ -484,7 +485,7 @@ int pebs_sample__decode_id(const struct pebs_sample_layout *l,
 	uint16_t size = rec_size(ev);
 
 	if (size < sizeof(struct perf_event_header) + l->id_size)
-		return pebs_err(-EBADMSG, "corrupt record: %u bytes cannot hold a %u-byte sample_id",
+		return core_err(-EBADMSG, "corrupt record: %u bytes cannot hold a %u-byte sample_id",
 				size, l->id_size);
 	memset(s, 0, sizeof(*s));
 	s->present = l->sample_type & ID_BITS;
@@ -508,7 +509,7 @@ static int layout_from_type(uint64_t sample_type,
 	struct perf_event_attr attr = { .sample_type = sample_type };
 
 	if (sample_type & NEEDS_ATTR)
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"sample_type 0x%llx has READ, BRANCH_STACK or REGS: decode with pebs_sample_layout__init(attr)",
 				(unsigned long long)sample_type);
 	return pebs_sample_layout__init(l, &attr);

@@ -3,7 +3,7 @@
  * event-list.c - one -e argument as perf reads it: events separated by
  * commas, and groups {a,b} or {a,b}:mods (util/parse-events.y). A comma
  * inside pmu/term=...,term=.../ belongs to the event. Each event is
- * parsed by pebs_event_parse_one(); a group's modifiers apply to every
+ * parsed by event_parse_one(); a group's modifiers apply to every
  * member over its own (perf's parse_events__modifier_group), and only
  * then does the kernel/hv fallback of event-mods.c run, as perf decides
  * it at open time. Members name their leader by index; the leader is
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 
@@ -44,17 +45,17 @@ static int add_event(struct list_ctx *c, const char *p, size_t len,
 	int err;
 
 	if (!len)
-		return pebs_err(-EINVAL, "'%s': empty event in the list (two "
+		return core_err(-EINVAL, "'%s': empty event in the list (two "
 				"commas, or a comma at an end?)", c->str);
 	if (len >= sizeof(buf))
-		return pebs_err(-EINVAL, "event string longer than %zu "
+		return core_err(-EINVAL, "event string longer than %zu "
 				"characters: '%.40s...'", sizeof(buf) - 1, p);
 	if (c->n == c->max)
-		return pebs_err(-E2BIG, "'%s': more than %u events: give fewer",
+		return core_err(-E2BIG, "'%s': more than %u events: give fewer",
 				c->str, c->max);
 	memcpy(buf, p, len);
 	buf[len] = '\0';
-	err = pebs_event_parse_one(buf, &c->evs[c->n], defer);
+	err = event_parse_one(buf, &c->evs[c->n], defer);
 	if (err)
 		return err;
 	c->evs[c->n].leader = c->n;
@@ -75,7 +76,7 @@ static int add_group(struct list_ctx *c, const char *p)
 
 	for (;;) {
 		if (*q == '{')
-			return pebs_err(-EINVAL, "'%s': groups do not nest",
+			return core_err(-EINVAL, "'%s': groups do not nest",
 					c->str);
 		len = event_len(q);
 		err = add_event(c, q, len, true);
@@ -85,7 +86,7 @@ static int add_group(struct list_ctx *c, const char *p)
 		if (*q == '}')
 			break;
 		if (*q != ',')
-			return pebs_err(-EINVAL, "'%s': %s", c->str, *q == '{' ?
+			return core_err(-EINVAL, "'%s': %s", c->str, *q == '{' ?
 					"groups do not nest" :
 					"a group {a,b} lacks its '}'");
 		q++;
@@ -93,19 +94,19 @@ static int add_group(struct list_ctx *c, const char *p)
 	q++;	/* the '}' */
 	mods_end = q + strcspn(q, ",{}");
 	if (*q && *q != ',' && *q != ':')
-		return pebs_err(-EINVAL, "'%s': after a group's '}' come "
+		return core_err(-EINVAL, "'%s': after a group's '}' come "
 				"':modifiers' or ','", c->str);
 	if ((size_t)(mods_end - q) >= sizeof(mods))
-		return pebs_err(-EINVAL, "'%s': group modifiers too long",
+		return core_err(-EINVAL, "'%s': group modifiers too long",
 				c->str);
 	snprintf(mods, sizeof(mods), "%.*s", (int)(mods_end - q), q);
-	err = pebs_mods_parse(c->str, mods, 0, &m);
+	err = event_mods_parse(c->str, mods, 0, &m);
 	for (i = leader; !err && i < c->n; i++)
-		err = pebs_mods_apply(c->str, &m, &c->evs[i], true);
+		err = event_mods_apply(c->str, &m, &c->evs[i], true);
 	if (err)
 		return err;
 	for (i = leader; i < c->n; i++) {
-		pebs_event_finalize(&c->evs[i]);
+		event_finalize(&c->evs[i]);
 		c->evs[i].leader = leader;
 		c->evs[i].nr_members = c->n - leader;
 	}
@@ -121,10 +122,10 @@ int pebs_event__parse_list(const char *str, struct pebs_event *evs,
 	int err = 0;
 
 	if (!str || !evs || !nr || *nr > max)
-		return pebs_err(-EINVAL, "pebs_event__parse_list: NULL "
+		return core_err(-EINVAL, "pebs_event__parse_list: NULL "
 				"argument or *nr > max");
 	if (!*str)
-		return pebs_err(-EINVAL, "empty event name: try -e auto");
+		return core_err(-EINVAL, "empty event name: try -e auto");
 	c.n = *nr;
 	while (!err) {
 		if (*p == '{') {
@@ -141,14 +142,14 @@ int pebs_event__parse_list(const char *str, struct pebs_event *evs,
 		if (err || !*p)
 			break;
 		if (*p != ',') {
-			err = pebs_err(-EINVAL, "'%s': unexpected '%c' (groups "
+			err = core_err(-EINVAL, "'%s': unexpected '%c' (groups "
 				       "are {a,b}:mods, separated by commas)",
 				       str, *p);
 			break;
 		}
 		p++;	/* the ',' */
 		if (!*p)
-			err = pebs_err(-EINVAL, "'%s': a comma at the end",
+			err = core_err(-EINVAL, "'%s': a comma at the end",
 				       str);
 	}
 	if (err) {
@@ -156,6 +157,6 @@ int pebs_event__parse_list(const char *str, struct pebs_event *evs,
 		return err;
 	}
 	*nr = c.n;
-	pebs_err_clear();
+	core_err_clear();
 	return 0;
 }

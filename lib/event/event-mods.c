@@ -44,6 +44,7 @@
 #include <sys/syscall.h>
 #include <linux/capability.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 
@@ -55,17 +56,17 @@
 static const char *paranoid_file;
 static int kernel_override = -1;
 
-void pebs_priv_set_paranoid_file(const char *path)
+void event_priv_set_paranoid_file(const char *path)
 {
 	paranoid_file = path;
 }
 
-void pebs_priv_override(int kernel_allowed)
+void event_priv_override(int kernel_allowed)
 {
 	kernel_override = kernel_allowed;
 }
 
-int pebs_priv_paranoid(void)
+int event_priv_paranoid(void)
 {
 	FILE *f = fopen(paranoid_file ? paranoid_file : PARANOID_FILE, "re");
 	int v;
@@ -92,19 +93,19 @@ static bool capable(unsigned int cap)
 	return data[cap / 32].effective & (1u << (cap % 32));
 }
 
-bool pebs_priv_kernel_allowed_by(int paranoid, bool cap_admin,
-				 bool cap_perfmon)
+bool event_priv_kernel_allowed_by(int paranoid, bool cap_admin,
+				  bool cap_perfmon)
 {
 	return cap_admin || cap_perfmon || paranoid <= 1;
 }
 
-bool pebs_priv_kernel_allowed(void)
+bool event_priv_kernel_allowed(void)
 {
 	if (kernel_override >= 0)
 		return kernel_override;
-	return pebs_priv_kernel_allowed_by(pebs_priv_paranoid(),
-					   capable(CAP_SYS_ADMIN),
-					   capable(CAP_PERFMON));
+	return event_priv_kernel_allowed_by(event_priv_paranoid(),
+					    capable(CAP_SYS_ADMIN),
+					    capable(CAP_PERFMON));
 }
 
 /* ---- parsing --------------------------------------------------------- */
@@ -128,7 +129,7 @@ static bool perf_letters(const char *tok, size_t len)
 static int bad(const char *str, const char *tok, size_t len,
 	       unsigned int allow)
 {
-	return pebs_err(-EINVAL, "bad modifier '%.*s' in '%s': use perf's "
+	return core_err(-EINVAL, "bad modifier '%.*s' in '%s': use perf's "
 			"u, k, h, G, H, I, p, pp, ppp, P, or period=N, "
 			"freq=N%s%s", (int)len, tok, str,
 			allow & PEBS_MOD_PRECISE ? ", precise=N" : "",
@@ -144,19 +145,19 @@ static int parse_kv(const char *str, const char *tok, unsigned int allow,
 		const char *val = strchr(tok, '=') + 1;
 
 		if (parse_num(val, UINT64_MAX, &v) || !v)
-			return pebs_err(-EINVAL, "bad modifier '%s' in '%s': "
+			return core_err(-EINVAL, "bad modifier '%s' in '%s': "
 					"the %.*s is a number > 0", tok, str,
 					(int)(val - tok - 1), tok);
 		m->period = v;
 		m->freq = tok[0] == 'f';
 	} else if (!strncmp(tok, "precise=", 8) && (allow & PEBS_MOD_PRECISE)) {
 		if (parse_num(tok + 8, 3, &v))
-			return pebs_err(-EINVAL, "bad modifier '%s' in '%s': "
+			return core_err(-EINVAL, "bad modifier '%s' in '%s': "
 					"precise is 0..3", tok, str);
 		m->precise = (int)v;
 	} else if (!strncmp(tok, "ldlat=", 6) && (allow & PEBS_MOD_LDLAT)) {
 		if (parse_num(tok + 6, 65535, &v) || !v)
-			return pebs_err(-EINVAL, "bad modifier '%s' in '%s': "
+			return core_err(-EINVAL, "bad modifier '%s' in '%s': "
 					"ldlat is 1..65535 cycles", tok, str);
 		m->ldlat = (long)v;
 	} else {
@@ -165,8 +166,8 @@ static int parse_kv(const char *str, const char *tok, unsigned int allow,
 	return 0;
 }
 
-int pebs_mods_parse(const char *str, const char *mods, unsigned int allow,
-		    struct pebs_mods *m)
+int event_mods_parse(const char *str, const char *mods, unsigned int allow,
+		     struct pebs_mods *m)
 {
 	char buf[128], *tok, *save;
 	size_t len;
@@ -175,14 +176,14 @@ int pebs_mods_parse(const char *str, const char *mods, unsigned int allow,
 	m->precise = -1;
 	m->ldlat = -1;
 	if (*mods == ':' && !mods[1])
-		return pebs_err(-EINVAL, "bad modifier '' in '%s': nothing "
+		return core_err(-EINVAL, "bad modifier '' in '%s': nothing "
 				"after the ':'", str);
 	if (*mods == ':')
 		mods++;
 	if (!*mods)
 		return 0;
 	if (strlen(mods) >= sizeof(buf))
-		return pebs_err(-EINVAL, "modifiers of '%.40s...' too long",
+		return core_err(-EINVAL, "modifiers of '%.40s...' too long",
 				str);
 	strcpy(buf, mods);
 	for (tok = strtok_r(buf, ":", &save); tok;
@@ -199,7 +200,7 @@ int pebs_mods_parse(const char *str, const char *mods, unsigned int allow,
 		if (!perf_letters(tok, len))
 			return bad(str, tok, len, allow);
 		if (m->nletters + len >= sizeof(m->letters))
-			return pebs_err(-EINVAL, "bad modifiers in '%s': at "
+			return core_err(-EINVAL, "bad modifiers in '%s': at "
 					"most %zu letters, as perf takes", str,
 					sizeof(m->letters) - 1);
 		memcpy(m->letters + m->nletters, tok, len);
@@ -208,7 +209,7 @@ int pebs_mods_parse(const char *str, const char *mods, unsigned int allow,
 	return 0;
 }
 
-bool pebs_mods_is_letters(const char *s)
+bool event_mods_is_letters(const char *s)
 {
 	return perf_letters(s, strlen(s));
 }
@@ -222,8 +223,8 @@ bool pebs_mods_is_letters(const char *s)
  * from what each member already has (@from_attr; a member's own G/H is
  * not remembered, as if given on the group).
  */
-int pebs_mods_apply(const char *str, const struct pebs_mods *m,
-		    struct pebs_event *ev, bool from_attr)
+int event_mods_apply(const char *str, const struct pebs_mods *m,
+		     struct pebs_event *ev, bool from_attr)
 {
 	struct perf_event_attr *attr = &ev->attr;
 	int eu = 0, ek = 0, eh = 0, eG = 0, eH = 0, exclude, exclude_GH = 0;
@@ -279,7 +280,7 @@ int pebs_mods_apply(const char *str, const struct pebs_mods *m,
 		}
 	}
 	if (precise > 3)
-		return pebs_err(-EINVAL, "bad modifier in '%s': precise_ip "
+		return core_err(-EINVAL, "bad modifier in '%s': precise_ip "
 				"is at most ppp (3)", str);
 	if (m->nletters) {
 		attr->exclude_user = eu;
@@ -307,19 +308,19 @@ int pebs_mods_apply(const char *str, const struct pebs_mods *m,
  * neither user nor kernel excluded and the kernel not allowed, exclude
  * kernel and hv.
  */
-void pebs_priv_fallback(struct pebs_event *ev)
+void event_priv_fallback(struct pebs_event *ev)
 {
 	struct perf_event_attr *attr = &ev->attr;
 	int paranoid;
 
 	if (attr->exclude_user || attr->exclude_kernel ||
-	    pebs_priv_kernel_allowed())
+	    event_priv_kernel_allowed())
 		return;
 	attr->exclude_kernel = 1;
 	attr->exclude_hv = 1;
 	if (ev->note[0])
 		return;
-	paranoid = pebs_priv_paranoid();
+	paranoid = event_priv_paranoid();
 	if (paranoid == INT_MAX)
 		snprintf(ev->note, sizeof(ev->note), "%.40s: user space "
 			 "only (%s is unreadable)", ev->name, PARANOID_FILE);
@@ -330,8 +331,8 @@ void pebs_priv_fallback(struct pebs_event *ev)
 }
 
 /* "u", "k", "uk", "upp"...: the letters that give @attr, for resolved */
-void pebs_mods_letters(const struct perf_event_attr *attr, char *out,
-		       size_t len)
+void event_mods_letters(const struct perf_event_attr *attr, char *out,
+			size_t len)
 {
 	size_t n = 0;
 	unsigned int i;
@@ -358,9 +359,9 @@ void pebs_mods_letters(const struct perf_event_attr *attr, char *out,
 
 enum { STEP_NONE, STEP_LOST, STEP_WEIGHT, STEP_GUEST, STEP_END };
 
-void pebs_open_try_init(struct pebs_open_try *t,
-			const struct perf_event_attr *attr, bool precise_max,
-			bool weight_fallback)
+void event_open_try_init(struct pebs_open_try *t,
+			 const struct perf_event_attr *attr, bool precise_max,
+			 bool weight_fallback)
 {
 	memset(t, 0, sizeof(*t));
 	t->precise_max = precise_max;
@@ -387,8 +388,8 @@ static bool applies(const struct pebs_open_try *t, unsigned int step)
 	}
 }
 
-bool pebs_open_try_next(struct pebs_open_try *t,
-			struct perf_event_attr *attr, int err)
+bool event_open_try_next(struct pebs_open_try *t,
+			 struct perf_event_attr *attr, int err)
 {
 	if (err < 0)
 		err = -err;
@@ -443,7 +444,7 @@ static bool cycles_fallback(struct pebs_event *ev)
 	if (!a->sample_period)		/* none given: cpu-clock's */
 		a->sample_period = CLOCK_PERIOD_NS;
 	/* perf drops the name: cpu-clock with the attr's modifiers */
-	pebs_mods_letters(a, letters, sizeof(letters));
+	event_mods_letters(a, letters, sizeof(letters));
 	snprintf(ev->name, sizeof(ev->name), "cpu-clock%s%s",
 		 letters[0] ? ":" : "", letters);
 	snprintf(ev->resolved, sizeof(ev->resolved), "%s", ev->name);
@@ -489,7 +490,7 @@ bool pebs_event__fallback(struct pebs_event *ev, int err)
 	    ev->attr.config == PERF_COUNT_HW_CPU_CYCLES)
 		return cycles_fallback(ev);
 	if (err == EACCES && !ev->attr.exclude_kernel &&
-	    (paranoid = pebs_priv_paranoid()) > 1)
+	    (paranoid = event_priv_paranoid()) > 1)
 		return kernel_fallback(ev, paranoid);
 	return false;
 }

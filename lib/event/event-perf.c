@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 
@@ -206,7 +207,7 @@ static void cache_name(uint64_t config, char *out, size_t len)
 			 ops[op][1]);
 }
 
-int pebs_generic_find(const char *name, size_t len, struct pebs_event *ev)
+int event_generic_find(const char *name, size_t len, struct pebs_event *ev)
 {
 	const struct symbol *sym;
 	uint64_t config;
@@ -275,7 +276,7 @@ static void names_init(void)
 						   sizeof(cache_names[0]));
 }
 
-const char *pebs_generic_name(unsigned int i)
+const char *event_generic_name(unsigned int i)
 {
 	const size_t ns = ARRAY_SIZE(symbols);
 
@@ -298,7 +299,7 @@ static const char *const default_roots[] = {
 
 static const char *tp_root;
 
-void pebs_tp_set_root(const char *root)
+void event_tp_set_root(const char *root)
 {
 	tp_root = root;
 }
@@ -324,7 +325,7 @@ static const char *find_root(const char *sys)
 	return NULL;
 }
 
-const char *pebs_tp_root(void)
+const char *event_tp_root(void)
 {
 	char path[512];
 	size_t i;
@@ -339,12 +340,12 @@ const char *pebs_tp_root(void)
 	return NULL;
 }
 
-bool pebs_tp_available(void)
+bool event_tp_available(void)
 {
 	char path[512];
 
 	if (!tp_root)
-		return pebs_tp_root() != NULL;
+		return event_tp_root() != NULL;
 	snprintf(path, sizeof(path), "%s/events", tp_root);
 	return !access(path, R_OK | X_OK);
 }
@@ -388,24 +389,24 @@ static int unknown(const char *root, const char *sys, const char *name)
 	struct dirent *d;
 	DIR *dir;
 
-	pebs_close_init(&c, name, strlen(name));
+	event_pfm_close_init(&c, name, strlen(name));
 	snprintf(path, sizeof(path), "%s/events/%s", root, sys);
 	dir = opendir(path);
 	if (dir) {
 		while ((d = readdir(dir)))
 			if (d->d_name[0] != '.' && d->d_type == DT_DIR)
-				pebs_close_consider(&c, d->d_name);
+				event_pfm_close_consider(&c, d->d_name);
 		closedir(dir);
 	}
-	pebs_close_format(&c, names, sizeof(names));
+	event_pfm_close_format(&c, names, sizeof(names));
 	if (names[0])
-		return pebs_err(-ENOENT, "unknown tracepoint '%s:%s': did you "
+		return core_err(-ENOENT, "unknown tracepoint '%s:%s': did you "
 				"mean %s? (see %s)", sys, name, names, path);
-	return pebs_err(-ENOENT, "unknown tracepoint '%s:%s': see %s (perf "
+	return core_err(-ENOENT, "unknown tracepoint '%s:%s': see %s (perf "
 			"list tracepoint)", sys, name, path);
 }
 
-int pebs_tp_find(const char *str, size_t len, struct pebs_event *ev)
+int event_tp_find(const char *str, size_t len, struct pebs_event *ev)
 {
 	char sys[64], name[128], path[512];
 	const char *colon = memchr(str, ':', len), *root;
@@ -428,7 +429,7 @@ int pebs_tp_find(const char *str, size_t len, struct pebs_event *ev)
 	if (err == -ENOENT)
 		return unknown(root, sys, name);
 	if (err)
-		return pebs_err(err, "%s:%s: cannot read %s: %s", sys, name,
+		return core_err(err, "%s:%s: cannot read %s: %s", sys, name,
 				path, err == -EINVAL ? "not a number" :
 				strerror(-err));
 	memset(&ev->attr, 0, sizeof(ev->attr));

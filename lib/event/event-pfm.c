@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 /* after <linux/perf_event.h> (internal.h), which libpfm4 then defers to */
@@ -51,14 +52,14 @@ static int pfm_ready(void)
 	return pfm_status;
 }
 
-const char *pebs_pfm_core_pmu(unsigned int i)
+const char *event_pfm_core_pmu(unsigned int i)
 {
 	if (pfm_ready() != PFM_SUCCESS || i >= MAX_CORE_PMUS)
 		return NULL;
 	return core_pmus[i];
 }
 
-int pebs_pfm_try(const char *str, struct pebs_event *ev)
+int event_pfm_try(const char *str, struct pebs_event *ev)
 {
 	pfm_perf_encode_arg_t arg;
 	pfm_event_info_t einfo = { .size = sizeof(einfo) };
@@ -77,7 +78,7 @@ int pebs_pfm_try(const char *str, struct pebs_event *ev)
 	arg.attr = &ev->attr;
 	arg.fstr = &fstr;
 	/* as perf's pfm.c, with the kernel when the kernel allows it */
-	ret = pfm_get_os_event_encoding(str, pebs_priv_kernel_allowed() ?
+	ret = pfm_get_os_event_encoding(str, event_priv_kernel_allowed() ?
 					PFM_PLM0 | PFM_PLM3 : PFM_PLM3,
 					PFM_OS_PERF_EVENT_EXT, &arg);
 	if (ret != PFM_SUCCESS)
@@ -141,14 +142,14 @@ static int distance(const char *a, size_t la, const char *b, size_t lb)
 	return row[lb];
 }
 
-void pebs_close_init(struct pebs_close *c, const char *q, size_t qlen)
+void event_pfm_close_init(struct pebs_close *c, const char *q, size_t qlen)
 {
 	memset(c, 0, sizeof(*c));
 	c->q = q;
 	c->qlen = qlen < NAME_MAX_CMP ? qlen : 0;
 }
 
-void pebs_close_consider(struct pebs_close *c, const char *name)
+void event_pfm_close_consider(struct pebs_close *c, const char *name)
 {
 	size_t len = strlen(name);
 	int d, score, limit;
@@ -185,7 +186,7 @@ void pebs_close_consider(struct pebs_close *c, const char *name)
 	c->score[i] = score;
 }
 
-void pebs_close_format(const struct pebs_close *c, char *out, size_t len)
+void event_pfm_close_format(const struct pebs_close *c, char *out, size_t len)
 {
 	unsigned int i;
 	size_t n = 0;
@@ -202,43 +203,43 @@ static void consider_pmus(struct pebs_close *c)
 	struct dirent *d;
 	DIR *dir;
 
-	dir = opendir(pebs_sysfs_root());
+	dir = opendir(event_sysfs_root());
 	if (!dir)
 		return;
 	while ((d = readdir(dir)))
 		if (d->d_name[0] != '.')
-			pebs_close_consider(c, d->d_name);
+			event_pfm_close_consider(c, d->d_name);
 	closedir(dir);
 }
 
-void pebs_event_suggest(const char *q, size_t qlen, char *out, size_t len)
+void event_suggest(const char *q, size_t qlen, char *out, size_t len)
 {
 	struct pebs_close c;
 	const char *name;
 	unsigned int i;
 
-	pebs_close_init(&c, q, qlen);
-	for (i = 0; (name = pebs_event_builtin_name(i)); i++)
-		pebs_close_consider(&c, name);
-	for (i = 0; (name = pebs_generic_name(i)); i++)
-		pebs_close_consider(&c, name);
-	pebs_pfm_consider_all(&c);
+	event_pfm_close_init(&c, q, qlen);
+	for (i = 0; (name = event_builtin_name(i)); i++)
+		event_pfm_close_consider(&c, name);
+	for (i = 0; (name = event_generic_name(i)); i++)
+		event_pfm_close_consider(&c, name);
+	event_pfm_consider_all(&c);
 	consider_pmus(&c);
-	pebs_close_format(&c, out, len);
+	event_pfm_close_format(&c, out, len);
 }
 
-void pebs_pmu_suggest(const char *q, size_t qlen, char *out, size_t len)
+void event_pmu_suggest(const char *q, size_t qlen, char *out, size_t len)
 {
 	struct pebs_close c;
 
-	pebs_close_init(&c, q, qlen);
+	event_pfm_close_init(&c, q, qlen);
 	consider_pmus(&c);
-	pebs_close_format(&c, out, len);
+	event_pfm_close_format(&c, out, len);
 }
 
 /* ---- names, for suggestions ------------------------------------------- */
 
-void pebs_pfm_consider_all(struct pebs_close *c)
+void event_pfm_consider_all(struct pebs_close *c)
 {
 	int p, e;
 
@@ -255,7 +256,7 @@ void pebs_pfm_consider_all(struct pebs_close *c)
 
 			if (pfm_get_event_info(e, PFM_OS_NONE, &einfo) ==
 			    PFM_SUCCESS)
-				pebs_close_consider(c, einfo.name);
+				event_pfm_close_consider(c, einfo.name);
 		}
 	}
 }
@@ -313,7 +314,7 @@ static void bad_component(const char *str, char *tok, size_t len)
 			break;
 		memcpy(prefix, str, n);
 		prefix[n] = '\0';
-		ret = pebs_pfm_try(prefix, &scratch);
+		ret = event_pfm_try(prefix, &scratch);
 		if (ret == PFM_ERR_ATTR || ret == PFM_ERR_ATTR_VAL ||
 		    ret == PFM_ERR_ATTR_SET) {
 			snprintf(tok, len, "%.*s", (int)(p - b), b);
@@ -323,13 +324,13 @@ static void bad_component(const char *str, char *tok, size_t len)
 	snprintf(tok, len, "%s", b);
 }
 
-int pebs_pfm_encode(const char *str, struct pebs_event *ev)
+int event_pfm_encode(const char *str, struct pebs_event *ev)
 {
 	char names[200], tok[64], event[128];
 	const char *start, *end;
 	int ret;
 
-	ret = pebs_pfm_try(str, ev);
+	ret = event_pfm_try(str, ev);
 	if (ret == PFM_SUCCESS)
 		return 0;
 	start = strstr(str, "::");
@@ -343,19 +344,19 @@ int pebs_pfm_encode(const char *str, struct pebs_event *ev)
 	case PFM_ERR_NOINIT:
 	case PFM_ERR_NOTSUPP:
 		if (pfm_ready() != PFM_SUCCESS)
-			return pebs_err(-ENODEV, "%s: libpfm4 failed to "
+			return core_err(-ENODEV, "%s: libpfm4 failed to "
 					"initialize (%s): check "
 					"LIBPFM_FORCE_PMU", str,
 					pfm_strerror(pfm_ready()));
 		break;
 	case PFM_ERR_NOTFOUND:
-		pebs_event_suggest(start, (size_t)(end - start), names,
-				   sizeof(names));
-		if (*end == ':' && !pebs_tp_available()) {
+		event_suggest(start, (size_t)(end - start), names,
+			      sizeof(names));
+		if (*end == ':' && !event_tp_available()) {
 			const char *c2 = strchr(end + 1, ':');
 			int n = c2 ? (int)(c2 - str) : (int)strlen(str);
 
-			return pebs_err(-ENOENT, "unknown event '%s'%s%s%s; no "
+			return core_err(-ENOENT, "unknown event '%s'%s%s%s; no "
 					"tracefs to look up a tracepoint %.*s "
 					"in: mount -t tracefs nodev "
 					"/sys/kernel/tracing, or run as root",
@@ -363,33 +364,33 @@ int pebs_pfm_encode(const char *str, struct pebs_event *ev)
 					"", names, names[0] ? "?" : "", n, str);
 		}
 		if (names[0])
-			return pebs_err(-ENOENT, "unknown event '%s': did you "
+			return core_err(-ENOENT, "unknown event '%s': did you "
 					"mean %s?", event, names);
-		if (!pebs_pfm_core_pmu(0) && getenv("LIBPFM_FORCE_PMU"))
-			return pebs_err(-ENOENT, "unknown event '%s': "
+		if (!event_pfm_core_pmu(0) && getenv("LIBPFM_FORCE_PMU"))
+			return core_err(-ENOENT, "unknown event '%s': "
 					"LIBPFM_FORCE_PMU=%s names no PMU "
 					"libpfm4 knows (e.g. skl, hsw, icl)",
 					event, getenv("LIBPFM_FORCE_PMU"));
-		return pebs_err(-ENOENT, "unknown event '%s': not a perf "
+		return core_err(-ENOENT, "unknown event '%s': not a perf "
 				"event name (perf list), a tracepoint sys:name, "
 				"pmu/term=.../, an alias (loads, stores, ldlat, "
 				"auto) or a libpfm4 event of %s", event,
-				pebs_pfm_core_pmu(0) ?: "this CPU");
+				event_pfm_core_pmu(0) ?: "this CPU");
 	case PFM_ERR_UMASK:
 		list_attrs(event, names, sizeof(names));
-		return pebs_err(-EINVAL, "%s: %s needs a valid unit mask: %s",
+		return core_err(-EINVAL, "%s: %s needs a valid unit mask: %s",
 				str, event, names);
 	case PFM_ERR_ATTR:
 	case PFM_ERR_ATTR_VAL:
 	case PFM_ERR_ATTR_SET:
 		bad_component(str, tok, sizeof(tok));
 		list_attrs(event, names, sizeof(names));
-		return pebs_err(-EINVAL, "bad modifier '%s' in '%s' (%s): %s "
+		return core_err(-EINVAL, "bad modifier '%s' in '%s' (%s): %s "
 				"takes %s", tok, str, pfm_strerror(ret), event,
 				names);
 	default:
 		break;
 	}
-	return pebs_err(-EINVAL, "%s: libpfm4 cannot encode it: %s", str,
+	return core_err(-EINVAL, "%s: libpfm4 cannot encode it: %s", str,
 			pfm_strerror(ret));
 }

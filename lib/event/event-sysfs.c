@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 
@@ -25,23 +26,23 @@
 
 static const char *sysfs_root;
 
-const char *pebs_sysfs_root(void)
+const char *event_sysfs_root(void)
 {
 	return sysfs_root ? sysfs_root : SYSFS_PMU_ROOT;
 }
 
-void pebs_sysfs_set_root(const char *root)
+void event_sysfs_set_root(const char *root)
 {
 	sysfs_root = root;
 }
 
-bool pebs_sysfs_has(const char *pmu, const char *file)
+bool event_sysfs_has(const char *pmu, const char *file)
 {
 	char path[512];
 	struct stat st;
 	int n;
 
-	n = snprintf(path, sizeof(path), "%s/%s%s%s", pebs_sysfs_root(), pmu,
+	n = snprintf(path, sizeof(path), "%s/%s%s%s", event_sysfs_root(), pmu,
 		     file ? "/" : "", file ? file : "");
 	return n > 0 && (size_t)n < sizeof(path) && stat(path, &st) == 0;
 }
@@ -55,7 +56,7 @@ static int read_attr(const char *pmu, const char *dir, const char *name,
 	FILE *f;
 	int err;
 
-	if (snprintf(path, sizeof(path), "%s/%s/%s%s%s", pebs_sysfs_root(),
+	if (snprintf(path, sizeof(path), "%s/%s/%s%s%s", event_sysfs_root(),
 		     pmu, dir, *dir ? "/" : "", name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");
@@ -141,8 +142,8 @@ static int apply_format(struct sysfs_ctx *c, const char *term, uint64_t v)
 	err = read_attr(c->pmu, "format", term, spec, sizeof(spec));
 	if (err)
 		return err == -ENOENT ? err :
-		       pebs_err(err, "%s: cannot read %s/%s/format/%s: %s",
-				c->str, pebs_sysfs_root(), c->pmu, term,
+		       core_err(err, "%s: cannot read %s/%s/format/%s: %s",
+				c->str, event_sysfs_root(), c->pmu, term,
 				strerror(-err));
 	colon = strchr(spec, ':');
 	if (!colon)
@@ -150,7 +151,7 @@ static int apply_format(struct sysfs_ctx *c, const char *term, uint64_t v)
 	*colon = '\0';
 	field = attr_field(attr, spec);
 	if (!field)
-		return pebs_err(-EINVAL, "%s: %s/format/%s uses %s, which this "
+		return core_err(-EINVAL, "%s: %s/format/%s uses %s, which this "
 				"library cannot set", c->str, c->pmu, term, spec);
 	for (range = strtok_r(colon + 1, ",", &save); range;
 	     range = strtok_r(NULL, ",", &save)) {
@@ -171,7 +172,7 @@ static int apply_format(struct sysfs_ctx *c, const char *term, uint64_t v)
 	if (!width)
 		goto bad_format;
 	if (width < 64 && v >> width)
-		return pebs_err(-EINVAL, "%s: value %#llx does not fit %s (%u "
+		return core_err(-EINVAL, "%s: value %#llx does not fit %s (%u "
 				"bits)", c->str, (unsigned long long)v, term,
 				width);
 	for (bit = 0, vbit = 0; bit < 64; bit++) {
@@ -186,8 +187,8 @@ static int apply_format(struct sysfs_ctx *c, const char *term, uint64_t v)
 	return 0;
 
 bad_format:
-	return pebs_err(-EINVAL, "%s: cannot read %s/%s/format/%s: not a "
-			"format the kernel writes", c->str, pebs_sysfs_root(),
+	return core_err(-EINVAL, "%s: cannot read %s/%s/format/%s: not a "
+			"format the kernel writes", c->str, event_sysfs_root(),
 			c->pmu, term);
 }
 
@@ -202,8 +203,8 @@ static int apply_event(struct sysfs_ctx *c, const char *name)
 	err = read_attr(c->pmu, "events", name, buf, sizeof(buf));
 	if (err)
 		return err == -ENOENT ? err :
-		       pebs_err(err, "%s: cannot read %s/%s/events/%s: %s",
-				c->str, pebs_sysfs_root(), c->pmu, name,
+		       core_err(err, "%s: cannot read %s/%s/events/%s: %s",
+				c->str, event_sysfs_root(), c->pmu, name,
 				strerror(-err));
 	return apply_terms(c, buf, true);
 }
@@ -247,7 +248,7 @@ static int apply_term(struct sysfs_ctx *c, char *term, bool from_event)
 	if (eq)
 		*eq = '\0';
 	if (!safe_name(term))
-		return pebs_err(-EINVAL, "%s: bad term '%s'", c->str, term);
+		return core_err(-EINVAL, "%s: bad term '%s'", c->str, term);
 	/* "ldlat=?" in an event file: the user must add ldlat=N */
 	if (from_event && val && !strcmp(val, "?")) {
 		size_t used = strlen(c->need);
@@ -261,13 +262,13 @@ static int apply_term(struct sysfs_ctx *c, char *term, bool from_event)
 		snprintf(c->given + used, sizeof(c->given) - used, "%s,", term);
 	}
 	if (val && strcmp(term, "name") && parse_u64(val, &v))
-		return pebs_err(-EINVAL, "%s: bad value '%s' for %s: use a "
+		return core_err(-EINVAL, "%s: bad value '%s' for %s: use a "
 				"decimal or 0x number", c->str, val, term);
 
 	field = attr_field(attr, term);
 	if (field) {
 		if (!val)
-			return pebs_err(-EINVAL, "%s: %s needs a value", c->str,
+			return core_err(-EINVAL, "%s: %s needs a value", c->str,
 					term);
 		*field = v;
 		out_term(c, term, v);
@@ -275,21 +276,21 @@ static int apply_term(struct sysfs_ctx *c, char *term, bool from_event)
 	}
 	if (!strcmp(term, "name") && !from_event) {
 		if (!val || !*val)
-			return pebs_err(-EINVAL, "%s: name needs a value",
+			return core_err(-EINVAL, "%s: name needs a value",
 					c->str);
 		snprintf(c->ev->name, sizeof(c->ev->name), "%s", val);
 		return 0;
 	}
 	if (!strcmp(term, "period") || !strcmp(term, "freq")) {
 		if (!val || !v)
-			return pebs_err(-EINVAL, "%s: %s needs a value > 0",
+			return core_err(-EINVAL, "%s: %s needs a value > 0",
 					c->str, term);
 		attr->freq = term[0] == 'f';
 		attr->sample_period = v;	/* sample_freq shares it */
 		out_term(c, term, v);
 		return 0;
 	}
-	if (pebs_sysfs_has(c->pmu, "format") &&
+	if (event_sysfs_has(c->pmu, "format") &&
 	    (err = apply_format(c, term, v)) != -ENOENT) {
 		if (!err && !strcmp(term, "swfilt"))
 			c->swfilt = true;
@@ -297,9 +298,9 @@ static int apply_term(struct sysfs_ctx *c, char *term, bool from_event)
 	}
 	if (!from_event && !val && (err = apply_event(c, term)) != -ENOENT)
 		return err;
-	return pebs_err(-EINVAL, "%s: unknown term '%s' for %s: see %s/%s/"
+	return core_err(-EINVAL, "%s: unknown term '%s' for %s: see %s/%s/"
 			"format and events", c->str, term, c->pmu,
-			pebs_sysfs_root(), c->pmu);
+			event_sysfs_root(), c->pmu);
 }
 
 static int apply_terms(struct sysfs_ctx *c, char *terms, bool from_event)
@@ -327,12 +328,12 @@ static int apply_mods(struct sysfs_ctx *c, const char *mods)
 	struct pebs_mods m;
 	int err;
 
-	err = pebs_mods_parse(c->str, mods, 0, &m);
+	err = event_mods_parse(c->str, mods, 0, &m);
 	if (err)
 		return err;
 	if (!strcmp(c->pmu, "cpu") || !strncmp(c->pmu, "cpu_", 4))
 		c->ev->attr.exclude_guest = 1;
-	err = pebs_mods_apply(c->str, &m, c->ev, false);
+	err = event_mods_apply(c->str, &m, c->ev, false);
 	if (!err && !strncmp(c->pmu, "ibs_", 4))
 		c->ev->attr.exclude_guest = 0;
 	return err;
@@ -347,16 +348,16 @@ static int ibs_fixup(struct sysfs_ctx *c)
 	struct perf_event_attr *attr = &c->ev->attr;
 
 	if (attr->exclude_user || attr->exclude_kernel) {
-		if (!pebs_sysfs_has(c->pmu, "format/swfilt") &&
-		    !pebs_priv_kernel_allowed())
-			return pebs_err(-EACCES, "%s: %s cannot leave out the "
+		if (!event_sysfs_has(c->pmu, "format/swfilt") &&
+		    !event_priv_kernel_allowed())
+			return core_err(-EACCES, "%s: %s cannot leave out the "
 					"kernel on this kernel (no "
 					"format/swfilt), and perf_event_paranoid "
 					"%d keeps this process out of it: run "
 					"as root or lower it to 1", c->str,
-					c->pmu, pebs_priv_paranoid());
-		if (!pebs_sysfs_has(c->pmu, "format/swfilt"))
-			return pebs_err(-EINVAL, "%s: %s cannot leave out user "
+					c->pmu, event_priv_paranoid());
+		if (!event_sysfs_has(c->pmu, "format/swfilt"))
+			return core_err(-EINVAL, "%s: %s cannot leave out user "
 					"or kernel samples on this kernel (no "
 					"format/swfilt): drop :u/:k",
 					c->str, c->pmu);
@@ -364,19 +365,19 @@ static int ibs_fixup(struct sysfs_ctx *c)
 			return apply_format(c, "swfilt", 1);
 	}
 	if (attr->sample_period && !attr->freq && attr->sample_period & 0xf)
-		return pebs_err(-EINVAL, "%s: %s periods are multiples of 16, "
+		return core_err(-EINVAL, "%s: %s periods are multiples of 16, "
 				"not %llu", c->str, c->pmu,
 				(unsigned long long)attr->sample_period);
 	return 0;
 }
 
-int pebs_sysfs_encode(const char *str, struct pebs_event *ev)
+int event_sysfs_encode(const char *str, struct pebs_event *ev)
 {
-	return pebs_sysfs_encode_priv(str, ev, false);
+	return event_sysfs_encode_priv(str, ev, false);
 }
 
-int pebs_sysfs_encode_priv(const char *str, struct pebs_event *ev,
-			   bool defer_priv)
+int event_sysfs_encode_priv(const char *str, struct pebs_event *ev,
+			    bool defer_priv)
 {
 	char pmu[sizeof(ev->pmu)], terms[256], typebuf[32], out[200] = "";
 	struct sysfs_ctx c = {
@@ -389,40 +390,40 @@ int pebs_sysfs_encode_priv(const char *str, struct pebs_event *ev,
 
 	end = slash ? strchr(slash + 1, '/') : NULL;
 	if (!slash || !end)
-		return pebs_err(-EINVAL, "%s: a PMU event is spelled "
+		return core_err(-EINVAL, "%s: a PMU event is spelled "
 				"pmu/term=value,.../ (e.g. ibs_op//)", str);
 	if (slash == str || (size_t)(slash - str) >= sizeof(pmu) ||
 	    (size_t)(end - slash - 1) >= sizeof(terms))
-		return pebs_err(-EINVAL, "%s: bad PMU name or terms too long",
+		return core_err(-EINVAL, "%s: bad PMU name or terms too long",
 				str);
 	memcpy(pmu, str, slash - str);
 	pmu[slash - str] = '\0';
 	memcpy(terms, slash + 1, end - slash - 1);
 	terms[end - slash - 1] = '\0';
 	if (!safe_name(pmu))
-		return pebs_err(-EINVAL, "%s: bad PMU name '%s'", str, pmu);
+		return core_err(-EINVAL, "%s: bad PMU name '%s'", str, pmu);
 
 	err = read_attr(pmu, "", "type", typebuf, sizeof(typebuf));
 	if (err == -ENOENT) {
 		char names[160];
 
-		pebs_pmu_suggest(pmu, strlen(pmu), names, sizeof(names));
+		event_pmu_suggest(pmu, strlen(pmu), names, sizeof(names));
 		if (names[0])
-			return pebs_err(-ENOENT, "this CPU/VM has no %s PMU "
+			return core_err(-ENOENT, "this CPU/VM has no %s PMU "
 					"(%s; nothing in %s): did you mean "
-					"%s?", pmu, str, pebs_sysfs_root(),
+					"%s?", pmu, str, event_sysfs_root(),
 					names);
-		return pebs_err(-ENOENT, "this CPU/VM has no %s PMU (%s; "
+		return core_err(-ENOENT, "this CPU/VM has no %s PMU (%s; "
 				"nothing in %s): use -e auto or a software "
 				"event such as cpu-clock", pmu, str,
-				pebs_sysfs_root());
+				event_sysfs_root());
 	}
 	if (err)
-		return pebs_err(err, "%s: cannot read %s/%s/type: %s", str,
-				pebs_sysfs_root(), pmu, strerror(-err));
+		return core_err(err, "%s: cannot read %s/%s/type: %s", str,
+				event_sysfs_root(), pmu, strerror(-err));
 	if (parse_u64(typebuf, &type) || type > UINT32_MAX)
-		return pebs_err(-EINVAL, "%s: %s/%s/type holds '%s', not a "
-				"number", str, pebs_sysfs_root(), pmu,
+		return core_err(-EINVAL, "%s: %s/%s/type holds '%s', not a "
+				"number", str, event_sysfs_root(), pmu,
 				typebuf);
 
 	memset(&ev->attr, 0, sizeof(ev->attr));
@@ -430,13 +431,13 @@ int pebs_sysfs_encode_priv(const char *str, struct pebs_event *ev,
 	ev->attr.type = (uint32_t)type;
 	err = apply_terms(&c, terms, false);
 	if (!err && (missing = missing_term(&c)))
-		err = pebs_err(-EINVAL, "%s: the event needs %s=N (its file in "
+		err = core_err(-EINVAL, "%s: the event needs %s=N (its file in "
 			       "%s/%s/events says ?)", str, missing,
-			       pebs_sysfs_root(), pmu);
+			       event_sysfs_root(), pmu);
 	if (!err)
 		err = apply_mods(&c, end + 1);
 	if (!err && !defer_priv)
-		pebs_priv_fallback(ev);
+		event_priv_fallback(ev);
 	if (!err && !strncmp(pmu, "ibs_", 4))
 		err = ibs_fixup(&c);
 	if (err)

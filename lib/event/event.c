@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "pebsshim/event.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 #include "core/opts.h"
@@ -31,7 +32,7 @@ static const char *const alias_names[] = { "loads", "stores", "ldlat",
 					   "auto" };
 
 /* The aliases ("" for a gap), NULL at the end: suggestion candidates. */
-const char *pebs_event_builtin_name(unsigned int i)
+const char *event_builtin_name(unsigned int i)
 {
 	return i < ARRAY_SIZE(alias_names) ? alias_names[i] : NULL;
 }
@@ -45,11 +46,11 @@ static int finish_perf(const char *str, const char *mods,
 	struct pebs_mods m;
 	int err;
 
-	err = pebs_mods_parse(str, mods, PEBS_MOD_PRECISE, &m);
+	err = event_mods_parse(str, mods, PEBS_MOD_PRECISE, &m);
 	if (err)
 		return err;
 	ev->attr.exclude_guest = 1;
-	return pebs_mods_apply(str, &m, ev, false);
+	return event_mods_apply(str, &m, ev, false);
 }
 
 /* "cpu-clock" + ":u" + ":period=N", from the attr as finally encoded */
@@ -58,7 +59,7 @@ static void perf_resolved(struct pebs_event *ev)
 	char letters[8] = "";
 	size_t n = strlen(ev->resolved);
 
-	pebs_mods_letters(&ev->attr, letters, sizeof(letters));
+	event_mods_letters(&ev->attr, letters, sizeof(letters));
 	if (letters[0])
 		n += snprintf(ev->resolved + n, sizeof(ev->resolved) - n,
 			      ":%s", letters);
@@ -74,9 +75,9 @@ static bool is_perf_name(const struct pebs_event *ev)
 	return !(ev->flags & PEBS_EVENT_SYSFS) && !strstr(ev->resolved, "::");
 }
 
-void pebs_event_finalize(struct pebs_event *ev)
+void event_finalize(struct pebs_event *ev)
 {
-	pebs_priv_fallback(ev);
+	event_priv_fallback(ev);
 	if (is_perf_name(ev))
 		perf_resolved(ev);
 	if (ev->attr.precise_ip)
@@ -94,23 +95,23 @@ static int encode_pfm(const char *str, struct pebs_event *ev)
 	struct pebs_mods m;
 	int err;
 
-	if (!pebs_pfm_try(str, ev))
+	if (!event_pfm_try(str, ev))
 		return 0;
 	if (last && last > str && last[-1] != ':' &&
-	    pebs_mods_is_letters(last + 1)) {
+	    event_mods_is_letters(last + 1)) {
 		snprintf(prefix, sizeof(prefix), "%.*s", (int)(last - str),
 			 str);
-		if (!pebs_pfm_try(prefix, ev)) {
-			err = pebs_mods_parse(str, last, 0, &m);
+		if (!event_pfm_try(prefix, ev)) {
+			err = event_mods_parse(str, last, 0, &m);
 			if (!err)
-				err = pebs_mods_apply(str, &m, ev, false);
+				err = event_mods_apply(str, &m, ev, false);
 			if (!err && ev->attr.precise_ip &&
 			    strstr(ev->resolved, "::MEM_"))
 				ev->flags |= PEBS_EVENT_MEMORY;
 			return err;
 		}
 	}
-	return pebs_pfm_encode(str, ev);
+	return event_pfm_encode(str, ev);
 }
 
 /* ---- aliases ----------------------------------------------------------- */
@@ -133,7 +134,7 @@ static int alias_mods(const char *str, const char *mods, unsigned int allow,
 	int err, p = 0;
 	size_t i;
 
-	err = pebs_mods_parse(str, mods, allow, &a->m);
+	err = event_mods_parse(str, mods, allow, &a->m);
 	if (err)
 		return err;
 	a->u = a->k = false;
@@ -145,14 +146,14 @@ static int alias_mods(const char *str, const char *mods, unsigned int allow,
 		} else if (c == 'p' && (allow & PEBS_MOD_PRECISE)) {
 			p++;
 		} else {
-			return pebs_err(-EINVAL, "bad modifier '%c' in '%s': "
+			return core_err(-EINVAL, "bad modifier '%c' in '%s': "
 					"%s takes u, k%s", c, str, str,
 					allow & PEBS_MOD_PRECISE ?
 					", p, pp, ppp, precise=N" : "");
 		}
 	}
 	if (p > 3)
-		return pebs_err(-EINVAL, "bad modifier in '%s': precise is "
+		return core_err(-EINVAL, "bad modifier in '%s': precise is "
 				"0..3 (ppp)", str);
 	a->precise = a->m.precise >= 0 ? a->m.precise : p ? p : -1;
 	a->ldlat = a->m.ldlat;
@@ -191,13 +192,13 @@ static int encode_pebs(enum alias a, const struct amods *m,
 		snprintf(period, sizeof(period), ":%s=%llu",
 			 m->freq ? "freq" : "period",
 			 (unsigned long long)m->period);
-	for (i = 0; (pmu = pebs_pfm_core_pmu(i)); i++) {
+	for (i = 0; (pmu = event_pfm_core_pmu(i)); i++) {
 		for (j = 0; j < ARRAY_SIZE(pebs_names[a]); j++) {
 			snprintf(buf, sizeof(buf), "%s::%s%s:precise=%d%s%s%s",
 				 pmu, pebs_names[a][j], ldlat,
 				 m->precise >= 0 ? m->precise : 2,
 				 m->u ? ":u" : "", m->k ? ":k" : "", period);
-			if (!pebs_pfm_try(buf, ev)) {
+			if (!event_pfm_try(buf, ev)) {
 				ev->flags |= PEBS_EVENT_MEMORY;
 				return 0;
 			}
@@ -216,25 +217,25 @@ static int encode_ibs(enum alias a, const char *str, const struct amods *m,
 	int err;
 
 	if (m->precise >= 0)
-		return pebs_err(-EINVAL, "bad modifier 'precise=%d' in '%s': "
+		return core_err(-EINVAL, "bad modifier 'precise=%d' in '%s': "
 				"IBS (ibs_op) is precise by design", m->precise,
 				str);
-	if (a != ALIAS_LDLAT && pebs_sysfs_has("ibs_op", "format/swfilt") &&
-	    pebs_sysfs_has("ibs_op", "format/ldop")) {
+	if (a != ALIAS_LDLAT && event_sysfs_has("ibs_op", "format/swfilt") &&
+	    event_sysfs_has("ibs_op", "format/ldop")) {
 		/* the kernel filters loads/stores only with swfilt set */
 		n = snprintf(terms, sizeof(terms), "swfilt=1,%s=1", filter[a]);
 	} else if (a != ALIAS_LDLAT) {
 		snprintf(note, sizeof(note), "ibs_op samples every op here (no "
 			 "%s filter): keep samples whose data_src is a %s",
 			 filter[a], alias_what[a]);
-	} else if (pebs_sysfs_has("ibs_op", "format/ldlat")) {
+	} else if (event_sysfs_has("ibs_op", "format/ldlat")) {
 		if (lat < 0) {
 			lat = IBS_LDLAT_MIN;
 			snprintf(note, sizeof(note), "ldlat: IBS thresholds are "
 				 "%d..%d cycles; using %d", IBS_LDLAT_MIN,
 				 IBS_LDLAT_MAX, IBS_LDLAT_MIN);
 		} else if (lat < IBS_LDLAT_MIN || lat > IBS_LDLAT_MAX) {
-			return pebs_err(-EINVAL, "bad modifier 'ldlat=%ld' in "
+			return core_err(-EINVAL, "bad modifier 'ldlat=%ld' in "
 					"'%s': IBS thresholds are %d..%d "
 					"cycles", lat, str, IBS_LDLAT_MIN,
 					IBS_LDLAT_MAX);
@@ -251,7 +252,7 @@ static int encode_ibs(enum alias a, const char *str, const struct amods *m,
 			 (unsigned long long)m->period);
 	snprintf(buf, sizeof(buf), "ibs_op/%s/%s%s", terms, m->u ? "u" : "",
 		 m->k ? "k" : "");
-	err = pebs_sysfs_encode(buf, ev);
+	err = event_sysfs_encode(buf, ev);
 	if (!err)
 		memcpy(ev->note, note, sizeof(note));
 	return err;
@@ -264,15 +265,16 @@ static int encode_ibs(enum alias a, const char *str, const struct amods *m,
 static int encode_alias(enum alias a, const char *str, const struct amods *m,
 			struct pebs_event *ev, const char **why)
 {
-	const char *core = pebs_pfm_core_pmu(0);
+	const char *core = event_pfm_core_pmu(0);
 	static __thread char whybuf[96];
 
 	if (!encode_pebs(a, m, ev))
 		return 0;
-	if (pebs_sysfs_has("ibs_op", NULL))
+	if (event_sysfs_has("ibs_op", NULL))
 		return encode_ibs(a, str, m, ev);
 
-	if (!pebs_sysfs_has("cpu", NULL) && (!core || !strncmp(core, "amd", 3)))
+	if (!event_sysfs_has("cpu", NULL) &&
+	    (!core || !strncmp(core, "amd", 3)))
 		snprintf(whybuf, sizeof(whybuf), "no hardware PMU: virtualized?");
 	else if (core && !strncmp(core, "amd", 3))
 		snprintf(whybuf, sizeof(whybuf), "the %s PMU has no IBS (no "
@@ -286,10 +288,10 @@ static int encode_alias(enum alias a, const char *str, const struct amods *m,
 	if (why)
 		*why = whybuf;
 	if (core && !strncmp(core, "amd", 3))
-		return pebs_err(-ENOENT, "this CPU/VM has no ibs_op PMU (%s "
+		return core_err(-ENOENT, "this CPU/VM has no ibs_op PMU (%s "
 				"on %s: virtualized?): use -e auto or a "
 				"software event such as cpu-clock", str, core);
-	return pebs_err(-ENOENT, "%s: no PEBS or IBS %s event here (%s): use "
+	return core_err(-ENOENT, "%s: no PEBS or IBS %s event here (%s): use "
 			"-e auto or a software event such as cpu-clock", str,
 			alias_what[a], whybuf);
 }
@@ -346,14 +348,14 @@ static int encode_auto(const char *str, const struct amods *m,
 		 "cpu-clock instead", why ? why : "unknown reason");
 	ev->flags = 0;
 	ev->pmu[0] = '\0';
-	pebs_generic_find("cpu-clock", 9, ev);
+	event_generic_find("cpu-clock", 9, ev);
 	ev->attr.exclude_guest = 1;
-	err = pebs_mods_apply(str, &m->m, ev, false);
+	err = event_mods_apply(str, &m->m, ev, false);
 	if (err)
 		return err;
 	ev->flags |= PEBS_EVENT_FALLBACK;
 	memcpy(ev->note, note, sizeof(note));
-	pebs_err_clear();
+	core_err_clear();
 	return 0;
 }
 
@@ -385,13 +387,13 @@ static int parse_alias(const char *str, size_t len, struct pebs_event *ev)
 		char num[24], *end;
 
 		if (len - 6 >= sizeof(num))
-			return pebs_err(-EINVAL, "bad ldlat in '%s'", str);
+			return core_err(-EINVAL, "bad ldlat in '%s'", str);
 		memcpy(num, str + 6, len - 6);
 		num[len - 6] = '\0';
 		errno = 0;
 		v = strtoull(num, &end, 0);
 		if (num[0] == '-' || errno || *end || !v || v > 65535)
-			return pebs_err(-EINVAL, "bad modifier 'ldlat=%s' in "
+			return core_err(-EINVAL, "bad modifier 'ldlat=%s' in "
 					"'%s': ldlat is 1..65535 cycles", num,
 					str);
 		m.ldlat = (long)v;
@@ -408,19 +410,19 @@ static bool is_alias(const char *str, size_t len)
 	       (len > 6 && !strncmp(str, "ldlat=", 6));
 }
 
-int pebs_event_parse_one(const char *str, struct pebs_event *ev,
-			 bool defer_priv)
+int event_parse_one(const char *str, struct pebs_event *ev,
+		    bool defer_priv)
 {
 	size_t len, tplen;
 	int err;
 
 	if (!str || !ev)
-		return pebs_err(-EINVAL, "pebs_event__parse: NULL argument");
+		return core_err(-EINVAL, "pebs_event__parse: NULL argument");
 	memset(ev, 0, sizeof(*ev));
 	if (!*str)
-		return pebs_err(-EINVAL, "empty event name: try -e auto");
+		return core_err(-EINVAL, "empty event name: try -e auto");
 	if (strlen(str) >= sizeof(ev->name))
-		return pebs_err(-EINVAL, "event string longer than %zu "
+		return core_err(-EINVAL, "event string longer than %zu "
 				"characters: '%.40s...'", sizeof(ev->name) - 1,
 				str);
 	strcpy(ev->name, str);
@@ -428,14 +430,14 @@ int pebs_event_parse_one(const char *str, struct pebs_event *ev,
 	len = strcspn(str, ":/");
 	tplen = str[len] == ':' ? len + 1 + strcspn(str + len + 1, ":") : 0;
 	if (str[len] == '/') {
-		err = pebs_sysfs_encode_priv(str, ev, defer_priv);
+		err = event_sysfs_encode_priv(str, ev, defer_priv);
 	} else if (str[len] == ':' && str[len + 1] == ':') {
 		err = encode_pfm(str, ev);	/* pmu::event */
 	} else if (is_alias(str, len)) {
 		err = parse_alias(str, len, ev);
-	} else if (!pebs_generic_find(str, len, ev)) {
+	} else if (!event_generic_find(str, len, ev)) {
 		err = finish_perf(str, str + len, ev);
-	} else if (tplen && (err = pebs_tp_find(str, tplen, ev)) <= 0) {
+	} else if (tplen && (err = event_tp_find(str, tplen, ev)) <= 0) {
 		if (!err)
 			err = finish_perf(str, str + tplen, ev);
 	} else {
@@ -446,9 +448,9 @@ int pebs_event_parse_one(const char *str, struct pebs_event *ev,
 		return err;
 	}
 	if (!defer_priv)
-		pebs_event_finalize(ev);
+		event_finalize(ev);
 	if (!(ev->flags & PEBS_EVENT_FALLBACK))
-		pebs_err_clear();
+		core_err_clear();
 	return 0;
 }
 
@@ -464,12 +466,12 @@ int pebs_event__parse(const char *str, struct pebs_event *ev)
 		else if (!depth && (*p == ',' || *p == '{')) {
 			if (ev)
 				memset(ev, 0, sizeof(*ev));
-			return pebs_err(-EINVAL, "'%s' is a list of events: "
+			return core_err(-EINVAL, "'%s' is a list of events: "
 					"pebs_event__parse_list() parses "
 					"lists and groups", str);
 		}
 	}
-	return pebs_event_parse_one(str, ev, false);
+	return event_parse_one(str, ev, false);
 }
 
 /* ---- probing and perf_event_open errors -------------------------------- */
@@ -483,8 +485,9 @@ int pebs_event__probe(const struct pebs_event *ev)
 	int fd;
 
 	if (!ev || !ev->attr.size)
-		return pebs_err(-EINVAL, "pebs_event__probe: no parsed event");
-	if (pebs_attr_area_check(ev->attr_area, ev->name))
+		return core_err(-EINVAL, "pebs_event__probe: no parsed event");
+	if (opts_attr_area_check(ev->attr_area, sizeof(ev->attr_area),
+				 ev->name))
 		return -EINVAL;
 	attr = ev->attr;
 	attr.size = sizeof(attr);	/* the caller's may be larger */
@@ -500,7 +503,7 @@ int pebs_event__probe(const struct pebs_event *ev)
 	if (fd < 0)
 		return pebs_perf_open_error(ev, errno);
 	close(fd);
-	pebs_err_clear();
+	core_err_clear();
 	return 0;
 }
 
@@ -530,17 +533,17 @@ int pebs_perf_open_error(const struct pebs_event *ev, int err)
 	switch (err) {
 	case ENOENT:
 	case ENODEV:
-		return pebs_err(-err, "this CPU/VM has no %s PMU (%s): use -e "
+		return core_err(-err, "this CPU/VM has no %s PMU (%s): use -e "
 				"auto or a software event such as cpu-clock",
 				pmu, what);
 	case EACCES:
 	case EPERM:
 		paranoid = read_paranoid();
 		if (paranoid == INT_MIN)
-			return pebs_err(-err, "%s: permission denied and "
+			return core_err(-err, "%s: permission denied and "
 					"/proc/sys/kernel/perf_event_paranoid "
 					"is unreadable: run as root", what);
-		return pebs_err(-err, "%s: permission denied by "
+		return core_err(-err, "%s: permission denied by "
 				"/proc/sys/kernel/perf_event_paranoid = %d: "
 				"run as root, or lower it (sysctl -w "
 				"kernel.perf_event_paranoid=N: 2 lets users "
@@ -552,34 +555,34 @@ int pebs_perf_open_error(const struct pebs_event *ev, int err)
 	case EINVAL:
 	case EOPNOTSUPP:
 		if (precise)
-			return pebs_err(-err, "%s: precise_ip=%u not supported "
+			return core_err(-err, "%s: precise_ip=%u not supported "
 					"here (%s): lower :precise", what,
 					precise, strerror(err));
 		if (ev && !strncmp(ev->pmu, "ibs_", 4))
-			return pebs_err(-err, "%s: %s refused (%s): kernels "
+			return core_err(-err, "%s: %s refused (%s): kernels "
 					"before 6.2 sample IBS per CPU only, "
 					"and before 6.14 without :u/:k", what,
 					ev->pmu, strerror(err));
-		return pebs_err(-err, "%s: the %s PMU refused type %u config "
+		return core_err(-err, "%s: the %s PMU refused type %u config "
 				"%#llx (%s): drop modifiers or use cpu-clock",
 				what, pmu, ev ? ev->attr.type : 0,
 				ev ? (unsigned long long)ev->attr.config : 0,
 				strerror(err));
 	case EMFILE:
-		return pebs_err(-err, "%s: too many open files: raise the "
+		return core_err(-err, "%s: too many open files: raise the "
 				"limit (ulimit -n)", what);
 	case EBUSY:
-		return pebs_err(-err, "%s: the %s PMU is busy (NMI watchdog, "
+		return core_err(-err, "%s: the %s PMU is busy (NMI watchdog, "
 				"another tool or a VM holds it): retry later or "
 				"use cpu-clock", what, pmu);
 	case ESRCH:
-		return pebs_err(-err, "%s: the target task is gone", what);
+		return core_err(-err, "%s: the target task is gone", what);
 	case E2BIG:
-		return pebs_err(-err, "%s: this kernel does not know "
+		return core_err(-err, "%s: this kernel does not know "
 				"perf_event_attr size %u: upgrade the kernel",
 				what, ev ? ev->attr.size : 0);
 	default:
-		return pebs_err(-err, "%s: perf_event_open failed: %s", what,
+		return core_err(-err, "%s: perf_event_open failed: %s", what,
 				strerror(err));
 	}
 }

@@ -18,8 +18,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/map.h"
 #include "core/barrier.h"
-#include "map/map.h"
+#include "map/map-int.h"
 
 /* Attempts at a consistent slot copy before read_slot gives up. */
 #define SLOT_TRIES		10000
@@ -63,17 +64,17 @@ static int validate_header(const struct pebs_map_header *h, const char *what,
 	uint64_t slots_bytes, hist_bytes;
 
 	if (h->magic != PEBS_MAP_MAGIC)
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"%s: not a pebs_map table (magic 0x%016llx): give the pebs_map device or a table file",
 				what, (unsigned long long)h->magic);
 	if (h->abi_version != PEBS_MAP_ABI_VERSION)
-		return pebs_err(-EPROTO,
+		return core_err(-EPROTO,
 				"pebs_map ABI version %u, this pebs-shim expects %u: rebuild the module or the tool",
 				h->abi_version, PEBS_MAP_ABI_VERSION);
 	if (h->header_size != sizeof(*h) ||
 	    h->slot_size != PEBS_MAP_SLOT_SIZE ||
 	    h->hist_entry_size != sizeof(struct pebs_map_switch))
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"%s: header/slot/entry sizes %u/%u/%u, expected %zu/%u/%zu: corrupt table or mismatched module",
 				what, h->header_size, h->slot_size,
 				h->hist_entry_size, sizeof(*h),
@@ -84,20 +85,20 @@ static int validate_header(const struct pebs_map_header *h, const char *what,
 	    h->slots_offset < sizeof(*h) || h->slots_offset > h->table_size ||
 	    h->table_size - h->slots_offset < slots_bytes ||
 	    h->table_size > table_avail)
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"%s: %u slots at offset %llu do not fit the %llu-byte table (%llu bytes present): corrupt table",
 				what, h->nr_slots,
 				(unsigned long long)h->slots_offset,
 				(unsigned long long)h->table_size,
 				(unsigned long long)table_avail);
 	if (h->hist_len & (h->hist_len - 1))
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"%s: hist_len %u is not a power of two: corrupt table",
 				what, h->hist_len);
 	if (__builtin_mul_overflow((uint64_t)h->nr_slots * h->hist_len,
 				   sizeof(struct pebs_map_switch), &hist_bytes) ||
 	    h->hist_size < hist_bytes || (h->hist_len && h->hist_size > hist_avail))
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"%s: history of %u x %u entries does not fit %llu bytes (%llu present): corrupt table",
 				what, h->nr_slots, h->hist_len,
 				(unsigned long long)h->hist_size,
@@ -110,7 +111,7 @@ static int map_new(const struct pebs_map_header *h, struct pebs_map **mapp)
 	struct pebs_map *map = calloc(1, sizeof(*map));
 
 	if (!map)
-		return pebs_err(-ENOMEM, "pebs_map: out of memory");
+		return core_err(-ENOMEM, "pebs_map: out of memory");
 	map->hdr = *h;
 	map->nr_slots = h->nr_slots;
 	map->hist_len = h->hist_len;
@@ -127,7 +128,7 @@ int pebs_map__from_memory(const void *table, size_t table_size,
 
 	if (!table || table_size < sizeof(h) || (uintptr_t)table % 8 ||
 	    (uintptr_t)hist % 8)
-		return pebs_err(-EINVAL,
+		return core_err(-EINVAL,
 				"pebs_map: table memory too small or misaligned: pass 8-byte aligned memory holding a header");
 	memcpy(&h, table, sizeof(h));
 	err = validate_header(&h, "pebs_map memory", table_size,
@@ -139,7 +140,7 @@ int pebs_map__from_memory(const void *table, size_t table_size,
 		return err;
 	(*mapp)->table = table;
 	(*mapp)->hist = hist;
-	pebs_err_clear();
+	core_err_clear();
 	return 0;
 }
 
@@ -150,27 +151,27 @@ static int open_error(const char *path, int errnum)
 	switch (errnum) {
 	case ENOENT:
 		if (!strcmp(path, PEBS_MAP_DEVICE))
-			return pebs_err(-ENOENT,
+			return core_err(-ENOENT,
 					"%s not found: load the module (insmod kmod/pebs_map.ko or scripts/pebs-map-load)",
 					path);
-		return pebs_err(-ENOENT,
+		return core_err(-ENOENT,
 				"%s not found: give the pebs_map device or a table file",
 				path);
 	case EPERM:
 		/* the module's own check: CAP_PERFMON, or a pid namespace */
-		return pebs_err(-errnum,
+		return core_err(-errnum,
 				"%s: not allowed: needs CAP_PERFMON (root) in the initial pid namespace, or the module loaded with unprivileged=1 (scripts/pebs-map-load unprivileged=1 mode=0440, then the pebs group)",
 				path);
 	case EACCES:
 		if (stat(path, &st))
-			return pebs_err(-errnum, "%s: permission denied: run as root",
+			return core_err(-errnum, "%s: permission denied: run as root",
 					path);
-		return pebs_err(-errnum,
+		return core_err(-errnum,
 				"%s: permission denied (mode %04o, owner uid %u, gid %u): run as root, or join the device's group after loading with unprivileged=1 mode=0440 (kmod/99-pebs-map.rules)",
 				path, (unsigned int)(st.st_mode & 07777),
 				(unsigned int)st.st_uid, (unsigned int)st.st_gid);
 	default:
-		return pebs_err(-errnum, "open %s: %s", path, strerror(errnum));
+		return core_err(-errnum, "open %s: %s", path, strerror(errnum));
 	}
 }
 
@@ -190,20 +191,20 @@ int pebs_map__open(const char *path, struct pebs_map **mapp)
 	if (fd < 0)
 		return open_error(path, errno);
 	if (fstat(fd, &st)) {
-		err = pebs_err(-errno, "stat %s: %s", path, strerror(errno));
+		err = core_err(-errno, "stat %s: %s", path, strerror(errno));
 		goto out_close;
 	}
 	if (S_ISREG(st.st_mode)) {
 		/* a replayed table: mapping past EOF would SIGBUS later */
 		if ((uint64_t)st.st_size < sizeof(h)) {
-			err = pebs_err(-EBADMSG,
+			err = core_err(-EBADMSG,
 				       "%s: %lld bytes, too short for a pebs_map table",
 				       path, (long long)st.st_size);
 			goto out_close;
 		}
 		table_avail = st.st_size;
 	} else if (!S_ISCHR(st.st_mode)) {
-		err = pebs_err(-ENODEV,
+		err = core_err(-ENODEV,
 			       "%s: not a device or a file: give the pebs_map device or a table file",
 			       path);
 		goto out_close;
@@ -212,7 +213,7 @@ int pebs_map__open(const char *path, struct pebs_map **mapp)
 	/* one page for the header, then the whole table */
 	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		err = pebs_err(-errno, "mmap %s: %s", path, strerror(errno));
+		err = core_err(-errno, "mmap %s: %s", path, strerror(errno));
 		goto out_close;
 	}
 	memcpy(&h, p, sizeof(h));
@@ -228,7 +229,7 @@ int pebs_map__open(const char *path, struct pebs_map **mapp)
 	if (err)
 		goto out_close;
 	if (h.hist_len && h.hist_offset % page) {
-		err = pebs_err(-EBADMSG,
+		err = core_err(-EBADMSG,
 			       "%s: history offset %llu is not page aligned: corrupt table",
 			       path, (unsigned long long)h.hist_offset);
 		goto out_close;
@@ -239,7 +240,7 @@ int pebs_map__open(const char *path, struct pebs_map **mapp)
 
 	p = mmap(NULL, h.table_size, PROT_READ, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
-		err = pebs_err(-errno, "mmap %s (table, %llu bytes): %s", path,
+		err = core_err(-errno, "mmap %s (table, %llu bytes): %s", path,
 			       (unsigned long long)h.table_size,
 			       strerror(errno));
 		goto out_free;
@@ -250,7 +251,7 @@ int pebs_map__open(const char *path, struct pebs_map **mapp)
 		p = mmap(NULL, h.hist_size, PROT_READ, MAP_SHARED, fd,
 			 h.hist_offset);
 		if (p == MAP_FAILED) {
-			err = pebs_err(-errno,
+			err = core_err(-errno,
 				       "mmap %s (history, %llu bytes at %llu): %s",
 				       path, (unsigned long long)h.hist_size,
 				       (unsigned long long)h.hist_offset,
@@ -263,7 +264,7 @@ int pebs_map__open(const char *path, struct pebs_map **mapp)
 	/* the mappings keep the device (and the module) pinned */
 	close(fd);
 	*mapp = map;
-	pebs_err_clear();
+	core_err_clear();
 	return 0;
 
 out_unmap:
@@ -296,9 +297,9 @@ unsigned int pebs_map__nr_cpus(const struct pebs_map *map)
 	return map->nr_slots;
 }
 
-int pebs_map_bad_cpu(const struct pebs_map *map, unsigned int cpu)
+int map_bad_cpu(const struct pebs_map *map, unsigned int cpu)
 {
-	return pebs_err(-EINVAL, "CPU %u not in the pebs_map table (%u CPUs)",
+	return core_err(-EINVAL, "CPU %u not in the pebs_map table (%u CPUs)",
 			cpu, map->nr_slots);
 }
 
@@ -310,7 +311,7 @@ int pebs_map__read_slot(const struct pebs_map *map, unsigned int cpu,
 	int i;
 
 	if (cpu >= map->nr_slots)
-		return pebs_map_bad_cpu(map, cpu);
+		return map_bad_cpu(map, cpu);
 	s = map_slot(map, cpu);
 	for (i = 0; i < SLOT_TRIES; i++) {
 		if (i >= SLOT_SPINS)
@@ -338,14 +339,14 @@ int pebs_map__read_slot(const struct pebs_map *map, unsigned int cpu,
 		}
 		cpu_relax();
 	}
-	return pebs_err(-EAGAIN,
+	return core_err(-EAGAIN,
 			"CPU %u: pebs_map slot kept changing (%d tries): retry",
 			cpu, SLOT_TRIES);
 }
 
 static int past_head(unsigned int cpu, uint64_t cur, uint64_t head)
 {
-	return pebs_err(-EINVAL, "CPU %u: history cursor %llu is past the head %llu",
+	return core_err(-EINVAL, "CPU %u: history cursor %llu is past the head %llu",
 			cpu, (unsigned long long)cur, (unsigned long long)head);
 }
 
@@ -360,7 +361,7 @@ int pebs_map__hist_read(const struct pebs_map *map, unsigned int cpu,
 	int tries;
 
 	if (cpu >= map->nr_slots)
-		return pebs_map_bad_cpu(map, cpu);
+		return map_bad_cpu(map, cpu);
 	if (max > INT_MAX)
 		max = INT_MAX;
 	s = map_slot(map, cpu);
@@ -421,7 +422,7 @@ int pebs_map__lookup(const struct pebs_map *map, unsigned int cpu,
 	int tries;
 
 	if (cpu >= map->nr_slots)
-		return pebs_map_bad_cpu(map, cpu);
+		return map_bad_cpu(map, cpu);
 	if (!map->hist_len)
 		return -ENOENT;
 	s = map_slot(map, cpu);
@@ -453,7 +454,7 @@ int pebs_map__lookup(const struct pebs_map *map, unsigned int cpu,
 		if (seen >= hist_oldest(map, PEBS_READ_ONCE(s->hist_head)))
 			return l > lo ? 0 : -ENOENT;
 	}
-	return pebs_err(-EAGAIN,
+	return core_err(-EAGAIN,
 			"CPU %u: switch history overtaken during the lookup: retry",
 			cpu);
 }

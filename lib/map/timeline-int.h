@@ -7,6 +7,7 @@
 #define PEBSSHIM_TIMELINE_INT_H
 
 #include "core/internal.h"
+#include "pebsshim/map.h"
 
 /*
  * An overrun's gap in a CPU's entries: tgid TIMELINE_GAP_TGID, time no

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "map/map.h"
+#include "pebsshim/map.h"
+#include "map/map-int.h"
 #include "map/timeline-int.h"
 
 /* Entries the timeline copies per pebs_map__hist_read() call. */
@@ -42,7 +43,7 @@ static struct pebs_timeline *tl_alloc(unsigned int nr_cpus)
 
 	tl = calloc(1, sizeof(*tl) + nr_cpus * sizeof(tl->cpu[0]));
 	if (!tl) {
-		pebs_err(-ENOMEM, "pebs_timeline: out of memory");
+		core_err(-ENOMEM, "pebs_timeline: out of memory");
 		return NULL;
 	}
 	tl->nr_cpus = nr_cpus;
@@ -73,7 +74,7 @@ int pebs_timeline__new_empty(unsigned int nr_cpus, struct pebs_timeline **tlp)
 	struct pebs_timeline *tl;
 
 	if (!nr_cpus)
-		return pebs_err(-EINVAL, "pebs_timeline: no CPUs");
+		return core_err(-EINVAL, "pebs_timeline: no CPUs");
 	tl = tl_alloc(nr_cpus);
 	if (!tl)
 		return -ENOMEM;
@@ -101,7 +102,7 @@ static int tl_reserve(struct tl_cpu *tc, size_t more)
 		cap *= 2;
 	e = realloc(tc->e, cap * sizeof(*e));
 	if (!e)
-		return pebs_err(-ENOMEM, "pebs_timeline: out of memory (%zu switches)",
+		return core_err(-ENOMEM, "pebs_timeline: out of memory (%zu switches)",
 				tc->n + more);
 	tc->e = e;
 	tc->cap = cap;
@@ -186,8 +187,8 @@ uint64_t pebs_timeline__lost(const struct pebs_timeline *tl)
 static int tl_bad_cpu(const struct pebs_timeline *tl, unsigned int cpu)
 {
 	if (tl->map)
-		return pebs_map_bad_cpu(tl->map, cpu);
-	return pebs_err(-EINVAL, "CPU %u not in the timeline (%u CPUs)", cpu,
+		return map_bad_cpu(tl->map, cpu);
+	return core_err(-EINVAL, "CPU %u not in the timeline (%u CPUs)", cpu,
 			tl->nr_cpus);
 }
 
@@ -199,7 +200,7 @@ int pebs_timeline__add(struct pebs_timeline *tl, unsigned int cpu,
 	int err;
 
 	if (tl->map)
-		return pebs_err(-EINVAL, "pebs_timeline__add: this timeline is fed from its pebs_map");
+		return core_err(-EINVAL, "pebs_timeline__add: this timeline is fed from its pebs_map");
 	if (cpu >= tl->nr_cpus)
 		return tl_bad_cpu(tl, cpu);
 	tc = &tl->cpu[cpu];

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/observe.h"
 #include "core/internal.h"
 #include "core/opts.h"
 
@@ -143,8 +144,8 @@ int pebs_obs_raw__create(const char *path,
 	if (!path || !info || !cpus || !rawp || !info->nr_cpus ||
 	    info->nr_cpus > PEBS_MAX_CPUS ||
 	    info->nr_events > PEBS_OBS_MAX_EVENTS)
-		return pebs_err(-EINVAL, "raw file: bad arguments");
-	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_obs_raw_opts");
+		return core_err(-EINVAL, "raw file: bad arguments");
+	err = opts_copy(&o, sizeof(o), opts, "pebs_obs_raw_opts");
 	if (err)
 		return err;
 	raw = malloc(sizeof(*raw));
@@ -268,23 +269,23 @@ int pebs_obs_raw__parse_header(const void *buf, size_t len,
 	struct obs_file_header h;
 
 	if (len < sizeof(h))
-		return pebs_err(-ENODATA, "raw file: %zu bytes, shorter than its 64-byte header",
+		return core_err(-ENODATA, "raw file: %zu bytes, shorter than its 64-byte header",
 				len);
 	memcpy(&h, buf, sizeof(h));
 	if (memcmp(h.magic, PEBS_OBS_RAW_MAGIC, sizeof(h.magic)))
-		return pebs_err(-EPROTO, "raw file: bad magic: not written by pebs-shim observe --raw --format bin");
+		return core_err(-EPROTO, "raw file: bad magic: not written by pebs-shim observe --raw --format bin");
 	if (h.version != OBS_VERSION)
-		return pebs_err(-EPROTO, "raw file: version %u, this library reads %u",
+		return core_err(-EPROTO, "raw file: version %u, this library reads %u",
 				h.version, OBS_VERSION);
 	if (!h.nr_cpus || h.nr_cpus > PEBS_MAX_CPUS ||
 	    h.nr_events > PEBS_OBS_MAX_EVENTS ||
 	    h.header_size != sizeof(h) + PEBS_OBS_RAW_NAME_LEN * h.nr_events ||
 	    h.record_size != sizeof(struct obs_record) + 8 * h.nr_events)
-		return pebs_err(-EPROTO, "raw file: inconsistent header (%u CPUs, %u events, sizes %u/%u)",
+		return core_err(-EPROTO, "raw file: inconsistent header (%u CPUs, %u events, sizes %u/%u)",
 				h.nr_cpus, h.nr_events, h.header_size,
 				h.record_size);
 	if (len < h.header_size)
-		return pebs_err(-ENODATA, "raw file: %zu bytes, shorter than its %u-byte header",
+		return core_err(-ENODATA, "raw file: %zu bytes, shorter than its %u-byte header",
 				len, h.header_size);
 	memset(info, 0, sizeof(*info));
 	info->nr_events = h.nr_events;
@@ -312,7 +313,7 @@ int pebs_obs_raw__parse_record(const struct pebs_obs_raw_info *info,
 	struct obs_record r;
 
 	if (len < info->record_size)
-		return pebs_err(-ENODATA, "raw file: a cut record (%zu of %u bytes)",
+		return core_err(-ENODATA, "raw file: a cut record (%zu of %u bytes)",
 				len, info->record_size);
 	memcpy(&r, buf, sizeof(r));
 	rec->tsc = r.tsc;

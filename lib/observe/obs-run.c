@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "pebsshim/observe.h"
 #include "core/internal.h"
 #include "core/opts.h"
 
@@ -97,18 +98,18 @@ int pebs_observer__run(struct pebs_observer *obs,
 	int err;
 
 	if (!obs)
-		return pebs_err(-EINVAL, "observer run: no observer");
-	err = pebs_opts_copy(&r.o, sizeof(r.o), opts,
+		return core_err(-EINVAL, "observer run: no observer");
+	err = opts_copy(&r.o, sizeof(r.o), opts,
 			     "pebs_observer_run_opts");
 	if (err)
 		return err;
 	if (!r.o.duration_cycles && !r.o.max_rows && !r.o.stop)
-		return pebs_err(-EINVAL, "observer run: nothing ends it: give "
+		return core_err(-EINVAL, "observer run: nothing ends it: give "
 				"duration_cycles, max_rows or stop");
 	words = pebs_observer__row_words(obs);
 	rows = calloc(CHUNK_ROWS, words * sizeof(*rows));
 	if (!rows)
-		return pebs_err(-ENOMEM, "observer run: out of memory");
+		return core_err(-ENOMEM, "observer run: out of memory");
 	for (bool done = false; !done;) {
 		int n = chunk(&r, obs, rows, words, &done);
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/observe.h"
 #include "core/internal.h"
 
 bool pebs_trustable(uint64_t begin0, uint64_t end0, uint64_t begin1,
@@ -86,14 +87,14 @@ int pebs_obs_stats__new_layout(unsigned int nr_cpus, unsigned int nr_events,
 	struct pebs_obs_stats *st;
 
 	if (lo_ppm > hi_ppm)
-		return pebs_err(-EINVAL, "trustable bounds: low %u above high %u ppm",
+		return core_err(-EINVAL, "trustable bounds: low %u above high %u ppm",
 				lo_ppm, hi_ppm);
 	if (nr_events > PEBS_OBS_MAX_EVENTS)
-		return pebs_err(-EINVAL, "observer rows: %u events, at most %d",
+		return core_err(-EINVAL, "observer rows: %u events, at most %d",
 				nr_events, PEBS_OBS_MAX_EVENTS);
 	st = calloc(1, sizeof(*st));
 	if (!st)
-		return pebs_err(-ENOMEM, "out of memory");
+		return core_err(-ENOMEM, "out of memory");
 	st->nr_cpus = nr_cpus;
 	st->nr_events = nr_events;
 	st->words = 2 + (size_t)nr_cpus * (PEBS_OBS_CPU_HEAD + nr_events);
@@ -104,7 +105,7 @@ int pebs_obs_stats__new_layout(unsigned int nr_cpus, unsigned int nr_events,
 	st->thr = calloc(st->nr_cpus ? st->nr_cpus : 1, sizeof(*st->thr));
 	if (!st->prev || !st->hist || !st->thr) {
 		pebs_obs_stats__delete(st);
-		return pebs_err(-ENOMEM, "out of memory");
+		return core_err(-ENOMEM, "out of memory");
 	}
 	*stp = st;
 	return 0;
@@ -186,14 +187,14 @@ int pebs_obs_stats__add(struct pebs_obs_stats *st, const uint64_t *row,
 			 */
 			th = thr_get(&st->thr[i], (int32_t)pw[0], (int32_t)pw[1]);
 			if (!th)
-				return pebs_err(-ENOMEM, "out of memory");
+				return core_err(-ENOMEM, "out of memory");
 			th->all_cycles += dt / 2;
 			if (keep)
 				th->cycles += dt / 2;
 		}
 		th = thr_get(&st->thr[i], (int32_t)w[0], (int32_t)w[1]);
 		if (!th)
-			return pebs_err(-ENOMEM, "out of memory");
+			return core_err(-ENOMEM, "out of memory");
 		th->all_cycles += own;
 		if (keep) {
 			th->cycles += own;
@@ -288,7 +289,7 @@ int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 		struct pebs_obs_thread *all = malloc(t->n * sizeof(*all));
 
 		if (!all)
-			return pebs_err(-ENOMEM, "out of memory");
+			return core_err(-ENOMEM, "out of memory");
 		memcpy(all, t->v, t->n * sizeof(*all));
 		qsort(all, t->n, sizeof(*all), thr_cmp);
 		memcpy(out, all, max * sizeof(*out));

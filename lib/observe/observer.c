@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pebsshim/observe.h"
 #include "core/internal.h"
 #include "core/opts.h"
 #include "observe/rdpmc.h"
@@ -68,12 +69,12 @@ int pebs_observer__new(int on_cpu, const struct pebs_observer_opts *opts,
 	int err;
 
 	if (on_cpu < 0 || on_cpu >= CPU_SETSIZE)
-		return pebs_err(-EINVAL, "observer CPU %d out of range", on_cpu);
-	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_observer_opts");
+		return core_err(-EINVAL, "observer CPU %d out of range", on_cpu);
+	err = opts_copy(&o, sizeof(o), opts, "pebs_observer_opts");
 	if (err)
 		return err;
 	if (!pebs_cpu_has_rdtscp())
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"this CPU has no rdtscp: the observer needs it (under qemu use -cpu max)");
 	if (!o.no_pin) {
 		cpu_set_t set;
@@ -81,18 +82,18 @@ int pebs_observer__new(int on_cpu, const struct pebs_observer_opts *opts,
 		CPU_ZERO(&set);
 		CPU_SET(on_cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set))
-			return pebs_err(-errno, "cannot pin the observer to CPU %d: %s",
+			return core_err(-errno, "cannot pin the observer to CPU %d: %s",
 					on_cpu, strerror(errno));
 	}
 	obs = calloc(1, sizeof(*obs));
 	if (!obs)
-		return pebs_err(-ENOMEM, "out of memory");
+		return core_err(-ENOMEM, "out of memory");
 	obs->on_cpu = on_cpu;
 	obs->pinned = !o.no_pin;
 	obs->map = o.map;
 	obs->page_size = sysconf(_SC_PAGESIZE);
 	*obsp = obs;
-	pebs_err_clear();
+	core_err_clear();
 	return 0;
 }
 
@@ -214,17 +215,17 @@ int pebs_observer__add_cpu(struct pebs_observer *obs, unsigned int cpu)
 	int err;
 
 	if (obs->map && cpu >= pebs_map__nr_cpus(obs->map))
-		return pebs_err(-EINVAL, "CPU %u is beyond the table's %u slots",
+		return core_err(-EINVAL, "CPU %u is beyond the table's %u slots",
 				cpu, pebs_map__nr_cpus(obs->map));
 	if (ncpu > 0 && cpu >= (unsigned long)ncpu)
-		return pebs_err(-EINVAL, "CPU %u does not exist (%ld CPUs)",
+		return core_err(-EINVAL, "CPU %u does not exist (%ld CPUs)",
 				cpu, ncpu);
 	for (unsigned int i = 0; i < obs->nr_cpus; i++)
 		if (obs->cpus[i].cpu == cpu)
-			return pebs_err(-EEXIST, "CPU %u is already observed", cpu);
+			return core_err(-EEXIST, "CPU %u is already observed", cpu);
 	cpus = realloc(obs->cpus, (obs->nr_cpus + 1) * sizeof(*cpus));
 	if (!cpus)
-		return pebs_err(-ENOMEM, "out of memory");
+		return core_err(-ENOMEM, "out of memory");
 	obs->cpus = cpus;
 	oc = &cpus[obs->nr_cpus];
 	memset(oc, 0, sizeof(*oc));
@@ -241,7 +242,7 @@ int pebs_observer__add_cpu(struct pebs_observer *obs, unsigned int cpu)
 			return err;
 		}
 	}
-	pebs_err_clear();
+	core_err_clear();
 	return obs->nr_cpus++;
 }
 
@@ -253,9 +254,10 @@ int pebs_observer__add_event(struct pebs_observer *obs,
 	int err;
 
 	if (e >= PEBS_OBS_MAX_EVENTS)
-		return pebs_err(-E2BIG, "at most %d counters per observed CPU",
+		return core_err(-E2BIG, "at most %d counters per observed CPU",
 				PEBS_OBS_MAX_EVENTS);
-	err = pebs_attr_area_check(ev->attr_area, ev->name);
+	err = opts_attr_area_check(ev->attr_area, sizeof(ev->attr_area),
+				 ev->name);
 	if (err)
 		return err;
 	obs->ev[e] = *ev;
@@ -281,7 +283,7 @@ int pebs_observer__add_event(struct pebs_observer *obs,
 			return err;
 		}
 	}
-	pebs_err_clear();
+	core_err_clear();
 	return obs->nr_events++;
 }
 
@@ -370,7 +372,7 @@ int pebs_observer__read(struct pebs_observer *obs, uint64_t *row,
 			err = counter_read(&oc->ctr[e],
 					   &w[PEBS_OBS_CPU_HEAD + e]);
 			if (err)
-				return pebs_err(err, "reading counter %s on CPU %u: %s",
+				return core_err(err, "reading counter %s on CPU %u: %s",
 						obs->ev[e].name, oc->cpu,
 						strerror(-err));
 		}
@@ -411,16 +413,16 @@ int pebs_tsc_hz(unsigned int ms, uint64_t *hz)
 	uint64_t t0, n0, t1, n1;
 
 	if (!ms || !hz)
-		return pebs_err(-EINVAL, "pebs_tsc_hz: need a duration and a result");
+		return core_err(-EINVAL, "pebs_tsc_hz: need a duration and a result");
 	if (!pebs_cpu_has_rdtscp())
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"this CPU has no rdtscp: no TSC measurement (under qemu use -cpu max)");
 	tsc_mono_pair(&t0, &n0);
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	tsc_mono_pair(&t1, &n1);
 	if (n1 <= n0 || t1 <= t0)
-		return pebs_err(-EINVAL, "the TSC or CLOCK_MONOTONIC did not advance");
+		return core_err(-EINVAL, "the TSC or CLOCK_MONOTONIC did not advance");
 	*hz = (uint64_t)((unsigned __int128)(t1 - t0) * 1000000000 / (n1 - n0));
 	return 0;
 }

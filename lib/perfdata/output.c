@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "perfdata/perfdata-write.h"
 
 static const char *file_kind(mode_t m)
@@ -29,16 +30,16 @@ int pebs_output__check(const char *path)
 	struct stat st;
 
 	if (!path || !*path)
-		return pebs_err(-EINVAL, "no output path given: give one "
+		return core_err(-EINVAL, "no output path given: give one "
 				"with -o");
 	if (stat(path, &st)) {
 		if (errno == ENOENT)
 			return 0;
-		return pebs_err(-errno, "cannot use %s: %s: choose another "
+		return core_err(-errno, "cannot use %s: %s: choose another "
 				"path", path, strerror(errno));
 	}
 	if (!S_ISREG(st.st_mode))
-		return pebs_err(-EEXIST, "%s exists and is %s: give the path "
+		return core_err(-EEXIST, "%s exists and is %s: give the path "
 				"of a new or regular file", path,
 				file_kind(st.st_mode));
 	return 0;
@@ -55,10 +56,10 @@ int pebs_output__backup(const char *path)
 	if (stat(path, &st) || !st.st_size)
 		return 0;	/* absent or empty: nothing to keep */
 	if ((size_t)snprintf(old, sizeof(old), "%s.old", path) >= sizeof(old))
-		return pebs_err(-ENAMETOOLONG, "%s.old: name too long: choose "
+		return core_err(-ENAMETOOLONG, "%s.old: name too long: choose "
 				"a shorter path", path);
 	if (rename(path, old))
-		return pebs_err(-errno, "cannot move %s to %s: %s: remove or "
+		return core_err(-errno, "cannot move %s to %s: %s: remove or "
 				"rename %s", path, old, strerror(errno), old);
 	return 0;
 }
@@ -72,23 +73,23 @@ int pebs_output__replace(const char *path,
 	int fd, err;
 
 	if (!write)
-		return pebs_err(-EINVAL, "output: nothing to write");
+		return core_err(-EINVAL, "output: nothing to write");
 	/* a device or fifo is not replaced by a file (rename would) */
 	err = pebs_output__check(path);
 	if (err)
 		return err;
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return pebs_err(-ENOMEM, "output: out of memory");
+		return core_err(-ENOMEM, "output: out of memory");
 	fd = mkstemp(tmp);
 	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		err = pebs_err(-errno, "cannot create %s: %s: give a writable "
+		err = core_err(-errno, "cannot create %s: %s: give a writable "
 			       "path", tmp, strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		free(tmp);
 		return err;
 	}
-	pebs_err_clear();
+	core_err_clear();
 	err = write(ctx, f);
 	if (fclose(f) && !err)
 		err = -errno;
@@ -104,7 +105,7 @@ int pebs_output__replace(const char *path,
 		snprintf(why, sizeof(why), "%s", pebs_errmsg()[0] ?
 			 pebs_errmsg() : strerror(-err));
 		unlink(tmp);
-		err = pebs_err(err, "cannot write %s: %s (%s left unchanged)",
+		err = core_err(err, "cannot write %s: %s (%s left unchanged)",
 			       path, why, path);
 	}
 	free(tmp);

@@ -23,9 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
-#define MAX_FILES	4096	/* data.0 .. data.4095: more than any CPU count */
+/* data.0 .. data.N-1: perf record --threads writes one per CPU at most */
+#define MAX_FILES	PEBS_MAX_CPUS
 
 struct pd_kid {
 	struct pebs_perfdata *pd;	/* the file's records */
@@ -80,16 +83,16 @@ static int open_records(const struct pebs_perfdata *parent, int fd,
 
 	*pdp = NULL;
 	if (fstat(fd, &st))
-		return pebs_err(-errno, "cannot stat: %m");
+		return core_err(-errno, "cannot stat: %m");
 	if (!st.st_size)
 		return 0;
 	buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (buf == MAP_FAILED)
-		return pebs_err(-errno, "cannot map: %m");
+		return core_err(-errno, "cannot map: %m");
 	pd = calloc(1, sizeof(*pd));
 	if (!pd) {
 		munmap(buf, st.st_size);
-		return pebs_err(-ENOMEM, "out of memory for a perf.data reader");
+		return core_err(-ENOMEM, "out of memory for a perf.data reader");
 	}
 	pd->buf = buf;
 	pd->size = pd->data_end = st.st_size;
@@ -122,20 +125,20 @@ int pd_dir__open(int dirfd, struct pebs_perfdata **pdp)
 
 	fd = openat(dirfd, "data", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return pebs_err(errno == ENOENT ? -EOPNOTSUPP : -errno,
+		return core_err(errno == ENOENT ? -EOPNOTSUPP : -errno,
 				"a directory without a 'data' file: give a perf.data file or a perf record --threads directory");
 	err = pebs_perfdata__open_fd(fd, &pd);
 	if (err)
 		return pd_with_name(err, "data");
 	if (!pebs_perfdata__has_feat(pd, PEBS_FEAT_DIR_FORMAT)) {
 		pebs_perfdata__close(pd);
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"a directory whose 'data' file is not a perf record --threads header (no HEADER_DIR_FORMAT): give the perf.data file itself");
 	}
 	d = calloc(1, sizeof(*d) + MAX_FILES * sizeof(d->kid[0]));
 	if (!d) {
 		pebs_perfdata__close(pd);
-		return pebs_err(-ENOMEM, "out of memory for a perf.data directory");
+		return core_err(-ENOMEM, "out of memory for a perf.data directory");
 	}
 	pd->dir = d;
 	time_pos(d, pd);
@@ -144,7 +147,7 @@ int pd_dir__open(int dirfd, struct pebs_perfdata **pdp)
 		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
 		if (fd < 0 && errno == ENOENT)
 			break;
-		err = fd < 0 ? pebs_err(-errno, "cannot open: %m") :
+		err = fd < 0 ? core_err(-errno, "cannot open: %m") :
 			       open_records(pd, fd, &d->kid[d->n].pd);
 		if (fd >= 0)
 			close(fd);

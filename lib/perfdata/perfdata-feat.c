@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "perfdata/perfdata-write.h"
 
 #define CPUINFO_MAX		16384
@@ -556,21 +557,21 @@ int pebs_perfdata_writer__add_group(struct pebs_perfdata_writer *w,
 
 	if (!w || nr_members < 2 || leader >= w->nr_attrs ||
 	    nr_members > w->nr_attrs - leader)
-		return pebs_err(-EINVAL, "perfdata writer: a group is two or "
+		return core_err(-EINVAL, "perfdata writer: a group is two or "
 				"more events already added");
 	if (w->started)
-		return pebs_err(-EINVAL, "perfdata writer: groups must be "
+		return core_err(-EINVAL, "perfdata writer: groups must be "
 				"added before the first record");
 	for (unsigned int i = 0; i < w->nr_attrs; i++) {
 		unsigned int n = w->attrs[i].nr_members;
 
 		if (n > 1 && i < leader + nr_members && leader < i + n)
-			return pebs_err(-EINVAL, "perfdata writer: event %u "
+			return core_err(-EINVAL, "perfdata writer: event %u "
 					"is in a group already", i > leader ?
 					i : leader);
 	}
 	if (name && !(copy = strdup(name)))
-		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	w->attrs[leader].nr_members = nr_members;
 	w->attrs[leader].group = copy;
 	return 0;

@@ -13,7 +13,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "session/session.h"
+#include "pebsshim/perfdata.h"
+#include "perfdata/perfdata-int.h"
 
 /* a HEADER_FEATURE record: { header; u64 feat_id; data } */
 #define FEAT_REC_HDR	16
@@ -47,7 +48,7 @@ static bool payload(const unsigned char *rec, uint64_t *extra)
 
 static int bad_record(uint64_t at, unsigned int size)
 {
-	return pebs_err(-EBADMSG,
+	return core_err(-EBADMSG,
 			"corrupt perf.data: bad record at offset %llu (size %u); stopped there",
 			(unsigned long long)at, size);
 }
@@ -71,7 +72,7 @@ static int file_rec(struct pebs_perfdata *pd, const unsigned char **recp)
 	pd->pos += size + extra;
 	if ((uintptr_t)rec & 7) {	/* e.g. after perf -z's COMPRESSED */
 		if (!pd->rec && !(pd->rec = malloc(1u << 16)))
-			return pebs_err(-ENOMEM, "out of memory for a perf.data record");
+			return core_err(-ENOMEM, "out of memory for a perf.data record");
 		memcpy(pd->rec, rec, size);
 		rec = pd->rec;
 	}
@@ -96,12 +97,12 @@ static int stream_rec(struct pebs_perfdata *pd, const unsigned char **recp)
 	if (r <= 0)
 		return r;
 	if (!payload(rec, &extra))
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"corrupt perf.data stream: record type %u too short for its payload size",
 				ld32(rec));
 	if (extra) {	/* skipping reuses the buffer: keep the record */
 		if (!pd->rec && !(pd->rec = malloc(1u << 16)))
-			return pebs_err(-ENOMEM, "out of memory for a perf.data record");
+			return core_err(-ENOMEM, "out of memory for a perf.data record");
 		memcpy(pd->rec, rec, ld16(rec + 6));
 		rec = pd->rec;
 		r = pd_stream__skip(pd->stream, extra);
@@ -123,7 +124,7 @@ static int decompress(struct pebs_perfdata *pd, const unsigned char *rec)
 
 		if (c && pd->feat_size[PEBS_FEAT_COMPRESSED] >= 20) {
 			if (ld32(c + 4) != COMP_TYPE_ZSTD)
-				return pebs_err(-EOPNOTSUPP,
+				return core_err(-EOPNOTSUPP,
 						"perf.data is compressed with method %u; only zstd (1) is supported",
 						ld32(c + 4));
 			mmap_len = ld32(c + 16);
@@ -145,7 +146,7 @@ int pebs_perfdata__next(struct pebs_perfdata *pd,
 		return 0;
 	if (pd->rewind_err) {
 		pd->done = true;
-		return pebs_err(pd->rewind_err,
+		return core_err(pd->rewind_err,
 				"cannot read a pipe-mode perf.data stream twice: save it to a file first (perf record -o - ... > FILE)");
 	}
 	for (;;) {

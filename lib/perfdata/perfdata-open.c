@@ -16,7 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 static int pd_new(const void *buf, size_t size, bool mapped, int fd,
 		  struct pebs_perfdata **pdp)
@@ -25,7 +27,7 @@ static int pd_new(const void *buf, size_t size, bool mapped, int fd,
 	int err;
 
 	if (!pd)
-		return pebs_err(-ENOMEM, "out of memory for a perf.data reader");
+		return core_err(-ENOMEM, "out of memory for a perf.data reader");
 	pd->buf = buf;
 	pd->size = size;
 	pd->mapped = mapped;
@@ -63,7 +65,7 @@ int pd_with_name(int err, const char *name)
 	char why[256];
 
 	snprintf(why, sizeof(why), "%s", pebs_errmsg());
-	return pebs_err(err, "%s: %s", name, why);
+	return core_err(err, "%s: %s", name, why);
 }
 
 /* read exactly @n bytes: 1, 0 at the end, -errno */
@@ -91,18 +93,18 @@ int pebs_perfdata__open_fd(int fd, struct pebs_perfdata **pdp)
 	int err;
 
 	if (fstat(fd, &st)) {
-		err = pebs_err(-errno, "cannot stat the perf.data input: %m");
+		err = core_err(-errno, "cannot stat the perf.data input: %m");
 		goto out_close;
 	}
 	if (S_ISREG(st.st_mode)) {
 		if (st.st_size < 8) {
-			err = pebs_err(-EBADMSG, "not a perf.data file (%lld bytes)",
+			err = core_err(-EBADMSG, "not a perf.data file (%lld bytes)",
 				       (long long)st.st_size);
 			goto out_close;
 		}
 		buf = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (buf == MAP_FAILED) {
-			err = pebs_err(-errno, "cannot map the perf.data input: %m");
+			err = core_err(-errno, "cannot map the perf.data input: %m");
 			goto out_close;
 		}
 		err = pd_new(buf, st.st_size, true, -1, pdp);
@@ -117,13 +119,13 @@ int pebs_perfdata__open_fd(int fd, struct pebs_perfdata **pdp)
 	/* a pipe, a socket, a terminal: only a pipe-mode stream can come */
 	err = read_full(fd, h, sizeof(h));
 	if (err <= 0) {
-		err = err ? pebs_err(err, "cannot read the perf.data stream: %s",
+		err = err ? core_err(err, "cannot read the perf.data stream: %s",
 				     strerror(-err)) :
-			    pebs_err(-EBADMSG, "not a perf.data stream: it ended within 16 bytes");
+			    core_err(-EBADMSG, "not a perf.data stream: it ended within 16 bytes");
 		goto out_close;
 	}
 	if (ld64(h) != PEBS_PERF_MAGIC || ld64(h + 8) != PD_PIPE_HEADER_SIZE) {
-		err = pebs_err(-EBADMSG,
+		err = core_err(-EBADMSG,
 			       ld64(h) == PEBS_PERF_MAGIC ?
 			       "a perf.data file, not a pipe-mode stream, comes through the pipe: give it as a file" :
 			       "not a pipe-mode perf.data stream (bad magic)");
@@ -142,12 +144,12 @@ int pebs_perfdata__open(const char *path, struct pebs_perfdata **pdp)
 	if (!strcmp(path, "-")) {
 		fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 		if (fd < 0)
-			return pebs_err(-errno, "cannot read standard input: %m");
+			return core_err(-errno, "cannot read standard input: %m");
 		path = "standard input";
 	} else {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			return pebs_err(-errno, "cannot open %s: %m", path);
+			return core_err(-errno, "cannot open %s: %m", path);
 	}
 	err = pebs_perfdata__open_fd(fd, pdp);
 	return err ? pd_with_name(err, path) : 0;
@@ -199,7 +201,7 @@ int pebs_perfdata__open_rewindable(const char *path,
 		return pebs_perfdata__open(path, pdp);
 	fd = spool(STDIN_FILENO);
 	if (fd < 0)
-		return pebs_err(fd, "cannot read standard input into memory: %s",
+		return core_err(fd, "cannot read standard input into memory: %s",
 				strerror(-fd));
 	err = pebs_perfdata__open_fd(fd, pdp);
 	return err ? pd_with_name(err, "standard input") : 0;

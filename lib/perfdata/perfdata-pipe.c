@@ -26,7 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 #define BUF_SIZE	(256u << 10)	/* > 64 KiB, the largest record */
 
@@ -58,7 +60,7 @@ static int stream_new(struct pd_stream **sp)
 		if (s)
 			free(s->buf);
 		free(s);
-		return pebs_err(-ENOMEM, "out of memory for a perf.data stream");
+		return core_err(-ENOMEM, "out of memory for a perf.data stream");
 	}
 	s->fd = -1;
 	s->resume = -1;
@@ -114,7 +116,7 @@ static ssize_t src_read(struct pd_stream *s, void *dst, size_t n)
 		r = read(s->fd, dst, n);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
-		return pebs_err(-errno, "cannot read the perf.data stream: %m");
+		return core_err(-errno, "cannot read the perf.data stream: %m");
 	return r;
 }
 
@@ -154,7 +156,7 @@ static int keep(struct pd_stream *s, const unsigned char *rec, size_t n)
 			cap *= 2;
 		p = realloc(s->pro, cap);
 		if (!p)
-			return pebs_err(-ENOMEM, "out of memory for the perf.data stream's header records");
+			return core_err(-ENOMEM, "out of memory for the perf.data stream's header records");
 		s->pro = p;
 		s->pro_cap = cap;
 	}
@@ -189,7 +191,7 @@ int pd_stream__next(struct pd_stream *s, const unsigned char **rec)
 	}
 	size = ld16(s->buf + s->head + 6);
 	if (size < 8)
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"corrupt perf.data stream: record of %u bytes", size);
 	r = fill(s, size);
 	if (r <= 0) {
@@ -273,7 +275,7 @@ int pd_stream__rewind(struct pd_stream *s)
 	} else if (s->resume < 0 ||
 		   lseek(s->fd, s->resume, SEEK_SET) != s->resume) {
 		s->replay = false;
-		return pebs_err(-ESPIPE,
+		return core_err(-ESPIPE,
 				"cannot read a pipe-mode perf.data stream twice: save it to a file first (perf record -o - ... > FILE)");
 	}
 	s->head = s->tail = s->last = 0;

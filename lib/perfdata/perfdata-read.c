@@ -34,7 +34,9 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 _Static_assert(sizeof(struct pebs_perf_file_header) == 104,
 	       "struct perf_file_header is 104 bytes on disk");
@@ -108,7 +110,7 @@ static int id_reserve(struct pebs_perfdata *pd, size_t more)
 	struct id_ent *tab;
 
 	if (more > PD_MAX_IDS || pd->nr_ids + more > PD_MAX_IDS)
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"corrupt perf.data: more than %u event ids",
 				PD_MAX_IDS);
 	if (!pd->idtab && getrandom(&pd->id_seed, sizeof(pd->id_seed),
@@ -120,7 +122,7 @@ static int id_reserve(struct pebs_perfdata *pd, size_t more)
 		return 0;
 	tab = calloc(cap, sizeof(*tab));
 	if (!tab)
-		return pebs_err(-ENOMEM, "out of memory for perf.data ids");
+		return core_err(-ENOMEM, "out of memory for perf.data ids");
 	for (size_t i = 0; pd->idtab && i <= pd->id_mask; i++)
 		if (pd->idtab[i].idx1)
 			id_put(pd->id_seed, tab, cap - 1, pd->idtab[i].id,
@@ -170,7 +172,7 @@ int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 	int err;
 
 	if (pd->nr_attrs >= PD_MAX_ATTRS)
-		return pebs_err(-EBADMSG, "corrupt perf.data: more than %u events",
+		return core_err(-EBADMSG, "corrupt perf.data: more than %u events",
 				PD_MAX_ATTRS);
 	err = id_reserve(pd, nr_ids);
 	if (err)
@@ -180,7 +182,7 @@ int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 		void *n = realloc(pd->attrs, cap * sizeof(*pd->attrs));
 
 		if (!n)
-			return pebs_err(-ENOMEM, "out of memory for perf.data attrs");
+			return core_err(-ENOMEM, "out of memory for perf.data attrs");
 		pd->attrs = n;
 		pd->cap_attrs = cap;
 	}
@@ -189,7 +191,7 @@ int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 	if (nr_ids) {
 		a->ids = malloc(nr_ids * sizeof(*a->ids));
 		if (!a->ids)
-			return pebs_err(-ENOMEM, "out of memory for perf.data ids");
+			return core_err(-ENOMEM, "out of memory for perf.data ids");
 		memcpy(a->ids, ids, nr_ids * sizeof(*a->ids));
 	}
 	a->nr_ids = nr_ids;
@@ -218,7 +220,7 @@ static int read_attrs(struct pebs_perfdata *pd)
 		return 0;
 	if (esz < PERF_ATTR_SIZE_VER0 + sizeof(struct pebs_perf_file_section) ||
 	    h->attrs.size % esz || !in_file(pd, h->attrs.offset, h->attrs.size))
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"corrupt perf.data: attrs section (%llu bytes of %llu-byte entries) does not fit the file",
 				(unsigned long long)h->attrs.size,
 				(unsigned long long)esz);
@@ -227,7 +229,7 @@ static int read_attrs(struct pebs_perfdata *pd)
 	for (uint64_t i = 0, total = 0; i < n; i++) {
 		total += ld64(pd->buf + h->attrs.offset + (i + 1) * esz - 8) / 8;
 		if (total > pd->size / 8)
-			return pebs_err(-EBADMSG,
+			return core_err(-EBADMSG,
 					"corrupt perf.data: the attrs' id sections hold more ids than the %zu-byte file has room for (they overlap)",
 					pd->size);
 	}
@@ -237,7 +239,7 @@ static int read_attrs(struct pebs_perfdata *pd)
 		uint64_t ids_size = ld64(e + esz - 8);
 
 		if (ids_size % 8 || !in_file(pd, ids_off, ids_size))
-			return pebs_err(-EBADMSG,
+			return core_err(-EBADMSG,
 					"corrupt perf.data: ids of attr %llu lie outside the file",
 					(unsigned long long)i);
 		err = pd_add_attr(pd, e, esz - 16, pd->buf + ids_off,
@@ -325,7 +327,7 @@ int pd_read_event_desc(struct pebs_perfdata *pd)
 		free(pd->attrs[i].name);
 		pd->attrs[i].name = strndup(name, len);
 		if (!pd->attrs[i].name)
-			return pebs_err(-ENOMEM, "out of memory for event names");
+			return core_err(-ENOMEM, "out of memory for event names");
 	}
 	return 0;
 }
@@ -337,16 +339,16 @@ int pd_init_file(struct pebs_perfdata *pd)
 	int err;
 
 	if (pd->size < 8)
-		return pebs_err(-EBADMSG, "not a perf.data file: %zu bytes", pd->size);
+		return core_err(-EBADMSG, "not a perf.data file: %zu bytes", pd->size);
 	magic = ld64(pd->buf);
 	if (magic == PERF_MAGIC_SWAPPED)
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"perf.data is big-endian: only little-endian files are supported");
 	if (magic == PERF_MAGIC_V1)
-		return pebs_err(-EOPNOTSUPP,
+		return core_err(-EOPNOTSUPP,
 				"perf.data uses the old PERFFILE format: rewrite it with a current perf (perf inject)");
 	if (magic != PEBS_PERF_MAGIC)
-		return pebs_err(-EBADMSG, "not a perf.data file (bad magic)");
+		return core_err(-EBADMSG, "not a perf.data file (bad magic)");
 	if (pd->size >= 16 && ld64(pd->buf + 8) == PD_PIPE_HEADER_SIZE) {
 		h->magic = magic;
 		h->size = PD_PIPE_HEADER_SIZE;
@@ -356,10 +358,10 @@ int pd_init_file(struct pebs_perfdata *pd)
 		return err ? err : pd_read_prologue(pd);
 	}
 	if (pd->size < sizeof(*h))
-		return pebs_err(-EBADMSG, "corrupt perf.data: truncated header");
+		return core_err(-EBADMSG, "corrupt perf.data: truncated header");
 	memcpy(h, pd->buf, sizeof(*h));
 	if (h->size < sizeof(*h) || !in_file(pd, h->data.offset, h->data.size))
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"corrupt perf.data: header size %llu or data section outside the file",
 				(unsigned long long)h->size);
 	err = read_attrs(pd);
@@ -417,7 +419,7 @@ int pebs_perfdata__feat(const struct pebs_perfdata *pd, unsigned int feat,
 			const void **data, size_t *size)
 {
 	if (!pebs_perfdata__has_feat(pd, feat) || !pd->feat[feat])
-		return pebs_err(-ENOENT, "perf.data has no feature section %u", feat);
+		return core_err(-ENOENT, "perf.data has no feature section %u", feat);
 	*data = pd->feat[feat];
 	*size = pd->feat_size[feat];
 	return 0;
@@ -439,7 +441,7 @@ int pebs_perfdata__feat_str(const struct pebs_perfdata *pd, unsigned int feat,
 	end = p + size;
 	s = perf_string(&p, end, &slen);
 	if (!s)
-		return pebs_err(-EBADMSG, "corrupt perf.data: feature %u is not a string", feat);
+		return core_err(-EBADMSG, "corrupt perf.data: feature %u is not a string", feat);
 	n = strnlen(s, slen);
 	if (len) {
 		size_t c = n < len - 1 ? n : len - 1;
@@ -471,12 +473,12 @@ int pd_header_attr(struct pebs_perfdata *pd, const unsigned char *rec,
 	const unsigned char *ids;
 
 	if (size < 8 + PERF_ATTR_SIZE_VER0)
-		return pebs_err(-EBADMSG, "corrupt perf.data: short HEADER_ATTR record");
+		return core_err(-EBADMSG, "corrupt perf.data: short HEADER_ATTR record");
 	asz = ld32(rec + 8 + 4);
 	if (!asz)
 		asz = PERF_ATTR_SIZE_VER0;
 	if (asz < PERF_ATTR_SIZE_VER0 || asz > size - 8u)
-		return pebs_err(-EBADMSG, "corrupt perf.data: HEADER_ATTR attr size %u", asz);
+		return core_err(-EBADMSG, "corrupt perf.data: HEADER_ATTR attr size %u", asz);
 	ids = rec + 8 + asz;
 	nr_ids = (size - 8 - asz) / 8;
 	/* already known from the attrs section (e.g. after perf inject) */
@@ -496,20 +498,20 @@ static int find_attr(const struct pebs_perfdata *pd, const unsigned char *rec,
 	if (pd->nr_attrs == 1)
 		return 0;
 	if (!pd->nr_attrs)
-		return pebs_err(-ENOENT, "perf.data has no event attributes");
+		return core_err(-ENOENT, "perf.data has no event attributes");
 	if (!sample && !pd->attrs[0].attr.sample_id_all)
 		return 0;	/* as perf: no sample_id, the first event */
 	if (pos < 0)
-		return pebs_err(-ENOENT,
+		return core_err(-ENOENT,
 				"perf.data events do not agree on where the sample id is (record them with IDENTIFIER)");
 	if (size < 8 + pos)
-		return pebs_err(-EBADMSG, "corrupt record: too short for its id");
+		return core_err(-EBADMSG, "corrupt record: too short for its id");
 	id = ld64(sample ? rec + pos : rec + size - pos);
 	if (!id)
 		return 0;	/* perf's synthesized records: the first event */
 	e = id_find(pd, id);
 	if (!e)
-		return pebs_err(-ENOENT, "sample id %llu matches no event in perf.data",
+		return core_err(-ENOENT, "sample id %llu matches no event in perf.data",
 				(unsigned long long)id);
 	return e->idx1 - 1;
 }
@@ -525,7 +527,7 @@ int pebs_perfdata__sample(const struct pebs_perfdata *pd,
 
 	memcpy(&h, rec, sizeof(h));
 	if (h.type != PERF_RECORD_SAMPLE)
-		return pebs_err(-EINVAL, "record type %u is not a sample", h.type);
+		return core_err(-EINVAL, "record type %u is not a sample", h.type);
 	idx = find_attr(pd, rec, h.size, true);
 	if (idx < 0)
 		return idx;
@@ -548,9 +550,9 @@ int pebs_perfdata__sample_id(const struct pebs_perfdata *pd,
 
 	memcpy(&h, rec, sizeof(h));
 	if (h.type == PERF_RECORD_SAMPLE)
-		return pebs_err(-EINVAL, "a sample has no trailing sample_id: use pebs_perfdata__sample");
+		return core_err(-EINVAL, "a sample has no trailing sample_id: use pebs_perfdata__sample");
 	if (h.type >= PEBS_PERF_RECORD_HEADER_ATTR || h.type == 0)
-		return pebs_err(-ENOENT, "record type %u (perf's own) carries no sample_id", h.type);
+		return core_err(-ENOENT, "record type %u (perf's own) carries no sample_id", h.type);
 	idx = find_attr(pd, rec, h.size, false);
 	if (idx < 0)
 		return idx;
@@ -558,7 +560,7 @@ int pebs_perfdata__sample_id(const struct pebs_perfdata *pd,
 	if (a->layout_err)
 		return a->layout_err;
 	if (!a->attr.sample_id_all)
-		return pebs_err(-ENOENT, "event %d was recorded without sample_id_all", idx);
+		return core_err(-ENOENT, "event %d was recorded without sample_id_all", idx);
 	if (attr_idx)
 		*attr_idx = idx;
 	return pebs_sample__decode_id(&a->layout, ev, s);

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/opts.h"
 #include "perfdata/perfdata-write.h"
 #include "perfdata/tracing-data.h"
@@ -96,7 +97,7 @@ static int write_failed(struct pebs_perfdata_writer *w, int err)
 {
 	if (!w->err)
 		w->err = err;
-	return pebs_err(err, "cannot write %s: %s: %s", w->path,
+	return core_err(err, "cannot write %s: %s: %s", w->path,
 			strerror(-err), err == -EPIPE ? "the reader went away" :
 			"free space on its file system (or raise ulimit -f)");
 }
@@ -149,23 +150,23 @@ int pebs_perfdata_writer__create(const char *path,
 	int err;
 
 	if (!path || !wp)
-		return pebs_err(-EINVAL, "perfdata writer: no path given");
+		return core_err(-EINVAL, "perfdata writer: no path given");
 	*wp = NULL;
 	err = pebs_output__check(path);
 	if (err)
 		return err;
 	w = writer_new(path);
 	if (!w)
-		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	err = wr_open_tmp(w);
 	if (err) {
-		pebs_err(err, "cannot create %s: %s: choose a writable path",
+		core_err(err, "cannot create %s: %s: choose a writable path",
 			 path, strerror(-err));
 		writer_free(w);
 		return err;
 	}
 	*wp = w;
-	pebs_err_clear();
+	core_err_clear();
 	return 0;
 }
 
@@ -174,10 +175,10 @@ int pebs_perfdata_writer__create_pipe(int fd, struct pebs_perfdata_writer **wp)
 	struct pebs_perfdata_writer *w;
 
 	if (fd < 0 || !wp)
-		return pebs_err(-EINVAL, "perfdata writer: bad pipe fd %d", fd);
+		return core_err(-EINVAL, "perfdata writer: bad pipe fd %d", fd);
 	w = writer_new("standard output");
 	if (!w)
-		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	w->fd = fd;
 	w->pipe = true;
 	w->committed = true;
@@ -205,45 +206,45 @@ int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 	struct pebs_sample_layout l;
 
 	if (!w || !attr || (nr_ids && !ids))
-		return pebs_err(-EINVAL, "perfdata writer: bad attr arguments");
+		return core_err(-EINVAL, "perfdata writer: bad attr arguments");
 	if (w->started)
-		return pebs_err(-EINVAL, "perfdata writer: events must be "
+		return core_err(-EINVAL, "perfdata writer: events must be "
 				"added before the first record");
 	if (w->nr_attrs) {
 		const struct perf_event_attr *first = &w->attrs[0].attr;
 
 		if (!(attr->sample_type & PERF_SAMPLE_IDENTIFIER) ||
 		    !(first->sample_type & PERF_SAMPLE_IDENTIFIER))
-			return pebs_err(-EINVAL, "perfdata writer: several "
+			return core_err(-EINVAL, "perfdata writer: several "
 					"events need PERF_SAMPLE_IDENTIFIER in "
 					"every sample_type");
 		if (attr->sample_id_all != first->sample_id_all)
-			return pebs_err(-EINVAL, "perfdata writer: all events "
+			return core_err(-EINVAL, "perfdata writer: all events "
 					"need the same sample_id_all");
 		if (!w->attrs[0].nr_ids || !nr_ids)
-			return pebs_err(-EINVAL, "perfdata writer: several "
+			return core_err(-EINVAL, "perfdata writer: several "
 					"events need their sample ids");
 	}
 	na = realloc(w->attrs, (w->nr_attrs + 1) * sizeof(*na));
 	if (!na)
-		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	w->attrs = na;
 	a = &na[w->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	/* the caller's attr.size: older or newer kernel headers */
-	if (pebs_attr_copy(&a->attr, attr, "perfdata writer"))
+	if (opts_attr_copy(&a->attr, attr, "perfdata writer"))
 		return -EINVAL;
 	if (nr_ids) {
 		a->ids = malloc(nr_ids * sizeof(*ids));
 		if (!a->ids)
-			return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+			return core_err(-ENOMEM, "perfdata writer: out of memory");
 		memcpy(a->ids, ids, nr_ids * sizeof(*ids));
 	}
 	a->nr_ids = nr_ids;
 	a->name = strdup(name ? name : "");
 	if (!a->name) {
 		free(a->ids);
-		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	}
 	/* only the places of the leading fields are needed: those of an
 	   attr the decoder cannot read whole are still known */
@@ -268,10 +269,10 @@ int pebs_perfdata_writer__set_cmdline(struct pebs_perfdata_writer *w,
 	int i;
 
 	if (!w || argc < 0 || (argc && !argv))
-		return pebs_err(-EINVAL, "perfdata writer: bad cmdline");
+		return core_err(-EINVAL, "perfdata writer: bad cmdline");
 	v = calloc((size_t)argc + 1, sizeof(*v));
 	if (!v)
-		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	for (i = 0; i < argc; i++) {
 		v[i] = strdup(argv[i]);
 		if (!v[i])
@@ -288,7 +289,7 @@ out_free:
 	while (i--)
 		free(v[i]);
 	free(v);
-	return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+	return core_err(-ENOMEM, "perfdata writer: out of memory");
 }
 
 /* the file header; features only at the end (@feats: bits to set) */
@@ -327,7 +328,7 @@ static int start_file(struct pebs_perfdata_writer *w)
 	}
 	if (b.oom) {
 		free(b.p);
-		return pebs_err(-ENOMEM, "perfdata writer: out of memory");
+		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	}
 	w->data_offset = off + b.len;
 	file_header(w, &hdr);
@@ -356,7 +357,7 @@ static int start_pipe(struct pebs_perfdata_writer *w)
 		size_t size = sizeof(h) + w->attr_size + w->attrs[i].nr_ids * 8;
 
 		if (size > UINT16_MAX) {
-			err = pebs_err(-E2BIG, "event %s has too many ids for "
+			err = core_err(-E2BIG, "event %s has too many ids for "
 				       "the pipe format: record to a file",
 				       w->attrs[i].name);
 			break;
@@ -379,7 +380,7 @@ static int start_pipe(struct pebs_perfdata_writer *w)
 		uint64_t feat = i;
 
 		if (!err && f[i].oom)
-			err = pebs_err(-ENOMEM, "perfdata writer: out of memory");
+			err = core_err(-ENOMEM, "perfdata writer: out of memory");
 		if (!err && f[i].len && sizeof(h) + 8 + f[i].len <= UINT16_MAX) {
 			b.len = 0;
 			bytes_add(&b, &h, sizeof(h));
@@ -525,7 +526,7 @@ int pebs_perfdata_writer__write(struct pebs_perfdata_writer *w,
 	int err;
 
 	if (!w || !ev || ev->size < sizeof(*ev) || ev->size % 8)
-		return pebs_err(-EINVAL, "perfdata writer: bad record size %u",
+		return core_err(-EINVAL, "perfdata writer: bad record size %u",
 				ev ? ev->size : 0);
 	if (!w->started) {
 		err = start_data(w);
@@ -554,7 +555,7 @@ int pebs_perfdata_writer__commit(struct pebs_perfdata_writer *w)
 	int err;
 
 	if (!w)
-		return pebs_err(-EINVAL, "perfdata writer: no writer");
+		return core_err(-EINVAL, "perfdata writer: no writer");
 	if (w->committed)
 		return 0;
 	err = start_data(w);
@@ -567,7 +568,7 @@ int pebs_perfdata_writer__commit(struct pebs_perfdata_writer *w)
 		return err;
 	err = wr_link_in(w);
 	if (err)
-		return pebs_err(err, "cannot create %s: %s: choose a writable "
+		return core_err(err, "cannot create %s: %s: choose a writable "
 				"path", w->path, strerror(-err));
 	free(w->tmp_path);
 	w->tmp_path = NULL;
@@ -610,7 +611,7 @@ static int write_features(struct pebs_perfdata_writer *w, uint64_t off,
 	}
 	if (err) {
 		free(all.p);
-		return pebs_err(err, "perfdata writer: out of memory");
+		return core_err(err, "perfdata writer: out of memory");
 	}
 	err = pwrite_all(w->fd, all.p, all.len, off);
 	free(all.p);
@@ -642,7 +643,7 @@ static int finish(struct pebs_perfdata_writer *w)
 	if (err2 && !err)
 		err = write_failed(w, err2);
 	if (!err && !w->nr_attrs)
-		err = pebs_err(-EINVAL, "%s: no event was declared: perf "
+		err = core_err(-EINVAL, "%s: no event was declared: perf "
 			       "cannot read it", w->path);
 	return err;
 }

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "core/internal.h"
+#include "pebsshim/perfdata.h"
 
 #define NAME_ALIGN		64
 #define ALIGN8(x)		(((x) + 7) & ~(size_t)7)

@@ -16,7 +16,9 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "pebsshim/perfdata.h"
 #include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 
 #define MAX_REC		(64u << 10)	/* perf_event_header.size is u16 */
 
@@ -32,13 +34,13 @@ int pd_zstd__new(uint64_t mmap_len, struct pd_zstd **zp)
 	struct pd_zstd *z;
 
 	if (mmap_len < 4096 || mmap_len > PD_ZSTD_MAX_MMAP_LEN)
-		return pebs_err(-EINVAL,
+		return core_err(-EINVAL,
 				"corrupt perf.data: HEADER_COMPRESSED mmap_len %llu is not within 4 KiB..%u MiB",
 				(unsigned long long)mmap_len,
 				PD_ZSTD_MAX_MMAP_LEN >> 20);
 	z = calloc(1, sizeof(*z));
 	if (!z)
-		return pebs_err(-ENOMEM, "out of memory for zstd decompression");
+		return core_err(-ENOMEM, "out of memory for zstd decompression");
 	z->mmap_len = mmap_len;
 	/* grown on demand up to mmap_len + MAX_REC (see pd_zstd__feed) */
 	z->cap = mmap_len + MAX_REC < (1u << 20) ? mmap_len + MAX_REC : 1u << 20;
@@ -46,7 +48,7 @@ int pd_zstd__new(uint64_t mmap_len, struct pd_zstd **zp)
 	z->ds = ZSTD_createDStream();
 	if (!z->buf || !z->ds || ZSTD_isError(ZSTD_initDStream(z->ds))) {
 		pd_zstd__free(z);
-		return pebs_err(-ENOMEM, "out of memory for zstd decompression");
+		return core_err(-ENOMEM, "out of memory for zstd decompression");
 	}
 	*zp = z;
 	return 0;
@@ -89,7 +91,7 @@ int pd_zstd__feed(struct pd_zstd *z, const void *src, size_t len)
 				cap = z->mmap_len + MAX_REC;
 			p = realloc(z->buf, cap);
 			if (!p)
-				return pebs_err(-ENOMEM, "out of memory for zstd decompression");
+				return core_err(-ENOMEM, "out of memory for zstd decompression");
 			z->buf = out.dst = p;
 			z->cap = cap;
 			out.size = cap < rem + z->mmap_len ? cap : rem + z->mmap_len;
@@ -98,14 +100,14 @@ int pd_zstd__feed(struct pd_zstd *z, const void *src, size_t len)
 
 		if (ZSTD_isError(r)) {
 			z->size = 0;
-			return pebs_err(-EINVAL,
+			return core_err(-EINVAL,
 					"corrupt perf.data: a compressed record does not decompress (zstd: %s)",
 					ZSTD_getErrorName(r));
 		}
 		if (out.pos == out.size && in.pos < in.size &&
 		    out.size >= rem + z->mmap_len) {
 			z->size = 0;
-			return pebs_err(-EINVAL,
+			return core_err(-EINVAL,
 					"corrupt perf.data: a compressed record decompresses to more than its %zu-byte buffer (HEADER_COMPRESSED mmap_len)",
 					z->mmap_len);
 		}
@@ -123,7 +125,7 @@ int pd_zstd__next(struct pd_zstd *z, const unsigned char **rec)
 	size = ld16(z->buf + z->head + 6);
 	if (size < 8) {
 		z->head = z->size;
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"corrupt perf.data: a record of %u bytes inside a compressed record",
 				size);
 	}

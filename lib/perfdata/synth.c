@@ -20,10 +20,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "perfdata/perfdata-write.h"
-
-/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
-#define MISC_BUILD_ID_SIZE	(1 << 15)
+#include "symbols/dso.h"
 
 /*
  * The sample_id trailer of a synthesized record: the thread, time 0
@@ -230,21 +229,21 @@ int pebs_perfdata_writer__synth_task(struct pebs_perfdata_writer *w,
 	FILE *f;
 
 	if (!w || pid <= 0)
-		return pebs_err(-EINVAL, "synth_task: bad pid %d", pid);
+		return core_err(-EINVAL, "synth_task: bad pid %d", pid);
 	tgid = pebs_proc__tgid(pid);
 	if (tgid < 0)
-		return pebs_err(-ESRCH, "process %d is gone", pid);
+		return core_err(-ESRCH, "process %d is gone", pid);
 	nr = synth_comms(w, tgid);
 	if (nr < 0)
 		return nr;
 	snprintf(path, sizeof(path), "/proc/%d/maps", tgid);
 	f = fopen(path, "re");
 	if (!f)
-		return pebs_err(-ESRCH, "process %d is gone", tgid);
+		return core_err(-ESRCH, "process %d is gone", tgid);
 	rec = malloc(sizeof(struct mmap2_rec) + PATH_MAX + 64);
 	if (!rec) {
 		fclose(f);
-		return pebs_err(-ENOMEM, "synth_task: out of memory");
+		return core_err(-ENOMEM, "synth_task: out of memory");
 	}
 	data = samples_addr(w);
 	while (getline(&line, &cap, f) > 0) {
@@ -482,7 +481,7 @@ void wr_feat_build_id(const struct pebs_perfdata_writer *w, struct bytes *b)
 	for (size_t i = 0; i < w->cap_files; i++) {
 		if (!w->files[i])
 			continue;
-		n = pebs_elf_build_id(w->files[i], bid);
+		n = dso_elf_build_id(w->files[i], bid);
 		if (n > 0)
 			build_id_entry(b, PERF_RECORD_MISC_USER, bid, n,
 				       w->files[i]);

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/perfdata.h"
 #include "event/event-internal.h"
 #include "perfdata/tracing-data.h"
 
@@ -76,7 +77,7 @@ static int put_file(struct bytes *b, const char *path, size_t size_len)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return pebs_err(-errno, "tracing data: cannot open %s: %s",
+		return core_err(-errno, "tracing data: cannot open %s: %s",
 				path, strerror(errno));
 	size = 0;
 	bytes_add(b, &size, size_len);
@@ -92,16 +93,16 @@ static int put_file(struct bytes *b, const char *path, size_t size_len)
 	if (n < 0) {
 		n = -errno;
 		close(fd);
-		return pebs_err((int)n, "tracing data: cannot read %s: %s",
+		return core_err((int)n, "tracing data: cannot read %s: %s",
 				path, strerror((int)-n));
 	}
 	close(fd);
 	if (size_len == 4 && got > UINT32_MAX)
-		return pebs_err(-EFBIG, "tracing data: %s is over 4 GiB", path);
+		return core_err(-EFBIG, "tracing data: %s is over 4 GiB", path);
 	size = got;
 	if (!b->oom && size_len)
 		memcpy(b->p + at, &size, size_len);	/* little endian */
-	return b->oom ? pebs_err(-ENOMEM, "tracing data: out of memory") : 0;
+	return b->oom ? core_err(-ENOMEM, "tracing data: out of memory") : 0;
 }
 
 /* a file's u32/u64 size and bytes, or a zero size when it is absent */
@@ -244,7 +245,7 @@ static int put_systems(struct bytes *b, const char *root,
 	snprintf(dir, sizeof(dir), "%s/events", root);
 	dp = opendir(dir);
 	if (!dp)
-		return pebs_err(-errno, "tracing data: cannot read %s: %s",
+		return core_err(-errno, "tracing data: cannot read %s: %s",
 				dir, strerror(errno));
 	bytes_u32(b, 0);
 	while (!err && (d = readdir(dp))) {
@@ -261,9 +262,9 @@ static int put_systems(struct bytes *b, const char *root,
 	return err;
 }
 
-int pebs_tracing_data_build(struct bytes *b, const char *root,
-			    const uint64_t *ids, const char *const *names,
-			    unsigned int nr)
+int tracing_data_build(struct bytes *b, const char *root,
+		       const uint64_t *ids, const char *const *names,
+		       unsigned int nr)
 {
 	static const char magic[10] = "\027\010Dtracing";
 	uint8_t endian_long[2] = { __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__,
@@ -273,15 +274,15 @@ int pebs_tracing_data_build(struct bytes *b, const char *root,
 	int err = 0;
 
 	if (!root)
-		return pebs_err(-ENOENT, "tracing data: no tracefs (mount "
+		return core_err(-ENOENT, "tracing data: no tracefs (mount "
 				"it on /sys/kernel/tracing)");
 	tps = calloc(nr ? nr : 1, sizeof(*tps));
 	if (!tps)
-		return pebs_err(-ENOMEM, "tracing data: out of memory");
+		return core_err(-ENOMEM, "tracing data: out of memory");
 	for (unsigned int i = 0; i < nr && !err; i++)
 		if (!from_hint(root, ids[i], names ? names[i] : NULL,
 			       &tps[i]) && !from_walk(root, ids[i], &tps[i]))
-			err = pebs_err(-ENOENT, "tracing data: no tracepoint "
+			err = core_err(-ENOENT, "tracing data: no tracepoint "
 				       "has id %" PRIu64 " in %s/events",
 				       ids[i], root);
 	if (err)
@@ -308,7 +309,7 @@ int pebs_tracing_data_build(struct bytes *b, const char *root,
 	if (!err)
 		err = put_optional(b, root, "saved_cmdlines", 8);
 	if (!err && b->oom)
-		err = pebs_err(-ENOMEM, "tracing data: out of memory");
+		err = core_err(-ENOMEM, "tracing data: out of memory");
 out:
 	free(tps);
 	return err;
@@ -324,7 +325,7 @@ struct cur {
 
 static int cut(const struct cur *c)
 {
-	return pebs_err(-EINVAL, "tracing data: cut short or malformed at "
+	return core_err(-EINVAL, "tracing data: cut short or malformed at "
 			"byte %zu (%s)", c->at, c->what);
 }
 
@@ -383,9 +384,9 @@ static int get_formats(struct cur *c, struct pebs_tracing_data *td,
 	return 0;
 }
 
-int pebs_tracing_data_parse(const void *buf, size_t len,
-			    struct pebs_tracing_data *td,
-			    pebs_tracing_format_fn fn, void *arg)
+int tracing_data_parse(const void *buf, size_t len,
+		       struct pebs_tracing_data *td,
+		       pebs_tracing_format_fn fn, void *arg)
 {
 	struct cur c = { .p = buf, .len = len, .what = "magic" };
 	unsigned char head[12];
@@ -395,7 +396,7 @@ int pebs_tracing_data_parse(const void *buf, size_t len,
 
 	memset(td, 0, sizeof(*td));
 	if (!get(&c, head, 10) || memcmp(head, "\027\010Dtracing", 10))
-		return pebs_err(-EINVAL, "tracing data: no \\027\\bDtracing "
+		return core_err(-EINVAL, "tracing data: no \\027\\bDtracing "
 				"magic: not perf's tracing data");
 	c.what = "version";
 	s = get_str(&c);
@@ -403,7 +404,7 @@ int pebs_tracing_data_parse(const void *buf, size_t len,
 		return cut(&c);
 	strcpy(td->version, s);
 	if (strcmp(s, "0.5") && strcmp(s, "0.6"))
-		return pebs_err(-EINVAL, "tracing data: version %s, not 0.5 "
+		return core_err(-EINVAL, "tracing data: version %s, not 0.5 "
 				"or 0.6", s);
 	c.what = "endianness, long size, page size";
 	if (!get(&c, head, 2) || !get(&c, &td->page_size, 4))
@@ -411,7 +412,7 @@ int pebs_tracing_data_parse(const void *buf, size_t len,
 	td->big_endian = head[0];
 	td->long_size = head[1];
 	if (td->big_endian)
-		return pebs_err(-EINVAL, "tracing data: big-endian data is "
+		return core_err(-EINVAL, "tracing data: big-endian data is "
 				"not read here");
 	c.what = "header_page";
 	s = get_str(&c);
@@ -483,10 +484,10 @@ int wr_tracing_data_prepare(struct pebs_perfdata_writer *w)
 		}
 	}
 	if (ids && names)
-		err = pebs_tracing_data_build(&w->tracing, pebs_tp_root(), ids,
-					      names, nr);
+		err = tracing_data_build(&w->tracing, event_tp_root(), ids,
+					 names, nr);
 	else
-		err = pebs_err(-ENOMEM, "tracing data: out of memory");
+		err = core_err(-ENOMEM, "tracing data: out of memory");
 	free(ids);
 	free(names);
 	if (err)

@@ -16,7 +16,7 @@
 #include "perfdata/perfdata-write.h"
 
 /*
- * pebs_tracing_data_build - append to @b what perf's tracing_data_get()
+ * tracing_data_build - append to @b what perf's tracing_data_get()
  * and tracing_data_put() write (version 0.6) for the tracepoints whose
  * ids are @ids[0..nr): the magic "\027\bDtracing", "0.6", endianness,
  * sizeof(long), page size, events/header_page and events/header_event,
@@ -27,14 +27,14 @@
  * looked up through @names[i] ("sys:name" as typed, modifiers after a
  * further ':' or '/' ignored; may be NULL) and, when that does not name
  * it, by a walk of every tracefs event. @root is the tracefs directory
- * (pebs_tp_root()). 0, or -errno with a message (no tracefs, an id no
+ * (event_tp_root()). 0, or -errno with a message (no tracefs, an id no
  * tracepoint has, an unreadable format); @b then holds garbage.
  */
-int pebs_tracing_data_build(struct bytes *b, const char *root,
-			    const uint64_t *ids, const char *const *names,
-			    unsigned int nr);
+int tracing_data_build(struct bytes *b, const char *root,
+		       const uint64_t *ids, const char *const *names,
+		       unsigned int nr);
 
-/* what pebs_tracing_data_parse found; the pointers point into the input */
+/* what tracing_data_parse found; the pointers point into the input */
 struct pebs_tracing_data {
 	char version[8];
 	bool big_endian;
@@ -53,15 +53,15 @@ typedef int (*pebs_tracing_format_fn)(void *arg, const char *sys,
 				      const char *format, size_t len);
 
 /*
- * pebs_tracing_data_parse - read perf's tracing data (versions 0.5 and
+ * tracing_data_parse - read perf's tracing data (versions 0.5 and
  * 0.6, little-endian), as perf's trace_report() does, calling @fn (may
  * be NULL) for each event format. Linear in @len, no allocation.
  * 0, @fn's nonzero value, or -EINVAL with a message naming the part
  * that is cut short or malformed.
  */
-int pebs_tracing_data_parse(const void *buf, size_t len,
-			    struct pebs_tracing_data *td,
-			    pebs_tracing_format_fn fn, void *arg);
+int tracing_data_parse(const void *buf, size_t len,
+		       struct pebs_tracing_data *td,
+		       pebs_tracing_format_fn fn, void *arg);
 
 /*
  * wr_tracing_data_prepare - w->tracing: HEADER_TRACING_DATA of the

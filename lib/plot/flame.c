@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/plot.h"
 #include "core/internal.h"
 
 #define NONE	UINT32_MAX
@@ -43,7 +44,7 @@ struct pebs_flame {
 
 static int oom(void)
 {
-	return pebs_err(-ENOMEM, "flame: out of memory");
+	return core_err(-ENOMEM, "flame: out of memory");
 }
 
 static uint64_t mix(uint64_t h)
@@ -188,7 +189,7 @@ int pebs_flame__new(struct pebs_flame **fp)
 	int64_t name;
 
 	if (!fp)
-		return pebs_err(-EINVAL, "flame: nowhere to put it");
+		return core_err(-EINVAL, "flame: nowhere to put it");
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return oom();
@@ -226,9 +227,9 @@ int pebs_flame__add(struct pebs_flame *f, const char *const *names,
 	int64_t name, idx;
 
 	if (!f || (n && (!names || !kinds)))
-		return pebs_err(-EINVAL, "flame: no stack");
+		return core_err(-EINVAL, "flame: no stack");
 	if (n > PEBS_FLAME_MAX_DEPTH)
-		return pebs_err(-E2BIG, "flame: a stack of %u frames (at most "
+		return core_err(-E2BIG, "flame: a stack of %u frames (at most "
 				"%u)", n, PEBS_FLAME_MAX_DEPTH);
 	for (i = 0; i < n; i++) {
 		name = intern(f, names[i]);
@@ -331,7 +332,7 @@ int pebs_flame__write_collapsed(const struct pebs_flame *f, FILE *out,
 	int err = 0;
 
 	if (!f || !out)
-		return pebs_err(-EINVAL, "flame: no output");
+		return core_err(-EINVAL, "flame: no output");
 	idx = malloc(((size_t)f->nr_nodes + 1) * sizeof(*idx));
 	if (!idx)
 		return oom();
@@ -353,7 +354,7 @@ int pebs_flame__write_collapsed(const struct pebs_flame *f, FILE *out,
 			err = -EIO;
 	}
 	free(idx);
-	return err ? pebs_err(err, "flame: cannot write the stacks") : 0;
+	return err ? core_err(err, "flame: cannot write the stacks") : 0;
 }
 
 /* ---- walking, for drawing ----------------------------------------- */
@@ -445,7 +446,7 @@ int pebs_flame__walk(const struct pebs_flame *f, bool by_samples,
 	struct walk w = { f, min_width, by_samples, fn, arg };
 
 	if (!f || !fn)
-		return pebs_err(-EINVAL, "flame: no callback");
+		return core_err(-EINVAL, "flame: no callback");
 	return visit(&w, 0, 0);
 }
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/plot.h"
 #include "core/opts.h"
 #include "plot/svg.h"
 
@@ -38,7 +39,7 @@ int pebs_flame__add_sample(struct pebs_flame *f, struct pebs_symbols *syms,
 	int nr, i;
 
 	if (!f || !syms || !s || !rs)
-		return pebs_err(-EINVAL, "flame: no sample");
+		return core_err(-EINVAL, "flame: no sample");
 	nr = pebs_callchain__resolve(syms, s, rs->kernel, frames,
 				     PEBS_CALLCHAIN_MAX);
 	if (nr < 0)
@@ -301,9 +302,9 @@ int pebs_flame__write_svg(const struct pebs_flame *f, FILE *out,
 	int err;
 
 	if (!f || !out)
-		return pebs_err(-EINVAL, "flame: no output");
-	err = pebs_opts_copy(&opts, sizeof(opts), user_o,
-			     "pebs_flame_svg_opts");
+		return core_err(-EINVAL, "flame: no output");
+	err = opts_copy(&opts, sizeof(opts), user_o,
+			"pebs_flame_svg_opts");
 	if (err)
 		return err;
 	d.o = o;

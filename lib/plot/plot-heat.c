@@ -18,6 +18,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/report.h"
+#include "pebsshim/plot.h"
 #include "plot/svg.h"
 
 #define BUCKETS		120
@@ -54,7 +56,7 @@ struct pebs_heat {
 
 static int oom(void)
 {
-	return pebs_err(-ENOMEM, "heat: out of memory");
+	return core_err(-ENOMEM, "heat: out of memory");
 }
 
 int pebs_heat__new(uint64_t granule, uint64_t first_time, uint64_t last_time,
@@ -63,7 +65,7 @@ int pebs_heat__new(uint64_t granule, uint64_t first_time, uint64_t last_time,
 	struct pebs_heat *h;
 
 	if (!hp || granule < 2 || (granule & (granule - 1)))
-		return pebs_err(-EINVAL, "heat: the granule must be a power "
+		return core_err(-EINVAL, "heat: the granule must be a power "
 				"of two (64, 4096)");
 	h = calloc(1, sizeof(*h));
 	if (!h)
@@ -155,7 +157,7 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 	struct row *r;
 
 	if (!h || !rs)
-		return pebs_err(-EINVAL, "heat: no sample");
+		return core_err(-EINVAL, "heat: no sample");
 	if (!rs->has_addr)
 		return 0;
 	if (time > h->t0)
@@ -217,7 +219,7 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 int pebs_heat__set_symbols(struct pebs_heat *h, struct pebs_symbols *syms)
 {
 	if (!h)
-		return pebs_err(-EINVAL, "heat: no map");
+		return core_err(-EINVAL, "heat: no map");
 	h->syms = syms;
 	return 0;
 }
@@ -276,7 +278,7 @@ int pebs_heat__write_svg(struct pebs_heat *h, FILE *out, const char *title,
 	int err;
 
 	if (!h || !out)
-		return pebs_err(-EINVAL, "heat: no output");
+		return core_err(-EINVAL, "heat: no output");
 	if (!width)
 		width = 1200;
 	order = malloc((h->nr_rows + 1) * sizeof(*order));

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/plot.h"
 #include "plot/svg.h"
 
 #define SLOTS		4	/* threads kept per column */
@@ -48,22 +49,22 @@ struct pebs_cpuplot {
 	uint64_t t0, t1;
 };
 
-struct slot {
+struct cell_thread {
 	int32_t tid, pid;
 	uint64_t amount;
 };
 
 struct cell {
-	struct slot s[SLOTS];
+	struct cell_thread s[SLOTS];
 	uint32_t samples;
 };
 
 int pebs_cpuplot__new(struct pebs_cpuplot **tp)
 {
 	if (!tp)
-		return pebs_err(-EINVAL, "timeline: nowhere to put it");
+		return core_err(-EINVAL, "timeline: nowhere to put it");
 	*tp = calloc(1, sizeof(**tp));
-	return *tp ? 0 : pebs_err(-ENOMEM, "timeline: out of memory");
+	return *tp ? 0 : core_err(-ENOMEM, "timeline: out of memory");
 }
 
 void pebs_cpuplot__delete(struct pebs_cpuplot *tl)
@@ -84,7 +85,7 @@ static int push(struct pebs_cpuplot *tl, uint32_t cpu, uint64_t time,
 		struct ev *e = realloc(tl->evs, cap * sizeof(*e));
 
 		if (!e)
-			return pebs_err(-ENOMEM, "timeline: out of memory");
+			return core_err(-ENOMEM, "timeline: out of memory");
 		tl->evs = e;
 		tl->cap = cap;
 	}
@@ -102,7 +103,7 @@ int pebs_cpuplot__add_switch(struct pebs_cpuplot *tl, uint32_t cpu,
 			      bool out)
 {
 	if (!tl)
-		return pebs_err(-EINVAL, "timeline: none");
+		return core_err(-EINVAL, "timeline: none");
 	tl->nr_sw[0]++;
 	if (tid < 0)
 		return 0;	/* no thread (the kernel's -1) */
@@ -114,7 +115,7 @@ int pebs_cpuplot__add_sample(struct pebs_cpuplot *tl,
 			      const struct pebs_report_sample *rs)
 {
 	if (!tl || !s || !rs)
-		return pebs_err(-EINVAL, "timeline: no sample");
+		return core_err(-EINVAL, "timeline: no sample");
 	if (!(s->present & PERF_SAMPLE_TIME) ||
 	    !(s->present & PERF_SAMPLE_CPU))
 		return 0;
@@ -155,7 +156,7 @@ static int scan_ids(struct scan *sc)
 			total += n;
 	sc->ids = malloc((total + 1) * sizeof(*sc->ids));
 	if (!sc->ids)
-		return pebs_err(-ENOMEM, "timeline: out of memory");
+		return core_err(-ENOMEM, "timeline: out of memory");
 	for (unsigned int i = 0; i < nr; i++) {
 		const struct perf_event_attr *a =
 			pebs_perfdata__attr(sc->pd, i, &ids, &n);
@@ -223,7 +224,7 @@ int pebs_cpuplot__read_switches(struct pebs_cpuplot *tl,
 	int err;
 
 	if (!tl || !pd)
-		return pebs_err(-EINVAL, "timeline: no recording");
+		return core_err(-EINVAL, "timeline: no recording");
 	a = pebs_perfdata__attr(pd, 0, NULL, NULL);
 	if (!a || !a->sample_id_all || pebs_sample_layout__init(&sc.l, a))
 		return 0;	/* records without time and CPU */
@@ -267,9 +268,9 @@ static void credit(struct cell *c, int32_t pid, int32_t tid, uint64_t amount)
 	c->s[min].pid = pid;
 }
 
-static const struct slot *top(const struct cell *c)
+static const struct cell_thread *top(const struct cell *c)
 {
-	const struct slot *best = NULL;
+	const struct cell_thread *best = NULL;
 	unsigned int i;
 
 	for (i = 0; i < SLOTS; i++)
@@ -401,7 +402,7 @@ static int build(struct pebs_cpuplot *tl, struct grid *g, uint32_t cols)
 	g->cells = calloc((size_t)g->rows * cols + 1, sizeof(*g->cells));
 	g->row_cpu = calloc(g->rows + 1, sizeof(*g->row_cpu));
 	if (!g->cells || !g->row_cpu)
-		return pebs_err(-ENOMEM, "timeline: out of memory");
+		return core_err(-ENOMEM, "timeline: out of memory");
 	for (i = 0; i < tl->nr; i = j, r++) {
 		int32_t cur = -1, cur_pid = 0;
 		uint64_t since = tl->t0, last = tl->t0, gap = 0;
@@ -476,7 +477,7 @@ static struct thread_total *rank(const struct grid *g, size_t *nr)
 	size_t n = 0, cap = 0, i, k;
 
 	for (i = 0; i < (size_t)g->rows * g->cols; i++) {
-		const struct slot *s = top(&g->cells[i]);
+		const struct cell_thread *s = top(&g->cells[i]);
 
 		if (!s)
 			continue;
@@ -576,14 +577,14 @@ int pebs_cpuplot__write_svg(struct pebs_cpuplot *tl,
 	int err;
 
 	if (!tl || !out)
-		return pebs_err(-EINVAL, "timeline: no output");
+		return core_err(-EINVAL, "timeline: no output");
 	if (!width)
 		width = 1200;
 	w = width - LEFT - 20;
 	cols = (uint32_t)(w / 2);
 	err = build(tl, &g, cols ? cols : 1);
 	if (!err && !(tt = rank(&g, &nr)))
-		err = pebs_err(-ENOMEM, "timeline: out of memory");
+		err = core_err(-ENOMEM, "timeline: out of memory");
 	if (err)
 		goto out;
 	legend = nr < 24 ? nr : 24;
@@ -620,8 +621,9 @@ int pebs_cpuplot__write_svg(struct pebs_cpuplot *tl,
 		snprintf(buf, sizeof(buf), "CPU %d", g.row_cpu[r]);
 		pebs_svg__text(s, 8, y + ROW_H / 2 + 4, NULL, buf);
 		for (c = 0; c < g.cols; c = c2) {
-			const struct slot *t = top(&g.cells[(size_t)r * g.cols + c]);
-			const struct slot *u;
+			const struct cell_thread *t =
+				top(&g.cells[(size_t)r * g.cols + c]);
+			const struct cell_thread *u;
 
 			for (c2 = c + 1; c2 < g.cols; c2++) {
 				u = top(&g.cells[(size_t)r * g.cols + c2]);

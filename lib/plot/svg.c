@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "pebsshim/plot.h"
 #include "plot/svg.h"
 
 struct pebs_svg {
@@ -32,10 +33,10 @@ int pebs_svg__new(FILE *f, double width, double height,
 	struct pebs_svg *s;
 
 	if (!f || !sp || !(width > 0) || !(height > 0))
-		return pebs_err(-EINVAL, "svg: no stream or an empty picture");
+		return core_err(-EINVAL, "svg: no stream or an empty picture");
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return pebs_err(-ENOMEM, "svg: out of memory");
+		return core_err(-ENOMEM, "svg: out of memory");
 	s->f = f;
 	s->max_elements = max_elements ? max_elements : ULONG_MAX;
 	pebs_svg__printf(s,
@@ -58,7 +59,7 @@ int pebs_svg__finish(struct pebs_svg *s)
 		s->err = -errno;
 	err = s->err;
 	free(s);
-	return err ? pebs_err(err, "svg: cannot write the picture: %s",
+	return err ? core_err(err, "svg: cannot write the picture: %s",
 			      strerror(-err)) : 0;
 }
 

@@ -4,6 +4,7 @@
 #define PEBSSHIM_SVG_H
 
 #include "core/internal.h"
+#include "pebsshim/plot.h"
 
 /* the public declaration, with its format checked in the library */
 void pebs_svg__printf(struct pebs_svg *s, const char *fmt, ...)

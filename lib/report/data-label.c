@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "pebsshim/report.h"
 #include "core/internal.h"
 
 int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
@@ -30,10 +31,10 @@ int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
 	int err;
 
 	if (!syms || !buf || !len)
-		return pebs_err(-EINVAL, "data label: no resolver or buffer");
+		return core_err(-EINVAL, "data label: no resolver or buffer");
 	err = pebs_symbols__resolve_data(syms, pid, addr, &ds);
 	if (err && err != -ENOENT)
-		return pebs_err(err, "data label: cannot resolve %#llx",
+		return core_err(err, "data label: cannot resolve %#llx",
 				(unsigned long long)addr);
 	row.data_dso = ds.dso;
 	row.data_sym = ds.name;

@@ -26,21 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/report.h"
 #include "report/report-rows.h"
 
 #define COMBO_SLOT_BITS	17
 #define COMBO_SLOTS	(1u << COMBO_SLOT_BITS)
 #define MAX_COMBOS	(COMBO_SLOTS / 2)
-#define DIGIT_BITS	16
-#define DIGITS		(64 / DIGIT_BITS)
-#define BUCKETS		(1u << DIGIT_BITS)
 #define CHECK_AT	(1u << 20)	/* entries: 12 MiB */
 
-/* A sample: its key, and its combo. */
-struct dent {
-	uint64_t key;
-	uint32_t combo;
-} __attribute__((packed));
+/* A sample: struct rp_kv, its key and its combo (val). */
 
 /* What else a row takes from a sample. */
 struct combo {
@@ -50,7 +44,7 @@ struct combo {
 };
 
 struct rp_defer {
-	struct dent *e;
+	struct rp_kv *e;
 	size_t nr, cap;
 	struct combo *c;
 	uint32_t nr_c, cap_c;
@@ -65,12 +59,12 @@ int pebs_report__defer(struct pebs_report *r)
 	enum pebs_report_key k;
 
 	if (!r || r->defer)
-		return r ? 0 : pebs_err(-EINVAL, "report: none");
+		return r ? 0 : core_err(-EINVAL, "report: none");
 	k = r->keys[0];
 	if (r->nr || r->samples || r->nr_keys != 1 ||
 	    (k != PEBS_REPORT_PAGE && k != PEBS_REPORT_LINE &&
 	     k != PEBS_REPORT_ADDR))
-		return pebs_err(-EINVAL, "report: only a new report of one "
+		return core_err(-EINVAL, "report: only a new report of one "
 				"key page, line or addr can be deferred");
 	r->defer = calloc(1, sizeof(*r->defer));
 	if (r->defer)
@@ -78,7 +72,7 @@ int pebs_report__defer(struct pebs_report *r)
 	if (!r->defer || !r->defer->slots) {
 		rp_defer_free(r->defer);
 		r->defer = NULL;
-		return pebs_err(-ENOMEM, "report: out of memory");
+		return core_err(-ENOMEM, "report: out of memory");
 	}
 	return 0;
 }
@@ -104,14 +98,14 @@ static int undefer(struct pebs_report *r)
 
 	r->defer = NULL;
 	for (i = 0; i < d->nr && !err; i++) {
-		const struct combo *c = &d->c[d->e[i].combo];
+		const struct combo *c = &d->c[d->e[i].val];
 		uint64_t a = d->e[i].key;
 
 		err = rp_add_row(r, &a, rp_hash(&a, 1), c->tid, 1, c->period,
 				 c->bits, &row);
 	}
 	rp_defer_free(d);
-	return err ? pebs_err(err, "report: out of memory") : 0;
+	return err ? core_err(err, "report: out of memory") : 0;
 }
 
 /* The combo of @tid, @period, @bits; UINT32_MAX when there are too
@@ -169,7 +163,7 @@ int rp_defer_add(struct pebs_report *r, const struct pebs_report_sample *s,
 	uint32_t c;
 
 	if (d->sorted)
-		return pebs_err(-EINVAL, "report: no samples after sorting");
+		return core_err(-EINVAL, "report: no samples after sorting");
 	if (s->has_weight)
 		return undefer(r) ?: 1;
 	c = combo_of(d, s->tid, s->period, rp_src_bits(s));
@@ -183,7 +177,7 @@ int rp_defer_add(struct pebs_report *r, const struct pebs_report_sample *s,
 	}
 	if (d->nr == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 4096;
-		struct dent *e = realloc(d->e, cap * sizeof(*e));
+		struct rp_kv *e = realloc(d->e, cap * sizeof(*e));
 
 		if (!e)
 			return undefer(r) ?: 1;
@@ -191,49 +185,9 @@ int rp_defer_add(struct pebs_report *r, const struct pebs_report_sample *s,
 		d->cap = cap;
 	}
 	d->e[d->nr].key = key;
-	d->e[d->nr++].combo = c;
+	d->e[d->nr++].val = c;
 	rp_add_totals(r, s->event, 1, s->period);
 	return 0;
-}
-
-/* @n entries of @e by key, stably: 16 bits at a time, the digits every
-   entry shares skipped; @tmp holds n more. Returns where they are. */
-static struct dent *radix(struct dent *e, struct dent *tmp, size_t n,
-			  uint32_t (*hist)[BUCKETS])
-{
-	struct dent *t;
-	unsigned int k, b;
-	size_t i, sum;
-
-	memset(hist, 0, DIGITS * sizeof(*hist));
-	for (i = 0; i < n; i++) {
-		uint64_t v = e[i].key;
-
-		for (k = 0; k < DIGITS; k++)
-			hist[k][(v >> (k * DIGIT_BITS)) & (BUCKETS - 1)]++;
-	}
-	for (k = 0; k < DIGITS; k++) {
-		for (b = 0; b < BUCKETS && hist[k][b] != n; b++)
-			;
-		if (b < BUCKETS)
-			continue;	/* one value: nothing to move */
-		for (b = 0, sum = 0; b < BUCKETS; b++) {
-			size_t c = hist[k][b];
-
-			hist[k][b] = (uint32_t)sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++) {
-			uint64_t v = e[i].key;
-
-			tmp[hist[k][(v >> (k * DIGIT_BITS)) &
-				    (BUCKETS - 1)]++] = e[i];
-		}
-		t = e;
-		e = tmp;
-		tmp = t;
-	}
-	return e;
 }
 
 /*
@@ -241,7 +195,7 @@ static struct dent *radix(struct dent *e, struct dent *tmp, size_t n,
  * ascending order. How many are out of it (few after a sweep through
  * memory, whatever was touched before).
  */
-static size_t out_of_run(const struct dent *e, size_t n)
+static size_t out_of_run(const struct rp_kv *e, size_t n)
 {
 	uint64_t min = UINT64_MAX;
 	size_t i, m = 0;
@@ -263,10 +217,10 @@ static size_t out_of_run(const struct dent *e, size_t n)
  * entry's key came before it: on a tie the out entry goes first, and
  * the sort stays stable.
  */
-static void sort_run(struct rp_defer *d, struct dent *tmp, size_t m,
-		     uint32_t (*hist)[BUCKETS])
+static void sort_run(struct rp_defer *d, struct rp_kv *tmp, size_t m,
+		     uint32_t (*hist)[RP_RADIX_BUCKETS])
 {
-	struct dent *e = d->e, *o;
+	struct rp_kv *e = d->e, *o;
 	uint64_t min = UINT64_MAX;
 	size_t i, a = d->nr, j = m, w;
 
@@ -278,7 +232,7 @@ static void sort_run(struct rp_defer *d, struct dent *tmp, size_t m,
 			tmp[--j] = e[i];
 		}
 	}
-	o = radix(tmp, tmp + m, m, hist);
+	o = rp_radix(tmp, tmp + m, m, hist);
 	for (w = 0; j < m; w++) {
 		if (a == d->nr || o[j].key <= e[a].key)
 			e[w] = o[j++];
@@ -291,8 +245,8 @@ static void sort_run(struct rp_defer *d, struct dent *tmp, size_t m,
    of an ascending run). */
 static int sort_entries(struct rp_defer *d)
 {
-	uint32_t (*hist)[BUCKETS];
-	struct dent *tmp, *e;
+	uint32_t (*hist)[RP_RADIX_BUCKETS];
+	struct rp_kv *tmp, *e;
 	size_t m;
 
 	if (d->sorted || d->nr < 2) {
@@ -300,7 +254,7 @@ static int sort_entries(struct rp_defer *d)
 		return 0;
 	}
 	m = out_of_run(d->e, d->nr);
-	hist = malloc(DIGITS * sizeof(*hist));
+	hist = malloc(RP_RADIX_DIGITS * sizeof(*hist));
 	tmp = malloc((m < d->nr / 8 ? 2 * m + 1 : d->nr) * sizeof(*tmp));
 	if (!hist || !tmp) {
 		free(hist);
@@ -310,7 +264,7 @@ static int sort_entries(struct rp_defer *d)
 	if (m < d->nr / 8) {
 		sort_run(d, tmp, m, hist);
 	} else {
-		e = radix(d->e, tmp, d->nr, hist);
+		e = rp_radix(d->e, tmp, d->nr, hist);
 		if (e != d->e) {
 			tmp = d->e;
 			d->e = e;
@@ -354,7 +308,7 @@ static int sum_runs(struct pebs_report *r, const struct rp_defer *d,
 			memset(p.tids, 0, sizeof(p.tids));
 		}
 		p.a[0] = key;
-		acc_combo(&p, &d->c[d->e[i].combo]);
+		acc_combo(&p, &d->c[d->e[i].val]);
 	}
 	return d->nr ? rp_keep_row(r, k, &p) : 0;
 }
@@ -371,7 +325,7 @@ int rp_defer_rows(struct pebs_report *r, size_t n)
 	rp_keep_init(&k, n);
 	err = sum_runs(r, r->defer, ~0ull, &k);
 	if (err)
-		return pebs_err(err, "report: out of memory");
+		return core_err(err, "report: out of memory");
 	rp_keep_end(r, &k);
 	return 0;
 }

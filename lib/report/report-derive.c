@@ -13,11 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/report.h"
 #include "report/report-rows.h"
 
-#define DIGIT_BITS	16
-#define DIGITS		(64 / DIGIT_BITS)
-#define BUCKETS		(1u << DIGIT_BITS)
 #define PAGE_SHIFT	12
 
 /* Keys whose rows stand for one value each, besides the line. */
@@ -52,48 +50,6 @@ static uint64_t sort_key(const struct pebs_report *from, unsigned int k,
 	uint64_t v = atoms(row_at(from, i))[k];
 
 	return from->field_of[k] == RK_ADDR ? v >> PAGE_SHIFT : v;
-}
-
-/* @idx (@n rows of @from) stably by atom @k, 16 bits at a time; the
-   digits every row shares are skipped. */
-static void sort_atom(const struct pebs_report *from, unsigned int k,
-		      uint32_t **idx, uint32_t **tmp, size_t n,
-		      uint32_t (*hist)[BUCKETS])
-{
-	unsigned int d, b;
-	size_t i, sum;
-
-	memset(hist, 0, DIGITS * sizeof(*hist));
-	for (i = 0; i < n; i++) {
-		uint64_t v = sort_key(from, k, (*idx)[i]);
-
-		for (d = 0; d < DIGITS; d++)
-			hist[d][(v >> (d * DIGIT_BITS)) & (BUCKETS - 1)]++;
-	}
-	for (d = 0; d < DIGITS; d++) {
-		uint32_t *t;
-
-		for (b = 0; b < BUCKETS && hist[d][b] != n; b++)
-			;
-		if (b < BUCKETS)
-			continue;	/* one value: nothing to move */
-		for (b = 0, sum = 0; b < BUCKETS; b++) {
-			size_t c = hist[d][b];
-
-			hist[d][b] = (uint32_t)sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++) {
-			uint32_t j = (*idx)[i];
-			uint64_t v = sort_key(from, k, j);
-
-			(*tmp)[hist[d][(v >> (d * DIGIT_BITS)) &
-				       (BUCKETS - 1)]++] = j;
-		}
-		t = *idx;
-		*idx = *tmp;
-		*tmp = t;
-	}
 }
 
 void rp_acc_tid(struct rp_acc *p, int32_t tid)
@@ -216,9 +172,9 @@ int rp_keep_row(struct pebs_report *r, struct rp_keep *k,
 	return 0;
 }
 
-/* The runs of one page in @idx (@n lines of @from) into @r. */
+/* The runs of one page in @e (@n lines of @from: their rows) into @r. */
 static int sum_pages(struct pebs_report *r, const struct pebs_report *from,
-		     const uint32_t *idx, size_t n, struct rp_keep *k)
+		     const struct rp_kv *e, size_t n, struct rp_keep *k)
 {
 	size_t i, len = from->nr_cmp * sizeof(uint64_t);
 	struct rp_acc p;
@@ -228,7 +184,7 @@ static int sum_pages(struct pebs_report *r, const struct pebs_report *from,
 
 	memset(&p, 0, sizeof(p));
 	for (i = 0; i < n; i++) {
-		const unsigned char *row = row_at(from, idx[i]);
+		const unsigned char *row = row_at(from, e[i].val);
 
 		memcpy(a, atoms((unsigned char *)row), len);
 		for (j = 0; j < from->nr_cmp; j++)
@@ -257,24 +213,32 @@ void rp_keep_end(struct pebs_report *r, struct rp_keep *k)
 static int pages_of_rows(struct pebs_report *r, const struct pebs_report *from,
 			 struct rp_keep *k)
 {
-	uint32_t *idx, *tmp, (*hist)[BUCKETS];
-	size_t i;
+	struct rp_kv *e, *tmp, *t;
+	uint32_t (*hist)[RP_RADIX_BUCKETS];
+	size_t i, n = from->nr;
+	unsigned int a;
 	int err = -ENOMEM;
 
-	idx = malloc((from->nr ? from->nr : 1) * sizeof(*idx));
-	tmp = malloc((from->nr ? from->nr : 1) * sizeof(*tmp));
-	hist = malloc(DIGITS * sizeof(*hist));
-	if (idx && tmp && hist) {
-		for (i = 0; i < from->nr; i++)
-			idx[i] = (uint32_t)i;
-		/* the first atom last: runs of one page follow one
-		   another */
-		for (i = from->nr_cmp; i-- > 0;)
-			sort_atom(from, (unsigned int)i, &idx, &tmp,
-				  from->nr, hist);
-		err = sum_pages(r, from, idx, from->nr, k);
+	e = malloc((n ? n : 1) * sizeof(*e));
+	tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	hist = malloc(RP_RADIX_DIGITS * sizeof(*hist));
+	if (e && tmp && hist) {
+		for (i = 0; i < n; i++)
+			e[i].val = (uint32_t)i;
+		/* by each atom, stably, the first last: runs of one page
+		   follow one another */
+		for (a = from->nr_cmp; a-- > 0;) {
+			for (i = 0; i < n; i++)
+				e[i].key = sort_key(from, a, e[i].val);
+			t = rp_radix(e, tmp, n, hist);
+			if (t != e) {
+				tmp = e;
+				e = t;
+			}
+		}
+		err = sum_pages(r, from, e, n, k);
 	}
-	free(idx);
+	free(e);
 	free(tmp);
 	free(hist);
 	return err;
@@ -287,17 +251,17 @@ int pebs_report__derive_top(struct pebs_report *r,
 	int err;
 
 	if (!r || !from || check(r, from))
-		return pebs_err(-EINVAL, "report: derive pages from a new "
+		return core_err(-EINVAL, "report: derive pages from a new "
 				"report of lines with the same other keys "
 				"(pid, tid, cpu, event)");
 	rp_keep_init(&k, n);
 	err = from->defer ? rp_defer_pages(r, from, &k) :
 	      pages_of_rows(r, from, &k);
 	if (err == -EINVAL)
-		return pebs_err(err, "report: sort the deferred report of "
+		return core_err(err, "report: sort the deferred report of "
 				"lines (pebs_report__sort_top) first");
 	if (err)
-		return pebs_err(err, "report: out of memory");
+		return core_err(err, "report: out of memory");
 	rp_keep_end(r, &k);
 	r->samples = from->samples;
 	r->period = from->period;

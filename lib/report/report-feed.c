@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/report.h"
 #include "core/internal.h"
 
 /* samples handed over at once: few hand-overs, each of which may wait
@@ -102,14 +103,14 @@ int pebs_report_feed__new(struct pebs_report *const *reps, unsigned int nr,
 	unsigned int i;
 
 	if (!fp || (nr && !reps))
-		return pebs_err(-EINVAL, "report feed: no reports");
+		return core_err(-EINVAL, "report feed: no reports");
 	for (i = 0; i < nr; i++)
 		if (!reps[i])
-			return pebs_err(-EINVAL, "report feed: report %u is "
+			return core_err(-EINVAL, "report feed: report %u is "
 					"NULL", i);
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return pebs_err(-ENOMEM, "report feed: out of memory");
+		return core_err(-ENOMEM, "report feed: out of memory");
 	f->reps = malloc((nr ? nr : 1) * sizeof(*f->reps));
 	f->fill = malloc(BATCH * sizeof(*f->fill));
 	f->spare = malloc(BATCH * sizeof(*f->spare));
@@ -118,7 +119,7 @@ int pebs_report_feed__new(struct pebs_report *const *reps, unsigned int nr,
 		free(f->fill);
 		free(f->spare);
 		free(f);
-		return pebs_err(-ENOMEM, "report feed: out of memory");
+		return core_err(-ENOMEM, "report feed: out of memory");
 	}
 	if (nr)
 		memcpy(f->reps, reps, nr * sizeof(*reps));
@@ -158,11 +159,11 @@ int pebs_report_feed__add(struct pebs_report_feed *f,
 			  const struct pebs_report_sample *s)
 {
 	if (!f || !s || f->finished)
-		return pebs_err(-EINVAL, "report feed: none, or finished");
+		return core_err(-EINVAL, "report feed: none, or finished");
 	f->fill[f->nr_fill++] = *s;
 	if (f->nr_fill < BATCH)
 		return 0;
-	return hand_over(f) ? pebs_err(-ENOMEM, "report: out of memory") :
+	return hand_over(f) ? core_err(-ENOMEM, "report: out of memory") :
 			      0;
 }
 
@@ -171,7 +172,7 @@ int pebs_report_feed__finish(struct pebs_report_feed *f)
 	int err;
 
 	if (!f)
-		return pebs_err(-EINVAL, "report feed: none");
+		return core_err(-EINVAL, "report feed: none");
 	if (f->finished)
 		return f->err;
 	err = hand_over(f);
@@ -190,7 +191,7 @@ int pebs_report_feed__finish(struct pebs_report_feed *f)
 		err = err ?: f->err;
 	}
 	f->err = err;
-	return err ? pebs_err(err, "report: out of memory") : 0;
+	return err ? core_err(err, "report: out of memory") : 0;
 }
 
 void pebs_report_feed__delete(struct pebs_report_feed *f)

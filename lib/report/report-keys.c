@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/report.h"
 #include "report/report-keys.h"
 
 #define BIT(f)	(1u << (f))
@@ -64,7 +65,7 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 	const char *p = str;
 
 	if (!str || !keys)
-		return pebs_err(-EINVAL, "report: no keys");
+		return core_err(-EINVAL, "report: no keys");
 	while (*p) {
 		size_t len = strcspn(p, ",");
 
@@ -77,7 +78,7 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 		    !strncmp(p, "symbol", 6))
 			k = PEBS_REPORT_SYM;
 		if (k == PEBS_REPORT_NR_KEYS) {
-			return pebs_err(-EINVAL, "unknown sort key '%.*s': use "
+			return core_err(-EINVAL, "unknown sort key '%.*s': use "
 					"pid, tid, comm, dso, sym, cpu, event, "
 					"page, line, addr, src, symbol_daddr, "
 					"dso_daddr, dcacheline, mem, snoop, tlb, "
@@ -85,13 +86,13 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 					(int)len, p);
 		}
 		if (n == max)
-			return pebs_err(-EINVAL, "too many sort keys: give at "
+			return core_err(-EINVAL, "too many sort keys: give at "
 					"most %u", max);
 		keys[n++] = k;
 		p += len + (p[len] == ',');
 	}
 	if (!n)
-		return pebs_err(-EINVAL, "no sort key: give keys such as "
+		return core_err(-EINVAL, "no sort key: give keys such as "
 				"comm,dso,sym");
 	return (int)n;
 }
@@ -547,6 +548,6 @@ int pebs_report__field(const struct pebs_report_row *row,
 				ds.lvl : key == PEBS_REPORT_SNOOP ? ds.snoop :
 				ds.tlb);
 	default:
-		return pebs_err(-EINVAL, "report: bad key %d", (int)key);
+		return core_err(-EINVAL, "report: bad key %d", (int)key);
 	}
 }

@@ -9,6 +9,7 @@
 #define PEBSSHIM_REPORT_KEYS_H
 
 #include "core/internal.h"
+#include "pebsshim/report.h"
 
 #define CACHE_LINE	64
 #define PAGE_4K		4096

@@ -14,9 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/report.h"
 #include "report/report-rows.h"
-
-#define KERNEL_START	(1ULL << 63)
 
 /* The symbol row @a (atoms of @r) is to be under, or NULL: not an
    unnamed kernel address, or one no kernel symbol covers. */
@@ -102,7 +101,7 @@ int pebs_report__name_kernel(struct pebs_report *r, struct pebs_symbols *syms)
 	int err;
 
 	if (!r || !syms)
-		return pebs_err(-EINVAL, "report: no report or symbols");
+		return core_err(-EINVAL, "report: no report or symbols");
 	pebs_symbols__kernel_nowait(syms, false);
 	/* no symbol key, or its rows made otherwise (derived, deferred,
 	   sorted): nothing to name */
@@ -122,7 +121,7 @@ int pebs_report__name_kernel(struct pebs_report *r, struct pebs_symbols *syms)
 	err = rebuild(n, r, syms, dso_key);
 	if (err) {
 		pebs_report__delete(n);
-		return pebs_err(err, "report: out of memory");
+		return core_err(err, "report: out of memory");
 	}
 	/* @n takes @r's totals, then the two swap: the old rows go */
 	es = n->ev_samples;

@@ -13,7 +13,7 @@
 #define MORE_TIDS	(PEBS_REPORT_MAX_TIDS - 1)
 #define NO_ATOM		0xff
 
-struct slot {
+struct row_slot {
 	uint32_t idx;		/* row + 1; 0: empty */
 	uint32_t hash;
 };
@@ -57,7 +57,7 @@ struct pebs_report {
 				   nr (in order) are kept */
 	struct rext *exts;	/* the rows' extensions */
 	size_t nr_exts, cap_exts;
-	struct slot *slots;
+	struct row_slot *slots;
 	size_t cap;		/* a power of two */
 	uint32_t *order;	/* rows in sorted order, after __sort */
 	struct pebs_report_row *view;	/* what __row returns */
@@ -186,6 +186,21 @@ int rp_keep_row(struct pebs_report *r, struct rp_keep *k,
 
 /* rp_keep_end - the rows kept, sorted: the first n. */
 void rp_keep_end(struct pebs_report *r, struct rp_keep *k);
+
+/*
+ * rp_radix - @n entries of @e in key order, stably
+ * (lib/report/report-radix.c): 16 bits at a time, the digits every entry
+ * shares skipped; @tmp holds @n more, @hist RP_RADIX_DIGITS rows of
+ * counters. Returns where the sorted entries are (@e or @tmp).
+ */
+struct rp_kv {
+	uint64_t key;
+	uint32_t val;
+} __attribute__((packed));
+#define RP_RADIX_DIGITS		4
+#define RP_RADIX_BUCKETS	(1u << 16)
+struct rp_kv *rp_radix(struct rp_kv *e, struct rp_kv *tmp, size_t n,
+		       uint32_t (*hist)[RP_RADIX_BUCKETS]);
 
 /*
  * The deferred samples of pebs_report__defer (lib/report/report-defer.c).

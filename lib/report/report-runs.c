@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 
+#include "pebsshim/report.h"
 #include "report/report-rows.h"
 
 #define BIT(f)		(1u << (f))

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/report.h"
 #include "core/internal.h"
 
 /* The weights of one event's samples. */
@@ -30,9 +31,9 @@ struct pebs_weights {
 int pebs_weights__new(struct pebs_weights **wp)
 {
 	if (!wp)
-		return pebs_err(-EINVAL, "weights: nowhere to put them");
+		return core_err(-EINVAL, "weights: nowhere to put them");
 	*wp = calloc(1, sizeof(**wp));
-	return *wp ? 0 : pebs_err(-ENOMEM, "weights: out of memory");
+	return *wp ? 0 : core_err(-ENOMEM, "weights: out of memory");
 }
 
 void pebs_weights__delete(struct pebs_weights *w)
@@ -71,18 +72,18 @@ int pebs_weights__add(struct pebs_weights *w,
 	struct wlist *l;
 
 	if (!w || !s)
-		return pebs_err(-EINVAL, "weights: no sample");
+		return core_err(-EINVAL, "weights: no sample");
 	if (!s->has_weight)
 		return 0;
 	l = list_of(w, s->event);
 	if (!l)
-		return pebs_err(-ENOMEM, "weights: out of memory");
+		return core_err(-ENOMEM, "weights: out of memory");
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? l->cap * 2 : 4096;
 		uint32_t *v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
-			return pebs_err(-ENOMEM, "weights: out of memory");
+			return core_err(-ENOMEM, "weights: out of memory");
 		l->v = v;
 		l->cap = cap;
 	}
@@ -113,7 +114,7 @@ int pebs_weights__summary(struct pebs_weights *w, unsigned int event,
 	size_t i, n;
 
 	if (!w || !out)
-		return pebs_err(-EINVAL, "weights: none");
+		return core_err(-EINVAL, "weights: none");
 	memset(out, 0, sizeof(*out));
 	if (event >= w->nr_ev || !w->ev[event].nr)
 		return -ENOENT;

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/report.h"
 #include "report/report-rows.h"
-#include "session/session.h"
 
 #define BATCH		32	/* samples whose lookups overlap */
 
@@ -79,22 +79,22 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 	unsigned int i;
 
 	if (!rp || !keys || !nr_keys || nr_keys > PEBS_REPORT_MAX_KEYS)
-		return pebs_err(-EINVAL, "report: give 1 to %d keys",
+		return core_err(-EINVAL, "report: give 1 to %d keys",
 				PEBS_REPORT_MAX_KEYS);
 	for (i = 0; i < nr_keys; i++)
 		if ((unsigned int)keys[i] >= PEBS_REPORT_NR_KEYS)
-			return pebs_err(-EINVAL, "report: bad key %d",
+			return core_err(-EINVAL, "report: bad key %d",
 					(int)keys[i]);
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return pebs_err(-ENOMEM, "report: out of memory");
+		return core_err(-ENOMEM, "report: out of memory");
 	r->nr_events = nr_events ? nr_events : 1;
 	r->ev_samples = calloc(r->nr_events, sizeof(*r->ev_samples));
 	r->ev_period = calloc(r->nr_events, sizeof(*r->ev_period));
 	r->view = malloc(sizeof(*r->view));
 	if (!r->ev_samples || !r->ev_period || !r->view) {
 		pebs_report__delete(r);
-		return pebs_err(-ENOMEM, "report: out of memory");
+		return core_err(-ENOMEM, "report: out of memory");
 	}
 	memcpy(r->keys, keys, nr_keys * sizeof(*keys));
 	r->nr_keys = nr_keys;
@@ -124,13 +124,13 @@ void pebs_report__delete(struct pebs_report *r)
 		return;
 	for (i = 0; i < r->nr_chunks; i++)
 		if (i)
-			pebs_big_free(r->chunks[i], CHUNK_ROWS, r->stride);
+			big_free(r->chunks[i], CHUNK_ROWS, r->stride);
 		else
 			free(r->chunks[i]);
 	free(r->chunks);
 	rp_defer_free(r->defer);
 	free(r->exts);
-	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
+	big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
 	free(r->view);
 	free(r->ev_samples);
@@ -195,7 +195,7 @@ uint32_t rp_make_key(const struct pebs_report *r,
 static int grow_index(struct pebs_report *r)
 {
 	size_t cap = r->cap ? r->cap * 2 : 256, i;
-	struct slot *slots = pebs_big_calloc(cap, sizeof(*slots));
+	struct row_slot *slots = big_calloc(cap, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
@@ -209,7 +209,7 @@ static int grow_index(struct pebs_report *r)
 			;
 		slots[j] = r->slots[i];
 	}
-	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
+	big_free(r->slots, r->cap, sizeof(*r->slots));
 	r->slots = slots;
 	r->cap = cap;
 	return 0;
@@ -230,7 +230,7 @@ unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 		r->chunks = c;
 		/* a large table's chunks in huge pages, for lookups */
 		c[r->nr_chunks] = r->nr_chunks ?
-			pebs_big_calloc(CHUNK_ROWS, r->stride) :
+			big_calloc(CHUNK_ROWS, r->stride) :
 			malloc(CHUNK_ROWS * r->stride);
 		if (!c[r->nr_chunks])
 			return NULL;
@@ -375,11 +375,11 @@ int rp_add_run(struct pebs_report *r, const struct pebs_report_sample *s,
 	if (!s->hidden) {
 		if (rp_add_row(r, a, h, s->tid, u->n, u->period,
 			       rp_src_bits(s), &row))
-			return pebs_err(-ENOMEM, "report: out of memory");
+			return core_err(-ENOMEM, "report: out of memory");
 		if (u->weight_nr) {
 			e = rp_row_ext(r, row);
 			if (!e)
-				return pebs_err(-ENOMEM, "report: out of memory");
+				return core_err(-ENOMEM, "report: out of memory");
 			e->weight_sum += u->weight_sum;
 			e->weight_nr += u->weight_nr;
 		}
@@ -451,7 +451,7 @@ int pebs_report__add_batch(struct pebs_report *r,
 				__builtin_prefetch(&r->slots[h[i] & mask]);
 		}
 		for (i = 0; i < m && r->cap; i++) {
-			const struct slot *sl = &r->slots[h[i] & mask];
+			const struct row_slot *sl = &r->slots[h[i] & mask];
 
 			if (sl->idx && sl->hash == h[i])
 				__builtin_prefetch(row_at(r, sl->idx - 1));
@@ -563,7 +563,7 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 		qsort_r(r->order, r->nr, sizeof(*r->order), rp_row_cmp, r);
 	}
 	/* no more __add */
-	pebs_big_free(r->slots, r->cap, sizeof(*r->slots));
+	big_free(r->slots, r->cap, sizeof(*r->slots));
 	r->slots = NULL;
 	r->cap = 0;
 }

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <asm/perf_regs.h>
 
+#include "pebsshim/sampling.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 #include "core/opts.h"
@@ -75,21 +76,22 @@ static int fill_attr(const struct pebs_event *ev,
 	size_t size;
 
 	if (!ev || !attr)
-		return pebs_err(-EINVAL, "channel: no event given");
-	if (pebs_attr_area_check(ev->attr_area, ev->name))
+		return core_err(-EINVAL, "channel: no event given");
+	if (opts_attr_area_check(ev->attr_area, sizeof(ev->attr_area),
+				 ev->name))
 		return -EINVAL;
 	if (o->period && o->freq)
-		return pebs_err(-EINVAL, "channel: both a period (%llu) and "
+		return core_err(-EINVAL, "channel: both a period (%llu) and "
 				"a frequency (%llu) given: choose one",
 				(unsigned long long)o->period,
 				(unsigned long long)o->freq);
 	if (pages & (pages - 1) || pages > PEBS_CHANNEL_MAX_PAGES)
-		return pebs_err(-EINVAL, "channel: ring of %u pages: use a "
+		return core_err(-EINVAL, "channel: ring of %u pages: use a "
 				"power of two up to %u", pages,
 				PEBS_CHANNEL_MAX_PAGES);
 	size = (size_t)pages * page_size();
 	if (o->watermark > size)
-		return pebs_err(-EINVAL, "channel: watermark %u is larger "
+		return core_err(-EINVAL, "channel: watermark %u is larger "
 				"than the ring (%zu bytes): lower it or use "
 				"more ring pages", o->watermark, size);
 
@@ -139,18 +141,18 @@ int pebs_channel_attr(const struct pebs_event *ev,
 	int err;
 
 	if (!attr || attr_sz < PERF_ATTR_SIZE_VER0)
-		return pebs_err(-EINVAL, "pebs_channel_attr: attr_sz %zu is "
+		return core_err(-EINVAL, "pebs_channel_attr: attr_sz %zu is "
 				"below %d (PERF_ATTR_SIZE_VER0): pass "
 				"sizeof(struct perf_event_attr)", attr_sz,
 				PERF_ATTR_SIZE_VER0);
-	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_channel_opts");
+	err = opts_copy(&o, sizeof(o), opts, "pebs_channel_opts");
 	if (!err)
 		err = fill_attr(ev, &o, &a, NULL);
 	if (err)
 		return err;
 	for (size_t i = n; i < sizeof(a); i++)
 		if (p[i])
-			return pebs_err(-E2BIG, "pebs_channel_attr: the attr "
+			return core_err(-E2BIG, "pebs_channel_attr: the attr "
 					"sets byte %zu, past the caller's %zu "
 					"bytes: build with newer kernel "
 					"headers", i, attr_sz);
@@ -185,20 +187,21 @@ static int open_fd(struct pebs_channel *ch, bool default_type)
 	 * WEIGHT_STRUCT (before 5.12, only in the default sample_type),
 	 * no exclude_guest/exclude_host.
 	 */
-	pebs_open_try_init(&t, &ch->attr,
-			   ch->ev.flags & PEBS_EVENT_PRECISE_MAX, default_type);
+	event_open_try_init(&t, &ch->attr,
+			    ch->ev.flags & PEBS_EVENT_PRECISE_MAX,
+			    default_type);
 	do {
 		fd = sys_perf_event_open(&ch->attr, ch->pid, ch->cpu,
 					 ch->group_fd, PERF_FLAG_FD_CLOEXEC);
 		err = fd < 0 ? errno : 0;
-	} while (fd < 0 && pebs_open_try_next(&t, &ch->attr, err));
+	} while (fd < 0 && event_open_try_next(&t, &ch->attr, err));
 	errno = err;
 	if (fd >= 0) {
 		ch->fd = (int)fd;
 		return 0;
 	}
 	if (errno == ESRCH && ch->pid > 0)
-		return pebs_err(-ESRCH, "pid %d: no such process or thread "
+		return core_err(-ESRCH, "pid %d: no such process or thread "
 				"(it may have exited): check the pid",
 				(int)ch->pid);
 	return pebs_perf_open_error(&ch->ev, errno);
@@ -216,13 +219,13 @@ static int map_ring(struct pebs_channel *ch, size_t data_size)
 		err = errno;
 		ch->base = NULL;
 		if (err == EPERM)
-			return pebs_err(-EPERM, "mapping a %zu KiB perf ring "
+			return core_err(-EPERM, "mapping a %zu KiB perf ring "
 					"exceeds the locked-memory limit: "
 					"raise /proc/sys/kernel/"
 					"perf_event_mlock_kb (now %lu) or use "
 					"fewer ring pages", ch->map_size >> 10,
 					mlock_kb());
-		return pebs_err(-err, "mapping a %zu KiB perf ring: %s",
+		return core_err(-err, "mapping a %zu KiB perf ring: %s",
 				ch->map_size >> 10, strerror(err));
 	}
 	return pebs_ring__new(ch->base, data_size, &ch->ring);
@@ -232,7 +235,7 @@ static int map_ring(struct pebs_channel *ch, size_t data_size)
 static int set_output(struct pebs_channel *ch, struct pebs_channel *out)
 {
 	if (ioctl(ch->fd, PERF_EVENT_IOC_SET_OUTPUT, out->fd) < 0)
-		return pebs_err(-errno, "PERF_EVENT_IOC_SET_OUTPUT of %s (cpu "
+		return core_err(-errno, "PERF_EVENT_IOC_SET_OUTPUT of %s (cpu "
 				"%d) to %s (cpu %d): %s: the kernel shares a "
 				"ring only between events of one CPU (or of "
 				"one task with cpu -1) and one clock",
@@ -255,22 +258,22 @@ static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
 	int err;
 
 	if (!chp || !ev)
-		return pebs_err(-EINVAL, "pebs_channel__open: %s is NULL",
+		return core_err(-EINVAL, "pebs_channel__open: %s is NULL",
 				chp ? "ev" : "chp");
-	err = pebs_opts_copy(&o, sizeof(o), opts, "pebs_channel_opts");
+	err = opts_copy(&o, sizeof(o), opts, "pebs_channel_opts");
 	if (err)
 		return err;
 	if (leader && (leader->pid != pid || leader->cpu != cpu))
-		return pebs_err(-EINVAL, "channel: a group member must watch "
+		return core_err(-EINVAL, "channel: a group member must watch "
 				"the task and CPU of its leader");
 	if (o.inherit && cpu < 0)
-		return pebs_err(-EINVAL, "channel: the kernel does not map the "
+		return core_err(-EINVAL, "channel: the kernel does not map the "
 				"ring of an inherited event on every CPU (cpu "
 				"-1): open one channel per CPU (a channel set "
 				"does)");
 	ch = calloc(1, sizeof(*ch));
 	if (!ch)
-		return pebs_err(-ENOMEM, "channel: out of memory");
+		return core_err(-ENOMEM, "channel: out of memory");
 	ch->fd = -1;
 	ch->refs = 1;
 	ch->group_fd = leader ? leader->fd : -1;
@@ -285,7 +288,7 @@ static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
 		goto out_free;
 	err = pebs_sample_layout__init(&ch->layout, &ch->attr);
 	if (err) {
-		pebs_err(err, "channel: sample_type 0x%llx has bits the "
+		core_err(err, "channel: sample_type 0x%llx has bits the "
 			 "decoder does not know: drop them",
 			 (unsigned long long)ch->attr.sample_type);
 		goto out_close;
@@ -297,7 +300,7 @@ static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
 	if (err)
 		goto out_unmap;
 	if (ioctl(ch->fd, PERF_EVENT_IOC_ID, &ch->id) < 0) {
-		err = pebs_err(-errno, "PERF_EVENT_IOC_ID: %s",
+		err = core_err(-errno, "PERF_EVENT_IOC_ID: %s",
 			       strerror(errno));
 		goto out_unmap;
 	}
@@ -305,7 +308,7 @@ static int channel_open(const struct pebs_event *ev, pid_t pid, int cpu,
 		     ch->attr.sample_period;
 	ch->want_enabled = !ch->attr.disabled;
 	*chp = ch;
-	pebs_err_clear();
+	core_err_clear();
 	return 0;
 
 out_unmap:
@@ -335,7 +338,7 @@ int pebs_channel__open_output(const struct pebs_event *ev, pid_t pid,
 			      struct pebs_channel **chp)
 {
 	if (!output)
-		return pebs_err(-EINVAL, "pebs_channel__open_output: no "
+		return core_err(-EINVAL, "pebs_channel__open_output: no "
 				"output channel given");
 	return channel_open(ev, pid, cpu, opts, output, NULL, chp);
 }
@@ -347,7 +350,7 @@ int pebs_channel__open_member(const struct pebs_event *ev, pid_t pid,
 			      struct pebs_channel **chp)
 {
 	if (!leader)
-		return pebs_err(-EINVAL, "pebs_channel__open_member: no "
+		return core_err(-EINVAL, "pebs_channel__open_member: no "
 				"group leader given");
 	return channel_open(ev, pid, cpu, opts, output, leader, chp);
 }
@@ -421,7 +424,7 @@ static int do_ioctl(struct pebs_channel *ch, unsigned long req,
 		    const char *what)
 {
 	if (ioctl(ch->fd, req, 0) < 0)
-		return pebs_err(-errno, "%s on %s: %s", what, ch->ev.name,
+		return core_err(-errno, "%s on %s: %s", what, ch->ev.name,
 				strerror(errno));
 	return 0;
 }
@@ -465,7 +468,7 @@ int pebs_channel__set_period(struct pebs_channel *ch, uint64_t period)
 			return err;
 	}
 	if (ioctl(ch->fd, PERF_EVENT_IOC_PERIOD, &period) < 0) {
-		err = pebs_err(-errno, "PERF_EVENT_IOC_PERIOD %llu on %s: %s",
+		err = core_err(-errno, "PERF_EVENT_IOC_PERIOD %llu on %s: %s",
 			       (unsigned long long)period, ch->ev.name,
 			       errno == EINVAL ? "the kernel refuses this "
 			       "period (or frequency above kernel."
@@ -500,15 +503,15 @@ int pebs_channel__lost(const struct pebs_channel *ch, uint64_t *lost)
 
 	if (!(ch->attr.read_format & PERF_FORMAT_LOST) ||
 	    (ch->attr.read_format & PERF_FORMAT_GROUP))
-		return pebs_err(-EOPNOTSUPP, "%s: this kernel does not count "
+		return core_err(-EOPNOTSUPP, "%s: this kernel does not count "
 				"lost samples per event (PERF_FORMAT_LOST, "
 				"Linux 6.0)", ch->ev.name);
 	n = read(ch->fd, v, sizeof(v));
 	if (n < 0)
-		return pebs_err(-errno, "reading %s: %s", ch->ev.name,
+		return core_err(-errno, "reading %s: %s", ch->ev.name,
 				strerror(errno));
 	if ((size_t)n < (at + 1) * sizeof(v[0]))
-		return pebs_err(-EIO, "reading %s: %zd bytes, expected %zu",
+		return core_err(-EIO, "reading %s: %zd bytes, expected %zu",
 				ch->ev.name, n, (at + 1) * sizeof(v[0]));
 	*lost = v[at];
 	return 0;
@@ -538,7 +541,7 @@ int pebs_channel__lost_record(const struct pebs_channel *ch, void *buf,
 				 ch->id : 0;
 	h.size = (uint16_t)(sizeof(h) + 8 * n);
 	if (len < h.size)
-		return pebs_err(-ENOSPC, "a LOST_SAMPLES record needs %u bytes",
+		return core_err(-ENOSPC, "a LOST_SAMPLES record needs %u bytes",
 				h.size);
 	memcpy(buf, &h, sizeof(h));
 	memcpy((char *)buf + sizeof(h), v, 8 * n);

@@ -13,10 +13,11 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "pebsshim/sampling.h"
 #include "sampling/chanset.h"
 #include "core/opts.h"
 
-static struct slot tomb;
+static struct chan_slot tomb;
 
 /* ---- id -> slot ------------------------------------------------------ */
 
@@ -28,7 +29,7 @@ static unsigned int id_hash(uint64_t id)
 	return (unsigned int)id;
 }
 
-struct slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id)
+struct chan_slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id)
 {
 	unsigned int i;
 
@@ -41,7 +42,7 @@ struct slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id)
 	return NULL;
 }
 
-void chanset_ids_put(struct pebs_chanset *set, struct slot *sl)
+void chanset_ids_put(struct pebs_chanset *set, struct chan_slot *sl)
 {
 	unsigned int i = id_hash(sl->id) & set->ids_mask;
 
@@ -58,7 +59,7 @@ void chanset_ids_put(struct pebs_chanset *set, struct slot *sl)
 int chanset_ids_reserve(struct pebs_chanset *set)
 {
 	unsigned int cap = set->ids ? set->ids_mask + 1 : 0;
-	struct slot **old = set->ids;
+	struct chan_slot **old = set->ids;
 	unsigned int ncap = 64;
 
 	if (2 * (set->ids_used + set->ids_tomb + 1) <= cap)
@@ -68,7 +69,7 @@ int chanset_ids_reserve(struct pebs_chanset *set)
 	set->ids = calloc(ncap, sizeof(*set->ids));
 	if (!set->ids) {
 		set->ids = old;
-		return pebs_err(-ENOMEM, "channel set: out of memory");
+		return core_err(-ENOMEM, "channel set: out of memory");
 	}
 	set->ids_mask = ncap - 1;
 	set->ids_used = set->ids_tomb = 0;
@@ -79,7 +80,7 @@ int chanset_ids_reserve(struct pebs_chanset *set)
 	return 0;
 }
 
-void chanset_ids_del(struct pebs_chanset *set, struct slot *sl)
+void chanset_ids_del(struct pebs_chanset *set, struct chan_slot *sl)
 {
 	unsigned int i = id_hash(sl->id) & set->ids_mask;
 
@@ -170,7 +171,7 @@ static int deliver(struct pebs_channel *ch, const struct perf_event_header *ev,
 			return 1;
 		err = pebs_sample__decode(pebs_channel__layout(ch), ev, &s);
 		if (err)
-			return pebs_err(err, "a %u-byte sample of %s does not "
+			return core_err(err, "a %u-byte sample of %s does not "
 					"decode with its sample_type 0x%llx",
 					ev->size, pebs_channel__event(ch)->name,
 					(unsigned long long)
@@ -204,7 +205,7 @@ static struct pebs_channel *record_channel(const struct pebs_chanset *set,
 					   const struct perf_event_header *ev)
 {
 	const unsigned char *p = (const unsigned char *)ev;
-	struct slot *sl;
+	struct chan_slot *sl;
 
 	if (!set->share)
 		return r->owner;
@@ -293,21 +294,21 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 	int n, err = 0;
 
 	if (set->busy)
-		return pebs_err(-EBUSY, "channel set: poll/drain called from "
+		return core_err(-EBUSY, "channel set: poll/drain called from "
 				"its own callback");
 	/* the caller's table of any size (sz): absent callbacks are NULL */
-	err = pebs_opts_copy(&copy, sizeof(copy), user_cbs, "pebs_chanset_cbs");
+	err = opts_copy(&copy, sizeof(copy), user_cbs, "pebs_chanset_cbs");
 	if (err)
 		return err;
 	n = epoll_wait(set->epfd, evs, max, timeout_ms);
 	if (n < 0)
-		return pebs_err(-errno, "epoll_wait: %s", strerror(errno));
+		return core_err(-errno, "epoll_wait: %s", strerror(errno));
 	set->busy = true;
 	set->pass++;
 	/* a hung-up target is drained to the end below, then reported */
 	for (int i = 0; i < n; i++)
 		if (evs[i].events & EPOLLHUP)
-			((struct slot *)evs[i].data.ptr)->t->gone = true;
+			((struct chan_slot *)evs[i].data.ptr)->t->gone = true;
 	if (every) {
 		for (unsigned int i = 0; i < set->nr_rings && !err; i++)
 			err = drain_ring(set, set->rings[i], false, cbs, ctx,
@@ -315,7 +316,7 @@ static int poll_set(struct pebs_chanset *set, int timeout_ms, bool every,
 	} else {
 		/* one fd of a shared ring stands for all of them */
 		for (int i = 0; i < n && !err; i++) {
-			struct slot *sl = evs[i].data.ptr;
+			struct chan_slot *sl = evs[i].data.ptr;
 
 			if ((evs[i].events & EPOLLIN) &&
 			    sl->r->pass != set->pass)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 
+#include "pebsshim/sampling.h"
 #include "sampling/chanset.h"
 #include "core/opts.h"
 
@@ -47,13 +48,13 @@ int pebs_chanset__new(const struct pebs_event *evs, unsigned int nr_evs,
 	int err;
 
 	if (!evs || !nr_evs || !setp)
-		return pebs_err(-EINVAL, "channel set: no events given");
+		return core_err(-EINVAL, "channel set: no events given");
 	if (kind != PEBS_TARGET_TASK && kind != PEBS_TARGET_CPU)
-		return pebs_err(-EINVAL, "channel set: bad target kind %d",
+		return core_err(-EINVAL, "channel set: bad target kind %d",
 				(int)kind);
 	set = calloc(1, sizeof(*set));
 	if (!set)
-		return pebs_err(-ENOMEM, "channel set: out of memory");
+		return core_err(-ENOMEM, "channel set: out of memory");
 	set->share = true;
 	for (unsigned int i = 0; i < nr_evs; i++) {
 		err = pebs_channel_attr(&evs[i], opts, &attr, sizeof(attr));
@@ -64,15 +65,15 @@ int pebs_chanset__new(const struct pebs_event *evs, unsigned int nr_evs,
 	}
 	set->evs = calloc(nr_evs, sizeof(*set->evs));
 	if (!set->evs) {
-		err = pebs_err(-ENOMEM, "channel set: out of memory");
+		err = core_err(-ENOMEM, "channel set: out of memory");
 		goto out_free;
 	}
 	memcpy(set->evs, evs, nr_evs * sizeof(*evs));
 	set->nr_evs = nr_evs;
 	set->kind = kind;
 	/* checked by pebs_channel_attr above */
-	pebs_opts_copy(&set->opts, sizeof(set->opts), opts,
-		       "pebs_channel_opts");
+	opts_copy(&set->opts, sizeof(set->opts), opts,
+		  "pebs_channel_opts");
 	/* side-band records once per target, as perf's tracking event */
 	set->rest = set->opts;
 	set->rest.task_records = false;
@@ -86,7 +87,7 @@ int pebs_chanset__new(const struct pebs_event *evs, unsigned int nr_evs,
 	}
 	set->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (set->epfd < 0) {
-		err = pebs_err(-errno, "epoll_create1: %s", strerror(errno));
+		err = core_err(-errno, "epoll_create1: %s", strerror(errno));
 		goto out_free_evs;
 	}
 	*setp = set;
@@ -133,7 +134,7 @@ static void keep_retries(struct pebs_event *e,
  * CPU (or task) already has, else a ring of its own.
  */
 static int slot_open(struct pebs_chanset *set, struct target *t,
-		     struct slot *sl, unsigned int ev, int cpu,
+		     struct chan_slot *sl, unsigned int ev, int cpu,
 		     const struct pebs_channel *leader)
 {
 	const struct pebs_channel_opts *o = ev ? &set->rest : &set->opts;
@@ -161,7 +162,7 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 		return err;
 	keep_retries(&set->evs[ev], pebs_channel__attr(sl->ch));
 	if (!r && !(r = chanset_ring_add(set, sl->ch, cpu, t->id)))
-		return pebs_err(-ENOMEM, "channel set: out of memory");
+		return core_err(-ENOMEM, "channel set: out of memory");
 	sl->r = r;
 	r->users++;
 	pebs_channel__id(sl->ch, &sl->id);
@@ -173,7 +174,7 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 static void target_close(struct pebs_chanset *set, struct target *t)
 {
 	for (unsigned int i = 0; i < set->per_target; i++) {
-		struct slot *sl = &t->slots[i];
+		struct chan_slot *sl = &t->slots[i];
 
 		if (!sl->ch)
 			continue;
@@ -224,7 +225,7 @@ static int reserve(struct pebs_chanset *set)
 
 		t = reallocarray(set->targets, cap, sizeof(*t));
 		if (!t)
-			return pebs_err(-ENOMEM, "channel set: out of memory");
+			return core_err(-ENOMEM, "channel set: out of memory");
 		set->targets = t;
 		set->cap_targets = cap;
 	}
@@ -233,7 +234,7 @@ static int reserve(struct pebs_chanset *set)
 
 		e = reallocarray(set->evbuf, need, sizeof(*e));
 		if (!e)
-			return pebs_err(-ENOMEM, "channel set: out of memory");
+			return core_err(-ENOMEM, "channel set: out of memory");
 		set->evbuf = e;
 		set->cap_evbuf = need;
 	}
@@ -247,24 +248,24 @@ int pebs_chanset__add(struct pebs_chanset *set, int target)
 	int err;
 
 	if (set->busy)
-		return pebs_err(-EBUSY, "channel set: targets cannot change "
+		return core_err(-EBUSY, "channel set: targets cannot change "
 				"inside a poll callback");
 	if (find(set, target) >= 0)
-		return pebs_err(-EEXIST, "%s %d is already in the set",
+		return core_err(-EEXIST, "%s %d is already in the set",
 				cpu ? "cpu" : "pid", target);
 	if (cpu ? target < 0 : target <= 0)
-		return pebs_err(-EINVAL, "%s %d: not a valid target",
+		return core_err(-EINVAL, "%s %d: not a valid target",
 				cpu ? "cpu" : "pid", target);
 	err = reserve(set);
 	if (err)
 		return err;
 	t = calloc(1, sizeof(*t) + set->per_target * sizeof(t->slots[0]));
 	if (!t)
-		return pebs_err(-ENOMEM, "channel set: out of memory");
+		return core_err(-ENOMEM, "channel set: out of memory");
 	t->id = target;
 	for (unsigned int i = 0; i < set->per_target; i++) {
 		struct epoll_event ee = { .events = EPOLLIN };
-		struct slot *sl = &t->slots[i];
+		struct chan_slot *sl = &t->slots[i];
 		int on = cpu ? target : set->cpus ? set->cpus[i / set->nr_evs] :
 			 -1;
 
@@ -283,7 +284,7 @@ int pebs_chanset__add(struct pebs_chanset *set, int target)
 		ee.data.ptr = sl;
 		if (epoll_ctl(set->epfd, EPOLL_CTL_ADD,
 			      pebs_channel__fd(sl->ch), &ee) < 0) {
-			err = pebs_err(-errno, "epoll_ctl: %s", strerror(errno));
+			err = core_err(-errno, "epoll_ctl: %s", strerror(errno));
 			goto out_close;
 		}
 	}
@@ -306,11 +307,11 @@ int pebs_chanset__remove(struct pebs_chanset *set, int target)
 	int i;
 
 	if (set->busy)
-		return pebs_err(-EBUSY, "channel set: targets cannot change "
+		return core_err(-EBUSY, "channel set: targets cannot change "
 				"inside a poll callback");
 	i = find(set, target);
 	if (i < 0)
-		return pebs_err(-ENOENT, "%d is not in the set", target);
+		return core_err(-ENOENT, "%d is not in the set", target);
 	chanset_remove_at(set, (unsigned int)i);
 	return 0;
 }
@@ -330,10 +331,10 @@ int pebs_chanset__update(struct pebs_chanset *set, const int *targets,
 	int err;
 
 	if (set->busy)
-		return pebs_err(-EBUSY, "channel set: targets cannot change "
+		return core_err(-EBUSY, "channel set: targets cannot change "
 				"inside a poll callback");
 	if (n && !targets)
-		return pebs_err(-EINVAL, "channel set: targets is NULL");
+		return core_err(-EINVAL, "channel set: targets is NULL");
 	/* adds are appended after the old targets: undo them on failure */
 	for (unsigned int i = 0; i < n; i++) {
 		if (find(set, targets[i]) >= 0)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "pebsshim/sampling.h"
 
 struct target;
 
@@ -27,7 +28,7 @@ struct ring_ref {
 };
 
 /* one channel of a target; epoll data.ptr points here */
-struct slot {
+struct chan_slot {
 	struct pebs_channel *ch;
 	struct target *t;
 	struct ring_ref *r;		/* NULL until the channel is set up */
@@ -38,7 +39,7 @@ struct slot {
 struct target {
 	int id;			/* pid/tid or CPU */
 	bool gone;		/* EPOLLHUP seen, on_exit not yet called */
-	struct slot slots[];	/* one per event */
+	struct chan_slot slots[];	/* one per event */
 };
 
 struct pebs_chanset {
@@ -71,7 +72,7 @@ struct pebs_chanset {
 	unsigned int nr_rings, cap_rings;
 	unsigned int pass;
 	/* id -> slot, open addressing (NULL free, &tomb deleted) */
-	struct slot **ids;
+	struct chan_slot **ids;
 	unsigned int ids_mask, ids_used, ids_tomb;
 };
 
@@ -80,10 +81,10 @@ struct pebs_chanset {
  * sample id @id, NULL if none; _reserve - room for one more (0 or
  * -ENOMEM); _put, _del - add or drop @sl by its id.
  */
-struct slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id);
+struct chan_slot *chanset_ids_find(const struct pebs_chanset *set, uint64_t id);
 int chanset_ids_reserve(struct pebs_chanset *set);
-void chanset_ids_put(struct pebs_chanset *set, struct slot *sl);
-void chanset_ids_del(struct pebs_chanset *set, struct slot *sl);
+void chanset_ids_put(struct pebs_chanset *set, struct chan_slot *sl);
+void chanset_ids_del(struct pebs_chanset *set, struct chan_slot *sl);
 
 /*
  * Rings (lib/sampling/chanset-poll.c): chanset_ring_find - the ring a channel on

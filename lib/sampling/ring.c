@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/sampling.h"
 #include "core/barrier.h"
 #include "core/internal.h"
 
@@ -45,7 +46,7 @@ int pebs_ring__new(void *base, size_t data_size, struct pebs_ring **ringp)
 	uint64_t off, size;
 
 	if (!base || !ringp)
-		return pebs_err(-EINVAL, "pebs_ring__new: NULL argument");
+		return core_err(-EINVAL, "pebs_ring__new: NULL argument");
 	/* written once by the kernel at mmap time, before we can see the page */
 	off = pg->data_offset;
 	size = pg->data_size;
@@ -54,14 +55,14 @@ int pebs_ring__new(void *base, size_t data_size, struct pebs_ring **ringp)
 		size = data_size;
 	}
 	if (!size || (size & (size - 1)) || off < sizeof(*pg))
-		return pebs_err(-EINVAL,
+		return core_err(-EINVAL,
 				"ring data area of %llu bytes at offset %llu: the size must be a power of two after the control page",
 				(unsigned long long)size,
 				(unsigned long long)off);
 
 	ring = malloc(sizeof(*ring));
 	if (!ring)
-		return pebs_err(-ENOMEM, "out of memory for a ring reader");
+		return core_err(-ENOMEM, "out of memory for a ring reader");
 	memset(ring, 0, offsetof(struct pebs_ring, bounce));
 	ring->pg = pg;
 	ring->data = (unsigned char *)base + off;
@@ -100,7 +101,7 @@ int pebs_ring__read_init(struct pebs_ring *ring)
 		ring->stats.bad++;
 		ring->start = ring->end = head;
 		pebs_ring__consume(ring);
-		return pebs_err(-EBADMSG,
+		return core_err(-EBADMSG,
 				"corrupt ring: data_head is %llu bytes ahead of data_tail in a %llu-byte ring; skipped to head",
 				(unsigned long long)ahead,
 				(unsigned long long)ring->size);
@@ -129,7 +130,7 @@ static int corrupt(struct pebs_ring *ring, unsigned int size,
 {
 	ring->stats.bad++;
 	ring->start = ring->end;
-	return pebs_err(-EBADMSG,
+	return core_err(-EBADMSG,
 			"corrupt ring record: size %u with %llu bytes published in a %llu-byte ring; skipped to head",
 			size, (unsigned long long)avail,
 			(unsigned long long)ring->size);

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/session.h"
 #include "core/internal.h"
 
-#define MAX_CPUS	4096
 #define MAX_RANGES	64
 
 struct range {
@@ -37,9 +37,9 @@ struct pebs_filter {
 int pebs_filter__new(struct pebs_filter **fp)
 {
 	if (!fp)
-		return pebs_err(-EINVAL, "filter: no result pointer");
+		return core_err(-EINVAL, "filter: no result pointer");
 	*fp = calloc(1, sizeof(**fp));
-	return *fp ? 0 : pebs_err(-ENOMEM, "filter: out of memory");
+	return *fp ? 0 : core_err(-ENOMEM, "filter: out of memory");
 }
 
 void pebs_filter__delete(struct pebs_filter *f)
@@ -61,13 +61,13 @@ void pebs_filter__delete(struct pebs_filter *f)
 int pebs_filter__event(struct pebs_filter *f, unsigned int idx)
 {
 	if (!f)
-		return pebs_err(-EINVAL, "filter: none");
+		return core_err(-EINVAL, "filter: none");
 	if (idx >= f->max_event) {
 		unsigned int n = (idx / 64 + 1) * 64;
 		uint64_t *e = realloc(f->events, n / 64 * sizeof(*e));
 
 		if (!e)
-			return pebs_err(-ENOMEM, "filter: out of memory");
+			return core_err(-ENOMEM, "filter: out of memory");
 		memset(e + f->max_event / 64, 0,
 		       (n - f->max_event) / 64 * sizeof(*e));
 		f->events = e;
@@ -82,18 +82,18 @@ int pebs_filter__comms(struct pebs_filter *f, const char *list)
 	const char *p = list;
 
 	if (!f || !list || !*list)
-		return pebs_err(-EINVAL, "--comm: give commands such as "
+		return core_err(-EINVAL, "--comm: give commands such as "
 				"bash,memwalk");
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		char **n = realloc(f->comms, (f->nr_comms + 1) * sizeof(*n));
 
 		if (!n)
-			return pebs_err(-ENOMEM, "filter: out of memory");
+			return core_err(-ENOMEM, "filter: out of memory");
 		f->comms = n;
 		n[f->nr_comms] = strndup(p, len);
 		if (!n[f->nr_comms])
-			return pebs_err(-ENOMEM, "filter: out of memory");
+			return core_err(-ENOMEM, "filter: out of memory");
 		f->nr_comms++;
 		p += len + (p[len] == ',');
 	}
@@ -109,19 +109,19 @@ static int parse_ids(const char *what, const char *list,
 	if (err != -EINVAL)
 		return err;
 	snprintf(why, sizeof(why), "%s", pebs_errmsg());
-	return pebs_err(err, "%s: %s", what, why);
+	return core_err(err, "%s: %s", what, why);
 }
 
 int pebs_filter__pids(struct pebs_filter *f, const char *list)
 {
 	return f ? parse_ids("--pid", list, &f->pids) :
-		   pebs_err(-EINVAL, "filter: none");
+		   core_err(-EINVAL, "filter: none");
 }
 
 int pebs_filter__tids(struct pebs_filter *f, const char *list)
 {
 	return f ? parse_ids("--tid", list, &f->tids) :
-		   pebs_err(-EINVAL, "filter: none");
+		   core_err(-EINVAL, "filter: none");
 }
 
 int pebs_filter__events(struct pebs_filter *f, const struct pebs_perfdata *pd,
@@ -132,7 +132,7 @@ int pebs_filter__events(struct pebs_filter *f, const struct pebs_perfdata *pd,
 	int err;
 
 	if (!f || !pd || !names || !*names)
-		return pebs_err(-EINVAL, "--event: give event names such as "
+		return core_err(-EINVAL, "--event: give event names such as "
 				"cycles,instructions");
 	while (*p) {
 		size_t len = strcspn(p, ",");
@@ -144,7 +144,7 @@ int pebs_filter__events(struct pebs_filter *f, const struct pebs_perfdata *pd,
 				break;
 		}
 		if (i == nr)
-			return pebs_err(-ENOENT, "the recording has no event "
+			return core_err(-ENOENT, "the recording has no event "
 					"'%.*s': see the events pebs-shim "
 					"report lists", (int)len, p);
 		err = pebs_filter__event(f, i);
@@ -169,7 +169,7 @@ int pebs_filter__option(struct pebs_filter *f, const char *name,
 	for (size_t i = 0; name && i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strcmp(name, opts[i].name))
 			return opts[i].add(f, arg);
-	return pebs_err(-EINVAL, "filter: no option '%s': give comm, pid, "
+	return core_err(-EINVAL, "filter: no option '%s': give comm, pid, "
 			"tid or cpu", name ? name : "(null)");
 }
 
@@ -178,12 +178,12 @@ int pebs_filter__cpus(struct pebs_filter *f, const char *list)
 	int err;
 
 	if (!f)
-		return pebs_err(-EINVAL, "filter: none");
+		return core_err(-EINVAL, "filter: none");
 	free(f->cpus);
-	f->cpus = calloc(MAX_CPUS / 64, sizeof(*f->cpus));
+	f->cpus = calloc(PEBS_MAX_CPUS / 64, sizeof(*f->cpus));
 	if (!f->cpus)
-		return pebs_err(-ENOMEM, "filter: out of memory");
-	err = pebs_cpulist__parse(list, MAX_CPUS, f->cpus);
+		return core_err(-ENOMEM, "filter: out of memory");
+	err = pebs_cpulist__parse(list, PEBS_MAX_CPUS, f->cpus);
 	if (err) {
 		free(f->cpus);
 		f->cpus = NULL;
@@ -278,7 +278,7 @@ int pebs_filter__time(struct pebs_filter *f, const char *spec,
 	size_t len;
 
 	if (!f || !spec || !*spec)
-		return pebs_err(-EINVAL, "--time: give start,end in seconds or "
+		return core_err(-EINVAL, "--time: give start,end in seconds or "
 				"ranges such as 0%%-10%%");
 	f->nr_ranges = 0;
 	if (!strchr(spec, '%')) {
@@ -289,7 +289,7 @@ int pebs_filter__time(struct pebs_filter *f, const char *spec,
 		    parse_sec(spec, (size_t)(comma - spec), 0, &r->start) ||
 		    parse_sec(comma + 1, strlen(comma + 1), UINT64_MAX,
 			      &r->end) || r->end < r->start)
-			return pebs_err(-EINVAL, "--time: bad '%s': give "
+			return core_err(-EINVAL, "--time: bad '%s': give "
 					"start,end in seconds (either may be "
 					"empty), e.g. 12.5,13", spec);
 		f->nr_ranges = 1;
@@ -300,7 +300,7 @@ int pebs_filter__time(struct pebs_filter *f, const char *spec,
 		if (f->nr_ranges == MAX_RANGES ||
 		    parse_pct_term(p, len, first, last,
 				   &f->ranges[f->nr_ranges]))
-			return pebs_err(-EINVAL, "--time: bad range '%.*s': "
+			return core_err(-EINVAL, "--time: bad range '%.*s': "
 					"give A%%-B%% or N%%/M (the M-th N %% "
 					"slice)", (int)len, p);
 		f->nr_ranges++;
@@ -326,7 +326,7 @@ int pebs_filter__match(const struct pebs_filter *f,
 
 	if (!f)
 		return PEBS_FILTER_PASS;
-	if ((f->cpus && (s->cpu >= MAX_CPUS ||
+	if ((f->cpus && (s->cpu >= PEBS_MAX_CPUS ||
 			 !(f->cpus[s->cpu / 64] & (1ull << (s->cpu % 64))))) ||
 	    (f->events && (s->event >= f->max_event ||
 			   !(f->events[s->event / 64] &

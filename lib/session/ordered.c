@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/session.h"
+#include "pebsshim/session.h"
+#include "perfdata/perfdata-int.h"
 
 #define DEFAULT_MAX_QUEUED	(1u << 20)
 
@@ -49,10 +50,10 @@ int pebs_ordered__new(size_t max_queued, unsigned int flags,
 	struct pebs_ordered *o;
 
 	if (!fn || !op)
-		return pebs_err(-EINVAL, "ordered: no callback");
+		return core_err(-EINVAL, "ordered: no callback");
 	o = calloc(1, sizeof(*o));
 	if (!o)
-		return pebs_err(-ENOMEM, "ordered: out of memory");
+		return core_err(-ENOMEM, "ordered: out of memory");
 	o->copy = flags & PEBS_ORDERED_COPY;
 	o->fn = fn;
 	o->arg = arg;
@@ -179,7 +180,7 @@ int pebs_ordered__queue(struct pebs_ordered *o,
 	int err;
 
 	if (!o || !ev)
-		return pebs_err(-EINVAL, "ordered: no record");
+		return core_err(-EINVAL, "ordered: no record");
 	if (time == PEBS_ORDERED_NO_TIME)
 		return o->fn(o->arg, ev, time);	/* at once, as perf */
 	if (o->nr == o->max) {
@@ -201,11 +202,11 @@ int pebs_ordered__queue(struct pebs_ordered *o,
 			cap = o->max;
 		q = realloc(o->q, cap * sizeof(*q));
 		if (!q)
-			return pebs_err(-ENOMEM, "ordered: out of memory");
+			return core_err(-ENOMEM, "ordered: out of memory");
 		o->q = q;
 		q = realloc(o->tmp, cap * sizeof(*q));
 		if (!q)
-			return pebs_err(-ENOMEM, "ordered: out of memory");
+			return core_err(-ENOMEM, "ordered: out of memory");
 		o->tmp = q;
 		o->cap = cap;
 	}
@@ -213,7 +214,7 @@ int pebs_ordered__queue(struct pebs_ordered *o,
 		void *c = malloc(ev->size);
 
 		if (!c)
-			return pebs_err(-ENOMEM, "ordered: out of memory");
+			return core_err(-ENOMEM, "ordered: out of memory");
 		ev = memcpy(c, ev, ev->size);
 	}
 	if (time < o->last_out)
@@ -232,7 +233,7 @@ int pebs_ordered__round(struct pebs_ordered *o)
 	int err;
 
 	if (!o)
-		return pebs_err(-EINVAL, "ordered: none");
+		return core_err(-EINVAL, "ordered: none");
 	err = flush_upto(o, o->limit);
 	o->limit = o->max_time;
 	return err;
@@ -241,7 +242,7 @@ int pebs_ordered__round(struct pebs_ordered *o)
 int pebs_ordered__flush(struct pebs_ordered *o)
 {
 	if (!o)
-		return pebs_err(-EINVAL, "ordered: none");
+		return core_err(-EINVAL, "ordered: none");
 	return flush_upto(o, UINT64_MAX - 1);
 }
 
@@ -308,7 +309,7 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 	int ret, err = 0;
 
 	if (!pd || !fn)
-		return pebs_err(-EINVAL, "ordered: no file");
+		return core_err(-EINVAL, "ordered: no file");
 	released = pd->data_start;
 	if (flags)
 		*flags = 0;
@@ -343,7 +344,7 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 		snprintf(why, sizeof(why), "%s", pebs_errmsg());
 		err = pebs_ordered__flush(o);
 		if (!err)
-			pebs_err(ret, "%s", why);
+			core_err(ret, "%s", why);
 	} else if (!err) {
 		err = pebs_ordered__flush(o);
 	}

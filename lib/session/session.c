@@ -19,9 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/session.h"
-
-#define KERNEL_START	(1ULL << 63)
+#include "pebsshim/session.h"
+#include "perfdata/perfdata-int.h"
+#include "session/session-int.h"
+#include "symbols/symbols-int.h"
 
 struct pebs_session {
 	struct pebs_perfdata *pd;
@@ -32,16 +33,28 @@ struct pebs_session {
 	bool data;		/* resolve data addresses */
 	pebs_session_fn fn;
 	void *arg;
-	struct ss_c2c *c2c;	/* pebs_session__set_c2c, or NULL */
+	struct ss_hook *hooks;	/* ss_hook__set, in order */
+	unsigned int nr_hooks;
 	uint32_t pid0, tid0;	/* the first sample's thread */
 	bool threads_seen, more_threads;	/* one, two or more */
 	uint64_t kernel_max;	/* the highest kernel address of a sample,
 				   or 0 */
 };
 
+struct ss_hook {
+	const struct ss_hook_ops *ops;
+	void *arg;
+};
+
 static int oom(void)
 {
-	return pebs_err(-ENOMEM, "session: out of memory");
+	return core_err(-ENOMEM, "session: out of memory");
+}
+
+static void unhook(const struct ss_hook *h)
+{
+	if (h->ops->free)
+		h->ops->free(h->arg);
 }
 
 static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
@@ -144,7 +157,7 @@ int pebs_session__new(struct pebs_perfdata *pd, struct pebs_session **sp)
 	int err;
 
 	if (!pd || !sp)
-		return pebs_err(-EINVAL, "session: no file");
+		return core_err(-EINVAL, "session: no file");
 	ss = calloc(1, sizeof(*ss));
 	if (!ss)
 		return oom();
@@ -177,7 +190,9 @@ void pebs_session__delete(struct pebs_session *ss)
 		return;
 	pebs_threads__delete(ss->threads);
 	pebs_symbols__delete(ss->syms);
-	ss_c2c__free(ss->c2c);
+	for (unsigned int i = 0; i < ss->nr_hooks; i++)
+		unhook(&ss->hooks[i]);
+	free(ss->hooks);
 	free(ss->st.event_samples);
 	free(ss);
 }
@@ -256,7 +271,8 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 	struct pebs_report_sample rs;
 	struct pebs_record rec;
 	struct pebs_sample s;
-	unsigned int idx;
+	unsigned int idx, i;
+	int err;
 
 	if (ev->type == PERF_RECORD_SAMPLE) {
 		if (pebs_perfdata__sample(ss->pd, ev, &s, &idx) ||
@@ -264,13 +280,18 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 			ss->st.bad++;
 			return 0;
 		}
-		if (ss->c2c && ss_c2c__sample(ss->c2c, ev, &s, idx))
-			return oom();
+		for (i = 0; i < ss->nr_hooks; i++)
+			if (ss->hooks[i].ops->sample &&
+			    (err = ss->hooks[i].ops->sample(ss->hooks[i].arg,
+							     ev, &s, idx)))
+				return err;
 		resolve(ss, ev, &s, idx, &rs);
 		return ss->fn(ss->arg, &s, &rs);
 	}
-	if (ss->c2c && ss_c2c__record(ss->c2c, ev))
-		return oom();
+	for (i = 0; i < ss->nr_hooks; i++)
+		if (ss->hooks[i].ops->record &&
+		    (err = ss->hooks[i].ops->record(ss->hooks[i].arg, ev)))
+			return err;
 	if (pebs_record__decode(ev, ss->id_size, &rec))
 		return 0;	/* other types, or damaged: skipped */
 	switch (rec.type) {
@@ -292,31 +313,62 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 	return pebs_symbols__add_record(ss->syms, ev) == -ENOMEM ? oom() : 0;
 }
 
-int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,
-			  unsigned int flags)
+int ss_hook__set(struct pebs_session *ss, const struct ss_hook_ops *ops,
+		 void *arg)
 {
-	if (!ss || (flags & ~PEBS_SESSION_C2C_SHARED))
-		return pebs_err(-EINVAL, "session: bad c2c flags");
-	ss_c2c__free(ss->c2c);
-	ss->c2c = NULL;
-	/* one thread and no data source: no line can be shared */
-	if (c && ss_c2c__new(c, ss->pd, flags, !ss->more_threads, &ss->c2c))
+	struct ss_hook *h;
+	unsigned int i;
+
+	if (!ss || !ops || ops->sz != sizeof(*ops))
+		return core_err(-EINVAL, "session: bad hook");
+	for (i = 0; i < ss->nr_hooks && ss->hooks[i].ops != ops; i++)
+		;
+	if (i < ss->nr_hooks) {
+		unhook(&ss->hooks[i]);
+		memmove(&ss->hooks[i], &ss->hooks[i + 1],
+			(--ss->nr_hooks - i) * sizeof(*ss->hooks));
+	}
+	if (!arg)
+		return 0;
+	h = realloc(ss->hooks, (ss->nr_hooks + 1) * sizeof(*h));
+	if (!h) {
+		if (ops->free)
+			ops->free(arg);
 		return oom();
+	}
+	ss->hooks = h;
+	ss->hooks[ss->nr_hooks++] = (struct ss_hook){ ops, arg };
 	return 0;
+}
+
+struct pebs_perfdata *ss_perfdata(const struct pebs_session *ss)
+{
+	return ss->pd;
+}
+
+bool ss_one_thread(const struct pebs_session *ss)
+{
+	return !ss->more_threads;
 }
 
 int pebs_session__process(struct pebs_session *ss, bool data,
 			  pebs_session_fn fn, void *arg, unsigned int *flags)
 {
+	unsigned int i;
 	int err;
 
 	if (!ss || !fn)
-		return pebs_err(-EINVAL, "session: no callback");
+		return core_err(-EINVAL, "session: no callback");
 	ss->data = data;
 	ss->fn = fn;
 	ss->arg = arg;
 	err = pebs_ordered__process(ss->pd, on_record, ss, flags);
-	if (ss->c2c && err != -ENOMEM && ss_c2c__finish(ss->c2c))
-		return oom();
+	for (i = 0; i < ss->nr_hooks && err != -ENOMEM; i++) {
+		const struct ss_hook *h = &ss->hooks[i];
+		int ret = h->ops->finish ? h->ops->finish(h->arg) : 0;
+
+		if (ret)
+			return ret;
+	}
 	return err;
 }

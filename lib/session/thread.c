@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/session.h"
 #include "core/internal.h"
 
 #define COMM_MAX	16	/* TASK_COMM_LEN, what the kernel records */
@@ -58,7 +59,7 @@ static uint32_t hash_str(const char *s)
 
 static int oom(void)
 {
-	return pebs_err(-ENOMEM, "threads: out of memory");
+	return core_err(-ENOMEM, "threads: out of memory");
 }
 
 int pebs_threads__new(struct pebs_threads **tp)
@@ -66,7 +67,7 @@ int pebs_threads__new(struct pebs_threads **tp)
 	struct pebs_threads *t;
 
 	if (!tp)
-		return pebs_err(-EINVAL, "threads: no result pointer");
+		return core_err(-EINVAL, "threads: no result pointer");
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return oom();
@@ -217,7 +218,7 @@ int pebs_threads__add_record(struct pebs_threads *t,
 	const char *comm;
 
 	if (!t || !r)
-		return pebs_err(-EINVAL, "threads: no record");
+		return core_err(-EINVAL, "threads: no record");
 	switch (r->type) {
 	case PERF_RECORD_COMM:
 		th = findnew(t, (int32_t)r->comm.tid);

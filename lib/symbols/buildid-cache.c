@@ -15,6 +15,9 @@
  * Every file is written under a temporary name and renamed into place,
  * never over one that is there already (the same build id is the same
  * content); a file whose build id is not the recorded one is skipped.
+ * The entries of a recording's HEADER_BUILD_ID section are read here
+ * too (buildid_section__next), for the resolver and for the cache's
+ * writer of a whole recording (lib/perfdata/buildid-write.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,16 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
 
-#define KERNEL_NAME	"[kernel.kallsyms]"
-
-/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
-#define MISC_BUILD_ID_SIZE	(1 << 15)
-
-int pebs_buildid_dir(char *buf, size_t size)
+int buildid_dir(char *buf, size_t size)
 {
 	const char *home = getenv("HOME");
 
@@ -118,11 +116,11 @@ static void hex(char *out, const uint8_t *bid, size_t len)
 		sprintf(out + 2 * i, "%02x", bid[i]);
 }
 
-int pebs_buildid_cache_entry(char *buf, size_t size, const char *name,
-			     const uint8_t *bid, size_t len, const char *leaf)
+int buildid_cache_entry(char *buf, size_t size, const char *name,
+			const uint8_t *bid, size_t len, const char *leaf)
 {
 	char dir[PATH_MAX], sbid[2 * BUILD_ID_MAX + 1];
-	int err = pebs_buildid_dir(dir, sizeof(dir));
+	int err = buildid_dir(dir, sizeof(dir));
 
 	if (err)
 		return err;
@@ -130,6 +128,39 @@ int pebs_buildid_cache_entry(char *buf, size_t size, const char *name,
 	return (size_t)snprintf(buf, size, "%s/%s/%s/%s", dir,
 				name + (name[0] == '/'), sbid, leaf) < size ?
 	       0 : -ENAMETOOLONG;
+}
+
+int buildid_section__next(const unsigned char **pp, const unsigned char *end,
+			  struct buildid_entry *e)
+{
+	const unsigned char *p = *pp;
+
+	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
+	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
+		struct perf_event_header h;
+		const unsigned char *bid = p + sizeof(h) + 4;
+		const char *name = (const char *)bid + 24;
+		size_t len = BUILD_ID_MAX, max;
+
+		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
+		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
+			return core_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
+					"of %u bytes overruns the section",
+					h.size);
+		if (h.misc & MISC_BUILD_ID_SIZE)
+			len = bid[20];
+		max = (size_t)(p + h.size - (const unsigned char *)name);
+		p += h.size;
+		*pp = p;
+		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max) {
+			memcpy(&e->pid, bid - 4, sizeof(e->pid));
+			e->bid = bid;
+			e->len = len;
+			e->name = name;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -143,8 +174,8 @@ static int cache_put(const char *name, const char *leaf, const char *src,
 	char sbid[2 * BUILD_ID_MAX + 1];
 	int err;
 
-	err = pebs_buildid_cache_entry(file, sizeof(file), name, bid, len,
-				       leaf) ?: pebs_buildid_dir(dir, sizeof(dir));
+	err = buildid_cache_entry(file, sizeof(file), name, bid, len,
+				       leaf) ?: buildid_dir(dir, sizeof(dir));
 	if (err)
 		return err;
 	hex(sbid, bid, len);
@@ -207,7 +238,7 @@ static int cache_vdso(const uint8_t *bid, size_t len)
 
 	snprintf(tmp, sizeof(tmp), "/tmp/pebs-vdso.%d", (int)getpid());
 	err = write_vdso(tmp);
-	n = err ? err : pebs_elf_build_id(tmp, got);
+	n = err ? err : dso_elf_build_id(tmp, got);
 	if (n >= 0 && ((size_t)n != len || memcmp(got, bid, len)))
 		n = -ESRCH;	/* another boot's vdso */
 	err = n < 0 ? n : cache_put("[vdso]", "vdso", tmp, bid, len);
@@ -220,7 +251,7 @@ static int cache_vdso(const uint8_t *bid, size_t len)
 static int cache_kallsyms(const uint8_t *bid, size_t len)
 {
 	uint8_t host[BUILD_ID_MAX];
-	int n = pebs_host_kernel_build_id(host);
+	int n = kallsyms_host_build_id(host);
 
 	if (n < 0)
 		return n;
@@ -240,66 +271,19 @@ int pebs_buildid_cache__add(const char *path, const uint8_t *build_id,
 	int n;
 
 	if (!path || !build_id || !size || size > BUILD_ID_MAX)
-		return pebs_err(-EINVAL, "build-id cache: bad file or build id");
+		return core_err(-EINVAL, "build-id cache: bad file or build id");
 	if (!strcmp(path, "[vdso]"))
 		n = cache_vdso(build_id, size);
 	else if (!strcmp(path, KERNEL_NAME))
 		n = cache_kallsyms(build_id, size);
 	else if (path[0] != '/' || !realpath(path, real))
 		n = -ENOENT;
-	else if ((n = pebs_elf_build_id(real, got)) >= 0)
+	else if ((n = dso_elf_build_id(real, got)) >= 0)
 		n = (size_t)n != size || memcmp(got, build_id, size) ? -ESRCH :
 		    cache_put(real, "elf", real, build_id, size);
 	if (n == -ESRCH)
-		return pebs_err(n, "build-id cache: %s is not the recorded "
+		return core_err(n, "build-id cache: %s is not the recorded "
 				"build", path);
-	return n < 0 ? pebs_err(n, "build-id cache: cannot cache %s: %s",
+	return n < 0 ? core_err(n, "build-id cache: cannot cache %s: %s",
 				path, strerror(-n)) : 0;
-}
-
-int pebs_buildid_cache__add_perfdata(const char *path)
-{
-	const unsigned char *p, *end;
-	struct pebs_perfdata *pd;
-	const void *data;
-	size_t size;
-	int nr = 0, err;
-
-	if (!path)
-		return pebs_err(-EINVAL, "build-id cache: no recording");
-	err = pebs_perfdata__open(path, &pd);
-	if (err)
-		return err;
-	if (pebs_perfdata__feat(pd, PEBS_FEAT_BUILD_ID, &data, &size)) {
-		pebs_perfdata__close(pd);
-		pebs_err_clear();
-		return 0;	/* no build id table: nothing to cache */
-	}
-	p = data;
-	end = p + size;
-	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
-	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
-		struct perf_event_header h;
-		const unsigned char *bid = p + sizeof(h) + 4;
-		const char *name = (const char *)bid + 24;
-		size_t len = BUILD_ID_MAX, max;
-
-		memcpy(&h, p, sizeof(h));
-		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
-			break;
-		if (h.misc & MISC_BUILD_ID_SIZE)
-			len = bid[20];
-		max = (size_t)(p + h.size - (const unsigned char *)name);
-		p += h.size;
-		if (!len || len > BUILD_ID_MAX || strnlen(name, max) == max ||
-		    (name[0] != '/' && strcmp(name, "[vdso]") &&
-		     strcmp(name, KERNEL_NAME)))
-			continue;
-		if (!pebs_buildid_cache__add(name, bid, len))
-			nr++;
-		else
-			pebs_err_clear();	/* gone or rebuilt: not cached */
-	}
-	pebs_perfdata__close(pd);
-	return nr;
 }

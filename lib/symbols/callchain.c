@@ -15,9 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pebsshim/symbols.h"
 #include "core/internal.h"
-
-#define KERNEL_START	(1ULL << 63)
 
 static void resolve_one(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 			bool kernel, struct pebs_frame *fr)
@@ -41,7 +40,7 @@ int pebs_callchain__resolve(struct pebs_symbols *syms,
 	int mode = -1;		/* -1: none seen (decide by address) */
 
 	if (!syms || !s || !frames || !max)
-		return pebs_err(-EINVAL, "callchain: nothing to resolve");
+		return core_err(-EINVAL, "callchain: nothing to resolve");
 	if (max > PEBS_CALLCHAIN_MAX)
 		max = PEBS_CALLCHAIN_MAX;
 	if (!(s->present & PERF_SAMPLE_CALLCHAIN) || !s->callchain_nr) {

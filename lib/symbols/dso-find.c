@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
 
@@ -50,7 +51,7 @@ static bool elf_build_id(Elf *elf, uint8_t *bid, size_t *len)
 	return false;
 }
 
-int pebs_elf_build_id(const char *path, uint8_t *bid)
+int dso_elf_build_id(const char *path, uint8_t *bid)
 {
 	size_t len = 0;
 	bool found;
@@ -71,7 +72,7 @@ int pebs_elf_build_id(const char *path, uint8_t *bid)
 }
 
 /* The section named @name, or NULL. */
-Elf_Scn *pebs_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
+Elf_Scn *dso_elf_section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -91,7 +92,7 @@ static bool debuglink(Elf *elf, char *name, size_t size)
 {
 	Elf_Data *data;
 	GElf_Shdr sh;
-	Elf_Scn *scn = pebs_elf_section(elf, ".gnu_debuglink", &sh);
+	Elf_Scn *scn = dso_elf_section(elf, ".gnu_debuglink", &sh);
 	size_t n;
 
 	data = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
@@ -122,8 +123,8 @@ static void bid_path(char *buf, size_t size, const char *dir,
  * Open @path as ELF into *elfp (and its fd); with @want_len, only if its
  * build id is @want. The build id found goes to @bid / *bid_len.
  */
-bool pebs_elf_open(const char *path, const uint8_t *want, size_t want_len,
-		   Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len)
+bool dso_elf_open(const char *path, const uint8_t *want, size_t want_len,
+		  Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *elf;
@@ -157,36 +158,36 @@ static const char *cache_name(const struct dso *d)
  * or the older link to the file itself), else the distribution's debug
  * file. A name that is no file ([vdso]) is found in the cache only.
  */
-bool pebs_dso_open(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
-		   size_t *bid_len)
+bool dso_open(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
+	      size_t *bid_len)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 
-	if (d->is_file && pebs_elf_open(d->path, d->want_bid, d->want_bid_len,
+	if (d->is_file && dso_elf_open(d->path, d->want_bid, d->want_bid_len,
 				   elfp, fdp, bid, bid_len))
 		return true;
 	if (!d->want_bid_len)
 		return false;
-	if (!pebs_buildid_dir(dir, sizeof(dir))) {
+	if (!buildid_dir(dir, sizeof(dir))) {
 		bid_path(path, sizeof(path), dir, d->want_bid,
 			 d->want_bid_len, cache_name(d));
-		if (pebs_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp,
+		if (dso_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp,
 			     bid, bid_len))
 			return true;
 		bid_path(path, sizeof(path), dir, d->want_bid,
 			 d->want_bid_len, "");
-		if (pebs_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp,
+		if (dso_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp,
 			     bid, bid_len))
 			return true;
 	}
 	bid_path(path, sizeof(path), "/usr/lib/debug", d->want_bid,
 		 d->want_bid_len, ".debug");
-	return pebs_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
+	return dso_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
 			bid_len);
 }
 
-bool pebs_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
-			  size_t len, unsigned int i, char *buf, size_t size)
+bool dso_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
+			 size_t len, unsigned int i, char *buf, size_t size)
 {
 	const char *slash = strrchr(path, '/');
 	char link[256], dir[PATH_MAX];
@@ -206,7 +207,7 @@ bool pebs_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
 		return true;
 	}
 	if (i == 4) {
-		if (len && !pebs_buildid_dir(dir, sizeof(dir)))
+		if (len && !buildid_dir(dir, sizeof(dir)))
 			bid_path(buf, size, dir, bid, len, "/debug");
 		return true;
 	}

@@ -20,13 +20,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
 
 #undef ARRAY_SIZE	/* libiberty's ansidecl.h has its own */
 #include <libiberty/demangle.h>
 
-void pebs_dso_free(struct dso *d)
+void dso_free(struct dso *d)
 {
 	free(d->pnames);
 	free(d->dsyms);
@@ -62,7 +63,7 @@ static int sym_cmp(const void *a, const void *b)
 }
 
 /* Sort and drop duplicates (aliases at the same address keep one). */
-void pebs_dso_syms_sort(struct sym *s, size_t *nr)
+void dso_syms_sort(struct sym *s, size_t *nr)
 {
 	size_t i, j = 0;
 
@@ -174,7 +175,7 @@ static int elf_read_syms(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh,
 		free(s);
 		return -ENOMEM;
 	}
-	pebs_dso_syms_sort(s, &nr);
+	dso_syms_sort(s, &nr);
 	if (objects) {
 		d->dsyms = s;
 		d->nr_dsyms = nr;
@@ -237,7 +238,7 @@ static int read_symtab_of(struct dso *d, const char *path, const uint8_t *bid,
 	int fd, err = 0;
 	Elf *elf;
 
-	if (!pebs_elf_open(path, bid, len, &elf, &fd, got, &got_len))
+	if (!dso_elf_open(path, bid, len, &elf, &fd, got, &got_len))
 		return 0;
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (scn)
@@ -249,7 +250,7 @@ static int read_symtab_of(struct dso *d, const char *path, const uint8_t *bid,
 
 /*
  * The .symtab of a separate debug file, for stripped files, where perf
- * 6.1 looks (pebs_debug_candidate). A debug file must carry the build
+ * 6.1 looks (dso_debug_candidate). A debug file must carry the build
  * id.
  */
 static int read_debug_syms(struct dso *d, Elf *elf, const uint8_t *bid,
@@ -260,8 +261,8 @@ static int read_debug_syms(struct dso *d, Elf *elf, const uint8_t *bid,
 	int err = 0;
 
 	for (i = 0; !err && !d->nr_syms &&
-		    pebs_debug_candidate(d->is_file ? d->path : "", elf, bid,
-					 len, i, path, sizeof(path)); i++)
+		    dso_debug_candidate(d->is_file ? d->path : "", elf, bid,
+					len, i, path, sizeof(path)); i++)
 		if (path[0])
 			err = read_symtab_of(d, path, bid, len);
 	return err;
@@ -299,8 +300,8 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
 		return 0;
-	rscn = pebs_elf_section(elf, ".rela.plt", &rsh);
-	pscn = pebs_elf_section(elf, ".plt", &psh);
+	rscn = dso_elf_section(elf, ".rela.plt", &rsh);
+	pscn = dso_elf_section(elf, ".plt", &psh);
 	sscn = rscn ? elf_getscn(elf, rsh.sh_link) : NULL;
 	if (!pscn || !sscn || !gelf_getshdr(sscn, &ssh) ||
 	    rsh.sh_type != SHT_RELA || !rsh.sh_entsize || !psh.sh_entsize ||
@@ -361,7 +362,7 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	}
 	free(d->pnames);
 	d->pnames = names;
-	pebs_dso_syms_sort(s, &nr);
+	dso_syms_sort(s, &nr);
 	d->nr_syms = nr;
 	first = psh.sh_addr + ent;
 	for (i = 1; i < nr; i++)
@@ -370,8 +371,8 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	return 0;
 }
 
-bool pebs_dso_jit_name(const char *filename, int pid, char *buf,
-		       size_t len)
+bool dso_jit_name(const char *filename, int pid, char *buf,
+		  size_t len)
 {
 	if (strcmp(filename, "//anon") && strncmp(filename, "/dev/zero", 9) &&
 	    strncmp(filename, "/anon_hugepage", 14) &&
@@ -440,7 +441,7 @@ static int load_perf_map(struct dso *d, int pid)
 		s[i].name = names + names_len;
 		names_len += l;
 	}
-	pebs_dso_syms_sort(s, &nr);
+	dso_syms_sort(s, &nr);
 	d->syms = s;
 	d->nr_syms = nr;
 	d->names = names;
@@ -455,7 +456,7 @@ oom:
 	return -ENOMEM;
 }
 
-int pebs_dso_load(struct dso *d)
+int dso_load(struct dso *d)
 {
 	uint8_t bid[BUILD_ID_MAX];
 	size_t bid_len = 0;
@@ -470,9 +471,9 @@ int pebs_dso_load(struct dso *d)
 	if (sscanf(d->path, "[JIT] tid %d", &fd) == 1) {
 		d->jit = true;
 		err = load_perf_map(d, fd);
-		return err ? pebs_err(err, "symbols: out of memory") : 0;
+		return err ? core_err(err, "symbols: out of memory") : 0;
 	}
-	if (!pebs_dso_open(d, &elf, &fd, bid, &bid_len))
+	if (!dso_open(d, &elf, &fd, bid, &bid_len))
 		return 0;	/* no symbols, not an error */
 	err = elf_read_segs(elf, d);
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
@@ -497,10 +498,10 @@ int pebs_dso_load(struct dso *d)
 		err = elf_read_syms(elf, scn, &sh, d, true);
 	elf_end(elf);
 	close(fd);
-	return err ? pebs_err(-ENOMEM, "symbols: out of memory") : 0;
+	return err ? core_err(-ENOMEM, "symbols: out of memory") : 0;
 }
 
-struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr)
+struct sym *dso_find_sym(struct sym *s, size_t nr, uint64_t addr)
 {
 	size_t lo = 0, hi = nr;
 
@@ -528,7 +529,7 @@ struct sym *pebs_dso_find_sym(struct sym *s, size_t nr, uint64_t addr)
 	return s;
 }
 
-bool pebs_dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va)
+bool dso_file_to_vaddr(const struct dso *d, uint64_t off, uint64_t *va)
 {
 	size_t i;
 

@@ -2,7 +2,7 @@
 /*
  * kallsyms.c - the running kernel as the resolver sees it: its build id
  * (/sys/kernel/notes), its _text and its text symbols (/proc/kallsyms,
- * pebs_dso_load_kallsyms).
+ * dso_load_kallsyms).
  *
  * /proc/kallsyms can be read on a thread of its own (kload_start: into
  * a private dso), so that a session scans
@@ -25,9 +25,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
 
 /* The running kernel's build id, read once: its size, or -errno. */
 static uint8_t host_bid[BUILD_ID_MAX];
@@ -73,7 +73,7 @@ static void host_bid_init(void)
 	host_bid_len = read_host_bid(host_bid);
 }
 
-int pebs_host_kernel_build_id(uint8_t bid[BUILD_ID_MAX])
+int kallsyms_host_build_id(uint8_t bid[BUILD_ID_MAX])
 {
 	/* the running kernel does not change under a process */
 	pthread_once(&host_bid_once, host_bid_init);
@@ -153,7 +153,7 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 
 	f = fopen(path, "re");
 	if (!f)
-		return pebs_err(-errno, "cannot read %s: %s", path,
+		return core_err(-errno, "cannot read %s: %s", path,
 				strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
@@ -215,12 +215,12 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 	if (err) {
 		free(s);
 		free(names);
-		return pebs_err(-ENOMEM, "symbols: out of memory");
+		return core_err(-ENOMEM, "symbols: out of memory");
 	}
 	if (!nr) {
 		free(s);
 		free(names);
-		return pebs_err(-EACCES, "%s shows no addresses: run as root "
+		return core_err(-EACCES, "%s shows no addresses: run as root "
 				"or lower kernel.kptr_restrict", path);
 	}
 	for (i = 0; i < nr; i++) {
@@ -228,7 +228,7 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 		if (text && file_text)
 			s[i].start = s[i].start - file_text + text;
 	}
-	pebs_dso_syms_sort(s, &nr);
+	dso_syms_sort(s, &nr);
 	free(k->syms);
 	free(k->names);
 	k->syms = s;
@@ -237,24 +237,24 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 	k->syms_end = end;
 	/* the path stays the same string: rows may hold it */
 	if (!k->path)
-		k->path = strdup("[kernel.kallsyms]");
+		k->path = strdup(KERNEL_NAME);
 	if (!k->path)
-		return pebs_err(-ENOMEM, "symbols: out of memory");
+		return core_err(-ENOMEM, "symbols: out of memory");
 	return (int)nr;
 }
 
-int pebs_dso_load_kallsyms(struct dso *k)
+int dso_load_kallsyms(struct dso *k)
 {
 	return load(k, "/proc/kallsyms", NULL, 0);
 }
 
-int pebs_dso_load_kallsyms_file(struct dso *k, const char *path,
-				uint64_t text)
+int dso_load_kallsyms_file(struct dso *k, const char *path,
+			   uint64_t text)
 {
 	return load(k, path, NULL, text);
 }
 
-uint64_t pebs_host_kernel_text(void)
+uint64_t kallsyms_host_text(void)
 {
 	unsigned long long addr;
 	char line[512], type;
@@ -323,7 +323,7 @@ void kload_cancel(struct kload *k)
 	if (!k)
 		return;
 	pthread_join(k->thread, NULL);
-	pebs_dso_free(&k->d);
+	dso_free(&k->d);
 	free(k);
 }
 
@@ -334,8 +334,8 @@ int kload_finish(struct kload *k, struct dso *kernel)
 	pthread_join(k->thread, NULL);
 	ret = k->ret;
 	if (ret < 0) {
-		ret = pebs_err(ret, "%s", k->msg);
-		pebs_dso_free(&k->d);
+		ret = core_err(ret, "%s", k->msg);
+		dso_free(&k->d);
 		free(k);
 		return ret;
 	}
@@ -353,7 +353,7 @@ int kload_finish(struct kload *k, struct dso *kernel)
 	free(k->d.path);
 	free(k);
 	return kernel->path ? ret :
-	       pebs_err(-ENOMEM, "symbols: out of memory");
+	       core_err(-ENOMEM, "symbols: out of memory");
 }
 
 int kallsyms_probe(void)
@@ -365,7 +365,7 @@ int kallsyms_probe(void)
 	FILE *f = fopen("/proc/kallsyms", "re");
 
 	if (!f)
-		return pebs_err(-errno, "cannot read /proc/kallsyms: %s",
+		return core_err(-errno, "cannot read /proc/kallsyms: %s",
 				strerror(errno));
 	/* hidden addresses read 0, all of them */
 	while (fgets(line, sizeof(line), f))
@@ -375,6 +375,6 @@ int kallsyms_probe(void)
 			return 1;
 		}
 	fclose(f);
-	return pebs_err(-EACCES, "/proc/kallsyms shows no addresses: "
+	return core_err(-EACCES, "/proc/kallsyms shows no addresses: "
 			"run as root or lower kernel.kptr_restrict");
 }

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
 
@@ -68,7 +69,7 @@ int pebs_srcline__new(struct pebs_srcline **sp)
 		return -ENOMEM;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		free(s);
-		return pebs_err(-ENOSYS, "srcline: libelf is too old");
+		return core_err(-ENOSYS, "srcline: libelf is too old");
 	}
 	*sp = s;
 	return 0;
@@ -138,7 +139,7 @@ static bool same_build_id(Elf *elf, const unsigned char *id, size_t n)
 
 /*
  * The DWARF of @o's separate debug file, where perf 6.1 looks for it
- * (pebs_debug_candidate: .gnu_debuglink, perf's build-id cache, the
+ * (dso_debug_candidate: .gnu_debuglink, perf's build-id cache, the
  * distribution's /usr/lib/debug/.build-id), with the object's build id.
  */
 static void debug_file(struct src_obj *o)
@@ -151,8 +152,8 @@ static void debug_file(struct src_obj *o)
 	n = build_id(o->elf, &id);
 	if (n > BUILD_ID_MAX)
 		n = 0;
-	for (i = 0; !o->dw && pebs_debug_candidate(o->path, o->elf, id, n,
-						   i, path, sizeof(path)); i++) {
+	for (i = 0; !o->dw && dso_debug_candidate(o->path, o->elf, id, n,
+						  i, path, sizeof(path)); i++) {
 		if (!path[0])
 			continue;
 		o->dfd = open(path, O_RDONLY | O_CLOEXEC);

@@ -13,6 +13,7 @@
 
 #include "symbols/dso.h"
 #include "core/internal.h"
+#include "pebsshim/symbols.h"
 
 struct mapping {
 	uint64_t start, end, pgoff;
@@ -83,5 +84,26 @@ int syms_kernel_all(struct pebs_symbols *syms);
  * (pebs_symbols__kernel_nowait).
  */
 bool syms_kernel_pending(struct pebs_symbols *syms);
+
+/*
+ * syms_kernel_start - when the recorded kernel is this host's (as known
+ * so far: the build ids read), read /proc/kallsyms on a thread while the
+ * caller goes on; pebs_symbols__load_kernel waits for it, checks again
+ * and takes its symbols (lib/symbols/symbols.c). Without a thread the load
+ * happens there as before.
+ */
+void syms_kernel_start(struct pebs_symbols *syms);
+
+/*
+ * syms_kernel_defer - pebs_symbols__load_kernel without the wait: the
+ * same answer (1: the kernel is this host's and /proc/kallsyms shows its
+ * symbols; 2: another kernel's copy is in the build-id cache; 0 or
+ * -errno), but the symbols are taken only when a kernel address is
+ * first looked up: from the thread of syms_kernel_start if one runs
+ * (waiting for it then), else read then; never if none is.
+ */
+int syms_kernel_defer(struct pebs_symbols *syms);
+/* syms_kernel_limit - kload_limit of the thread of syms_kernel_start */
+void syms_kernel_limit(struct pebs_symbols *syms, uint64_t max);
 
 #endif

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "session/session.h"
+#include "pebsshim/symbols.h"
 #include "symbols/symbols-int.h"
 
 int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
@@ -22,7 +22,7 @@ int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
 	struct dso *d;
 
 	if (!syms || !path || !build_id || !size || size > BUILD_ID_MAX)
-		return pebs_err(-EINVAL, "symbols: bad build id for %s",
+		return core_err(-EINVAL, "symbols: bad build id for %s",
 				path ? path : "(null)");
 	if (syms_is_kernel_name(path)) {
 		memcpy(syms->kernel_bid, build_id, size);
@@ -49,45 +49,25 @@ int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
 	return 0;
 }
 
-/* perf's PERF_RECORD_MISC_BUILD_ID_SIZE (tools/perf, not in the UAPI) */
-#define MISC_BUILD_ID_SIZE	(1 << 15)
-
 int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
 				size_t size)
 {
 	const unsigned char *p = data, *end = p + size;
-	int nr = 0;
+	struct buildid_entry e;
+	int nr = 0, ret, err;
 
 	if (!syms || (!data && size))
-		return pebs_err(-EINVAL, "symbols: no build id section");
-	/* { header, s32 pid, u8 build_id[20], u8 size, u8 pad[3], name } */
-	while ((size_t)(end - p) >= sizeof(struct perf_event_header) + 28) {
-		struct perf_event_header h;
-		const unsigned char *bid = p + sizeof(h) + 4;
-		const char *name = (const char *)bid + 24;
-		size_t len = BUILD_ID_MAX, max;
-
-		memcpy(&h, p, sizeof(h));	/* the section may be unaligned */
-		if (h.size < sizeof(h) + 28 || h.size > (size_t)(end - p))
-			return pebs_err(-EBADMSG, "HEADER_BUILD_ID: an entry "
-					"of %u bytes overruns the section",
-					h.size);
-		if (h.misc & MISC_BUILD_ID_SIZE)
-			len = bid[20];
-		max = (size_t)(p + h.size - (const unsigned char *)name);
-		if (len && len <= BUILD_ID_MAX && strnlen(name, max) < max &&
-		    (name[0] == '/' || syms_is_kernel_name(name) ||
-		     !strcmp(name, "[vdso]"))) {	/* in perf's cache */
-			int err = pebs_symbols__set_build_id(syms, name, bid,
-							     len);
-
-			if (err)
-				return err;
-			nr++;
-		}
-		p += h.size;
+		return core_err(-EINVAL, "symbols: no build id section");
+	while ((ret = buildid_section__next(&p, end, &e)) > 0) {
+		if (e.name[0] != '/' && !syms_is_kernel_name(e.name) &&
+		    strcmp(e.name, "[vdso]"))
+			continue;	/* not in perf's cache */
+		err = pebs_symbols__set_build_id(syms, e.name, e.bid, e.len);
+		if (err)
+			return err;
+		nr++;
 	}
-	return nr;
+	return ret < 0 ? ret : nr;
 }
 
 /* Whether the recorded kernel is this host's. */
@@ -97,13 +77,13 @@ static bool same_kernel(const struct pebs_symbols *syms)
 	int n;
 
 	if (syms->kernel_bid_len) {
-		n = pebs_host_kernel_build_id(bid);
+		n = kallsyms_host_build_id(bid);
 		return n > 0 && (size_t)n == syms->kernel_bid_len &&
 		       !memcmp(bid, syms->kernel_bid, (size_t)n);
 	}
 	/* no build id recorded: the kernel map must be where it is */
 	return syms->kernel_text &&
-	       syms->kernel_text == pebs_host_kernel_text();
+	       syms->kernel_text == kallsyms_host_text();
 }
 
 /* perf's copy of the recorded kernel's kallsyms in the build-id cache
@@ -112,9 +92,9 @@ static bool cached_kallsyms(const struct pebs_symbols *syms, char *path,
 			    size_t len)
 {
 	return syms->kernel_bid_len &&
-	       !pebs_buildid_cache_entry(path, len, "[kernel.kallsyms]",
-					 syms->kernel_bid, syms->kernel_bid_len,
-					 "kallsyms") &&
+	       !buildid_cache_entry(path, len, KERNEL_NAME,
+				    syms->kernel_bid, syms->kernel_bid_len,
+				    "kallsyms") &&
 	       !access(path, R_OK);
 }
 
@@ -128,8 +108,8 @@ static int load_cached(struct pebs_symbols *syms)
 	if (!cached_kallsyms(syms, path, sizeof(path)))
 		return 0;
 	syms_invalidate(syms);
-	err = pebs_dso_load_kallsyms_file(&syms->kernel, path,
-					  syms->kernel_text);
+	err = dso_load_kallsyms_file(&syms->kernel, path,
+				     syms->kernel_text);
 	return err < 0 ? err : SYMS_KERNEL_CACHED;
 }
 
@@ -146,7 +126,7 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 	int err;
 
 	if (!syms)
-		return pebs_err(-EINVAL, "symbols: none");
+		return core_err(-EINVAL, "symbols: none");
 	k = syms->kload;
 	syms->kload = NULL;
 	syms->kernel_lazy = 0;
@@ -156,7 +136,7 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 	}
 	syms_invalidate(syms);
 	err = k ? kload_finish(k, &syms->kernel) :
-	      pebs_dso_load_kallsyms(&syms->kernel);
+	      dso_load_kallsyms(&syms->kernel);
 	return err < 0 ? err : SYMS_KERNEL_HOST;
 }
 
@@ -188,7 +168,7 @@ int syms_kernel_now(struct pebs_symbols *syms)
 	if (from == SYMS_KERNEL_CACHED)
 		return load_cached(syms);
 	return k ? kload_finish(k, &syms->kernel) :
-	       pebs_dso_load_kallsyms(&syms->kernel);
+	       dso_load_kallsyms(&syms->kernel);
 }
 
 int syms_kernel_all(struct pebs_symbols *syms)
@@ -197,7 +177,7 @@ int syms_kernel_all(struct pebs_symbols *syms)
 
 	syms->kernel.syms_end = 0;
 	syms_invalidate(syms);
-	err = pebs_dso_load_kallsyms(&syms->kernel);
+	err = dso_load_kallsyms(&syms->kernel);
 	if (err < 0)
 		syms->kernel.nr_syms = 0;	/* the part is no answer above */
 	return err < 0 ? err : 0;
@@ -223,10 +203,10 @@ void pebs_symbols__kernel_nowait(struct pebs_symbols *syms, bool nowait)
 int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)
 {
 	if (!syms)
-		return pebs_err(-EINVAL, "symbols: none");
+		return core_err(-EINVAL, "symbols: none");
 	kload_cancel(syms->kload);
 	syms->kload = NULL;
 	syms->kernel_lazy = 0;
 	syms_invalidate(syms);
-	return pebs_dso_load_kallsyms(&syms->kernel);
+	return dso_load_kallsyms(&syms->kernel);
 }

@@ -21,19 +21,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pebsshim/symbols.h"
 #include "symbols/dso.h"
 #include "core/internal.h"
-#include "session/session.h"
 #include "symbols/symbols-int.h"
 
-#define KERNEL_START		(1ULL << 63)
-#define KERNEL_NAME		"[kernel.kallsyms]"
 #define CACHE_BITS		12
 #define CACHE_SIZE		(1u << CACHE_BITS)	/* (pid, ip) lookups */
 
 int syms_oom(void)
 {
-	return pebs_err(-ENOMEM, "symbols: out of memory");
+	return core_err(-ENOMEM, "symbols: out of memory");
 }
 
 /* The mappings changed: forget the cached lookups. */
@@ -50,9 +48,9 @@ int pebs_symbols__new(struct pebs_symbols **symsp)
 	struct pebs_symbols *syms;
 
 	if (!symsp)
-		return pebs_err(-EINVAL, "symbols: no result pointer");
+		return core_err(-EINVAL, "symbols: no result pointer");
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return pebs_err(-ENOTSUP, "libelf: %s", elf_errmsg(-1));
+		return core_err(-ENOTSUP, "libelf: %s", elf_errmsg(-1));
 	syms = calloc(1, sizeof(*syms));
 	if (!syms)
 		return syms_oom();
@@ -78,7 +76,7 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 		return;
 	kload_cancel(syms->kload);
 	for (i = 0; i < syms->nr_dsos; i++) {
-		pebs_dso_free(syms->dsos[i]);
+		dso_free(syms->dsos[i]);
 		free(syms->dsos[i]);
 	}
 	free(syms->dsos);
@@ -90,7 +88,7 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 		free(syms->procs[i]);
 	}
 	free(syms->procs);
-	pebs_dso_free(&syms->kernel);
+	dso_free(&syms->kernel);
 	free(syms->cache);
 	free(syms);
 }
@@ -246,7 +244,7 @@ int pebs_symbols__add_mmap(struct pebs_symbols *syms, pid_t pid,
 	struct proc *p;
 
 	if (!syms || !path || !len || start + len < start)
-		return pebs_err(-EINVAL, "symbols: bad mapping");
+		return core_err(-EINVAL, "symbols: bad mapping");
 	d = syms_dso_findnew(syms, path);
 	p = d ? proc_findnew(syms, pid) : NULL;
 	if (!p || proc_insert(p, start, start + len, pgoff, d))
@@ -287,12 +285,12 @@ int pebs_symbols__load_pid(struct pebs_symbols *syms, pid_t pid)
 	FILE *f;
 
 	if (!syms || pid <= 0)
-		return pebs_err(-EINVAL, "symbols: bad pid %d", pid);
+		return core_err(-EINVAL, "symbols: bad pid %d", pid);
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "re");
 	if (!f) {
 		err = errno == ENOENT ? -ESRCH : -errno;
-		return pebs_err(err, "cannot read %s: %s", path,
+		return core_err(err, "cannot read %s: %s", path,
 				strerror(-err));
 	}
 	p = proc_findnew(syms, pid);
@@ -388,12 +386,12 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 	int err;
 
 	if (!syms || !ev)
-		return pebs_err(-EINVAL, "symbols: no record");
+		return core_err(-EINVAL, "symbols: no record");
 	/* the sample_id trailer cannot hold a name's NUL: size 0 is safe;
 	 * a record without a view (another type, or damaged) adds nothing
 	 * and leaves no message behind */
 	if (pebs_record__decode(ev, 0, &r)) {
-		pebs_err_clear();
+		core_err_clear();
 		return 0;
 	}
 	switch (r.type) {
@@ -405,8 +403,8 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 			return add_data_mmap(syms, (pid_t)r.mmap.pid,
 					     &r.mmap);
 		/* JIT code: perf's /tmp/perf-PID.map, at its addresses */
-		if (pebs_dso_jit_name(r.mmap.filename, (int)r.mmap.pid, jit,
-				      sizeof(jit)))
+		if (dso_jit_name(r.mmap.filename, (int)r.mmap.pid, jit,
+				 sizeof(jit)))
 			return pebs_symbols__add_mmap(syms, (pid_t)r.mmap.pid,
 						      r.mmap.start, r.mmap.len,
 						      r.mmap.start, jit);
@@ -478,8 +476,8 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 			return -ENOMEM;
 		sym->dso = syms->kernel.path;
 		sym->dso_offset = ip;
-		s = pebs_dso_find_sym(syms->kernel.syms, syms->kernel.nr_syms,
-				      ip);
+		s = dso_find_sym(syms->kernel.syms, syms->kernel.nr_syms,
+				 ip);
 		if (!s)
 			return -ENOENT;
 		sym->name = s->name;
@@ -492,11 +490,11 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 		return -ENOENT;
 	sym->dso = m->dso->path;
 	sym->dso_offset = ip - m->start + m->pgoff;
-	if (pebs_dso_load(m->dso))
+	if (dso_load(m->dso))
 		return -ENOMEM;
-	if (!pebs_dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
+	if (!dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
 		return -ENOENT;
-	s = pebs_dso_find_sym(m->dso->syms, m->dso->nr_syms, va);
+	s = dso_find_sym(m->dso->syms, m->dso->nr_syms, va);
 	if (!s)
 		return -ENOENT;
 	sym->name = s->name;
@@ -553,11 +551,11 @@ int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 		return -ENOENT;
 	sym->dso = m->dso->path;
 	sym->dso_offset = addr - m->start + m->pgoff;
-	if (pebs_dso_load(m->dso))
+	if (dso_load(m->dso))
 		return -ENOMEM;
-	if (!pebs_dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
+	if (!dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
 		return -ENOENT;
-	s = pebs_dso_find_sym(m->dso->dsyms, m->dso->nr_dsyms, va);
+	s = dso_find_sym(m->dso->dsyms, m->dso->nr_dsyms, va);
 	if (!s)
 		return -ENOENT;
 	sym->name = s->name;

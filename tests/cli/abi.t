@@ -2,15 +2,17 @@
 # abi.t - the shared library's ABI: libpebsshim.so.0.1.0 with SONAME
 # libpebsshim.so.0 and the links .so.0 and .so; it exports only pebs_*
 # symbols, each under a version node of lib/libpebsshim.map, which lists
-# them by name; the PEBS_API functions of lib/include/pebsshim.h are
-# exactly the map's names and the exports; abidiff against the dump
-# abi/libpebsshim.abi finds no function removed, changed (a public struct
-# grown or reshaped) or added; the public header compiles on its own as
-# C11 and as C++ with -Wall -Wextra -Werror; a program links against the
-# shared library alone (-lpebsshim) and runs; programs built against a
-# newer <linux/perf_event.h> (struct perf_event_attr grown by 16 bytes)
-# and an older one (PERF_ATTR_SIZE_VER5) see the same struct pebs_event
-# (848 bytes, note at 680) and work with the library: the newer caller's
+# them by name; the PEBS_API functions of lib/include/pebsshim.h and
+# the module headers it includes are exactly the map's names and the
+# exports; no private header has a public header's name; abidiff
+# against the dump abi/libpebsshim.abi finds no function removed,
+# changed (a public struct grown or reshaped) or added; the umbrella
+# header and every module header compile on their own as C11 and as C++
+# with -Wall -Wextra -Werror; a program links against the shared library
+# alone (-lpebsshim) and runs; programs built against a newer
+# <linux/perf_event.h> (struct perf_event_attr grown by 16 bytes) and an
+# older one (PERF_ATTR_SIZE_VER5) see the same struct pebs_event (848
+# bytes, note at 680) and work with the library: the newer caller's
 # fields read as zero and, once set, are refused with -EINVAL; the
 # older caller's attr is written at its own size and no further.
 set -u
@@ -21,11 +23,11 @@ T=$(mktemp -d /tmp/abi-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 
-echo "1..21"
+echo "1..22"
 
 if [ ! -f "$so" ]; then
 	nok "$so exists (make B=... lib)"
-	for i in $(seq 20); do skip "no shared library"; done
+	for i in $(seq 21); do skip "no shared library"; done
 	exit 0
 fi
 ok "$so exists"
@@ -89,6 +91,18 @@ comm -13 "$T/declared" "$T/listed" |
 	>>"$T/unlisted"
 empty "the map lists exactly the header's PEBS_API functions" "$T/unlisted"
 
+# abidw and abidiff take a type as public when the base name of the file
+# that defines it is that of a public header: a private header named as
+# one (lib/map/map.h beside pebsshim/map.h) would put the insides of an
+# opaque object into the ABI
+(cd "$S/lib/include" && ls pebsshim.h pebsshim/*.h; cd "$S/include" && ls *.h) |
+	xargs -n1 basename | sort -u >"$T/pubnames"
+(cd "$S/lib" && ls */*.h | grep -v '^include/') |
+	awk -F/ 'NR == FNR { pub[$0] = 1; next }
+		 $2 in pub { print "lib/" $0 " has the name of a public header: call it " substr($2, 1, length($2) - 2) "-int.h" }' \
+	"$T/pubnames" - >"$T/clash"
+empty "no private header of lib/ is named as a public header" "$T/clash"
+
 # abidiff: the dump kept in the repo against the built library, public
 # types only (those of lib/include and include, as make abi-dump took)
 abi=$S/abi/libpebsshim.abi
@@ -119,23 +133,24 @@ else
 	empty "abidiff $abi: no symbol added" "$T/added"
 fi
 
-# the header on its own (twice: the include guard)
-printf '#include "pebsshim.h"\n#include "pebsshim.h"\n' >"$T/h.c"
-if gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$S/include" \
-	-I"$S/lib/include" "$T/h.c" >"$T/cc" 2>&1; then
-	ok "the header compiles alone as C11 (gcc -std=c11 -Wall -Wextra -Werror)"
-else
-	nok "the header compiles alone as C11 (gcc -std=c11 -Wall -Wextra -Werror)"
-	diag "$T/cc"
-fi
-if command -v g++ >/dev/null; then
-	if g++ -fsyntax-only -x c++ -Wall -Wextra -Werror -I"$S/include" \
-		-I"$S/lib/include" "$T/h.c" >"$T/cxx" 2>&1; then
-		ok "the header compiles as C++ (g++ -x c++ -Wall -Wextra -Werror)"
-	else
-		nok "the header compiles as C++ (g++ -x c++ -Wall -Wextra -Werror)"
-		diag "$T/cxx"
+# every public header on its own (twice: the include guard): the umbrella
+# pebsshim.h and each module header pebsshim/<module>.h
+: >"$T/cc"
+: >"$T/cxx"
+for h in pebsshim.h $(cd "$S/lib/include" && ls pebsshim/*.h); do
+	printf '#include "%s"\n#include "%s"\n' "$h" "$h" >"$T/h.c"
+	gcc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$S/include" \
+		-I"$S/lib/include" "$T/h.c" >>"$T/cc" 2>&1 ||
+		echo "$h does not compile alone as C11" >>"$T/cc"
+	if command -v g++ >/dev/null; then
+		g++ -fsyntax-only -x c++ -Wall -Wextra -Werror -I"$S/include" \
+			-I"$S/lib/include" "$T/h.c" >>"$T/cxx" 2>&1 ||
+			echo "$h does not compile alone as C++" >>"$T/cxx"
 	fi
+done
+empty "pebsshim.h and each pebsshim/*.h compile alone as C11 (gcc -std=c11 -Wall -Wextra -Werror)" "$T/cc"
+if command -v g++ >/dev/null; then
+	empty "pebsshim.h and each pebsshim/*.h compile as C++ (g++ -x c++ -Wall -Wextra -Werror)" "$T/cxx"
 else
 	skip "g++ is not installed"
 fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # install.t - `make install DESTDIR=... PREFIX=/usr` installs the tool,
 # the library (static, shared and its links), the pkg-config file, the
-# headers and the man pages; the installed pieces work together and the
+# headers (pebsshim.h, the module headers it includes in pebsshim/, and
+# pebs_map.h) and the man pages; the installed pieces work together and the
 # page renders without warnings; `make uninstall` removes exactly what
 # install wrote. Installed into a prefix, every program of examples/
 # builds with `pkg-config --cflags --libs libpebsshim` and runs on the
@@ -12,7 +13,7 @@ trap 'rm -rf "$T"' EXIT
 D=$T/root
 . "$S/tests/tap.sh"
 
-echo "1..16"
+echo "1..17"
 
 if make -s -C "$S" B="$B" install DESTDIR="$D" PREFIX=/usr >"$T/make.out" 2>&1; then
 	ok "make install DESTDIR=... PREFIX=/usr"
@@ -31,6 +32,19 @@ check "lib/pkgconfig/libpebsshim.pc, for prefix /usr" \
 	grep -qx 'prefix=/usr' "$pc"
 check "include: pebsshim.h and pebs_map.h" \
 	test -f "$D/usr/include/pebsshim.h" -a -f "$D/usr/include/pebs_map.h"
+# every module header the umbrella includes, under include/pebsshim/
+sed -n 's/^#include "\(pebsshim\/[a-z0-9]*\.h\)".*/\1/p' \
+	"$S/lib/include/pebsshim.h" >"$T/modhdrs"
+(cd "$S/lib/include" && ls pebsshim/*.h) | cmp -s - <(sort "$T/modhdrs") ||
+	echo "pebsshim.h does not include exactly lib/include/pebsshim/*.h" \
+	>"$T/modmiss"
+while read -r h; do
+	cmp -s "$S/lib/include/$h" "$D/usr/include/$h" ||
+		echo "$h not installed as include/$h" >>"$T/modmiss"
+done <"$T/modhdrs"
+[ -s "$T/modhdrs" ] || echo "pebsshim.h includes no module header" >>"$T/modmiss"
+empty "include/pebsshim/: the $(wc -l <"$T/modhdrs") module headers pebsshim.h includes" \
+	"$T/modmiss"
 check "share/man/man1/pebs-shim.1" test -f "$D/usr/share/man/man1/pebs-shim.1"
 check "the installed tool runs (--help lists every command)" \
 	bash -c "'$D/usr/bin/pebs-shim' --help | grep -c -E '^  (record|report|observe|map) ' | grep -qx 4"

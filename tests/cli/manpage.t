@@ -1,7 +1,8 @@
 #!/bin/bash
 # manpage.t - the manual pages: man/libpebsshim.3 documents every
-# PEBS_API function of lib/include/pebsshim.h with the header's exact
-# prototype and names no function the header lacks; its link line is the
+# PEBS_API function of lib/include/pebsshim.h (the module headers it
+# includes) with the header's exact prototype and names no function the
+# headers lack; its link line is the
 # Makefile's; `make install` installs it; its EXAMPLE compiles, links and
 # samples; groff -ww and man -l render it and man/pebs-shim.1 without
 # warnings. The generated pages (make man: scripts/man-gen.py, in

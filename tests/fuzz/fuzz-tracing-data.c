@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim.h"
 #include "perfdata/tracing-data.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	in = data;
 	in_size = size;
-	if (pebs_tracing_data_parse(data, size, &td, each, NULL))
+	if (tracing_data_parse(data, size, &td, each, NULL))
 		return 0;
 	inside(td.header_page, td.header_page_len);
 	inside(td.header_event, td.header_event_len);

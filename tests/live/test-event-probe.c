@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "helpers.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
@@ -40,10 +41,10 @@ static void host_facts(void)
 	char path[256];
 	FILE *f;
 
-	has_cpu_pmu = pebs_sysfs_has("cpu", NULL);
-	has_ibs = pebs_sysfs_has("ibs_op", NULL);
+	has_cpu_pmu = event_sysfs_has("cpu", NULL);
+	has_ibs = event_sysfs_has("ibs_op", NULL);
 	snprintf(path, sizeof(path), "%s/cpu/caps/max_precise",
-		 pebs_sysfs_root());
+		 event_sysfs_root());
 	f = fopen(path, "r");
 	if (f) {
 		if (fscanf(f, "%d", &max_precise) != 1)
@@ -54,7 +55,7 @@ static void host_facts(void)
 
 static bool core_is_intel(void)
 {
-	const char *core = pebs_pfm_core_pmu(0);
+	const char *core = event_pfm_core_pmu(0);
 
 	return core && strncmp(core, "amd", 3);
 }
@@ -144,7 +145,7 @@ static void test_precise_software(void **state)
 static void test_loads_here(void **state)
 {
 	struct pebs_event ev;
-	const char *core = pebs_pfm_core_pmu(0);
+	const char *core = event_pfm_core_pmu(0);
 
 	(void)state;
 	if (has_ibs || core_is_intel())
@@ -211,7 +212,7 @@ static void test_auto(void **state)
 		else
 			snprintf(want, sizeof(want), "the %s PMU has no IBS "
 				 "(no ibs_op): virtualized?",
-				 pebs_pfm_core_pmu(0));
+				 event_pfm_core_pmu(0));
 		snprintf(full, sizeof(full), "auto: no PEBS/IBS here (%s); "
 			 "sampling cpu-clock instead", want);
 		assert_string_equal(ev.note, full);
@@ -253,10 +254,10 @@ static void test_probe_unknown_pmu(void **state)
 	fputs("4000\n", f);	/* dynamic types are allocated from 6 up */
 	fclose(f);
 
-	pebs_sysfs_set_root(fake);
+	event_sysfs_set_root(fake);
 	/* :u, so that perf_event_paranoid lets anyone ask */
 	assert_int_equal(pebs_event__parse("ghost//u", &ev), 0);
-	pebs_sysfs_set_root(NULL);
+	event_sysfs_set_root(NULL);
 	assert_int_equal(ev.attr.type, 4000);
 	assert_int_equal(pebs_event__probe(&ev), -ENOENT);
 	assert_string_equal(pebs_errmsg(), "this CPU/VM has no ghost PMU "
@@ -276,7 +277,8 @@ static void test_probe_msr(void **state)
 	 * Kept out of the kernel, msr/tsc/ gets exclude_kernel, which the
 	 * msr PMU refuses (EINVAL), as perf's fallback does.
 	 */
-	if (!pebs_sysfs_has("msr", "events/tsc") || !pebs_priv_kernel_allowed())
+	if (!event_sysfs_has("msr", "events/tsc") ||
+	    !event_priv_kernel_allowed())
 		skip();
 	assert_int_equal(pebs_event__parse("msr/tsc/", &ev), 0);
 	assert_string_equal(ev.pmu, "msr");
@@ -404,8 +406,6 @@ static void test_same_as_perf(void **state)
 
 /* ---- kernel samples ------------------------------------------------------ */
 
-#define KERNEL_START	0xffff800000000000ull
-
 /*
  * cpu-clock as root, perf_event_paranoid allowing it: nothing excluded,
  * and dd copying /dev/zero to /dev/null (kernel work) yields samples in
@@ -424,7 +424,7 @@ static void test_kernel_samples(void **state)
 	pid_t pid;
 
 	(void)state;
-	if (!pebs_priv_kernel_allowed())
+	if (!event_priv_kernel_allowed())
 		skip();		/* the kernel is refused: nothing to see */
 	assert_int_equal(pebs_event__parse("cpu-clock", &ev), 0);
 	assert_int_equal(ev.attr.exclude_kernel, 0);

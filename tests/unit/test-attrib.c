@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "fake-map.h"
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 static const int marker_first = __LINE__ + 1;

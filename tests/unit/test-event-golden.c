@@ -7,7 +7,7 @@
  * first; this process never initializes libpfm4 itself. The expected
  * values were checked against libpfm4 4.13 (Debian 12) by running them.
  * The tables are for a process the kernel keeps out of the kernel
- * (perf_event_paranoid 2, no CAP_PERFMON: pebs_priv_override(0)), where
+ * (perf_event_paranoid 2, no CAP_PERFMON: event_priv_override(0)), where
  * an event without u/k counts user space only; test_kernel_allowed has
  * the same events for root.
  */
@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 
@@ -345,7 +346,7 @@ static void test_kernel_allowed(void **state)
 	struct result r;
 
 	(void)state;
-	pebs_priv_override(1);
+	event_priv_override(1);
 	check("skl", g, ARRAY_SIZE(g));
 	parse_as("skl", "cpu-clock", &r);
 	assert_int_equal(r.rc, 0);
@@ -363,7 +364,7 @@ static void test_kernel_allowed(void **state)
 	parse_as("skl", "MEM_INST_RETIRED:ALL_LOADS:pppp", &r);
 	assert_int_equal(r.rc, -EINVAL);
 	assert_non_null(strstr(r.msg, "at most ppp"));
-	pebs_priv_override(0);
+	event_priv_override(0);
 }
 
 static void expect_err(const char *pmu, const char *str, int err,
@@ -449,6 +450,6 @@ int main(void)
 		cmocka_unit_test(test_errors),
 	};
 
-	pebs_priv_override(0);
+	event_priv_override(0);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 
@@ -57,8 +58,8 @@ static int open_loop(struct kernel *k, struct perf_event_attr *a,
 	struct pebs_open_try t;
 	int err;
 
-	pebs_open_try_init(&t, a, precise_max, weight);
-	while ((err = k_open(k, a)) && pebs_open_try_next(&t, a, err))
+	event_open_try_init(&t, a, precise_max, weight);
+	while ((err = k_open(k, a)) && event_open_try_next(&t, a, err))
 		assert_true(k->calls < 64);
 	return err;
 }
@@ -228,11 +229,11 @@ static void test_kernel_fallback(void **state)
 	fputs("2\n", f);
 	fclose(f);
 	/* parsed where the kernel is allowed, refused when opened */
-	pebs_priv_override(1);
+	event_priv_override(1);
 	assert_int_equal(pebs_event__parse("cpu-clock:pp", &ev), 0);
-	pebs_priv_override(-1);
+	event_priv_override(-1);
 	assert_int_equal(ev.attr.exclude_kernel, 0);
-	pebs_priv_set_paranoid_file(path);
+	event_priv_set_paranoid_file(path);
 	assert_true(pebs_event__fallback(&ev, EACCES));
 	assert_int_equal(ev.attr.exclude_kernel, 1);
 	assert_int_equal(ev.attr.exclude_hv, 1);
@@ -241,25 +242,25 @@ static void test_kernel_fallback(void **state)
 			       "trying to fall back to excluding kernel"));
 	assert_false(pebs_event__fallback(&ev, EACCES));
 
-	pebs_priv_override(1);
+	event_priv_override(1);
 	assert_int_equal(pebs_event__parse("page-faults", &ev), 0);
-	pebs_priv_override(-1);
+	event_priv_override(-1);
 	assert_true(pebs_event__fallback(&ev, -EACCES));
 	assert_string_equal(ev.name, "page-faults:u");
 	/* :k excludes user: no fallback */
-	pebs_priv_override(1);
+	event_priv_override(1);
 	assert_int_equal(pebs_event__parse("page-faults:k", &ev), 0);
-	pebs_priv_override(-1);
+	event_priv_override(-1);
 	assert_false(pebs_event__fallback(&ev, EACCES));
 	/* paranoid 1 lets the kernel in: EACCES has another cause */
 	f = fopen(path, "w");
 	fputs("1\n", f);
 	fclose(f);
-	pebs_priv_override(1);
+	event_priv_override(1);
 	assert_int_equal(pebs_event__parse("page-faults", &ev), 0);
-	pebs_priv_override(-1);
+	event_priv_override(-1);
 	assert_false(pebs_event__fallback(&ev, EACCES));
-	pebs_priv_set_paranoid_file(NULL);
+	event_priv_set_paranoid_file(NULL);
 	unlink(path);
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
 
@@ -65,7 +66,7 @@ static void test_software(void **state)
 	size_t i, m;
 
 	(void)state;
-	pebs_priv_override(1);
+	event_priv_override(1);
 	for (i = 0; i < ARRAY_SIZE(sw); i++) {
 		for (m = 0; m < ARRAY_SIZE(mods); m++) {
 			snprintf(buf, sizeof(buf), "%s%s", sw[i].name, mods[m]);
@@ -107,7 +108,7 @@ static void test_software(void **state)
 	assert_int_equal(ev.attr.precise_ip, 2);
 	assert_int_equal(ev.flags, PEBS_EVENT_SOFTWARE | PEBS_EVENT_PRECISE);
 	assert_string_equal(ev.resolved, "task-clock:pp");
-	pebs_priv_override(-1);
+	event_priv_override(-1);
 }
 
 static void expect(const char *str, int err, const char *word)

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "helpers.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
@@ -63,18 +64,18 @@ static int setup(void **state)
 	put("paranoid", "2\n");
 	put("paranoid-bad", "x\n");
 	snprintf(path, sizeof(top_tracing), "%s/tracing", top);
-	pebs_tp_set_root(path);
+	event_tp_set_root(path);
 	setenv("LIBPFM_FORCE_PMU", "skl", 1);
-	pebs_priv_override(1);
+	event_priv_override(1);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	pebs_tp_set_root(NULL);
-	pebs_sysfs_set_root(NULL);
-	pebs_priv_override(-1);
+	event_tp_set_root(NULL);
+	event_sysfs_set_root(NULL);
+	event_priv_override(-1);
 	return t_rm_tree(top);
 }
 
@@ -83,7 +84,7 @@ static void sysfs_on(void)
 	static char root[128];
 
 	snprintf(root, sizeof(root), "%s/pmu", top);
-	pebs_sysfs_set_root(root);
+	event_sysfs_set_root(root);
 }
 
 static struct pebs_event ev;
@@ -254,28 +255,28 @@ static void test_privilege(void **state)
 
 	(void)state;
 	/* perf_event_paranoid_check(1): a capability, or paranoid <= 1 */
-	assert_true(pebs_priv_kernel_allowed_by(2, true, false));
-	assert_true(pebs_priv_kernel_allowed_by(2, false, true));
-	assert_true(pebs_priv_kernel_allowed_by(1, false, false));
-	assert_true(pebs_priv_kernel_allowed_by(-1, false, false));
-	assert_false(pebs_priv_kernel_allowed_by(2, false, false));
-	assert_false(pebs_priv_kernel_allowed_by(3, false, false));
-	assert_false(pebs_priv_kernel_allowed_by(INT_MAX, false, false));
+	assert_true(event_priv_kernel_allowed_by(2, true, false));
+	assert_true(event_priv_kernel_allowed_by(2, false, true));
+	assert_true(event_priv_kernel_allowed_by(1, false, false));
+	assert_true(event_priv_kernel_allowed_by(-1, false, false));
+	assert_false(event_priv_kernel_allowed_by(2, false, false));
+	assert_false(event_priv_kernel_allowed_by(3, false, false));
+	assert_false(event_priv_kernel_allowed_by(INT_MAX, false, false));
 
 	snprintf(path, sizeof(path), "%s/paranoid", top);
-	pebs_priv_set_paranoid_file(path);
-	assert_int_equal(pebs_priv_paranoid(), 2);
+	event_priv_set_paranoid_file(path);
+	assert_int_equal(event_priv_paranoid(), 2);
 	snprintf(path, sizeof(path), "%s/paranoid-bad", top);
-	pebs_priv_set_paranoid_file(path);
-	assert_int_equal(pebs_priv_paranoid(), INT_MAX);
+	event_priv_set_paranoid_file(path);
+	assert_int_equal(event_priv_paranoid(), INT_MAX);
 	snprintf(path, sizeof(path), "%s/none", top);
-	pebs_priv_set_paranoid_file(path);
-	assert_int_equal(pebs_priv_paranoid(), INT_MAX);
+	event_priv_set_paranoid_file(path);
+	assert_int_equal(event_priv_paranoid(), INT_MAX);
 	snprintf(path, sizeof(path), "%s/paranoid", top);
-	pebs_priv_set_paranoid_file(path);
+	event_priv_set_paranoid_file(path);
 
 	/* refused: what perf's evsel__fallback() turns the event into */
-	pebs_priv_override(0);
+	event_priv_override(0);
 	parse_ok("cpu-clock");
 	assert_int_equal(ev.attr.exclude_kernel, 1);
 	assert_int_equal(ev.attr.exclude_hv, 1);
@@ -294,8 +295,8 @@ static void test_privilege(void **state)
 	assert_string_equal(ev.note, "");
 	parse_ok("sched:sched_switch");
 	assert_int_equal(ev.attr.exclude_kernel, 1);
-	pebs_priv_override(1);
-	pebs_priv_set_paranoid_file(NULL);
+	event_priv_override(1);
+	event_priv_set_paranoid_file(NULL);
 }
 
 static void test_tracepoints(void **state)
@@ -320,13 +321,13 @@ static void test_tracepoints(void **state)
 	parse_err("nosuchsys:foo", -ENOENT, "unknown event 'nosuchsys'");
 	parse_err("sched:sched_switch:x", -EINVAL, "bad modifier 'x'");
 	/* no tracefs at all: the message says so */
-	pebs_tp_set_root("/nonexistent");
+	event_tp_set_root("/nonexistent");
 	parse_err("sched:sched_switch", -ENOENT, "unknown event 'sched'");
 	parse_err("sched:sched_switch", -ENOENT, "; no tracefs to look up a "
 		  "tracepoint sched:sched_switch in: mount -t tracefs");
 	parse_err("cpu-clok:u", -ENOENT, "did you mean cpu-clock?; no "
 		  "tracefs");
-	pebs_tp_set_root(top_tracing);
+	event_tp_set_root(top_tracing);
 }
 
 static void test_pmu_terms(void **state)
@@ -366,7 +367,7 @@ static void test_pmu_terms(void **state)
 	parse_err("cpu/event=0xd0/q", -EINVAL, "bad modifier 'q'");
 	parse_err("cpu/name/", -EINVAL, "name needs a value");
 	parse_err("cpux/event=1/", -ENOENT, "did you mean cpu");
-	pebs_sysfs_set_root(NULL);
+	event_sysfs_set_root(NULL);
 }
 
 static struct pebs_event evs[8];
@@ -447,17 +448,17 @@ static void test_lists(void **state)
 	assert_int_equal(evs[0].attr.config, 0x81d0);
 	assert_int_equal(evs[2].leader, 1);
 	assert_int_equal(evs[1].attr.exclude_user, 1);
-	pebs_sysfs_set_root(NULL);
+	event_sysfs_set_root(NULL);
 
 	/* the group's fallback comes after its modifiers */
-	pebs_priv_override(0);
+	event_priv_override(0);
 	list_ok("{cpu-clock,task-clock}:k", 0, 2);
 	assert_int_equal(evs[0].attr.exclude_user, 1);
 	assert_int_equal(evs[0].attr.exclude_kernel, 0);
 	list_ok("{cpu-clock,task-clock}", 0, 2);
 	assert_int_equal(evs[1].attr.exclude_kernel, 1);
 	assert_int_equal(evs[1].nr_members, 2);
-	pebs_priv_override(1);
+	event_priv_override(1);
 
 	list_err("cpu-clock,,faults", -EINVAL, "empty event");
 	list_err("cpu-clock,", -EINVAL, "comma at the end");
@@ -516,7 +517,7 @@ static void test_suggest(void **state)
 	parse_err("lods", -ENOENT, "loads");
 	parse_err("MEM_INST_RETIRD:ALL_LOADS", -ENOENT, "MEM_INST_RETIRED");
 	parse_err("mrs/tsc/", -ENOENT, "did you mean msr");
-	pebs_sysfs_set_root(NULL);
+	event_sysfs_set_root(NULL);
 }
 
 int main(void)

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "helpers.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
@@ -91,7 +92,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	pebs_sysfs_set_root(NULL);
+	event_sysfs_set_root(NULL);
 	return t_rm_tree(top);
 }
 
@@ -101,7 +102,7 @@ static int parse_in(const char *root, const char *str)
 {
 	int rc;
 
-	pebs_sysfs_set_root(root);
+	event_sysfs_set_root(root);
 	rc = pebs_event__parse(str, &ev);
 	print_message("# %s: %s -> %d type %u config %#llx config1 %#llx "
 		      "config2 %#llx resolved %s note [%s] %s\n",
@@ -122,14 +123,15 @@ static void assert_msg(const char *word)
 static void test_root(void **state)
 {
 	(void)state;
-	pebs_sysfs_set_root(NULL);
-	assert_string_equal(pebs_sysfs_root(), "/sys/bus/event_source/devices");
-	pebs_sysfs_set_root(root_zen4);
-	assert_string_equal(pebs_sysfs_root(), root_zen4);
-	assert_true(pebs_sysfs_has("ibs_op", NULL));
-	assert_true(pebs_sysfs_has("ibs_op", "format/cnt_ctl"));
-	assert_false(pebs_sysfs_has("ibs_op", "format/swfilt"));
-	assert_false(pebs_sysfs_has("nope", NULL));
+	event_sysfs_set_root(NULL);
+	assert_string_equal(event_sysfs_root(),
+			    "/sys/bus/event_source/devices");
+	event_sysfs_set_root(root_zen4);
+	assert_string_equal(event_sysfs_root(), root_zen4);
+	assert_true(event_sysfs_has("ibs_op", NULL));
+	assert_true(event_sysfs_has("ibs_op", "format/cnt_ctl"));
+	assert_false(event_sysfs_has("ibs_op", "format/swfilt"));
+	assert_false(event_sysfs_has("nope", NULL));
 }
 
 static void test_ibs_op(void **state)
@@ -196,7 +198,7 @@ static void test_ibs_op(void **state)
 	assert_int_equal(parse_in(root_zen4, "ibs_op/../type/"), -EINVAL);
 
 	/* kept out of the kernel (perf_event_paranoid 2, no capability) */
-	pebs_priv_override(0);
+	event_priv_override(0);
 	assert_int_equal(parse_in(root_zen4, "ibs_op//"), -EACCES);
 	assert_msg("ibs_op cannot leave out the kernel on this kernel (no "
 		   "format/swfilt), and perf_event_paranoid");
@@ -205,7 +207,7 @@ static void test_ibs_op(void **state)
 	assert_int_equal(ev.attr.exclude_hv, 1);
 	assert_int_equal(ev.attr.config2, 1);	/* swfilt, set for it */
 	assert_non_null(strstr(ev.note, "ibs_op//: user space only"));
-	pebs_priv_override(1);
+	event_priv_override(1);
 }
 
 static void test_generic(void **state)
@@ -351,6 +353,6 @@ int main(void)
 	/* before the first library call: libpfm4 reads it once */
 	setenv("LIBPFM_FORCE_PMU", "amd64_fam19h_zen4", 1);
 	/* as root; test_ibs_op also has a process kept out of the kernel */
-	pebs_priv_override(1);
+	event_priv_override(1);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

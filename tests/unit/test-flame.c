@@ -20,6 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 static const enum pebs_frame_kind K[PEBS_FLAME_MAX_DEPTH + 1];

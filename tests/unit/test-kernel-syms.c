@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-kernel-syms.c - kernel addresses in the symbolizer (lib/symbols/symbols.c,
- * lib/symbols/symbols-kernel.c, lib/symbols/kallsyms.c): /proc/kallsyms loaded, only for
+ * test-kernel-syms.c - the HEADER_BUILD_ID iterator
+ * (lib/symbols/buildid-cache.c), and kernel addresses in the symbolizer
+ * (lib/symbols/symbols.c, lib/symbols/symbols-kernel.c, lib/symbols/kallsyms.c): /proc/kallsyms loaded, only for
  * the recorded kernel's build id, read on a thread and taken at the
  * first kernel address, read only up to the addresses a recording has,
  * not waited for (pebs_symbols__kernel_nowait), and another kernel's
@@ -18,10 +19,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "symbols/dso.h"
 #include "helpers.h"
 #include "core/internal.h"
-#include "session/session.h"
 #include "symbols/symbols-int.h"
 
 /* The address of text symbol @name in /proc/kallsyms, or 0. */
@@ -80,6 +81,59 @@ static size_t bid_entry(unsigned char *buf, const char *name,
 	buf[sizeof(h) + 24] = 20;
 	strcpy((char *)buf + sizeof(h) + 28, name);
 	return h.size;
+}
+
+/*
+ * The one HEADER_BUILD_ID iterator (buildid_section__next): entries in
+ * order with their build id and its size, those without a build id or a
+ * terminated name skipped, 0 at the end (a tail shorter than an entry
+ * too), -EBADMSG at an entry running past the section, for the resolver
+ * (pebs_symbols__add_build_ids) as for the cache's writer.
+ */
+static void test_build_id_section(void **state)
+{
+	unsigned char sec[1024];
+	const unsigned char *p = sec, *end;
+	struct perf_event_header h;
+	struct buildid_entry e;
+	size_t n = 0, at;
+
+	(void)state;
+	n += bid_entry(sec + n, "/usr/lib/a.so", 0x11);
+	at = n;
+	n += bid_entry(sec + n, "/no/build/id", 0x22);
+	sec[at + sizeof(h) + 24] = 0;	/* build id size 0 */
+	at = n;
+	n += bid_entry(sec + n, "[vdso]", 0x33);
+	/* its name runs to the entry's end */
+	memset(sec + at + sizeof(h) + 28, 'x', n - at - sizeof(h) - 28);
+	n += bid_entry(sec + n, "[kernel.kallsyms]", 0x44);
+	end = sec + n;
+	assert_int_equal(buildid_section__next(&p, end, &e), 1);
+	assert_string_equal(e.name, "/usr/lib/a.so");
+	assert_int_equal(e.len, 20);
+	assert_int_equal(e.pid, -1);
+	assert_int_equal(e.bid[0], 0x11);
+	assert_int_equal(e.bid[19], 0x11);
+	assert_int_equal(buildid_section__next(&p, end, &e), 1);
+	assert_string_equal(e.name, "[kernel.kallsyms]");
+	assert_int_equal(e.bid[0], 0x44);
+	assert_ptr_equal(p, end);
+	assert_int_equal(buildid_section__next(&p, end, &e), 0);
+	/* a tail shorter than an entry ends the section */
+	p = sec;
+	assert_int_equal(buildid_section__next(&p, sec + 30, &e), 0);
+	/* an entry running past the section */
+	p = sec;
+	assert_int_equal(buildid_section__next(&p, end - 8, &e), 1);
+	assert_int_equal(buildid_section__next(&p, end - 8, &e), -EBADMSG);
+	assert_non_null(strstr(pebs_errmsg(), "overruns the section"));
+	/* an entry shorter than its fixed part */
+	p = sec;
+	memcpy(&h, sec, sizeof(h));
+	h.size = sizeof(h) + 27;
+	memcpy(sec, &h, sizeof(h));
+	assert_int_equal(buildid_section__next(&p, end, &e), -EBADMSG);
 }
 
 /* The running kernel's build id from /sys/kernel/notes, or 0 bytes. */
@@ -169,7 +223,7 @@ static void test_kernel_deferred(void **state)
 	assert_int_equal(syms_kernel_defer(syms), 0);	/* another kernel */
 	assert_int_equal(pebs_symbols__resolve(syms, 1, 0xffffffff81000000ull,
 					       &sym), -ENOENT);
-	text = pebs_host_kernel_text();
+	text = kallsyms_host_text();
 	if (!text)
 		skip();		/* addresses hidden */
 	this_kernel(syms);
@@ -208,12 +262,12 @@ static void test_kernel_partial(void **state)
 
 	memset(&full, 0, sizeof(full));
 	memset(&part, 0, sizeof(part));
-	ret = pebs_dso_load_kallsyms(&full);
+	ret = dso_load_kallsyms(&full);
 	if (ret == -EACCES || ret == -ENOENT)
 		skip();		/* addresses hidden */
 	assert_true(ret > 1000);
 	assert_int_equal(full.syms_end, 0);
-	text = pebs_host_kernel_text();
+	text = kallsyms_host_text();
 	sched = ksym_addr("schedule");
 	assert_true(text && sched > text);
 	k = kload_start(text);
@@ -231,8 +285,8 @@ static void test_kernel_partial(void **state)
 		assert_string_equal(part.syms[i].name, full.syms[i].name);
 	}
 	assert_true(i > 0);
-	pebs_dso_free(&full);
-	pebs_dso_free(&part);
+	dso_free(&full);
+	dso_free(&part);
 
 	this_kernel(syms);
 	syms_kernel_start(syms);
@@ -339,6 +393,7 @@ static void test_kernel_cached(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_build_id_section),
 		SYMS_TEST(test_kernel),
 		SYMS_TEST(test_kernel_build_id),
 		SYMS_TEST(test_kernel_deferred),

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include <asm/perf_regs.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 /* a Skylake ALL_LOADS PEBS event as pebs_event__parse would give it */

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/barrier.h"
 #include "core/internal.h"
 #include "fake-map.h"

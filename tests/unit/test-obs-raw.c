@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 static const unsigned int cpus[2] = { 3, 7 };

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "fake-map.h"
 #include "helpers.h"

@@ -23,6 +23,7 @@
 #include <zstd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "helpers.h"
 #include "core/internal.h"
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 #define INTEL "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data"

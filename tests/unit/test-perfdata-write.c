@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "helpers.h"
 #include "core/internal.h"
 
@@ -671,7 +672,7 @@ static int write_text(void *ctx, FILE *f)
 	const char *text = ctx;
 
 	if (!strcmp(text, "fail"))
-		return pebs_err(-ENOSPC, "no room");
+		return core_err(-ENOSPC, "no room");
 	fputs(text, f);
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "observe/rdpmc.h"
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 /* A record: header, then @len payload bytes, 8-byte aligned. */

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "report-rows.h"
 

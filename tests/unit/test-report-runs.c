@@ -18,6 +18,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "symbols/dso.h"
 #include "symbols/symbols-int.h"

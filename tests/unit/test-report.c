@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 #include "report-rows.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 #define PAGE 4096

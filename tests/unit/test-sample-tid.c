@@ -17,6 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 #define TGID	0x1234

@@ -8,7 +8,8 @@
  * report's callback sees every sample as before; on a synthetic file of
  * mappings over time, lines are keyed as perf keys them (one MAP_SHARED
  * file page of two processes is one line; an address remapped is a new
- * line) in the shared-only feed too.
+ * line) in the shared-only feed too. The session's hooks, which the
+ * feed is one of (ss_hook__set), on their own.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -21,7 +22,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
+#include "session/session-int.h"
 
 #define MAX_LINES	4096
 
@@ -421,6 +424,99 @@ static void test_args(void **state)
 	assert_int_equal(pebs_session__set_c2c(NULL, NULL, 0), -EINVAL);
 }
 
+/* A hook that counts what it is called with. */
+struct counts {
+	uint64_t samples, records, finished, freed;
+	int fail;		/* returned by the next record call */
+};
+
+static int hk_sample(void *arg, const struct perf_event_header *ev,
+		     const struct pebs_sample *s, unsigned int idx)
+{
+	struct counts *c = arg;
+
+	assert_int_equal(ev->type, PERF_RECORD_SAMPLE);
+	(void)s;
+	(void)idx;
+	c->samples++;
+	return 0;
+}
+
+static int hk_record(void *arg, const struct perf_event_header *ev)
+{
+	struct counts *c = arg;
+
+	assert_int_not_equal(ev->type, PERF_RECORD_SAMPLE);
+	c->records++;
+	return c->fail ? core_err(c->fail, "hook: planted failure") : 0;
+}
+
+static int hk_finish(void *arg)
+{
+	((struct counts *)arg)->finished++;
+	return 0;
+}
+
+static void hk_free(void *arg)
+{
+	((struct counts *)arg)->freed++;
+}
+
+static const struct ss_hook_ops hk_ops = {
+	.sz = sizeof(hk_ops),
+	.sample = hk_sample,
+	.record = hk_record,
+	.finish = hk_finish,
+	.free = hk_free,
+};
+
+/*
+ * The session's hooks (ss_hook__set): one sees every sample and every
+ * other record of a pass, then its end; another of the same ops takes
+ * its place (the first freed), NULL removes it, the session's end frees
+ * the last; a hook's error ends the pass; ops of another size are
+ * refused.
+ */
+static void test_hooks(void **state)
+{
+	struct pebs_perfdata *pd =
+		open_fixture("amd-zen4-epyc9254_ibs-c2c_ring.perf.data");
+	struct ss_hook_ops bad = hk_ops;
+	struct counts a = { 0 }, b = { 0 };
+	struct pebs_session *ss;
+	uint64_t seen = 0;
+
+	(void)state;
+	assert_non_null(pd);
+	assert_int_equal(pebs_session__new(pd, &ss), 0);
+	bad.sz = sizeof(bad) - 1;
+	assert_int_equal(ss_hook__set(ss, &bad, &a), -EINVAL);
+	assert_int_equal(ss_hook__set(ss, &hk_ops, &a), 0);
+	assert_int_equal(pebs_session__process(ss, false, count, &seen, NULL),
+			 0);
+	assert_int_equal(a.samples, seen);
+	assert_true(a.records > 0);
+	assert_int_equal(a.finished, 1);
+	assert_int_equal(a.freed, 0);
+	/* replaced: the first freed, the second fails the pass */
+	b.fail = -EIO;
+	assert_int_equal(ss_hook__set(ss, &hk_ops, &b), 0);
+	assert_int_equal(a.freed, 1);
+	pebs_perfdata__rewind(pd);
+	assert_int_equal(pebs_session__process(ss, false, count, &seen, NULL),
+			 -EIO);
+	assert_string_equal(pebs_errmsg(), "hook: planted failure");
+	assert_int_equal(b.records, 1);
+	/* removed, then the session's end frees none */
+	assert_int_equal(ss_hook__set(ss, &hk_ops, NULL), 0);
+	assert_int_equal(b.freed, 1);
+	assert_int_equal(ss_hook__set(ss, &hk_ops, &a), 0);
+	pebs_session__delete(ss);
+	assert_int_equal(a.freed, 2);
+	assert_int_equal(b.freed, 1);
+	pebs_perfdata__close(pd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +525,7 @@ int main(void)
 		cmocka_unit_test(test_shared_only),
 		cmocka_unit_test(test_mapped),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_hooks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

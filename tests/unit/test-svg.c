@@ -16,6 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 struct mem {

@@ -20,10 +20,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "symbols/dso.h"
 #include "helpers.h"
 #include "core/internal.h"
-#include "session/session.h"
 
 /* A function whose address and name the test knows. */
 __attribute__((noinline, used)) int pebs_test_target_fn(int x);
@@ -323,7 +323,7 @@ static void test_debug_files(void **state)
 	int n, i;
 
 	self_exe(exe, sizeof(exe));
-	n = pebs_elf_build_id(exe, bid);
+	n = dso_elf_build_id(exe, bid);
 	if (n <= 0) {
 		print_message("# SKIP this program has no build id\n");
 		skip();
@@ -447,7 +447,7 @@ static void test_buildid_cache(void **state)
 
 	(void)state;
 	self_exe(exe, sizeof(exe));
-	n = pebs_elf_build_id(exe, bid);
+	n = dso_elf_build_id(exe, bid);
 	if (n <= 0) {
 		print_message("# SKIP this program has no build id\n");
 		skip();
@@ -575,16 +575,16 @@ static void test_symbol_extents(void **state)
 	};
 
 	(void)state;
-	assert_null(pebs_dso_find_sym(s, 3, 0xfff));
-	assert_string_equal(pebs_dso_find_sym(s, 3, 0x1fff)->name, "a");
-	assert_string_equal(pebs_dso_find_sym(s, 3, 0x200f)->name, "b");
-	assert_null(pebs_dso_find_sym(s, 3, 0x2010));
-	assert_string_equal(pebs_dso_find_sym(s, 3, 0x4fff)->name, "c");
-	assert_null(pebs_dso_find_sym(s, 3, 0x5000));
+	assert_null(dso_find_sym(s, 3, 0xfff));
+	assert_string_equal(dso_find_sym(s, 3, 0x1fff)->name, "a");
+	assert_string_equal(dso_find_sym(s, 3, 0x200f)->name, "b");
+	assert_null(dso_find_sym(s, 3, 0x2010));
+	assert_string_equal(dso_find_sym(s, 3, 0x4fff)->name, "c");
+	assert_null(dso_find_sym(s, 3, 0x5000));
 	/* perf 6.1's first PLT byte: the sizeless symbol's before it */
 	s[1].order |= SYM_PREV_FIRST;
-	assert_string_equal(pebs_dso_find_sym(s, 3, 0x2000)->name, "a");
-	assert_string_equal(pebs_dso_find_sym(s, 3, 0x2001)->name, "b");
+	assert_string_equal(dso_find_sym(s, 3, 0x2000)->name, "a");
+	assert_string_equal(dso_find_sym(s, 3, 0x2001)->name, "b");
 }
 
 /* a test of its own pebs_symbols */

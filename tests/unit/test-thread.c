@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "core/internal.h"
 
 static void comm(struct pebs_threads *t, uint32_t pid, uint32_t tid,

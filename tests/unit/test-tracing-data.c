@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
+#include "pebsshim.h"
 #include "helpers.h"
 #include "core/internal.h"
 #include "event/event-internal.h"
@@ -69,14 +70,14 @@ static int setup(void **state)
 	put("t/printk_formats", PRINTK);
 	put("t/saved_cmdlines", CMDLINES);
 	snprintf(root, sizeof(root), "%s/t", top);
-	pebs_tp_set_root(root);
+	event_tp_set_root(root);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	pebs_tp_set_root(NULL);
+	event_tp_set_root(NULL);
 	return t_rm_tree(top);
 }
 
@@ -116,7 +117,7 @@ static void build_three(struct bytes *b)
 					     "sched:sched_wakeup" };
 
 	memset(b, 0, sizeof(*b));
-	assert_int_equal(pebs_tracing_data_build(b, root, ids, names, 3), 0);
+	assert_int_equal(tracing_data_build(b, root, ids, names, 3), 0);
 }
 
 static void test_round_trip(void **state)
@@ -128,7 +129,7 @@ static void test_round_trip(void **state)
 	(void)state;
 	build_three(&b);
 	assert_memory_equal(b.p, "\027\010Dtracing0.6", 14);
-	assert_int_equal(pebs_tracing_data_parse(b.p, b.len, &td, collect, &s),
+	assert_int_equal(tracing_data_parse(b.p, b.len, &td, collect, &s),
 			 0);
 	assert_string_equal(td.version, "0.6");
 	assert_false(td.big_endian);
@@ -153,7 +154,7 @@ static void test_round_trip(void **state)
 	assert_memory_equal(td.cmdlines, CMDLINES, strlen(CMDLINES));
 	/* the callback's value stops the parse */
 	s.n = 8;
-	assert_int_equal(pebs_tracing_data_parse(b.p, b.len, &td, collect, &s),
+	assert_int_equal(tracing_data_parse(b.p, b.len, &td, collect, &s),
 			 -E2BIG);
 	free(b.p);
 }
@@ -164,11 +165,11 @@ static void test_unknown_id(void **state)
 	struct bytes b = { 0 };
 
 	(void)state;
-	assert_int_equal(pebs_tracing_data_build(&b, root, ids, NULL, 2),
+	assert_int_equal(tracing_data_build(&b, root, ids, NULL, 2),
 			 -ENOENT);
 	assert_non_null(strstr(pebs_errmsg(), "no tracepoint has id 999"));
 	free(b.p);
-	assert_int_equal(pebs_tracing_data_build(&b, NULL, ids, NULL, 1),
+	assert_int_equal(tracing_data_build(&b, NULL, ids, NULL, 1),
 			 -ENOENT);
 	assert_non_null(strstr(pebs_errmsg(), "no tracefs"));
 }
@@ -183,10 +184,10 @@ static void test_absent_files(void **state)
 	(void)state;
 	drop("t/printk_formats");
 	drop("t/saved_cmdlines");
-	assert_int_equal(pebs_tracing_data_build(&b, root, &id, NULL, 1), 0);
+	assert_int_equal(tracing_data_build(&b, root, &id, NULL, 1), 0);
 	put("t/printk_formats", PRINTK);
 	put("t/saved_cmdlines", CMDLINES);
-	assert_int_equal(pebs_tracing_data_parse(b.p, b.len, &td, NULL, NULL),
+	assert_int_equal(tracing_data_parse(b.p, b.len, &td, NULL, NULL),
 			 0);
 	assert_int_equal(td.nr_formats, 1);
 	assert_int_equal(td.printk_len, 0);
@@ -208,19 +209,19 @@ static void test_hostile(void **state)
 		char *copy = malloc(n ? n : 1);	/* ASan sees overreads */
 
 		memcpy(copy, b.p, n);
-		assert_int_equal(pebs_tracing_data_parse(copy, n, &td, NULL,
-							 NULL), -EINVAL);
+		assert_int_equal(tracing_data_parse(copy, n, &td, NULL,
+						    NULL), -EINVAL);
 		assert_non_null(strstr(pebs_errmsg(), "tracing data"));
 		free(copy);
 	}
 	/* header_page's u64 size, after magic, version, 6 bytes, name */
 	at = 10 + 4 + 6 + sizeof("header_page");
 	memcpy(b.p + at, &huge, sizeof(huge));
-	assert_int_equal(pebs_tracing_data_parse(b.p, b.len, &td, NULL, NULL),
+	assert_int_equal(tracing_data_parse(b.p, b.len, &td, NULL, NULL),
 			 -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "header_page"));
 	memcpy(b.p, "\027\010Dtrace!!", 10);
-	assert_int_equal(pebs_tracing_data_parse(b.p, b.len, &td, NULL, NULL),
+	assert_int_equal(tracing_data_parse(b.p, b.len, &td, NULL, NULL),
 			 -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "magic"));
 	free(b.p);
@@ -254,7 +255,7 @@ static void test_writer(void **state)
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
 	assert_int_equal(pebs_perfdata__feat(pd, PEBS_FEAT_TRACING_DATA, &feat,
 					     &size), 0);
-	assert_int_equal(pebs_tracing_data_parse(feat, size, &td, collect, &s),
+	assert_int_equal(tracing_data_parse(feat, size, &td, collect, &s),
 			 0);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(found(&s, "sched", SWITCH_FMT), 0);
@@ -296,9 +297,9 @@ static void test_host_tracefs(void **state)
 
 	(void)state;
 	T_NEED("root");
-	pebs_tp_set_root(NULL);
-	host = pebs_tp_root();
-	pebs_tp_set_root(root);
+	event_tp_set_root(NULL);
+	host = event_tp_root();
+	event_tp_set_root(root);
 	if (!host) {
 		print_message("# SKIP no tracefs mounted\n");
 		skip();
@@ -309,8 +310,8 @@ static void test_host_tracefs(void **state)
 	assert_non_null(fgets(idbuf, sizeof(idbuf), f));
 	fclose(f);
 	id = strtoull(idbuf, NULL, 10);
-	assert_int_equal(pebs_tracing_data_build(&b, host, &id, NULL, 1), 0);
-	assert_int_equal(pebs_tracing_data_parse(b.p, b.len, &td, collect, &s),
+	assert_int_equal(tracing_data_build(&b, host, &id, NULL, 1), 0);
+	assert_int_equal(tracing_data_parse(b.p, b.len, &td, collect, &s),
 			 0);
 	assert_int_equal(td.nr_formats, 1);
 	assert_int_equal(td.nr_systems, 1);

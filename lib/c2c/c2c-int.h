@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* c2c.h - the pebs_c2c table, shared by lib/c2c/c2c.c and lib/c2c/c2c-sort.c. */
-#ifndef PEBSSHIM_C2C_H
-#define PEBSSHIM_C2C_H
+/* c2c-int.h - the pebs_c2c table, shared by lib/c2c/c2c.c and lib/c2c/c2c-sort.c. */
+#ifndef PEBSSHIM_C2C_INT_H
+#define PEBSSHIM_C2C_INT_H
 
 #include "core/internal.h"
+#include "pebsshim/c2c.h"
 
 #define C2C_NONE	UINT32_MAX
 #define LINE_SHIFT	6
-#define KERNEL_ADDR	(1ULL << 63)
 
 /* what perf stores in a sample without PERF_SAMPLE_DATA_SRC */
 #define C2C_DATA_SRC_NONE \
@@ -91,4 +91,4 @@ struct pebs_c2c {
 	struct pebs_c2c_stats shared;
 };
 
-#endif /* PEBSSHIM_C2C_H */
+#endif /* PEBSSHIM_C2C_INT_H */

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * map.h - the pebs_map reader's object, shared by lib/map/map.c (the table
+ * map-int.h - the pebs_map reader's object, shared by lib/map/map.c (the table
  * and its histories) and lib/map/timeline.c; not installed.
  */
-#ifndef PEBSSHIM_MAP_H
-#define PEBSSHIM_MAP_H
+#ifndef PEBSSHIM_MAP_INT_H
+#define PEBSSHIM_MAP_INT_H
 
 #include "core/barrier.h"
 #include "core/internal.h"
+#include "pebsshim/map.h"
 
 struct pebs_map {
 	struct pebs_map_header hdr;	/* validated copy */
@@ -37,7 +38,7 @@ static inline uint64_t hist_oldest(const struct pebs_map *map, uint64_t head)
 	return head >= map->hist_len ? head - map->hist_len + 1 : 0;
 }
 
-/* pebs_map_bad_cpu - the error for a CPU not in @map's table. */
-int pebs_map_bad_cpu(const struct pebs_map *map, unsigned int cpu);
+/* map_bad_cpu - the error for a CPU not in @map's table. */
+int map_bad_cpu(const struct pebs_map *map, unsigned int cpu);
 
-#endif /* PEBSSHIM_MAP_H */
+#endif /* PEBSSHIM_MAP_INT_H */

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pebsshim/report.h - libpebsshim: reports: samples grouped by sort
+ * keys, weights, data labels.
+ *
+ * Included by <pebsshim.h>; may also be included alone. The conventions
+ * every function follows are in <pebsshim.h>.
+ */
+#ifndef PEBSSHIM_REPORT_H
+#define PEBSSHIM_REPORT_H
+
+#include "pebsshim/symbols.h"
+#include "pebsshim/session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Report: samples grouped by sort keys (lib/report/report-keys.c,    */
+/* lib/report/report.c, lib/report/report-defer.c,                    */
+/* lib/report/report-derive.c, lib/report/report-rename.c)            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Samples grouped by a set of sort keys, as perf report's histograms.
+ * Per row: samples, the sum of their periods (perf's Overhead is a row's
+ * share of the total period), weights, and loads, stores and HitM from
+ * the data source. The caller resolves each sample once (comm from
+ * pebs_threads, dso and symbol from pebs_symbols: strings compare by
+ * pointer, equal pointers being equal names) and adds it. Samples
+ * without a data address (page, line, addr keys) or data source (src)
+ * are not counted in a report that has those keys. Not thread-safe.
+ */
+struct pebs_report;
+enum pebs_report_key {
+	PEBS_REPORT_PID, PEBS_REPORT_TID, PEBS_REPORT_COMM, PEBS_REPORT_DSO,
+	PEBS_REPORT_SYM, PEBS_REPORT_CPU, PEBS_REPORT_EVENT, PEBS_REPORT_PAGE,
+	PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
+	PEBS_REPORT_SYM_DADDR,	/* perf's symbol_daddr: per data address */
+	PEBS_REPORT_DSO_DADDR,	/* perf's dso_daddr: the data's mapping */
+	PEBS_REPORT_MEM,	/* the memory level of data_src */
+	PEBS_REPORT_SNOOP,	/* its snoop result */
+	PEBS_REPORT_TLB,	/* its TLB result */
+	PEBS_REPORT_DCACHELINE,	/* perf's dcacheline: data object + line */
+	PEBS_REPORT_PHYS_DADDR,	/* perf's phys_daddr: PHYS_ADDR */
+	PEBS_REPORT_WEIGHT,	/* perf's weight: one row per sample weight,
+				   shown as weight x samples */
+	PEBS_REPORT_NR_KEYS
+};
+#define PEBS_REPORT_MAX_KEYS	8
+#define PEBS_REPORT_MAX_TIDS	8	/* thread ids kept per row */
+
+/* One row: its key fields (others zero) and what it sums. */
+struct pebs_report_row {
+	int32_t pid, tid;
+	uint32_t cpu;
+	unsigned int event;
+	const char *comm, *dso, *sym;
+	uint64_t ip;
+	bool kernel;
+	uint64_t addr, data_src, phys_addr;
+	const char *data_dso, *data_sym;
+	uint64_t data_sym_off;
+	uint64_t samples, period;
+	uint64_t weight_sum, weight_nr;
+	uint32_t loads, stores, hitm;
+	int32_t tids[PEBS_REPORT_MAX_TIDS];
+	unsigned int nr_tids;	/* distinct; PEBS_REPORT_MAX_TIDS + 1: more */
+	uint64_t weight;	/* the weight key: its samples' weight */
+};
+
+/*
+ * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
+ * perf's "symbol" is accepted for sym; data keys symbol_daddr,
+ * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr). Returns the
+ * number of keys, or -EINVAL with pebs_errmsg() naming the bad token.
+ */
+PEBS_API int pebs_report__parse_keys(const char *str,
+				     enum pebs_report_key *keys,
+				     unsigned int max);
+
+/* pebs_report__key_name - "comm" etc., NULL for a bad key. */
+PEBS_API const char *pebs_report__key_name(enum pebs_report_key key);
+
+/*
+ * pebs_report__new - an empty report grouped by @keys (1 to
+ * PEBS_REPORT_MAX_KEYS) for samples of @nr_events events (per-event
+ * totals). Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_report__new(const enum pebs_report_key *keys,
+			      unsigned int nr_keys, unsigned int nr_events,
+			      struct pebs_report **rp);
+
+/*
+ * pebs_report__defer - build @r, a new report of one key
+ * (PEBS_REPORT_PAGE, _LINE or _ADDR), by sorting instead of hashing:
+ * each sample added costs 12 bytes until pebs_report__sort_top, which
+ * sums the rows and keeps only the first n in order
+ * (pebs_report__nr_rows counts all, pebs_report__row is NULL from n on;
+ * pebs_report__derive_top takes its pages the same way). For a table
+ * of about as many rows as samples, shown in part. A sample with a
+ * weight, more than 65536 different (thread, period, data source)
+ * triples, or 2^20 samples of fewer than 2^17 rows turn @r back into an
+ * ordinary report: the rows are the same either way. Returns 0,
+ * -EINVAL (other keys, or samples already added) or -ENOMEM.
+ */
+PEBS_API int pebs_report__defer(struct pebs_report *r);
+
+/*
+ * pebs_report__derive_top - fill @r, a new report whose keys are those
+ * of @from with its one PEBS_REPORT_LINE key as PEBS_REPORT_PAGE (the
+ * other keys: pid, tid, cpu or event, the same), from the rows of
+ * @from, as if @from's samples had been added to @r: the same totals,
+ * sums and thread counts (the thread ids kept are in no particular
+ * order). Only the first @n rows in order are kept, sorted:
+ * pebs_report__nr_rows counts all, pebs_report__row is NULL from @n on.
+ * Linear time in @from's rows; memory for @n rows. No more __add on
+ * @r. Returns 0, -EINVAL (keys that do not match) or -ENOMEM.
+ */
+PEBS_API int pebs_report__derive_top(struct pebs_report *r,
+				     const struct pebs_report *from,
+				     size_t n);
+
+/* pebs_report__add - count one sample. Returns 0 or -ENOMEM. */
+PEBS_API int pebs_report__add(struct pebs_report *r,
+			      const struct pebs_report_sample *s);
+
+/*
+ * pebs_report__add_batch - pebs_report__add of @n samples in order, the
+ * lookups of several overlapped (faster on tables larger than the
+ * caches). Returns 0 or -ENOMEM (the samples before the failing one are
+ * counted).
+ */
+PEBS_API int pebs_report__add_batch(struct pebs_report *r,
+				    const struct pebs_report_sample *s,
+				    size_t n);
+
+/*
+ * pebs_report__name_kernel - end @syms's nowait mode (waiting for
+ * /proc/kallsyms if it is still being read) and move every row of @r
+ * keyed by an unnamed kernel address that a kernel symbol of @syms
+ * covers under that symbol, merged with its row: @r is then the report
+ * that samples resolved with waiting would have made (rows, sums,
+ * thread counts, order; a merged row's thread ids may be kept in
+ * another order). Call it after the last __add and before
+ * __sort; reports without a sym key are left as they are. Returns 0,
+ * -EINVAL or -ENOMEM (@r unchanged).
+ */
+PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
+				      struct pebs_symbols *syms);
+
+/*
+ * pebs_report__sort - order the rows as perf prints them: by period,
+ * then samples, then the key fields ascending (rows are not moved: an
+ * index is sorted). After it, no more __add.
+ */
+PEBS_API void pebs_report__sort(struct pebs_report *r);
+
+/*
+ * pebs_report__sort_top - as pebs_report__sort, but only the first @n
+ * rows are put in order; the others follow them in no particular order.
+ * O(rows log n): for printing the top @n of a large table.
+ */
+PEBS_API void pebs_report__sort_top(struct pebs_report *r, size_t n);
+
+/*
+ * pebs_report__nr_rows, __row - the rows (NULL past the end). A row is
+ * unpacked into a buffer of the report: the pointer is valid until the
+ * next __row call on the same report.
+ */
+PEBS_API size_t pebs_report__nr_rows(const struct pebs_report *r);
+PEBS_API const struct pebs_report_row *
+pebs_report__row(const struct pebs_report *r, size_t i);
+
+/*
+ * pebs_report__totals - samples and period counted, of event @event or,
+ * with -1, of all (either pointer may be NULL).
+ */
+PEBS_API void pebs_report__totals(const struct pebs_report *r, int event,
+				  uint64_t *samples, uint64_t *period);
+
+/*
+ * pebs_report__overhead - perf report's Overhead of @row in percent: its
+ * share of the period counted (of its own event's with @per_event), or
+ * of the samples when no period was counted.
+ */
+PEBS_API double pebs_report__overhead(const struct pebs_report *r,
+				      const struct pebs_report_row *row,
+				      bool per_event);
+
+/* pebs_report__keys - the report's keys in *keys; returns how many. */
+PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
+					const enum pebs_report_key **keys);
+
+/*
+ * pebs_report__field - a row's @key field as perf prints it: comm (or
+ * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
+ * "[.] 0x%016llx" when unresolved, cpu "%03u", event index, addresses
+ * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
+ * dso_daddr as dso; dcacheline (the line within its data object) as
+ * perf's hist_entry__dcacheline_snprintf: "[.] sym+0xoff" (the line's
+ * offset from the data symbol of its first sample) or "[.] %#.16llx"
+ * of the line ("[X]" in no known mapping); weight "%llu" of weight x
+ * samples (perf's hist_entry__global_weight_snprintf); phys_daddr
+ * "[.] %#.16llx" (0 when not sampled, as perf);
+ * mem, snoop, tlb as perf's columns ("L1 hit",
+ * "HitM", "L1 or L2 hit", "N/A"). Returns what snprintf returns, or
+ * -EINVAL.
+ */
+PEBS_API int pebs_report__field(const struct pebs_report_row *row,
+				enum pebs_report_key key, char *buf,
+				size_t len);
+
+/* pebs_report__delete - free; NULL is allowed. */
+PEBS_API void pebs_report__delete(struct pebs_report *r);
+
+/* ------------------------------------------------------------------ */
+/* Data objects as labels (lib/report/data-label.c)                   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_symbols__data_label - the data object of address @addr in process
+ * @pid, as the mappings of @syms stand now (a session's resolver during
+ * its replay: at the sample's time), in the report's dso_daddr and
+ * symbol_daddr words: "[heap]", "[stack:PID]" (the process's first
+ * stack, its main thread's), "anon", a file's base name and the
+ * address's file offset ("libc.so.6+0x1d4a80"), "[unknown]" outside
+ * every mapping; then a data symbol covering it, " name+0xoff". Other
+ * threads' stacks are "anon": the kernel names none of them. Writes at
+ * most @len bytes with the NUL into @buf; returns the label's length
+ * (as snprintf: @len or more when cut), -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_symbols__data_label(struct pebs_symbols *syms, pid_t pid,
+				      uint64_t addr, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Reports fed on a thread of their own (lib/report/report-feed.c)    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A pebs_report_feed adds samples to several reports on a thread of its
+ * own, in batches, while the caller resolves the next ones (a
+ * pebs_session's callback): the reports are the ones adding each sample
+ * in place makes. Between __new and __finish only the feed touches the
+ * reports, and the strings the samples point to (a session's) must stay.
+ *
+ * pebs_report_feed__new - a feed of the @nr reports @reps (not owned).
+ * Without a thread (none could start) full batches are added in place.
+ * Returns 0, -EINVAL or -ENOMEM.
+ * pebs_report_feed__add - sample @s (copied) for every report. Returns 0,
+ * -EINVAL (finished) or -ENOMEM (a report could not grow: the reports
+ * miss samples from then on).
+ * pebs_report_feed__finish - the samples left added, the thread ended:
+ * the reports are the caller's again. Returns 0 or the first error.
+ * pebs_report_feed__delete - finish if not yet, and free.
+ */
+struct pebs_report_feed;
+PEBS_API int pebs_report_feed__new(struct pebs_report *const *reps,
+				   unsigned int nr,
+				   struct pebs_report_feed **fp);
+PEBS_API int pebs_report_feed__add(struct pebs_report_feed *f,
+				   const struct pebs_report_sample *s);
+PEBS_API int pebs_report_feed__finish(struct pebs_report_feed *f);
+
+/* pebs_report_feed__delete - free; NULL is allowed. */
+PEBS_API void pebs_report_feed__delete(struct pebs_report_feed *f);
+
+/* ------------------------------------------------------------------ */
+/* Weights and their percentiles (lib/report/report-weights.c)        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A pebs_weights keeps the weights (latency, in the PMU's cycles) of
+ * samples, per event, for their summary: count, minimum, mean, the
+ * weights at ranks n/2, 9n/10 and 99n/100 of the n sorted from 0
+ * (median, 90th, 99th percentile) and maximum. Weights above 2^32 - 1
+ * count as 2^32 - 1 (4 bytes a sample).
+ *
+ * pebs_weights__add - sample @s's weight, if it has one (has_weight),
+ * under its event. 0, -EINVAL or -ENOMEM.
+ * pebs_weights__nr - the weights added, of every event.
+ * pebs_weights__summary - event @event's summary into @out: 0, -ENOENT
+ * (no weight of that event: @out zeroed) or -EINVAL.
+ */
+struct pebs_weights;
+struct pebs_weight_summary {
+	uint64_t samples;	/* with a weight */
+	uint64_t min, max;
+	uint64_t p50, p90, p99;
+	double mean;
+};
+PEBS_STATIC_ASSERT(sizeof(struct pebs_weight_summary) == 56,
+		   "pebs_weight_summary is pinned: only append fields");
+PEBS_API int pebs_weights__new(struct pebs_weights **wp);
+
+/* pebs_weights__delete - free; NULL is allowed. */
+PEBS_API void pebs_weights__delete(struct pebs_weights *w);
+PEBS_API int pebs_weights__add(struct pebs_weights *w,
+			       const struct pebs_report_sample *s);
+PEBS_API uint64_t pebs_weights__nr(const struct pebs_weights *w);
+PEBS_API int pebs_weights__summary(struct pebs_weights *w,
+				   unsigned int event,
+				   struct pebs_weight_summary *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PEBSSHIM_REPORT_H */

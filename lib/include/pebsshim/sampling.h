@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pebsshim/sampling.h - libpebsshim: sampling: perf mmap rings,
+ * channels (one event on one target), channel sets.
+ *
+ * Included by <pebsshim.h>; may also be included alone. The conventions
+ * every function follows are in <pebsshim.h>.
+ */
+#ifndef PEBSSHIM_SAMPLING_H
+#define PEBSSHIM_SAMPLING_H
+
+#include "pebsshim/event.h"
+#include "pebsshim/decode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Ring reader (lib/sampling/ring.c)                                  */
+/* ------------------------------------------------------------------ */
+
+struct pebs_ring;
+struct pebs_ring_stats {
+	uint64_t records;	/* all records read */
+	uint64_t samples;	/* PERF_RECORD_SAMPLE */
+	uint64_t lost;		/* sum of PERF_RECORD_LOST.lost */
+	uint64_t lost_records;	/* number of PERF_RECORD_LOST records */
+	uint64_t throttles;	/* PERF_RECORD_THROTTLE */
+	uint64_t unthrottles;	/* PERF_RECORD_UNTHROTTLE */
+	uint64_t wrapped;	/* records copied because they wrapped */
+	uint64_t bad;		/* -EBADMSG: corrupt records or heads */
+};
+
+/*
+ * Usage (every record of a snapshot in one pass):
+ *	while (pebs_ring__read_init(ring) == 0) {
+ *		while ((err = pebs_ring__next(ring, &ev)) > 0)
+ *			handle(ev);	// e.g. pebs_sample__decode()
+ *		pebs_ring__consume(ring);
+ *	}
+ */
+
+/*
+ * pebs_ring__new - a reader over a perf mmap area: @base points at the
+ * struct perf_event_mmap_page. The data area is taken from the page's
+ * data_offset/data_size when they are non-zero (kernels >= 4.1), else it
+ * follows one page on and is @data_size bytes. Its size must be a power
+ * of two. Reading starts at the page's data_tail. The mapping must be
+ * writable (the reader stores data_tail). Returns 0, -EINVAL (sizes),
+ * -ENOMEM.
+ */
+PEBS_API int pebs_ring__new(void *base, size_t data_size,
+			    struct pebs_ring **ringp);
+
+/*
+ * pebs_ring__read_init - snapshot data_head (acquire). Returns 0, -EAGAIN
+ * if there is nothing new, or -EBADMSG if data_head is more than the
+ * ring size ahead of the tail (corrupt page): the reader then skips to
+ * that head and publishes it as the tail.
+ */
+PEBS_API int pebs_ring__read_init(struct pebs_ring *ring);
+
+/*
+ * pebs_ring__next - the next record of the snapshot.
+ *
+ * Returns 1 and stores a pointer to the record in *ev (into the ring
+ * when contiguous, into a bounce buffer when it wraps; valid until the
+ * next call; 8-byte aligned when the kernel's records are), 0 at the
+ * end of the snapshot, or -EBADMSG if the record is corrupt (size
+ * smaller than its header, or larger than what the kernel published,
+ * hence than the ring): the reader then skips to the snapshot's head and
+ * the next call returns 0. Every record type is returned (SAMPLE, LOST,
+ * THROTTLE, COMM, MMAP2, EXIT, SWITCH, ...); LOST, THROTTLE and
+ * UNTHROTTLE are also counted in the ring's stats.
+ */
+PEBS_API int pebs_ring__next(struct pebs_ring *ring,
+			     const struct perf_event_header **ev);
+
+/*
+ * pebs_ring__consume - publish what was read (release store of
+ * data_tail), letting the kernel reuse that space. Records returned by
+ * __next must not be used afterwards.
+ */
+PEBS_API void pebs_ring__consume(struct pebs_ring *ring);
+
+/* pebs_ring__stats - counters since __new. */
+PEBS_API const struct pebs_ring_stats *
+pebs_ring__stats(const struct pebs_ring *ring);
+
+/* pebs_ring__delete - free; NULL is allowed. */
+PEBS_API void pebs_ring__delete(struct pebs_ring *ring);
+
+/* ------------------------------------------------------------------ */
+/* Channels (lib/sampling/channel.c)                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A channel samples one event on one target (a thread, a process and
+ * its children with opts.inherit, or a CPU) into its own mmap ring.
+ *
+ *	PEBS_OPTS(pebs_channel_opts, o, .period = 20011);
+ *	struct pebs_channel *ch;
+ *	const struct perf_event_header *rec;
+ *	struct pebs_sample s;
+ *
+ *	err = pebs_channel__open(&ev, tid, -1, &o, &ch);
+ *	ring = pebs_channel__ring(ch);
+ *	while (pebs_ring__read_init(ring) == 0) {
+ *		while (pebs_ring__next(ring, &rec) > 0)
+ *			if (rec->type == PERF_RECORD_SAMPLE &&
+ *			    !pebs_sample__decode(pebs_channel__layout(ch),
+ *						 rec, &s))
+ *				use(&s);
+ *		pebs_ring__consume(ring);
+ *	}
+ *	pebs_channel__close(ch);
+ *
+ * A channel is not thread-safe: one thread reads its ring at a time.
+ */
+struct pebs_channel;
+#define PEBS_CHANNEL_DEF_PERIOD	10007	/* no period, no freq given */
+#define PEBS_CHANNEL_DEF_PAGES	64	/* data pages of a ring */
+#define PEBS_CHANNEL_MAX_PAGES	(1u << 20)
+
+/*
+ * PEBS_CHANNEL_PEBS_SAMPLE: the default sample_type of a precise or
+ * memory event (batchable by large PEBS on Skylake and later);
+ * PEBS_CHANNEL_SW_SAMPLE: the default of every other event (software,
+ * tracepoint, non-precise hardware).
+ */
+#define PEBS_CHANNEL_PEBS_SAMPLE \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER | \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT)
+#define PEBS_CHANNEL_SW_SAMPLE \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER | \
+	 PERF_SAMPLE_PERIOD)
+struct pebs_channel_opts {
+	size_t sz;
+	uint64_t sample_type;	/* 0: PEBS_CHANNEL_PEBS_SAMPLE or
+				   PEBS_CHANNEL_SW_SAMPLE (see above) */
+	uint64_t period;	/* fixed period; 0: the event's, else
+				   PEBS_CHANNEL_DEF_PERIOD */
+	uint64_t freq;		/* samples/s instead of a period (disables
+				   large PEBS); not with period */
+	unsigned int ring_pages; /* data pages, a power of two up to
+				    PEBS_CHANNEL_MAX_PAGES; 0: default */
+	unsigned int watermark;	/* wakeup after this many bytes (at most
+				   the ring); 0: half the ring */
+	bool inherit;		/* follow children and new threads (needs
+				   cpu >= 0: one channel per CPU) */
+	bool enable_on_exec;	/* start counting at exec (implies
+				   disabled) */
+	bool disabled;		/* open disabled (pebs_channel__enable) */
+	bool context_switch;	/* PERF_RECORD_SWITCH(_CPU_WIDE) */
+	bool task_records;	/* COMM (with exec), MMAP, MMAP2 with data
+				   mappings, FORK/EXIT records */
+	bool use_clockid;	/* TIME in clockid below (with TIME in
+				   sample_type this disables large PEBS) */
+	int clockid;
+};
+
+/*
+ * pebs_channel__open - open @ev on one target and map its ring.
+ *
+ * pid > 0, cpu -1: that thread (a tid); pid 0: the calling thread;
+ * pid -1, cpu >= 0: everything on that CPU (needs privileges); pid > 0
+ * and cpu >= 0: that thread while on that CPU, with opts.inherit also
+ * the threads and children it creates from now on (the kernel refuses
+ * to map the ring of an inherited event with cpu -1: -EINVAL). The fd is
+ * O_CLOEXEC; the ring is mapped writable (1 + ring_pages pages) and read
+ * through pebs_channel__ring(). With the default sample_type of a
+ * precise event, a kernel that refuses PERF_SAMPLE_WEIGHT_STRUCT
+ * (EINVAL; before 5.12) is asked once more with PERF_SAMPLE_WEIGHT.
+ * @ev is copied. Returns 0, or: -EINVAL (as pebs_channel_attr, or the
+ * kernel refused the attr), -ESRCH (no such pid/tid), -ENOENT/-EACCES/
+ * -EOPNOTSUPP... from perf_event_open (explained by
+ * pebs_perf_open_error), -EPERM from mmap (ring over
+ * /proc/sys/kernel/perf_event_mlock_kb), -ENOMEM.
+ */
+PEBS_API int pebs_channel__open(const struct pebs_event *ev, pid_t pid,
+				int cpu, const struct pebs_channel_opts *opts,
+				struct pebs_channel **chp);
+
+/*
+ * pebs_channel__open_output - as pebs_channel__open, but the channel
+ * maps no ring: its records go to the ring of @output (or of the
+ * channel @output writes to) through PERF_EVENT_IOC_SET_OUTPUT, and
+ * pebs_channel__ring() returns that ring. The kernel allows it between
+ * events of one CPU, or of one task both opened with cpu -1, with one
+ * clock. Records then tell their channel only by their id
+ * (PERF_SAMPLE_IDENTIFIER). @output may be closed before this channel:
+ * it then stops counting and its ring stays mapped until the last
+ * channel writing to it is closed. Returns as pebs_channel__open, or
+ * -EINVAL (@output NULL or refused by the kernel).
+ */
+PEBS_API int pebs_channel__open_output(const struct pebs_event *ev,
+				       pid_t pid, int cpu,
+				       const struct pebs_channel_opts *opts,
+				       struct pebs_channel *output,
+				       struct pebs_channel **chp);
+
+/*
+ * pebs_channel__open_member - as __open_output (@output may be NULL: a
+ * ring of its own), as a member of @leader's event group (perf's {a,b}:
+ * the group is scheduled onto the PMU as one). @leader must watch the
+ * same @pid and @cpu. Returns as __open, or -EINVAL.
+ */
+PEBS_API int pebs_channel__open_member(const struct pebs_event *ev, pid_t pid,
+				       int cpu,
+				       const struct pebs_channel_opts *opts,
+				       struct pebs_channel *output,
+				       const struct pebs_channel *leader,
+				       struct pebs_channel **chp);
+
+/*
+ * pebs_channel__set_period - PERF_EVENT_IOC_PERIOD (in freq mode: the
+ * frequency). The kernel refuses a zero period, so period 0 stops
+ * sampling by disabling the event; a later non-zero period re-enables
+ * it unless pebs_channel__disable was called in between (and
+ * pebs_channel__enable while the period is 0 keeps it stopped). A
+ * running event is disabled around the change, so the new period holds
+ * from the next event on (Linux 6.18 mis-counted software events whose
+ * period changed while they ran). Returns
+ * 0, -EINVAL (period the kernel refuses, e.g. bit 63 set or a freq
+ * above kernel.perf_event_max_sample_rate), or -errno from ioctl.
+ */
+PEBS_API int pebs_channel__set_period(struct pebs_channel *ch,
+				      uint64_t period);
+
+/*
+ * pebs_channel_attr - the perf_event_attr pebs_channel__open would use
+ * for @ev with @opts (NULL: defaults): @ev's type, config, config1/2,
+ * precise_ip and exclude_* bits, plus size, sample_type, sample_id_all,
+ * sample_period (or freq and sample_freq), watermark and
+ * wakeup_watermark, disabled, enable_on_exec, inherit, context_switch,
+ * comm/comm_exec/mmap/mmap2/mmap_data/task (task_records), use_clockid
+ * and clockid. @attr is the caller's, of @attr_sz bytes (pass
+ * sizeof(struct perf_event_attr)): the first min(attr_sz, the library's
+ * size) are written, the rest zeroed, and attr->size says how many.
+ * Returns 0, or -EINVAL (opts.sz unset or with unknown non-zero fields,
+ * @ev's attr_area with unknown non-zero bytes, both period and freq,
+ * ring_pages not a power of two or too large, watermark larger than the
+ * ring, attr_sz below PERF_ATTR_SIZE_VER0), -E2BIG (the attr sets a
+ * field past attr_sz: older kernel headers than the library's).
+ */
+PEBS_API int pebs_channel_attr(const struct pebs_event *ev,
+			       const struct pebs_channel_opts *opts,
+			       struct perf_event_attr *attr, size_t attr_sz);
+
+/* the perf event file descriptor (owned by the channel) */
+PEBS_API int pebs_channel__fd(const struct pebs_channel *ch);
+
+/* the target as given to __open (pid -1 for a CPU channel) */
+PEBS_API pid_t pebs_channel__pid(const struct pebs_channel *ch);
+
+/* the CPU as given to __open (-1 for any CPU) */
+PEBS_API int pebs_channel__cpu(const struct pebs_channel *ch);
+
+/*
+ * the attr the event was opened with (after a WEIGHT fallback); the
+ * storage is PEBS_EVENT_ATTR_AREA bytes, zero past attr->size, so a
+ * caller with newer kernel headers reads its new fields as zero
+ */
+PEBS_API const struct perf_event_attr *
+pebs_channel__attr(const struct pebs_channel *ch);
+
+/* the channel's copy of the event it was opened with */
+PEBS_API const struct pebs_event *
+pebs_channel__event(const struct pebs_channel *ch);
+
+/* the sample layout of this channel's attr, for pebs_sample__decode */
+PEBS_API const struct pebs_sample_layout *
+pebs_channel__layout(const struct pebs_channel *ch);
+
+/* the reader over this channel's ring (owned by the channel) */
+PEBS_API struct pebs_ring *pebs_channel__ring(struct pebs_channel *ch);
+
+/* PERF_EVENT_IOC_ENABLE / _DISABLE (with inherit: the children too) */
+PEBS_API int pebs_channel__enable(struct pebs_channel *ch);
+PEBS_API int pebs_channel__disable(struct pebs_channel *ch);
+
+/*
+ * pebs_channel__id - the event id (PERF_EVENT_IOC_ID, read at open):
+ * the IDENTIFIER/ID of its samples. Returns 0.
+ */
+PEBS_API int pebs_channel__id(const struct pebs_channel *ch, uint64_t *id);
+
+/*
+ * pebs_attr_large_pebs - whether the kernel would let an Intel CPU
+ * batch PEBS records for @attr (multi-record PEBS: one interrupt per
+ * buffer, not per sample), by the rules of Linux 6.1
+ * (intel_pmu_hw_config, intel_pmu_large_pebs_flags, LARGE_PEBS_FLAGS)
+ * for a PEBS format 3 CPU (Skylake and later, where TIME is batchable;
+ * Ice Lake's adaptive PEBS additionally batches BRANCH_STACK):
+ * precise_ip >= 1; no freq; no wakeup_events unless watermark;
+ * sample_type within IP TID TIME ADDR ID CPU STREAM_ID DATA_SRC
+ * IDENTIFIER TRANSACTION PHYS_ADDR PERIOD CODE_PAGE_SIZE WEIGHT
+ * WEIGHT_STRUCT, REGS_INTR (GP registers only) and REGS_USER (GP
+ * registers only, exclude_kernel); no TIME with use_clockid. The
+ * kernel also needs every PEBS event on that CPU to qualify, which no
+ * attr can tell. If not, and @why is not NULL, *why names the first
+ * reason (a static string, e.g. "freq mode", "sample_type has
+ * CALLCHAIN").
+ */
+PEBS_API bool pebs_attr_large_pebs(const struct perf_event_attr *attr,
+				   const char **why);
+
+/*
+ * pebs_channel__lost - the samples the kernel dropped for this event
+ * (its ring was full), as counted per event since Linux 6.0: channels
+ * open with PERF_FORMAT_LOST in read_format where the kernel knows it
+ * (and without it where it does not). With inherit, the count is the
+ * channel's own task's, not its children's. Returns 0, -EOPNOTSUPP (no
+ * PERF_FORMAT_LOST here), or -errno of read.
+ */
+PEBS_API int pebs_channel__lost(const struct pebs_channel *ch,
+				uint64_t *lost);
+
+/*
+ * pebs_channel__lost_record - perf's PERF_RECORD_LOST_SAMPLES of this
+ * channel into @buf (@len bytes): the count of pebs_channel__lost and,
+ * with sample_id_all, a sample_id that holds only the channel's id (as
+ * perf record writes it at the end). Returns the record's size, 0 when
+ * nothing was lost, -ENOSPC (@len too small; 64 bytes always do), or
+ * the errors of pebs_channel__lost.
+ */
+PEBS_API int pebs_channel__lost_record(const struct pebs_channel *ch,
+				       void *buf, size_t len);
+
+/* pebs_channel__close - unmap the ring, close the fd, free; NULL is ok. */
+PEBS_API void pebs_channel__close(struct pebs_channel *ch);
+
+/* ------------------------------------------------------------------ */
+/* Channel sets (lib/sampling/chanset.c, lib/sampling/chanset-poll.c) */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A channel set opens every event of a list on every target of a set
+ * (tasks or CPUs), registers all rings in one epoll instance and
+ * drains them. Not thread-safe; callbacks must not add, remove or
+ * update targets (-EBUSY).
+ */
+struct pebs_chanset;
+enum pebs_target_kind {
+	PEBS_TARGET_TASK,	/* pids or tids (opts.inherit for children:
+				   then one channel per event per online
+				   CPU, since the kernel cannot mmap an
+				   inherited event opened with cpu -1) */
+	PEBS_TARGET_CPU,	/* CPUs, system-wide */
+};
+
+/*
+ * Callbacks (each may be NULL), declared with PEBS_OPTS() (sz: see
+ * "Extensible structs" in <pebsshim.h>). A negative return stops the drain and
+ * is returned by __poll/__drain; the record it was called for counts as
+ * consumed. Records of one ring arrive in ring order; rings are drained
+ * one after the other.
+ */
+struct pebs_chanset_cbs {
+	size_t sz;
+	/*
+	 * a sample of @ch, decoded with its layout; @raw points at the
+	 * record (into the ring when it does not wrap), valid during the
+	 * call. Samples are never filtered (any pid/tid/cpu is delivered).
+	 */
+	int (*on_sample)(void *ctx, struct pebs_channel *ch,
+			 const struct pebs_sample *s,
+			 const struct perf_event_header *raw);
+	/* every other record (COMM, MMAP2, SWITCH, EXIT, THROTTLE, LOST...) */
+	int (*on_record)(void *ctx, struct pebs_channel *ch,
+			 const struct perf_event_header *ev);
+	/* a PERF_RECORD_LOST: @lost samples dropped (before on_record) */
+	void (*on_lost)(void *ctx, struct pebs_channel *ch, uint64_t lost);
+	/*
+	 * @target is gone (EPOLLHUP: a task target exited, with inherit
+	 * after its last child): called once, after every remaining record
+	 * of its channels was delivered; its channels are then closed and
+	 * it leaves the set.
+	 */
+	void (*on_exit)(void *ctx, int target);
+};
+
+/*
+ * pebs_chanset__new - an empty set that opens every event of @evs on
+ * each target added, with @opts (NULL: defaults). The events and opts
+ * are copied and checked (pebs_channel_attr). Side-band records
+ * (opts.task_records, opts.context_switch) are asked of the first event
+ * only, as perf asks them of its tracking event, so that each arrives
+ * once. Returns 0, -EINVAL, -ENOMEM, or -errno from epoll_create1.
+ */
+PEBS_API int pebs_chanset__new(const struct pebs_event *evs,
+			       unsigned int nr_evs,
+			       enum pebs_target_kind kind,
+			       const struct pebs_channel_opts *opts,
+			       struct pebs_chanset **setp);
+
+/*
+ * pebs_chanset__add - open every event on @target (a pid/tid, or a
+ * CPU). All or nothing. Returns 0, -EEXIST (already in), -ESRCH (no
+ * such pid: pebs_errmsg() names it), -EBUSY (inside a callback), or
+ * -errno from pebs_channel__open.
+ */
+PEBS_API int pebs_chanset__add(struct pebs_chanset *set, int target);
+
+/* Close @target's channels. Returns 0, -ENOENT (not in the set), -EBUSY. */
+PEBS_API int pebs_chanset__remove(struct pebs_chanset *set, int target);
+
+/*
+ * pebs_chanset__update - make the targets exactly @targets (duplicates
+ * allowed): adds the new ones first, then removes those not listed;
+ * targets in both keep their channels. All or nothing: if an add
+ * fails, the set is left as it was and the error returned.
+ */
+PEBS_API int pebs_chanset__update(struct pebs_chanset *set,
+				  const int *targets, unsigned int n);
+
+/*
+ * pebs_chanset__poll - wait up to @timeout_ms (-1 forever, 0 not at
+ * all) for a ring to reach its watermark or a target to go, then drain
+ * every ready ring (all records up to its head at the start of the
+ * drain) and report gone targets (see on_exit). Returns the number of
+ * samples delivered (0 on timeout), -EINTR, -EBUSY (called from a
+ * callback), or the first negative callback return; -EBADMSG (also in
+ * pebs_errmsg) if a sample does not decode with its channel's layout.
+ */
+PEBS_API int pebs_chanset__poll(struct pebs_chanset *set, int timeout_ms,
+				const struct pebs_chanset_cbs *cbs, void *ctx);
+
+/*
+ * pebs_chanset__drain - as __poll without waiting, draining every ring
+ * whether or not it reached its watermark (e.g. at the end of a
+ * session). Returns as __poll.
+ */
+PEBS_API int pebs_chanset__drain(struct pebs_chanset *set,
+				 const struct pebs_chanset_cbs *cbs, void *ctx);
+
+/* targets in the set, and their channels (events x targets x CPUs) */
+PEBS_API unsigned int pebs_chanset__nr_targets(const struct pebs_chanset *set);
+PEBS_API unsigned int pebs_chanset__nr_channels(const struct pebs_chanset *set);
+
+/*
+ * pebs_chanset__channel - channel @idx (0 .. nr_channels - 1; the
+ * channels of one target are consecutive, in event order, and with
+ * inherit event order repeats per online CPU), or NULL. Indexes change
+ * when targets are added or removed.
+ */
+PEBS_API struct pebs_channel *pebs_chanset__channel(struct pebs_chanset *set,
+						    unsigned int idx);
+
+/* the epoll fd (for an outer event loop: readable means call __poll(0)) */
+PEBS_API int pebs_chanset__epoll_fd(const struct pebs_chanset *set);
+
+/* Enable or disable every channel. Returns 0 or the first -errno. */
+PEBS_API int pebs_chanset__enable(struct pebs_chanset *set);
+PEBS_API int pebs_chanset__disable(struct pebs_chanset *set);
+
+/*
+ * pebs_chanset__nr_rings - the mapped rings of the set. When every
+ * event samples PERF_SAMPLE_IDENTIFIER, a channel set maps one ring per
+ * CPU, as perf record does: the events of a CPU target, the events and
+ * tasks of inherited task targets on one CPU, the events of a task
+ * opened with cpu -1 share it; the callbacks still get each record's
+ * own channel (by its id). Records of a removed target left in a
+ * shared ring are dropped. Without IDENTIFIER every channel has its own
+ * ring.
+ */
+PEBS_API unsigned int pebs_chanset__nr_rings(const struct pebs_chanset *set);
+
+/*
+ * pebs_chanset__event - event @i (0 .. nr_evs - 1) as the set opens it
+ * now, after the fallbacks of its opens so far (pebs_event__fallback);
+ * NULL past the end.
+ */
+PEBS_API const struct pebs_event *
+pebs_chanset__event(const struct pebs_chanset *set, unsigned int i);
+
+/* pebs_chanset__delete - close every channel and free; NULL is ok. */
+PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PEBSSHIM_SAMPLING_H */
