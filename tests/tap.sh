@@ -25,12 +25,24 @@ check() {
 empty() {
 	if [ ! -s "$2" ]; then ok "$1"; else nok "$1"; diag "$2"; fi
 }
+# need_bin FILE...: each FILE is a program the build makes; a missing one
+# is a broken build, which fails the test file (a skip is only for a
+# feature the machine lacks): "not ok" naming it, and exit 1.
+need_bin() {
+	local f
+	for f; do
+		[ -x "$f" ] && continue
+		echo "not ok $((tap_n + 1)) - no $f: build it first (make -j2 all)"
+		exit 1
+	done
+}
 # need FEATURE...: true if the host has every FEATURE (the list is in
 # tests/helpers.h; PEBS_TEST_NO_<FEATURE>=1 hides one), else false with
-# the reason in $why. C tests ask the same probe (T_NEED).
+# the reason in $why. C tests ask the same probe (T_NEED); a missing
+# probe fails the test file (need_bin).
 need() {
+	need_bin "${PEBS_BUILD:?}/tests/probe"
 	why=$("${PEBS_BUILD:?}/tests/probe" "$@") && return 0
-	[ -n "$why" ] || why="no ${PEBS_BUILD}/tests/probe: build the tests (make tests)"
 	return 1
 }
 # skip_all REASON: skip the whole file (plan 1..0)

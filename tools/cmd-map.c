@@ -62,14 +62,14 @@ static const char usage_text[] =
 static int parse_cpulist(const char *s, unsigned char *set)
 {
 	static uint64_t bits[MAX_CPUS / 64];
-	int err = pebs_cpulist__parse(s, MAX_CPUS, bits);
+	struct pebs_ids ids = { 0 };
+	int err = pebs_cpulist__parse(s, MAX_CPUS, bits) ?:
+		  pebs_cpulist__ids(bits, MAX_CPUS, &ids);
 
-	if (err)
-		return err;
-	for (int c = pebs_cpulist__next(bits, MAX_CPUS, 0); c >= 0;
-	     c = pebs_cpulist__next(bits, MAX_CPUS, c + 1))
-		set[c] = 1;
-	return 0;
+	for (unsigned int i = 0; i < ids.n; i++)
+		set[ids.v[i]] = 1;
+	pebs_ids__free(&ids);
+	return err;
 }
 
 static const char *clock_name(uint32_t clock, char *buf, size_t len)

@@ -25,8 +25,6 @@
 #include "cmds.h"
 #include "util.h"
 
-/* rows between summing passes: small, so the pauses stay short */
-#define CHUNK_ROWS 1024
 
 static volatile sig_atomic_t interrupted;
 
@@ -115,38 +113,23 @@ static void usage(FILE *f)
 }
 
 
-/* a CPU list (pebs_cpulist__parse) into cpus[], in order; the count */
-static int parse_cpus(const char *s, unsigned int *cpus, int max)
+/* a CPU list (pebs_cpulist__parse) into @cpus, in order */
+static int parse_cpus(const char *s, struct pebs_ids *cpus)
 {
 	static uint64_t bits[PEBS_MAX_CPUS / 64];
-	int n = 0;
 
-	if (pebs_cpulist__parse(s, PEBS_MAX_CPUS, bits))
+	pebs_ids__free(cpus);
+	if (pebs_cpulist__parse(s, PEBS_MAX_CPUS, bits) ||
+	    pebs_cpulist__ids(bits, PEBS_MAX_CPUS, cpus))
 		return -1;
-	for (int c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, 0);
-	     c >= 0 && n < max;
-	     c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, c + 1))
-		cpus[n++] = c;
-	return n;
+	return cpus->n;
 }
-
-
 
 static void task_comm(int pid, char *buf, size_t len)
 {
-	char path[64];
-	FILE *f;
-
 	snprintf(buf, len, "%s", pid == 0 ? "[idle]" : pid < 0 ? "-" : "?");
-	if (pid <= 0)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(buf, len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
+	if (pid > 0)
+		pebs_proc__comm(pid, buf, len);
 }
 
 /* index of the event counting @hw (a generic hardware event), or -1 */
@@ -231,19 +214,35 @@ static int summary(FILE *f, const struct pebs_observer *obs,
 	return 0;
 }
 
-static int pick_on_cpu(const unsigned int *cpus, int n)
+static int pick_on_cpu(const struct pebs_ids *cpus)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-	for (long c = 0; c < online && c < PEBS_MAX_CPUS; c++) {
-		bool used = false;
-
-		for (int i = 0; i < n; i++)
-			used |= cpus[i] == c;
-		if (!used)
+	for (long c = 0; c < online && c < PEBS_MAX_CPUS; c++)
+		if (!pebs_ids__has(cpus, c))
 			return c;
-	}
 	return -1;
+}
+
+/* the option combinations and CPUs: 0, or the usage error's status */
+static int check_opts(const struct pebs_ids *cpus, int on_cpu, bool no_map,
+		      const char *mappath, int nr_ev)
+{
+	/* a CPU this system lacks is a bad value, not a runtime failure */
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (no_map && mappath)
+		return tool_usage_err("observe", "%s", "--map and --no-map together");
+	if (no_map && !nr_ev)
+		return tool_usage_err("observe", "%s", "nothing to observe: --no-map needs -e EVENT");
+	for (unsigned int i = 0; ncpu > 0 && i < cpus->n; i++)
+		if (cpus->v[i] >= ncpu)
+			return tool_usage_err("observe", "-C: CPU %u does not exist (CPUs 0-%ld here)",
+					 cpus->v[i], ncpu - 1);
+	if (ncpu > 0 && on_cpu >= ncpu)
+		return tool_usage_err("observe", "--on: CPU %d does not exist (CPUs 0-%ld here)",
+				 on_cpu, ncpu - 1);
+	return 0;
 }
 
 enum { OPT_ON = 256, OPT_PERIOD, OPT_DURATION, OPT_TOL, OPT_FORMAT, OPT_MAP,
@@ -252,7 +251,7 @@ enum { OPT_ON = 256, OPT_PERIOD, OPT_DURATION, OPT_TOL, OPT_FORMAT, OPT_MAP,
 
 /* the header lines: how counters are read, where the observer runs */
 static void preamble(FILE *f, const struct pebs_observer *obs, int nr_cpus,
-		     int nr_ev, const unsigned int *cpus, int on_cpu,
+		     int nr_ev, const struct pebs_ids *cpus, int on_cpu,
 		     const char *table)
 {
 	if (nr_ev) {
@@ -282,8 +281,66 @@ static void preamble(FILE *f, const struct pebs_observer *obs, int nr_cpus,
 	fprintf(f, "observer on CPU %d, observing CPU%s", on_cpu,
 		nr_cpus > 1 ? "s" : "");
 	for (int i = 0; i < nr_cpus; i++)
-		fprintf(f, "%s%u", i ? "," : " ", cpus[i]);
+		fprintf(f, "%s%d", i ? "," : " ", cpus->v[i]);
 	fprintf(f, "; table %s\n", table);
+}
+
+/* what the run's callbacks need */
+struct obs_run {
+	const struct pebs_observer *obs;
+	struct pebs_obs_stats *st;
+	const struct pebs_event *evs;
+	struct pebs_obs_raw *raw;
+	const char *rawpath;
+	FILE *sf;
+	uint64_t *deltas, hz, t_first, t_last;
+	double tol;
+	int werr;		/* a raw write error: ends the run */
+};
+
+/* the chunk's rows: filtered and summed, kept ones to --raw */
+static int on_rows(void *ctx, const uint64_t *rows, unsigned int n)
+{
+	struct obs_run *o = ctx;
+	size_t words = pebs_observer__row_words(o->obs);
+
+	for (unsigned int r = 0; r < n; r++) {
+		const uint64_t *row = rows + r * words;
+		int err;
+
+		if (!o->t_first)
+			o->t_first = row[0];
+		err = pebs_obs_stats__add(o->st, row, o->deltas);
+		if (err < 0)
+			return err;
+		if (err && o->raw && !o->werr) {
+			o->werr = pebs_obs_raw__add_row(o->raw, row,
+							row[0] - o->t_last,
+							o->deltas);
+			if (o->werr == 1) {
+				tool_err("observe", "--raw-max reached: %s holds the first %" PRIu64
+					 " records (%" PRIu64 " bytes); observing goes on",
+					 o->rawpath, pebs_obs_raw__records(o->raw),
+					 pebs_obs_raw__bytes(o->raw));
+				o->werr = 0;
+			}
+		}
+		o->t_last = row[0];
+	}
+	return o->werr < 0;
+}
+
+/* -I: the summary so far */
+static int on_interval(void *ctx, uint64_t tsc)
+{
+	struct obs_run *o = ctx;
+	double secs = (tsc - o->t_first) / (double)o->hz;
+	int err;
+
+	fprintf(o->sf, "# %.3f s\n", secs);
+	err = summary(o->sf, o->obs, o->st, o->evs, o->hz, secs, o->tol);
+	fflush(o->sf);
+	return err;
 }
 
 int cmd_observe(int argc, char **argv)
@@ -306,32 +363,28 @@ int cmd_observe(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *evnames[PEBS_OBS_MAX_EVENTS], *outpath = NULL;
-	const char *mappath = NULL, *rawpath = NULL;
-	unsigned int cpus[PEBS_MAX_CPUS];
+	const char *mappath = NULL;
+	struct pebs_ids cpus = { 0 };
 	int nr_cpus = 0, nr_ev = 0, on_cpu = -1, c, err, rc = 1;
-	uint64_t period = 0, v, hz, deadline, lo, hi, t_first, t_last, next;
-	double duration = 1, tol = 1;
+	uint64_t period = 0, v, lo, hi, again = 0;
+	uint64_t raw_max = 64 << 20, interval_ms = 0;
+	double duration = 1;
 	bool csv = false, no_map = false;
 	struct pebs_event evs[PEBS_OBS_MAX_EVENTS];
 	struct pebs_map *map = NULL;
 	struct pebs_observer *obs = NULL;
-	struct pebs_obs_stats *st = NULL;
-	FILE *sf = stdout;		/* the summary */
-	struct pebs_obs_raw *raw = NULL;
-	uint64_t raw_max = 64 << 20, interval_ms = 0, icycles = 0, next_print;
-	uint64_t *rows = NULL, *deltas = NULL, stop_at;
-	size_t words;
-	uint64_t again = 0;
-	int werr = 0;		/* a raw write error: ends the run */
+	struct obs_run o = { .sf = stdout, .evs = evs, .tol = 1 };
 
 	optind = 1;
 	opterr = 0;	/* one line of our own instead */
 	while ((c = getopt_long(argc, argv, "C:e:o:I:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
-			nr_cpus = parse_cpus(optarg, cpus, PEBS_MAX_CPUS);
-			if (nr_cpus <= 0)
+			nr_cpus = parse_cpus(optarg, &cpus);
+			if (nr_cpus <= 0) {
+				pebs_ids__free(&cpus);
 				return tool_usage_err("observe", "-C: %s", pebs_errmsg());
+			}
 			break;
 		case OPT_ON:
 			if (!tool_parse_u64(optarg, &v) || v >= PEBS_MAX_CPUS)
@@ -354,7 +407,7 @@ int cmd_observe(int argc, char **argv)
 				return tool_usage_err("observe", "bad --duration '%s' (seconds)", optarg);
 			break;
 		case OPT_TOL:
-			if (!tool_parse_double(optarg, &tol) || tol < 0 || tol >= 100)
+			if (!tool_parse_double(optarg, &o.tol) || o.tol < 0 || o.tol >= 100)
 				return tool_usage_err("observe", "bad --tolerance '%s' (percent, 0..100)",
 						 optarg);
 			break;
@@ -368,7 +421,7 @@ int cmd_observe(int argc, char **argv)
 						 optarg);
 			break;
 		case OPT_RAW:
-			rawpath = optarg;
+			o.rawpath = optarg;
 			break;
 		case OPT_RAW_MAX:
 			if (!tool_parse_size(optarg, &raw_max) || !raw_max)
@@ -401,26 +454,20 @@ int cmd_observe(int argc, char **argv)
 		return tool_usage_err("observe", "unexpected argument '%s'", argv[optind]);
 	if (!nr_cpus)
 		return tool_usage_err("observe", "%s", "no CPU to observe (-C)");
-	if (no_map && mappath)
-		return tool_usage_err("observe", "%s", "--map and --no-map together");
-	if (no_map && !nr_ev)
-		return tool_usage_err("observe", "%s", "nothing to observe: --no-map needs -e EVENT");
-	/* a CPU this system lacks is a bad value, not a runtime failure */
-	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
-
-	for (int i = 0; ncpu > 0 && i < nr_cpus; i++)
-		if (cpus[i] >= ncpu)
-			return tool_usage_err("observe", "-C: CPU %u does not exist (CPUs 0-%ld here)",
-					 cpus[i], ncpu - 1);
-	if (ncpu > 0 && on_cpu >= ncpu)
-		return tool_usage_err("observe", "--on: CPU %d does not exist (CPUs 0-%ld here)",
-				 on_cpu, ncpu - 1);
+	rc = check_opts(&cpus, on_cpu, no_map, mappath, nr_ev);
+	if (rc) {
+		pebs_ids__free(&cpus);
+		return rc;
+	}
+	rc = 1;
 	if (on_cpu < 0)
-		on_cpu = pick_on_cpu(cpus, nr_cpus);
-	if (on_cpu < 0)
+		on_cpu = pick_on_cpu(&cpus);
+	if (on_cpu < 0) {
+		pebs_ids__free(&cpus);
 		return tool_usage_err("observe", "%s", "no free CPU for the observer: give --on");
-	lo = llround((100 - tol) * 10000);
-	hi = llround((100 + tol) * 10000);
+	}
+	lo = llround((100 - o.tol) * 10000);
+	hi = llround((100 + o.tol) * 10000);
 	if (hi > UINT32_MAX)
 		hi = UINT32_MAX;
 
@@ -428,7 +475,8 @@ int cmd_observe(int argc, char **argv)
 		err = pebs_event__parse(evnames[e], &evs[e]);
 		if (err) {
 			tool_err("observe", "%s", pebs_errmsg());
-			return 2;
+			rc = 2;
+			goto out;
 		}
 	}
 	if (!no_map) {
@@ -436,15 +484,16 @@ int cmd_observe(int argc, char **argv)
 		if (err) {
 			tool_err("observe", "%s%s", pebs_errmsg(),
 				err == -ENOENT ? "; or --no-map -e EVENT for counters only" : "");
-			return 1;
+			goto out;
 		}
 	}
 	PEBS_OPTS(pebs_observer_opts, opts, .map = map);
 	err = pebs_observer__new(on_cpu, &opts, &obs);
 	if (err)
 		goto out_err;
+	o.obs = obs;
 	for (int i = 0; i < nr_cpus; i++) {
-		err = pebs_observer__add_cpu(obs, cpus[i]);
+		err = pebs_observer__add_cpu(obs, cpus.v[i]);
 		if (err < 0)
 			goto out_err;
 	}
@@ -453,178 +502,104 @@ int cmd_observe(int argc, char **argv)
 		if (err < 0)
 			goto out_err;
 	}
-	err = pebs_obs_stats__new(obs, lo, hi, &st);
+	err = pebs_obs_stats__new(obs, lo, hi, &o.st);
 	if (err)
 		goto out_err;
 
-	err = pebs_tsc_hz(50, &hz);
+	err = pebs_tsc_hz(50, &o.hz);
 	if (err)
 		goto out_err;
-	words = pebs_observer__row_words(obs);
-	rows = calloc(CHUNK_ROWS, words * sizeof(*rows));
-	deltas = calloc((size_t)nr_cpus * (nr_ev ? nr_ev : 1), sizeof(*deltas));
-	if (!rows || !deltas) {
+	o.deltas = calloc((size_t)nr_cpus * (nr_ev ? nr_ev : 1), sizeof(*o.deltas));
+	if (!o.deltas) {
 		tool_err("observe", "out of memory");
 		goto out;
 	}
 	if (outpath) {
-		sf = fopen(outpath, "we");
-		if (!sf) {
-			sf = stdout;
+		o.sf = fopen(outpath, "we");
+		if (!o.sf) {
+			o.sf = stdout;
 			tool_err("observe", "cannot create %s: %s: check the path",
 				outpath, strerror(errno));
 			goto out;
 		}
 	}
-	if (rawpath) {
+	if (o.rawpath) {
 		PEBS_OPTS(pebs_obs_raw_opts, ro, .csv = csv,
 			  .max_bytes = raw_max);
 		struct pebs_obs_raw_info ri = {
 			.nr_cpus = nr_cpus, .nr_events = nr_ev,
-			.observer_cpu = on_cpu, .tsc_hz = hz,
+			.observer_cpu = on_cpu, .tsc_hz = o.hz,
 			.period_cycles = period, .lo_ppm = lo, .hi_ppm = hi,
 		};
 
 		for (int e = 0; e < nr_ev; e++)
 			memcpy(ri.names[e], evs[e].name,
 			       strnlen(evs[e].name, sizeof(ri.names[e]) - 1));
-		err = pebs_obs_raw__create(rawpath, &ri, cpus, &ro, &raw);
+		err = pebs_obs_raw__create(o.rawpath, &ri,
+					   (const unsigned int *)cpus.v, &ro,
+					   &o.raw);
 		if (err) {
 			tool_err("observe", "cannot create %s: %s: check the path and free space",
-				rawpath, strerror(-err));
+				o.rawpath, strerror(-err));
 			goto out;
 		}
 	}
-	preamble(sf, obs, nr_cpus, nr_ev, cpus, on_cpu,
+	preamble(o.sf, obs, nr_cpus, nr_ev, &cpus, on_cpu,
 		 map ? (mappath ? mappath : PEBS_MAP_DEVICE) : "none (--no-map)");
-	fflush(sf);
-	icycles = interval_ms * hz / 1000;
+	fflush(o.sf);
 
 	/* a full disk or a closed pipe is an error return, not a signal */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	deadline = 0;
-	t_first = t_last = 0;
-	next = 0;
-	next_print = 0;
-	stop_at = 0;
-	for (bool done = false; !done;) {
-		unsigned int n = 0;
-
-		/* the hot loop: observations into the chunk, nothing else */
-		while (n < CHUNK_ROWS) {
-			uint64_t *row = rows + n * words;
-
-			if (period) {
-				uint64_t now;
-
-				do
-					now = __builtin_ia32_rdtsc();
-				while (now < next);
-				next = next + period > now ? next + period
-							   : now + period;
-			}
-			if (interrupted) {
-				done = true;
-				break;
-			}
-			err = pebs_observer__read(obs, row, words);
-			if (err == -EAGAIN) {
-				/* a slot stuck mid-update must not stop time */
-				again++;
-				if (deadline && __builtin_ia32_rdtsc() >= deadline) {
-					done = true;
-					break;
-				}
-				continue;
-			}
-			if (err)
-				goto out_err;
-			if (!deadline) {
-				deadline = row[0] + (uint64_t)(duration * hz);
-				next_print = icycles ? row[0] + icycles : 0;
-				stop_at = next_print && next_print < deadline ?
-					  next_print : deadline;
-			}
-			n++;
-			if (row[1] >= stop_at) {
-				done = row[1] >= deadline;
-				break;
-			}
-		}
-		for (unsigned int r = 0; r < n; r++) {
-			const uint64_t *row = rows + r * words;
-
-			if (!t_first)
-				t_first = row[0];
-			err = pebs_obs_stats__add(st, row, deltas);
-			if (err < 0)
-				goto out_err;
-			if (err && raw && !werr) {
-				werr = pebs_obs_raw__add_row(raw, row, row[0] - t_last, deltas);
-				if (werr == 1) {
-					tool_err("observe", "--raw-max reached: %s holds the first %" PRIu64
-						 " records (%" PRIu64 " bytes); observing goes on",
-						rawpath, pebs_obs_raw__records(raw), pebs_obs_raw__bytes(raw));
-					werr = 0;
-				} else if (werr < 0) {
-					done = true;
-				}
-			}
-			t_last = row[0];
-		}
-		if (next_print && t_last >= next_print && !done) {
-			fprintf(sf, "# %.3f s\n", (t_last - t_first) / (double)hz);
-			err = summary(sf, obs, st, evs, hz,
-				      (t_last - t_first) / (double)hz, tol);
-			if (err)
-				goto out_err;
-			fflush(sf);
-			while (next_print <= t_last)
-				next_print += icycles;
-			stop_at = next_print < deadline ? next_print : deadline;
-		}
-	}
-	if (werr < 0)
-		tool_err("observe", "writing %s: %s: the run ended there (free space, or --raw-max)",
-			rawpath, strerror(-werr));
-	err = pebs_obs_raw__close(raw);
-	raw = NULL;
-	if (err && !werr) {
-		werr = err;
-		tool_err("observe", "writing %s: %s", rawpath, strerror(-err));
-	}
-	if (again)
-		fprintf(sf, "slot reads that stayed inconsistent (skipped): %" PRIu64 "\n",
-			again);
-	if (icycles)
-		fprintf(sf, "# %.3f s, end\n", (t_last - t_first) / (double)hz);
-	err = summary(sf, obs, st, evs, hz, (t_last - t_first) / (double)hz, tol);
+	PEBS_OPTS(pebs_observer_run_opts, run, .period_cycles = period,
+		  .duration_cycles = (uint64_t)(duration * o.hz),
+		  .interval_cycles = interval_ms * o.hz / 1000,
+		  .stop = &interrupted, .again = &again, .on_rows = on_rows,
+		  .on_interval = on_interval, .ctx = &o);
+	err = pebs_observer__run(obs, &run);
 	if (err)
 		goto out_err;
-	if (fflush(sf) || ferror(sf)) {
+	if (o.werr < 0)
+		tool_err("observe", "writing %s: %s: the run ended there (free space, or --raw-max)",
+			o.rawpath, strerror(-o.werr));
+	err = pebs_obs_raw__close(o.raw);
+	o.raw = NULL;
+	if (err && !o.werr) {
+		o.werr = err;
+		tool_err("observe", "writing %s: %s", o.rawpath, strerror(-err));
+	}
+	if (again)
+		fprintf(o.sf, "slot reads that stayed inconsistent (skipped): %" PRIu64 "\n",
+			again);
+	if (interval_ms)
+		fprintf(o.sf, "# %.3f s, end\n", (o.t_last - o.t_first) / (double)o.hz);
+	err = summary(o.sf, obs, o.st, evs, o.hz,
+		      (o.t_last - o.t_first) / (double)o.hz, o.tol);
+	if (err)
+		goto out_err;
+	if (fflush(o.sf) || ferror(o.sf)) {
 		tool_err("observe", "writing %s: %s",
 			outpath ? outpath : "the summary (stdout)", strerror(errno));
 		goto out;
 	}
-	rc = werr ? 1 : 0;
+	rc = o.werr ? 1 : 0;
 	goto out;
 
 out_err:
 	tool_err("observe", "%s", pebs_errmsg()[0] ? pebs_errmsg() :
 		strerror(-err));
 out:
-	pebs_obs_raw__close(raw);
-	if (sf != stdout && fclose(sf) && rc == 0) {
+	pebs_obs_raw__close(o.raw);
+	if (o.sf != stdout && fclose(o.sf) && rc == 0) {
 		tool_err("observe", "writing %s: %s", outpath, strerror(errno));
 		rc = 1;
 	}
-	free(deltas);
-	free(rows);
-	pebs_obs_stats__delete(st);
+	free(o.deltas);
+	pebs_obs_stats__delete(o.st);
 	pebs_observer__delete(obs);
 	pebs_map__close(map);
+	pebs_ids__free(&cpus);
 	return rc;
 }

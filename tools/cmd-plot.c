@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 
 #include "cmds.h"
 #include "pebsshim.h"
+#include "util.h"
 
 enum kind { K_FLAME, K_ICICLE, K_TIMELINE, K_HEAT };
 enum by { BY_DEFAULT, BY_SAMPLES, BY_PERIOD, BY_WEIGHT };
@@ -32,6 +32,8 @@ enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_FORMAT,
 	OPT_PER_THREAD, OPT_GRANULE, OPT_BY, OPT_WIDTH, OPT_EVENT, OPT_RANGE,
 };
+/* the filter options' names (pebs_filter__option), from OPT_COMM on */
+static const char *const filter_opts[] = { "comm", "pid", "tid", "cpu" };
 
 struct plot {
 	enum kind kind;
@@ -48,19 +50,6 @@ struct plot {
 	uint64_t samples, drawn, no_addr, with_weight;
 	int err;
 };
-
-static void plot_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void plot_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pebs-shim plot: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static uint64_t value_of(const struct plot *p,
 			 const struct pebs_report_sample *rs)
@@ -118,8 +107,9 @@ static const char *by_name(const struct plot *p)
 	return names[p->by];
 }
 
-static int write_picture(struct plot *p, FILE *f)
+static int write_picture(void *arg, FILE *f)
 {
+	struct plot *p = arg;
 	const char *ev = p->events;
 	char title[512], sub[512];
 
@@ -160,58 +150,15 @@ static int write_picture(struct plot *p, FILE *f)
 	}
 }
 
-/* Write to FILE.tmp, then rename: a failure keeps what FILE was. */
+/* stdout, or FILE replaced whole: a failure keeps what FILE was */
 static int output(struct plot *p)
 {
-	char *tmp = NULL;
-	struct stat st;
-	mode_t mask;
-	FILE *f;
-	int fd, err;
+	int err = strcmp(p->out, "-") ?
+		  pebs_output__replace(p->out, write_picture, p) :
+		  write_picture(p, stdout);
 
-	if (!strcmp(p->out, "-")) {
-		err = write_picture(p, stdout);
-		if (err)
-			plot_err("%s", pebs_errmsg());
-		return err ? 1 : 0;
-	}
-	/* a device or fifo is not replaced by a file (rename would) */
-	if (!stat(p->out, &st) && !S_ISREG(st.st_mode)) {
-		plot_err("%s is not a regular file: give a file path, or - "
-			 "for standard output", p->out);
-		return 1;
-	}
-	if (asprintf(&tmp, "%s.XXXXXX", p->out) < 0) {
-		plot_err("out of memory");
-		return 1;
-	}
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		plot_err("cannot create %s: %s: give a writable -o path",
-			 tmp, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return 1;
-	}
-	err = write_picture(p, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	/* mkstemp makes 0600: a picture is as readable as other files,
-	   0666 less the umask (read by setting it and setting it back) */
-	mask = umask(0);
-	umask(mask);
-	if (!err && chmod(tmp, 0666 & ~mask))
-		err = -errno;
-	if (!err && rename(tmp, p->out))
-		err = -errno;
-	if (err) {
-		plot_err("cannot write %s: %s (%s left unchanged)", p->out,
-			 pebs_errmsg()[0] ? pebs_errmsg() : strerror(-err),
-			 p->out);
-		unlink(tmp);
-	}
-	free(tmp);
+	if (err)
+		tool_err("plot", "%s", pebs_errmsg());
 	return err ? 1 : 0;
 }
 
@@ -222,7 +169,7 @@ static int run(struct plot *p)
 	int err;
 
 	if (pebs_perfdata__open_rewindable(p->path, &p->pd)) {
-		plot_err("%s: give a perf.data file with -i", pebs_errmsg());
+		tool_err("plot", "%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
 	if (p->kind == K_TIMELINE) {
@@ -230,30 +177,29 @@ static int run(struct plot *p)
 		err = pebs_cpuplot__new(&p->tl);
 		err = err ?: pebs_cpuplot__read_switches(p->tl, p->pd);
 		if (err) {
-			plot_err("%s", pebs_errmsg());
+			tool_err("plot", "%s", pebs_errmsg());
 			return 1;
 		}
 		pebs_perfdata__rewind(p->pd);
 	}
 	if (pebs_session__new(p->pd, &p->ss)) {
-		plot_err("%s", pebs_errmsg());
+		tool_err("plot", "%s", pebs_errmsg());
 		return 1;
 	}
 	st = pebs_session__stats(p->ss);
-	if (p->events && pebs_filter__event_names(p->filter, p->pd,
-						  p->events)) {
-		plot_err("%s: %s", p->path, pebs_errmsg());
+	if (p->events && pebs_filter__events(p->filter, p->pd, p->events)) {
+		tool_err("plot", "%s: %s", p->path, pebs_errmsg());
 		return 2;
 	}
 	if (p->time_spec && pebs_filter__time(p->filter, p->time_spec,
 					      st->first_time, st->last_time)) {
-		plot_err("%s", pebs_errmsg());
+		tool_err("plot", "%s", pebs_errmsg());
 		return 2;
 	}
 	if (p->kind == K_HEAT &&
 	    pebs_heat__new(p->line_granule ? 64 : 4096, st->first_time,
 			   st->last_time, &p->heat)) {
-		plot_err("%s", pebs_errmsg());
+		tool_err("plot", "%s", pebs_errmsg());
 		return 1;
 	}
 	/* rows named as the session's maps stand at their first sample */
@@ -266,26 +212,26 @@ static int run(struct plot *p)
 	}
 	if ((p->kind == K_FLAME || p->kind == K_ICICLE) &&
 	    pebs_flame__new(&p->flame)) {
-		plot_err("%s", pebs_errmsg());
+		tool_err("plot", "%s", pebs_errmsg());
 		return 1;
 	}
 	err = pebs_session__process(p->ss, p->kind == K_HEAT, on_sample, p,
 				    &flags);
 	if (err == -ENOMEM) {
-		plot_err("out of memory: plot a smaller file or part (--time)");
+		tool_err("plot", "out of memory: plot a smaller file or part (--time)");
 		return 1;
 	}
 	if (err < 0)
-		plot_err("%s: a damaged record: plotting the records before it",
+		tool_err("plot", "%s: a damaged record: plotting the records before it",
 			 p->path);
 	if (p->by == BY_WEIGHT && p->drawn && !p->with_weight) {
-		plot_err("%s: no sample has a weight: give --by=period or "
+		tool_err("plot", "%s: no sample has a weight: give --by=period or "
 			 "--by=samples, or record a latency event (ldlat)",
 			 p->path);
 		return 1;
 	}
 	if (p->kind == K_HEAT && p->drawn == p->no_addr && p->no_addr)
-		plot_err("%s: no sample has a data address: record with -d "
+		tool_err("plot", "%s: no sample has a data address: record with -d "
 			 "(PERF_SAMPLE_ADDR) or a memory event", p->path);
 	return output(p);
 }
@@ -339,26 +285,9 @@ static int parse_kind(struct plot *p, const char *arg)
 			p->kind = (enum kind)i;
 			return 0;
 		}
-	plot_err("unknown kind '%s': give flame, icicle, timeline or heat",
+	tool_err("plot", "unknown kind '%s': give flame, icicle, timeline or heat",
 		 arg);
 	return -1;
-}
-
-static int add_filter(struct plot *p, int opt, const char *arg)
-{
-	int err;
-
-	if (opt == OPT_COMM)
-		err = pebs_filter__comms(p->filter, arg);
-	else if (opt == OPT_PID)
-		err = pebs_filter__pids(p->filter, arg);
-	else if (opt == OPT_TID)
-		err = pebs_filter__tids(p->filter, arg);
-	else
-		err = pebs_filter__cpus(p->filter, arg);
-	if (err)
-		plot_err("%s", pebs_errmsg());
-	return err;
 }
 
 static int parse_opt(struct plot *p, int c)
@@ -376,7 +305,10 @@ static int parse_opt(struct plot *p, int c)
 	case OPT_PID:
 	case OPT_TID:
 	case OPT_CPU:
-		return add_filter(p, c, optarg);
+		if (!pebs_filter__option(p->filter, filter_opts[c - OPT_COMM], optarg))
+			return 0;
+		tool_err("plot", "%s", pebs_errmsg());
+		return -1;
 	case OPT_TIME:
 		p->time_spec = optarg;
 		return 0;
@@ -420,7 +352,7 @@ static int parse_opt(struct plot *p, int c)
 			"plot --help\n");
 		return -1;
 	}
-	plot_err("bad value '%s': see pebs-shim plot --help", optarg);
+	tool_err("plot", "bad value '%s': see pebs-shim plot --help", optarg);
 	return -1;
 }
 
@@ -464,14 +396,14 @@ int cmd_plot(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2 || argv[1][0] == '-') {
-		plot_err("no kind: give flame, icicle, timeline or heat "
+		tool_err("plot", "no kind: give flame, icicle, timeline or heat "
 			 "(pebs-shim plot --help)");
 		return 2;
 	}
 	if (parse_kind(&p, argv[1]))
 		return 2;
 	if (pebs_filter__new(&p.filter)) {
-		plot_err("%s", pebs_errmsg());
+		tool_err("plot", "%s", pebs_errmsg());
 		return 1;
 	}
 	argc--;
@@ -486,12 +418,12 @@ int cmd_plot(int argc, char **argv)
 			goto out;
 	}
 	if (optind != argc) {
-		plot_err("unexpected argument '%s': the input is -i FILE",
+		tool_err("plot", "unexpected argument '%s': the input is -i FILE",
 			 argv[optind]);
 		goto out;
 	}
 	if (p.collapsed && p.kind != K_FLAME && p.kind != K_ICICLE) {
-		plot_err("--format=collapsed is for flame and icicle: drop it "
+		tool_err("plot", "--format=collapsed is for flame and icicle: drop it "
 			 "or plot flame");
 		goto out;
 	}

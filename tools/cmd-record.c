@@ -84,7 +84,7 @@ static int new_attrib(struct record *rec)
 }
 
 /* the processes already running: their threads and mappings first */
-static int synth_procs(struct record *rec, const struct rec_ints *pids)
+static int synth_procs(struct record *rec, const struct pebs_ids *pids)
 {
 	for (unsigned int i = 0; i < pids->n; i++) {
 		int err = rec_out_synth_process(rec->out, pids->v[i]);
@@ -132,7 +132,7 @@ static unsigned int ring_pages(const struct record *rec)
 
 static int open_channels(struct record *rec)
 {
-	struct rec_ints *targets = &rec->targets;
+	struct pebs_ids *targets = &rec->targets;
 	bool cmd_task = rec->o.cmd && !rec->o.per_cpu;
 	uint64_t st0 = rec_sample_type(&rec->o, rec->attr, &rec->evs[0]);
 	int err;
@@ -178,11 +178,14 @@ static int open_channels(struct record *rec)
 		return err;
 	}
 	if (rec->o.cmd) {
-		err = rec_child_fork(rec->o.cmd, !strcmp(rec->o.output, "-"),
-				     &rec->child);
-		if (err)
+		err = pebs_workload__fork(rec->o.cmd, !strcmp(rec->o.output, "-") ?
+					  PEBS_WORKLOAD_STDOUT_TO_STDERR : 0,
+					  &rec->child);
+		if (err) {
+			tool_err("record", "%s", pebs_errmsg());
 			return err;
-		if (cmd_task && rec_ints_push(targets, rec->child.pid))
+		}
+		if (cmd_task && pebs_ids__push(targets, rec->child.pid))
 			return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < targets->n; i++) {
@@ -399,8 +402,7 @@ int cmd_record(int argc, char **argv)
 
 int rec_main(int argc, char **argv, const struct rec_line *line)
 {
-	struct record rec = { .child = { .pid = -1, .go_fd = -1,
-					 .err_fd = -1 } };
+	struct record rec = { .child = PEBS_WORKLOAD_INIT };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int ret = REC_EXIT_SETUP, err, child_status;
 
@@ -445,16 +447,21 @@ int rec_main(int argc, char **argv, const struct rec_line *line)
 		goto out_discard;
 	}
 	if (rec.o.per_cpu || !rec.o.cmd) {
-		struct rec_ints pids = { 0 };
+		struct pebs_ids pids = { 0 };
 
 		/* -a/-C: every process; -p/-t: the processes of the ids */
-		err = rec.o.per_cpu ? rec_processes(&pids) : 0;
+		err = rec.o.per_cpu ? pebs_proc__pids(&pids) : 0;
 		for (unsigned int i = 0; !err && !rec.o.per_cpu &&
-					 i < rec.procs.n; i++)
-			err = rec_ints_push(&pids, rec_tgid_of(rec.procs.v[i]));
-		if (!err)
+					 i < rec.procs.n; i++) {
+			pid_t tgid = pebs_proc__tgid(rec.procs.v[i]);
+
+			err = pebs_ids__push(&pids, tgid < 0 ? rec.procs.v[i] : tgid);
+		}
+		if (err)
+			tool_err("record", "%s", pebs_errmsg());
+		else
 			err = synth_procs(&rec, &pids);
-		rec_ints_free(&pids);
+		pebs_ids__free(&pids);
 		if (err)
 			goto out_discard;
 	}
@@ -466,8 +473,9 @@ int rec_main(int argc, char **argv, const struct rec_line *line)
 		goto out_discard;
 	}
 	if (rec.o.cmd) {
-		err = rec_child_go(&rec.child);
+		err = pebs_workload__go(&rec.child);
 		if (err) {
+			tool_err("record", "%s", pebs_errmsg());
 			ret = err == -ENOENT ? REC_EXIT_NOTFOUND :
 					       REC_EXIT_NOEXEC;
 			goto out_discard;
@@ -491,7 +499,7 @@ int rec_main(int argc, char **argv, const struct rec_line *line)
 	goto out;
 
 out_discard:
-	rec_child_abort(&rec.child);
+	pebs_workload__abort(&rec.child);
 	rec_out_discard(rec.out);
 	rec.out = NULL;
 out:
@@ -499,8 +507,8 @@ out:
 	pebs_switchrec__delete(rec.swrec);
 	pebs_attrib__delete(rec.attrib);
 	pebs_map__close(rec.map);
-	rec_ints_free(&rec.targets);
-	rec_ints_free(&rec.procs);
-	rec_ints_free(&rec.gone);
+	pebs_ids__free(&rec.targets);
+	pebs_ids__free(&rec.procs);
+	pebs_ids__free(&rec.gone);
 	return ret;
 }

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,26 +21,15 @@
 
 #include "cmds.h"
 #include "report.h"
+#include "util.h"
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
 	OPT_HEADER_ONLY,
 };
-
-static void report_err(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static void report_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pebs-shim report: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+/* the filter options' names (pebs_filter__option), from OPT_COMM on */
+static const char *const filter_opts[] = { "comm", "pid", "tid", "cpu" };
 
 static int add_table(struct report *r, const char *title, const char *keys)
 {
@@ -160,7 +148,7 @@ static int run(struct report *r, const char *sort)
 	err = r->header == 2 ? pebs_perfdata__open(r->path, &r->pd) :
 			       pebs_perfdata__open_rewindable(r->path, &r->pd);
 	if (err) {
-		report_err("%s: give a perf.data file with -i", pebs_errmsg());
+		tool_err("report", "%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
 	if (r->header && print_header(r))
@@ -168,7 +156,7 @@ static int run(struct report *r, const char *sort)
 	if (r->header == 2)
 		return 0;
 	if (pebs_session__new(r->pd, &r->ss)) {
-		report_err("%s", pebs_errmsg());
+		tool_err("report", "%s", pebs_errmsg());
 		return 1;
 	}
 	r->st = pebs_session__stats(r->ss);
@@ -180,15 +168,14 @@ static int run(struct report *r, const char *sort)
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
-	if (r->events && pebs_filter__event_names(r->filter, r->pd,
-						  r->events)) {
-		report_err("%s: %s", r->path, pebs_errmsg());
+	if (r->events && pebs_filter__events(r->filter, r->pd, r->events)) {
+		tool_err("report", "%s: %s", r->path, pebs_errmsg());
 		return 2;
 	}
 	if (r->time_spec && pebs_filter__time(r->filter, r->time_spec,
 					      r->st->first_time,
 					      r->st->last_time)) {
-		report_err("%s", pebs_errmsg());
+		tool_err("report", "%s", pebs_errmsg());
 		return 2;
 	}
 	/* the sharing section (text, default tables) in the same pass */
@@ -211,7 +198,7 @@ static int run(struct report *r, const char *sort)
 	if (err == -ENOMEM || ferr)
 		goto out_oom;
 	if (err < 0)
-		report_err("%s: a damaged record: reporting the records before "
+		tool_err("report", "%s: a damaged record: reporting the records before "
 			   "it", r->path);
 	for (i = 0; i < r->nr_tables; i++)
 		if (!r->tables[i].from &&
@@ -219,7 +206,7 @@ static int run(struct report *r, const char *sort)
 					     pebs_session__symbols(r->ss)))
 			goto out_oom;
 	if (r->flags & PEBS_ORDERED_FILE_ORDER)
-		report_err("%s: an event does not sample TIME: records taken "
+		tool_err("report", "%s: an event does not sample TIME: records taken "
 			   "in file order", r->path);
 	/* without --percent-limit the text shows the first --top rows:
 	   only those need an order */
@@ -253,7 +240,7 @@ static int run(struct report *r, const char *sort)
 	return 0;
 
 out_oom:
-	report_err("out of memory: report a smaller file");
+	tool_err("report", "out of memory: report a smaller file");
 	return 1;
 }
 
@@ -269,29 +256,6 @@ static void report_free(struct report *r)
 	pebs_c2c__delete(r->c2c);
 	pebs_filter__delete(r->filter);
 	pebs_perfdata__close(r->pd);
-}
-
-static int add_filter(struct report *r, int opt, const char *arg)
-{
-	int err;
-
-	switch (opt) {
-	case OPT_COMM:
-		err = pebs_filter__comms(r->filter, arg);
-		break;
-	case OPT_PID:
-		err = pebs_filter__pids(r->filter, arg);
-		break;
-	case OPT_TID:
-		err = pebs_filter__tids(r->filter, arg);
-		break;
-	default:
-		err = pebs_filter__cpus(r->filter, arg);
-		break;
-	}
-	if (err)
-		report_err("%s", pebs_errmsg());
-	return err;
 }
 
 static void usage(FILE *f)
@@ -385,7 +349,7 @@ int cmd_report(int argc, char **argv)
 	int c, ret;
 
 	if (pebs_filter__new(&r.filter)) {
-		report_err("%s", pebs_errmsg());
+		tool_err("report", "%s", pebs_errmsg());
 		return 1;
 	}
 	while ((c = getopt_long(argc, argv, "i:s:nIh", opts, NULL)) != -1) {
@@ -399,7 +363,7 @@ int cmd_report(int argc, char **argv)
 		case OPT_TOP:
 			r.top = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end || !*optarg || optarg[0] == '-') {
-				report_err("bad row count '%s': give a number",
+				tool_err("report", "bad row count '%s': give a number",
 					   optarg);
 				goto out_usage;
 			}
@@ -415,8 +379,11 @@ int cmd_report(int argc, char **argv)
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
-			if (add_filter(&r, c, optarg))
+			if (pebs_filter__option(r.filter, filter_opts[c - OPT_COMM],
+						optarg)) {
+				tool_err("report", "%s", pebs_errmsg());
 				goto out_usage;
+			}
 			break;
 		case OPT_TIME:
 			r.time_spec = optarg;
@@ -444,7 +411,7 @@ int cmd_report(int argc, char **argv)
 			} else if (!strcmp(optarg, "text")) {
 				r.format = FMT_TEXT;
 			} else {
-				report_err("unknown --format '%s': give text, "
+				tool_err("report", "unknown --format '%s': give text, "
 					   "csv or json", optarg);
 				goto out_usage;
 			}
@@ -453,7 +420,7 @@ int cmd_report(int argc, char **argv)
 			r.percent_limit = strtod(optarg, &end);
 			if (end == optarg || *end || r.percent_limit < 0 ||
 			    r.percent_limit > 100) {
-				report_err("bad --percent-limit '%s': give a "
+				tool_err("report", "bad --percent-limit '%s': give a "
 					   "percentage such as 0.5", optarg);
 				goto out_usage;
 			}
@@ -469,7 +436,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
-		report_err("unexpected argument '%s': the input is -i FILE",
+		tool_err("report", "unexpected argument '%s': the input is -i FILE",
 			   argv[optind]);
 		goto out_usage;
 	}
@@ -483,7 +450,7 @@ int cmd_report(int argc, char **argv)
 	/* one key fewer than the maximum: "event," may go first */
 	if (sort && pebs_report__parse_keys(sort, keys,
 					    PEBS_REPORT_MAX_KEYS - 1) < 0) {
-		report_err("%s", pebs_errmsg());
+		tool_err("report", "%s", pebs_errmsg());
 		goto out_usage;
 	}
 	ret = run(&r, sort);

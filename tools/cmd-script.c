@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +17,14 @@
 
 #include "cmds.h"
 #include "pebsshim.h"
+#include "util.h"
 
 enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_FORMAT,
 	OPT_EVENT,
 };
+/* the filter options' names (pebs_filter__option), from OPT_COMM on */
+static const char *const filter_opts[] = { "comm", "pid", "tid", "cpu" };
 
 struct script {
 	const char *path;
@@ -35,20 +37,6 @@ struct script {
 	struct pebs_script *sc;
 	struct pebs_filter *filter;
 };
-
-static void script_err(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static void script_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("pebs-shim script: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *rs)
@@ -84,27 +72,27 @@ static int run(struct script *sc)
 	int err;
 
 	if (pebs_perfdata__open(sc->path, &sc->pd)) {
-		script_err("%s: give a perf.data file with -i", pebs_errmsg());
+		tool_err("script", "%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
 	if (pebs_script__new(sc->pd, sc->fields, sc->fmt, &sc->sc)) {
-		script_err("%s", pebs_errmsg());
+		tool_err("script", "%s", pebs_errmsg());
 		return 2;
 	}
 	err = stream ? pebs_session__new_stream(sc->pd, &sc->ss) :
 		       pebs_session__new(sc->pd, &sc->ss);
 	if (err || pebs_session__set_records(sc->ss, on_record, sc)) {
-		script_err("%s", pebs_errmsg());
+		tool_err("script", "%s", pebs_errmsg());
 		return 1;
 	}
-	if (sc->events && pebs_filter__event_names(sc->filter, sc->pd,
-						   sc->events)) {
-		script_err("%s: %s", sc->path, pebs_errmsg());
+	if (sc->events && pebs_filter__events(sc->filter, sc->pd,
+					     sc->events)) {
+		tool_err("script", "%s: %s", sc->path, pebs_errmsg());
 		return 2;
 	}
 	st = pebs_session__stats(sc->ss);
 	if (sc->time_spec && stream && strchr(sc->time_spec, '%')) {
-		script_err("--time %s: percentages need the time span, unknown "
+		tool_err("script", "--time %s: percentages need the time span, unknown "
 			   "on a pipe: give start,end in seconds, or a file",
 			   sc->time_spec);
 		return 2;
@@ -112,50 +100,27 @@ static int run(struct script *sc)
 	if (sc->time_spec && pebs_filter__time(sc->filter, sc->time_spec,
 					       st->first_time,
 					       st->last_time)) {
-		script_err("%s", pebs_errmsg());
+		tool_err("script", "%s", pebs_errmsg());
 		return 2;
 	}
 	if (pebs_script__header(sc->sc, stdout))
 		return 1;
 	err = pebs_session__process(sc->ss, false, on_sample, sc, &flags);
 	if (err == -EIO || fflush(stdout)) {
-		script_err("cannot write the output: %s", strerror(errno));
+		tool_err("script", "cannot write the output: %s", strerror(errno));
 		return 1;
 	}
 	if (err == -ENOMEM) {
-		script_err("out of memory");
+		tool_err("script", "out of memory");
 		return 1;
 	}
 	if (err < 0)
-		script_err("%s: a damaged record: the samples before it were "
+		tool_err("script", "%s: a damaged record: the samples before it were "
 			   "printed", sc->path);
 	if (flags & PEBS_ORDERED_FILE_ORDER)
-		script_err("%s: an event does not sample TIME: records taken "
+		tool_err("script", "%s: an event does not sample TIME: records taken "
 			   "in file order", sc->path);
 	return 0;
-}
-
-static int add_filter(struct script *sc, int opt, const char *arg)
-{
-	int err;
-
-	switch (opt) {
-	case OPT_COMM:
-		err = pebs_filter__comms(sc->filter, arg);
-		break;
-	case OPT_PID:
-		err = pebs_filter__pids(sc->filter, arg);
-		break;
-	case OPT_TID:
-		err = pebs_filter__tids(sc->filter, arg);
-		break;
-	default:
-		err = pebs_filter__cpus(sc->filter, arg);
-		break;
-	}
-	if (err)
-		script_err("%s", pebs_errmsg());
-	return err;
 }
 
 static void usage(FILE *f)
@@ -226,7 +191,7 @@ int cmd_script(int argc, char **argv)
 	int c, ret;
 
 	if (pebs_filter__new(&sc.filter)) {
-		script_err("%s", pebs_errmsg());
+		tool_err("script", "%s", pebs_errmsg());
 		return 1;
 	}
 	while ((c = getopt_long(argc, argv, "i:F:h", opts, NULL)) != -1) {
@@ -245,7 +210,7 @@ int cmd_script(int argc, char **argv)
 			} else if (!strcmp(optarg, "text")) {
 				sc.fmt = PEBS_SCRIPT_TEXT;
 			} else {
-				script_err("unknown --format '%s': give text, "
+				tool_err("script", "unknown --format '%s': give text, "
 					   "csv or jsonl", optarg);
 				goto out_usage;
 			}
@@ -254,8 +219,11 @@ int cmd_script(int argc, char **argv)
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
-			if (add_filter(&sc, c, optarg))
+			if (pebs_filter__option(sc.filter, filter_opts[c - OPT_COMM],
+						 optarg)) {
+				tool_err("script", "%s", pebs_errmsg());
 				goto out_usage;
+			}
 			break;
 		case OPT_TIME:
 			sc.time_spec = optarg;
@@ -274,7 +242,7 @@ int cmd_script(int argc, char **argv)
 		}
 	}
 	if (optind != argc) {
-		script_err("unexpected argument '%s': the input is -i FILE",
+		tool_err("script", "unexpected argument '%s': the input is -i FILE",
 			   argv[optind]);
 		goto out_usage;
 	}

@@ -29,6 +29,8 @@ struct rec_out {
 	/* perf */
 	struct pebs_perfdata_writer *w;
 	uint64_t *scratch;		/* re-encoded records */
+	const struct perf_event_attr *attrs;	/* rec_out_start's */
+	struct pebs_sample_layout *layouts;	/* of each of attrs */
 	bool begun;			/* the output is at its path */
 	bool failed;			/* a write failed (the caller said so) */
 	/* csv */
@@ -37,48 +39,6 @@ struct rec_out {
 	char *csvbuf;
 	struct pebs_symbols *syms;
 };
-
-#define SAMPLE_ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |	    \
-			PERF_SAMPLE_IDENTIFIER)
-
-int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
-		bool sample_id_all, int32_t tgid, int32_t tid,
-		void *buf, size_t len)
-{
-	size_t at, size = ev->size;
-	uint32_t pt[2] = { (uint32_t)tgid, (uint32_t)tid };
-	char *out = buf;
-
-	if (sample_type & PERF_SAMPLE_TID)
-		return -EINVAL;
-	if (ev->type == PERF_RECORD_SAMPLE) {
-		at = sizeof(*ev);
-		at += sample_type & PERF_SAMPLE_IDENTIFIER ? 8 : 0;
-		at += sample_type & PERF_SAMPLE_IP ? 8 : 0;
-		if (at > size)
-			return -EBADMSG;
-	} else if (sample_id_all && ev->type < PEBS_PERF_RECORD_HEADER_ATTR) {
-		size_t idlen = 8 * __builtin_popcountll(sample_type &
-							SAMPLE_ID_BITS);
-
-		if (size < sizeof(*ev) + idlen)
-			return -EBADMSG;
-		at = size - idlen;	/* TID leads the sample_id */
-	} else {
-		if (len < size)
-			return -ENOSPC;
-		memcpy(buf, ev, size);
-		return (int)size;
-	}
-	if (len < size + 8 || size + 8 > UINT16_MAX)
-		return -ENOSPC;
-	memcpy(out, ev, at);
-	memcpy(out + at, pt, sizeof(pt));
-	memcpy(out + at + 8, (const char *)ev + at, size - at);
-	((struct perf_event_header *)buf)->size = (uint16_t)(size + 8);
-	return (int)(size + 8);
-}
 
 static void on_xfsz(int sig)
 {
@@ -214,10 +174,15 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 	/* ids[e * n + k]: the k-th id of event e */
 	ids = calloc((size_t)n * conf->nr_evs + 1, sizeof(*ids));
 	nr = calloc(conf->nr_evs, sizeof(*nr));
-	if (!ids || !nr) {
+	out->layouts = calloc(conf->nr_evs + 1, sizeof(*out->layouts));
+	if (!ids || !nr || !out->layouts) {
 		err = -ENOMEM;
 		goto out_free;
 	}
+	/* the kernel's layouts, which the TID is added to */
+	out->attrs = attrs;
+	for (unsigned int e = 0; e < conf->nr_evs; e++)
+		pebs_sample_layout__init(&out->layouts[e], &attrs[e]);
 	for (unsigned int i = 0; i < n; i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(set, i);
 		int e = ev_index(conf, pebs_channel__event(ch));
@@ -296,12 +261,19 @@ static int write_rec(struct rec_out *out, const struct perf_event_attr *attr,
 		     const struct perf_event_header *ev,
 		     const struct rec_who *who)
 {
+	struct pebs_sample_layout own;
+	const struct pebs_sample_layout *l = &own;
 	int n, err;
 
 	if (!out->conf.add_tid)
 		return pebs_perfdata_writer__write(out->w, ev);
-	n = rec_add_tid(ev, attr->sample_type, attr->sample_id_all,
-			who->tgid, who->tid, out->scratch, REC_MAX + 16);
+	if (out->attrs && attr >= out->attrs &&
+	    attr < out->attrs + out->conf.nr_evs)
+		l = &out->layouts[attr - out->attrs];
+	else
+		pebs_sample_layout__init(&own, attr);
+	n = pebs_sample__add_tid(l, attr->sample_id_all, ev, who->tgid,
+				 who->tid, out->scratch, REC_MAX + 16);
 	if (n < 0)
 		return n == -EBADMSG ? 0 : n;	/* drop a malformed record */
 	err = pebs_perfdata_writer__write(out->w,
@@ -439,6 +411,7 @@ void rec_out_discard(struct rec_out *out)
 	pebs_symbols__delete(out->syms);
 	free(out->csvbuf);
 	free(out->scratch);
+	free(out->layouts);
 	free(out);
 }
 

@@ -146,7 +146,7 @@ int rec_write_lost_of(struct record *rec, int target)
 		if ((target < 0 && !written) || of == target)
 			err = write_lost(rec, ch);
 	}
-	if (!err && target >= 0 && rec_ints_push(&rec->gone, target))
+	if (!err && target >= 0 && pebs_ids__push(&rec->gone, target))
 		err = -ENOMEM;
 	return err;
 }

@@ -42,54 +42,23 @@ enum rec_callgraph { REC_CG_NONE, REC_CG_FP, REC_CG_DWARF };
 
 /* ---- targets (tools/record-target.c) ---------------------------------- */
 
-/* A list of ints (CPUs, pids, tids), grown as needed. */
-struct rec_ints {
-	int *v;
-	unsigned int n, cap;
-};
-
-int rec_ints_push(struct rec_ints *l, int x);
-void rec_ints_free(struct rec_ints *l);
-
 /*
  * rec_parse_cpus - parse a CPU list ("0-3,6") and check every CPU is
  * online. Returns 0, or -EINVAL after tool_err("record", ).
  */
-int rec_parse_cpus(const char *str, struct rec_ints *cpus);
+int rec_parse_cpus(const char *str, struct pebs_ids *cpus);
 
 /* rec_online_cpus - every online CPU. Returns 0 or -errno (tool_err). */
-int rec_online_cpus(struct rec_ints *cpus);
+int rec_online_cpus(struct pebs_ids *cpus);
 
 /*
  * rec_parse_pids - parse "PID[,PID...]" and check each exists. With
  * @threads, append every thread of each process (/proc/PID/task) to
  * @out; otherwise append the ids as given. Returns 0 or -errno (tool_err).
  */
-int rec_parse_pids(const char *str, bool threads, struct rec_ints *out,
-		   struct rec_ints *procs);
+int rec_parse_pids(const char *str, bool threads, struct pebs_ids *out,
+		   struct pebs_ids *procs);
 
-/* rec_processes - every process now (/proc). Returns 0 or -errno (tool_err). */
-int rec_processes(struct rec_ints *pids);
-/* rec_tgid_of - the process of thread @tid (itself if unknown) */
-pid_t rec_tgid_of(pid_t tid);
-
-/*
- * A forked command held before exec: it blocks until rec_child_go(),
- * then execs. rec_child_go() returns 0 once the exec succeeded, or
- * -errno (tool_err already said which) if it failed.
- */
-struct rec_child {
-	pid_t pid;
-	int go_fd;		/* write end: one byte releases the child */
-	int err_fd;		/* read end: errno of a failed exec, or EOF */
-	const char *file;
-};
-
-/* @stdout_to_stderr: the command's standard output goes to standard error */
-int rec_child_fork(char **argv, bool stdout_to_stderr, struct rec_child *c);
-int rec_child_go(struct rec_child *c);
-/* kill and reap a child that was never released (error paths) */
-void rec_child_abort(struct rec_child *c);
 
 /* ---- attribution (lib/attrib/attrib.c) ---------------------------------------- */
 
@@ -152,16 +121,6 @@ int rec_out_close(struct rec_out *out);
 void rec_out_discard(struct rec_out *out);
 
 
-/*
- * rec_add_tid - re-encode @ev (laid out for @sample_type, which lacks
- * PERF_SAMPLE_TID) into @buf with pid/tid inserted where the perf ABI
- * puts them, for a sample or for a non-sample record's sample_id
- * (@sample_id_all). Returns the new size, or -EBADMSG if @ev is
- * shorter than its layout, -ENOSPC if @len is too small.
- */
-int rec_add_tid(const struct perf_event_header *ev, uint64_t sample_type,
-		bool sample_id_all, int32_t tgid, int32_t tid,
-		void *buf, size_t len);
 
 /* ---- options (tools/record-opts.c) ------------------------------------ */
 
@@ -288,10 +247,10 @@ struct record {
 	struct pebs_switchrec *swrec;	/* the history into the file */
 	struct rec_out *out;
 	struct pebs_chanset *set;
-	struct rec_child child;
-	struct rec_ints targets;	/* CPUs, or pids/tids to open */
-	struct rec_ints procs;		/* -p processes, to see them end */
-	struct rec_ints gone;		/* targets whose LOST_SAMPLES went out */
+	struct pebs_workload child;
+	struct pebs_ids targets;	/* CPUs, or pids/tids to open */
+	struct pebs_ids procs;		/* -p processes, to see them end */
+	struct pebs_ids gone;		/* targets whose LOST_SAMPLES went out */
 	unsigned int targets_left;
 
 	/* channel -> event index cache */

@@ -6,7 +6,6 @@
  * CPU at its time; the agreement between the two; and the comm of each
  * thread, from COMM/FORK records, the module's table and /proc.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -136,25 +135,6 @@ bool pebs_attrib__comm_known(struct pebs_attrib *a, int32_t tid)
 	return e && e->comm[0];
 }
 
-static bool proc_comm(int32_t tid, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return true;
-}
-
 const char *pebs_attrib__comm(struct pebs_attrib *a, int32_t tid,
 			      const char *fallback)
 {
@@ -165,7 +145,7 @@ const char *pebs_attrib__comm(struct pebs_attrib *a, int32_t tid,
 		return e->comm;
 	if (tid == 0) {
 		snprintf(comm, sizeof(comm), "swapper");
-	} else if (!(tid > 0 && proc_comm(tid, comm, sizeof(comm)))) {
+	} else if (!(tid > 0 && !pebs_proc__comm(tid, comm, sizeof(comm)))) {
 		if (fallback && *fallback)
 			return fallback;
 		snprintf(a->tmp, sizeof(a->tmp), ":%d", tid);
@@ -182,22 +162,15 @@ const char *pebs_attrib__comm(struct pebs_attrib *a, int32_t tid,
 
 int pebs_attrib__load_proc(struct pebs_attrib *a, pid_t pid)
 {
-	char path[64], comm[PEBS_MAP_COMM_LEN];
-	struct dirent *de;
-	DIR *d;
+	char comm[PEBS_MAP_COMM_LEN];
+	struct pebs_ids tids = { 0 };
+	int err = pebs_proc__tasks(pid, &tids);
 
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	if (!d)
-		return -ESRCH;
-	while ((de = readdir(d))) {
-		int tid = atoi(de->d_name);
-
-		if (tid > 0 && proc_comm(tid, comm, sizeof(comm)))
-			pebs_attrib__set_comm(a, pid, tid, comm);
-	}
-	closedir(d);
-	return 0;
+	for (unsigned int i = 0; !err && i < tids.n; i++)
+		if (!pebs_proc__comm(tids.v[i], comm, sizeof(comm)))
+			pebs_attrib__set_comm(a, pid, tids.v[i], comm);
+	pebs_ids__free(&tids);
+	return err;
 }
 
 /* ---- the engine ------------------------------------------------------- */

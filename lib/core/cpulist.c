@@ -105,3 +105,16 @@ int pebs_cpulist__next(const uint64_t *bitmap, unsigned int max_cpus,
 	}
 	return -1;
 }
+
+int pebs_cpulist__ids(const uint64_t *bitmap, unsigned int max_cpus,
+		      struct pebs_ids *out)
+{
+	int err = 0;
+
+	if (!bitmap || !out)
+		return core_err(-EINVAL, "cpu list: nothing to list");
+	for (int c = pebs_cpulist__next(bitmap, max_cpus, 0); c >= 0 && !err;
+	     c = pebs_cpulist__next(bitmap, max_cpus, c + 1))
+		err = pebs_ids__push(out, c);
+	return err;
+}

@@ -105,6 +105,7 @@ int pebs_sample_layout__init(struct pebs_sample_layout *l,
 	uint32_t off = sizeof(struct perf_event_header);
 
 	memset(l, 0, sizeof(*l));
+	l->sample_type = st;	/* pebs_sample_layout__pos needs only it */
 	if (st & ~(uint64_t)(PERF_SAMPLE_MAX - 1))
 		return core_err(-EOPNOTSUPP,
 				"sample_type 0x%llx has bits newer than this decoder: update pebs-shim",

@@ -64,6 +64,54 @@ int pebs_output__backup(const char *path)
 	return 0;
 }
 
+int pebs_output__replace(const char *path,
+			 int (*write)(void *ctx, FILE *f), void *ctx)
+{
+	char *tmp = NULL, why[256];
+	FILE *f = NULL;
+	mode_t mask;
+	int fd, err;
+
+	if (!write)
+		return core_err(-EINVAL, "output: nothing to write");
+	/* a device or fifo is not replaced by a file (rename would) */
+	err = pebs_output__check(path);
+	if (err)
+		return err;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return core_err(-ENOMEM, "output: out of memory");
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		err = core_err(-errno, "cannot create %s: %s: give a writable "
+			       "path", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		return err;
+	}
+	core_err_clear();
+	err = write(ctx, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	/* mkstemp makes 0600: the output is as readable as other files
+	   (the umask is read by setting it, then set back) */
+	mask = umask(0);
+	umask(mask);
+	if (!err && chmod(tmp, 0666 & ~mask))
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		snprintf(why, sizeof(why), "%s", pebs_errmsg()[0] ?
+			 pebs_errmsg() : strerror(-err));
+		unlink(tmp);
+		err = core_err(err, "cannot write %s: %s (%s left unchanged)",
+			       path, why, path);
+	}
+	free(tmp);
+	return err;
+}
+
 /* the directory part of @path in @dir */
 static void dir_of(const char *path, char *dir, size_t len)
 {

@@ -53,17 +53,14 @@ static void time_pos(struct pd_dir *d, const struct pebs_perfdata *pd)
 {
 	d->time_sample = d->time_other = -1;
 	for (unsigned int i = 0; i < pd->nr_attrs; i++) {
-		const struct perf_event_attr *a = &pd->attrs[i].attr;
-		uint64_t st = a->sample_type;
+		const struct pebs_sample_layout *l = &pd->attrs[i].layout;
 		int s = -1, o = -1;
 
-		if (st & PERF_SAMPLE_TIME) {
-			s = 8 + 8 * __builtin_popcountll(st & (PERF_SAMPLE_IDENTIFIER |
-				PERF_SAMPLE_IP | PERF_SAMPLE_TID));
-			if (a->sample_id_all)
-				o = 8 + 8 * __builtin_popcountll(st & (PERF_SAMPLE_ID |
-					PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-					PERF_SAMPLE_IDENTIFIER));
+		if (l->sample_type & PERF_SAMPLE_TIME) {
+			s = pebs_sample_layout__pos(l, PERF_SAMPLE_TIME, false);
+			if (pd->attrs[i].attr.sample_id_all)
+				o = pebs_sample_layout__pos(l, PERF_SAMPLE_TIME,
+							    true);
 		}
 		if (!i) {
 			d->time_sample = s;

@@ -133,42 +133,31 @@ static int id_reserve(struct pebs_perfdata *pd, size_t more)
 	return 0;
 }
 
-/* where the id sits in a sample for @st: offset, or -1 (no id) */
-static int sample_id_pos(uint64_t st)
+/* where the id sits in a sample of @l (offset) or in a sample_id
+ * (@other: its distance from the record's end); -1: no id */
+static int id_pos(const struct pebs_sample_layout *l, bool other)
 {
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 8;
-	if (!(st & PERF_SAMPLE_ID))
+	if (l->sample_type & PERF_SAMPLE_IDENTIFIER)
+		return pebs_sample_layout__pos(l, PERF_SAMPLE_IDENTIFIER, other);
+	if (!(l->sample_type & PERF_SAMPLE_ID))
 		return -1;
-	return 8 + 8 * __builtin_popcountll(st & (PERF_SAMPLE_IP |
-		PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR));
-}
-
-/* ... and in a sample_id: its distance from the record's end, or -1 */
-static int other_id_pos(uint64_t st)
-{
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 8;
-	if (!(st & PERF_SAMPLE_ID))
-		return -1;
-	return 8 + 8 * __builtin_popcountll(st & (PERF_SAMPLE_STREAM_ID |
-						  PERF_SAMPLE_CPU));
+	return pebs_sample_layout__pos(l, PERF_SAMPLE_ID, other);
 }
 
 /* the id positions every event agrees on (perf: evlist id_pos), kept
  * up to date as event @i is added */
 static void update_id_pos(struct pebs_perfdata *pd, unsigned int i)
 {
-	uint64_t st = pd->attrs[i].attr.sample_type;
+	const struct pebs_sample_layout *l = &pd->attrs[i].layout;
 
 	if (!i) {
-		pd->sample_id_pos = sample_id_pos(st);
-		pd->other_id_pos = other_id_pos(st);
+		pd->sample_id_pos = id_pos(l, false);
+		pd->other_id_pos = id_pos(l, true);
 		return;
 	}
-	if (sample_id_pos(st) != pd->sample_id_pos)
+	if (id_pos(l, false) != pd->sample_id_pos)
 		pd->sample_id_pos = -1;
-	if (other_id_pos(st) != pd->other_id_pos)
+	if (id_pos(l, true) != pd->other_id_pos)
 		pd->other_id_pos = -1;
 }
 

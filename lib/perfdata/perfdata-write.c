@@ -187,20 +187,6 @@ int pebs_perfdata_writer__create_pipe(int fd, struct pebs_perfdata_writer **wp)
 	return 0;
 }
 
-/* Size of the sample_id trailer for @type (perf's id_hdr_size). */
-static size_t id_hdr_size(uint64_t type)
-{
-	size_t n = 0;
-
-	n += !!(type & PERF_SAMPLE_TID);
-	n += !!(type & PERF_SAMPLE_TIME);
-	n += !!(type & PERF_SAMPLE_ID);
-	n += !!(type & PERF_SAMPLE_STREAM_ID);
-	n += !!(type & PERF_SAMPLE_CPU);
-	n += !!(type & PERF_SAMPLE_IDENTIFIER);
-	return n * 8;
-}
-
 /* PERF_ATTR_SIZE_VER7, or the whole struct when a later field is set */
 static size_t attr_size_of(const struct perf_event_attr *attr)
 {
@@ -218,7 +204,7 @@ int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 				   const char *name)
 {
 	struct wattr *a, *na;
-	uint64_t t;
+	struct pebs_sample_layout l;
 
 	if (!w || !attr || (nr_ids && !ids))
 		return core_err(-EINVAL, "perfdata writer: bad attr arguments");
@@ -261,13 +247,16 @@ int pebs_perfdata_writer__add_attr(struct pebs_perfdata_writer *w,
 		free(a->ids);
 		return core_err(-ENOMEM, "perfdata writer: out of memory");
 	}
-	t = attr->sample_type;
+	/* only the places of the leading fields are needed: those of an
+	   attr the decoder cannot read whole are still known */
+	pebs_sample_layout__init(&l, &a->attr);
 	a->time_pos = -1;
-	if (t & PERF_SAMPLE_TIME)
-		a->time_pos = !!(t & PERF_SAMPLE_IDENTIFIER) +
-			      !!(t & PERF_SAMPLE_IP) + !!(t & PERF_SAMPLE_TID);
+	if (l.sample_type & PERF_SAMPLE_TIME)
+		a->time_pos = (pebs_sample_layout__pos(&l, PERF_SAMPLE_TIME,
+						       false) - 8) / 8;
 	if (!w->nr_attrs && attr->sample_id_all)
-		w->id_hdr_size = id_hdr_size(t);
+		w->id_hdr_size = pebs_sample_layout__pos(&l, PERF_SAMPLE_TID,
+							 true);
 	if (attr_size_of(&a->attr) > w->attr_size)
 		w->attr_size = attr_size_of(&a->attr);
 	w->nr_attrs++;

@@ -9,7 +9,6 @@
  * times) and the files they map, with their build ids and those of the
  * kernel and the vdso (HEADER_BUILD_ID).
  */
-#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -202,47 +201,20 @@ static int synth_mmap2(struct pebs_perfdata_writer *w, pid_t pid,
 	return pebs_perfdata_writer__write(w, &m->h);
 }
 
-static pid_t tgid_of(pid_t pid)
-{
-	char path[64], buf[2048], *p;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (wr_read_small(path, buf, sizeof(buf)) < 0)
-		return -ESRCH;
-	p = strstr(buf, "\nTgid:");
-	return p ? (pid_t)atoi(p + 6) : pid;
-}
-
 static int synth_comms(struct pebs_perfdata_writer *w, pid_t tgid)
 {
-	char path[64], comm[64];
-	struct dirent *de;
-	int nr = 0, err = 0;
-	DIR *d;
+	struct pebs_ids tids = { 0 };
+	char comm[64];
+	int nr = 0, err;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
-	d = opendir(path);
-	if (!d)
-		return core_err(-ESRCH, "process %d is gone", tgid);
-	while ((de = readdir(d))) {
-		pid_t tid = atoi(de->d_name);
-		ssize_t n;
-
-		if (tid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", tgid,
-			 tid);
-		n = wr_read_small(path, comm, sizeof(comm));
-		if (n < 0)
+	err = pebs_proc__tasks(tgid, &tids);
+	for (unsigned int i = 0; !err && i < tids.n; i++) {
+		if (pebs_proc__comm(tids.v[i], comm, sizeof(comm)))
 			continue;	/* the thread exited meanwhile */
-		if (n && comm[n - 1] == '\n')
-			comm[n - 1] = '\0';
-		err = synth_comm(w, tgid, tid, comm);
-		if (err)
-			break;
+		err = synth_comm(w, tgid, tids.v[i], comm);
 		nr++;
 	}
-	closedir(d);
+	pebs_ids__free(&tids);
 	return err ? err : nr;
 }
 
@@ -258,7 +230,7 @@ int pebs_perfdata_writer__synth_task(struct pebs_perfdata_writer *w,
 
 	if (!w || pid <= 0)
 		return core_err(-EINVAL, "synth_task: bad pid %d", pid);
-	tgid = tgid_of(pid);
+	tgid = pebs_proc__tgid(pid);
 	if (tgid < 0)
 		return core_err(-ESRCH, "process %d is gone", pid);
 	nr = synth_comms(w, tgid);

@@ -23,24 +23,18 @@
 static int online_cpus(int **cpusp, unsigned int *nrp)
 {
 	static uint64_t bits[PEBS_MAX_CPUS / 64];
-	unsigned int n = 0;
-	int *cpus, c, err;
+	struct pebs_ids cpus = { 0 };
+	int err;
 
 	err = pebs_cpulist__online(PEBS_MAX_CPUS, bits);
-	if (err)
+	if (!err)
+		err = pebs_cpulist__ids(bits, PEBS_MAX_CPUS, &cpus);
+	if (err) {
+		pebs_ids__free(&cpus);
 		return err;
-	for (c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, 0); c >= 0;
-	     c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, c + 1))
-		n++;
-	cpus = calloc(n ? n : 1, sizeof(*cpus));
-	if (!cpus)
-		return core_err(-ENOMEM, "channel set: out of memory");
-	n = 0;
-	for (c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, 0); c >= 0;
-	     c = pebs_cpulist__next(bits, PEBS_MAX_CPUS, c + 1))
-		cpus[n++] = c;
-	*cpusp = cpus;
-	*nrp = n;
+	}
+	*cpusp = cpus.v;
+	*nrp = cpus.n;
 	return 0;
 }
 

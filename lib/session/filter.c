@@ -26,8 +26,7 @@ struct range {
 struct pebs_filter {
 	char **comms;
 	size_t nr_comms;
-	int32_t *pids, *tids;
-	size_t nr_pids, nr_tids;
+	struct pebs_ids pids, tids;
 	uint64_t *cpus;		/* bitmap, NULL: any */
 	struct range ranges[MAX_RANGES];
 	unsigned int nr_ranges;	/* 0: any time */
@@ -52,8 +51,8 @@ void pebs_filter__delete(struct pebs_filter *f)
 	for (i = 0; i < f->nr_comms; i++)
 		free(f->comms[i]);
 	free(f->comms);
-	free(f->pids);
-	free(f->tids);
+	pebs_ids__free(&f->pids);
+	pebs_ids__free(&f->tids);
 	free(f->cpus);
 	free(f->events);
 	free(f);
@@ -101,43 +100,77 @@ int pebs_filter__comms(struct pebs_filter *f, const char *list)
 	return 0;
 }
 
-static int parse_ids(const char *what, const char *list, int32_t **ids,
-		     size_t *nr)
+static int parse_ids(const char *what, const char *list,
+		     struct pebs_ids *ids)
 {
-	const char *p = list;
+	char why[256];
+	int err = pebs_ids__parse(ids, list);
 
-	if (!list || !*list)
-		return core_err(-EINVAL, "%s: give ids such as 12,34", what);
-	while (*p) {
-		char *end;
-		long v = strtol(p, &end, 10);
-		int32_t *n;
-
-		if (end == p || (*end && *end != ',') || v < 0 ||
-		    v > INT32_MAX)
-			return core_err(-EINVAL, "%s: bad id '%.*s': give ids "
-					"such as 12,34", what,
-					(int)strcspn(p, ","), p);
-		n = realloc(*ids, (*nr + 1) * sizeof(*n));
-		if (!n)
-			return core_err(-ENOMEM, "filter: out of memory");
-		*ids = n;
-		n[(*nr)++] = (int32_t)v;
-		p = end + (*end == ',');
-	}
-	return 0;
+	if (err != -EINVAL)
+		return err;
+	snprintf(why, sizeof(why), "%s", pebs_errmsg());
+	return core_err(err, "%s: %s", what, why);
 }
 
 int pebs_filter__pids(struct pebs_filter *f, const char *list)
 {
-	return f ? parse_ids("--pid", list, &f->pids, &f->nr_pids) :
+	return f ? parse_ids("--pid", list, &f->pids) :
 		   core_err(-EINVAL, "filter: none");
 }
 
 int pebs_filter__tids(struct pebs_filter *f, const char *list)
 {
-	return f ? parse_ids("--tid", list, &f->tids, &f->nr_tids) :
+	return f ? parse_ids("--tid", list, &f->tids) :
 		   core_err(-EINVAL, "filter: none");
+}
+
+int pebs_filter__events(struct pebs_filter *f, const struct pebs_perfdata *pd,
+			const char *names)
+{
+	unsigned int i, nr = pebs_perfdata__nr_attrs(pd);
+	const char *p = names;
+	int err;
+
+	if (!f || !pd || !names || !*names)
+		return core_err(-EINVAL, "--event: give event names such as "
+				"cycles,instructions");
+	while (*p) {
+		size_t len = strcspn(p, ",");
+
+		for (i = 0; i < nr; i++) {
+			const char *name = pebs_perfdata__attr_name(pd, i);
+
+			if (name && strlen(name) == len && !strncmp(name, p, len))
+				break;
+		}
+		if (i == nr)
+			return core_err(-ENOENT, "the recording has no event "
+					"'%.*s': see the events pebs-shim "
+					"report lists", (int)len, p);
+		err = pebs_filter__event(f, i);
+		if (err)
+			return err;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+int pebs_filter__option(struct pebs_filter *f, const char *name,
+			const char *arg)
+{
+	static const struct {
+		const char *name;
+		int (*add)(struct pebs_filter *f, const char *list);
+	} opts[] = {
+		{ "comm", pebs_filter__comms }, { "pid", pebs_filter__pids },
+		{ "tid", pebs_filter__tids }, { "cpu", pebs_filter__cpus },
+	};
+
+	for (size_t i = 0; name && i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (!strcmp(name, opts[i].name))
+			return opts[i].add(f, arg);
+	return core_err(-EINVAL, "filter: no option '%s': give comm, pid, "
+			"tid or cpu", name ? name : "(null)");
 }
 
 int pebs_filter__cpus(struct pebs_filter *f, const char *list)
@@ -276,16 +309,6 @@ int pebs_filter__time(struct pebs_filter *f, const char *spec,
 	return 0;
 }
 
-static bool has_id(const int32_t *ids, size_t nr, int32_t id)
-{
-	size_t i;
-
-	for (i = 0; i < nr; i++)
-		if (ids[i] == id)
-			return true;
-	return false;
-}
-
 static bool in_time(const struct pebs_filter *f, uint64_t time)
 {
 	unsigned int i;
@@ -310,8 +333,8 @@ int pebs_filter__match(const struct pebs_filter *f,
 			     (1ull << (s->event % 64))))) ||
 	    !in_time(f, time))
 		return PEBS_FILTER_DROP;
-	if ((f->nr_pids && !has_id(f->pids, f->nr_pids, s->pid)) ||
-	    (f->nr_tids && !has_id(f->tids, f->nr_tids, s->tid)))
+	if ((f->pids.n && !pebs_ids__has(&f->pids, s->pid)) ||
+	    (f->tids.n && !pebs_ids__has(&f->tids, s->tid)))
 		return PEBS_FILTER_HIDE;
 	if (f->nr_comms) {
 		for (j = 0; j < f->nr_comms; j++)
@@ -320,37 +343,4 @@ int pebs_filter__match(const struct pebs_filter *f,
 		return PEBS_FILTER_HIDE;
 	}
 	return PEBS_FILTER_PASS;
-}
-
-int pebs_filter__event_names(struct pebs_filter *f,
-			     const struct pebs_perfdata *pd,
-			     const char *names)
-{
-	unsigned int i, nr;
-	const char *p = names;
-	size_t len;
-	int err;
-
-	if (!f || !pd || !names || !*names)
-		return core_err(-EINVAL, "--event: give event names, a,b");
-	nr = pebs_perfdata__nr_attrs(pd);
-	while (*p) {
-		len = strcspn(p, ",");
-		for (i = 0; i < nr; i++) {
-			const char *name = pebs_perfdata__attr_name(pd, i);
-
-			if (name && strlen(name) == len &&
-			    !strncmp(name, p, len))
-				break;
-		}
-		if (i == nr)
-			return core_err(-ENOENT, "the recording has no event "
-					"'%.*s': see the events listed by "
-					"pebs-shim report", (int)len, p);
-		err = pebs_filter__event(f, i);
-		if (err)
-			return err;
-		p += len + (p[len] == ',');
-	}
-	return 0;
 }

@@ -518,33 +518,30 @@ check "a bad --range: exit 2, one line naming the forms, no picture" \
 # (4 elements each: g, title, rect, text); timeline 555 columns per CPU
 # (a segment's rect and title and a density rect each) and a 24-thread
 # legend; heat 48 rows x 120 cells (rect and title each)
-if [ -x "$B/bench/faults" ]; then
-	"$PS" record -d -g -e page-faults -c 1 -o "$T/big.data" -- \
-		"$B/bench/faults" 1050000 >/dev/null 2>>"$T/rec.err"
-	nbig=$("$PS" report -i "$T/big.data" --top 1 2>/dev/null |
-		awk '$1 == "#" && $2 == "samples" { print $4; exit }')
-	check "a recording of ${nbig:-no} samples (at least 1000000)" test "${nbig:-0}" -ge 1000000
-	ncpu=$(nproc)
-	for k in flame timeline heat; do
-		"$PS" plot $k -i "$T/big.data" -o "$T/big-$k.svg" 2>"$T/big.err"
-		"$PS" plot $k -i "$T/big.data" -o "$T/big-$k-2.svg" 2>>"$T/big.err"
-		el=$(grep -o '<[a-zA-Z]' "$T/big-$k.svg" | wc -l)
-		case $k in
-		flame) cap=$((4 * 50000 + 32)) ;;
-		timeline) cap=$((ncpu * (3 * 555 + 1) + 2 * 24 + 32)) ;;
-		heat) cap=$((48 * (2 * 120 + 2) + 32)) ;;
-		esac
-		if [ ! -s "$T/big.err" ] && cmp -s "$T/big-$k.svg" "$T/big-$k-2.svg" &&
-		   [ "$el" -gt 10 ] && [ "$el" -le "$cap" ] && xmllint --noout "$T/big-$k.svg" 2>/dev/null; then
-			ok "1 M samples, $k: $el elements (cap $cap), well-formed, two runs byte-identical"
-		else
-			nok "1 M samples, $k: $el elements (cap $cap), well-formed, two runs byte-identical" "$(head -2 "$T/big.err")"
-		fi
-	done
-	rm -f "$T"/big*
-else
-	skip_n 4 "no $B/bench/faults (make all builds it)"
-fi
+need_bin "$B/bench/faults"
+"$PS" record -d -g -e page-faults -c 1 -o "$T/big.data" -- \
+	"$B/bench/faults" 1050000 >/dev/null 2>>"$T/rec.err"
+nbig=$("$PS" report -i "$T/big.data" --top 1 2>/dev/null |
+	awk '$1 == "#" && $2 == "samples" { print $4; exit }')
+check "a recording of ${nbig:-no} samples (at least 1000000)" test "${nbig:-0}" -ge 1000000
+ncpu=$(nproc)
+for k in flame timeline heat; do
+	"$PS" plot $k -i "$T/big.data" -o "$T/big-$k.svg" 2>"$T/big.err"
+	"$PS" plot $k -i "$T/big.data" -o "$T/big-$k-2.svg" 2>>"$T/big.err"
+	el=$(grep -o '<[a-zA-Z]' "$T/big-$k.svg" | wc -l)
+	case $k in
+	flame) cap=$((4 * 50000 + 32)) ;;
+	timeline) cap=$((ncpu * (3 * 555 + 1) + 2 * 24 + 32)) ;;
+	heat) cap=$((48 * (2 * 120 + 2) + 32)) ;;
+	esac
+	if [ ! -s "$T/big.err" ] && cmp -s "$T/big-$k.svg" "$T/big-$k-2.svg" &&
+	   [ "$el" -gt 10 ] && [ "$el" -le "$cap" ] && xmllint --noout "$T/big-$k.svg" 2>/dev/null; then
+		ok "1 M samples, $k: $el elements (cap $cap), well-formed, two runs byte-identical"
+	else
+		nok "1 M samples, $k: $el elements (cap $cap), well-formed, two runs byte-identical" "$(head -2 "$T/big.err")"
+	fi
+done
+rm -f "$T"/big*
 
 # 48: heat without data addresses says so
 "$PS" plot heat -i "$T/n.data" -o "$T/heat-n.svg" 2>"$T/heatn.err"

@@ -10,9 +10,7 @@ trap 'rm -rf "$T"' EXIT
 
 . "$PEBS_SRC/tests/tap.sh"
 need_tools() {
-	[ -x "$tool" ] || skip_all "no $tool: build it first (make B=... tool)"
-	[ -x "$memwalk" ] && [ -x "$touchpages" ] ||
-		skip_all "no workloads in $PEBS_BUILD/workloads"
+	need_bin "$tool" "$memwalk" "$touchpages"
 	command -v perf >/dev/null || skip_all "perf is not installed"
 }
 

@@ -2,7 +2,7 @@
 # record-errors.t - bad inputs give one clear line and a nonzero exit;
 # --help is complete and exits 0.
 . "$PEBS_SRC/tests/cli/record-common.sh"
-[ -x "$tool" ] || skip_all "no $tool"
+need_bin "$tool"
 echo 1..19
 
 # expect_err DESCRIPTION REGEX ARGS...: nonzero exit, one line, matching

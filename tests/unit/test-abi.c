@@ -59,6 +59,10 @@ _Static_assert(sizeof(struct pebs_weight_summary) == 56,
 	       "pebs_weight_summary");
 _Static_assert(sizeof(struct pebs_obs_raw_record) == 96,
 	       "pebs_obs_raw_record");
+_Static_assert(sizeof(struct pebs_ids) == 16, "pebs_ids");
+_Static_assert(sizeof(struct pebs_workload) == 24, "pebs_workload");
+_Static_assert(sizeof(struct pebs_observer_run_opts) == 80,
+	       "pebs_observer_run_opts");
 
 /* the library's perf_event_attr ends here inside the event's area */
 #define LIB_ATTR	sizeof(struct perf_event_attr)

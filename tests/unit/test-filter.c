@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -105,6 +107,73 @@ static void test_ids_and_cpus(void **state)
 	pebs_filter__delete(f);
 }
 
+/* the options by name, as report and plot give them; ranges of ids */
+static void test_option(void **state)
+{
+	struct pebs_report_sample s = { .pid = 10, .tid = 11, .cpu = 2,
+					.comm = "bash" };
+	struct pebs_filter *f;
+
+	(void)state;
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__option(f, "pid", "3,8-10"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__option(f, "tid", "12-13"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	assert_int_equal(pebs_filter__option(f, "tid", "11"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__option(f, "comm", "sh"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	assert_int_equal(pebs_filter__option(f, "comm", "bash"), 0);
+	assert_int_equal(pebs_filter__option(f, "cpu", "1"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
+	assert_int_equal(pebs_filter__option(f, "cpu", "2-3"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__option(f, "pid", "3-1"), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "--pid: bad id '3-1'"));
+	assert_int_equal(pebs_filter__option(f, "tid", ""), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "--tid: empty"));
+	assert_int_equal(pebs_filter__option(f, "time", "1,2"), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "'time'"));
+	assert_int_equal(pebs_filter__option(f, NULL, "1"), -EINVAL);
+	pebs_filter__delete(f);
+}
+
+/* --event by name against the Intel fixture's two events */
+static void test_events(void **state)
+{
+	const char *src = getenv("PEBS_SRC");
+	struct pebs_report_sample s = { .pid = 1, .tid = 1 };
+	struct pebs_perfdata *pd;
+	struct pebs_filter *f;
+	char path[4096];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/"
+		 "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data",
+		 src ? src : ".");
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__events(f, pd, "dummy:HG"), 0);
+	s.event = 1;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.event = 0;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
+	assert_int_equal(pebs_filter__events(f, pd, "dummy:HG,"
+		"MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:precise=2:mh:mg:pinned"),
+		0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	/* a prefix of a name is not the name */
+	assert_int_equal(pebs_filter__events(f, pd, "dummy"), -ENOENT);
+	assert_non_null(strstr(pebs_errmsg(), "no event 'dummy'"));
+	assert_int_equal(pebs_filter__events(f, pd, "dummy:HG,cycles"),
+			 -ENOENT);
+	assert_non_null(strstr(pebs_errmsg(), "'cycles'"));
+	assert_int_equal(pebs_filter__events(f, pd, ""), -EINVAL);
+	pebs_filter__delete(f);
+	pebs_perfdata__close(pd);
+}
+
 static void test_time(void **state)
 {
 	const uint64_t first = 1000000000ull, last = 2000000000ull;
@@ -163,6 +232,8 @@ int main(void)
 		cmocka_unit_test(test_cpulist),
 		cmocka_unit_test(test_cpulist_next_online),
 		cmocka_unit_test(test_ids_and_cpus),
+		cmocka_unit_test(test_option),
+		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_time),
 	};
 

@@ -20,64 +20,7 @@
 #include "pebsshim.h"
 #include "core/barrier.h"
 #include "core/internal.h"
-
-#define PAGE		4096
-#define SLOTS_OFFSET	128
-
-struct fake {
-	unsigned char *table;
-	size_t table_size;
-	struct pebs_map_switch *hist;
-	size_t hist_size;
-	struct pebs_map_header *h;
-	unsigned int nr, len;
-};
-
-static size_t round_page(size_t n)
-{
-	return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
-}
-
-static void fake_init(struct fake *f, unsigned int nr, unsigned int len)
-{
-	memset(f, 0, sizeof(*f));
-	f->nr = nr;
-	f->len = len;
-	f->table_size = round_page(SLOTS_OFFSET + nr * PEBS_MAP_SLOT_SIZE);
-	f->table = aligned_alloc(PAGE, f->table_size);
-	assert_non_null(f->table);
-	memset(f->table, 0, f->table_size);
-	f->hist_size = round_page((size_t)nr * len * sizeof(*f->hist));
-	if (f->hist_size) {
-		f->hist = aligned_alloc(PAGE, f->hist_size);
-		assert_non_null(f->hist);
-		memset(f->hist, 0, f->hist_size);
-	}
-	f->h = (struct pebs_map_header *)f->table;
-	pebs_map_table_init(f->h, f->table_size, nr, f->hist_size, len,
-			    PEBS_MAP_HOOK_TRACEPOINT);
-}
-
-static void fake_free(struct fake *f)
-{
-	free(f->table);
-	free(f->hist);
-}
-
-static struct pebs_map_slot *fslot(struct fake *f, unsigned int cpu)
-{
-	return (struct pebs_map_slot *)(f->table + SLOTS_OFFSET +
-					cpu * PEBS_MAP_SLOT_SIZE);
-}
-
-static struct pebs_map *fake_map(struct fake *f)
-{
-	struct pebs_map *map = NULL;
-
-	assert_int_equal(pebs_map__from_memory(f->table, f->table_size,
-					       f->hist, f->hist_size, &map), 0);
-	return map;
-}
+#include "fake-map.h"
 
 /* ---- the kernel's write protocol ---------------------------------- */
 
@@ -112,10 +55,10 @@ static void slot_write(struct pebs_map_slot *s, uint32_t v)
 }
 
 /* History entry k: time k * 10, tgid k, pid k ^ 0x5a5a. */
-static void hist_push_raw(struct fake *f, unsigned int cpu, uint64_t time,
+static void hist_push_raw(struct fake_map *f, unsigned int cpu, uint64_t time,
 			  int32_t tgid, int32_t pid, unsigned int slow)
 {
-	struct pebs_map_slot *s = fslot(f, cpu);
+	struct pebs_map_slot *s = fake_map_slot(f, cpu);
 	uint64_t n = PEBS_READ_ONCE(s->hist_head);
 	struct pebs_map_switch *e = &f->hist[(size_t)cpu * f->len +
 					     (n & (f->len - 1))];
@@ -129,7 +72,7 @@ static void hist_push_raw(struct fake *f, unsigned int cpu, uint64_t time,
 	pebs_store_release(&s->hist_head, n + 1);
 }
 
-static void hist_push(struct fake *f, unsigned int cpu, uint64_t k,
+static void hist_push(struct fake_map *f, unsigned int cpu, uint64_t k,
 		      unsigned int slow)
 {
 	hist_push_raw(f, cpu, k * 10, (int32_t)k, (int32_t)(k ^ 0x5a5a), slow);
@@ -145,7 +88,7 @@ static void assert_entry_k(const struct pebs_map_switch *e, uint64_t k)
 /* ---- slots --------------------------------------------------------- */
 
 struct writer {
-	struct fake *f;
+	struct fake_map *f;
 	unsigned int cpu;
 	uint64_t count;		/* history: entries pushed */
 	unsigned int slow;
@@ -166,7 +109,7 @@ static void *slot_writer(void *arg)
 	uint32_t v = 1;
 
 	while (!atomic_load(&w->stop))
-		slot_write(fslot(w->f, w->cpu), v++);
+		slot_write(fake_map_slot(w->f, w->cpu), v++);
 	return NULL;
 }
 
@@ -174,11 +117,11 @@ static void test_slot_never_seen(void **state)
 {
 	struct pebs_map_snapshot snap;
 	struct pebs_map *map;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 4, 16);
-	map = fake_map(&f);
+	fake_map_layout(&f, 4, 16);
+	map = fake_map_open(&f);
 	assert_int_equal(pebs_map__nr_cpus(map), 4);
 	assert_int_equal(pebs_map__header(map)->hist_len, 16);
 	assert_int_equal(pebs_map__read_slot(map, 3, &snap), 0);
@@ -186,13 +129,13 @@ static void test_slot_never_seen(void **state)
 	assert_int_equal(snap.tgid, -1);
 	assert_int_equal(snap.pid, -1);
 	assert_int_equal(snap.seq, 0);
-	slot_write(fslot(&f, 2), 0);	/* idle */
+	slot_write(fake_map_slot(&f, 2), 0);	/* idle */
 	assert_int_equal(pebs_map__read_slot(map, 2, &snap), 0);
 	assert_int_equal(snap.tgid, 0);
 	assert_int_equal(snap.seq, 2);
 	assert_string_equal(snap.comm, "t0");
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 static void test_slot_torn_reads(void **state)
@@ -202,12 +145,12 @@ static void test_slot_torn_reads(void **state)
 	uint64_t distinct = 0, last = 0;
 	struct pebs_map *map;
 	pthread_t th;
-	struct fake f;
+	struct fake_map f;
 	char comm[PEBS_MAP_COMM_LEN];
 
 	(void)state;
-	fake_init(&f, 2, 16);
-	map = fake_map(&f);
+	fake_map_layout(&f, 2, 16);
+	map = fake_map_open(&f);
 	w.f = &f;
 	assert_int_equal(pthread_create(&th, NULL, slot_writer, &w), 0);
 	/* until the writer has visibly moved on many times */
@@ -238,24 +181,24 @@ static void test_slot_torn_reads(void **state)
 	print_message("# %llu distinct slot values seen, last %llu\n",
 		      (unsigned long long)distinct, (unsigned long long)last);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 static void test_slot_stuck_odd(void **state)
 {
 	struct pebs_map_snapshot snap;
 	struct pebs_map *map;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 2, 16);
-	map = fake_map(&f);
-	fslot(&f, 0)->seq = 7;	/* a writer that never finishes */
+	fake_map_layout(&f, 2, 16);
+	map = fake_map_open(&f);
+	fake_map_slot(&f, 0)->seq = 7;	/* a writer that never finishes */
 	assert_int_equal(pebs_map__read_slot(map, 0, &snap), -EAGAIN);
 	assert_non_null(strstr(pebs_errmsg(), "CPU 0"));
 	assert_int_equal(pebs_map__read_slot(map, 1, &snap), 0);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* ---- history ------------------------------------------------------- */
@@ -265,11 +208,11 @@ static void test_hist_basic(void **state)
 	struct pebs_map_switch out[64];
 	uint64_t cursor = 0, lost = 0;
 	struct pebs_map *map;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 2, 16);
-	map = fake_map(&f);
+	fake_map_layout(&f, 2, 16);
+	map = fake_map_open(&f);
 	assert_int_equal(pebs_map__hist_read(map, 0, &cursor, out, 64, &lost), 0);
 	for (uint64_t k = 0; k < 10; k++)
 		hist_push(&f, 0, k, 0);
@@ -300,7 +243,7 @@ static void test_hist_basic(void **state)
 	assert_int_equal(pebs_map__hist_read(map, 0, &cursor, out, 64, &lost),
 			 -EINVAL);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* Pushes switches 0, 1, ... until told to stop; count says how many. */
@@ -325,7 +268,7 @@ static void wait_for_lap(struct writer *w)
 {
 	uint64_t until = atomic_load(&w->reader_pos) + w->ahead;
 
-	while (PEBS_READ_ONCE(fslot(w->f, w->cpu)->hist_head) < until)
+	while (PEBS_READ_ONCE(fake_map_slot(w->f, w->cpu)->hist_head) < until)
 		sched_yield();
 }
 
@@ -341,11 +284,11 @@ static void test_hist_overrun(void **state)
 	struct pebs_map_switch out[7];
 	struct pebs_map *map;
 	pthread_t th;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 2, 8);
-	map = fake_map(&f);
+	fake_map_layout(&f, 2, 8);
+	map = fake_map_open(&f);
 	w.f = &f;
 	assert_int_equal(pthread_create(&th, NULL, hist_writer, &w), 0);
 	for (;;) {
@@ -380,7 +323,7 @@ static void test_hist_overrun(void **state)
 		      (unsigned long long)copied, (unsigned long long)lost,
 		      (unsigned long long)calls, (unsigned long long)laps);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* ---- lookup -------------------------------------------------------- */
@@ -390,11 +333,11 @@ static void test_lookup(void **state)
 	static const uint64_t times[] = { 100, 200, 200, 300, 1000 };
 	struct pebs_map_switch who;
 	struct pebs_map *map;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 2, 8);
-	map = fake_map(&f);
+	fake_map_layout(&f, 2, 8);
+	map = fake_map_open(&f);
 	assert_int_equal(pebs_map__lookup(map, 0, 500, &who), -ENOENT);
 	for (int i = 0; i < 5; i++)
 		hist_push_raw(&f, 0, times[i], 10 + i, 20 + i, 0);
@@ -427,7 +370,7 @@ static void test_lookup(void **state)
 	assert_int_equal(pebs_map__lookup(map, 0, 9999, &who), 0);
 	assert_int_equal(who.tgid, 19);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* Lookups against a lapping writer: right or -ENOENT/-EAGAIN, never wrong. */
@@ -438,15 +381,15 @@ static void test_lookup_concurrent(void **state)
 	uint64_t hits = 0, misses = 0;
 	struct pebs_map *map;
 	pthread_t th;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 1, 16);
-	map = fake_map(&f);
+	fake_map_layout(&f, 1, 16);
+	map = fake_map_open(&f);
 	w.f = &f;
 	assert_int_equal(pthread_create(&th, NULL, hist_writer, &w), 0);
 	while (hits < 100000) {
-		uint64_t head = PEBS_READ_ONCE(fslot(&f, 0)->hist_head);
+		uint64_t head = PEBS_READ_ONCE(fake_map_slot(&f, 0)->hist_head);
 		uint64_t k = head > 8 ? head - 8 : 0;
 		int err = pebs_map__lookup(map, 0, k * 10 + 5, &who);
 
@@ -467,12 +410,12 @@ static void test_lookup_concurrent(void **state)
 	print_message("# concurrent lookups: %llu hits, %llu misses\n",
 		      (unsigned long long)hits, (unsigned long long)misses);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* ---- validation ---------------------------------------------------- */
 
-static int open_mem(struct fake *f)
+static int open_mem(struct fake_map *f)
 {
 	struct pebs_map *map = NULL;
 	int err = pebs_map__from_memory(f->table, f->table_size, f->hist,
@@ -488,10 +431,10 @@ static int open_mem(struct fake *f)
 static void test_bad_headers(void **state)
 {
 	struct pebs_map *map = NULL;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 4, 16);
+	fake_map_layout(&f, 4, 16);
 	assert_int_equal(open_mem(&f), 0);
 
 	f.h->magic ^= 1;
@@ -556,10 +499,10 @@ static void test_bad_headers(void **state)
 	assert_int_equal(pebs_map__from_memory(f.table + 4, f.table_size - 4,
 					       f.hist, f.hist_size, &map),
 			 -EINVAL);
-	fake_free(&f);
+	fake_map_free(&f);
 
 	/* no history at all is allowed: every switch counts as lost */
-	fake_init(&f, 2, 0);
+	fake_map_layout(&f, 2, 0);
 	assert_int_equal(pebs_map__from_memory(f.table, f.table_size, NULL, 0,
 					       &map), 0);
 	{
@@ -567,7 +510,7 @@ static void test_bad_headers(void **state)
 		uint64_t cursor = 0, lost = 0;
 		struct pebs_timeline *tl;
 
-		pebs_store_release(&fslot(&f, 1)->hist_head, 5);
+		pebs_store_release(&fake_map_slot(&f, 1)->hist_head, 5);
 		assert_int_equal(pebs_map__hist_read(map, 1, &cursor, out, 4,
 						     &lost), 0);
 		assert_int_equal(cursor, 5);
@@ -579,7 +522,7 @@ static void test_bad_headers(void **state)
 		pebs_timeline__delete(tl);
 	}
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 static void test_cpu_range(void **state)
@@ -589,11 +532,11 @@ static void test_cpu_range(void **state)
 	struct pebs_timeline *tl;
 	uint64_t cursor = 0;
 	struct pebs_map *map;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 3, 16);
-	map = fake_map(&f);
+	fake_map_layout(&f, 3, 16);
+	map = fake_map_open(&f);
 	assert_int_equal(pebs_map__read_slot(map, 3, &snap), -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "CPU 3 not in the pebs_map table (3 CPUs)"));
 	assert_int_equal(pebs_map__read_slot(map, UINT32_MAX, &snap), -EINVAL);
@@ -607,7 +550,7 @@ static void test_cpu_range(void **state)
 	pebs_map__close(map);
 	pebs_map__close(NULL);
 	pebs_timeline__delete(NULL);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* a timeline without a map, fed from switch records (record's baseline) */
@@ -621,7 +564,7 @@ static void test_timeline_fed(void **state)
 	struct pebs_timeline *tl;
 	struct pebs_map_switch who;
 	struct pebs_map *map;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
 	assert_int_equal(pebs_timeline__new_empty(0, &tl), -EINVAL);
@@ -649,18 +592,18 @@ static void test_timeline_fed(void **state)
 	pebs_timeline__delete(tl);
 
 	/* a map's timeline is fed from the map alone */
-	fake_init(&f, 1, 16);
-	map = fake_map(&f);
+	fake_map_layout(&f, 1, 16);
+	map = fake_map_open(&f);
 	assert_int_equal(pebs_timeline__new(map, &tl), 0);
 	assert_int_equal(pebs_timeline__add(tl, 0, &sw[0]), -EINVAL);
 	pebs_timeline__delete(tl);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /* ---- regular files ------------------------------------------------- */
 
-static void write_file(const char *path, struct fake *f, size_t cut)
+static void write_file(const char *path, struct fake_map *f, size_t cut)
 {
 	FILE *fp = fopen(path, "w");
 	size_t total = f->h->hist_offset + f->hist_size;
@@ -682,15 +625,15 @@ static void test_open_file(void **state)
 	struct pebs_map_switch out[16], who;
 	uint64_t cursor = 0, lost = 0;
 	struct pebs_map *map = NULL;
-	struct fake f;
+	struct fake_map f;
 	int fd;
 
 	(void)state;
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	close(fd);
-	fake_init(&f, 2, 256);	/* history of 8 KiB: two pages */
-	slot_write(fslot(&f, 1), 77);
+	fake_map_layout(&f, 2, 256);	/* history of 8 KiB: two pages */
+	slot_write(fake_map_slot(&f, 1), 77);
 	for (uint64_t k = 0; k < 300; k++)
 		hist_push(&f, 1, k, 0);
 	write_file(path, &f, 0);
@@ -735,7 +678,7 @@ static void test_open_file(void **state)
 	assert_int_equal(pebs_map__open(path, &map), -ENOENT);
 	assert_non_null(strstr(pebs_errmsg(), "not found"));
 	assert_int_equal(pebs_map__open("/tmp", &map), -ENODEV);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 static void test_open_device_absent(void **state)
@@ -759,11 +702,11 @@ static void test_timeline(void **state)
 	struct pebs_map_switch who;
 	struct pebs_timeline *tl;
 	struct pebs_map *map;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 2, 8);
-	map = fake_map(&f);
+	fake_map_layout(&f, 2, 8);
+	map = fake_map_open(&f);
 	/* switches 0..2 happened before the timeline: it still gets them */
 	for (uint64_t k = 0; k < 3; k++)
 		hist_push(&f, 0, k, 0);
@@ -826,7 +769,7 @@ static void test_timeline(void **state)
 	assert_entry_k(&who, 48);
 	pebs_timeline__delete(tl);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 /*
@@ -842,11 +785,11 @@ static void test_timeline_concurrent(void **state)
 	struct pebs_map *map;
 	unsigned char *have;
 	pthread_t th;
-	struct fake f;
+	struct fake_map f;
 
 	(void)state;
-	fake_init(&f, 2, 32);
-	map = fake_map(&f);
+	fake_map_layout(&f, 2, 32);
+	map = fake_map_open(&f);
 	w.f = &f;
 	assert_int_equal(pebs_timeline__new(map, &tl), 0);
 	assert_int_equal(pthread_create(&th, NULL, hist_writer, &w), 0);
@@ -854,7 +797,7 @@ static void test_timeline_concurrent(void **state)
 		assert_true(pebs_timeline__update(tl) >= 0);
 		/* the timeline's cursor is at most the head now */
 		atomic_store(&w.reader_pos,
-			     PEBS_READ_ONCE(fslot(&f, 1)->hist_head));
+			     PEBS_READ_ONCE(fake_map_slot(&f, 1)->hist_head));
 		/* now and then, 37 ahead in 32 places: we lose at least 6 */
 		if (++updates % 100 == 0)
 			wait_for_lap(&w);
@@ -898,7 +841,7 @@ static void test_timeline_concurrent(void **state)
 	free(have);
 	pebs_timeline__delete(tl);
 	pebs_map__close(map);
-	fake_free(&f);
+	fake_map_free(&f);
 }
 
 int main(void)

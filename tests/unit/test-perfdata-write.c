@@ -110,15 +110,6 @@ static void test_device_refused(void **state)
 	assert_int_equal(access("/dev/full", F_OK), 0);
 }
 
-static void put_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
 /* the whole of a small file, NUL-terminated, in @buf */
 static ssize_t get_file(const char *path, char *buf, size_t len)
 {
@@ -176,7 +167,7 @@ static void test_commit_rules(void **state)
 	assert_int_equal(mkdir(sub, 0755), 0);
 	path_of(path, sizeof(path), "commit/x.data");
 	path_of(old, sizeof(old), "commit/x.data.old");
-	put_file(path, "precious\n");
+	assert_int_equal(t_put_file(dir, "commit/x.data", "precious\n"), 0);
 	make_attr(&a, PERF_COUNT_SW_CPU_CLOCK);
 
 	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
@@ -204,7 +195,7 @@ static void test_commit_rules(void **state)
 
 	/* an empty file is no data to keep: replaced, .old untouched */
 	assert_int_equal(unlink(old), 0);
-	put_file(path, "");
+	assert_int_equal(t_put_file(dir, "commit/x.data", ""), 0);
 	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
 	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id, 1, "c"), 0);
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
@@ -676,6 +667,47 @@ static void test_for_perf(void **state)
 		assert_int_equal(rename(path, keep), 0);
 }
 
+static int write_text(void *ctx, FILE *f)
+{
+	const char *text = ctx;
+
+	if (!strcmp(text, "fail"))
+		return core_err(-ENOSPC, "no room");
+	fputs(text, f);
+	return 0;
+}
+
+/* pebs_output__replace: all or nothing, the umask's permissions */
+static void test_replace(void **state)
+{
+	char sub[PATH_MAX], path[PATH_MAX], buf[64];
+	struct stat st;
+	mode_t old = umask(027);
+
+	(void)state;
+	assert_int_equal(t_put_file(dir, "replace/pic.svg", "old\n"), 0);
+	path_of(sub, sizeof(sub), "replace");
+	path_of(path, sizeof(path), "replace/pic.svg");
+	assert_int_equal(pebs_output__replace(path, write_text, "new\n"), 0);
+	assert_true(get_file(path, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "new\n");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(nr_entries(sub), 1);
+	/* a failed write: the file as it was, nothing left beside it */
+	assert_int_equal(pebs_output__replace(path, write_text, "fail"),
+			 -ENOSPC);
+	assert_non_null(strstr(pebs_errmsg(), "no room"));
+	assert_non_null(strstr(pebs_errmsg(), "left unchanged"));
+	assert_true(get_file(path, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "new\n");
+	assert_int_equal(nr_entries(sub), 1);
+	/* not over a directory (nor a device or fifo) */
+	assert_int_equal(pebs_output__replace(sub, write_text, "x"), -EEXIST);
+	assert_int_equal(pebs_output__replace(path, NULL, NULL), -EINVAL);
+	umask(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_api_rules),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_for_perf),
+		cmocka_unit_test(test_replace),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

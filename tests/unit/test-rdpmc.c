@@ -282,7 +282,11 @@ static void test_writer_thread(void **state)
 		      (unsigned long long)again);
 	if (g1 - g0 < 100000)
 		skip();	/* the writer hardly ran: nothing was raced */
-	assert_true(ok + off + again == reads);
+	/* each consistent read gave K (checked above); and the retries let
+	 * reads through while the writer raced them: a seqlock that never
+	 * settles (or gives up at once) fails here */
+	assert_true(ok > 0);
+	assert_true(again < reads / 2);
 }
 
 int main(void)

@@ -79,6 +79,111 @@ PEBS_API int pebs_cpulist__online(unsigned int max_cpus, uint64_t *bitmap);
 PEBS_API int pebs_cpulist__next(const uint64_t *bitmap, unsigned int max_cpus,
 				int from);
 
+/* ---- core: id lists, CPU lists as ids, /proc's processes ---- */
+
+/*
+ * struct pebs_ids - a growable list of ids (pids, tids, CPUs): @v holds
+ * @n of them (room for @cap). Start from { 0 }; pebs_ids__free empties it.
+ */
+struct pebs_ids {
+	int *v;
+	unsigned int n, cap;
+};
+
+/* pebs_ids__push - append @id. Returns 0, -EINVAL or -ENOMEM. */
+PEBS_API int pebs_ids__push(struct pebs_ids *l, int id);
+/* pebs_ids__add - append @id unless @l holds it. Returns as __push. */
+PEBS_API int pebs_ids__add(struct pebs_ids *l, int id);
+/* pebs_ids__has - whether @l holds @id */
+PEBS_API bool pebs_ids__has(const struct pebs_ids *l, int id);
+/* pebs_ids__free - free the ids; @l is then empty (and reusable) */
+PEBS_API void pebs_ids__free(struct pebs_ids *l);
+
+/*
+ * pebs_ids__parse - an id list, "1234,20-22" (decimal ids and inclusive
+ * ranges of at most 8193 ids, comma-separated; the grammar of perf's -p,
+ * -t, --pid and --tid), appended to @l without repeats, in the order
+ * given. Returns 0, -EINVAL (the bad item named in pebs_errmsg(); ids
+ * before it may have been appended) or -ENOMEM.
+ */
+PEBS_API int pebs_ids__parse(struct pebs_ids *l, const char *str);
+
+/*
+ * pebs_cpulist__ids - the CPUs set in @bitmap (as pebs_cpulist__parse
+ * fills it), in order, appended to @out. Returns 0, -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_cpulist__ids(const uint64_t *bitmap, unsigned int max_cpus,
+			       struct pebs_ids *out);
+
+/*
+ * pebs_proc__pids - every process now running (/proc), appended to @out
+ * without repeats. Returns 0, -ENOMEM, or -errno of reading /proc.
+ */
+PEBS_API int pebs_proc__pids(struct pebs_ids *out);
+
+/*
+ * pebs_proc__tasks - the threads of process @pid (/proc/PID/task),
+ * appended to @out without repeats. Returns 0, -ESRCH (@pid is gone),
+ * -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_proc__tasks(pid_t pid, struct pebs_ids *out);
+
+/*
+ * pebs_proc__tgid - the process of thread @tid (/proc/TID/status), or
+ * -ESRCH if @tid is gone.
+ */
+PEBS_API pid_t pebs_proc__tgid(pid_t tid);
+
+/*
+ * pebs_proc__comm - the name of thread @tid (/proc/TID/comm, without
+ * its newline) into @buf (@len bytes, cut to fit). Returns 0, or -ESRCH
+ * (@tid is gone; @buf unchanged) or -EINVAL.
+ */
+PEBS_API int pebs_proc__comm(pid_t tid, char *buf, size_t len);
+
+/* ---- core: a command held before its exec ---- */
+
+/*
+ * struct pebs_workload - a command forked and held before its exec
+ * (perf's prepare/start workload), so that the events watching it are
+ * open when it starts: @pid is the child (-1: none). Start from
+ * PEBS_WORKLOAD_INIT.
+ */
+struct pebs_workload {
+	pid_t pid;
+	int go_fd;		/* write end: one byte releases the child */
+	int err_fd;		/* read end: errno of a failed exec, or EOF */
+	const char *file;	/* argv[0] */
+};
+
+#define PEBS_WORKLOAD_INIT { .pid = -1, .go_fd = -1, .err_fd = -1 }
+
+/*
+ * pebs_workload__fork - fork the command @argv (argv[0] looked up in
+ * PATH at the exec); the child waits for pebs_workload__go. @flags:
+ * PEBS_WORKLOAD_STDOUT_TO_STDERR sends the command's standard output to
+ * standard error (for a recording written to standard output, as perf
+ * does). Returns 0, -EINVAL (no command, an unknown flag), or -errno of
+ * pipe2/fork (named in pebs_errmsg()).
+ */
+#define PEBS_WORKLOAD_STDOUT_TO_STDERR	(1u << 0)
+PEBS_API int pebs_workload__fork(char *const argv[], unsigned int flags,
+				 struct pebs_workload *w);
+
+/*
+ * pebs_workload__go - release the child: it execs. Returns 0 once the
+ * exec succeeded, or the exec's -errno (e.g. -ENOENT; the child is then
+ * reaped and w->pid is -1), named in pebs_errmsg().
+ */
+PEBS_API int pebs_workload__go(struct pebs_workload *w);
+
+/*
+ * pebs_workload__abort - end a child never released (it exits 127
+ * without its exec) and reap it; closes what is left open. Safe on a
+ * released child (its pipes are closed) or on PEBS_WORKLOAD_INIT.
+ */
+PEBS_API void pebs_workload__abort(struct pebs_workload *w);
+
 #ifdef __cplusplus
 }
 #endif

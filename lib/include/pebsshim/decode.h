@@ -269,6 +269,38 @@ struct pebs_record {
 PEBS_API int pebs_record__decode(const struct perf_event_header *ev,
 				 size_t id_size, struct pebs_record *r);
 
+/* ---- decode: field places, a TID added ---- */
+
+/*
+ * pebs_sample_layout__pos - where field @field (one PERF_SAMPLE_ bit of
+ * IDENTIFIER, IP, TID, TIME, ADDR, ID, STREAM_ID, CPU; for a sample_id
+ * only TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER) sits in the records of
+ * @l, or would be inserted if @l's sample_type lacks it: in a
+ * PERF_RECORD_SAMPLE (@sample_id false), bytes from the record's start
+ * (the header included); in the sample_id other records carry
+ * (sample_id_all; @sample_id true), bytes from the record's end to the
+ * field's start. Needs only @l's sample_type (also set when
+ * pebs_sample_layout__init refused the attr). Returns the offset, or
+ * -EINVAL for another field.
+ */
+PEBS_API int pebs_sample_layout__pos(const struct pebs_sample_layout *l,
+				     uint64_t field, bool sample_id);
+
+/*
+ * pebs_sample__add_tid - @ev, a record of an event laid out as @l
+ * (whose sample_type lacks PERF_SAMPLE_TID), re-encoded into @buf (@len
+ * bytes) with pid @tgid and tid @tid inserted where the perf ABI puts
+ * them: in a sample, or in the sample_id of another kernel record when
+ * @sample_id_all; other records are copied as they are. Returns the new
+ * size, -EINVAL (@l has a TID), -EBADMSG (@ev is shorter than its
+ * layout) or -ENOSPC (@len too small; a record is at most 64 KiB).
+ */
+PEBS_API int pebs_sample__add_tid(const struct pebs_sample_layout *l,
+				  bool sample_id_all,
+				  const struct perf_event_header *ev,
+				  int32_t tgid, int32_t tid, void *buf,
+				  size_t len);
+
 #ifdef __cplusplus
 }
 #endif

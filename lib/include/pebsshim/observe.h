@@ -365,6 +365,54 @@ PEBS_API int pebs_obs_raw__parse_record(const struct pebs_obs_raw_info *info,
  */
 PEBS_API int pebs_obs_raw__close(struct pebs_obs_raw *raw);
 
+/* ---- observe: the observation loop ---- */
+
+/*
+ * struct pebs_observer_run_opts - what pebs_observer__run does (set sz
+ * with PEBS_OPTS). The run ends when @duration_cycles TSC cycles have
+ * passed since the first observation's start, when @max_rows
+ * observations were taken, when *@stop (a sig_atomic_t flag a signal
+ * handler sets) is non-zero, or when a callback returns > 0; at least
+ * one of the first three must be given.
+ */
+struct pebs_observer_run_opts {
+	size_t sz;
+	uint64_t period_cycles;	  /* one observation every N TSC cycles
+				     (spin on rdtsc); 0: as fast as it goes */
+	uint64_t duration_cycles; /* 0: no time limit */
+	uint64_t max_rows;	  /* 0: no row limit */
+	uint64_t interval_cycles; /* on_interval every N cycles; 0: never */
+	const volatile int *stop; /* non-zero ends the run; NULL: none */
+	uint64_t *again;	  /* if set, counts the reads skipped with
+				     -EAGAIN (a slot stuck mid-update) */
+	/*
+	 * on_rows - the @n observations taken since the last call (rows of
+	 * pebs_observer__row_words words, valid during the call). Return 0
+	 * to go on, > 0 to end the run, -errno to end it with that error.
+	 */
+	int (*on_rows)(void *ctx, const uint64_t *rows, unsigned int n);
+	/*
+	 * on_interval - once the last row passed an interval boundary
+	 * (@tsc: its start), unless the run ends with that chunk. Returns
+	 * as on_rows.
+	 */
+	int (*on_interval)(void *ctx, uint64_t tsc);
+	void *ctx;
+};
+
+/*
+ * pebs_observer__run - the TSC-paced observation loop of pebs-shim
+ * observe: pebs_observer__read into chunks of 1024 rows, nothing else
+ * while a chunk fills (reads that return -EAGAIN are skipped, and do
+ * not stop the clock); between chunks @opts->on_rows and, at interval
+ * boundaries, on_interval. Returns 0 when the run ended (duration,
+ * max_rows, stop or a callback's > 0), -EINVAL (no observer, bad
+ * opts, nothing that ends the run), -ENOMEM, -errno of a read, or a
+ * callback's -errno.
+ */
+PEBS_API int pebs_observer__run(struct pebs_observer *obs,
+				const struct pebs_observer_run_opts *opts);
+
 #ifdef __cplusplus
 }
 #endif

@@ -542,6 +542,21 @@ PEBS_API int pebs_perfdata_writer__set_meta(struct pebs_perfdata_writer *w,
 PEBS_API int pebs_perfdata__meta(const struct pebs_perfdata *pd,
 				 const char *key, char *buf, size_t len);
 
+/* ---- perfdata: an output replaced whole ---- */
+
+/*
+ * pebs_output__replace - write @path through @write(@ctx, f) into a new
+ * file beside it (@path.XXXXXX), given the umask's permissions and
+ * renamed over @path only once all of it is written: a failure leaves
+ * @path as it was and no file behind. @path must be absent or a regular
+ * file (pebs_output__check). Returns 0, the errors of
+ * pebs_output__check(), or -errno of creating, writing or renaming, or
+ * @write's -errno (pebs_errmsg() names the path). Reads the umask by
+ * setting it: call it while no other thread creates files.
+ */
+PEBS_API int pebs_output__replace(const char *path,
+				  int (*write)(void *ctx, FILE *f), void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

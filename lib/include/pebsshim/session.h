@@ -197,8 +197,9 @@ PEBS_API int pebs_filter__new(struct pebs_filter **fp);
 
 /*
  * pebs_filter__comms, __pids, __tids - comma-separated commands, process
- * ids, thread ids (added to those given before). Returns 0, -EINVAL
- * (pebs_errmsg() names the bad token), -ENOMEM.
+ * ids, thread ids (added to those given before; ids as pebs_ids__parse
+ * takes them, ranges too). Returns 0, -EINVAL (pebs_errmsg() names the
+ * bad token), -ENOMEM.
  */
 PEBS_API int pebs_filter__comms(struct pebs_filter *f, const char *list);
 PEBS_API int pebs_filter__pids(struct pebs_filter *f, const char *list);
@@ -343,17 +344,26 @@ typedef int (*pebs_session_record_fn)(void *arg,
 PEBS_API int pebs_session__set_records(struct pebs_session *ss,
 				       pebs_session_record_fn fn, void *arg);
 
-/* ---- session: filters by event name (lib/session/filter.c) ---- */
+/* ---- session: filter options ---- */
 
 /*
- * pebs_filter__event_names - pebs_filter__event for each event of @pd
- * named in @names ("a,b", names as HEADER_EVENT_DESC gives them).
- * Returns 0, -EINVAL, -ENOMEM, or -ENOENT with pebs_errmsg() naming the
- * name no event has.
+ * pebs_filter__events - perf report's --event NAME[,NAME]: keep the
+ * samples of the events of @pd so named (HEADER_EVENT_DESC). Returns 0,
+ * -ENOENT (@pd has no event of a name given, named in pebs_errmsg()),
+ * -EINVAL or -ENOMEM.
  */
-PEBS_API int pebs_filter__event_names(struct pebs_filter *f,
-				      const struct pebs_perfdata *pd,
-				      const char *names);
+PEBS_API int pebs_filter__events(struct pebs_filter *f,
+				 const struct pebs_perfdata *pd,
+				 const char *names);
+
+/*
+ * pebs_filter__option - the value @arg of option @name: "comm", "pid",
+ * "tid" or "cpu" (pebs_filter__comms, __pids, __tids, __cpus), as perf
+ * report's --comm, --pid, --tid and --cpu. Returns as those, or -EINVAL
+ * for another name.
+ */
+PEBS_API int pebs_filter__option(struct pebs_filter *f, const char *name,
+				 const char *arg);
 
 #ifdef __cplusplus
 }

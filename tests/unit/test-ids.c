@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-ids.c - id lists (lib/core/idlist.c): the one pid/tid list
+ * grammar with ranges, repeats dropped, bad items named; the CPUs of a
+ * bitmap as ids (lib/core/cpulist.c); /proc's processes and tasks
+ * and names (lib/core/proc.c) against this process and a thread of its
+ * own.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "pebsshim.h"
+#include "core/internal.h"
+
+static void test_parse(void **state)
+{
+	static const int want[] = { 7, 1, 20, 21, 22, 3 };
+	struct pebs_ids l = { 0 };
+
+	(void)state;
+	assert_int_equal(pebs_ids__parse(&l, "7,1,20-22,3,21,7"), 0);
+	assert_int_equal(l.n, 6);
+	assert_memory_equal(l.v, want, sizeof(want));
+	assert_true(pebs_ids__has(&l, 22));
+	assert_false(pebs_ids__has(&l, 23));
+	/* appended to what is there, still without repeats */
+	assert_int_equal(pebs_ids__parse(&l, "0,3"), 0);
+	assert_int_equal(l.n, 7);
+	assert_int_equal(l.v[6], 0);
+	pebs_ids__free(&l);
+	assert_null(l.v);
+	assert_int_equal(l.n, 0);
+	assert_false(pebs_ids__has(&l, 7));
+	/* the widest range, and one past it */
+	assert_int_equal(pebs_ids__parse(&l, "100-8292"), 0);
+	assert_int_equal(l.n, 8193);
+	assert_int_equal(l.v[8192], 8292);
+	pebs_ids__free(&l);
+	assert_int_equal(pebs_ids__parse(&l, "100-8293"), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "'100-8293'"));
+	pebs_ids__free(&l);
+}
+
+static void test_parse_bad(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "", "empty" }, { "1x", "'1x'" }, { "1,,2", "''" },
+		{ "1,", "''" }, { "-1", "'-1'" }, { "5-3", "'5-3'" },
+		{ "+4", "'+4'" }, { " 4", "' 4'" }, { "3-", "'3-'" },
+		{ "2,99999999999", "'99999999999'" }, { "1-2-3", "'1-2-3'" },
+	};
+	struct pebs_ids l = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(pebs_ids__parse(&l, bad[i][0]), -EINVAL);
+		if (!strstr(pebs_errmsg(), bad[i][1]))
+			fail_msg("'%s': %s does not name %s", bad[i][0],
+				 pebs_errmsg(), bad[i][1]);
+		pebs_ids__free(&l);
+	}
+	assert_int_equal(pebs_ids__parse(NULL, "1"), -EINVAL);
+	assert_int_equal(pebs_ids__parse(&l, NULL), -EINVAL);
+	assert_int_equal(pebs_ids__push(NULL, 1), -EINVAL);
+}
+
+static void test_cpulist_ids(void **state)
+{
+	static const int want[] = { 0, 1, 2, 3, 8, 64, 127 };
+	struct pebs_ids l = { 0 };
+	uint64_t map[2];
+
+	(void)state;
+	assert_int_equal(pebs_cpulist__parse("0-3,8,64,127", 128, map), 0);
+	assert_int_equal(pebs_ids__push(&l, 500), 0);
+	assert_int_equal(pebs_cpulist__ids(map, 128, &l), 0);
+	assert_int_equal(l.n, 8);
+	assert_int_equal(l.v[0], 500);
+	assert_memory_equal(l.v + 1, want, sizeof(want));
+	pebs_ids__free(&l);
+	/* bits beyond max_cpus are not CPUs */
+	assert_int_equal(pebs_cpulist__ids(map, 64, &l), 0);
+	assert_int_equal(l.n, 5);
+	pebs_ids__free(&l);
+	assert_int_equal(pebs_cpulist__ids(NULL, 64, &l), -EINVAL);
+}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int thread_tid, thread_done;
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&lock);
+	pthread_setname_np(pthread_self(), "ids-thread");
+	thread_tid = (int)syscall(SYS_gettid);
+	pthread_cond_broadcast(&cond);
+	while (!thread_done)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	return NULL;
+}
+
+static void test_proc(void **state)
+{
+	struct pebs_ids l = { 0 };
+	char comm[32];
+	pthread_t thr;
+
+	(void)state;
+	assert_int_equal(pthread_create(&thr, NULL, thread_main, NULL), 0);
+	pthread_mutex_lock(&lock);
+	while (!thread_tid)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+
+	assert_int_equal(pebs_proc__tasks(getpid(), &l), 0);
+	assert_int_equal(l.n, 2);
+	assert_true(pebs_ids__has(&l, getpid()));
+	assert_true(pebs_ids__has(&l, thread_tid));
+	/* again: nothing new */
+	assert_int_equal(pebs_proc__tasks(getpid(), &l), 0);
+	assert_int_equal(l.n, 2);
+	pebs_ids__free(&l);
+	assert_int_equal(pebs_proc__tgid(thread_tid), getpid());
+	assert_int_equal(pebs_proc__comm(thread_tid, comm, sizeof(comm)), 0);
+	assert_string_equal(comm, "ids-thread");
+	assert_int_equal(pebs_proc__comm(thread_tid, comm, 4), 0);
+	assert_string_equal(comm, "ids");
+	assert_int_equal(pebs_proc__tgid(getpid()), getpid());
+
+	assert_int_equal(pebs_proc__pids(&l), 0);
+	assert_true(pebs_ids__has(&l, getpid()));
+	assert_true(pebs_ids__has(&l, 1));
+	/* processes only: the thread has no entry of its own in /proc */
+	assert_false(pebs_ids__has(&l, thread_tid));
+	pebs_ids__free(&l);
+
+	pthread_mutex_lock(&lock);
+	thread_done = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+	assert_int_equal(pthread_join(thr, NULL), 0);
+
+	/* pid_max is at most 2^22: this one is never there */
+	assert_int_equal(pebs_proc__tasks(1 << 23, &l), -ESRCH);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(pebs_proc__tgid(1 << 23), -ESRCH);
+	assert_int_equal(pebs_proc__comm(1 << 23, comm, sizeof(comm)), -ESRCH);
+	assert_string_equal(comm, "ids");	/* unchanged */
+	assert_int_equal(pebs_proc__tasks(0, &l), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_cpulist_ids),
+		cmocka_unit_test(test_proc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
