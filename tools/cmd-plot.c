@@ -207,7 +207,7 @@ static int run(struct plot *p)
 		pebs_heat__set_symbols(p->heat, pebs_session__symbols(p->ss));
 	if (p->heat && ((!p->fine && pebs_heat__set_ranges(p->heat, 0)) ||
 			(p->range && pebs_heat__set_range(p->heat, p->range)))) {
-		plot_err("%s", pebs_errmsg());
+		tool_err("plot", "%s", pebs_errmsg());
 		return 2;
 	}
 	if ((p->kind == K_FLAME || p->kind == K_ICICLE) &&

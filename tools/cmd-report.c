@@ -133,7 +133,8 @@ static int print_header(struct report *r)
 
 	if (pebs_perfdata__print_header(r->pd, stdout, ok ? 0 : st.st_mtime,
 					r->show_info ? PEBS_HEADER_FULL : 0)) {
-		report_err("cannot write the header: %s", strerror(errno));
+		tool_err("report", "cannot write the header: %s",
+			 strerror(errno));
 		return 1;
 	}
 	return 0;
