@@ -79,6 +79,9 @@ LIB_LINKS := $(B)/$(SONAME) $(B)/libpebsshim.so
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/%.o)
 TOOL := $(B)/pebs-shim
+# the allocation interposer `record --objects` preloads (not part of
+# libpebsshim: a small .so of its own, installed to $(LIBDIR)/pebs-shim)
+OBJECTS_SO := $(B)/libpebsshim-objects.so
 
 # tests/helpers.c: the feature probes (helpers.h) of every C test and of
 # tests/probe, which the shell tests run through tap.sh's need
@@ -113,7 +116,7 @@ all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins man \
 	$(if $(KDIR),kmod)
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_LINKS)
-tool: $(TOOL)
+tool: $(TOOL) $(OBJECTS_SO)
 tests: $(UNIT) $(LIVE) $(WORKLOADS) $(PROBE)
 vmbins: $(VMBINS)
 fuzz: $(FUZZ)
@@ -137,6 +140,17 @@ $(B)/libpebsshim.so: $(B)/$(SONAME)
 
 $(TOOL): $(TOOL_OBJS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
+
+# frame pointers: its stack walk starts from the hooks' own frames
+$(OBJECTS_SO): tools/objects/objects.c tools/objects/objects-proto.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared \
+		-fno-omit-frame-pointer -fvisibility=hidden -D_GNU_SOURCE \
+		$(LDFLAGS) -o $@ $< -ldl -lm -lpthread
+# where an installed pebs-shim finds it
+$(B)/tools/record-objects.o: CPPFLAGS += \
+	-DPEBS_OBJECTS_LIB='"$(LIBDIR)/pebs-shim/libpebsshim-objects.so"'
+$(B)/tools/record-objects.o: tools/objects/objects-proto.h
 
 $(B)/tests/unit/%: $(B)/tests/unit/%.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) -lcmocka $(LDLIBS)
@@ -311,6 +325,7 @@ MAN_LIST := $(B)/man/pages
 INSTALLED := $(BINDIR)/pebs-shim \
 	$(addprefix $(LIBDIR)/,libpebsshim.a $(notdir $(LIB_SO) $(LIB_LINKS))) \
 	$(LIBDIR)/pkgconfig/libpebsshim.pc \
+	$(LIBDIR)/pebs-shim/libpebsshim-objects.so \
 	$(INCLUDEDIR)/pebsshim.h $(INCLUDEDIR)/pebs_map.h \
 	$(patsubst man/%,$(MANDIR)/man1/%,$(MAN1)) \
 	$(patsubst man/%,$(MANDIR)/man3/%,$(MAN3)) \
@@ -344,6 +359,8 @@ install: lib tool $(PC) $(MAN_LIST)
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/pebs-shim
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	install -D -m 0644 $(OBJECTS_SO) \
+		$(DESTDIR)$(LIBDIR)/pebs-shim/libpebsshim-objects.so
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpebsshim.so
 	install -m 0644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
