@@ -36,6 +36,8 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_DCACHELINE] = "Data Cacheline",
 		[PEBS_REPORT_PHYS_DADDR] = "Data Physical Address",
 		[PEBS_REPORT_WEIGHT] = "Weight",
+		[PEBS_REPORT_OBJECT] = "Data Object Site",
+		[PEBS_REPORT_OBJECT_INSTANCE] = "Data Object Instance",
 	};
 	return titles[k];
 }

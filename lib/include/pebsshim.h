@@ -2446,6 +2446,9 @@ enum pebs_report_key {
 	PEBS_REPORT_PHYS_DADDR,	/* perf's phys_daddr: PHYS_ADDR */
 	PEBS_REPORT_WEIGHT,	/* perf's weight: one row per sample weight,
 				   shown as weight x samples */
+	PEBS_REPORT_OBJECT,	/* the data object: a heap allocation site,
+				   a data symbol, else the mapping */
+	PEBS_REPORT_OBJECT_INSTANCE,	/* each heap object on its own */
 	PEBS_REPORT_NR_KEYS
 };
 
@@ -2472,6 +2475,10 @@ struct pebs_report_sample {
 	const char *data_dso;	/* NULL: unknown */
 	const char *data_sym;	/* NULL: no data symbol */
 	uint64_t data_sym_off;
+	/* the data object (pebs_session__set_objects), for the object and
+	   object_instance keys: a heap object's site and instance label,
+	   else data_sym, else data_dso */
+	const char *object, *object_inst;
 };
 
 /* One row: its key fields (others zero) and what it sums. */
@@ -2491,6 +2498,7 @@ struct pebs_report_row {
 	int32_t tids[PEBS_REPORT_MAX_TIDS];
 	unsigned int nr_tids;	/* distinct; PEBS_REPORT_MAX_TIDS + 1: more */
 	uint64_t weight;	/* the weight key: its samples' weight */
+	const char *object;	/* the object or object_instance key */
 };
 
 /*
@@ -3643,6 +3651,77 @@ PEBS_API void pebs_symbols__kernel_nowait(struct pebs_symbols *syms,
  */
 PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
 				      struct pebs_symbols *syms);
+
+/* ---- objects: data objects (lib/objects/objects.c, session.c) ---- */
+
+/*
+ * The events `pebs-shim record --objects` writes (software dummies, by
+ * their names in HEADER_EVENT_DESC): an allocation (ADDR its address,
+ * WEIGHT its size, PERIOD the bytes it stands for, CALLCHAIN its stack)
+ * and a release (ADDR; PERIOD the length of an unmapped range, 1 for
+ * free()).
+ */
+#define PEBS_OBJECTS_ALLOC_EVENT	"pebs-shim:alloc"
+#define PEBS_OBJECTS_FREE_EVENT		"pebs-shim:free"
+
+/*
+ * Data objects over time: allocations (address range, process, times,
+ * the label of the allocation site) and the object that holds an
+ * address at a time. A range freed and allocated again belongs to the
+ * first object before the reallocation, to the second after it. Labels
+ * are interned (equal labels are one pointer) and live as long as the
+ * table. Not thread-safe.
+ */
+struct pebs_objects;
+
+struct pebs_object {
+	const char *site;	/* the allocation site's label */
+	const char *instance;	/* "<site> #N": the Nth object of the site */
+	uint64_t addr, size;
+	uint64_t alloc_time, free_time;	/* free_time UINT64_MAX: live */
+};
+
+/* pebs_objects__new - an empty table. Returns 0, -EINVAL, -ENOMEM. */
+PEBS_API int pebs_objects__new(struct pebs_objects **op);
+PEBS_API void pebs_objects__delete(struct pebs_objects *o);
+/*
+ * pebs_objects__alloc - [@addr, @addr + @size) allocated in process
+ * @pid at @time by @site (NULL: "[unknown site]"); an object of @pid
+ * still live at @addr ends then (its free was not seen). Returns 0,
+ * -EINVAL (size 0 or past the address space), -ENOMEM.
+ */
+PEBS_API int pebs_objects__alloc(struct pebs_objects *o, int32_t pid,
+				 uint64_t addr, uint64_t size, uint64_t time,
+				 const char *site);
+/*
+ * pebs_objects__free - at @time, the object of @pid starting at @addr
+ * ends (@len 0 or 1: free()), or every object starting in
+ * [@addr, @addr + @len) (munmap). Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_objects__free(struct pebs_objects *o, int32_t pid,
+				uint64_t addr, uint64_t len, uint64_t time);
+/*
+ * pebs_objects__find - the object of @pid live at @addr at @time (the
+ * latest allocated if several). Returns 0, -ENOENT (none), -EINVAL.
+ */
+PEBS_API int pebs_objects__find(struct pebs_objects *o, int32_t pid,
+				uint64_t addr, uint64_t time,
+				struct pebs_object *obj);
+/* pebs_objects__count - objects added so far */
+PEBS_API size_t pebs_objects__count(const struct pebs_objects *o);
+/*
+ * pebs_session__set_objects - during pebs_session__process, feed @o
+ * (NULL: stop) from the samples of PEBS_OBJECTS_ALLOC_EVENT and
+ * PEBS_OBJECTS_FREE_EVENT (an allocation's site: the first frame of its
+ * call chain outside the C library, libstdc++, the dynamic linker and
+ * the interposer, as "function (file:line)"), and give each sample with
+ * a data address its object (pebs_report_sample.object, .object_inst):
+ * the heap object live there at the sample's time, else the data
+ * symbol, else the mapping. Call it before __process; @o must outlive
+ * the pass. Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_session__set_objects(struct pebs_session *ss,
+				       struct pebs_objects *o);
 
 #ifdef __cplusplus
 }

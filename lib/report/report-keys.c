@@ -25,7 +25,8 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_SNOOP] = "snoop", [PEBS_REPORT_TLB] = "tlb",
 	[PEBS_REPORT_DCACHELINE] = "dcacheline",
 	[PEBS_REPORT_PHYS_DADDR] = "phys_daddr",
-	[PEBS_REPORT_WEIGHT] = "weight",
+	[PEBS_REPORT_WEIGHT] = "weight", [PEBS_REPORT_OBJECT] = "object",
+	[PEBS_REPORT_OBJECT_INSTANCE] = "object_instance",
 };
 
 uint64_t rk_src_mask(enum pebs_report_key k)
@@ -81,7 +82,8 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 					"pid, tid, comm, dso, sym, cpu, event, "
 					"page, line, addr, src, symbol_daddr, "
 					"dso_daddr, dcacheline, mem, snoop, tlb, "
-					"phys_daddr or weight",
+					"phys_daddr, weight, object or "
+					"object_instance",
 					(int)len, p);
 		}
 		if (n == max)
@@ -134,6 +136,9 @@ uint32_t rk_fields(enum pebs_report_key key)
 		return BIT(RK_PHYS);
 	case PEBS_REPORT_WEIGHT:
 		return BIT(RK_WEIGHT);
+	case PEBS_REPORT_OBJECT:
+	case PEBS_REPORT_OBJECT_INSTANCE:
+		return BIT(RK_OBJECT);
 	default:
 		return 0;
 	}
@@ -293,6 +298,12 @@ void rk_make(enum pebs_report_key key, bool dsym_key,
 		/* perf's he->weight: the sample's (0: none) */
 		k->weight = s->has_weight ? s->weight : 0;
 		break;
+	case PEBS_REPORT_OBJECT:
+		k->object = s->object;
+		break;
+	case PEBS_REPORT_OBJECT_INSTANCE:
+		k->object = s->object_inst;
+		break;
 	default:
 		break;
 	}
@@ -329,6 +340,8 @@ uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f)
 		return (uintptr_t)row->data_dso;
 	case RK_WEIGHT:
 		return row->weight;
+	case RK_OBJECT:
+		return (uintptr_t)row->object;
 	case RK_DATA_SYM:
 		return (uintptr_t)row->data_sym;
 	case RK_DATA_SYM_OFF:
@@ -382,6 +395,9 @@ void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v)
 		break;
 	case RK_WEIGHT:
 		row->weight = v;
+		break;
+	case RK_OBJECT:
+		row->object = (const char *)(uintptr_t)v;
 		break;
 	case RK_DATA_SYM:
 		row->data_sym = (const char *)(uintptr_t)v;
@@ -467,6 +483,10 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 	case PEBS_REPORT_WEIGHT:
 		/* perf's sort__weight_cmp is left - right: heavier first */
 		return cmp_u64(FY(RK_WEIGHT), FX(RK_WEIGHT));
+	case PEBS_REPORT_OBJECT:
+	case PEBS_REPORT_OBJECT_INSTANCE:
+		return cmp_str((const char *)(uintptr_t)FX(RK_OBJECT),
+			       (const char *)(uintptr_t)FY(RK_OBJECT));
 	default:
 		return cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
 	}
@@ -539,6 +559,12 @@ int pebs_report__field(const struct pebs_report_row *row,
 	case PEBS_REPORT_DSO_DADDR:
 		return snprintf(buf, len, "%s", row->data_dso ?
 				base_name(row->data_dso) : "[unknown]");
+	case PEBS_REPORT_OBJECT:
+	case PEBS_REPORT_OBJECT_INSTANCE:
+		/* a mapping by its base name, as dso_daddr ("anon") */
+		return snprintf(buf, len, "%s", !row->object ? "[unknown]" :
+				row->object[0] == '/' ? base_name(row->object) :
+				row->object);
 	case PEBS_REPORT_MEM:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:

@@ -33,6 +33,7 @@ struct pebs_session {
 	pebs_session_fn fn;
 	void *arg;
 	struct ss_c2c *c2c;	/* pebs_session__set_c2c, or NULL */
+	struct ss_hook hook;	/* ss_set_hook (data objects), or zero */
 	uint32_t pid0, tid0;	/* the first sample's thread */
 	bool threads_seen, more_threads;	/* one, two or more */
 	uint64_t kernel_max;	/* the highest kernel address of a sample,
@@ -178,6 +179,7 @@ void pebs_session__delete(struct pebs_session *ss)
 	pebs_threads__delete(ss->threads);
 	pebs_symbols__delete(ss->syms);
 	ss_c2c__free(ss->c2c);
+	ss_set_hook(ss, NULL);
 	free(ss->st.event_samples);
 	free(ss);
 }
@@ -239,6 +241,8 @@ static void resolve(struct pebs_session *ss,
 		rs->data_sym = sym.name;
 		rs->data_sym_off = sym.offset;
 	}
+	if (ss->hook.label && rs->has_addr)
+		ss->hook.label(ss->hook.arg, s, rs);
 	if (s->present & PERF_SAMPLE_PERIOD) {
 		rs->period = s->period;
 	} else {
@@ -266,6 +270,8 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 		}
 		if (ss->c2c && ss_c2c__sample(ss->c2c, ev, &s, idx))
 			return oom();
+		if (ss->hook.sample && ss->hook.sample(ss->hook.arg, &s, idx))
+			return oom();
 		resolve(ss, ev, &s, idx, &rs);
 		return ss->fn(ss->arg, &s, &rs);
 	}
@@ -290,6 +296,18 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 				     time == PEBS_ORDERED_NO_TIME ? 0 : time))
 		return oom();
 	return pebs_symbols__add_record(ss->syms, ev) == -ENOMEM ? oom() : 0;
+}
+
+void ss_set_hook(struct pebs_session *ss, const struct ss_hook *h)
+{
+	if (ss->hook.free)
+		ss->hook.free(ss->hook.arg);
+	ss->hook = h ? *h : (struct ss_hook){ 0 };
+}
+
+struct pebs_perfdata *ss_perfdata(struct pebs_session *ss)
+{
+	return ss->pd;
 }
 
 int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,

@@ -96,4 +96,22 @@ void kload_cancel(struct kload *k);
 /* ss_c2c__finish - at the end of the pass (PEBS_SESSION_C2C_SHARED). */
 int ss_c2c__finish(struct ss_c2c *f);
 
+/*
+ * A session's sample hook (lib/objects/objects-session.c sets it, the
+ * session knows nothing of objects): @sample sees each decoded sample
+ * (attr index @idx) before it is resolved (0 or -ENOMEM), @label adds to
+ * a resolved sample that has a data address; @free ends @arg with the
+ * session or the next ss_set_hook.
+ */
+struct ss_hook {
+	int (*sample)(void *arg, const struct pebs_sample *s,
+		      unsigned int idx);
+	void (*label)(void *arg, const struct pebs_sample *s,
+		      struct pebs_report_sample *rs);
+	void (*free)(void *arg);
+	void *arg;
+};
+void ss_set_hook(struct pebs_session *ss, const struct ss_hook *h);
+struct pebs_perfdata *ss_perfdata(struct pebs_session *ss);
+
 #endif /* PEBSSHIM_SESSION_H */

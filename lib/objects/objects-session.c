@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+/*
+ * objects-session.c - a session's samples name their data objects
+ * (pebs_session__set_objects): the samples of the pebs-shim:alloc and
+ * pebs-shim:free events (tools/record-objects.c) fill a pebs_objects
+ * table as the session replays them in time order, each allocation
+ * labelled by its site against the mappings of its time; every sample
+ * with a data address then gets the object that holds it at its time,
+ * else its data symbol (a static variable), else its mapping.
+ *
+ * An allocation's site is the first frame of its call chain outside the
+ * allocator: the C library, libstdc++, libgcc, the dynamic linker and
+ * the interposer (libpebsshim-objects.so), as "function (file:line)"
+ * with the line of the call (the return address - 1), "function" when
+ * the DWARF has no line, the address when no symbol covers it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session/session.h"
+
+struct objs_hook {
+	struct pebs_objects *objs;
+	struct pebs_symbols *syms;
+	struct pebs_srcline *srcl;
+	unsigned int ev_alloc, ev_free;	/* attr indexes; UINT_MAX: none */
+};
+
+static const char *const allocators[] = {
+	"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux",
+	"libpebsshim-objects",
+};
+
+static bool in_allocator(const char *dso)
+{
+	const char *b;
+
+	if (!dso)
+		return false;
+	b = strrchr(dso, '/');
+	b = b ? b + 1 : dso;
+	for (size_t i = 0; i < sizeof(allocators) / sizeof(*allocators); i++)
+		if (!strncmp(b, allocators[i], strlen(allocators[i])))
+			return true;
+	return false;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* the site of an allocation sample, into @buf */
+static void site_of(struct objs_hook *h, const struct pebs_sample *s,
+		    char *buf, size_t len)
+{
+	struct pebs_sym sym = { 0 }, first = { 0 };
+	uint64_t ip = 0, first_ip = 0;
+	const char *file;
+	unsigned int line;
+	bool found = false;
+
+	for (uint64_t i = 0; i < s->callchain_nr && !found; i++) {
+		memcpy(&ip, &s->callchain[i], sizeof(ip));
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;	/* a context marker */
+		pebs_symbols__resolve(h->syms, (pid_t)s->pid, ip, &sym);
+		if (!first_ip) {
+			first = sym;
+			first_ip = ip;
+		}
+		found = !in_allocator(sym.dso);
+	}
+	if (!found) {
+		sym = first;
+		ip = first_ip ? first_ip : s->ip;
+	}
+	if (!sym.name) {
+		snprintf(buf, len, "%s+0x%llx", sym.dso ? base_name(sym.dso) :
+			 "[unknown]", (unsigned long long)(sym.dso ?
+			 sym.dso_offset : ip));
+		return;
+	}
+	if (sym.dso && sym.dso[0] == '/' && sym.dso_offset &&
+	    !pebs_srcline__find(h->srcl, sym.dso, sym.dso_offset - 1, &file,
+				&line))
+		snprintf(buf, len, "%s (%s:%u)", sym.name, base_name(file),
+			 line);
+	else
+		snprintf(buf, len, "%s", sym.name);
+}
+
+static int on_sample(void *arg, const struct pebs_sample *s, unsigned int idx)
+{
+	struct objs_hook *h = arg;
+	char site[512];
+	int err;
+
+	if (!(s->present & PERF_SAMPLE_ADDR) || !(s->present & PERF_SAMPLE_TIME))
+		return 0;
+	if (idx == h->ev_alloc) {
+		if (!s->weight)
+			return 0;
+		site_of(h, s, site, sizeof(site));
+		err = pebs_objects__alloc(h->objs, (int32_t)s->pid, s->addr,
+					  s->weight, s->time, site);
+		return err == -ENOMEM ? err : 0;
+	}
+	if (idx == h->ev_free)
+		pebs_objects__free(h->objs, (int32_t)s->pid, s->addr,
+				   s->period, s->time);
+	return 0;
+}
+
+static void on_label(void *arg, const struct pebs_sample *s,
+		     struct pebs_report_sample *rs)
+{
+	struct objs_hook *h = arg;
+	struct pebs_object obj;
+
+	if (!pebs_objects__find(h->objs, rs->pid, rs->addr, s->time, &obj)) {
+		rs->object = obj.site;
+		rs->object_inst = obj.instance;
+		return;
+	}
+	rs->object = rs->data_sym ? rs->data_sym : rs->data_dso;
+	rs->object_inst = rs->object;
+}
+
+static void hook_free(void *arg)
+{
+	struct objs_hook *h = arg;
+
+	pebs_srcline__delete(h->srcl);
+	free(h);
+}
+
+static unsigned int attr_named(const struct pebs_perfdata *pd,
+			       const char *name)
+{
+	unsigned int n = pebs_perfdata__nr_attrs(pd);
+
+	for (unsigned int i = 0; i < n; i++) {
+		const char *a = pebs_perfdata__attr_name(pd, i);
+
+		if (a && !strcmp(a, name))
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
+{
+	struct pebs_perfdata *pd;
+	struct objs_hook *h;
+
+	if (!ss)
+		return pebs_err(-EINVAL, "session: no session");
+	ss_set_hook(ss, NULL);
+	if (!o)
+		return 0;
+	pd = ss_perfdata(ss);
+	h = calloc(1, sizeof(*h));
+	if (!h || pebs_srcline__new(&h->srcl)) {
+		free(h);
+		return pebs_err(-ENOMEM, "session: out of memory");
+	}
+	h->objs = o;
+	h->syms = pebs_session__symbols(ss);
+	h->ev_alloc = attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT);
+	h->ev_free = attr_named(pd, PEBS_OBJECTS_FREE_EVENT);
+	ss_set_hook(ss, &(struct ss_hook){ .sample = on_sample,
+					   .label = on_label,
+					   .free = hook_free, .arg = h });
+	return 0;
+}
