@@ -6,7 +6,8 @@
  * table as the session replays them in time order, each allocation
  * labelled by its site against the mappings of its time; every sample
  * with a data address then gets the object that holds it at its time,
- * else its data symbol (a static variable), else its mapping.
+ * else its data symbol (a static variable, also in the part of .bss the
+ * kernel maps anonymously), else its mapping.
  *
  * An allocation's site is the first frame of its call chain outside the
  * allocator: the C library, libstdc++, libgcc, the dynamic linker and
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "session/session.h"
+#include "symbols/symbols-int.h"
 
 struct objs_hook {
 	struct pebs_objects *objs;
@@ -121,6 +123,7 @@ static void on_label(void *arg, const struct pebs_sample *s,
 {
 	struct objs_hook *h = arg;
 	struct pebs_object obj;
+	struct pebs_sym sym;
 
 	if (!pebs_objects__find(h->objs, rs->pid, rs->addr, s->time, &obj)) {
 		rs->object = obj.site;
@@ -128,6 +131,10 @@ static void on_label(void *arg, const struct pebs_sample *s,
 		return;
 	}
 	rs->object = rs->data_sym ? rs->data_sym : rs->data_dso;
+	/* a static variable in the .bss past its file's pages */
+	if (!rs->data_sym &&
+	    !syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym))
+		rs->object = sym.name;
 	rs->object_inst = rs->object;
 }
 

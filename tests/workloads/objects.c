@@ -13,7 +13,8 @@
  *	alloc_second	malloc 2 MiB	 512 faults (usually the range
  *					 alloc_first had: printed)
  *	map_anon	mmap 256 KiB	  64 faults
- *	table		static 1 MiB	 256 faults (a data symbol)
+ *	table		static 1 MiB	 256 faults (a data symbol in the
+ *					 .bss the kernel maps anonymously)
  *
  * Prints "first=ADDR second=ADDR" on standard output.
  */
