@@ -34,8 +34,8 @@
 #define READ_BUF	(1 << 16)
 
 /* the sample ids of the two events: far above the kernel's */
-#define ID_ALLOC	0xfffffffffff00001ull
-#define ID_FREE		0xfffffffffff00002ull
+#define ID_ALLOC	PEBS_OBJECTS_ALLOC_ID
+#define ID_FREE		PEBS_OBJECTS_FREE_ID
 
 #ifndef PEBS_OBJECTS_LIB
 #define PEBS_OBJECTS_LIB "/usr/local/lib/pebs-shim/libpebsshim-objects.so"

@@ -3663,6 +3663,10 @@ PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
  */
 #define PEBS_OBJECTS_ALLOC_EVENT	"pebs-shim:alloc"
 #define PEBS_OBJECTS_FREE_EVENT		"pebs-shim:free"
+/* their sample ids, which name them in a file without HEADER_EVENT_DESC
+   (a recording killed before its end) */
+#define PEBS_OBJECTS_ALLOC_ID		0xfffffffffff00001ull
+#define PEBS_OBJECTS_FREE_ID		0xfffffffffff00002ull
 
 /*
  * Data objects over time: allocations (address range, process, times,
@@ -3712,7 +3716,8 @@ PEBS_API size_t pebs_objects__count(const struct pebs_objects *o);
 /*
  * pebs_session__set_objects - during pebs_session__process, feed @o
  * (NULL: stop) from the samples of PEBS_OBJECTS_ALLOC_EVENT and
- * PEBS_OBJECTS_FREE_EVENT (an allocation's site: the first frame of its
+ * PEBS_OBJECTS_FREE_EVENT (by name, else by their sample ids; an
+ * allocation's site: the first frame of its
  * call chain outside the C library, libstdc++, the dynamic linker and
  * the interposer, as "function (file:line)"), and give each sample with
  * a data address its object (pebs_report_sample.object, .object_inst):

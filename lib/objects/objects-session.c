@@ -146,8 +146,10 @@ static void hook_free(void *arg)
 	free(h);
 }
 
+/* the event named @name, else (no names: a killed recording) the
+   software dummy with sample id @id */
 static unsigned int attr_named(const struct pebs_perfdata *pd,
-			       const char *name)
+			       const char *name, uint64_t id)
 {
 	unsigned int n = pebs_perfdata__nr_attrs(pd);
 
@@ -155,6 +157,17 @@ static unsigned int attr_named(const struct pebs_perfdata *pd,
 		const char *a = pebs_perfdata__attr_name(pd, i);
 
 		if (a && !strcmp(a, name))
+			return i;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const uint64_t *ids;
+		size_t nr;
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(pd, i, &ids, &nr);
+
+		if (a && a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_DUMMY && nr == 1 &&
+		    ids[0] == id)
 			return i;
 	}
 	return UINT32_MAX;
@@ -178,8 +191,10 @@ int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 	}
 	h->objs = o;
 	h->syms = pebs_session__symbols(ss);
-	h->ev_alloc = attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT);
-	h->ev_free = attr_named(pd, PEBS_OBJECTS_FREE_EVENT);
+	h->ev_alloc = attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,
+				 PEBS_OBJECTS_ALLOC_ID);
+	h->ev_free = attr_named(pd, PEBS_OBJECTS_FREE_EVENT,
+				PEBS_OBJECTS_FREE_ID);
 	ss_set_hook(ss, &(struct ss_hook){ .sample = on_sample,
 					   .label = on_label,
 					   .free = hook_free, .arg = h });

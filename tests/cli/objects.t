@@ -9,14 +9,15 @@
 # site (the reallocated range split at the reallocation: the interposer's
 # CLOCK_MONOTONIC times and the samples' agree), perf report and perf
 # script must read the file without a word on stderr, an exec'd program
-# stays preloaded, and -p or --format csv say what --objects cannot do.
+# stays preloaded, a SIGKILLed recording keeps its objects, and -p or
+# --format csv say what --objects cannot do.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
 wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..12
+echo 1..13
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -81,6 +82,24 @@ ok_rc $? "perf script shows the pebs-shim:alloc samples ($n), silently"
 	2>/dev/null
 rows "$T/x.csv" object | grep -q '^alloc_big 1024$'
 ok_rc $? "a program exec'd by a child of the command keeps its objects"
+
+# a recording killed (SIGKILL) after the objects were seen keeps them:
+# its header has no event names, the events are known by their ids
+"$tool" record --objects -e page-faults -c 1 -d -o "$T/k.data" -- \
+	sh -c "echo \$\$ >\"$T/k.pid\"; \"$wl\" >\"$T/k.out\"; exec sleep 30" \
+	>/dev/null 2>&1 &
+rec=$!
+for _ in $(seq 100); do grep -q first= "$T/k.out" 2>/dev/null && break
+	sleep 0.1; done
+sleep 2	# the writer updates the file's header at least once a second
+kill -9 "$rec"
+wait "$rec" 2>/dev/null
+kill "$(cat "$T/k.pid")" 2>/dev/null
+"$tool" report -i "$T/k.data" --sort object --format csv >"$T/k.csv" \
+	2>/dev/null
+awk -F, '$4 == 1024 && $29 ~ /^alloc_big / { f = 1 } END { exit !f }' \
+	"$T/k.csv"
+ok_rc $? "a SIGKILLed recording keeps the objects it had seen"
 
 sleep 5 &
 pid=$!
