@@ -17,7 +17,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..13
+echo 1..14
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -100,6 +100,20 @@ kill "$(cat "$T/k.pid")" 2>/dev/null
 awk -F, '$4 == 1024 && $29 ~ /^alloc_big / { f = 1 } END { exit !f }' \
 	"$T/k.csv"
 ok_rc $? "a SIGKILLed recording keeps the objects it had seen"
+
+# small allocations sampled by bytes: the periods (bytes each sample
+# stands for) sum to the bytes allocated; ~190 samples expected, so
+# +-25 % is 3.5 standard deviations
+"$tool" record --objects -e page-faults -c 1000 -o "$T/s.data" -- \
+	"$wl" --small >"$T/s.out" 2>/dev/null &&
+"$tool" report -i "$T/s.data" --sort object --format csv >"$T/s.csv" \
+	2>/dev/null
+bytes=$(sed -n 's/^bytes=//p' "$T/s.out")
+est=$(awk -F, '$10 == "pebs-shim:alloc" && $29 ~ /^alloc_tiny / { s += $3 }
+	END { print s + 0 }' "$T/s.csv")
+awk -v b="${bytes:-0}" -v e="$est" 'BEGIN { exit !(b > 0 && e > 0.75 * b &&
+	e < 1.25 * b) }'
+ok_rc $? "sampled small allocations estimate the bytes allocated ($est of ${bytes:-?})"
 
 sleep 5 &
 pid=$!

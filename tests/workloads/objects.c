@@ -17,6 +17,10 @@
  *					 .bss the kernel maps anonymously)
  *
  * Prints "first=ADDR second=ADDR" on standard output.
+ *
+ *	objects --small		instead: 200000 allocations of 1 to 1000
+ *				bytes from alloc_tiny, each freed at once;
+ *				prints "bytes=N", their sum
  */
 #include <malloc.h>
 #include <stdint.h>
@@ -50,6 +54,28 @@ static void *alloc_second(void)
 	return malloc(2 * MIB);
 }
 
+static void *alloc_tiny(size_t n)
+{
+	return malloc(n);
+}
+
+static int small(void)
+{
+	unsigned long bytes = 0;
+
+	for (unsigned long i = 0; i < 200000; i++) {
+		char *volatile p = alloc_tiny(i % 1000 + 1);
+
+		if (!p)
+			return 1;
+		p[0] = 1;
+		free(p);
+		bytes += i % 1000 + 1;
+	}
+	printf("bytes=%lu\n", bytes);
+	return 0;
+}
+
 static void *map_anon(void)
 {
 	void *p = mmap(NULL, MIB / 4, PROT_READ | PROT_WRITE,
@@ -67,17 +93,19 @@ static void fill(void *p, size_t n)
 	memset(p, 1, n);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	void *big, *small, *first, *second, *map;
+	void *big, *little, *first, *second, *map;
 	uintptr_t first_at;
 
+	if (argc > 1 && !strcmp(argv[1], "--small"))
+		return small();
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	big = alloc_big();
 	fill(big, 4 * MIB);
-	small = alloc_small();
-	fill(small, MIB);
+	little = alloc_small();
+	fill(little, MIB);
 	first = alloc_first();
 	fill(first, 2 * MIB);
 	first_at = (uintptr_t)first;
@@ -89,7 +117,7 @@ int main(void)
 	fill(table, MIB);
 	printf("first=%#lx second=%p\n", (unsigned long)first_at, second);
 	free(big);
-	free(small);
+	free(little);
 	free(second);
 	munmap(map, MIB / 4);
 	return 0;
