@@ -2,7 +2,9 @@
 /*
  * record-objects.c - `pebs-shim record --objects`: the command runs with
  * libpebsshim-objects.so preloaded (tools/objects/objects.c), which
- * writes its tracked allocations and releases to a pipe; at the end of
+ * sends its tracked allocations and releases on a socket (AF_UNIX,
+ * SOCK_SEQPACKET: one message a record; a process outliving record gets
+ * no SIGPIPE); at the end of
  * every round (and at the end) record reads what is there and writes
  * each as a sample of one of two extra events of the perf.data file,
  * software dummies named "pebs-shim:alloc" and "pebs-shim:free"
@@ -17,8 +19,9 @@
  * sampled), CALLCHAIN its stack (user context), WEIGHT its size. A free
  * sample: ADDR, PERIOD the length of an unmapped range (1 for free()).
  *
- * The pipe holds 1 MiB; the interposer's write blocks only when it is
- * full, until the next round reads it (a round is at most 100 ms).
+ * The socket's send buffer is 4 MiB where record may force it (root),
+ * else the system's maximum; the interposer's send blocks only when it
+ * is full, until the next round reads it (a round is at most 100 ms).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,12 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 
 #include "record.h"
 #include "objects/objects-proto.h"
 
-#define PIPE_BYTES	(1 << 20)
-#define READ_BUF	(1 << 16)
+#define SOCK_BYTES	(4 << 20)
 
 /* the sample ids of the two events: far above the kernel's */
 #define ID_ALLOC	PEBS_OBJECTS_ALLOC_ID
@@ -44,8 +47,7 @@
 struct rec_objects {
 	int rfd;
 	int wfd;
-	char *buf;		/* READ_BUF + PSO_REC_MAX: a partial record */
-	size_t have;
+	char *buf;		/* one message */
 	uint64_t allocs, frees, bad;
 	char path[PATH_MAX];
 };
@@ -86,7 +88,7 @@ int rec_objects_prepare(struct record *rec)
 	if (!rec->o.objects)
 		return 0;
 	ob = calloc(1, sizeof(*ob));
-	if (!ob || !(ob->buf = malloc(READ_BUF + PSO_REC_MAX))) {
+	if (!ob || !(ob->buf = malloc(PSO_REC_MAX + 1))) {
 		free(ob);
 		tool_err("record", "out of memory");
 		return -ENOMEM;
@@ -99,16 +101,19 @@ int rec_objects_prepare(struct record *rec)
 			ob->path, strerror(-err));
 		return err;
 	}
-	if (pipe2(fds, O_CLOEXEC)) {
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds)) {
 		err = -errno;
-		tool_err("record", "--objects: cannot create a pipe: %s: raise the open file limit",
+		tool_err("record", "--objects: cannot create a socket pair: %s: raise the open file limit",
 			strerror(errno));
 		return err;
 	}
 	ob->rfd = fds[0];
 	ob->wfd = fds[1];
-	/* a larger pipe where allowed (pipe-max-size); the default else */
-	fcntl(ob->wfd, F_SETPIPE_SZ, PIPE_BYTES);
+	/* a larger send buffer: forced as root, else up to wmem_max */
+	if (setsockopt(ob->wfd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ SOCK_BYTES },
+		       sizeof(int)))
+		setsockopt(ob->wfd, SOL_SOCKET, SO_SNDBUF, &(int){ SOCK_BYTES },
+			   sizeof(int));
 	/* the command and what it execs keep the write end */
 	fcntl(ob->wfd, F_SETFD, 0);
 	fcntl(ob->rfd, F_SETFL, O_NONBLOCK);
@@ -183,33 +188,19 @@ int rec_objects_drain(struct record *rec)
 	if (!ob || ob->rfd < 0)
 		return 0;
 	for (;;) {
-		size_t at = 0;
-
-		n = read(ob->rfd, ob->buf + ob->have, READ_BUF);
+		n = recv(ob->rfd, ob->buf, PSO_REC_MAX + 1, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return 0;	/* empty (EAGAIN), or every writer gone */
-		ob->have += (size_t)n;
-		while (ob->have - at >= sizeof(struct pso_rec)) {
-			const struct pso_rec *r =
-				(const struct pso_rec *)(ob->buf + at);
-
-			if (r->size < sizeof(*r) || r->size > PSO_REC_MAX) {
-				/* lost framing: drop what is here */
-				ob->bad++;
-				at = ob->have;
-				break;
-			}
-			if (ob->have - at < r->size)
-				break;
-			err = one(rec, r);
-			if (err)
-				return err;
-			at += r->size;
+			return 0;	/* empty (EAGAIN), or every sender gone */
+		if ((size_t)n < sizeof(struct pso_rec) ||
+		    ((const struct pso_rec *)ob->buf)->size != (size_t)n) {
+			ob->bad++;	/* not one of the interposer's */
+			continue;
 		}
-		memmove(ob->buf, ob->buf + at, ob->have - at);
-		ob->have -= at;
+		err = one(rec, (const struct pso_rec *)ob->buf);
+		if (err)
+			return err;
 	}
 }
 

@@ -9,7 +9,8 @@
 # site (the reallocated range split at the reallocation: the interposer's
 # CLOCK_MONOTONIC times and the samples' agree), perf report and perf
 # script must read the file without a word on stderr, an exec'd program
-# stays preloaded, a SIGKILLed recording keeps its objects, and -p or
+# stays preloaded, a SIGKILLed recording keeps its objects, a process
+# outliving the recording is unharmed, and -p or
 # --format csv say what --objects cannot do.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
@@ -17,7 +18,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..14
+echo 1..15
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -114,6 +115,16 @@ est=$(awk -F, '$10 == "pebs-shim:alloc" && $29 ~ /^alloc_tiny / { s += $3 }
 awk -v b="${bytes:-0}" -v e="$est" 'BEGIN { exit !(b > 0 && e > 0.75 * b &&
 	e < 1.25 * b) }'
 ok_rc $? "sampled small allocations estimate the bytes allocated ($est of ${bytes:-?})"
+
+# a process that outlives the recording is not hurt (no SIGPIPE): it
+# allocates after record ended and still exits 0
+"$tool" record --objects -e page-faults -c 1000 -o "$T/d.data" -- \
+	sh -c "(sleep 1; \"$wl\" --small >\"$T/d.out\"; echo rc=\$? >>\"$T/d.out\") &" \
+	>/dev/null 2>&1
+for _ in $(seq 100); do grep -q rc= "$T/d.out" 2>/dev/null && break
+	sleep 0.1; done
+grep -q '^rc=0$' "$T/d.out"
+ok_rc $? "a process that outlives the recording keeps running (no SIGPIPE)"
 
 sleep 5 &
 pid=$!

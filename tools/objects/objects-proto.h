@@ -2,10 +2,11 @@
 /*
  * objects-proto.h - what libpebsshim-objects.so (tools/objects/objects.c)
  * writes to `pebs-shim record --objects` (tools/record-objects.c): one
- * record per tracked allocation or release, written with one write(2)
- * of at most PSO_REC_MAX bytes (< PIPE_BUF, so records of several
- * threads and processes never interleave) to the pipe whose write end
- * is the fd in $PEBS_SHIM_OBJECTS_FD.
+ * record per tracked allocation or release, sent as one message of at
+ * most PSO_REC_MAX bytes (so records of several threads and processes
+ * never interleave) on the AF_UNIX SOCK_SEQPACKET socket whose fd is in
+ * $PEBS_SHIM_OBJECTS_FD (a socket, not a pipe: MSG_NOSIGNAL spares a
+ * process that outlives the recorder its SIGPIPE).
  */
 #ifndef PEBS_SHIM_OBJECTS_PROTO_H
 #define PEBS_SHIM_OBJECTS_PROTO_H

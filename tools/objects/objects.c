@@ -3,7 +3,7 @@
  * objects.c - libpebsshim-objects.so, preloaded by `pebs-shim record
  * --objects` into the command it runs: the heap and anonymous-memory
  * allocations of the command, with their call stacks, to the recorder
- * (tools/objects/objects-proto.h) through the pipe fd in
+ * (tools/objects/objects-proto.h) through the socket fd in
  * $PEBS_SHIM_OBJECTS_FD.
  *
  * Interposed: malloc, calloc, realloc, reallocarray, free,
@@ -16,10 +16,10 @@
  * - Reentrancy: a thread-local guard; what the hooks call (dlsym,
  *   pthread_getattr_np once per thread) reaches the real allocator
  *   untracked. The hook path itself never allocates: a record is built
- *   on the stack and written with one write(2) (atomic below PIPE_BUF).
+ *   on the stack and sent as one SOCK_SEQPACKET message (atomic).
  * - Threads: per-thread state is thread-local; the set of sampled
  *   addresses is a lock-free open-addressing table.
- * - fork: the child keeps the pipe and reseeds its sampler (atfork);
+ * - fork: the child keeps the socket and reseeds its sampler (atfork);
  *   exec: LD_PRELOAD and the fd variable stay in the environment, the
  *   fd has no close-on-exec, so an exec'd program is preloaded again.
  *
@@ -42,7 +42,10 @@
  * of malloc(64..320) + free: bare 30-53 ns per pair, preloaded without
  * a recorder 46-57 ns, default sampling 59-75 ns (the countdown, the
  * sampled-address table probe on free), --objects=all ~1.8-2 us (two
- * write(2) calls and the stack walk per pair).
+ * send(2) calls and the stack walk per pair).
+ *
+ * Once the recorder is gone (or the fd is no longer its socket), sends
+ * fail without a signal and tracking stops.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -55,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,6 +167,15 @@ static void resolve(void)
 	env = getenv(PSO_ENV_FD);
 	if (env && *env)
 		out_fd = atoi(env);
+	/* the recorder's socket, not a file that took its number */
+	if (out_fd >= 0) {
+		int type = 0;
+		socklen_t len = sizeof(type);
+
+		if (getsockopt(out_fd, SOL_SOCKET, SO_TYPE, &type, &len) ||
+		    type != SOCK_SEQPACKET)
+			out_fd = -1;
+	}
 	env = getenv(PSO_ENV_MODE);
 	if (env && !strcmp(env, "all"))
 		track_all = 1;
@@ -239,7 +252,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void send(int kind, const void *addr, size_t len, uint64_t weight,
+static void emit(int kind, const void *addr, size_t len, uint64_t weight,
 		 const void *frame)
 {
 	union {
@@ -261,8 +274,10 @@ static void send(int kind, const void *addr, size_t len, uint64_t weight,
 	u.r.nr_ips = frame ? (uint8_t)walk(frame, u.r.ips) : 0;
 	u.r.size = (uint16_t)(sizeof(u.r) + u.r.nr_ips * 8u);
 	do
-		w = write(out_fd, &u, u.r.size);
+		w = send(out_fd, &u, u.r.size, MSG_NOSIGNAL);
 	while (w < 0 && errno == EINTR);
+	if (w < 0 && errno != EAGAIN && errno != ENOBUFS)
+		out_fd = -1;	/* the recorder ended: stop */
 }
 
 static double uniform(void)
@@ -352,7 +367,7 @@ static void on_alloc(const void *p, size_t len, const void *frame)
 	if (w) {
 		if (!track_all)
 			set_add((uintptr_t)p);
-		send(PSO_ALLOC, p, len, w, frame);
+		emit(PSO_ALLOC, p, len, w, frame);
 	}
 	guard--;
 }
@@ -363,7 +378,7 @@ static void on_free(const void *p)
 		return;
 	guard++;
 	if (track_all || set_del((uintptr_t)p))
-		send(PSO_FREE, p, 0, 0, NULL);
+		emit(PSO_FREE, p, 0, 0, NULL);
 	guard--;
 }
 
@@ -374,7 +389,7 @@ static void on_unmap(const void *p, size_t len)
 		return;
 	guard++;
 	set_del((uintptr_t)p);
-	send(PSO_FREE, p, len, 0, NULL);
+	emit(PSO_FREE, p, len, 0, NULL);
 	guard--;
 }
 
@@ -395,8 +410,12 @@ EXPORT void *calloc(size_t n, size_t m)
 {
 	void *p;
 
-	if (!ready())
-		return boot_alloc(n * m);	/* static: zeroed */
+	if (!ready()) {
+		size_t b;
+
+		/* static: zeroed */
+		return __builtin_mul_overflow(n, m, &b) ? NULL : boot_alloc(b);
+	}
 	p = real.calloc(n, m);
 	on_alloc(p, n * m, FRAME);
 	return p;
@@ -417,9 +436,12 @@ EXPORT void *realloc(void *old, size_t n)
 	void *p;
 
 	if (is_boot(old)) {
+		size_t have = (size_t)(boot_buf + sizeof(boot_buf) -
+				       (char *)old);
+
 		p = malloc(n);
 		if (p)
-			memcpy(p, old, n);
+			memcpy(p, old, n < have ? n : have);
 		return p;
 	}
 	if (!ready())
