@@ -147,10 +147,16 @@ $(OBJECTS_SO): tools/objects/objects.c tools/objects/objects-proto.h
 	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared \
 		-fno-omit-frame-pointer -fvisibility=hidden -D_GNU_SOURCE \
 		$(LDFLAGS) -o $@ $< -ldl -lm -lpthread
-# where an installed pebs-shim finds it
+# where an installed pebs-shim finds it (rebuilt when LIBDIR changes)
+OBJECTS_LIB_PATH = $(LIBDIR)/pebs-shim/libpebsshim-objects.so
 $(B)/tools/record-objects.o: CPPFLAGS += \
-	-DPEBS_OBJECTS_LIB='"$(LIBDIR)/pebs-shim/libpebsshim-objects.so"'
-$(B)/tools/record-objects.o: tools/objects/objects-proto.h
+	-DPEBS_OBJECTS_LIB='"$(OBJECTS_LIB_PATH)"'
+$(B)/tools/record-objects.o: tools/objects/objects-proto.h \
+	$(B)/objects-lib-path
+$(B)/objects-lib-path: FORCE
+	@mkdir -p $(@D)
+	@echo '$(OBJECTS_LIB_PATH)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
 $(B)/tests/unit/%: $(B)/tests/unit/%.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) -lcmocka $(LDLIBS)
