@@ -4,7 +4,8 @@
 # writes objects of known sizes from known sites once each, so every
 # page of an object faults once: alloc_big 1024, alloc_small 256,
 # alloc_first 512, then freed and its range reallocated by alloc_second
-# 512, map_anon 64, and the static array table (1 MiB of .bss, mapped
+# 512, map_anon 64, alloc_in_thread (on a second thread) 128, and the
+# static array table (1 MiB of .bss, mapped
 # anonymously past the file's pages) 256. The report must give those counts per allocation
 # site (the reallocated range split at the reallocation: the interposer's
 # CLOCK_MONOTONIC times and the samples' agree), perf report and perf
@@ -42,6 +43,7 @@ alloc_small 256
 alloc_first 512
 alloc_second 512
 map_anon 64
+alloc_in_thread 128
 table 256"
 got=$(grep -E '^(alloc_|map_anon|table )' "$T/rows" | sort)
 [ "$got" = "$(sort <<<"$want")" ]

@@ -13,6 +13,7 @@
  *	alloc_second	malloc 2 MiB	 512 faults (usually the range
  *					 alloc_first had: printed)
  *	map_anon	mmap 256 KiB	  64 faults
+ *	alloc_in_thread	malloc 512 KiB	 128 faults, on a second thread
  *	table		static 1 MiB	 256 faults (a data symbol in the
  *					 .bss the kernel maps anonymously)
  *
@@ -23,7 +24,7 @@
  *				prints "bytes=N", their sum
  */
 #include <malloc.h>
-#include <stdint.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,10 +94,25 @@ static void fill(void *p, size_t n)
 	memset(p, 1, n);
 }
 
+static void *alloc_in_thread(void)
+{
+	return malloc(MIB / 2);
+}
+
+static void *thread_main(void *arg)
+{
+	void *p = alloc_in_thread();
+
+	(void)arg;
+	fill(p, MIB / 2);
+	free(p);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	void *big, *little, *first, *second, *map;
-	uintptr_t first_at;
+	pthread_t th;
 
 	if (argc > 1 && !strcmp(argv[1], "--small"))
 		return small();
@@ -108,14 +124,19 @@ int main(int argc, char **argv)
 	fill(little, MIB);
 	first = alloc_first();
 	fill(first, 2 * MIB);
-	first_at = (uintptr_t)first;
+	printf("first=%p ", first);
 	free(first);
 	second = alloc_second();
 	fill(second, 2 * MIB);
 	map = map_anon();
 	fill(map, MIB / 4);
 	fill(table, MIB);
-	printf("first=%#lx second=%p\n", (unsigned long)first_at, second);
+	if (pthread_create(&th, NULL, thread_main, NULL) ||
+	    pthread_join(th, NULL)) {
+		fputs("objects: cannot run a thread\n", stderr);
+		return 1;
+	}
+	printf("second=%p\n", second);
 	free(big);
 	free(little);
 	free(second);
