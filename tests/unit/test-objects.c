@@ -6,14 +6,22 @@
  * order the lookups come in, overlapping lifetimes (a lost free: the
  * latest allocation wins), munmap of a range, processes kept apart,
  * unknown addresses, labels interned, and enough objects for the index
- * to be rebuilt under the lookups.
+ * to be rebuilt under the lookups; and through a session
+ * (pebs_session__set_objects, lib/objects/objects-session.c) over a
+ * synthetic recording of loads and stores with data sources and weights
+ * plus pebs-shim:alloc/free samples: per object the samples, loads,
+ * stores, HITM and weights, the reallocated range split, an unknown
+ * address, and the events found by id when the names are missing.
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/internal.h"
@@ -194,6 +202,193 @@ static void test_many(void **state)
 	pebs_objects__delete(o);
 }
 
+/* ---- through a session ---------------------------------------------- */
+
+#define MEM_ST	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT | \
+		 PERF_SAMPLE_DATA_SRC)
+
+/* a sample record: @r with its header filled in */
+static void put(struct pebs_perfdata_writer *w, uint64_t *r, size_t size)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE,
+				       PERF_RECORD_MISC_USER, (uint16_t)size };
+
+	memcpy(r, &h, sizeof(h));
+	assert_int_equal(pebs_perfdata_writer__write(w, (void *)r), 0);
+}
+
+static void write_access(struct pebs_perfdata_writer *w, uint64_t time,
+			 uint64_t addr, uint64_t weight, uint64_t src)
+{
+	uint64_t r[8] = { 0, 7, 0x401234, (uint64_t)50 << 32 | 50, time, addr,
+			  weight, src };
+
+	put(w, r, sizeof(r));
+}
+
+/* as tools/record-objects.c writes them */
+static void write_alloc(struct pebs_perfdata_writer *w, uint64_t time,
+			uint64_t addr, uint64_t size, uint64_t ip)
+{
+	uint64_t r[11] = { 0, PEBS_OBJECTS_ALLOC_ID, ip,
+			   (uint64_t)50 << 32 | 50, time, addr, size, 2,
+			   PERF_CONTEXT_USER, ip, size };
+
+	put(w, r, sizeof(r));
+}
+
+static void write_free(struct pebs_perfdata_writer *w, uint64_t time,
+		       uint64_t addr)
+{
+	uint64_t r[7] = { 0, PEBS_OBJECTS_FREE_ID, 0, (uint64_t)50 << 32 | 50,
+			  time, addr, 1 };
+
+	put(w, r, sizeof(r));
+}
+
+/* a data source: a load or store, with a HITM snoop or not */
+static uint64_t src(bool load, bool hitm)
+{
+	union perf_mem_data_src d = { .val = 0 };
+
+	d.mem_op = load ? PERF_MEM_OP_LOAD : PERF_MEM_OP_STORE;
+	d.mem_lvl = PERF_MEM_LVL_HIT | PERF_MEM_LVL_L3;
+	d.mem_snoop = hitm ? PERF_MEM_SNOOP_HITM : PERF_MEM_SNOOP_NONE;
+	return d.val;
+}
+
+/*
+ * Object A (site ip 0x401000) at 0x10000 from t=10, freed at t=30; the
+ * range allocated again by B (ip 0x402000) at t=40. Three loads in A
+ * (weights 100, 200, 300, one HITM), two stores in B, one load nowhere.
+ */
+static void write_recording(const char *path, bool names)
+{
+	struct perf_event_attr mem = {
+		.size = sizeof(mem), .type = PERF_TYPE_RAW, .config = 0x1cd,
+		.sample_period = 1, .sample_type = MEM_ST, .sample_id_all = 1,
+	};
+	struct perf_event_attr dummy = {
+		.size = sizeof(dummy), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
+		.sample_id_all = 1,
+	};
+	struct pebs_perfdata_writer *w;
+	uint64_t id = 7;
+
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &mem, &id, 1,
+							names ? "loads" : NULL), 0);
+	id = PEBS_OBJECTS_ALLOC_ID;
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &dummy, &id, 1,
+			 names ? PEBS_OBJECTS_ALLOC_EVENT : NULL), 0);
+	dummy.sample_type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
+					 PERF_SAMPLE_WEIGHT);
+	id = PEBS_OBJECTS_FREE_ID;
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &dummy, &id, 1,
+			 names ? PEBS_OBJECTS_FREE_EVENT : NULL), 0);
+	write_alloc(w, 10, 0x10000, 0x1000, 0x401000);
+	write_access(w, 20, 0x10010, 100, src(true, false));
+	write_access(w, 21, 0x10ff8, 200, src(true, true));
+	write_access(w, 22, 0x10400, 300, src(true, false));
+	write_free(w, 30, 0x10000);
+	write_access(w, 35, 0x10010, 50, src(true, false));	/* freed */
+	write_alloc(w, 40, 0x10000, 0x1000, 0x402000);
+	write_access(w, 50, 0x10020, 0, src(false, false));
+	write_access(w, 51, 0x10fff, 0, src(false, false));
+	write_access(w, 60, 0x99999000, 10, src(true, false));
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+}
+
+static int add_loads(void *arg, const struct pebs_sample *s,
+		     const struct pebs_report_sample *rs)
+{
+	(void)s;
+	return rs->event == 0 ? pebs_report__add(arg, rs) : 0;
+}
+
+static const struct pebs_report_row *row_of(struct pebs_report *r,
+					    const char *object)
+{
+	char buf[256];
+
+	for (size_t i = 0; i < pebs_report__nr_rows(r); i++) {
+		const struct pebs_report_row *row = pebs_report__row(r, i);
+
+		pebs_report__field(row, PEBS_REPORT_OBJECT, buf, sizeof(buf));
+		if (!strcmp(buf, object))
+			return row;
+	}
+	print_error("no row %s\n", object);
+	return NULL;
+}
+
+static void session_objects(bool names)
+{
+	char path[] = "/tmp/test-objects.XXXXXX";
+	enum pebs_report_key key = PEBS_REPORT_OBJECT;
+	const struct pebs_report_row *a, *b, *u;
+	struct pebs_perfdata *pd;
+	struct pebs_session *ss;
+	struct pebs_objects *o;
+	struct pebs_report *r;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_recording(path, names);
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_int_equal(pebs_session__new(pd, &ss), 0);
+	assert_int_equal(pebs_objects__new(&o), 0);
+	assert_int_equal(pebs_session__set_objects(ss, o), 0);
+	assert_int_equal(pebs_report__new(&key, 1, 3, &r), 0);
+	assert_int_equal(pebs_session__process(ss, true, add_loads, r, NULL),
+			 0);
+	assert_int_equal(pebs_objects__count(o), 2);
+	pebs_report__sort(r);
+	/* A, B, the freed range (no mapping: unknown), the unknown load */
+	assert_int_equal(pebs_report__nr_rows(r), 3);
+	a = row_of(r, "[unknown]+0x401000");
+	assert_non_null(a);
+	assert_int_equal(a->samples, 3);
+	assert_int_equal(a->loads, 3);
+	assert_int_equal(a->stores, 0);
+	assert_int_equal(a->hitm, 1);
+	assert_int_equal(a->weight_sum, 600);
+	b = row_of(r, "[unknown]+0x402000");
+	assert_non_null(b);
+	assert_int_equal(b->samples, 2);
+	assert_int_equal(b->stores, 2);
+	assert_int_equal(b->loads, 0);
+	u = row_of(r, "[unknown]");
+	assert_non_null(u);
+	assert_int_equal(u->samples, 2);
+	assert_int_equal(u->weight_sum, 60);
+	pebs_report__delete(r);
+	pebs_session__delete(ss);
+	pebs_objects__delete(o);
+	pebs_perfdata__close(pd);
+	unlink(path);
+}
+
+static void test_session(void **state)
+{
+	(void)state;
+	session_objects(true);
+}
+
+/* a killed recording has no event names: the ids tell the events */
+static void test_session_no_names(void **state)
+{
+	(void)state;
+	session_objects(false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +397,8 @@ int main(void)
 		cmocka_unit_test(test_munmap_range),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_session_no_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
