@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -99,7 +100,7 @@ static size_t boot_used;
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 static TLS int guard;
 static TLS uint32_t my_tid;
-static TLS uintptr_t stack_hi;
+static TLS uintptr_t stack_lo, stack_hi;	/* the thread's stack */
 static TLS int64_t countdown;	/* bytes to the next sample */
 static TLS uint64_t rng;
 
@@ -206,31 +207,52 @@ static inline int ready(void)
 	return resolved == 2;
 }
 
-/* the thread's stack top, found once (guarded: glibc may allocate) */
-static uintptr_t stack_top(void)
+/*
+ * The thread's stack, found once (guarded: glibc may allocate): the main
+ * thread's from __libc_stack_end down by RLIMIT_STACK (at most 1 GiB), a
+ * thread's from pthread_getattr_np.
+ */
+static void stack_bounds(void)
 {
 	pthread_attr_t a;
+	struct rlimit rl;
 	void *lo;
 	size_t len;
 
 	if (stack_hi)
-		return stack_hi;
+		return;
 	if (my_tid == my_pid) {
 		stack_hi = (uintptr_t)__libc_stack_end;
+		len = 8u << 20;
+		if (!getrlimit(RLIMIT_STACK, &rl))
+			len = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1u << 30 ?
+			      1u << 30 : rl.rlim_cur;
+		stack_lo = stack_hi > len ? stack_hi - len : 0;
 	} else if (!pthread_getattr_np(pthread_self(), &a)) {
-		if (!pthread_attr_getstack(&a, &lo, &len))
+		if (!pthread_attr_getstack(&a, &lo, &len)) {
+			stack_lo = (uintptr_t)lo;
 			stack_hi = (uintptr_t)lo + len;
+		}
 		pthread_attr_destroy(&a);
 	}
-	return stack_hi;
 }
 
+/*
+ * The return addresses from @frame up, while each frame lies in the
+ * thread's stack above the last: memory there is mapped. A hook running
+ * on another stack (sigaltstack, a coroutine's) gives its caller only.
+ */
 static unsigned int walk(const void *frame, uint64_t *ips)
 {
-	uintptr_t fp = (uintptr_t)frame, hi = stack_top();
+	uintptr_t fp = (uintptr_t)frame;
 	unsigned int n = 0;
 
-	while (n < PSO_MAX_IPS && fp && !(fp & 7) && fp + 16 <= hi) {
+	stack_bounds();
+	if (fp < stack_lo || fp + 16 > stack_hi) {
+		ips[0] = ((const uintptr_t *)fp)[1];	/* our own frame */
+		return ips[0] != 0;
+	}
+	while (n < PSO_MAX_IPS && !(fp & 7) && fp + 16 <= stack_hi) {
 		uintptr_t next = ((const uintptr_t *)fp)[0];
 		uintptr_t ret = ((const uintptr_t *)fp)[1];
 
