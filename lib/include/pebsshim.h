@@ -3716,14 +3716,14 @@ PEBS_API size_t pebs_objects__count(const struct pebs_objects *o);
 /*
  * pebs_session__set_objects - during pebs_session__process, feed @o
  * (NULL: stop) from the samples of PEBS_OBJECTS_ALLOC_EVENT and
- * PEBS_OBJECTS_FREE_EVENT (by name, else by their sample ids; an
- * allocation's site: the first frame of its
- * call chain outside the C library, libstdc++, the dynamic linker and
- * the interposer, as "function (file:line)"), and give each sample with
- * a data address its object (pebs_report_sample.object, .object_inst):
- * the heap object live there at the sample's time, else the data
- * symbol, else the mapping. Call it before __process; @o must outlive
- * the pass. Returns 0 or -EINVAL.
+ * PEBS_OBJECTS_FREE_EVENT (by name, else by their sample ids), each
+ * allocation's site being the first frame of its call chain outside the
+ * C library, libstdc++, the dynamic linker and the interposer, as
+ * "function (file:line) <- caller"; and give each sample with a data
+ * address its object (pebs_report_sample.object, .object_inst): the
+ * heap object live there at the sample's time, else the data symbol,
+ * else the mapping. Call it before __process; @o must outlive the pass.
+ * Returns 0 or -EINVAL.
  */
 PEBS_API int pebs_session__set_objects(struct pebs_session *ss,
 				       struct pebs_objects *o);

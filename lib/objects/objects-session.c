@@ -11,9 +11,10 @@
  *
  * An allocation's site is the first frame of its call chain outside the
  * allocator: the C library, libstdc++, libgcc, the dynamic linker and
- * the interposer (libpebsshim-objects.so), as "function (file:line)"
- * with the line of the call (the return address - 1), "function" when
- * the DWARF has no line, the address when no symbol covers it.
+ * the interposer (libpebsshim-objects.so), as "function (file:line) <-
+ * caller" with the line of the call (the return address - 1); without
+ * DWARF lines no "(file:line)", without a symbol "file+0xoffset", and
+ * without the caller's frame no "<- caller".
  */
 #include <errno.h>
 #include <stdio.h>
@@ -56,20 +57,43 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* the site of an allocation sample, into @buf */
+/* frame @ip of the sample's process as "name" or "file+0xoff" */
+static void frame_name(const struct pebs_sym *sym, uint64_t ip, char *buf,
+		       size_t len)
+{
+	if (sym->name)
+		snprintf(buf, len, "%s", sym->name);
+	else
+		snprintf(buf, len, "%s+0x%llx", sym->dso ? base_name(sym->dso) :
+			 "[unknown]", (unsigned long long)(sym->dso ?
+			 sym->dso_offset : ip));
+}
+
+/*
+ * The site of an allocation sample into @buf: "function (file:line)",
+ * then " <- caller" when the stack has the caller's frame.
+ */
 static void site_of(struct objs_hook *h, const struct pebs_sample *s,
 		    char *buf, size_t len)
 {
 	struct pebs_sym sym = { 0 }, first = { 0 };
-	uint64_t ip = 0, first_ip = 0;
+	uint64_t ip = 0, first_ip = 0, caller = 0;
 	const char *file;
 	unsigned int line;
 	bool found = false;
+	size_t n;
 
-	for (uint64_t i = 0; i < s->callchain_nr && !found; i++) {
-		memcpy(&ip, &s->callchain[i], sizeof(ip));
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t x;
+
+		memcpy(&x, &s->callchain[i], sizeof(x));
+		if (x >= (uint64_t)PERF_CONTEXT_MAX)
 			continue;	/* a context marker */
+		if (found) {
+			caller = x;
+			break;
+		}
+		ip = x;
 		pebs_symbols__resolve(h->syms, (pid_t)s->pid, ip, &sym);
 		if (!first_ip) {
 			first = sym;
@@ -81,19 +105,18 @@ static void site_of(struct objs_hook *h, const struct pebs_sample *s,
 		sym = first;
 		ip = first_ip ? first_ip : s->ip;
 	}
-	if (!sym.name) {
-		snprintf(buf, len, "%s+0x%llx", sym.dso ? base_name(sym.dso) :
-			 "[unknown]", (unsigned long long)(sym.dso ?
-			 sym.dso_offset : ip));
-		return;
-	}
-	if (sym.dso && sym.dso[0] == '/' && sym.dso_offset &&
+	frame_name(&sym, ip, buf, len);
+	n = strlen(buf);
+	if (sym.name && sym.dso && sym.dso[0] == '/' && sym.dso_offset &&
 	    !pebs_srcline__find(h->srcl, sym.dso, sym.dso_offset - 1, &file,
 				&line))
-		snprintf(buf, len, "%s (%s:%u)", sym.name, base_name(file),
-			 line);
-	else
-		snprintf(buf, len, "%s", sym.name);
+		n += (size_t)snprintf(buf + n, len - n, " (%s:%u)",
+				      base_name(file), line);
+	if (caller && n + 4 < len) {
+		pebs_symbols__resolve(h->syms, (pid_t)s->pid, caller, &sym);
+		memcpy(buf + n, " <- ", 5);
+		frame_name(&sym, caller, buf + n + 4, len - n - 4);
+	}
 }
 
 static int on_sample(void *arg, const struct pebs_sample *s, unsigned int idx)

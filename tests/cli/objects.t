@@ -62,14 +62,15 @@ fi
 "$tool" report -i "$T/o.data" --sort object_instance --format csv \
 	>"$T/i.csv" 2>/dev/null
 awk -F, '$10 == "page-faults" && $4 == 1024 &&
-	 $NF ~ /^alloc_big \(objects.c:[0-9]+\) #1$/ { f = 1 } END { exit !f }' \
+	 $NF ~ /^alloc_big \(objects.c:[0-9]+\) <- main #1$/ { f = 1 }
+	 END { exit !f }' \
 	"$T/i.csv"
-ok_rc $? "report --sort object_instance names each object (alloc_big #1)"
+ok_rc $? "report --sort object_instance names each object (alloc_big ... #1)"
 
 "$tool" report -i "$T/o.data" --sort object --format json >"$T/r.json" \
-	2>/dev/null && grep -q '"object": *"alloc_second (objects.c:[0-9]*)"' \
+	2>/dev/null && grep -q '"object": *"alloc_second (objects.c:[0-9]*) <- main"' \
 	"$T/r.json"
-ok_rc $? "JSON rows carry the object with its source line"
+ok_rc $? "JSON rows carry the object with its source line and caller"
 
 perf report -i "$T/o.data" --stdio >/dev/null 2>"$T/perr"
 empty "perf report reads the file without a warning" "$T/perr"
