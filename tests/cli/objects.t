@@ -19,7 +19,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..15
+echo 1..16
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -118,6 +118,16 @@ est=$(awk -F, '$10 == "pebs-shim:alloc" && $29 ~ /^alloc_tiny / { s += $3 }
 awk -v b="${bytes:-0}" -v e="$est" 'BEGIN { exit !(b > 0 && e > 0.75 * b &&
 	e < 1.25 * b) }'
 ok_rc $? "sampled small allocations estimate the bytes allocated ($est of ${bytes:-?})"
+
+# --objects=all: every one of them
+"$tool" record --objects=all -e page-faults -c 1000 -o "$T/a.data" -- \
+	"$wl" --small >/dev/null 2>&1 &&
+"$tool" report -i "$T/a.data" --sort object --format csv >"$T/a.csv" \
+	2>/dev/null
+n=$(awk -F, '$10 == "pebs-shim:alloc" && $29 ~ /^alloc_tiny / { s += $4 }
+	END { print s + 0 }' "$T/a.csv")
+[ "$n" = 200000 ]
+ok_rc $? "--objects=all records every allocation ($n of 200000)"
 
 # a process that outlives the recording is not hurt (no SIGPIPE): it
 # allocates after record ended and still exits 0
