@@ -81,6 +81,9 @@ LIB_LINKS := $(B)/$(SONAME) $(B)/libpebsshim.so
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(B)/%.o)
 TOOL := $(B)/pebs-shim
+# the allocation interposer `record --objects` preloads (not part of
+# libpebsshim: a small .so of its own, installed to $(LIBDIR)/pebs-shim)
+OBJECTS_SO := $(B)/libpebsshim-objects.so
 
 # tests/helpers.c: the feature probes (helpers.h) of every C test and of
 # tests/probe, which the shell tests run through tap.sh's need
@@ -115,7 +118,7 @@ all: lib tool tests $(WORKLOADS) $(EXAMPLES) $(BENCHES) vmbins man \
 	$(if $(KDIR),kmod)
 
 lib: $(LIB_A) $(LIB_SO) $(LIB_LINKS)
-tool: $(TOOL)
+tool: $(TOOL) $(OBJECTS_SO)
 tests: $(UNIT) $(LIVE) $(WORKLOADS) $(PROBE)
 vmbins: $(VMBINS)
 fuzz: $(FUZZ)
@@ -140,6 +143,23 @@ $(B)/libpebsshim.so: $(B)/$(SONAME)
 
 $(TOOL): $(TOOL_OBJS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
+
+# frame pointers: its stack walk starts from the hooks' own frames
+$(OBJECTS_SO): tools/objects/objects.c tools/objects/objects-proto.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared \
+		-fno-omit-frame-pointer -fvisibility=hidden -D_GNU_SOURCE \
+		$(LDFLAGS) -o $@ $< -ldl -lm -lpthread
+# where an installed pebs-shim finds it (rebuilt when LIBDIR changes)
+OBJECTS_LIB_PATH = $(LIBDIR)/pebs-shim/libpebsshim-objects.so
+$(B)/tools/record-objects.o: CPPFLAGS += \
+	-DPEBS_OBJECTS_LIB='"$(OBJECTS_LIB_PATH)"'
+$(B)/tools/record-objects.o: tools/objects/objects-proto.h \
+	$(B)/objects-lib-path
+$(B)/objects-lib-path: FORCE
+	@mkdir -p $(@D)
+	@echo '$(OBJECTS_LIB_PATH)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm $@.tmp; else mv $@.tmp $@; fi
 
 $(B)/tests/unit/%: $(B)/tests/unit/%.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $< $(T_HELPERS) $(LIB_A) -lcmocka $(LDLIBS)
@@ -322,6 +342,7 @@ PUB_HDRS := $(sort $(wildcard lib/include/pebsshim/*.h))
 INSTALLED := $(BINDIR)/pebs-shim \
 	$(addprefix $(LIBDIR)/,libpebsshim.a $(notdir $(LIB_SO) $(LIB_LINKS))) \
 	$(LIBDIR)/pkgconfig/libpebsshim.pc \
+	$(LIBDIR)/pebs-shim/libpebsshim-objects.so \
 	$(INCLUDEDIR)/pebsshim.h $(INCLUDEDIR)/pebs_map.h \
 	$(patsubst lib/include/%,$(INCLUDEDIR)/%,$(PUB_HDRS)) \
 	$(patsubst man/%,$(MANDIR)/man1/%,$(MAN1)) \
@@ -356,6 +377,8 @@ install: lib tool $(PC) $(MAN_LIST)
 	install -m 0755 $(TOOL) $(DESTDIR)$(BINDIR)/pebs-shim
 	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	install -D -m 0644 $(OBJECTS_SO) \
+		$(DESTDIR)$(LIBDIR)/pebs-shim/libpebsshim-objects.so
 	ln -sf $(notdir $(LIB_SO)) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpebsshim.so
 	install -m 0644 $(PC) $(DESTDIR)$(LIBDIR)/pkgconfig/

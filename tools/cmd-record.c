@@ -160,7 +160,10 @@ static int open_channels(struct record *rec)
 		  .disabled = true,
 		  .context_switch = rec->switch_baseline ||
 				    rec->o.switch_events,
-		  .task_records = true);
+		  .task_records = true,
+		  /* the interposer stamps objects with CLOCK_MONOTONIC */
+		  .use_clockid = rec->o.objects,
+		  .clockid = CLOCK_MONOTONIC);
 
 	/* -vv: each attr as it goes to the kernel, as perf record -vv */
 	for (unsigned int i = 0; rec->o.verbose > 1 && i < rec->o.nr_evs; i++) {
@@ -428,6 +431,7 @@ int rec_main(int argc, char **argv, const struct rec_line *line)
 			.add_tid = rec.attr == REC_ATTR_MAP,
 			.comms = rec.attrib,
 			.buildid_cache = !rec.o.no_buildid_cache,
+			.objects = rec.o.objects,
 		};
 
 		if (rec_out_open(&conf, &rec.out))
@@ -438,8 +442,11 @@ int rec_main(int argc, char **argv, const struct rec_line *line)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
+	if (rec_objects_prepare(&rec))
+		goto out_discard;
 	if (open_channels(&rec))
 		goto out_discard;
+	rec_objects_started(&rec);
 	if (rec_out_start(rec.out, rec.set, rec.attrs))
 		goto out_discard;
 	if (store_cmdline(&rec, line)) {
@@ -493,8 +500,10 @@ int rec_main(int argc, char **argv, const struct rec_line *line)
 		ret = REC_EXIT_RUNTIME;
 		goto out;
 	}
-	if (!rec.o.quiet)
+	if (!rec.o.quiet) {
 		summary(&rec, child_status);
+		rec_objects_summary(&rec);
+	}
 	ret = child_status;
 	goto out;
 
@@ -503,6 +512,7 @@ out_discard:
 	rec_out_discard(rec.out);
 	rec.out = NULL;
 out:
+	rec_objects_free(&rec);
 	pebs_chanset__delete(rec.set);
 	pebs_switchrec__delete(rec.swrec);
 	pebs_attrib__delete(rec.attrib);

@@ -46,10 +46,14 @@ static int add_table(struct report *r, const char *title, const char *keys)
 		return -1;
 	t->title = title;
 	r->nr_tables++;
-	while (n-- > 0)
+	while (n-- > 0) {
+		r->need_objects |= k[n] == PEBS_REPORT_OBJECT ||
+				   k[n] == PEBS_REPORT_OBJECT_INSTANCE;
 		r->need_data |= k[n] == PEBS_REPORT_SYM_DADDR ||
 				k[n] == PEBS_REPORT_DSO_DADDR ||
-				k[n] == PEBS_REPORT_DCACHELINE;
+				k[n] == PEBS_REPORT_DCACHELINE ||
+				r->need_objects;
+	}
 	return 0;
 }
 
@@ -184,6 +188,10 @@ static int run(struct report *r, const char *sort)
 	    (pebs_c2c__new(&r->c2c) ||
 	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
 		goto out_oom;
+	/* heap objects from the pebs-shim:alloc/free samples of the pass */
+	if (r->need_objects && (pebs_objects__new(&r->objs) ||
+				pebs_session__set_objects(r->ss, r->objs)))
+		goto out_oom;
 	/* the tables fed from the samples, on a thread of their own */
 	for (i = 0, n = 0; i < r->nr_tables; i++)
 		if (!r->tables[i].from)
@@ -254,6 +262,7 @@ static void report_free(struct report *r)
 		pebs_report__delete(r->tables[i].rep);
 	pebs_weights__delete(r->weights);
 	pebs_session__delete(r->ss);
+	pebs_objects__delete(r->objs);	/* the rows' object labels */
 	pebs_c2c__delete(r->c2c);
 	pebs_filter__delete(r->filter);
 	pebs_perfdata__close(r->pd);

@@ -91,6 +91,14 @@ static void usage(FILE *f)
 "      --switch-events    record context switches (PERF_RECORD_SWITCH)\n"
 "  -i, --no-inherit       do not follow threads and children created\n"
 "                         after the start\n"
+"      --objects[=all]    data objects: preload libpebsshim-objects.so into\n"
+"                         the command to record its heap and anonymous\n"
+"                         mmap allocations (address, size, thread, time,\n"
+"                         stack) as samples of the events pebs-shim:alloc\n"
+"                         and pebs-shim:free; allocations of 64 KiB or\n"
+"                         more always, smaller ones sampled by bytes (mean\n"
+"                         interval 512 KiB, reweighted); =all: every one.\n"
+"                         Times in CLOCK_MONOTONIC (perf's -k)\n"
 "  -N, --no-buildid-cache  do not keep the recorded files and the vdso\n"
 "                         in perf's build-id cache (~/.debug), where\n"
 "                         report finds them once the files change\n"
@@ -141,6 +149,7 @@ enum {
 	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
 	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS, OPT_NO_SWITCH_HISTORY,
 	OPT_PHYS_DATA, OPT_DATA_PAGE_SIZE, OPT_ALL_USER, OPT_ALL_KERNEL,
+	OPT_OBJECTS,
 };
 
 /* "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph); 0 or exit code */
@@ -192,6 +201,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "no-switch-history", no_argument, NULL,
 		  OPT_NO_SWITCH_HISTORY },
 		{ "no-inherit", no_argument, NULL, 'i' },
+		{ "objects", optional_argument, NULL, OPT_OBJECTS },
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -300,6 +310,15 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		case 'i':
 			o->no_inherit = true;
 			break;
+		case OPT_OBJECTS:
+			if (optarg && strcmp(optarg, "all")) {
+				tool_err("record", "bad --objects value '%s': give --objects (sampled by bytes) or --objects=all",
+					optarg);
+				return REC_EXIT_USAGE;
+			}
+			o->objects = true;
+			o->objects_all = optarg != NULL;
+			break;
 		case 'N':
 			o->no_buildid_cache = true;
 			break;
@@ -378,6 +397,17 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 	if (!c && !o->cmd) {
 		tool_err("record", "nothing to record: give -- COMMAND, -p PID, -t TID, -a or -C LIST");
 		return REC_EXIT_USAGE;
+	}
+	if (o->objects && o->format == REC_FMT_CSV) {
+		tool_err("record", "--objects with --format csv: the objects go into a perf.data file, drop --format csv");
+		return REC_EXIT_USAGE;
+	}
+	if (o->objects && !o->cmd) {
+		/* the interposer is preloaded into a command record starts */
+		if (!o->quiet)
+			tool_err("record", "--objects: %s cannot preload the allocation interposer into running processes: recording without heap objects",
+				o->pid_list ? "-p" : o->tid_list ? "-t" : o->all_cpus ? "-a" : "-C");
+		o->objects = o->objects_all = false;
 	}
 	if (!o->nr_evs)
 		o->evstrs[o->nr_evs++] = "auto";

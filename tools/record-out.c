@@ -210,6 +210,10 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 			break;
 		}
 	}
+	if (!err && conf->objects &&
+	    (err = rec_objects_attrs(out->w, &attrs[0])))
+		tool_err("record", "cannot describe the object events in the output: %s",
+			pebs_errmsg());
 	/* {a,b}: the leader and its members follow each other in evs */
 	for (unsigned int e = 0; e < conf->nr_evs && !err; e++)
 		if (conf->evs[e].leader == e && conf->evs[e].nr_members > 1 &&
@@ -342,6 +346,17 @@ int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
 	if (!out->w)
 		return pebs_symbols__add_record(out->syms, ev);
 	err = write_rec(out, attr, ev, who);
+	out->failed |= err != 0;
+	return err;
+}
+
+int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev)
+{
+	int err = begin(out);
+
+	if (err || !out->w)
+		return err;
+	err = pebs_perfdata_writer__write(out->w, ev);
 	out->failed |= err != 0;
 	return err;
 }

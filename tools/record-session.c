@@ -218,6 +218,8 @@ int rec_end_round(struct record *rec)
 
 	if (!err && rec->swrec)
 		err = pebs_switchrec__write(rec->swrec, &swcbs, rec);
+	if (!err)
+		err = rec_objects_drain(rec);
 	if (err && !rec->write_err) {
 		tool_err("record", "%s", pebs_errmsg());
 		return err;

@@ -87,6 +87,7 @@ struct rec_out_conf {
 	bool add_tid;
 	struct pebs_attrib *comms;	/* thread names (pebs_attrib__comm) */
 	bool buildid_cache;	/* files and vdso into perf's ~/.debug */
+	bool objects;		/* --objects: the pebs-shim:alloc/free events */
 };
 
 /* Create the file (so that a bad path fails before anything starts). */
@@ -111,6 +112,8 @@ int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
 int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
 		   const struct perf_event_header *ev,
 		   const struct rec_who *who);
+/* a record written as it is (the --objects samples) */
+int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev);
 /* the end of one pass over all rings (perf's FINISHED_ROUND) */
 int rec_out_round(struct rec_out *out);
 /* samples written so far (@csv_rows: the caller's count for CSV) */
@@ -169,6 +172,7 @@ struct rec_opts {
 	char **cmd;
 	bool per_cpu;			/* -a or -C */
 	bool no_buildid_cache;		/* -N: no ~/.debug at the end */
+	bool objects, objects_all;	/* --objects[=all] */
 };
 
 /*
@@ -246,6 +250,7 @@ struct record {
 	struct pebs_attrib *attrib;
 	struct pebs_switchrec *swrec;	/* the history into the file */
 	struct rec_out *out;
+	struct rec_objects *objs;	/* --objects, or NULL */
 	struct pebs_chanset *set;
 	struct pebs_workload child;
 	struct pebs_ids targets;	/* CPUs, or pids/tids to open */
@@ -285,5 +290,25 @@ int rec_start_switchrec(struct record *rec);
  * switch history out, then the round's FINISHED_ROUND. 0 or -errno (said).
  */
 int rec_end_round(struct record *rec);
+
+/* ---- data objects (tools/record-objects.c) ---------------------------- */
+
+struct rec_objects;
+/*
+ * rec_objects_prepare - with --objects, the pipe and the environment
+ * (LD_PRELOAD, the fd) the command inherits; before it is forked.
+ * 0 or -errno (said with tool_err).
+ */
+int rec_objects_prepare(struct record *rec);
+/* rec_objects_started - the command runs: drop record's write end */
+void rec_objects_started(struct record *rec);
+/* rec_objects_drain - what the pipe holds, as samples. 0 or -errno. */
+int rec_objects_drain(struct record *rec);
+/* rec_objects_attrs - the pebs-shim:alloc and pebs-shim:free events, with
+   the clock and sample_id_all of @like. 0 or -errno. */
+int rec_objects_attrs(struct pebs_perfdata_writer *w,
+		      const struct perf_event_attr *like);
+void rec_objects_summary(const struct record *rec);
+void rec_objects_free(struct record *rec);
 
 #endif /* PEBS_SHIM_RECORD_H */

@@ -40,6 +40,8 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_LOCKED] = "Locked",
 		[PEBS_REPORT_BLOCKED] = "Blocked",
 		[PEBS_REPORT_LOCAL_INS_LAT] = "Local INSTR Latency",
+		[PEBS_REPORT_OBJECT] = "Data Object Site",
+		[PEBS_REPORT_OBJECT_INSTANCE] = "Data Object Instance",
 	};
 	return titles[k];
 }

@@ -30,6 +30,8 @@ struct report {
 	unsigned int nr_attrs;
 	bool by_event;		/* samples of several events: split tables */
 	bool need_data;		/* a table has symbol_daddr or dso_daddr */
+	bool need_objects;	/* a table has object or object_instance */
+	struct pebs_objects *objs;	/* then the heap objects */
 	uint64_t samples;
 	uint64_t filtered;	/* samples the filters left out */
 	uint64_t with_addr, with_src;

@@ -30,6 +30,8 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_LOCAL_WEIGHT] = "local_weight",
 	[PEBS_REPORT_LOCKED] = "locked", [PEBS_REPORT_BLOCKED] = "blocked",
 	[PEBS_REPORT_LOCAL_INS_LAT] = "local_ins_lat",
+	[PEBS_REPORT_OBJECT] = "object",
+	[PEBS_REPORT_OBJECT_INSTANCE] = "object_instance",
 };
 
 uint64_t rk_src_mask(enum pebs_report_key k)
@@ -100,7 +102,8 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 					"page, line, addr, src, symbol_daddr, "
 					"dso_daddr, dcacheline, mem, snoop, tlb, "
 					"phys_daddr, weight, local_weight, "
-					"locked, blocked or local_ins_lat",
+					"locked, blocked, local_ins_lat, object "
+					"or object_instance",
 					(int)len, p);
 		}
 		if (n == max)
@@ -158,6 +161,9 @@ uint32_t rk_fields(enum pebs_report_key key)
 		return BIT(RK_WEIGHT);
 	case PEBS_REPORT_LOCAL_INS_LAT:
 		return BIT(RK_INS_LAT);
+	case PEBS_REPORT_OBJECT:
+	case PEBS_REPORT_OBJECT_INSTANCE:
+		return BIT(RK_OBJECT);
 	default:
 		return 0;
 	}
@@ -330,6 +336,12 @@ void rk_make(enum pebs_report_key key, bool dsym_key,
 	case PEBS_REPORT_LOCAL_INS_LAT:
 		k->ins_lat = s->ins_lat;
 		break;
+	case PEBS_REPORT_OBJECT:
+		k->object = s->object;
+		break;
+	case PEBS_REPORT_OBJECT_INSTANCE:
+		k->object = s->object_inst;
+		break;
 	default:
 		break;
 	}
@@ -368,6 +380,8 @@ uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f)
 		return row->weight;
 	case RK_INS_LAT:
 		return row->ins_lat;
+	case RK_OBJECT:
+		return (uintptr_t)row->object;
 	case RK_DATA_SYM:
 		return (uintptr_t)row->data_sym;
 	case RK_DATA_SYM_OFF:
@@ -424,6 +438,9 @@ void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v)
 		break;
 	case RK_INS_LAT:
 		row->ins_lat = v;
+		break;
+	case RK_OBJECT:
+		row->object = (const char *)(uintptr_t)v;
 		break;
 	case RK_DATA_SYM:
 		row->data_sym = (const char *)(uintptr_t)v;
@@ -520,6 +537,10 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 		return cmp_u64(FY(RK_WEIGHT), FX(RK_WEIGHT));
 	case PEBS_REPORT_LOCAL_INS_LAT:
 		return cmp_u64(FY(RK_INS_LAT), FX(RK_INS_LAT));
+	case PEBS_REPORT_OBJECT:
+	case PEBS_REPORT_OBJECT_INSTANCE:
+		return cmp_str((const char *)(uintptr_t)FX(RK_OBJECT),
+			       (const char *)(uintptr_t)FY(RK_OBJECT));
 	default:
 		return cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
 	}
@@ -619,6 +640,12 @@ int pebs_report__field(const struct pebs_report_row *row,
 	case PEBS_REPORT_DSO_DADDR:
 		return snprintf(buf, len, "%s", row->data_dso ?
 				base_name(row->data_dso) : "[unknown]");
+	case PEBS_REPORT_OBJECT:
+	case PEBS_REPORT_OBJECT_INSTANCE:
+		/* a mapping by its base name, as dso_daddr ("anon") */
+		return snprintf(buf, len, "%s", !row->object ? "[unknown]" :
+				row->object[0] == '/' ? base_name(row->object) :
+				row->object);
 	case PEBS_REPORT_MEM:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:

@@ -32,7 +32,8 @@ static bool alike(const struct pebs_report *r,
 	    s->has_src != p->has_src || s->data_src != p->data_src ||
 	    s->pid != p->pid || s->comm != p->comm || s->sym != p->sym ||
 	    s->dso != p->dso || s->kernel != p->kernel ||
-	    s->data_dso != p->data_dso || s->data_sym != p->data_sym)
+	    s->data_dso != p->data_dso || s->data_sym != p->data_sym ||
+	    s->object != p->object || s->object_inst != p->object_inst)
 		return false;
 	/* what varies from sample to sample: only where a key has it */
 	return (!(u & BIT(RK_IP)) || s->sym || s->ip == p->ip) &&

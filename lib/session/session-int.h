@@ -27,6 +27,10 @@ struct ss_hook_ops {
 	int (*record)(void *arg, const struct perf_event_header *ev);
 	int (*finish)(void *arg);
 	void (*free)(void *arg);
+	/* label: after the session resolved sample @s into @rs (one with a
+	   data address), fill what the hook knows of it (rs->object) */
+	void (*label)(void *arg, const struct pebs_sample *s,
+		      struct pebs_report_sample *rs);
 };
 
 /*

@@ -328,6 +328,9 @@ static void resolve(struct pebs_session *ss,
 		rs->data_sym = sym.name;
 		rs->data_sym_off = sym.offset;
 	}
+	for (unsigned int i = 0; rs->has_addr && i < ss->nr_hooks; i++)
+		if (ss->hooks[i].ops->label)
+			ss->hooks[i].ops->label(ss->hooks[i].arg, s, rs);
 	if (s->present & PERF_SAMPLE_PERIOD) {
 		rs->period = s->period;
 	} else {

@@ -59,6 +59,16 @@ struct pebs_symbols {
    answers) */
 enum { SYMS_KERNEL_HOST = 1, SYMS_KERNEL_CACHED = 2 };
 
+/*
+ * syms_resolve_bss - the data symbol of @addr in an anonymous mapping
+ * that directly follows a file's mapping in process @pid: the part of
+ * that file's .bss past its last file page, which the kernel maps as
+ * anonymous memory (lib/objects names static variables there; the data
+ * keys, as perf, leave it anonymous). 0, -ENOENT, -ENOMEM.
+ */
+int syms_resolve_bss(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
+		     struct pebs_sym *sym);
+
 /* -ENOMEM with the library's message */
 int syms_oom(void);
 /* a mapping or a file changed: the (pid, ip) cache is stale */

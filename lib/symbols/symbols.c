@@ -588,3 +588,52 @@ int pebs_symbols__data_map(struct pebs_symbols *syms, pid_t pid,
 	map->dso = m->dso->path;
 	return 0;
 }
+
+/* a file of its own, not "//anon", "[heap]" or a deleted file */
+static bool real_file(const struct dso *d)
+{
+	return d->is_file && d->path[1] != '/';
+}
+
+int syms_resolve_bss(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
+		     struct pebs_sym *sym)
+{
+	const struct mapping *m, *prev;
+	const struct seg *seg = NULL;
+	struct proc *p, *d;
+	struct sym *s;
+	uint64_t end, va;
+	size_t pos;
+
+	memset(sym, 0, sizeof(*sym));
+	p = proc_find(syms, pid, &pos);
+	d = p ? p->data : NULL;
+	m = find_map(d, addr);
+	if (!m || real_file(m->dso) || m == d->maps)
+		return -ENOENT;
+	prev = m - 1;
+	if (prev->end != m->start || !real_file(prev->dso))
+		return -ENOENT;
+	if (dso_load(prev->dso))
+		return -ENOMEM;
+	/* the last segment with bytes in the file mapping below: .bss
+	   continues its .data in the ELF's addresses */
+	end = prev->pgoff + (prev->end - prev->start);
+	for (size_t i = 0; i < prev->dso->nr_segs; i++) {
+		const struct seg *g = &prev->dso->segs[i];
+
+		if (g->offset < end && g->offset + g->filesz > prev->pgoff)
+			seg = g;
+	}
+	if (!seg)
+		return -ENOENT;
+	va = addr - prev->start + prev->pgoff - seg->offset + seg->vaddr;
+	s = dso_find_sym(prev->dso->dsyms, prev->dso->nr_dsyms, va);
+	if (!s)
+		return -ENOENT;
+	sym->dso = m->dso->path;
+	sym->dso_offset = addr - m->start + m->pgoff;
+	sym->name = s->name;
+	sym->offset = va - s->start;
+	return 0;
+}

@@ -52,6 +52,9 @@ enum pebs_report_key {
 	PEBS_REPORT_BLOCKED,	/* perf's blocked: data_src mem_blk */
 	PEBS_REPORT_LOCAL_INS_LAT, /* perf's local_ins_lat: one row per
 				   instruction latency (WEIGHT_STRUCT) */
+	PEBS_REPORT_OBJECT,	/* the data object: a heap allocation site,
+				   a data symbol, else the mapping */
+	PEBS_REPORT_OBJECT_INSTANCE,	/* each heap object on its own */
 	PEBS_REPORT_NR_KEYS
 };
 #define PEBS_REPORT_MAX_KEYS	16
@@ -75,6 +78,7 @@ struct pebs_report_row {
 	unsigned int nr_tids;	/* distinct; PEBS_REPORT_MAX_TIDS + 1: more */
 	uint64_t weight;	/* the weight key: its samples' weight */
 	uint64_t ins_lat;	/* the local_ins_lat key's */
+	const char *object;	/* the object or object_instance key */
 };
 
 /*

@@ -171,6 +171,10 @@ struct pebs_report_sample {
 	const char *data_sym;	/* NULL: no data symbol */
 	uint64_t data_sym_off;
 	uint64_t ins_lat;	/* WEIGHT_STRUCT var2_w (perf's ins_lat) */
+	/* the data object (pebs_session__set_objects), for the object and
+	   object_instance keys: a heap object's site and instance label,
+	   else data_sym, else data_dso */
+	const char *object, *object_inst;
 };
 
 /* ------------------------------------------------------------------ */

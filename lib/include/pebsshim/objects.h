@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pebsshim/objects.h - data objects: allocations recorded by
+ * `pebs-shim record --objects` and the object that holds a data address
+ * at a sample's time (lib/objects/).
+ *
+ * Included by <pebsshim.h>; may also be included alone.
+ */
+#ifndef PEBSSHIM_OBJECTS_H
+#define PEBSSHIM_OBJECTS_H
+
+#include "pebsshim/session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Data objects over time (lib/objects/objects.c, objects-session.c)  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The events `pebs-shim record --objects` writes (software dummies, by
+ * their names in HEADER_EVENT_DESC): an allocation (ADDR its address,
+ * WEIGHT its size, PERIOD the bytes it stands for, CALLCHAIN its stack)
+ * and a release (ADDR; PERIOD the length of an unmapped range, 1 for
+ * free()).
+ */
+#define PEBS_OBJECTS_ALLOC_EVENT	"pebs-shim:alloc"
+#define PEBS_OBJECTS_FREE_EVENT		"pebs-shim:free"
+/* their sample ids, which name them in a file without HEADER_EVENT_DESC
+   (a recording killed before its end) */
+#define PEBS_OBJECTS_ALLOC_ID		0xfffffffffff00001ull
+#define PEBS_OBJECTS_FREE_ID		0xfffffffffff00002ull
+
+/*
+ * Data objects over time: allocations (address range, process, times,
+ * the label of the allocation site) and the object that holds an
+ * address at a time. A range freed and allocated again belongs to the
+ * first object before the reallocation, to the second after it. Labels
+ * are interned (equal labels are one pointer) and live as long as the
+ * table. Not thread-safe.
+ */
+struct pebs_objects;
+
+struct pebs_object {
+	const char *site;	/* the allocation site's label */
+	const char *instance;	/* "<site> #N": the Nth object of the site */
+	uint64_t addr, size;
+	uint64_t alloc_time, free_time;	/* free_time UINT64_MAX: live */
+};
+
+/* pebs_objects__new - an empty table. Returns 0, -EINVAL, -ENOMEM. */
+PEBS_API int pebs_objects__new(struct pebs_objects **op);
+PEBS_API void pebs_objects__delete(struct pebs_objects *o);
+/*
+ * pebs_objects__alloc - [@addr, @addr + @size) allocated in process
+ * @pid at @time by @site (NULL: "[unknown site]"); an object of @pid
+ * still live at @addr ends then (its free was not seen). Returns 0,
+ * -EINVAL (size 0 or past the address space), -ENOMEM.
+ */
+PEBS_API int pebs_objects__alloc(struct pebs_objects *o, int32_t pid,
+				 uint64_t addr, uint64_t size, uint64_t time,
+				 const char *site);
+/*
+ * pebs_objects__free - at @time, the object of @pid starting at @addr
+ * ends (@len 0 or 1: free()), or every object starting in
+ * [@addr, @addr + @len) (munmap). Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_objects__free(struct pebs_objects *o, int32_t pid,
+				uint64_t addr, uint64_t len, uint64_t time);
+/*
+ * pebs_objects__find - the object of @pid live at @addr at @time (the
+ * latest allocated if several). Returns 0, -ENOENT (none), -EINVAL.
+ */
+PEBS_API int pebs_objects__find(struct pebs_objects *o, int32_t pid,
+				uint64_t addr, uint64_t time,
+				struct pebs_object *obj);
+/* pebs_objects__count - objects added so far */
+PEBS_API size_t pebs_objects__count(const struct pebs_objects *o);
+/*
+ * pebs_session__set_objects - during pebs_session__process, feed @o
+ * (NULL: stop) from the samples of PEBS_OBJECTS_ALLOC_EVENT and
+ * PEBS_OBJECTS_FREE_EVENT (by name, else by their sample ids), each
+ * allocation's site being the first frame of its call chain outside the
+ * C library, libstdc++, the dynamic linker and the interposer, as
+ * "function (file:line) <- caller"; and give each sample with a data
+ * address its object (pebs_report_sample.object, .object_inst): the
+ * heap object live there at the sample's time, else the data symbol,
+ * else the mapping. Call it before __process; @o must outlive the pass.
+ * Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_session__set_objects(struct pebs_session *ss,
+				       struct pebs_objects *o);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PEBSSHIM_OBJECTS_H */

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * objects-session.c - a session's samples name their data objects
+ * (pebs_session__set_objects): the samples of the pebs-shim:alloc and
+ * pebs-shim:free events (tools/record-objects.c) fill a pebs_objects
+ * table as the session replays them in time order, each allocation
+ * labelled by its site against the mappings of its time; every sample
+ * with a data address then gets the object that holds it at its time,
+ * else its data symbol (a static variable, also in the part of .bss the
+ * kernel maps anonymously), else its mapping.
+ *
+ * An allocation's site is the first frame of its call chain outside the
+ * allocator: the C library, libstdc++, libgcc, the dynamic linker and
+ * the interposer (libpebsshim-objects.so), as "function (file:line) <-
+ * caller" with the line of the call (the return address - 1); without
+ * DWARF lines no "(file:line)", without a symbol "file+0xoffset", and
+ * without the caller's frame no "<- caller".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebsshim/objects.h"
+#include "session/session-int.h"
+#include "symbols/symbols-int.h"
+
+struct objs_hook {
+	struct pebs_objects *objs;
+	struct pebs_symbols *syms;
+	struct pebs_srcline *srcl;
+	unsigned int ev_alloc, ev_free;	/* attr indexes; UINT_MAX: none */
+};
+
+static const char *const allocators[] = {
+	"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux",
+	"libpebsshim-objects",
+};
+
+static bool in_allocator(const char *dso)
+{
+	const char *b;
+
+	if (!dso)
+		return false;
+	b = strrchr(dso, '/');
+	b = b ? b + 1 : dso;
+	for (size_t i = 0; i < sizeof(allocators) / sizeof(*allocators); i++)
+		if (!strncmp(b, allocators[i], strlen(allocators[i])))
+			return true;
+	return false;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* frame @ip of the sample's process as "name" or "file+0xoff" */
+static void frame_name(const struct pebs_sym *sym, uint64_t ip, char *buf,
+		       size_t len)
+{
+	if (sym->name)
+		snprintf(buf, len, "%s", sym->name);
+	else
+		snprintf(buf, len, "%s+0x%llx", sym->dso ? base_name(sym->dso) :
+			 "[unknown]", (unsigned long long)(sym->dso ?
+			 sym->dso_offset : ip));
+}
+
+/*
+ * The site of an allocation sample into @buf: "function (file:line)",
+ * then " <- caller" when the stack has the caller's frame.
+ */
+static void site_of(struct objs_hook *h, const struct pebs_sample *s,
+		    char *buf, size_t len)
+{
+	struct pebs_sym sym = { 0 }, first = { 0 };
+	uint64_t ip = 0, first_ip = 0, caller = 0;
+	const char *file;
+	unsigned int line;
+	bool found = false;
+	size_t n;
+
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t x;
+
+		memcpy(&x, &s->callchain[i], sizeof(x));
+		if (x >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;	/* a context marker */
+		if (found) {
+			caller = x;
+			break;
+		}
+		ip = x;
+		pebs_symbols__resolve(h->syms, (pid_t)s->pid, ip, &sym);
+		if (!first_ip) {
+			first = sym;
+			first_ip = ip;
+		}
+		found = !in_allocator(sym.dso);
+	}
+	if (!found) {
+		sym = first;
+		ip = first_ip ? first_ip : s->ip;
+	}
+	frame_name(&sym, ip, buf, len);
+	n = strlen(buf);
+	if (sym.name && sym.dso && sym.dso[0] == '/' && sym.dso_offset &&
+	    !pebs_srcline__find(h->srcl, sym.dso, sym.dso_offset - 1, &file,
+				&line))
+		n += (size_t)snprintf(buf + n, len - n, " (%s:%u)",
+				      base_name(file), line);
+	if (caller && n + 4 < len) {
+		pebs_symbols__resolve(h->syms, (pid_t)s->pid, caller, &sym);
+		memcpy(buf + n, " <- ", 5);
+		frame_name(&sym, caller, buf + n + 4, len - n - 4);
+	}
+}
+
+static int on_sample(void *arg, const struct perf_event_header *ev,
+		     const struct pebs_sample *s, unsigned int idx)
+{
+	struct objs_hook *h = arg;
+	char site[512];
+	int err;
+
+	(void)ev;
+	if (!(s->present & PERF_SAMPLE_ADDR) || !(s->present & PERF_SAMPLE_TIME))
+		return 0;
+	if (idx == h->ev_alloc) {
+		if (!s->weight)
+			return 0;
+		site_of(h, s, site, sizeof(site));
+		err = pebs_objects__alloc(h->objs, (int32_t)s->pid, s->addr,
+					  s->weight, s->time, site);
+		return err == -ENOMEM ?
+		       core_err(err, "objects: out of memory") : 0;
+	}
+	if (idx == h->ev_free)
+		pebs_objects__free(h->objs, (int32_t)s->pid, s->addr,
+				   s->period, s->time);
+	return 0;
+}
+
+static void on_label(void *arg, const struct pebs_sample *s,
+		     struct pebs_report_sample *rs)
+{
+	struct objs_hook *h = arg;
+	struct pebs_object obj;
+	struct pebs_sym sym;
+
+	if (!pebs_objects__find(h->objs, rs->pid, rs->addr, s->time, &obj)) {
+		rs->object = obj.site;
+		rs->object_inst = obj.instance;
+		return;
+	}
+	rs->object = rs->data_sym ? rs->data_sym : rs->data_dso;
+	/* a static variable in the .bss past its file's pages */
+	if (!rs->data_sym &&
+	    !syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym))
+		rs->object = sym.name;
+	rs->object_inst = rs->object;
+}
+
+static void hook_free(void *arg)
+{
+	struct objs_hook *h = arg;
+
+	pebs_srcline__delete(h->srcl);
+	free(h);
+}
+
+static const struct ss_hook_ops objs_hook_ops = {
+	.sz = sizeof(objs_hook_ops),
+	.sample = on_sample,
+	.label = on_label,
+	.free = hook_free,
+};
+
+/* the event named @name, else (no names: a killed recording) the
+   software dummy with sample id @id */
+static unsigned int attr_named(const struct pebs_perfdata *pd,
+			       const char *name, uint64_t id)
+{
+	unsigned int n = pebs_perfdata__nr_attrs(pd);
+
+	for (unsigned int i = 0; i < n; i++) {
+		const char *a = pebs_perfdata__attr_name(pd, i);
+
+		if (a && !strcmp(a, name))
+			return i;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const uint64_t *ids;
+		size_t nr;
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(pd, i, &ids, &nr);
+
+		if (a && a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_DUMMY && nr == 1 &&
+		    ids[0] == id)
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
+{
+	struct pebs_perfdata *pd;
+	struct objs_hook *h;
+
+	if (!ss)
+		return core_err(-EINVAL, "session: no session");
+	if (!o)
+		return ss_hook__set(ss, &objs_hook_ops, NULL);
+	pd = ss_perfdata(ss);
+	h = calloc(1, sizeof(*h));
+	if (!h || pebs_srcline__new(&h->srcl)) {
+		free(h);
+		return core_err(-ENOMEM, "session: out of memory");
+	}
+	h->objs = o;
+	h->syms = pebs_session__symbols(ss);
+	h->ev_alloc = attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,
+				 PEBS_OBJECTS_ALLOC_ID);
+	h->ev_free = attr_named(pd, PEBS_OBJECTS_FREE_EVENT,
+				PEBS_OBJECTS_FREE_ID);
+	return ss_hook__set(ss, &objs_hook_ops, h);
+}

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-objects.c - data objects over time (lib/objects/objects.c) from
+ * synthetic allocation, free and sample streams: a range freed and
+ * allocated again by another site splits at the reallocation whatever
+ * order the lookups come in, overlapping lifetimes (a lost free: the
+ * latest allocation wins), munmap of a range, processes kept apart,
+ * unknown addresses, labels interned, and enough objects for the index
+ * to be rebuilt under the lookups; and through a session
+ * (pebs_session__set_objects, lib/objects/objects-session.c) over a
+ * synthetic recording of loads and stores with data sources and weights
+ * plus pebs-shim:alloc/free samples: per object the samples, loads,
+ * stores, HITM and weights, the reallocated range split, an unknown
+ * address, and the events found by id when the names are missing.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "pebsshim.h"
+#include "core/internal.h"
+
+/* the site of the object at (@pid, @addr, @time), or NULL */
+static const char *site_at(struct pebs_objects *o, int32_t pid,
+			   uint64_t addr, uint64_t time)
+{
+	struct pebs_object obj;
+	int err = pebs_objects__find(o, pid, addr, time, &obj);
+
+	if (err) {
+		assert_int_equal(err, -ENOENT);
+		return NULL;
+	}
+	return obj.site;
+}
+
+static void test_realloc_split(void **state)
+{
+	struct pebs_objects *o;
+	struct pebs_object obj;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	/* A at 0x1000-0x3000 from t=10 to 20, B on the same range from 30 */
+	assert_int_equal(pebs_objects__alloc(o, 7, 0x1000, 0x2000, 10, "A"), 0);
+	assert_int_equal(pebs_objects__free(o, 7, 0x1000, 0, 20), 0);
+	assert_int_equal(pebs_objects__alloc(o, 7, 0x1000, 0x2000, 30, "B"), 0);
+	/* lookups out of time order */
+	assert_string_equal(site_at(o, 7, 0x2fff, 35), "B");
+	assert_string_equal(site_at(o, 7, 0x1000, 10), "A");
+	assert_string_equal(site_at(o, 7, 0x1800, 19), "A");
+	assert_null(site_at(o, 7, 0x1800, 20));	/* freed, not yet reused */
+	assert_null(site_at(o, 7, 0x1800, 25));
+	assert_string_equal(site_at(o, 7, 0x1800, 30), "B");
+	assert_null(site_at(o, 7, 0x1800, 9));	/* before A */
+	assert_null(site_at(o, 7, 0x3000, 35));	/* one past the end */
+	assert_null(site_at(o, 7, 0xfff, 35));
+	assert_int_equal(pebs_objects__find(o, 7, 0x1800, 15, &obj), 0);
+	assert_int_equal(obj.addr, 0x1000);
+	assert_int_equal(obj.size, 0x2000);
+	assert_int_equal(obj.alloc_time, 10);
+	assert_int_equal(obj.free_time, 20);
+	assert_string_equal(obj.instance, "A #1");
+	assert_int_equal(pebs_objects__find(o, 7, 0x1800, 31, &obj), 0);
+	assert_true(obj.free_time == UINT64_MAX);
+	pebs_objects__delete(o);
+}
+
+static void test_overlap_and_pids(void **state)
+{
+	struct pebs_objects *o;
+	struct pebs_object x, y;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	/* a big object whose free was lost, then a small one inside it */
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x10000, 0x10000, 5, "big"),
+			 0);
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x14000, 0x100, 8, "small"),
+			 0);
+	assert_string_equal(site_at(o, 1, 0x14010, 9), "small");
+	assert_string_equal(site_at(o, 1, 0x14010, 7), "big");
+	assert_string_equal(site_at(o, 1, 0x18000, 9), "big");
+	/* the same address in another process */
+	assert_null(site_at(o, 2, 0x14010, 9));
+	assert_int_equal(pebs_objects__alloc(o, 2, 0x14000, 0x10, 8, "other"),
+			 0);
+	assert_string_equal(site_at(o, 2, 0x14008, 9), "other");
+	assert_string_equal(site_at(o, 1, 0x14008, 9), "small");
+	/* a second allocation at an open object's start ends it */
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x10000, 0x20, 12, "again"),
+			 0);
+	assert_string_equal(site_at(o, 1, 0x18000, 11), "big");
+	assert_null(site_at(o, 1, 0x18000, 12));
+	assert_string_equal(site_at(o, 1, 0x10010, 12), "again");
+	/* labels are interned; instances count per site */
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x90000, 0x10, 13, "small"),
+			 0);
+	assert_int_equal(pebs_objects__find(o, 1, 0x14000, 9, &x), 0);
+	assert_int_equal(pebs_objects__find(o, 1, 0x90000, 13, &y), 0);
+	assert_ptr_equal(x.site, y.site);
+	assert_string_equal(x.instance, "small #1");
+	assert_string_equal(y.instance, "small #2");
+	assert_int_equal(pebs_objects__count(o), 5);
+	pebs_objects__delete(o);
+}
+
+static void test_munmap_range(void **state)
+{
+	struct pebs_objects *o;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	assert_int_equal(pebs_objects__alloc(o, 3, 0x100000, 0x4000, 1, "m1"),
+			 0);
+	assert_int_equal(pebs_objects__alloc(o, 3, 0x104000, 0x4000, 2, "m2"),
+			 0);
+	assert_int_equal(pebs_objects__alloc(o, 3, 0x108000, 0x4000, 3, "m3"),
+			 0);
+	/* unmapping the first two ends them, not the third */
+	assert_int_equal(pebs_objects__free(o, 3, 0x100000, 0x8000, 10), 0);
+	assert_null(site_at(o, 3, 0x100010, 11));
+	assert_null(site_at(o, 3, 0x104010, 11));
+	assert_string_equal(site_at(o, 3, 0x108010, 11), "m3");
+	assert_string_equal(site_at(o, 3, 0x104010, 9), "m2");
+	/* a free of an address no object starts at changes nothing */
+	assert_int_equal(pebs_objects__free(o, 3, 0x108010, 0, 12), 0);
+	assert_string_equal(site_at(o, 3, 0x108010, 13), "m3");
+	pebs_objects__delete(o);
+}
+
+static void test_bad_input(void **state)
+{
+	struct pebs_objects *o;
+	struct pebs_object obj;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(NULL), -EINVAL);
+	assert_int_equal(pebs_objects__new(&o), 0);
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x1000, 0, 1, "z"),
+			 -EINVAL);
+	assert_int_equal(pebs_objects__alloc(o, 1, UINT64_MAX - 4, 16, 1, "w"),
+			 -EINVAL);
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x1000, 8, 1, NULL), 0);
+	assert_string_equal(site_at(o, 1, 0x1000, 1), "[unknown site]");
+	assert_int_equal(pebs_objects__find(o, 1, 0x1000, 1, NULL), -EINVAL);
+	assert_int_equal(pebs_objects__find(NULL, 1, 0x1000, 1, &obj),
+			 -EINVAL);
+	assert_int_equal(pebs_objects__free(NULL, 1, 0x1000, 0, 1), -EINVAL);
+	pebs_objects__delete(o);
+	pebs_objects__delete(NULL);
+}
+
+/*
+ * Many objects (the index is rebuilt every few hundred) reusing a few
+ * addresses from alternating sites, checked against the expected owner
+ * at every time, with lookups interleaved with the additions.
+ */
+static void test_many(void **state)
+{
+	enum { N = 5000, SLOTS = 37 };
+	static const char *const sites[] = { "even", "odd" };
+	struct pebs_objects *o;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	for (uint64_t i = 0; i < N; i++) {
+		uint64_t addr = 0x400000 + (i % SLOTS) * 0x1000;
+
+		/* object i lives in [10i + 1, 10i + 1 + 10 * SLOTS - 5) */
+		if (i >= SLOTS)
+			assert_int_equal(pebs_objects__free(o, 1,
+					 addr, 0, 10 * i - 4), 0);
+		assert_int_equal(pebs_objects__alloc(o, 1, addr, 0x800,
+						     10 * i + 1, sites[i & 1]),
+				 0);
+		if (i > SLOTS && i % 97 == 0) {
+			uint64_t j = i - SLOTS + 3;
+			uint64_t a = 0x400000 + (j % SLOTS) * 0x1000;
+
+			assert_string_equal(site_at(o, 1, a + 0x10, 10 * j + 5),
+					    sites[j & 1]);
+		}
+	}
+	for (uint64_t j = 0; j < N; j += 7) {
+		uint64_t a = 0x400000 + (j % SLOTS) * 0x1000;
+
+		assert_string_equal(site_at(o, 1, a + 0x7ff, 10 * j + 1),
+				    sites[j & 1]);
+		if (j + SLOTS < N) {
+			/* between its free and the next allocation there */
+			assert_null(site_at(o, 1, a, 10 * (j + SLOTS) - 2));
+		}
+		assert_null(site_at(o, 1, a + 0x800, 10 * j + 2));
+	}
+	pebs_objects__delete(o);
+}
+
+/* ---- through a session ---------------------------------------------- */
+
+#define MEM_ST	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT | \
+		 PERF_SAMPLE_DATA_SRC)
+
+/* a sample record: @r with its header filled in */
+static void put(struct pebs_perfdata_writer *w, uint64_t *r, size_t size)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE,
+				       PERF_RECORD_MISC_USER, (uint16_t)size };
+
+	memcpy(r, &h, sizeof(h));
+	assert_int_equal(pebs_perfdata_writer__write(w, (void *)r), 0);
+}
+
+static void write_access(struct pebs_perfdata_writer *w, uint64_t time,
+			 uint64_t addr, uint64_t weight, uint64_t src)
+{
+	uint64_t r[8] = { 0, 7, 0x401234, (uint64_t)50 << 32 | 50, time, addr,
+			  weight, src };
+
+	put(w, r, sizeof(r));
+}
+
+/* as tools/record-objects.c writes them */
+static void write_alloc(struct pebs_perfdata_writer *w, uint64_t time,
+			uint64_t addr, uint64_t size, uint64_t ip)
+{
+	uint64_t r[11] = { 0, PEBS_OBJECTS_ALLOC_ID, ip,
+			   (uint64_t)50 << 32 | 50, time, addr, size, 2,
+			   PERF_CONTEXT_USER, ip, size };
+
+	put(w, r, sizeof(r));
+}
+
+static void write_free(struct pebs_perfdata_writer *w, uint64_t time,
+		       uint64_t addr)
+{
+	uint64_t r[7] = { 0, PEBS_OBJECTS_FREE_ID, 0, (uint64_t)50 << 32 | 50,
+			  time, addr, 1 };
+
+	put(w, r, sizeof(r));
+}
+
+/* a data source: a load or store, with a HITM snoop or not */
+static uint64_t src(bool load, bool hitm)
+{
+	union perf_mem_data_src d = { .val = 0 };
+
+	d.mem_op = load ? PERF_MEM_OP_LOAD : PERF_MEM_OP_STORE;
+	d.mem_lvl = PERF_MEM_LVL_HIT | PERF_MEM_LVL_L3;
+	d.mem_snoop = hitm ? PERF_MEM_SNOOP_HITM : PERF_MEM_SNOOP_NONE;
+	return d.val;
+}
+
+/*
+ * Object A (site ip 0x401000) at 0x10000 from t=10, freed at t=30; the
+ * range allocated again by B (ip 0x402000) at t=40. Three loads in A
+ * (weights 100, 200, 300, one HITM), two stores in B, one load nowhere.
+ */
+static void write_recording(const char *path, bool names)
+{
+	struct perf_event_attr mem = {
+		.size = sizeof(mem), .type = PERF_TYPE_RAW, .config = 0x1cd,
+		.sample_period = 1, .sample_type = MEM_ST, .sample_id_all = 1,
+	};
+	struct perf_event_attr dummy = {
+		.size = sizeof(dummy), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
+		.sample_id_all = 1,
+	};
+	struct pebs_perfdata_writer *w;
+	uint64_t id = 7;
+
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &mem, &id, 1,
+							names ? "loads" : NULL), 0);
+	id = PEBS_OBJECTS_ALLOC_ID;
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &dummy, &id, 1,
+			 names ? PEBS_OBJECTS_ALLOC_EVENT : NULL), 0);
+	dummy.sample_type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
+					 PERF_SAMPLE_WEIGHT);
+	id = PEBS_OBJECTS_FREE_ID;
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &dummy, &id, 1,
+			 names ? PEBS_OBJECTS_FREE_EVENT : NULL), 0);
+	write_alloc(w, 10, 0x10000, 0x1000, 0x401000);
+	write_access(w, 20, 0x10010, 100, src(true, false));
+	write_access(w, 21, 0x10ff8, 200, src(true, true));
+	write_access(w, 22, 0x10400, 300, src(true, false));
+	write_free(w, 30, 0x10000);
+	write_access(w, 35, 0x10010, 50, src(true, false));	/* freed */
+	write_alloc(w, 40, 0x10000, 0x1000, 0x402000);
+	write_access(w, 50, 0x10020, 0, src(false, false));
+	write_access(w, 51, 0x10fff, 0, src(false, false));
+	write_access(w, 60, 0x99999000, 10, src(true, false));
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+}
+
+static int add_loads(void *arg, const struct pebs_sample *s,
+		     const struct pebs_report_sample *rs)
+{
+	(void)s;
+	return rs->event == 0 ? pebs_report__add(arg, rs) : 0;
+}
+
+static const struct pebs_report_row *row_of(struct pebs_report *r,
+					    const char *object)
+{
+	char buf[256];
+
+	for (size_t i = 0; i < pebs_report__nr_rows(r); i++) {
+		const struct pebs_report_row *row = pebs_report__row(r, i);
+
+		pebs_report__field(row, PEBS_REPORT_OBJECT, buf, sizeof(buf));
+		if (!strcmp(buf, object))
+			return row;
+	}
+	print_error("no row %s\n", object);
+	return NULL;
+}
+
+static void session_objects(bool names)
+{
+	char path[] = "/tmp/test-objects.XXXXXX";
+	enum pebs_report_key key = PEBS_REPORT_OBJECT;
+	const struct pebs_report_row *a, *b, *u;
+	struct pebs_perfdata *pd;
+	struct pebs_session *ss;
+	struct pebs_objects *o;
+	struct pebs_report *r;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_recording(path, names);
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_int_equal(pebs_session__new(pd, &ss), 0);
+	assert_int_equal(pebs_objects__new(&o), 0);
+	assert_int_equal(pebs_session__set_objects(ss, o), 0);
+	assert_int_equal(pebs_report__new(&key, 1, 3, &r), 0);
+	assert_int_equal(pebs_session__process(ss, true, add_loads, r, NULL),
+			 0);
+	assert_int_equal(pebs_objects__count(o), 2);
+	pebs_report__sort(r);
+	/* A, B, the freed range (no mapping: unknown), the unknown load */
+	assert_int_equal(pebs_report__nr_rows(r), 3);
+	a = row_of(r, "[unknown]+0x401000");
+	assert_non_null(a);
+	assert_int_equal(a->samples, 3);
+	assert_int_equal(a->loads, 3);
+	assert_int_equal(a->stores, 0);
+	assert_int_equal(a->hitm, 1);
+	assert_int_equal(a->weight_sum, 600);
+	b = row_of(r, "[unknown]+0x402000");
+	assert_non_null(b);
+	assert_int_equal(b->samples, 2);
+	assert_int_equal(b->stores, 2);
+	assert_int_equal(b->loads, 0);
+	u = row_of(r, "[unknown]");
+	assert_non_null(u);
+	assert_int_equal(u->samples, 2);
+	assert_int_equal(u->weight_sum, 60);
+	pebs_report__delete(r);
+	pebs_session__delete(ss);
+	pebs_objects__delete(o);
+	pebs_perfdata__close(pd);
+	unlink(path);
+}
+
+static void test_session(void **state)
+{
+	(void)state;
+	session_objects(true);
+}
+
+/* a killed recording has no event names: the ids tell the events */
+static void test_session_no_names(void **state)
+{
+	(void)state;
+	session_objects(false);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_realloc_split),
+		cmocka_unit_test(test_overlap_and_pids),
+		cmocka_unit_test(test_munmap_range),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_session_no_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

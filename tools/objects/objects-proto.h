@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * objects-proto.h - what libpebsshim-objects.so (tools/objects/objects.c)
+ * writes to `pebs-shim record --objects` (tools/record-objects.c): one
+ * record per tracked allocation or release, sent as one message of at
+ * most PSO_REC_MAX bytes (so records of several threads and processes
+ * never interleave) on the AF_UNIX SOCK_SEQPACKET socket whose fd is in
+ * $PEBS_SHIM_OBJECTS_FD (a socket, not a pipe: MSG_NOSIGNAL spares a
+ * process that outlives the recorder its SIGPIPE).
+ */
+#ifndef PEBS_SHIM_OBJECTS_PROTO_H
+#define PEBS_SHIM_OBJECTS_PROTO_H
+
+#include <stdint.h>
+
+#define PSO_ENV_FD	"PEBS_SHIM_OBJECTS_FD"
+/* "all": every allocation; else the sampling interval in bytes */
+#define PSO_ENV_MODE	"PEBS_SHIM_OBJECTS"
+/* allocations of at least this many bytes are always tracked */
+#define PSO_THRESHOLD	(64u << 10)
+/* jemalloc's mean sampling interval (lg_prof_sample 19) */
+#define PSO_INTERVAL	(512u << 10)
+#define PSO_MAX_IPS	32
+
+enum pso_kind { PSO_ALLOC = 1, PSO_FREE = 2 };
+
+struct pso_rec {
+	uint16_t size;		/* of the whole record */
+	uint8_t kind;		/* enum pso_kind */
+	uint8_t nr_ips;		/* call stack: the caller first */
+	uint32_t pid, tid;
+	uint32_t pad;
+	uint64_t time;		/* CLOCK_MONOTONIC, ns */
+	uint64_t addr, len;	/* the range allocated or released */
+	uint64_t weight;	/* bytes it stands for (len / probability) */
+	uint64_t ips[];
+};
+
+#define PSO_REC_MAX	(sizeof(struct pso_rec) + PSO_MAX_IPS * 8)
+
+#endif /* PEBS_SHIM_OBJECTS_PROTO_H */

@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-objects.c - `pebs-shim record --objects`: the command runs with
+ * libpebsshim-objects.so preloaded (tools/objects/objects.c), which
+ * sends its tracked allocations and releases on a socket (AF_UNIX,
+ * SOCK_SEQPACKET: one message a record; a process outliving record gets
+ * no SIGPIPE); at the end of
+ * every round (and at the end) record reads what is there and writes
+ * each as a sample of one of two extra events of the perf.data file,
+ * software dummies named "pebs-shim:alloc" and "pebs-shim:free"
+ * (HEADER_EVENT_DESC): perf report and perf script read them as
+ * samples of named events, without a warning, and a killed recording
+ * keeps every object written before the kill.
+ *
+ * An alloc sample: IP the allocation's caller, TID, TIME (the
+ * interposer's CLOCK_MONOTONIC, the clock the events then use:
+ * use_clockid, perf's -k CLOCK_MONOTONIC), ADDR the object's address,
+ * PERIOD the bytes it stands for (its size, or size / probability when
+ * sampled), CALLCHAIN its stack (user context), WEIGHT its size. A free
+ * sample: ADDR, PERIOD the length of an unmapped range (1 for free()).
+ *
+ * The socket's send buffer is 4 MiB where record may force it (root),
+ * else the system's maximum; the interposer's send blocks only when it
+ * is full, until the next round reads it (a round is at most 100 ms).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "record.h"
+#include "objects/objects-proto.h"
+
+#define SOCK_BYTES	(4 << 20)
+
+/* the sample ids of the two events: far above the kernel's */
+#define ID_ALLOC	PEBS_OBJECTS_ALLOC_ID
+#define ID_FREE		PEBS_OBJECTS_FREE_ID
+
+#ifndef PEBS_OBJECTS_LIB
+#define PEBS_OBJECTS_LIB "/usr/local/lib/pebs-shim/libpebsshim-objects.so"
+#endif
+
+struct rec_objects {
+	int rfd;
+	int wfd;
+	char *buf;		/* one message */
+	uint64_t allocs, frees, bad;
+	char path[PATH_MAX];
+};
+
+/* $PEBS_SHIM_OBJECTS_LIB, beside the pebs-shim binary (a build tree),
+   else where make install put it */
+static int find_lib(char *path, size_t len)
+{
+	const char *env = getenv("PEBS_SHIM_OBJECTS_LIB");
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		snprintf(path, len, "%s", env);
+		return access(path, R_OK) ? -errno : 0;
+	}
+	n = readlink("/proc/self/exe", path, len - 1);
+	if (n > 0) {
+		path[n] = 0;
+		slash = strrchr(path, '/');
+		if (slash && (size_t)(slash - path) + 25 < len) {
+			strcpy(slash + 1, "libpebsshim-objects.so");
+			if (!access(path, R_OK))
+				return 0;
+		}
+	}
+	snprintf(path, len, "%s", PEBS_OBJECTS_LIB);
+	return access(path, R_OK) ? -errno : 0;
+}
+
+int rec_objects_prepare(struct record *rec)
+{
+	struct rec_objects *ob;
+	const char *pre = getenv("LD_PRELOAD");
+	char num[32], *val;
+	int fds[2], err;
+
+	if (!rec->o.objects)
+		return 0;
+	ob = calloc(1, sizeof(*ob));
+	if (!ob || !(ob->buf = malloc(PSO_REC_MAX + 1))) {
+		free(ob);
+		tool_err("record", "out of memory");
+		return -ENOMEM;
+	}
+	ob->rfd = ob->wfd = -1;
+	rec->objs = ob;
+	err = find_lib(ob->path, sizeof(ob->path));
+	if (err) {
+		tool_err("record", "--objects: cannot read %s: %s: install pebs-shim fully or set PEBS_SHIM_OBJECTS_LIB to libpebsshim-objects.so",
+			ob->path, strerror(-err));
+		return err;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds)) {
+		err = -errno;
+		tool_err("record", "--objects: cannot create a socket pair: %s: raise the open file limit",
+			strerror(errno));
+		return err;
+	}
+	ob->rfd = fds[0];
+	ob->wfd = fds[1];
+	/* a larger send buffer: forced as root, else up to wmem_max */
+	if (setsockopt(ob->wfd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ SOCK_BYTES },
+		       sizeof(int)))
+		setsockopt(ob->wfd, SOL_SOCKET, SO_SNDBUF, &(int){ SOCK_BYTES },
+			   sizeof(int));
+	/* the command and what it execs keep the write end */
+	fcntl(ob->wfd, F_SETFD, 0);
+	fcntl(ob->rfd, F_SETFL, O_NONBLOCK);
+	snprintf(num, sizeof(num), "%d", ob->wfd);
+	if (pre && *pre && asprintf(&val, "%s:%s", ob->path, pre) < 0)
+		val = NULL;
+	else if (!(pre && *pre))
+		val = strdup(ob->path);
+	if (!val) {
+		tool_err("record", "out of memory");
+		return -ENOMEM;
+	}
+	err = setenv("LD_PRELOAD", val, 1) || setenv(PSO_ENV_FD, num, 1) ||
+	      setenv(PSO_ENV_MODE, rec->o.objects_all ? "all" : "sampled", 1);
+	free(val);
+	if (err) {
+		tool_err("record", "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rec_objects_started(struct record *rec)
+{
+	if (rec->objs && rec->objs->wfd >= 0) {
+		close(rec->objs->wfd);
+		rec->objs->wfd = -1;
+	}
+}
+
+static int one(struct record *rec, const struct pso_rec *r)
+{
+	uint64_t buf[8 + 2 + PSO_MAX_IPS], *p = buf + 1;
+	struct perf_event_header *h = (struct perf_event_header *)buf;
+	bool alloc = r->kind == PSO_ALLOC;
+
+	if ((r->kind != PSO_ALLOC && r->kind != PSO_FREE) ||
+	    r->nr_ips > PSO_MAX_IPS ||
+	    r->size != sizeof(*r) + r->nr_ips * 8u) {
+		rec->objs->bad++;
+		return 0;
+	}
+	*p++ = alloc ? ID_ALLOC : ID_FREE;
+	*p++ = r->nr_ips ? r->ips[0] : 0;
+	*p++ = (uint64_t)r->tid << 32 | r->pid;
+	*p++ = r->time;
+	*p++ = r->addr;
+	if (alloc) {
+		*p++ = r->weight;
+		*p++ = r->nr_ips + 1u;
+		*p++ = PERF_CONTEXT_USER;
+		memcpy(p, r->ips, r->nr_ips * 8u);
+		p += r->nr_ips;
+		*p++ = r->len;
+		rec->objs->allocs++;
+	} else {
+		*p++ = r->len > 1 ? r->len : 1;
+		rec->objs->frees++;
+	}
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = (uint16_t)((char *)p - (char *)buf);
+	return rec_out_raw(rec->out, h);
+}
+
+int rec_objects_drain(struct record *rec)
+{
+	struct rec_objects *ob = rec->objs;
+	ssize_t n;
+	int err;
+
+	if (!ob || ob->rfd < 0)
+		return 0;
+	for (;;) {
+		n = recv(ob->rfd, ob->buf, PSO_REC_MAX + 1, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return 0;	/* empty (EAGAIN), or every sender gone */
+		if ((size_t)n < sizeof(struct pso_rec) ||
+		    ((const struct pso_rec *)ob->buf)->size != (size_t)n) {
+			ob->bad++;	/* not one of the interposer's */
+			continue;
+		}
+		err = one(rec, (const struct pso_rec *)ob->buf);
+		if (err)
+			return err;
+	}
+}
+
+void rec_objects_summary(const struct record *rec)
+{
+	const struct rec_objects *ob = rec->objs;
+
+	if (!ob)
+		return;
+	fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples%s\n",
+		(unsigned long long)ob->allocs, (unsigned long long)ob->frees,
+		ob->bad ? " (some malformed records dropped)" : "");
+}
+
+void rec_objects_free(struct record *rec)
+{
+	struct rec_objects *ob = rec->objs;
+
+	if (!ob)
+		return;
+	if (ob->rfd >= 0)
+		close(ob->rfd);
+	if (ob->wfd >= 0)
+		close(ob->wfd);
+	free(ob->buf);
+	free(ob);
+	rec->objs = NULL;
+}
+
+int rec_objects_attrs(struct pebs_perfdata_writer *w,
+		      const struct perf_event_attr *like)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+	uint64_t id = ID_ALLOC;
+	int err;
+
+	a.sample_id_all = like->sample_id_all;
+	a.use_clockid = like->use_clockid;
+	a.clockid = like->clockid;
+	err = pebs_perfdata_writer__add_attr(w, &a, &id, 1,
+					     PEBS_OBJECTS_ALLOC_EVENT);
+	a.sample_type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
+				     PERF_SAMPLE_WEIGHT);
+	id = ID_FREE;
+	return err ? err : pebs_perfdata_writer__add_attr(w, &a, &id, 1,
+						PEBS_OBJECTS_FREE_EVENT);
+}
