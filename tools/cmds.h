@@ -14,5 +14,6 @@ int cmd_observe(int argc, char **argv);
 int cmd_map(int argc, char **argv);
 int cmd_c2c(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 #endif /* PEBS_SHIM_CMDS_H */

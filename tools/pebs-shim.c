@@ -15,6 +15,7 @@ static const struct {
 	{ "record", cmd_record, "sample a command, processes or CPUs into a file" },
 	{ "report", cmd_report, "summarize a recording (threads, symbols, memory)" },
 	{ "c2c", cmd_c2c, "cache-line sharing of a recording, as perf c2c report" },
+	{ "export", cmd_export, "a recording as pprof profiles (go tool pprof, Pyroscope, Parca)" },
 	{ "plot", cmd_plot, "pictures: flame graph, per-CPU timeline, data heat map (SVG)" },
 	{ "observe", cmd_observe, "Shim-style observer: poll the table and counters" },
 	{ "map", cmd_map, "print the /dev/pebs_map table and switch history" },
