@@ -160,8 +160,8 @@ static int run(const char *path, const char *events, const char *time_spec,
 		goto out;
 	}
 	if (!st.files)
-		export_err("%s: no sample%s to export: nothing written", path,
-			   st.samples ? " passed the filters" : "");
+		export_err("%s: no sample%s: nothing written", path,
+			   st.samples ? " passed the filters" : "s");
 	ret = st.files ? 0 : 1;
 out:
 	pebs_session__delete(ss);

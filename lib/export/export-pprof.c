@@ -309,11 +309,11 @@ static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 		STR("comm");
 	}
 	if (w & PEBS_EXPORT_LABEL_PID)
-		NUM("pid", r->pid, NULL);
+		NUM("pid", r->pid, "pid");
 	if (w & PEBS_EXPORT_LABEL_TID)
-		NUM("tid", r->tid, NULL);
+		NUM("tid", r->tid, "tid");
 	if (w & PEBS_EXPORT_LABEL_CPU)
-		NUM("cpu", r->cpu, NULL);
+		NUM("cpu", r->cpu, "cpu");
 	if ((w & PEBS_EXPORT_LABEL_PAGE) && r->has_addr) {
 		snprintf(bufs[n], 256, "0x%" PRIx64, r->addr & ~(uint64_t)4095);
 		STR("data_page");
