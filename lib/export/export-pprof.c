@@ -131,8 +131,10 @@ static int prof_new(struct exp *e, struct prof *p, int only)
 	p->nr_cols = 1;
 	for (i = 0; i < e->nr_attrs; i++) {
 		p->col_period[i] = -1;
+		/* the events with samples (not perf's dummy) */
 		if ((only >= 0 && i != (unsigned int)only) ||
-		    (only < 0 && i < st->nr_events && !st->event_samples[i]))
+		    (only < 0 && (i >= st->nr_events ||
+				  !st->event_samples[i])))
 			continue;
 		c = pebs_pprof__sample_type(p->pp,
 					    event_name(e, i, buf, sizeof(buf)),
