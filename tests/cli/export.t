@@ -4,7 +4,8 @@
 # functions and shares (to 0.1 pp) on a fresh page-fault recording and
 # the fixtures, -tags the labels with their counts, -raw the mappings with
 # perf buildid-list's build ids; splits by window and event; filters;
-# mode 0600, byte-identical output, errors.
+# pprof -http's page in headless chromium; mode 0600, byte-identical output,
+# errors.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
 GO=$(command -v go || ls /usr/lib/go/bin/go 2>/dev/null)
@@ -13,7 +14,7 @@ export PPROF_TMPDIR=$T HOME=$T GOCACHE=$T/gocache
 pprof() { "$GO" tool pprof "$@" 2>/dev/null; }
 A=$PEBS_SRC/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 I=$PEBS_SRC/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
-echo 1..16
+echo 1..17
 
 # same_shares DATA PB: report --sort sym's shares per function equal
 # pprof -top's flat% (names summed on each side; 0.1 pp)
@@ -71,6 +72,32 @@ if [ -d /usr/lib/debug/.build-id ]; then
 			 grep -qE ' [^ ]+\\.c:[1-9][0-9]*\$'"
 else
 	skip "no /usr/lib/debug/.build-id (libc6-dbg): no source lines to show"
+fi
+
+# the web UI: pprof -http's top page, loaded (and its table filled by
+# its script) in headless chromium, names report's top function first
+browser=$(command -v chromium || command -v chromium-browser)
+if [ -z "$browser" ]; then
+	skip "no chromium (Debian package chromium): no browser to load pprof -http's page"
+else
+	port=$((20000 + $$ % 20000))
+	"$("$GO" tool -n pprof)" -no_browser -http=127.0.0.1:$port "$T/pf.pb.gz" \
+		>"$T/http.log" 2>&1 &
+	http_pid=$!
+	for i in $(seq 100); do
+		curl -s -o /dev/null "http://127.0.0.1:$port/ui/top" && break
+		sleep 0.2
+	done
+	timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+		--user-data-dir="$T/chromium" --dump-dom \
+		"http://127.0.0.1:$port/ui/top" 2>/dev/null >"$T/dom"
+	kill "$http_pid" 2>/dev/null
+	wait "$http_pid" 2>/dev/null
+	top=$("$tool" report -i "$T/pf.data" --sort sym --top 1 |
+		sed -n 's/^ *[0-9.]*% .*\[[.k]\] //p' | head -1)
+	first=$(grep -o '<td[^>]*>[^<]*</td>' "$T/dom" | sed -n 6p | sed 's/<[^>]*>//g')
+	check "pprof -http in headless chromium: the top page's first function is report's ($top)" \
+		test -n "$top" -a "$first" = "$top"
 fi
 
 # the fixtures: no call chains, unresolved user code, weights, data sources
