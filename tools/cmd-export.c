@@ -68,38 +68,6 @@ static void usage(FILE *f)
 "Exit status: 0, 1 (unreadable input, unwritable output), 2 (usage).\n");
 }
 
-/* --event NAME[,NAME] as report's */
-static int select_events(struct pebs_perfdata *pd, struct pebs_filter *f,
-			 const char *events, const char *path)
-{
-	unsigned int i, n = pebs_perfdata__nr_attrs(pd);
-	const char *p = events;
-
-	while (*p) {
-		size_t len = strcspn(p, ",");
-
-		for (i = 0; i < n; i++) {
-			const char *name = pebs_perfdata__attr_name(pd, i);
-
-			if (name && strlen(name) == len &&
-			    !strncmp(name, p, len))
-				break;
-		}
-		if (i == n) {
-			export_err("%s has no event '%.*s': see the events "
-				   "listed by pebs-shim report -i %s", path,
-				   (int)len, p, path);
-			return -1;
-		}
-		if (pebs_filter__event(f, i)) {
-			export_err("%s", pebs_errmsg());
-			return -1;
-		}
-		p += len + (p[len] == ',');
-	}
-	return 0;
-}
-
 static int parse_split(const char *arg, struct pebs_export_opts *o)
 {
 	char *end;
@@ -140,8 +108,9 @@ static int run(const char *path, const char *events, const char *time_spec,
 		goto out;
 	}
 	sst = pebs_session__stats(ss);
-	if (events && select_events(pd, (struct pebs_filter *)o->filter,
-				    events, path)) {
+	if (events && pebs_filter__event_names((struct pebs_filter *)o->filter,
+					       pd, events, path)) {
+		export_err("%s", pebs_errmsg());
 		ret = 2;
 		goto out;
 	}

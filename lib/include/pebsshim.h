@@ -3781,6 +3781,18 @@ PEBS_API int pebs_export__pprof(struct pebs_session *ss,
 				const struct pebs_export_opts *o,
 				struct pebs_export_stats *st);
 
+/* ---- session: filter ---- */
+
+/*
+ * pebs_filter__event_names - pebs_filter__event for each of the
+ * comma-separated event names @names of @pd (HEADER_EVENT_DESC), as
+ * report's --event. Returns 0, -EINVAL (naming the first unknown name and
+ * the recording @path, may be NULL), -ENOMEM.
+ */
+PEBS_API int pebs_filter__event_names(struct pebs_filter *f,
+				      const struct pebs_perfdata *pd,
+				      const char *names, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

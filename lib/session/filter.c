@@ -320,3 +320,36 @@ int pebs_filter__match(const struct pebs_filter *f,
 	}
 	return PEBS_FILTER_PASS;
 }
+
+int pebs_filter__event_names(struct pebs_filter *f,
+			     const struct pebs_perfdata *pd, const char *names,
+			     const char *path)
+{
+	unsigned int i, n;
+	const char *p = names, *name;
+	size_t len;
+	int err;
+
+	if (!f || !pd || !names)
+		return core_err(-EINVAL, "filter: no event names");
+	n = pebs_perfdata__nr_attrs(pd);
+	while (*p) {
+		len = strcspn(p, ",");
+		for (i = 0; i < n; i++) {
+			name = pebs_perfdata__attr_name(pd, i);
+			if (name && strlen(name) == len &&
+			    !strncmp(name, p, len))
+				break;
+		}
+		if (i == n)
+			return core_err(-EINVAL, "%s has no event '%.*s': see "
+					"the events listed by pebs-shim report "
+					"-i %s", path ? path : "the recording",
+					(int)len, p, path ? path : "FILE");
+		err = pebs_filter__event(f, i);
+		if (err)
+			return err;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}

@@ -14,7 +14,7 @@ export PPROF_TMPDIR=$T HOME=$T GOCACHE=$T/gocache
 pprof() { "$GO" tool pprof "$@" 2>/dev/null; }
 A=$PEBS_SRC/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 I=$PEBS_SRC/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
-echo 1..17
+echo 1..18
 
 # same_shares DATA PB: report --sort sym's shares per function equal
 # pprof -top's flat% (names summed on each side; 0.1 pp)
@@ -129,6 +129,14 @@ check "--split event: OUT.<event>.pb.gz (ibs_op// as ibs_op__)" test -s "$T/e.ib
 check "--cpu 28: only CPU 28's samples (5 of 14)" \
 	bash -c "'$GO' tool pprof -tags '$T/c.pb.gz' 2>/dev/null | grep -qE '^ *cpu: Total 50045\\.0' &&
 		 '$GO' tool pprof -tags '$T/c.pb.gz' 2>/dev/null | grep -qE '50045\\.0 \\( *100%\\): 28'"
+
+"$tool" export --format pprof -i "$I" -o "$T/ev.pb.gz" --event nosuch 2>"$T/err"
+rc=$?
+"$tool" export --format pprof -i "$I" -o "$T/ev.pb.gz" \
+	--event MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:precise=2:mh:mg:pinned 2>"$T/err2"
+check "--event: an unknown name exits 2 naming it, the recorded name exports" \
+	bash -c "test $rc = 2 && grep -q \"has no event 'nosuch'\" '$T/err' && test ! -s '$T/err2' &&
+		 test -s '$T/ev.pb.gz'"
 
 # errors
 "$tool" export -i "$I" -o "$T/x.pb.gz" 2>"$T/err"
