@@ -34,11 +34,16 @@ struct pebs_pprof {
 	unsigned int nr_comments;
 	int64_t *values;		/* nr_types per sample */
 	size_t values_cap;		/* samples room */
-	uint32_t *loc_fn, *loc_line;	/* per location */
+	struct loc_line *loc_line;	/* per location */
 	size_t loc_cap;
 	uint64_t *map_limit;		/* per mapping: past its addresses */
 	size_t map_cap;
 	int64_t time_ns, duration_ns;
+};
+
+/* a location's function and line */
+struct loc_line {
+	uint32_t fn, line;
 };
 
 /* the packed key of a location and of a sample's label */
@@ -79,7 +84,6 @@ void pebs_pprof__delete(struct pebs_pprof *p)
 	ex_intern__free(&p->locs);
 	ex_intern__free(&p->samples);
 	free(p->values);
-	free(p->loc_fn);
 	free(p->loc_line);
 	free(p->map_limit);
 	free(p);
@@ -185,21 +189,11 @@ int pebs_pprof__location(struct pebs_pprof *p, uint32_t mapping,
 				"and a known mapping");
 	if (str_id(p, func, &k.name) ||
 	    ex_intern__get(&p->locs, &k, sizeof(k), id, added) ||
-	    reserve(&p->loc_fn, &p->loc_cap, p->locs.n, sizeof(uint32_t)))
+	    reserve(&p->loc_line, &p->loc_cap, p->locs.n,
+		    sizeof(*p->loc_line)))
 		return core_err(-ENOMEM, "pprof: out of memory");
-	/* loc_line follows loc_fn's capacity */
-	if (*added) {
-		size_t cap = p->loc_cap, old = p->locs.n - 1;
-		uint32_t *l = realloc(p->loc_line, cap * sizeof(*l));
-
-		if (!l)
-			return core_err(-ENOMEM, "pprof: out of memory");
-		p->loc_line = l;
-		p->loc_line[old] = 0;
-		p->loc_fn[old] = 0;
-		if (mapping && addr >= p->map_limit[mapping - 1])
-			p->map_limit[mapping - 1] = addr + 1;
-	}
+	if (*added && mapping && addr >= p->map_limit[mapping - 1])
+		p->map_limit[mapping - 1] = addr + 1;
 	(*id)++;
 	return 0;
 }
@@ -221,8 +215,8 @@ int pebs_pprof__location_line(struct pebs_pprof *p, uint32_t id,
 	if (str_id(p, file, &key[1]) ||
 	    ex_intern__get(&p->funcs, key, sizeof(key), &fn, &added))
 		return core_err(-ENOMEM, "pprof: out of memory");
-	p->loc_fn[id - 1] = fn + 1;
-	p->loc_line[id - 1] = line;
+	p->loc_line[id - 1].fn = fn + 1;
+	p->loc_line[id - 1].line = line;
 	return 0;
 }
 
@@ -374,11 +368,12 @@ static int write_tables(struct pebs_pprof *p, struct ex_out *o,
 		ex_pb__u64(m, 2, lk.map);
 		ex_pb__u64(m, 3, lk.addr);
 		line.len = 0;
-		ex_pb__u64(&line, 1, p->loc_fn[i]);
-		ex_pb__u64(&line, 2, p->loc_line[i]);
+		ex_pb__u64(&line, 1, p->loc_line[i].fn);
+		ex_pb__u64(&line, 2, p->loc_line[i].line);
+		/* no line for a location never given one (no function) */
 		if (line.err)
 			m->err = true;
-		else
+		else if (p->loc_line[i].fn)
 			ex_pb__bytes(m, 4, line.b, line.len);
 		err = ex_out__field(o, 4, m);
 	}
