@@ -127,7 +127,7 @@ static int prof_new(struct exp *e, struct prof *p, int only)
 	p->col_period = malloc((e->nr_attrs + 1) * sizeof(int));
 	if (!p->col_period || pebs_pprof__new(&p->pp) ||
 	    pebs_pprof__sample_type(p->pp, "samples", "count") < 0)
-		return -ENOMEM;
+		return core_err(-ENOMEM, "export: out of memory");
 	p->nr_cols = 1;
 	for (i = 0; i < e->nr_attrs; i++) {
 		p->col_period[i] = -1;
@@ -154,7 +154,7 @@ static int prof_new(struct exp *e, struct prof *p, int only)
 						    "count")) < 0 ||
 	     (p->col_remote = pebs_pprof__sample_type(p->pp, "remote",
 						      "count")) < 0))
-		return -ENOMEM;
+		return p->col_hitm < 0 ? p->col_hitm : p->col_remote;
 	c = p->col_remote >= 0 ? p->col_remote : p->col_weight;
 	if (c < first)
 		c = first;

@@ -124,8 +124,10 @@ int pebs_pprof__sample_type(struct pebs_pprof *p, const char *type,
 		return core_err(-EINVAL, "pprof: a sample type needs a type "
 				"and a unit");
 	if (p->samples.n || p->nr_types == MAX_TYPES)
-		return core_err(-EINVAL, "pprof: sample types come before "
-				"the samples, at most %d", MAX_TYPES);
+		return core_err(-EINVAL, "pprof: at most %d sample types, "
+				"given before the first sample: export fewer "
+				"events at once (--event, --split event)",
+				MAX_TYPES);
 	if (str_id(p, type, &p->types[p->nr_types][0]) ||
 	    str_id(p, unit, &p->types[p->nr_types][1]))
 		return core_err(-ENOMEM, "pprof: out of memory");
