@@ -254,7 +254,13 @@ static int location(struct exp *e, struct prof *p, pid_t pid, uint64_t ip,
 	return pebs_pprof__location_line(p->pp, *id, file, line);
 }
 
-/* the sample's stack, the leaf first (callchain.c's walk) */
+/*
+ * The sample's stack, the leaf first (callchain.c's walk). The leaf is
+ * the sample's own ip, named as the report names it, so that pprof's
+ * flat shares are report --sort sym's: a chain that starts elsewhere
+ * (a precise PEBS ip is not the interrupted one the chain starts at)
+ * gets it in front.
+ */
 static int stack(struct exp *e, struct prof *p, const struct pebs_sample *s,
 		 const struct pebs_report_sample *res, uint32_t *locs,
 		 unsigned int *n)
@@ -262,8 +268,9 @@ static int stack(struct exp *e, struct prof *p, const struct pebs_sample *s,
 	uint64_t i, ip;
 	int mode = -1, err;
 
-	*n = 0;
-	for (i = 0; (s->present & PERF_SAMPLE_CALLCHAIN) &&
+	err = location(e, p, res->pid, s->ip, res->kernel, res, &locs[0]);
+	*n = 1;
+	for (i = 0; !err && (s->present & PERF_SAMPLE_CALLCHAIN) &&
 		    i < s->callchain_nr && *n < PEBS_CALLCHAIN_MAX; i++) {
 		memcpy(&ip, s->callchain + i, sizeof(ip));
 		if (ip >= PERF_CONTEXT_MAX) {
@@ -275,18 +282,13 @@ static int stack(struct exp *e, struct prof *p, const struct pebs_sample *s,
 				mode = 0;
 			continue;
 		}
+		if (*n == 1 && ip == s->ip)
+			continue;	/* the chain's first: the leaf */
 		err = location(e, p, res->pid, ip,
 			       mode < 0 ? ip >= KERNEL_START : mode == 1,
-			       *n == 0 && ip == s->ip ? res : NULL,
-			       &locs[*n]);
-		if (err)
-			return err;
-		(*n)++;
+			       NULL, &locs[(*n)++]);
 	}
-	if (*n)
-		return 0;
-	*n = 1;
-	return location(e, p, res->pid, s->ip, res->kernel, res, &locs[0]);
+	return err;
 }
 
 static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
