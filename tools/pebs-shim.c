@@ -17,6 +17,7 @@ static const struct {
 	{ "script", cmd_script, "one line per sample, as perf script (text, csv, jsonl)" },
 	{ "mem", cmd_mem, "memory loads and stores: mem record and mem report, as perf mem" },
 	{ "c2c", cmd_c2c, "cache-line sharing: c2c record and c2c report, as perf c2c" },
+	{ "export", cmd_export, "a recording as pprof profiles (go tool pprof, Pyroscope, Parca)" },
 	{ "plot", cmd_plot, "pictures: flame graph, per-CPU timeline, data heat map (SVG)" },
 	{ "observe", cmd_observe, "Shim-style observer: poll the table and counters" },
 	{ "map", cmd_map, "print the /dev/pebs_map table and switch history" },

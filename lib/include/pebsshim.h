@@ -73,6 +73,7 @@
 #include "pebsshim/c2c.h"       /* cache-line sharing (perf c2c) */
 #include "pebsshim/report.h"    /* reports, weights, data labels */
 #include "pebsshim/script.h"    /* one line per sample (perf script) */
+#include "pebsshim/export.h"    /* pprof profiles */
 #include "pebsshim/plot.h"      /* flame graphs, timelines, heat maps */
 
 #endif /* PEBSSHIM_H */

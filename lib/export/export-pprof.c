@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+/*
+ * export-pprof.c - a recording as pprof profiles (pebs_export__pprof):
+ * one pass of a pebs_session, each sample's call stack resolved with the
+ * maps of its time into locations (addresses as file offsets in their
+ * mapping, so one function of a library is one location whatever the
+ * process), functions with source lines (lib/symbols/srcline.c), mappings
+ * with the recorded build ids (HEADER_BUILD_ID, else the local file's),
+ * and the labels asked for; split by event or by windows of sample time.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export/export-int.h"
+#include "session/session-int.h"
+#include "symbols/dso.h"
+
+#define MAX_LABELS	12
+
+static const char *const label_names[] = {
+	"comm", "pid", "tid", "cpu", "data_page", "cache_line", "mem_level",
+	"snoop", "tlb", "data_object", "weight",
+};
+#define NR_LABEL_NAMES	(sizeof(label_names) / sizeof(label_names[0]))
+
+int pebs_export__parse_labels(const char *list, unsigned int *labels)
+{
+	const char *p = list;
+	unsigned int i, v = 0;
+	size_t len;
+
+	if (!list || !labels)
+		return core_err(-EINVAL, "export: no label list");
+	while (*p) {
+		len = strcspn(p, ",");
+		for (i = 0; i < NR_LABEL_NAMES; i++)
+			if (strlen(label_names[i]) == len &&
+			    !strncmp(label_names[i], p, len))
+				break;
+		if (i < NR_LABEL_NAMES)
+			v |= 1u << i;
+		else if (len == 3 && !strncmp(p, "all", 3))
+			v |= (1u << NR_LABEL_NAMES) - 1;
+		else if (!(len == 4 && !strncmp(p, "none", 4)))
+			return core_err(-EINVAL, "unknown label '%.*s': give "
+					"comm, pid, tid, cpu, data_page, "
+					"cache_line, mem_level, snoop, tlb, "
+					"data_object, weight, all or none",
+					(int)len, p);
+		p += len + (p[len] == ',');
+	}
+	*labels = v;
+	return 0;
+}
+
+int pebs_export__split_path(const char *output, const char *part, char *buf,
+			    size_t len)
+{
+	static const char sfx[] = ".pb.gz";
+	size_t n = strlen(output), sl = sizeof(sfx) - 1, i, o;
+	bool has = n > sl && !strcmp(output + n - sl, sfx);
+	char clean[256];
+
+	for (i = 0, o = 0; part[i] && o + 1 < sizeof(clean); i++) {
+		char c = part[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+			  c == '-';
+
+		clean[o++] = ok ? c : '_';
+	}
+	clean[o] = '\0';
+	return snprintf(buf, len, "%.*s.%s%s", (int)(has ? n - sl : n),
+			output, clean, has ? sfx : "");
+}
+
+/* one profile being built, and its columns */
+struct prof {
+	struct pebs_pprof *pp;
+	int *col_period;		/* per event; -1: not in this one */
+	int col_weight, col_hitm, col_remote;
+	unsigned int nr_cols;
+	uint64_t first, last;		/* its samples' times */
+};
+
+struct exp {
+	const struct pebs_export_opts *o;
+	struct pebs_export_stats *st;
+	struct pebs_session *ss;
+	struct pebs_perfdata *pd;
+	struct pebs_symbols *syms;
+	struct pebs_srcline *sl;
+	const void *bids;		/* HEADER_BUILD_ID */
+	size_t bids_size;
+	unsigned int nr_attrs;
+	bool any_weight, any_src;
+	struct prof *profs;		/* one, or one per event */
+	unsigned int nr_profs;
+	uint64_t window;		/* SPLIT_WINDOW: the current one */
+	uint64_t t0;			/* first sample time */
+};
+
+static const char *event_name(const struct exp *e, unsigned int i, char *buf,
+			      size_t len)
+{
+	const char *n = pebs_perfdata__attr_name(e->pd, i);
+
+	if (n)
+		return n;
+	snprintf(buf, len, "event%u", i);
+	return buf;
+}
+
+/* a new profile in @p with the columns of event @only (-1: all) */
+static int prof_new(struct exp *e, struct prof *p, int only)
+{
+	const struct pebs_session_stats *st = pebs_session__stats(e->ss);
+	char buf[32];
+	unsigned int i;
+	int c, first = -1;
+
+	memset(p, 0, sizeof(*p));
+	p->col_weight = p->col_hitm = p->col_remote = -1;
+	p->col_period = malloc((e->nr_attrs + 1) * sizeof(int));
+	if (!p->col_period || pebs_pprof__new(&p->pp) ||
+	    pebs_pprof__sample_type(p->pp, "samples", "count") < 0)
+		return core_err(-ENOMEM, "export: out of memory");
+	p->nr_cols = 1;
+	for (i = 0; i < e->nr_attrs; i++) {
+		p->col_period[i] = -1;
+		/* the events with samples (not perf's dummy) */
+		if ((only >= 0 && i != (unsigned int)only) ||
+		    (only < 0 && (i >= st->nr_events ||
+				  !st->event_samples[i])))
+			continue;
+		c = pebs_pprof__sample_type(p->pp,
+					    event_name(e, i, buf, sizeof(buf)),
+					    "count");
+		if (c < 0)
+			return c;
+		p->col_period[i] = c;
+		if (first < 0)
+			first = c;
+	}
+	if (e->any_weight &&
+	    (p->col_weight = pebs_pprof__sample_type(p->pp, "weight",
+						     "cycles")) < 0)
+		return p->col_weight;
+	if (e->any_src &&
+	    ((p->col_hitm = pebs_pprof__sample_type(p->pp, "hitm",
+						    "count")) < 0 ||
+	     (p->col_remote = pebs_pprof__sample_type(p->pp, "remote",
+						      "count")) < 0))
+		return p->col_hitm < 0 ? p->col_hitm : p->col_remote;
+	c = p->col_remote >= 0 ? p->col_remote : p->col_weight;
+	if (c < first)
+		c = first;
+	if (c >= 0)
+		p->nr_cols = (unsigned int)c + 1;
+	if (first >= 0)
+		pebs_pprof__default_type(p->pp, (unsigned int)first);
+	return pebs_pprof__comment(p->pp, "pebs-shim export");
+}
+
+/* write profile @p (if it has samples) as part @part, and free it */
+static int prof_write(struct exp *e, struct prof *p, const char *part)
+{
+	char path[4096];
+	int err = 0;
+
+	if (p->pp && pebs_pprof__nr_samples(p->pp)) {
+		if (part)
+			pebs_export__split_path(e->o->output, part, path,
+						sizeof(path));
+		pebs_pprof__set_time(p->pp, 0, (int64_t)(p->last - p->first));
+		err = pebs_pprof__write(p->pp, part ? path : e->o->output);
+		e->st->files += !err;
+	}
+	pebs_pprof__delete(p->pp);
+	free(p->col_period);
+	p->pp = NULL;
+	p->col_period = NULL;
+	return err;
+}
+
+/* the build id of @dso as hex ("" if none is known) */
+static void build_id(const struct exp *e, const char *dso, char *hex)
+{
+	const unsigned char *p = e->bids, *end = p + e->bids_size;
+	struct buildid_entry be;
+	uint8_t bid[BUILD_ID_MAX];
+	const uint8_t *b = NULL;
+	int n = 0;
+	size_t i;
+
+	while (p && buildid_section__next(&p, end, &be) > 0)
+		if (!strcmp(be.name, dso)) {
+			b = be.bid;
+			n = (int)be.len;
+			break;
+		}
+	if (!b && dso[0] == '/') {
+		n = dso_elf_build_id(dso, bid);
+		b = bid;
+	}
+	hex[0] = '\0';
+	for (i = 0; n > 0 && i < (size_t)n; i++)
+		sprintf(hex + 2 * i, "%02x", b[i]);
+}
+
+/* the location of @ip (@leaf: the sample's own, named as in @res) */
+static int location(struct exp *e, struct prof *p, pid_t pid, uint64_t ip,
+		    bool kernel, const struct pebs_report_sample *res,
+		    uint32_t *id)
+{
+	struct pebs_sym sym;
+	char name[64], hex[2 * BUILD_ID_MAX + 1];
+	const char *fn, *file = NULL;
+	uint64_t addr = ip;
+	uint32_t map = 0;
+	unsigned int line = 0;
+	bool added;
+	int err;
+
+	memset(&sym, 0, sizeof(sym));
+	pebs_symbols__resolve(e->syms, pid, ip, &sym);
+	if (res) {		/* the report's sym key */
+		sym.name = res->sym;
+		kernel = res->kernel;
+	}
+	if (sym.dso) {
+		build_id(e, sym.dso, hex);
+		err = pebs_pprof__mapping(p->pp, sym.dso, hex, &map);
+		if (err)
+			return err;
+		if (!kernel)
+			addr = sym.dso_offset;
+	}
+	fn = sym.name;
+	if (!fn) {
+		snprintf(name, sizeof(name), "0x%016" PRIx64,
+			 res ? res->ip : addr);
+		fn = name;
+	}
+	err = pebs_pprof__location(p->pp, map, addr, fn, id, &added);
+	if (err || !added)
+		return err;
+	if (sym.dso && sym.dso[0] == '/' && !kernel && sym.name)
+		pebs_srcline__find(e->sl, sym.dso, sym.dso_offset, &file,
+				   &line);
+	return pebs_pprof__location_line(p->pp, *id, file, line);
+}
+
+/*
+ * The sample's stack, the leaf first (callchain.c's walk). The leaf is
+ * the sample's own ip, named as the report names it, so that pprof's
+ * flat shares are report --sort sym's: a chain that starts elsewhere
+ * (a precise PEBS ip is not the interrupted one the chain starts at)
+ * gets it in front.
+ */
+static int stack(struct exp *e, struct prof *p, const struct pebs_sample *s,
+		 const struct pebs_report_sample *res, uint32_t *locs,
+		 unsigned int *n)
+{
+	uint64_t i, ip;
+	int mode = -1, err;
+
+	err = location(e, p, res->pid, s->ip, res->kernel, res, &locs[0]);
+	*n = 1;
+	for (i = 0; !err && (s->present & PERF_SAMPLE_CALLCHAIN) &&
+		    i < s->callchain_nr && *n < PEBS_CALLCHAIN_MAX; i++) {
+		memcpy(&ip, s->callchain + i, sizeof(ip));
+		if (ip >= PERF_CONTEXT_MAX) {
+			if (ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV ||
+			    ip == PERF_CONTEXT_GUEST_KERNEL)
+				mode = 1;
+			else if (ip == PERF_CONTEXT_USER ||
+				 ip == PERF_CONTEXT_GUEST_USER)
+				mode = 0;
+			continue;
+		}
+		if (*n == 1 && ip == s->ip)
+			continue;	/* the chain's first: the leaf */
+		err = location(e, p, res->pid, ip,
+			       mode < 0 ? ip >= KERNEL_START : mode == 1,
+			       NULL, &locs[(*n)++]);
+	}
+	return err;
+}
+
+static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
+			   struct pebs_pprof_label *l, char bufs[][256])
+{
+	unsigned int w = e->o->labels, n = 0;
+	struct pebs_data_src d;
+
+#define NUM(k, v, u) \
+	do { \
+		l[n].key = k; l[n].str = NULL; l[n].num = v; l[n].unit = u; \
+		n++; \
+	} while (0)
+#define STR(k) \
+	do { l[n].key = k; l[n].str = bufs[n]; l[n].unit = NULL; n++; } \
+	while (0)
+	if (w & PEBS_EXPORT_LABEL_COMM) {
+		if (r->comm)
+			snprintf(bufs[n], 256, "%s", r->comm);
+		else
+			snprintf(bufs[n], 256, ":%d", (int)r->tid);
+		STR("comm");
+	}
+	if (w & PEBS_EXPORT_LABEL_PID)
+		NUM("pid", r->pid, "pid");
+	if (w & PEBS_EXPORT_LABEL_TID)
+		NUM("tid", r->tid, "tid");
+	if (w & PEBS_EXPORT_LABEL_CPU)
+		NUM("cpu", r->cpu, "cpu");
+	if ((w & PEBS_EXPORT_LABEL_PAGE) && r->has_addr) {
+		snprintf(bufs[n], 256, "0x%" PRIx64, r->addr & ~(uint64_t)4095);
+		STR("data_page");
+	}
+	if ((w & PEBS_EXPORT_LABEL_LINE) && r->has_addr) {
+		snprintf(bufs[n], 256, "0x%" PRIx64, r->addr & ~(uint64_t)63);
+		STR("cache_line");
+	}
+	if (r->has_src && (w & (PEBS_EXPORT_LABEL_LEVEL |
+				PEBS_EXPORT_LABEL_SNOOP |
+				PEBS_EXPORT_LABEL_TLB))) {
+		pebs_data_src__decode(r->data_src, &d);
+		if (w & PEBS_EXPORT_LABEL_LEVEL) {
+			snprintf(bufs[n], 256, "%s", d.lvl);
+			STR("mem_level");
+		}
+		if (w & PEBS_EXPORT_LABEL_SNOOP) {
+			snprintf(bufs[n], 256, "%s", d.snoop);
+			STR("snoop");
+		}
+		if (w & PEBS_EXPORT_LABEL_TLB) {
+			snprintf(bufs[n], 256, "%s", d.tlb);
+			STR("tlb");
+		}
+	}
+	if ((w & PEBS_EXPORT_LABEL_OBJECT) && r->has_addr &&
+	    pebs_symbols__data_label(e->syms, r->pid, r->addr, bufs[n],
+				     256) >= 0)
+		STR("data_object");
+	if ((w & PEBS_EXPORT_LABEL_WEIGHT) && r->has_weight)
+		NUM("weight", (int64_t)r->weight, "cycles");
+#undef NUM
+#undef STR
+	return n;
+}
+
+/* the profile of sample @s: the window's (writing the one before), the
+   event's, or the one */
+static int prof_of(struct exp *e, const struct pebs_sample *s,
+		   const struct pebs_report_sample *r, struct prof **pp)
+{
+	char part[32];
+	uint64_t w;
+	int err;
+
+	if (e->o->split == PEBS_EXPORT_SPLIT_EVENT) {
+		*pp = &e->profs[r->event < e->nr_attrs ? r->event : 0];
+		return (*pp)->pp ? 0 : prof_new(e, *pp, (int)r->event);
+	}
+	*pp = &e->profs[0];
+	if (e->o->split == PEBS_EXPORT_SPLIT_WINDOW) {
+		w = s->time > e->t0 ? (s->time - e->t0) / e->o->window_ns : 0;
+		if ((*pp)->pp && w != e->window) {
+			snprintf(part, sizeof(part), "%06" PRIu64, e->window);
+			err = prof_write(e, *pp, part);
+			if (err)
+				return err;
+		}
+		e->window = w;
+	}
+	return (*pp)->pp ? 0 : prof_new(e, *pp, -1);
+}
+
+static int on_sample(void *arg, const struct pebs_sample *s,
+		     const struct pebs_report_sample *r)
+{
+	struct exp *e = arg;
+	struct pebs_pprof_label l[MAX_LABELS];
+	char bufs[MAX_LABELS][256];
+	uint32_t locs[PEBS_CALLCHAIN_MAX];
+	int64_t v[32] = { 0 };
+	union perf_mem_data_src src = { .val = r->data_src };
+	struct pebs_data_src d;
+	unsigned int n, nl;
+	struct prof *p;
+	int err;
+
+	e->st->samples++;
+	if (pebs_filter__match(e->o->filter, r, s->time) != PEBS_FILTER_PASS)
+		return 0;
+	e->st->exported++;
+	err = prof_of(e, s, r, &p);
+	if (err)
+		return err;
+	err = stack(e, p, s, r, locs, &n);
+	if (err)
+		return err;
+	nl = labels(e, r, l, bufs);
+	v[0] = 1;
+	if (r->event < e->nr_attrs && p->col_period[r->event] >= 0)
+		v[p->col_period[r->event]] = (int64_t)r->period;
+	if (p->col_weight >= 0 && r->has_weight)
+		v[p->col_weight] = (int64_t)r->weight;
+	if (p->col_hitm >= 0 && r->has_src) {
+		pebs_data_src__decode(r->data_src, &d);
+		v[p->col_hitm] = (src.mem_snoop & PERF_MEM_SNOOP_HITM) ||
+				 (src.mem_snoopx & PERF_MEM_SNOOPX_PEER);
+		v[p->col_remote] = d.remote;
+	}
+	if (!p->first)
+		p->first = s->time;
+	p->last = s->time;
+	return pebs_pprof__add(p->pp, locs, n, l, nl, v);
+}
+
+/* what the events sample: the columns of the profiles */
+static void scan_attrs(struct exp *e)
+{
+	const struct perf_event_attr *a;
+	unsigned int i;
+
+	for (i = 0; i < e->nr_attrs; i++) {
+		a = pebs_perfdata__attr(e->pd, i, NULL, NULL);
+		if (!a)
+			continue;
+		e->any_weight |= !!(a->sample_type &
+				    (PERF_SAMPLE_WEIGHT |
+				     PERF_SAMPLE_WEIGHT_STRUCT));
+		e->any_src |= !!(a->sample_type & PERF_SAMPLE_DATA_SRC);
+	}
+}
+
+int pebs_export__pprof(struct pebs_session *ss,
+		       const struct pebs_export_opts *o,
+		       struct pebs_export_stats *st)
+{
+	struct pebs_export_stats dummy;
+	struct exp e = { .o = o, .ss = ss };
+	char part[32], buf[32];
+	unsigned int i;
+	int err, werr;
+
+	if (!ss || !o || o->sz < sizeof(*o) || !o->output ||
+	    (o->split == PEBS_EXPORT_SPLIT_WINDOW && !o->window_ns) ||
+	    o->split > PEBS_EXPORT_SPLIT_WINDOW)
+		return core_err(-EINVAL, "export: no session, output or "
+				"window length");
+	e.st = st ? st : &dummy;
+	memset(e.st, 0, sizeof(*e.st));
+	e.pd = ss_perfdata(ss);
+	e.syms = pebs_session__symbols(ss);
+	e.nr_attrs = pebs_perfdata__nr_attrs(e.pd);
+	e.t0 = pebs_session__stats(ss)->first_time;
+	if (pebs_perfdata__feat(e.pd, PEBS_FEAT_BUILD_ID, &e.bids,
+				&e.bids_size))
+		e.bids = NULL;
+	scan_attrs(&e);
+	e.nr_profs = o->split == PEBS_EXPORT_SPLIT_EVENT ? e.nr_attrs : 1;
+	e.profs = calloc(e.nr_profs ? e.nr_profs : 1, sizeof(*e.profs));
+	if (!e.profs || pebs_srcline__new(&e.sl)) {
+		free(e.profs);
+		return core_err(-ENOMEM, "export: out of memory");
+	}
+	err = pebs_session__process(ss, !!(o->labels &
+					   PEBS_EXPORT_LABEL_OBJECT),
+				    on_sample, &e, NULL);
+	if (err == -ENOMEM)
+		core_err(err, "export: out of memory");
+	for (i = 0; i < e.nr_profs; i++) {
+		const char *partp = NULL;
+
+		if (err && err != -EBADMSG) {	/* nothing written */
+			pebs_pprof__delete(e.profs[i].pp);
+			free(e.profs[i].col_period);
+			continue;
+		}
+		if (o->split == PEBS_EXPORT_SPLIT_EVENT)
+			partp = event_name(&e, i, buf, sizeof(buf));
+		else if (o->split == PEBS_EXPORT_SPLIT_WINDOW) {
+			snprintf(part, sizeof(part), "%06" PRIu64, e.window);
+			partp = part;
+		}
+		werr = prof_write(&e, &e.profs[i], partp);
+		if (werr && (!err || err == -EBADMSG))
+			err = werr;
+	}
+	free(e.profs);
+	pebs_srcline__delete(e.sl);
+	if (err == -EBADMSG)
+		core_err(err, "a damaged record: the profiles hold the "
+			 "samples before it");
+	return err;
+}
