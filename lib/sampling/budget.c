@@ -145,7 +145,8 @@ static void limits(const struct pebs_budget *b, const struct budget_chan *c,
 /*
  * The new period of an adjustable channel with samples, or 0: the one
  * that spends BUDGET_AIM of its @share, within its limits, when the
- * channel is over its share, out of its limits, or at least 20 % away.
+ * channel is over its share, out of its limits, or could sample at
+ * least 20 % more often.
  */
 static uint64_t decide(const struct pebs_budget *b,
 		       const struct budget_chan *c, double share)
@@ -165,8 +166,8 @@ static uint64_t decide(const struct pebs_budget *b,
 		return w;
 	if (want > p && c->density * cost / p > share)
 		return w;
-	if (want * (1 + PEBS_BUDGET_HYSTERESIS) <= p ||
-	    want >= p * (1 + PEBS_BUDGET_HYSTERESIS))
+	/* under the share (so want <= p / 0.9): only if 20 % more samples */
+	if (want * (1 + PEBS_BUDGET_HYSTERESIS) <= p)
 		return w;
 	return 0;
 }

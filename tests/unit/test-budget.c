@@ -275,6 +275,16 @@ static void fixed_channel(void **state)
 		    0.2 * (COST + REC) / (0.9 * (BUDGET - 0.006)));
 	assert_int_equal(pebs_budget__fixed(s.b, 2, 1), -EINVAL);
 	pebs_budget__delete(s.b);
+
+	/* one that alone costs 3 %: the other keeps only its 100/s */
+	sim_init(&s, &o, 10000);
+	s.period[1] = 200000;
+	assert_int_equal(pebs_budget__fixed(s.b, 1, s.period[1]), 0);
+	for (i = 0; i < 5; i++)
+		sim_step(&s);
+	assert_int_equal(s.period[0], 10000000);
+	assert_int_equal(s.period[1], 200000);
+	pebs_budget__delete(s.b);
 }
 
 static void floor_wins(void **state)
