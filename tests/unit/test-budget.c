@@ -71,6 +71,16 @@ static void sim_step(struct sim *s)
 			s->period[i] = next[i];
 }
 
+/* one channel at 10000 (60 %), ten intervals: converged */
+static void sim_converged(struct sim *s, const struct pebs_budget_opts *o)
+{
+	int i;
+
+	sim_init(s, o, 10000);
+	for (i = 0; i < 10; i++)
+		sim_step(s);
+}
+
 /* the true overhead of the last interval */
 static double sim_overhead(const struct sim *s)
 {
@@ -125,9 +135,7 @@ static void step_changes(void **state)
 	int i;
 
 	(void)state;
-	sim_init(&s, &o, 10000);
-	for (i = 0; i < 10; i++)
-		sim_step(&s);
+	sim_converged(&s, &o);
 	/* four times the events: over the budget for one interval only */
 	s.density[0] = 4;
 	sim_step(&s);
@@ -153,9 +161,7 @@ static void bursts(void **state)
 	int i;
 
 	(void)state;
-	sim_init(&s, &o, 10000);
-	for (i = 0; i < 10; i++)
-		sim_step(&s);
+	sim_converged(&s, &o);
 	steady = s.period[0];
 	/* one interval at ten times the rate raises the period at once */
 	s.density[0] = 10;
@@ -184,9 +190,7 @@ static void recurring_bursts(void **state)
 	int i;
 
 	(void)state;
-	sim_init(&s, &o, 10000);
-	for (i = 0; i < 10; i++)
-		sim_step(&s);
+	sim_converged(&s, &o);
 	for (i = 0; i < 30; i++) {
 		s.density[0] = i % 2 ? 1 : 10;
 		sim_step(&s);
@@ -204,9 +208,7 @@ static void idle_phase_keeps_period(void **state)
 	int i;
 
 	(void)state;
-	sim_init(&s, &o, 10000);
-	for (i = 0; i < 10; i++)
-		sim_step(&s);
+	sim_converged(&s, &o);
 	steady = s.period[0];
 	/* the workload sleeps: a trickle of CPU, no samples */
 	s.cpu_ns = 1000;
@@ -236,9 +238,7 @@ static void noise_within_hysteresis(void **state)
 	int i;
 
 	(void)state;
-	sim_init(&s, &o, 10000);
-	for (i = 0; i < 10; i++)
-		sim_step(&s);
+	sim_converged(&s, &o);
 	changes = pebs_budget__stats(s.b, 0)->changes;
 	for (i = 0; i < 40; i++) {
 		s.density[0] = i % 2 ? 0.9 : 1.05;
@@ -347,12 +347,9 @@ static void max_rate(void **state)
 	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1,
 		  .max_rate = 1000);
 	struct sim s = {0};
-	int i;
 
 	(void)state;
-	sim_init(&s, &o, 10000);
-	for (i = 0; i < 10; i++)
-		sim_step(&s);
+	sim_converged(&s, &o);
 	assert_int_equal(s.period[0], 1000000);
 	assert_true(s.samples[0] <= 100);	/* per 100 ms */
 	pebs_budget__delete(s.b);
