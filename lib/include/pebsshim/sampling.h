@@ -480,6 +480,155 @@ pebs_chanset__event(const struct pebs_chanset *set, unsigned int i);
 /* pebs_chanset__delete - close every channel and free; NULL is ok. */
 PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
 
+/* ------------------------------------------------------------------ */
+/* Sampling budgets (lib/sampling/budget.c, budget-calibrate.c)       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A budget controller keeps the estimated cost of sampling under a share
+ * of the sampled CPUs' time by choosing each channel's period (for
+ * pebs_channel__set_period). The model, per interval and channel i:
+ *
+ *	overhead_i = rate_i x (kernel cost per sample_i + recorder CPU per
+ *		     sample) / CPU time of the sampled CPUs (or tasks)
+ *
+ * where rate_i is the channel's samples in the interval, the kernel cost
+ * of one sample is measured (pebs_budget__calibrate) and the recorder's
+ * CPU per sample is its CPU time in the interval over all samples of the
+ * interval (averaged over intervals). The events behind the samples,
+ * samples x period, give each channel's event density (events per
+ * sampled CPU ns); the period that spends the channel's share of the
+ * budget follows from it. The density is held at its peak and decays by
+ * half per interval (a burst raises the period at once, it comes back
+ * down over a few intervals); an interval without samples of a channel
+ * tells nothing and changes nothing (an idle phase keeps the period).
+ * The budget is shared evenly between the channels that have had
+ * samples, after what the channels that cannot change period cost. A
+ * period moves only when the channel is over its share, or when it
+ * could sample at least 20 % more often (the hysteresis); it then aims
+ * at 90 % of the share. It never goes below the floor (opts.floor, and
+ * what opts.max_rate allows) nor above the ceiling: opts.ceiling, and
+ * the period that keeps opts.min_rate samples per second (default 100)
+ * at the channel's event rate. The minimum rate wins over the budget:
+ * an event too costly to sample 100 times a second within the budget
+ * is sampled 100 times a second (pebs_budget__overhead tells).
+ *
+ * What the model cannot see: the cache and TLB pollution a sample
+ * leaves in the workload, and the time the kernel spends on samples of
+ * CPUs whose time is not counted in sampled_cpu_ns.
+ */
+struct pebs_budget;
+#define PEBS_BUDGET_MIN_RATE	100	/* samples/s per channel kept */
+#define PEBS_BUDGET_HYSTERESIS	0.2	/* relative change ignored */
+struct pebs_budget_opts {
+	size_t sz;
+	double budget;		/* the share of sampled CPU time, in (0, 1)
+				   (0.02 for 2 %) */
+	unsigned int nr_channels; /* channels 0 .. nr_channels - 1 */
+	uint64_t floor;		/* smallest period (the user's -c); 0: 1 */
+	uint64_t ceiling;	/* largest period; 0: only min_rate's */
+	double max_rate;	/* samples/s a channel may not exceed (the
+				   user's -F); 0: no limit */
+	double min_rate;	/* samples/s a channel keeps; 0:
+				   PEBS_BUDGET_MIN_RATE */
+};
+
+/* one interval of the recording, as seen by the recorder */
+struct pebs_budget_interval {
+	size_t sz;
+	uint64_t elapsed_ns;	/* wall time of the interval */
+	uint64_t sampled_cpu_ns; /* CPU time the sampled tasks (or CPUs,
+				    busy time) ran in it */
+	uint64_t recorder_cpu_ns; /* the recorder's own CPU time in it */
+	const uint64_t *samples; /* per channel: samples in the interval
+				    (nr_channels entries) */
+};
+
+/* what the controller did with one channel */
+struct pebs_budget_stats {
+	uint64_t period;	/* the period now */
+	uint64_t min_period;	/* the smallest and largest it had */
+	uint64_t max_period;
+	uint64_t changes;	/* periods returned by __update */
+	uint64_t samples;	/* samples fed */
+	double overhead;	/* the estimate of the last interval with
+				   samples (a fraction) */
+	bool fixed;		/* cannot change period (__fixed) */
+};
+
+/*
+ * pebs_budget__new - a controller for @opts->nr_channels channels (1 ..
+ * 65536). Returns 0, -EINVAL (budget not in (0, 1), no channels, floor
+ * above ceiling, negative rates, min_rate above max_rate), -ENOMEM.
+ */
+PEBS_API int pebs_budget__new(const struct pebs_budget_opts *opts,
+			      struct pebs_budget **bp);
+
+/*
+ * pebs_budget__set_channel - channel @ch starts at @period (as opened)
+ * and one of its samples costs the kernel @cost_ns (measured by
+ * pebs_budget__calibrate). Before it is set a channel is left alone.
+ * Returns 0, -EINVAL (no such channel, period 0).
+ */
+PEBS_API int pebs_budget__set_channel(struct pebs_budget *b, unsigned int ch,
+				      uint64_t period, double cost_ns);
+
+/*
+ * pebs_budget__update - feed one interval; @next (nr_channels entries)
+ * receives each channel's new period, or 0 to leave it as it is. The
+ * controller takes the new periods as set: a channel that refuses it
+ * is reported with pebs_budget__fixed. Returns the number of channels
+ * to change, or -EINVAL (no samples array).
+ */
+PEBS_API int pebs_budget__update(struct pebs_budget *b,
+				 const struct pebs_budget_interval *iv,
+				 uint64_t *next);
+
+/*
+ * pebs_budget__fixed - channel @ch cannot change period (its
+ * pebs_channel__set_period failed, e.g. -EOPNOTSUPP): it keeps @period,
+ * is never changed again, and what it costs comes off the others'
+ * budget. Returns 0, or -EINVAL (no such channel).
+ */
+PEBS_API int pebs_budget__fixed(struct pebs_budget *b, unsigned int ch,
+				uint64_t period);
+
+/* pebs_budget__stats - channel @ch's statistics, NULL if no such channel */
+PEBS_API const struct pebs_budget_stats *
+pebs_budget__stats(const struct pebs_budget *b, unsigned int ch);
+
+/*
+ * pebs_budget__overhead - the estimated overhead of all channels in the
+ * last interval with samples (a fraction of the sampled CPU time), and
+ * the number of channels that cannot change period.
+ */
+PEBS_API double pebs_budget__overhead(const struct pebs_budget *b);
+PEBS_API unsigned int pebs_budget__nr_fixed(const struct pebs_budget *b);
+
+/* pebs_budget__delete - free; NULL is ok */
+PEBS_API void pebs_budget__delete(struct pebs_budget *b);
+
+/*
+ * pebs_budget__calibrate - measure what one sample of @ev costs on the
+ * calling thread, here: a spin loop of a fixed number of iterations
+ * runs sampled at @sparse_period and at @dense_period, alternately,
+ * @rounds times each (0: 3), each run about @run_ms long (0: 20 ms);
+ * with the fastest run of each (the least disturbed by other tasks),
+ *	cost = (wall time dense - wall time sparse) /
+ *	       (samples dense - samples sparse).
+ * The event must count on a spinning thread (cpu-clock, task-clock,
+ * cycles, instructions); the periods are in its units (ns for the
+ * clocks). Returns 0 and *cost_ns, or -EINVAL (periods not dense <
+ * sparse), -ENODATA (fewer than 50 more samples at the dense period:
+ * the event does not count in a spin loop), -EAGAIN (the dense runs
+ * were not slower: too noisy a machine, try again or longer runs), or
+ * the errors of pebs_channel__open.
+ */
+PEBS_API int pebs_budget__calibrate(const struct pebs_event *ev,
+				    uint64_t dense_period,
+				    uint64_t sparse_period, unsigned int run_ms,
+				    unsigned int rounds, double *cost_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/*
+ * budget.c - the sampling budget controller: each channel's period so
+ * that the estimated cost of sampling stays under a share of the
+ * sampled CPU time (the model is in pebsshim/sampling.h, "Sampling
+ * budgets"). Pure arithmetic on what the caller feeds: no clock, no
+ * ioctl, so that tests can drive it with synthetic rate traces.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "pebsshim/sampling.h"
+#include "core/internal.h"
+#include "core/opts.h"
+
+#define BUDGET_MAX_CHANNELS	65536u
+#define BUDGET_AIM		0.9	/* of a channel's share */
+
+struct budget_chan {
+	struct pebs_budget_stats st;
+	double cost_ns;		/* kernel cost of one sample */
+	double density;		/* events per sampled CPU ns, peak-held */
+	double rate;		/* events per wall ns, peak-held */
+	bool set;		/* pebs_budget__set_channel was called */
+};
+
+struct pebs_budget {
+	struct pebs_budget_opts o;
+	double recorder_ns;	/* recorder CPU per sample, averaged */
+	bool have_recorder;
+	double overhead;	/* last estimate, all channels */
+	unsigned int nr_fixed;
+	struct budget_chan ch[];
+};
+
+int pebs_budget__new(const struct pebs_budget_opts *opts,
+		     struct pebs_budget **bp)
+{
+	struct pebs_budget_opts o;
+	struct pebs_budget *b;
+	int err;
+
+	err = opts_copy(&o, sizeof(o), opts, "pebs_budget_opts");
+	if (err)
+		return err;
+	if (!opts || !bp)
+		return core_err(-EINVAL, "budget: no options given (a budget "
+				"and a number of channels are needed)");
+	if (!(o.budget > 0 && o.budget < 1))
+		return core_err(-EINVAL, "budget: %g is not a share in (0, 1) "
+				"(2 %% is 0.02)", o.budget);
+	if (!o.nr_channels || o.nr_channels > BUDGET_MAX_CHANNELS)
+		return core_err(-EINVAL, "budget: %u channels (1 to %u)",
+				o.nr_channels, BUDGET_MAX_CHANNELS);
+	if (!o.floor)
+		o.floor = 1;
+	if (o.ceiling && o.floor > o.ceiling)
+		return core_err(-EINVAL, "budget: floor period %llu above "
+				"ceiling %llu",
+				(unsigned long long)o.floor,
+				(unsigned long long)o.ceiling);
+	if (!(o.max_rate >= 0) || !(o.min_rate >= 0))
+		return core_err(-EINVAL, "budget: negative sample rate");
+	if (!o.min_rate)
+		o.min_rate = PEBS_BUDGET_MIN_RATE;
+	if (o.max_rate && o.min_rate > o.max_rate)
+		return core_err(-EINVAL, "budget: minimum rate %g/s above the "
+				"maximum %g/s (lower --budget's minimum or "
+				"raise -F)", o.min_rate, o.max_rate);
+	b = calloc(1, sizeof(*b) + o.nr_channels * sizeof(b->ch[0]));
+	if (!b)
+		return core_err(-ENOMEM, "budget: out of memory");
+	b->o = o;
+	*bp = b;
+	return 0;
+}
+
+static struct budget_chan *chan(const struct pebs_budget *b, unsigned int ch)
+{
+	if (!b || ch >= b->o.nr_channels)
+		return NULL;
+	return (struct budget_chan *)&b->ch[ch];
+}
+
+int pebs_budget__set_channel(struct pebs_budget *b, unsigned int ch,
+			     uint64_t period, double cost_ns)
+{
+	struct budget_chan *c = chan(b, ch);
+
+	if (!c || !period || !(cost_ns >= 0))
+		return core_err(-EINVAL, "budget: channel %u: no such channel, "
+				"period 0 or negative cost", ch);
+	c->set = true;
+	c->cost_ns = cost_ns;
+	c->st.period = c->st.min_period = c->st.max_period = period;
+	return 0;
+}
+
+int pebs_budget__fixed(struct pebs_budget *b, unsigned int ch,
+		       uint64_t period)
+{
+	struct budget_chan *c = chan(b, ch);
+
+	if (!c || !period)
+		return core_err(-EINVAL, "budget: channel %u: no such channel "
+				"or period 0", ch);
+	if (!c->st.fixed)
+		b->nr_fixed++;
+	c->st.fixed = true;
+	c->set = true;
+	c->st.period = period;
+	if (period < c->st.min_period || !c->st.min_period)
+		c->st.min_period = period;
+	if (period > c->st.max_period)
+		c->st.max_period = period;
+	return 0;
+}
+
+/* a burst counts at once, a fall by halves */
+static double peak_hold(double held, double now)
+{
+	double decayed = (held + now) / 2;
+
+	return now > decayed ? now : decayed;
+}
+
+/*
+ * a channel's limits: the floor (and what max_rate allows at its event
+ * rate), the ceiling (and what keeps min_rate); the user's floor wins
+ */
+static void limits(const struct pebs_budget *b, const struct budget_chan *c,
+		   double *lo, double *hi)
+{
+	*lo = (double)b->o.floor;
+	if (b->o.max_rate)
+		*lo = fmax(*lo, c->rate * 1e9 / b->o.max_rate);
+	*hi = c->rate * 1e9 / b->o.min_rate;
+	if (b->o.ceiling)
+		*hi = fmin(*hi, (double)b->o.ceiling);
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/*
+ * The new period of an adjustable channel with samples, or 0: the one
+ * that spends BUDGET_AIM of its @share, within its limits, when the
+ * channel is over its share, out of its limits, or could sample at
+ * least 20 % more often.
+ */
+static uint64_t decide(const struct pebs_budget *b,
+		       const struct budget_chan *c, double share)
+{
+	double cost = c->cost_ns + b->recorder_ns;
+	double p = (double)c->st.period, lo, hi, want;
+	uint64_t w;
+
+	limits(b, c, &lo, &hi);
+	want = share > 0 ? c->density * cost / (BUDGET_AIM * share) : hi;
+	want = fmin(fmax(want, lo), hi);
+	want = fmin(fmax(want, 1), 0x1p62);
+	w = (uint64_t)llround(want);
+	if (w == c->st.period)
+		return 0;
+	if (p < lo || p > hi)
+		return w;
+	if (want > p && c->density * cost / p > share)
+		return w;
+	/* under the share (so want <= p / 0.9): only if 20 % more samples */
+	if (want * (1 + PEBS_BUDGET_HYSTERESIS) <= p)
+		return w;
+	return 0;
+}
+
+int pebs_budget__update(struct pebs_budget *b,
+			const struct pebs_budget_interval *iv, uint64_t *next)
+{
+	struct pebs_budget_interval in;
+	double cpu, fixed_cost = 0, total = 0, share;
+	uint64_t all = 0;
+	unsigned int i, active = 0;
+	int err, n = 0;
+
+	if (!b || !next)
+		return core_err(-EINVAL, "budget: update without a controller "
+				"or an array for the periods");
+	err = opts_copy(&in, sizeof(in), iv, "pebs_budget_interval");
+	if (err)
+		return err;
+	if (!iv || !in.samples)
+		return core_err(-EINVAL, "budget: an interval needs its "
+				"samples per channel");
+	for (i = 0; i < b->o.nr_channels; i++)
+		next[i] = 0;
+	if (!in.sampled_cpu_ns || !in.elapsed_ns)
+		return 0;	/* nothing ran: nothing learnt */
+	cpu = (double)in.sampled_cpu_ns;
+	for (i = 0; i < b->o.nr_channels; i++)
+		if (b->ch[i].set)
+			all += in.samples[i];
+	if (all && in.recorder_cpu_ns) {
+		double now = (double)in.recorder_cpu_ns / (double)all;
+
+		b->recorder_ns = b->have_recorder ?
+				 (b->recorder_ns + now) / 2 : now;
+		b->have_recorder = true;
+	}
+	for (i = 0; i < b->o.nr_channels; i++) {
+		struct budget_chan *c = &b->ch[i];
+		double ev;
+
+		if (!c->set)
+			continue;
+		if (in.samples[i]) {
+			ev = (double)in.samples[i] * (double)c->st.period;
+			c->density = peak_hold(c->density, ev / cpu);
+			c->rate = peak_hold(c->rate,
+					    ev / (double)in.elapsed_ns);
+			c->st.samples += in.samples[i];
+			c->st.overhead = (double)in.samples[i] *
+					 (c->cost_ns + b->recorder_ns) / cpu;
+			total += c->st.overhead;
+		}
+		if (c->st.fixed)
+			fixed_cost += c->st.overhead;
+		else if (c->density > 0)
+			active++;
+	}
+	if (all)
+		b->overhead = total;
+	if (!active)
+		return 0;
+	share = (b->o.budget - fixed_cost) / active;
+	for (i = 0; i < b->o.nr_channels; i++) {
+		struct budget_chan *c = &b->ch[i];
+		uint64_t p;
+
+		if (!c->set || c->st.fixed || !in.samples[i])
+			continue;	/* idle: keep the period */
+		p = decide(b, c, share);
+		if (!p)
+			continue;
+		next[i] = p;
+		c->st.period = p;
+		c->st.changes++;
+		if (p < c->st.min_period)
+			c->st.min_period = p;
+		if (p > c->st.max_period)
+			c->st.max_period = p;
+		n++;
+	}
+	return n;
+}
+
+const struct pebs_budget_stats *pebs_budget__stats(const struct pebs_budget *b,
+						   unsigned int ch)
+{
+	const struct budget_chan *c = chan(b, ch);
+
+	return c ? &c->st : NULL;
+}
+
+double pebs_budget__overhead(const struct pebs_budget *b)
+{
+	return b ? b->overhead : 0;
+}
+
+unsigned int pebs_budget__nr_fixed(const struct pebs_budget *b)
+{
+	return b ? b->nr_fixed : 0;
+}
+
+void pebs_budget__delete(struct pebs_budget *b)
+{
+	free(b);
+}

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-budget - the sampling budget controller on synthetic rate traces:
+ * convergence under the budget, step changes, bursts, idle phases,
+ * noise inside the hysteresis, a channel that cannot change period,
+ * the floor, the ceilings (min_rate, opts.ceiling) and max_rate, and
+ * bad options.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "pebsshim.h"
+
+#define IV_NS	100000000ull	/* 100 ms intervals, one busy CPU */
+#define COST	5000.0		/* kernel ns per sample */
+#define REC	1000.0		/* recorder ns per sample */
+#define BUDGET	0.02
+
+/* a recording: per channel the event density (events per CPU ns) */
+struct sim {
+	struct pebs_budget *b;
+	unsigned int n;
+	uint64_t period[2];
+	uint64_t samples[2];
+	double density[2];
+	uint64_t cpu_ns;
+	int changes;		/* channels changed by the last step */
+};
+
+static void sim_init(struct sim *s, const struct pebs_budget_opts *o,
+		     uint64_t period)
+{
+	unsigned int i;
+
+	s->n = o->nr_channels;
+	s->cpu_ns = IV_NS;
+	assert_int_equal(pebs_budget__new(o, &s->b), 0);
+	for (i = 0; i < s->n; i++) {
+		s->period[i] = period;
+		s->density[i] = 1;	/* cpu-clock: one event per ns */
+		assert_int_equal(pebs_budget__set_channel(s->b, i, period,
+							  COST), 0);
+	}
+}
+
+/* one interval at the current periods; the new ones applied */
+static void sim_step(struct sim *s)
+{
+	uint64_t next[2], all = 0;
+	unsigned int i;
+	PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS,
+		  .sampled_cpu_ns = s->cpu_ns, .samples = s->samples);
+
+	for (i = 0; i < s->n; i++) {
+		s->samples[i] = (uint64_t)llround(s->density[i] *
+						  (double)s->cpu_ns /
+						  (double)s->period[i]);
+		all += s->samples[i];
+	}
+	iv.recorder_cpu_ns = (uint64_t)(REC * (double)all);
+	s->changes = pebs_budget__update(s->b, &iv, next);
+	assert_true(s->changes >= 0);
+	for (i = 0; i < s->n; i++)
+		if (next[i])
+			s->period[i] = next[i];
+}
+
+/* one channel at 10000 (60 %), ten intervals: converged */
+static void sim_converged(struct sim *s, const struct pebs_budget_opts *o)
+{
+	int i;
+
+	sim_init(s, o, 10000);
+	for (i = 0; i < 10; i++)
+		sim_step(s);
+}
+
+/* the true overhead of the last interval */
+static double sim_overhead(const struct sim *s)
+{
+	double o = 0;
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++)
+		o += (double)s->samples[i] * (COST + REC) / (double)s->cpu_ns;
+	return o;
+}
+
+/* ideal period of one channel alone: density x cost / (0.9 budget) */
+static double ideal(double density)
+{
+	return density * (COST + REC) / (0.9 * BUDGET);
+}
+
+static void converges_and_holds(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	struct sim s = {0};
+	int i, quiet = 0;
+
+	(void)state;
+	sim_init(&s, &o, 10000);	/* 100k samples/s: 60 % */
+	sim_step(&s);
+	assert_true(sim_overhead(&s) > 0.5);
+	/* the estimate of the first interval is the true one */
+	assert_true(fabs(pebs_budget__overhead(s.b) - sim_overhead(&s)) <
+		    1e-3);
+	for (i = 0; i < 3; i++)
+		sim_step(&s);
+	assert_true(sim_overhead(&s) <= BUDGET);
+	assert_true(sim_overhead(&s) >= 0.75 * BUDGET);
+	for (i = 0; i < 20; i++) {
+		sim_step(&s);
+		quiet += s.changes == 0;
+		assert_true(sim_overhead(&s) <= BUDGET);
+	}
+	assert_int_equal(quiet, 20);
+	assert_true(fabs((double)s.period[0] - ideal(1)) < 0.2 * ideal(1));
+	assert_int_equal(pebs_budget__stats(s.b, 0)->min_period, 10000);
+	assert_int_equal(pebs_budget__stats(s.b, 0)->max_period,
+			 s.period[0]);
+	pebs_budget__delete(s.b);
+}
+
+static void step_changes(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	struct sim s = {0};
+	int i;
+
+	(void)state;
+	sim_converged(&s, &o);
+	/* four times the events: over the budget for one interval only */
+	s.density[0] = 4;
+	sim_step(&s);
+	assert_true(sim_overhead(&s) > BUDGET);
+	sim_step(&s);
+	assert_true(sim_overhead(&s) <= BUDGET);
+	assert_true(fabs((double)s.period[0] - ideal(4)) < 0.2 * ideal(4));
+	/* back down: the period follows within 8 intervals */
+	s.density[0] = 1;
+	for (i = 0; i < 8; i++) {
+		sim_step(&s);
+		assert_true(sim_overhead(&s) <= BUDGET);
+	}
+	assert_true(fabs((double)s.period[0] - ideal(1)) < 0.25 * ideal(1));
+	pebs_budget__delete(s.b);
+}
+
+static void bursts(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	struct sim s = {0};
+	uint64_t steady, top;
+	int i;
+
+	(void)state;
+	sim_converged(&s, &o);
+	steady = s.period[0];
+	/* one interval at ten times the rate raises the period at once */
+	s.density[0] = 10;
+	sim_step(&s);
+	s.density[0] = 1;
+	top = s.period[0];
+	assert_true(top > 5 * steady);
+	/* then it comes down by halves, never below steady */
+	for (i = 0; i < 10; i++) {
+		uint64_t before = s.period[0];
+
+		sim_step(&s);
+		assert_true(s.period[0] <= before);
+		assert_true(s.period[0] >= steady * 8 / 10);
+	}
+	assert_true(fabs((double)s.period[0] - (double)steady) <
+		    0.25 * (double)steady);
+	pebs_budget__delete(s.b);
+}
+
+/* bursts every other interval: the held peak keeps each under 2x */
+static void recurring_bursts(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	struct sim s = {0};
+	int i;
+
+	(void)state;
+	sim_converged(&s, &o);
+	for (i = 0; i < 30; i++) {
+		s.density[0] = i % 2 ? 1 : 10;
+		sim_step(&s);
+		if (i >= 2)
+			assert_true(sim_overhead(&s) < 2 * BUDGET);
+	}
+	pebs_budget__delete(s.b);
+}
+
+static void idle_phase_keeps_period(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	struct sim s = {0};
+	uint64_t steady;
+	int i;
+
+	(void)state;
+	sim_converged(&s, &o);
+	steady = s.period[0];
+	/* the workload sleeps: a trickle of CPU, no samples */
+	s.cpu_ns = 1000;
+	for (i = 0; i < 30; i++) {
+		sim_step(&s);
+		assert_int_equal(s.samples[0], 0);
+		assert_int_equal(s.changes, 0);
+	}
+	/* nothing ran at all */
+	s.cpu_ns = 0;
+	sim_step(&s);
+	assert_int_equal(s.changes, 0);
+	/* it wakes up as before: same period, no change */
+	s.cpu_ns = IV_NS;
+	sim_step(&s);
+	assert_int_equal(s.changes, 0);
+	assert_int_equal(s.period[0], steady);
+	assert_int_equal(pebs_budget__stats(s.b, 0)->max_period, steady);
+	pebs_budget__delete(s.b);
+}
+
+static void noise_within_hysteresis(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	struct sim s = {0};
+	uint64_t changes;
+	int i;
+
+	(void)state;
+	sim_converged(&s, &o);
+	changes = pebs_budget__stats(s.b, 0)->changes;
+	for (i = 0; i < 40; i++) {
+		s.density[0] = i % 2 ? 0.9 : 1.05;
+		sim_step(&s);
+	}
+	assert_int_equal(pebs_budget__stats(s.b, 0)->changes, changes);
+	pebs_budget__delete(s.b);
+}
+
+static void fixed_channel(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 2);
+	struct sim s = {0};
+	int i;
+
+	(void)state;
+	sim_init(&s, &o, 10000);
+	/* channel 1 refuses: it keeps 1 ms, 1000 samples/s, 0.6 % */
+	s.period[1] = 1000000;
+	assert_int_equal(pebs_budget__fixed(s.b, 1, s.period[1]), 0);
+	assert_int_equal(pebs_budget__fixed(s.b, 1, s.period[1]), 0);
+	assert_int_equal(pebs_budget__nr_fixed(s.b), 1);
+	assert_true(pebs_budget__stats(s.b, 1)->fixed);
+	for (i = 0; i < 15; i++) {
+		sim_step(&s);
+		assert_int_equal(s.period[1], 1000000);
+	}
+	assert_int_equal(pebs_budget__stats(s.b, 1)->changes, 0);
+	/* channel 0 spends what is left: 1.4 % */
+	assert_true(sim_overhead(&s) <= BUDGET);
+	assert_true(sim_overhead(&s) >= 0.75 * BUDGET);
+	assert_true(fabs((double)s.period[0] -
+			 (COST + REC) / (0.9 * (BUDGET - 0.006))) <
+		    0.2 * (COST + REC) / (0.9 * (BUDGET - 0.006)));
+	assert_int_equal(pebs_budget__fixed(s.b, 2, 1), -EINVAL);
+	pebs_budget__delete(s.b);
+
+	/* one that alone costs 3 %: the other keeps only its 100/s */
+	sim_init(&s, &o, 10000);
+	s.period[1] = 200000;
+	assert_int_equal(pebs_budget__fixed(s.b, 1, s.period[1]), 0);
+	for (i = 0; i < 5; i++)
+		sim_step(&s);
+	assert_int_equal(s.period[0], 10000000);
+	assert_int_equal(s.period[1], 200000);
+	pebs_budget__delete(s.b);
+}
+
+static void floor_wins(void **state)
+{
+	/* the user's -c 1000000: 1000 samples/s although 3000 would do */
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1,
+		  .floor = 1000000);
+	struct sim s = {0};
+	int i;
+
+	(void)state;
+	sim_init(&s, &o, 5000000);
+	for (i = 0; i < 10; i++) {
+		sim_step(&s);
+		assert_true(s.period[0] >= 1000000);
+	}
+	assert_int_equal(s.period[0], 1000000);
+	pebs_budget__delete(s.b);
+}
+
+static void ceilings(void **state)
+{
+	/* 1 ms a sample, 1 %: 9 samples/s would fit; 100/s are kept */
+	PEBS_OPTS(pebs_budget_opts, o, .budget = 0.01, .nr_channels = 1);
+	PEBS_OPTS(pebs_budget_opts, c, .budget = 0.01, .nr_channels = 1,
+		  .ceiling = 2000000);
+	struct sim s = {0};
+	int i;
+
+	(void)state;
+	assert_int_equal(pebs_budget__new(&o, &s.b), 0);
+	s.n = 1;
+	s.cpu_ns = IV_NS;
+	s.density[0] = 1;
+	s.period[0] = 100000;
+	assert_int_equal(pebs_budget__set_channel(s.b, 0, s.period[0], 1e6),
+			 0);
+	for (i = 0; i < 10; i++) {
+		sim_step(&s);
+		assert_true(s.period[0] <= 10000000);	/* 1e9/s / 100 */
+	}
+	assert_int_equal(s.period[0], 10000000);
+	assert_true(pebs_budget__overhead(s.b) > 0.01);	/* it says so */
+	pebs_budget__delete(s.b);
+
+	/* an explicit ceiling below that */
+	assert_int_equal(pebs_budget__new(&c, &s.b), 0);
+	s.period[0] = 100000;
+	assert_int_equal(pebs_budget__set_channel(s.b, 0, s.period[0], 1e6),
+			 0);
+	for (i = 0; i < 5; i++)
+		sim_step(&s);
+	assert_int_equal(s.period[0], 2000000);
+	pebs_budget__delete(s.b);
+}
+
+static void max_rate(void **state)
+{
+	/* -F 1000: the budget would allow 3000 samples/s */
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1,
+		  .max_rate = 1000);
+	struct sim s = {0};
+
+	(void)state;
+	sim_converged(&s, &o);
+	assert_int_equal(s.period[0], 1000000);
+	assert_true(s.samples[0] <= 100);	/* per 100 ms */
+	pebs_budget__delete(s.b);
+}
+
+static void bad_options(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = 0.02, .nr_channels = 1);
+	struct pebs_budget *b = NULL;
+	uint64_t next[1], samples[1] = {0};
+	PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = 1,
+		  .sampled_cpu_ns = 1);
+
+	(void)state;
+	o.budget = 0;
+	assert_int_equal(pebs_budget__new(&o, &b), -EINVAL);
+	o.budget = 2;	/* 200 %, or "2" meant as 2 % */
+	assert_int_equal(pebs_budget__new(&o, &b), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "0.02"));
+	o.budget = 0.02;
+	o.nr_channels = 0;
+	assert_int_equal(pebs_budget__new(&o, &b), -EINVAL);
+	o.nr_channels = 1;
+	o.floor = 10;
+	o.ceiling = 5;
+	assert_int_equal(pebs_budget__new(&o, &b), -EINVAL);
+	o.ceiling = 0;
+	o.min_rate = 1000;
+	o.max_rate = 10;
+	assert_int_equal(pebs_budget__new(&o, &b), -EINVAL);
+	o.max_rate = 0;
+	assert_int_equal(pebs_budget__new(NULL, &b), -EINVAL);
+	assert_int_equal(pebs_budget__new(&o, &b), 0);
+	assert_int_equal(pebs_budget__set_channel(b, 1, 100, COST), -EINVAL);
+	assert_int_equal(pebs_budget__set_channel(b, 0, 0, COST), -EINVAL);
+	assert_int_equal(pebs_budget__update(b, &iv, next), -EINVAL);
+	iv.samples = samples;
+	assert_int_equal(pebs_budget__update(b, &iv, next), 0);
+	assert_null(pebs_budget__stats(b, 1));
+	pebs_budget__delete(b);
+	pebs_budget__delete(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(converges_and_holds),
+		cmocka_unit_test(step_changes),
+		cmocka_unit_test(bursts),
+		cmocka_unit_test(recurring_bursts),
+		cmocka_unit_test(idle_phase_keeps_period),
+		cmocka_unit_test(noise_within_hysteresis),
+		cmocka_unit_test(fixed_channel),
+		cmocka_unit_test(floor_wins),
+		cmocka_unit_test(ceilings),
+		cmocka_unit_test(max_rate),
+		cmocka_unit_test(bad_options),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
