@@ -73,5 +73,6 @@
 #include "pebsshim/report.h"    /* reports, weights, data labels */
 #include "pebsshim/script.h"    /* one line per sample (perf script) */
 #include "pebsshim/plot.h"      /* flame graphs, timelines, heat maps */
+#include "pebsshim/selftest.h"  /* pebs-shim test: checks, the machine */
 
 #endif /* PEBSSHIM_H */
