@@ -21,7 +21,8 @@
 
 /*
  * Whether a precise memory PMU is here: a core PMU with max_precise > 0
- * or ibs_op. Sets @r to skip with the reason when not.
+ * or ibs_op. Sets @r to skip with the reason when not (or when
+ * PEBS_TEST_NO_PMU or PEBS_TEST_NO_PRECISE hides it).
  */
 static bool have_precise_pmu(struct pebs_selftest_result *r)
 {
@@ -32,6 +33,11 @@ static bool have_precise_pmu(struct pebs_selftest_result *r)
 
 	if (st_hidden("PMU")) {
 		st_set(r, PEBS_SELFTEST_SKIP, "PMU hidden by PEBS_TEST_NO_PMU=1");
+		return false;
+	}
+	if (st_hidden("PRECISE")) {
+		st_set(r, PEBS_SELFTEST_SKIP,
+		       "precise sampling hidden by PEBS_TEST_NO_PRECISE=1");
 		return false;
 	}
 	if (!access(PMU_DIR "/ibs_op", F_OK))
