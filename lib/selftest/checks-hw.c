@@ -243,9 +243,8 @@ void st_check_rdpmc(struct pebs_selftest_result *r)
 		return;
 	}
 	if (!pebs_cpu_has_rdtscp()) {
-		st_set(r, PEBS_SELFTEST_SKIP, "%s", st_hidden("RDTSCP") ?
-		       "rdtscp hidden by PEBS_TEST_NO_RDTSCP=1" :
-		       "no rdtscp: the observer cannot run");
+		st_set(r, PEBS_SELFTEST_SKIP, "%s: the observer cannot run",
+		       st_no_rdtscp());
 		return;
 	}
 	cpu = sched_getcpu();

@@ -34,6 +34,15 @@ struct faults {
 	uint64_t hash;			/* of (tid, addr, time, ip) in order */
 };
 
+/* FNV-1a step over what a round trip must keep of a sample */
+static uint64_t fold(uint64_t h, const struct pebs_sample *s)
+{
+	h = (h ^ s->tid) * 0x100000001b3ULL;
+	h = (h ^ s->addr) * 0x100000001b3ULL;
+	h = (h ^ s->time) * 0x100000001b3ULL;
+	return (h ^ s->ip) * 0x100000001b3ULL;
+}
+
 static void on_fault(void *arg, unsigned int thr,
 		     const struct perf_event_header *ev,
 		     const struct pebs_sample *s)
@@ -43,10 +52,7 @@ static void on_fault(void *arg, unsigned int thr,
 
 	(void)ev;
 	f->samples++;
-	f->hash = (f->hash ^ s->tid) * 0x100000001b3ULL;
-	f->hash = (f->hash ^ s->addr) * 0x100000001b3ULL;
-	f->hash = (f->hash ^ s->time) * 0x100000001b3ULL;
-	f->hash = (f->hash ^ s->ip) * 0x100000001b3ULL;
+	f->hash = fold(f->hash, s);
 	if (s->tid != (uint32_t)f->w->tid[thr])
 		f->wrong_tid++;
 	for (i = 0; i < f->w->nthr; i++) {
@@ -258,10 +264,7 @@ static int read_back(const char *path, struct faults *g)
 		if (err)
 			break;
 		g->samples++;
-		g->hash = (g->hash ^ s.tid) * 0x100000001b3ULL;
-		g->hash = (g->hash ^ s.addr) * 0x100000001b3ULL;
-		g->hash = (g->hash ^ s.time) * 0x100000001b3ULL;
-		g->hash = (g->hash ^ s.ip) * 0x100000001b3ULL;
+		g->hash = fold(g->hash, &s);
 	}
 	pebs_perfdata__close(pd);
 	return err;
@@ -366,10 +369,7 @@ void st_check_rdtscp(struct pebs_selftest_result *r)
 	double ms = 0;
 
 	if (!pebs_cpu_has_rdtscp()) {
-		st_set(r, PEBS_SELFTEST_SKIP, "%s", st_hidden("RDTSCP") ?
-		       "rdtscp hidden by PEBS_TEST_NO_RDTSCP=1" :
-		       "this CPU has no rdtscp (flag missing in /proc/cpuinfo; "
-		       "under qemu use -cpu max)");
+		st_set(r, PEBS_SELFTEST_SKIP, "%s", st_no_rdtscp());
 		return;
 	}
 	/* 50 ms of reads: TSC_AUX names the CPU sched_getcpu() says */

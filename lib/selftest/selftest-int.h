@@ -82,5 +82,7 @@ void st_check_module(struct pebs_selftest_result *r);
 
 /* the hidden feature: PEBS_TEST_NO_<name>=1 */
 bool st_hidden(const char *name);
+/* why rdtscp is not there: hidden, or the CPU lacks it */
+const char *st_no_rdtscp(void);
 
 #endif

@@ -120,6 +120,13 @@ bool st_hidden(const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
+const char *st_no_rdtscp(void)
+{
+	return st_hidden("RDTSCP") ? "rdtscp hidden by PEBS_TEST_NO_RDTSCP=1" :
+	       "this CPU has no rdtscp (flag missing in /proc/cpuinfo; under "
+	       "qemu use -cpu max)";
+}
+
 int pebs_selftest__run(unsigned int nr, struct pebs_selftest_result *res)
 {
 	struct timespec a, b;
