@@ -19,6 +19,12 @@ void st_sw_event(struct pebs_event *ev, uint64_t config, const char *name)
 	ev->attr.type = PERF_TYPE_SOFTWARE;
 	ev->attr.size = sizeof(ev->attr);
 	ev->attr.config = config;
+	/*
+	 * the workloads fault from user space: :u keeps every sample they
+	 * make and lets a user run the checks at perf_event_paranoid 2
+	 */
+	ev->attr.exclude_kernel = 1;
+	ev->attr.exclude_hv = 1;
 }
 
 /*
