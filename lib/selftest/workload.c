@@ -36,18 +36,19 @@ struct child {
 
 static struct child C;
 
-static void chase(char *p, size_t size)
+/* a random cycle through the lines of [p, p + size), built before the
+ * sampling starts so that only the chase itself is sampled */
+static void chase_build(char *p, size_t size)
 {
 	size_t n = size / LINE, i;
 	size_t *order = malloc(n * sizeof(*order));
 	unsigned int s = 12345;
-	void **cur;
 
 	if (!order)
 		_exit(3);
 	for (i = 0; i < n; i++)
 		order[i] = i;
-	for (i = n - 1; i > 0; i--) {	/* a random cycle through the lines */
+	for (i = n - 1; i > 0; i--) {
 		size_t j, t;
 
 		s = s * 1103515245u + 12345u;
@@ -59,7 +60,13 @@ static void chase(char *p, size_t size)
 	for (i = 0; i < n; i++)
 		*(void **)(p + order[i] * LINE) = p + order[(i + 1) % n] * LINE;
 	free(order);
-	cur = (void **)p;
+}
+
+static void chase_run(char *p)
+{
+	void **cur = (void **)p;
+	unsigned int i;
+
 	for (i = 0; i < CHASE_STEPS; i++)
 		cur = *cur;
 	__asm__ __volatile__("" : : "r"(cur) : "memory");
@@ -72,6 +79,8 @@ static void *thread_fn(void *arg)
 	size_t off;
 
 	C.tid[i] = (pid_t)syscall(SYS_gettid);
+	if (C.kind == ST_CHASE)
+		chase_build(p, C.part);
 	pthread_barrier_wait(&C.ready);
 	pthread_barrier_wait(&C.go);
 	switch (C.kind) {
@@ -80,7 +89,7 @@ static void *thread_fn(void *arg)
 			((volatile char *)p)[off] = 1;
 		break;
 	case ST_CHASE:
-		chase(p, C.part);
+		chase_run(p);
 		break;
 	case ST_SHARE:
 		for (off = 0; off < SHARE_STEPS; off++)

@@ -4,7 +4,7 @@
  * names and numbers, the runner's argument errors, the machine's
  * description (every key, "key=value" lines, -ENOSPC when cut), and the
  * PEBS_TEST_NO_* variables making the hardware checks skip, naming the
- * variable (a value of 0 hides nothing).
+ * variable (a value of 0 hides nothing), and the workloads.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,9 +13,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pebsshim.h"
+#include "selftest/selftest-int.h"
 
 static void test_table(void **state)
 {
@@ -142,6 +144,34 @@ static void test_hidden(void **state)
 	unsetenv("PEBS_TEST_NO_RDTSCP");
 }
 
+/*
+ * The hardware checks' workloads, which only hardware samples: they
+ * start held, report distinct tids and adjacent parts, and run to exit 0
+ * once released (the chase's cycle is whole: a broken one would fault).
+ */
+static void test_workloads(void **state)
+{
+	struct st_wl w;
+
+	(void)state;
+	assert_int_equal(st_wl_start(&w, ST_CHASE, 1, 1u << 20), 0);
+	assert_true(w.pid > 0 && w.tid[0] > 0 && w.tid[0] != getpid());
+	assert_int_equal(w.part, 1u << 20);
+	assert_int_equal(st_wl_finish(&w), 0);
+
+	assert_int_equal(st_wl_start(&w, ST_SHARE, 2, 4096), 0);
+	assert_int_equal(w.nthr, 2);
+	assert_int_not_equal(w.tid[0], w.tid[1]);
+	assert_int_equal(w.lo[1], w.lo[0] + 4096);
+	assert_int_equal(st_wl_finish(&w), 0);
+
+	/* killed while held: reaped, nothing left behind */
+	assert_int_equal(st_wl_start(&w, ST_TOUCH, 1, 4096), 0);
+	st_wl_kill(&w);
+	assert_int_equal(st_wl_start(&w, ST_TOUCH, ST_MAX_THR + 1, 4096),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_machine),
 		cmocka_unit_test(test_hidden),
+		cmocka_unit_test(test_workloads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
