@@ -17,6 +17,7 @@ int cmd_plot(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_mem(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_test(int argc, char **argv);
 
 /*
  * tools/mem-record.c: mem_record - `mem [opts] record ...` (@argv[0]

@@ -21,6 +21,7 @@ static const struct {
 	{ "plot", cmd_plot, "pictures: flame graph, per-CPU timeline, data heat map (SVG)" },
 	{ "observe", cmd_observe, "Shim-style observer: poll the table and counters" },
 	{ "map", cmd_map, "print the /dev/pebs_map table and switch history" },
+	{ "test", cmd_test, "self-test: what this machine can do, pass/fail/skip per check" },
 };
 
 static void usage(FILE *f)

@@ -75,5 +75,6 @@
 #include "pebsshim/script.h"    /* one line per sample (perf script) */
 #include "pebsshim/export.h"    /* pprof profiles */
 #include "pebsshim/plot.h"      /* flame graphs, timelines, heat maps */
+#include "pebsshim/selftest.h"  /* pebs-shim test: checks, the machine */
 
 #endif /* PEBSSHIM_H */
