@@ -19,8 +19,6 @@ enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_EVENT,
 	OPT_FORMAT, OPT_LABELS, OPT_SPLIT,
 };
-/* the filter options' names (pebs_filter__option), from OPT_COMM on */
-static const char *const filter_opts[] = { "comm", "pid", "tid", "cpu" };
 
 static void usage(FILE *f)
 {
@@ -134,12 +132,7 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "labels", required_argument, NULL, OPT_LABELS },
 		{ "split", required_argument, NULL, OPT_SPLIT },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "event", required_argument, NULL, OPT_EVENT },
+		TOOL_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -177,8 +170,9 @@ int cmd_export(int argc, char **argv)
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
-			err = pebs_filter__option(f, filter_opts[c - OPT_COMM],
-						  optarg);
+			err = pebs_filter__option(f,
+					tool_filter_names[c - OPT_COMM],
+					optarg);
 			break;
 		case OPT_TIME:
 			tspec = optarg;

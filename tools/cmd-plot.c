@@ -32,8 +32,6 @@ enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_FORMAT,
 	OPT_PER_THREAD, OPT_GRANULE, OPT_BY, OPT_WIDTH, OPT_EVENT, OPT_RANGE,
 };
-/* the filter options' names (pebs_filter__option), from OPT_COMM on */
-static const char *const filter_opts[] = { "comm", "pid", "tid", "cpu" };
 
 struct plot {
 	enum kind kind;
@@ -305,7 +303,9 @@ static int parse_opt(struct plot *p, int c)
 	case OPT_PID:
 	case OPT_TID:
 	case OPT_CPU:
-		if (!pebs_filter__option(p->filter, filter_opts[c - OPT_COMM], optarg))
+		if (!pebs_filter__option(p->filter,
+					  tool_filter_names[c - OPT_COMM],
+					  optarg))
 			return 0;
 		tool_err("plot", "%s", pebs_errmsg());
 		return -1;
@@ -371,12 +371,7 @@ int cmd_plot(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "event", required_argument, NULL, OPT_EVENT },
+		TOOL_FILTER_OPTIONS,
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 		{ "granule", required_argument, NULL, OPT_GRANULE },

@@ -28,8 +28,6 @@ enum {
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
 	OPT_HEADER_ONLY,
 };
-/* the filter options' names (pebs_filter__option), from OPT_COMM on */
-static const char *const filter_opts[] = { "comm", "pid", "tid", "cpu" };
 
 static int add_table(struct report *r, const char *title, const char *keys)
 {
@@ -337,14 +335,9 @@ int cmd_report(int argc, char **argv)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "time", required_argument, NULL, OPT_TIME },
+		TOOL_FILTER_OPTIONS,
 		{ "percent-limit", required_argument, NULL, OPT_PCT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "mem-mode", no_argument, NULL, OPT_MEM },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
@@ -389,8 +382,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
-			if (pebs_filter__option(r.filter, filter_opts[c - OPT_COMM],
-						optarg)) {
+			if (pebs_filter__option(r.filter,
+					tool_filter_names[c - OPT_COMM],
+					optarg)) {
 				tool_err("report", "%s", pebs_errmsg());
 				goto out_usage;
 			}

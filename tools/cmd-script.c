@@ -23,8 +23,6 @@ enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_FORMAT,
 	OPT_EVENT,
 };
-/* the filter options' names (pebs_filter__option), from OPT_COMM on */
-static const char *const filter_opts[] = { "comm", "pid", "tid", "cpu" };
 
 struct script {
 	const char *path;
@@ -178,12 +176,7 @@ int cmd_script(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "fields", required_argument, NULL, 'F' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "cpu", required_argument, NULL, OPT_CPU },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "event", required_argument, NULL, OPT_EVENT },
+		TOOL_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -219,8 +212,9 @@ int cmd_script(int argc, char **argv)
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
-			if (pebs_filter__option(sc.filter, filter_opts[c - OPT_COMM],
-						 optarg)) {
+			if (pebs_filter__option(sc.filter,
+					tool_filter_names[c - OPT_COMM],
+					optarg)) {
 				tool_err("script", "%s", pebs_errmsg());
 				goto out_usage;
 			}

@@ -110,3 +110,5 @@ void tool_json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+const char *const tool_filter_names[4] = { "comm", "pid", "tid", "cpu" };

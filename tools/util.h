@@ -41,4 +41,21 @@ bool tool_parse_double(const char *s, double *v);
 void tool_csv_str(FILE *f, const char *s);
 void tool_json_str(FILE *f, const char *s);
 
+/*
+ * The sample filters of report, script, plot and export (perf report's
+ * --comm, --pid, --tid, --cpu, --time and --event): TOOL_FILTER_OPTIONS
+ * are their getopt_long entries, for a command whose option enum has
+ * OPT_COMM, OPT_PID, OPT_TID, OPT_CPU (in that order), OPT_TIME and
+ * OPT_EVENT; tool_filter_names[opt - OPT_COMM] is the name
+ * pebs_filter__option takes for the first four.
+ */
+#define TOOL_FILTER_OPTIONS \
+	{ "comm", required_argument, NULL, OPT_COMM }, \
+	{ "pid", required_argument, NULL, OPT_PID }, \
+	{ "tid", required_argument, NULL, OPT_TID }, \
+	{ "cpu", required_argument, NULL, OPT_CPU }, \
+	{ "time", required_argument, NULL, OPT_TIME }, \
+	{ "event", required_argument, NULL, OPT_EVENT }
+extern const char *const tool_filter_names[4];
+
 #endif /* PEBS_SHIM_UTIL_H */
