@@ -418,9 +418,11 @@ static void text_callchain(struct pebs_symbols *syms,
 		if (!sym.dso && ip < KERNEL_START)
 			data_at(syms, (pid_t)s->pid, ip, &sym);
 		fputc('\t', f);
-		/* and shows a frame's address in its file */
-		print_sym(f, &sym, m, true, sym.dso && sym.dso[0] == '/' &&
-			  ip < KERNEL_START ? sym.dso_offset : ip);
+		/* and shows a frame's address in its file, the vdso's too
+		   (perf's map__map_ip: only anonymous maps are identity) */
+		print_sym(f, &sym, m, true, sym.dso && ip < KERNEL_START &&
+			  (sym.dso[0] == '/' || !strcmp(sym.dso, "[vdso]")) ?
+			  sym.dso_offset : ip);
 		fputc('\n', f);
 	}
 }
