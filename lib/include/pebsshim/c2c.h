@@ -10,6 +10,7 @@
 
 #include "pebsshim/symbols.h"
 #include "pebsshim/perfdata.h"
+#include "pebsshim/session.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -383,6 +384,32 @@ PEBS_API void pebs_c2c_maps__delete(struct pebs_c2c_maps *m);
 
 /* pebs_c2c_sharing__name - "none", "false", "true" or "true+false". */
 PEBS_API const char *pebs_c2c_sharing__name(enum pebs_c2c_sharing s);
+
+/* ------------------------------------------------------------------ */
+/* A session's samples into a pebs_c2c (lib/c2c/session-c2c.c)       */
+/* ------------------------------------------------------------------ */
+
+/* pebs_session__set_c2c @flags: add a line's samples once it can be shared */
+#define PEBS_SESSION_C2C_SHARED	1u
+
+/*
+ * pebs_session__set_c2c - during pebs_session__process, also add every
+ * decoded sample to @c (NULL: stop), each as pebs_c2c__read_perfdata
+ * would (its "mapped" against the mappings of its time, its node from
+ * HEADER_MEM_TOPOLOGY, no data source for software events), before the
+ * callback sees it: one pass over the file gives both. Call it before
+ * __process; @c must outlive the pass. With PEBS_SESSION_C2C_SHARED in
+ * @flags, a cache line's samples are added only once the line can be
+ * shared (a second thread touches it, or a sample of it has a HITM or
+ * peer snoop), its earlier ones first, in order: the lines
+ * pebs_c2c__sort can show, their counts and ranks, and
+ * pebs_c2c__has_data_src are as with every sample, while the other
+ * lines cost about 80 bytes per sample instead of the table's entries
+ * (they are then missing from pebs_c2c__stats and from
+ * pebs_c2c__for_each_line's @all). Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_session__set_c2c(struct pebs_session *ss,
+				   struct pebs_c2c *c, unsigned int flags);
 
 #ifdef __cplusplus
 }

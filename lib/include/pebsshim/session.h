@@ -279,31 +279,6 @@ typedef int (*pebs_session_fn)(void *arg, const struct pebs_sample *s,
 PEBS_API int pebs_session__new(struct pebs_perfdata *pd,
 			       struct pebs_session **sp);
 
-/* the cache-line table of pebsshim/c2c.h (a higher module), by pointer */
-struct pebs_c2c;
-
-/* pebs_session__set_c2c @flags: add a line's samples once it can be shared */
-#define PEBS_SESSION_C2C_SHARED	1u
-
-/*
- * pebs_session__set_c2c - during pebs_session__process, also add every
- * decoded sample to @c (NULL: stop), each as pebs_c2c__read_perfdata
- * would (its "mapped" against the mappings of its time, its node from
- * HEADER_MEM_TOPOLOGY, no data source for software events), before the
- * callback sees it: one pass over the file gives both. Call it before
- * __process; @c must outlive the pass. With PEBS_SESSION_C2C_SHARED in
- * @flags, a cache line's samples are added only once the line can be
- * shared (a second thread touches it, or a sample of it has a HITM or
- * peer snoop), its earlier ones first, in order: the lines
- * pebs_c2c__sort can show, their counts and ranks, and
- * pebs_c2c__has_data_src are as with every sample, while the other
- * lines cost about 80 bytes per sample instead of the table's entries
- * (they are then missing from pebs_c2c__stats and from
- * pebs_c2c__for_each_line's @all). Returns 0, -EINVAL, -ENOMEM.
- */
-PEBS_API int pebs_session__set_c2c(struct pebs_session *ss,
-				   struct pebs_c2c *c, unsigned int flags);
-
 /* pebs_session__stats - the counts so far (valid until __delete). */
 PEBS_API const struct pebs_session_stats *
 pebs_session__stats(const struct pebs_session *ss);
