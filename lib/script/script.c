@@ -34,6 +34,7 @@
 
 #include "pebsshim/script.h"
 #include "core/internal.h"
+#include "symbols/dso.h"
 
 
 enum sf {
@@ -361,6 +362,18 @@ static void data_at(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
 }
 
 /* symbol__fprintf_symname(_offs) and map__fprintf_dsoname, as perf */
+/* perf script names a file by its long name: a JIT map's is its
+   /tmp/perf-PID.map (report shows the short "[JIT] tid PID") */
+static void print_dso(FILE *f, const char *dso)
+{
+	int pid;
+
+	if (dso && sscanf(dso, "[JIT] tid %d", &pid) == 1)
+		fprintf(f, " (/tmp/perf-%d.map)", pid);
+	else
+		fprintf(f, " (%s)", dso ? dso : "[unknown]");
+}
+
 static void print_sym(FILE *f, const struct pebs_sym *sym, uint32_t m,
 		      bool ip, uint64_t addr)
 {
@@ -372,7 +385,7 @@ static void print_sym(FILE *f, const struct pebs_sym *sym, uint32_t m,
 			fprintf(f, "+0x%" PRIx64, sym->offset);
 	}
 	if (m & F(SF_DSO))
-		fprintf(f, " (%s)", sym->dso ? sym->dso : "[unknown]");
+		print_dso(f, sym->dso);
 }
 
 static int32_t attributed(const struct pebs_script *sc,
@@ -418,11 +431,11 @@ static void text_callchain(struct pebs_symbols *syms,
 		if (!sym.dso && ip < KERNEL_START)
 			data_at(syms, (pid_t)s->pid, ip, &sym);
 		fputc('\t', f);
-		/* and shows a frame's address in its file, the vdso's too
-		   (perf's map__map_ip: only anonymous maps are identity) */
+		/* and shows a frame's address in its mapping (perf's
+		   map__map_ip): the offset in a file, the vdso or a memfd,
+		   the address itself in anonymous memory and JIT code */
 		print_sym(f, &sym, m, true, sym.dso && ip < KERNEL_START &&
-			  (sym.dso[0] == '/' || !strcmp(sym.dso, "[vdso]")) ?
-			  sym.dso_offset : ip);
+			  !dso_anon_name(sym.dso) ? sym.dso_offset : ip);
 		fputc('\n', f);
 	}
 }

@@ -371,13 +371,19 @@ static int add_plt_syms(Elf *elf, struct dso *d)
 	return 0;
 }
 
+bool dso_anon_name(const char *filename)
+{
+	return !strcmp(filename, "//anon") ||
+	       !strncmp(filename, "/dev/zero", 9) ||
+	       !strncmp(filename, "/anon_hugepage", 14) ||
+	       !strncmp(filename, "[stack", 6) ||
+	       !strncmp(filename, "/SYSV", 5) || !strcmp(filename, "[heap]");
+}
+
 bool dso_jit_name(const char *filename, int pid, char *buf,
 		  size_t len)
 {
-	if (strcmp(filename, "//anon") && strncmp(filename, "/dev/zero", 9) &&
-	    strncmp(filename, "/anon_hugepage", 14) &&
-	    strncmp(filename, "[stack", 6) && strncmp(filename, "/SYSV", 5) &&
-	    strcmp(filename, "[heap]"))
+	if (!dso_anon_name(filename))
 		return false;
 	return (size_t)snprintf(buf, len, "[JIT] tid %d", pid) < len;
 }

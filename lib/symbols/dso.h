@@ -68,6 +68,15 @@ void dso_free(struct dso *d);
 int dso_load(struct dso *d);
 
 /*
+ * dso_anon_name - whether a mapping of @filename is memory without a
+ * file for perf (map__new's is_anon_memory and is_no_dso_memory:
+ * "//anon", "/dev/zero", "/anon_hugepage", a stack, SysV shared memory,
+ * the heap): its addresses are their own offsets (map__map_ip is the
+ * identity), where a file's are ip - start + pgoff.
+ */
+bool dso_anon_name(const char *filename);
+
+/*
  * dso_jit_name - whether an executable mapping of @filename in
  * process @pid is JIT code for perf (map__new: anonymous memory, the
  * heap, a stack, SysV shared memory): then its name "[JIT] tid PID" in

@@ -8,7 +8,8 @@
  * SWITCH_CPU_WIDE record, mem_level), csv quoting and its header row,
  * jsonl nulls, the field list's order and errors, and a field the
  * samples lack refused in text as perf refuses it; a streaming session
- * (pebs_session__new_stream) prints the same.
+ * (pebs_session__new_stream) prints the same; a call chain through
+ * files, the vdso, a memfd, anonymous and JIT memory as perf prints it.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -287,6 +288,101 @@ static void test_change_defaults(void **state)
 	       "  101 [002] \n  101 [003] \n  101 [002] \n");
 }
 
+/* A call chain through every kind of mapping, as perf 6.1's script
+   printed it on this file: an offset in a file, the vdso and a memfd
+   (map__map_ip), the address itself in anonymous memory, executable
+   anonymous memory named by its /tmp/perf-PID.map (dso's long name) */
+static void mmap2(struct pebs_perfdata_writer *w, uint64_t start,
+		  uint64_t pgoff, uint32_t prot, const char *name)
+{
+	struct {
+		struct perf_event_header h;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		uint32_t maj, min;
+		uint64_t ino, gen;
+		uint32_t prot, flags;
+		char fn[32];
+		uint32_t id_pid, id_tid;
+		uint64_t id_time;
+	} r = {
+		{ PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(r) },
+		100, 100, start, 0x10000, pgoff, 0, 0, 0, 0, prot, 2, "",
+		100, 100, 5,
+	};
+
+	snprintf(r.fn, sizeof(r.fn), "%s", name);
+	put(w, &r);
+}
+
+static void test_callchain_maps(void **state)
+{
+	static const uint64_t chain[] = {
+		PERF_CONTEXT_USER, 0x7fff00000389ULL, 0x7e0000000010ULL,
+		0x7e1000000020ULL, 0x7e2000000030ULL, 0x7e3000000040ULL,
+		0x7f1000000050ULL, 0x7e4000000070ULL, 0x7e5000000080ULL,
+		0x7e6000000090ULL, 0x7e70000000a0ULL, 0x600000ULL,
+	};
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN,
+		.sample_id_all = 1, .mmap = 1, .mmap2 = 1,
+	};
+	struct {
+		struct perf_event_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+		uint64_t time, nr, ips[12];
+	} smp = {
+		{ PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(smp) },
+		0x7fff00000389ULL, 100, 100, 1000000000ULL, 12, { 0 },
+	};
+	struct pebs_perfdata_writer *w;
+	char saved[64];
+	char *got;
+
+	(void)state;
+	memcpy(saved, path, sizeof(saved));
+	snprintf(path, sizeof(path), "/tmp/test-script-cc.%d.data", getpid());
+	memcpy(smp.ips, chain, sizeof(chain));
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, NULL, 0,
+							"page-faults"), 0);
+	mmap2(w, 0x7fff00000000ULL, 0, 5, "[vdso]");
+	mmap2(w, 0x7e0000000000ULL, 0, 5, "//anon");
+	mmap2(w, 0x7e1000000000ULL, 0x4000, 5, "/dev/zero");
+	mmap2(w, 0x7e2000000000ULL, 0, 5, "/SYSV00001234");
+	mmap2(w, 0x7e3000000000ULL, 0, 3, "[heap]");
+	mmap2(w, 0x7f1000000000ULL, 0x3000, 5, "/nonexistent/libx.so");
+	mmap2(w, 0x7e7000000000ULL, 0x1000, 5, "/memfd:jit (deleted)");
+	mmap2(w, 0x7e4000000000ULL, 0, 3, "//anon");
+	mmap2(w, 0x7e5000000000ULL, 0x2000, 3, "/dev/zero (deleted)");
+	mmap2(w, 0x7e6000000000ULL, 0x2000, 3, "/nonexistent/data.bin");
+	put(w, &smp);
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+	got = script("ip,sym,dso", PEBS_SCRIPT_TEXT);
+	unlink(path);
+	memcpy(path, saved, sizeof(path));
+	assert_non_null(got);
+	assert_string_equal(got,
+		"\n"
+		"\t             389 [unknown] ([vdso])\n"
+		"\t    7e0000000010 [unknown] (/tmp/perf-100.map)\n"
+		"\t    7e1000000020 [unknown] (/tmp/perf-100.map)\n"
+		"\t    7e2000000030 [unknown] (/tmp/perf-100.map)\n"
+		"\t    7e3000000040 [unknown] ([heap])\n"
+		"\t            3050 [unknown] (/nonexistent/libx.so)\n"
+		"\t    7e4000000070 [unknown] (//anon)\n"
+		"\t    7e5000000080 [unknown] (/dev/zero (deleted))\n"
+		"\t            2090 [unknown] (/nonexistent/data.bin)\n"
+		"\t            10a0 [unknown] (/memfd:jit (deleted))\n"
+		"\t          600000 [unknown] ([unknown])\n"
+		"\n");
+	free(got);
+}
+
 static void test_errors(void **state)
 {
 	struct pebs_perfdata *pd;
@@ -330,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_pebs_columns),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_change_defaults),
+		cmocka_unit_test(test_callchain_maps),
 		cmocka_unit_test(test_errors),
 	};
 
