@@ -16,7 +16,7 @@ B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 T=$(mktemp -d /tmp/bench-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
-echo "1..20"
+echo "1..21"
 
 # ---- the driver on made-up runs -----------------------------------------
 BENCH_ROWS=$T/rows.tsv
@@ -76,9 +76,9 @@ check "render: an unreadable input is one line, exit 1, no output file" \
 # ---- a quick run of everything ------------------------------------------
 out=$T/results
 if ! command -v perf >/dev/null; then
-	skip_n 9 "perf is not installed (apt-get install linux-perf)"
+	skip_n 10 "perf is not installed (apt-get install linux-perf)"
 else
-	BENCH_QUICK=1 ROUNDS=2 BENCH_ONLY= FAULTS=2000 CLOCK_SAMPLES=4000 BENCH_OUT=$out \
+	BENCH_QUICK=1 ROUNDS=2 BENCH_ONLY= FAULTS=2000 CLOCK_SAMPLES=4000 ALLOCS=2000 BENCH_OUT=$out \
 		PEBS_BUILD=$B PEBS_SRC=$S "$S/bench/run.sh" >"$T/run.out" 2>&1
 	rc=$?
 	if [ "$rc" = 0 ]; then ok "BENCH_QUICK=1 bench/run.sh exits 0"
@@ -104,13 +104,19 @@ else
 	fi
 	# every section is there: figures, or a skip with its reason
 	missing=
-	for s in slowdown recorder report decode observe vm-switch; do
+	for s in slowdown recorder report objects decode observe vm-switch; do
 		grep -q "^$s," "$out/latest.csv" || missing="$missing $s"
 	done
-	check "every section has rows (slowdown recorder report decode observe vm-switch)${missing:+: missing$missing}" \
+	check "every section has rows (slowdown recorder report objects decode observe vm-switch)${missing:+: missing$missing}" \
 		test -z "$missing"
 	check "slowdown compares pebs-shim and perf with bare at 1 ms, 100 us and page faults (wall and CPU)" \
 		test "$(grep -cE '^slowdown,.*,(wall|cpu),s,(pebs-shim|perf),bare,2,[0-9.]+,[0-9.]+,[0-9.]+,' "$out/latest.csv")" = 12
+	# objects: record, --objects, --objects=all (and heaptrack where it is
+	# installed) against bare, wall time and peak memory
+	if command -v heaptrack >/dev/null; then nobj=8 ht=", heaptrack"
+	else nobj=6 ht=" (heaptrack is not installed)"; fi
+	check "objects compares record, --objects, --objects=all$ht with bare (wall, peak memory)" \
+		test "$(grep -cE '^objects,.*,(wall,s|peak memory,MB),(record|record --objects|record --objects=all|heaptrack),bare,[12],[0-9.]+,[0-9.]+,[0-9.]+,' "$out/latest.csv")" = $nobj
 	BENCH_QUICK=1 BENCH_ONLY=observe PEBS_TEST_NO_RDTSCP=1 BENCH_OUT=$T/nordtscp \
 		PEBS_BUILD=$B PEBS_SRC=$S "$S/bench/run.sh" >"$T/nr.out" 2>&1
 	check "without rdtscp the observer is skipped with the reason" \

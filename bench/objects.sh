@@ -1,0 +1,61 @@
+# objects.sh - sourced by bench/run.sh (its functions and $T, $tool, ...):
+# the cost of data objects (record --objects) side by side with
+# heaptrack, interleaved through bench_compare. The workload is
+# bench/allocs: THREADS threads each making N allocations and frees of
+# 16-1039 bytes (one in 256 of 128 KiB), each written once. Subjects:
+# bare; pebs-shim record without objects (the recorder's own cost:
+# cpu-clock every 10 ms); the same with --objects (default sampling)
+# and with --objects=all; heaptrack (Debian's, every allocation with
+# its stack). Metrics: wall time, and peak memory (GNU time's %M: the
+# largest process's peak resident set, recorder and interpreter
+# included). The goals: default <= 1.10x bare and <= 0.2x
+# heaptrack's added time; --objects=all <= heaptrack. It only measures.
+# Env: ALLOC_THREADS (default 2), ALLOCS (per thread, default
+# 2000000; 20000 with BENCH_QUICK=1).
+
+obj_one() {	# obj_one CMD...: prints "seconds MB"
+	/usr/bin/time -f "%e %M" -o "$T/obj.time" "$@" >/dev/null 2>&1 || return 1
+	awk '{ printf "%s %.1f\n", $1, $2 / 1024 }' "$T/obj.time"
+}
+obj_bare() { obj_one "${obj_work[@]}"; }
+obj_rec() {
+	obj_one "$tool" record -q -e cpu-clock -c 10000000 -o "$T/obj.data" -- "${obj_work[@]}"
+}
+obj_def() {
+	obj_one "$tool" record -q --objects -e cpu-clock -c 10000000 \
+		-o "$T/obj.data" -- "${obj_work[@]}"
+}
+obj_all() {
+	obj_one "$tool" record -q --objects=all -e cpu-clock -c 10000000 \
+		-o "$T/obj.data" -- "${obj_work[@]}"
+}
+obj_heaptrack() {
+	rm -f "$T"/heaptrack.*
+	obj_one heaptrack -o "$T/heaptrack.out" "${obj_work[@]}"
+}
+
+objects_bench() {
+	local nt=${ALLOC_THREADS:-2} n=${ALLOCS:-2000000}
+	local lib=$PEBS_BUILD/libpebsshim-objects.so
+	[ -n "$BENCH_QUICK" ] && n=${ALLOCS:-20000}
+	echo "== data objects: record --objects against heaptrack"
+	obj_work=("$PEBS_BUILD/bench/allocs" "$nt" "$n")
+	if [ ! -x "${obj_work[0]}" ] || [ ! -r "$lib" ]; then
+		bench_skip objects "allocation workload" "bench/allocs or $lib is missing: run make bench-build"
+		return
+	fi
+	if command -v heaptrack >/dev/null; then
+		bench_compare objects "$nt threads x $n allocations" \
+			"wall,peak memory" "s,MB" bare obj_bare \
+			"record" obj_rec "record --objects" obj_def \
+			"record --objects=all" obj_all heaptrack obj_heaptrack
+	else
+		bench_skip objects "heaptrack" "heaptrack is not installed: apt-get install heaptrack"
+		bench_compare objects "$nt threads x $n allocations" \
+			"wall,peak memory" "s,MB" bare obj_bare \
+			"record" obj_rec "record --objects" obj_def \
+			"record --objects=all" obj_all
+	fi
+	rm -f "$T/obj.data" "$T/obj.time" "$T"/heaptrack.*
+}
+objects_bench
