@@ -186,109 +186,47 @@ static int prof_write(struct exp *e, struct prof *p, const char *part)
 	return err;
 }
 
-/* the build id of @dso as hex ("" if none is known) */
-static void build_id(const struct exp *e, const char *dso, char *hex)
-{
-	const unsigned char *p = e->bids, *end = p + e->bids_size;
-	struct buildid_entry be;
-	uint8_t bid[BUILD_ID_MAX];
-	const uint8_t *b = NULL;
-	int n = 0;
-	size_t i;
-
-	while (p && buildid_section__next(&p, end, &be) > 0)
-		if (!strcmp(be.name, dso)) {
-			b = be.bid;
-			n = (int)be.len;
-			break;
-		}
-	if (!b && dso[0] == '/') {
-		n = dso_elf_build_id(dso, bid);
-		b = bid;
-	}
-	hex[0] = '\0';
-	for (i = 0; n > 0 && i < (size_t)n; i++)
-		sprintf(hex + 2 * i, "%02x", b[i]);
-}
-
-/* the location of @ip (@leaf: the sample's own, named as in @res) */
-static int location(struct exp *e, struct prof *p, pid_t pid, uint64_t ip,
-		    bool kernel, const struct pebs_report_sample *res,
+/* the location of frame @f */
+static int location(struct exp *e, struct prof *p, const struct ex_frame *f,
 		    uint32_t *id)
 {
-	struct pebs_sym sym;
-	char name[64], hex[2 * BUILD_ID_MAX + 1];
-	const char *fn, *file = NULL;
-	uint64_t addr = ip;
-	uint32_t map = 0;
+	char hex[2 * BUILD_ID_MAX + 1];
+	uint8_t bid[BUILD_ID_MAX];
+	const char *file = NULL;
 	unsigned int line = 0;
+	uint32_t map = 0;
 	bool added;
-	int err;
+	int err, i, n;
 
-	memset(&sym, 0, sizeof(sym));
-	pebs_symbols__resolve(e->syms, pid, ip, &sym);
-	if (res) {		/* the report's sym key */
-		sym.name = res->sym;
-		kernel = res->kernel;
-	}
-	if (sym.dso) {
-		build_id(e, sym.dso, hex);
-		err = pebs_pprof__mapping(p->pp, sym.dso, hex, &map);
+	if (f->dso) {
+		n = ex_build_id(e->bids, e->bids_size, f->dso, bid);
+		for (i = 0, hex[0] = '\0'; i < n; i++)
+			sprintf(hex + 2 * i, "%02x", bid[i]);
+		err = pebs_pprof__mapping(p->pp, f->dso, hex, &map);
 		if (err)
 			return err;
-		if (!kernel)
-			addr = sym.dso_offset;
 	}
-	fn = sym.name;
-	if (!fn) {
-		snprintf(name, sizeof(name), "0x%016" PRIx64,
-			 res ? res->ip : addr);
-		fn = name;
-	}
-	err = pebs_pprof__location(p->pp, map, addr, fn, id, &added);
+	err = pebs_pprof__location(p->pp, map, f->addr, f->name, id, &added);
 	if (err || !added)
 		return err;
-	if (sym.dso && sym.dso[0] == '/' && !kernel && sym.name)
-		pebs_srcline__find(e->sl, sym.dso, sym.dso_offset, &file,
-				   &line);
+	if (f->dso && f->dso[0] == '/' && !f->kernel && f->named)
+		pebs_srcline__find(e->sl, f->dso, f->dso_offset, &file, &line);
 	return pebs_pprof__location_line(p->pp, *id, file, line);
 }
 
-/*
- * The sample's stack, the leaf first (callchain.c's walk). The leaf is
- * the sample's own ip, named as the report names it, so that pprof's
- * flat shares are report --sort sym's: a chain that starts elsewhere
- * (a precise PEBS ip is not the interrupted one the chain starts at)
- * gets it in front.
- */
-static int stack(struct exp *e, struct prof *p, const struct pebs_sample *s,
-		 const struct pebs_report_sample *res, uint32_t *locs,
-		 unsigned int *n)
-{
-	uint64_t i, ip;
-	int mode = -1, err;
+/* a sample's stack as locations, the leaf first */
+struct stack_locs {
+	struct exp *e;
+	struct prof *p;
+	uint32_t *locs;
+	unsigned int n;
+};
 
-	err = location(e, p, res->pid, s->ip, res->kernel, res, &locs[0]);
-	*n = 1;
-	for (i = 0; !err && (s->present & PERF_SAMPLE_CALLCHAIN) &&
-		    i < s->callchain_nr && *n < PEBS_CALLCHAIN_MAX; i++) {
-		memcpy(&ip, s->callchain + i, sizeof(ip));
-		if (ip >= PERF_CONTEXT_MAX) {
-			if (ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV ||
-			    ip == PERF_CONTEXT_GUEST_KERNEL)
-				mode = 1;
-			else if (ip == PERF_CONTEXT_USER ||
-				 ip == PERF_CONTEXT_GUEST_USER)
-				mode = 0;
-			continue;
-		}
-		if (*n == 1 && ip == s->ip)
-			continue;	/* the chain's first: the leaf */
-		err = location(e, p, res->pid, ip,
-			       mode < 0 ? ip >= KERNEL_START : mode == 1,
-			       NULL, &locs[(*n)++]);
-	}
-	return err;
+static int stack_frame(void *arg, const struct ex_frame *f)
+{
+	struct stack_locs *sl = arg;
+
+	return location(sl->e, sl->p, f, &sl->locs[sl->n++]);
 }
 
 static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
@@ -386,6 +324,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 {
 	struct exp *e = arg;
 	struct pebs_pprof_label l[MAX_LABELS];
+	struct stack_locs sl;
 	char bufs[MAX_LABELS][256];
 	uint32_t locs[PEBS_CALLCHAIN_MAX];
 	int64_t v[32] = { 0 };
@@ -402,9 +341,11 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	err = prof_of(e, s, r, &p);
 	if (err)
 		return err;
-	err = stack(e, p, s, r, locs, &n);
+	sl = (struct stack_locs){ .e = e, .p = p, .locs = locs };
+	err = ex_stack(e->syms, s, r, stack_frame, &sl);
 	if (err)
 		return err;
+	n = sl.n;
 	nl = labels(e, r, l, bufs);
 	v[0] = 1;
 	if (r->event < e->nr_attrs && p->col_period[r->event] >= 0)
