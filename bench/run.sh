@@ -14,6 +14,8 @@
 #              perf and against the copy limit (bench/decode --copy)
 #   report     report time and peak memory against perf report --stdio
 #              (bench/report.sh)
+#   export     export --format pprof and perfetto against perf report
+#              --stdio on 3 M samples (bench/export.sh)
 #   decode     ring read + decode rate (bench/decode)
 #   observe    the observer's period in cycles (bench/observe; rdtscp)
 #   vm-switch  the module's switch-hook cost: bench/vm-switch.sh if
@@ -260,6 +262,7 @@ machine
 want slowdown && slowdown
 want recorder && recorder
 want report && . "$PEBS_SRC/bench/report.sh"
+want export && . "$PEBS_SRC/bench/export.sh"
 want decode && decode
 want observe && observe
 want vm-switch && vm_switch
