@@ -79,6 +79,26 @@ int ex_out__commit(struct ex_out *o);
 /* drop the temporary file (after an error); harmless after commit */
 void ex_out__abort(struct ex_out *o);
 
+/* what every export takes from its session (lib/export/stack.c) */
+struct ex_src {
+	const struct pebs_export_opts *o;
+	struct pebs_export_stats *st;	/* the caller's, else &dummy */
+	struct pebs_export_stats dummy;
+	struct pebs_perfdata *pd;
+	struct pebs_symbols *syms;
+	const void *bids;		/* HEADER_BUILD_ID, NULL: none */
+	size_t bids_size;
+	unsigned int nr_attrs;
+	bool any_weight, any_src;	/* an event samples weights, data
+					   sources */
+};
+
+/* ex_src__init - @x of session @ss exporting as @o into @st (may be
+   NULL; zeroed) */
+void ex_src__init(struct ex_src *x, struct pebs_session *ss,
+		  const struct pebs_export_opts *o,
+		  struct pebs_export_stats *st);
+
 /* one frame of a sample's call stack (lib/export/stack.c) */
 struct ex_frame {
 	const char *dso;	/* the mapped file; NULL: unknown */

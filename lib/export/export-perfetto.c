@@ -89,10 +89,7 @@ struct cpu {
 };
 
 struct pexp {
-	const struct pebs_export_opts *o;
-	struct pebs_export_stats *st;
-	struct pebs_perfdata *pd;
-	struct pebs_symbols *syms;
+	struct ex_src x;
 	struct pebs_threads *threads;
 	struct ex_trace t;
 	struct ex_pb body, ev, sub;
@@ -105,9 +102,7 @@ struct pexp {
 	struct ex_intern seen_threads, seen_procs;
 	struct ex_frame frames[PEBS_CALLCHAIN_MAX];
 	unsigned int nr_frames;
-	bool any_src, any_weight;
 	bool *cs;		/* per attr: context_switch */
-	unsigned int nr_attrs;
 };
 
 static int oom(void)
@@ -304,16 +299,16 @@ static int on_record(void *arg, const struct perf_event_header *ev)
 
 	if ((ev->type != PERF_RECORD_SWITCH &&
 	     ev->type != PERF_RECORD_SWITCH_CPU_WIDE) ||
-	    pebs_perfdata__sample_id(e->pd, ev, &s, &idx) ||
+	    pebs_perfdata__sample_id(e->x.pd, ev, &s, &idx) ||
 	    !(s.present & PERF_SAMPLE_TIME) || !(s.present & PERF_SAMPLE_CPU))
 		return 0;	/* not placeable on a CPU and a time */
 	rs.cpu = s.cpu;
 	rs.event = idx;
-	if (pebs_filter__match(e->o->filter, &rs, s.time) == PEBS_FILTER_DROP)
+	if (pebs_filter__match(e->x.o->filter, &rs, s.time) == PEBS_FILTER_DROP)
 		return 0;
 	w.time = s.time;
 	w.cpu = s.cpu;
-	w.src = idx < e->nr_attrs && e->cs[idx] ? SRC_KERNEL : SRC_MODULE;
+	w.src = idx < e->x.nr_attrs && e->cs[idx] ? SRC_KERNEL : SRC_MODULE;
 	/* blocked (S) when the kernel says the task was not preempted;
 	   otherwise not known: R */
 	w.state = w.src == SRC_KERNEL && out &&
@@ -352,8 +347,8 @@ static int counter_tracks(struct pexp *e, uint32_t cpu, uint64_t ts)
 	int err;
 
 	for (k = 0; k < NR_C; k++) {
-		if ((k >= C_LOADS && k <= C_REMOTE && !e->any_src) ||
-		    (k == C_WEIGHT && !e->any_weight))
+		if ((k >= C_LOADS && k <= C_REMOTE && !e->x.any_src) ||
+		    (k == C_WEIGHT && !e->x.any_weight))
 			continue;
 		snprintf(name, sizeof(name), "cpu%u %s", cpu, c_name[k]);
 		e->sub.len = e->ev.len = 0;
@@ -378,8 +373,8 @@ static int counter_values(struct pexp *e, uint32_t cpu, uint64_t ts,
 	int err = 0;
 
 	for (k = 0; k < NR_C && !err; k++) {
-		if ((k >= C_LOADS && k <= C_REMOTE && !e->any_src) ||
-		    (k == C_WEIGHT && !e->any_weight))
+		if ((k >= C_LOADS && k <= C_REMOTE && !e->x.any_src) ||
+		    (k == C_WEIGHT && !e->x.any_weight))
 			continue;
 		e->ev.len = 0;
 		ex_pb__uint(&e->ev, 9, 4);	/* TYPE_COUNTER */
@@ -464,10 +459,10 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	uint64_t iid;
 	int m, err;
 
-	e->st->samples++;
+	e->x.st->samples++;
 	if (!(s->present & PERF_SAMPLE_TIME))
 		return 0;	/* not on the timeline */
-	m = pebs_filter__match(e->o->filter, r, s->time);
+	m = pebs_filter__match(e->x.o->filter, r, s->time);
 	if (m == PEBS_FILTER_DROP)
 		return 0;
 	if (s->present & PERF_SAMPLE_CPU) {
@@ -493,11 +488,11 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	}
 	if (m != PEBS_FILTER_PASS)
 		return 0;
-	e->st->exported++;
+	e->x.st->exported++;
 	err = thread(e, s->time, r->pid, r->tid);
 	e->nr_frames = 0;
 	if (!err)
-		err = ex_stack(e->syms, s, r, stack_frame, e);
+		err = ex_stack(e->x.syms, s, r, stack_frame, e);
 	if (!err)
 		err = ex_trace__callstack(&e->t, e->frames, e->nr_frames, &iid);
 	if (err)
@@ -534,23 +529,18 @@ static uint32_t trace_clock(const struct perf_event_attr *a)
 	}
 }
 
+/* which events' switch records are the kernel's (context_switch) */
 static int scan_attrs(struct pexp *e)
 {
 	const struct perf_event_attr *a;
 	unsigned int i;
 
-	e->cs = calloc(e->nr_attrs + 1, sizeof(*e->cs));
+	e->cs = calloc(e->x.nr_attrs + 1, sizeof(*e->cs));
 	if (!e->cs)
 		return oom();
-	for (i = 0; i < e->nr_attrs; i++) {
-		a = pebs_perfdata__attr(e->pd, i, NULL, NULL);
-		if (!a)
-			continue;
-		e->cs[i] = a->context_switch;
-		e->any_weight |= !!(a->sample_type &
-				    (PERF_SAMPLE_WEIGHT |
-				     PERF_SAMPLE_WEIGHT_STRUCT));
-		e->any_src |= !!(a->sample_type & PERF_SAMPLE_DATA_SRC);
+	for (i = 0; i < e->x.nr_attrs; i++) {
+		a = pebs_perfdata__attr(e->x.pd, i, NULL, NULL);
+		e->cs[i] = a && a->context_switch;
 	}
 	return 0;
 }
@@ -588,31 +578,22 @@ int pebs_export__perfetto(struct pebs_session *ss,
 			  const struct pebs_export_opts *o,
 			  struct pebs_export_stats *st)
 {
-	struct pebs_export_stats dummy;
-	struct pexp e = { .o = o, .src = -1 };
-	const void *bids;
-	size_t bids_size;
+	struct pexp e = { .src = -1 };
 	int err, cerr;
 
 	if (!ss || !o || o->sz < sizeof(*o) || !o->output ||
 	    o->split != PEBS_EXPORT_SPLIT_NONE)
 		return core_err(-EINVAL, "export: no session or output, or a "
 				"split (pprof's only)");
-	e.st = st ? st : &dummy;
-	memset(e.st, 0, sizeof(*e.st));
-	e.pd = ss_perfdata(ss);
-	e.syms = pebs_session__symbols(ss);
+	ex_src__init(&e.x, ss, o, st);
 	e.threads = pebs_session__threads(ss);
-	e.nr_attrs = pebs_perfdata__nr_attrs(e.pd);
-	if (pebs_perfdata__feat(e.pd, PEBS_FEAT_BUILD_ID, &bids, &bids_size))
-		bids = NULL, bids_size = 0;
 	err = scan_attrs(&e);
 	if (!err)
 		err = ex_trace__open(&e.t, o->output,
-				     trace_clock(pebs_perfdata__attr(e.pd, 0,
+				     trace_clock(pebs_perfdata__attr(e.x.pd, 0,
 								     NULL,
 								     NULL)),
-				     bids, bids_size);
+				     e.x.bids, e.x.bids_size);
 	if (err) {
 		pexp_free(&e);
 		return err;
@@ -629,10 +610,10 @@ int pebs_export__perfetto(struct pebs_session *ss,
 			err = cerr;
 	}
 	cerr = ex_trace__close(&e.t, (!err || err == -EBADMSG) &&
-				     e.st->exported);
+				     e.x.st->exported);
 	if (cerr && (!err || err == -EBADMSG))
 		err = cerr;
-	e.st->files = (!err || err == -EBADMSG) && e.st->exported;
+	e.x.st->files = (!err || err == -EBADMSG) && e.x.st->exported;
 	pexp_free(&e);
 	if (err == -EBADMSG)
 		core_err(err, "a damaged record: the trace holds the records "

@@ -87,16 +87,9 @@ struct prof {
 };
 
 struct exp {
-	const struct pebs_export_opts *o;
-	struct pebs_export_stats *st;
+	struct ex_src x;
 	struct pebs_session *ss;
-	struct pebs_perfdata *pd;
-	struct pebs_symbols *syms;
 	struct pebs_srcline *sl;
-	const void *bids;		/* HEADER_BUILD_ID */
-	size_t bids_size;
-	unsigned int nr_attrs;
-	bool any_weight, any_src;
 	struct prof *profs;		/* one, or one per event */
 	unsigned int nr_profs;
 	uint64_t window;		/* SPLIT_WINDOW: the current one */
@@ -106,7 +99,7 @@ struct exp {
 static const char *event_name(const struct exp *e, unsigned int i, char *buf,
 			      size_t len)
 {
-	const char *n = pebs_perfdata__attr_name(e->pd, i);
+	const char *n = pebs_perfdata__attr_name(e->x.pd, i);
 
 	if (n)
 		return n;
@@ -124,12 +117,12 @@ static int prof_new(struct exp *e, struct prof *p, int only)
 
 	memset(p, 0, sizeof(*p));
 	p->col_weight = p->col_hitm = p->col_remote = -1;
-	p->col_period = malloc((e->nr_attrs + 1) * sizeof(int));
+	p->col_period = malloc((e->x.nr_attrs + 1) * sizeof(int));
 	if (!p->col_period || pebs_pprof__new(&p->pp) ||
 	    pebs_pprof__sample_type(p->pp, "samples", "count") < 0)
 		return core_err(-ENOMEM, "export: out of memory");
 	p->nr_cols = 1;
-	for (i = 0; i < e->nr_attrs; i++) {
+	for (i = 0; i < e->x.nr_attrs; i++) {
 		p->col_period[i] = -1;
 		/* the events with samples (not perf's dummy) */
 		if ((only >= 0 && i != (unsigned int)only) ||
@@ -145,11 +138,11 @@ static int prof_new(struct exp *e, struct prof *p, int only)
 		if (first < 0)
 			first = c;
 	}
-	if (e->any_weight &&
+	if (e->x.any_weight &&
 	    (p->col_weight = pebs_pprof__sample_type(p->pp, "weight",
 						     "cycles")) < 0)
 		return p->col_weight;
-	if (e->any_src &&
+	if (e->x.any_src &&
 	    ((p->col_hitm = pebs_pprof__sample_type(p->pp, "hitm",
 						    "count")) < 0 ||
 	     (p->col_remote = pebs_pprof__sample_type(p->pp, "remote",
@@ -173,11 +166,11 @@ static int prof_write(struct exp *e, struct prof *p, const char *part)
 
 	if (p->pp && pebs_pprof__nr_samples(p->pp)) {
 		if (part)
-			pebs_export__split_path(e->o->output, part, path,
+			pebs_export__split_path(e->x.o->output, part, path,
 						sizeof(path));
 		pebs_pprof__set_time(p->pp, 0, (int64_t)(p->last - p->first));
-		err = pebs_pprof__write(p->pp, part ? path : e->o->output);
-		e->st->files += !err;
+		err = pebs_pprof__write(p->pp, part ? path : e->x.o->output);
+		e->x.st->files += !err;
 	}
 	pebs_pprof__delete(p->pp);
 	free(p->col_period);
@@ -199,7 +192,7 @@ static int location(struct exp *e, struct prof *p, const struct ex_frame *f,
 	int err, i, n;
 
 	if (f->dso) {
-		n = ex_build_id(e->bids, e->bids_size, f->dso, bid);
+		n = ex_build_id(e->x.bids, e->x.bids_size, f->dso, bid);
 		for (i = 0, hex[0] = '\0'; i < n; i++)
 			sprintf(hex + 2 * i, "%02x", bid[i]);
 		err = pebs_pprof__mapping(p->pp, f->dso, hex, &map);
@@ -232,7 +225,7 @@ static int stack_frame(void *arg, const struct ex_frame *f)
 static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 			   struct pebs_pprof_label *l, char bufs[][256])
 {
-	unsigned int w = e->o->labels, n = 0;
+	unsigned int w = e->x.o->labels, n = 0;
 	struct pebs_data_src d;
 
 #define NUM(k, v, u) \
@@ -282,7 +275,7 @@ static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 		}
 	}
 	if ((w & PEBS_EXPORT_LABEL_OBJECT) && r->has_addr &&
-	    pebs_symbols__data_label(e->syms, r->pid, r->addr, bufs[n],
+	    pebs_symbols__data_label(e->x.syms, r->pid, r->addr, bufs[n],
 				     256) >= 0)
 		STR("data_object");
 	if ((w & PEBS_EXPORT_LABEL_WEIGHT) && r->has_weight)
@@ -301,13 +294,13 @@ static int prof_of(struct exp *e, const struct pebs_sample *s,
 	uint64_t w;
 	int err;
 
-	if (e->o->split == PEBS_EXPORT_SPLIT_EVENT) {
-		*pp = &e->profs[r->event < e->nr_attrs ? r->event : 0];
+	if (e->x.o->split == PEBS_EXPORT_SPLIT_EVENT) {
+		*pp = &e->profs[r->event < e->x.nr_attrs ? r->event : 0];
 		return (*pp)->pp ? 0 : prof_new(e, *pp, (int)r->event);
 	}
 	*pp = &e->profs[0];
-	if (e->o->split == PEBS_EXPORT_SPLIT_WINDOW) {
-		w = s->time > e->t0 ? (s->time - e->t0) / e->o->window_ns : 0;
+	if (e->x.o->split == PEBS_EXPORT_SPLIT_WINDOW) {
+		w = s->time > e->t0 ? (s->time - e->t0) / e->x.o->window_ns : 0;
 		if ((*pp)->pp && w != e->window) {
 			snprintf(part, sizeof(part), "%06" PRIu64, e->window);
 			err = prof_write(e, *pp, part);
@@ -334,21 +327,21 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	struct prof *p;
 	int err;
 
-	e->st->samples++;
-	if (pebs_filter__match(e->o->filter, r, s->time) != PEBS_FILTER_PASS)
+	e->x.st->samples++;
+	if (pebs_filter__match(e->x.o->filter, r, s->time) != PEBS_FILTER_PASS)
 		return 0;
-	e->st->exported++;
+	e->x.st->exported++;
 	err = prof_of(e, s, r, &p);
 	if (err)
 		return err;
 	sl = (struct stack_locs){ .e = e, .p = p, .locs = locs };
-	err = ex_stack(e->syms, s, r, stack_frame, &sl);
+	err = ex_stack(e->x.syms, s, r, stack_frame, &sl);
 	if (err)
 		return err;
 	n = sl.n;
 	nl = labels(e, r, l, bufs);
 	v[0] = 1;
-	if (r->event < e->nr_attrs && p->col_period[r->event] >= 0)
+	if (r->event < e->x.nr_attrs && p->col_period[r->event] >= 0)
 		v[p->col_period[r->event]] = (int64_t)r->period;
 	if (p->col_weight >= 0 && r->has_weight)
 		v[p->col_weight] = (int64_t)r->weight;
@@ -364,29 +357,11 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	return pebs_pprof__add(p->pp, locs, n, l, nl, v);
 }
 
-/* what the events sample: the columns of the profiles */
-static void scan_attrs(struct exp *e)
-{
-	const struct perf_event_attr *a;
-	unsigned int i;
-
-	for (i = 0; i < e->nr_attrs; i++) {
-		a = pebs_perfdata__attr(e->pd, i, NULL, NULL);
-		if (!a)
-			continue;
-		e->any_weight |= !!(a->sample_type &
-				    (PERF_SAMPLE_WEIGHT |
-				     PERF_SAMPLE_WEIGHT_STRUCT));
-		e->any_src |= !!(a->sample_type & PERF_SAMPLE_DATA_SRC);
-	}
-}
-
 int pebs_export__pprof(struct pebs_session *ss,
 		       const struct pebs_export_opts *o,
 		       struct pebs_export_stats *st)
 {
-	struct pebs_export_stats dummy;
-	struct exp e = { .o = o, .ss = ss };
+	struct exp e = { .ss = ss };
 	char part[32], buf[32];
 	unsigned int i;
 	int err, werr;
@@ -396,17 +371,9 @@ int pebs_export__pprof(struct pebs_session *ss,
 	    o->split > PEBS_EXPORT_SPLIT_WINDOW)
 		return core_err(-EINVAL, "export: no session, output or "
 				"window length");
-	e.st = st ? st : &dummy;
-	memset(e.st, 0, sizeof(*e.st));
-	e.pd = ss_perfdata(ss);
-	e.syms = pebs_session__symbols(ss);
-	e.nr_attrs = pebs_perfdata__nr_attrs(e.pd);
+	ex_src__init(&e.x, ss, o, st);
 	e.t0 = pebs_session__stats(ss)->first_time;
-	if (pebs_perfdata__feat(e.pd, PEBS_FEAT_BUILD_ID, &e.bids,
-				&e.bids_size))
-		e.bids = NULL;
-	scan_attrs(&e);
-	e.nr_profs = o->split == PEBS_EXPORT_SPLIT_EVENT ? e.nr_attrs : 1;
+	e.nr_profs = o->split == PEBS_EXPORT_SPLIT_EVENT ? e.x.nr_attrs : 1;
 	e.profs = calloc(e.nr_profs ? e.nr_profs : 1, sizeof(*e.profs));
 	if (!e.profs || pebs_srcline__new(&e.sl)) {
 		free(e.profs);

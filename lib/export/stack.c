@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * stack.c - what every export takes from a sample: its call stack as
+ * stack.c - what every export takes from a recording: its session's
+ * objects and what its events sample (ex_src); a sample's call stack as
  * frames (the leaf first, named as pebs_report's sym key names it), each
  * resolved with the maps of its time into a file, an address in that
  * file and a function; and the build id of a file (the recorded one,
@@ -11,7 +12,36 @@
 #include <string.h>
 
 #include "export/export-int.h"
+#include "session/session-int.h"
 #include "symbols/dso.h"
+
+void ex_src__init(struct ex_src *x, struct pebs_session *ss,
+		  const struct pebs_export_opts *o,
+		  struct pebs_export_stats *st)
+{
+	const struct perf_event_attr *a;
+	unsigned int i;
+
+	memset(x, 0, sizeof(*x));
+	x->o = o;
+	x->st = st ? st : &x->dummy;
+	memset(x->st, 0, sizeof(*x->st));
+	x->pd = ss_perfdata(ss);
+	x->syms = pebs_session__symbols(ss);
+	x->nr_attrs = pebs_perfdata__nr_attrs(x->pd);
+	if (pebs_perfdata__feat(x->pd, PEBS_FEAT_BUILD_ID, &x->bids,
+				&x->bids_size))
+		x->bids = NULL;
+	for (i = 0; i < x->nr_attrs; i++) {
+		a = pebs_perfdata__attr(x->pd, i, NULL, NULL);
+		if (!a)
+			continue;
+		x->any_weight |= !!(a->sample_type &
+				    (PERF_SAMPLE_WEIGHT |
+				     PERF_SAMPLE_WEIGHT_STRUCT));
+		x->any_src |= !!(a->sample_type & PERF_SAMPLE_DATA_SRC);
+	}
+}
 
 int ex_build_id(const void *bids, size_t bids_size, const char *dso,
 		uint8_t *bid)

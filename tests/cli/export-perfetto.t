@@ -110,8 +110,9 @@ check "a pipe-mode stream through a pipe gives the trace of its file" \
 	bash -c "test -s '$T/pfile.trace' && cmp -s '$T/pfile.trace' '$T/ppipe.trace'"
 
 # 11-12: the kernel's switch records: per task, and CPU-wide with -a
+# (a sleep first: the task surely switches)
 "$tool" record --switch-events -e page-faults -c 1 -d -o "$T/sw.data" -- \
-	"$touchpages" 2000 "$T/addrs3" 2>/dev/null
+	bash -c "sleep 0.01; exec '$touchpages' 2000 '$T/addrs3'" 2>/dev/null
 "$tool" export --format perfetto -i "$T/sw.data" -o "$T/sw.trace" 2>/dev/null
 decode "$T/sw.trace" >"$T/sw.txt"
 switches "$T/sw.txt" >"$T/sw.got"
@@ -180,12 +181,14 @@ else
 	skip "perf record --threads does not make a directory here"
 fi
 
-# 18-20: filters
-cpu=$(perf script -i "$T/sw.data" -F cpu 2>/dev/null | head -1 | tr -dc 0-9)
+# 18-20: filters (--cpu on the system-wide recording where there is one)
+src=$T/swa.data
+[ -s "$src" ] || src=$T/sw.data
+cpu=$(perf script -i "$src" -F cpu 2>/dev/null | tail -1 | tr -dc 0-9)
 cpu=$((10#$cpu))
-"$tool" export --format perfetto -i "$T/sw.data" -o "$T/c.trace" --cpu "$cpu" 2>/dev/null
+"$tool" export --format perfetto -i "$src" -o "$T/c.trace" --cpu "$cpu" 2>/dev/null
 decode "$T/c.trace" >"$T/c.txt"
-want=$(perf script -i "$T/sw.data" -F cpu 2>/dev/null | tr -dc '0-9\n' |
+want=$(perf script -i "$src" -F cpu 2>/dev/null | tr -dc '0-9\n' |
 	awk -v c="$cpu" '$1 + 0 == c' | wc -l)
 cpus=$(grep -A1 '^  perf_sample {' "$T/c.txt" | sed -n 's/^ *cpu: //p' | sort -u)
 swcpus=$(switches "$T/c.txt" | cut -d' ' -f1)
