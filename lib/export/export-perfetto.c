@@ -66,6 +66,7 @@ struct sw {
 	int32_t prev_pid, prev_tid, next_pid, next_tid;
 	uint32_t cpu;
 	uint8_t src, state;
+	bool gap;		/* the module's overrun: from what ran to idle */
 };
 
 /* the counters of one CPU */
@@ -82,6 +83,7 @@ struct cpu {
 	uint64_t last;		/* the bundle's last event time */
 	bool have_tid;		/* SRC_SAMPLES: the thread of the last sample */
 	int32_t pid, tid;
+	int32_t run_pid, run_tid;	/* switched in last */
 	bool counting, tracks;
 	uint64_t ms;		/* the millisecond counted */
 	uint64_t c[NR_C];	/* C_WEIGHT: the sum */
@@ -209,10 +211,19 @@ static int emit_switch(struct pexp *e, const struct sw *w)
 {
 	struct cpu *c = cpu_of(e, w->cpu);
 	const char *pc, *nc;
+	struct sw gap;
 	int err;
 
 	if (!c)
 		return w->cpu >= PEBS_MAX_CPUS ? 0 : oom();
+	if (w->gap) {
+		gap = *w;
+		gap.prev_pid = c->run_pid;
+		gap.prev_tid = c->run_tid;
+		w = &gap;
+	}
+	c->run_pid = w->next_pid;
+	c->run_tid = w->next_tid;
 	if ((err = thread(e, w->time, w->prev_pid, w->prev_tid)) ||
 	    (err = thread(e, w->time, w->next_pid, w->next_tid)))
 		return err;
@@ -274,7 +285,7 @@ static int choose(struct pexp *e)
 
 static int add_switch(struct pexp *e, const struct sw *w)
 {
-	e->seen[w->src] = true;
+	e->seen[w->src] |= !w->gap;
 	if (e->src >= 0)
 		return w->src == e->src ? emit_switch(e, w) : 0;
 	if (!e->pending) {
@@ -286,7 +297,12 @@ static int add_switch(struct pexp *e, const struct sw *w)
 	return e->nr_pending < PENDING_MAX ? 0 : choose(e);
 }
 
-/* a SWITCH or SWITCH_CPU_WIDE record */
+/*
+ * A SWITCH or SWITCH_CPU_WIDE record; or a gap in the module's history (a
+ * PERF_RECORD_LOST of tid -1, which no task has), where the CPU goes to
+ * idle as the timeline plot shows no thread there: the switch after it
+ * comes from prev -1 (no out record), drawn from idle too.
+ */
 static int on_record(void *arg, const struct perf_event_header *ev)
 {
 	struct pexp *e = arg;
@@ -298,7 +314,8 @@ static int on_record(void *arg, const struct perf_event_header *ev)
 	int32_t np[2];
 
 	if ((ev->type != PERF_RECORD_SWITCH &&
-	     ev->type != PERF_RECORD_SWITCH_CPU_WIDE) ||
+	     ev->type != PERF_RECORD_SWITCH_CPU_WIDE &&
+	     ev->type != PERF_RECORD_LOST) ||
 	    pebs_perfdata__sample_id(e->x.pd, ev, &s, &idx) ||
 	    !(s.present & PERF_SAMPLE_TIME) || !(s.present & PERF_SAMPLE_CPU))
 		return 0;	/* not placeable on a CPU and a time */
@@ -309,6 +326,12 @@ static int on_record(void *arg, const struct perf_event_header *ev)
 	w.time = s.time;
 	w.cpu = s.cpu;
 	w.src = idx < e->x.nr_attrs && e->cs[idx] ? SRC_KERNEL : SRC_MODULE;
+	if (ev->type == PERF_RECORD_LOST) {
+		if (w.src != SRC_MODULE || (int32_t)s.tid != -1)
+			return 0;	/* not the module's gap */
+		w.gap = true;
+		return add_switch(e, &w);
+	}
 	/* blocked (S) when the kernel says the task was not preempted;
 	   otherwise not known: R */
 	w.state = w.src == SRC_KERNEL && out &&

@@ -8,8 +8,8 @@
  * stack interned once, the root first, in the packet that first uses
  * it; and a whole export of a recording written here: sched_switch from
  * the module's switch history (SWITCH_CPU_WIDE of an event without
- * context_switch), from the kernel's (with it), or from the samples'
- * threads (without switch records), named by the note event.
+ * context_switch; its gaps to idle), from the kernel's (with it), or from
+ * the samples' threads (without switch records), named by the note event.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -244,10 +244,11 @@ static void put(struct pebs_perfdata_writer *w, const void *rec)
 
 /*
  * worker 100/101 and 100/102; on CPU 1 at 100 ns a switch from 50/55 to
- * 101 (out and in records, with @switches), then samples of 101 and 102
- * (a change of thread: the samples' switch)
+ * 101 (out and in records, with @switches), and with @gap the module's
+ * gap at 150 ns (LOST, tid -1); then samples of 101 and 102 (a change of
+ * thread: the samples' switch)
  */
-static void recording(bool switches, bool context_switch)
+static void recording(bool switches, bool context_switch, bool gap)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
@@ -278,6 +279,14 @@ static void recording(bool switches, bool context_switch)
 		{ PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s2) },
 		0x401000, 100, 102, 2000300, 1, 0, 1,
 	};
+	struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+		struct sid sid;
+	} lost = {
+		{ PERF_RECORD_LOST, 0, sizeof(lost) }, 0, 3,
+		{ (uint32_t)-1, (uint32_t)-1, 150, 1, 0 },
+	};
 	struct perf_event_header round = {
 		PEBS_PERF_RECORD_FINISHED_ROUND, 0, 8
 	};
@@ -291,6 +300,8 @@ static void recording(bool switches, bool context_switch)
 		put(w, &out);
 		put(w, &in);
 	}
+	if (gap)
+		put(w, &lost);
 	put(w, &s1);
 	put(w, &s2);
 	put(w, &round);
@@ -364,24 +375,26 @@ static void test_export_sources(void **state)
 
 	(void)state;
 	/* the module's: an event without context_switch */
-	recording(true, false);
+	recording(true, false, true);
 	export(&sn);
 	assert_int_equal(sn.samples, 2);
 	assert_string_equal(sn.note,
 			    "sched_switch from the module's switch history");
-	assert_int_equal(sn.switches, 1);	/* the out record's */
+	assert_int_equal(sn.switches, 2);	/* the out record's, the gap */
 	assert_int_equal(sn.prev_tid[0], 55);
 	assert_int_equal(sn.next_tid[0], 101);
+	assert_int_equal(sn.prev_tid[1], 101);	/* to idle in the gap */
+	assert_int_equal(sn.next_tid[1], 0);
 	/* two milliseconds with a sample and a 0 after each */
 	assert_int_equal(sn.counters, 4);
 	/* the kernel's */
-	recording(true, true);
+	recording(true, true, false);
 	export(&sn);
 	assert_string_equal(sn.note, "sched_switch from PERF_RECORD_SWITCH "
 			    "(record --switch-events)");
 	assert_int_equal(sn.switches, 1);
 	/* none: the samples' threads (idle to 101, 101 to 102) */
-	recording(false, false);
+	recording(false, false, false);
 	export(&sn);
 	assert_string_equal(sn.note, "sched_switch from the samples' threads "
 			    "(no switch records)");
