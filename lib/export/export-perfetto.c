@@ -508,6 +508,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		err = add_switch(e, &w);
 		if (err)
 			return err;
+		c = &e->cpus[r->cpu];	/* the table may have moved */
 	}
 	if (m != PEBS_FILTER_PASS)
 		return 0;
