@@ -468,8 +468,11 @@ static int count(struct pexp *e, struct cpu *c, uint32_t cpu, uint64_t time,
 static int stack_frame(void *arg, const struct ex_frame *f)
 {
 	struct pexp *e = arg;
+	struct ex_frame *k = &e->frames[e->nr_frames++];
 
-	e->frames[e->nr_frames++] = *f;
+	*k = *f;
+	if (f->name == f->hex)	/* an address: in the copy's own room */
+		k->name = k->hex;
 	return 0;
 }
 

@@ -337,6 +337,8 @@ static void export(struct seen *sn)
 	pebs_perfdata__close(pd);
 	memset(sn, 0, sizeof(*sn));
 	b = gunzip(out, &len);
+	/* the unresolved ip named by its address */
+	assert_non_null(memmem(b, len, "0x0000000000401000", 18));
 	p = b;
 	end = b + len;
 	while (next_field(&p, end, &pk)) {
