@@ -111,18 +111,18 @@ static int frame(struct ex_trace *t, const struct ex_frame *f, uint64_t *iid)
 	uint64_t key[3] = { 0, 0, f->addr };
 	bool added;
 
+	/* code in no known file: in "[unknown]", as perf names it, so that
+	   every frame has a mapping (older readers drop frames without) */
 	if (intern_str(t, &t->fnames, 5, f->name, strlen(f->name), &key[0]) ||
-	    (f->dso && mapping(t, f->dso, &key[1])) ||
+	    mapping(t, f->dso ? f->dso : "[unknown]", &key[1]) ||
 	    intern(&t->frames, key, sizeof(key), iid, &added))
 		return -ENOMEM;
 	if (added) {
 		t->tmp.len = 0;
 		ex_pb__uint(&t->tmp, 1, *iid);
 		ex_pb__uint(&t->tmp, 2, key[0]);
-		if (key[1]) {	/* rel_pc only with a mapping */
-			ex_pb__uint(&t->tmp, 3, key[1]);
-			ex_pb__uint(&t->tmp, 4, f->addr);
-		}
+		ex_pb__uint(&t->tmp, 3, key[1]);
+		ex_pb__uint(&t->tmp, 4, f->addr);
 		ex_pb__msg(&t->interned, 6, &t->tmp);
 	}
 	return 0;

@@ -185,15 +185,20 @@ static void test_trace(void **state)
 			assert_int_equal(interned(&idata, 5, names, lens), 2);
 			assert_memory_equal(names[0], "main", 4); /* root */
 			assert_memory_equal(names[1], "leaf", 4);
-			assert_int_equal(interned(&idata, 17, names, lens), 2);
-			assert_memory_equal(names[0], "nonexistent", 11);
-			assert_memory_equal(names[1], "libx.so", 7);
+			/* main in no file: "[unknown]"; leaf's path split */
+			assert_int_equal(interned(&idata, 17, names, lens), 3);
+			assert_memory_equal(names[0], "[unknown]", 9);
+			assert_memory_equal(names[1], "nonexistent", 11);
+			assert_memory_equal(names[2], "libx.so", 7);
 			assert_true(find(idata.p, idata.len, 7, &f));
 			assert_true(find(f.p, f.len, 2, &g));
 			assert_int_equal(g.v, 1);	/* frame_ids: main */
 			assert_true(find(idata.p, idata.len, 19, &f));
 			assert_true(find(f.p, f.len, 7, &g));
-			assert_int_equal(g.v, 1);	/* path "nonexistent" */
+			assert_int_equal(g.v, 1);	/* path "[unknown]" */
+			assert_true(find(idata.p, idata.len, 6, &f));
+			assert_true(find(f.p, f.len, 4, &g));
+			assert_int_equal(g.v, 0x20);	/* main's rel_pc */
 			assert_true(find(pk.p, pk.len, 66, &f));
 			break;
 		case 3:		/* used again: nothing interned */
