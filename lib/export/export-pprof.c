@@ -86,10 +86,15 @@ struct prof {
 	uint64_t first, last;		/* its samples' times */
 };
 
+typedef char bid_hex[2 * BUILD_ID_MAX + 1];
+
 struct exp {
 	struct ex_src x;
 	struct pebs_session *ss;
 	struct pebs_srcline *sl;
+	struct ex_intern dsos;		/* the files met, and */
+	bid_hex *hex;			/* the build id of each */
+	size_t hex_cap;
 	struct prof *profs;		/* one, or one per event */
 	unsigned int nr_profs;
 	uint64_t window;		/* SPLIT_WINDOW: the current one */
@@ -179,23 +184,50 @@ static int prof_write(struct exp *e, struct prof *p, const char *part)
 	return err;
 }
 
+/* the build id of file @dso as hex ("" if none is known): looked up once
+   per file (HEADER_BUILD_ID, else the file), not per frame */
+static int build_id_hex(struct exp *e, const char *dso, const char **hex)
+{
+	uint8_t bid[BUILD_ID_MAX];
+	uint32_t id;
+	bool added;
+	void *q;
+	int i, n;
+
+	if (ex_intern__get(&e->dsos, dso, strlen(dso), &id, &added))
+		return core_err(-ENOMEM, "export: out of memory");
+	if (added) {
+		if (id >= e->hex_cap) {
+			q = realloc(e->hex, 2 * ((size_t)id + 1) *
+					    sizeof(*e->hex));
+			if (!q)
+				return core_err(-ENOMEM, "export: out of "
+						"memory");
+			e->hex = q;
+			e->hex_cap = 2 * ((size_t)id + 1);
+		}
+		n = ex_build_id(e->x.bids, e->x.bids_size, dso, bid);
+		for (i = 0, e->hex[id][0] = '\0'; i < n; i++)
+			sprintf(e->hex[id] + 2 * i, "%02x", bid[i]);
+	}
+	*hex = e->hex[id];
+	return 0;
+}
+
 /* the location of frame @f */
 static int location(struct exp *e, struct prof *p, const struct ex_frame *f,
 		    uint32_t *id)
 {
-	char hex[2 * BUILD_ID_MAX + 1];
-	uint8_t bid[BUILD_ID_MAX];
-	const char *file = NULL;
+	const char *file = NULL, *hex = NULL;
 	unsigned int line = 0;
 	uint32_t map = 0;
 	bool added;
-	int err, i, n;
+	int err;
 
 	if (f->dso) {
-		n = ex_build_id(e->x.bids, e->x.bids_size, f->dso, bid);
-		for (i = 0, hex[0] = '\0'; i < n; i++)
-			sprintf(hex + 2 * i, "%02x", bid[i]);
-		err = pebs_pprof__mapping(p->pp, f->dso, hex, &map);
+		err = build_id_hex(e, f->dso, &hex);
+		if (!err)
+			err = pebs_pprof__mapping(p->pp, f->dso, hex, &map);
 		if (err)
 			return err;
 	}
@@ -403,6 +435,8 @@ int pebs_export__pprof(struct pebs_session *ss,
 			err = werr;
 	}
 	free(e.profs);
+	free(e.hex);
+	ex_intern__free(&e.dsos);
 	pebs_srcline__delete(e.sl);
 	if (err == -EBADMSG)
 		core_err(err, "a damaged record: the profiles hold the "
