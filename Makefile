@@ -105,7 +105,7 @@ DEPS := build-essential libpfm4-dev dkms libcmocka-dev linux-libc-dev linux-perf
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
 	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time \
 	abigail-tools pkg-config libdw-dev libc6-dbg libxml2-utils librsvg2-bin \
-	chromium chromium-driver jq golang-go heaptrack
+	chromium chromium-driver jq golang-go heaptrack protobuf-compiler
 # what `make demo` needs: build, record, report, perf report
 DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
 	libelf-dev zlib1g-dev libzstd-dev libiberty-dev libdw-dev

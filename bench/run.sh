@@ -16,6 +16,8 @@
 #              (bench/report.sh)
 #   objects    record --objects against heaptrack on an allocation-
 #              heavy workload: wall time and peak memory (bench/objects.sh)
+#   export     export --format pprof and perfetto against perf report
+#              --stdio on 3 M samples (bench/export.sh)
 #   decode     ring read + decode rate (bench/decode)
 #   observe    the observer's period in cycles (bench/observe; rdtscp)
 #   vm-switch  the module's switch-hook cost: bench/vm-switch.sh if
@@ -263,6 +265,7 @@ want slowdown && slowdown
 want recorder && recorder
 want report && . "$PEBS_SRC/bench/report.sh"
 want objects && . "$PEBS_SRC/bench/objects.sh"
+want export && . "$PEBS_SRC/bench/export.sh"
 want decode && decode
 want observe && observe
 want vm-switch && vm_switch

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmd-export.c - `pebs-shim export`: a recording as pprof profiles.
+ * cmd-export.c - `pebs-shim export`: a recording as pprof profiles or
+ * a Perfetto trace.
  *
  * Options and glue: the filters as report's (pebs_filter), then
- * pebs_export__pprof (lib/export/export-pprof.c) does the pass.
+ * pebs_export__pprof (lib/export/export-pprof.c) or
+ * pebs_export__perfetto (lib/export/export-perfetto.c) does the pass; a
+ * Perfetto export of a pipe reads it once as it comes.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +29,8 @@ static void usage(FILE *f)
 "usage: pebs-shim export --format pprof [-i FILE] -o OUT.pb.gz\n"
 "                        [--labels LIST] [--split event|window=SECONDS]\n"
 "                        [--comm|--pid|--tid|--cpu|--time|--event ...]\n"
+"       pebs-shim export --format perfetto [-i FILE] -o OUT.perfetto-trace\n"
+"                        [--comm|--pid|--tid|--cpu|--time|--event ...]\n"
 "\n"
 "Write a recording as a gzip-compressed pprof profile (profile.proto),\n"
 "what go tool pprof, Pyroscope, Parca and Grafana read: sample types\n"
@@ -33,23 +38,29 @@ static void usage(FILE *f)
 "the first event's), and where the events sample them weight (cycles),\n"
 "hitm and remote (count); call stacks with demangled function names,\n"
 "source lines and mappings with build ids, so pprof needs no binaries.\n"
+"Or a Perfetto trace (ui.perfetto.dev): threads and processes named,\n"
+"sched_switch per CPU (from the module's switch history, else switch\n"
+"records, else the samples' threads), the samples with their call\n"
+"stacks, and per-CPU counters per millisecond (samples, loads, stores,\n"
+"HITM, remote, mean weight).\n"
 "\n"
 "  -i, --input=FILE     the recording (default pebs-shim.data)\n"
 "  -o, --output=FILE    the profile (created 0600; an existing regular\n"
 "                       file is replaced once the profile is complete)\n"
-"      --format=pprof   the only format so far\n"
-"      --labels=LIST    per-sample labels: comm, pid, tid, cpu,\n"
+"      --format=FORMAT  pprof or perfetto\n"
+"      --labels=LIST    (pprof) per-sample labels: comm, pid, tid, cpu,\n"
 "                       data_page, cache_line, mem_level, snoop, tlb,\n"
 "                       data_object, weight, all, none (the default:\n"
 "                       labels multiply the number of samples)\n"
-"      --split=HOW      event: one profile per event, OUT.<event>.pb.gz;\n"
+"      --split=HOW      (pprof) event: one profile per event, OUT.<event>.pb.gz;\n"
 "                       window=SECONDS: one per SECONDS of sample time\n"
 "                       from the first sample, OUT.<NNNNNN>.pb.gz (the\n"
 "                       window's number; empty windows are not written)\n"
 "      --comm=LIST, --pid=LIST, --tid=LIST, --cpu=LIST, --event=NAMES,\n"
 "      --time=SPEC      only these samples (as pebs-shim report; samples\n"
 "                       of other commands, processes, threads are left\n"
-"                       out, not kept in the totals)\n"
+"                       out, not kept in the totals; a Perfetto trace's\n"
+"                       switches only by --cpu, --time, --event)\n"
 "  -h, --help           this help\n"
 "Exit status: 0, 1 (unreadable input, unwritable output), 2 (usage).\n");
 }
@@ -77,19 +88,28 @@ static int parse_split(const char *arg, struct pebs_export_opts *o)
 }
 
 static int run(const char *path, const char *events, const char *time_spec,
-	       struct pebs_export_opts *o)
+	       struct pebs_export_opts *o, bool perfetto)
 {
 	struct pebs_perfdata *pd = NULL;
 	struct pebs_session *ss = NULL;
 	struct pebs_export_stats st;
 	const struct pebs_session_stats *sst;
+	bool stream = perfetto && tool_is_stream(path);
 	int err, ret = 1;
 
-	if (pebs_perfdata__open_rewindable(path, &pd)) {
+	if (stream && time_spec && strchr(time_spec, '%')) {
+		tool_err("export", "--time %s: percentages need the time span, "
+			 "unknown on a pipe: give start,end in seconds, or a "
+			 "file", time_spec);
+		return 2;
+	}
+	if ((stream ? pebs_perfdata__open(path, &pd) :
+		      pebs_perfdata__open_rewindable(path, &pd))) {
 		tool_err("export", "%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
-	if (pebs_session__new(pd, &ss)) {
+	if ((stream ? pebs_session__new_stream(pd, &ss) :
+		      pebs_session__new(pd, &ss))) {
 		tool_err("export", "%s", pebs_errmsg());
 		goto out;
 	}
@@ -107,7 +127,8 @@ static int run(const char *path, const char *events, const char *time_spec,
 		ret = 2;
 		goto out;
 	}
-	err = pebs_export__pprof(ss, o, &st);
+	err = perfetto ? pebs_export__perfetto(ss, o, &st) :
+			 pebs_export__pprof(ss, o, &st);
 	if (err == -EBADMSG) {
 		tool_err("export", "%s: %s", path, pebs_errmsg());
 	} else if (err) {
@@ -139,6 +160,7 @@ int cmd_export(int argc, char **argv)
 	struct pebs_export_opts o = { .sz = sizeof(o) };
 	const char *path = "pebs-shim.data", *events = NULL, *tspec = NULL;
 	const char *format = NULL;
+	bool perfetto, labels = false;
 	struct pebs_filter *f;
 	int c, err, ret = 2;
 
@@ -160,6 +182,7 @@ int cmd_export(int argc, char **argv)
 			format = optarg;
 			break;
 		case OPT_LABELS:
+			labels = true;
 			err = pebs_export__parse_labels(optarg, &o.labels);
 			break;
 		case OPT_SPLIT:
@@ -199,17 +222,24 @@ int cmd_export(int argc, char **argv)
 			   argv[optind]);
 		goto out;
 	}
-	if (!format || strcmp(format, "pprof")) {
-		tool_err("export", "%s --format%s%s: give --format pprof",
-			   format ? "unknown" : "no", format ? " " : "",
-			   format ? format : "");
+	if (!format || (strcmp(format, "pprof") && strcmp(format, "perfetto"))) {
+		tool_err("export", "%s --format%s%s: give --format pprof or "
+			 "--format perfetto", format ? "unknown" : "no",
+			 format ? " " : "", format ? format : "");
+		goto out;
+	}
+	perfetto = !strcmp(format, "perfetto");
+	if (perfetto && (labels || o.split != PEBS_EXPORT_SPLIT_NONE)) {
+		tool_err("export", "--%s is pprof's: a Perfetto trace has no "
+			 "labels and is one file", labels ? "labels" : "split");
 		goto out;
 	}
 	if (!o.output) {
-		tool_err("export", "no output file: give one with -o OUT.pb.gz");
+		tool_err("export", "no output file: give one with -o %s",
+			 perfetto ? "OUT.perfetto-trace" : "OUT.pb.gz");
 		goto out;
 	}
-	ret = run(path, events, tspec, &o);
+	ret = run(path, events, tspec, &o, perfetto);
 out:
 	pebs_filter__delete(f);
 	return ret;

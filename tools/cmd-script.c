@@ -12,8 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmds.h"
 #include "pebsshim.h"
@@ -54,18 +52,10 @@ static int on_record(void *arg, const struct perf_event_header *ev)
 	return pebs_script__record(sc->sc, ev);
 }
 
-static bool is_stream(const char *path)
-{
-	struct stat st;
-
-	return !strcmp(path, "-") && !fstat(STDIN_FILENO, &st) &&
-	       !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
-}
-
 static int run(struct script *sc)
 {
 	const struct pebs_session_stats *st;
-	bool stream = is_stream(sc->path);
+	bool stream = tool_is_stream(sc->path);
 	unsigned int flags = 0;
 	int err;
 

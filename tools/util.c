@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -112,3 +114,11 @@ void tool_json_str(FILE *f, const char *s)
 }
 
 const char *const tool_filter_names[4] = { "comm", "pid", "tid", "cpu" };
+
+bool tool_is_stream(const char *path)
+{
+	struct stat st;
+
+	return !strcmp(path, "-") && !fstat(STDIN_FILENO, &st) &&
+	       !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}

@@ -28,6 +28,9 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
  * tool_parse_size adds a K, M or G suffix (powers of 1024);
  * tool_parse_double takes any finite strtod number.
  */
+/* tool_is_stream - whether @path is "-" on a pipe or socket (readable
+   once: pebs_session__new_stream) */
+bool tool_is_stream(const char *path);
 bool tool_parse_u64(const char *s, uint64_t *v);
 bool tool_parse_size(const char *s, uint64_t *v);
 bool tool_parse_double(const char *s, double *v);

@@ -86,17 +86,15 @@ struct prof {
 	uint64_t first, last;		/* its samples' times */
 };
 
+typedef char bid_hex[2 * BUILD_ID_MAX + 1];
+
 struct exp {
-	const struct pebs_export_opts *o;
-	struct pebs_export_stats *st;
+	struct ex_src x;
 	struct pebs_session *ss;
-	struct pebs_perfdata *pd;
-	struct pebs_symbols *syms;
 	struct pebs_srcline *sl;
-	const void *bids;		/* HEADER_BUILD_ID */
-	size_t bids_size;
-	unsigned int nr_attrs;
-	bool any_weight, any_src;
+	struct ex_intern dsos;		/* the files met, and */
+	bid_hex *hex;			/* the build id of each */
+	size_t hex_cap;
 	struct prof *profs;		/* one, or one per event */
 	unsigned int nr_profs;
 	uint64_t window;		/* SPLIT_WINDOW: the current one */
@@ -106,7 +104,7 @@ struct exp {
 static const char *event_name(const struct exp *e, unsigned int i, char *buf,
 			      size_t len)
 {
-	const char *n = pebs_perfdata__attr_name(e->pd, i);
+	const char *n = pebs_perfdata__attr_name(e->x.pd, i);
 
 	if (n)
 		return n;
@@ -124,12 +122,12 @@ static int prof_new(struct exp *e, struct prof *p, int only)
 
 	memset(p, 0, sizeof(*p));
 	p->col_weight = p->col_hitm = p->col_remote = -1;
-	p->col_period = malloc((e->nr_attrs + 1) * sizeof(int));
+	p->col_period = malloc((e->x.nr_attrs + 1) * sizeof(int));
 	if (!p->col_period || pebs_pprof__new(&p->pp) ||
 	    pebs_pprof__sample_type(p->pp, "samples", "count") < 0)
 		return core_err(-ENOMEM, "export: out of memory");
 	p->nr_cols = 1;
-	for (i = 0; i < e->nr_attrs; i++) {
+	for (i = 0; i < e->x.nr_attrs; i++) {
 		p->col_period[i] = -1;
 		/* the events with samples (not perf's dummy) */
 		if ((only >= 0 && i != (unsigned int)only) ||
@@ -145,11 +143,11 @@ static int prof_new(struct exp *e, struct prof *p, int only)
 		if (first < 0)
 			first = c;
 	}
-	if (e->any_weight &&
+	if (e->x.any_weight &&
 	    (p->col_weight = pebs_pprof__sample_type(p->pp, "weight",
 						     "cycles")) < 0)
 		return p->col_weight;
-	if (e->any_src &&
+	if (e->x.any_src &&
 	    ((p->col_hitm = pebs_pprof__sample_type(p->pp, "hitm",
 						    "count")) < 0 ||
 	     (p->col_remote = pebs_pprof__sample_type(p->pp, "remote",
@@ -173,11 +171,11 @@ static int prof_write(struct exp *e, struct prof *p, const char *part)
 
 	if (p->pp && pebs_pprof__nr_samples(p->pp)) {
 		if (part)
-			pebs_export__split_path(e->o->output, part, path,
+			pebs_export__split_path(e->x.o->output, part, path,
 						sizeof(path));
 		pebs_pprof__set_time(p->pp, 0, (int64_t)(p->last - p->first));
-		err = pebs_pprof__write(p->pp, part ? path : e->o->output);
-		e->st->files += !err;
+		err = pebs_pprof__write(p->pp, part ? path : e->x.o->output);
+		e->x.st->files += !err;
 	}
 	pebs_pprof__delete(p->pp);
 	free(p->col_period);
@@ -186,115 +184,80 @@ static int prof_write(struct exp *e, struct prof *p, const char *part)
 	return err;
 }
 
-/* the build id of @dso as hex ("" if none is known) */
-static void build_id(const struct exp *e, const char *dso, char *hex)
+/* the build id of file @dso as hex ("" if none is known): looked up once
+   per file (HEADER_BUILD_ID, else the file), not per frame */
+static int build_id_hex(struct exp *e, const char *dso, const char **hex)
 {
-	const unsigned char *p = e->bids, *end = p + e->bids_size;
-	struct buildid_entry be;
 	uint8_t bid[BUILD_ID_MAX];
-	const uint8_t *b = NULL;
-	int n = 0;
-	size_t i;
+	uint32_t id;
+	bool added;
+	void *q;
+	int i, n;
 
-	while (p && buildid_section__next(&p, end, &be) > 0)
-		if (!strcmp(be.name, dso)) {
-			b = be.bid;
-			n = (int)be.len;
-			break;
+	if (ex_intern__get(&e->dsos, dso, strlen(dso), &id, &added))
+		return core_err(-ENOMEM, "export: out of memory");
+	if (added) {
+		if (id >= e->hex_cap) {
+			q = realloc(e->hex, 2 * ((size_t)id + 1) *
+					    sizeof(*e->hex));
+			if (!q)
+				return core_err(-ENOMEM, "export: out of "
+						"memory");
+			e->hex = q;
+			e->hex_cap = 2 * ((size_t)id + 1);
 		}
-	if (!b && dso[0] == '/') {
-		n = dso_elf_build_id(dso, bid);
-		b = bid;
+		n = ex_build_id(e->x.bids, e->x.bids_size, dso, bid);
+		for (i = 0, e->hex[id][0] = '\0'; i < n; i++)
+			sprintf(e->hex[id] + 2 * i, "%02x", bid[i]);
 	}
-	hex[0] = '\0';
-	for (i = 0; n > 0 && i < (size_t)n; i++)
-		sprintf(hex + 2 * i, "%02x", b[i]);
+	*hex = e->hex[id];
+	return 0;
 }
 
-/* the location of @ip (@leaf: the sample's own, named as in @res) */
-static int location(struct exp *e, struct prof *p, pid_t pid, uint64_t ip,
-		    bool kernel, const struct pebs_report_sample *res,
+/* the location of frame @f */
+static int location(struct exp *e, struct prof *p, const struct ex_frame *f,
 		    uint32_t *id)
 {
-	struct pebs_sym sym;
-	char name[64], hex[2 * BUILD_ID_MAX + 1];
-	const char *fn, *file = NULL;
-	uint64_t addr = ip;
-	uint32_t map = 0;
+	const char *file = NULL, *hex = NULL;
 	unsigned int line = 0;
+	uint32_t map = 0;
 	bool added;
 	int err;
 
-	memset(&sym, 0, sizeof(sym));
-	pebs_symbols__resolve(e->syms, pid, ip, &sym);
-	if (res) {		/* the report's sym key */
-		sym.name = res->sym;
-		kernel = res->kernel;
-	}
-	if (sym.dso) {
-		build_id(e, sym.dso, hex);
-		err = pebs_pprof__mapping(p->pp, sym.dso, hex, &map);
+	if (f->dso) {
+		err = build_id_hex(e, f->dso, &hex);
+		if (!err)
+			err = pebs_pprof__mapping(p->pp, f->dso, hex, &map);
 		if (err)
 			return err;
-		if (!kernel)
-			addr = sym.dso_offset;
 	}
-	fn = sym.name;
-	if (!fn) {
-		snprintf(name, sizeof(name), "0x%016" PRIx64,
-			 res ? res->ip : addr);
-		fn = name;
-	}
-	err = pebs_pprof__location(p->pp, map, addr, fn, id, &added);
+	err = pebs_pprof__location(p->pp, map, f->addr, f->name, id, &added);
 	if (err || !added)
 		return err;
-	if (sym.dso && sym.dso[0] == '/' && !kernel && sym.name)
-		pebs_srcline__find(e->sl, sym.dso, sym.dso_offset, &file,
-				   &line);
+	if (f->dso && f->dso[0] == '/' && !f->kernel && f->named)
+		pebs_srcline__find(e->sl, f->dso, f->dso_offset, &file, &line);
 	return pebs_pprof__location_line(p->pp, *id, file, line);
 }
 
-/*
- * The sample's stack, the leaf first (callchain.c's walk). The leaf is
- * the sample's own ip, named as the report names it, so that pprof's
- * flat shares are report --sort sym's: a chain that starts elsewhere
- * (a precise PEBS ip is not the interrupted one the chain starts at)
- * gets it in front.
- */
-static int stack(struct exp *e, struct prof *p, const struct pebs_sample *s,
-		 const struct pebs_report_sample *res, uint32_t *locs,
-		 unsigned int *n)
-{
-	uint64_t i, ip;
-	int mode = -1, err;
+/* a sample's stack as locations, the leaf first */
+struct stack_locs {
+	struct exp *e;
+	struct prof *p;
+	uint32_t *locs;
+	unsigned int n;
+};
 
-	err = location(e, p, res->pid, s->ip, res->kernel, res, &locs[0]);
-	*n = 1;
-	for (i = 0; !err && (s->present & PERF_SAMPLE_CALLCHAIN) &&
-		    i < s->callchain_nr && *n < PEBS_CALLCHAIN_MAX; i++) {
-		memcpy(&ip, s->callchain + i, sizeof(ip));
-		if (ip >= PERF_CONTEXT_MAX) {
-			if (ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV ||
-			    ip == PERF_CONTEXT_GUEST_KERNEL)
-				mode = 1;
-			else if (ip == PERF_CONTEXT_USER ||
-				 ip == PERF_CONTEXT_GUEST_USER)
-				mode = 0;
-			continue;
-		}
-		if (*n == 1 && ip == s->ip)
-			continue;	/* the chain's first: the leaf */
-		err = location(e, p, res->pid, ip,
-			       mode < 0 ? ip >= KERNEL_START : mode == 1,
-			       NULL, &locs[(*n)++]);
-	}
-	return err;
+static int stack_frame(void *arg, const struct ex_frame *f)
+{
+	struct stack_locs *sl = arg;
+
+	return location(sl->e, sl->p, f, &sl->locs[sl->n++]);
 }
 
 static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 			   struct pebs_pprof_label *l, char bufs[][256])
 {
-	unsigned int w = e->o->labels, n = 0;
+	unsigned int w = e->x.o->labels, n = 0;
 	struct pebs_data_src d;
 
 #define NUM(k, v, u) \
@@ -344,7 +307,7 @@ static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 		}
 	}
 	if ((w & PEBS_EXPORT_LABEL_OBJECT) && r->has_addr &&
-	    pebs_symbols__data_label(e->syms, r->pid, r->addr, bufs[n],
+	    pebs_symbols__data_label(e->x.syms, r->pid, r->addr, bufs[n],
 				     256) >= 0)
 		STR("data_object");
 	if ((w & PEBS_EXPORT_LABEL_WEIGHT) && r->has_weight)
@@ -363,13 +326,13 @@ static int prof_of(struct exp *e, const struct pebs_sample *s,
 	uint64_t w;
 	int err;
 
-	if (e->o->split == PEBS_EXPORT_SPLIT_EVENT) {
-		*pp = &e->profs[r->event < e->nr_attrs ? r->event : 0];
+	if (e->x.o->split == PEBS_EXPORT_SPLIT_EVENT) {
+		*pp = &e->profs[r->event < e->x.nr_attrs ? r->event : 0];
 		return (*pp)->pp ? 0 : prof_new(e, *pp, (int)r->event);
 	}
 	*pp = &e->profs[0];
-	if (e->o->split == PEBS_EXPORT_SPLIT_WINDOW) {
-		w = s->time > e->t0 ? (s->time - e->t0) / e->o->window_ns : 0;
+	if (e->x.o->split == PEBS_EXPORT_SPLIT_WINDOW) {
+		w = s->time > e->t0 ? (s->time - e->t0) / e->x.o->window_ns : 0;
 		if ((*pp)->pp && w != e->window) {
 			snprintf(part, sizeof(part), "%06" PRIu64, e->window);
 			err = prof_write(e, *pp, part);
@@ -386,6 +349,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 {
 	struct exp *e = arg;
 	struct pebs_pprof_label l[MAX_LABELS];
+	struct stack_locs sl;
 	char bufs[MAX_LABELS][256];
 	uint32_t locs[PEBS_CALLCHAIN_MAX];
 	int64_t v[32] = { 0 };
@@ -395,19 +359,21 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	struct prof *p;
 	int err;
 
-	e->st->samples++;
-	if (pebs_filter__match(e->o->filter, r, s->time) != PEBS_FILTER_PASS)
+	e->x.st->samples++;
+	if (pebs_filter__match(e->x.o->filter, r, s->time) != PEBS_FILTER_PASS)
 		return 0;
-	e->st->exported++;
+	e->x.st->exported++;
 	err = prof_of(e, s, r, &p);
 	if (err)
 		return err;
-	err = stack(e, p, s, r, locs, &n);
+	sl = (struct stack_locs){ .e = e, .p = p, .locs = locs };
+	err = ex_stack(e->x.syms, s, r, stack_frame, &sl);
 	if (err)
 		return err;
+	n = sl.n;
 	nl = labels(e, r, l, bufs);
 	v[0] = 1;
-	if (r->event < e->nr_attrs && p->col_period[r->event] >= 0)
+	if (r->event < e->x.nr_attrs && p->col_period[r->event] >= 0)
 		v[p->col_period[r->event]] = (int64_t)r->period;
 	if (p->col_weight >= 0 && r->has_weight)
 		v[p->col_weight] = (int64_t)r->weight;
@@ -423,29 +389,11 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	return pebs_pprof__add(p->pp, locs, n, l, nl, v);
 }
 
-/* what the events sample: the columns of the profiles */
-static void scan_attrs(struct exp *e)
-{
-	const struct perf_event_attr *a;
-	unsigned int i;
-
-	for (i = 0; i < e->nr_attrs; i++) {
-		a = pebs_perfdata__attr(e->pd, i, NULL, NULL);
-		if (!a)
-			continue;
-		e->any_weight |= !!(a->sample_type &
-				    (PERF_SAMPLE_WEIGHT |
-				     PERF_SAMPLE_WEIGHT_STRUCT));
-		e->any_src |= !!(a->sample_type & PERF_SAMPLE_DATA_SRC);
-	}
-}
-
 int pebs_export__pprof(struct pebs_session *ss,
 		       const struct pebs_export_opts *o,
 		       struct pebs_export_stats *st)
 {
-	struct pebs_export_stats dummy;
-	struct exp e = { .o = o, .ss = ss };
+	struct exp e = { .ss = ss };
 	char part[32], buf[32];
 	unsigned int i;
 	int err, werr;
@@ -455,17 +403,9 @@ int pebs_export__pprof(struct pebs_session *ss,
 	    o->split > PEBS_EXPORT_SPLIT_WINDOW)
 		return core_err(-EINVAL, "export: no session, output or "
 				"window length");
-	e.st = st ? st : &dummy;
-	memset(e.st, 0, sizeof(*e.st));
-	e.pd = ss_perfdata(ss);
-	e.syms = pebs_session__symbols(ss);
-	e.nr_attrs = pebs_perfdata__nr_attrs(e.pd);
+	ex_src__init(&e.x, ss, o, st);
 	e.t0 = pebs_session__stats(ss)->first_time;
-	if (pebs_perfdata__feat(e.pd, PEBS_FEAT_BUILD_ID, &e.bids,
-				&e.bids_size))
-		e.bids = NULL;
-	scan_attrs(&e);
-	e.nr_profs = o->split == PEBS_EXPORT_SPLIT_EVENT ? e.nr_attrs : 1;
+	e.nr_profs = o->split == PEBS_EXPORT_SPLIT_EVENT ? e.x.nr_attrs : 1;
 	e.profs = calloc(e.nr_profs ? e.nr_profs : 1, sizeof(*e.profs));
 	if (!e.profs || pebs_srcline__new(&e.sl)) {
 		free(e.profs);
@@ -495,6 +435,8 @@ int pebs_export__pprof(struct pebs_session *ss,
 			err = werr;
 	}
 	free(e.profs);
+	free(e.hex);
+	ex_intern__free(&e.dsos);
 	pebs_srcline__delete(e.sl);
 	if (err == -EBADMSG)
 		core_err(err, "a damaged record: the profiles hold the "

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * pb.c - the few pieces of protobuf an export writes: varints, tagged
- * fields, packed varints; interning tables; gzip output through zlib.
+ * fields, packed varints, doubles, nested messages; interning tables;
+ * output through zlib (gzip-compressed for pprof, plain for Perfetto).
  *
  * A hand encoder instead of protobuf-c: profile.proto needs only
  * varints and length-delimited fields, and the Go runtime's own pprof
@@ -174,6 +175,33 @@ void ex_pb__u64(struct ex_pb *pb, unsigned int field, uint64_t v)
 	ex_pb__varint(pb, v);
 }
 
+void ex_pb__uint(struct ex_pb *pb, unsigned int field, uint64_t v)
+{
+	ex_pb__varint(pb, (uint64_t)field << 3);
+	ex_pb__varint(pb, v);
+}
+
+void ex_pb__double(struct ex_pb *pb, unsigned int field, double d)
+{
+	uint8_t buf[8];
+	uint64_t v;
+	unsigned int i;
+
+	memcpy(&v, &d, sizeof(v));
+	for (i = 0; i < 8; i++)		/* little-endian, as the wire */
+		buf[i] = (uint8_t)(v >> (8 * i));
+	ex_pb__varint(pb, (uint64_t)field << 3 | 1);	/* wire type 1 */
+	put(pb, buf, sizeof(buf));
+}
+
+void ex_pb__msg(struct ex_pb *pb, unsigned int field, const struct ex_pb *m)
+{
+	if (m->err)
+		pb->err = true;
+	else
+		ex_pb__bytes(pb, field, m->b, m->len);
+}
+
 void ex_pb__bytes(struct ex_pb *pb, unsigned int field, const void *p,
 		  size_t len)
 {
@@ -204,7 +232,7 @@ void ex_pb__free(struct ex_pb *pb)
 	memset(pb, 0, sizeof(*pb));
 }
 
-int ex_out__open(struct ex_out *o, const char *path)
+int ex_out__open(struct ex_out *o, const char *path, bool gzip)
 {
 	const char *slash = strrchr(path, '/');
 	int fd, err = pebs_output__check(path);
@@ -230,7 +258,8 @@ int ex_out__open(struct ex_out *o, const char *path)
 		ex_out__abort(o);
 		return err;
 	}
-	o->gz = gzdopen(fd, "wb6");
+	/* "T": zlib writes the bytes as they are (no gzip) */
+	o->gz = gzdopen(fd, gzip ? "wb6" : "wbT");
 	if (!o->gz) {
 		close(fd);
 		ex_out__abort(o);

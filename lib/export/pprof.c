@@ -435,7 +435,7 @@ int pebs_pprof__write(struct pebs_pprof *p, const char *path)
 
 	if (!p || !path)
 		return core_err(-EINVAL, "pprof: no profile or path");
-	err = ex_out__open(&o, path);
+	err = ex_out__open(&o, path, true);
 	if (err)
 		return err;
 	for (i = 0; i < p->nr_types && !err; i++) {

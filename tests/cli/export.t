@@ -141,7 +141,7 @@ check "--event: an unknown name exits 2 naming it, the recorded name exports" \
 # errors
 "$tool" export -i "$I" -o "$T/x.pb.gz" 2>"$T/err"
 check "no --format: exit 2, one line naming the fix" \
-	bash -c "test $? = 2 && grep -qx 'pebs-shim export: no --format: give --format pprof' '$T/err'"
+	bash -c "test $? = 2 && grep -qx 'pebs-shim export: no --format: give --format pprof or --format perfetto' '$T/err'"
 echo keep >"$T/keep.pb.gz"
 "$tool" export --format pprof -i "$T/none.data" -o "$T/keep.pb.gz" 2>"$T/err"
 rc=$?

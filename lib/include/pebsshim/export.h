@@ -2,7 +2,7 @@
 /*
  * pebsshim/export.h - a recording as profiles for the tools people look
  * with: pprof's profile.proto, gzip-compressed (go tool pprof,
- * Pyroscope, Parca).
+ * Pyroscope, Parca), and Perfetto traces (ui.perfetto.dev).
  *
  * Included by <pebsshim.h>; may also be included alone.
  */
@@ -154,6 +154,33 @@ PEBS_API int pebs_export__split_path(const char *output, const char *part,
 PEBS_API int pebs_export__pprof(struct pebs_session *ss,
 				const struct pebs_export_opts *o,
 				struct pebs_export_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* Perfetto traces (lib/export/perfetto.c, export-perfetto.c)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_export__perfetto - replay @ss (pebs_session__new or __new_stream;
+ * its filter set up by the caller) into a Perfetto trace (a Trace of
+ * TracePackets, uncompressed) at @o->output: thread and process
+ * descriptors with their names, per-CPU sched_switch events (from the
+ * module's switch history, else the kernel's switch records, else the
+ * samples' threads: an instant event on the "pebs-shim" track names
+ * which), each sample as a PerfSample with its interned call stack, and
+ * counter tracks per CPU per millisecond (samples; loads, stores, HITM,
+ * remote and mean weight where the events sample them). Timestamps are
+ * the recording's, on the clock Perfetto's perf importer gives them
+ * (BUILTIN_CLOCK_PERF, or the events' use_clockid). @o->labels is not
+ * used; @o->split must be PEBS_EXPORT_SPLIT_NONE. The filter chooses the
+ * samples; switches only by --cpu, --time and --event. Written as
+ * pebs_pprof__write writes (0600, renamed into place), and only when a
+ * sample passed the filter (@st->files 1). Returns 0, or -errno with
+ * pebs_errmsg() set (-EBADMSG: a damaged record; the trace holds the
+ * records before it).
+ */
+PEBS_API int pebs_export__perfetto(struct pebs_session *ss,
+				   const struct pebs_export_opts *o,
+				   struct pebs_export_stats *st);
 
 #ifdef __cplusplus
 }
