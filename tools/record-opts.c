@@ -11,11 +11,6 @@
 
 #include "record.h"
 
-const char *const rec_attr_names[] = {
-	[REC_ATTR_AUTO] = "auto", [REC_ATTR_TID] = "tid",
-	[REC_ATTR_MAP] = "map", [REC_ATTR_BOTH] = "both",
-};
-
 static void usage(FILE *f)
 {
 	fprintf(f, 
@@ -138,8 +133,8 @@ static void usage(FILE *f)
 "or when --duration ended it), else %d usage error, %d recording could\n"
 "not start, %d recording failed midway, %d command not executable,\n"
 "%d command not found.\n",
-		PEBS_CHANNEL_DEF_PERIOD, REC_CPU_RING_PAGES, REC_TASK_RING_PAGES,
-		REC_TASK_RING_BUDGET / REC_TASK_RING_PAGES, REC_DWARF_STACK,
+		PEBS_CHANNEL_DEF_PERIOD, PEBS_RECORDER_CPU_RING_PAGES, PEBS_RECORDER_TASK_RING_PAGES,
+		PEBS_RECORDER_TASK_RING_BUDGET / PEBS_RECORDER_TASK_RING_PAGES, PEBS_RECORDER_DWARF_STACK,
 		REC_EXIT_USAGE, REC_EXIT_SETUP, REC_EXIT_RUNTIME,
 		REC_EXIT_NOEXEC, REC_EXIT_NOTFOUND);
 }
@@ -158,12 +153,12 @@ static int parse_callgraph(struct rec_opts *o, const char *arg)
 	uint64_t v;
 
 	if (!strcmp(arg, "fp")) {
-		o->callgraph = REC_CG_FP;
+		o->callgraph = PEBS_RECORDER_CG_FP;
 		return 0;
 	}
 	if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ',')) {
-		o->callgraph = REC_CG_DWARF;
-		o->stack_size = REC_DWARF_STACK;
+		o->callgraph = PEBS_RECORDER_CG_DWARF;
+		o->stack_size = PEBS_RECORDER_DWARF_STACK;
 		if (!arg[5])
 			return 0;
 		/* perf: a multiple of 8 up to 65528 (round_up(USHRT_MAX, 8)) */
@@ -225,9 +220,9 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (o->nr_evs == REC_MAX_EVENTS) {
+			if (o->nr_evs == PEBS_RECORDER_MAX_EVENTS) {
 				tool_err("record", "too many events: give at most %d",
-					REC_MAX_EVENTS);
+					PEBS_RECORDER_MAX_EVENTS);
 				return REC_EXIT_USAGE;
 			}
 			o->evstrs[o->nr_evs++] = optarg;
@@ -262,9 +257,9 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "perf")) {
-				o->format = REC_FMT_PERF;
+				o->format = PEBS_RECORDER_PERF;
 			} else if (!strcmp(optarg, "csv")) {
-				o->format = REC_FMT_CSV;
+				o->format = PEBS_RECORDER_CSV;
 			} else {
 				tool_err("record", "unknown format '%s': use perf or csv",
 					optarg);
@@ -290,7 +285,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			o->all_kernel = true;
 			break;
 		case 'g':
-			o->callgraph = REC_CG_FP;
+			o->callgraph = PEBS_RECORDER_CG_FP;
 			break;
 		case OPT_CALL_GRAPH:
 			c = parse_callgraph(o, optarg);
@@ -336,15 +331,15 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			}
 			break;
 		case OPT_ATTR:
-			for (c = 0; c < 4; c++)
-				if (!strcmp(optarg, rec_attr_names[c]))
+			for (c = 0; pebs_recorder_attr_str(c); c++)
+				if (!strcmp(optarg, pebs_recorder_attr_str(c)))
 					break;
-			if (c == 4) {
+			if (!pebs_recorder_attr_str(c)) {
 				tool_err("record", "unknown attribution '%s': use auto, tid, map or both",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
-			o->attr_req = (enum rec_attr_mode)c;
+			o->attr_req = (enum pebs_recorder_attr)c;
 			break;
 		case 'v':
 			o->verbose++;
@@ -398,7 +393,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		tool_err("record", "nothing to record: give -- COMMAND, -p PID, -t TID, -a or -C LIST");
 		return REC_EXIT_USAGE;
 	}
-	if (o->objects && o->format == REC_FMT_CSV) {
+	if (o->objects && o->format == PEBS_RECORDER_CSV) {
 		tool_err("record", "--objects with --format csv: the objects go into a perf.data file, drop --format csv");
 		return REC_EXIT_USAGE;
 	}
@@ -412,7 +407,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 	if (!o->nr_evs)
 		o->evstrs[o->nr_evs++] = "auto";
 	if (!o->output)
-		o->output = o->format == REC_FMT_CSV ? "pebs-shim.csv" :
+		o->output = o->format == PEBS_RECORDER_CSV ? "pebs-shim.csv" :
 							  "pebs-shim.data";
 	return 0;
 }
