@@ -59,7 +59,7 @@ static void recorder_opts(const struct rec_opts *o, const char **av, int ac,
 		.objects = o->objects, .objects_all = o->objects_all,
 		.all_cpus = o->all_cpus, .cpus = o->cpu_list,
 		.pids = o->pid_list, .tids = o->tid_list,
-		.cmd = o->cmd,
+		.cmd = o->cmd, .budget = o->budget,
 		.argc = ac, .argv = av,
 		/* -v: each sample whose history entry names another thread */
 		.mismatch = o->verbose ? rec_print_mismatch : NULL,
@@ -91,8 +91,7 @@ static int run(struct pebs_recorder *r, const struct rec_opts *o)
 			break;
 		now = now_ns();
 		if (tty && now - last_t >= STATUS_NS)
-			rec_status_line(o->output, pebs_recorder__stats(r), t0,
-					now, &last_t, &last_n);
+			rec_status_line(r, o, t0, now, &last_t, &last_n);
 	}
 	err = pebs_recorder__stop(r, stop_sig);
 	if (err && n >= 0)

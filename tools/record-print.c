@@ -19,17 +19,22 @@ static double output_mb(const char *path)
 	return (double)st.st_size / (1024.0 * 1024.0);
 }
 
-void rec_status_line(const char *path, const struct pebs_recorder_stats *st,
+void rec_status_line(struct pebs_recorder *r, const struct rec_opts *o,
 		     uint64_t t0, uint64_t now, uint64_t *last_t,
 		     uint64_t *last_n)
 {
+	const struct pebs_recorder_stats *st = pebs_recorder__stats(r);
+	const struct pebs_budget *b = pebs_recorder__budget(r);
 	double el = (double)(now - t0) / 1e9;
 	double dt = (double)(now - *last_t) / 1e9;
 
 	fprintf(stderr, "\r\033[K[ %.1f s ] %llu samples, %.0f/s, %llu lost, %.3f MB written",
 		el, (unsigned long long)st->samples,
 		dt > 0 ? (double)(st->samples - *last_n) / dt : 0.0,
-		(unsigned long long)st->lost, output_mb(path));
+		(unsigned long long)st->lost, output_mb(o->output));
+	if (b)
+		fprintf(stderr, ", overhead %.2f %% (budget %g %%)",
+			pebs_budget__overhead(b) * 100, o->budget * 100);
 	*last_t = now;
 	*last_n = st->samples;
 }
@@ -64,6 +69,32 @@ static void attribution(enum pebs_recorder_attr attr, bool baseline,
 		fputs("sample TID", stderr);
 }
 
+/*
+ * the budget: its estimate, then per event the range of its periods,
+ * the last, how often it changed and the cost per sample it was run on
+ */
+static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
+{
+	const struct pebs_budget *b = pebs_recorder__budget(r);
+
+	fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: estimated overhead %.2f %% (the kernel's cost per sample and the recorder's CPU)\n",
+		o->budget * 100, pebs_budget__overhead(b) * 100);
+	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
+		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
+		bool proxy;
+		double cost = pebs_recorder__sample_cost(r, i, &proxy);
+
+		fprintf(stderr, "pebs-shim record: budget: %s period %llu-%llu (last %llu, %llu changes%s), %.2f us per sample%s\n",
+			pebs_recorder__event(r, i)->name,
+			(unsigned long long)st->min_period,
+			(unsigned long long)st->max_period,
+			(unsigned long long)st->period,
+			(unsigned long long)st->changes,
+			st->fixed ? ", fixed" : "",
+			cost / 1000, proxy ? " (cpu-clock's)" : "");
+	}
+}
+
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 		 bool stopped)
 {
@@ -96,6 +127,8 @@ void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 		fprintf(stderr, "pebs-shim record: module switch history: %llu switches written as PERF_RECORD_SWITCH_CPU_WIDE, %llu lost to overruns (marked by PERF_RECORD_LOST)\n",
 			(unsigned long long)sw->switches,
 			(unsigned long long)sw->lost);
+	if (pebs_recorder__budget(r))
+		budget_summary(r, o);
 	if (o->objects)
 		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples%s\n",
 			(unsigned long long)c->obj_allocs,

@@ -56,6 +56,7 @@ struct rec_opts {
 	bool per_cpu;			/* -a or -C */
 	bool no_buildid_cache;		/* -N: no ~/.debug at the end */
 	bool objects, objects_all;	/* --objects[=all] */
+	double budget;			/* --budget: a share, 0: none */
 };
 
 /*
@@ -69,16 +70,18 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 
 /*
  * rec_status_line - the terminal's status line: elapsed time since @t0,
- * samples, their rate since *@last_t, lost, MB written to @path
+ * samples, their rate since *@last_t, lost, MB written to o->output, and
+ * under a budget the estimated overhead
  */
-void rec_status_line(const char *path, const struct pebs_recorder_stats *st,
+void rec_status_line(struct pebs_recorder *r, const struct rec_opts *o,
 		     uint64_t t0, uint64_t now, uint64_t *last_t,
 		     uint64_t *last_n);
 /*
  * rec_summary - perf record's end summary and record's own lines
  * (samples, lost, throttles, the attribution used and its agreement,
  * how the command ended; @stopped: by record's signal; the module's
- * switch history; the objects)
+ * switch history; the objects; the budget: its estimate, each event's
+ * period range and cost per sample)
  */
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 		 bool stopped);

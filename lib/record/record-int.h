@@ -21,6 +21,19 @@
 struct rec_out;
 struct rec_objects;
 
+/* --budget (record-budget.c) */
+struct rec_budget {
+	struct pebs_budget *b;		/* NULL: no budget */
+	double cost[PEBS_RECORDER_MAX_EVENTS];	/* kernel ns per sample */
+	bool proxy[PEBS_RECORDER_MAX_EVENTS];	/* cost of cpu-clock's */
+	uint64_t period[PEBS_RECORDER_MAX_EVENTS];	/* as set */
+	bool freq[PEBS_RECORDER_MAX_EVENTS];	/* a software event: freq mode */
+	double max_rate;			/* samples/s of a channel */
+	uint64_t samples[PEBS_RECORDER_MAX_EVENTS];	/* this interval, */
+	uint64_t events[PEBS_RECORDER_MAX_EVENTS];	/* their periods' sum */
+	uint64_t t_last, self_last, cpu_last;	/* at its start */
+};
+
 struct pebs_recorder {
 	struct pebs_recorder_opts o;
 	bool per_cpu;			/* all_cpus or cpus */
@@ -49,6 +62,8 @@ struct pebs_recorder {
 	/* channel -> event index cache */
 	const struct pebs_channel *last_ch;
 	unsigned int last_ev;
+
+	struct rec_budget bud;
 
 	/* counts */
 	struct pebs_recorder_stats st;
@@ -104,6 +119,23 @@ int rec_write_lost_of(struct pebs_recorder *r, int target);
 int rec_start_switchrec(struct pebs_recorder *r);
 /* held samples, the switch history, the objects, then FINISHED_ROUND */
 int rec_end_round(struct pebs_recorder *r);
+
+/* ---- the budget (record-budget.c) --------------------------------- */
+
+/*
+ * each event's cost per sample measured, the controller made, and each
+ * event's first period (a clock's from the model: it counts one event
+ * per ns of CPU, so its rate is known before it runs)
+ */
+int rec_budget_calibrate(struct pebs_recorder *r);
+/* the periods as opened given to the controller; the interval starts */
+int rec_budget_start(struct pebs_recorder *r);
+/* an interval over: fed to the controller, its periods applied */
+int rec_budget_tick(struct pebs_recorder *r);
+/* utime + stime (+ the children's) ticks of a /proc/PID/stat line */
+int64_t rec_budget_stat_ticks(const char *line, bool children);
+/* the busy ticks of @cpus in /proc/stat's text (from its first '\n') */
+int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus);
 
 /* ---- the output (record-out.c) ------------------------------------- */
 

@@ -68,10 +68,13 @@ static int on_sample(void *ctx, struct pebs_channel *ch,
 		     const struct perf_event_header *raw)
 {
 	struct pebs_recorder *r = ctx;
+	unsigned int ev = rec_ev_of(r, ch);
 
 	r->st.samples++;
-	return pebs_attrib__sample(r->attrib, rec_ev_of(r, ch), s, raw, &acbs,
-				   r);
+	r->bud.samples[ev]++;
+	if (s->present & PERF_SAMPLE_PERIOD)
+		r->bud.events[ev] += s->period;
+	return pebs_attrib__sample(r->attrib, ev, s, raw, &acbs, r);
 }
 
 static int on_record(void *ctx, struct pebs_channel *ch,

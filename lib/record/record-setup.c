@@ -72,7 +72,8 @@ uint64_t rec_sample_type(const struct pebs_recorder *r,
 	 */
 	if (st & PERF_SAMPLE_ADDR)
 		st |= PERF_SAMPLE_DATA_SRC;
-	if (o->freq)
+	/* a period that moves (-F, --budget): each sample carries its own */
+	if (o->freq || o->budget)
 		st |= PERF_SAMPLE_PERIOD;
 	/* a tracepoint's fields (perf record -e sys:name samples them) */
 	if (ev->flags & PEBS_EVENT_TRACEPOINT)
@@ -120,7 +121,8 @@ int rec_parse_events(struct pebs_recorder *r)
 			ev->attr.exclude_user = o->all_kernel;
 		}
 		/* the library's default period is for hardware events */
-		if (!o->period && !o->freq && !ev->attr.sample_period &&
+		if (!o->period && (!o->freq || o->budget) &&
+		    !ev->attr.sample_period &&
 		    ev->attr.type == PERF_TYPE_SOFTWARE &&
 		    (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
 		     ev->attr.config == PERF_COUNT_SW_TASK_CLOCK))
@@ -299,8 +301,9 @@ void rec_channel_opts(struct pebs_recorder *r)
 	r->copts = (struct pebs_channel_opts){
 		.sz = sizeof(r->copts),
 		.sample_type = st0,
-		.period = r->o.period,
-		.freq = r->o.freq,
+		/* a budget sets each event's period; -F is its maximum rate */
+		.period = r->o.budget ? 0 : r->o.period,
+		.freq = r->o.budget ? 0 : r->o.freq,
 		.ring_pages = rec_ring_pages(r),
 		.inherit = !r->per_cpu && !r->o.tids && !r->o.no_inherit,
 		.enable_on_exec = r->o.cmd && !r->per_cpu,

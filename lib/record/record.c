@@ -66,6 +66,9 @@ int pebs_recorder__new(const struct pebs_recorder_opts *opts,
 		     (r->o.objects && (!r->o.cmd ||
 				       r->o.format != PEBS_RECORDER_PERF))))
 		err = core_err(-EINVAL, "recorder: no output, an unknown format, attribution or call graph, or objects without a command's perf.data");
+	if (!err && !(r->o.budget >= 0 && r->o.budget < 1))
+		err = core_err(-EINVAL, "recorder: budget %g is not a share in [0, 1)",
+			       r->o.budget);
 	r->per_cpu = r->o.all_cpus || r->o.cpus;
 	if (!err && (!!r->per_cpu + !!r->o.pids + !!r->o.tids > 1 ||
 		     (!r->per_cpu && !!r->o.cmd + !!r->o.pids + !!r->o.tids != 1)))
@@ -106,6 +109,10 @@ int pebs_recorder__prepare(struct pebs_recorder *r)
 	err = rec_objects_prepare(r);
 	if (err)
 		return err;
+	/* before the channels: -a would sample the calibration's spin */
+	err = rec_budget_calibrate(r);
+	if (err)
+		return err;
 	rec_channel_opts(r);
 	r->prepared = true;
 	return 0;
@@ -137,6 +144,12 @@ static int describe(struct pebs_recorder *r)
 	if (!err)
 		err = rec_out_meta(r->out, "attribution",
 				   pebs_recorder_attr_str(r->attr));
+	if (!err && r->o.budget) {
+		char pct[32];
+
+		snprintf(pct, sizeof(pct), "%g%%", r->o.budget * 100);
+		err = rec_out_meta(r->out, "budget", pct);
+	}
 	return err;
 }
 
@@ -166,7 +179,7 @@ int pebs_recorder__open(struct pebs_recorder *r)
 	if ((r->per_cpu || !r->o.cmd) && (err = pebs_chanset__enable(r->set)))
 		return rec_err(err, "cannot enable the events: %s",
 			       pebs_errmsg());
-	return 0;
+	return rec_budget_start(r);
 }
 
 int pebs_recorder__start(struct pebs_recorder *r)
@@ -210,6 +223,9 @@ int pebs_recorder__poll(struct pebs_recorder *r, int timeout_ms)
 	n = rec_end_round(r);
 	if (n)
 		return r->err = n;
+	n = rec_budget_tick(r);
+	if (n)
+		return r->err = rec_err(n, "--budget: %s", pebs_errmsg());
 	if (r->child_running &&
 	    waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
 		r->child_running = false;
@@ -328,6 +344,21 @@ pebs_recorder__switchrec_stats(const struct pebs_recorder *r)
 	return r && r->swrec ? pebs_switchrec__stats(r->swrec) : NULL;
 }
 
+const struct pebs_budget *pebs_recorder__budget(const struct pebs_recorder *r)
+{
+	return r ? r->bud.b : NULL;
+}
+
+double pebs_recorder__sample_cost(const struct pebs_recorder *r,
+				  unsigned int i, bool *proxy)
+{
+	bool budgeted = r && r->bud.b && i < r->nr_evs;
+
+	if (proxy)
+		*proxy = budgeted && r->bud.proxy[i];
+	return budgeted ? r->bud.cost[i] : 0;
+}
+
 void pebs_recorder__delete(struct pebs_recorder *r)
 {
 	if (!r)
@@ -340,6 +371,7 @@ void pebs_recorder__delete(struct pebs_recorder *r)
 	pebs_chanset__delete(r->set);
 	pebs_switchrec__delete(r->swrec);
 	pebs_attrib__delete(r->attrib);
+	pebs_budget__delete(r->bud.b);
 	pebs_map__close(r->map);
 	pebs_ids__free(&r->targets);
 	pebs_ids__free(&r->procs);

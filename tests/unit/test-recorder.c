@@ -233,6 +233,43 @@ static void test_objects_sample(void **state)
 	assert_int_equal(rec_objects_sample(m, n, s, sizeof(s)), 0);
 }
 
+/* what the budget reads from /proc: a task's ticks, CPUs' busy ticks */
+static void test_budget_proc(void **state)
+{
+	static const char *const clk[] = { "cpu-clock" };
+	struct pebs_recorder_opts o = opts_cmd(clk, 1);
+	struct pebs_recorder *r;
+	struct pebs_ids cpus = { 0 };
+	/* a name with blanks and parentheses; utime 7 stime 5 cutime 3
+	   cstime 2 */
+	const char *stat = "42 (a) b (c)) R 1 42 42 0 -1 4194560 100 0 0 0 "
+			   "7 5 3 2 20 0 1 0 1000 0 0";
+	const char *pstat = "\ncpu  2 9 9 9 9 9 9 9 0 0\n"
+			    "cpu0 10 1 20 500 4 2 3 0 0 0\n"
+			    "cpu1 100 0 0 9 9 0 0 0 0 0\n"
+			    "cpu2 1000 0 0 0 0 0 0 0 0 0\nintr 1 2\n";
+
+	(void)state;
+	assert_int_equal(rec_budget_stat_ticks(stat, false), 12);
+	assert_int_equal(rec_budget_stat_ticks(stat, true), 17);
+	assert_int_equal(rec_budget_stat_ticks("42 (x) R 1 2", false), -1);
+	assert_int_equal(pebs_ids__push(&cpus, 0), 0);
+	assert_int_equal(pebs_ids__push(&cpus, 2), 0);
+	/* not the "cpu " line of all CPUs (whose first figure is a 2) */
+	/* user + nice + system + irq + softirq + steal: not idle, iowait */
+	assert_int_equal(rec_budget_cpu_busy(pstat, &cpus), 36 + 1000);
+	pebs_ids__free(&cpus);
+	/* a budget is a share below 1 */
+	o.budget = 1.5;
+	assert_int_equal(pebs_recorder__new(&o, &r), -EINVAL);
+	o.budget = 0.02;
+	assert_int_equal(pebs_recorder__new(&o, &r), 0);
+	/* no controller before __prepare */
+	assert_null(pebs_recorder__budget(r));
+	assert_true(pebs_recorder__sample_cost(r, 0, NULL) == 0);
+	pebs_recorder__delete(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -241,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_sample_type),
 		cmocka_unit_test(test_attr_names),
 		cmocka_unit_test(test_objects_sample),
+		cmocka_unit_test(test_budget_proc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

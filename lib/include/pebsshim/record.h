@@ -108,6 +108,12 @@ struct pebs_recorder_opts {
 			 const struct pebs_attrib_who *sample,
 			 const struct pebs_attrib_who *found);
 	void *ctx;
+	/*
+	 * an overhead budget: the share of the sampled CPU time (0.02 for
+	 * 2 %) the estimated cost of sampling stays under (0: none); see
+	 * "Overhead budgets" below
+	 */
+	double budget;
 };
 
 /* the figures of the status line and the end summary */
@@ -218,6 +224,34 @@ PEBS_API struct pebs_chanset *pebs_recorder__chanset(struct pebs_recorder *r);
 /* the module's switch history written into the file, or NULL */
 PEBS_API const struct pebs_switchrec_stats *
 pebs_recorder__switchrec_stats(const struct pebs_recorder *r);
+
+/*
+ * Overhead budgets (opts.budget): __open measures what one sample of
+ * each event costs here (pebs_budget__calibrate with cpu-clock's
+ * periods 20 us and 2 ms; an event that does not count in a spin loop,
+ * as page faults and tracepoints, takes cpu-clock's cost) and makes a
+ * pebs_budget controller with one channel per event: floor the period
+ * opts.period (-c), maximum rate opts.freq (-F) and half the kernel's
+ * perf_event_max_sample_rate (so that it never throttles), ceiling the
+ * period that keeps PEBS_BUDGET_MIN_RATE samples per second of the
+ * event. The events are then opened with a period (not a frequency)
+ * and PERF_SAMPLE_PERIOD. Every 200 ms __poll feeds it the interval's
+ * samples of each event, the CPU time of what is sampled (the command
+ * with its reaped children, the pids' processes or the tids' threads
+ * from /proc/PID/stat; the CPUs' busy time from /proc/stat) and the
+ * recorder's own (getrusage), and applies the periods it returns to
+ * every channel of the event (PERF_EVENT_IOC_PERIOD; an event that
+ * refuses keeps its period and is reported fixed to the controller).
+ *
+ * pebs_recorder__budget - the controller (its stats per event, its
+ * estimate), NULL without a budget; pebs_recorder__sample_cost - event
+ * @i's measured cost per sample in ns (*@proxy: cpu-clock's), 0 without
+ * a budget.
+ */
+PEBS_API const struct pebs_budget *
+pebs_recorder__budget(const struct pebs_recorder *r);
+PEBS_API double pebs_recorder__sample_cost(const struct pebs_recorder *r,
+					   unsigned int i, bool *proxy);
 
 /*
  * pebs_recorder__delete - free; a recorder not closed discards its
