@@ -14,6 +14,9 @@
 #              perf and against the copy limit (bench/decode --copy)
 #   report     report time and peak memory against perf report --stdio
 #              (bench/report.sh)
+#   budget     record --budget 1/2/5 % against bare, the full rate and
+#              perf record -F at the budget's frequency: slowdown and
+#              top-10 symbol shares (bench/budget.sh)
 #   decode     ring read + decode rate (bench/decode)
 #   observe    the observer's period in cycles (bench/observe; rdtscp)
 #   vm-switch  the module's switch-hook cost: bench/vm-switch.sh if
@@ -260,6 +263,7 @@ machine
 want slowdown && slowdown
 want recorder && recorder
 want report && . "$PEBS_SRC/bench/report.sh"
+want budget && . "$PEBS_SRC/bench/budget.sh"
 want decode && decode
 want observe && observe
 want vm-switch && vm_switch
