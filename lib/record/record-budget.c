@@ -151,30 +151,6 @@ static uint64_t sampled_ns(const struct pebs_recorder *r)
 	return t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
 }
 
-/* the event as cpu-clock, whose cost stands in for an event that does
-   not count in a spin loop */
-static int calibrate(const struct pebs_event *ev, double *cost, bool *proxy)
-{
-	struct pebs_event clk;
-	int err = -EAGAIN;
-
-	*proxy = false;
-	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate(ev, CAL_DENSE, CAL_SPARSE, 0, 0,
-					     cost);
-	if (err != -ENODATA)
-		return err;
-	*proxy = true;
-	err = pebs_event__parse("cpu-clock", &clk);
-	for (int i = 0; !err && i < CAL_TRIES; i++) {
-		err = pebs_budget__calibrate(&clk, CAL_DENSE, CAL_SPARSE, 0, 0,
-					     cost);
-		if (err != -EAGAIN)
-			break;
-	}
-	return err;
-}
-
 /* perf_event_max_sample_rate / 2: the kernel throttles above it */
 static double kernel_max_rate(void)
 {
@@ -247,10 +223,46 @@ static void first_period(struct rec_budget *bu, unsigned int i,
 	ev->attr.sample_period = (uint64_t)llround(fmax(p, 1));
 }
 
+/*
+ * @ev's cost per sample (*@proxy: cpu-clock's). An event counted per
+ * occurrence (swevent()) or one that does not count in a spin loop
+ * (-ENODATA) takes cpu-clock's, measured once per recording (@clk,
+ * 0 until then): the kernel's work per sample is the same overflow and
+ * output path.
+ */
+static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
+		     bool *proxy)
+{
+	struct pebs_event clock;
+	int err = -EAGAIN;
+
+	*proxy = swevent(&ev->attr);
+	for (int i = 0; !*proxy && i < CAL_TRIES && err == -EAGAIN; i++)
+		err = pebs_budget__calibrate(ev, CAL_DENSE, CAL_SPARSE, 0, 0,
+					     cost);
+	if (!*proxy && err != -ENODATA)
+		return err;
+	*proxy = true;
+	if (*clk) {
+		*cost = *clk;
+		return 0;
+	}
+	err = pebs_event__parse("cpu-clock", &clock);
+	if (err)
+		return err;
+	err = -EAGAIN;
+	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
+		err = pebs_budget__calibrate(&clock, CAL_DENSE, CAL_SPARSE, 0,
+					     0, cost);
+	if (!err)
+		*clk = *cost;
+	return err;
+}
+
 int rec_budget_calibrate(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
-	double max = kernel_max_rate();
+	double max = kernel_max_rate(), clk = 0;
 	PEBS_OPTS(pebs_budget_opts, o, .budget = r->o.budget,
 		  .nr_channels = r->nr_evs, .floor = r->o.period,
 		  .max_rate = (double)r->o.freq);
@@ -265,7 +277,7 @@ int rec_budget_calibrate(struct pebs_recorder *r)
 	if (o.max_rate && o.max_rate < PEBS_BUDGET_MIN_RATE)
 		o.min_rate = o.max_rate;
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		err = calibrate(&r->evs[i], &bu->cost[i], &bu->proxy[i]);
+		err = calibrate(&r->evs[i], &clk, &bu->cost[i], &bu->proxy[i]);
 		if (err)
 			return rec_err(err, "--budget: cannot measure what a sample of %s costs: %s",
 				       r->evs[i].name, pebs_errmsg());
