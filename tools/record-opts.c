@@ -134,7 +134,7 @@ static void usage(FILE *f)
 "attribution used; with --budget, the estimated overhead and each\n"
 "event's period range. On a terminal a status line shows the elapsed\n"
 "time, samples, lost samples and MB written (and the estimated\n"
-"overhead with --budget; not with -q).\n"
+"overhead and the period ranges with --budget; not with -q).\n"
 "\n"
 "Exit status: the command's own (128+N if signal N killed it, or if\n"
 "SIGINT, SIGTERM or SIGHUP stopped the recording; 0 without a command\n"

@@ -35,6 +35,14 @@ void rec_status_line(struct pebs_recorder *r, const struct rec_opts *o,
 	if (b)
 		fprintf(stderr, ", overhead %.2f %% (budget %g %%)",
 			pebs_budget__overhead(b) * 100, o->budget * 100);
+	/* each event's period range so far */
+	for (unsigned int i = 0; b && i < pebs_recorder__nr_events(r); i++) {
+		const struct pebs_budget_stats *bs = pebs_budget__stats(b, i);
+
+		fprintf(stderr, ", %s %llu-%llu", pebs_recorder__event(r, i)->name,
+			(unsigned long long)bs->min_period,
+			(unsigned long long)bs->max_period);
+	}
 	*last_t = now;
 	*last_n = st->samples;
 }

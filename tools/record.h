@@ -71,7 +71,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv);
 /*
  * rec_status_line - the terminal's status line: elapsed time since @t0,
  * samples, their rate since *@last_t, lost, MB written to o->output, and
- * under a budget the estimated overhead
+ * under a budget the estimated overhead and each event's period range
  */
 void rec_status_line(struct pebs_recorder *r, const struct rec_opts *o,
 		     uint64_t t0, uint64_t now, uint64_t *last_t,

@@ -29,7 +29,8 @@
 #define INTERVAL_NS	200000000ull	/* the controller's interval */
 #define CAL_DENSE	20000		/* calibration periods (ns of a clock) */
 #define CAL_SPARSE	2000000
-#define CAL_TRIES	3		/* a noisy machine: -EAGAIN */
+#define CAL_TRIES	3		/* a noisy machine: -EAGAIN, */
+#define CAL_MS		20		/* then runs twice as long */
 
 static uint64_t mono_ns(void)
 {
@@ -238,8 +239,8 @@ static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
 
 	*proxy = swevent(&ev->attr);
 	for (int i = 0; !*proxy && i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate(ev, CAL_DENSE, CAL_SPARSE, 0, 0,
-					     cost);
+		err = pebs_budget__calibrate(ev, CAL_DENSE, CAL_SPARSE,
+					     CAL_MS << i, 0, cost);
 	if (!*proxy && err != -ENODATA)
 		return err;
 	*proxy = true;
@@ -252,8 +253,8 @@ static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
 		return err;
 	err = -EAGAIN;
 	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate(&clock, CAL_DENSE, CAL_SPARSE, 0,
-					     0, cost);
+		err = pebs_budget__calibrate(&clock, CAL_DENSE, CAL_SPARSE,
+					     CAL_MS << i, 0, cost);
 	if (!err)
 		*clk = *cost;
 	return err;

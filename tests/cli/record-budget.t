@@ -17,7 +17,7 @@ echo 1..16
 # limits ------------------------------------------------------------------
 "$tool" record -e cpu-clock -c 100000 --budget 2% -o "$T/c.data" -- \
 	"$faults" 300000 >/dev/null 2>"$T/c.err"
-ok_rc $? "record -e cpu-clock -c 100000 --budget 2% exits 0"
+ok_rc $? "record -e cpu-clock -c 100000 --budget 2% exits 0 $(tail -n 1 "$T/c.err")"
 sed 's/^/# /' "$T/c.err"
 grep -q '^pebs-shim record: budget 2 % of the sampled CPU time: estimated overhead [0-9.]* %' "$T/c.err"
 ok_rc $? "the summary gives the budget and the estimated overhead"
@@ -36,7 +36,7 @@ ok_rc $? "the attr's sample_type has PERIOD (perf report --header-only)"
 # -- page-faults: freq mode, the periods move ----------------------------
 "$tool" record -e page-faults -d --budget 2 -o "$T/p.data" -- \
 	"$faults" 1000000 >/dev/null 2>"$T/p.err"
-ok_rc $? "record -e page-faults -d --budget 2 (no %) exits 0"
+ok_rc $? "record -e page-faults -d --budget 2 (no %) exits 0 $(tail -n 1 "$T/p.err")"
 sed 's/^/# /' "$T/p.err"
 grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample' "$T/p.err"
 ok_rc $? "the summary gives page-faults' period range"
