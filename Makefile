@@ -145,16 +145,16 @@ $(TOOL): $(TOOL_OBJS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
 
 # frame pointers: its stack walk starts from the hooks' own frames
-$(OBJECTS_SO): tools/objects/objects.c tools/objects/objects-proto.h
+$(OBJECTS_SO): tools/objects/objects.c lib/record/objects-proto.h
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared \
+	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared -Ilib \
 		-fno-omit-frame-pointer -fvisibility=hidden -D_GNU_SOURCE \
 		$(LDFLAGS) -o $@ $< -ldl -lm -lpthread
 # where an installed pebs-shim finds it (rebuilt when LIBDIR changes)
 OBJECTS_LIB_PATH = $(LIBDIR)/pebs-shim/libpebsshim-objects.so
-$(B)/tools/record-objects.o: CPPFLAGS += \
+$(B)/lib/record/record-objects.o: CPPFLAGS += \
 	-DPEBS_OBJECTS_LIB='"$(OBJECTS_LIB_PATH)"'
-$(B)/tools/record-objects.o: tools/objects/objects-proto.h \
+$(B)/lib/record/record-objects.o: lib/record/objects-proto.h \
 	$(B)/objects-lib-path
 $(B)/objects-lib-path: FORCE
 	@mkdir -p $(@D)

@@ -18,6 +18,9 @@
 #              heavy workload: wall time and peak memory (bench/objects.sh)
 #   export     export --format pprof and perfetto against perf report
 #              --stdio on 3 M samples (bench/export.sh)
+#   budget     record --budget 1/2/5 % against bare, the full rate and
+#              perf record -F at the budget's frequency: slowdown and
+#              top-10 symbol shares (bench/budget.sh)
 #   decode     ring read + decode rate (bench/decode)
 #   observe    the observer's period in cycles (bench/observe; rdtscp)
 #   vm-switch  the module's switch-hook cost: bench/vm-switch.sh if
@@ -266,6 +269,7 @@ want recorder && recorder
 want report && . "$PEBS_SRC/bench/report.sh"
 want objects && . "$PEBS_SRC/bench/objects.sh"
 want export && . "$PEBS_SRC/bench/export.sh"
+want budget && . "$PEBS_SRC/bench/budget.sh"
 want decode && decode
 want observe && observe
 want vm-switch && vm_switch

@@ -11,11 +11,6 @@
 
 #include "record.h"
 
-const char *const rec_attr_names[] = {
-	[REC_ATTR_AUTO] = "auto", [REC_ATTR_TID] = "tid",
-	[REC_ATTR_MAP] = "map", [REC_ATTR_BOTH] = "both",
-};
-
 static void usage(FILE *f)
 {
 	fprintf(f, 
@@ -43,6 +38,12 @@ static void usage(FILE *f)
 "                         event's :period=N, 250000 ns for cpu-clock and\n"
 "                         task-clock, else %u\n"
 "  -F, --freq=FREQ        about FREQ samples per second instead\n"
+"      --budget=PCT[%%]    keep the estimated cost of sampling under PCT %%\n"
+"                         of the sampled CPU time: each event's cost per\n"
+"                         sample is measured at the start, its period then\n"
+"                         follows its rate (-c: the smallest period, -F:\n"
+"                         the highest rate; at least %u samples/s per\n"
+"                         event); every sample carries its period\n"
 "  -m, --mmap-pages=PAGES data pages of each ring, a power of two; one\n"
 "                         ring per CPU, or per thread with -t or -i\n"
 "                         (default %u with -a/-C, else %u; fewer when\n"
@@ -130,16 +131,19 @@ static void usage(FILE *f)
 "\n"
 "At the end perf's summary (wakeups; MB and samples written) and one\n"
 "line with the samples written, samples lost, throttle events and the\n"
-"attribution used. On a terminal a status line shows the elapsed\n"
-"time, samples, lost samples and MB written (not with -q).\n"
+"attribution used; with --budget, the estimated overhead and each\n"
+"event's period range. On a terminal a status line shows the elapsed\n"
+"time, samples, lost samples and MB written (and the estimated\n"
+"overhead and the period ranges with --budget; not with -q).\n"
 "\n"
 "Exit status: the command's own (128+N if signal N killed it, or if\n"
 "SIGINT, SIGTERM or SIGHUP stopped the recording; 0 without a command\n"
 "or when --duration ended it), else %d usage error, %d recording could\n"
 "not start, %d recording failed midway, %d command not executable,\n"
 "%d command not found.\n",
-		PEBS_CHANNEL_DEF_PERIOD, REC_CPU_RING_PAGES, REC_TASK_RING_PAGES,
-		REC_TASK_RING_BUDGET / REC_TASK_RING_PAGES, REC_DWARF_STACK,
+		PEBS_CHANNEL_DEF_PERIOD, PEBS_BUDGET_MIN_RATE,
+		PEBS_RECORDER_CPU_RING_PAGES, PEBS_RECORDER_TASK_RING_PAGES,
+		PEBS_RECORDER_TASK_RING_BUDGET / PEBS_RECORDER_TASK_RING_PAGES, PEBS_RECORDER_DWARF_STACK,
 		REC_EXIT_USAGE, REC_EXIT_SETUP, REC_EXIT_RUNTIME,
 		REC_EXIT_NOEXEC, REC_EXIT_NOTFOUND);
 }
@@ -149,7 +153,7 @@ enum {
 	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
 	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS, OPT_NO_SWITCH_HISTORY,
 	OPT_PHYS_DATA, OPT_DATA_PAGE_SIZE, OPT_ALL_USER, OPT_ALL_KERNEL,
-	OPT_OBJECTS,
+	OPT_OBJECTS, OPT_BUDGET,
 };
 
 /* "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph); 0 or exit code */
@@ -158,12 +162,12 @@ static int parse_callgraph(struct rec_opts *o, const char *arg)
 	uint64_t v;
 
 	if (!strcmp(arg, "fp")) {
-		o->callgraph = REC_CG_FP;
+		o->callgraph = PEBS_RECORDER_CG_FP;
 		return 0;
 	}
 	if (!strncmp(arg, "dwarf", 5) && (!arg[5] || arg[5] == ',')) {
-		o->callgraph = REC_CG_DWARF;
-		o->stack_size = REC_DWARF_STACK;
+		o->callgraph = PEBS_RECORDER_CG_DWARF;
+		o->stack_size = PEBS_RECORDER_DWARF_STACK;
 		if (!arg[5])
 			return 0;
 		/* perf: a multiple of 8 up to 65528 (round_up(USHRT_MAX, 8)) */
@@ -174,6 +178,27 @@ static int parse_callgraph(struct rec_opts *o, const char *arg)
 	}
 	tool_err("record", "bad --call-graph '%s': give fp, dwarf or dwarf,SIZE (SIZE bytes of stack, at most 65528)",
 		arg);
+	return REC_EXIT_USAGE;
+}
+
+/* "2%" or "2": a share of the sampled CPU time; 0 or exit code */
+static int parse_budget(struct rec_opts *o, const char *arg)
+{
+	char buf[32];
+	size_t n = strlen(arg);
+	double pct;
+
+	if (n && n < sizeof(buf)) {
+		memcpy(buf, arg, n + 1);
+		if (buf[n - 1] == '%')
+			buf[n - 1] = 0;
+		if (tool_parse_double(buf, &pct) && pct > 0 && pct < 100) {
+			o->budget = pct / 100;
+			return 0;
+		}
+	}
+	tool_err("record", "bad budget '%s': give a share of the sampled CPU time above 0 and below 100 %% (e.g. --budget 2%%)",
+		 arg);
 	return REC_EXIT_USAGE;
 }
 
@@ -202,6 +227,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		  OPT_NO_SWITCH_HISTORY },
 		{ "no-inherit", no_argument, NULL, 'i' },
 		{ "objects", optional_argument, NULL, OPT_OBJECTS },
+		{ "budget", required_argument, NULL, OPT_BUDGET },
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -225,9 +251,9 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
-			if (o->nr_evs == REC_MAX_EVENTS) {
+			if (o->nr_evs == PEBS_RECORDER_MAX_EVENTS) {
 				tool_err("record", "too many events: give at most %d",
-					REC_MAX_EVENTS);
+					PEBS_RECORDER_MAX_EVENTS);
 				return REC_EXIT_USAGE;
 			}
 			o->evstrs[o->nr_evs++] = optarg;
@@ -262,9 +288,9 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "perf")) {
-				o->format = REC_FMT_PERF;
+				o->format = PEBS_RECORDER_PERF;
 			} else if (!strcmp(optarg, "csv")) {
-				o->format = REC_FMT_CSV;
+				o->format = PEBS_RECORDER_CSV;
 			} else {
 				tool_err("record", "unknown format '%s': use perf or csv",
 					optarg);
@@ -290,7 +316,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			o->all_kernel = true;
 			break;
 		case 'g':
-			o->callgraph = REC_CG_FP;
+			o->callgraph = PEBS_RECORDER_CG_FP;
 			break;
 		case OPT_CALL_GRAPH:
 			c = parse_callgraph(o, optarg);
@@ -322,6 +348,11 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		case 'N':
 			o->no_buildid_cache = true;
 			break;
+		case OPT_BUDGET:
+			c = parse_budget(o, optarg);
+			if (c)
+				return c;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -336,15 +367,15 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			}
 			break;
 		case OPT_ATTR:
-			for (c = 0; c < 4; c++)
-				if (!strcmp(optarg, rec_attr_names[c]))
+			for (c = 0; pebs_recorder_attr_str(c); c++)
+				if (!strcmp(optarg, pebs_recorder_attr_str(c)))
 					break;
-			if (c == 4) {
+			if (!pebs_recorder_attr_str(c)) {
 				tool_err("record", "unknown attribution '%s': use auto, tid, map or both",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
-			o->attr_req = (enum rec_attr_mode)c;
+			o->attr_req = (enum pebs_recorder_attr)c;
 			break;
 		case 'v':
 			o->verbose++;
@@ -398,7 +429,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		tool_err("record", "nothing to record: give -- COMMAND, -p PID, -t TID, -a or -C LIST");
 		return REC_EXIT_USAGE;
 	}
-	if (o->objects && o->format == REC_FMT_CSV) {
+	if (o->objects && o->format == PEBS_RECORDER_CSV) {
 		tool_err("record", "--objects with --format csv: the objects go into a perf.data file, drop --format csv");
 		return REC_EXIT_USAGE;
 	}
@@ -412,7 +443,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 	if (!o->nr_evs)
 		o->evstrs[o->nr_evs++] = "auto";
 	if (!o->output)
-		o->output = o->format == REC_FMT_CSV ? "pebs-shim.csv" :
+		o->output = o->format == PEBS_RECORDER_CSV ? "pebs-shim.csv" :
 							  "pebs-shim.data";
 	return 0;
 }

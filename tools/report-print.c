@@ -269,6 +269,10 @@ static void print_cmdline(const struct report *r)
 	if (attribution)
 		printf("# attribution: %s (as recorded by pebs-shim record)\n",
 		       attribution);
+	/* record --budget: the periods moved, each sample carries its own */
+	if (pebs_perfdata__meta(r->pd, "budget", mode, sizeof(mode)) > 0)
+		printf("# budget     : %s of the sampled CPU time (pebs-shim record --budget: periods adapted, each sample carries its own)\n",
+		       mode);
 }
 
 void report_print_header(const struct report *r)

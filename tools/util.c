@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pebsshim.h"
 #include "util.h"
 
 static void vmsg(const char *cmd, const char *fmt, va_list ap,
@@ -84,17 +85,7 @@ bool tool_parse_double(const char *s, double *v)
 
 void tool_csv_str(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	pebs_csv_str(f, s);
 }
 
 void tool_json_str(FILE *f, const char *s)

@@ -70,6 +70,7 @@
 #include "pebsshim/perfdata.h"  /* perf.data reader and writer */
 #include "pebsshim/session.h"   /* threads, time order, filters */
 #include "pebsshim/objects.h"   /* data objects (record --objects) */
+#include "pebsshim/record.h"    /* a recording in progress */
 #include "pebsshim/c2c.h"       /* cache-line sharing (perf c2c) */
 #include "pebsshim/report.h"    /* reports, weights, data labels */
 #include "pebsshim/script.h"    /* one line per sample (perf script) */

@@ -2,7 +2,7 @@
 /*
  * objects-session.c - a session's samples name their data objects
  * (pebs_session__set_objects): the samples of the pebs-shim:alloc and
- * pebs-shim:free events (tools/record-objects.c) fill a pebs_objects
+ * pebs-shim:free events (lib/record/record-objects.c) fill a pebs_objects
  * table as the session replays them in time order, each allocation
  * labelled by its site against the mappings of its time; every sample
  * with a data address then gets the object that holds it at its time,

@@ -212,7 +212,10 @@ int pebs_budget__update(struct pebs_budget *b,
 		if (!c->set)
 			continue;
 		if (in.samples[i]) {
-			ev = (double)in.samples[i] * (double)c->st.period;
+			/* the periods the samples carry, else the one set */
+			ev = in.events && in.events[i] ?
+			     (double)in.events[i] :
+			     (double)in.samples[i] * (double)c->st.period;
 			c->density = peak_hold(c->density, ev / cpu);
 			c->rate = peak_hold(c->rate,
 					    ev / (double)in.elapsed_ns);

@@ -550,17 +550,7 @@ static void put_str(const struct pebs_script *sc, const char *v, FILE *f)
 		return;
 	}
 	if (sc->fmt == PEBS_SCRIPT_CSV) {
-		if (!strpbrk(v, ",\"\n\r")) {
-			fputs(v, f);
-			return;
-		}
-		fputc('"', f);
-		for (; *p; p++) {
-			if (*p == '"')
-				fputc('"', f);
-			fputc(*p, f);
-		}
-		fputc('"', f);
+		pebs_csv_str(f, v);
 		return;
 	}
 	fputc('"', f);

@@ -104,10 +104,10 @@ else
 	fi
 	# every section is there: figures, or a skip with its reason
 	missing=
-	for s in slowdown recorder report objects export decode observe vm-switch; do
+	for s in slowdown recorder report objects export budget decode observe vm-switch; do
 		grep -q "^$s," "$out/latest.csv" || missing="$missing $s"
 	done
-	check "every section has rows (slowdown recorder report objects export decode observe vm-switch)${missing:+: missing$missing}" \
+	check "every section has rows (slowdown recorder report objects export budget decode observe vm-switch)${missing:+: missing$missing}" \
 		test -z "$missing"
 	check "slowdown compares pebs-shim and perf with bare at 1 ms, 100 us and page faults (wall and CPU)" \
 		test "$(grep -cE '^slowdown,.*,(wall|cpu),s,(pebs-shim|perf),bare,2,[0-9.]+,[0-9.]+,[0-9.]+,' "$out/latest.csv")" = 12

@@ -393,6 +393,46 @@ static void bad_options(void **state)
 	pebs_budget__delete(NULL);
 }
 
+/*
+ * The tasks keep sampling at 10000 whatever the controller sets (an
+ * inherited event's copies, which PERF_EVENT_IOC_PERIOD does not reach):
+ * with the events the samples carry, the controller's period settles at
+ * the ideal one instead of climbing each interval; without them it
+ * climbs (the model believes its period, the rate does not fall).
+ */
+static void period_not_applied(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	uint64_t samples[1], events[1], next[1], with = 0, without = 0;
+	struct pebs_budget *b[2];
+	int i, k;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(pebs_budget__new(&o, &b[k]), 0);
+		assert_int_equal(pebs_budget__set_channel(b[k], 0, 10000,
+							  COST), 0);
+	}
+	samples[0] = IV_NS / 10000;
+	events[0] = samples[0] * 10000;
+	for (i = 0; i < 20; i++) {
+		PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS,
+			  .sampled_cpu_ns = IV_NS, .samples = samples,
+			  .recorder_cpu_ns = (uint64_t)(REC * (double)samples[0]),
+			  .events = events);
+
+		assert_true(pebs_budget__update(b[0], &iv, next) >= 0);
+		iv.events = NULL;
+		assert_true(pebs_budget__update(b[1], &iv, next) >= 0);
+	}
+	with = pebs_budget__stats(b[0], 0)->period;
+	without = pebs_budget__stats(b[1], 0)->period;
+	assert_true(fabs((double)with - ideal(1)) < 0.2 * ideal(1));
+	assert_true((double)without > 100 * ideal(1));
+	pebs_budget__delete(b[0]);
+	pebs_budget__delete(b[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +447,7 @@ int main(void)
 		cmocka_unit_test(ceilings),
 		cmocka_unit_test(max_rate),
 		cmocka_unit_test(bad_options),
+		cmocka_unit_test(period_not_applied),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

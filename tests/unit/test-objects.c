@@ -228,7 +228,7 @@ static void write_access(struct pebs_perfdata_writer *w, uint64_t time,
 	put(w, r, sizeof(r));
 }
 
-/* as tools/record-objects.c writes them */
+/* as lib/record/record-objects.c writes them */
 static void write_alloc(struct pebs_perfdata_writer *w, uint64_t time,
 			uint64_t addr, uint64_t size, uint64_t ip)
 {

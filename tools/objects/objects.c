@@ -3,7 +3,7 @@
  * objects.c - libpebsshim-objects.so, preloaded by `pebs-shim record
  * --objects` into the command it runs: the heap and anonymous-memory
  * allocations of the command, with their call stacks, to the recorder
- * (tools/objects/objects-proto.h) through the socket fd in
+ * (lib/record/objects-proto.h) through the socket fd in
  * $PEBS_SHIM_OBJECTS_FD.
  *
  * Interposed: malloc, calloc, realloc, reallocarray, free,
@@ -64,7 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "objects-proto.h"
+#include "record/objects-proto.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

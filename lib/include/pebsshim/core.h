@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -183,6 +184,12 @@ PEBS_API int pebs_workload__go(struct pebs_workload *w);
  * released child (its pipes are closed) or on PEBS_WORKLOAD_INIT.
  */
 PEBS_API void pebs_workload__abort(struct pebs_workload *w);
+
+/*
+ * pebs_csv_str - @s as one CSV field on @f (RFC 4180: quoted, quotes
+ * doubled, when it holds a comma, a quote or a line break).
+ */
+PEBS_API void pebs_csv_str(FILE *f, const char *s);
 
 #ifdef __cplusplus
 }

@@ -542,6 +542,12 @@ struct pebs_budget_interval {
 	uint64_t recorder_cpu_ns; /* the recorder's own CPU time in it */
 	const uint64_t *samples; /* per channel: samples in the interval
 				    (nr_channels entries) */
+	const uint64_t *events;	/* per channel: the events behind them,
+				   the sum of the samples' periods
+				   (PERF_SAMPLE_PERIOD); NULL or 0: samples
+				   x the period set (a period that did not
+				   reach every copy of an inherited event
+				   shows here) */
 };
 
 /* what the controller did with one channel */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-objects.c - `pebs-shim record --objects`: the command runs with
+ * record-objects.c - a recording's data objects (--objects): the command runs with
  * libpebsshim-objects.so preloaded (tools/objects/objects.c), which
  * sends its tracked allocations and releases on a socket (AF_UNIX,
  * SOCK_SEQPACKET: one message a record; a process outliving record gets
@@ -31,8 +31,9 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "record.h"
-#include "objects/objects-proto.h"
+#include "record/record-int.h"
+#include "record/objects-proto.h"
+#include "core/internal.h"
 
 #define SOCK_BYTES	(4 << 20)
 
@@ -48,7 +49,6 @@ struct rec_objects {
 	int rfd;
 	int wfd;
 	char *buf;		/* one message */
-	uint64_t allocs, frees, bad;
 	char path[PATH_MAX];
 };
 
@@ -78,35 +78,29 @@ static int find_lib(char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-int rec_objects_prepare(struct record *rec)
+int rec_objects_prepare(struct pebs_recorder *r)
 {
 	struct rec_objects *ob;
 	const char *pre = getenv("LD_PRELOAD");
 	char num[32], *val;
 	int fds[2], err;
 
-	if (!rec->o.objects)
+	if (!r->o.objects)
 		return 0;
 	ob = calloc(1, sizeof(*ob));
 	if (!ob || !(ob->buf = malloc(PSO_REC_MAX + 1))) {
 		free(ob);
-		tool_err("record", "out of memory");
-		return -ENOMEM;
+		return core_err(-ENOMEM, "out of memory");
 	}
 	ob->rfd = ob->wfd = -1;
-	rec->objs = ob;
+	r->objs = ob;
 	err = find_lib(ob->path, sizeof(ob->path));
-	if (err) {
-		tool_err("record", "--objects: cannot read %s: %s: install pebs-shim fully or set PEBS_SHIM_OBJECTS_LIB to libpebsshim-objects.so",
-			ob->path, strerror(-err));
-		return err;
-	}
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds)) {
-		err = -errno;
-		tool_err("record", "--objects: cannot create a socket pair: %s: raise the open file limit",
-			strerror(errno));
-		return err;
-	}
+	if (err)
+		return core_err(err, "--objects: cannot read %s: %s: install pebs-shim fully or set PEBS_SHIM_OBJECTS_LIB to libpebsshim-objects.so",
+				ob->path, strerror(-err));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds))
+		return core_err(-errno, "--objects: cannot create a socket pair: %s: raise the open file limit",
+				strerror(errno));
 	ob->rfd = fds[0];
 	ob->wfd = fds[1];
 	/* a larger send buffer: forced as root, else up to wmem_max */
@@ -122,40 +116,38 @@ int rec_objects_prepare(struct record *rec)
 		val = NULL;
 	else if (!(pre && *pre))
 		val = strdup(ob->path);
-	if (!val) {
-		tool_err("record", "out of memory");
-		return -ENOMEM;
-	}
+	if (!val)
+		return core_err(-ENOMEM, "out of memory");
 	err = setenv("LD_PRELOAD", val, 1) || setenv(PSO_ENV_FD, num, 1) ||
-	      setenv(PSO_ENV_MODE, rec->o.objects_all ? "all" : "sampled", 1);
+	      setenv(PSO_ENV_MODE, r->o.objects_all ? "all" : "sampled", 1);
 	free(val);
-	if (err) {
-		tool_err("record", "out of memory");
-		return -ENOMEM;
-	}
+	if (err)
+		return core_err(-ENOMEM, "out of memory");
 	return 0;
 }
 
-void rec_objects_started(struct record *rec)
+void rec_objects_started(struct pebs_recorder *r)
 {
-	if (rec->objs && rec->objs->wfd >= 0) {
-		close(rec->objs->wfd);
-		rec->objs->wfd = -1;
+	if (r->objs && r->objs->wfd >= 0) {
+		close(r->objs->wfd);
+		r->objs->wfd = -1;
 	}
 }
 
-static int one(struct record *rec, const struct pso_rec *r)
+size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
+			  size_t size)
 {
-	uint64_t buf[8 + 2 + PSO_MAX_IPS], *p = buf + 1;
+	const struct pso_rec *r = msg;
 	struct perf_event_header *h = (struct perf_event_header *)buf;
-	bool alloc = r->kind == PSO_ALLOC;
+	uint64_t *p = buf + 1;
+	bool alloc;
 
-	if ((r->kind != PSO_ALLOC && r->kind != PSO_FREE) ||
-	    r->nr_ips > PSO_MAX_IPS ||
-	    r->size != sizeof(*r) + r->nr_ips * 8u) {
-		rec->objs->bad++;
+	if (len < sizeof(*r) || r->size != len ||
+	    (r->kind != PSO_ALLOC && r->kind != PSO_FREE) ||
+	    r->nr_ips > PSO_MAX_IPS || r->size != sizeof(*r) + r->nr_ips * 8u ||
+	    size < REC_OBJ_SAMPLE_MAX)
 		return 0;
-	}
+	alloc = r->kind == PSO_ALLOC;
 	*p++ = alloc ? ID_ALLOC : ID_FREE;
 	*p++ = r->nr_ips ? r->ips[0] : 0;
 	*p++ = (uint64_t)r->tid << 32 | r->pid;
@@ -168,20 +160,19 @@ static int one(struct record *rec, const struct pso_rec *r)
 		memcpy(p, r->ips, r->nr_ips * 8u);
 		p += r->nr_ips;
 		*p++ = r->len;
-		rec->objs->allocs++;
 	} else {
 		*p++ = r->len > 1 ? r->len : 1;
-		rec->objs->frees++;
 	}
 	h->type = PERF_RECORD_SAMPLE;
 	h->misc = PERF_RECORD_MISC_USER;
 	h->size = (uint16_t)((char *)p - (char *)buf);
-	return rec_out_raw(rec->out, h);
+	return h->size;
 }
 
-int rec_objects_drain(struct record *rec)
+int rec_objects_drain(struct pebs_recorder *r)
 {
-	struct rec_objects *ob = rec->objs;
+	struct rec_objects *ob = r->objs;
+	uint64_t buf[REC_OBJ_SAMPLE_MAX / 8];
 	ssize_t n;
 	int err;
 
@@ -193,31 +184,23 @@ int rec_objects_drain(struct record *rec)
 			continue;
 		if (n <= 0)
 			return 0;	/* empty (EAGAIN), or every sender gone */
-		if ((size_t)n < sizeof(struct pso_rec) ||
-		    ((const struct pso_rec *)ob->buf)->size != (size_t)n) {
-			ob->bad++;	/* not one of the interposer's */
+		if (!rec_objects_sample(ob->buf, (size_t)n, buf, sizeof(buf))) {
+			r->st.obj_bad++;	/* not one of the interposer's */
 			continue;
 		}
-		err = one(rec, (const struct pso_rec *)ob->buf);
+		if (((const struct pso_rec *)ob->buf)->kind == PSO_ALLOC)
+			r->st.obj_allocs++;
+		else
+			r->st.obj_frees++;
+		err = rec_out_raw(r->out, (const struct perf_event_header *)buf);
 		if (err)
 			return err;
 	}
 }
 
-void rec_objects_summary(const struct record *rec)
+void rec_objects_free(struct pebs_recorder *r)
 {
-	const struct rec_objects *ob = rec->objs;
-
-	if (!ob)
-		return;
-	fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples%s\n",
-		(unsigned long long)ob->allocs, (unsigned long long)ob->frees,
-		ob->bad ? " (some malformed records dropped)" : "");
-}
-
-void rec_objects_free(struct record *rec)
-{
-	struct rec_objects *ob = rec->objs;
+	struct rec_objects *ob = r->objs;
 
 	if (!ob)
 		return;
@@ -227,7 +210,7 @@ void rec_objects_free(struct record *rec)
 		close(ob->wfd);
 	free(ob->buf);
 	free(ob);
-	rec->objs = NULL;
+	r->objs = NULL;
 }
 
 int rec_objects_attrs(struct pebs_perfdata_writer *w,

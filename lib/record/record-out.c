@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-out.c - where `pebs-shim record` writes: a perf.data file
+ * record-out.c - where a recording goes: a perf.data file
  * through the library's writer, or a CSV file with one row per sample;
  * "-" is standard output (perf's pipe format, or CSV). Both are buffered
  * (the writer batches records; the CSV stream has a large stdio buffer):
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
-#include "record.h"
+#include "record/record-int.h"
+#include "core/internal.h"
 
 #define CSV_BUF		(1u << 20)
 #define REC_MAX		(64u << 10)	/* a perf record is at most 64 KiB */
@@ -65,31 +65,27 @@ int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp)
 	 * the default
 	 */
 	sigaction(SIGXFSZ, &xfsz, NULL);
-	if (conf->format == REC_FMT_PERF) {
+	if (conf->format == PEBS_RECORDER_PERF) {
 		if (is_stdout(conf->path))
 			err = pebs_perfdata_writer__create_pipe(STDOUT_FILENO,
 								&out->w);
 		else
 			err = pebs_perfdata_writer__create(conf->path, &out->w);
-		if (err) {
-			tool_err("record", "%s", pebs_errmsg());
+		if (err)
 			goto out_free;
-		}
 		out->scratch = malloc(REC_MAX + 16);
 		if (!out->scratch) {
-			err = -ENOMEM;
+			err = core_err(-ENOMEM, "out of memory");
 			goto out_free;
 		}
 	} else {
 		out->csv_stdout = is_stdout(conf->path);
-		if (!out->csv_stdout && (err = pebs_output__check(conf->path))) {
-			tool_err("record", "%s", pebs_errmsg());
+		if (!out->csv_stdout && (err = pebs_output__check(conf->path)))
 			goto out_free;
-		}
 		out->csvbuf = malloc(CSV_BUF);
 		err = pebs_symbols__new(&out->syms);
 		if (err || !out->csvbuf) {
-			err = -ENOMEM;
+			err = core_err(-ENOMEM, "out of memory");
 			goto out_free;
 		}
 		/* kernel symbols when kallsyms shows addresses */
@@ -117,20 +113,15 @@ static int begin(struct rec_out *out)
 	out->begun = true;
 	if (out->w) {
 		err = pebs_perfdata_writer__commit(out->w);
-		if (err) {
-			tool_err("record", "%s", pebs_errmsg());
-			out->failed = true;
-		}
+		out->failed |= err != 0;
 		return err;
 	}
 	if (out->csv_stdout) {
 		out->csv = stdout;
 	} else {
 		err = pebs_output__backup(path);
-		if (err) {
-			tool_err("record", "%s", pebs_errmsg());
+		if (err)
 			return err;
-		}
 		/* private (0600) as perf.data: the rows hold addresses */
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		out->csv = fd < 0 ? NULL : fdopen(fd, "w");
@@ -138,15 +129,15 @@ static int begin(struct rec_out *out)
 			err = -errno;
 			if (fd >= 0)
 				close(fd);
-			tool_err("record", "cannot create %s: %s: choose a writable path with -o",
-				path, strerror(-err));
-			return err;
+			return core_err(err, "cannot create %s: %s: choose a writable path with -o",
+					path, strerror(-err));
 		}
 	}
 	setvbuf(out->csv, out->csvbuf, _IOFBF, CSV_BUF);
 	if (fputs("time,cpu,tgid,pid,comm,event,ip,symbol,addr,weight,data_src\n",
 		  out->csv) < 0)
-		return -EIO;
+		return core_err(-EIO, "cannot write %s: %s", path,
+				strerror(EIO));
 	return 0;
 }
 
@@ -176,7 +167,7 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 	nr = calloc(conf->nr_evs, sizeof(*nr));
 	out->layouts = calloc(conf->nr_evs + 1, sizeof(*out->layouts));
 	if (!ids || !nr || !out->layouts) {
-		err = -ENOMEM;
+		err = core_err(-ENOMEM, "out of memory");
 		goto out_free;
 	}
 	/* the kernel's layouts, which the TID is added to */
@@ -205,21 +196,21 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 						     &ids[(size_t)e * n], nr[e],
 						     name);
 		if (err) {
-			tool_err("record", "cannot describe event %s in the output: %s",
+			rec_err(err, "cannot describe event %s in the output: %s",
 				ev->name, pebs_errmsg());
 			break;
 		}
 	}
 	if (!err && conf->objects &&
 	    (err = rec_objects_attrs(out->w, &attrs[0])))
-		tool_err("record", "cannot describe the object events in the output: %s",
+		rec_err(err, "cannot describe the object events in the output: %s",
 			pebs_errmsg());
 	/* {a,b}: the leader and its members follow each other in evs */
 	for (unsigned int e = 0; e < conf->nr_evs && !err; e++)
 		if (conf->evs[e].leader == e && conf->evs[e].nr_members > 1 &&
 		    (err = pebs_perfdata_writer__add_group(out->w, e,
 				conf->evs[e].nr_members, NULL)))
-			tool_err("record", "cannot describe group %s in the output: %s",
+			rec_err(err, "cannot describe group %s in the output: %s",
 				conf->evs[e].name, pebs_errmsg());
 out_free:
 	free(ids);
@@ -254,9 +245,8 @@ int rec_out_synth_process(struct rec_out *out, pid_t pid)
 	 * only loses its names; running out of memory or disk is an error
 	 */
 	if (err == -ENOMEM || err == -ENOSPC || err == -EFBIG || err == -EIO) {
-		tool_err("record", "cannot describe process %d in %s: %s", pid,
-			out->conf.path, pebs_errmsg());
-		return err;
+		return rec_err(err, "cannot describe process %d in %s: %s",
+			       pid, out->conf.path, pebs_errmsg());
 	}
 	return 0;
 }
@@ -295,14 +285,14 @@ static int csv_row(struct rec_out *out, unsigned int ev_idx,
 
 	fprintf(f, "%llu,%u,%d,%d,", (unsigned long long)s->time, s->cpu,
 		who->tgid, who->tid);
-	tool_csv_str(f, pebs_attrib__comm(out->conf.comms, who->tid, NULL));
+	pebs_csv_str(f, pebs_attrib__comm(out->conf.comms, who->tid, NULL));
 	fputc(',', f);
-	tool_csv_str(f, out->conf.evs[ev_idx].name);
+	pebs_csv_str(f, out->conf.evs[ev_idx].name);
 	fprintf(f, ",0x%llx,", (unsigned long long)s->ip);
 	if (has && who->tgid >= 0) {
 		pebs_symbols__resolve(out->syms, who->tgid, s->ip, &sym);
 		pebs_sym__str(&sym, s->ip, buf, sizeof(buf));
-		tool_csv_str(f, buf);
+		pebs_csv_str(f, buf);
 	}
 	fputc(',', f);
 	if (s->present & PERF_SAMPLE_ADDR)
@@ -313,10 +303,11 @@ static int csv_row(struct rec_out *out, unsigned int ev_idx,
 	fputc(',', f);
 	if (s->present & PERF_SAMPLE_DATA_SRC) {
 		pebs_data_src__str(s->data_src, buf, sizeof(buf));
-		tool_csv_str(f, buf);
+		pebs_csv_str(f, buf);
 	}
 	fputc('\n', f);
-	return ferror(f) ? -EIO : 0;
+	return ferror(f) ? core_err(-EIO, "cannot write %s: %s",
+				    out->conf.path, strerror(EIO)) : 0;
 }
 
 int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
@@ -393,7 +384,7 @@ int rec_out_close(struct rec_out *out)
 		out->w = NULL;
 		/* a write error was said when it happened */
 		if (err2 && !err && !out->failed)
-			tool_err("record", "cannot finish %s: %s", out->conf.path,
+			rec_err(err2, "cannot finish %s: %s", out->conf.path,
 				pebs_errmsg());
 		err = err ? err : err2;
 		/* as perf record: its build-id table into ~/.debug */
@@ -404,9 +395,8 @@ int rec_out_close(struct rec_out *out)
 		int bad = out->csv_stdout ? fflush(out->csv) : fclose(out->csv);
 
 		if (bad && !err) {
-			err = -errno;
-			tool_err("record", "cannot finish %s: %s: free space on its file system",
-				out->conf.path, strerror(errno));
+			err = core_err(-errno, "cannot finish %s: %s: free space on its file system",
+				       out->conf.path, strerror(errno));
 		}
 		out->csv = NULL;
 	}
@@ -428,82 +418,4 @@ void rec_out_discard(struct rec_out *out)
 	free(out->scratch);
 	free(out->layouts);
 	free(out);
-}
-
-/* ---- what the user sees: status line, end summary ---------------------- */
-
-/* MB in the output file so far (or at the end); 0 for a pipe */
-static double output_mb(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return 0;
-	return (double)st.st_size / (1024.0 * 1024.0);
-}
-
-void rec_status_line(const char *path, uint64_t samples, uint64_t lost,
-		     uint64_t t0, uint64_t now, uint64_t *last_t,
-		     uint64_t *last_n)
-{
-	double el = (double)(now - t0) / 1e9;
-	double dt = (double)(now - *last_t) / 1e9;
-
-	fprintf(stderr, "\r\033[K[ %.1f s ] %llu samples, %.0f/s, %llu lost, %.3f MB written",
-		el, (unsigned long long)samples,
-		dt > 0 ? (double)(samples - *last_n) / dt : 0.0,
-		(unsigned long long)lost, output_mb(path));
-	*last_t = now;
-	*last_n = samples;
-}
-
-void rec_summary(const char *path, const struct rec_counts *c,
-		 enum rec_attr_mode attr, bool switch_baseline,
-		 const struct pebs_attrib_stats *st, int child_status,
-		 bool stopped)
-{
-	uint64_t n = c->written;
-	uint64_t checked = st->agree + st->disagree + st->unattributed;
-	char pct[16] = "n/a";
-
-	if (checked)
-		snprintf(pct, sizeof(pct), "%.3f %%",
-			 100.0 * (double)st->agree / (double)checked);
-
-	/* perf record's end summary, then which attribution and its rate */
-	fprintf(stderr, "[ pebs-shim record: Woken up %llu times to write data ]\n",
-		(unsigned long long)c->wakeups);
-	fprintf(stderr, "[ pebs-shim record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
-		output_mb(path), path, (unsigned long long)n);
-
-	fprintf(stderr, "pebs-shim record: %llu samples written to %s, %llu lost, %llu throttle events; attribution: ",
-		(unsigned long long)n, path, (unsigned long long)c->lost,
-		(unsigned long long)c->throttles);
-	if (attr == REC_ATTR_MAP)
-		fprintf(stderr, "/dev/pebs_map switch history (%llu of %llu samples attributed, %llu history entries overrun)",
-			(unsigned long long)(st->samples - st->unattributed),
-			(unsigned long long)st->samples,
-			(unsigned long long)st->history_lost);
-	else if (attr == REC_ATTR_BOTH)
-		fprintf(stderr, "sample TID, /dev/pebs_map agrees on %s (%llu of %llu; %llu differ, %llu unattributed)",
-			pct, (unsigned long long)st->agree,
-			(unsigned long long)checked,
-			(unsigned long long)st->disagree,
-			(unsigned long long)st->unattributed);
-	else if (switch_baseline)
-		fprintf(stderr, "sample TID (no /dev/pebs_map; PERF_RECORD_SWITCH_CPU_WIDE baseline agrees on %s: %llu of %llu, %llu differ, %llu unattributed)",
-			pct, (unsigned long long)st->agree,
-			(unsigned long long)checked,
-			(unsigned long long)st->disagree,
-			(unsigned long long)st->unattributed);
-	else
-		fputs("sample TID", stderr);
-	if (child_status > 128)
-		fprintf(stderr, "; %s by signal %d", stopped ?
-			"recording stopped" : "command killed",
-			child_status - 128);
-	else if (child_status > 0)
-		fprintf(stderr, "; command exited with status %d",
-			child_status);
-	fputc('\n', stderr);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * objects-proto.h - what libpebsshim-objects.so (tools/objects/objects.c)
- * writes to `pebs-shim record --objects` (tools/record-objects.c): one
+ * writes to a recorder with objects (lib/record/record-objects.c): one
  * record per tracked allocation or release, sent as one message of at
  * most PSO_REC_MAX bytes (so records of several threads and processes
  * never interleave) on the AF_UNIX SOCK_SEQPACKET socket whose fd is in

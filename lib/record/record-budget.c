@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-budget.c - a recording under an overhead budget (--budget):
+ * each event's cost per sample calibrated at the start
+ * (pebs_budget__calibrate; an event that does not count in a spin loop,
+ * as page faults and tracepoints, takes cpu-clock's cost), one
+ * controller channel per event (pebs_budget), fed every interval with
+ * the event's samples, the sampled CPUs' or tasks' CPU time (/proc) and
+ * the recorder's own (getrusage), and the periods it returns applied to
+ * every channel of the event with PERF_EVENT_IOC_PERIOD (an event that
+ * refuses keeps its period: pebs_budget__fixed). A clock (cpu-clock,
+ * task-clock) counts one event per ns of CPU: its period comes from the
+ * model at the start and stays (see rec_budget_start); the software
+ * events counted per occurrence run in freq mode (see swevent()).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+
+#include "record/record-int.h"
+#include "core/internal.h"
+
+#define INTERVAL_NS	200000000ull	/* the controller's interval */
+#define CAL_DENSE	20000		/* calibration periods (ns of a clock) */
+#define CAL_SPARSE	2000000
+#define CAL_TRIES	3		/* a noisy machine: -EAGAIN, */
+#define CAL_MS		20		/* then runs twice as long */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* the recorder's own CPU time (user + system), ns */
+static uint64_t self_ns(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
+	       1000000000ull + ((uint64_t)ru.ru_utime.tv_usec +
+				(uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
+
+/*
+ * rec_budget_stat_ticks - utime + stime (+ cutime + cstime with
+ * @children) of a /proc/.../stat line, in clock ticks; -1 if malformed
+ * (the name may hold blanks and parentheses: the fields follow the last
+ * ')')
+ */
+int64_t rec_budget_stat_ticks(const char *line, bool children)
+{
+	const char *p = strrchr(line, ')');
+	unsigned long long v[4];
+
+	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt
+	   cmajflt utime stime cutime cstime" */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+			 &v[0], &v[1], &v[2], &v[3]) != 4)
+		return -1;
+	return (int64_t)(v[0] + v[1] + (children ? v[2] + v[3] : 0));
+}
+
+static int64_t stat_ticks(const char *path, bool children)
+{
+	char line[1024];
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	return ok ? rec_budget_stat_ticks(line, children) : -1;
+}
+
+/*
+ * rec_budget_cpu_busy - the busy ticks (all but idle and iowait) of the
+ * CPUs of @cpus in /proc/stat text @text; -1 if malformed
+ */
+int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus)
+{
+	int64_t busy = 0;
+	const char *p = text;
+
+	while ((p = strstr(p, "\ncpu"))) {
+		unsigned long long f[8] = { 0 };
+		int cpu, n;
+
+		p += 4;
+		if (!isdigit((unsigned char)*p))
+			continue;	/* "cpu ": all CPUs together */
+		if (sscanf(p, "%d %llu %llu %llu %llu %llu %llu %llu %llu%n",
+			   &cpu, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
+			   &f[6], &f[7], &n) < 9)
+			continue;
+		for (unsigned int i = 0; i < cpus->n; i++)
+			if (cpus->v[i] == cpu)
+				busy += (int64_t)(f[0] + f[1] + f[2] + f[5] +
+						  f[6] + f[7]);
+	}
+	return busy;
+}
+
+/* the CPU time of what is sampled so far, ns; 0 when unknown */
+static uint64_t sampled_ns(const struct pebs_recorder *r)
+{
+	static long hz;
+	char path[64], text[65536];
+	int64_t t = 0, v;
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	if (r->per_cpu) {
+		FILE *f = fopen("/proc/stat", "re");
+		size_t n;
+
+		if (!f)
+			return 0;
+		text[0] = '\n';
+		n = fread(text + 1, 1, sizeof(text) - 2, f);
+		fclose(f);
+		text[n + 1] = 0;
+		t = rec_budget_cpu_busy(text, &r->targets);
+	} else if (r->o.cmd) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->child.pid);
+		t = stat_ticks(path, true);
+	} else {
+		for (unsigned int i = 0; i < r->procs.n; i++) {
+			pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
+
+			if (r->o.tids)
+				snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+					 (int)tgid, (int)id);
+			else
+				snprintf(path, sizeof(path), "/proc/%d/stat",
+					 (int)id);
+			v = tgid < 0 ? -1 : stat_ticks(path, !r->o.tids);
+			t += v > 0 ? v : 0;
+		}
+	}
+	return t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
+}
+
+/* perf_event_max_sample_rate / 2: the kernel throttles above it */
+static double kernel_max_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	double rate = 0;
+
+	if (f) {
+		if (fscanf(f, "%lf", &rate) != 1)
+			rate = 0;
+		fclose(f);
+	}
+	return rate / 2;
+}
+
+static bool is_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+		a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * The events the kernel counts in perf_swevent_event (software events
+ * but the clocks, tracepoints, breakpoints): with PERF_SAMPLE_PERIOD
+ * and a fixed period it samples every event (data->period = 1). Under
+ * a budget they run in freq mode, where each sample carries the
+ * kernel's period, and a period is set as the frequency that gives it.
+ */
+static bool swevent(const struct perf_event_attr *a)
+{
+	return (a->type == PERF_TYPE_SOFTWARE && !is_clock(a)) ||
+	       a->type == PERF_TYPE_TRACEPOINT ||
+	       a->type == PERF_TYPE_BREAKPOINT;
+}
+
+/*
+ * @ev's period when it opens: -c's, else its own; a clock's from the
+ * model, the period that spends 90 % of its even share of the budget
+ * on the kernel's cost (the recorder's is not known yet), within the
+ * controller's limits; a software event's frequency, what that share
+ * allows on one busy CPU. The periods a command's threads inherit are
+ * those they start with: PERF_EVENT_IOC_PERIOD changes the event, not
+ * its copies in threads that already run.
+ */
+static void first_period(struct rec_budget *bu, unsigned int i,
+			 struct pebs_event *ev, unsigned int nr_evs,
+			 const struct pebs_budget_opts *o)
+{
+	double share = o->budget / nr_evs * 0.9, p, f;
+	double min_rate = o->min_rate ? o->min_rate : PEBS_BUDGET_MIN_RATE;
+
+	if (o->floor)
+		ev->attr.sample_period = o->floor;
+	if (swevent(&ev->attr)) {
+		f = share * 1e9 / bu->cost[i];
+		if (o->max_rate)
+			f = fmin(f, o->max_rate);
+		bu->freq[i] = true;
+		ev->attr.freq = 1;
+		ev->attr.sample_freq = (uint64_t)llround(fmax(f, min_rate));
+		return;
+	}
+	if (!is_clock(&ev->attr))
+		return;
+	p = bu->cost[i] / share;
+	if (o->max_rate)
+		p = fmax(p, 1e9 / o->max_rate);
+	p = fmin(p, 1e9 / min_rate);
+	p = fmax(p, (double)o->floor);
+	ev->attr.sample_period = (uint64_t)llround(fmax(p, 1));
+}
+
+/*
+ * @ev's cost per sample (*@proxy: cpu-clock's). An event counted per
+ * occurrence (swevent()) or one that does not count in a spin loop
+ * (-ENODATA) takes cpu-clock's, measured once per recording (@clk,
+ * 0 until then): the kernel's work per sample is the same overflow and
+ * output path.
+ */
+static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
+		     bool *proxy)
+{
+	struct pebs_event clock;
+	int err = -EAGAIN;
+
+	*proxy = swevent(&ev->attr);
+	for (int i = 0; !*proxy && i < CAL_TRIES && err == -EAGAIN; i++)
+		err = pebs_budget__calibrate(ev, CAL_DENSE, CAL_SPARSE,
+					     CAL_MS << i, 0, cost);
+	if (!*proxy && err != -ENODATA)
+		return err;
+	*proxy = true;
+	if (*clk) {
+		*cost = *clk;
+		return 0;
+	}
+	err = pebs_event__parse("cpu-clock", &clock);
+	if (err)
+		return err;
+	err = -EAGAIN;
+	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
+		err = pebs_budget__calibrate(&clock, CAL_DENSE, CAL_SPARSE,
+					     CAL_MS << i, 0, cost);
+	if (!err)
+		*clk = *cost;
+	return err;
+}
+
+int rec_budget_calibrate(struct pebs_recorder *r)
+{
+	struct rec_budget *bu = &r->bud;
+	double max = kernel_max_rate(), clk = 0;
+	PEBS_OPTS(pebs_budget_opts, o, .budget = r->o.budget,
+		  .nr_channels = r->nr_evs, .floor = r->o.period,
+		  .max_rate = (double)r->o.freq);
+	int err;
+
+	if (!r->o.budget)
+		return 0;
+	/* -F is a frequency not to exceed; the kernel's limit too */
+	if (max > 0 && (!o.max_rate || o.max_rate > max))
+		o.max_rate = max;
+	bu->max_rate = o.max_rate;
+	if (o.max_rate && o.max_rate < PEBS_BUDGET_MIN_RATE)
+		o.min_rate = o.max_rate;
+	for (unsigned int i = 0; i < r->nr_evs; i++) {
+		err = calibrate(&r->evs[i], &clk, &bu->cost[i], &bu->proxy[i]);
+		if (err)
+			return rec_err(err, "--budget: cannot measure what a sample of %s costs: %s",
+				       r->evs[i].name, pebs_errmsg());
+		first_period(bu, i, &r->evs[i], r->nr_evs, &o);
+	}
+	return pebs_budget__new(&o, &bu->b);
+}
+
+int rec_budget_start(struct pebs_recorder *r)
+{
+	struct rec_budget *bu = &r->bud;
+	int err;
+
+	if (!bu->b)
+		return 0;
+	for (unsigned int i = 0; i < r->nr_evs; i++) {
+		/* in freq mode: once its first samples tell its period */
+		if (bu->freq[i])
+			continue;
+		bu->period[i] = r->attrs[i].sample_period;
+		err = pebs_budget__set_channel(bu->b, i, bu->period[i],
+					       bu->cost[i]);
+		/*
+		 * a clock keeps the model's period: its samples carry the
+		 * period it was opened with whatever PERF_EVENT_IOC_PERIOD
+		 * sets (perf_swevent_hrtimer reports hw.last_period, set
+		 * once), so a changed period would bias the report
+		 */
+		if (!err && is_clock(&r->attrs[i]))
+			err = pebs_budget__fixed(bu->b, i, bu->period[i]);
+		if (err)
+			return err;
+	}
+	bu->t_last = mono_ns();
+	bu->self_last = self_ns();
+	bu->cpu_last = sampled_ns(r);
+	return 0;
+}
+
+/* every channel of event @ev to @period; on a refusal all back to @old */
+static int set_period(struct pebs_recorder *r, unsigned int ev,
+		      uint64_t period, uint64_t old)
+{
+	unsigned int n = pebs_chanset__nr_channels(r->set), i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
+
+		if (rec_ev_of(r, ch) == ev)
+			err = pebs_channel__set_period(ch, period);
+	}
+	while (err && i-- > 0) {
+		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
+
+		if (rec_ev_of(r, ch) == ev)
+			pebs_channel__set_period(ch, old);
+	}
+	return err;
+}
+
+/*
+ * The frequency that gives event @i @period at the event rate of the
+ * interval (@events in @elapsed_ns), within the kernel's limit
+ */
+static uint64_t freq_of(const struct pebs_recorder *r, uint64_t events,
+			uint64_t elapsed_ns, uint64_t period)
+{
+	double f = (double)events * 1e9 / (double)elapsed_ns / (double)period;
+	double max = r->bud.max_rate;
+
+	if (max && f > max)
+		f = max;
+	return (uint64_t)llround(fmax(f, 1));
+}
+
+/* the periods the controller chose applied to the channels */
+static void apply(struct pebs_recorder *r, const uint64_t *next,
+		  const uint64_t *events, uint64_t elapsed_ns)
+{
+	struct rec_budget *bu = &r->bud;
+
+	for (unsigned int i = 0; i < r->nr_evs; i++) {
+		uint64_t set = next[i], old = bu->period[i];
+
+		if (!next[i])
+			continue;
+		if (bu->freq[i]) {
+			set = freq_of(r, events[i], elapsed_ns, next[i]);
+			old = r->evs[i].attr.sample_freq;
+		}
+		/* refused (e.g. -EOPNOTSUPP): the event keeps its period */
+		if (set != old && set_period(r, i, set, old)) {
+			pebs_budget__fixed(bu->b, i, bu->period[i]);
+			continue;
+		}
+		bu->period[i] = next[i];
+		if (bu->freq[i])
+			r->evs[i].attr.sample_freq = set;
+	}
+}
+
+int rec_budget_tick(struct pebs_recorder *r)
+{
+	struct rec_budget *bu = &r->bud;
+	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed;
+	int n;
+
+	if (!bu->b || (now = mono_ns()) - bu->t_last < INTERVAL_NS)
+		return 0;
+	self = self_ns();
+	cpu = sampled_ns(r);
+	elapsed = now - bu->t_last;
+	for (unsigned int i = 0; i < r->nr_evs; i++) {
+		/* a frequency's channel starts at the period it had */
+		if (bu->freq[i] && !bu->period[i] && bu->samples[i] &&
+		    bu->events[i]) {
+			bu->period[i] = bu->events[i] / bu->samples[i];
+			n = pebs_budget__set_channel(bu->b, i, bu->period[i],
+						     bu->cost[i]);
+			if (n)
+				return n;
+		}
+	}
+	{
+		PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = elapsed,
+			  .sampled_cpu_ns = cpu > bu->cpu_last ?
+					    cpu - bu->cpu_last : 0,
+			  .recorder_cpu_ns = self > bu->self_last ?
+					     self - bu->self_last : 0,
+			  .samples = bu->samples, .events = bu->events);
+
+		n = pebs_budget__update(bu->b, &iv, next);
+	}
+	if (n > 0)
+		apply(r, next, bu->events, elapsed);
+	bu->t_last = now;
+	bu->self_last = self;
+	if (cpu)
+		bu->cpu_last = cpu;
+	memset(bu->samples, 0, sizeof(bu->samples));
+	memset(bu->events, 0, sizeof(bu->events));
+	return n < 0 ? n : 0;
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record-int.h - the recorder's parts (lib/record/): record.c (its life),
+ * record-setup.c (events, targets, attribution, channels),
+ * record-session.c (the callbacks while it runs), record-out.c (the
+ * perf.data or CSV output), record-objects.c (--objects' socket).
+ * Not installed.
+ */
+#ifndef PEBSSHIM_RECORD_INT_H
+#define PEBSSHIM_RECORD_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pebsshim/record.h"
+#include "pebsshim/perfdata.h"
+#include "pebsshim/symbols.h"
+#include "record/objects-proto.h"
+
+struct rec_out;
+struct rec_objects;
+
+/* --budget (record-budget.c) */
+struct rec_budget {
+	struct pebs_budget *b;		/* NULL: no budget */
+	double cost[PEBS_RECORDER_MAX_EVENTS];	/* kernel ns per sample */
+	bool proxy[PEBS_RECORDER_MAX_EVENTS];	/* cost of cpu-clock's */
+	uint64_t period[PEBS_RECORDER_MAX_EVENTS];	/* as set */
+	bool freq[PEBS_RECORDER_MAX_EVENTS];	/* a software event: freq mode */
+	double max_rate;			/* samples/s of a channel */
+	uint64_t samples[PEBS_RECORDER_MAX_EVENTS];	/* this interval, */
+	uint64_t events[PEBS_RECORDER_MAX_EVENTS];	/* their periods' sum */
+	uint64_t t_last, self_last, cpu_last;	/* at its start */
+};
+
+struct pebs_recorder {
+	struct pebs_recorder_opts o;
+	bool per_cpu;			/* all_cpus or cpus */
+	unsigned int nr_evs;
+
+	/* setup */
+	struct pebs_event evs[PEBS_RECORDER_MAX_EVENTS];
+	struct perf_event_attr attrs[PEBS_RECORDER_MAX_EVENTS];
+	struct pebs_channel_opts copts;	/* the channels' options */
+	enum pebs_recorder_attr attr;	/* TID, MAP or BOTH */
+	bool switch_baseline;		/* no module: SWITCH_CPU_WIDE */
+	bool prepared, opened, closed;
+	struct pebs_map *map;
+	struct pebs_attrib *attrib;
+	struct pebs_switchrec *swrec;	/* the history into the file */
+	struct rec_out *out;
+	struct rec_objects *objs;	/* objects, or NULL */
+	struct pebs_chanset *set;
+	struct pebs_workload child;
+	bool child_running;
+	struct pebs_ids targets;	/* CPUs, or pids/tids to open */
+	struct pebs_ids procs;		/* pids' processes, to see them end */
+	struct pebs_ids gone;		/* targets whose LOST_SAMPLES went out */
+	unsigned int targets_left;
+
+	/* channel -> event index cache */
+	const struct pebs_channel *last_ch;
+	unsigned int last_ev;
+
+	struct rec_budget bud;
+
+	/* counts */
+	struct pebs_recorder_stats st;
+	uint64_t csv_rows;
+	uint64_t lost_ring;		/* the rings' own count */
+	uint64_t lost_kernel;		/* in the LOST_SAMPLES written */
+	int write_err;			/* the output's, from emit() */
+	int err;			/* the first error while running */
+};
+
+/*
+ * rec_err - core_err with a message that may quote pebs_errmsg() (it is
+ * formatted apart first). Returns @err.
+ */
+int rec_err(int err, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- setup (record-setup.c) ---------------------------------------- */
+
+/* every event string into r->evs with record's periods and settings */
+int rec_parse_events(struct pebs_recorder *r);
+/* the CPUs, or the pids' threads, or the tids, into r->targets */
+int rec_parse_targets(struct pebs_recorder *r);
+/* rec_sample_type - what a sample of @ev carries */
+uint64_t rec_sample_type(const struct pebs_recorder *r,
+			 const struct pebs_event *ev);
+/* the attribution and its engine */
+int rec_choose_attr(struct pebs_recorder *r);
+/* the channels' options (r->copts) and ring size */
+void rec_channel_opts(struct pebs_recorder *r);
+unsigned int rec_ring_pages(const struct pebs_recorder *r);
+/* the channel set, the command forked, every target added */
+int rec_open_channels(struct pebs_recorder *r);
+/* the running processes (CPUs: all; pids/tids: theirs) described */
+int rec_synth_procs(struct pebs_recorder *r);
+
+/* ---- while it runs (record-session.c) ------------------------------ */
+
+/* rec_ev_of - the index in r->evs of @ch's event (cached per channel) */
+unsigned int rec_ev_of(struct pebs_recorder *r, const struct pebs_channel *ch);
+/* the channel set's callbacks: samples and records to the output */
+extern const struct pebs_chanset_cbs rec_chanset_cbs;
+/*
+ * rec_count_lost - st.lost: the kernel's per-event count (what
+ * LOST_SAMPLES says, and perf's Total Lost Samples) also holds the
+ * samples whose LOST record was still pending when the ring went away;
+ * the larger of the two
+ */
+void rec_count_lost(struct pebs_recorder *r);
+/* the LOST_SAMPLES of @target's channels (-1: of every channel left) */
+int rec_write_lost_of(struct pebs_recorder *r, int target);
+/* the module's switch history into the file from now on (CPUs, perf) */
+int rec_start_switchrec(struct pebs_recorder *r);
+/* held samples, the switch history, the objects, then FINISHED_ROUND */
+int rec_end_round(struct pebs_recorder *r);
+
+/* ---- the budget (record-budget.c) --------------------------------- */
+
+/*
+ * each event's cost per sample measured, the controller made, and each
+ * event's first period (a clock's from the model: it counts one event
+ * per ns of CPU, so its rate is known before it runs)
+ */
+int rec_budget_calibrate(struct pebs_recorder *r);
+/* the periods as opened given to the controller; the interval starts */
+int rec_budget_start(struct pebs_recorder *r);
+/* an interval over: fed to the controller, its periods applied */
+int rec_budget_tick(struct pebs_recorder *r);
+/* utime + stime (+ the children's) ticks of a /proc/PID/stat line */
+int64_t rec_budget_stat_ticks(const char *line, bool children);
+/* the busy ticks of @cpus in /proc/stat's text (from its first '\n') */
+int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus);
+
+/* ---- the output (record-out.c) ------------------------------------- */
+
+struct rec_who {
+	int32_t tgid;		/* -1: unknown */
+	int32_t tid;
+};
+
+struct rec_out_conf {
+	enum pebs_recorder_format format;
+	const char *path;
+	const struct pebs_event *evs;
+	unsigned int nr_evs;
+	/*
+	 * the perf.data attr gets PERF_SAMPLE_TID although the kernel's
+	 * records lack it: every record is re-encoded with the TID that
+	 * attribution found
+	 */
+	bool add_tid;
+	struct pebs_attrib *comms;	/* thread names (pebs_attrib__comm) */
+	bool buildid_cache;	/* files and vdso into perf's ~/.debug */
+	bool objects;		/* the pebs-shim:alloc/free events */
+};
+
+/* Check the path (a bad one fails before anything starts). */
+int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp);
+/* the opened channels' events and sample ids (the kernel's @attrs) */
+int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
+		  const struct perf_event_attr *attrs);
+int rec_out_cmdline(struct rec_out *out, int argc, const char *const *argv);
+/* "key=value" in the file's pebs-shim section */
+int rec_out_meta(struct rec_out *out, const char *key, const char *value);
+/* COMM + MMAP2 records of a process that already runs */
+int rec_out_synth_process(struct rec_out *out, pid_t pid);
+int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
+		   const struct perf_event_attr *attr,
+		   const struct pebs_sample *s,
+		   const struct perf_event_header *raw,
+		   const struct rec_who *who);
+int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
+		   const struct perf_event_header *ev,
+		   const struct rec_who *who);
+/* a record written as it is (the objects' samples) */
+int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev);
+/* the end of one pass over all rings (perf's FINISHED_ROUND) */
+int rec_out_round(struct rec_out *out);
+/* samples written so far (@csv_rows: the caller's count for CSV) */
+uint64_t rec_out_samples(const struct rec_out *out, uint64_t csv_rows);
+int rec_out_close(struct rec_out *out);
+/* drop a half-written output (error before recording started) */
+void rec_out_discard(struct rec_out *out);
+
+/* ---- data objects (record-objects.c) ------------------------------- */
+
+/* the socket and the environment the command inherits */
+int rec_objects_prepare(struct pebs_recorder *r);
+/* the command runs: drop record's write end */
+void rec_objects_started(struct pebs_recorder *r);
+/* what the socket holds, as samples */
+int rec_objects_drain(struct pebs_recorder *r);
+/* the largest sample of an object: header, 7 fields, a full stack */
+#define REC_OBJ_SAMPLE_MAX	((8 + 2 + PSO_MAX_IPS) * 8)
+/*
+ * rec_objects_sample - the interposer's message @msg of @len bytes as a
+ * sample of pebs-shim:alloc or pebs-shim:free into @buf (@size bytes).
+ * Returns its size, 0 for a malformed message.
+ */
+size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
+			  size_t size);
+/* the two events, with the clock and sample_id_all of @like */
+int rec_objects_attrs(struct pebs_perfdata_writer *w,
+		      const struct perf_event_attr *like);
+void rec_objects_free(struct pebs_recorder *r);
+
+#endif /* PEBSSHIM_RECORD_INT_H */

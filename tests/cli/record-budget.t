@@ -1,0 +1,75 @@
+#!/bin/bash
+# record-budget.t - record --budget PCT: software events (cpu-clock,
+# page-faults) with their periods adapted to stay under the budget:
+# every sample carries its period, the periods stay within the floor
+# (-c) and the ceiling (100 samples/s), page-faults' vary, the kernel
+# never throttles, the summary says the estimate, the budget and each
+# event's period range, the header says it was budgeted (perf reads it
+# without a warning, report shows it), and bad values are one-line
+# usage errors.
+. "$PEBS_SRC/tests/cli/record-common.sh"
+need_tools
+faults=$PEBS_BUILD/bench/faults
+need_bin "$faults"
+echo 1..16
+
+# -- cpu-clock, a floor: the model's period (a clock's stays), within the
+# limits ------------------------------------------------------------------
+"$tool" record -e cpu-clock -c 100000 --budget 2% -o "$T/c.data" -- \
+	"$faults" 300000 >/dev/null 2>"$T/c.err"
+ok_rc $? "record -e cpu-clock -c 100000 --budget 2% exits 0 $(tail -n 1 "$T/c.err")"
+sed 's/^/# /' "$T/c.err"
+grep -q '^pebs-shim record: budget 2 % of the sampled CPU time: estimated overhead [0-9.]* %' "$T/c.err"
+ok_rc $? "the summary gives the budget and the estimated overhead"
+grep -q '^pebs-shim record: budget: cpu-clock period \([0-9]*\)-\1 (last \1, 0 changes, fixed), [0-9.]* us per sample$' "$T/c.err"
+ok_rc $? "... and cpu-clock's period (the model's, fixed) and cost per sample"
+n=$(summary_count "$T/c.err")
+perf script -i "$T/c.data" -F period 2>/dev/null | awk '{ print $1 }' >"$T/c.per"
+have=$(grep -c '^[0-9][0-9]*$' "$T/c.per")
+[ -n "$n" ] && [ "$n" -gt 0 ] && [ "$have" = "$n" ]
+ok_rc $? "every sample carries its period (perf script: $have of $n)"
+awk '$1 < 100000 || $1 > 10000000 { bad++ } END { exit bad > 0 }' "$T/c.per"
+ok_rc $? "every period within [100000 (-c), 10000000 (100 samples/s of a clock)]: $(sort -n "$T/c.per" | sed -n '1p;$p' | tr '\n' ' ')"
+perf report -i "$T/c.data" --header-only 2>"$T/c.perr" | grep -q 'sample_type = .*PERIOD'
+ok_rc $? "the attr's sample_type has PERIOD (perf report --header-only)"
+
+# -- page-faults: freq mode, the periods move ----------------------------
+"$tool" record -e page-faults -d --budget 2 -o "$T/p.data" -- \
+	"$faults" 1000000 >/dev/null 2>"$T/p.err"
+ok_rc $? "record -e page-faults -d --budget 2 (no %) exits 0 $(tail -n 1 "$T/p.err")"
+sed 's/^/# /' "$T/p.err"
+grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample' "$T/p.err"
+ok_rc $? "the summary gives page-faults' period range"
+n=$(summary_count "$T/p.err")
+perf script -i "$T/p.data" -F period 2>/dev/null | awk '{ print $1 }' >"$T/p.per"
+have=$(grep -c '^[1-9][0-9]*$' "$T/p.per")
+distinct=$(sort -u "$T/p.per" | wc -l)
+[ "$have" = "$n" ] && [ "$distinct" -ge 2 ]
+ok_rc $? "every sample has a period, and they vary ($distinct distinct in $n)"
+[ "$n" -lt 200000 ]
+ok_rc $? "a budgeted run samples far fewer than the 1000000 faults ($n)"
+t=$( (perf script -i "$T/c.data" --show-throttle-events 2>/dev/null;
+      perf script -i "$T/p.data" --show-throttle-events 2>/dev/null) |
+     grep -c 'THROTTLE')
+grep -q ', 0 throttle events;' "$T/c.err" && grep -q ', 0 throttle events;' "$T/p.err" && [ "$t" = 0 ]
+ok_rc $? "no THROTTLE record in either file (perf script --show-throttle-events: $t)"
+
+# -- the header ----------------------------------------------------------
+perf report -i "$T/p.data" --header-only >"$T/p.hdr" 2>"$T/p.perr"
+grep -q '^# perf version : pebs-shim attribution=tid budget=2%' "$T/p.hdr" &&
+	! grep -qi 'warning' "$T/p.perr" "$T/c.perr"
+ok_rc $? "perf reads the header without a warning: $(grep 'perf version' "$T/p.hdr")"
+"$tool" report -i "$T/p.data" >"$T/p.rep" 2>&1
+grep -q '^# budget     : 2% of the sampled CPU time' "$T/p.rep"
+ok_rc $? "report's header says it: $(grep '^# budget' "$T/p.rep")"
+
+# -- bad values ------------------------------------------------------------
+for v in 0 150% x; do
+	"$tool" record -e cpu-clock --budget "$v" -o "$T/bad.data" -- true \
+		>/dev/null 2>"$T/bad.err"
+	rc=$?
+	[ "$rc" = 123 ] && [ "$(wc -l <"$T/bad.err")" = 1 ] &&
+		grep -q "^pebs-shim record: bad budget '$v': give a share" "$T/bad.err" &&
+		[ ! -e "$T/bad.data" ]
+	ok_rc $? "--budget $v: exit $rc, one line: $(cat "$T/bad.err")"
+done

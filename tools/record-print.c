@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-print.c - what `pebs-shim record` tells the user: the
+ * terminal's status line, perf record's end summary and record's own
+ * lines, and with -v the events as opened and the attribution's
+ * mismatches. The figures are the recorder's (pebs_recorder__stats).
+ */
+#include <sys/stat.h>
+
+#include "record.h"
+
+/* MB in the output file so far (or at the end); 0 for a pipe */
+static double output_mb(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	return (double)st.st_size / (1024.0 * 1024.0);
+}
+
+void rec_status_line(struct pebs_recorder *r, const struct rec_opts *o,
+		     uint64_t t0, uint64_t now, uint64_t *last_t,
+		     uint64_t *last_n)
+{
+	const struct pebs_recorder_stats *st = pebs_recorder__stats(r);
+	const struct pebs_budget *b = pebs_recorder__budget(r);
+	double el = (double)(now - t0) / 1e9;
+	double dt = (double)(now - *last_t) / 1e9;
+
+	fprintf(stderr, "\r\033[K[ %.1f s ] %llu samples, %.0f/s, %llu lost, %.3f MB written",
+		el, (unsigned long long)st->samples,
+		dt > 0 ? (double)(st->samples - *last_n) / dt : 0.0,
+		(unsigned long long)st->lost, output_mb(o->output));
+	if (b)
+		fprintf(stderr, ", overhead %.2f %% (budget %g %%)",
+			pebs_budget__overhead(b) * 100, o->budget * 100);
+	/* each event's period range so far */
+	for (unsigned int i = 0; b && i < pebs_recorder__nr_events(r); i++) {
+		const struct pebs_budget_stats *bs = pebs_budget__stats(b, i);
+
+		fprintf(stderr, ", %s %llu-%llu", pebs_recorder__event(r, i)->name,
+			(unsigned long long)bs->min_period,
+			(unsigned long long)bs->max_period);
+	}
+	*last_t = now;
+	*last_n = st->samples;
+}
+
+static void attribution(enum pebs_recorder_attr attr, bool baseline,
+			const struct pebs_attrib_stats *st)
+{
+	uint64_t checked = st->agree + st->disagree + st->unattributed;
+	char pct[16] = "n/a";
+
+	if (checked)
+		snprintf(pct, sizeof(pct), "%.3f %%",
+			 100.0 * (double)st->agree / (double)checked);
+	if (attr == PEBS_RECORDER_ATTR_MAP)
+		fprintf(stderr, "/dev/pebs_map switch history (%llu of %llu samples attributed, %llu history entries overrun)",
+			(unsigned long long)(st->samples - st->unattributed),
+			(unsigned long long)st->samples,
+			(unsigned long long)st->history_lost);
+	else if (attr == PEBS_RECORDER_ATTR_BOTH)
+		fprintf(stderr, "sample TID, /dev/pebs_map agrees on %s (%llu of %llu; %llu differ, %llu unattributed)",
+			pct, (unsigned long long)st->agree,
+			(unsigned long long)checked,
+			(unsigned long long)st->disagree,
+			(unsigned long long)st->unattributed);
+	else if (baseline)
+		fprintf(stderr, "sample TID (no /dev/pebs_map; PERF_RECORD_SWITCH_CPU_WIDE baseline agrees on %s: %llu of %llu, %llu differ, %llu unattributed)",
+			pct, (unsigned long long)st->agree,
+			(unsigned long long)checked,
+			(unsigned long long)st->disagree,
+			(unsigned long long)st->unattributed);
+	else
+		fputs("sample TID", stderr);
+}
+
+/*
+ * the budget: its estimate, then per event the range of its periods,
+ * the last, how often it changed and the cost per sample it was run on
+ */
+static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
+{
+	const struct pebs_budget *b = pebs_recorder__budget(r);
+
+	fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: estimated overhead %.2f %% (the kernel's cost per sample and the recorder's CPU)\n",
+		o->budget * 100, pebs_budget__overhead(b) * 100);
+	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
+		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
+		bool proxy;
+		double cost = pebs_recorder__sample_cost(r, i, &proxy);
+
+		fprintf(stderr, "pebs-shim record: budget: %s period %llu-%llu (last %llu, %llu changes%s), %.2f us per sample%s\n",
+			pebs_recorder__event(r, i)->name,
+			(unsigned long long)st->min_period,
+			(unsigned long long)st->max_period,
+			(unsigned long long)st->period,
+			(unsigned long long)st->changes,
+			st->fixed ? ", fixed" : "",
+			cost / 1000, proxy ? " (cpu-clock's)" : "");
+	}
+}
+
+void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
+		 bool stopped)
+{
+	const struct pebs_recorder_stats *c = pebs_recorder__stats(r);
+	const struct pebs_switchrec_stats *sw =
+		pebs_recorder__switchrec_stats(r);
+	const char *path = o->output;
+	bool baseline;
+	enum pebs_recorder_attr attr = pebs_recorder__attribution(r, &baseline);
+
+	/* perf record's end summary, then which attribution and its rate */
+	fprintf(stderr, "[ pebs-shim record: Woken up %llu times to write data ]\n",
+		(unsigned long long)c->wakeups);
+	fprintf(stderr, "[ pebs-shim record: Captured and wrote %.3f MB %s (%llu samples) ]\n",
+		output_mb(path), path, (unsigned long long)c->written);
+	fprintf(stderr, "pebs-shim record: %llu samples written to %s, %llu lost, %llu throttle events; attribution: ",
+		(unsigned long long)c->written, path,
+		(unsigned long long)c->lost,
+		(unsigned long long)c->throttles);
+	attribution(attr, baseline,
+		    pebs_attrib__stats(pebs_recorder__attrib(r)));
+	if (c->status > 128)
+		fprintf(stderr, "; %s by signal %d", stopped ?
+			"recording stopped" : "command killed",
+			c->status - 128);
+	else if (c->status > 0)
+		fprintf(stderr, "; command exited with status %d", c->status);
+	fputc('\n', stderr);
+	if (sw)
+		fprintf(stderr, "pebs-shim record: module switch history: %llu switches written as PERF_RECORD_SWITCH_CPU_WIDE, %llu lost to overruns (marked by PERF_RECORD_LOST)\n",
+			(unsigned long long)sw->switches,
+			(unsigned long long)sw->lost);
+	if (pebs_recorder__budget(r))
+		budget_summary(r, o);
+	if (o->objects)
+		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples%s\n",
+			(unsigned long long)c->obj_allocs,
+			(unsigned long long)c->obj_frees,
+			c->obj_bad ? " (some malformed records dropped)" : "");
+}
+
+void rec_print_mismatch(void *ctx, uint32_t cpu, uint64_t time,
+			const struct pebs_attrib_who *sample,
+			const struct pebs_attrib_who *found)
+{
+	struct pebs_recorder **rp = ctx;
+	struct pebs_attrib *a = pebs_recorder__attrib(*rp);
+	bool baseline;
+	const char *src = pebs_recorder__attribution(*rp, &baseline) ==
+			  PEBS_RECORDER_ATTR_TID ? "switch" : "map";
+	char name[PEBS_MAP_COMM_LEN + 1];
+
+	snprintf(name, sizeof(name), "%s", pebs_attrib__comm(a, sample->tid, NULL));
+	if (found)
+		fprintf(stderr, "pebs-shim record: mismatch: cpu %u time %llu: sample tid %d (%s), %s tid %d (%s)\n",
+			cpu, (unsigned long long)time, sample->tid, name, src,
+			found->tid, pebs_attrib__comm(a, found->tid, NULL));
+	else
+		fprintf(stderr, "pebs-shim record: unattributed: cpu %u time %llu: sample tid %d (%s), no %s entry\n",
+			cpu, (unsigned long long)time, sample->tid, name, src);
+}
+
+void rec_print_events(struct pebs_recorder *r, bool per_cpu)
+{
+	struct pebs_chanset *set = pebs_recorder__chanset(r);
+
+	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
+		const struct pebs_event *ev = pebs_recorder__event(r, i);
+		struct perf_event_attr attr, *a = &attr;
+		const char *why = NULL;
+		bool large;
+
+		if (pebs_recorder__attr(r, i, &attr, sizeof(attr)))
+			continue;
+		large = pebs_attr_large_pebs(a, &why);
+		fprintf(stderr, "pebs-shim record: event %s = %s (pmu %s, type %u, config %#llx, %s %llu, sample_type %#llx, precise_ip %u%s%s)\n",
+			ev->name, ev->resolved, ev->pmu, a->type,
+			(unsigned long long)a->config,
+			a->freq ? "freq" : "period",
+			(unsigned long long)a->sample_period,
+			(unsigned long long)a->sample_type, a->precise_ip,
+			(ev->flags & PEBS_EVENT_PRECISE) ?
+			(large ? ", large PEBS" : ", no large PEBS: ") : "",
+			(ev->flags & PEBS_EVENT_PRECISE) && !large && why ?
+			why : "");
+	}
+	fprintf(stderr, "pebs-shim record: %u channels on %u %s, %u rings of %u pages\n",
+		pebs_chanset__nr_channels(set), pebs_chanset__nr_targets(set),
+		per_cpu ? "CPUs" : "tasks", pebs_chanset__nr_rings(set),
+		pebs_recorder__ring_pages(r));
+}
