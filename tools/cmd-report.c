@@ -242,7 +242,10 @@ static int run(struct report *r, const char *sort)
 	if (!sort)
 		report_print_weights(r);
 	/* who shares a cache line: perf c2c's rules (lib/c2c/c2c.c) */
-	if (r->c2c && r->with_addr && report_print_sharing(r))
+	if (r->c2c && r->with_addr &&
+	    pebs_c2c__print_summary(r->c2c, stdout,
+				    pebs_session__threads(r->ss),
+				    r->top) == -ENOMEM)
 		goto out_oom;
 	return 0;
 

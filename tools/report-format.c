@@ -114,7 +114,7 @@ static void json_row(const struct report *r, const struct table *t,
 	for (k = 0; k < nr_keys; k++) {
 		printf(", \"%s\": ", pebs_report__key_name(keys[k]));
 		report_field(r, row, keys[k], f, sizeof(f));
-		tool_json_str(stdout, f);
+		pebs_json__str(stdout, f);
 	}
 	putchar('}');
 }
@@ -138,7 +138,7 @@ void report_print_json(const struct report *r)
 	unsigned int i, k, nr_keys;
 
 	printf("{\n  \"file\": ");
-	tool_json_str(stdout, r->path);
+	pebs_json__str(stdout, r->path);
 	printf(",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
 	       ",\n  \"tables\": [", r->samples,
 	       r->st->lost + r->st->lost_samples);
@@ -147,7 +147,7 @@ void report_print_json(const struct report *r)
 		const struct pebs_report *rep = t->rep;
 
 		printf("%s\n    {\"title\": ", i ? "," : "");
-		tool_json_str(stdout, t->title);
+		pebs_json__str(stdout, t->title);
 		printf(", \"keys\": [");
 		nr_keys = pebs_report__keys(rep, &keys);
 		for (k = 0; k < nr_keys; k++)

@@ -61,7 +61,6 @@ void report_field(const struct report *r, const struct pebs_report_row *row,
 void report_print_header(const struct report *r);
 void report_print_table(const struct report *r, struct table *t);
 void report_print_weights(struct report *r);
-int report_print_sharing(const struct report *r);
 
 /* report-format.c: --format=csv|json */
 void report_print_csv(const struct report *r);

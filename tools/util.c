@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim.h"
 #include "util.h"
 
 static void vmsg(const char *cmd, const char *fmt, va_list ap,
@@ -80,35 +81,10 @@ bool tool_parse_double(const char *s, double *v)
 	return end != s && !*end && !errno && isfinite(*v);
 }
 
+/* record-out.c's: the library's one CSV quoting */
 void tool_csv_str(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-void tool_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	pebs_csv__str(f, s);
 }
 
 const char *const tool_filter_names[4] = { "comm", "pid", "tid", "cpu" };

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -183,6 +184,23 @@ PEBS_API int pebs_workload__go(struct pebs_workload *w);
  * released child (its pipes are closed) or on PEBS_WORKLOAD_INIT.
  */
 PEBS_API void pebs_workload__abort(struct pebs_workload *w);
+
+/* ------------------------------------------------------------------ */
+/* Strings in csv and json outputs (lib/core/quote.c)                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_csv__str - write @s to @f as one CSV field (RFC 4180): as it is,
+ * or quoted with its quotes doubled when it holds a comma, a quote or a
+ * line break.
+ */
+PEBS_API void pebs_csv__str(FILE *f, const char *s);
+
+/*
+ * pebs_json__str - write @s to @f as a JSON string: in quotes, with
+ * quotes and backslashes escaped and control characters as \u00XX.
+ */
+PEBS_API void pebs_json__str(FILE *f, const char *s);
 
 #ifdef __cplusplus
 }
