@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * report-format.c - `pebs-shim report --format=csv|json`: every table
- * with stable column names, nothing cut (all rows unless --top is
+ * report-format.c - pebs_report_tables__print's csv and json: every
+ * table with stable column names, nothing cut (all rows unless a top is
  * given; no field is shortened).
  *
  * CSV: one header line, then one line per row of every table:
@@ -17,8 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report.h"
-#include "util.h"
+#include "report/report-print.h"
 
 #define FIELD_MAX	4096
 
@@ -46,116 +45,120 @@ static bool has_key(const enum pebs_report_key *keys, unsigned int n,
 }
 
 /* Call @fn for each row of @t that is shown, up to --top. */
-static void each_row(const struct report *r, const struct table *t,
-		     void (*fn)(const struct report *r, const struct table *t,
+static void each_row(const struct rp_print *r, const struct pebs_report_table *t,
+		     void (*fn)(const struct rp_print *r, const struct pebs_report_table *t,
 				const struct pebs_report *rep,
 				const struct pebs_report_row *row, bool first))
 {
 	const struct pebs_report *rep = t->rep;
 	size_t i, n = 0, nr = pebs_report__nr_rows(rep);
 
-	for (i = 0; i < nr && n < r->top; i++) {
+	for (i = 0; i < nr && n < r->o.top; i++) {
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
-		if (r->percent_limit > 0 &&
-		    pebs_report__overhead(rep, row, r->by_event) < r->percent_limit)
+		if (r->o.percent_limit > 0 &&
+		    pebs_report__overhead(rep, row, r->o.by_event) < r->o.percent_limit)
 			continue;
 		fn(r, t, rep, row, n++ == 0);
 	}
 }
 
-static void csv_row(const struct report *r, const struct table *t,
+static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		    const struct pebs_report *rep,
 		    const struct pebs_report_row *row, bool first)
 {
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
-	char f[FIELD_MAX];
+	char fb[FIELD_MAX];
+	FILE *f = r->f;
 
 	(void)first;
-	tool_csv_str(stdout, t->title);
-	printf(",%.4f,%" PRIu64 ",%" PRIu64 ",", pebs_report__overhead(rep, row, r->by_event),
+	pebs_csv__str(f, t->title);
+	fprintf(f, ",%.4f,%" PRIu64 ",%" PRIu64 ",", pebs_report__overhead(rep, row, r->o.by_event),
 	       row->period, row->samples);
 	if (row->weight_nr)
-		printf("%.1f", (double)row->weight_sum /
+		fprintf(f, "%.1f", (double)row->weight_sum /
 		       (double)row->weight_nr);
-	printf(",%u,%u,%u,%u", row->loads, row->stores, row->hitm,
+	fprintf(f, ",%u,%u,%u,%u", row->loads, row->stores, row->hitm,
 	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
 	       row->nr_tids);
 	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++) {
-		putchar(',');
+		fputc(',', f);
 		if (!has_key(keys, nr_keys, csv_keys[k]))
 			continue;
-		report_field(r, row, csv_keys[k], f, sizeof(f));
-		tool_csv_str(stdout, f);
+		rp_field(r, row, csv_keys[k], fb, sizeof(fb));
+		pebs_csv__str(f, fb);
 	}
-	putchar('\n');
+	fputc('\n', f);
 }
 
-static void json_row(const struct report *r, const struct table *t,
+static void json_row(const struct rp_print *r, const struct pebs_report_table *t,
 		     const struct pebs_report *rep,
 		     const struct pebs_report_row *row, bool first)
 {
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
-	char f[FIELD_MAX];
+	char fb[FIELD_MAX];
+	FILE *f = r->f;
 
 	(void)t;
-	printf("%s\n        {\"overhead\": %.4f, \"period\": %" PRIu64
+	fprintf(f, "%s\n        {\"overhead\": %.4f, \"period\": %" PRIu64
 	       ", \"samples\": %" PRIu64, first ? "" : ",",
-	       pebs_report__overhead(rep, row, r->by_event), row->period, row->samples);
+	       pebs_report__overhead(rep, row, r->o.by_event), row->period, row->samples);
 	if (row->weight_nr)
-		printf(", \"avg_weight\": %.1f", (double)row->weight_sum /
+		fprintf(f, ", \"avg_weight\": %.1f", (double)row->weight_sum /
 		       (double)row->weight_nr);
-	printf(", \"loads\": %u, \"stores\": %u, \"hitm\": %u, "
+	fprintf(f, ", \"loads\": %u, \"stores\": %u, \"hitm\": %u, "
 	       "\"threads\": %u", row->loads, row->stores, row->hitm,
 	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
 	       row->nr_tids);
 	for (k = 0; k < nr_keys; k++) {
-		printf(", \"%s\": ", pebs_report__key_name(keys[k]));
-		report_field(r, row, keys[k], f, sizeof(f));
-		pebs_json__str(stdout, f);
+		fprintf(f, ", \"%s\": ", pebs_report__key_name(keys[k]));
+		rp_field(r, row, keys[k], fb, sizeof(fb));
+		pebs_json__str(f, fb);
 	}
-	putchar('}');
+	fputc('}', f);
 }
 
-void report_print_csv(const struct report *r)
+void rp_print_csv(const struct rp_print *r)
 {
 	unsigned int i, k;
+	FILE *f = r->f;
 
 	fputs("table,overhead,period,samples,avg_weight,loads,stores,hitm,"
-	      "threads", stdout);
+	      "threads", f);
 	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
-		printf(",%s", pebs_report__key_name(csv_keys[k]));
-	putchar('\n');
-	for (i = 0; i < r->nr_tables; i++)
-		each_row(r, &r->tables[i], csv_row);
+		fprintf(f, ",%s", pebs_report__key_name(csv_keys[k]));
+	fputc('\n', f);
+	for (i = 0; i < r->o.nr_tables; i++)
+		each_row(r, &r->o.tables[i], csv_row);
 }
 
-void report_print_json(const struct report *r)
+void rp_print_json(const struct rp_print *r)
 {
 	const enum pebs_report_key *keys;
 	unsigned int i, k, nr_keys;
+	FILE *f = r->f;
 
-	printf("{\n  \"file\": ");
-	pebs_json__str(stdout, r->path);
-	printf(",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
-	       ",\n  \"tables\": [", r->samples,
-	       r->st->lost + r->st->lost_samples);
-	for (i = 0; i < r->nr_tables; i++) {
-		const struct table *t = &r->tables[i];
+	fprintf(f, "{\n  \"file\": ");
+	pebs_json__str(f, r->o.path);
+	fprintf(f, ",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
+	       ",\n  \"tables\": [", r->o.samples,
+	       r->o.stats->lost + r->o.stats->lost_samples);
+	for (i = 0; i < r->o.nr_tables; i++) {
+		const struct pebs_report_table *t = &r->o.tables[i];
 		const struct pebs_report *rep = t->rep;
 
-		printf("%s\n    {\"title\": ", i ? "," : "");
-		pebs_json__str(stdout, t->title);
-		printf(", \"keys\": [");
+		fprintf(f, "%s\n    {\"title\": ", i ? "," : "");
+		pebs_json__str(f, t->title);
+		fprintf(f, ", \"keys\": [");
 		nr_keys = pebs_report__keys(rep, &keys);
 		for (k = 0; k < nr_keys; k++)
-			printf("%s\"%s\"", k ? ", " : "",
+			fprintf(f, "%s\"%s\"", k ? ", " : "",
 			       pebs_report__key_name(keys[k]));
-		printf("], \"rows\": [");
+		fprintf(f, "], \"rows\": [");
 		each_row(r, t, json_row);
-		printf("\n      ]}");
+		fprintf(f, "\n      ]}");
 	}
-	printf("\n  ]\n}\n");
+	fprintf(f, "\n  ]\n}\n");
 }
