@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "pebsshim.h"
+#include "helpers.h"
 
 #define LD	PERF_MEM_OP_LOAD
 #define ST	PERF_MEM_OP_STORE
@@ -81,20 +82,6 @@ static char *print(struct pebs_c2c *c, struct pebs_c2c_print_opts o,
 #define STARTS(out, lit) \
 	assert_int_equal(strncmp(out, lit, sizeof(lit) - 1), 0)
 
-/* @out holds @line as a whole line */
-static void has_line(const char *out, const char *line)
-{
-	const char *p = out;
-	size_t n = strlen(line);
-
-	while ((p = strstr(p, line))) {
-		if ((p == out || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
-			return;
-		p++;
-	}
-	fail_msg("no line \"%s\" in:\n%s", line, out);
-}
-
 static void test_stdio(void **state)
 {
 	struct pebs_c2c *c = table();
@@ -104,30 +91,30 @@ static void test_stdio(void **state)
 	(void)state;
 	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 1);
 	out = print(c, o, 0);
-	has_line(out, "  Total records                     :          4");
-	has_line(out, "  Load Local HITM                   :          2");
-	has_line(out, "  LLC Misses to Local DRAM          :       -nan%");
-	has_line(out, "  Total Shared Cache Lines          :          1");
-	has_line(out, "  Total Merged records              :          3");
+	T_HAS_LINE(out, "  Total records                     :          4");
+	T_HAS_LINE(out, "  Load Local HITM                   :          2");
+	T_HAS_LINE(out, "  LLC Misses to Local DRAM          :       -nan%");
+	T_HAS_LINE(out, "  Total Shared Cache Lines          :          1");
+	T_HAS_LINE(out, "  Total Merged records              :          3");
 	/* no file: no events listed */
 	assert_non_null(strstr(out, "=\n  Cachelines sort on                : "
 				    "Total HITMs\n"));
-	has_line(out, "      0              0x1000   N/A       0  100.00%"
+	T_HAS_LINE(out, "      0              0x1000   N/A       0  100.00%"
 		 "        2        2        0        3        2        1"
 		 "        1        0        0        0        0        0"
 		 "         0        2         0        0         0         0"
 		 "    200.0        2  false");
-	has_line(out, "      0        0        2        1        0        0"
+	T_HAS_LINE(out, "      0        0        2        1        0        0"
 		 "              0x1000  pid 7, 2 threads, 2 cpus");
-	has_line(out, "  sharing: false (different bytes): 7/9 writes offset "
+	T_HAS_LINE(out, "  sharing: false (different bytes): 7/9 writes offset "
 		 "0x8, 7/8 reads offset 0");
 	/* no symbols: raw code addresses */
-	has_line(out, "            0.00%  100.00%    0.00%    0.00%    0.00%"
+	T_HAS_LINE(out, "            0.00%  100.00%    0.00%    0.00%    0.00%"
 		 "    0x00   N/A       0               0x400        0      200"
 		 "        0        2      1  [.] 0x0000000000000400  [unknown]");
-	has_line(out, "           threads (pid/tid): 7/8(2L,0S,2HITM)");
-	has_line(out, "           threads (pid/tid): 7/9(0L,1S)");
-	has_line(out, "           cpus: 1(1)");
+	T_HAS_LINE(out, "           threads (pid/tid): 7/8(2L,0S,2HITM)");
+	T_HAS_LINE(out, "           threads (pid/tid): 7/9(0L,1S)");
+	T_HAS_LINE(out, "           cpus: 1(1)");
 	/* the line of one thread is not shown */
 	assert_null(strstr(out, "0x2000"));
 	free(out);
@@ -135,11 +122,11 @@ static void test_stdio(void **state)
 	/* by cross-thread writes: its own table */
 	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_XWRITES), 1);
 	out = print(c, o, 0);
-	has_line(out, "  Cachelines sort on                : "
+	T_HAS_LINE(out, "  Cachelines sort on                : "
 		 "Cross-thread writes");
-	has_line(out, "# Index             Address     Pid  Records  Xwrites"
+	T_HAS_LINE(out, "# Index             Address     Pid  Records  Xwrites"
 		 " Threads Offsets  Sharing");
-	has_line(out, "      0              0x1000       7        3        1"
+	T_HAS_LINE(out, "      0              0x1000       7        3        1"
 		 "       2       2  false");
 	free(out);
 	pebs_c2c__delete(c);
@@ -259,13 +246,13 @@ static void test_summary(void **state)
 	assert_int_equal(fclose(f), 0);
 	assert_non_null(strstr(buf, "# shared cache lines, as perf c2c ranks "
 				    "them (by HITM); true sharing"));
-	has_line(buf, "rank          cache line  samples   loads  stores   hitm"
+	T_HAS_LINE(buf, "rank          cache line  samples   loads  stores   hitm"
 		 "  xwrites  threads  offsets  kind        evidence "
 		 "(comm/tid@offset)");
 	/* no threads: comms "?" */
-	has_line(buf, "   0              0x1000        3       2       1      2"
+	T_HAS_LINE(buf, "   0              0x1000        3       2       1      2"
 		 "        1        2        2  false       ?/9@8 and ?/8@0");
-	has_line(buf, " ...  (more lines: --top to show more)");
+	T_HAS_LINE(buf, " ...  (more lines: --top to show more)");
 	free(buf);
 	pebs_c2c__delete(c);
 }

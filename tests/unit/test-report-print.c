@@ -112,19 +112,6 @@ static char *print(const struct pebs_report_print_opts *o, int want)
 	return buf;
 }
 
-static void has_line(const char *out, const char *line)
-{
-	const char *p = out;
-	size_t n = strlen(line);
-
-	while ((p = strstr(p, line))) {
-		if ((p == out || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
-			return;
-		p++;
-	}
-	fail_msg("no line \"%s\" in:\n%s", line, out);
-}
-
 static void test_text(void **state)
 {
 	struct fx *x = *state;
@@ -132,24 +119,24 @@ static void test_text(void **state)
 	char *out = print(&o, 0);
 
 	/* the header: the file's features and the counts given */
-	has_line(out, "# pebs-shim report of x.data");
-	has_line(out, "# recorded on: oxco15.prod.google.com, Linux "
+	T_HAS_LINE(out, "# pebs-shim report of x.data");
+	T_HAS_LINE(out, "# recorded on: oxco15.prod.google.com, Linux "
 		 "4.15.0-smp-923.44.0.0, Intel(R) Xeon(R) Platinum 8173M CPU "
 		 "@ 2.00GHz");
-	has_line(out, "# command   : /usr/bin/perf5 record -a -c 10009 -d "
+	T_HAS_LINE(out, "# command   : /usr/bin/perf5 record -a -c 10009 -d "
 		 "--pfm-events MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:"
 		 "precise=2:mh:mg:pinned -i -m 16 -N -o - -W sleep 10");
-	has_line(out, "# event 0   : MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:"
+	T_HAS_LINE(out, "# event 0   : MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=64:"
 		 "precise=2:mh:mg:pinned (type 4, config 0x1cd, config1 0x40, "
 		 "period 10009, precise_ip 2): 4 samples");
-	has_line(out, "# event 1   : dummy:HG (type 1, config 0x9, period "
+	T_HAS_LINE(out, "# event 1   : dummy:HG (type 1, config 0x9, period "
 		 "10009): 0 samples");
-	has_line(out, "# samples   : 5 (4 with a data address, 0 with a data "
+	T_HAS_LINE(out, "# samples   : 5 (4 with a data address, 0 with a data "
 		 "source, 2 with a weight)");
-	has_line(out, "# lost      : 2 samples in LOST records, 1 in "
+	T_HAS_LINE(out, "# lost      : 2 samples in LOST records, 1 in "
 		 "LOST_SAMPLES; 0 throttle events");
-	has_line(out, "# duration  : 2.500 ms (first to last sample)");
-	has_line(out, "# filtered  : 1 samples left out of the tables");
+	T_HAS_LINE(out, "# duration  : 2.500 ms (first to last sample)");
+	T_HAS_LINE(out, "# filtered  : 1 samples left out of the tables");
 	assert_null(strstr(out, "# order"));
 	/* the tables: widths from the rows, the last column unpadded */
 	assert_non_null(strstr(out, "\n\n# symbols\n"
@@ -183,7 +170,7 @@ static void test_text_options(void **state)
 	o.nr_tables = 1;
 	o.flags = PEBS_ORDERED_FILE_ORDER;
 	out = print(&o, 0);
-	has_line(out, "# order     : file order (an event does not sample "
+	T_HAS_LINE(out, "# order     : file order (an event does not sample "
 		 "TIME)");
 	assert_non_null(strstr(out, "# symbols\n"
 		" Overhead     Samples    avg-wt  threads  Symbol   "
@@ -198,7 +185,7 @@ static void test_text_options(void **state)
 	o.top = 0;
 	o.percent_limit = 20;
 	out = print(&o, 0);
-	has_line(out, "   30.00%         -        1  [.] a,b  app");
+	T_HAS_LINE(out, "   30.00%         -        1  [.] a,b  app");
 	assert_null(strstr(out, "cold"));
 	assert_null(strstr(out, "more rows"));
 	free(out);
