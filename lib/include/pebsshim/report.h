@@ -345,7 +345,7 @@ PEBS_API int pebs_weights__summary(struct pebs_weights *w,
 
 /* ------------------------------------------------------------------ */
 /* Reports printed as pebs-shim report prints them                    */
-/* (lib/report/report-print.c, lib/report/report-format.c)            */
+/* (lib/report/report-print.c)                                        */
 /* ------------------------------------------------------------------ */
 
 enum pebs_report_format {
