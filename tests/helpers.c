@@ -237,3 +237,16 @@ struct pebs_perfdata *t_open_fixture(const char *name)
 			path, pebs_errmsg());
 	return pd;
 }
+
+bool t_has_line(const char *out, const char *line)
+{
+	const char *p = out;
+	size_t n = strlen(line);
+
+	while ((p = strstr(p, line))) {
+		if ((p == out || p[-1] == '\n') && (p[n] == '\n' || !p[n]))
+			return true;
+		p++;
+	}
+	return false;
+}

@@ -48,6 +48,17 @@ bool t_have(const char *feature, char *why, size_t len);
 	} while (0)
 
 /*
+ * t_has_line - whether @out holds @line as a whole line (between line
+ * starts and ends); T_HAS_LINE fails the cmocka test showing @out if not.
+ */
+bool t_has_line(const char *out, const char *line);
+#define T_HAS_LINE(out, line)						\
+	do {								\
+		if (!t_has_line(out, line))				\
+			fail_msg("no line \"%s\" in:\n%s", line, out);	\
+	} while (0)
+
+/*
  * t_put_file - write @text to @top/@rel, making the directories on the
  * way (fake sysfs and tracefs trees); a NULL @text makes @top/@rel a
  * directory. Returns 0 or -errno.

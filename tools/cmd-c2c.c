@@ -2,8 +2,7 @@
 /*
  * cmd-c2c.c - `pebs-shim c2c report`: cache-line sharing of a recording,
  * printed as perf c2c report --stdio prints it (the counting, keying,
- * ranking and classification are the library's pebs_c2c; the printers
- * are c2c-stdio.c and c2c-json.c).
+ * ranking, classification and printing are the library's pebs_c2c).
  *
  * The library reads the file into the table in time order
  * (pebs_c2c__read_perfdata); this file parses the options and runs it.
@@ -15,9 +14,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "c2c.h"
 #include "cmds.h"
+#include "pebsshim.h"
 #include "util.h"
+
+struct c2c_cmd {
+	const char *path;
+	enum pebs_c2c_format fmt;
+	enum pebs_c2c_display display;
+	bool display_set;
+	bool show_all;			/* every line, not only shown ones */
+	bool detail;			/* csv: the detail table */
+	struct pebs_perfdata *pd;
+	struct pebs_symbols *code;	/* code mappings: symbols */
+	struct pebs_srcline *src;	/* source lines, or NULL */
+	struct pebs_c2c *c2c;
+	uint64_t bad;			/* samples that did not decode */
+};
 
 static void usage(FILE *f)
 {
@@ -80,7 +93,7 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 			m->path = optarg;
 			break;
 		case 'S':
-			m->fmt = FMT_STDIO;
+			m->fmt = PEBS_C2C_FORMAT_STDIO;
 			break;
 		case 'd':
 			if (parse_display(optarg, &m->display)) {
@@ -92,9 +105,9 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 			break;
 		case 'F':
 			if (!strcmp(optarg, "csv")) {
-				m->fmt = FMT_CSV;
+				m->fmt = PEBS_C2C_FORMAT_CSV;
 			} else if (!strcmp(optarg, "json")) {
-				m->fmt = FMT_JSON;
+				m->fmt = PEBS_C2C_FORMAT_JSON;
 			} else {
 				tool_err("c2c", "unknown format '%s': use csv or json",
 					optarg);
@@ -162,13 +175,12 @@ static int run(struct c2c_cmd *m)
 	if (m->bad)
 		tool_err("c2c", "%" PRIu64 " samples could not be decoded and are "
 			"left out", m->bad);
-	if (m->fmt == FMT_JSON)
-		c2c_print_json(m);
-	else if (m->fmt == FMT_CSV)
-		c2c_print_csv(m);
-	else
-		c2c_print_stdio(m);
-	if (m->failed)
+	PEBS_OPTS(pebs_c2c_print_opts, po, .show_all = m->show_all,
+		  .pd = m->pd, .code = m->code, .src = m->src, .path = m->path,
+		  .undecoded = m->bad);
+	po.format = m->fmt == PEBS_C2C_FORMAT_CSV && m->detail ?
+		    PEBS_C2C_FORMAT_CSV_DETAIL : m->fmt;
+	if (pebs_c2c__print(m->c2c, stdout, &po) == -ENOMEM)
 		goto out_oom;
 	if (fflush(stdout) || ferror(stdout)) {
 		tool_err("c2c", "writing the report failed: check the output");

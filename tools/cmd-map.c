@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd-map.c - pebs-shim map: print the /dev/pebs_map table (who runs on
- * each CPU) and, with --history, each CPU's last switches.
+ * each CPU) and, with --history, each CPU's last switches
+ * (pebs_map__print), once or every -i milliseconds.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -58,120 +58,15 @@ static const char usage_text[] =
 
 
 
-/* a CPU list (pebs_cpulist__parse) into @set (MAX_CPUS entries) */
-static int parse_cpulist(const char *s, unsigned char *set)
+/* a CPU list (pebs_cpulist__parse) added to @set (MAX_CPUS bits) */
+static int parse_cpulist(const char *s, uint64_t *set)
 {
 	static uint64_t bits[MAX_CPUS / 64];
-	struct pebs_ids ids = { 0 };
-	int err = pebs_cpulist__parse(s, MAX_CPUS, bits) ?:
-		  pebs_cpulist__ids(bits, MAX_CPUS, &ids);
+	int err = pebs_cpulist__parse(s, MAX_CPUS, bits);
 
-	for (unsigned int i = 0; i < ids.n; i++)
-		set[ids.v[i]] = 1;
-	pebs_ids__free(&ids);
+	for (unsigned int i = 0; !err && i < MAX_CPUS / 64; i++)
+		set[i] |= bits[i];
 	return err;
-}
-
-static const char *clock_name(uint32_t clock, char *buf, size_t len)
-{
-	if (clock == PEBS_MAP_CLOCK_LOCAL)
-		return "local_clock";
-	snprintf(buf, len, "unknown(%u)", clock);
-	return buf;
-}
-
-static const char *hook_name(uint32_t hook, char *buf, size_t len)
-{
-	if (hook == PEBS_MAP_HOOK_TRACEPOINT)
-		return "tracepoint";
-	if (hook == PEBS_MAP_HOOK_DIRECT)
-		return "direct";
-	snprintf(buf, len, "unknown(%u)", hook);
-	return buf;
-}
-
-static void print_header(const struct pebs_map_header *h)
-{
-	char cb[32], hb[32];
-
-	printf("pebs_map ABI %u: %u CPUs, hist_len %u, clock %s, hook %s, pids %s\n",
-	       h->abi_version, h->nr_slots, h->hist_len,
-	       clock_name(h->clock, cb, sizeof(cb)),
-	       hook_name(h->hook, hb, sizeof(hb)),
-	       h->pid_ns == PEBS_MAP_PIDNS_INIT ? "init-ns" : "other-ns");
-}
-
-static void print_who(int32_t tgid, int32_t pid)
-{
-	if (tgid == 0)
-		printf("idle");
-	else
-		printf("tgid %" PRId32 " pid %" PRId32, tgid, pid);
-}
-
-static int print_history(const struct pebs_map *map, unsigned int cpu,
-			 uint64_t head, unsigned int want,
-			 struct pebs_map_switch *buf)
-{
-	uint64_t cursor = head > want ? head - want : 0;
-	uint64_t lost = 0;
-	int n;
-
-	n = pebs_map__hist_read(map, cpu, &cursor, buf, want, &lost);
-	if (n < 0)
-		return n;
-	if (lost)
-		printf("  (%" PRIu64 " older switches no longer in the history)\n",
-		       lost);
-	for (int i = 0; i < n; i++) {
-		uint64_t t = buf[i].time;
-
-		printf("  switch %" PRIu64 " at %" PRIu64 ".%09" PRIu64 ": ",
-		       cursor - n + i, t / 1000000000, t % 1000000000);
-		print_who(buf[i].tgid, buf[i].pid);
-		putchar('\n');
-	}
-	return 0;
-}
-
-struct map_opts {
-	const unsigned char *cpus;	/* NULL: all */
-	bool all;
-	unsigned int history;
-};
-
-static int print_table(const struct pebs_map *map, const struct map_opts *o,
-		       struct pebs_map_switch *buf)
-{
-	unsigned int nr = pebs_map__nr_cpus(map);
-	struct pebs_map_snapshot snap;
-	int err;
-
-	for (unsigned int cpu = 0; cpu < nr; cpu++) {
-		if (o->cpus && !o->cpus[cpu])
-			continue;
-		err = pebs_map__read_slot(map, cpu, &snap);
-		if (err)
-			return err;
-		if (snap.tgid == -1) {
-			if (o->all || o->cpus)
-				printf("CPU%u: -\n", cpu);
-			continue;
-		}
-		printf("CPU%u: ", cpu);
-		print_who(snap.tgid, snap.pid);
-		printf(" switches %" PRIu64, snap.switches);
-		if (snap.tgid)
-			printf(" comm %s", snap.comm);
-		putchar('\n');
-		if (o->history) {
-			err = print_history(map, cpu, snap.hist_head,
-					    o->history, buf);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
 }
 
 int cmd_map(int argc, char **argv)
@@ -188,10 +83,9 @@ int cmd_map(int argc, char **argv)
 	};
 	unsigned long interval = 0, count = 0;
 	uint64_t v;
-	struct pebs_map_switch *buf = NULL;
-	struct map_opts o = { 0 };
+	PEBS_OPTS(pebs_map_print_opts, o, );
 	const char *device = NULL;
-	unsigned char *cpus = NULL;
+	uint64_t *cpus = NULL;
 	struct pebs_map *map;
 	struct sigaction sa;
 	int c, err, ret = 1;
@@ -217,7 +111,7 @@ int cmd_map(int argc, char **argv)
 			break;
 		case 'C':
 			if (!cpus)
-				cpus = calloc(MAX_CPUS, 1);
+				cpus = calloc(MAX_CPUS / 64, sizeof(*cpus));
 			if (!cpus) {
 				tool_err("map", "out of memory");
 				return 1;
@@ -270,21 +164,12 @@ int cmd_map(int argc, char **argv)
 	}
 	if (cpus) {
 		unsigned int nr = pebs_map__nr_cpus(map);
+		int cpu = pebs_cpulist__next(cpus, MAX_CPUS, nr);
 
-		for (unsigned int cpu = nr; cpu < MAX_CPUS; cpu++) {
-			if (!cpus[cpu])
-				continue;
-			tool_err("map", "CPU %u not in the table (%u CPUs): choose CPUs 0-%u",
+		if (cpu >= 0) {
+			tool_err("map", "CPU %d not in the table (%u CPUs): choose CPUs 0-%u",
 				cpu, nr, nr - 1);
 			ret = 2;
-			goto out_close;
-		}
-	}
-	if (o.history) {
-		buf = calloc(o.history, sizeof(*buf));
-		if (!buf) {
-			tool_err("map", "out of memory for %u history entries: ask for fewer",
-				o.history);
 			goto out_close;
 		}
 	}
@@ -293,7 +178,7 @@ int cmd_map(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	print_header(pebs_map__header(map));
+	pebs_map__print_header(map, stdout);
 	for (unsigned long i = 0; !stop; i++) {
 		struct timespec ts = {
 			.tv_sec = interval / 1000,
@@ -302,7 +187,7 @@ int cmd_map(int argc, char **argv)
 
 		if (i)
 			putchar('\n');
-		err = print_table(map, &o, buf);
+		err = pebs_map__print(map, stdout, &o);
 		if (err) {
 			tool_err("map", "%s", pebs_errmsg());
 			goto out_close;
@@ -321,7 +206,6 @@ int cmd_map(int argc, char **argv)
 out_close:
 	pebs_map__close(map);
 out_free:
-	free(buf);
 	free(cpus);
 	return ret;
 }

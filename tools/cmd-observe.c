@@ -125,95 +125,6 @@ static int parse_cpus(const char *s, struct pebs_ids *cpus)
 	return cpus->n;
 }
 
-static void task_comm(int pid, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", pid == 0 ? "[idle]" : pid < 0 ? "-" : "?");
-	if (pid > 0)
-		pebs_proc__comm(pid, buf, len);
-}
-
-/* index of the event counting @hw (a generic hardware event), or -1 */
-static int find_hw(const struct pebs_event *evs, unsigned int n, uint64_t hw)
-{
-	for (unsigned int e = 0; e < n; e++)
-		if (evs[e].attr.type == PERF_TYPE_HARDWARE &&
-		    evs[e].attr.config == hw)
-			return e;
-	return -1;
-}
-
-static int summary(FILE *f, const struct pebs_observer *obs,
-		   const struct pebs_obs_stats *st, const struct pebs_event *evs,
-		   uint64_t hz, double secs, double tol)
-{
-	static const double qs[] = { 0.5, 0.9, 0.99, 0.999, 1.0 };
-	static const char *const qn[] = { "p50", "p90", "p99", "p99.9", "max" };
-	unsigned int nr_events = pebs_observer__nr_events(obs);
-	uint64_t rows = pebs_obs_stats__rows(st), kept = pebs_obs_stats__kept(st);
-	uint64_t kc = pebs_obs_stats__kept_cycles(st);
-	uint64_t ac = pebs_obs_stats__all_cycles(st);
-	uint64_t med = pebs_obs_stats__period(st, 0.5);
-	uint64_t p99 = pebs_obs_stats__period(st, 0.99);
-	int icyc = find_hw(evs, nr_events, PERF_COUNT_HW_CPU_CYCLES);
-	int iins = find_hw(evs, nr_events, PERF_COUNT_HW_INSTRUCTIONS);
-
-	fprintf(f, "observations: %" PRIu64 " in %.3f s; TSC %.1f MHz\n",
-		rows + 1, secs, hz / 1e6);
-	fprintf(f, "resolution: median %" PRIu64 " cycles (%.0f ns), p99 %" PRIu64
-		" cycles (%.0f ns)\n", med, med * 1e9 / hz, p99, p99 * 1e9 / hz);
-	fprintf(f, "period cycles:");
-	for (unsigned int q = 0; q < sizeof(qs) / sizeof(qs[0]); q++)
-		fprintf(f, " %s %" PRIu64, qn[q], pebs_obs_stats__period(st, qs[q]));
-	fputc('\n', f);
-	fprintf(f, "trustable: %" PRIu64 " of %" PRIu64 " (%.2f %%) within %.2f..%.2f %%\n",
-		kept, rows, rows ? 100.0 * kept / rows : 0.0, 100 - tol,
-		100 + tol);
-	for (unsigned int i = 0; i < pebs_observer__nr_cpus(obs); i++) {
-		int n = pebs_obs_stats__threads(st, i, NULL, 0);
-		struct pebs_obs_thread *th;
-
-		if (n < 0)
-			return n;
-		th = calloc(n ? n : 1, sizeof(*th));
-		if (!th)
-			return -ENOMEM;
-		pebs_obs_stats__threads(st, i, th, n);
-		fprintf(f, "cpu %d: %d threads; share of the %.3f s of kept intervals (of all %.3f s)\n",
-			pebs_observer__cpu(obs, i), n, kc / (double)hz,
-			ac / (double)hz);
-		for (int t = 0; t < n; t++) {
-			char comm[32];
-
-			task_comm(th[t].pid, comm, sizeof(comm));
-			fprintf(f, "  cpu %d tid %d tgid %d: %6.2f %% (all %6.2f %%) %-16s %"
-				PRIu64 " samples %" PRIu64 " cycles",
-				pebs_observer__cpu(obs, i), th[t].pid, th[t].tgid,
-				kc ? 100.0 * th[t].cycles / kc : 0.0,
-				ac ? 100.0 * th[t].all_cycles / ac : 0.0, comm,
-				th[t].samples, th[t].cycles);
-			for (unsigned int e = 0; e < nr_events; e++)
-				fprintf(f, " %s %" PRIu64, evs[e].name,
-					th[t].counters[e]);
-			if (icyc >= 0 && iins >= 0 && th[t].counters[icyc])
-				fprintf(f, " IPC %.2f", (double)th[t].counters[iins] /
-					th[t].counters[icyc]);
-			fputc('\n', f);
-		}
-		free(th);
-	}
-	if (icyc < 0 || iins < 0) {
-		struct pebs_event cyc;
-
-		/* say whether asking for them would have helped */
-		if (pebs_event__parse("cycles", &cyc) || pebs_event__probe(&cyc))
-			fprintf(f, "IPC per thread: not available, this machine cannot count cycles (%s)\n",
-				pebs_errmsg());
-		else
-			fprintf(f, "IPC per thread: add -e cycles -e instructions\n");
-	}
-	return 0;
-}
-
 static int pick_on_cpu(const struct pebs_ids *cpus)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -248,42 +159,6 @@ static int check_opts(const struct pebs_ids *cpus, int on_cpu, bool no_map,
 enum { OPT_ON = 256, OPT_PERIOD, OPT_DURATION, OPT_TOL, OPT_FORMAT, OPT_MAP,
        OPT_NOMAP, OPT_RAW, OPT_RAW_MAX };
 
-
-/* the header lines: how counters are read, where the observer runs */
-static void preamble(FILE *f, const struct pebs_observer *obs, int nr_cpus,
-		     int nr_ev, const struct pebs_ids *cpus, int on_cpu,
-		     const char *table)
-{
-	if (nr_ev) {
-		unsigned int nrd = 0, total = nr_ev * nr_cpus;
-		const char *why = "", *why_rd = NULL, *why_read = NULL;
-
-		for (int i = 0; i < nr_cpus; i++)
-			for (int e = 0; e < nr_ev; e++) {
-				if (pebs_observer__counter_path(obs, i, e, &why) ==
-				    PEBS_COUNTER_RDPMC) {
-					nrd++;
-					why_rd = why_rd ? why_rd : why;
-				} else {
-					why_read = why_read ? why_read : why;
-				}
-			}
-		if (nrd == total)
-			fprintf(f, "counters: rdpmc for all %u (%s)\n", total, why_rd);
-		else if (!nrd)
-			fprintf(f, "counters: read() for all %u (%s)\n", total, why_read);
-		else
-			fprintf(f, "counters: rdpmc for %u (%s), read() for %u (%s)\n",
-				nrd, why_rd, total - nrd, why_read);
-	} else {
-		fprintf(f, "counters: none (table only)\n");
-	}
-	fprintf(f, "observer on CPU %d, observing CPU%s", on_cpu,
-		nr_cpus > 1 ? "s" : "");
-	for (int i = 0; i < nr_cpus; i++)
-		fprintf(f, "%s%d", i ? "," : " ", cpus->v[i]);
-	fprintf(f, "; table %s\n", table);
-}
 
 /* what the run's callbacks need */
 struct obs_run {
@@ -335,10 +210,12 @@ static int on_interval(void *ctx, uint64_t tsc)
 {
 	struct obs_run *o = ctx;
 	double secs = (tsc - o->t_first) / (double)o->hz;
+	PEBS_OPTS(pebs_obs_print_opts, po, .events = o->evs, .tsc_hz = o->hz,
+		  .secs = secs, .tolerance = o->tol);
 	int err;
 
 	fprintf(o->sf, "# %.3f s\n", secs);
-	err = summary(o->sf, o->obs, o->st, o->evs, o->hz, secs, o->tol);
+	err = pebs_obs_stats__print(o->st, o->obs, o->sf, &po);
 	fflush(o->sf);
 	return err;
 }
@@ -544,8 +421,9 @@ int cmd_observe(int argc, char **argv)
 			goto out;
 		}
 	}
-	preamble(o.sf, obs, nr_cpus, nr_ev, &cpus, on_cpu,
-		 map ? (mappath ? mappath : PEBS_MAP_DEVICE) : "none (--no-map)");
+	pebs_observer__print_setup(obs, o.sf, map ? (mappath ? mappath :
+						      PEBS_MAP_DEVICE) :
+				   "none (--no-map)");
 	fflush(o.sf);
 
 	/* a full disk or a closed pipe is an error return, not a signal */
@@ -575,8 +453,10 @@ int cmd_observe(int argc, char **argv)
 			again);
 	if (interval_ms)
 		fprintf(o.sf, "# %.3f s, end\n", (o.t_last - o.t_first) / (double)o.hz);
-	err = summary(o.sf, obs, o.st, evs, o.hz,
-		      (o.t_last - o.t_first) / (double)o.hz, o.tol);
+	PEBS_OPTS(pebs_obs_print_opts, po, .events = evs, .tsc_hz = o.hz,
+		  .secs = (o.t_last - o.t_first) / (double)o.hz,
+		  .tolerance = o.tol);
+	err = pebs_obs_stats__print(o.st, obs, o.sf, &po);
 	if (err)
 		goto out_err;
 	if (fflush(o.sf) || ferror(o.sf)) {

@@ -7,8 +7,8 @@
  * against the state of its time, to on_sample, which filters it
  * (pebs_filter) and adds it to the pebs_report of every table (but
  * the data pages of the default text tables, summed from the cache
- * lines after the pass: pebs_report__derive_top). Printing is in
- * report-print.c and report-format.c.
+ * lines after the pass: pebs_report__derive_top). The library prints
+ * (pebs_report_tables__print, pebs_c2c__print_summary).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,8 +20,52 @@
 #include <unistd.h>
 
 #include "cmds.h"
-#include "report.h"
+#include "pebsshim.h"
 #include "util.h"
+
+#define MAX_TABLES	8
+
+/* One printed table: a grouping of the samples. */
+struct table {
+	const char *title;
+	struct pebs_report *rep;
+	/* the rep whose rows this table's are made from after the pass
+	   (pages from lines), or NULL: from the samples */
+	const struct pebs_report *from;
+};
+
+struct report {
+	const char *path;
+	struct pebs_perfdata *pd;
+	struct pebs_session *ss;
+	const struct pebs_session_stats *st;	/* the session's counts */
+	unsigned int nr_attrs;
+	bool by_event;		/* samples of several events: split tables */
+	bool need_data;		/* a table has symbol_daddr or dso_daddr */
+	bool need_objects;	/* a table has object or object_instance */
+	struct pebs_objects *objs;	/* then the heap objects */
+	uint64_t samples;
+	uint64_t filtered;	/* samples the filters left out */
+	uint64_t with_addr, with_src;
+	struct pebs_weights *weights;	/* for their percentiles */
+	unsigned int flags;	/* PEBS_ORDERED_* of the pass */
+	/* options */
+	unsigned int top;	/* rows per table */
+	bool show_nr;		/* -n: the samples column */
+	bool mem_mode;		/* --mem-mode: weights as perf mem report */
+	const char *sort;	/* --sort, or NULL: the default tables */
+	enum pebs_report_format format;
+	double percent_limit;	/* rows below this Overhead are not shown */
+	struct pebs_filter *filter;	/* samples the tables count */
+	const char *time_spec;	/* --time, set once the span is known */
+	const char *events;	/* --event names, set once attrs are read */
+	int header;		/* 1: --header, 2: --header-only */
+	bool show_info;		/* -I: the topologies in full */
+	struct table tables[MAX_TABLES];
+	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
+	struct pebs_report_feed *feed;	/* the tables' thread */
+	unsigned int nr_tables;
+};
 
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
@@ -67,7 +111,7 @@ static int setup_tables(struct report *r, const char *sort)
 		return -1;
 	/* text shows the top rows only: pages are summed from the lines
 	   after the pass, not looked up per sample */
-	if (r->format == FMT_TEXT && r->percent_limit <= 0) {
+	if (r->format == PEBS_REPORT_FORMAT_TEXT && r->percent_limit <= 0) {
 		r->tables[2].from = r->tables[3].rep;
 		/* and the lines (one key: not split by event) by sorting:
 		   a million of them cost a sort, not a million lookups */
@@ -142,6 +186,26 @@ static int print_header(struct report *r)
 	return 0;
 }
 
+static void print_tables(const struct report *r)
+{
+	struct pebs_report_table t[MAX_TABLES];
+	unsigned int i;
+
+	for (i = 0; i < r->nr_tables; i++) {
+		t[i].title = r->tables[i].title;
+		t[i].rep = r->tables[i].rep;
+	}
+	PEBS_OPTS(pebs_report_print_opts, o, .format = r->format,
+		  .path = r->path, .pd = r->pd, .stats = r->st, .tables = t,
+		  .nr_tables = r->nr_tables, .top = r->top,
+		  .percent_limit = r->percent_limit, .show_nr = r->show_nr,
+		  .by_event = r->by_event, .mem_mode = r->mem_mode,
+		  .sort = r->sort, .weights = r->weights, .samples = r->samples,
+		  .filtered = r->filtered, .with_addr = r->with_addr,
+		  .with_src = r->with_src, .flags = r->flags);
+	pebs_report_tables__print(stdout, &o);
+}
+
 static int run(struct report *r, const char *sort)
 {
 	struct pebs_report *fed[MAX_TABLES];
@@ -182,7 +246,7 @@ static int run(struct report *r, const char *sort)
 		return 2;
 	}
 	/* the sharing section (text, default tables) in the same pass */
-	if (!sort && r->format == FMT_TEXT && any_addr(r) &&
+	if (!sort && r->format == PEBS_REPORT_FORMAT_TEXT && any_addr(r) &&
 	    (pebs_c2c__new(&r->c2c) ||
 	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
 		goto out_oom;
@@ -220,7 +284,7 @@ static int run(struct report *r, const char *sort)
 	for (i = 0; i < r->nr_tables; i++)
 		if (!r->tables[i].from)
 			pebs_report__sort_top(r->tables[i].rep,
-					      r->format == FMT_TEXT &&
+					      r->format == PEBS_REPORT_FORMAT_TEXT &&
 					      r->percent_limit <= 0 ? r->top :
 					      SIZE_MAX);
 	for (i = 0; i < r->nr_tables; i++)
@@ -228,21 +292,14 @@ static int run(struct report *r, const char *sort)
 		    pebs_report__derive_top(r->tables[i].rep,
 					    r->tables[i].from, r->top))
 			goto out_oom;
-	if (r->format == FMT_CSV) {
-		report_print_csv(r);
+	print_tables(r);
+	if (r->format != PEBS_REPORT_FORMAT_TEXT)
 		return 0;
-	}
-	if (r->format == FMT_JSON) {
-		report_print_json(r);
-		return 0;
-	}
-	report_print_header(r);
-	for (i = 0; i < r->nr_tables; i++)
-		report_print_table(r, &r->tables[i]);
-	if (!sort)
-		report_print_weights(r);
 	/* who shares a cache line: perf c2c's rules (lib/c2c/c2c.c) */
-	if (r->c2c && r->with_addr && report_print_sharing(r))
+	if (r->c2c && r->with_addr &&
+	    pebs_c2c__print_summary(r->c2c, stdout,
+				    pebs_session__threads(r->ss),
+				    r->top) == -ENOMEM)
 		goto out_oom;
 	return 0;
 
@@ -409,11 +466,11 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {
-				r.format = FMT_CSV;
+				r.format = PEBS_REPORT_FORMAT_CSV;
 			} else if (!strcmp(optarg, "json")) {
-				r.format = FMT_JSON;
+				r.format = PEBS_REPORT_FORMAT_JSON;
 			} else if (!strcmp(optarg, "text")) {
-				r.format = FMT_TEXT;
+				r.format = PEBS_REPORT_FORMAT_TEXT;
 			} else {
 				tool_err("report", "unknown --format '%s': give text, "
 					   "csv or json", optarg);
@@ -450,7 +507,7 @@ int cmd_report(int argc, char **argv)
 	r.sort = sort;
 	/* 10 rows of text; csv and json have every row */
 	if (!r.top)
-		r.top = r.format == FMT_TEXT ? 10 : ~0u;
+		r.top = r.format == PEBS_REPORT_FORMAT_TEXT ? 10 : ~0u;
 	/* one key fewer than the maximum: "event," may go first */
 	if (sort && pebs_report__parse_keys(sort, keys,
 					    PEBS_REPORT_MAX_KEYS - 1) < 0) {

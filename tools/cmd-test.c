@@ -71,9 +71,9 @@ static void json_details(FILE *f, const char *d)
 		if (eq) {
 			line[eq - line] = 0;
 			fputs(sep, f);
-			tool_json_str(f, line);
+			pebs_json__str(f, line);
 			fputs(": ", f);
-			tool_json_str(f, line + (eq - line) + 1);
+			pebs_json__str(f, line + (eq - line) + 1);
 			sep = ", ";
 		}
 		d += len + (nl != NULL);
@@ -192,19 +192,19 @@ int cmd_test(int argc, char **argv)
 	       count[2]);
 	if (jf) {
 		fprintf(jf, "{\"tool\": \"pebs-shim test\", \"version\": ");
-		tool_json_str(jf, PEBS_SHIM_VERSION);
+		pebs_json__str(jf, PEBS_SHIM_VERSION);
 		fprintf(jf, ", \"passed\": %u, \"failed\": %u, \"skipped\": %u,"
 			"\n \"checks\": [", count[0], count[1], count[2]);
 		for (i = 0; i < nwhich; i++) {
 			fprintf(jf, "%s\n  {\"number\": %u, \"name\": ",
 				i ? "," : "", which[i]);
-			tool_json_str(jf, pebs_selftest__name(which[i]));
+			pebs_json__str(jf, pebs_selftest__name(which[i]));
 			fprintf(jf, ", \"kind\": \"%s\", \"status\": \"%s\", "
 				"\"seconds\": %.3f, \"message\": ",
 				pebs_selftest__hardware(which[i]) ? "hardware" :
 				"software", status_name[res[i].status],
 				res[i].seconds);
-			tool_json_str(jf, res[i].message);
+			pebs_json__str(jf, res[i].message);
 			fputs(", \"details\": ", jf);
 			json_details(jf, res[i].details);
 			fputs("}", jf);

@@ -83,27 +83,6 @@ bool tool_parse_double(const char *s, double *v)
 	return end != s && !*end && !errno && isfinite(*v);
 }
 
-void tool_csv_str(FILE *f, const char *s)
-{
-	pebs_csv_str(f, s);
-}
-
-void tool_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 const char *const tool_filter_names[4] = { "comm", "pid", "tid", "cpu" };
 
 bool tool_is_stream(const char *path)

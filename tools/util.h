@@ -35,14 +35,6 @@ bool tool_parse_u64(const char *s, uint64_t *v);
 bool tool_parse_size(const char *s, uint64_t *v);
 bool tool_parse_double(const char *s, double *v);
 
-/*
- * Machine-readable output: tool_csv_str writes @s as one CSV field
- * (RFC 4180: quoted, quotes doubled, when it holds a comma, a quote or a
- * line break); tool_json_str writes @s as a JSON string (quotes,
- * backslashes and control characters escaped).
- */
-void tool_csv_str(FILE *f, const char *s);
-void tool_json_str(FILE *f, const char *s);
 
 /*
  * The sample filters of report, script, plot and export (perf report's

@@ -285,14 +285,14 @@ static int csv_row(struct rec_out *out, unsigned int ev_idx,
 
 	fprintf(f, "%llu,%u,%d,%d,", (unsigned long long)s->time, s->cpu,
 		who->tgid, who->tid);
-	pebs_csv_str(f, pebs_attrib__comm(out->conf.comms, who->tid, NULL));
+	pebs_csv__str(f, pebs_attrib__comm(out->conf.comms, who->tid, NULL));
 	fputc(',', f);
-	pebs_csv_str(f, out->conf.evs[ev_idx].name);
+	pebs_csv__str(f, out->conf.evs[ev_idx].name);
 	fprintf(f, ",0x%llx,", (unsigned long long)s->ip);
 	if (has && who->tgid >= 0) {
 		pebs_symbols__resolve(out->syms, who->tgid, s->ip, &sym);
 		pebs_sym__str(&sym, s->ip, buf, sizeof(buf));
-		pebs_csv_str(f, buf);
+		pebs_csv__str(f, buf);
 	}
 	fputc(',', f);
 	if (s->present & PERF_SAMPLE_ADDR)
@@ -303,7 +303,7 @@ static int csv_row(struct rec_out *out, unsigned int ev_idx,
 	fputc(',', f);
 	if (s->present & PERF_SAMPLE_DATA_SRC) {
 		pebs_data_src__str(s->data_src, buf, sizeof(buf));
-		pebs_csv_str(f, buf);
+		pebs_csv__str(f, buf);
 	}
 	fputc('\n', f);
 	return ferror(f) ? core_err(-EIO, "cannot write %s: %s",

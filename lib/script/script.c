@@ -542,27 +542,15 @@ static void text_sample(struct pebs_script *sc, struct pebs_symbols *syms,
 
 static void put_str(const struct pebs_script *sc, const char *v, FILE *f)
 {
-	const unsigned char *p = (const unsigned char *)v;
-
 	if (!v) {
 		if (sc->fmt == PEBS_SCRIPT_JSONL)
 			fputs("null", f);
 		return;
 	}
-	if (sc->fmt == PEBS_SCRIPT_CSV) {
-		pebs_csv_str(f, v);
-		return;
-	}
-	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
+	if (sc->fmt == PEBS_SCRIPT_CSV)
+		pebs_csv__str(f, v);
+	else
+		pebs_json__str(f, v);
 }
 
 static void put_num(const struct pebs_script *sc, bool have, uint64_t v,

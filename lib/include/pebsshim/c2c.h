@@ -8,6 +8,8 @@
 #ifndef PEBSSHIM_C2C_H
 #define PEBSSHIM_C2C_H
 
+#include <stdio.h>
+
 #include "pebsshim/symbols.h"
 #include "pebsshim/perfdata.h"
 #include "pebsshim/session.h"
@@ -384,6 +386,60 @@ PEBS_API void pebs_c2c_maps__delete(struct pebs_c2c_maps *m);
 
 /* pebs_c2c_sharing__name - "none", "false", "true" or "true+false". */
 PEBS_API const char *pebs_c2c_sharing__name(enum pebs_c2c_sharing s);
+
+/* ------------------------------------------------------------------ */
+/* A pebs_c2c printed as perf c2c report does (lib/c2c/c2c-print.c,   */
+/* lib/c2c/c2c-csv.c)                                                 */
+/* ------------------------------------------------------------------ */
+
+enum pebs_c2c_format {
+	PEBS_C2C_FORMAT_STDIO,		/* perf c2c report --stdio's tables */
+	PEBS_C2C_FORMAT_CSV,		/* one row per line */
+	PEBS_C2C_FORMAT_CSV_DETAIL,	/* one row per line, offset, code address */
+	PEBS_C2C_FORMAT_JSON,		/* everything, one object */
+};
+
+struct pebs_c2c_print_opts {
+	size_t sz;
+	enum pebs_c2c_format format;
+	bool show_all;		/* every line with a data address, not only
+				   the shown ones (shown ones first) */
+	struct pebs_perfdata *pd;	/* the events of "c2c details"; NULL:
+					   none listed */
+	struct pebs_symbols *code;	/* code addresses to symbols and
+					   objects; NULL: raw addresses */
+	struct pebs_srcline *src;	/* source lines (with @code); NULL: none */
+	const char *path;	/* JSON's "file"; NULL: null */
+	uint64_t undecoded;	/* JSON's "undecoded": samples left out */
+};
+
+/*
+ * pebs_c2c__print - print @c, sorted (pebs_c2c__sort: its display is
+ * the ranking printed), to @f: PEBS_C2C_FORMAT_STDIO as perf c2c report
+ * --stdio (Trace Event Information, Global Shared Cache Line Event
+ * Information, c2c details, the Shared Data Cache Line Table, the Shared
+ * Cache Line Distribution Pareto, perf's labels and columns, with each
+ * line's sharing and evidence and each offset's threads and CPUs); csv
+ * with a header row and every counter by pebs_c2c_stats__field's names
+ * (the detail table: each offset's whole thread and CPU lists in each of
+ * its rows); JSON with totals, lines, offsets, code addresses (symbol,
+ * object, source line), threads and CPUs. Nothing is cut. Returns 0,
+ * -EINVAL (not sorted, a bad @opts), -ENOMEM, -EIO (@f's error flag).
+ */
+PEBS_API int pebs_c2c__print(struct pebs_c2c *c, FILE *f,
+			     const struct pebs_c2c_print_opts *opts);
+
+/*
+ * pebs_c2c__print_summary - sort @c by HITM (by cross-thread writes when
+ * no sample has a data source) and print its shown lines to @f, one row
+ * each (samples, loads, stores, HITM, cross-thread writes, threads,
+ * offsets, the sharing and its evidence as comm/tid@offset, comms from
+ * @threads, NULL: "?"), at most @top of them: pebs-shim report's section
+ * on shared cache lines. Returns 0, -EINVAL, -ENOMEM, -EIO.
+ */
+PEBS_API int pebs_c2c__print_summary(struct pebs_c2c *c, FILE *f,
+				     const struct pebs_threads *threads,
+				     unsigned int top);
 
 /* ------------------------------------------------------------------ */
 /* A session's samples into a pebs_c2c (lib/c2c/session-c2c.c)       */

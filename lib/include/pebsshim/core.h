@@ -185,11 +185,22 @@ PEBS_API int pebs_workload__go(struct pebs_workload *w);
  */
 PEBS_API void pebs_workload__abort(struct pebs_workload *w);
 
+/* ------------------------------------------------------------------ */
+/* Strings in csv and json outputs (lib/core/quote.c)                 */
+/* ------------------------------------------------------------------ */
+
 /*
- * pebs_csv_str - @s as one CSV field on @f (RFC 4180: quoted, quotes
- * doubled, when it holds a comma, a quote or a line break).
+ * pebs_csv__str - write @s to @f as one CSV field (RFC 4180): as it is,
+ * or quoted with its quotes doubled when it holds a comma, a quote or a
+ * line break.
  */
-PEBS_API void pebs_csv_str(FILE *f, const char *s);
+PEBS_API void pebs_csv__str(FILE *f, const char *s);
+
+/*
+ * pebs_json__str - write @s to @f as a JSON string: in quotes, with
+ * quotes and backslashes escaped and control characters as \u00XX.
+ */
+PEBS_API void pebs_json__str(FILE *f, const char *s);
 
 #ifdef __cplusplus
 }

@@ -115,6 +115,39 @@ PEBS_API int pebs_map__lookup(const struct pebs_map *map, unsigned int cpu,
 PEBS_API void pebs_map__close(struct pebs_map *map);
 
 /* ------------------------------------------------------------------ */
+/* The table as pebs-shim map prints it (lib/map/map-print.c)         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_map__print_header - one line to @f: "pebs_map ABI V: N CPUs,
+ * hist_len H, clock C, hook K, pids init-ns|other-ns".
+ */
+PEBS_API void pebs_map__print_header(const struct pebs_map *map, FILE *f);
+
+struct pebs_map_print_opts {
+	size_t sz;
+	const uint64_t *cpus;	/* these CPUs only (a bitmap as
+				   pebs_cpulist__parse fills it, of
+				   pebs_map__nr_cpus bits or more), each
+				   printed even if never seen switching;
+				   NULL: every CPU */
+	bool all;		/* also CPUs never seen switching ("-") */
+	unsigned int history;	/* each CPU's last switches shown */
+};
+
+/*
+ * pebs_map__print - one line per CPU to @f: "CPU0: tgid T pid P
+ * switches S comm C" ("idle" for tgid 0; "CPU1: -" for a CPU never seen
+ * switching, only with @all or @cpus), then with @history its last
+ * switches ("  switch N at S.NNNNNNNNN: tgid T pid P", time in the
+ * table's clock, and a line counting those no longer in the history).
+ * Returns 0, -EINVAL, -ENOMEM, or pebs_map__read_slot's and
+ * pebs_map__hist_read's errors.
+ */
+PEBS_API int pebs_map__print(const struct pebs_map *map, FILE *f,
+			     const struct pebs_map_print_opts *opts);
+
+/* ------------------------------------------------------------------ */
 /* Timelines: the switch histories copied as they grow                */
 /* (lib/map/timeline.c)                                               */
 /* ------------------------------------------------------------------ */

@@ -9,6 +9,8 @@
 #ifndef PEBSSHIM_OBSERVE_H
 #define PEBSSHIM_OBSERVE_H
 
+#include <stdio.h>
+
 #include "pebsshim/map.h"
 #include "pebsshim/event.h"
 
@@ -267,6 +269,46 @@ PEBS_API int pebs_obs_stats__threads(const struct pebs_obs_stats *st,
 
 /* pebs_obs_stats__delete - free; NULL is allowed. */
 PEBS_API void pebs_obs_stats__delete(struct pebs_obs_stats *st);
+
+/* ------------------------------------------------------------------ */
+/* What pebs-shim observe prints (lib/observe/obs-print.c)           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_observer__print_setup - one line saying which path the counters
+ * take (rdpmc, read(), a mix, each with its first reason, or "none"),
+ * one saying the observer's CPU, the observed CPUs and @table (the
+ * table's path, or what replaces it), to @f.
+ */
+PEBS_API void pebs_observer__print_setup(const struct pebs_observer *obs,
+					 FILE *f, const char *table);
+
+struct pebs_obs_print_opts {
+	size_t sz;
+	const struct pebs_event *events;	/* the observer's events, in
+						   the order added (names;
+						   cycles and instructions
+						   give IPC); may be NULL
+						   without events */
+	uint64_t tsc_hz;	/* the TSC's rate (pebs_tsc_hz): required */
+	double secs;		/* the span observed so far */
+	double tolerance;	/* the trustable band, percent */
+};
+
+/*
+ * pebs_obs_stats__print - the summary of @st, rows of @obs, to @f:
+ * observations and span, resolution (median and p99 period, cycles and
+ * ns), period quantiles, the trustable fraction and band, and per
+ * observed CPU each thread (tid, tgid, share of the kept and of all
+ * intervals, comm from /proc, "[idle]" for 0, "-" without a table;
+ * samples, cycles, each counter, IPC when cycles and instructions are
+ * counted, else a line saying how to get it). Returns 0, -EINVAL (no
+ * tsc_hz, events missing, a bad @opts), -ENOMEM; a write error is left
+ * in @f's error flag.
+ */
+PEBS_API int pebs_obs_stats__print(const struct pebs_obs_stats *st,
+				   const struct pebs_observer *obs, FILE *f,
+				   const struct pebs_obs_print_opts *opts);
 
 /* ------------------------------------------------------------------ */
 /* The observer's raw file (lib/observe/obs-raw.c)                    */

@@ -9,6 +9,8 @@
 #ifndef PEBSSHIM_REPORT_H
 #define PEBSSHIM_REPORT_H
 
+#include <stdio.h>
+
 #include "pebsshim/symbols.h"
 #include "pebsshim/session.h"
 
@@ -340,6 +342,66 @@ PEBS_API uint64_t pebs_weights__nr(const struct pebs_weights *w);
 PEBS_API int pebs_weights__summary(struct pebs_weights *w,
 				   unsigned int event,
 				   struct pebs_weight_summary *out);
+
+/* ------------------------------------------------------------------ */
+/* Reports printed as pebs-shim report prints them                    */
+/* (lib/report/report-print.c)                                        */
+/* ------------------------------------------------------------------ */
+
+enum pebs_report_format {
+	PEBS_REPORT_FORMAT_TEXT,
+	PEBS_REPORT_FORMAT_CSV,
+	PEBS_REPORT_FORMAT_JSON,
+};
+
+/* One printed table: a titled report, its rows sorted. */
+struct pebs_report_table {
+	const char *title;
+	const struct pebs_report *rep;
+};
+
+struct pebs_report_print_opts {
+	size_t sz;
+	enum pebs_report_format format;
+	const char *path;		/* the recording's name (required) */
+	struct pebs_perfdata *pd;	/* its events and header (required) */
+	const struct pebs_session_stats *stats;	/* the pass's (required) */
+	const struct pebs_report_table *tables;
+	unsigned int nr_tables;
+	unsigned int top;		/* rows per table; 0: all */
+	double percent_limit;		/* rows below this Overhead hidden */
+	bool show_nr;			/* text: the Samples column (-n) */
+	bool by_event;			/* Overhead within each event */
+	bool mem_mode;			/* text: perf report --mem-mode's
+					   header lines */
+	const char *sort;		/* the one table's --sort keys; NULL:
+					   the default tables, then the
+					   weights' percentiles */
+	struct pebs_weights *weights;	/* text: their count and
+					   percentiles; NULL: none */
+	uint64_t samples;		/* the samples of the pass */
+	uint64_t filtered;		/* of them, left out by filters */
+	uint64_t with_addr, with_src;	/* with a data address, source */
+	unsigned int flags;		/* PEBS_ORDERED_* of the pass */
+};
+
+/*
+ * pebs_report_tables__print - print the tables of @opts to @f as
+ * pebs-shim report does. PEBS_REPORT_FORMAT_TEXT: the recording's header
+ * (host, kernel, CPU, command line and attribution, each event with its
+ * samples, the sample counts, lost samples, duration, the kernel's
+ * symbols, order, filtered and undecoded samples), then each table
+ * (Overhead, with show_nr the samples, the mean weight, loads, stores
+ * and HITM of tables by data address, threads, then the keys; at most
+ * top rows and those over percent_limit, "N more rows" after), then,
+ * without sort, the weight percentiles per event. CSV: one header line,
+ * then one line per row of every table (the key columns the table is not
+ * grouped by left empty); JSON: one object with the file, the counts and
+ * each table's keys and rows. Returns 0, -EINVAL (a required field
+ * missing, a bad format or @opts), -EIO (@f's error flag).
+ */
+PEBS_API int pebs_report_tables__print(FILE *f,
+				       const struct pebs_report_print_opts *opts);
 
 #ifdef __cplusplus
 }

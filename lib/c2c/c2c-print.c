@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * c2c-stdio.c - `pebs-shim c2c report`'s text tables, perf c2c report
- * --stdio's: Trace Event Information, Global Shared Cache Line Event
- * Information, c2c details, the Shared Data Cache Line Table and the
- * Shared Cache Line Distribution Pareto (with, per line, its sharing
- * and evidence, and per offset its threads and CPUs); and the helpers
- * the csv and json printers share.
+ * c2c-print.c - pebs_c2c__print: a sorted pebs_c2c as perf c2c report
+ * --stdio prints it: Trace Event Information, Global Shared Cache Line
+ * Event Information, c2c details, the Shared Data Cache Line Table and
+ * the Shared Cache Line Distribution Pareto (with, per line, its sharing
+ * and evidence, and per offset its threads and CPUs); the helpers the
+ * csv and json printers share (c2c-csv.c); and pebs_c2c__print_summary,
+ * the shared lines' table of pebs-shim report.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "c2c.h"
+#include "c2c/c2c-print.h"
+#include "core/opts.h"
 
 const char *const c2c_display_name[] = {
 	[PEBS_C2C_TOT_HITM] = "Total HITMs",
@@ -21,13 +24,14 @@ const char *const c2c_display_name[] = {
 	[PEBS_C2C_XWRITES] = "Cross-thread writes",
 };
 
-void c2c_code_str(struct c2c_cmd *m, uint32_t pid, uint64_t ip,
+void c2c_code_str(struct c2c_pr *m, uint32_t pid, uint64_t ip,
 		  char *sym, size_t len, const char **dso)
 {
-	struct pebs_sym s;
+	struct pebs_sym s = { 0 };
 	const char *slash;
 
-	pebs_symbols__resolve(m->code, (pid_t)pid, ip, &s);
+	if (m->o.code)
+		pebs_symbols__resolve(m->o.code, (pid_t)pid, ip, &s);
 	if (s.name)
 		snprintf(sym, len, "[%c] %s+0x%" PRIx64,
 			 ip >= 1ULL << 63 ? 'k' : '.', s.name, s.offset);
@@ -81,43 +85,43 @@ const char *c2c_dso_str(const struct pebs_c2c_dkey *k, char *buf, size_t len)
 	return buf;
 }
 
-const char *c2c_src_str(struct c2c_cmd *m, uint32_t pid, uint64_t ip)
+const char *c2c_src_str(struct c2c_pr *m, uint32_t pid, uint64_t ip)
 {
-	static char buf[4096 + 16];
 	const char *file, *base;
 	unsigned int line;
 	struct pebs_sym s;
 
-	if (!m->src || ip >= 1ULL << 63)
+	if (!m->o.src || !m->o.code || ip >= 1ULL << 63)
 		return "";
 	/* only where the symbol is trusted (the recorded build id, if
 	 * any, matched the file here) */
-	if (pebs_symbols__resolve(m->code, (pid_t)pid, ip, &s) || !s.dso ||
-	    pebs_srcline__find(m->src, s.dso, s.dso_offset, &file,
+	if (pebs_symbols__resolve(m->o.code, (pid_t)pid, ip, &s) || !s.dso ||
+	    pebs_srcline__find(m->o.src, s.dso, s.dso_offset, &file,
 					 &line))
 		return "";
 	base = strrchr(file, '/');	/* perf: the base name */
-	snprintf(buf, sizeof(buf), "%s:%u", base ? base + 1 : file, line);
-	return buf;
+	snprintf(m->srcbuf, sizeof(m->srcbuf), "%s:%u", base ? base + 1 : file,
+		 line);
+	return m->srcbuf;
 }
 
 /* ---- stdio ------------------------------------------------------------ */
 
-#define L(label, v) printf("  %-34s: %10" PRIu64 "\n", label, (uint64_t)(v))
-#define LP(label, a, b) printf("  %-34s: %10.1f%%\n", label, c2c_pct(a, b))
+#define L(label, v) fprintf(f, "  %-34s: %10" PRIu64 "\n", label, (uint64_t)(v))
+#define LP(label, a, b) fprintf(f, "  %-34s: %10.1f%%\n", label, c2c_pct(a, b))
 
-static void banner(const char *title)
+static void banner(FILE *f, const char *title)
 {
-	printf("=================================================\n"
+	fprintf(f, "=================================================\n"
 	       "%s\n"
 	       "=================================================\n", title);
 }
 
-static void print_trace_info(const struct pebs_c2c_stats *st)
+static void print_trace_info(FILE *f, const struct pebs_c2c_stats *st)
 {
 	uint64_t llc = pebs_c2c_stats__llc_misses(st);
 
-	banner("            Trace Event Information              ");
+	banner(f, "            Trace Event Information              ");
 	L("Total records", st->nr_entries);
 	L("Locked Load/Store Operations", st->locks);
 	L("Load Operations", st->load);
@@ -155,12 +159,13 @@ static void print_trace_info(const struct pebs_c2c_stats *st)
 	L("Unable to parse data source", st->noparse);
 }
 
-static void print_shared_info(struct c2c_cmd *m)
+static void print_shared_info(struct c2c_pr *m)
 {
+	FILE *f = m->f;
 	struct pebs_c2c_stats st;
 	unsigned int n = pebs_c2c__shared(m->c2c, &st);
 
-	banner("    Global Shared Cache Line Event Information   ");
+	banner(f, "    Global Shared Cache Line Event Information   ");
 	L("Total Shared Cache Lines", n);
 	L("Load HITs on shared lines", st.load);
 	L("Fill Buffer Hits on shared lines", st.ld_fbhit);
@@ -176,57 +181,59 @@ static void print_shared_info(struct c2c_cmd *m)
 	L("Total Merged records", st.lcl_hitm + st.rmt_hitm + st.store);
 }
 
-static void print_details(struct c2c_cmd *m)
+static void print_details(struct c2c_pr *m)
 {
-	unsigned int i, n = pebs_perfdata__nr_attrs(m->pd);
+	unsigned int i, n = m->o.pd ? pebs_perfdata__nr_attrs(m->o.pd) : 0;
+	FILE *f = m->f;
 
-	banner("                 c2c details                     ");
+	banner(f, "                 c2c details                     ");
 	for (i = 0; i < n; i++) {
 		const struct perf_event_attr *a =
-			pebs_perfdata__attr(m->pd, i, NULL, NULL);
-		const char *name = pebs_perfdata__attr_name(m->pd, i);
+			pebs_perfdata__attr(m->o.pd, i, NULL, NULL);
+		const char *name = pebs_perfdata__attr_name(m->o.pd, i);
 
-		printf("%-36s: ", i ? "" : "  Events");
+		fprintf(f, "%-36s: ", i ? "" : "  Events");
 		if (name)
-			printf("%s\n", name);
+			fprintf(f, "%s\n", name);
 		else
-			printf("type %u config 0x%llx\n", a->type,
+			fprintf(f, "type %u config 0x%llx\n", a->type,
 			       (unsigned long long)a->config);
 	}
-	printf("  %-34s: %s\n", "Cachelines sort on",
-	       c2c_display_name[m->display]);
-	printf("  %-34s: %s\n", "Cacheline data grouping", "offset,iaddr");
+	fprintf(f, "  %-34s: %s\n", "Cachelines sort on",
+	       c2c_display_name[m->c2c->display]);
+	fprintf(f, "  %-34s: %s\n", "Cacheline data grouping", "offset,iaddr");
 }
 
 static int print_line_row(const struct pebs_c2c_line *l, void *arg)
 {
-	struct c2c_cmd *m = arg;
+	struct c2c_pr *m = arg;
 	const struct pebs_c2c_stats *st = &l->stats;
 	struct pebs_c2c_stats sh;
+	FILE *f = m->f;
 	char nb[160];
 	uint64_t tot;
 
-	if (m->display == PEBS_C2C_XWRITES) {
-		printf("  %5u  %#18" PRIx64 " %7u %8" PRIu64 " %8" PRIu64
+	if (m->c2c->display == PEBS_C2C_XWRITES) {
+		fprintf(f, "  %5u  %#18" PRIx64 " %7u %8" PRIu64 " %8" PRIu64
 		       " %7u %7u  %s\n", l->rank, l->addr, l->pid,
 		       st->nr_entries, l->xwrites, l->nr_threads,
 		       l->nr_offsets, pebs_c2c_sharing__name(l->sharing));
 		return 0;
 	}
 	pebs_c2c__shared(m->c2c, &sh);
-	tot = m->display == PEBS_C2C_LCL_HITM ? sh.lcl_hitm :
-	      m->display == PEBS_C2C_RMT_HITM ? sh.rmt_hitm :
-	      m->display == PEBS_C2C_PEER ? sh.tot_peer : sh.tot_hitm;
-	printf("  %5u  %#18" PRIx64 "  %4s  %6" PRIu64 " %7.2f%% %8" PRIu64
+	tot = m->c2c->display == PEBS_C2C_LCL_HITM ? sh.lcl_hitm :
+	      m->c2c->display == PEBS_C2C_RMT_HITM ? sh.rmt_hitm :
+	      m->c2c->display == PEBS_C2C_PEER ? sh.tot_peer : sh.tot_hitm;
+	fprintf(f, "  %5u  %#18" PRIx64 "  %4s  %6" PRIu64 " %7.2f%% %8" PRIu64
 	       " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 	       " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 	       " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %9" PRIu64 " %8" PRIu64
 	       " %9" PRIu64 " %9" PRIu64 " %8.1f  %7u  %s\n",
 	       l->rank, l->addr, c2c_nodes_str(l->nodes, nb, sizeof(nb)),
 	       l->phys_addrs,
-	       c2c_pct(m->display == PEBS_C2C_LCL_HITM ? st->lcl_hitm :
-		   m->display == PEBS_C2C_RMT_HITM ? st->rmt_hitm :
-		   m->display == PEBS_C2C_PEER ? st->tot_peer : st->tot_hitm,
+	       c2c_pct(m->c2c->display == PEBS_C2C_LCL_HITM ? st->lcl_hitm :
+		   m->c2c->display == PEBS_C2C_RMT_HITM ? st->rmt_hitm :
+		   m->c2c->display == PEBS_C2C_PEER ? st->tot_peer : st->tot_hitm,
 		   tot),
 	       st->tot_hitm, st->lcl_hitm, st->rmt_hitm,
 	       pebs_c2c_stats__records(st), pebs_c2c_stats__loads(st),
@@ -240,27 +247,29 @@ static int print_line_row(const struct pebs_c2c_line *l, void *arg)
 	return 0;
 }
 
-static void print_line_table(struct c2c_cmd *m)
+static void print_line_table(struct c2c_pr *m)
 {
-	banner("           Shared Data Cache Line Table          ");
-	if (m->display == PEBS_C2C_XWRITES) {
-		printf("# Index             Address     Pid  Records  Xwrites"
+	FILE *f = m->f;
+
+	banner(f, "           Shared Data Cache Line Table          ");
+	if (m->c2c->display == PEBS_C2C_XWRITES) {
+		fprintf(f, "# Index             Address     Pid  Records  Xwrites"
 		       " Threads Offsets  Sharing\n");
 	} else {
-		printf("#        ----------- Cacheline ----------      Tot  "
+		fprintf(f, "#        ----------- Cacheline ----------      Tot  "
 		       "------- Load "
 		       "Hitm -------    Total    Total    Total  --------- "
 		       "Stores --------  ----- Core Load Hit -----  - LLC Load "
 		       "Hit --  - RMT Load Hit --  --- Load Dram ----  "
 		       "  Load\n");
-		printf("# Index             Address  Node  PA cnt     Hitm    Total  "
+		fprintf(f, "# Index             Address  Node  PA cnt     Hitm    Total  "
 		       "LclHitm  RmtHitm  records    Loads   Stores    L1Hit   "
 		       "L1Miss      N/A       FB       L1       L2    LclHit  "
 		       "LclHitm    RmtHit  RmtHitm       Lcl       Rmt   Weight"
 		       "  Threads  Sharing\n");
 	}
-	printf("#\n");
-	pebs_c2c__for_each_line(m->c2c, m->show_all, print_line_row, m);
+	fprintf(f, "#\n");
+	pebs_c2c__for_each_line(m->c2c, m->o.show_all, print_line_row, m);
 }
 
 static int print_ip(const struct pebs_c2c_ip *ip, void *arg)
@@ -269,13 +278,14 @@ static int print_ip(const struct pebs_c2c_ip *ip, void *arg)
 	const struct pebs_c2c_stats *st = &ip->stats, *ls = &p->line->stats;
 	const char *dso, *src;
 	char sym[8192], nb[160];
+	FILE *f = p->m->f;
 
 	/* perf shows entries with stores or HITMs (is_valid_hist_entry) */
 	if (!st->store && !st->tot_hitm && !ip->unknown)
 		return 0;
 	c2c_code_str(p->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
 	src = c2c_src_str(p->m, ip->pid, ip->ip);
-	printf("         %7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%    0x%02x"
+	fprintf(f, "         %7.2f%% %7.2f%% %7.2f%% %7.2f%% %7.2f%%    0x%02x"
 	       "  %4s  %6" PRIu64 "  %#18" PRIx64 " %8.0f %8.0f %8.0f %8"
 	       PRIu64 " %6u  %s  %s%s%s\n",
 	       ls->rmt_hitm ? c2c_pct(st->rmt_hitm, ls->rmt_hitm) : 0.0,
@@ -294,21 +304,23 @@ static int print_ip(const struct pebs_c2c_ip *ip, void *arg)
 
 static int print_thread(const struct pebs_c2c_thread *t, void *arg)
 {
-	(void)arg;
-	printf(" %u/%u(%" PRIu64 "L,%" PRIu64 "S", t->pid, t->tid, t->loads,
+	FILE *f = arg;
+
+	fprintf(f, " %u/%u(%" PRIu64 "L,%" PRIu64 "S", t->pid, t->tid, t->loads,
 	       t->stores);
 	if (t->unknown)
-		printf(",%" PRIu64 "?", t->unknown);
+		fprintf(f, ",%" PRIu64 "?", t->unknown);
 	if (t->hitm)
-		printf(",%" PRIu64 "HITM", t->hitm);
-	printf(")");
+		fprintf(f, ",%" PRIu64 "HITM", t->hitm);
+	fprintf(f, ")");
 	return 0;
 }
 
 static int print_cpu(const struct pebs_c2c_cpu *c, void *arg)
 {
-	(void)arg;
-	printf(" %u(%" PRIu64 ")", c->cpu, c->samples);
+	FILE *f = arg;
+
+	fprintf(f, " %u(%" PRIu64 ")", c->cpu, c->samples);
 	return 0;
 }
 
@@ -327,55 +339,57 @@ static int print_offset(const struct pebs_c2c_offset *o, void *arg)
 	const struct pebs_c2c_stats *st = &o->stats;
 	struct c2c_walk *p = arg;
 	uint64_t w[2] = { 0, 0 };
+	FILE *f = p->m->f;
 
 	p->off = o;
 	pebs_c2c__for_each_ip(p->m->c2c, o->id, print_ip, p);
 	pebs_c2c__for_each_ip(p->m->c2c, o->id, sum_weight, w);
-	printf("         offset %#x (sharing %s): %" PRIu64 " loads, %" PRIu64
+	fprintf(f, "         offset %#x (sharing %s): %" PRIu64 " loads, %" PRIu64
 	       " stores", o->offset, pebs_c2c_sharing__name(o->sharing),
 	       st->load, st->store);
 	if (o->unknown)
-		printf(", %" PRIu64 " unknown-kind", o->unknown);
-	printf(", HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64 "), "
+		fprintf(f, ", %" PRIu64 " unknown-kind", o->unknown);
+	fprintf(f, ", HITM %" PRIu64 " (lcl %" PRIu64 ", rmt %" PRIu64 "), "
 	       "stores L1 hit %" PRIu64 " miss %" PRIu64 ", loads LLC hit %"
 	       PRIu64 ", DRAM lcl %" PRIu64 " rmt %" PRIu64
 	       ", mean load weight %.1f\n           threads (pid/tid):",
 	       st->tot_hitm, st->lcl_hitm, st->rmt_hitm, st->st_l1hit,
 	       st->st_l1miss, st->ld_llchit, st->lcl_dram, st->rmt_dram,
 	       c2c_mean(w[0], w[1]));
-	pebs_c2c__for_each_thread(p->m->c2c, o->id, print_thread, NULL);
-	printf("\n           cpus:");
-	pebs_c2c__for_each_cpu(p->m->c2c, o->id, print_cpu, NULL);
-	printf("\n");
+	pebs_c2c__for_each_thread(p->m->c2c, o->id, print_thread, f);
+	fprintf(f, "\n           cpus:");
+	pebs_c2c__for_each_cpu(p->m->c2c, o->id, print_cpu, f);
+	fprintf(f, "\n");
 	return 0;
 }
 
-static void print_pair(const char *what, const struct pebs_c2c_evidence *e,
+static void print_pair(FILE *f, const char *what, const struct pebs_c2c_evidence *e,
 		       bool known)
 {
 	const char *w = known ? "writes" : "touches";
 
-	printf("  sharing: %s: %u/%u %s offset %#x, %u/%u %s offset %#x\n",
+	fprintf(f, "  sharing: %s: %u/%u %s offset %#x, %u/%u %s offset %#x\n",
 	       what, e->pid_a, e->tid_a, w, e->off_a, e->pid_b, e->tid_b,
 	       e->b_writes ? w : "reads", e->off_b);
 }
 
-static void print_evidence(const struct pebs_c2c_line *l, bool known)
+static void print_evidence(FILE *f, const struct pebs_c2c_line *l,
+			   bool known)
 {
 	if (l->sharing == PEBS_C2C_PRIVATE) {
-		printf("  sharing: none (%u thread%s%s)\n", l->nr_threads,
+		fprintf(f, "  sharing: none (%u thread%s%s)\n", l->nr_threads,
 		       l->nr_threads == 1 ? "" : "s",
 		       l->nr_threads > 1 ? ", no writer" : "");
 		return;
 	}
 	if (l->sharing == PEBS_C2C_FALSE_SHARING) {
-		print_pair("false (different bytes)", &l->evidence, known);
+		print_pair(f, "false (different bytes)", &l->evidence, known);
 		return;
 	}
-	print_pair(l->also_false ? "true+false: true (same bytes)" :
+	print_pair(f, l->also_false ? "true+false: true (same bytes)" :
 		   "true (same bytes)", &l->evidence, known);
 	if (l->also_false)
-		print_pair("true+false: false (different bytes)",
+		print_pair(f, "true+false: false (different bytes)",
 			   &l->false_evidence, known);
 }
 
@@ -383,43 +397,156 @@ static int print_pareto_line(const struct pebs_c2c_line *l, void *arg)
 {
 	struct c2c_walk p = { .m = arg, .line = l };
 	const struct pebs_c2c_stats *st = &l->stats;
+	FILE *f = p.m->f;
 
-	printf("\n  ----------------------------------------------------------"
+	fprintf(f, "\n  ----------------------------------------------------------"
 	       "------------\n");
-	printf("  %5u  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
+	fprintf(f, "  %5u  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64 "  %7" PRIu64
 	       "  %7" PRIu64 "  %#18" PRIx64 "  pid %u, %u threads, %u cpus"
 	       "\n", l->rank, st->rmt_hitm, st->lcl_hitm, st->st_l1hit,
 	       st->st_l1miss, st->st_na, l->addr, l->pid, l->nr_threads,
 	       l->nr_cpus);
-	print_evidence(l, pebs_c2c__has_data_src(p.m->c2c));
-	printf("  ----------------------------------------------------------"
+	print_evidence(f, l, pebs_c2c__has_data_src(p.m->c2c));
+	fprintf(f, "  ----------------------------------------------------------"
 	       "------------\n");
 	return pebs_c2c__for_each_offset(p.m->c2c, l->id, print_offset, &p);
 }
 
-static void print_pareto(struct c2c_cmd *m)
+static void print_pareto(struct c2c_pr *m)
 {
-	banner("      Shared Cache Line Distribution Pareto      ");
-	printf("#        ----- HITM -----  ------- Store Refs ------  "
+	FILE *f = m->f;
+
+	banner(f, "      Shared Cache Line Distribution Pareto      ");
+	fprintf(f, "#        ----- HITM -----  ------- Store Refs ------  "
 	       "--- Data address ---  ---------- cycles ----------"
 	       "    Total    cpu\n");
-	printf("#   Num  RmtHitm  LclHitm   L1 Hit  L1 Miss      N/A  "
+	fprintf(f, "#   Num  RmtHitm  LclHitm   L1 Hit  L1 Miss      N/A  "
 	       "Offset  Node  PA cnt        Code address  rmt hitm lcl hitm"
 	       "     load  "
 	       "records    cnt  Symbol  Object  Source:Line\n#\n");
-	pebs_c2c__for_each_line(m->c2c, m->show_all, print_pareto_line, m);
+	pebs_c2c__for_each_line(m->c2c, m->o.show_all, print_pareto_line, m);
 }
 
-void c2c_print_stdio(struct c2c_cmd *m)
+static void print_stdio(struct c2c_pr *m)
 {
-	print_trace_info(pebs_c2c__stats(m->c2c));
-	printf("\n");
+	FILE *f = m->f;
+
+	print_trace_info(f, pebs_c2c__stats(m->c2c));
+	fprintf(f, "\n");
 	print_shared_info(m);
-	printf("\n");
+	fprintf(f, "\n");
 	print_details(m);
-	printf("\n");
+	fprintf(f, "\n");
 	print_line_table(m);
-	printf("\n");
+	fprintf(f, "\n");
 	print_pareto(m);
 }
 
+int pebs_c2c__print(struct pebs_c2c *c, FILE *f,
+		    const struct pebs_c2c_print_opts *opts)
+{
+	struct c2c_pr m = { .c2c = c, .f = f };
+	int err;
+
+	if (!c || !f)
+		return core_err(-EINVAL, "c2c print: no table or no stream");
+	if (!c->sorted)
+		return core_err(-EINVAL, "c2c print: the table is not sorted: "
+				"call pebs_c2c__sort first");
+	err = opts_copy(&m.o, sizeof(m.o), opts, "pebs_c2c_print_opts");
+	if (err)
+		return err;
+	switch (m.o.format) {
+	case PEBS_C2C_FORMAT_STDIO:
+		print_stdio(&m);
+		break;
+	case PEBS_C2C_FORMAT_CSV:
+	case PEBS_C2C_FORMAT_CSV_DETAIL:
+		c2c_print_csv(&m);
+		break;
+	case PEBS_C2C_FORMAT_JSON:
+		c2c_print_json(&m);
+		break;
+	default:
+		return core_err(-EINVAL, "c2c print: unknown format %d: use a "
+				"PEBS_C2C_FORMAT_ value", (int)m.o.format);
+	}
+	if (m.failed)
+		return core_err(-ENOMEM, "c2c print: out of memory");
+	return ferror(f) ? core_err(-EIO, "c2c print: writing failed") : 0;
+}
+
+/* ---- pebs-shim report's section: the shared lines, one row each ----- */
+
+struct summary_walk {
+	FILE *f;
+	const struct pebs_threads *threads;
+	unsigned int top, shown;
+};
+
+static const char *thread_name(const struct summary_walk *w, uint32_t pid,
+			       uint32_t tid)
+{
+	const char *c = w->threads ?
+		pebs_threads__comm(w->threads, (int32_t)pid, (int32_t)tid) :
+		NULL;
+
+	return c ? c : "?";
+}
+
+static int summary_line(const struct pebs_c2c_line *l, void *arg)
+{
+	struct summary_walk *w = arg;
+	const struct pebs_c2c_evidence *e = &l->evidence;
+	FILE *f = w->f;
+
+	if (w->shown++ == w->top)
+		return 1;
+	fprintf(f, "%4u  %#18" PRIx64 "  %7" PRIu64 "  %6" PRIu64 "  %6" PRIu64
+		"  %5" PRIu64 "  %7" PRIu64 "  %7u  %7u  %-10s", l->rank,
+		l->addr, l->stats.nr_entries, l->stats.load, l->stats.store,
+		l->stats.tot_hitm, l->xwrites, l->nr_threads, l->nr_offsets,
+		pebs_c2c_sharing__name(l->sharing));
+	if (l->sharing != PEBS_C2C_PRIVATE)
+		fprintf(f, "  %s/%u@%u %s %s/%u@%u",
+			thread_name(w, e->pid_a, e->tid_a), e->tid_a, e->off_a,
+			e->b_writes ? "and writer" : "and",
+			thread_name(w, e->pid_b, e->tid_b), e->tid_b, e->off_b);
+	fputc('\n', f);
+	return 0;
+}
+
+int pebs_c2c__print_summary(struct pebs_c2c *c, FILE *f,
+			    const struct pebs_threads *threads,
+			    unsigned int top)
+{
+	struct summary_walk w = { .f = f, .threads = threads, .top = top };
+	bool src;
+	int err;
+
+	if (!c || !f)
+		return core_err(-EINVAL, "c2c summary: no table or no stream");
+	src = pebs_c2c__has_data_src(c);
+	err = pebs_c2c__sort(c, src ? PEBS_C2C_TOT_HITM : PEBS_C2C_XWRITES);
+	if (err < 0)
+		return err;
+	fprintf(f, "\n# shared cache lines, as perf c2c ranks them (%s); true sharing: two threads\n"
+		"# on the same bytes, one writing; false: two threads on different bytes, one\n"
+		"# writing; true+false: both; the evidence is the costliest pair (HITM, stores)\n"
+		"# (pebs-shim c2c report: offsets, code addresses, threads, CPUs); samples,\n"
+		"# loads and stores count as in every table here (a load: data source op\n"
+		"# load); c2c report's Total records and Total Loads are perf's narrower sums\n",
+		src ? "by HITM" : "no data source: by cross-thread writes");
+	fprintf(f, "%4s  %18s  %7s  %6s  %6s  %5s  %7s  %7s  %7s  %-10s  %s\n",
+		"rank", "cache line", "samples", "loads", "stores", "hitm",
+		"xwrites", "threads", "offsets", "kind",
+		"evidence (comm/tid@offset)");
+	err = pebs_c2c__for_each_line(c, false, summary_line, &w);
+	if (err == -ENOMEM)
+		return err;
+	if (!w.shown)
+		fprintf(f, "#   (no cache line is shared)\n");
+	else if (w.shown > top)
+		fprintf(f, "%4s  (more lines: --top to show more)\n", "...");
+	return ferror(f) ? core_err(-EIO, "c2c summary: writing failed") : 0;
+}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * c2c-json.c - `pebs-shim c2c report --format csv|json`: the shared line
+ * c2c-csv.c - pebs_c2c__print's csv and json: the shared line
  * table as CSV (one row per line, every counter, perf's line key, the
  * sharing and its evidence), or with --table detail the cacheline detail
  * (one row per line, offset and code address, with the offset's whole
@@ -13,8 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "c2c.h"
-#include "util.h"
+#include "c2c/c2c-print.h"
 
 /* perf's cpumode as one letter: K kernel, U user, H, G guest kernel, g */
 static const char *cpumode_name(uint16_t cpumode)
@@ -35,43 +34,44 @@ static const char *cpumode_name(uint16_t cpumode)
 	}
 }
 
-static void csv_line_header(void)
+static void csv_line_header(FILE *f)
 {
 	const char *name;
 	unsigned int i;
 
-	printf("rank,addr,pid");
+	fprintf(f, "rank,addr,pid");
 	for (i = 0; (name = pebs_c2c_stats__field(NULL, i, NULL)); i++)
-		printf(",%s", name);
-	printf(",records,loads,llc_misses,unknown,xwrites,mean_load_weight,"
+		fprintf(f, ",%s", name);
+	fprintf(f, ",records,loads,llc_misses,unknown,xwrites,mean_load_weight,"
 	       "pa_cnt,nodes,threads,offsets,cpus,sharing,pid_a,tid_a,off_a,"
 	       "pid_b,tid_b,off_b,also_false,false_pid_a,false_tid_a,"
 	       "false_off_a,false_pid_b,false_tid_b,false_off_b,"
 	       "cpumode,level,dso,key_pid,al_line\n");
 }
 
-static void csv_pair(bool set, const struct pebs_c2c_evidence *e)
+static void csv_pair(FILE *f, bool set, const struct pebs_c2c_evidence *e)
 {
 	if (!set)
-		printf(",,,,,,");
+		fprintf(f, ",,,,,,");
 	else
-		printf(",%u,%u,%u,%u,%u,%u", e->pid_a, e->tid_a, e->off_a,
+		fprintf(f, ",%u,%u,%u,%u,%u,%u", e->pid_a, e->tid_a, e->off_a,
 		       e->pid_b, e->tid_b, e->off_b);
 }
 
 static int csv_line(const struct pebs_c2c_line *l, void *arg)
 {
 	const struct pebs_c2c_evidence *e = &l->evidence;
-	struct c2c_cmd *m = arg;
+	struct c2c_pr *m = arg;
 	struct pebs_c2c_dkey k;
 	char nb[160], pb[16];
 	unsigned int i;
+	FILE *f = m->f;
 	uint64_t v;
 
-	printf("%u,0x%" PRIx64 ",%u", l->rank, l->addr, l->pid);
+	fprintf(f, "%u,0x%" PRIx64 ",%u", l->rank, l->addr, l->pid);
 	for (i = 0; pebs_c2c_stats__field(&l->stats, i, &v); i++)
-		printf(",%" PRIu64, v);
-	printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		fprintf(f, ",%" PRIu64, v);
+	fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
 	       ",%.1f,%" PRIu64 ",\"%s\",%u,%u,%u,%s",
 	       pebs_c2c_stats__records(&l->stats),
 	       pebs_c2c_stats__loads(&l->stats),
@@ -80,11 +80,11 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 	       l->nodes ? c2c_nodes_str(l->nodes, nb, sizeof(nb)) : "",
 	       l->nr_threads, l->nr_offsets, l->nr_cpus,
 	       pebs_c2c_sharing__name(l->sharing));
-	csv_pair(l->sharing != PEBS_C2C_PRIVATE, e);
-	printf(",%d", l->also_false);
-	csv_pair(l->also_false, &l->false_evidence);
+	csv_pair(f, l->sharing != PEBS_C2C_PRIVATE, e);
+	fprintf(f, ",%d", l->also_false);
+	csv_pair(f, l->also_false, &l->false_evidence);
 	pebs_c2c__line_key(m->c2c, l->id, &k);
-	printf(",%s,%c,%s,%s,%016" PRIx64 "\n", cpumode_name(k.cpumode),
+	fprintf(f, ",%s,%c,%s,%s,%016" PRIx64 "\n", cpumode_name(k.cpumode),
 	       k.level, c2c_dso_str(&k, nb, sizeof(nb)),
 	       k.by_pid ? (snprintf(pb, sizeof(pb), "%u", k.pid), pb) : "-",
 	       k.al_addr);
@@ -94,7 +94,7 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 /* ---- the detail table: one row per (line, offset, code address) -------- */
 
 struct csv_walk {
-	struct c2c_cmd *m;
+	struct c2c_pr *m;
 	const struct pebs_c2c_line *l;
 	const struct pebs_c2c_offset *o;
 	char *threads, *cpus;	/* the offset's lists, space separated */
@@ -123,22 +123,23 @@ static int csv_ip(const struct pebs_c2c_ip *ip, void *arg)
 	struct csv_walk *w = arg;
 	const char *dso, *name;
 	char sym[8192], nb[160];
+	FILE *f = w->m->f;
 	unsigned int i;
 	uint64_t v;
 
 	c2c_code_str(w->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
-	printf("%u,0x%" PRIx64 ",%u,0x%" PRIx64 ",%d,", w->l->rank,
+	fprintf(f, "%u,0x%" PRIx64 ",%u,0x%" PRIx64 ",%d,", w->l->rank,
 	       w->l->addr, w->o->offset, ip->ip, ip->ip >= 1ULL << 63);
-	tool_csv_str(stdout, sym + 4);	/* without the "[.] " mark */
-	putchar(',');
-	tool_csv_str(stdout, dso);
-	putchar(',');
-	tool_csv_str(stdout, c2c_src_str(w->m, ip->pid, ip->ip));
-	printf(",%" PRIu64 ",%" PRIu64,
+	pebs_csv__str(f, sym + 4);	/* without the "[.] " mark */
+	fputc(',', f);
+	pebs_csv__str(f, dso);
+	fputc(',', f);
+	pebs_csv__str(f, c2c_src_str(w->m, ip->pid, ip->ip));
+	fprintf(f, ",%" PRIu64 ",%" PRIu64,
 	       pebs_c2c_stats__records(&ip->stats) + ip->unknown, ip->unknown);
 	for (i = 0; (name = pebs_c2c_stats__field(&ip->stats, i, &v)); i++)
-		printf(",%" PRIu64, v);
-	printf(",%.1f,%.1f,%.1f,%" PRIu64 ",\"%s\",%u,\"%s\",\"%s\"\n",
+		fprintf(f, ",%" PRIu64, v);
+	fprintf(f, ",%.1f,%.1f,%.1f,%" PRIu64 ",\"%s\",%u,\"%s\",\"%s\"\n",
 	       c2c_mean(ip->rmt_hitm_w, ip->rmt_hitm_n),
 	       c2c_mean(ip->lcl_hitm_w, ip->lcl_hitm_n),
 	       c2c_mean(ip->load_w, ip->load_n), ip->pa_cnt,
@@ -180,37 +181,38 @@ static int csv_detail_line(const struct pebs_c2c_line *l, void *arg)
 	return pebs_c2c__for_each_offset(w.m->c2c, l->id, csv_offset, &w);
 }
 
-void c2c_print_csv(struct c2c_cmd *m)
+void c2c_print_csv(struct c2c_pr *m)
 {
 	const char *name;
+	FILE *f = m->f;
 	unsigned int i;
 
-	if (!m->detail) {
-		csv_line_header();
-		pebs_c2c__for_each_line(m->c2c, m->show_all, csv_line, m);
+	if (m->o.format != PEBS_C2C_FORMAT_CSV_DETAIL) {
+		csv_line_header(f);
+		pebs_c2c__for_each_line(m->c2c, m->o.show_all, csv_line, m);
 		return;
 	}
-	printf("rank,addr,offset,ip,kernel,symbol,object,source,records,"
+	fprintf(f, "rank,addr,offset,ip,kernel,symbol,object,source,records,"
 	       "unknown");
 	for (i = 0; (name = pebs_c2c_stats__field(NULL, i, NULL)); i++)
-		printf(",%s", name);
-	printf(",mean_rmt_hitm,mean_lcl_hitm,mean_load,pa_cnt,nodes,cpus,"
+		fprintf(f, ",%s", name);
+	fprintf(f, ",mean_rmt_hitm,mean_lcl_hitm,mean_load,pa_cnt,nodes,cpus,"
 	       "threads,cpu_samples\n");
-	if (pebs_c2c__for_each_line(m->c2c, m->show_all, csv_detail_line,
+	if (pebs_c2c__for_each_line(m->c2c, m->o.show_all, csv_detail_line,
 				    m))
 		m->failed = true;
 }
 
-static void json_stats(const struct pebs_c2c_stats *st)
+static void json_stats(FILE *f, const struct pebs_c2c_stats *st)
 {
 	const char *name;
 	unsigned int i;
 	uint64_t v;
 
-	printf("{");
+	fprintf(f, "{");
 	for (i = 0; (name = pebs_c2c_stats__field(st, i, &v)); i++)
-		printf("%s\"%s\":%" PRIu64, i ? "," : "", name, v);
-	printf(",\"records\":%" PRIu64 ",\"loads\":%" PRIu64
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", name, v);
+	fprintf(f, ",\"records\":%" PRIu64 ",\"loads\":%" PRIu64
 	       ",\"llc_misses\":%" PRIu64 "}", pebs_c2c_stats__records(st),
 	       pebs_c2c_stats__loads(st), pebs_c2c_stats__llc_misses(st));
 }
@@ -220,43 +222,45 @@ static int json_ip(const struct pebs_c2c_ip *ip, void *arg)
 	struct c2c_walk *p = arg;
 	unsigned int i, n;
 	const char *dso, *src;
+	FILE *f = p->m->f;
 	char sym[8192];
 
 	c2c_code_str(p->m, ip->pid, ip->ip, sym, sizeof(sym), &dso);
 	src = c2c_src_str(p->m, ip->pid, ip->ip);
-	printf("%s{\"ip\":\"0x%" PRIx64 "\",\"symbol\":", p->m->first ? "" :
+	fprintf(f, "%s{\"ip\":\"0x%" PRIx64 "\",\"symbol\":", p->m->first ? "" :
 	       ",", ip->ip);
-	tool_json_str(stdout, sym + 4);	/* without the "[.] " mark */
-	printf(",\"object\":");
-	tool_json_str(stdout, dso);
-	printf(",\"source\":");
+	pebs_json__str(f, sym + 4);	/* without the "[.] " mark */
+	fprintf(f, ",\"object\":");
+	pebs_json__str(f, dso);
+	fprintf(f, ",\"source\":");
 	if (*src)
-		tool_json_str(stdout, src);
+		pebs_json__str(f, src);
 	else
-		printf("null");
-	printf(",\"pa_cnt\":%" PRIu64 ",\"nodes\":[", ip->pa_cnt);
+		fprintf(f, "null");
+	fprintf(f, ",\"pa_cnt\":%" PRIu64 ",\"nodes\":[", ip->pa_cnt);
 	for (n = 0, i = 0; i < 64; i++)
 		if (ip->nodes >> i & 1)
-			printf("%s%u", n++ ? "," : "", i);
-	printf("]");
-	printf(",\"kernel\":%s,\"cpus\":%u,\"unknown\":%" PRIu64
+			fprintf(f, "%s%u", n++ ? "," : "", i);
+	fprintf(f, "]");
+	fprintf(f, ",\"kernel\":%s,\"cpus\":%u,\"unknown\":%" PRIu64
 	       ",\"mean_rmt_hitm\":%.1f,\"mean_lcl_hitm\":%.1f"
 	       ",\"mean_load\":%.1f,\"stats\":",
 	       ip->ip >= 1ULL << 63 ? "true" : "false", ip->nr_cpus,
 	       ip->unknown, c2c_mean(ip->rmt_hitm_w, ip->rmt_hitm_n),
 	       c2c_mean(ip->lcl_hitm_w, ip->lcl_hitm_n),
 	       c2c_mean(ip->load_w, ip->load_n));
-	json_stats(&ip->stats);
-	printf("}");
+	json_stats(f, &ip->stats);
+	fprintf(f, "}");
 	p->m->first = false;
 	return 0;
 }
 
 static int json_thread(const struct pebs_c2c_thread *t, void *arg)
 {
-	struct c2c_cmd *m = arg;
+	struct c2c_pr *m = arg;
+	FILE *f = m->f;
 
-	printf("%s{\"pid\":%u,\"tid\":%u,\"loads\":%" PRIu64 ",\"stores\":%"
+	fprintf(f, "%s{\"pid\":%u,\"tid\":%u,\"loads\":%" PRIu64 ",\"stores\":%"
 	       PRIu64 ",\"unknown\":%" PRIu64 ",\"hitm\":%" PRIu64 "}",
 	       m->first ? "" : ",", t->pid, t->tid, t->loads, t->stores,
 	       t->unknown, t->hitm);
@@ -266,9 +270,10 @@ static int json_thread(const struct pebs_c2c_thread *t, void *arg)
 
 static int json_cpu(const struct pebs_c2c_cpu *c, void *arg)
 {
-	struct c2c_cmd *m = arg;
+	struct c2c_pr *m = arg;
+	FILE *f = m->f;
 
-	printf("%s{\"cpu\":%u,\"samples\":%" PRIu64 "}", m->first ? "" : ",",
+	fprintf(f, "%s{\"cpu\":%u,\"samples\":%" PRIu64 "}", m->first ? "" : ",",
 	       c->cpu, c->samples);
 	m->first = false;
 	return 0;
@@ -277,29 +282,30 @@ static int json_cpu(const struct pebs_c2c_cpu *c, void *arg)
 static int json_offset(const struct pebs_c2c_offset *o, void *arg)
 {
 	struct c2c_walk *p = arg;
-	struct c2c_cmd *m = p->m;
+	struct c2c_pr *m = p->m;
+	FILE *f = m->f;
 
-	printf("%s{\"offset\":%u,\"sharing\":\"%s\",\"unknown\":%" PRIu64
+	fprintf(f, "%s{\"offset\":%u,\"sharing\":\"%s\",\"unknown\":%" PRIu64
 	       ",\"stats\":", p->more ? "," : "", o->offset,
 	       pebs_c2c_sharing__name(o->sharing), o->unknown);
 	p->more = true;
-	json_stats(&o->stats);
-	printf(",\"ips\":[");
+	json_stats(f, &o->stats);
+	fprintf(f, ",\"ips\":[");
 	m->first = true;
 	pebs_c2c__for_each_ip(m->c2c, o->id, json_ip, p);
-	printf("],\"threads\":[");
+	fprintf(f, "],\"threads\":[");
 	m->first = true;
 	pebs_c2c__for_each_thread(m->c2c, o->id, json_thread, m);
-	printf("],\"cpus\":[");
+	fprintf(f, "],\"cpus\":[");
 	m->first = true;
 	pebs_c2c__for_each_cpu(m->c2c, o->id, json_cpu, m);
-	printf("]}");
+	fprintf(f, "]}");
 	return 0;
 }
 
-static void json_pair(const char *name, const struct pebs_c2c_evidence *e)
+static void json_pair(FILE *f, const char *name, const struct pebs_c2c_evidence *e)
 {
-	printf(",\"%s\":{\"a\":{\"pid\":%u,\"tid\":%u,\"offset\":%u,"
+	fprintf(f, ",\"%s\":{\"a\":{\"pid\":%u,\"tid\":%u,\"offset\":%u,"
 	       "\"writes\":true},\"b\":{\"pid\":%u,\"tid\":%u,"
 	       "\"offset\":%u,\"writes\":%s}}", name, e->pid_a, e->tid_a,
 	       e->off_a, e->pid_b, e->tid_b, e->off_b,
@@ -311,10 +317,11 @@ static int json_line(const struct pebs_c2c_line *l, void *arg)
 	struct c2c_walk p = { .m = arg, .line = l };
 	const struct pebs_c2c_evidence *e = &l->evidence;
 	struct pebs_c2c_dkey k;
+	FILE *f = p.m->f;
 	unsigned int i, n;
 	char db[96];
 
-	printf("%s\n{\"rank\":%u,\"addr\":\"0x%" PRIx64 "\",\"pid\":%u,"
+	fprintf(f, "%s\n{\"rank\":%u,\"addr\":\"0x%" PRIx64 "\",\"pid\":%u,"
 	       "\"unknown\":%" PRIu64 ",\"xwrites\":%" PRIu64
 	       ",\"mean_load_weight\":%.1f,\"pa_cnt\":%" PRIu64
 	       ",\"threads\":%u,\"cpus\":%u,\"sharing\":\"%s\"",
@@ -322,45 +329,49 @@ static int json_line(const struct pebs_c2c_line *l, void *arg)
 	       l->xwrites, c2c_mean(l->load_weight, l->load_weight_n),
 	       l->phys_addrs, l->nr_threads, l->nr_cpus,
 	       pebs_c2c_sharing__name(l->sharing));
-	printf(",\"nodes\":[");
+	fprintf(f, ",\"nodes\":[");
 	for (n = 0, i = 0; i < 64; i++)
 		if (l->nodes >> i & 1)
-			printf("%s%u", n++ ? "," : "", i);
-	printf("]");
+			fprintf(f, "%s%u", n++ ? "," : "", i);
+	fprintf(f, "]");
 	pebs_c2c__line_key(p.m->c2c, l->id, &k);
-	printf(",\"key\":{\"cpumode\":\"%s\",\"level\":\"%c\",\"dso\":"
+	fprintf(f, ",\"key\":{\"cpumode\":\"%s\",\"level\":\"%c\",\"dso\":"
 	       "\"%s\",\"by_pid\":%s,\"pid\":%u,\"al_line\":\"0x%" PRIx64
 	       "\"}", cpumode_name(k.cpumode), k.level,
 	       c2c_dso_str(&k, db, sizeof(db)), k.by_pid ? "true" : "false",
 	       k.pid, k.al_addr);
 	if (l->sharing != PEBS_C2C_PRIVATE)
-		json_pair("evidence", e);
+		json_pair(f, "evidence", e);
 	if (l->also_false)
-		json_pair("false_evidence", &l->false_evidence);
-	printf(",\"stats\":");
-	json_stats(&l->stats);
-	printf(",\"offsets\":[");
+		json_pair(f, "false_evidence", &l->false_evidence);
+	fprintf(f, ",\"stats\":");
+	json_stats(f, &l->stats);
+	fprintf(f, ",\"offsets\":[");
 	pebs_c2c__for_each_offset(p.m->c2c, l->id, json_offset, &p);
-	printf("]}");
+	fprintf(f, "]}");
 	return 0;
 }
 
-void c2c_print_json(struct c2c_cmd *m)
+void c2c_print_json(struct c2c_pr *m)
 {
 	struct pebs_c2c_stats sh;
 	unsigned int n = pebs_c2c__shared(m->c2c, &sh);
+	FILE *f = m->f;
 
-	printf("{\"file\":");
-	tool_json_str(stdout, m->path);
-	printf(",\"sort\":");
-	tool_json_str(stdout, c2c_display_name[m->display]);
-	printf(",\"has_data_src\":%s,\"undecoded\":%" PRIu64 ",\"totals\":",
-	       pebs_c2c__has_data_src(m->c2c) ? "true" : "false", m->bad);
-	json_stats(pebs_c2c__stats(m->c2c));
-	printf(",\"shared_lines\":%u,\"shared\":", n);
-	json_stats(&sh);
-	printf(",\"lines\":[");
-	pebs_c2c__for_each_line(m->c2c, m->show_all, json_line, m);
-	printf("]}\n");
+	fprintf(f, "{\"file\":");
+	if (m->o.path)
+		pebs_json__str(f, m->o.path);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"sort\":");
+	pebs_json__str(f, c2c_display_name[m->c2c->display]);
+	fprintf(f, ",\"has_data_src\":%s,\"undecoded\":%" PRIu64 ",\"totals\":",
+	       pebs_c2c__has_data_src(m->c2c) ? "true" : "false", m->o.undecoded);
+	json_stats(f, pebs_c2c__stats(m->c2c));
+	fprintf(f, ",\"shared_lines\":%u,\"shared\":", n);
+	json_stats(f, &sh);
+	fprintf(f, ",\"lines\":[");
+	pebs_c2c__for_each_line(m->c2c, m->o.show_all, json_line, m);
+	fprintf(f, "]}\n");
 }
 

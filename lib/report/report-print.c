@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report-print.c - pebs_report_tables__print: reports as the text of
+ * pebs-shim report: the recording's header, the grouped tables (perf's
+ * Overhead = share of the period, the samples column with -n, perf
+ * report --mem-mode's header lines) and the weight percentiles; or
+ * every table with stable column names, nothing cut (all rows unless a
+ * top is given; no field is shortened):
+ *
+ * CSV: one header line, then one line per row of every table:
+ *   table,overhead,period,samples,avg_weight,loads,stores,hitm,threads,
+ *   event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,
+ *   dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight
+ * where a key the row's table is not grouped by is empty.
+ * JSON: {"file":..., "samples":N, "tables":[{"title":..., "keys":[...],
+ *   "rows":[{"overhead":..., ..., "<key>":...}]}]}.
+ * overhead is a percentage of the table's (or the row's event's) period.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pebsshim/report.h"
+#include "core/internal.h"
+#include "core/opts.h"
+
+struct rp_print {
+	FILE *f;
+	struct pebs_report_print_opts o;	/* top: 0 made UINT_MAX */
+	unsigned int nr_attrs;			/* the file's events */
+};
+
+#define TEXT_FIELD_MAX	512	/* text: a field cut there */
+#define FIELD_MAX	4096	/* csv, json: whole */
+#define WIDTH_MAX	48	/* wider fields are not padded */
+
+static const char *key_title(enum pebs_report_key k)
+{
+	static const char *const titles[PEBS_REPORT_NR_KEYS] = {
+		[PEBS_REPORT_PID] = "pid", [PEBS_REPORT_TID] = "tid",
+		[PEBS_REPORT_COMM] = "Command",
+		[PEBS_REPORT_DSO] = "Shared Object",
+		[PEBS_REPORT_SYM] = "Symbol", [PEBS_REPORT_CPU] = "CPU",
+		[PEBS_REPORT_EVENT] = "event",
+		[PEBS_REPORT_PAGE] = "data page",
+		[PEBS_REPORT_LINE] = "cache line",
+		[PEBS_REPORT_ADDR] = "data address",
+		[PEBS_REPORT_SRC] = "data source",
+		[PEBS_REPORT_SYM_DADDR] = "Data Symbol",
+		[PEBS_REPORT_DSO_DADDR] = "Data Object",
+		[PEBS_REPORT_MEM] = "Memory access",
+		[PEBS_REPORT_SNOOP] = "Snoop",
+		[PEBS_REPORT_TLB] = "TLB access",
+		[PEBS_REPORT_DCACHELINE] = "Data Cacheline",
+		[PEBS_REPORT_PHYS_DADDR] = "Data Physical Address",
+		[PEBS_REPORT_WEIGHT] = "Weight",
+		[PEBS_REPORT_LOCAL_WEIGHT] = "Local Weight",
+		[PEBS_REPORT_LOCKED] = "Locked",
+		[PEBS_REPORT_BLOCKED] = "Blocked",
+		[PEBS_REPORT_LOCAL_INS_LAT] = "Local INSTR Latency",
+		[PEBS_REPORT_OBJECT] = "Data Object Site",
+		[PEBS_REPORT_OBJECT_INSTANCE] = "Data Object Instance",
+	};
+	return titles[k];
+}
+
+/* A row's field; events by their name in the file. */
+static void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
+	      enum pebs_report_key k, char *buf, size_t len)
+{
+	const char *name;
+
+	if (k == PEBS_REPORT_EVENT) {
+		name = pebs_perfdata__attr_name(r->o.pd, row->event);
+		snprintf(buf, len, "%s", name ? name : "?");
+		return;
+	}
+	pebs_report__field(row, k, buf, len);
+}
+
+static bool shown(const struct rp_print *r, const struct pebs_report *rep,
+		  const struct pebs_report_row *row)
+{
+	return r->o.percent_limit <= 0 ||
+	       pebs_report__overhead(rep, row, r->o.by_event) >= r->o.percent_limit;
+}
+
+static void print_table(const struct rp_print *r,
+			const struct pebs_report_table *t)
+{
+	FILE *f = r->f;
+	const struct pebs_report *rep = t->rep;
+	const enum pebs_report_key *keys;
+	unsigned int nr_keys, k;
+	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
+	bool weights = false, threads = true, mem = false;
+	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
+	uint64_t total;
+	char fb[TEXT_FIELD_MAX];
+
+	nr_keys = pebs_report__keys(rep, &keys);
+	for (k = 0; k < nr_keys; k++) {
+		threads &= keys[k] != PEBS_REPORT_TID;	/* else always 1 */
+		mem |= r->o.with_src && (keys[k] == PEBS_REPORT_LINE ||
+				       keys[k] == PEBS_REPORT_PAGE ||
+				       keys[k] == PEBS_REPORT_ADDR);
+	}
+	pebs_report__totals(rep, -1, &total, NULL);
+	fprintf(f, "\n# %s", t->title);
+	for (k = 0; k < nr_keys; k++) {
+		if (keys[k] == PEBS_REPORT_SRC) {
+			fprintf(f, " (%" PRIu64 " samples with a data source)",
+			       total);
+			break;
+		}
+		if (keys[k] == PEBS_REPORT_LINE ||
+		    keys[k] == PEBS_REPORT_PAGE ||
+		    keys[k] == PEBS_REPORT_ADDR) {
+			fprintf(f, " (%" PRIu64 " samples with a data address)",
+			       total);
+			break;
+		}
+	}
+	if (r->o.by_event)
+		fprintf(f, ", share within each event");
+	fputc('\n', f);
+	if (r->o.mem_mode) {	/* perf report --mem-mode's header lines */
+		uint64_t weight;
+
+		pebs_report__totals(rep, -1, NULL, &weight);
+		fprintf(f, "# Total weight : %" PRIu64 "\n# Sort order   : %s\n",
+		       weight, r->o.sort);
+	}
+	if (!total) {
+		fprintf(f, "#   (none)\n");
+		return;
+	}
+	/* widths and columns from the rows that will be printed */
+	for (k = 0; k < nr_keys; k++)
+		w[k] = (int)strlen(key_title(keys[k]));
+	for (i = 0, n = 0; i < nr && n < r->o.top; i++) {
+		const struct pebs_report_row *row = pebs_report__row(rep, i);
+
+		if (!shown(r, rep, row))
+			continue;
+		n++;
+		weights |= row->weight_nr != 0;
+		for (k = 0; k < nr_keys; k++) {
+			int l;
+
+			rp_field(r, row, keys[k], fb, sizeof(fb));
+			l = (int)strlen(fb);
+			w[k] = l > w[k] && l <= WIDTH_MAX ? l : w[k];
+		}
+	}
+	fprintf(f, "%9s", "Overhead");
+	if (r->o.show_nr)
+		fprintf(f, "  %10s", "Samples");
+	if (weights)
+		fprintf(f, "  %8s", "avg-wt");
+	if (mem)
+		fprintf(f, "  %7s  %7s  %7s", "loads", "stores", "hitm");
+	if (threads)
+		fprintf(f, "  %7s", "threads");
+	for (k = 0; k < nr_keys; k++)
+		fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0,
+		       key_title(keys[k]));
+	fputc('\n', f);
+	for (i = 0, printed = 0, n = 0; i < nr; i++) {
+		const struct pebs_report_row *row;
+
+		if (printed == r->o.top && r->o.percent_limit <= 0) {
+			n += nr - i;	/* every row is shown: counted */
+			break;
+		}
+		row = pebs_report__row(rep, i);
+		if (!shown(r, rep, row))
+			continue;
+		n++;
+		if (printed == r->o.top)
+			continue;
+		printed++;
+		fprintf(f, "%8.2f%%", pebs_report__overhead(rep, row, r->o.by_event));
+		if (r->o.show_nr)
+			fprintf(f, "  %10" PRIu64, row->samples);
+		if (weights && row->weight_nr)
+			fprintf(f, "  %8.1f", (double)row->weight_sum /
+			       (double)row->weight_nr);
+		else if (weights)
+			fprintf(f, "  %8s", "-");
+		if (mem)
+			fprintf(f, "  %7u  %7u  %7u", row->loads, row->stores,
+			       row->hitm);
+		if (threads && row->nr_tids > PEBS_REPORT_MAX_TIDS)
+			fprintf(f, "  %6u+", PEBS_REPORT_MAX_TIDS);
+		else if (threads)
+			fprintf(f, "  %7u", row->nr_tids);
+		for (k = 0; k < nr_keys; k++) {
+			rp_field(r, row, keys[k], fb, sizeof(fb));
+			fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0, fb);
+		}
+		fputc('\n', f);
+	}
+	if (n > printed)
+		fprintf(f, "%9s  (%zu more rows: --top to show more)\n", "...",
+		       n - printed);
+}
+
+static void print_weights(const struct rp_print *r)
+{
+	FILE *f = r->f;
+	struct pebs_weight_summary w;
+	unsigned int e;
+
+	if (!pebs_weights__nr(r->o.weights))
+		return;
+	fprintf(f, "\n# weight (latency, cycles as the PMU reports it) of %" PRIu64
+	       " samples with one\n", pebs_weights__nr(r->o.weights));
+	fprintf(f, "%10s %10s %10s %10s %10s %10s %10s  %s\n", "min", "mean",
+	       "p50", "p90", "p99", "max", "samples", "event");
+	for (e = 0; e < r->nr_attrs; e++) {
+		const char *name = pebs_perfdata__attr_name(r->o.pd, e);
+
+		if (pebs_weights__summary(r->o.weights, e, &w))
+			continue;
+		fprintf(f, "%10" PRIu64 " %10.1f %10" PRIu64 " %10" PRIu64 " %10"
+		       PRIu64 " %10" PRIu64 " %10" PRIu64 "  %s\n", w.min,
+		       w.mean, w.p50, w.p90, w.p99, w.max, w.samples,
+		       name ? name : "?");
+	}
+}
+
+/*
+ * The attribution pebs-shim record used: "attribution" in the file's
+ * pebs-shim section (pebs_perfdata__meta), or, in files of older
+ * versions, the --attr option of the stored command line (before any
+ * "--"; record inserted --attr=MODE after "record" when auto chose), or
+ * the --attribution=MODE appended at the very end.
+ */
+static const char *cmdline_attribution(const char **argv, uint32_t argc)
+{
+	const char *found = NULL;
+	bool opts = true;
+	uint32_t i;
+
+	if (argc < 2 || strcmp(argv[1], "record"))
+		return NULL;
+	if (!strncmp(argv[argc - 1], "--attribution=", 14))
+		return argv[argc - 1] + 14;
+	for (i = 2; i < argc && opts; i++) {
+		if (!strncmp(argv[i], "--attr=", 7))
+			found = argv[i] + 7;
+		else if (!strcmp(argv[i], "--attr") && i + 1 < argc)
+			found = argv[i + 1];
+		else if (!strcmp(argv[i], "--"))
+			opts = false;
+	}
+	return found;
+}
+
+static void print_cmdline(const struct rp_print *r)
+{
+	FILE *f = r->f;
+	const char *argv[256], *p, *end, *attribution;
+	const void *data;
+	char mode[32];
+	uint32_t nr, len, i, n = 0;
+	size_t size;
+
+	if (pebs_perfdata__feat(r->o.pd, PEBS_FEAT_CMDLINE, &data, &size) ||
+	    size < 4)
+		return;
+	p = data;
+	end = p + size;
+	memcpy(&nr, p, 4);
+	p += 4;
+	fprintf(f, "# command   :");
+	for (i = 0; i < nr && n < 256 && p + 4 <= end; i++) {
+		memcpy(&len, p, 4);
+		if (len > (size_t)(end - p - 4) || !len ||
+		    strnlen(p + 4, len) == len)
+			break;
+		argv[n++] = p + 4;
+		fprintf(f, " %s", p + 4);
+		p += 4 + len;
+	}
+	fputc('\n', f);
+	attribution = pebs_perfdata__meta(r->o.pd, "attribution", mode,
+					  sizeof(mode)) > 0 ? mode :
+		      cmdline_attribution(argv, n);
+	if (attribution)
+		fprintf(f, "# attribution: %s (as recorded by pebs-shim record)\n",
+		       attribution);
+	/* record --budget: the periods moved, each sample carries its own */
+	if (pebs_perfdata__meta(r->o.pd, "budget", mode, sizeof(mode)) > 0)
+		fprintf(f, "# budget     : %s of the sampled CPU time (pebs-shim record --budget: periods adapted, each sample carries its own)\n",
+			mode);
+}
+
+static void print_header(const struct rp_print *r)
+{
+	FILE *f = r->f;
+	char host[256], rel[256], cpu[256];
+	unsigned int i;
+
+	fprintf(f, "# pebs-shim report of %s\n", r->o.path);
+	if (pebs_perfdata__feat_str(r->o.pd, PEBS_FEAT_HOSTNAME, host,
+				    sizeof(host)) < 0)
+		snprintf(host, sizeof(host), "?");
+	if (pebs_perfdata__feat_str(r->o.pd, PEBS_FEAT_OSRELEASE, rel,
+				    sizeof(rel)) < 0)
+		snprintf(rel, sizeof(rel), "?");
+	if (pebs_perfdata__feat_str(r->o.pd, PEBS_FEAT_CPUDESC, cpu,
+				    sizeof(cpu)) < 0)
+		snprintf(cpu, sizeof(cpu), "?");
+	fprintf(f, "# recorded on: %s, Linux %s, %s\n", host, rel, cpu);
+	print_cmdline(r);
+	for (i = 0; i < r->nr_attrs; i++) {
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(r->o.pd, i, NULL, NULL);
+		const char *name = pebs_perfdata__attr_name(r->o.pd, i);
+
+		fprintf(f, "# event %u   : %s (type %u, config 0x%llx", i,
+		       name ? name : "?", a->type,
+		       (unsigned long long)a->config);
+		if (a->config1)
+			fprintf(f, ", config1 0x%llx",
+			       (unsigned long long)a->config1);
+		fprintf(f, ", %s %llu", a->freq ? "freq" : "period",
+		       (unsigned long long)a->sample_period);
+		if (a->precise_ip)
+			fprintf(f, ", precise_ip %u", a->precise_ip);
+		fprintf(f, "): %" PRIu64 " samples\n",
+		       i < r->o.stats->nr_events ? r->o.stats->event_samples[i] : 0);
+	}
+	fprintf(f, "# samples   : %" PRIu64 " (%" PRIu64 " with a data address, "
+	       "%" PRIu64 " with a data source, %" PRIu64 " with a weight)\n",
+	       r->o.samples, r->o.with_addr, r->o.with_src,
+	       pebs_weights__nr(r->o.weights));
+	fprintf(f, "# lost      : %" PRIu64 " samples in LOST records",
+	       r->o.stats->lost);
+	if (r->o.stats->lost_samples)
+		fprintf(f, ", %" PRIu64 " in LOST_SAMPLES", r->o.stats->lost_samples);
+	fprintf(f, "; %" PRIu64 " throttle events\n", r->o.stats->throttles);
+	if (r->o.stats->last_time)
+		fprintf(f, "# duration  : %.3f ms (first to last sample)\n",
+		       (double)(r->o.stats->last_time - r->o.stats->first_time) / 1e6);
+	fprintf(f, "# kernel    : %s\n", r->o.stats->kernel == 2 ?
+	       "another build (symbols from its kallsyms in the build-id "
+	       "cache)" : r->o.stats->kernel > 0 ?
+	       "this host's (symbols from /proc/kallsyms)" :
+	       "not recorded, or another build: kernel addresses "
+	       "stay raw");
+	if (r->o.flags & PEBS_ORDERED_FILE_ORDER)
+		fprintf(f, "# order     : file order (an event does not sample "
+		       "TIME)\n");
+	if (r->o.filtered)
+		fprintf(f, "# filtered  : %" PRIu64 " samples left out of the "
+		       "tables\n", r->o.filtered);
+	if (r->o.stats->bad)
+		fprintf(f, "# undecoded : %" PRIu64 " samples\n", r->o.stats->bad);
+}
+
+/* ---- csv, json ---- */
+
+/* The key columns, in CSV order. */
+static const enum pebs_report_key csv_keys[] = {
+	PEBS_REPORT_EVENT, PEBS_REPORT_PID, PEBS_REPORT_TID,
+	PEBS_REPORT_COMM, PEBS_REPORT_DSO, PEBS_REPORT_SYM, PEBS_REPORT_CPU,
+	PEBS_REPORT_PAGE, PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
+	PEBS_REPORT_SYM_DADDR, PEBS_REPORT_DSO_DADDR, PEBS_REPORT_MEM,
+	PEBS_REPORT_SNOOP, PEBS_REPORT_TLB, PEBS_REPORT_DCACHELINE,
+	PEBS_REPORT_PHYS_DADDR, PEBS_REPORT_WEIGHT, PEBS_REPORT_LOCAL_WEIGHT,
+	PEBS_REPORT_LOCKED, PEBS_REPORT_BLOCKED, PEBS_REPORT_LOCAL_INS_LAT,
+	PEBS_REPORT_OBJECT, PEBS_REPORT_OBJECT_INSTANCE,
+};
+
+static bool has_key(const enum pebs_report_key *keys, unsigned int n,
+		    enum pebs_report_key k)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (keys[i] == k)
+			return true;
+	return false;
+}
+
+/* Call @fn for each row of @t that is shown, up to --top. */
+static void each_row(const struct rp_print *r, const struct pebs_report_table *t,
+		     void (*fn)(const struct rp_print *r, const struct pebs_report_table *t,
+				const struct pebs_report *rep,
+				const struct pebs_report_row *row, bool first))
+{
+	const struct pebs_report *rep = t->rep;
+	size_t i, n = 0, nr = pebs_report__nr_rows(rep);
+
+	for (i = 0; i < nr && n < r->o.top; i++) {
+		const struct pebs_report_row *row = pebs_report__row(rep, i);
+
+		if (r->o.percent_limit > 0 &&
+		    pebs_report__overhead(rep, row, r->o.by_event) < r->o.percent_limit)
+			continue;
+		fn(r, t, rep, row, n++ == 0);
+	}
+}
+
+static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
+		    const struct pebs_report *rep,
+		    const struct pebs_report_row *row, bool first)
+{
+	const enum pebs_report_key *keys;
+	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
+	char fb[FIELD_MAX];
+	FILE *f = r->f;
+
+	(void)first;
+	pebs_csv__str(f, t->title);
+	fprintf(f, ",%.4f,%" PRIu64 ",%" PRIu64 ",", pebs_report__overhead(rep, row, r->o.by_event),
+	       row->period, row->samples);
+	if (row->weight_nr)
+		fprintf(f, "%.1f", (double)row->weight_sum /
+		       (double)row->weight_nr);
+	fprintf(f, ",%u,%u,%u,%u", row->loads, row->stores, row->hitm,
+	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
+	       row->nr_tids);
+	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++) {
+		fputc(',', f);
+		if (!has_key(keys, nr_keys, csv_keys[k]))
+			continue;
+		rp_field(r, row, csv_keys[k], fb, sizeof(fb));
+		pebs_csv__str(f, fb);
+	}
+	fputc('\n', f);
+}
+
+static void json_row(const struct rp_print *r, const struct pebs_report_table *t,
+		     const struct pebs_report *rep,
+		     const struct pebs_report_row *row, bool first)
+{
+	const enum pebs_report_key *keys;
+	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
+	char fb[FIELD_MAX];
+	FILE *f = r->f;
+
+	(void)t;
+	fprintf(f, "%s\n        {\"overhead\": %.4f, \"period\": %" PRIu64
+	       ", \"samples\": %" PRIu64, first ? "" : ",",
+	       pebs_report__overhead(rep, row, r->o.by_event), row->period, row->samples);
+	if (row->weight_nr)
+		fprintf(f, ", \"avg_weight\": %.1f", (double)row->weight_sum /
+		       (double)row->weight_nr);
+	fprintf(f, ", \"loads\": %u, \"stores\": %u, \"hitm\": %u, "
+	       "\"threads\": %u", row->loads, row->stores, row->hitm,
+	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
+	       row->nr_tids);
+	for (k = 0; k < nr_keys; k++) {
+		fprintf(f, ", \"%s\": ", pebs_report__key_name(keys[k]));
+		rp_field(r, row, keys[k], fb, sizeof(fb));
+		pebs_json__str(f, fb);
+	}
+	fputc('}', f);
+}
+
+static void print_csv(const struct rp_print *r)
+{
+	unsigned int i, k;
+	FILE *f = r->f;
+
+	fputs("table,overhead,period,samples,avg_weight,loads,stores,hitm,"
+	      "threads", f);
+	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
+		fprintf(f, ",%s", pebs_report__key_name(csv_keys[k]));
+	fputc('\n', f);
+	for (i = 0; i < r->o.nr_tables; i++)
+		each_row(r, &r->o.tables[i], csv_row);
+}
+
+static void print_json(const struct rp_print *r)
+{
+	const enum pebs_report_key *keys;
+	unsigned int i, k, nr_keys;
+	FILE *f = r->f;
+
+	fprintf(f, "{\n  \"file\": ");
+	pebs_json__str(f, r->o.path);
+	fprintf(f, ",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
+	       ",\n  \"tables\": [", r->o.samples,
+	       r->o.stats->lost + r->o.stats->lost_samples);
+	for (i = 0; i < r->o.nr_tables; i++) {
+		const struct pebs_report_table *t = &r->o.tables[i];
+		const struct pebs_report *rep = t->rep;
+
+		fprintf(f, "%s\n    {\"title\": ", i ? "," : "");
+		pebs_json__str(f, t->title);
+		fprintf(f, ", \"keys\": [");
+		nr_keys = pebs_report__keys(rep, &keys);
+		for (k = 0; k < nr_keys; k++)
+			fprintf(f, "%s\"%s\"", k ? ", " : "",
+			       pebs_report__key_name(keys[k]));
+		fprintf(f, "], \"rows\": [");
+		each_row(r, t, json_row);
+		fprintf(f, "\n      ]}");
+	}
+	fprintf(f, "\n  ]\n}\n");
+}
+
+int pebs_report_tables__print(FILE *f,
+			      const struct pebs_report_print_opts *opts)
+{
+	struct rp_print r = { .f = f };
+	unsigned int i;
+	int err;
+
+	err = opts_copy(&r.o, sizeof(r.o), opts, "pebs_report_print_opts");
+	if (err)
+		return err;
+	if (!f || !r.o.path || !r.o.pd || !r.o.stats ||
+	    (r.o.nr_tables && !r.o.tables))
+		return core_err(-EINVAL, "report print: give the stream, the "
+				"file's path, its pebs_perfdata, the session's "
+				"stats and the tables");
+	for (i = 0; i < r.o.nr_tables; i++)
+		if (!r.o.tables[i].rep || !r.o.tables[i].title)
+			return core_err(-EINVAL, "report print: table %u has "
+					"no report or no title", i);
+	if (!r.o.top)
+		r.o.top = UINT_MAX;
+	r.nr_attrs = pebs_perfdata__nr_attrs(r.o.pd);
+	switch (r.o.format) {
+	case PEBS_REPORT_FORMAT_TEXT:
+		print_header(&r);
+		for (i = 0; i < r.o.nr_tables; i++)
+			print_table(&r, &r.o.tables[i]);
+		if (!r.o.sort)
+			print_weights(&r);
+		break;
+	case PEBS_REPORT_FORMAT_CSV:
+		print_csv(&r);
+		break;
+	case PEBS_REPORT_FORMAT_JSON:
+		print_json(&r);
+		break;
+	default:
+		return core_err(-EINVAL, "report print: unknown format %d: use "
+				"a PEBS_REPORT_FORMAT_ value", (int)r.o.format);
+	}
+	return ferror(f) ? core_err(-EIO, "report print: writing failed") : 0;
+}
