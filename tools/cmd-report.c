@@ -105,7 +105,8 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	}
 	r->with_addr += res->has_addr;
 	r->with_src += res->has_src;
-	if (pebs_weights__add(r->weights, res))
+	if (pebs_weights__add(r->weights, res) ||
+	    (r->objs && !res->hidden && pebs_objects__add_sample(r->objs, res)))
 		return -ENOMEM;
 	return pebs_report_feed__add(r->feed, res);
 }
@@ -166,6 +167,9 @@ static int run(struct report *r, const char *sort)
 	for (i = 0, n = 0; i < r->st->nr_events; i++)
 		n += r->st->event_samples[i] != 0;
 	r->by_event = n > 1;	/* samples of several events */
+	for (i = 0; i < r->st->nr_events && !r->by_event; i++)
+		if (r->st->event_samples[i])
+			r->sole_event = i;
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))

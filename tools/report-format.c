@@ -8,7 +8,10 @@
  *   table,overhead,period,samples,avg_weight,loads,stores,hitm,threads,
  *   event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,
  *   dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight
- * where a key the row's table is not grouped by is empty.
+ * where a key the row's table is not grouped by is empty; with an object
+ * or object_instance key (and objects read), then p50_weight,p90_weight,
+ * instances,bytes,peak_live (lib/objects/objects-stats.c; empty where
+ * unknown), also in the JSON rows.
  * JSON: {"file":..., "samples":N, "tables":[{"title":..., "keys":[...],
  *   "rows":[{"overhead":..., ..., "<key>":...}]}]}.
  * overhead is a percentage of the table's (or the row's event's) period.
@@ -45,6 +48,37 @@ static bool has_key(const enum pebs_report_key *keys, unsigned int n,
 	return false;
 }
 
+/* the object stats of @row when @rep has an object key, else NULL */
+static const struct pebs_object_stats *
+obj_stats(const struct report *r, const struct pebs_report *rep,
+	  const struct pebs_report_row *row, struct pebs_object_stats *os)
+{
+	const enum pebs_report_key *keys;
+	unsigned int n = pebs_report__keys(rep, &keys);
+
+	if (!r->objs || (!has_key(keys, n, PEBS_REPORT_OBJECT) &&
+			 !has_key(keys, n, PEBS_REPORT_OBJECT_INSTANCE)))
+		return NULL;
+	pebs_objects__stats(r->objs, r->by_event ? row->event : r->sole_event,
+			    row->object, os);
+	return os;
+}
+
+/* whether a table of the report has an object key */
+static bool any_objects(const struct report *r)
+{
+	const enum pebs_report_key *keys;
+	unsigned int i, n;
+
+	for (i = 0; r->objs && i < r->nr_tables; i++) {
+		n = pebs_report__keys(r->tables[i].rep, &keys);
+		if (has_key(keys, n, PEBS_REPORT_OBJECT) ||
+		    has_key(keys, n, PEBS_REPORT_OBJECT_INSTANCE))
+			return true;
+	}
+	return false;
+}
+
 /* Call @fn for each row of @t that is shown, up to --top. */
 static void each_row(const struct report *r, const struct table *t,
 		     void (*fn)(const struct report *r, const struct table *t,
@@ -70,6 +104,8 @@ static void csv_row(const struct report *r, const struct table *t,
 {
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
+	struct pebs_object_stats st;
+	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st);
 	char f[FIELD_MAX];
 
 	(void)first;
@@ -89,6 +125,18 @@ static void csv_row(const struct report *r, const struct table *t,
 		report_field(r, row, csv_keys[k], f, sizeof(f));
 		tool_csv_str(stdout, f);
 	}
+	if (os && os->weights)
+		printf(",%" PRIu64 ",%" PRIu64, os->weight_p50,
+		       os->weight_p90);
+	else if (os)
+		fputs(",,", stdout);
+	if (os && os->instances)
+		printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64, os->instances,
+		       os->bytes, os->peak_live);
+	else if (os)
+		fputs(",,,", stdout);
+	else if (any_objects(r))
+		fputs(",,,,,", stdout);
 	putchar('\n');
 }
 
@@ -98,6 +146,8 @@ static void json_row(const struct report *r, const struct table *t,
 {
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
+	struct pebs_object_stats st;
+	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st);
 	char f[FIELD_MAX];
 
 	(void)t;
@@ -116,6 +166,13 @@ static void json_row(const struct report *r, const struct table *t,
 		report_field(r, row, keys[k], f, sizeof(f));
 		tool_json_str(stdout, f);
 	}
+	if (os && os->weights)
+		printf(", \"p50_weight\": %" PRIu64 ", \"p90_weight\": %"
+		       PRIu64, os->weight_p50, os->weight_p90);
+	if (os && os->instances)
+		printf(", \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64
+		       ", \"peak_live\": %" PRIu64, os->instances, os->bytes,
+		       os->peak_live);
 	putchar('}');
 }
 
@@ -127,6 +184,9 @@ void report_print_csv(const struct report *r)
 	      "threads", stdout);
 	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
 		printf(",%s", pebs_report__key_name(csv_keys[k]));
+	if (any_objects(r))
+		fputs(",p50_weight,p90_weight,instances,bytes,peak_live",
+		      stdout);
 	putchar('\n');
 	for (i = 0; i < r->nr_tables; i++)
 		each_row(r, &r->tables[i], csv_row);

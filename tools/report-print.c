@@ -73,7 +73,8 @@ void report_print_table(const struct report *r, struct table *t)
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys, k;
 	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
-	bool weights = false, threads = true, mem = false;
+	bool weights = false, threads = true, mem = false, objs = false;
+	struct pebs_object_stats os;
 	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
 	uint64_t total;
 	char f[FIELD_MAX];
@@ -84,7 +85,11 @@ void report_print_table(const struct report *r, struct table *t)
 		mem |= r->with_src && (keys[k] == PEBS_REPORT_LINE ||
 				       keys[k] == PEBS_REPORT_PAGE ||
 				       keys[k] == PEBS_REPORT_ADDR);
+		/* a data object's columns (lib/objects/objects-stats.c) */
+		objs |= r->objs && (keys[k] == PEBS_REPORT_OBJECT ||
+				    keys[k] == PEBS_REPORT_OBJECT_INSTANCE);
 	}
+	mem |= objs && r->with_src;
 	pebs_report__totals(rep, -1, &total, NULL);
 	printf("\n# %s", t->title);
 	for (k = 0; k < nr_keys; k++) {
@@ -134,14 +139,18 @@ void report_print_table(const struct report *r, struct table *t)
 		}
 	}
 	printf("%9s", "Overhead");
-	if (r->show_nr)
+	if (r->show_nr || objs)
 		printf("  %10s", "Samples");
 	if (weights)
 		printf("  %8s", "avg-wt");
+	if (weights && objs)
+		printf("  %8s  %8s", "p50-wt", "p90-wt");
 	if (mem)
 		printf("  %7s  %7s  %7s", "loads", "stores", "hitm");
 	if (threads)
 		printf("  %7s", "threads");
+	if (objs)
+		printf("  %9s  %12s  %12s", "instances", "bytes", "peak-live");
 	for (k = 0; k < nr_keys; k++)
 		printf("  %-*s", k + 1 < nr_keys ? w[k] : 0,
 		       key_title(keys[k]));
@@ -161,13 +170,21 @@ void report_print_table(const struct report *r, struct table *t)
 			continue;
 		printed++;
 		printf("%8.2f%%", pebs_report__overhead(rep, row, r->by_event));
-		if (r->show_nr)
+		if (r->show_nr || objs)
 			printf("  %10" PRIu64, row->samples);
 		if (weights && row->weight_nr)
 			printf("  %8.1f", (double)row->weight_sum /
 			       (double)row->weight_nr);
 		else if (weights)
 			printf("  %8s", "-");
+		if (objs)
+			pebs_objects__stats(r->objs, r->by_event ? row->event :
+					    r->sole_event, row->object, &os);
+		if (weights && objs && os.weights)
+			printf("  %8" PRIu64 "  %8" PRIu64, os.weight_p50,
+			       os.weight_p90);
+		else if (weights && objs)
+			printf("  %8s  %8s", "-", "-");
 		if (mem)
 			printf("  %7u  %7u  %7u", row->loads, row->stores,
 			       row->hitm);
@@ -175,6 +192,11 @@ void report_print_table(const struct report *r, struct table *t)
 			printf("  %6u+", PEBS_REPORT_MAX_TIDS);
 		else if (threads)
 			printf("  %7u", row->nr_tids);
+		if (objs && os.instances)
+			printf("  %9" PRIu64 "  %12" PRIu64 "  %12" PRIu64,
+			       os.instances, os.bytes, os.peak_live);
+		else if (objs)
+			printf("  %9s  %12s  %12s", "-", "-", "-");
 		for (k = 0; k < nr_keys; k++) {
 			report_field(r, row, keys[k], f, sizeof(f));
 			printf("  %-*s", k + 1 < nr_keys ? w[k] : 0, f);

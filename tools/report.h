@@ -32,6 +32,7 @@ struct report {
 	bool need_data;		/* a table has symbol_daddr or dso_daddr */
 	bool need_objects;	/* a table has object or object_instance */
 	struct pebs_objects *objs;	/* then the heap objects */
+	unsigned int sole_event;	/* !by_event: the event sampled */
 	uint64_t samples;
 	uint64_t filtered;	/* samples the filters left out */
 	uint64_t with_addr, with_src;

@@ -4,11 +4,14 @@
 # writes objects of known sizes from known sites once each, so every
 # page of an object faults once: alloc_big 1024, alloc_small 256,
 # alloc_first 512, then freed and its range reallocated by alloc_second
-# 512, map_anon 64, alloc_in_thread (on a second thread) 128, and the
+# 512, map_anon 64, alloc_in_thread (on a second thread) 128, alloc_pair
+# 128 (two objects of 256 KiB, one after the other), and the
 # static array table (1 MiB of .bss, mapped
 # anonymously past the file's pages) 256. The report must give those counts per allocation
 # site (the reallocated range split at the reallocation: the interposer's
-# CLOCK_MONOTONIC times and the samples' agree), perf report and perf
+# CLOCK_MONOTONIC times and the samples' agree), the object columns
+# (instances, bytes, peak live bytes) must say what the workload
+# allocated, in text, CSV and JSON, perf report and perf
 # script must read the file without a word on stderr, an exec'd program
 # stays preloaded, a SIGKILLed recording keeps its objects, a process
 # outliving the recording is unharmed, and -p or
@@ -19,7 +22,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..16
+echo 1..19
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -44,6 +47,7 @@ alloc_first 512
 alloc_second 512
 map_anon 64
 alloc_in_thread 128
+alloc_pair 128
 table 256"
 got=$(grep -E '^(alloc_|map_anon|table )' "$T/rows" | sort)
 [ "$got" = "$(sort <<<"$want")" ]
@@ -61,8 +65,9 @@ fi
 
 "$tool" report -i "$T/o.data" --sort object_instance --format csv \
 	>"$T/i.csv" 2>/dev/null
-awk -F, '$10 == "page-faults" && $4 == 1024 &&
-	 $NF ~ /^alloc_big \(objects.c:[0-9]+\) <- main #1$/ { f = 1 }
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "object_instance") c = i }
+	 $10 == "page-faults" && $4 == 1024 &&
+	 $c ~ /^alloc_big \(objects.c:[0-9]+\) <- main #1$/ { f = 1 }
 	 END { exit !f }' \
 	"$T/i.csv"
 ok_rc $? "report --sort object_instance names each object (alloc_big ... #1)"
@@ -71,6 +76,33 @@ ok_rc $? "report --sort object_instance names each object (alloc_big ... #1)"
 	2>/dev/null && grep -q '"object": *"alloc_second (objects.c:[0-9]*) <- main"' \
 	"$T/r.json"
 ok_rc $? "JSON rows carry the object with its source line and caller"
+
+# the object columns of the page-fault rows: "site instances bytes peak"
+cols() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		 $10 == "page-faults" { s = $c["object"]; sub(/ \(.*/, "", s)
+		 print s, $c["instances"], $c["bytes"], $c["peak_live"] }' "$1"
+}
+got=$(cols "$T/r.csv" | grep -E '^(alloc_big|alloc_pair|map_anon|table) ' | sort)
+want="alloc_big 1 4194304 4194304
+alloc_pair 2 524288 262144
+map_anon 1 262144 262144
+table   "
+[ "$got" = "$want" ]
+ok_rc $? "CSV object columns: instances, bytes, peak live bytes per site (none for the static table)"
+[ "$got" = "$want" ] || diag "$T/r.csv"
+
+grep -q '"object": *"alloc_pair (objects.c:[0-9]*) <- main", "instances": 2, "bytes": 524288, "peak_live": 262144' \
+	"$T/r.json"
+ok_rc $? "JSON rows carry the object columns"
+
+"$tool" report -i "$T/o.data" --sort object --top 100 >"$T/r.txt" 2>/dev/null
+grep -q '^ Overhead  *Samples .* instances  *bytes  *peak-live  *event  *Data Object Site$' \
+	"$T/r.txt" &&
+awk '/page-faults  *alloc_pair / && $2 == 128 && $(NF - 7) == 2 &&
+     $(NF - 6) == 524288 && $(NF - 5) == 262144 { f = 1 } END { exit !f }' \
+	"$T/r.txt"
+ok_rc $? "text: the object columns and alloc_pair's 128 samples, 2 instances, 512 KiB, 256 KiB live at most"
 
 perf report -i "$T/o.data" --stdio >/dev/null 2>"$T/perr"
 empty "perf report reads the file without a warning" "$T/perr"

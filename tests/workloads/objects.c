@@ -14,6 +14,9 @@
  *					 alloc_first had: printed)
  *	map_anon	mmap 256 KiB	  64 faults
  *	alloc_in_thread	malloc 512 KiB	 128 faults, on a second thread
+ *	alloc_pair	malloc 256 KiB	 128 faults: twice, each freed
+ *					 before the next (2 instances,
+ *					 512 KiB, at most 256 KiB live)
  *	table		static 1 MiB	 256 faults (a data symbol in the
  *					 .bss the kernel maps anonymously)
  *
@@ -99,6 +102,11 @@ static void *alloc_in_thread(void)
 	return malloc(MIB / 2);
 }
 
+static void *alloc_pair(void)
+{
+	return malloc(MIB / 4);
+}
+
 static void *thread_main(void *arg)
 {
 	void *p = alloc_in_thread();
@@ -135,6 +143,12 @@ int main(int argc, char **argv)
 	    pthread_join(th, NULL)) {
 		fputs("objects: cannot run a thread\n", stderr);
 		return 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		void *p = alloc_pair();
+
+		fill(p, MIB / 4);
+		free(p);
 	}
 	printf("second=%p\n", second);
 	free(big);
