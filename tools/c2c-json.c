@@ -35,7 +35,7 @@ static const char *cpumode_name(uint16_t cpumode)
 	}
 }
 
-static void csv_line_header(void)
+static void csv_line_header(const struct c2c_cmd *m)
 {
 	const char *name;
 	unsigned int i;
@@ -47,7 +47,8 @@ static void csv_line_header(void)
 	       "pa_cnt,nodes,threads,offsets,cpus,sharing,pid_a,tid_a,off_a,"
 	       "pid_b,tid_b,off_b,also_false,false_pid_a,false_tid_a,"
 	       "false_off_a,false_pid_b,false_tid_b,false_off_b,"
-	       "cpumode,level,dso,key_pid,al_line\n");
+	       "cpumode,level,dso,key_pid,al_line%s\n",
+	       m->objs ? ",data_object,data_object_instance,data_objects" : "");
 }
 
 static void csv_pair(bool set, const struct pebs_c2c_evidence *e)
@@ -84,10 +85,20 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 	printf(",%d", l->also_false);
 	csv_pair(l->also_false, &l->false_evidence);
 	pebs_c2c__line_key(m->c2c, l->id, &k);
-	printf(",%s,%c,%s,%s,%016" PRIx64 "\n", cpumode_name(k.cpumode),
+	printf(",%s,%c,%s,%s,%016" PRIx64, cpumode_name(k.cpumode),
 	       k.level, c2c_dso_str(&k, nb, sizeof(nb)),
 	       k.by_pid ? (snprintf(pb, sizeof(pb), "%u", k.pid), pb) : "-",
 	       k.al_addr);
+	if (m->objs && l->object) {
+		putchar(',');
+		tool_csv_str(stdout, l->object);
+		putchar(',');
+		tool_csv_str(stdout, l->object_inst);
+		printf(",%u", l->nr_objects);
+	} else if (m->objs) {
+		fputs(",,,", stdout);
+	}
+	putchar('\n');
 	return 0;
 }
 
@@ -186,7 +197,7 @@ void c2c_print_csv(struct c2c_cmd *m)
 	unsigned int i;
 
 	if (!m->detail) {
-		csv_line_header();
+		csv_line_header(m);
 		pebs_c2c__for_each_line(m->c2c, m->show_all, csv_line, m);
 		return;
 	}
@@ -333,6 +344,13 @@ static int json_line(const struct pebs_c2c_line *l, void *arg)
 	       "\"}", cpumode_name(k.cpumode), k.level,
 	       c2c_dso_str(&k, db, sizeof(db)), k.by_pid ? "true" : "false",
 	       k.pid, k.al_addr);
+	if (l->object) {
+		printf(",\"data_object\":");
+		tool_json_str(stdout, l->object);
+		printf(",\"data_object_instance\":");
+		tool_json_str(stdout, l->object_inst);
+		printf(",\"data_objects\":%u", l->nr_objects);
+	}
 	if (l->sharing != PEBS_C2C_PRIVATE)
 		json_pair("evidence", e);
 	if (l->also_false)

@@ -28,6 +28,9 @@ struct c2c_cmd {
 	struct pebs_srcline *src;	/* source lines, or NULL */
 	struct pebs_c2c *c2c;
 	uint64_t bad;			/* samples that did not decode */
+	/* a recording of record --objects: each line's data object */
+	struct pebs_session *ss;	/* (its labels' strings) */
+	struct pebs_objects *objs;
 	bool first;			/* JSON: no comma before the next */
 };
 

@@ -7,6 +7,9 @@
  *
  * The library reads the file into the table in time order
  * (pebs_c2c__read_perfdata); this file parses the options and runs it.
+ * A recording of record --objects is read once more, through a session
+ * naming each sample's data object (lib/objects/), and each line gets
+ * the object its samples hit most (pebs_c2c__set_object).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -129,6 +132,68 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 	return 0;
 }
 
+static int count_line(void *arg, const struct pebs_sample *s,
+		      const struct pebs_report_sample *rs)
+{
+	(void)s;
+	return pebs_objects__add_line_sample(arg, rs);
+}
+
+/* a pid of the threads of an offset (+ 1) */
+static int thread_pid(const struct pebs_c2c_thread *t, void *arg)
+{
+	(void)arg;
+	return (int)t->pid + 1;
+}
+
+static int offset_pid(const struct pebs_c2c_offset *o, void *arg)
+{
+	return pebs_c2c__for_each_thread(arg, o->id, thread_pid, NULL);
+}
+
+/* a file's label by its base name, as report's object key shows it */
+static const char *label(const char *s)
+{
+	const char *b = s && s[0] == '/' ? strrchr(s, '/') : NULL;
+
+	return b && b[1] ? b + 1 : s;
+}
+
+static int name_line(const struct pebs_c2c_line *l, void *arg)
+{
+	struct c2c_cmd *m = arg;
+	struct pebs_object_line ol;
+	int32_t pid = (int32_t)l->pid;
+
+	/* a line of a file's data is not per process: a process of its
+	   samples */
+	if (!pid)
+		pid = pebs_c2c__for_each_offset(m->c2c, l->id, offset_pid,
+						m->c2c) - 1;
+	if (!pebs_objects__line(m->objs, pid, l->addr, &ol))
+		pebs_c2c__set_object(m->c2c, l->id, label(ol.site),
+				     label(ol.instance), ol.nr_objects);
+	return 0;
+}
+
+/* each line's data object, from a second pass: 0, -ENOMEM, or the
+   pass's error (the lines before a damaged record are named) */
+static int name_objects(struct c2c_cmd *m)
+{
+	int err;
+
+	if (!pebs_objects__recorded(m->pd))
+		return 0;
+	if (pebs_session__new(m->pd, &m->ss) || pebs_objects__new(&m->objs) ||
+	    pebs_session__set_objects(m->ss, m->objs))
+		return -ENOMEM;
+	err = pebs_session__process(m->ss, true, count_line, m->objs, NULL);
+	if (err == -ENOMEM)
+		return err;
+	pebs_c2c__for_each_line(m->c2c, true, name_line, m);
+	return err < 0 ? err : 0;
+}
+
 static int run(struct c2c_cmd *m)
 {
 	const void *data;
@@ -158,6 +223,9 @@ static int run(struct c2c_cmd *m)
 	if (!m->display_set && !pebs_c2c__has_data_src(m->c2c))
 		m->display = PEBS_C2C_XWRITES;
 	if (pebs_c2c__sort(m->c2c, m->display) < 0)
+		goto out_oom;
+	/* a damaged record: the first pass said so already */
+	if (name_objects(m) == -ENOMEM)
 		goto out_oom;
 	if (m->bad)
 		tool_err("c2c", "%" PRIu64 " samples could not be decoded and are "
@@ -202,6 +270,8 @@ int cmd_c2c(int argc, char **argv)
 		return ret == 1 ? 0 : ret;
 	ret = run(&m);
 	pebs_c2c__delete(m.c2c);
+	pebs_session__delete(m.ss);
+	pebs_objects__delete(m.objs);
 	pebs_srcline__delete(m.src);
 	pebs_symbols__delete(m.code);
 	pebs_perfdata__close(m.pd);

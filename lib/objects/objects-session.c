@@ -207,6 +207,12 @@ static unsigned int attr_named(const struct pebs_perfdata *pd,
 	return UINT32_MAX;
 }
 
+bool pebs_objects__recorded(const struct pebs_perfdata *pd)
+{
+	return pd && attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,
+				PEBS_OBJECTS_ALLOC_ID) != UINT32_MAX;
+}
+
 int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 {
 	struct pebs_perfdata *pd;

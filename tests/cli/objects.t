@@ -11,7 +11,8 @@
 # site (the reallocated range split at the reallocation: the interposer's
 # CLOCK_MONOTONIC times and the samples' agree), the object columns
 # (instances, bytes, peak live bytes) must say what the workload
-# allocated, in text, CSV and JSON, perf report and perf
+# allocated, in text, CSV and JSON, c2c report must name each line's
+# object (the reallocated range's lines hit by both), perf report and perf
 # script must read the file without a word on stderr, an exec'd program
 # stays preloaded, a SIGKILLed recording keeps its objects, a process
 # outliving the recording is unharmed, and -p or
@@ -22,7 +23,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..19
+echo 1..22
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -103,6 +104,29 @@ awk '/page-faults  *alloc_pair / && $2 == 128 && $(NF - 7) == 2 &&
      $(NF - 6) == 524288 && $(NF - 5) == 262144 { f = 1 } END { exit !f }' \
 	"$T/r.txt"
 ok_rc $? "text: the object columns and alloc_pair's 128 samples, 2 instances, 512 KiB, 256 KiB live at most"
+
+# c2c report: each cache line's object; one fault per page, so alloc_big
+# has 1024 lines, each of it alone
+"$tool" c2c report -i "$T/o.data" --show-all --format csv >"$T/c2c.csv" \
+	2>"$T/c2cerr"
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ s = $c["data_object"]; sub(/ \(.*/, "", s); print s, $c["data_objects"] }' \
+	"$T/c2c.csv" | sort | uniq -c | awk '{ print $2, $3, $1 }')
+grep -qx 'alloc_big 1 1024' <<<"$got" && grep -qx 'table 1 256' <<<"$got" &&
+	[ ! -s "$T/c2cerr" ]
+ok_rc $? "c2c report --format csv: 1024 lines of alloc_big, 256 of the static table"
+grep -qx 'alloc_big 1 1024' <<<"$got" || diag - <<<"$got"
+if [ -n "$first" ] && [ "$first" = "$second" ]; then
+	grep -qx 'alloc_first 2 512' <<<"$got"
+	ok_rc $? "c2c: the reallocated range's 512 lines hold alloc_first then alloc_second"
+else
+	skip "glibc placed alloc_second elsewhere: no shared lines"
+fi
+"$tool" c2c report -i "$T/o.data" --show-all >"$T/c2c.txt" 2>/dev/null &&
+	grep -q '^  object: alloc_big (objects.c:[0-9]*) <- main #1$' "$T/c2c.txt" &&
+	"$tool" c2c report -i "$T/o.data" --show-all --format json 2>/dev/null |
+	grep -q '"data_object":"alloc_big (objects.c:[0-9]*) <- main","data_object_instance":"alloc_big (objects.c:[0-9]*) <- main #1","data_objects":1'
+ok_rc $? "c2c report (text, JSON) names a line's object"
 
 perf report -i "$T/o.data" --stdio >/dev/null 2>"$T/perr"
 empty "perf report reads the file without a warning" "$T/perr"

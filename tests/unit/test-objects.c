@@ -467,6 +467,7 @@ static void session_objects(bool names)
 	close(fd);
 	write_recording(path, names);
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_true(pebs_objects__recorded(pd));
 	assert_int_equal(pebs_session__new(pd, &ss), 0);
 	assert_int_equal(pebs_objects__new(&o), 0);
 	assert_int_equal(pebs_session__set_objects(ss, o), 0);
@@ -526,6 +527,22 @@ static void test_session_no_names(void **state)
 	session_objects(false);
 }
 
+/* a recording without the objects' events (a fixture): none */
+static void test_not_recorded(void **state)
+{
+	const char *src = getenv("PEBS_SRC");
+	struct pebs_perfdata *pd;
+	char path[4096];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src ? src : ".",
+		 "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data");
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_false(pebs_objects__recorded(pd));
+	assert_false(pebs_objects__recorded(NULL));
+	pebs_perfdata__close(pd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_not_recorded),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_session_no_names),
 	};

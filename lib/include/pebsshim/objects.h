@@ -147,6 +147,12 @@ PEBS_API int pebs_objects__add_line_sample(struct pebs_objects *o,
 					   const struct pebs_report_sample *s);
 PEBS_API int pebs_objects__line(const struct pebs_objects *o, int32_t pid,
 				uint64_t addr, struct pebs_object_line *line);
+/*
+ * pebs_objects__recorded - whether @pd has the PEBS_OBJECTS_ALLOC_EVENT
+ * event (by name, else by its sample id): a recording of `record
+ * --objects`.
+ */
+PEBS_API bool pebs_objects__recorded(const struct pebs_perfdata *pd);
 
 #ifdef __cplusplus
 }
