@@ -45,6 +45,8 @@ struct plot {
 	struct pebs_flame *flame;
 	struct pebs_cpuplot *tl;
 	struct pebs_heat *heat;
+	struct pebs_objects *objs;	/* heat of record --objects: rows'
+					   object labels */
 	uint64_t samples, drawn, no_addr, with_weight;
 	int err;
 };
@@ -203,6 +205,13 @@ static int run(struct plot *p)
 	/* rows named as the session's maps stand at their first sample */
 	if (p->heat)
 		pebs_heat__set_symbols(p->heat, pebs_session__symbols(p->ss));
+	/* and by their data objects when record --objects saw them */
+	if (p->heat && pebs_objects__recorded(p->pd) &&
+	    (pebs_objects__new(&p->objs) ||
+	     pebs_session__set_objects(p->ss, p->objs))) {
+		tool_err("plot", "%s", pebs_errmsg());
+		return 1;
+	}
 	if (p->heat && ((!p->fine && pebs_heat__set_ranges(p->heat, 0)) ||
 			(p->range && pebs_heat__set_range(p->heat, p->range)))) {
 		tool_err("plot", "%s", pebs_errmsg());
@@ -361,6 +370,7 @@ static void plot_free(struct plot *p)
 	pebs_flame__delete(p->flame);
 	pebs_cpuplot__delete(p->tl);
 	pebs_heat__delete(p->heat);
+	pebs_objects__delete(p->objs);	/* after the rows naming them */
 	pebs_session__delete(p->ss);
 	pebs_filter__delete(p->filter);
 	pebs_perfdata__close(p->pd);

@@ -12,7 +12,8 @@
 # CLOCK_MONOTONIC times and the samples' agree), the object columns
 # (instances, bytes, peak live bytes) must say what the workload
 # allocated, in text, CSV and JSON, c2c report must name each line's
-# object (the reallocated range's lines hit by both), perf report and perf
+# object (the reallocated range's lines hit by both), plot heat's rows
+# must be the objects (not anon), perf report and perf
 # script must read the file without a word on stderr, an exec'd program
 # stays preloaded, a SIGKILLed recording keeps its objects, a process
 # outliving the recording is unharmed, and -p or
@@ -23,7 +24,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..22
+echo 1..24
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -127,6 +128,28 @@ fi
 	"$tool" c2c report -i "$T/o.data" --show-all --format json 2>/dev/null |
 	grep -q '"data_object":"alloc_big (objects.c:[0-9]*) <- main","data_object_instance":"alloc_big (objects.c:[0-9]*) <- main #1","data_objects":1'
 ok_rc $? "c2c report (text, JSON) names a line's object"
+
+# plot heat: each object's range one row named by its site and caller
+"$tool" plot heat -i "$T/o.data" --event page-faults -o "$T/heat.svg" \
+	2>"$T/heaterr"
+sed -n 's|.*<text x="6.0" y="[0-9.]*">0x[0-9a-f]* \([^<]*\)</text>.*|\1|p' \
+	"$T/heat.svg" >"$T/heat.rows"
+for row in '4 MiB alloc_big &lt;- main' '1 MiB alloc_small &lt;- main' \
+	'256 KiB map_anon &lt;- main' '1 MiB table'; do
+	grep -qx "$row" "$T/heat.rows" || { echo "no row $row"; break; }
+done >"$T/heat.miss"
+[ ! -s "$T/heaterr" ] && [ ! -s "$T/heat.miss" ]
+ok_rc $? "plot heat: rows of 4 MiB alloc_big, 1 MiB alloc_small, 256 KiB map_anon, 1 MiB table"
+[ -s "$T/heat.miss" ] && diag "$T/heat.miss" "$T/heat.rows"
+start=$(sed -n 's|.*<text x="6.0" y="[0-9.]*">\(0x[0-9a-f]*\) 4 MiB alloc_big &lt;- main</text>.*|\1|p' \
+	"$T/heat.svg")
+end=$(printf '%#x' $(( ${start:-0} + (4 << 20) )))
+"$tool" plot heat -i "$T/o.data" --event page-faults --granule page \
+	--range "${start:-0}-$end" -o "$T/heatp.svg" 2>/dev/null
+n=$(grep -c '<text x="6.0" y="[0-9.]*">0x[0-9a-f]* alloc_big &lt;- main</text>' \
+	"$T/heatp.svg")
+[ "$n" = 48 ]
+ok_rc $? "plot heat --granule page --range (alloc_big's): its pages named by it ($n of 48 rows)"
 
 perf report -i "$T/o.data" --stdio >/dev/null 2>"$T/perr"
 empty "perf report reads the file without a warning" "$T/perr"
