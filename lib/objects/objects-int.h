@@ -31,6 +31,7 @@ struct str {
 	uint64_t bytes;		/* a site's objects' sizes summed */
 	uint64_t peak;		/* most bytes of them live at once */
 	int64_t live;		/* the sweep's running sum */
+	uint64_t static_size;	/* a static variable's (objects_static) */
 	char s[];
 };
 
@@ -49,6 +50,8 @@ struct pebs_objects {
 
 /* the interned label equal to @s, or NULL */
 struct str *objects_label(const struct pebs_objects *o, const char *s);
+/* @label is a static variable of @size bytes: 0 or -ENOMEM */
+int objects_static(struct pebs_objects *o, const char *label, uint64_t size);
 /* free what objects-stats.c holds */
 void objects_stats_free(struct pebs_objects *o);
 

@@ -24,12 +24,14 @@
 #include "pebsshim/objects.h"
 #include "session/session-int.h"
 #include "symbols/symbols-int.h"
+#include "objects/objects-int.h"
 
 struct objs_hook {
 	struct pebs_objects *objs;
 	struct pebs_symbols *syms;
 	struct pebs_srcline *srcl;
 	unsigned int ev_alloc, ev_free;	/* attr indexes; UINT_MAX: none */
+	const char *last_static;	/* the static variable sized last */
 };
 
 static const char *const allocators[] = {
@@ -151,6 +153,7 @@ static void on_label(void *arg, const struct pebs_sample *s,
 	struct objs_hook *h = arg;
 	struct pebs_object obj;
 	struct pebs_sym sym;
+	uint64_t size = 0;
 
 	if (!pebs_objects__find(h->objs, rs->pid, rs->addr, s->time, &obj)) {
 		rs->object = obj.site;
@@ -158,11 +161,18 @@ static void on_label(void *arg, const struct pebs_sample *s,
 		return;
 	}
 	rs->object = rs->data_sym ? rs->data_sym : rs->data_dso;
+	if (rs->data_sym)
+		syms_resolve_data(h->syms, (pid_t)rs->pid, rs->addr, &sym,
+				  &size);
 	/* a static variable in the .bss past its file's pages */
-	if (!rs->data_sym &&
-	    !syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym))
+	else if (!syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym,
+				   &size))
 		rs->object = sym.name;
 	rs->object_inst = rs->object;
+	/* its size for pebs_objects__stats (out of memory: unknown) */
+	if (size && rs->object != h->last_static &&
+	    !objects_static(h->objs, rs->object, size))
+		h->last_static = rs->object;
 }
 
 static void hook_free(void *arg)

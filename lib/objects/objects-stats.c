@@ -374,6 +374,9 @@ int pebs_objects__stats(struct pebs_objects *o, unsigned int event,
 		out->instances = l->instances;
 		out->bytes = l->bytes;
 		out->peak_live = l->peak;
+	} else if (l && l->static_size) {
+		out->instances = 1;
+		out->bytes = out->peak_live = l->static_size;
 	}
 	i = o->stats ? khash_find(&o->stats->wh, (struct key){
 		(uint64_t)(uintptr_t)label, event }) : -1;

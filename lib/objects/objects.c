@@ -304,6 +304,17 @@ int pebs_objects__find(struct pebs_objects *o, int32_t pid, uint64_t addr,
 	return 0;
 }
 
+int objects_static(struct pebs_objects *o, const char *label, uint64_t size)
+{
+	struct str *s = intern(o, label);
+
+	if (!s)
+		return oom();
+	if (!s->obj && !s->instances)
+		s->static_size = size;
+	return 0;
+}
+
 size_t pebs_objects__count(const struct pebs_objects *o)
 {
 	return o ? o->n : 0;

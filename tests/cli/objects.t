@@ -10,7 +10,7 @@
 # anonymously past the file's pages) 256. The report must give those counts per allocation
 # site (the reallocated range split at the reallocation: the interposer's
 # CLOCK_MONOTONIC times and the samples' agree), the object columns
-# (instances, bytes, peak live bytes) must say what the workload
+# (instances, bytes, peak live bytes; a static variable's ELF size) must say what the workload
 # allocated, in text, CSV and JSON, c2c report must name each line's
 # object (the reallocated range's lines hit by both), plot heat's rows
 # must be the objects (not anon), perf report and perf
@@ -89,9 +89,9 @@ got=$(cols "$T/r.csv" | grep -E '^(alloc_big|alloc_pair|map_anon|table) ' | sort
 want="alloc_big 1 4194304 4194304
 alloc_pair 2 524288 262144
 map_anon 1 262144 262144
-table   "
+table 1 1048576 1048576"
 [ "$got" = "$want" ]
-ok_rc $? "CSV object columns: instances, bytes, peak live bytes per site (none for the static table)"
+ok_rc $? "CSV object columns: instances, bytes, peak live bytes per site, the static table's symbol size"
 [ "$got" = "$want" ] || diag "$T/r.csv"
 
 grep -q '"object": *"alloc_pair (objects.c:[0-9]*) <- main", "instances": 2, "bytes": 524288, "peak_live": 262144' \
