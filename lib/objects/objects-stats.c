@@ -154,6 +154,23 @@ static int room(void **v, size_t n, size_t *cap, size_t size)
 	return 0;
 }
 
+/*
+ * The index of @k's entry in *@v (*@n of @size bytes), appended zeroed
+ * when new; -1 when out of memory.
+ */
+static long entry(struct khash *h, struct key k, void **v, size_t *n,
+		  size_t *cap, size_t size)
+{
+	long i;
+
+	if (room(v, *n, cap, size))
+		return -1;
+	i = khash_findnew(h, k, *n);
+	if (i >= 0 && (size_t)i == *n)
+		(*n)++;
+	return i;
+}
+
 void objects_stats_free(struct pebs_objects *o)
 {
 	struct ostats *st = o->stats;
@@ -188,16 +205,12 @@ static int add_weight(struct ostats *st, unsigned int event,
 		      const char *label, uint64_t weight)
 {
 	struct key k = { (uint64_t)(uintptr_t)label, event };
-	long i = khash_findnew(&st->wh, k, st->nw);
+	long i = entry(&st->wh, k, (void **)&st->w, &st->nw, &st->capw,
+		       sizeof(*st->w));
 	struct wlist *l;
 
 	if (i < 0)
 		return oom();
-	if ((size_t)i == st->nw) {
-		if (room((void **)&st->w, st->nw, &st->capw, sizeof(*st->w)))
-			return oom();
-		st->nw++;
-	}
 	l = &st->w[i];
 	if (room((void **)&l->v, l->nr, &l->cap, sizeof(*l->v)))
 		return oom();
@@ -242,14 +255,10 @@ int pebs_objects__add_line_sample(struct pebs_objects *o,
 	if (!st)
 		return oom();
 	k = (struct key){ s->addr >> 6, (uint32_t)s->pid };
-	i = khash_findnew(&st->lh, k, st->nl);
+	i = entry(&st->lh, k, (void **)&st->l, &st->nl, &st->capl,
+		  sizeof(*st->l));
 	if (i < 0)
 		return oom();
-	if ((size_t)i == st->nl) {
-		if (room((void **)&st->l, st->nl, &st->capl, sizeof(*st->l)))
-			return oom();
-		st->nl++;
-	}
 	l = &st->l[i];
 	inst = s->object_inst ? s->object_inst : s->object;
 	l->total++;
