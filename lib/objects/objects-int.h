@@ -52,6 +52,21 @@ struct pebs_objects {
 struct str *objects_label(const struct pebs_objects *o, const char *s);
 /* @label is a static variable of @size bytes: 0 or -ENOMEM */
 int objects_static(struct pebs_objects *o, const char *label, uint64_t size);
+/* @s interned (equal strings one pointer, as long as @o), or NULL */
+const char *objects_intern(struct pebs_objects *o, const char *s);
+
+/* objects-field.c: static variables' fields from DWARF */
+struct objects_fields;
+int objects_fields__new(struct objects_fields **fp);
+void objects_fields__delete(struct objects_fields *f);
+/*
+ * objects_field - "name.member[].member" of byte @off of the static
+ * variable @name of ELF file @path into @buf: 0, or -ENOENT (no DWARF,
+ * no such variable, no member there, or @len too short).
+ */
+int objects_field(struct objects_fields *f, const char *path,
+		  const char *name, uint64_t off, char *buf, size_t len);
+
 /* free what objects-stats.c holds */
 void objects_stats_free(struct pebs_objects *o);
 

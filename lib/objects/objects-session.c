@@ -32,6 +32,7 @@ struct objs_hook {
 	struct pebs_srcline *srcl;
 	unsigned int ev_alloc, ev_free;	/* attr indexes; UINT_MAX: none */
 	const char *last_static;	/* the static variable sized last */
+	struct objects_fields *fields;	/* their fields (DWARF) */
 };
 
 static const char *const allocators[] = {
@@ -154,6 +155,8 @@ static void on_label(void *arg, const struct pebs_sample *s,
 	struct pebs_object obj;
 	struct pebs_sym sym;
 	uint64_t size = 0;
+	const char *inst;
+	char field[256];
 
 	if (!pebs_objects__find(h->objs, rs->pid, rs->addr, s->time, &obj)) {
 		rs->object = obj.site;
@@ -173,6 +176,12 @@ static void on_label(void *arg, const struct pebs_sample *s,
 	if (size && rs->object != h->last_static &&
 	    !objects_static(h->objs, rs->object, size))
 		h->last_static = rs->object;
+	/* a struct's field: the instance "name.field" (object_instance) */
+	if (size && sym.dso && sym.dso[0] == '/' &&
+	    !objects_field(h->fields, sym.dso, sym.name, sym.offset, field,
+			   sizeof(field)) &&
+	    (inst = objects_intern(h->objs, field)))
+		rs->object_inst = inst;
 }
 
 static void hook_free(void *arg)
@@ -180,6 +189,7 @@ static void hook_free(void *arg)
 	struct objs_hook *h = arg;
 
 	pebs_srcline__delete(h->srcl);
+	objects_fields__delete(h->fields);
 	free(h);
 }
 
@@ -234,7 +244,10 @@ int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 		return ss_hook__set(ss, &objs_hook_ops, NULL);
 	pd = ss_perfdata(ss);
 	h = calloc(1, sizeof(*h));
-	if (!h || pebs_srcline__new(&h->srcl)) {
+	if (!h || pebs_srcline__new(&h->srcl) ||
+	    objects_fields__new(&h->fields)) {
+		if (h)
+			pebs_srcline__delete(h->srcl);
 		free(h);
 		return core_err(-ENOMEM, "session: out of memory");
 	}

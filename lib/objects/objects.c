@@ -304,6 +304,13 @@ int pebs_objects__find(struct pebs_objects *o, int32_t pid, uint64_t addr,
 	return 0;
 }
 
+const char *objects_intern(struct pebs_objects *o, const char *s)
+{
+	struct str *e = intern(o, s);
+
+	return e ? e->s : NULL;
+}
+
 int objects_static(struct pebs_objects *o, const char *label, uint64_t size)
 {
 	struct str *s = intern(o, label);

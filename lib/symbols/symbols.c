@@ -639,7 +639,7 @@ int syms_resolve_bss(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
 	s = dso_find_sym(prev->dso->dsyms, prev->dso->nr_dsyms, va);
 	if (!s)
 		return -ENOENT;
-	sym->dso = m->dso->path;
+	sym->dso = prev->dso->path;
 	sym->dso_offset = addr - m->start + m->pgoff;
 	sym->name = s->name;
 	sym->offset = va - s->start;

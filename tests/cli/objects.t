@@ -13,7 +13,9 @@
 # (instances, bytes, peak live bytes; a static variable's ELF size) must say what the workload
 # allocated, in text, CSV and JSON, c2c report must name each line's
 # object (the reallocated range's lines hit by both), plot heat's rows
-# must be the objects (not anon), perf report and perf
+# must be the objects (not anon), the static struct rec and array of
+# structs pts split by field with object_instance (DWARF: rec.tail 4,
+# rec.head 2, pts[].y 3, pts[].x 3), perf report and perf
 # script must read the file without a word on stderr, an exec'd program
 # stays preloaded, a SIGKILLed recording keeps its objects, a process
 # outliving the recording is unharmed, and -p or
@@ -24,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..24
+echo 1..25
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -105,6 +107,13 @@ awk '/page-faults  *alloc_pair / && $2 == 128 && $(NF - 7) == 2 &&
      $(NF - 6) == 524288 && $(NF - 5) == 262144 { f = 1 } END { exit !f }' \
 	"$T/r.txt"
 ok_rc $? "text: the object columns and alloc_pair's 128 samples, 2 instances, 512 KiB, 256 KiB live at most"
+
+# static variables by field (object_instance), whole (object)
+got=$(rows "$T/i.csv" object_instance | grep -E '^(rec|pts)' | sort | tr '\n' ,)
+obj=$(cols "$T/r.csv" | grep -E '^(rec|pts) ' | sort | tr '\n' ,)
+[ "$got" = "pts[].x 3,pts[].y 3,rec.head 2,rec.tail 4," ] &&
+	[ "$obj" = "pts 1 24576 24576,rec 1 24576 24576," ]
+ok_rc $? "static structs: object_instance by DWARF field ($got), object whole with its size ($obj)"
 
 # c2c report: each cache line's object; one fault per page, so alloc_big
 # has 1024 lines, each of it alone

@@ -26,6 +26,7 @@
 
 #include "pebsshim.h"
 #include "core/internal.h"
+#include "objects/objects-int.h"
 
 /* the site of the object at (@pid, @addr, @time), or NULL */
 static const char *site_at(struct pebs_objects *o, int32_t pid,
@@ -527,6 +528,66 @@ static void test_session_no_names(void **state)
 	session_objects(false);
 }
 
+/* a static variable of this test's own DWARF for objects_field */
+typedef struct {
+	int a;
+	struct {
+		char pad[6];
+		const short s[3];
+	} in;
+	union {
+		long l;
+		char c[16];
+	} u;
+} elem_t;
+
+struct {
+	long head;
+	elem_t e[4];
+	char tail[32];
+} field_var = { .head = 1 };
+
+static void test_field(void **state)
+{
+	static const struct { size_t off; const char *want; } cases[] = {
+		{ 0, "field_var.head" },
+		{ 8, "field_var.e[].a" },	/* e[0].a */
+		{ 8 + sizeof(elem_t) + offsetof(elem_t, in),
+		  "field_var.e[].in.pad" },
+		{ 8 + 2 * sizeof(elem_t) + offsetof(elem_t, in.s) + 1,
+		  "field_var.e[].in.s" },
+		/* a union: its first member holding the byte */
+		{ 8 + 3 * sizeof(elem_t) + offsetof(elem_t, u),
+		  "field_var.e[].u.l" },
+		{ 8 + 3 * sizeof(elem_t) + offsetof(elem_t, u) + 8,
+		  "field_var.e[].u.c" },
+		{ 8 + 4 * sizeof(elem_t) + 31, "field_var.tail" },
+	};
+	struct objects_fields *f;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(objects_fields__new(&f), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		assert_int_equal(objects_field(f, "/proc/self/exe", "field_var",
+					       cases[i].off, buf, sizeof(buf)),
+				 0);
+		assert_string_equal(buf, cases[i].want);
+	}
+	/* past its end, an unknown variable, no DWARF, too short a buffer */
+	assert_int_equal(objects_field(f, "/proc/self/exe", "field_var",
+				       sizeof(field_var), buf, sizeof(buf)),
+			 -ENOENT);
+	assert_int_equal(objects_field(f, "/proc/self/exe", "no_such_var", 0,
+				       buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(objects_field(f, "/dev/null", "field_var", 0, buf,
+				       sizeof(buf)), -ENOENT);
+	assert_int_equal(objects_field(f, "/proc/self/exe", "field_var", 8,
+				       buf, 12), -ENOENT);
+	objects_fields__delete(f);
+	(void)field_var;
+}
+
 /* a recording without the objects' events (a fixture): none */
 static void test_not_recorded(void **state)
 {
@@ -554,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_not_recorded),
+		cmocka_unit_test(test_field),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_session_no_names),
 	};
