@@ -26,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..25
+echo 1..26
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -150,6 +150,10 @@ done >"$T/heat.miss"
 [ ! -s "$T/heaterr" ] && [ ! -s "$T/heat.miss" ]
 ok_rc $? "plot heat: rows of 4 MiB alloc_big, 1 MiB alloc_small, 256 KiB map_anon, 1 MiB table"
 [ -s "$T/heat.miss" ] && diag "$T/heat.miss" "$T/heat.rows"
+# without --event: the same picture (allocations are no accesses)
+"$tool" plot heat -i "$T/o.data" -o "$T/heatall.svg" 2>/dev/null
+sed 's/ samples of page-faults,/ samples,/' "$T/heat.svg" | cmp -s - "$T/heatall.svg"
+ok_rc $? "plot heat leaves the pebs-shim:alloc/free samples out"
 start=$(sed -n 's|.*<text x="6.0" y="[0-9.]*">\(0x[0-9a-f]*\) 4 MiB alloc_big &lt;- main</text>.*|\1|p' \
 	"$T/heat.svg")
 end=$(printf '%#x' $(( ${start:-0} + (4 << 20) )))
