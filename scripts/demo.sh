@@ -1,13 +1,14 @@
 #!/bin/bash
 # demo.sh - the README's main command, end to end (make demo):
 #
-#   pebs-shim record -g --switch-events -e auto -e page-faults:period=1 \
-#        -- memwalk --share
+#   pebs-shim record --objects -g --switch-events -e auto \
+#        -e page-faults:period=1 -- memwalk --share
 #        auto: the best source this machine has (PEBS/IBS loads, else
 #        cpu-clock, and one line says so); page faults: real data
 #        addresses that need no PMU (first touches, and the cache line
 #        the two threads share); -g: call chains (frame pointers);
-#        --switch-events: who ran on each CPU when
+#        --switch-events: who ran on each CPU when; --objects: the
+#        arrays' allocation sites (the heat map's rows name them)
 #   pebs-shim report                        threads, symbols, memory, sharing
 #   pebs-shim c2c report                    the shared line, as perf c2c
 #   perf report --stdio --sort sym | head   when perf is installed
@@ -29,6 +30,7 @@ B=${B:-$src/build}
 case $B in /*) ;; *) B=$src/$B ;; esac
 tool=$B/pebs-shim
 memwalk=$B/workloads/memwalk
+objlib=$B/libpebsshim-objects.so	# record --objects preloads it
 out=${DEMO_OUT:-${TMPDIR:-/tmp}/pebs-shim-demo-$(id -un).data}
 secs=${SECONDS_TO_RUN:-2}
 
@@ -44,7 +46,7 @@ for need in perfmon/pfmlib.h:libpfm4-dev gelf.h:libelf-dev zlib.h:zlib1g-dev \
 	[ -e "/usr/include/${need%%:*}" ] || missing+=("${need#*:}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
-	if [ ! -x "$tool" ] || [ ! -x "$memwalk" ]; then
+	if [ ! -x "$tool" ] || [ ! -x "$memwalk" ] || [ ! -f "$objlib" ]; then
 		say "cannot build: missing ${missing[*]}"
 		say "install them as root: make deps (or apt-get install --no-install-recommends ${missing[*]})"
 		exit 1
@@ -52,7 +54,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	say "cannot rebuild (missing ${missing[*]}): using the existing build in $B"
 else
 	# incremental: does nothing when the build is up to date
-	make -s -C "$src" B="$B" "$tool" "$memwalk" >&2
+	make -s -C "$src" B="$B" "$tool" "$memwalk" "$objlib" >&2
 fi
 
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo 2)
@@ -62,8 +64,8 @@ if [ "$(id -u)" != 0 ] && [ "$paranoid" -gt 2 ]; then
 	exit 1
 fi
 
-echo "+ pebs-shim record -g --switch-events -e auto -e page-faults:period=1 -o $out -- memwalk --seconds $secs --share"
-"$tool" record -g --switch-events -e auto -e page-faults:period=1 -o "$out" -- \
+echo "+ pebs-shim record --objects -g --switch-events -e auto -e page-faults:period=1 -o $out -- memwalk --seconds $secs --share"
+"$tool" record --objects -g --switch-events -e auto -e page-faults:period=1 -o "$out" -- \
 	"$memwalk" --seconds "$secs" --share
 echo
 echo "+ pebs-shim report -i $out"

@@ -6,6 +6,9 @@
  *
  * The library reads the file into the table in time order
  * (pebs_c2c__read_perfdata); this file parses the options and runs it.
+ * A recording of record --objects is read once more, through a session
+ * naming each sample's data object (lib/objects/), and each line gets
+ * the object its samples hit most (pebs_c2c__set_object).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +33,9 @@ struct c2c_cmd {
 	struct pebs_srcline *src;	/* source lines, or NULL */
 	struct pebs_c2c *c2c;
 	uint64_t bad;			/* samples that did not decode */
+	/* a recording of record --objects: each line's data object */
+	struct pebs_session *ss;	/* (its labels' strings) */
+	struct pebs_objects *objs;
 };
 
 static void usage(FILE *f)
@@ -142,6 +148,68 @@ static int parse_args(struct c2c_cmd *m, int argc, char **argv)
 	return 0;
 }
 
+static int count_line(void *arg, const struct pebs_sample *s,
+		      const struct pebs_report_sample *rs)
+{
+	(void)s;
+	return pebs_objects__add_line_sample(arg, rs);
+}
+
+/* a pid of the threads of an offset (+ 1) */
+static int thread_pid(const struct pebs_c2c_thread *t, void *arg)
+{
+	(void)arg;
+	return (int)t->pid + 1;
+}
+
+static int offset_pid(const struct pebs_c2c_offset *o, void *arg)
+{
+	return pebs_c2c__for_each_thread(arg, o->id, thread_pid, NULL);
+}
+
+/* a file's label by its base name, as report's object key shows it */
+static const char *label(const char *s)
+{
+	const char *b = s && s[0] == '/' ? strrchr(s, '/') : NULL;
+
+	return b && b[1] ? b + 1 : s;
+}
+
+static int name_line(const struct pebs_c2c_line *l, void *arg)
+{
+	struct c2c_cmd *m = arg;
+	struct pebs_object_line ol;
+	int32_t pid = (int32_t)l->pid;
+
+	/* a line of a file's data is not per process: a process of its
+	   samples */
+	if (!pid)
+		pid = pebs_c2c__for_each_offset(m->c2c, l->id, offset_pid,
+						m->c2c) - 1;
+	if (!pebs_objects__line(m->objs, pid, l->addr, &ol))
+		pebs_c2c__set_object(m->c2c, l->id, label(ol.site),
+				     label(ol.instance), ol.nr_objects);
+	return 0;
+}
+
+/* each line's data object, from a second pass: 0, -ENOMEM, or the
+   pass's error (the lines before a damaged record are named) */
+static int name_objects(struct c2c_cmd *m)
+{
+	int err;
+
+	if (!pebs_objects__recorded(m->pd))
+		return 0;
+	if (pebs_session__new(m->pd, &m->ss) || pebs_objects__new(&m->objs) ||
+	    pebs_session__set_objects(m->ss, m->objs))
+		return -ENOMEM;
+	err = pebs_session__process(m->ss, true, count_line, m->objs, NULL);
+	if (err == -ENOMEM)
+		return err;
+	pebs_c2c__for_each_line(m->c2c, true, name_line, m);
+	return err < 0 ? err : 0;
+}
+
 static int run(struct c2c_cmd *m)
 {
 	const void *data;
@@ -172,12 +240,15 @@ static int run(struct c2c_cmd *m)
 		m->display = PEBS_C2C_XWRITES;
 	if (pebs_c2c__sort(m->c2c, m->display) < 0)
 		goto out_oom;
+	/* a damaged record: the first pass said so already */
+	if (name_objects(m) == -ENOMEM)
+		goto out_oom;
 	if (m->bad)
 		tool_err("c2c", "%" PRIu64 " samples could not be decoded and are "
 			"left out", m->bad);
 	PEBS_OPTS(pebs_c2c_print_opts, po, .show_all = m->show_all,
 		  .pd = m->pd, .code = m->code, .src = m->src, .path = m->path,
-		  .undecoded = m->bad);
+		  .undecoded = m->bad, .objects = m->objs != NULL);
 	po.format = m->fmt == PEBS_C2C_FORMAT_CSV && m->detail ?
 		    PEBS_C2C_FORMAT_CSV_DETAIL : m->fmt;
 	if (pebs_c2c__print(m->c2c, stdout, &po) == -ENOMEM)
@@ -214,6 +285,8 @@ int cmd_c2c(int argc, char **argv)
 		return ret == 1 ? 0 : ret;
 	ret = run(&m);
 	pebs_c2c__delete(m.c2c);
+	pebs_session__delete(m.ss);
+	pebs_objects__delete(m.objs);
 	pebs_srcline__delete(m.src);
 	pebs_symbols__delete(m.code);
 	pebs_perfdata__close(m.pd);

@@ -45,6 +45,8 @@ struct plot {
 	struct pebs_flame *flame;
 	struct pebs_cpuplot *tl;
 	struct pebs_heat *heat;
+	struct pebs_objects *objs;	/* heat of record --objects: rows'
+					   object labels */
 	uint64_t samples, drawn, no_addr, with_weight;
 	int err;
 };
@@ -62,6 +64,17 @@ static uint64_t value_of(const struct plot *p,
 	}
 }
 
+/* a pebs-shim:alloc or pebs-shim:free event (their fixed sample ids) */
+static bool objects_event(const struct pebs_perfdata *pd, unsigned int i)
+{
+	const uint64_t *ids;
+	size_t nr;
+
+	return pebs_perfdata__attr(pd, i, &ids, &nr) && nr == 1 &&
+	       (ids[0] == PEBS_OBJECTS_ALLOC_ID ||
+		ids[0] == PEBS_OBJECTS_FREE_ID);
+}
+
 static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *rs)
 {
@@ -72,6 +85,9 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	/* --comm/--pid/--tid hide rows in a report; a picture leaves them
 	   out, like --cpu and --time */
 	if (pebs_filter__match(p->filter, rs, s->time) != PEBS_FILTER_PASS)
+		return 0;
+	/* the heat map's allocations and releases are no accesses */
+	if (p->objs && objects_event(p->pd, rs->event))
 		return 0;
 	p->drawn++;
 	p->with_weight += rs->has_weight;
@@ -203,6 +219,13 @@ static int run(struct plot *p)
 	/* rows named as the session's maps stand at their first sample */
 	if (p->heat)
 		pebs_heat__set_symbols(p->heat, pebs_session__symbols(p->ss));
+	/* and by their data objects when record --objects saw them */
+	if (p->heat && pebs_objects__recorded(p->pd) &&
+	    (pebs_objects__new(&p->objs) ||
+	     pebs_session__set_objects(p->ss, p->objs))) {
+		tool_err("plot", "%s", pebs_errmsg());
+		return 1;
+	}
 	if (p->heat && ((!p->fine && pebs_heat__set_ranges(p->heat, 0)) ||
 			(p->range && pebs_heat__set_range(p->heat, p->range)))) {
 		tool_err("plot", "%s", pebs_errmsg());
@@ -361,6 +384,7 @@ static void plot_free(struct plot *p)
 	pebs_flame__delete(p->flame);
 	pebs_cpuplot__delete(p->tl);
 	pebs_heat__delete(p->heat);
+	pebs_objects__delete(p->objs);	/* after the rows naming them */
 	pebs_session__delete(p->ss);
 	pebs_filter__delete(p->filter);
 	pebs_perfdata__close(p->pd);

@@ -44,6 +44,7 @@ struct report {
 	bool need_data;		/* a table has symbol_daddr or dso_daddr */
 	bool need_objects;	/* a table has object or object_instance */
 	struct pebs_objects *objs;	/* then the heap objects */
+	unsigned int sole_event;	/* !by_event: the event sampled */
 	uint64_t samples;
 	uint64_t filtered;	/* samples the filters left out */
 	uint64_t with_addr, with_src;
@@ -149,7 +150,8 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	}
 	r->with_addr += res->has_addr;
 	r->with_src += res->has_src;
-	if (pebs_weights__add(r->weights, res))
+	if (pebs_weights__add(r->weights, res) ||
+	    (r->objs && !res->hidden && pebs_objects__add_sample(r->objs, res)))
 		return -ENOMEM;
 	return pebs_report_feed__add(r->feed, res);
 }
@@ -202,7 +204,8 @@ static void print_tables(const struct report *r)
 		  .by_event = r->by_event, .mem_mode = r->mem_mode,
 		  .sort = r->sort, .weights = r->weights, .samples = r->samples,
 		  .filtered = r->filtered, .with_addr = r->with_addr,
-		  .with_src = r->with_src, .flags = r->flags);
+		  .with_src = r->with_src, .flags = r->flags, .objs = r->objs,
+		  .sole_event = r->sole_event);
 	pebs_report_tables__print(stdout, &o);
 }
 
@@ -230,6 +233,9 @@ static int run(struct report *r, const char *sort)
 	for (i = 0, n = 0; i < r->st->nr_events; i++)
 		n += r->st->event_samples[i] != 0;
 	r->by_event = n > 1;	/* samples of several events */
+	for (i = 0; i < r->st->nr_events && !r->by_event; i++)
+		if (r->st->event_samples[i])
+			r->sole_event = i;
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))

@@ -34,7 +34,7 @@ static const char *cpumode_name(uint16_t cpumode)
 	}
 }
 
-static void csv_line_header(FILE *f)
+static void csv_line_header(FILE *f, bool objects)
 {
 	const char *name;
 	unsigned int i;
@@ -46,7 +46,8 @@ static void csv_line_header(FILE *f)
 	       "pa_cnt,nodes,threads,offsets,cpus,sharing,pid_a,tid_a,off_a,"
 	       "pid_b,tid_b,off_b,also_false,false_pid_a,false_tid_a,"
 	       "false_off_a,false_pid_b,false_tid_b,false_off_b,"
-	       "cpumode,level,dso,key_pid,al_line\n");
+	       "cpumode,level,dso,key_pid,al_line%s\n",
+	       objects ? ",data_object,data_object_instance,data_objects" : "");
 }
 
 static void csv_pair(FILE *f, bool set, const struct pebs_c2c_evidence *e)
@@ -84,10 +85,20 @@ static int csv_line(const struct pebs_c2c_line *l, void *arg)
 	fprintf(f, ",%d", l->also_false);
 	csv_pair(f, l->also_false, &l->false_evidence);
 	pebs_c2c__line_key(m->c2c, l->id, &k);
-	fprintf(f, ",%s,%c,%s,%s,%016" PRIx64 "\n", cpumode_name(k.cpumode),
+	fprintf(f, ",%s,%c,%s,%s,%016" PRIx64, cpumode_name(k.cpumode),
 	       k.level, c2c_dso_str(&k, nb, sizeof(nb)),
 	       k.by_pid ? (snprintf(pb, sizeof(pb), "%u", k.pid), pb) : "-",
 	       k.al_addr);
+	if (m->o.objects && l->object) {
+		fputc(',', f);
+		pebs_csv__str(f, l->object);
+		fputc(',', f);
+		pebs_csv__str(f, l->object_inst);
+		fprintf(f, ",%u", l->nr_objects);
+	} else if (m->o.objects) {
+		fputs(",,,", f);
+	}
+	fputc('\n', f);
 	return 0;
 }
 
@@ -188,7 +199,7 @@ void c2c_print_csv(struct c2c_pr *m)
 	unsigned int i;
 
 	if (m->o.format != PEBS_C2C_FORMAT_CSV_DETAIL) {
-		csv_line_header(f);
+		csv_line_header(f, m->o.objects);
 		pebs_c2c__for_each_line(m->c2c, m->o.show_all, csv_line, m);
 		return;
 	}
@@ -340,6 +351,13 @@ static int json_line(const struct pebs_c2c_line *l, void *arg)
 	       "\"}", cpumode_name(k.cpumode), k.level,
 	       c2c_dso_str(&k, db, sizeof(db)), k.by_pid ? "true" : "false",
 	       k.pid, k.al_addr);
+	if (l->object) {
+		fprintf(f, ",\"data_object\":");
+		pebs_json__str(f, l->object);
+		fprintf(f, ",\"data_object_instance\":");
+		pebs_json__str(f, l->object_inst);
+		fprintf(f, ",\"data_objects\":%u", l->nr_objects);
+	}
 	if (l->sharing != PEBS_C2C_PRIVATE)
 		json_pair(f, "evidence", e);
 	if (l->also_false)

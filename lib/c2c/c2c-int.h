@@ -47,6 +47,9 @@ struct c2c_line {
 	struct pebs_c2c_evidence ev, fev;	/* fev: false sharing, when
 						   true sharing too */
 	bool also_false;
+	/* named by pebs_c2c__set_object */
+	const char *object, *object_inst;
+	unsigned int nr_objects;
 };
 
 struct c2c_offset {

@@ -407,6 +407,12 @@ static int print_pareto_line(const struct pebs_c2c_line *l, void *arg)
 	       st->st_l1miss, st->st_na, l->addr, l->pid, l->nr_threads,
 	       l->nr_cpus);
 	print_evidence(f, l, pebs_c2c__has_data_src(p.m->c2c));
+	if (l->object && l->nr_objects > 1)
+		fprintf(f, "  object: %s (and %s%u other%s)\n", l->object_inst,
+			l->nr_objects > 3 ? "at least " : "",
+			l->nr_objects - 1, l->nr_objects > 2 ? "s" : "");
+	else if (l->object)
+		fprintf(f, "  object: %s\n", l->object_inst);
 	fprintf(f, "  ----------------------------------------------------------"
 	       "------------\n");
 	return pebs_c2c__for_each_offset(p.m->c2c, l->id, print_offset, &p);

@@ -139,10 +139,28 @@ int pebs_c2c__for_each_line(struct pebs_c2c *c, bool all,
 		v.also_false = l->also_false;
 		v.false_evidence = l->fev;
 		v.id = c->order[i];
+		v.object = l->object;
+		v.object_inst = l->object_inst;
+		v.nr_objects = l->nr_objects;
 		r = cb(&v, arg);
 		if (r)
 			return r;
 	}
+	return 0;
+}
+
+int pebs_c2c__set_object(struct pebs_c2c *c, uint32_t line_id,
+			  const char *object, const char *instance,
+			  unsigned int nr_objects)
+{
+	struct c2c_line *l;
+
+	if (!c || line_id >= c->lines.n)
+		return core_err(-EINVAL, "c2c: no line %u", line_id);
+	l = &c->lines.a[line_id];
+	l->object = object;
+	l->object_inst = instance ? instance : object;
+	l->nr_objects = object ? nr_objects : 0;
 	return 0;
 }
 

@@ -24,12 +24,15 @@
 #include "pebsshim/objects.h"
 #include "session/session-int.h"
 #include "symbols/symbols-int.h"
+#include "objects/objects-int.h"
 
 struct objs_hook {
 	struct pebs_objects *objs;
 	struct pebs_symbols *syms;
 	struct pebs_srcline *srcl;
 	unsigned int ev_alloc, ev_free;	/* attr indexes; UINT_MAX: none */
+	const char *last_static;	/* the static variable sized last */
+	struct objects_fields *fields;	/* their fields (DWARF) */
 };
 
 static const char *const allocators[] = {
@@ -151,6 +154,9 @@ static void on_label(void *arg, const struct pebs_sample *s,
 	struct objs_hook *h = arg;
 	struct pebs_object obj;
 	struct pebs_sym sym;
+	uint64_t size = 0;
+	const char *inst;
+	char field[256];
 
 	if (!pebs_objects__find(h->objs, rs->pid, rs->addr, s->time, &obj)) {
 		rs->object = obj.site;
@@ -158,11 +164,24 @@ static void on_label(void *arg, const struct pebs_sample *s,
 		return;
 	}
 	rs->object = rs->data_sym ? rs->data_sym : rs->data_dso;
+	if (rs->data_sym)
+		syms_resolve_data(h->syms, (pid_t)rs->pid, rs->addr, &sym,
+				  &size);
 	/* a static variable in the .bss past its file's pages */
-	if (!rs->data_sym &&
-	    !syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym))
+	else if (!syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym,
+				   &size))
 		rs->object = sym.name;
 	rs->object_inst = rs->object;
+	/* its size for pebs_objects__stats (out of memory: unknown) */
+	if (size && rs->object != h->last_static &&
+	    !objects_static(h->objs, rs->object, size))
+		h->last_static = rs->object;
+	/* a struct's field: the instance "name.field" (object_instance) */
+	if (size && sym.dso && sym.dso[0] == '/' &&
+	    !objects_field(h->fields, sym.dso, sym.name, sym.offset, field,
+			   sizeof(field)) &&
+	    (inst = objects_intern(h->objs, field)))
+		rs->object_inst = inst;
 }
 
 static void hook_free(void *arg)
@@ -170,6 +189,7 @@ static void hook_free(void *arg)
 	struct objs_hook *h = arg;
 
 	pebs_srcline__delete(h->srcl);
+	objects_fields__delete(h->fields);
 	free(h);
 }
 
@@ -207,6 +227,12 @@ static unsigned int attr_named(const struct pebs_perfdata *pd,
 	return UINT32_MAX;
 }
 
+bool pebs_objects__recorded(const struct pebs_perfdata *pd)
+{
+	return pd && attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,
+				PEBS_OBJECTS_ALLOC_ID) != UINT32_MAX;
+}
+
 int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 {
 	struct pebs_perfdata *pd;
@@ -218,7 +244,10 @@ int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 		return ss_hook__set(ss, &objs_hook_ops, NULL);
 	pd = ss_perfdata(ss);
 	h = calloc(1, sizeof(*h));
-	if (!h || pebs_srcline__new(&h->srcl)) {
+	if (!h || pebs_srcline__new(&h->srcl) ||
+	    objects_fields__new(&h->fields)) {
+		if (h)
+			pebs_srcline__delete(h->srcl);
 		free(h);
 		return core_err(-ENOMEM, "session: out of memory");
 	}

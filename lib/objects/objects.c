@@ -23,34 +23,9 @@
 
 #include "pebsshim/objects.h"
 #include "core/internal.h"
+#include "objects/objects-int.h"
 
 #define TAIL		256
-#define NO_END		UINT64_MAX
-#define STR_BUCKETS	4096
-
-struct obj {
-	uint64_t start, end;	/* [start, end) */
-	uint64_t t0, t1;	/* live in [t0, t1) */
-	uint64_t size;
-	const char *site, *inst;
-	int32_t pid;
-};
-
-struct str {
-	struct str *next;
-	unsigned int instances;	/* objects of this site so far */
-	char s[];
-};
-
-struct pebs_objects {
-	struct obj *v;
-	size_t n, cap;
-	size_t *ord;		/* the index: v's first nord, by start */
-	uint64_t *mx;		/* mx[i]: the highest end in ord[0..i] */
-	size_t nord;
-	struct str *strs[STR_BUCKETS];
-};
-
 static int oom(void)
 {
 	return core_err(-ENOMEM, "objects: out of memory");
@@ -76,26 +51,41 @@ void pebs_objects__delete(struct pebs_objects *o)
 	free(o->v);
 	free(o->ord);
 	free(o->mx);
+	objects_stats_free(o);
 	free(o);
+}
+
+static uint32_t bucket(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h % STR_BUCKETS;
+}
+
+struct str *objects_label(const struct pebs_objects *o, const char *s)
+{
+	struct str *e;
+
+	for (e = o->strs[bucket(s, strlen(s))]; e; e = e->next)
+		if (!strcmp(e->s, s))
+			return e;
+	return NULL;
 }
 
 static struct str *intern(struct pebs_objects *o, const char *s)
 {
-	uint32_t h = 2166136261u;
 	size_t len = strlen(s);
-	struct str *e;
+	uint32_t h = bucket(s, len);
+	struct str *e = objects_label(o, s);
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	h %= STR_BUCKETS;
-	for (e = o->strs[h]; e; e = e->next)
-		if (!strcmp(e->s, s))
-			return e;
-	e = malloc(sizeof(*e) + len + 1);
+	if (e)
+		return e;
+	e = calloc(1, sizeof(*e) + len + 1);
 	if (!e)
 		return NULL;
 	memcpy(e->s, s, len + 1);
-	e->instances = 0;
 	e->next = o->strs[h];
 	o->strs[h] = e;
 	return e;
@@ -213,6 +203,7 @@ static void close_obj(struct pebs_objects *o, size_t i, void *arg)
 		     b->start != e->start)
 		return;
 	b->t1 = e->time;
+	o->swept = false;
 }
 
 static int maybe_reindex(struct pebs_objects *o)
@@ -252,6 +243,9 @@ int pebs_objects__alloc(struct pebs_objects *o, int32_t pid, uint64_t addr,
 	inst = intern(o, buf);
 	if (!inst)
 		return oom();
+	s->bytes += size;
+	inst->obj = o->n + 1;
+	o->swept = false;
 	b = &o->v[o->n++];
 	*b = (struct obj){ .start = addr, .end = addr + size, .t0 = time,
 			   .t1 = NO_END, .size = size, .site = s->s,
@@ -307,6 +301,24 @@ int pebs_objects__find(struct pebs_objects *o, int32_t pid, uint64_t addr,
 				     .addr = b->start, .size = b->size,
 				     .alloc_time = b->t0,
 				     .free_time = b->t1 };
+	return 0;
+}
+
+const char *objects_intern(struct pebs_objects *o, const char *s)
+{
+	struct str *e = intern(o, s);
+
+	return e ? e->s : NULL;
+}
+
+int objects_static(struct pebs_objects *o, const char *label, uint64_t size)
+{
+	struct str *s = intern(o, label);
+
+	if (!s)
+		return oom();
+	if (!s->obj && !s->instances)
+		s->static_size = size;
 	return 0;
 }
 

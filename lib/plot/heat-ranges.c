@@ -22,8 +22,12 @@
  * one mapping whose densities are within a factor of two (and whose
  * gap does not halve them) and whose samples come from the same thread
  * (or both from several) are merged. Ranges under 1 % of the total
- * are not split. The result does not depend on hashing or memory
- * order: the same samples give the same rows.
+ * are not split. With data objects named (record --objects), a range
+ * holding granules of several objects (or of one and unnamed ones) is
+ * cut where they meet before any other cut, whatever its share, and
+ * ranges of different objects are not merged: each object its rows.
+ * The result does not depend on hashing or memory order: the same
+ * samples give the same rows.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -145,6 +149,46 @@ static bool differ(double l, double r, double whole)
  * not negligible (2 % of the region's v^2/span: a few pages the
  * recording lost in an even array are no reason to cut it).
  */
+/* the named object of a unit, NULL for an unnamed one */
+static const char *named(const struct heat_unit *u)
+{
+	return u->named ? u->object : NULL;
+}
+
+/*
+ * Where named objects meet (each other or unnamed granules): the cut of
+ * most error reduction among those, with a gain above any density
+ * cut's (at most the heat's total squared). False when the region is
+ * one object's or has none.
+ */
+static bool object_cut(const struct bin *b, struct region *r, double base)
+{
+	double v = (double)r->total, vl = 0, top = (double)b->all *
+						    (double)b->all + 1;
+	bool found = false;
+	size_t k;
+
+	for (k = 1; k < r->n; k++) {
+		const struct heat_unit *a = b->u[r->first + k - 1];
+		const struct heat_unit *c = b->u[r->first + k];
+		double g;
+
+		vl += (double)a->total;
+		if (named(a) == named(c))
+			continue;
+		g = vl * vl / span(b, r->first, k) +
+		    (v - vl) * (v - vl) / span(b, r->first + k, r->n - k) -
+		    base;
+		g = top + (g > 0 ? g : 0);
+		if (!found || g > r->gain) {
+			r->gain = g;
+			r->cut = k;
+			found = true;
+		}
+	}
+	return found;
+}
+
 static void best_cut(const struct bin *b, struct region *r)
 {
 	double v = (double)r->total, all = span(b, r->first, r->n);
@@ -152,7 +196,7 @@ static void best_cut(const struct bin *b, struct region *r)
 	size_t k, cut = 0;
 
 	r->gain = -1;
-	if (r->n < 2 || r->total * 100 < b->all)
+	if (r->n < 2 || object_cut(b, r, base) || r->total * 100 < b->all)
 		return;
 	for (k = 0; k < r->n; k++)
 		sq += (double)b->u[r->first + k]->total *
@@ -218,6 +262,18 @@ static uint32_t owner(const struct bin *b, size_t first, size_t n)
 	return o;
 }
 
+/* The one named object of units [first, first + n), or NULL. */
+static const char *region_object(const struct bin *b, size_t first, size_t n)
+{
+	const char *o = named(b->u[first]);
+	size_t k;
+
+	for (k = 1; o && k < n; k++)
+		if (named(b->u[first + k]) != o)
+			return NULL;
+	return o;
+}
+
 /* Adjacent @a and @b (of one group) are alike: merge them. */
 static bool alike(const struct bin *b, const struct region *a,
 		  const struct region *c)
@@ -258,7 +314,9 @@ static void merge(const struct bin *b, struct region *rs, size_t *nr)
 		struct region *a = &rs[i], *c = &rs[i + 1];
 
 		if (!same_group(b, a->first, c->first) || !alike(b, a, c) ||
-		    owner(b, a->first, a->n) != owner(b, c->first, c->n)) {
+		    owner(b, a->first, a->n) != owner(b, c->first, c->n) ||
+		    region_object(b, a->first, a->n) !=
+		    region_object(b, c->first, c->n)) {
 			i++;
 			continue;
 		}

@@ -26,7 +26,11 @@ struct heat_unit {
 				   one thread whose samples it has; 0
 				   several (the range view only) */
 	uint64_t block;		/* address >> shift */
-	const char *object;	/* data_sym or data_dso, or NULL */
+	const char *object;	/* data_sym or data_dso, or NULL; with
+				   named, the data object's label */
+	bool named;		/* a data object (heap allocation, static
+				   variable in .bss) named by
+				   pebs_session__set_objects */
 	char *label;		/* pebs_symbols__data_label's, or NULL */
 	uint64_t total, samples;
 	struct heat_cell *cells;
@@ -62,7 +66,9 @@ struct heat_range {
  * @maps that overlap are one: the kernel reports a mapping merged with
  * its neighbour as one MMAP2 record, so granules first touched before
  * and after it saw two) binned
- * into at most @max_rows ranges (cut also where the one thread a run of
+ * into at most @max_rows ranges (cut first where one named data object's
+ * granules meet another's or unnamed ones, each object's range never
+ * merged with another's; cut also where the one thread a run of
  * granules has samples from changes: two arrays that the kernel merged
  * into one mapping, each first touched by its own thread) (more only when more mappings than
  * that have samples), in address order; @all is the heat's total (a

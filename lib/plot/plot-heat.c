@@ -299,6 +299,13 @@ int pebs_heat__add(struct pebs_heat *h, uint64_t time,
 		if (n > 0 && !(r->label = strdup(buf)))
 			return oom();
 	}
+	/* a data object named by pebs_session__set_objects (a heap
+	   allocation, a static variable in .bss), else the data symbol */
+	if (!r->samples && rs->object && rs->object != rs->data_sym &&
+	    rs->object != rs->data_dso) {
+		r->object = rs->object;
+		r->named = true;
+	}
 	if (!r->object)
 		r->object = rs->data_sym ? rs->data_sym : rs->data_dso;
 	/* in time order a row's last bucket is the one to grow; a late
@@ -400,12 +407,14 @@ static int cmp_rows(const void *pa, const void *pb)
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
-/* A row's label: the resolver's, else a file by its base name ("//anon",
-   "[heap]" as is). */
+/* A row's label: its data object's, the resolver's, else a file by its
+   base name ("//anon", "[heap]" as is). */
 static const char *object(const struct heat_unit *r)
 {
 	const char *slash;
 
+	if (r->named)
+		return r->object;
 	if (r->label)
 		return r->label;
 	if (!r->object)
@@ -413,6 +422,23 @@ static const char *object(const struct heat_unit *r)
 	slash = strrchr(r->object, '/');
 	return slash && r->object[0] == '/' && r->object[1] != '/' ?
 	       slash + 1 : r->object;
+}
+
+/*
+ * A row's label as drawn: a named object's without its " (file:line)"
+ * ("alloc <- caller": the caller tells arrays of one allocating
+ * function apart in the room a label has; the tooltip has it all).
+ */
+static const char *short_label(const struct heat_unit *r, const char *name,
+			       char *buf, size_t len)
+{
+	const char *open = r->named ? strstr(name, " (") : NULL;
+	const char *close = open ? strchr(open, ')') : NULL;
+
+	if (!close)
+		return name;
+	snprintf(buf, len, "%.*s%s", (int)(open - name), name, close + 1);
+	return buf;
 }
 
 /* White (cold) through yellow to red (hot), on a log scale. */
@@ -489,11 +515,13 @@ static int fine_lines(struct pebs_heat *h, struct line *lines, size_t *shown,
 		const struct heat_unit *r = order[i];
 		uint64_t addr = r->block << h->shift;
 		struct line *l = &lines[i];
+		char shortn[300];
 
 		new_line(l, 1);
 		l->total = r->total;
 		snprintf(l->label, sizeof(l->label), "%#014llx %.34s",
-			 (unsigned long long)addr, object(r));
+			 (unsigned long long)addr,
+			 short_label(r, object(r), shortn, sizeof(shortn)));
 		snprintf(l->tip, sizeof(l->tip), "%#llx %s pid %d",
 			 (unsigned long long)addr, object(r), r->pid);
 		line_cells(l, r);
@@ -538,7 +566,8 @@ static int range_lines(struct pebs_heat *h, struct line **linesp,
 		const struct heat_range *r = &hr[i];
 		const struct heat_map *m = r->map ? &h->maps[r->map - 1] : NULL;
 		const char *sym = units[r->first]->object;
-		char size[32], name[300];
+		char size[32], name[300], shortn[300];
+		bool obj;
 		struct line *l = &lines[i];
 
 		new_line(l, (double)((r->end - r->start) >> h->shift));
@@ -556,18 +585,24 @@ static int range_lines(struct pebs_heat *h, struct line **linesp,
 						      m->pgoff));
 		else
 			snprintf(name, sizeof(name), "%s", m->name);
-		if (sym && m && strcmp(sym, m->name) && sym[0] != '/' &&
+		/* one named data object in anonymous memory: its name */
+		obj = sym && units[r->first]->named && (!m || !m->file);
+		if (obj)
+			snprintf(name, sizeof(name), "%s", sym);
+		else if (sym && m && strcmp(sym, m->name) && sym[0] != '/' &&
 		    strcmp(sym, "//anon") && sym[0] != '[')
 			snprintf(name + strlen(name), sizeof(name) - strlen(name),
 				 " %s", sym);
 		/* memory without a name: which thread touched it */
-		if (r->owner && h->owners[r->owner - 1].comm[0] &&
+		if (!obj && r->owner && h->owners[r->owner - 1].comm[0] &&
 		    (!m || (!m->file && m->name[0] != '[')))
 			snprintf(name + strlen(name), sizeof(name) - strlen(name),
 				 " (%s)", h->owners[r->owner - 1].comm);
 		size_str(r->end - r->start, size, sizeof(size));
 		snprintf(l->label, sizeof(l->label), "%#014llx %s %.30s",
-			 (unsigned long long)r->start, size, name);
+			 (unsigned long long)r->start, size,
+			 obj ? short_label(units[r->first], name, shortn,
+					   sizeof(shortn)) : name);
 		if (m)
 			snprintf(l->tip, sizeof(l->tip), "%#llx-%#llx (%s) %s, "
 				 "of the mapping %#llx-%#llx, pid %d",

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/objects.h"
 #include "pebsshim/report.h"
 #include "core/internal.h"
 #include "core/opts.h"
@@ -96,7 +97,8 @@ static void print_table(const struct rp_print *r,
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys, k;
 	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
-	bool weights = false, threads = true, mem = false;
+	bool weights = false, threads = true, mem = false, objs = false;
+	struct pebs_object_stats os;
 	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
 	uint64_t total;
 	char fb[TEXT_FIELD_MAX];
@@ -107,7 +109,11 @@ static void print_table(const struct rp_print *r,
 		mem |= r->o.with_src && (keys[k] == PEBS_REPORT_LINE ||
 				       keys[k] == PEBS_REPORT_PAGE ||
 				       keys[k] == PEBS_REPORT_ADDR);
+		/* a data object's columns (lib/objects/objects-stats.c) */
+		objs |= r->o.objs && (keys[k] == PEBS_REPORT_OBJECT ||
+				      keys[k] == PEBS_REPORT_OBJECT_INSTANCE);
 	}
+	mem |= objs && r->o.with_src;
 	pebs_report__totals(rep, -1, &total, NULL);
 	fprintf(f, "\n# %s", t->title);
 	for (k = 0; k < nr_keys; k++) {
@@ -157,14 +163,19 @@ static void print_table(const struct rp_print *r,
 		}
 	}
 	fprintf(f, "%9s", "Overhead");
-	if (r->o.show_nr)
+	if (r->o.show_nr || objs)
 		fprintf(f, "  %10s", "Samples");
 	if (weights)
 		fprintf(f, "  %8s", "avg-wt");
+	if (weights && objs)
+		fprintf(f, "  %8s  %8s", "p50-wt", "p90-wt");
 	if (mem)
 		fprintf(f, "  %7s  %7s  %7s", "loads", "stores", "hitm");
 	if (threads)
 		fprintf(f, "  %7s", "threads");
+	if (objs)
+		fprintf(f, "  %9s  %12s  %12s", "instances", "bytes",
+			"peak-live");
 	for (k = 0; k < nr_keys; k++)
 		fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0,
 		       key_title(keys[k]));
@@ -184,13 +195,22 @@ static void print_table(const struct rp_print *r,
 			continue;
 		printed++;
 		fprintf(f, "%8.2f%%", pebs_report__overhead(rep, row, r->o.by_event));
-		if (r->o.show_nr)
+		if (r->o.show_nr || objs)
 			fprintf(f, "  %10" PRIu64, row->samples);
 		if (weights && row->weight_nr)
 			fprintf(f, "  %8.1f", (double)row->weight_sum /
 			       (double)row->weight_nr);
 		else if (weights)
 			fprintf(f, "  %8s", "-");
+		if (objs)
+			pebs_objects__stats(r->o.objs, r->o.by_event ?
+					    row->event : r->o.sole_event,
+					    row->object, &os);
+		if (weights && objs && os.weights)
+			fprintf(f, "  %8" PRIu64 "  %8" PRIu64, os.weight_p50,
+				os.weight_p90);
+		else if (weights && objs)
+			fprintf(f, "  %8s  %8s", "-", "-");
 		if (mem)
 			fprintf(f, "  %7u  %7u  %7u", row->loads, row->stores,
 			       row->hitm);
@@ -198,6 +218,11 @@ static void print_table(const struct rp_print *r,
 			fprintf(f, "  %6u+", PEBS_REPORT_MAX_TIDS);
 		else if (threads)
 			fprintf(f, "  %7u", row->nr_tids);
+		if (objs && os.instances)
+			fprintf(f, "  %9" PRIu64 "  %12" PRIu64 "  %12" PRIu64,
+				os.instances, os.bytes, os.peak_live);
+		else if (objs)
+			fprintf(f, "  %9s  %12s  %12s", "-", "-", "-");
 		for (k = 0; k < nr_keys; k++) {
 			rp_field(r, row, keys[k], fb, sizeof(fb));
 			fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0, fb);
@@ -389,6 +414,37 @@ static bool has_key(const enum pebs_report_key *keys, unsigned int n,
 	return false;
 }
 
+/* the object stats of @row when @rep has an object key, else NULL */
+static const struct pebs_object_stats *
+obj_stats(const struct rp_print *r, const struct pebs_report *rep,
+	  const struct pebs_report_row *row, struct pebs_object_stats *os)
+{
+	const enum pebs_report_key *keys;
+	unsigned int n = pebs_report__keys(rep, &keys);
+
+	if (!r->o.objs || (!has_key(keys, n, PEBS_REPORT_OBJECT) &&
+			   !has_key(keys, n, PEBS_REPORT_OBJECT_INSTANCE)))
+		return NULL;
+	pebs_objects__stats(r->o.objs, r->o.by_event ? row->event :
+			    r->o.sole_event, row->object, os);
+	return os;
+}
+
+/* whether a table of the report has an object key */
+static bool any_objects(const struct rp_print *r)
+{
+	const enum pebs_report_key *keys;
+	unsigned int i, n;
+
+	for (i = 0; r->o.objs && i < r->o.nr_tables; i++) {
+		n = pebs_report__keys(r->o.tables[i].rep, &keys);
+		if (has_key(keys, n, PEBS_REPORT_OBJECT) ||
+		    has_key(keys, n, PEBS_REPORT_OBJECT_INSTANCE))
+			return true;
+	}
+	return false;
+}
+
 /* Call @fn for each row of @t that is shown, up to --top. */
 static void each_row(const struct rp_print *r, const struct pebs_report_table *t,
 		     void (*fn)(const struct rp_print *r, const struct pebs_report_table *t,
@@ -414,6 +470,8 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 {
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
+	struct pebs_object_stats st;
+	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st);
 	char fb[FIELD_MAX];
 	FILE *f = r->f;
 
@@ -434,6 +492,18 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		rp_field(r, row, csv_keys[k], fb, sizeof(fb));
 		pebs_csv__str(f, fb);
 	}
+	if (os && os->weights)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, os->weight_p50,
+			os->weight_p90);
+	else if (os)
+		fputs(",,", f);
+	if (os && os->instances)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, os->instances,
+			os->bytes, os->peak_live);
+	else if (os)
+		fputs(",,,", f);
+	else if (any_objects(r))
+		fputs(",,,,,", f);
 	fputc('\n', f);
 }
 
@@ -443,6 +513,8 @@ static void json_row(const struct rp_print *r, const struct pebs_report_table *t
 {
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
+	struct pebs_object_stats st;
+	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st);
 	char fb[FIELD_MAX];
 	FILE *f = r->f;
 
@@ -462,6 +534,13 @@ static void json_row(const struct rp_print *r, const struct pebs_report_table *t
 		rp_field(r, row, keys[k], fb, sizeof(fb));
 		pebs_json__str(f, fb);
 	}
+	if (os && os->weights)
+		fprintf(f, ", \"p50_weight\": %" PRIu64 ", \"p90_weight\": %"
+			PRIu64, os->weight_p50, os->weight_p90);
+	if (os && os->instances)
+		fprintf(f, ", \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64
+			", \"peak_live\": %" PRIu64, os->instances, os->bytes,
+			os->peak_live);
 	fputc('}', f);
 }
 
@@ -474,6 +553,8 @@ static void print_csv(const struct rp_print *r)
 	      "threads", f);
 	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
 		fprintf(f, ",%s", pebs_report__key_name(csv_keys[k]));
+	if (any_objects(r))
+		fputs(",p50_weight,p90_weight,instances,bytes,peak_live", f);
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
 		each_row(r, &r->o.tables[i], csv_row);

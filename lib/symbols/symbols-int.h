@@ -64,10 +64,18 @@ enum { SYMS_KERNEL_HOST = 1, SYMS_KERNEL_CACHED = 2 };
  * that directly follows a file's mapping in process @pid: the part of
  * that file's .bss past its last file page, which the kernel maps as
  * anonymous memory (lib/objects names static variables there; the data
- * keys, as perf, leave it anonymous). 0, -ENOENT, -ENOMEM.
+ * keys, as perf, leave it anonymous), and its size (ELF st_size, 0:
+ * sizeless) in *@size; sym->dso is that file's path, sym->dso_offset
+ * the address's offset in the anonymous mapping. 0, -ENOENT, -ENOMEM.
  */
 int syms_resolve_bss(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
-		     struct pebs_sym *sym);
+		     struct pebs_sym *sym, uint64_t *size);
+/*
+ * syms_resolve_data - pebs_symbols__resolve_data, and the data symbol's
+ * size (ELF st_size, 0: sizeless) in *@size when @size is not NULL.
+ */
+int syms_resolve_data(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
+		      struct pebs_sym *sym, uint64_t *size);
 
 /* -ENOMEM with the library's message */
 int syms_oom(void);

@@ -547,6 +547,12 @@ static const struct mapping *data_mapping(struct pebs_symbols *syms,
 int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 				uint64_t addr, struct pebs_sym *sym)
 {
+	return syms_resolve_data(syms, pid, addr, sym, NULL);
+}
+
+int syms_resolve_data(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
+		      struct pebs_sym *sym, uint64_t *size)
+{
 	const struct mapping *m;
 	struct sym *s;
 	uint64_t va;
@@ -568,6 +574,8 @@ int pebs_symbols__resolve_data(struct pebs_symbols *syms, pid_t pid,
 		return -ENOENT;
 	sym->name = s->name;
 	sym->offset = va - s->start;
+	if (size)
+		*size = s->size;
 	return 0;
 }
 
@@ -596,7 +604,7 @@ static bool real_file(const struct dso *d)
 }
 
 int syms_resolve_bss(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
-		     struct pebs_sym *sym)
+		     struct pebs_sym *sym, uint64_t *size)
 {
 	const struct mapping *m, *prev;
 	const struct seg *seg = NULL;
@@ -631,9 +639,10 @@ int syms_resolve_bss(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
 	s = dso_find_sym(prev->dso->dsyms, prev->dso->nr_dsyms, va);
 	if (!s)
 		return -ENOENT;
-	sym->dso = m->dso->path;
+	sym->dso = prev->dso->path;
 	sym->dso_offset = addr - m->start + m->pgoff;
 	sym->name = s->name;
 	sym->offset = va - s->start;
+	*size = s->size;
 	return 0;
 }

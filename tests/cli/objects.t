@@ -4,11 +4,18 @@
 # writes objects of known sizes from known sites once each, so every
 # page of an object faults once: alloc_big 1024, alloc_small 256,
 # alloc_first 512, then freed and its range reallocated by alloc_second
-# 512, map_anon 64, alloc_in_thread (on a second thread) 128, and the
+# 512, map_anon 64, alloc_in_thread (on a second thread) 128, alloc_pair
+# 128 (two objects of 256 KiB, one after the other), and the
 # static array table (1 MiB of .bss, mapped
 # anonymously past the file's pages) 256. The report must give those counts per allocation
 # site (the reallocated range split at the reallocation: the interposer's
-# CLOCK_MONOTONIC times and the samples' agree), perf report and perf
+# CLOCK_MONOTONIC times and the samples' agree), the object columns
+# (instances, bytes, peak live bytes; a static variable's ELF size) must say what the workload
+# allocated, in text, CSV and JSON, c2c report must name each line's
+# object (the reallocated range's lines hit by both), plot heat's rows
+# must be the objects (not anon), the static struct rec and array of
+# structs pts split by field with object_instance (DWARF: rec.tail 4,
+# rec.head 2, pts[].y 3, pts[].x 3), perf report and perf
 # script must read the file without a word on stderr, an exec'd program
 # stays preloaded, a SIGKILLed recording keeps its objects, a process
 # outliving the recording is unharmed, and -p or
@@ -19,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..16
+echo 1..26
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -44,6 +51,7 @@ alloc_first 512
 alloc_second 512
 map_anon 64
 alloc_in_thread 128
+alloc_pair 128
 table 256"
 got=$(grep -E '^(alloc_|map_anon|table )' "$T/rows" | sort)
 [ "$got" = "$(sort <<<"$want")" ]
@@ -61,8 +69,9 @@ fi
 
 "$tool" report -i "$T/o.data" --sort object_instance --format csv \
 	>"$T/i.csv" 2>/dev/null
-awk -F, '$10 == "page-faults" && $4 == 1024 &&
-	 $NF ~ /^alloc_big \(objects.c:[0-9]+\) <- main #1$/ { f = 1 }
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "object_instance") c = i }
+	 $10 == "page-faults" && $4 == 1024 &&
+	 $c ~ /^alloc_big \(objects.c:[0-9]+\) <- main #1$/ { f = 1 }
 	 END { exit !f }' \
 	"$T/i.csv"
 ok_rc $? "report --sort object_instance names each object (alloc_big ... #1)"
@@ -71,6 +80,89 @@ ok_rc $? "report --sort object_instance names each object (alloc_big ... #1)"
 	2>/dev/null && grep -q '"object": *"alloc_second (objects.c:[0-9]*) <- main"' \
 	"$T/r.json"
 ok_rc $? "JSON rows carry the object with its source line and caller"
+
+# the object columns of the page-fault rows: "site instances bytes peak"
+cols() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		 $10 == "page-faults" { s = $c["object"]; sub(/ \(.*/, "", s)
+		 print s, $c["instances"], $c["bytes"], $c["peak_live"] }' "$1"
+}
+got=$(cols "$T/r.csv" | grep -E '^(alloc_big|alloc_pair|map_anon|table) ' | sort)
+want="alloc_big 1 4194304 4194304
+alloc_pair 2 524288 262144
+map_anon 1 262144 262144
+table 1 1048576 1048576"
+[ "$got" = "$want" ]
+ok_rc $? "CSV object columns: instances, bytes, peak live bytes per site, the static table's symbol size"
+[ "$got" = "$want" ] || diag "$T/r.csv"
+
+grep -q '"object": *"alloc_pair (objects.c:[0-9]*) <- main", "instances": 2, "bytes": 524288, "peak_live": 262144' \
+	"$T/r.json"
+ok_rc $? "JSON rows carry the object columns"
+
+"$tool" report -i "$T/o.data" --sort object --top 100 >"$T/r.txt" 2>/dev/null
+grep -q '^ Overhead  *Samples .* instances  *bytes  *peak-live  *event  *Data Object Site$' \
+	"$T/r.txt" &&
+awk '/page-faults  *alloc_pair / && $2 == 128 && $(NF - 7) == 2 &&
+     $(NF - 6) == 524288 && $(NF - 5) == 262144 { f = 1 } END { exit !f }' \
+	"$T/r.txt"
+ok_rc $? "text: the object columns and alloc_pair's 128 samples, 2 instances, 512 KiB, 256 KiB live at most"
+
+# static variables by field (object_instance), whole (object)
+got=$(rows "$T/i.csv" object_instance | grep -E '^(rec|pts)' | sort | tr '\n' ,)
+obj=$(cols "$T/r.csv" | grep -E '^(rec|pts) ' | sort | tr '\n' ,)
+[ "$got" = "pts[].x 3,pts[].y 3,rec.head 2,rec.tail 4," ] &&
+	[ "$obj" = "pts 1 24576 24576,rec 1 24576 24576," ]
+ok_rc $? "static structs: object_instance by DWARF field ($got), object whole with its size ($obj)"
+
+# c2c report: each cache line's object; one fault per page, so alloc_big
+# has 1024 lines, each of it alone
+"$tool" c2c report -i "$T/o.data" --show-all --format csv >"$T/c2c.csv" \
+	2>"$T/c2cerr"
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	{ s = $c["data_object"]; sub(/ \(.*/, "", s); print s, $c["data_objects"] }' \
+	"$T/c2c.csv" | sort | uniq -c | awk '{ print $2, $3, $1 }')
+grep -qx 'alloc_big 1 1024' <<<"$got" && grep -qx 'table 1 256' <<<"$got" &&
+	[ ! -s "$T/c2cerr" ]
+ok_rc $? "c2c report --format csv: 1024 lines of alloc_big, 256 of the static table"
+grep -qx 'alloc_big 1 1024' <<<"$got" || diag - <<<"$got"
+if [ -n "$first" ] && [ "$first" = "$second" ]; then
+	grep -qx 'alloc_first 2 512' <<<"$got"
+	ok_rc $? "c2c: the reallocated range's 512 lines hold alloc_first then alloc_second"
+else
+	skip "glibc placed alloc_second elsewhere: no shared lines"
+fi
+"$tool" c2c report -i "$T/o.data" --show-all >"$T/c2c.txt" 2>/dev/null &&
+	grep -q '^  object: alloc_big (objects.c:[0-9]*) <- main #1$' "$T/c2c.txt" &&
+	"$tool" c2c report -i "$T/o.data" --show-all --format json 2>/dev/null |
+	grep -q '"data_object":"alloc_big (objects.c:[0-9]*) <- main","data_object_instance":"alloc_big (objects.c:[0-9]*) <- main #1","data_objects":1'
+ok_rc $? "c2c report (text, JSON) names a line's object"
+
+# plot heat: each object's range one row named by its site and caller
+"$tool" plot heat -i "$T/o.data" --event page-faults -o "$T/heat.svg" \
+	2>"$T/heaterr"
+sed -n 's|.*<text x="6.0" y="[0-9.]*">0x[0-9a-f]* \([^<]*\)</text>.*|\1|p' \
+	"$T/heat.svg" >"$T/heat.rows"
+for row in '4 MiB alloc_big &lt;- main' '1 MiB alloc_small &lt;- main' \
+	'256 KiB map_anon &lt;- main' '1 MiB table'; do
+	grep -qx "$row" "$T/heat.rows" || { echo "no row $row"; break; }
+done >"$T/heat.miss"
+[ ! -s "$T/heaterr" ] && [ ! -s "$T/heat.miss" ]
+ok_rc $? "plot heat: rows of 4 MiB alloc_big, 1 MiB alloc_small, 256 KiB map_anon, 1 MiB table"
+[ -s "$T/heat.miss" ] && diag "$T/heat.miss" "$T/heat.rows"
+# without --event: the same picture (allocations are no accesses)
+"$tool" plot heat -i "$T/o.data" -o "$T/heatall.svg" 2>/dev/null
+sed 's/ samples of page-faults,/ samples,/' "$T/heat.svg" | cmp -s - "$T/heatall.svg"
+ok_rc $? "plot heat leaves the pebs-shim:alloc/free samples out"
+start=$(sed -n 's|.*<text x="6.0" y="[0-9.]*">\(0x[0-9a-f]*\) 4 MiB alloc_big &lt;- main</text>.*|\1|p' \
+	"$T/heat.svg")
+end=$(printf '%#x' $(( ${start:-0} + (4 << 20) )))
+"$tool" plot heat -i "$T/o.data" --event page-faults --granule page \
+	--range "${start:-0}-$end" -o "$T/heatp.svg" 2>/dev/null
+n=$(grep -c '<text x="6.0" y="[0-9.]*">0x[0-9a-f]* alloc_big &lt;- main</text>' \
+	"$T/heatp.svg")
+[ "$n" = 48 ]
+ok_rc $? "plot heat --granule page --range (alloc_big's): its pages named by it ($n of 48 rows)"
 
 perf report -i "$T/o.data" --stdio >/dev/null 2>"$T/perr"
 empty "perf report reads the file without a warning" "$T/perr"

@@ -714,6 +714,26 @@ static void test_no_data_src(void **state)
 	assert_true(v.line[0].evidence.b_writes);
 	assert_int_equal(v.line[1].xwrites, 0);
 	assert_int_equal(v.line[1].sharing, PEBS_C2C_PRIVATE);
+	/* lines named by their data objects (pebs_c2c__set_object), which
+	   stay through another sort; no line of that id */
+	assert_null(v.line[0].object);
+	assert_int_equal(v.line[0].nr_objects, 0);
+	assert_int_equal(pebs_c2c__set_object(c, v.line[0].id, "site",
+					      "site #2", 2), 0);
+	assert_int_equal(pebs_c2c__set_object(c, v.line[1].id, "table", NULL,
+					      1), 0);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_XWRITES), 1);
+	v = lines(c, true);
+	assert_string_equal(v.line[0].object, "site");
+	assert_string_equal(v.line[0].object_inst, "site #2");
+	assert_int_equal(v.line[0].nr_objects, 2);
+	assert_string_equal(v.line[1].object_inst, "table");
+	assert_int_equal(pebs_c2c__set_object(c, v.line[1].id, NULL, NULL, 1),
+			 0);
+	v = lines(c, true);
+	assert_null(v.line[1].object);
+	assert_int_equal(v.line[1].nr_objects, 0);
+	assert_int_equal(pebs_c2c__set_object(c, 99, "x", NULL, 1), -EINVAL);
 	pebs_c2c__delete(c);
 }
 

@@ -8,7 +8,10 @@
  * mapping whose density differs is split (a hot head, a cold middle),
  * one whose density is even stays whole, pieces alike are merged; two
  * arrays in one mapping, each touched by its own thread, are two rows
- * named by their threads; the
+ * named by their threads; data objects (record --objects) in one
+ * mapping, evenly touched by one thread, are a row each named by the
+ * object without its "(file:line)", unnamed pages beside them apart,
+ * a small object too; the
  * row count is bounded (the coldest summed in one line); the same
  * samples give the same bytes; --range by addresses and by a mapping's
  * name, and a bad range's error.
@@ -268,6 +271,64 @@ static void test_threads(void **state)
 	pebs_symbols__delete(syms);
 }
 
+/* @pages pages from @page of @base named @object (NULL: none) */
+static void touch_obj(struct pebs_heat *h, uint64_t base, uint64_t page,
+		      uint64_t pages, const char *object)
+{
+	for (uint64_t i = page; i < page + pages; i++) {
+		struct pebs_report_sample rs = {
+			.pid = PID, .tid = PID, .has_addr = true,
+			.addr = base + i * PG, .object = object,
+			.object_inst = object,
+		};
+
+		assert_int_equal(pebs_heat__add(h, i * MS, &rs, 1), 0);
+	}
+}
+
+static void test_objects(void **state)
+{
+	static const char a[] = "alloc_a (x.c:10) <- main";
+	static const char b[] = "alloc_b (x.c:20) <- main";
+	struct pebs_symbols *syms;
+	struct pebs_heat *h;
+	struct rows r;
+	char *svg;
+
+	(void)state;
+	assert_int_equal(pebs_symbols__new(&syms), 0);
+	data_map(syms, 0x40000000, 200, 0, "//anon");
+	h = ranges(syms, 0);
+	/* a: 64 pages, b: 64 pages, 8 unnamed, 1 page of b (1 % of the
+	   samples would not be split off by density) */
+	touch_obj(h, 0x40000000, 0, 64, a);
+	touch_obj(h, 0x40000000, 64, 64, b);
+	touch_obj(h, 0x40000000, 128, 8, NULL);
+	touch_obj(h, 0x40000000, 136, 1, b);
+	svg = draw(h);
+	rows_of(svg, &r);
+	assert_int_equal(r.n, 4);
+	assert_string_equal(r.label[0], "0x000040000000 256 KiB alloc_a &lt;- main");
+	assert_string_equal(r.label[1], "0x000040040000 256 KiB alloc_b &lt;- main");
+	assert_string_equal(r.label[2], "0x000040080000 32 KiB anon");
+	assert_string_equal(r.label[3], "0x000040088000 4 KiB alloc_b &lt;- main");
+	/* the tooltips name the object in full */
+	assert_non_null(strstr(svg, "(256 KiB) alloc_a (x.c:10) &lt;- main, "));
+	free(svg);
+	pebs_heat__delete(h);
+	/* the fine view: each page by its object */
+	assert_int_equal(pebs_heat__new(PG, 0, 100 * MS, &h), 0);
+	assert_int_equal(pebs_heat__set_symbols(h, syms), 0);
+	touch_obj(h, 0x40000000, 0, 2, a);
+	svg = draw(h);
+	rows_of(svg, &r);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.label[0], "0x000040000000 alloc_a &lt;- main");
+	free(svg);
+	pebs_heat__delete(h);
+	pebs_symbols__delete(syms);
+}
+
 static void test_bounded(void **state)
 {
 	struct pebs_symbols *syms;
@@ -362,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_rows_are_mappings),
 		cmocka_unit_test(test_split_merge),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_bounded),
 		cmocka_unit_test(test_range_filter),
 	};

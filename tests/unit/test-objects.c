@@ -26,6 +26,7 @@
 
 #include "pebsshim.h"
 #include "core/internal.h"
+#include "objects/objects-int.h"
 
 /* the site of the object at (@pid, @addr, @time), or NULL */
 static const char *site_at(struct pebs_objects *o, int32_t pid,
@@ -203,6 +204,116 @@ static void test_many(void **state)
 	pebs_objects__delete(o);
 }
 
+/*
+ * pebs_objects__stats: a site's instances, bytes and peak of live bytes
+ * (a release and an allocation at one time do not overlap), an
+ * instance's size, the weights counted per event and label, and the
+ * sweep redone after the table changed.
+ */
+static void test_stats(void **state)
+{
+	struct pebs_report_sample rs = { .has_weight = true };
+	struct pebs_object_stats st;
+	struct pebs_object obj;
+	struct pebs_objects *o;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	/* s: 100 at t1, 50 at t2, the first freed at t3, 70 at t4 */
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x1000, 100, 1, "s"), 0);
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x2000, 50, 2, "s"), 0);
+	assert_int_equal(pebs_objects__free(o, 1, 0x1000, 0, 3), 0);
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x3000, 70, 4, "s"), 0);
+	/* q: one freed at t6 when the next is allocated */
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x5000, 10, 5, "q"), 0);
+	assert_int_equal(pebs_objects__free(o, 1, 0x5000, 0, 6), 0);
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x6000, 10, 6, "q"), 0);
+	assert_int_equal(pebs_objects__find(o, 1, 0x2000, 2, &obj), 0);
+	assert_int_equal(pebs_objects__stats(o, 0, obj.site, &st), 0);
+	assert_int_equal(st.instances, 3);
+	assert_int_equal(st.bytes, 220);
+	assert_int_equal(st.peak_live, 150);
+	assert_int_equal(st.weights, 0);
+	assert_int_equal(pebs_objects__stats(o, 0, "q", &st), 0);
+	assert_int_equal(st.instances, 2);
+	assert_int_equal(st.bytes, 20);
+	assert_int_equal(st.peak_live, 10);
+	assert_int_equal(pebs_objects__stats(o, 0, "s #2", &st), 0);
+	assert_int_equal(st.instances, 1);
+	assert_int_equal(st.bytes, 50);
+	/* not a heap object: nothing known */
+	assert_int_equal(pebs_objects__stats(o, 0, "table", &st), 0);
+	assert_int_equal(st.instances, 0);
+	assert_int_equal(st.bytes, 0);
+	assert_int_equal(pebs_objects__stats(o, 0, NULL, &st), 0);
+	/* a fourth s while the others live: the peak grows */
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x4000, 1000, 7, "s"), 0);
+	assert_int_equal(pebs_objects__stats(o, 0, obj.site, &st), 0);
+	assert_int_equal(st.peak_live, 1120);
+	/* weights 40, 10, 30, 20 of event 2 on s #2 (and so on s) */
+	rs.event = 2;
+	rs.object = obj.site;
+	rs.object_inst = obj.instance;
+	for (uint64_t w = 1; w <= 4; w++) {
+		rs.weight = (w * 3 % 4 + 1) * 10;
+		assert_int_equal(pebs_objects__add_sample(o, &rs), 0);
+	}
+	rs.has_weight = false;	/* not counted */
+	assert_int_equal(pebs_objects__add_sample(o, &rs), 0);
+	assert_int_equal(pebs_objects__stats(o, 2, obj.instance, &st), 0);
+	assert_int_equal(st.weights, 4);
+	assert_true(st.weight_mean == 25.0);
+	assert_int_equal(st.weight_p50, 30);
+	assert_int_equal(st.weight_p90, 40);
+	assert_int_equal(pebs_objects__stats(o, 2, obj.site, &st), 0);
+	assert_int_equal(st.weights, 4);
+	assert_int_equal(pebs_objects__stats(o, 1, obj.site, &st), 0);
+	assert_int_equal(st.weights, 0);
+	assert_int_equal(pebs_objects__stats(o, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(pebs_objects__add_sample(o, NULL), -EINVAL);
+	pebs_objects__delete(o);
+}
+
+/* pebs_objects__line: a line's objects, the most hit first, and a
+   line of more than three objects */
+static void test_lines(void **state)
+{
+	static const char *const labels[] = { "a", "b", "c", "d" };
+	struct pebs_report_sample rs = { .has_addr = true, .pid = 4 };
+	struct pebs_object_line l;
+	struct pebs_objects *o;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	assert_int_equal(pebs_objects__line(o, 4, 0x1000, &l), -ENOENT);
+	/* line 0x1000: a once, b twice; line 0x1040: a, b, c, d */
+	for (unsigned int i = 0; i < 3; i++) {
+		rs.addr = 0x1000 + i * 8;
+		rs.object = rs.object_inst = labels[i ? 1 : 0];
+		assert_int_equal(pebs_objects__add_line_sample(o, &rs), 0);
+	}
+	for (unsigned int i = 0; i < 4; i++) {
+		rs.addr = 0x1040 + i;
+		rs.object = rs.object_inst = labels[i];
+		assert_int_equal(pebs_objects__add_line_sample(o, &rs), 0);
+	}
+	rs.object = NULL;	/* no object: not counted */
+	assert_int_equal(pebs_objects__add_line_sample(o, &rs), 0);
+	assert_int_equal(pebs_objects__line(o, 4, 0x103f, &l), 0);
+	assert_string_equal(l.site, "b");
+	assert_int_equal(l.samples, 2);
+	assert_int_equal(l.line_samples, 3);
+	assert_int_equal(l.nr_objects, 2);
+	assert_int_equal(pebs_objects__line(o, 4, 0x1040, &l), 0);
+	assert_string_equal(l.site, "a");
+	assert_int_equal(l.line_samples, 4);
+	assert_int_equal(l.nr_objects, 4);
+	/* another process's line */
+	assert_int_equal(pebs_objects__line(o, 5, 0x1000, &l), -ENOENT);
+	assert_int_equal(pebs_objects__line(o, 4, 0x1000, NULL), -EINVAL);
+	pebs_objects__delete(o);
+}
+
 /* ---- through a session ---------------------------------------------- */
 
 #define MEM_ST	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
@@ -306,11 +417,22 @@ static void write_recording(const char *path, bool names)
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
 }
 
+struct pass {
+	struct pebs_report *r;
+	struct pebs_objects *o;
+};
+
 static int add_loads(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *rs)
 {
+	struct pass *p = arg;
+
 	(void)s;
-	return rs->event == 0 ? pebs_report__add(arg, rs) : 0;
+	if (rs->event)
+		return 0;
+	assert_int_equal(pebs_objects__add_sample(p->o, rs), 0);
+	assert_int_equal(pebs_objects__add_line_sample(p->o, rs), 0);
+	return pebs_report__add(p->r, rs);
 }
 
 static const struct pebs_report_row *row_of(struct pebs_report *r,
@@ -334,6 +456,8 @@ static void session_objects(bool names)
 	char path[] = "/tmp/test-objects.XXXXXX";
 	enum pebs_report_key key = PEBS_REPORT_OBJECT;
 	const struct pebs_report_row *a, *b, *u;
+	struct pebs_object_stats st;
+	struct pebs_object_line l;
 	struct pebs_perfdata *pd;
 	struct pebs_session *ss;
 	struct pebs_objects *o;
@@ -344,12 +468,13 @@ static void session_objects(bool names)
 	close(fd);
 	write_recording(path, names);
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_true(pebs_objects__recorded(pd));
 	assert_int_equal(pebs_session__new(pd, &ss), 0);
 	assert_int_equal(pebs_objects__new(&o), 0);
 	assert_int_equal(pebs_session__set_objects(ss, o), 0);
 	assert_int_equal(pebs_report__new(&key, 1, 3, &r), 0);
-	assert_int_equal(pebs_session__process(ss, true, add_loads, r, NULL),
-			 0);
+	assert_int_equal(pebs_session__process(ss, true, add_loads,
+					       &(struct pass){ r, o }, NULL), 0);
 	assert_int_equal(pebs_objects__count(o), 2);
 	pebs_report__sort(r);
 	/* A, B, the freed range (no mapping: unknown), the unknown load */
@@ -361,6 +486,19 @@ static void session_objects(bool names)
 	assert_int_equal(a->stores, 0);
 	assert_int_equal(a->hitm, 1);
 	assert_int_equal(a->weight_sum, 600);
+	assert_int_equal(pebs_objects__stats(o, 0, a->object, &st), 0);
+	assert_int_equal(st.instances, 1);
+	assert_int_equal(st.bytes, 0x1000);
+	assert_int_equal(st.weights, 3);
+	assert_int_equal(st.weight_p50, 200);
+	assert_int_equal(st.weight_p90, 300);
+	/* both lines held A, then B (the freed access has no object) */
+	assert_int_equal(pebs_objects__line(o, 50, 0x10ff8, &l), 0);
+	assert_int_equal(l.nr_objects, 2);
+	assert_int_equal(l.line_samples, 2);
+	assert_ptr_equal(l.site, a->object);
+	assert_int_equal(pebs_objects__line(o, 50, 0x10000, &l), 0);
+	assert_int_equal(l.nr_objects, 2);
 	b = row_of(r, "[unknown]+0x402000");
 	assert_non_null(b);
 	assert_int_equal(b->samples, 2);
@@ -390,6 +528,82 @@ static void test_session_no_names(void **state)
 	session_objects(false);
 }
 
+/* a static variable of this test's own DWARF for objects_field */
+typedef struct {
+	int a;
+	struct {
+		char pad[6];
+		const short s[3];
+	} in;
+	union {
+		long l;
+		char c[16];
+	} u;
+} elem_t;
+
+struct {
+	long head;
+	elem_t e[4];
+	char tail[32];
+} field_var = { .head = 1 };
+
+static void test_field(void **state)
+{
+	static const struct { size_t off; const char *want; } cases[] = {
+		{ 0, "field_var.head" },
+		{ 8, "field_var.e[].a" },	/* e[0].a */
+		{ 8 + sizeof(elem_t) + offsetof(elem_t, in),
+		  "field_var.e[].in.pad" },
+		{ 8 + 2 * sizeof(elem_t) + offsetof(elem_t, in.s) + 1,
+		  "field_var.e[].in.s" },
+		/* a union: its first member holding the byte */
+		{ 8 + 3 * sizeof(elem_t) + offsetof(elem_t, u),
+		  "field_var.e[].u.l" },
+		{ 8 + 3 * sizeof(elem_t) + offsetof(elem_t, u) + 8,
+		  "field_var.e[].u.c" },
+		{ 8 + 4 * sizeof(elem_t) + 31, "field_var.tail" },
+	};
+	struct objects_fields *f;
+	char buf[256];
+
+	(void)state;
+	assert_int_equal(objects_fields__new(&f), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		assert_int_equal(objects_field(f, "/proc/self/exe", "field_var",
+					       cases[i].off, buf, sizeof(buf)),
+				 0);
+		assert_string_equal(buf, cases[i].want);
+	}
+	/* past its end, an unknown variable, no DWARF, too short a buffer */
+	assert_int_equal(objects_field(f, "/proc/self/exe", "field_var",
+				       sizeof(field_var), buf, sizeof(buf)),
+			 -ENOENT);
+	assert_int_equal(objects_field(f, "/proc/self/exe", "no_such_var", 0,
+				       buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(objects_field(f, "/dev/null", "field_var", 0, buf,
+				       sizeof(buf)), -ENOENT);
+	assert_int_equal(objects_field(f, "/proc/self/exe", "field_var", 8,
+				       buf, 12), -ENOENT);
+	objects_fields__delete(f);
+	(void)field_var;
+}
+
+/* a recording without the objects' events (a fixture): none */
+static void test_not_recorded(void **state)
+{
+	const char *src = getenv("PEBS_SRC");
+	struct pebs_perfdata *pd;
+	char path[4096];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src ? src : ".",
+		 "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data");
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_false(pebs_objects__recorded(pd));
+	assert_false(pebs_objects__recorded(NULL));
+	pebs_perfdata__close(pd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -398,6 +612,10 @@ int main(void)
 		cmocka_unit_test(test_munmap_range),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_not_recorded),
+		cmocka_unit_test(test_field),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_session_no_names),
 	};

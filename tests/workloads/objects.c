@@ -14,8 +14,15 @@
  *					 alloc_first had: printed)
  *	map_anon	mmap 256 KiB	  64 faults
  *	alloc_in_thread	malloc 512 KiB	 128 faults, on a second thread
+ *	alloc_pair	malloc 256 KiB	 128 faults: twice, each freed
+ *					 before the next (2 instances,
+ *					 512 KiB, at most 256 KiB live)
  *	table		static 1 MiB	 256 faults (a data symbol in the
  *					 .bss the kernel maps anonymously)
+ *	rec		static struct	   6 faults: 4 in rec.tail, 2 in
+ *					 rec.head (fields from DWARF)
+ *	pts		static array	   6 faults: 3 in pts[].y, 3 in
+ *			of 3 structs	 pts[].x
  *
  * Prints "first=ADDR second=ADDR" on standard output.
  *
@@ -34,6 +41,16 @@
 #define MIB	(1UL << 20)
 
 char table[MIB] __attribute__((aligned(4096)));
+
+struct record {
+	char head[2 * 4096];
+	char tail[4 * 4096];
+} rec __attribute__((aligned(4096)));
+
+struct point {
+	char x[4096];
+	char y[4096];
+} pts[3] __attribute__((aligned(4096)));
 
 static void *alloc_big(void)
 {
@@ -99,6 +116,11 @@ static void *alloc_in_thread(void)
 	return malloc(MIB / 2);
 }
 
+static void *alloc_pair(void)
+{
+	return malloc(MIB / 4);
+}
+
 static void *thread_main(void *arg)
 {
 	void *p = alloc_in_thread();
@@ -131,10 +153,22 @@ int main(int argc, char **argv)
 	map = map_anon();
 	fill(map, MIB / 4);
 	fill(table, MIB);
+	fill(rec.tail, sizeof(rec.tail));
+	fill(rec.head, sizeof(rec.head));
+	for (int i = 0; i < 3; i++)
+		fill(pts[i].y, sizeof(pts[i].y));
+	for (int i = 0; i < 3; i++)
+		fill(pts[i].x, sizeof(pts[i].x));
 	if (pthread_create(&th, NULL, thread_main, NULL) ||
 	    pthread_join(th, NULL)) {
 		fputs("objects: cannot run a thread\n", stderr);
 		return 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		void *p = alloc_pair();
+
+		fill(p, MIB / 4);
+		free(p);
 	}
 	printf("second=%p\n", second);
 	free(big);

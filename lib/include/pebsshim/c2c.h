@@ -171,6 +171,10 @@ struct pebs_c2c_line {
 	bool also_false;	/* sharing == PEBS_C2C_TRUE_FALSE_SHARING */
 	struct pebs_c2c_evidence false_evidence; /* when also_false */
 	uint32_t id;		/* pass to pebs_c2c__for_each_offset */
+	/* the data object its samples hit most (pebs_c2c__set_object),
+	   NULL: not named; the instance; how many objects were hit */
+	const char *object, *object_inst;
+	unsigned int nr_objects;
 };
 
 /* One byte offset of a line: who touched it, from where. */
@@ -347,6 +351,17 @@ PEBS_API int pebs_c2c__add_keyed(struct pebs_c2c *c,
 PEBS_API int pebs_c2c__line_key(const struct pebs_c2c *c, uint32_t line_id,
 				struct pebs_c2c_dkey *k);
 
+/*
+ * pebs_c2c__set_object - name line @line_id's data object (the one its
+ * samples hit most: pebs_objects__line), its instance (NULL: @object)
+ * and the number of objects its samples hit, shown from then on in its
+ * pebs_c2c_line; @object NULL unnames it. The strings must outlive @c.
+ * Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_c2c__set_object(struct pebs_c2c *c, uint32_t line_id,
+				  const char *object, const char *instance,
+				  unsigned int nr_objects);
+
 /* pebs_c2c__delete - free; NULL is allowed. */
 PEBS_API void pebs_c2c__delete(struct pebs_c2c *c);
 
@@ -411,6 +426,8 @@ struct pebs_c2c_print_opts {
 	struct pebs_srcline *src;	/* source lines (with @code); NULL: none */
 	const char *path;	/* JSON's "file"; NULL: null */
 	uint64_t undecoded;	/* JSON's "undecoded": samples left out */
+	bool objects;		/* CSV: the data object columns (a
+				   recording of record --objects) */
 };
 
 /*

@@ -93,6 +93,67 @@ PEBS_API size_t pebs_objects__count(const struct pebs_objects *o);
 PEBS_API int pebs_session__set_objects(struct pebs_session *ss,
 				       struct pebs_objects *o);
 
+/*
+ * What the allocations and the samples counted say of one object label
+ * (pebs_objects__stats): a heap allocation site's objects (instances),
+ * their sizes summed (bytes) and the most bytes of them live at once
+ * (peak_live); an instance's size (instances 1); all zero for a label
+ * that is no heap object (a data symbol, a mapping). Then the weights
+ * of the samples of the event counted under the label
+ * (pebs_objects__add_sample): how many, their mean, median and 90th
+ * percentile (ranks n/2 and 9n/10 of the n sorted from 0).
+ */
+struct pebs_object_stats {
+	uint64_t instances, bytes, peak_live;
+	uint64_t weights;
+	double weight_mean;
+	uint64_t weight_p50, weight_p90;
+};
+
+/*
+ * pebs_objects__add_sample - count the weight of @s (labelled by
+ * pebs_session__set_objects; none: nothing) under its event and its
+ * object, and its object instance when that is another label. Returns
+ * 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_objects__add_sample(struct pebs_objects *o,
+				      const struct pebs_report_sample *s);
+/*
+ * pebs_objects__stats - the stats of @label (a pebs_report_sample's
+ * object or object_inst pointer: weights are kept by pointer) for
+ * samples of @event into @st. Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_objects__stats(struct pebs_objects *o, unsigned int event,
+				 const char *label,
+				 struct pebs_object_stats *st);
+
+/* The objects a cache line's samples hit (pebs_objects__line). */
+struct pebs_object_line {
+	const char *site, *instance;	/* the object hit most (the first
+					   met of equals) */
+	uint64_t samples;	/* the line's samples on it */
+	uint64_t line_samples;	/* the line's samples with an object */
+	unsigned int nr_objects;	/* distinct instances; 4: 4 or more */
+};
+
+/*
+ * pebs_objects__add_line_sample - count labelled sample @s (one with a
+ * data address) on its cache line (its process, address / 64) under
+ * its object instance. Returns 0, -EINVAL, -ENOMEM.
+ * pebs_objects__line - the objects of the line of @addr in @pid into
+ * @line. Returns 0, -ENOENT (no sample counted there), -EINVAL.
+ */
+PEBS_API int pebs_objects__add_line_sample(struct pebs_objects *o,
+					   const struct pebs_report_sample *s);
+PEBS_API int pebs_objects__line(const struct pebs_objects *o, int32_t pid,
+				uint64_t addr, struct pebs_object_line *line);
+/*
+ * pebs_objects__recorded - whether @pd has the PEBS_OBJECTS_ALLOC_EVENT
+ * event (by name, else by its sample id): a recording of `record
+ * --objects`.
+ */
+PEBS_API bool pebs_objects__recorded(const struct pebs_perfdata *pd);
+
 #ifdef __cplusplus
 }
 #endif

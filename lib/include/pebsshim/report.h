@@ -360,6 +360,8 @@ struct pebs_report_table {
 	const struct pebs_report *rep;
 };
 
+struct pebs_objects;
+
 struct pebs_report_print_opts {
 	size_t sz;
 	enum pebs_report_format format;
@@ -383,6 +385,11 @@ struct pebs_report_print_opts {
 	uint64_t filtered;		/* of them, left out by filters */
 	uint64_t with_addr, with_src;	/* with a data address, source */
 	unsigned int flags;		/* PEBS_ORDERED_* of the pass */
+	struct pebs_objects *objs;	/* a table by object or
+					   object_instance: its columns
+					   (p50/p90 weight, instances, bytes,
+					   peak live); NULL: none */
+	unsigned int sole_event;	/* !by_event: the event sampled */
 };
 
 /*

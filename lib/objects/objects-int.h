@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * objects-int.h - the objects table's layout, shared by objects.c (the
+ * objects over time) and objects-stats.c (what the samples and the
+ * allocations say of each object).
+ */
+#ifndef PEBSSHIM_OBJECTS_INT_H
+#define PEBSSHIM_OBJECTS_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pebsshim/objects.h"
+
+#define NO_END		UINT64_MAX
+#define STR_BUCKETS	4096
+
+struct obj {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t t0, t1;	/* live in [t0, t1) */
+	uint64_t size;
+	const char *site, *inst;
+	int32_t pid;
+};
+
+/* an interned label: a site's, or an instance's (obj: its object + 1) */
+struct str {
+	struct str *next;
+	unsigned int instances;	/* objects of this site so far */
+	size_t obj;		/* an instance label's object + 1; 0: a site */
+	uint64_t bytes;		/* a site's objects' sizes summed */
+	uint64_t peak;		/* most bytes of them live at once */
+	int64_t live;		/* the sweep's running sum */
+	uint64_t static_size;	/* a static variable's (objects_static) */
+	char s[];
+};
+
+struct ostats;			/* objects-stats.c */
+
+struct pebs_objects {
+	struct obj *v;
+	size_t n, cap;
+	size_t *ord;		/* the index: v's first nord, by start */
+	uint64_t *mx;		/* mx[i]: the highest end in ord[0..i] */
+	size_t nord;
+	bool swept;		/* str.peak is up to date */
+	struct ostats *stats;	/* the samples' weights, lines */
+	struct str *strs[STR_BUCKETS];
+};
+
+/* the interned label equal to @s, or NULL */
+struct str *objects_label(const struct pebs_objects *o, const char *s);
+/* @label is a static variable of @size bytes: 0 or -ENOMEM */
+int objects_static(struct pebs_objects *o, const char *label, uint64_t size);
+/* @s interned (equal strings one pointer, as long as @o), or NULL */
+const char *objects_intern(struct pebs_objects *o, const char *s);
+
+/* objects-field.c: static variables' fields from DWARF */
+struct objects_fields;
+int objects_fields__new(struct objects_fields **fp);
+void objects_fields__delete(struct objects_fields *f);
+/*
+ * objects_field - "name.member[].member" of byte @off of the static
+ * variable @name of ELF file @path into @buf: 0, or -ENOENT (no DWARF,
+ * no such variable, no member there, or @len too short).
+ */
+int objects_field(struct objects_fields *f, const char *path,
+		  const char *name, uint64_t off, char *buf, size_t len);
+
+/* free what objects-stats.c holds */
+void objects_stats_free(struct pebs_objects *o);
+
+#endif /* PEBSSHIM_OBJECTS_INT_H */
