@@ -196,6 +196,13 @@ int rec_objects_prepare(struct pebs_recorder *r);
 void rec_objects_started(struct pebs_recorder *r);
 /* what the socket holds, as samples */
 int rec_objects_drain(struct pebs_recorder *r);
+
+/*
+ * rec_objects_fd - the objects' socket to wait on (readable: call
+ * rec_objects_drain), or -1: no objects, the command not started yet,
+ * or every sender gone.
+ */
+int rec_objects_fd(const struct pebs_recorder *r);
 /* the largest sample of an object: header, 7 fields, a full stack */
 #define REC_OBJ_SAMPLE_MAX	((8 + 2 + PSO_MAX_IPS) * 8)
 /*

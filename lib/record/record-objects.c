@@ -4,9 +4,10 @@
  * libpebsshim-objects.so preloaded (tools/objects/objects.c), which
  * sends its tracked allocations and releases on a socket (AF_UNIX,
  * SOCK_SEQPACKET: one message a record; a process outliving record gets
- * no SIGPIPE); at the end of
- * every round (and at the end) record reads what is there and writes
- * each as a sample of one of two extra events of the perf.data file,
+ * no SIGPIPE); while it waits for the rings, record reads what is
+ * there as it comes (at most once a millisecond: pebs_recorder__poll),
+ * and at the end of every round and of the recording, and writes each
+ * as a sample of one of two extra events of the perf.data file,
  * software dummies named "pebs-shim:alloc" and "pebs-shim:free"
  * (HEADER_EVENT_DESC): perf report and perf script read them as
  * samples of named events, without a warning, and a killed recording
@@ -21,7 +22,8 @@
  *
  * The socket's send buffer is 4 MiB where record may force it (root),
  * else the system's maximum; the interposer's send blocks only when it
- * is full, until the next round reads it (a round is at most 100 ms).
+ * is full, until record reads it (within a millisecond unless record
+ * itself is starved of CPU).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,6 +50,7 @@
 struct rec_objects {
 	int rfd;
 	int wfd;
+	bool gone;		/* every sender closed its end */
 	char *buf;		/* one message */
 	char path[PATH_MAX];
 };
@@ -182,8 +185,10 @@ int rec_objects_drain(struct pebs_recorder *r)
 		n = recv(ob->rfd, ob->buf, PSO_REC_MAX + 1, MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (!n)
+			ob->gone = true;	/* every sender gone */
 		if (n <= 0)
-			return 0;	/* empty (EAGAIN), or every sender gone */
+			return 0;	/* or empty (EAGAIN) */
 		if (!rec_objects_sample(ob->buf, (size_t)n, buf, sizeof(buf))) {
 			r->st.obj_bad++;	/* not one of the interposer's */
 			continue;
@@ -196,6 +201,13 @@ int rec_objects_drain(struct pebs_recorder *r)
 		if (err)
 			return err;
 	}
+}
+
+int rec_objects_fd(const struct pebs_recorder *r)
+{
+	const struct rec_objects *ob = r->objs;
+
+	return ob && ob->wfd < 0 && !ob->gone ? ob->rfd : -1;
 }
 
 void rec_objects_free(struct pebs_recorder *r)

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <time.h>
 #include <sys/wait.h>
 
 #include "record/record-int.h"
@@ -197,6 +199,61 @@ static bool procs_gone(const struct pebs_recorder *r)
 	return r->procs.n > 0;
 }
 
+static int64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Wait up to @timeout_ms for a ring as pebs_chanset__poll does. With
+ * --objects, the objects' socket is drained meanwhile as it fills, at
+ * most once a millisecond (messages gather in between): the interposer
+ * then never waits for the end of a round on a full socket, and an
+ * object's sample is written soon after its time.
+ */
+static int rec_wait(struct pebs_recorder *r, int timeout_ms)
+{
+	struct pollfd p[2] = {
+		{ .fd = pebs_chanset__epoll_fd(r->set), .events = POLLIN },
+		{ .fd = rec_objects_fd(r), .events = POLLIN },
+	};
+	int64_t end = ms_now() + timeout_ms, left = timeout_ms;
+	int n, err;
+
+	if (p[1].fd < 0 || timeout_ms <= 0)
+		return pebs_chanset__poll(r->set, timeout_ms, &rec_chanset_cbs,
+					  r);
+	for (;;) {
+		n = poll(p, p[1].fd < 0 ? 1 : 2, (int)left);
+		if (n < 0)
+			return errno == EINTR ? -EINTR :
+			       core_err(-errno, "poll: %s", strerror(errno));
+		if (p[0].revents || !n)
+			break;	/* a ring (or a target gone), or the time */
+		err = rec_objects_drain(r);
+		if (err)
+			return err;
+		left = end - ms_now();
+		if (left <= 0)
+			break;
+		/* a millisecond for the rings alone */
+		n = poll(p, 1, left < 1 ? (int)left : 1);
+		if (n < 0)
+			return errno == EINTR ? -EINTR :
+			       core_err(-errno, "poll: %s", strerror(errno));
+		if (n > 0)
+			break;
+		left = end - ms_now();
+		if (left <= 0)
+			break;
+		p[1].fd = rec_objects_fd(r);	/* -1 once the senders went */
+	}
+	return pebs_chanset__poll(r->set, 0, &rec_chanset_cbs, r);
+}
+
 int pebs_recorder__poll(struct pebs_recorder *r, int timeout_ms)
 {
 	int n, status;
@@ -209,7 +266,7 @@ int pebs_recorder__poll(struct pebs_recorder *r, int timeout_ms)
 	 * wait for a ring to fill, then read every ring: a round covers all
 	 * of them (perf's FINISHED_ROUND promise)
 	 */
-	n = pebs_chanset__poll(r->set, timeout_ms, &rec_chanset_cbs, r);
+	n = rec_wait(r, timeout_ms);
 	if (n > 0)
 		r->st.wakeups++;
 	if (n >= 0 || n == -EINTR)
