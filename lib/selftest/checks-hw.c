@@ -24,7 +24,7 @@
  * or ibs_op. Sets @r to skip with the reason when not (or when
  * PEBS_TEST_NO_PMU or PEBS_TEST_NO_PRECISE hides it).
  */
-static bool have_precise_pmu(struct pebs_selftest_result *r)
+bool st_have_precise(struct pebs_selftest_result *r)
 {
 	static const char *const core[] = { "cpu", "cpu_core", "cpu_atom" };
 	char path[256], val[64];
@@ -64,8 +64,8 @@ static bool have_precise_pmu(struct pebs_selftest_result *r)
  * The load event perf mem record (or c2c record) would use here, parsed
  * into @ev; skip with the reason when there is none or it is a group.
  */
-static bool mem_load_event(struct pebs_selftest_result *r, bool c2c,
-			   struct pebs_event *ev)
+bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
+		  struct pebs_event *ev)
 {
 	PEBS_OPTS(pebs_mem_record_opts, o, .c2c = c2c,
 		  .ops = PEBS_MEM_OP_LOAD);
@@ -157,14 +157,16 @@ static int record_mem(struct pebs_selftest_result *r,
 	return 0;
 }
 
-void st_check_precise(struct pebs_selftest_result *r)
+void st_check_precise(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	struct pebs_event ev;
 	struct st_wl w;
 	struct hits h;
 	double share;
+	(void)opts;
 
-	if (!have_precise_pmu(r) || !mem_load_event(r, false, &ev))
+	if (!st_have_precise(r) || !st_mem_event(r, false, &ev))
 		return;
 	/* 64 MiB: larger than the LLC, so ldlat's threshold is met */
 	if (record_mem(r, &ev, ST_CHASE, 1, 64u << 20, &h, &w))
@@ -187,17 +189,19 @@ void st_check_precise(struct pebs_selftest_result *r)
 		       (unsigned long long)h.with_addr, share);
 }
 
-void st_check_hitm(struct pebs_selftest_result *r)
+void st_check_hitm(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	struct pebs_event ev;
 	struct st_wl w;
 	struct hits h;
+	(void)opts;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		st_set(r, PEBS_SELFTEST_SKIP, "one CPU online: no sharing");
 		return;
 	}
-	if (!have_precise_pmu(r) || !mem_load_event(r, true, &ev))
+	if (!st_have_precise(r) || !st_mem_event(r, true, &ev))
 		return;
 	if (record_mem(r, &ev, ST_SHARE, 2, 4096, &h, &w))
 		return;
@@ -215,7 +219,8 @@ void st_check_hitm(struct pebs_selftest_result *r)
 		       ev.name, (unsigned long long)h.samples);
 }
 
-void st_check_rdpmc(struct pebs_selftest_result *r)
+void st_check_rdpmc(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	PEBS_OPTS(pebs_observer_opts, o, .no_pin = true);
 	struct pebs_observer *obs = NULL;
@@ -226,6 +231,7 @@ void st_check_rdpmc(struct pebs_selftest_result *r)
 	volatile unsigned long x = 0;
 	size_t at;
 	int cpu, err;
+	(void)opts;
 
 	if (st_hidden("PMU")) {
 		st_set(r, PEBS_SELFTEST_SKIP, "PMU hidden by PEBS_TEST_NO_PMU=1");
@@ -287,7 +293,8 @@ out:
 	pebs_observer__delete(obs);
 }
 
-void st_check_module(struct pebs_selftest_result *r)
+void st_check_module(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	struct pebs_map_switch sw[256];
 	struct pebs_map_snapshot snap;
@@ -297,6 +304,7 @@ void st_check_module(struct pebs_selftest_result *r)
 	unsigned int cpu, ncpu;
 	struct st_wl w;
 	int err, n, i;
+	(void)opts;
 
 	if (st_hidden("MAP")) {
 		st_set(r, PEBS_SELFTEST_SKIP,

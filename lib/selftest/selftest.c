@@ -19,7 +19,8 @@ struct check {
 	const char *name;
 	const char *about;
 	bool hardware;
-	void (*run)(struct pebs_selftest_result *r);
+	void (*run)(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
 };
 
 static const struct check checks[] = {
@@ -43,6 +44,8 @@ static const struct check checks[] = {
 	  true, st_check_rdpmc },
 	{ "module", "/dev/pebs_map's switch history names the workload's "
 	  "threads", true, st_check_module },
+	{ "overhead", "the chase's slowdown under pebs-shim record and perf "
+	  "record, same event", false, st_check_overhead },
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
@@ -129,8 +132,19 @@ const char *st_no_rdtscp(void)
 
 int pebs_selftest__run(unsigned int nr, struct pebs_selftest_result *res)
 {
+	return pebs_selftest__run_opts(nr, NULL, res);
+}
+
+int pebs_selftest__run_opts(unsigned int nr,
+			    const struct pebs_selftest_opts *o,
+			    struct pebs_selftest_result *res)
+{
+	PEBS_OPTS(pebs_selftest_opts, dflt);
 	struct timespec a, b;
 
+	if (o && o->sz < sizeof(*o))
+		return core_err(-EINVAL, "selftest: struct pebs_selftest_opts "
+				"without its size (use PEBS_OPTS)");
 	if (!res || res->sz < sizeof(*res))
 		return core_err(-EINVAL, "selftest: no result, or an older "
 				"struct pebs_selftest_result");
@@ -140,7 +154,7 @@ int pebs_selftest__run(unsigned int nr, struct pebs_selftest_result *res)
 	memset(res, 0, sizeof(*res));
 	res->sz = sizeof(*res);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	checks[nr - 1].run(res);
+	checks[nr - 1].run(res, o ? o : &dflt);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	res->seconds = (double)(b.tv_sec - a.tv_sec) +
 		       (double)(b.tv_nsec - a.tv_nsec) / 1e9;

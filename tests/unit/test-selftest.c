@@ -24,7 +24,7 @@ static void test_table(void **state)
 	unsigned int n = pebs_selftest__nr(), i, j, hw = 0;
 
 	(void)state;
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 11);
 	for (i = 1; i <= n; i++) {
 		char num[8];
 
@@ -46,7 +46,7 @@ static void test_table(void **state)
 	assert_null(pebs_selftest__about(n + 1));
 	assert_false(pebs_selftest__hardware(n + 1));
 	assert_int_equal(pebs_selftest__find("0"), 0);
-	assert_int_equal(pebs_selftest__find("11"), 0);
+	assert_int_equal(pebs_selftest__find("12"), 0);
 	assert_int_equal(pebs_selftest__find("2x"), 0);
 	assert_int_equal(pebs_selftest__find("nosuch"), 0);
 	assert_int_equal(pebs_selftest__find(""), 0);
@@ -172,6 +172,87 @@ static void test_workloads(void **state)
 			 -EINVAL);
 }
 
+/* the opts: NULL is the defaults; a struct without its size is refused */
+static void test_opts(void **state)
+{
+	struct pebs_selftest_result r = { .sz = sizeof(r) };
+	struct pebs_selftest_opts bad = { 0 };
+	PEBS_OPTS(pebs_selftest_opts, o, .tool = "/nonexistent/pebs-shim");
+	unsigned int ov = pebs_selftest__find("overhead");
+
+	(void)state;
+	assert_int_not_equal(ov, 0);
+	assert_int_equal(pebs_selftest__run_opts(1, &bad, &r), -EINVAL);
+	/* no command to run: the checks that run commands skip */
+	assert_int_equal(pebs_selftest__run_opts(ov, NULL, &r), 0);
+	assert_int_equal(r.status, PEBS_SELFTEST_SKIP);
+	assert_non_null(strstr(r.message, "no pebs-shim command"));
+	/* perf hidden: skip, naming the variable */
+	setenv("PEBS_TEST_NO_PERF", "1", 1);
+	assert_int_equal(pebs_selftest__run_opts(ov, &o, &r), 0);
+	assert_int_equal(r.status, PEBS_SELFTEST_SKIP);
+	assert_non_null(strstr(r.message, "PEBS_TEST_NO_PERF=1"));
+	unsetenv("PEBS_TEST_NO_PERF");
+	/* a perf that is not there: skip, saying so */
+	o.perf = "/nonexistent/perf";
+	assert_int_equal(pebs_selftest__run_opts(ov, &o, &r), 0);
+	assert_int_equal(r.status, PEBS_SELFTEST_SKIP);
+	assert_non_null(strstr(r.message, "no perf to compare with"));
+}
+
+/* commands: output and status captured, a deadline kills the group */
+static void test_spawn(void **state)
+{
+	char *sh[] = { "/bin/sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	char *slow[] = { "/bin/sh", "-c", "sleep 30 & sleep 30", NULL };
+	char *none[] = { "/nonexistent/cmd", NULL };
+	struct st_run *run = malloc(sizeof(*run));
+	char line[64];
+
+	(void)state;
+	assert_non_null(run);
+	assert_int_equal(st_spawn(sh, 10, run), 0);
+	assert_int_equal(run->status, 3);
+	assert_false(run->timed_out);
+	assert_string_equal(run->out, "out\n");
+	assert_string_equal(st_last_line(run->err, line, sizeof(line)), "err");
+	assert_int_equal(st_spawn(slow, 0.2, run), 0);
+	assert_true(run->timed_out);
+	assert_int_equal(run->status, -1);
+	assert_int_equal(st_spawn(none, 1, run), -ENOENT);
+	free(run);
+}
+
+/* a known workload's printed layout, and reading it back */
+static void test_layout(void **state)
+{
+	struct st_layout l;
+	char buf[4096];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(pebs_selftest__workload("false-share", f), 0);
+	fclose(f);
+	assert_int_equal(st_layout_parse(buf, &l), 0);
+	assert_int_equal(l.nthr, 2);
+	assert_int_equal(l.size, 64);
+	assert_int_equal(l.lo[0], l.buf);		/* word 0 */
+	assert_int_equal(l.lo[1], l.buf + 32);	/* word 4, same line */
+	assert_int_equal(l.len[1], 8);
+	assert_int_not_equal(l.tid[0], l.tid[1]);
+	assert_true(l.seconds >= 0);
+	assert_int_equal(st_layout_parse("buffer=0x1000+64\n", &l), -EINVAL);
+	assert_int_equal(pebs_selftest__workload("nosuch", stdout), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "true-share"));
+	assert_string_equal(pebs_selftest__workload_name(1), "touch");
+	assert_null(pebs_selftest__workload_name(7));
+	/* far larger than the LLC, a power of two within bounds */
+	assert_true(st_large_size() >= (64u << 20));
+	assert_true(st_large_size() <= (256u << 20));
+	assert_int_equal(st_large_size() & (st_large_size() - 1), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +261,9 @@ int main(void)
 		cmocka_unit_test(test_machine),
 		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_workloads),
+		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_spawn),
+		cmocka_unit_test(test_layout),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

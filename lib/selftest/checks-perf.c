@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: MIT
+/*
+ * checks-perf.c - pebs-shim side by side with perf on the known
+ * workloads, each run as a command (`pebs-shim test --workload NAME`)
+ * under `pebs-shim record` and under `perf record` with the same event
+ * and period: the chase's slowdown under each (overhead), page-fault
+ * data addresses (pf-perf), and report's top rows against perf
+ * report's (report-perf). Where the machine has a precise memory event
+ * the overhead uses it, else cpu-clock, so these run everywhere perf
+ * does.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "selftest/selftest-int.h"
+
+#define TIMEOUT 120.0		/* seconds, for one command */
+#define ROUNDS_MAX 5
+
+/* a check's commands: the workload, and where recordings go */
+struct cmds {
+	const struct pebs_selftest_opts *o;
+	const char *perf;
+	char dir[512];
+	struct st_run *run;
+};
+
+/*
+ * Run @argv; its workload's layout into @l. 0, or -1 with @r set to
+ * fail naming the command, its exit status and its last error line.
+ */
+static int run_wl(struct pebs_selftest_result *r, struct cmds *c,
+		  char *const argv[], struct st_layout *l)
+{
+	char line[256];
+	int err = st_spawn(argv, TIMEOUT, c->run);
+
+	if (!err && !c->run->status && !st_layout_parse(c->run->out, l))
+		return 0;
+	st_set(r, PEBS_SELFTEST_FAIL, "%s %s: %s%s", argv[0],
+	       argv[1] ? argv[1] : "", err ? strerror(-err) :
+	       c->run->timed_out ? "timed out" : "failed",
+	       err ? "" : st_last_line(c->run->err, line, sizeof(line)));
+	if (!err && !c->run->timed_out)
+		snprintf(r->message + strlen(r->message),
+			 sizeof(r->message) - strlen(r->message),
+			 " (exit %d)", c->run->status);
+	return -1;
+}
+
+static int cmds_init(struct pebs_selftest_result *r,
+		     const struct pebs_selftest_opts *o, struct cmds *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = o;
+	if (!st_tool(o, r) || !(c->perf = st_perf(o, r)))
+		return -1;
+	c->run = malloc(sizeof(*c->run));
+	if (!c->run) {
+		st_set(r, PEBS_SELFTEST_FAIL, "out of memory");
+		return -1;
+	}
+	if (st_tmpdir(r, c->dir, sizeof(c->dir))) {
+		free(c->run);
+		return -1;
+	}
+	return 0;
+}
+
+static void cmds_done(struct cmds *c)
+{
+	st_rmtmp(c->dir);
+	free(c->run);
+}
+
+/*
+ * argv for workload @wl run bare (@who 0), under pebs-shim record (1) or
+ * under perf record (2), with @rec_args ("-e", EV, "-c", P, maybe "-d")
+ * and the output @out; in @buf (at least 16 slots).
+ */
+static void wl_argv(struct cmds *c, int who, const char *const *rec_args,
+		    const char *out, const char *wl, char **argv)
+{
+	unsigned int n = 0, i;
+
+	if (who) {
+		argv[n++] = (char *)(who == 1 ? c->o->tool : c->perf);
+		argv[n++] = "record";
+		argv[n++] = "-q";
+		for (i = 0; rec_args[i]; i++)
+			argv[n++] = (char *)rec_args[i];
+		argv[n++] = "-o";
+		argv[n++] = (char *)out;
+		argv[n++] = "--";
+	}
+	argv[n++] = (char *)c->o->tool;
+	argv[n++] = "test";
+	argv[n++] = "--workload";
+	argv[n++] = (char *)wl;
+	argv[n] = NULL;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* median, min and max of @n values (sorted in place) */
+static void spread(double *v, unsigned int n, double *med, double *lo,
+		   double *hi)
+{
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	*lo = v[0];
+	*hi = v[n - 1];
+}
+
+/* samples in the recording @path, -1 when it cannot be read */
+static long long samples_in(const char *path)
+{
+	struct st_mem m;
+	long long n;
+
+	st_mem_init(&m, NULL);
+	n = st_mem_scan(path, &m) ? -1 : (long long)m.samples;
+	st_mem_free(&m);
+	return n;
+}
+
+/*
+ * The margin by which pebs-shim's slowdown may exceed perf's before the
+ * check fails: every pebs-shim round slower than every perf round by
+ * more than 10 % of the bare run. Slowdowns are of the chase's CPU time
+ * (its thread's user and system time, where the sampling interrupts
+ * are charged), which other load on the machine leaves alone; its wall
+ * time is printed too.
+ */
+#define OVERHEAD_MARGIN 0.10
+
+void st_check_overhead(struct pebs_selftest_result *r,
+		       const struct pebs_selftest_opts *o)
+{
+	const char *rec_args[5] = { "-e", "cpu-clock:u", "-c", "100000", NULL };
+	struct pebs_selftest_result scratch = { .sz = sizeof(scratch) };
+	double slow[2][ROUNDS_MAX], wall[2][ROUNDS_MAX];
+	double med[2], lo[2], hi[2], wmed[2], wlo[2], whi[2];
+	unsigned int rounds = o->quick ? 2 : ROUNDS_MAX, i, k;
+	char out[2][600], *argv[16];
+	struct pebs_event ev;
+	long long n[2];
+	struct cmds c;
+
+	if (cmds_init(r, o, &c))
+		return;
+	if (st_have_precise(&scratch) && st_mem_event(&scratch, false, &ev)) {
+		rec_args[1] = ev.name;
+		rec_args[3] = "10007";
+	}
+	snprintf(out[0], sizeof(out[0]), "%s/pebs-shim.data", c.dir);
+	snprintf(out[1], sizeof(out[1]), "%s/perf.data", c.dir);
+	for (i = 0; i < rounds; i++) {
+		struct st_layout l[3];
+
+		/* interleaved: each round starts with another of the three */
+		for (k = 0; k < 3; k++) {
+			int who = (int)((i + k) % 3);
+
+			wl_argv(&c, who, rec_args, who ? out[who - 1] : NULL,
+				"chase-small", argv);
+			if (run_wl(r, &c, argv, &l[who]))
+				goto out;
+		}
+		for (k = 0; k < 2; k++) {
+			slow[k][i] = l[k + 1].cpu_seconds /
+				     (l[0].cpu_seconds > 0 ? l[0].cpu_seconds : 1e-9);
+			wall[k][i] = l[k + 1].seconds /
+				     (l[0].seconds > 0 ? l[0].seconds : 1e-9);
+		}
+	}
+	for (k = 0; k < 2; k++) {
+		spread(slow[k], rounds, &med[k], &lo[k], &hi[k]);
+		spread(wall[k], rounds, &wmed[k], &wlo[k], &whi[k]);
+		n[k] = samples_in(out[k]);
+	}
+	st_detail(r, "event=%s", rec_args[1]);
+	st_detail(r, "period=%s", rec_args[3]);
+	st_detail(r, "rounds=%u", rounds);
+	st_detail(r, "pebs_shim.slowdown=%.3f", med[0]);
+	st_detail(r, "pebs_shim.spread=%.3f-%.3f", lo[0], hi[0]);
+	st_detail(r, "pebs_shim.wall_slowdown=%.3f", wmed[0]);
+	st_detail(r, "pebs_shim.wall_spread=%.3f-%.3f", wlo[0], whi[0]);
+	st_detail(r, "pebs_shim.samples=%lld", n[0]);
+	st_detail(r, "perf.slowdown=%.3f", med[1]);
+	st_detail(r, "perf.spread=%.3f-%.3f", lo[1], hi[1]);
+	st_detail(r, "perf.wall_slowdown=%.3f", wmed[1]);
+	st_detail(r, "perf.wall_spread=%.3f-%.3f", wlo[1], whi[1]);
+	st_detail(r, "perf.samples=%lld", n[1]);
+	st_detail(r, "ratio=%.3f", med[0] / med[1]);
+	if (n[0] <= 0 || n[1] <= 0)
+		st_set(r, PEBS_SELFTEST_FAIL, "%s: no samples read back "
+		       "(pebs-shim %lld, perf %lld)", rec_args[1], n[0], n[1]);
+	else if (lo[0] > hi[1] + OVERHEAD_MARGIN)
+		st_set(r, PEBS_SELFTEST_FAIL, "%s -c %s: the chase's CPU time "
+		       "%.3fx (%.3f-%.3f) its bare run's under pebs-shim "
+		       "record, %.3fx (%.3f-%.3f) under perf record: every "
+		       "pebs-shim round more than %.0f %% above every perf "
+		       "round (%u rounds)", rec_args[1], rec_args[3], med[0],
+		       lo[0], hi[0], med[1], lo[1], hi[1],
+		       OVERHEAD_MARGIN * 100, rounds);
+	else
+		st_set(r, PEBS_SELFTEST_PASS, "%s -c %s: the chase's CPU time "
+		       "%.3fx (%.3f-%.3f) its bare run's under pebs-shim "
+		       "record, %.3fx (%.3f-%.3f) under perf record; ratio "
+		       "%.3f (%u rounds, %lld and %lld samples)", rec_args[1],
+		       rec_args[3], med[0], lo[0], hi[0], med[1], lo[1], hi[1],
+		       med[0] / med[1], rounds, n[0], n[1]);
+out:
+	cmds_done(&c);
+}
