@@ -222,3 +222,224 @@ void st_check_overhead(struct pebs_selftest_result *r,
 out:
 	cmds_done(&c);
 }
+
+/*
+ * Record page faults with data addresses (period 1) of the touch
+ * workload under pebs-shim record (@who 1) or perf record (2) into
+ * @path; its layout into @l and what the recording says into @m.
+ */
+static int record_faults(struct pebs_selftest_result *r, struct cmds *c,
+			 int who, const char *path, struct st_layout *l,
+			 struct st_mem *m)
+{
+	static const char *const args[] = { "-e", "page-faults:u", "-d", "-c",
+					    "1", NULL };
+	char *argv[16];
+	int err;
+
+	wl_argv(c, who, args, path, "touch", argv);
+	if (run_wl(r, c, argv, l))
+		return -1;
+	st_mem_init(m, l);
+	err = st_mem_scan(path, m);
+	if (err) {
+		st_set(r, PEBS_SELFTEST_FAIL, "reading %s's recording %s: %s",
+		       who == 1 ? "pebs-shim record" : "perf record", path,
+		       pebs_errmsg());
+		st_mem_free(m);
+		return -1;
+	}
+	return 0;
+}
+
+void st_check_pf_perf(struct pebs_selftest_result *r,
+		      const struct pebs_selftest_opts *o)
+{
+	struct st_layout l[2];
+	struct st_mem m[2];
+	char path[2][600];
+	double d_share;
+	long long pages;
+	uint64_t d_n;
+	struct cmds c;
+	int k;
+
+	if (cmds_init(r, o, &c))
+		return;
+	for (k = 0; k < 2; k++) {
+		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
+			 k ? "perf" : "pebs-shim");
+		if (record_faults(r, &c, k + 1, path[k], &l[k], &m[k])) {
+			if (k)
+				st_mem_free(&m[0]);
+			goto out;
+		}
+	}
+	pages = (long long)(l[0].size / 4096);
+	d_n = m[0].samples > m[1].samples ? m[0].samples - m[1].samples :
+	      m[1].samples - m[0].samples;
+	d_share = st_mem_inside(&m[0]) - st_mem_inside(&m[1]);
+	for (k = 0; k < 2; k++) {
+		const char *who = k ? "perf" : "pebs_shim";
+
+		st_detail(r, "%s.samples=%llu", who,
+			  (unsigned long long)m[k].samples);
+		st_detail(r, "%s.with_addr=%llu", who,
+			  (unsigned long long)m[k].with_addr);
+		st_detail(r, "%s.inside=%llu", who,
+			  (unsigned long long)m[k].inside);
+		st_detail(r, "%s.inside_share=%.1f", who, st_mem_inside(&m[k]));
+	}
+	st_detail(r, "buffer_pages=%lld", pages);
+	/*
+	 * The known answer: each page of the buffer faults once, under
+	 * either; the faults of the command's start (the loader's) are the
+	 * same binary's, so the totals agree within 5 %.
+	 */
+	if ((long long)m[0].inside == pages && (long long)m[1].inside == pages &&
+	    d_n * 20 <= m[1].samples && d_share < 2 && d_share > -2)
+		st_set(r, PEBS_SELFTEST_PASS, "page-faults:u -d: pebs-shim "
+		       "record %llu samples, %.1f %% in the buffer; perf "
+		       "record %llu, %.1f %%; each of its %lld pages once in "
+		       "both", (unsigned long long)m[0].samples,
+		       st_mem_inside(&m[0]), (unsigned long long)m[1].samples,
+		       st_mem_inside(&m[1]), pages);
+	else
+		st_set(r, PEBS_SELFTEST_FAIL, "page-faults:u -d: pebs-shim "
+		       "record %llu samples, %llu in the buffer (%.1f %%); "
+		       "perf record %llu, %llu (%.1f %%); want %lld in the "
+		       "buffer in both, totals within 5 %%, shares within 2 "
+		       "points", (unsigned long long)m[0].samples,
+		       (unsigned long long)m[0].inside, st_mem_inside(&m[0]),
+		       (unsigned long long)m[1].samples,
+		       (unsigned long long)m[1].inside, st_mem_inside(&m[1]),
+		       pages);
+	st_mem_free(&m[0]);
+	st_mem_free(&m[1]);
+out:
+	cmds_done(&c);
+}
+
+#define TOP 3
+struct row {
+	double pct;
+	char sym[200];
+};
+
+/*
+ * The rows of a --sort sym report: "  69.42%  [.] thread_fn" (perf
+ * report -q), "  69.42%  1  [.] thread_fn" (pebs-shim report, after
+ * its "# samples by --sort keys" line). Returns how many (at most @max).
+ */
+static unsigned int report_rows(const char *out, bool ours, struct row *rows,
+				unsigned int max)
+{
+	const char *p = ours ? strstr(out, "# samples by --sort keys") : out;
+	unsigned int n = 0;
+
+	while (p && *p && n < max) {
+		const char *nl = strchr(p, '\n'), *sym;
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		double pct;
+		char pc;
+
+		sym = memchr(p, '[', len);
+		if (sscanf(p, " %lf%c", &pct, &pc) == 2 && pc == '%' && sym) {
+			size_t sl = len - (size_t)(sym - p);
+
+			while (sl && sym[sl - 1] == ' ')
+				sl--;
+			rows[n].pct = pct;
+			snprintf(rows[n].sym, sizeof(rows[n].sym), "%.*s",
+				 (int)sl, sym);
+			n++;
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+/* @path reported by pebs-shim (@ours) or perf into @rows: count, -1 (@r) */
+static int report_of(struct pebs_selftest_result *r, struct cmds *c,
+		     bool ours, const char *path, struct row *rows,
+		     unsigned int max)
+{
+	char *ps[] = { (char *)c->o->tool, "report", "-i", (char *)path,
+		       "--sort", "sym", "--stdio", "--top", "0", NULL };
+	char *pf[] = { (char *)c->perf, "report", "-i", (char *)path,
+		       "--sort", "sym", "--stdio", "-q", NULL };
+	char line[256];
+	int err = st_spawn(ours ? ps : pf, TIMEOUT, c->run);
+
+	if (!err && !c->run->status)
+		return (int)report_rows(c->run->out, ours, rows, max);
+	st_set(r, PEBS_SELFTEST_FAIL, "%s report -i %s: %s%s",
+	       ours ? "pebs-shim" : "perf", path, err ? strerror(-err) :
+	       "failed: ", err ? "" : st_last_line(c->run->err, line,
+						   sizeof(line)));
+	return -1;
+}
+
+void st_check_report_perf(struct pebs_selftest_result *r,
+			  const struct pebs_selftest_opts *o)
+{
+	struct row ours[TOP], *theirs = NULL;
+	unsigned int agree = 0, rows = 0, i, j;
+	char path[2][600];
+	struct st_layout l;
+	struct st_mem m;
+	struct cmds c;
+	int k, n, nt;
+
+	if (cmds_init(r, o, &c))
+		return;
+	theirs = malloc(4096 * sizeof(*theirs));
+	if (!theirs) {
+		st_set(r, PEBS_SELFTEST_FAIL, "out of memory");
+		goto out;
+	}
+	for (k = 0; k < 2; k++) {
+		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
+			 k ? "perf" : "pebs-shim");
+		if (record_faults(r, &c, k + 1, path[k], &l, &m))
+			goto out;
+		st_mem_free(&m);
+	}
+	/*
+	 * each recording reported by both: each of pebs-shim's top rows is
+	 * a row of perf's with the same share (ties may come in another
+	 * order), and the top row is the same
+	 */
+	for (k = 0; k < 2; k++) {
+		n = report_of(r, &c, true, path[k], ours, TOP);
+		nt = n < 0 ? -1 : report_of(r, &c, false, path[k], theirs, 4096);
+		if (n < 0 || nt < 0)
+			goto out;
+		for (i = 0; i < (unsigned int)n; i++) {
+			for (j = 0; j < (unsigned int)nt; j++)
+				if (!strcmp(ours[i].sym, theirs[j].sym) &&
+				    ours[i].pct == theirs[j].pct)
+					break;
+			agree += j < (unsigned int)nt &&
+				 (i || !strcmp(ours[0].sym, theirs[0].sym));
+			st_detail(r, "%s.row%u=%.2f%% %s | perf: %s",
+				  k ? "perf_data" : "pebs_shim_data", i + 1,
+				  ours[i].pct, ours[i].sym, j < (unsigned int)nt ?
+				  "same" : "absent or another share");
+		}
+		rows += (unsigned int)n;
+	}
+	if (rows == 2 * TOP && agree == rows)
+		st_set(r, PEBS_SELFTEST_PASS, "page-faults:u of the touch "
+		       "workload recorded by pebs-shim and by perf: report's top "
+		       "%u rows by symbol are perf report's, same shares (top: "
+		       "%.2f%% %s)", TOP, ours[0].pct, ours[0].sym);
+	else
+		st_set(r, PEBS_SELFTEST_FAIL, "report's top rows by symbol: %u "
+		       "of %u found in perf report with the same share (want "
+		       "%u of %u, the first the same): see the figures", agree,
+		       rows, 2 * TOP, 2 * TOP);
+out:
+	free(theirs);
+	cmds_done(&c);
+}

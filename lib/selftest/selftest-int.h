@@ -163,6 +163,10 @@ void st_check_module(struct pebs_selftest_result *r,
 		    const struct pebs_selftest_opts *o);
 void st_check_overhead(struct pebs_selftest_result *r,
 		       const struct pebs_selftest_opts *o);
+void st_check_pf_perf(struct pebs_selftest_result *r,
+		      const struct pebs_selftest_opts *o);
+void st_check_report_perf(struct pebs_selftest_result *r,
+			  const struct pebs_selftest_opts *o);
 
 /* checks-hw.c: a precise memory PMU here; its load event (@r: why not) */
 bool st_have_precise(struct pebs_selftest_result *r);

@@ -46,6 +46,10 @@ static const struct check checks[] = {
 	  "threads", true, st_check_module },
 	{ "overhead", "the chase's slowdown under pebs-shim record and perf "
 	  "record, same event", false, st_check_overhead },
+	{ "pf-perf", "page-fault samples and data addresses as perf record "
+	  "-d has them", false, st_check_pf_perf },
+	{ "report-perf", "report's top rows by symbol are perf report's",
+	  false, st_check_report_perf },
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
