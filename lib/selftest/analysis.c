@@ -135,6 +135,8 @@ void st_mem_add(struct st_mem *m, const struct pebs_sample *s)
 	bool src = s->present & PERF_SAMPLE_DATA_SRC;
 	union perf_mem_data_src d = { .val = s->data_src };
 	struct st_line *ln;
+	unsigned int i;
+	bool in;
 
 	m->samples++;
 	if (src && s->data_src) {
@@ -164,8 +166,13 @@ void st_mem_add(struct st_mem *m, const struct pebs_sample *s)
 	if (!(s->present & PERF_SAMPLE_ADDR) || !s->addr)
 		return;
 	m->with_addr++;
-	if (m->l && s->addr >= m->l->buf && s->addr - m->l->buf < m->l->size)
-		m->inside++;
+	in = m->l && s->addr >= m->l->buf && s->addr - m->l->buf < m->l->size;
+	m->inside += in;
+	for (i = 0; m->l && i < m->l->nthr; i++)
+		if (s->tid == (uint32_t)m->l->tid[i]) {
+			m->thr_with_addr++;
+			m->thr_inside += in;
+		}
 	ln = line_slot(m, s->addr & ~(uint64_t)(LINE - 1));
 	if (!ln) {
 		m->lines_dropped++;
@@ -203,6 +210,12 @@ double st_mem_inside(const struct st_mem *m)
 {
 	return m->with_addr ? 100.0 * (double)m->inside /
 			      (double)m->with_addr : 0;
+}
+
+double st_mem_thr_inside(const struct st_mem *m)
+{
+	return m->thr_with_addr ? 100.0 * (double)m->thr_inside /
+				  (double)m->thr_with_addr : 0;
 }
 
 double st_mem_level_share(const struct st_mem *m, enum st_level l)

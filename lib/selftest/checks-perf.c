@@ -20,19 +20,11 @@
 #define TIMEOUT 120.0		/* seconds, for one command */
 #define ROUNDS_MAX 5
 
-/* a check's commands: the workload, and where recordings go */
-struct cmds {
-	const struct pebs_selftest_opts *o;
-	const char *perf;
-	char dir[512];
-	struct st_run *run;
-};
-
 /*
  * Run @argv; its workload's layout into @l. 0, or -1 with @r set to
  * fail naming the command, its exit status and its last error line.
  */
-static int run_wl(struct pebs_selftest_result *r, struct cmds *c,
+int st_run_wl(struct pebs_selftest_result *r, struct st_cmds *c,
 		  char *const argv[], struct st_layout *l)
 {
 	char line[256];
@@ -51,8 +43,8 @@ static int run_wl(struct pebs_selftest_result *r, struct cmds *c,
 	return -1;
 }
 
-static int cmds_init(struct pebs_selftest_result *r,
-		     const struct pebs_selftest_opts *o, struct cmds *c)
+int st_cmds_init(struct pebs_selftest_result *r,
+		     const struct pebs_selftest_opts *o, struct st_cmds *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
@@ -70,28 +62,27 @@ static int cmds_init(struct pebs_selftest_result *r,
 	return 0;
 }
 
-static void cmds_done(struct cmds *c)
+void st_cmds_done(struct st_cmds *c)
 {
 	st_rmtmp(c->dir);
 	free(c->run);
 }
 
 /*
- * argv for workload @wl run bare (@who 0), under pebs-shim record (1) or
- * under perf record (2), with @rec_args ("-e", EV, "-c", P, maybe "-d")
- * and the output @out; in @buf (at least 16 slots).
+ * argv into @argv (at least 20 slots) for workload @wl run bare (@who
+ * 0), or under pebs-shim (1) or perf (2) running @args (the subcommand
+ * and its options: "record", "-e", EV...) with the output @out.
  */
-static void wl_argv(struct cmds *c, int who, const char *const *rec_args,
-		    const char *out, const char *wl, char **argv)
+void st_wl_argv(struct st_cmds *c, int who, const char *const *args,
+		const char *out, const char *wl, char **argv)
 {
 	unsigned int n = 0, i;
 
 	if (who) {
 		argv[n++] = (char *)(who == 1 ? c->o->tool : c->perf);
-		argv[n++] = "record";
+		for (i = 0; args[i] && i < 10; i++)
+			argv[n++] = (char *)args[i];
 		argv[n++] = "-q";
-		for (i = 0; rec_args[i]; i++)
-			argv[n++] = (char *)rec_args[i];
 		argv[n++] = "-o";
 		argv[n++] = (char *)out;
 		argv[n++] = "--";
@@ -145,21 +136,22 @@ static long long samples_in(const char *path)
 void st_check_overhead(struct pebs_selftest_result *r,
 		       const struct pebs_selftest_opts *o)
 {
-	const char *rec_args[5] = { "-e", "cpu-clock:u", "-c", "100000", NULL };
+	const char *rec_args[6] = { "record", "-e", "cpu-clock:u", "-c", "100000",
+				    NULL };
 	struct pebs_selftest_result scratch = { .sz = sizeof(scratch) };
 	double slow[2][ROUNDS_MAX], wall[2][ROUNDS_MAX];
 	double med[2], lo[2], hi[2], wmed[2], wlo[2], whi[2];
 	unsigned int rounds = o->quick ? 2 : ROUNDS_MAX, i, k;
-	char out[2][600], *argv[16];
+	char out[2][600], *argv[20];
 	struct pebs_event ev;
 	long long n[2];
-	struct cmds c;
+	struct st_cmds c;
 
-	if (cmds_init(r, o, &c))
+	if (st_cmds_init(r, o, &c))
 		return;
 	if (st_have_precise(&scratch) && st_mem_event(&scratch, false, &ev)) {
-		rec_args[1] = ev.name;
-		rec_args[3] = "10007";
+		rec_args[2] = ev.name;
+		rec_args[4] = "10007";
 	}
 	snprintf(out[0], sizeof(out[0]), "%s/pebs-shim.data", c.dir);
 	snprintf(out[1], sizeof(out[1]), "%s/perf.data", c.dir);
@@ -170,9 +162,9 @@ void st_check_overhead(struct pebs_selftest_result *r,
 		for (k = 0; k < 3; k++) {
 			int who = (int)((i + k) % 3);
 
-			wl_argv(&c, who, rec_args, who ? out[who - 1] : NULL,
+			st_wl_argv(&c, who, rec_args, who ? out[who - 1] : NULL,
 				"chase-small", argv);
-			if (run_wl(r, &c, argv, &l[who]))
+			if (st_run_wl(r, &c, argv, &l[who]))
 				goto out;
 		}
 		for (k = 0; k < 2; k++) {
@@ -187,8 +179,8 @@ void st_check_overhead(struct pebs_selftest_result *r,
 		spread(wall[k], rounds, &wmed[k], &wlo[k], &whi[k]);
 		n[k] = samples_in(out[k]);
 	}
-	st_detail(r, "event=%s", rec_args[1]);
-	st_detail(r, "period=%s", rec_args[3]);
+	st_detail(r, "event=%s", rec_args[2]);
+	st_detail(r, "period=%s", rec_args[4]);
 	st_detail(r, "rounds=%u", rounds);
 	st_detail(r, "pebs_shim.slowdown=%.3f", med[0]);
 	st_detail(r, "pebs_shim.spread=%.3f-%.3f", lo[0], hi[0]);
@@ -203,54 +195,56 @@ void st_check_overhead(struct pebs_selftest_result *r,
 	st_detail(r, "ratio=%.3f", med[0] / med[1]);
 	if (n[0] <= 0 || n[1] <= 0)
 		st_set(r, PEBS_SELFTEST_FAIL, "%s: no samples read back "
-		       "(pebs-shim %lld, perf %lld)", rec_args[1], n[0], n[1]);
+		       "(pebs-shim %lld, perf %lld)", rec_args[2], n[0], n[1]);
 	else if (lo[0] > hi[1] + OVERHEAD_MARGIN)
 		st_set(r, PEBS_SELFTEST_FAIL, "%s -c %s: the chase's CPU time "
 		       "%.3fx (%.3f-%.3f) its bare run's under pebs-shim "
 		       "record, %.3fx (%.3f-%.3f) under perf record: every "
 		       "pebs-shim round more than %.0f %% above every perf "
-		       "round (%u rounds)", rec_args[1], rec_args[3], med[0],
+		       "round (%u rounds)", rec_args[2], rec_args[4], med[0],
 		       lo[0], hi[0], med[1], lo[1], hi[1],
 		       OVERHEAD_MARGIN * 100, rounds);
 	else
 		st_set(r, PEBS_SELFTEST_PASS, "%s -c %s: the chase's CPU time "
 		       "%.3fx (%.3f-%.3f) its bare run's under pebs-shim "
 		       "record, %.3fx (%.3f-%.3f) under perf record; ratio "
-		       "%.3f (%u rounds, %lld and %lld samples)", rec_args[1],
-		       rec_args[3], med[0], lo[0], hi[0], med[1], lo[1], hi[1],
+		       "%.3f (%u rounds, %lld and %lld samples)", rec_args[2],
+		       rec_args[4], med[0], lo[0], hi[0], med[1], lo[1], hi[1],
 		       med[0] / med[1], rounds, n[0], n[1]);
 out:
-	cmds_done(&c);
+	st_cmds_done(&c);
 }
 
 /*
- * Record page faults with data addresses (period 1) of the touch
- * workload under pebs-shim record (@who 1) or perf record (2) into
- * @path; its layout into @l and what the recording says into @m.
+ * Run workload @wl under pebs-shim (@who 1) or perf (2) running @args
+ * into @path; its layout into @l and what the recording says into @m
+ * (st_mem_free it). 0, or -1 with @r set to fail.
  */
-static int record_faults(struct pebs_selftest_result *r, struct cmds *c,
-			 int who, const char *path, struct st_layout *l,
-			 struct st_mem *m)
+int st_record_wl(struct pebs_selftest_result *r, struct st_cmds *c, int who,
+		 const char *const *args, const char *wl, const char *path,
+		 struct st_layout *l, struct st_mem *m)
 {
-	static const char *const args[] = { "-e", "page-faults:u", "-d", "-c",
-					    "1", NULL };
-	char *argv[16];
+	char *argv[20];
 	int err;
 
-	wl_argv(c, who, args, path, "touch", argv);
-	if (run_wl(r, c, argv, l))
+	st_wl_argv(c, who, args, path, wl, argv);
+	if (st_run_wl(r, c, argv, l))
 		return -1;
 	st_mem_init(m, l);
 	err = st_mem_scan(path, m);
 	if (err) {
-		st_set(r, PEBS_SELFTEST_FAIL, "reading %s's recording %s: %s",
-		       who == 1 ? "pebs-shim record" : "perf record", path,
+		st_set(r, PEBS_SELFTEST_FAIL, "reading %s's recording %s of %s: "
+		       "%s", who == 1 ? "pebs-shim" : "perf", path, wl,
 		       pebs_errmsg());
 		st_mem_free(m);
 		return -1;
 	}
 	return 0;
 }
+
+/* page faults with data addresses, every one */
+static const char *const pf_args[] = { "record", "-e", "page-faults:u", "-d",
+				       "-c", "1", NULL };
 
 void st_check_pf_perf(struct pebs_selftest_result *r,
 		      const struct pebs_selftest_opts *o)
@@ -261,15 +255,16 @@ void st_check_pf_perf(struct pebs_selftest_result *r,
 	double d_share;
 	long long pages;
 	uint64_t d_n;
-	struct cmds c;
+	struct st_cmds c;
 	int k;
 
-	if (cmds_init(r, o, &c))
+	if (st_cmds_init(r, o, &c))
 		return;
 	for (k = 0; k < 2; k++) {
 		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
 			 k ? "perf" : "pebs-shim");
-		if (record_faults(r, &c, k + 1, path[k], &l[k], &m[k])) {
+		if (st_record_wl(r, &c, k + 1, pf_args, "touch", path[k],
+				 &l[k], &m[k])) {
 			if (k)
 				st_mem_free(&m[0]);
 			goto out;
@@ -317,7 +312,7 @@ void st_check_pf_perf(struct pebs_selftest_result *r,
 	st_mem_free(&m[0]);
 	st_mem_free(&m[1]);
 out:
-	cmds_done(&c);
+	st_cmds_done(&c);
 }
 
 #define TOP 3
@@ -360,7 +355,7 @@ static unsigned int report_rows(const char *out, bool ours, struct row *rows,
 }
 
 /* @path reported by pebs-shim (@ours) or perf into @rows: count, -1 (@r) */
-static int report_of(struct pebs_selftest_result *r, struct cmds *c,
+static int report_of(struct pebs_selftest_result *r, struct st_cmds *c,
 		     bool ours, const char *path, struct row *rows,
 		     unsigned int max)
 {
@@ -388,10 +383,10 @@ void st_check_report_perf(struct pebs_selftest_result *r,
 	char path[2][600];
 	struct st_layout l;
 	struct st_mem m;
-	struct cmds c;
+	struct st_cmds c;
 	int k, n, nt;
 
-	if (cmds_init(r, o, &c))
+	if (st_cmds_init(r, o, &c))
 		return;
 	theirs = malloc(4096 * sizeof(*theirs));
 	if (!theirs) {
@@ -401,7 +396,8 @@ void st_check_report_perf(struct pebs_selftest_result *r,
 	for (k = 0; k < 2; k++) {
 		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
 			 k ? "perf" : "pebs-shim");
-		if (record_faults(r, &c, k + 1, path[k], &l, &m))
+		if (st_record_wl(r, &c, k + 1, pf_args, "touch", path[k],
+				 &l, &m))
 			goto out;
 		st_mem_free(&m);
 	}
@@ -441,5 +437,5 @@ void st_check_report_perf(struct pebs_selftest_result *r,
 		       rows, 2 * TOP, 2 * TOP);
 out:
 	free(theirs);
-	cmds_done(&c);
+	st_cmds_done(&c);
 }

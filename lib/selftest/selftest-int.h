@@ -94,6 +94,7 @@ struct st_line {
 struct st_mem {
 	const struct st_layout *l;	/* NULL: no buffer to count in */
 	uint64_t samples, with_addr, inside;
+	uint64_t thr_with_addr, thr_inside;	/* of the layout's threads */
 	uint64_t with_src, loads, stores, hitm;
 	uint64_t level[ST_LVL_NR];	/* loads by the level that served */
 	uint64_t *w;			/* weights (at most 2^20) */
@@ -105,6 +106,7 @@ void st_mem_init(struct st_mem *m, const struct st_layout *l);
 void st_mem_add(struct st_mem *m, const struct pebs_sample *s);
 int st_mem_scan(const char *path, struct st_mem *m);
 double st_mem_inside(const struct st_mem *m);	/* % of with_addr */
+double st_mem_thr_inside(const struct st_mem *m); /* % of thr_with_addr */
 double st_mem_level_share(const struct st_mem *m, enum st_level l);
 uint64_t st_mem_weight_median(struct st_mem *m);	/* lower middle */
 const struct st_line *st_mem_line(const struct st_mem *m, uint64_t addr);
@@ -180,6 +182,24 @@ bool st_tool(const struct pebs_selftest_opts *o,
 	     struct pebs_selftest_result *r);
 int st_tmpdir(struct pebs_selftest_result *r, char *dir, size_t len);
 void st_rmtmp(const char *dir);
+
+/* checks-perf.c: a check's commands, and where recordings go */
+struct st_cmds {
+	const struct pebs_selftest_opts *o;
+	const char *perf;
+	char dir[512];
+	struct st_run *run;
+};
+int st_cmds_init(struct pebs_selftest_result *r,
+		 const struct pebs_selftest_opts *o, struct st_cmds *c);
+void st_cmds_done(struct st_cmds *c);
+void st_wl_argv(struct st_cmds *c, int who, const char *const *args,
+		const char *out, const char *wl, char **argv);
+int st_run_wl(struct pebs_selftest_result *r, struct st_cmds *c,
+	      char *const argv[], struct st_layout *l);
+int st_record_wl(struct pebs_selftest_result *r, struct st_cmds *c, int who,
+		 const char *const *args, const char *wl, const char *path,
+		 struct st_layout *l, struct st_mem *m);
 
 /* the hidden feature: PEBS_TEST_NO_<name>=1 */
 bool st_hidden(const char *name);
