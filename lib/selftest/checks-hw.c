@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * checks-hw.c - the checks only hardware can answer: precise memory
- * samples (PEBS or IBS), HITM on a true-sharing pair, the observer's
- * rdpmc, the module's switch history. Each probes first and skips with
+ * checks-hw.c - the probes of the precise memory PMU and its event (the
+ * precise checks of checks-mem.c use them), and the checks only
+ * hardware can answer: the observer's rdpmc, the module's switch
+ * history. Each probes first and skips with
  * the exact reason where the machine lacks the feature (or a
  * PEBS_TEST_NO_* variable hides it); where it has it, a minimal real
  * check runs on a workload whose answer is known.
@@ -96,127 +97,6 @@ bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
 		       "the self-test does not open yet" : ": cannot parse");
 	pebs_mem_record__delete(mr);
 	return !err;
-}
-
-/* samples with a data address, and those in their thread's part */
-struct hits {
-	const struct st_wl *w;
-	uint64_t samples, with_addr, inside, hitm;
-};
-
-static void on_mem(void *arg, unsigned int thr,
-		   const struct perf_event_header *ev,
-		   const struct pebs_sample *s)
-{
-	struct hits *h = arg;
-	union perf_mem_data_src d = { .val = s->data_src };
-
-	(void)ev;
-	h->samples++;
-	if (!(s->present & PERF_SAMPLE_ADDR) || !s->addr)
-		return;
-	h->with_addr++;
-	if (s->addr >= h->w->lo[thr] && s->addr < h->w->lo[thr] + h->w->part)
-		h->inside++;
-	if ((s->present & PERF_SAMPLE_DATA_SRC) && s->addr >= h->w->lo[0] &&
-	    s->addr < h->w->lo[0] + 64 &&
-	    ((d.mem_snoop & PERF_MEM_SNOOP_HITM) ||
-	     (d.mem_snoopx & PERF_MEM_SNOOPX_PEER)))
-		h->hitm++;
-}
-
-/* record @ev at period @period on a workload; 0 or -1 with @r set */
-static int record_mem(struct pebs_selftest_result *r,
-		      const struct pebs_event *ev, enum st_kind kind,
-		      unsigned int nthr, size_t part, struct hits *h,
-		      struct st_wl *w)
-{
-	PEBS_OPTS(pebs_channel_opts, o, .period = 10007, .ring_pages = 256);
-	struct st_rec rec;
-	int err;
-
-	memset(h, 0, sizeof(*h));
-	err = st_wl_start(w, kind, nthr, part);
-	if (err) {
-		st_set(r, PEBS_SELFTEST_FAIL, "cannot start the workload: %s",
-		       strerror(-err));
-		return -1;
-	}
-	if (st_rec_open(&rec, w, ev, &o, r)) {
-		st_wl_kill(w);
-		return -1;
-	}
-	if (st_wl_finish(w)) {
-		st_set(r, PEBS_SELFTEST_FAIL, "the workload did not exit 0");
-		st_rec_close(&rec);
-		return -1;
-	}
-	h->w = w;
-	st_rec_drain(&rec, on_mem, h);
-	st_rec_close(&rec);
-	return 0;
-}
-
-void st_check_precise(struct pebs_selftest_result *r,
-		    const struct pebs_selftest_opts *opts)
-{
-	struct pebs_event ev;
-	struct st_wl w;
-	struct hits h;
-	double share;
-	(void)opts;
-
-	if (!st_have_precise(r) || !st_mem_event(r, false, &ev))
-		return;
-	/* 64 MiB: larger than the LLC, so ldlat's threshold is met */
-	if (record_mem(r, &ev, ST_CHASE, 1, 64u << 20, &h, &w))
-		return;
-	share = h.with_addr ? 100.0 * (double)h.inside / (double)h.with_addr
-			    : 0;
-	st_detail(r, "event=%s", ev.resolved);
-	st_detail(r, "samples=%llu", (unsigned long long)h.samples);
-	st_detail(r, "with_addr=%llu", (unsigned long long)h.with_addr);
-	st_detail(r, "inside=%llu", (unsigned long long)h.inside);
-	if (h.with_addr >= 100 && share >= 99.0)
-		st_set(r, PEBS_SELFTEST_PASS, "%s: %llu of %llu data addresses "
-		       "(%.1f %%) in the chase's buffer", ev.name,
-		       (unsigned long long)h.inside,
-		       (unsigned long long)h.with_addr, share);
-	else
-		st_set(r, PEBS_SELFTEST_FAIL, "%s: %llu of %llu data addresses "
-		       "(%.1f %%, want >= 99 %% of >= 100) in the chase's "
-		       "buffer", ev.name, (unsigned long long)h.inside,
-		       (unsigned long long)h.with_addr, share);
-}
-
-void st_check_hitm(struct pebs_selftest_result *r,
-		    const struct pebs_selftest_opts *opts)
-{
-	struct pebs_event ev;
-	struct st_wl w;
-	struct hits h;
-	(void)opts;
-
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		st_set(r, PEBS_SELFTEST_SKIP, "one CPU online: no sharing");
-		return;
-	}
-	if (!st_have_precise(r) || !st_mem_event(r, true, &ev))
-		return;
-	if (record_mem(r, &ev, ST_SHARE, 2, 4096, &h, &w))
-		return;
-	st_detail(r, "event=%s", ev.resolved);
-	st_detail(r, "samples=%llu", (unsigned long long)h.samples);
-	st_detail(r, "hitm=%llu", (unsigned long long)h.hitm);
-	if (h.hitm)
-		st_set(r, PEBS_SELFTEST_PASS, "%s: %llu of %llu samples are "
-		       "HITM loads of the shared line", ev.name,
-		       (unsigned long long)h.hitm,
-		       (unsigned long long)h.samples);
-	else
-		st_set(r, PEBS_SELFTEST_FAIL, "%s: no HITM load of the shared "
-		       "line among %llu samples (two threads incrementing it)",
-		       ev.name, (unsigned long long)h.samples);
 }
 
 void st_check_rdpmc(struct pebs_selftest_result *r,

@@ -44,11 +44,12 @@ int st_run_wl(struct pebs_selftest_result *r, struct st_cmds *c,
 }
 
 int st_cmds_init(struct pebs_selftest_result *r,
-		     const struct pebs_selftest_opts *o, struct st_cmds *c)
+		 const struct pebs_selftest_opts *o, bool need_perf,
+		 struct st_cmds *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->o = o;
-	if (!st_tool(o, r) || !(c->perf = st_perf(o, r)))
+	if (!st_tool(o, r) || (need_perf && !(c->perf = st_perf(o, r))))
 		return -1;
 	c->run = malloc(sizeof(*c->run));
 	if (!c->run) {
@@ -147,7 +148,7 @@ void st_check_overhead(struct pebs_selftest_result *r,
 	long long n[2];
 	struct st_cmds c;
 
-	if (st_cmds_init(r, o, &c))
+	if (st_cmds_init(r, o, true, &c))
 		return;
 	if (st_have_precise(&scratch) && st_mem_event(&scratch, false, &ev)) {
 		rec_args[2] = ev.name;
@@ -243,8 +244,8 @@ int st_record_wl(struct pebs_selftest_result *r, struct st_cmds *c, int who,
 }
 
 /* page faults with data addresses, every one */
-static const char *const pf_args[] = { "record", "-e", "page-faults:u", "-d",
-				       "-c", "1", NULL };
+const char *const st_pf_args[] = { "record", "-e", "page-faults:u", "-d",
+				   "-c", "1", NULL };
 
 void st_check_pf_perf(struct pebs_selftest_result *r,
 		      const struct pebs_selftest_opts *o)
@@ -258,12 +259,12 @@ void st_check_pf_perf(struct pebs_selftest_result *r,
 	struct st_cmds c;
 	int k;
 
-	if (st_cmds_init(r, o, &c))
+	if (st_cmds_init(r, o, true, &c))
 		return;
 	for (k = 0; k < 2; k++) {
 		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
 			 k ? "perf" : "pebs-shim");
-		if (st_record_wl(r, &c, k + 1, pf_args, "touch", path[k],
+		if (st_record_wl(r, &c, k + 1, st_pf_args, "touch", path[k],
 				 &l[k], &m[k])) {
 			if (k)
 				st_mem_free(&m[0]);
@@ -386,7 +387,7 @@ void st_check_report_perf(struct pebs_selftest_result *r,
 	struct st_cmds c;
 	int k, n, nt;
 
-	if (st_cmds_init(r, o, &c))
+	if (st_cmds_init(r, o, true, &c))
 		return;
 	theirs = malloc(4096 * sizeof(*theirs));
 	if (!theirs) {
@@ -396,7 +397,7 @@ void st_check_report_perf(struct pebs_selftest_result *r,
 	for (k = 0; k < 2; k++) {
 		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
 			 k ? "perf" : "pebs-shim");
-		if (st_record_wl(r, &c, k + 1, pf_args, "touch", path[k],
+		if (st_record_wl(r, &c, k + 1, st_pf_args, "touch", path[k],
 				 &l, &m))
 			goto out;
 		st_mem_free(&m);

@@ -157,7 +157,7 @@ void st_check_rdtscp(struct pebs_selftest_result *r,
 		    const struct pebs_selftest_opts *o);
 void st_check_precise(struct pebs_selftest_result *r,
 		    const struct pebs_selftest_opts *o);
-void st_check_hitm(struct pebs_selftest_result *r,
+void st_check_sharing(struct pebs_selftest_result *r,
 		    const struct pebs_selftest_opts *o);
 void st_check_rdpmc(struct pebs_selftest_result *r,
 		    const struct pebs_selftest_opts *o);
@@ -169,6 +169,8 @@ void st_check_pf_perf(struct pebs_selftest_result *r,
 		      const struct pebs_selftest_opts *o);
 void st_check_report_perf(struct pebs_selftest_result *r,
 			  const struct pebs_selftest_opts *o);
+void st_check_known_addr(struct pebs_selftest_result *r,
+			 const struct pebs_selftest_opts *o);
 
 /* checks-hw.c: a precise memory PMU here; its load event (@r: why not) */
 bool st_have_precise(struct pebs_selftest_result *r);
@@ -191,7 +193,9 @@ struct st_cmds {
 	struct st_run *run;
 };
 int st_cmds_init(struct pebs_selftest_result *r,
-		 const struct pebs_selftest_opts *o, struct st_cmds *c);
+		 const struct pebs_selftest_opts *o, bool need_perf,
+		 struct st_cmds *c);
+extern const char *const st_pf_args[];	/* page faults -d, period 1 */
 void st_cmds_done(struct st_cmds *c);
 void st_wl_argv(struct st_cmds *c, int who, const char *const *args,
 		const char *out, const char *wl, char **argv);

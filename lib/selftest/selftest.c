@@ -36,10 +36,10 @@ static const struct check checks[] = {
 	  "same", false, st_check_roundtrip },
 	{ "rdtscp", "rdtscp gives the current CPU and a monotonic TSC (the "
 	  "observer's clock)", false, st_check_rdtscp },
-	{ "precise-mem", "precise loads/stores (PEBS or IBS) of a pointer "
-	  "chase hit its buffer", true, st_check_precise },
-	{ "hitm", "a true-sharing pair of threads gives HITM loads on the "
-	  "shared line", true, st_check_hitm },
+	{ "precise-mem", "mem record of the known chases and stores: "
+	  "addresses, levels, weights", true, st_check_precise },
+	{ "sharing", "c2c record of a false- and a true-sharing pair: lines, "
+	  "offsets, HITM", true, st_check_sharing },
 	{ "observer-rdpmc", "the observer reads a core counter with rdpmc",
 	  true, st_check_rdpmc },
 	{ "module", "/dev/pebs_map's switch history names the workload's "
@@ -50,6 +50,8 @@ static const struct check checks[] = {
 	  "-d has them", false, st_check_pf_perf },
 	{ "report-perf", "report's top rows by symbol are perf report's",
 	  false, st_check_report_perf },
+	{ "known-addr", "the known workloads' buffers and threads are where "
+	  "they say", false, st_check_known_addr },
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))

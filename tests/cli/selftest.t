@@ -16,7 +16,7 @@ echo "1..23"
 SW="pf-addr tid ring-loss file-roundtrip rdtscp"
 # the checks that run pebs-shim record and perf record side by side
 PERFCMP="overhead pf-perf report-perf"
-HW="precise-mem hitm observer-rdpmc module"
+HW="precise-mem sharing observer-rdpmc module"
 
 # status NAME JSON: the status of check NAME, then its message
 status() {
@@ -49,7 +49,7 @@ check "the Markdown has a row per check ($n)" \
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if need root || [ "$paranoid" -le 2 ]; then
 	bad=
-	for c in machine $SW; do
+	for c in machine $SW known-addr; do
 		read -r st msg < <(status "$c" "$T/all.json")
 		[ "$st" = pass ] || bad="$bad $c: $st $msg;"
 	done
@@ -162,8 +162,8 @@ check "the kernel in the description is uname's" \
 
 # usage: --list, one check by name and by number, exit statuses
 "$tool" test --list >"$T/list"
-check "--list names 13 checks, each software or hardware" \
-	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 13 ]'
+check "--list names 14 checks, each software or hardware" \
+	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 14 ]'
 "$tool" test 2 tid >"$T/two" 2>&1
 rc=$?
 check "a number and a name run those two checks ($rc)" \

@@ -24,7 +24,7 @@ static void test_table(void **state)
 	unsigned int n = pebs_selftest__nr(), i, j, hw = 0;
 
 	(void)state;
-	assert_int_equal(n, 13);
+	assert_int_equal(n, 14);
 	for (i = 1; i <= n; i++) {
 		char num[8];
 
@@ -46,7 +46,7 @@ static void test_table(void **state)
 	assert_null(pebs_selftest__about(n + 1));
 	assert_false(pebs_selftest__hardware(n + 1));
 	assert_int_equal(pebs_selftest__find("0"), 0);
-	assert_int_equal(pebs_selftest__find("14"), 0);
+	assert_int_equal(pebs_selftest__find("15"), 0);
 	assert_int_equal(pebs_selftest__find("2x"), 0);
 	assert_int_equal(pebs_selftest__find("nosuch"), 0);
 	assert_int_equal(pebs_selftest__find(""), 0);
@@ -112,7 +112,7 @@ static enum pebs_selftest_status run(const char *name, char *msg, size_t len)
 
 static void test_hidden(void **state)
 {
-	static const char *const pmu[] = { "precise-mem", "hitm",
+	static const char *const pmu[] = { "precise-mem", "sharing",
 					   "observer-rdpmc" };
 	char msg[512];
 	unsigned int i;
