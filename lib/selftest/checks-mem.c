@@ -308,3 +308,97 @@ void st_check_sharing(struct pebs_selftest_result *r,
 out:
 	st_cmds_done(&c);
 }
+
+int st_switch_agree(const char *path, struct pebs_attrib_stats *out)
+{
+	PEBS_OPTS(pebs_attrib_cbs, cbs);
+	const struct perf_event_header *ev;
+	const struct perf_event_attr *attr;
+	struct pebs_attrib *a = NULL;
+	struct pebs_perfdata *pd;
+	struct pebs_attrib_who who;
+	struct pebs_sample s;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = pebs_perfdata__open(path, &pd);
+	if (err)
+		return err;
+	attr = pebs_perfdata__attr(pd, 0, NULL, NULL);
+	err = attr ? pebs_attrib__new(PEBS_ATTRIB_SWITCH, NULL,
+				      ncpu > 0 ? (unsigned int)ncpu : 1, &a) :
+		     core_err(-EINVAL, "%s: no event", path);
+	while (!err && (err = pebs_perfdata__next(pd, &ev)) > 0) {
+		if (ev->type != PERF_RECORD_SAMPLE) {
+			err = pebs_attrib__record(a, ev, attr->sample_type, &who);
+			continue;
+		}
+		err = pebs_perfdata__sample(pd, ev, &s, NULL);
+		if (!err)
+			err = pebs_attrib__sample(a, 0, &s, ev, &cbs, NULL);
+	}
+	if (!err)
+		err = pebs_attrib__round(a, &cbs, NULL);
+	if (!err)
+		*out = *pebs_attrib__stats(a);
+	pebs_attrib__delete(a);
+	pebs_perfdata__close(pd);
+	return err;
+}
+
+void st_check_module_switch(struct pebs_selftest_result *r,
+			    const struct pebs_selftest_opts *o)
+{
+	static const char *const args[] = { "record", "-a", "--attr", "map",
+					    "--switch-events", "-e",
+					    "cpu-clock", "-c", "100000", NULL };
+	struct pebs_attrib_stats st;
+	struct st_layout l;
+	struct st_cmds c;
+	char path[600], *argv[24];
+	uint64_t checked;
+	int err;
+
+	if (st_hidden("MAP")) {
+		st_set(r, PEBS_SELFTEST_SKIP,
+		       "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+		return;
+	}
+	if (access("/dev/pebs_map", R_OK)) {
+		st_set(r, PEBS_SELFTEST_SKIP, "no readable /dev/pebs_map: the "
+		       "module is not loaded (modprobe pebs_map, see README), "
+		       "or not for this user");
+		return;
+	}
+	if (st_cmds_init(r, o, false, &c))
+		return;
+	snprintf(path, sizeof(path), "%s/switch.data", c.dir);
+	st_wl_argv(&c, 1, args, path, "true-share", argv);
+	if (st_run_wl(r, &c, argv, &l))
+		goto out;
+	err = st_switch_agree(path, &st);
+	checked = st.agree + st.disagree;
+	st_detail(r, "samples=%llu", (unsigned long long)st.samples);
+	st_detail(r, "agree=%llu", (unsigned long long)st.agree);
+	st_detail(r, "disagree=%llu", (unsigned long long)st.disagree);
+	st_detail(r, "unattributed=%llu", (unsigned long long)st.unattributed);
+	if (err)
+		st_set(r, PEBS_SELFTEST_FAIL, "reading %s: %s", path,
+		       pebs_errmsg());
+	else if (checked >= 100 && st.agree * 100 >= checked * 99)
+		st_set(r, PEBS_SELFTEST_PASS, "record -a --attr map: %llu of "
+		       "%llu samples' threads from the module's history are "
+		       "the kernel's SWITCH records' thread at that time",
+		       (unsigned long long)st.agree,
+		       (unsigned long long)checked);
+	else
+		st_set(r, PEBS_SELFTEST_FAIL, "record -a --attr map: %llu of "
+		       "%llu samples' threads agree with the kernel's SWITCH "
+		       "records (want >= 99 %% of >= 100), %llu unattributed",
+		       (unsigned long long)st.agree,
+		       (unsigned long long)checked,
+		       (unsigned long long)st.unattributed);
+out:
+	st_cmds_done(&c);
+}

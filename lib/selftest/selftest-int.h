@@ -171,6 +171,15 @@ void st_check_report_perf(struct pebs_selftest_result *r,
 			  const struct pebs_selftest_opts *o);
 void st_check_known_addr(struct pebs_selftest_result *r,
 			 const struct pebs_selftest_opts *o);
+void st_check_module_switch(struct pebs_selftest_result *r,
+			    const struct pebs_selftest_opts *o);
+
+/*
+ * checks-mem.c: replay recording @path's samples against its
+ * PERF_RECORD_SWITCH_CPU_WIDE records (lib/attrib's SWITCH check):
+ * agree, disagree, unattributed into @out. 0 or -errno.
+ */
+int st_switch_agree(const char *path, struct pebs_attrib_stats *out);
 
 /* checks-hw.c: a precise memory PMU here; its load event (@r: why not) */
 bool st_have_precise(struct pebs_selftest_result *r);

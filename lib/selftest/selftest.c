@@ -52,6 +52,8 @@ static const struct check checks[] = {
 	  false, st_check_report_perf },
 	{ "known-addr", "the known workloads' buffers and threads are where "
 	  "they say", false, st_check_known_addr },
+	{ "module-switch", "the module's attribution agrees with the "
+	  "kernel's SWITCH records", true, st_check_module_switch },
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))

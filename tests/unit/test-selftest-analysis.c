@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "pebsshim.h"
@@ -259,6 +260,45 @@ static void test_fixture_zen4(void **state)
 	st_mem_free(&m);
 }
 
+/*
+ * The module-switch check's comparison, live where it can be: a
+ * system-wide recording with the kernel's TIDs and its SWITCH_CPU_WIDE
+ * records (pebs-shim record -a --switch-events; root) replayed through
+ * st_switch_agree: every sample checked agrees. Skipped without the
+ * build's pebs-shim or -a.
+ */
+static void test_switch_agree(void **state)
+{
+	const char *b = getenv("PEBS_BUILD");
+	char tool[1024], path[] = "/tmp/test-selftest-sw.XXXXXX";
+	char *argv[] = { tool, "record", "-a", "--attr", "tid",
+			 "--switch-events", "-e", "cpu-clock", "-c", "100000",
+			 "-q", "-o", path, "--", tool, "test", "--workload",
+			 "true-share", NULL };
+	struct pebs_attrib_stats st;
+	struct st_run *run = malloc(sizeof(*run));
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_non_null(run);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(tool, sizeof(tool), "%s/pebs-shim", b ? b : "build");
+	assert_int_equal(st_spawn(argv, 60, run), 0);
+	if (run->status) {
+		unlink(path);
+		free(run);
+		skip();		/* no pebs-shim built, or -a not allowed */
+	}
+	assert_int_equal(st_switch_agree(path, &st), 0);
+	assert_true(st.samples > 0);
+	assert_true(st.agree > 0);
+	assert_int_equal(st.disagree, 0);
+	assert_int_equal(st_switch_agree("/nonexistent.data", &st), -ENOENT);
+	unlink(path);
+	free(run);
+}
+
 static void test_scan_errors(void **state)
 {
 	struct st_mem m;
@@ -278,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_skx),
 		cmocka_unit_test(test_fixture_zen4),
 		cmocka_unit_test(test_scan_errors),
+		cmocka_unit_test(test_switch_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,7 +24,7 @@ static void test_table(void **state)
 	unsigned int n = pebs_selftest__nr(), i, j, hw = 0;
 
 	(void)state;
-	assert_int_equal(n, 14);
+	assert_int_equal(n, 15);
 	for (i = 1; i <= n; i++) {
 		char num[8];
 
@@ -38,7 +38,7 @@ static void test_table(void **state)
 						pebs_selftest__name(j));
 		hw += pebs_selftest__hardware(i);
 	}
-	assert_int_equal(hw, 4);
+	assert_int_equal(hw, 5);
 	assert_false(pebs_selftest__hardware(1));	/* machine */
 	assert_true(pebs_selftest__hardware(pebs_selftest__find("module")));
 	assert_null(pebs_selftest__name(0));
@@ -46,7 +46,7 @@ static void test_table(void **state)
 	assert_null(pebs_selftest__about(n + 1));
 	assert_false(pebs_selftest__hardware(n + 1));
 	assert_int_equal(pebs_selftest__find("0"), 0);
-	assert_int_equal(pebs_selftest__find("15"), 0);
+	assert_int_equal(pebs_selftest__find("16"), 0);
 	assert_int_equal(pebs_selftest__find("2x"), 0);
 	assert_int_equal(pebs_selftest__find("nosuch"), 0);
 	assert_int_equal(pebs_selftest__find(""), 0);
@@ -133,6 +133,9 @@ static void test_hidden(void **state)
 	unsetenv("PEBS_TEST_NO_PRECISE");
 	setenv("PEBS_TEST_NO_MAP", "1", 1);
 	assert_int_equal(run("module", msg, sizeof(msg)), PEBS_SELFTEST_SKIP);
+	assert_string_equal(msg, "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+	assert_int_equal(run("module-switch", msg, sizeof(msg)),
+			 PEBS_SELFTEST_SKIP);
 	assert_string_equal(msg, "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
 	setenv("PEBS_TEST_NO_MAP", "0", 1);	/* 0 hides nothing */
 	run("module", msg, sizeof(msg));
