@@ -184,7 +184,8 @@ void st_mem_add(struct st_mem *m, const struct pebs_sample *s)
 	line_touch(ln, s->tid, (unsigned int)(s->addr % LINE) / WORD);
 }
 
-int st_mem_scan(const char *path, struct st_mem *m)
+int st_scan(const char *path,
+	    void (*fn)(void *arg, const struct pebs_sample *s), void *arg)
 {
 	const struct perf_event_header *ev;
 	struct pebs_perfdata *pd;
@@ -200,10 +201,20 @@ int st_mem_scan(const char *path, struct st_mem *m)
 		err = pebs_perfdata__sample(pd, ev, &s, NULL);
 		if (err)
 			break;
-		st_mem_add(m, &s);
+		fn(arg, &s);
 	}
 	pebs_perfdata__close(pd);
 	return err;
+}
+
+static void mem_add(void *arg, const struct pebs_sample *s)
+{
+	st_mem_add(arg, s);
+}
+
+int st_mem_scan(const char *path, struct st_mem *m)
+{
+	return st_scan(path, mem_add, m);
 }
 
 double st_mem_inside(const struct st_mem *m)

@@ -99,6 +99,21 @@ bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
 	return !err;
 }
 
+bool st_have_map(struct pebs_selftest_result *r)
+{
+	if (st_hidden("MAP")) {
+		st_set(r, PEBS_SELFTEST_SKIP,
+		       "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+		return false;
+	}
+	if (access("/dev/pebs_map", F_OK)) {
+		st_set(r, PEBS_SELFTEST_SKIP, "no /dev/pebs_map: the module is "
+		       "not loaded (modprobe pebs_map, see README)");
+		return false;
+	}
+	return true;
+}
+
 void st_check_rdpmc(struct pebs_selftest_result *r,
 		    const struct pebs_selftest_opts *opts)
 {
@@ -186,16 +201,8 @@ void st_check_module(struct pebs_selftest_result *r,
 	int err, n, i;
 	(void)opts;
 
-	if (st_hidden("MAP")) {
-		st_set(r, PEBS_SELFTEST_SKIP,
-		       "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+	if (!st_have_map(r))
 		return;
-	}
-	if (access("/dev/pebs_map", F_OK)) {
-		st_set(r, PEBS_SELFTEST_SKIP, "no /dev/pebs_map: the module is "
-		       "not loaded (modprobe pebs_map, see README)");
-		return;
-	}
 	err = pebs_map__open("/dev/pebs_map", &map);
 	if (err) {
 		st_set(r, err == -EACCES || err == -EPERM ?

@@ -254,28 +254,13 @@ static void on_copy(void *arg, unsigned int thr,
 		c->err = pebs_perfdata_writer__write(c->wr, ev);
 }
 
-/* read @path back: count and hash its samples into @g */
-static int read_back(const char *path, struct faults *g)
+/* a sample read back: counted and hashed into @arg */
+static void on_read(void *arg, const struct pebs_sample *s)
 {
-	const struct perf_event_header *ev;
-	struct pebs_perfdata *pd;
-	struct pebs_sample s;
-	int err;
+	struct faults *g = arg;
 
-	err = pebs_perfdata__open(path, &pd);
-	if (err)
-		return err;
-	while ((err = pebs_perfdata__next(pd, &ev)) > 0) {
-		if (ev->type != PERF_RECORD_SAMPLE)
-			continue;
-		err = pebs_perfdata__sample(pd, ev, &s, NULL);
-		if (err)
-			break;
-		g->samples++;
-		g->hash = fold(g->hash, &s);
-	}
-	pebs_perfdata__close(pd);
-	return err;
+	g->samples++;
+	g->hash = fold(g->hash, s);
 }
 
 void st_check_roundtrip(struct pebs_selftest_result *r,
@@ -331,7 +316,7 @@ void st_check_roundtrip(struct pebs_selftest_result *r,
 		err = err ? err : e;
 	}
 	if (!err)
-		err = read_back(path, &g);
+		err = st_scan(path, on_read, &g);
 	st_detail(r, "written=%llu", (unsigned long long)f.samples);
 	st_detail(r, "read=%llu", (unsigned long long)g.samples);
 	if (err)

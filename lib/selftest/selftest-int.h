@@ -105,6 +105,9 @@ struct st_mem {
 void st_mem_init(struct st_mem *m, const struct st_layout *l);
 void st_mem_add(struct st_mem *m, const struct pebs_sample *s);
 int st_mem_scan(const char *path, struct st_mem *m);
+/* each sample of the recording @path to @fn: 0 or -errno */
+int st_scan(const char *path,
+	    void (*fn)(void *arg, const struct pebs_sample *s), void *arg);
 double st_mem_inside(const struct st_mem *m);	/* % of with_addr */
 double st_mem_thr_inside(const struct st_mem *m); /* % of thr_with_addr */
 double st_mem_level_share(const struct st_mem *m, enum st_level l);
@@ -180,11 +183,14 @@ void st_check_module_switch(struct pebs_selftest_result *r,
  * agree, disagree, unattributed into @out. 0 or -errno.
  */
 int st_switch_agree(const char *path, struct pebs_attrib_stats *out);
+bool st_switch_ok(const struct pebs_attrib_stats *st);	/* >= 99 % agree */
 
 /* checks-hw.c: a precise memory PMU here; its load event (@r: why not) */
 bool st_have_precise(struct pebs_selftest_result *r);
 bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
 		  struct pebs_event *ev);
+/* /dev/pebs_map is there (and not hidden); else @r skips, saying why */
+bool st_have_map(struct pebs_selftest_result *r);
 
 /* spawn.c: the commands a check runs, and their private directory */
 const char *st_perf(const struct pebs_selftest_opts *o,

@@ -264,8 +264,10 @@ static void test_fixture_zen4(void **state)
  * The module-switch check's comparison, live where it can be: a
  * system-wide recording with the kernel's TIDs and its SWITCH_CPU_WIDE
  * records (pebs-shim record -a --switch-events; root) replayed through
- * st_switch_agree: every sample checked agrees. Skipped without the
- * build's pebs-shim or -a.
+ * st_switch_agree: the check's rule holds (>= 99 % of >= 100 agree: a
+ * sample taken as its CPU switches may fall on the other side, which
+ * happens about once in a few runs here). Skipped without the build's
+ * pebs-shim or -a.
  */
 static void test_switch_agree(void **state)
 {
@@ -291,9 +293,20 @@ static void test_switch_agree(void **state)
 		skip();		/* no pebs-shim built, or -a not allowed */
 	}
 	assert_int_equal(st_switch_agree(path, &st), 0);
-	assert_true(st.samples > 0);
-	assert_true(st.agree > 0);
-	assert_int_equal(st.disagree, 0);
+	if (!st_switch_ok(&st))
+		fail_msg("%llu samples: %llu agree, %llu disagree",
+			 (unsigned long long)st.samples,
+			 (unsigned long long)st.agree,
+			 (unsigned long long)st.disagree);
+	st.agree = 98;
+	st.disagree = 2;
+	assert_false(st_switch_ok(&st));	/* 98 % */
+	st.agree = 99;
+	st.disagree = 0;
+	assert_false(st_switch_ok(&st));	/* fewer than 100 */
+	st.agree = 990;
+	st.disagree = 10;
+	assert_true(st_switch_ok(&st));
 	assert_int_equal(st_switch_agree("/nonexistent.data", &st), -ENOENT);
 	unlink(path);
 	free(run);
