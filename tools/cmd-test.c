@@ -103,7 +103,7 @@ static void list(void)
 	unsigned int i;
 
 	for (i = 1; i <= pebs_selftest__nr(); i++)
-		printf("%2u  %-15s %-8s %s\n", i, pebs_selftest__name(i),
+		printf("%2u  %-18s %-8s %s\n", i, pebs_selftest__name(i),
 		       pebs_selftest__hardware(i) ? "hardware" : "software",
 		       pebs_selftest__about(i));
 }

@@ -41,6 +41,7 @@ struct st_wl {
 /* workload.c */
 int st_wl_start(struct st_wl *w, enum st_kind kind, unsigned int nthr,
 		size_t part);
+int st_wl_go(struct st_wl *w);		/* release it: 0 or -1 (killed) */
 int st_wl_finish(struct st_wl *w);	/* go, wait: 0 or -1 (message) */
 void st_wl_kill(struct st_wl *w);
 size_t st_large_size(void);	/* a buffer far larger than the LLC */
@@ -176,6 +177,8 @@ void st_check_known_addr(struct pebs_selftest_result *r,
 			 const struct pebs_selftest_opts *o);
 void st_check_module_switch(struct pebs_selftest_result *r,
 			    const struct pebs_selftest_opts *o);
+void st_check_residency(struct pebs_selftest_result *r,
+			const struct pebs_selftest_opts *o);
 
 /*
  * checks-mem.c: replay recording @path's samples against its
@@ -191,6 +194,10 @@ bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
 		  struct pebs_event *ev);
 /* /dev/pebs_map is there (and not hidden); else @r skips, saying why */
 bool st_have_map(struct pebs_selftest_result *r);
+/* thread @tid of @pid's time on a CPU so far, in ns (false: gone) */
+bool st_schedstat(pid_t pid, pid_t tid, uint64_t *run_ns);
+/* an observed residency agrees with schedstat's (seconds) */
+bool st_residency_ok(double observed, double sched, double period);
 
 /* spawn.c: the commands a check runs, and their private directory */
 const char *st_perf(const struct pebs_selftest_opts *o,

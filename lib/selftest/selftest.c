@@ -54,6 +54,8 @@ static const struct check checks[] = {
 	  "they say", false, st_check_known_addr },
 	{ "module-switch", "the module's attribution agrees with the "
 	  "kernel's SWITCH records", true, st_check_module_switch },
+	{ "observer-residency", "the observer's residency of a thread "
+	  "agrees with its schedstat", true, st_check_residency },
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))

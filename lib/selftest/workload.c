@@ -233,16 +233,23 @@ int st_wl_start(struct st_wl *w, enum st_kind kind, unsigned int nthr,
 	return 0;
 }
 
-int st_wl_finish(struct st_wl *w)
+int st_wl_go(struct st_wl *w)
 {
-	int status;
-
 	if (write(w->go_fd, "g", 1) != 1) {
 		st_wl_kill(w);
 		return -1;
 	}
 	close(w->go_fd);
 	w->go_fd = -1;
+	return 0;
+}
+
+int st_wl_finish(struct st_wl *w)
+{
+	int status;
+
+	if (st_wl_go(w))
+		return -1;
 	if (waitpid(w->pid, &status, 0) != w->pid)
 		return -1;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;

@@ -16,7 +16,7 @@ echo "1..23"
 SW="pf-addr tid ring-loss file-roundtrip rdtscp"
 # the checks that run pebs-shim record and perf record side by side
 PERFCMP="overhead pf-perf report-perf"
-HW="precise-mem sharing observer-rdpmc module module-switch"
+HW="precise-mem sharing observer-rdpmc module module-switch observer-residency"
 
 # status NAME JSON: the status of check NAME, then its message
 status() {
@@ -112,7 +112,7 @@ bad=
 for c in $HW; do
 	read -r st msg < <(status "$c" "$T/all.json")
 	case $c in
-	module|module-switch) need map && continue ;;
+	module|module-switch|observer-residency) need map && continue ;;
 	*) need precise && continue ;;
 	esac
 	[ "$st" = skip ] && [ -n "$msg" ] || bad="$bad $c: $st $msg;"
@@ -162,8 +162,8 @@ check "the kernel in the description is uname's" \
 
 # usage: --list, one check by name and by number, exit statuses
 "$tool" test --list >"$T/list"
-check "--list names 15 checks, each software or hardware" \
-	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 15 ]'
+check "--list names 16 checks, each software or hardware" \
+	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 16 ]'
 "$tool" test 2 tid >"$T/two" 2>&1
 rc=$?
 check "a number and a name run those two checks ($rc)" \

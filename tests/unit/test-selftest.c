@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -24,7 +26,7 @@ static void test_table(void **state)
 	unsigned int n = pebs_selftest__nr(), i, j, hw = 0;
 
 	(void)state;
-	assert_int_equal(n, 15);
+	assert_int_equal(n, 16);
 	for (i = 1; i <= n; i++) {
 		char num[8];
 
@@ -38,7 +40,7 @@ static void test_table(void **state)
 						pebs_selftest__name(j));
 		hw += pebs_selftest__hardware(i);
 	}
-	assert_int_equal(hw, 5);
+	assert_int_equal(hw, 6);
 	assert_false(pebs_selftest__hardware(1));	/* machine */
 	assert_true(pebs_selftest__hardware(pebs_selftest__find("module")));
 	assert_null(pebs_selftest__name(0));
@@ -46,7 +48,7 @@ static void test_table(void **state)
 	assert_null(pebs_selftest__about(n + 1));
 	assert_false(pebs_selftest__hardware(n + 1));
 	assert_int_equal(pebs_selftest__find("0"), 0);
-	assert_int_equal(pebs_selftest__find("16"), 0);
+	assert_int_equal(pebs_selftest__find("17"), 0);
 	assert_int_equal(pebs_selftest__find("2x"), 0);
 	assert_int_equal(pebs_selftest__find("nosuch"), 0);
 	assert_int_equal(pebs_selftest__find(""), 0);
@@ -135,6 +137,9 @@ static void test_hidden(void **state)
 	assert_int_equal(run("module", msg, sizeof(msg)), PEBS_SELFTEST_SKIP);
 	assert_string_equal(msg, "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
 	assert_int_equal(run("module-switch", msg, sizeof(msg)),
+			 PEBS_SELFTEST_SKIP);
+	assert_string_equal(msg, "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+	assert_int_equal(run("observer-residency", msg, sizeof(msg)),
 			 PEBS_SELFTEST_SKIP);
 	assert_string_equal(msg, "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
 	setenv("PEBS_TEST_NO_MAP", "0", 1);	/* 0 hides nothing */
@@ -256,6 +261,40 @@ static void test_layout(void **state)
 	assert_int_equal(st_large_size() & (st_large_size() - 1), 0);
 }
 
+/*
+ * observer-residency's yardstick and rule: this thread's schedstat
+ * grows with its CPU time (a 100 ms busy loop, clock_gettime's thread
+ * CPU clock beside it), and the tolerance is 5 % + 2 periods + 2 ms.
+ */
+static void test_residency(void **state)
+{
+	struct timespec a, b;
+	uint64_t s0, s1;
+	volatile unsigned long x = 0;
+	double cpu, sched;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	(void)state;
+	assert_true(st_schedstat(getpid(), tid, &s0));
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do {
+		for (unsigned int i = 0; i < 100000; i++)
+			x += i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+		cpu = (double)(b.tv_sec - a.tv_sec) +
+		      (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	} while (cpu < 0.1);
+	assert_true(st_schedstat(getpid(), tid, &s1));
+	sched = (double)(s1 - s0) / 1e9;
+	if (!st_residency_ok(cpu, sched, 0))
+		fail_msg("thread CPU time %.6f s, schedstat %.6f s", cpu, sched);
+	assert_false(st_schedstat(getpid(), 1 << 30, &s1));
+	assert_true(st_residency_ok(1.0, 1.04, 0));
+	assert_false(st_residency_ok(1.0, 1.06, 0));
+	assert_true(st_residency_ok(1.0, 1.06, 0.005));	/* 2 periods */
+	assert_false(st_residency_ok(0.001, 0, 0));		/* never ran */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_spawn),
 		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_residency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
