@@ -11,7 +11,7 @@ trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 need_bin "$tool"
 
-echo "1..23"
+echo "1..25"
 
 SW="pf-addr tid ring-loss file-roundtrip rdtscp"
 # the checks that run pebs-shim record and perf record side by side
