@@ -376,24 +376,59 @@ static int report_of(struct pebs_selftest_result *r, struct st_cmds *c,
 	return -1;
 }
 
+/*
+ * @path reported by pebs-shim and by perf (--sort sym): each of
+ * pebs-shim's top rows is a row of perf's with the same share (ties may
+ * come in another order), and the top row is the same. Adds the rows
+ * compared and those that agree to @rows and @agree, the rows to @r's
+ * figures under @tag; the top row into @top. 0, or -1 with @r set.
+ */
+int st_reports_agree(struct pebs_selftest_result *r, struct st_cmds *c,
+		     const char *path, const char *tag, unsigned int *rows,
+		     unsigned int *agree, char *top, size_t top_len)
+{
+	struct row ours[TOP], *theirs = malloc(4096 * sizeof(*theirs));
+	unsigned int i, j;
+	int n, nt;
+
+	if (!theirs) {
+		st_set(r, PEBS_SELFTEST_FAIL, "out of memory");
+		return -1;
+	}
+	n = report_of(r, c, true, path, ours, TOP);
+	nt = n < 0 ? -1 : report_of(r, c, false, path, theirs, 4096);
+	for (i = 0; nt >= 0 && i < (unsigned int)n; i++) {
+		for (j = 0; j < (unsigned int)nt; j++)
+			if (!strcmp(ours[i].sym, theirs[j].sym) &&
+			    ours[i].pct == theirs[j].pct)
+				break;
+		*agree += j < (unsigned int)nt &&
+			  (i || !strcmp(ours[0].sym, theirs[0].sym));
+		st_detail(r, "%s.row%u=%.2f%% %s | perf: %s", tag, i + 1,
+			  ours[i].pct, ours[i].sym, j < (unsigned int)nt ?
+			  "same" : "absent or another share");
+	}
+	if (n > 0)
+		snprintf(top, top_len, "%.2f%% %s", ours[0].pct, ours[0].sym);
+	free(theirs);
+	if (nt < 0)
+		return -1;
+	*rows += (unsigned int)n;
+	return 0;
+}
+
 void st_check_report_perf(struct pebs_selftest_result *r,
 			  const struct pebs_selftest_opts *o)
 {
-	struct row ours[TOP], *theirs = NULL;
-	unsigned int agree = 0, rows = 0, i, j;
-	char path[2][600];
+	unsigned int agree = 0, rows = 0;
+	char path[2][600], top[256] = "";
 	struct st_layout l;
 	struct st_mem m;
 	struct st_cmds c;
-	int k, n, nt;
+	int k;
 
 	if (st_cmds_init(r, o, true, &c))
 		return;
-	theirs = malloc(4096 * sizeof(*theirs));
-	if (!theirs) {
-		st_set(r, PEBS_SELFTEST_FAIL, "out of memory");
-		goto out;
-	}
 	for (k = 0; k < 2; k++) {
 		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
 			 k ? "perf" : "pebs-shim");
@@ -402,41 +437,22 @@ void st_check_report_perf(struct pebs_selftest_result *r,
 			goto out;
 		st_mem_free(&m);
 	}
-	/*
-	 * each recording reported by both: each of pebs-shim's top rows is
-	 * a row of perf's with the same share (ties may come in another
-	 * order), and the top row is the same
-	 */
-	for (k = 0; k < 2; k++) {
-		n = report_of(r, &c, true, path[k], ours, TOP);
-		nt = n < 0 ? -1 : report_of(r, &c, false, path[k], theirs, 4096);
-		if (n < 0 || nt < 0)
+	/* each recording reported by both */
+	for (k = 0; k < 2; k++)
+		if (st_reports_agree(r, &c, path[k], k ? "perf_data" :
+				     "pebs_shim_data", &rows, &agree, top,
+				     sizeof(top)))
 			goto out;
-		for (i = 0; i < (unsigned int)n; i++) {
-			for (j = 0; j < (unsigned int)nt; j++)
-				if (!strcmp(ours[i].sym, theirs[j].sym) &&
-				    ours[i].pct == theirs[j].pct)
-					break;
-			agree += j < (unsigned int)nt &&
-				 (i || !strcmp(ours[0].sym, theirs[0].sym));
-			st_detail(r, "%s.row%u=%.2f%% %s | perf: %s",
-				  k ? "perf_data" : "pebs_shim_data", i + 1,
-				  ours[i].pct, ours[i].sym, j < (unsigned int)nt ?
-				  "same" : "absent or another share");
-		}
-		rows += (unsigned int)n;
-	}
 	if (rows == 2 * TOP && agree == rows)
 		st_set(r, PEBS_SELFTEST_PASS, "page-faults:u of the touch "
 		       "workload recorded by pebs-shim and by perf: report's top "
 		       "%u rows by symbol are perf report's, same shares (top: "
-		       "%.2f%% %s)", TOP, ours[0].pct, ours[0].sym);
+		       "%s)", TOP, top);
 	else
 		st_set(r, PEBS_SELFTEST_FAIL, "report's top rows by symbol: %u "
 		       "of %u found in perf report with the same share (want "
 		       "%u of %u, the first the same): see the figures", agree,
 		       rows, 2 * TOP, 2 * TOP);
 out:
-	free(theirs);
 	st_cmds_done(&c);
 }

@@ -218,6 +218,9 @@ int st_cmds_init(struct pebs_selftest_result *r,
 		 const struct pebs_selftest_opts *o, bool need_perf,
 		 struct st_cmds *c);
 extern const char *const st_pf_args[];	/* page faults -d, period 1 */
+int st_reports_agree(struct pebs_selftest_result *r, struct st_cmds *c,
+		     const char *path, const char *tag, unsigned int *rows,
+		     unsigned int *agree, char *top, size_t top_len);
 void st_cmds_done(struct st_cmds *c);
 void st_wl_argv(struct st_cmds *c, int who, const char *const *args,
 		const char *out, const char *wl, char **argv);
