@@ -114,6 +114,20 @@ bool st_have_map(struct pebs_selftest_result *r)
 	return true;
 }
 
+bool st_open_map(struct pebs_selftest_result *r, struct pebs_map **map)
+{
+	int err;
+
+	if (!st_have_map(r))
+		return false;
+	err = pebs_map__open("/dev/pebs_map", map);
+	if (!err)
+		return true;
+	st_set(r, err == -EACCES || err == -EPERM ? PEBS_SELFTEST_SKIP :
+	       PEBS_SELFTEST_FAIL, "%s", pebs_errmsg());
+	return false;
+}
+
 void st_check_rdpmc(struct pebs_selftest_result *r,
 		    const struct pebs_selftest_opts *opts)
 {
@@ -201,15 +215,8 @@ void st_check_module(struct pebs_selftest_result *r,
 	int err, n, i;
 	(void)opts;
 
-	if (!st_have_map(r))
+	if (!st_open_map(r, &map))
 		return;
-	err = pebs_map__open("/dev/pebs_map", &map);
-	if (err) {
-		st_set(r, err == -EACCES || err == -EPERM ?
-		       PEBS_SELFTEST_SKIP : PEBS_SELFTEST_FAIL, "%s",
-		       pebs_errmsg());
-		return;
-	}
 	ncpu = pebs_map__nr_cpus(map);
 	cursor = calloc(ncpu, sizeof(*cursor));
 	err = cursor ? st_wl_start(&w, ST_TOUCH, 2, 1u << 20) : -ENOMEM;

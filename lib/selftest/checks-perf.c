@@ -247,6 +247,30 @@ int st_record_wl(struct pebs_selftest_result *r, struct st_cmds *c, int who,
 const char *const st_pf_args[] = { "record", "-e", "page-faults:u", "-d",
 				   "-c", "1", NULL };
 
+/*
+ * The touch workload's page faults recorded by pebs-shim into @path[0]
+ * and by perf into @path[1]; layouts and analyses into @l and @m (both
+ * to st_mem_free). 0, or -1 with @r set.
+ */
+static int record_touch(struct pebs_selftest_result *r, struct st_cmds *c,
+			char path[2][600], struct st_layout *l,
+			struct st_mem *m)
+{
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(path[k], 600, "%s/%s.data", c->dir,
+			 k ? "perf" : "pebs-shim");
+		if (st_record_wl(r, c, k + 1, st_pf_args, "touch", path[k],
+				 &l[k], &m[k])) {
+			if (k)
+				st_mem_free(&m[0]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 void st_check_pf_perf(struct pebs_selftest_result *r,
 		      const struct pebs_selftest_opts *o)
 {
@@ -261,16 +285,8 @@ void st_check_pf_perf(struct pebs_selftest_result *r,
 
 	if (st_cmds_init(r, o, true, &c))
 		return;
-	for (k = 0; k < 2; k++) {
-		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
-			 k ? "perf" : "pebs-shim");
-		if (st_record_wl(r, &c, k + 1, st_pf_args, "touch", path[k],
-				 &l[k], &m[k])) {
-			if (k)
-				st_mem_free(&m[0]);
-			goto out;
-		}
-	}
+	if (record_touch(r, &c, path, l, m))
+		goto out;
 	pages = (long long)(l[0].size / 4096);
 	d_n = m[0].samples > m[1].samples ? m[0].samples - m[1].samples :
 	      m[1].samples - m[0].samples;
@@ -422,21 +438,17 @@ void st_check_report_perf(struct pebs_selftest_result *r,
 {
 	unsigned int agree = 0, rows = 0;
 	char path[2][600], top[256] = "";
-	struct st_layout l;
-	struct st_mem m;
+	struct st_layout l[2];
+	struct st_mem m[2];
 	struct st_cmds c;
 	int k;
 
 	if (st_cmds_init(r, o, true, &c))
 		return;
-	for (k = 0; k < 2; k++) {
-		snprintf(path[k], sizeof(path[k]), "%s/%s.data", c.dir,
-			 k ? "perf" : "pebs-shim");
-		if (st_record_wl(r, &c, k + 1, st_pf_args, "touch", path[k],
-				 &l, &m))
-			goto out;
-		st_mem_free(&m);
-	}
+	if (record_touch(r, &c, path, l, m))
+		goto out;
+	st_mem_free(&m[0]);
+	st_mem_free(&m[1]);
 	/* each recording reported by both */
 	for (k = 0; k < 2; k++)
 		if (st_reports_agree(r, &c, path[k], k ? "perf_data" :

@@ -122,13 +122,8 @@ void st_check_residency(struct pebs_selftest_result *r,
 		       "needs its own");
 		return;
 	}
-	err = pebs_map__open("/dev/pebs_map", &map);
-	if (err) {
-		st_set(r, err == -EACCES || err == -EPERM ?
-		       PEBS_SELFTEST_SKIP : PEBS_SELFTEST_FAIL, "%s",
-		       pebs_errmsg());
+	if (!st_open_map(r, &map))
 		return;
-	}
 	oo.map = map;
 	err = st_wl_start(&w, ST_CHASE, 1, 1u << 20);
 	if (err) {

@@ -194,6 +194,8 @@ bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
 		  struct pebs_event *ev);
 /* /dev/pebs_map is there (and not hidden); else @r skips, saying why */
 bool st_have_map(struct pebs_selftest_result *r);
+/* ... and opened into @map; else @r skips (no access) or fails */
+bool st_open_map(struct pebs_selftest_result *r, struct pebs_map **map);
 /* thread @tid of @pid's time on a CPU so far, in ns (false: gone) */
 bool st_schedstat(pid_t pid, pid_t tid, uint64_t *run_ns);
 /* an observed residency agrees with schedstat's (seconds) */
