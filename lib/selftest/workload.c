@@ -164,6 +164,8 @@ static void child_go(void)
 	pthread_barrier_wait(&C.go);
 	for (i = 0; i < C.nthr; i++)
 		pthread_join(C.th[i], NULL);
+	pthread_barrier_destroy(&C.ready);
+	pthread_barrier_destroy(&C.go);
 }
 
 static void set_kind(enum st_kind kind, unsigned int nthr, size_t part,
