@@ -16,8 +16,9 @@
 #include "util.h"
 
 static const char usage_text[] =
-"usage: pebs-shim test [--list] [-v] [--json FILE] [--markdown FILE]\n"
+"usage: pebs-shim test [--list] [-v] [-q] [--json FILE] [--markdown FILE]\n"
 "                      [NAME|NUMBER...]\n"
+"       pebs-shim test --workload NAME\n"
 "\n"
 "Check what this machine can do: each check runs a built-in workload\n"
 "whose answer is known and ends pass, fail (with the figures that\n"
@@ -31,6 +32,12 @@ static const char usage_text[] =
 "                       description with the first)\n"
 "  -j, --json FILE      write the results as JSON to FILE (0600)\n"
 "  -m, --markdown FILE  write the results as Markdown to FILE (0600)\n"
+"  -q, --quick          fewer rounds where a check repeats (overhead: 2\n"
+"                       instead of 5)\n"
+"  -w, --workload NAME  run a known workload and print its layout and\n"
+"                       timing (run it under perf yourself): touch,\n"
+"                       chase-small, chase-large, store, false-share,\n"
+"                       true-share\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0 nothing failed, 1 a check failed, 2 it could not run\n"
@@ -96,7 +103,7 @@ static void list(void)
 	unsigned int i;
 
 	for (i = 1; i <= pebs_selftest__nr(); i++)
-		printf("%2u  %-15s %-8s %s\n", i, pebs_selftest__name(i),
+		printf("%2u  %-18s %-8s %s\n", i, pebs_selftest__name(i),
 		       pebs_selftest__hardware(i) ? "hardware" : "software",
 		       pebs_selftest__about(i));
 }
@@ -108,10 +115,15 @@ int cmd_test(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "markdown", required_argument, NULL, 'm' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "workload", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *json = NULL, *md = NULL;
+	const char *json = NULL, *md = NULL, *workload = NULL;
+	PEBS_OPTS(pebs_selftest_opts, o);
+	char self[4096];
+	ssize_t self_len;
 	struct pebs_selftest_result *res;
 	unsigned int *which, nwhich = 0, i, count[3] = { 0 };
 	bool verbose = false, do_list = false;
@@ -119,12 +131,14 @@ int cmd_test(int argc, char **argv)
 	int c, rc = 0;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":lvj:m:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":lvj:m:qw:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l': do_list = true; break;
 		case 'v': verbose = true; break;
 		case 'j': json = optarg; break;
 		case 'm': md = optarg; break;
+		case 'q': o.quick = true; break;
+		case 'w': workload = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		case ':':
 			return tool_usage_err("test", "option '%s' needs a value",
@@ -137,6 +151,18 @@ int cmd_test(int argc, char **argv)
 	if (do_list) {
 		list();
 		return 0;
+	}
+	if (workload) {
+		if (!pebs_selftest__workload(workload, stdout))
+			return 0;
+		tool_err("test", "%s", pebs_errmsg());
+		return 2;
+	}
+	/* the checks run this very command's record, report and workloads */
+	self_len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (self_len > 0) {
+		self[self_len] = 0;
+		o.tool = self;
 	}
 	which = calloc(pebs_selftest__nr() + (unsigned int)argc, sizeof(*which));
 	res = calloc(pebs_selftest__nr() + (unsigned int)argc, sizeof(*res));
@@ -170,7 +196,7 @@ int cmd_test(int argc, char **argv)
 		r->sz = sizeof(*r);
 		printf("%2u: %-44s:", n, pebs_selftest__about(n));
 		fflush(stdout);
-		if (pebs_selftest__run(n, r)) {
+		if (pebs_selftest__run_opts(n, &o, r)) {
 			tool_err("test", "%s", pebs_errmsg());
 			rc = 2;
 			goto out;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * checks-hw.c - the checks only hardware can answer: precise memory
- * samples (PEBS or IBS), HITM on a true-sharing pair, the observer's
- * rdpmc, the module's switch history. Each probes first and skips with
+ * checks-hw.c - the probes of the precise memory PMU and its event (the
+ * precise checks of checks-mem.c use them), and the checks only
+ * hardware can answer: the observer's rdpmc, the module's switch
+ * history. Each probes first and skips with
  * the exact reason where the machine lacks the feature (or a
  * PEBS_TEST_NO_* variable hides it); where it has it, a minimal real
  * check runs on a workload whose answer is known.
@@ -24,7 +25,7 @@
  * or ibs_op. Sets @r to skip with the reason when not (or when
  * PEBS_TEST_NO_PMU or PEBS_TEST_NO_PRECISE hides it).
  */
-static bool have_precise_pmu(struct pebs_selftest_result *r)
+bool st_have_precise(struct pebs_selftest_result *r)
 {
 	static const char *const core[] = { "cpu", "cpu_core", "cpu_atom" };
 	char path[256], val[64];
@@ -64,8 +65,8 @@ static bool have_precise_pmu(struct pebs_selftest_result *r)
  * The load event perf mem record (or c2c record) would use here, parsed
  * into @ev; skip with the reason when there is none or it is a group.
  */
-static bool mem_load_event(struct pebs_selftest_result *r, bool c2c,
-			   struct pebs_event *ev)
+bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
+		  struct pebs_event *ev)
 {
 	PEBS_OPTS(pebs_mem_record_opts, o, .c2c = c2c,
 		  .ops = PEBS_MEM_OP_LOAD);
@@ -98,124 +99,37 @@ static bool mem_load_event(struct pebs_selftest_result *r, bool c2c,
 	return !err;
 }
 
-/* samples with a data address, and those in their thread's part */
-struct hits {
-	const struct st_wl *w;
-	uint64_t samples, with_addr, inside, hitm;
-};
-
-static void on_mem(void *arg, unsigned int thr,
-		   const struct perf_event_header *ev,
-		   const struct pebs_sample *s)
+bool st_have_map(struct pebs_selftest_result *r)
 {
-	struct hits *h = arg;
-	union perf_mem_data_src d = { .val = s->data_src };
-
-	(void)ev;
-	h->samples++;
-	if (!(s->present & PERF_SAMPLE_ADDR) || !s->addr)
-		return;
-	h->with_addr++;
-	if (s->addr >= h->w->lo[thr] && s->addr < h->w->lo[thr] + h->w->part)
-		h->inside++;
-	if ((s->present & PERF_SAMPLE_DATA_SRC) && s->addr >= h->w->lo[0] &&
-	    s->addr < h->w->lo[0] + 64 &&
-	    ((d.mem_snoop & PERF_MEM_SNOOP_HITM) ||
-	     (d.mem_snoopx & PERF_MEM_SNOOPX_PEER)))
-		h->hitm++;
+	if (st_hidden("MAP")) {
+		st_set(r, PEBS_SELFTEST_SKIP,
+		       "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+		return false;
+	}
+	if (access("/dev/pebs_map", F_OK)) {
+		st_set(r, PEBS_SELFTEST_SKIP, "no /dev/pebs_map: the module is "
+		       "not loaded (modprobe pebs_map, see README)");
+		return false;
+	}
+	return true;
 }
 
-/* record @ev at period @period on a workload; 0 or -1 with @r set */
-static int record_mem(struct pebs_selftest_result *r,
-		      const struct pebs_event *ev, enum st_kind kind,
-		      unsigned int nthr, size_t part, struct hits *h,
-		      struct st_wl *w)
+bool st_open_map(struct pebs_selftest_result *r, struct pebs_map **map)
 {
-	PEBS_OPTS(pebs_channel_opts, o, .period = 10007, .ring_pages = 256);
-	struct st_rec rec;
 	int err;
 
-	memset(h, 0, sizeof(*h));
-	err = st_wl_start(w, kind, nthr, part);
-	if (err) {
-		st_set(r, PEBS_SELFTEST_FAIL, "cannot start the workload: %s",
-		       strerror(-err));
-		return -1;
-	}
-	if (st_rec_open(&rec, w, ev, &o, r)) {
-		st_wl_kill(w);
-		return -1;
-	}
-	if (st_wl_finish(w)) {
-		st_set(r, PEBS_SELFTEST_FAIL, "the workload did not exit 0");
-		st_rec_close(&rec);
-		return -1;
-	}
-	h->w = w;
-	st_rec_drain(&rec, on_mem, h);
-	st_rec_close(&rec);
-	return 0;
+	if (!st_have_map(r))
+		return false;
+	err = pebs_map__open("/dev/pebs_map", map);
+	if (!err)
+		return true;
+	st_set(r, err == -EACCES || err == -EPERM ? PEBS_SELFTEST_SKIP :
+	       PEBS_SELFTEST_FAIL, "%s", pebs_errmsg());
+	return false;
 }
 
-void st_check_precise(struct pebs_selftest_result *r)
-{
-	struct pebs_event ev;
-	struct st_wl w;
-	struct hits h;
-	double share;
-
-	if (!have_precise_pmu(r) || !mem_load_event(r, false, &ev))
-		return;
-	/* 64 MiB: larger than the LLC, so ldlat's threshold is met */
-	if (record_mem(r, &ev, ST_CHASE, 1, 64u << 20, &h, &w))
-		return;
-	share = h.with_addr ? 100.0 * (double)h.inside / (double)h.with_addr
-			    : 0;
-	st_detail(r, "event=%s", ev.resolved);
-	st_detail(r, "samples=%llu", (unsigned long long)h.samples);
-	st_detail(r, "with_addr=%llu", (unsigned long long)h.with_addr);
-	st_detail(r, "inside=%llu", (unsigned long long)h.inside);
-	if (h.with_addr >= 100 && share >= 99.0)
-		st_set(r, PEBS_SELFTEST_PASS, "%s: %llu of %llu data addresses "
-		       "(%.1f %%) in the chase's buffer", ev.name,
-		       (unsigned long long)h.inside,
-		       (unsigned long long)h.with_addr, share);
-	else
-		st_set(r, PEBS_SELFTEST_FAIL, "%s: %llu of %llu data addresses "
-		       "(%.1f %%, want >= 99 %% of >= 100) in the chase's "
-		       "buffer", ev.name, (unsigned long long)h.inside,
-		       (unsigned long long)h.with_addr, share);
-}
-
-void st_check_hitm(struct pebs_selftest_result *r)
-{
-	struct pebs_event ev;
-	struct st_wl w;
-	struct hits h;
-
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		st_set(r, PEBS_SELFTEST_SKIP, "one CPU online: no sharing");
-		return;
-	}
-	if (!have_precise_pmu(r) || !mem_load_event(r, true, &ev))
-		return;
-	if (record_mem(r, &ev, ST_SHARE, 2, 4096, &h, &w))
-		return;
-	st_detail(r, "event=%s", ev.resolved);
-	st_detail(r, "samples=%llu", (unsigned long long)h.samples);
-	st_detail(r, "hitm=%llu", (unsigned long long)h.hitm);
-	if (h.hitm)
-		st_set(r, PEBS_SELFTEST_PASS, "%s: %llu of %llu samples are "
-		       "HITM loads of the shared line", ev.name,
-		       (unsigned long long)h.hitm,
-		       (unsigned long long)h.samples);
-	else
-		st_set(r, PEBS_SELFTEST_FAIL, "%s: no HITM load of the shared "
-		       "line among %llu samples (two threads incrementing it)",
-		       ev.name, (unsigned long long)h.samples);
-}
-
-void st_check_rdpmc(struct pebs_selftest_result *r)
+void st_check_rdpmc(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	PEBS_OPTS(pebs_observer_opts, o, .no_pin = true);
 	struct pebs_observer *obs = NULL;
@@ -226,6 +140,7 @@ void st_check_rdpmc(struct pebs_selftest_result *r)
 	volatile unsigned long x = 0;
 	size_t at;
 	int cpu, err;
+	(void)opts;
 
 	if (st_hidden("PMU")) {
 		st_set(r, PEBS_SELFTEST_SKIP, "PMU hidden by PEBS_TEST_NO_PMU=1");
@@ -287,7 +202,8 @@ out:
 	pebs_observer__delete(obs);
 }
 
-void st_check_module(struct pebs_selftest_result *r)
+void st_check_module(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	struct pebs_map_switch sw[256];
 	struct pebs_map_snapshot snap;
@@ -297,24 +213,10 @@ void st_check_module(struct pebs_selftest_result *r)
 	unsigned int cpu, ncpu;
 	struct st_wl w;
 	int err, n, i;
+	(void)opts;
 
-	if (st_hidden("MAP")) {
-		st_set(r, PEBS_SELFTEST_SKIP,
-		       "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+	if (!st_open_map(r, &map))
 		return;
-	}
-	if (access("/dev/pebs_map", F_OK)) {
-		st_set(r, PEBS_SELFTEST_SKIP, "no /dev/pebs_map: the module is "
-		       "not loaded (modprobe pebs_map, see README)");
-		return;
-	}
-	err = pebs_map__open("/dev/pebs_map", &map);
-	if (err) {
-		st_set(r, err == -EACCES || err == -EPERM ?
-		       PEBS_SELFTEST_SKIP : PEBS_SELFTEST_FAIL, "%s",
-		       pebs_errmsg());
-		return;
-	}
 	ncpu = pebs_map__nr_cpus(map);
 	cursor = calloc(ncpu, sizeof(*cursor));
 	err = cursor ? st_wl_start(&w, ST_TOUCH, 2, 1u << 20) : -ENOMEM;

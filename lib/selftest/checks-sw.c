@@ -17,8 +17,10 @@
 
 #define PAGE 4096u
 
-void st_check_machine(struct pebs_selftest_result *r)
+void st_check_machine(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
+	(void)opts;
 	if (pebs_machine__describe(r->details, sizeof(r->details)))
 		st_set(r, PEBS_SELFTEST_FAIL, "%s", pebs_errmsg());
 	else
@@ -126,7 +128,8 @@ static int record_faults(struct pebs_selftest_result *r, unsigned int nthr,
 	return 0;
 }
 
-void st_check_pf_addr(struct pebs_selftest_result *r)
+void st_check_pf_addr(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	const unsigned int pages = 1024;
 	struct st_wl w;
@@ -134,6 +137,7 @@ void st_check_pf_addr(struct pebs_selftest_result *r)
 	struct faults f;
 	double share;
 	uint64_t miss;
+	(void)opts;
 
 	if (record_faults(r, 1, pages, 64, &w, &rec, &f))
 		return;
@@ -160,13 +164,15 @@ void st_check_pf_addr(struct pebs_selftest_result *r)
 	st_rec_close(&rec);
 }
 
-void st_check_tid(struct pebs_selftest_result *r)
+void st_check_tid(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	const unsigned int pages = 512;
 	struct st_wl w;
 	struct st_rec rec;
 	struct faults f;
 	uint64_t miss;
+	(void)opts;
 
 	if (record_faults(r, 2, pages, 32, &w, &rec, &f))
 		return;
@@ -193,7 +199,8 @@ void st_check_tid(struct pebs_selftest_result *r)
 	st_rec_close(&rec);
 }
 
-void st_check_ring_loss(struct pebs_selftest_result *r)
+void st_check_ring_loss(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	const unsigned int pages = 4096;
 	struct st_wl w;
@@ -201,6 +208,7 @@ void st_check_ring_loss(struct pebs_selftest_result *r)
 	struct faults f;
 	uint64_t lost = 0;
 	int err;
+	(void)opts;
 
 	/* one data page holds about 64 samples: the rest must be lost */
 	if (record_faults(r, 1, pages, 1, &w, &rec, &f))
@@ -246,35 +254,20 @@ static void on_copy(void *arg, unsigned int thr,
 		c->err = pebs_perfdata_writer__write(c->wr, ev);
 }
 
-/* read @path back: count and hash its samples into @g */
-static int read_back(const char *path, struct faults *g)
+/* a sample read back: counted and hashed into @arg */
+static void on_read(void *arg, const struct pebs_sample *s)
 {
-	const struct perf_event_header *ev;
-	struct pebs_perfdata *pd;
-	struct pebs_sample s;
-	int err;
+	struct faults *g = arg;
 
-	err = pebs_perfdata__open(path, &pd);
-	if (err)
-		return err;
-	while ((err = pebs_perfdata__next(pd, &ev)) > 0) {
-		if (ev->type != PERF_RECORD_SAMPLE)
-			continue;
-		err = pebs_perfdata__sample(pd, ev, &s, NULL);
-		if (err)
-			break;
-		g->samples++;
-		g->hash = fold(g->hash, &s);
-	}
-	pebs_perfdata__close(pd);
-	return err;
+	g->samples++;
+	g->hash = fold(g->hash, s);
 }
 
-void st_check_roundtrip(struct pebs_selftest_result *r)
+void st_check_roundtrip(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .ring_pages = 64,
 		  .sample_type = PEBS_CHANNEL_SW_SAMPLE);
-	const char *tmp = getenv("TMPDIR");
 	char dir[512], path[600];
 	struct faults f = { 0 }, g = { 0 };
 	struct copy c = { .f = &f };
@@ -283,15 +276,10 @@ void st_check_roundtrip(struct pebs_selftest_result *r)
 	struct st_wl w;
 	uint64_t id = 0;
 	int err;
+	(void)opts;
 
-	snprintf(dir, sizeof(dir), "%s/pebs-shim-test.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dir)) {
-		st_set(r, PEBS_SELFTEST_FAIL, "cannot create a directory in "
-		       "%s: %s: set TMPDIR to a writable directory",
-		       tmp && *tmp ? tmp : "/tmp", strerror(errno));
+	if (st_tmpdir(r, dir, sizeof(dir)))
 		return;
-	}
 	snprintf(path, sizeof(path), "%s/roundtrip.data", dir);
 	st_sw_event(&ev, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
 	err = st_wl_start(&w, ST_TOUCH, 1, 256 * PAGE);
@@ -328,7 +316,7 @@ void st_check_roundtrip(struct pebs_selftest_result *r)
 		err = err ? err : e;
 	}
 	if (!err)
-		err = read_back(path, &g);
+		err = st_scan(path, on_read, &g);
 	st_detail(r, "written=%llu", (unsigned long long)f.samples);
 	st_detail(r, "read=%llu", (unsigned long long)g.samples);
 	if (err)
@@ -361,12 +349,14 @@ static uint64_t rdtscp_aux(uint32_t *aux)
 	return lo | (uint64_t)hi << 32;
 }
 
-void st_check_rdtscp(struct pebs_selftest_result *r)
+void st_check_rdtscp(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *opts)
 {
 	uint64_t reads = 0, agree = 0, back = 0, last = 0, hz = 0;
 	int last_cpu = -1;
 	struct timespec a, b;
 	double ms = 0;
+	(void)opts;
 
 	if (!pebs_cpu_has_rdtscp()) {
 		st_set(r, PEBS_SELFTEST_SKIP, "%s", st_no_rdtscp());

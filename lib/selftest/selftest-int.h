@@ -18,7 +18,9 @@
 enum st_kind {
 	ST_TOUCH,	/* each thread writes a byte per page of its part */
 	ST_CHASE,	/* each thread chases pointers around its part */
-	ST_SHARE,	/* the threads increment one shared cache line */
+	ST_SHARE,	/* the threads increment one word (true sharing) */
+	ST_STORE,	/* each thread stores through its part, passes times */
+	ST_FALSE_SHARE,	/* each thread increments its own word of one line */
 };
 
 /*
@@ -39,8 +41,84 @@ struct st_wl {
 /* workload.c */
 int st_wl_start(struct st_wl *w, enum st_kind kind, unsigned int nthr,
 		size_t part);
+int st_wl_go(struct st_wl *w);		/* release it: 0 or -1 (killed) */
 int st_wl_finish(struct st_wl *w);	/* go, wait: 0 or -1 (message) */
 void st_wl_kill(struct st_wl *w);
+size_t st_large_size(void);	/* a buffer far larger than the LLC */
+
+/*
+ * A known workload's layout as it printed it (pebs_selftest__workload):
+ * the buffer its data accesses fall in, each thread's tid and own part
+ * (its word, for the sharing pairs), the measured phase's seconds.
+ */
+struct st_layout {
+	uintptr_t buf;
+	size_t size;
+	unsigned int nthr;
+	pid_t tid[ST_MAX_THR];
+	uintptr_t lo[ST_MAX_THR];
+	size_t len[ST_MAX_THR];
+	double seconds, cpu_seconds;	/* the measured phase's, wall and CPU */
+};
+int st_layout_parse(const char *out, struct st_layout *l); /* 0, -EINVAL */
+
+/* spawn.c: a command with its output captured and a deadline */
+struct st_run {
+	int status;		/* exit status; -1: killed or by a signal */
+	bool timed_out;
+	char out[65536];	/* standard output (cut) */
+	char err[4096];		/* standard error (cut) */
+};
+int st_spawn(char *const argv[], double timeout, struct st_run *run);
+const char *st_last_line(const char *s, char *line, size_t len);
+
+/* analysis.c: what a recording of a known workload says */
+enum st_level {
+	ST_LVL_L1, ST_LVL_LFB, ST_LVL_L2, ST_LVL_L3, ST_LVL_RAM,
+	ST_LVL_REMOTE, ST_LVL_OTHER, ST_LVL_NR
+};
+enum st_sharing { ST_PRIVATE, ST_FALSE_SHARING, ST_TRUE_SHARING };
+
+#define ST_LINE_TIDS 4
+/* one cache line's accesses: by which threads, at which 8-byte words */
+struct st_line {
+	uint64_t line;			/* its address */
+	uint64_t samples, hitm;
+	bool used, more_tids;
+	unsigned int ntid;
+	uint32_t tid[ST_LINE_TIDS];
+	uint8_t words[ST_LINE_TIDS];	/* the words thread i touched */
+	uint32_t word_tid[8];		/* the first thread of each word */
+	uint8_t word_seen, word_shared;	/* words touched; by >= 2 threads */
+};
+
+struct st_mem {
+	const struct st_layout *l;	/* NULL: no buffer to count in */
+	uint64_t samples, with_addr, inside;
+	uint64_t thr_with_addr, thr_inside;	/* of the layout's threads */
+	uint64_t with_src, loads, stores, hitm;
+	uint64_t level[ST_LVL_NR];	/* loads by the level that served */
+	uint64_t *w;			/* weights (at most 2^20) */
+	size_t nw, capw;
+	struct st_line *lines;		/* 2^16 slots, allocated on use */
+	uint64_t lines_dropped;
+};
+void st_mem_init(struct st_mem *m, const struct st_layout *l);
+void st_mem_add(struct st_mem *m, const struct pebs_sample *s);
+int st_mem_scan(const char *path, struct st_mem *m);
+/* each sample of the recording @path to @fn: 0 or -errno */
+int st_scan(const char *path,
+	    void (*fn)(void *arg, const struct pebs_sample *s), void *arg);
+double st_mem_inside(const struct st_mem *m);	/* % of with_addr */
+double st_mem_thr_inside(const struct st_mem *m); /* % of thr_with_addr */
+double st_mem_level_share(const struct st_mem *m, enum st_level l);
+uint64_t st_mem_weight_median(struct st_mem *m);	/* lower middle */
+const struct st_line *st_mem_line(const struct st_mem *m, uint64_t addr);
+const struct st_line *st_mem_top_line(const struct st_mem *m);
+enum st_sharing st_line_sharing(const struct st_line *s);
+enum st_level st_level_of(uint64_t data_src);
+const char *st_level_name(enum st_level l);
+void st_mem_free(struct st_mem *m);
 
 /* record.c: one channel per workload thread, and reading them back */
 struct st_rec {
@@ -69,16 +147,90 @@ void st_detail(struct pebs_selftest_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* checks-sw.c / checks-hw.c: one function per check */
-void st_check_machine(struct pebs_selftest_result *r);
-void st_check_pf_addr(struct pebs_selftest_result *r);
-void st_check_tid(struct pebs_selftest_result *r);
-void st_check_ring_loss(struct pebs_selftest_result *r);
-void st_check_roundtrip(struct pebs_selftest_result *r);
-void st_check_rdtscp(struct pebs_selftest_result *r);
-void st_check_precise(struct pebs_selftest_result *r);
-void st_check_hitm(struct pebs_selftest_result *r);
-void st_check_rdpmc(struct pebs_selftest_result *r);
-void st_check_module(struct pebs_selftest_result *r);
+void st_check_machine(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_pf_addr(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_tid(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_ring_loss(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_roundtrip(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_rdtscp(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_precise(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_sharing(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_rdpmc(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_module(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
+void st_check_overhead(struct pebs_selftest_result *r,
+		       const struct pebs_selftest_opts *o);
+void st_check_pf_perf(struct pebs_selftest_result *r,
+		      const struct pebs_selftest_opts *o);
+void st_check_report_perf(struct pebs_selftest_result *r,
+			  const struct pebs_selftest_opts *o);
+void st_check_known_addr(struct pebs_selftest_result *r,
+			 const struct pebs_selftest_opts *o);
+void st_check_module_switch(struct pebs_selftest_result *r,
+			    const struct pebs_selftest_opts *o);
+void st_check_residency(struct pebs_selftest_result *r,
+			const struct pebs_selftest_opts *o);
+
+/*
+ * checks-mem.c: replay recording @path's samples against its
+ * PERF_RECORD_SWITCH_CPU_WIDE records (lib/attrib's SWITCH check):
+ * agree, disagree, unattributed into @out. 0 or -errno.
+ */
+int st_switch_agree(const char *path, struct pebs_attrib_stats *out);
+bool st_switch_ok(const struct pebs_attrib_stats *st);	/* >= 99 % agree */
+
+/* checks-hw.c: a precise memory PMU here; its load event (@r: why not) */
+bool st_have_precise(struct pebs_selftest_result *r);
+bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
+		  struct pebs_event *ev);
+/* /dev/pebs_map is there (and not hidden); else @r skips, saying why */
+bool st_have_map(struct pebs_selftest_result *r);
+/* ... and opened into @map; else @r skips (no access) or fails */
+bool st_open_map(struct pebs_selftest_result *r, struct pebs_map **map);
+/* thread @tid of @pid's time on a CPU so far, in ns (false: gone) */
+bool st_schedstat(pid_t pid, pid_t tid, uint64_t *run_ns);
+/* an observed residency agrees with schedstat's (seconds) */
+bool st_residency_ok(double observed, double sched, double period);
+
+/* spawn.c: the commands a check runs, and their private directory */
+const char *st_perf(const struct pebs_selftest_opts *o,
+		    struct pebs_selftest_result *r);
+bool st_tool(const struct pebs_selftest_opts *o,
+	     struct pebs_selftest_result *r);
+int st_tmpdir(struct pebs_selftest_result *r, char *dir, size_t len);
+void st_rmtmp(const char *dir);
+
+/* checks-perf.c: a check's commands, and where recordings go */
+struct st_cmds {
+	const struct pebs_selftest_opts *o;
+	const char *perf;
+	char dir[512];
+	struct st_run *run;
+};
+int st_cmds_init(struct pebs_selftest_result *r,
+		 const struct pebs_selftest_opts *o, bool need_perf,
+		 struct st_cmds *c);
+extern const char *const st_pf_args[];	/* page faults -d, period 1 */
+int st_reports_agree(struct pebs_selftest_result *r, struct st_cmds *c,
+		     const char *path, const char *tag, unsigned int *rows,
+		     unsigned int *agree, char *top, size_t top_len);
+void st_cmds_done(struct st_cmds *c);
+void st_wl_argv(struct st_cmds *c, int who, const char *const *args,
+		const char *out, const char *wl, char **argv);
+int st_run_wl(struct pebs_selftest_result *r, struct st_cmds *c,
+	      char *const argv[], struct st_layout *l);
+int st_record_wl(struct pebs_selftest_result *r, struct st_cmds *c, int who,
+		 const char *const *args, const char *wl, const char *path,
+		 struct st_layout *l, struct st_mem *m);
 
 /* the hidden feature: PEBS_TEST_NO_<name>=1 */
 bool st_hidden(const char *name);

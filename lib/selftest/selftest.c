@@ -19,7 +19,8 @@ struct check {
 	const char *name;
 	const char *about;
 	bool hardware;
-	void (*run)(struct pebs_selftest_result *r);
+	void (*run)(struct pebs_selftest_result *r,
+		    const struct pebs_selftest_opts *o);
 };
 
 static const struct check checks[] = {
@@ -35,14 +36,26 @@ static const struct check checks[] = {
 	  "same", false, st_check_roundtrip },
 	{ "rdtscp", "rdtscp gives the current CPU and a monotonic TSC (the "
 	  "observer's clock)", false, st_check_rdtscp },
-	{ "precise-mem", "precise loads/stores (PEBS or IBS) of a pointer "
-	  "chase hit its buffer", true, st_check_precise },
-	{ "hitm", "a true-sharing pair of threads gives HITM loads on the "
-	  "shared line", true, st_check_hitm },
+	{ "precise-mem", "mem record of the known chases and stores: "
+	  "addresses, levels, weights", true, st_check_precise },
+	{ "sharing", "c2c record of a false- and a true-sharing pair: lines, "
+	  "offsets, HITM", true, st_check_sharing },
 	{ "observer-rdpmc", "the observer reads a core counter with rdpmc",
 	  true, st_check_rdpmc },
 	{ "module", "/dev/pebs_map's switch history names the workload's "
 	  "threads", true, st_check_module },
+	{ "overhead", "the chase's slowdown under pebs-shim record and perf "
+	  "record, same event", false, st_check_overhead },
+	{ "pf-perf", "page-fault samples and data addresses as perf record "
+	  "-d has them", false, st_check_pf_perf },
+	{ "report-perf", "report's top rows by symbol are perf report's",
+	  false, st_check_report_perf },
+	{ "known-addr", "the known workloads' buffers and threads are where "
+	  "they say", false, st_check_known_addr },
+	{ "module-switch", "the module's attribution agrees with the "
+	  "kernel's SWITCH records", true, st_check_module_switch },
+	{ "observer-residency", "the observer's residency of a thread "
+	  "agrees with its schedstat", true, st_check_residency },
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
@@ -129,8 +142,19 @@ const char *st_no_rdtscp(void)
 
 int pebs_selftest__run(unsigned int nr, struct pebs_selftest_result *res)
 {
+	return pebs_selftest__run_opts(nr, NULL, res);
+}
+
+int pebs_selftest__run_opts(unsigned int nr,
+			    const struct pebs_selftest_opts *o,
+			    struct pebs_selftest_result *res)
+{
+	PEBS_OPTS(pebs_selftest_opts, dflt);
 	struct timespec a, b;
 
+	if (o && o->sz < sizeof(*o))
+		return core_err(-EINVAL, "selftest: struct pebs_selftest_opts "
+				"without its size (use PEBS_OPTS)");
 	if (!res || res->sz < sizeof(*res))
 		return core_err(-EINVAL, "selftest: no result, or an older "
 				"struct pebs_selftest_result");
@@ -140,7 +164,7 @@ int pebs_selftest__run(unsigned int nr, struct pebs_selftest_result *res)
 	memset(res, 0, sizeof(*res));
 	res->sz = sizeof(*res);
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	checks[nr - 1].run(res);
+	checks[nr - 1].run(res, o ? o : &dflt);
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	res->seconds = (double)(b.tv_sec - a.tv_sec) +
 		       (double)(b.tv_nsec - a.tv_nsec) / 1e9;

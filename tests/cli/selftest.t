@@ -11,10 +11,12 @@ trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 need_bin "$tool"
 
-echo "1..19"
+echo "1..25"
 
 SW="pf-addr tid ring-loss file-roundtrip rdtscp"
-HW="precise-mem hitm observer-rdpmc module"
+# the checks that run pebs-shim record and perf record side by side
+PERFCMP="overhead pf-perf report-perf"
+HW="precise-mem sharing observer-rdpmc module module-switch observer-residency"
 
 # status NAME JSON: the status of check NAME, then its message
 status() {
@@ -27,7 +29,7 @@ EOF2
 }
 
 start=$(date +%s)
-"$tool" test --json "$T/all.json" --markdown "$T/all.md" >"$T/out" 2>"$T/err"
+"$tool" test --quick --json "$T/all.json" --markdown "$T/all.md" >"$T/out" 2>"$T/err"
 rc=$?
 secs=$(($(date +%s) - start))
 check "the whole run finishes within 2 minutes (${secs}s)" [ "$secs" -lt 120 ]
@@ -47,7 +49,7 @@ check "the Markdown has a row per check ($n)" \
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if need root || [ "$paranoid" -le 2 ]; then
 	bad=
-	for c in machine $SW; do
+	for c in machine $SW known-addr; do
 		read -r st msg < <(status "$c" "$T/all.json")
 		[ "$st" = pass ] || bad="$bad $c: $st $msg;"
 	done
@@ -72,12 +74,45 @@ else
 		eval '[ $rc = 0 ] && grep -qx "6 passed, 0 failed, 0 skipped" "$T/user"'
 fi
 
+# side by side with perf: figures where perf is, else skip with the reason
+if command -v perf >/dev/null; then
+	bad=
+	for c in $PERFCMP; do
+		read -r st msg < <(status "$c" "$T/all.json")
+		[ "$st" = pass ] || bad="$bad $c: $st $msg;"
+	done
+	if [ -z "$bad" ]; then ok "the checks side by side with perf pass with their figures"
+	else nok "the checks side by side with perf pass with their figures" "$bad"; fi
+	python3 - "$T/all.json" >"$T/fig" 2>&1 <<'EOF2'
+import json, sys
+d = [c for c in json.load(open(sys.argv[1]))["checks"] if c["name"] == "overhead"][0]["details"]
+want = ["event", "period", "rounds", "pebs_shim.slowdown", "pebs_shim.spread",
+        "perf.slowdown", "perf.spread", "ratio"]
+missing = [k for k in want if k not in d]
+print("missing:", missing) if missing else None
+sys.exit(1 if missing or d["rounds"] != "2" else 0)
+EOF2
+	ok_rc $? "overhead: --quick runs 2 rounds; JSON has both slowdowns, spreads, the ratio $(cat "$T/fig")"
+else
+	skip_n 2 "no perf to compare with"
+fi
+check "the Markdown carries the overhead's figures" \
+	grep -q '^pebs_shim.slowdown=' "$T/all.md"
+PEBS_TEST_NO_PERF=1 "$tool" test --json "$T/noperf.json" $PERFCMP >/dev/null 2>&1
+bad=
+for c in $PERFCMP; do
+	read -r st msg < <(status "$c" "$T/noperf.json")
+	[ "$st" = skip ] && [[ $msg == *PEBS_TEST_NO_PERF=1* ]] || bad="$bad $c: $st $msg;"
+done
+if [ -z "$bad" ]; then ok "PEBS_TEST_NO_PERF=1: the comparisons with perf skip, naming it"
+else nok "PEBS_TEST_NO_PERF=1: the comparisons with perf skip, naming it" "$bad"; fi
+
 # hardware checks: skip with a reason where the feature is missing
 bad=
 for c in $HW; do
 	read -r st msg < <(status "$c" "$T/all.json")
 	case $c in
-	module) need map && continue ;;
+	module|module-switch|observer-residency) need map && continue ;;
 	*) need precise && continue ;;
 	esac
 	[ "$st" = skip ] && [ -n "$msg" ] || bad="$bad $c: $st $msg;"
@@ -127,8 +162,8 @@ check "the kernel in the description is uname's" \
 
 # usage: --list, one check by name and by number, exit statuses
 "$tool" test --list >"$T/list"
-check "--list names 10 checks, each software or hardware" \
-	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 10 ]'
+check "--list names 16 checks, each software or hardware" \
+	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 16 ]'
 "$tool" test 2 tid >"$T/two" 2>&1
 rc=$?
 check "a number and a name run those two checks ($rc)" \
@@ -141,5 +176,14 @@ check "an unknown check: exit 2 and says how to list them ($(cat "$T/err"))" \
 rc=$?
 check "an unwritable --json: exit 2 naming the path ($(cat "$T/err"))" \
 	eval '[ $rc = 2 ] && grep -q "cannot create $T/nodir/x.json" "$T/err"'
+"$tool" test --workload chase-small >"$T/wl" 2>&1
+rc=$?
+check "--workload chase-small: its buffer, thread and time ($rc)" \
+	eval '[ $rc = 0 ] && grep -q "^buffer=0x[0-9a-f]*+16384$" "$T/wl" &&
+	      grep -q "^thread.0=[0-9]* 0x" "$T/wl" && grep -q "^seconds=" "$T/wl"'
+"$tool" test --workload nosuch >"$T/out" 2>"$T/err"
+rc=$?
+check "--workload nosuch: exit 2 naming the workloads ($(cat "$T/err"))" \
+	eval '[ $rc = 2 ] && grep -q "no workload .nosuch.*true-share" "$T/err"'
 "$tool" test --bogus >"$T/out" 2>"$T/err"
 check "an unknown option: exit 2" [ $? = 2 ]

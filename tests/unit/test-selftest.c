@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -24,7 +26,7 @@ static void test_table(void **state)
 	unsigned int n = pebs_selftest__nr(), i, j, hw = 0;
 
 	(void)state;
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 16);
 	for (i = 1; i <= n; i++) {
 		char num[8];
 
@@ -38,7 +40,7 @@ static void test_table(void **state)
 						pebs_selftest__name(j));
 		hw += pebs_selftest__hardware(i);
 	}
-	assert_int_equal(hw, 4);
+	assert_int_equal(hw, 6);
 	assert_false(pebs_selftest__hardware(1));	/* machine */
 	assert_true(pebs_selftest__hardware(pebs_selftest__find("module")));
 	assert_null(pebs_selftest__name(0));
@@ -46,7 +48,7 @@ static void test_table(void **state)
 	assert_null(pebs_selftest__about(n + 1));
 	assert_false(pebs_selftest__hardware(n + 1));
 	assert_int_equal(pebs_selftest__find("0"), 0);
-	assert_int_equal(pebs_selftest__find("11"), 0);
+	assert_int_equal(pebs_selftest__find("17"), 0);
 	assert_int_equal(pebs_selftest__find("2x"), 0);
 	assert_int_equal(pebs_selftest__find("nosuch"), 0);
 	assert_int_equal(pebs_selftest__find(""), 0);
@@ -112,7 +114,7 @@ static enum pebs_selftest_status run(const char *name, char *msg, size_t len)
 
 static void test_hidden(void **state)
 {
-	static const char *const pmu[] = { "precise-mem", "hitm",
+	static const char *const pmu[] = { "precise-mem", "sharing",
 					   "observer-rdpmc" };
 	char msg[512];
 	unsigned int i;
@@ -133,6 +135,12 @@ static void test_hidden(void **state)
 	unsetenv("PEBS_TEST_NO_PRECISE");
 	setenv("PEBS_TEST_NO_MAP", "1", 1);
 	assert_int_equal(run("module", msg, sizeof(msg)), PEBS_SELFTEST_SKIP);
+	assert_string_equal(msg, "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+	assert_int_equal(run("module-switch", msg, sizeof(msg)),
+			 PEBS_SELFTEST_SKIP);
+	assert_string_equal(msg, "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
+	assert_int_equal(run("observer-residency", msg, sizeof(msg)),
+			 PEBS_SELFTEST_SKIP);
 	assert_string_equal(msg, "/dev/pebs_map hidden by PEBS_TEST_NO_MAP=1");
 	setenv("PEBS_TEST_NO_MAP", "0", 1);	/* 0 hides nothing */
 	run("module", msg, sizeof(msg));
@@ -172,6 +180,121 @@ static void test_workloads(void **state)
 			 -EINVAL);
 }
 
+/* the opts: NULL is the defaults; a struct without its size is refused */
+static void test_opts(void **state)
+{
+	struct pebs_selftest_result r = { .sz = sizeof(r) };
+	struct pebs_selftest_opts bad = { 0 };
+	PEBS_OPTS(pebs_selftest_opts, o, .tool = "/nonexistent/pebs-shim");
+	unsigned int ov = pebs_selftest__find("overhead");
+
+	(void)state;
+	assert_int_not_equal(ov, 0);
+	assert_int_equal(pebs_selftest__run_opts(1, &bad, &r), -EINVAL);
+	/* no command to run: the checks that run commands skip */
+	assert_int_equal(pebs_selftest__run_opts(ov, NULL, &r), 0);
+	assert_int_equal(r.status, PEBS_SELFTEST_SKIP);
+	assert_non_null(strstr(r.message, "no pebs-shim command"));
+	/* perf hidden: skip, naming the variable */
+	setenv("PEBS_TEST_NO_PERF", "1", 1);
+	assert_int_equal(pebs_selftest__run_opts(ov, &o, &r), 0);
+	assert_int_equal(r.status, PEBS_SELFTEST_SKIP);
+	assert_non_null(strstr(r.message, "PEBS_TEST_NO_PERF=1"));
+	unsetenv("PEBS_TEST_NO_PERF");
+	/* a perf that is not there: skip, saying so */
+	o.perf = "/nonexistent/perf";
+	assert_int_equal(pebs_selftest__run_opts(ov, &o, &r), 0);
+	assert_int_equal(r.status, PEBS_SELFTEST_SKIP);
+	assert_non_null(strstr(r.message, "no perf to compare with"));
+}
+
+/* commands: output and status captured, a deadline kills the group */
+static void test_spawn(void **state)
+{
+	char *sh[] = { "/bin/sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	char *slow[] = { "/bin/sh", "-c", "sleep 30 & sleep 30", NULL };
+	char *none[] = { "/nonexistent/cmd", NULL };
+	struct st_run *run = malloc(sizeof(*run));
+	char line[64];
+
+	(void)state;
+	assert_non_null(run);
+	assert_int_equal(st_spawn(sh, 10, run), 0);
+	assert_int_equal(run->status, 3);
+	assert_false(run->timed_out);
+	assert_string_equal(run->out, "out\n");
+	assert_string_equal(st_last_line(run->err, line, sizeof(line)), "err");
+	assert_int_equal(st_spawn(slow, 0.2, run), 0);
+	assert_true(run->timed_out);
+	assert_int_equal(run->status, -1);
+	assert_int_equal(st_spawn(none, 1, run), -ENOENT);
+	free(run);
+}
+
+/* a known workload's printed layout, and reading it back */
+static void test_layout(void **state)
+{
+	struct st_layout l;
+	char buf[4096];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(pebs_selftest__workload("false-share", f), 0);
+	fclose(f);
+	assert_int_equal(st_layout_parse(buf, &l), 0);
+	assert_int_equal(l.nthr, 2);
+	assert_int_equal(l.size, 64);
+	assert_int_equal(l.lo[0], l.buf);		/* word 0 */
+	assert_int_equal(l.lo[1], l.buf + 32);	/* word 4, same line */
+	assert_int_equal(l.len[1], 8);
+	assert_int_not_equal(l.tid[0], l.tid[1]);
+	assert_true(l.seconds >= 0);
+	assert_int_equal(st_layout_parse("buffer=0x1000+64\n", &l), -EINVAL);
+	assert_int_equal(pebs_selftest__workload("nosuch", stdout), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "true-share"));
+	assert_string_equal(pebs_selftest__workload_name(1), "touch");
+	assert_null(pebs_selftest__workload_name(7));
+	/* far larger than the LLC, a power of two within bounds */
+	assert_true(st_large_size() >= (64u << 20));
+	assert_true(st_large_size() <= (256u << 20));
+	assert_int_equal(st_large_size() & (st_large_size() - 1), 0);
+}
+
+/*
+ * observer-residency's yardstick and rule: this thread's schedstat
+ * grows with its CPU time (a 100 ms busy loop, clock_gettime's thread
+ * CPU clock beside it), and the tolerance is 5 % + 2 periods + 2 ms.
+ */
+static void test_residency(void **state)
+{
+	struct timespec a, b;
+	uint64_t s0, s1;
+	volatile unsigned long x = 0;
+	double cpu, sched;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+
+	(void)state;
+	assert_true(st_schedstat(getpid(), tid, &s0));
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do {
+		for (unsigned int i = 0; i < 100000; i++)
+			x += i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+		cpu = (double)(b.tv_sec - a.tv_sec) +
+		      (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	} while (cpu < 0.1);
+	assert_true(st_schedstat(getpid(), tid, &s1));
+	sched = (double)(s1 - s0) / 1e9;
+	if (!st_residency_ok(cpu, sched, 0))
+		fail_msg("thread CPU time %.6f s, schedstat %.6f s", cpu, sched);
+	assert_false(st_schedstat(getpid(), 1 << 30, &s1));
+	assert_true(st_residency_ok(1.0, 1.04, 0));
+	assert_false(st_residency_ok(1.0, 1.06, 0));
+	assert_true(st_residency_ok(1.0, 1.06, 0.005));	/* 2 periods */
+	assert_false(st_residency_ok(0.001, 0, 0));		/* never ran */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -180,6 +303,10 @@ int main(void)
 		cmocka_unit_test(test_machine),
 		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_workloads),
+		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_spawn),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_residency),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "pebsshim/core.h"
 
@@ -64,6 +65,46 @@ PEBS_API unsigned int pebs_selftest__find(const char *name);
  */
 PEBS_API int pebs_selftest__run(unsigned int nr,
 				struct pebs_selftest_result *res);
+
+/*
+ * How checks that run commands run them. quick: fewer rounds where a
+ * check repeats (overhead: 2 instead of 5). tool: the pebs-shim command
+ * (record, report and the known workloads run through it); NULL: the
+ * checks that need it skip. perf: the perf to compare with; NULL: "perf"
+ * from PATH (PEBS_TEST_NO_PERF=1 hides it: the comparisons skip).
+ */
+struct pebs_selftest_opts {
+	size_t sz;
+	bool quick;
+	const char *tool;
+	const char *perf;
+};
+
+/*
+ * pebs_selftest__run_opts - pebs_selftest__run with @o (NULL: the
+ * defaults, as pebs_selftest__run). Returns 0, -EINVAL (also: o->sz
+ * unset).
+ */
+PEBS_API int pebs_selftest__run_opts(unsigned int nr,
+				     const struct pebs_selftest_opts *o,
+				     struct pebs_selftest_result *res);
+
+/*
+ * pebs_selftest__workload - run the known workload @name in this
+ * process (`pebs-shim test --workload NAME`, so that perf can run it
+ * too): touch, chase-small (a pointer chase in 16 KiB, L1-sized),
+ * chase-large (one far larger than the LLC), store (a streaming store
+ * loop), false-share and true-share (two threads on one cache line: each
+ * its own word, or both one word). Prints to @out "workload=NAME",
+ * "buffer=ADDR+SIZE" (where its data accesses fall), "thread.I=TID
+ * ADDR+SIZE" (thread I's own part or word), then after the measured
+ * phase "seconds=S". Returns 0, -EINVAL (no such workload), -ENOMEM,
+ * -EIO.
+ * pebs_selftest__workload_name - the name of workload @nr (from 1), NULL
+ * past the last.
+ */
+PEBS_API int pebs_selftest__workload(const char *name, FILE *out);
+PEBS_API const char *pebs_selftest__workload_name(unsigned int nr);
 
 /*
  * pebs_machine__describe - what this machine has, as "key=value" lines
