@@ -13,9 +13,13 @@
 # Env: ALLOC_THREADS (default 2), ALLOCS (per thread, default
 # 2000000; 20000 with BENCH_QUICK=1).
 
-obj_one() {	# obj_one CMD...: prints "seconds MB"
-	/usr/bin/time -f "%e %M" -o "$T/obj.time" "$@" >/dev/null 2>&1 || return 1
-	awk '{ printf "%s %.1f\n", $1, $2 / 1024 }' "$T/obj.time"
+obj_one() {	# obj_one CMD...: prints "seconds MB" (wall to the ns: the
+		# bare run of a quick smoke run takes milliseconds)
+	local t0 t1
+	t0=$(date +%s.%N)
+	/usr/bin/time -f "%M" -o "$T/obj.time" "$@" >/dev/null 2>&1 || return 1
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" '{ printf "%.4f %.1f\n", b - a, $1 / 1024 }' "$T/obj.time"
 }
 obj_bare() { obj_one "${obj_work[@]}"; }
 obj_rec() {
