@@ -10,32 +10,18 @@
  *
  *	allocs THREADS N
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "count.h"
+
 #define RING	4096
 #define BIG	(128 * 1024)
 
 static unsigned long steps;
-
-static unsigned long number(const char *s, const char *what)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end || !v) {
-		fprintf(stderr, "allocs: bad %s '%s': give a positive count\n",
-			what, s);
-		exit(2);
-	}
-	return v;
-}
 
 /* xorshift64: the same sequence every run */
 static uint64_t next(uint64_t *x)
@@ -81,8 +67,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: allocs THREADS N\n");
 		return 2;
 	}
-	nt = number(argv[1], "THREADS");
-	steps = number(argv[2], "N");
+	nt = bench_count("allocs", argv[1], "THREADS");
+	steps = bench_count("allocs", argv[2], "N");
 	th = calloc(nt, sizeof(*th));
 	if (!th)
 		return 1;

@@ -7,26 +7,12 @@
  *
  *	faults N [CHUNK]	(CHUNK default 4096 pages: 16 MiB)
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-static unsigned long number(const char *s, const char *what)
-{
-	unsigned long v;
-	char *end;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || *end || !v) {
-		fprintf(stderr, "faults: bad %s '%s': give a positive count\n",
-			what, s);
-		exit(2);
-	}
-	return v;
-}
+#include "count.h"
 
 int main(int argc, char **argv)
 {
@@ -37,9 +23,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: faults N [CHUNK]\n");
 		return 2;
 	}
-	n = number(argv[1], "N");
+	n = bench_count("faults", argv[1], "N");
 	if (argc == 3)
-		chunk = number(argv[2], "CHUNK");
+		chunk = bench_count("faults", argv[2], "CHUNK");
 	while (done < n) {
 		unsigned long k = n - done < chunk ? n - done : chunk;
 		volatile char *p = mmap(NULL, k * page, PROT_READ | PROT_WRITE,
