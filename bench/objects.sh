@@ -2,16 +2,20 @@
 # the cost of data objects (record --objects) side by side with
 # heaptrack, interleaved through bench_compare. The workload is
 # bench/allocs: THREADS threads each making N allocations and frees of
-# 16-1039 bytes (one in 256 of 128 KiB), each written once. Subjects:
-# bare; pebs-shim record without objects (the recorder's own cost:
-# cpu-clock every 10 ms); the same with --objects (default sampling)
-# and with --objects=all; heaptrack (Debian's, every allocation with
-# its stack). Metrics: wall time, and peak memory (GNU time's %M: the
-# largest process's peak resident set, recorder and interpreter
-# included). The goals: default <= 1.10x bare and <= 0.2x
-# heaptrack's added time; --objects=all <= heaptrack. It only measures.
-# Env: ALLOC_THREADS (default 2), ALLOCS (per thread, default
-# 2000000; 20000 with BENCH_QUICK=1).
+# 16-1039 bytes (one in 256 of 128 KiB), each written once. Two cases:
+# 1. every tracker at N allocations a thread: bare; pebs-shim record
+#    without objects (the recorder's own cost: cpu-clock every 10 ms);
+#    the same with --objects (default sampling) and with --objects=all;
+#    heaptrack (Debian's, every allocation with its stack);
+# 2. the default sampling's slowdown on the workload sized to about 3 s
+#    bare (where record's start-up, about 0.1 s, weighs little): bare,
+#    record, record --objects.
+# Metrics: wall time, and peak memory (GNU time's %M: the largest
+# process's peak resident set, recorder and interpreter included). The
+# issue's goals: default <= 1.10x bare and <= 0.2x heaptrack's added
+# time; --objects=all <= heaptrack. It only measures.
+# Env: ALLOC_THREADS (default 2), ALLOCS (per thread, default 2000000;
+# 20000 with BENCH_QUICK=1, when case 2 uses it too).
 
 obj_one() {	# obj_one CMD...: prints "seconds MB" (wall to the ns: the
 		# bare run of a quick smoke run takes milliseconds)
@@ -60,6 +64,13 @@ objects_bench() {
 			"record" obj_rec "record --objects" obj_def \
 			"record --objects=all" obj_all
 	fi
+	if [ -z "$BENCH_QUICK" ]; then
+		n=$(calibrate 3 "$n" "${obj_work[@]:0:2}")
+		obj_work=("${obj_work[@]:0:2}" "$n")
+	fi
+	bench_compare objects "default sampling, $nt threads x $n allocations" \
+		"wall,peak memory" "s,MB" bare obj_bare \
+		"record" obj_rec "record --objects" obj_def
 	rm -f "$T/obj.data" "$T/obj.time" "$T"/heaptrack.*
 }
 objects_bench
