@@ -5,10 +5,20 @@
 
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "pebsshim/core.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* CLOCK_MONOTONIC now, in ns */
+static inline uint64_t core_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 /*
  * The lowest kernel address, as the library tells kernel from user

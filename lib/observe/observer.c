@@ -390,20 +390,12 @@ int pebs_rdpmc_read(const struct perf_event_mmap_page *pc,
 	return pebs_rdpmc_page(pc, rdpmc ? rdpmc : pebs_rdpmc_insn, count);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* a (tsc, ns) pair: the clock read bracketed by two TSC reads */
 static void tsc_mono_pair(uint64_t *tsc, uint64_t *ns)
 {
 	uint64_t a = pebs_rdtscp();
 
-	*ns = mono_ns();
+	*ns = core_mono_ns();
 	*tsc = a + (pebs_rdtscp() - a) / 2;
 }
 

@@ -32,14 +32,6 @@
 #define CAL_TRIES	3		/* a noisy machine: -EAGAIN, */
 #define CAL_MS		20		/* then runs twice as long */
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* the recorder's own CPU time (user + system), ns */
 static uint64_t self_ns(void)
 {
@@ -312,7 +304,7 @@ int rec_budget_start(struct pebs_recorder *r)
 		if (err)
 			return err;
 	}
-	bu->t_last = mono_ns();
+	bu->t_last = core_mono_ns();
 	bu->self_last = self_ns();
 	bu->cpu_last = sampled_ns(r);
 	return 0;
@@ -387,7 +379,7 @@ int rec_budget_tick(struct pebs_recorder *r)
 	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed;
 	int n;
 
-	if (!bu->b || (now = mono_ns()) - bu->t_last < INTERVAL_NS)
+	if (!bu->b || (now = core_mono_ns()) - bu->t_last < INTERVAL_NS)
 		return 0;
 	self = self_ns();
 	cpu = sampled_ns(r);

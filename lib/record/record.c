@@ -199,12 +199,12 @@ static bool procs_gone(const struct pebs_recorder *r)
 	return r->procs.n > 0;
 }
 
-static int64_t ms_now(void)
+/* whole milliseconds from now to @end (CLOCK_MONOTONIC ns), 0 if past */
+static int64_t ms_left(uint64_t end)
 {
-	struct timespec ts;
+	uint64_t now = core_mono_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return now >= end ? 0 : (int64_t)((end - now) / 1000000);
 }
 
 /*
@@ -220,7 +220,8 @@ static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 		{ .fd = pebs_chanset__epoll_fd(r->set), .events = POLLIN },
 		{ .fd = rec_objects_fd(r), .events = POLLIN },
 	};
-	int64_t end = ms_now() + timeout_ms, left = timeout_ms;
+	uint64_t end = core_mono_ns() + (uint64_t)timeout_ms * 1000000;
+	int64_t left = timeout_ms;
 	int n, err;
 
 	if (p[1].fd < 0 || timeout_ms <= 0)
@@ -236,17 +237,17 @@ static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 		err = rec_objects_drain(r);
 		if (err)
 			return err;
-		left = end - ms_now();
+		left = ms_left(end);
 		if (left <= 0)
 			break;
 		/* a millisecond for the rings alone */
-		n = poll(p, 1, left < 1 ? (int)left : 1);
+		n = poll(p, 1, 1);
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
 			       core_err(-errno, "poll: %s", strerror(errno));
 		if (n > 0)
 			break;
-		left = end - ms_now();
+		left = ms_left(end);
 		if (left <= 0)
 			break;
 		p[1].fd = rec_objects_fd(r);	/* -1 once the senders went */

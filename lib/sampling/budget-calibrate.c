@@ -21,14 +21,6 @@ struct cal_run {
 	uint64_t samples;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void spin(uint64_t iters)
 {
 	uint64_t x = 88172645463325252ull, i;
@@ -47,9 +39,9 @@ static uint64_t iters_for(unsigned int run_ms)
 	uint64_t n = 1024, t;
 
 	for (;;) {
-		t = now_ns();
+		t = core_mono_ns();
 		spin(n);
-		t = now_ns() - t;
+		t = core_mono_ns() - t;
 		if (t >= (uint64_t)run_ms * 250000u || n >= (1ull << 40))
 			break;
 		n *= 2;
@@ -87,9 +79,9 @@ static int cal_run(const struct pebs_event *ev, uint64_t period,
 		return err;
 	err = pebs_channel__enable(ch);
 	if (!err) {
-		t = now_ns();
+		t = core_mono_ns();
 		spin(iters);
-		t = now_ns() - t;
+		t = core_mono_ns() - t;
 		err = pebs_channel__disable(ch);
 	}
 	if (!err && (!best->wall_ns || t < best->wall_ns)) {
