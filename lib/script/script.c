@@ -361,18 +361,18 @@ static void data_at(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
 		sym->name = NULL;
 }
 
-/* symbol__fprintf_symname(_offs) and map__fprintf_dsoname, as perf */
 /* perf script names a file by its long name: a JIT map's is its
    /tmp/perf-PID.map (report shows the short "[JIT] tid PID") */
 static void print_dso(FILE *f, const char *dso)
 {
-	int pid;
+	char map[64];
 
-	if (dso && sscanf(dso, "[JIT] tid %d", &pid) == 1)
-		fprintf(f, " (/tmp/perf-%d.map)", pid);
-	else
-		fprintf(f, " (%s)", dso ? dso : "[unknown]");
+	if (dso && dso_jit_map(dso, map, sizeof(map)))
+		dso = map;
+	fprintf(f, " (%s)", dso ? dso : "[unknown]");
 }
+
+/* symbol__fprintf_symname(_offs) and map__fprintf_dsoname, as perf */
 
 static void print_sym(FILE *f, const struct pebs_sym *sym, uint32_t m,
 		      bool ip, uint64_t addr)

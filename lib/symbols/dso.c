@@ -388,20 +388,28 @@ bool dso_jit_name(const char *filename, int pid, char *buf,
 	return (size_t)snprintf(buf, len, "[JIT] tid %d", pid) < len;
 }
 
+bool dso_jit_map(const char *name, char *path, size_t len)
+{
+	int pid;
+
+	return sscanf(name, "[JIT] tid %d", &pid) == 1 &&
+	       (size_t)snprintf(path, len, "/tmp/perf-%d.map", pid) < len;
+}
+
 /*
- * The symbols of /tmp/perf-@pid.map (perf's dso__load_perf_map): lines
- * "START SIZE NAME", hexadecimal, addresses as executed; names as
- * written (not demangled). A symbol of size 0 covers its start only.
+ * The symbols of @path, a /tmp/perf-PID.map (perf's
+ * dso__load_perf_map): lines "START SIZE NAME", hexadecimal, addresses
+ * as executed; names as written (not demangled). A symbol of size 0
+ * covers its start only.
  */
-static int load_perf_map(struct dso *d, int pid)
+static int load_perf_map(struct dso *d, const char *path)
 {
 	size_t cap = 0, nr = 0, names_len = 0, lcap = 0, i;
-	char path[64], *line = NULL, *names;
+	char *line = NULL, *names;
 	struct sym *s = NULL;
 	ssize_t got;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", pid);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;	/* no map file: addresses only */
@@ -466,6 +474,7 @@ int dso_load(struct dso *d)
 {
 	uint8_t bid[BUILD_ID_MAX];
 	size_t bid_len = 0;
+	char map[64];
 	int fd, err;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
@@ -474,9 +483,9 @@ int dso_load(struct dso *d)
 	if (d->loaded)
 		return 0;
 	d->loaded = true;
-	if (sscanf(d->path, "[JIT] tid %d", &fd) == 1) {
+	if (dso_jit_map(d->path, map, sizeof(map))) {
 		d->jit = true;
-		err = load_perf_map(d, fd);
+		err = load_perf_map(d, map);
 		return err ? core_err(err, "symbols: out of memory") : 0;
 	}
 	if (!dso_open(d, &elf, &fd, bid, &bid_len))

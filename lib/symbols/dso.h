@@ -86,6 +86,13 @@ bool dso_anon_name(const char *filename);
 bool dso_jit_name(const char *filename, int pid, char *buf,
 		  size_t len);
 
+/*
+ * dso_jit_map - whether @name is a JIT dso's ("[JIT] tid PID", perf's
+ * short name): then its map file /tmp/perf-PID.map (perf's long name,
+ * the one perf script prints) in @path.
+ */
+bool dso_jit_map(const char *name, char *path, size_t len);
+
 /* ---- where files are found (lib/symbols/dso-find.c) ---- */
 
 /*
