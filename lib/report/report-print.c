@@ -32,6 +32,7 @@ struct rp_print {
 	FILE *f;
 	struct pebs_report_print_opts o;	/* top: 0 made UINT_MAX */
 	unsigned int nr_attrs;			/* the file's events */
+	bool obj_cols;		/* csv: a table has an object key */
 };
 
 #define TEXT_FIELD_MAX	512	/* text: a field cut there */
@@ -502,7 +503,7 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 			os->bytes, os->peak_live);
 	else if (os)
 		fputs(",,,", f);
-	else if (any_objects(r))
+	else if (r->obj_cols)
 		fputs(",,,,,", f);
 	fputc('\n', f);
 }
@@ -553,7 +554,7 @@ static void print_csv(const struct rp_print *r)
 	      "threads", f);
 	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
 		fprintf(f, ",%s", pebs_report__key_name(csv_keys[k]));
-	if (any_objects(r))
+	if (r->obj_cols)
 		fputs(",p50_weight,p90_weight,instances,bytes,peak_live", f);
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
@@ -611,6 +612,7 @@ int pebs_report_tables__print(FILE *f,
 	if (!r.o.top)
 		r.o.top = UINT_MAX;
 	r.nr_attrs = pebs_perfdata__nr_attrs(r.o.pd);
+	r.obj_cols = any_objects(&r);
 	switch (r.o.format) {
 	case PEBS_REPORT_FORMAT_TEXT:
 		print_header(&r);
