@@ -52,18 +52,15 @@ objects_bench() {
 		bench_skip objects "allocation workload" "bench/allocs or $lib is missing: run make bench-build"
 		return
 	fi
-	if command -v heaptrack >/dev/null; then
-		bench_compare objects "$nt threads x $n allocations" \
-			"wall,peak memory" "s,MB" bare obj_bare \
-			"record" obj_rec "record --objects" obj_def \
-			"record --objects=all" obj_all heaptrack obj_heaptrack
-	else
+	local ht=(heaptrack obj_heaptrack)
+	if ! command -v heaptrack >/dev/null; then
 		bench_skip objects "heaptrack" "heaptrack is not installed: apt-get install heaptrack"
-		bench_compare objects "$nt threads x $n allocations" \
-			"wall,peak memory" "s,MB" bare obj_bare \
-			"record" obj_rec "record --objects" obj_def \
-			"record --objects=all" obj_all
+		ht=()
 	fi
+	bench_compare objects "$nt threads x $n allocations" \
+		"wall,peak memory" "s,MB" bare obj_bare \
+		"record" obj_rec "record --objects" obj_def \
+		"record --objects=all" obj_all "${ht[@]}"
 	if [ -z "$BENCH_QUICK" ]; then
 		n=$(calibrate 3 "$n" "${obj_work[@]:0:2}")
 		obj_work=("${obj_work[@]:0:2}" "$n")
