@@ -11,7 +11,11 @@
  * - per event and object label (a report row's object pointer), the
  *   weights of the samples counted, for their mean, median and 90th
  *   percentile (ranks n/2 and 9n/10 of the n sorted from 0, as
- *   pebs_weights); weights above 2^32 - 1 count as 2^32 - 1;
+ *   pebs_weights); weights above 2^32 - 1 count as 2^32 - 1; their data
+ *   sources as perf c2c counts them (pebs_c2c_stats__add_sample: local
+ *   and remote are its lcl and rmt counters) and their threads (the
+ *   first PEBS_OBJECTS_MAX_TIDS met, then "more"), for the sharing
+ *   class;
  * - per cache line (process, address / 64), the objects its samples
  *   hit: the three first met with their counts, the others counted.
  *
@@ -38,10 +42,15 @@ struct khash {
 	size_t cap, n;	/* cap: a power of two */
 };
 
+/* the samples of one (label, event) */
 struct wlist {
-	uint32_t *v;
+	uint32_t *v;		/* weights */
 	size_t nr, cap;
 	bool sorted;
+	uint64_t samples, with_src;
+	struct pebs_c2c_stats src;
+	int32_t tids[PEBS_OBJECTS_MAX_TIDS];
+	unsigned int nr_tids;	/* PEBS_OBJECTS_MAX_TIDS + 1: more */
 };
 
 struct lobjs {
@@ -200,11 +209,23 @@ static int oom(void)
 	return core_err(-ENOMEM, "objects: out of memory");
 }
 
-/* @weight under (@event, @label) */
-static int add_weight(struct ostats *st, unsigned int event,
-		      const char *label, uint64_t weight)
+static void add_tid(struct wlist *l, int32_t tid)
 {
-	struct key k = { (uint64_t)(uintptr_t)label, event };
+	for (unsigned int j = 0; j < l->nr_tids && j < PEBS_OBJECTS_MAX_TIDS;
+	     j++)
+		if (l->tids[j] == tid)
+			return;
+	if (l->nr_tids < PEBS_OBJECTS_MAX_TIDS)
+		l->tids[l->nr_tids++] = tid;
+	else
+		l->nr_tids = PEBS_OBJECTS_MAX_TIDS + 1;
+}
+
+/* sample @s under (its event, @label) */
+static int add_to(struct ostats *st, const char *label,
+		  const struct pebs_report_sample *s)
+{
+	struct key k = { (uint64_t)(uintptr_t)label, s->event };
 	long i = entry(&st->wh, k, (void **)&st->w, &st->nw, &st->capw,
 		       sizeof(*st->w));
 	struct wlist *l;
@@ -212,9 +233,19 @@ static int add_weight(struct ostats *st, unsigned int event,
 	if (i < 0)
 		return oom();
 	l = &st->w[i];
+	l->samples++;
+	add_tid(l, s->tid);
+	if (s->has_src) {
+		l->with_src++;
+		pebs_c2c_stats__add_sample(&l->src, s->data_src, s->addr,
+					   true);
+	}
+	if (!s->has_weight)
+		return 0;
 	if (room((void **)&l->v, l->nr, &l->cap, sizeof(*l->v)))
 		return oom();
-	l->v[l->nr++] = weight > UINT32_MAX ? UINT32_MAX : (uint32_t)weight;
+	l->v[l->nr++] = s->weight > UINT32_MAX ? UINT32_MAX :
+			(uint32_t)s->weight;
 	l->sorted = false;
 	return 0;
 }
@@ -227,14 +258,14 @@ int pebs_objects__add_sample(struct pebs_objects *o,
 
 	if (!o || !s)
 		return core_err(-EINVAL, "objects: no table or sample");
-	if (!s->has_weight || !s->object)
+	if (!s->object)
 		return 0;
 	st = stats_of(o);
 	if (!st)
 		return oom();
-	err = add_weight(st, s->event, s->object, s->weight);
+	err = add_to(st, s->object, s);
 	if (!err && s->object_inst && s->object_inst != s->object)
-		err = add_weight(st, s->event, s->object_inst, s->weight);
+		err = add_to(st, s->object_inst, s);
 	return err;
 }
 
@@ -389,7 +420,7 @@ int pebs_objects__stats(struct pebs_objects *o, unsigned int event,
 	}
 	i = o->stats ? khash_find(&o->stats->wh, (struct key){
 		(uint64_t)(uintptr_t)label, event }) : -1;
-	if (i >= 0) {
+	if (i >= 0 && o->stats->w[i].nr) {
 		struct wlist *w = &o->stats->w[i];
 		uint64_t sum = 0;
 
@@ -405,4 +436,40 @@ int pebs_objects__stats(struct pebs_objects *o, unsigned int event,
 		out->weight_p90 = w->v[w->nr * 9 / 10];
 	}
 	return 0;
+}
+
+int pebs_objects__access(const struct pebs_objects *o, unsigned int event,
+			 const char *label, struct pebs_object_access *out)
+{
+	const struct wlist *w;
+	long i;
+
+	if (!o || !out)
+		return core_err(-EINVAL, "objects: no table or result");
+	memset(out, 0, sizeof(*out));
+	i = o->stats && label ? khash_find(&o->stats->wh, (struct key){
+		(uint64_t)(uintptr_t)label, event }) : -1;
+	if (i < 0)
+		return 0;
+	w = &o->stats->w[i];
+	out->samples = w->samples;
+	out->with_src = w->with_src;
+	out->local = w->src.lcl_hitm + w->src.lcl_peer + w->src.lcl_dram;
+	out->remote = w->src.rmt_hitm + w->src.rmt_hit + w->src.rmt_dram;
+	out->threads = w->nr_tids;
+	out->sharing = w->nr_tids > 1 ? PEBS_OBJECT_SHARED :
+		       PEBS_OBJECT_PRIVATE;
+	return 0;
+}
+
+const char *pebs_object_sharing__name(enum pebs_object_sharing s)
+{
+	switch (s) {
+	case PEBS_OBJECT_PRIVATE:
+		return "private";
+	case PEBS_OBJECT_SHARED:
+		return "shared";
+	default:
+		return "-";
+	}
 }

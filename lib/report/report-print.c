@@ -100,6 +100,7 @@ static void print_table(const struct rp_print *r,
 	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
 	bool weights = false, threads = true, mem = false, objs = false;
 	struct pebs_object_stats os;
+	struct pebs_object_access oa;
 	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
 	uint64_t total;
 	char fb[TEXT_FIELD_MAX];
@@ -172,11 +173,13 @@ static void print_table(const struct rp_print *r,
 		fprintf(f, "  %8s  %8s", "p50-wt", "p90-wt");
 	if (mem)
 		fprintf(f, "  %7s  %7s  %7s", "loads", "stores", "hitm");
+	if (mem && objs)
+		fprintf(f, "  %7s  %7s", "local", "remote");
 	if (threads)
 		fprintf(f, "  %7s", "threads");
 	if (objs)
-		fprintf(f, "  %9s  %12s  %12s", "instances", "bytes",
-			"peak-live");
+		fprintf(f, "  %-7s  %9s  %12s  %12s", "sharing", "instances",
+			"bytes", "peak-live");
 	for (k = 0; k < nr_keys; k++)
 		fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0,
 		       key_title(keys[k]));
@@ -203,10 +206,13 @@ static void print_table(const struct rp_print *r,
 			       (double)row->weight_nr);
 		else if (weights)
 			fprintf(f, "  %8s", "-");
-		if (objs)
-			pebs_objects__stats(r->o.objs, r->o.by_event ?
-					    row->event : r->o.sole_event,
-					    row->object, &os);
+		if (objs) {
+			unsigned int ev = r->o.by_event ? row->event :
+					  r->o.sole_event;
+
+			pebs_objects__stats(r->o.objs, ev, row->object, &os);
+			pebs_objects__access(r->o.objs, ev, row->object, &oa);
+		}
 		if (weights && objs && os.weights)
 			fprintf(f, "  %8" PRIu64 "  %8" PRIu64, os.weight_p50,
 				os.weight_p90);
@@ -215,10 +221,16 @@ static void print_table(const struct rp_print *r,
 		if (mem)
 			fprintf(f, "  %7u  %7u  %7u", row->loads, row->stores,
 			       row->hitm);
+		if (mem && objs)
+			fprintf(f, "  %7" PRIu64 "  %7" PRIu64, oa.local,
+				oa.remote);
 		if (threads && row->nr_tids > PEBS_REPORT_MAX_TIDS)
 			fprintf(f, "  %6u+", PEBS_REPORT_MAX_TIDS);
 		else if (threads)
 			fprintf(f, "  %7u", row->nr_tids);
+		if (objs)
+			fprintf(f, "  %-7s",
+				pebs_object_sharing__name(oa.sharing));
 		if (objs && os.instances)
 			fprintf(f, "  %9" PRIu64 "  %12" PRIu64 "  %12" PRIu64,
 				os.instances, os.bytes, os.peak_live);
@@ -420,19 +432,22 @@ static bool has_key(const enum pebs_report_key *keys, unsigned int n,
 	return false;
 }
 
-/* the object stats of @row when @rep has an object key, else NULL */
+/* the object stats of @row (and its accesses into @oa) when @rep has
+   an object key, else NULL */
 static const struct pebs_object_stats *
 obj_stats(const struct rp_print *r, const struct pebs_report *rep,
-	  const struct pebs_report_row *row, struct pebs_object_stats *os)
+	  const struct pebs_report_row *row, struct pebs_object_stats *os,
+	  struct pebs_object_access *oa)
 {
 	const enum pebs_report_key *keys;
 	unsigned int n = pebs_report__keys(rep, &keys);
+	unsigned int ev = r->o.by_event ? row->event : r->o.sole_event;
 
 	if (!r->o.objs || (!has_key(keys, n, PEBS_REPORT_OBJECT) &&
 			   !has_key(keys, n, PEBS_REPORT_OBJECT_INSTANCE)))
 		return NULL;
-	pebs_objects__stats(r->o.objs, r->o.by_event ? row->event :
-			    r->o.sole_event, row->object, os);
+	pebs_objects__stats(r->o.objs, ev, row->object, os);
+	pebs_objects__access(r->o.objs, ev, row->object, oa);
 	return os;
 }
 
@@ -477,7 +492,8 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
 	struct pebs_object_stats st;
-	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st);
+	struct pebs_object_access oa;
+	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st, &oa);
 	char fb[FIELD_MAX];
 	FILE *f = r->f;
 
@@ -510,6 +526,14 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		fputs(",,,", f);
 	else if (r->obj_cols)
 		fputs(",,,,,", f);
+	/* local, remote where samples had a data source; sharing */
+	if (os && oa.with_src)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%s", oa.local, oa.remote,
+			pebs_object_sharing__name(oa.sharing));
+	else if (os)
+		fprintf(f, ",,,%s", pebs_object_sharing__name(oa.sharing));
+	else if (r->obj_cols)
+		fputs(",,,", f);
 	fputc('\n', f);
 }
 
@@ -520,7 +544,8 @@ static void json_row(const struct rp_print *r, const struct pebs_report_table *t
 	const enum pebs_report_key *keys;
 	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
 	struct pebs_object_stats st;
-	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st);
+	struct pebs_object_access oa;
+	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st, &oa);
 	char fb[FIELD_MAX];
 	FILE *f = r->f;
 
@@ -547,6 +572,12 @@ static void json_row(const struct rp_print *r, const struct pebs_report_table *t
 		fprintf(f, ", \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64
 			", \"peak_live\": %" PRIu64, os->instances, os->bytes,
 			os->peak_live);
+	if (os && oa.with_src)
+		fprintf(f, ", \"local\": %" PRIu64 ", \"remote\": %" PRIu64,
+			oa.local, oa.remote);
+	if (os)
+		fprintf(f, ", \"sharing\": \"%s\"",
+			pebs_object_sharing__name(oa.sharing));
 	fputc('}', f);
 }
 
@@ -560,7 +591,8 @@ static void print_csv(const struct rp_print *r)
 	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
 		fprintf(f, ",%s", pebs_report__key_name(csv_keys[k]));
 	if (r->obj_cols)
-		fputs(",p50_weight,p90_weight,instances,bytes,peak_live", f);
+		fputs(",p50_weight,p90_weight,instances,bytes,peak_live,"
+		      "local,remote,sharing", f);
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
 		each_row(r, &r->o.tables[i], csv_row);

@@ -26,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..27
+echo 1..28
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -83,31 +83,35 @@ ok_rc $? "report --sort object_instance names each object (alloc_big ... #1)"
 	"$T/r.json"
 ok_rc $? "JSON rows carry the object with its source line and caller"
 
-# the object columns of the page-fault rows: "site instances bytes peak"
+# the object columns of the page-fault rows: "site instances bytes peak
+# sharing" (each object written by one thread: private, the second
+# thread's own too)
 cols() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		 $10 == "" { s = $c["object"]; sub(/ \(.*/, "", s)
-		 print s, $c["instances"], $c["bytes"], $c["peak_live"] }' "$1"
+		 print s, $c["instances"], $c["bytes"], $c["peak_live"],
+		 $c["sharing"] }' "$1"
 }
-got=$(cols "$T/r.csv" | grep -E '^(alloc_big|alloc_pair|map_anon|table) ' | sort)
-want="alloc_big 1 4194304 4194304
-alloc_pair 2 524288 262144
-map_anon 1 262144 262144
-table 1 1048576 1048576"
+got=$(cols "$T/r.csv" | grep -E '^(alloc_big|alloc_pair|map_anon|table|alloc_in_thread) ' | sort)
+want="alloc_big 1 4194304 4194304 private
+alloc_in_thread 1 524288 524288 private
+alloc_pair 2 524288 262144 private
+map_anon 1 262144 262144 private
+table 1 1048576 1048576 private"
 [ "$got" = "$want" ]
-ok_rc $? "CSV object columns: instances, bytes, peak live bytes per site, the static table's symbol size"
+ok_rc $? "CSV object columns: instances, bytes, peak live bytes per site, the static table's symbol size, the sharing class"
 [ "$got" = "$want" ] || diag "$T/r.csv"
 
-grep -q '"object": *"alloc_pair (objects.c:[0-9]*) <- main", "instances": 2, "bytes": 524288, "peak_live": 262144' \
+grep -q '"object": *"alloc_pair (objects.c:[0-9]*) <- main", "instances": 2, "bytes": 524288, "peak_live": 262144, "local": 0, "remote": 0, "sharing": "private"' \
 	"$T/r.json"
 ok_rc $? "JSON rows carry the object columns"
 
 "$tool" report -i "$T/o.data" --sort object --top 100 >"$T/r.txt" 2>/dev/null
-grep -q '^ Overhead  *Samples .* instances  *bytes  *peak-live  *Data Object Site$' \
+grep -q '^ Overhead  *Samples .*  local  *remote  *threads  *sharing  *instances  *bytes  *peak-live  *Data Object Site$' \
 	"$T/r.txt" &&
-awk '/ alloc_pair \(/ && $2 == 128 && $(NF - 6) == 2 &&
-     $(NF - 5) == 524288 && $(NF - 4) == 262144 { f = 1 } END { exit !f }' \
-	"$T/r.txt"
+awk '/ alloc_pair \(/ && $2 == 128 && $(NF - 7) == "private" &&
+     $(NF - 6) == 2 && $(NF - 5) == 524288 && $(NF - 4) == 262144 { f = 1 }
+     END { exit !f }' "$T/r.txt"
 ok_rc $? "text: the object columns and alloc_pair's 128 samples, 2 instances, 512 KiB, 256 KiB live at most"
 
 # the default tables leave the allocations out (no accesses: no row of
@@ -124,11 +128,22 @@ grep -q '^# objects   : [0-9][0-9]* samples of pebs-shim:alloc and pebs-shim:fre
 		 END { exit !f }' "$T/d.csv"
 ok_rc $? "report's tables leave pebs-shim:alloc/free out unless --event names them ($n rows)"
 
+# local and remote accesses per object, as perf c2c splits them, from
+# the AMD IBS fixture's data sources (its c2c: 3 remote HITM, 2 local
+# DRAM loads, one of each at an unmapped address)
+fx=$PEBS_SRC/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
+got=$("$tool" report -i "$fx" --sort object --format csv 2>/dev/null |
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		 $c["local"] + $c["remote"] > 0 { print $c["object"],
+		 $c["local"], $c["remote"], $c["sharing"] }' | sort | tr '\n' ,)
+[ "$got" = "anon 0 2 shared,bash 1 0 private," ]
+ok_rc $? "local/remote accesses and sharing per object from IBS data sources ($got)"
+
 # static variables by field (object_instance), whole (object)
 got=$(rows "$T/i.csv" object_instance | grep -E '^(rec|pts)' | sort | tr '\n' ,)
 obj=$(cols "$T/r.csv" | grep -E '^(rec|pts) ' | sort | tr '\n' ,)
 [ "$got" = "pts[].x 3,pts[].y 3,rec.head 2,rec.tail 4," ] &&
-	[ "$obj" = "pts 1 24576 24576,rec 1 24576 24576," ]
+	[ "$obj" = "pts 1 24576 24576 private,rec 1 24576 24576 private," ]
 ok_rc $? "static structs: object_instance by DWARF field ($got), object whole with its size ($obj)"
 
 # c2c report: each cache line's object; one fault per page, so alloc_big

@@ -274,6 +274,74 @@ static void test_stats(void **state)
 	pebs_objects__delete(o);
 }
 
+/* a load's data source: level bits @lvl, snoop @snoop */
+static uint64_t load_src(uint64_t lvl, uint64_t snoop)
+{
+	union perf_mem_data_src d = { .mem_op = PERF_MEM_OP_LOAD,
+				      .mem_lvl = PERF_MEM_LVL_HIT | lvl,
+				      .mem_snoop = snoop };
+
+	return d.val;
+}
+
+/* pebs_objects__access: local and remote as perf c2c splits them, the
+   threads and the sharing class */
+static void test_access(void **state)
+{
+	const uint64_t srcs[] = {
+		load_src(PERF_MEM_LVL_LOC_RAM, PERF_MEM_SNOOP_NONE), /* lcl */
+		load_src(PERF_MEM_LVL_L3, PERF_MEM_SNOOP_HITM),	/* lcl hitm */
+		load_src(PERF_MEM_LVL_REM_RAM1, PERF_MEM_SNOOP_NONE), /* rmt */
+		load_src(PERF_MEM_LVL_REM_CCE1, PERF_MEM_SNOOP_HITM), /* rmt
+								       hitm */
+		load_src(PERF_MEM_LVL_L1, PERF_MEM_SNOOP_NONE),	/* neither */
+		(union perf_mem_data_src){ .mem_op = PERF_MEM_OP_NA,	/* a */
+			.mem_lvl = PERF_MEM_LVL_NA }.val, /* software event's */
+	};
+	struct pebs_report_sample rs = { .has_addr = true, .addr = 0x1000,
+					 .tid = 7, .object = "x",
+					 .object_inst = "x #1" };
+	struct pebs_object_access a;
+	struct pebs_objects *o;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	assert_int_equal(pebs_objects__access(o, 0, "x", &a), 0);
+	assert_int_equal(a.sharing, PEBS_OBJECT_UNSAMPLED);
+	assert_string_equal(pebs_object_sharing__name(a.sharing), "-");
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(*srcs); i++) {
+		rs.has_src = true;
+		rs.data_src = srcs[i];
+		assert_int_equal(pebs_objects__add_sample(o, &rs), 0);
+	}
+	rs.has_src = false;	/* a sample without data source */
+	assert_int_equal(pebs_objects__add_sample(o, &rs), 0);
+	assert_int_equal(pebs_objects__access(o, 0, "x", &a), 0);
+	assert_int_equal(a.samples, 7);
+	assert_int_equal(a.with_src, 6);
+	assert_int_equal(a.local, 2);
+	assert_int_equal(a.remote, 2);
+	assert_int_equal(a.threads, 1);
+	assert_int_equal(a.sharing, PEBS_OBJECT_PRIVATE);
+	assert_string_equal(pebs_object_sharing__name(a.sharing), "private");
+	/* the instance counts the same; another event none */
+	assert_int_equal(pebs_objects__access(o, 0, "x #1", &a), 0);
+	assert_int_equal(a.remote, 2);
+	assert_int_equal(pebs_objects__access(o, 1, "x", &a), 0);
+	assert_int_equal(a.samples, 0);
+	/* a second thread: shared; nine: more than kept */
+	for (int32_t t = 8; t < 17; t++) {
+		rs.tid = t;
+		assert_int_equal(pebs_objects__add_sample(o, &rs), 0);
+		assert_int_equal(pebs_objects__access(o, 0, "x", &a), 0);
+		assert_int_equal(a.sharing, PEBS_OBJECT_SHARED);
+	}
+	assert_int_equal(a.threads, PEBS_OBJECTS_MAX_TIDS + 1);
+	assert_string_equal(pebs_object_sharing__name(a.sharing), "shared");
+	assert_int_equal(pebs_objects__access(o, 0, "x", NULL), -EINVAL);
+	pebs_objects__delete(o);
+}
+
 /* pebs_objects__line: a line's objects, the most hit first, and a
    line of more than three objects */
 static void test_lines(void **state)
@@ -621,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_access),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_not_recorded),
 		cmocka_unit_test(test_field),

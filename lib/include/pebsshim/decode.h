@@ -301,6 +301,65 @@ PEBS_API int pebs_sample__add_tid(const struct pebs_sample_layout *l,
 				  int32_t tgid, int32_t tid, void *buf,
 				  size_t len);
 
+/* ------------------------------------------------------------------ */
+/* Data sources counted as perf c2c does (lib/decode/c2c-stats.c)     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Counters of one set of samples, exactly as perf's c2c_decode_stats()
+ * (tools/perf/util/mem-events.c, perf 6.1) defines them; the names are
+ * perf's struct c2c_stats fields.
+ */
+struct pebs_c2c_stats {
+	uint64_t nr_entries;	/* every sample ("Total records") */
+	uint64_t locks;		/* mem_lock LOCKED */
+	uint64_t store, st_uncache, st_noadrs, st_l1hit, st_l1miss, st_na;
+	uint64_t load, ld_excl, ld_shared, ld_uncache, ld_io, ld_miss;
+	uint64_t ld_noadrs, ld_fbhit, ld_l1hit, ld_l2hit, ld_llchit;
+	uint64_t lcl_hitm, rmt_hitm, tot_hitm;
+	uint64_t lcl_peer, rmt_peer, tot_peer;
+	uint64_t rmt_hit, lcl_dram, rmt_dram;
+	uint64_t blk_data, blk_addr;
+	uint64_t nomap;		/* load/store whose data or code address
+				   lies in no known mapping */
+	uint64_t noparse;	/* neither load nor store (op N/A, ...) */
+};
+
+/*
+ * pebs_c2c_stats__add_sample - count one sample into @st as
+ * c2c_decode_stats() does: @data_src its PERF_SAMPLE_DATA_SRC
+ * (PERF_MEM_DATA_SRC_NONE when the sample has none), @addr its data
+ * address (0: none), @mapped whether both its data and code addresses
+ * lie in known mappings. Returns 0 when the sample was fully decoded,
+ * else -EINVAL (no address, not a load or store, or not mapped: perf's
+ * -1; the counters are updated as perf does either way).
+ */
+PEBS_API int pebs_c2c_stats__add_sample(struct pebs_c2c_stats *st,
+					uint64_t data_src, uint64_t addr,
+					bool mapped);
+
+/* pebs_c2c_stats__sum - add every counter of @add to @st (c2c_add_stats). */
+PEBS_API void pebs_c2c_stats__sum(struct pebs_c2c_stats *st,
+				  const struct pebs_c2c_stats *add);
+
+/*
+ * Derived counts of builtin-c2c.c: __llc_misses = lcl_dram + rmt_dram +
+ * rmt_hitm + rmt_hit; __loads ("Total Loads") = llc misses + ld_fbhit +
+ * ld_l1hit + ld_l2hit + ld_llchit + lcl_hitm; __records (the table's
+ * "Total records") = loads + st_l1hit + st_l1miss + st_na.
+ */
+PEBS_API uint64_t pebs_c2c_stats__llc_misses(const struct pebs_c2c_stats *st);
+PEBS_API uint64_t pebs_c2c_stats__loads(const struct pebs_c2c_stats *st);
+PEBS_API uint64_t pebs_c2c_stats__records(const struct pebs_c2c_stats *st);
+
+/*
+ * pebs_c2c_stats__field - the name of counter @i (0, 1, ...: perf's
+ * struct c2c_stats names, in the order of struct pebs_c2c_stats) and,
+ * when @st and @v are given, its value in *@v; NULL past the last.
+ */
+PEBS_API const char *pebs_c2c_stats__field(const struct pebs_c2c_stats *st,
+					   unsigned int i, uint64_t *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -111,10 +111,10 @@ struct pebs_object_stats {
 };
 
 /*
- * pebs_objects__add_sample - count the weight of @s (labelled by
- * pebs_session__set_objects; none: nothing) under its event and its
- * object, and its object instance when that is another label. Returns
- * 0, -EINVAL, -ENOMEM.
+ * pebs_objects__add_sample - count @s (labelled by
+ * pebs_session__set_objects; none: nothing), its weight, data source
+ * and thread, under its event and its object, and its object instance
+ * when that is another label. Returns 0, -EINVAL, -ENOMEM.
  */
 PEBS_API int pebs_objects__add_sample(struct pebs_objects *o,
 				      const struct pebs_report_sample *s);
@@ -126,6 +126,47 @@ PEBS_API int pebs_objects__add_sample(struct pebs_objects *o,
 PEBS_API int pebs_objects__stats(struct pebs_objects *o, unsigned int event,
 				 const char *label,
 				 struct pebs_object_stats *st);
+
+/*
+ * How a data object was shared (pebs_object_access.sharing): by one
+ * thread (private: every sample counted under it is one thread's), or by
+ * several (shared).
+ */
+enum pebs_object_sharing {
+	PEBS_OBJECT_UNSAMPLED = 0,	/* no sample counted */
+	PEBS_OBJECT_PRIVATE,
+	PEBS_OBJECT_SHARED,
+};
+
+/*
+ * Where the samples of the event counted under one object label were
+ * served and who took them (pebs_objects__access): the samples, those
+ * with a data source, of them the local and remote accesses as perf
+ * c2c splits them (pebs_c2c_stats__add_sample: local = lcl_hitm +
+ * lcl_peer + lcl_dram, a load served by a cache of another core of its
+ * node or by its node's memory; remote = rmt_hitm + rmt_hit + rmt_dram,
+ * one served by another node's cache or memory: mem_lvl's REM_* bits or
+ * mem_remote), the distinct threads (PEBS_OBJECTS_MAX_TIDS + 1: more)
+ * and the sharing class.
+ */
+#define PEBS_OBJECTS_MAX_TIDS	8
+struct pebs_object_access {
+	uint64_t samples, with_src;
+	uint64_t local, remote;
+	unsigned int threads;
+	enum pebs_object_sharing sharing;
+};
+
+/*
+ * pebs_objects__access - of the samples of @event counted under @label
+ * (pebs_objects__add_sample) into @acc (zero: none). Returns 0 or
+ * -EINVAL.
+ */
+PEBS_API int pebs_objects__access(const struct pebs_objects *o,
+				  unsigned int event, const char *label,
+				  struct pebs_object_access *acc);
+/* pebs_object_sharing__name - "private", "shared"; "-" for none */
+PEBS_API const char *pebs_object_sharing__name(enum pebs_object_sharing s);
 
 /* The objects a cache line's samples hit (pebs_objects__line). */
 struct pebs_object_line {

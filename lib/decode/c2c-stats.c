@@ -2,12 +2,14 @@
 /*
  * c2c-stats.c - count a sample's data source the way perf c2c does
  * (c2c_decode_stats, c2c_add_stats in tools/perf/util/mem-events.c, and
- * the derived totals of tools/perf/builtin-c2c.c; perf 6.1).
+ * the derived totals of tools/perf/builtin-c2c.c; perf 6.1). In decode
+ * (below c2c and objects): c2c's lines and the data objects' local and
+ * remote accesses count with it.
  */
 #include <errno.h>
 #include <stddef.h>
 
-#include "pebsshim/c2c.h"
+#include "pebsshim/decode.h"
 #include "core/internal.h"
 
 #ifndef PERF_MEM_SNOOPX_PEER
