@@ -42,7 +42,7 @@ struct report {
 	unsigned int nr_attrs;
 	bool by_event;		/* samples of several events: split tables */
 	bool need_data;		/* a table has symbol_daddr or dso_daddr */
-	bool need_objects;	/* a table has object or object_instance */
+	bool need_objects;	/* a table has an object key */
 	struct pebs_objects *objs;	/* then the heap objects */
 	unsigned int sole_event;	/* !by_event: the event sampled */
 	bool *bookkeeping;	/* per event: record --objects' alloc/free,
@@ -95,7 +95,8 @@ static int add_table(struct report *r, const char *title, const char *keys)
 	r->nr_tables++;
 	while (n-- > 0) {
 		r->need_objects |= k[n] == PEBS_REPORT_OBJECT ||
-				   k[n] == PEBS_REPORT_OBJECT_INSTANCE;
+				   k[n] == PEBS_REPORT_OBJECT_INSTANCE ||
+				   k[n] == PEBS_REPORT_OBJECT_FIELD;
 		r->need_data |= k[n] == PEBS_REPORT_SYM_DADDR ||
 				k[n] == PEBS_REPORT_DSO_DADDR ||
 				k[n] == PEBS_REPORT_DCACHELINE ||
@@ -390,7 +391,9 @@ static void usage(FILE *f)
 "                       perf's symbol_daddr, dso_daddr, dcacheline, mem,\n"
 "                       snoop, tlb, phys_daddr, weight, and perf mem's\n"
 "                       local_weight, locked, blocked, local_ins_lat\n"
-"                       (local_p_stage_cyc: left out, as perf on x86)\n"
+"                       (local_p_stage_cyc: left out, as perf on x86),\n"
+"                       and the data objects' object, object_instance\n"
+"                       and object_field (a static struct's field)\n"
 "      --mem-mode       perf report --mem-mode, as perf mem report: a\n"
 "                       sample costs its weight (1 without), Overhead is\n"
 "                       a share of the total weight, the keys perf mem's\n"

@@ -159,7 +159,7 @@ static void on_label(void *arg, const struct pebs_sample *s,
 	char field[256];
 
 	if (!pebs_objects__find(h->objs, rs->pid, rs->addr, s->time, &obj)) {
-		rs->object = obj.site;
+		rs->object = rs->object_field = obj.site;
 		rs->object_inst = obj.instance;
 		return;
 	}
@@ -171,7 +171,7 @@ static void on_label(void *arg, const struct pebs_sample *s,
 	else if (!syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym,
 				   &size))
 		rs->object = sym.name;
-	rs->object_inst = rs->object;
+	rs->object_inst = rs->object_field = rs->object;
 	/* its size for pebs_objects__stats (out of memory: unknown) */
 	if (size && rs->object != h->last_static &&
 	    !objects_static(h->objs, rs->object, size))
@@ -181,7 +181,7 @@ static void on_label(void *arg, const struct pebs_sample *s,
 	    !objects_field(h->fields, sym.dso, sym.name, sym.offset, field,
 			   sizeof(field)) &&
 	    (inst = objects_intern(h->objs, field)))
-		rs->object_inst = inst;
+		rs->object_inst = rs->object_field = inst;
 }
 
 static void hook_free(void *arg)

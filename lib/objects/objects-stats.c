@@ -266,6 +266,9 @@ int pebs_objects__add_sample(struct pebs_objects *o,
 	err = add_to(st, s->object, s);
 	if (!err && s->object_inst && s->object_inst != s->object)
 		err = add_to(st, s->object_inst, s);
+	if (!err && s->object_field && s->object_field != s->object &&
+	    s->object_field != s->object_inst)
+		err = add_to(st, s->object_field, s);
 	return err;
 }
 

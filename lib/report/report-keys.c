@@ -32,6 +32,7 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_LOCAL_INS_LAT] = "local_ins_lat",
 	[PEBS_REPORT_OBJECT] = "object",
 	[PEBS_REPORT_OBJECT_INSTANCE] = "object_instance",
+	[PEBS_REPORT_OBJECT_FIELD] = "object_field",
 };
 
 uint64_t rk_src_mask(enum pebs_report_key k)
@@ -102,8 +103,8 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 					"page, line, addr, src, symbol_daddr, "
 					"dso_daddr, dcacheline, mem, snoop, tlb, "
 					"phys_daddr, weight, local_weight, "
-					"locked, blocked, local_ins_lat, object "
-					"or object_instance",
+					"locked, blocked, local_ins_lat, object, "
+					"object_instance or object_field",
 					(int)len, p);
 		}
 		if (n == max)
@@ -164,6 +165,8 @@ uint32_t rk_fields(enum pebs_report_key key)
 	case PEBS_REPORT_OBJECT:
 	case PEBS_REPORT_OBJECT_INSTANCE:
 		return BIT(RK_OBJECT);
+	case PEBS_REPORT_OBJECT_FIELD:
+		return BIT(RK_OBJECT_FIELD);
 	default:
 		return 0;
 	}
@@ -342,6 +345,9 @@ void rk_make(enum pebs_report_key key, bool dsym_key,
 	case PEBS_REPORT_OBJECT_INSTANCE:
 		k->object = s->object_inst;
 		break;
+	case PEBS_REPORT_OBJECT_FIELD:
+		k->object_field = s->object_field;
+		break;
 	default:
 		break;
 	}
@@ -382,6 +388,8 @@ uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f)
 		return row->ins_lat;
 	case RK_OBJECT:
 		return (uintptr_t)row->object;
+	case RK_OBJECT_FIELD:
+		return (uintptr_t)row->object_field;
 	case RK_DATA_SYM:
 		return (uintptr_t)row->data_sym;
 	case RK_DATA_SYM_OFF:
@@ -441,6 +449,9 @@ void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v)
 		break;
 	case RK_OBJECT:
 		row->object = (const char *)(uintptr_t)v;
+		break;
+	case RK_OBJECT_FIELD:
+		row->object_field = (const char *)(uintptr_t)v;
 		break;
 	case RK_DATA_SYM:
 		row->data_sym = (const char *)(uintptr_t)v;
@@ -541,6 +552,9 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 	case PEBS_REPORT_OBJECT_INSTANCE:
 		return cmp_str((const char *)(uintptr_t)FX(RK_OBJECT),
 			       (const char *)(uintptr_t)FY(RK_OBJECT));
+	case PEBS_REPORT_OBJECT_FIELD:
+		return cmp_str((const char *)(uintptr_t)FX(RK_OBJECT_FIELD),
+			       (const char *)(uintptr_t)FY(RK_OBJECT_FIELD));
 	default:
 		return cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
 	}
@@ -550,6 +564,7 @@ int pebs_report__field(const struct pebs_report_row *row,
 		       enum pebs_report_key key, char *buf, size_t len)
 {
 	struct pebs_data_src ds;
+	const char *obj;
 
 	switch (key) {
 	case PEBS_REPORT_PID:
@@ -642,10 +657,12 @@ int pebs_report__field(const struct pebs_report_row *row,
 				base_name(row->data_dso) : "[unknown]");
 	case PEBS_REPORT_OBJECT:
 	case PEBS_REPORT_OBJECT_INSTANCE:
+	case PEBS_REPORT_OBJECT_FIELD:
+		obj = key == PEBS_REPORT_OBJECT_FIELD ? row->object_field :
+		      row->object;
 		/* a mapping by its base name, as dso_daddr ("anon") */
-		return snprintf(buf, len, "%s", !row->object ? "[unknown]" :
-				row->object[0] == '/' ? base_name(row->object) :
-				row->object);
+		return snprintf(buf, len, "%s", !obj ? "[unknown]" :
+				obj[0] == '/' ? base_name(obj) : obj);
 	case PEBS_REPORT_MEM:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:

@@ -65,6 +65,7 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_LOCAL_INS_LAT] = "Local INSTR Latency",
 		[PEBS_REPORT_OBJECT] = "Data Object Site",
 		[PEBS_REPORT_OBJECT_INSTANCE] = "Data Object Instance",
+		[PEBS_REPORT_OBJECT_FIELD] = "Data Object Field",
 	};
 	return titles[k];
 }
@@ -90,6 +91,28 @@ static bool shown(const struct rp_print *r, const struct pebs_report *rep,
 	       pebs_report__overhead(rep, row, r->o.by_event) >= r->o.percent_limit;
 }
 
+/* an object key: a table with one has the object columns */
+static bool obj_key(enum pebs_report_key k)
+{
+	return k == PEBS_REPORT_OBJECT || k == PEBS_REPORT_OBJECT_INSTANCE ||
+	       k == PEBS_REPORT_OBJECT_FIELD;
+}
+
+static bool any_obj_key(const enum pebs_report_key *keys, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (obj_key(keys[i]))
+			return true;
+	return false;
+}
+
+/* the label a row's object columns describe: its object, else (an
+   object_field table) its field */
+static const char *obj_label(const struct pebs_report_row *row)
+{
+	return row->object ? row->object : row->object_field;
+}
+
 static void print_table(const struct rp_print *r,
 			const struct pebs_report_table *t)
 {
@@ -112,8 +135,7 @@ static void print_table(const struct rp_print *r,
 				       keys[k] == PEBS_REPORT_PAGE ||
 				       keys[k] == PEBS_REPORT_ADDR);
 		/* a data object's columns (lib/objects/objects-stats.c) */
-		objs |= r->o.objs && (keys[k] == PEBS_REPORT_OBJECT ||
-				      keys[k] == PEBS_REPORT_OBJECT_INSTANCE);
+		objs |= r->o.objs && obj_key(keys[k]);
 	}
 	mem |= objs && r->o.with_src;
 	pebs_report__totals(rep, -1, &total, NULL);
@@ -210,8 +232,10 @@ static void print_table(const struct rp_print *r,
 			unsigned int ev = r->o.by_event ? row->event :
 					  r->o.sole_event;
 
-			pebs_objects__stats(r->o.objs, ev, row->object, &os);
-			pebs_objects__access(r->o.objs, ev, row->object, &oa);
+			pebs_objects__stats(r->o.objs, ev, obj_label(row),
+					    &os);
+			pebs_objects__access(r->o.objs, ev, obj_label(row),
+					     &oa);
 		}
 		if (weights && objs && os.weights)
 			fprintf(f, "  %8" PRIu64 "  %8" PRIu64, os.weight_p50,
@@ -443,11 +467,10 @@ obj_stats(const struct rp_print *r, const struct pebs_report *rep,
 	unsigned int n = pebs_report__keys(rep, &keys);
 	unsigned int ev = r->o.by_event ? row->event : r->o.sole_event;
 
-	if (!r->o.objs || (!has_key(keys, n, PEBS_REPORT_OBJECT) &&
-			   !has_key(keys, n, PEBS_REPORT_OBJECT_INSTANCE)))
+	if (!r->o.objs || !any_obj_key(keys, n))
 		return NULL;
-	pebs_objects__stats(r->o.objs, ev, row->object, os);
-	pebs_objects__access(r->o.objs, ev, row->object, oa);
+	pebs_objects__stats(r->o.objs, ev, obj_label(row), os);
+	pebs_objects__access(r->o.objs, ev, obj_label(row), oa);
 	return os;
 }
 
@@ -459,8 +482,7 @@ static bool any_objects(const struct rp_print *r)
 
 	for (i = 0; r->o.objs && i < r->o.nr_tables; i++) {
 		n = pebs_report__keys(r->o.tables[i].rep, &keys);
-		if (has_key(keys, n, PEBS_REPORT_OBJECT) ||
-		    has_key(keys, n, PEBS_REPORT_OBJECT_INSTANCE))
+		if (any_obj_key(keys, n))
 			return true;
 	}
 	return false;
@@ -512,6 +534,13 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		if (!has_key(keys, nr_keys, csv_keys[k]))
 			continue;
 		rp_field(r, row, csv_keys[k], fb, sizeof(fb));
+		pebs_csv__str(f, fb);
+	}
+	/* the object_field key, with the object columns */
+	if (r->obj_cols)
+		fputc(',', f);
+	if (r->obj_cols && has_key(keys, nr_keys, PEBS_REPORT_OBJECT_FIELD)) {
+		rp_field(r, row, PEBS_REPORT_OBJECT_FIELD, fb, sizeof(fb));
 		pebs_csv__str(f, fb);
 	}
 	if (os && os->weights)
@@ -591,8 +620,8 @@ static void print_csv(const struct rp_print *r)
 	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
 		fprintf(f, ",%s", pebs_report__key_name(csv_keys[k]));
 	if (r->obj_cols)
-		fputs(",p50_weight,p90_weight,instances,bytes,peak_live,"
-		      "local,remote,sharing", f);
+		fputs(",object_field,p50_weight,p90_weight,instances,bytes,"
+		      "peak_live,local,remote,sharing", f);
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
 		each_row(r, &r->o.tables[i], csv_row);

@@ -106,7 +106,8 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 				keys[i] == PEBS_REPORT_DSO_DADDR ||
 				keys[i] == PEBS_REPORT_DCACHELINE ||
 				keys[i] == PEBS_REPORT_OBJECT ||
-				keys[i] == PEBS_REPORT_OBJECT_INSTANCE;
+				keys[i] == PEBS_REPORT_OBJECT_INSTANCE ||
+				keys[i] == PEBS_REPORT_OBJECT_FIELD;
 		r->dsym_key |= keys[i] == PEBS_REPORT_SYM_DADDR;
 		r->need_src |= keys[i] == PEBS_REPORT_SRC ||
 			       keys[i] == PEBS_REPORT_MEM ||

@@ -26,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..28
+echo 1..29
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -145,6 +145,21 @@ obj=$(cols "$T/r.csv" | grep -E '^(rec|pts) ' | sort | tr '\n' ,)
 [ "$got" = "pts[].x 3,pts[].y 3,rec.head 2,rec.tail 4," ] &&
 	[ "$obj" = "pts 1 24576 24576 private,rec 1 24576 24576 private," ]
 ok_rc $? "static structs: object_instance by DWARF field ($got), object whole with its size ($obj)"
+
+# object_field: the fields as rows of their own, under their object
+# (--sort object,object_field), with the object's columns; a heap
+# object or an unstructured variable is its own field
+"$tool" report -i "$T/o.data" --sort object,object_field --format csv \
+	>"$T/f.csv" 2>/dev/null
+got=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["object"] ~ /^(rec|pts|table|alloc_big )/ {
+	s = $c["object_field"]; sub(/ \(.*/, "", s)
+	print $c["object"] "/" s, $4, $c["bytes"] }' "$T/f.csv" | sort |
+	tr '\n' , | sed 's/ (objects[^/]*\//\//')
+"$tool" report -i "$T/o.data" --sort object_field --top 0 2>/dev/null |
+	grep -q '  Data Object Field$' &&
+[ "$got" = "alloc_big/alloc_big 1024 4194304,pts/pts[].x 3 24576,pts/pts[].y 3 24576,rec/rec.head 2 24576,rec/rec.tail 4 24576,table/table 256 1048576," ]
+ok_rc $? "--sort object,object_field: rec.tail 4, rec.head 2, pts[].x 3, pts[].y 3 under their objects ($got)"
 
 # c2c report: each cache line's object; one fault per page, so alloc_big
 # has 1024 lines, each of it alone

@@ -342,6 +342,42 @@ static void test_access(void **state)
 	pebs_objects__delete(o);
 }
 
+/* the object_field key: a row per field under its object */
+static void test_field_key(void **state)
+{
+	enum pebs_report_key keys[2];
+	struct pebs_report_sample rs = { .has_addr = true, .period = 1,
+					 .object = "rec",
+					 .object_inst = "rec.tail",
+					 .object_field = "rec.tail" };
+	const struct pebs_report_row *row;
+	struct pebs_report *r;
+	char buf[64];
+
+	(void)state;
+	assert_int_equal(pebs_report__parse_keys("object,object_field", keys,
+						 2), 2);
+	assert_int_equal(keys[1], PEBS_REPORT_OBJECT_FIELD);
+	assert_string_equal(pebs_report__key_name(keys[1]), "object_field");
+	assert_int_equal(pebs_report__new(keys, 2, 1, &r), 0);
+	assert_int_equal(pebs_report__add(r, &rs), 0);
+	assert_int_equal(pebs_report__add(r, &rs), 0);
+	rs.object_inst = rs.object_field = "rec.head";
+	assert_int_equal(pebs_report__add(r, &rs), 0);
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), 2);
+	row = pebs_report__row(r, 0);
+	assert_int_equal(row->samples, 2);
+	assert_string_equal(row->object, "rec");
+	pebs_report__field(row, PEBS_REPORT_OBJECT_FIELD, buf, sizeof(buf));
+	assert_string_equal(buf, "rec.tail");
+	row = pebs_report__row(r, 1);
+	assert_int_equal(row->samples, 1);
+	pebs_report__field(row, PEBS_REPORT_OBJECT_FIELD, buf, sizeof(buf));
+	assert_string_equal(buf, "rec.head");
+	pebs_report__delete(r);
+}
+
 /* pebs_objects__line: a line's objects, the most hit first, and a
    line of more than three objects */
 static void test_lines(void **state)
@@ -690,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_access),
+		cmocka_unit_test(test_field_key),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_not_recorded),
 		cmocka_unit_test(test_field),

@@ -57,6 +57,8 @@ enum pebs_report_key {
 	PEBS_REPORT_OBJECT,	/* the data object: a heap allocation site,
 				   a data symbol, else the mapping */
 	PEBS_REPORT_OBJECT_INSTANCE,	/* each heap object on its own */
+	PEBS_REPORT_OBJECT_FIELD,	/* a static variable's field (DWARF),
+					   else the object */
 	PEBS_REPORT_NR_KEYS
 };
 #define PEBS_REPORT_MAX_KEYS	16
@@ -81,6 +83,7 @@ struct pebs_report_row {
 	uint64_t weight;	/* the weight key: its samples' weight */
 	uint64_t ins_lat;	/* the local_ins_lat key's */
 	const char *object;	/* the object or object_instance key */
+	const char *object_field;	/* the object_field key */
 };
 
 /*

@@ -175,6 +175,10 @@ struct pebs_report_sample {
 	   object_instance keys: a heap object's site and instance label,
 	   else data_sym, else data_dso */
 	const char *object, *object_inst;
+	/* the field of a static variable of struct, union or array type
+	   holding the address ("rec.tail", "pts[].x": DWARF), else the
+	   object: the object_field key */
+	const char *object_field;
 };
 
 /* ------------------------------------------------------------------ */
