@@ -162,7 +162,9 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	r->with_addr += res->has_addr;
 	r->with_src += res->has_src;
 	if (pebs_weights__add(r->weights, res) ||
-	    (r->objs && !res->hidden && pebs_objects__add_sample(r->objs, res)))
+	    (r->objs && !res->hidden &&
+	     (pebs_objects__add_sample(r->objs, res) ||
+	      (r->c2c && pebs_objects__add_line_sample(r->objs, res)))))
 		return -ENOMEM;
 	return pebs_report_feed__add(r->feed, res);
 }
@@ -204,6 +206,30 @@ static bool any_addr(const struct report *r)
 			return true;
 	}
 	return false;
+}
+
+/* a line's class on the objects counted on it */
+static int line_sharing(const struct pebs_c2c_line *l, void *arg)
+{
+	/* a line of a file's data is not per process: its evidence's */
+	int32_t pid = (int32_t)(l->pid ? l->pid : l->evidence.pid_a);
+	int err = l->sharing == PEBS_C2C_PRIVATE ? 0 :
+		  pebs_objects__line_sharing(arg, pid, l->addr, l->sharing);
+
+	return err == -ENOMEM ? err : 0;
+}
+
+/*
+ * The objects' sharing classes: true or false sharing where a cache line
+ * of theirs is, as c2c classifies lines (lib/c2c/c2c-share.c). 0 or
+ * -ENOMEM.
+ */
+static int lines_sharing(struct report *r)
+{
+	if (pebs_c2c__sort(r->c2c, pebs_c2c__has_data_src(r->c2c) ?
+			   PEBS_C2C_TOT_HITM : PEBS_C2C_XWRITES) < 0)
+		return -ENOMEM;
+	return pebs_c2c__for_each_line(r->c2c, true, line_sharing, r->objs);
 }
 
 /* --header, --header-only: the features as perf prints them, with the
@@ -288,8 +314,10 @@ static int run(struct report *r, const char *sort)
 		tool_err("report", "%s", pebs_errmsg());
 		return 2;
 	}
-	/* the sharing section (text, default tables) in the same pass */
-	if (!sort && r->format == PEBS_REPORT_FORMAT_TEXT && any_addr(r) &&
+	/* the sharing section (text, default tables), or the objects'
+	   lines' sharing classes, in the same pass */
+	if (((!sort && r->format == PEBS_REPORT_FORMAT_TEXT) ||
+	     r->need_objects) && any_addr(r) &&
 	    (pebs_c2c__new(&r->c2c) ||
 	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED |
 				   (pebs_objects__recorded(r->pd) ?
@@ -337,11 +365,13 @@ static int run(struct report *r, const char *sort)
 		    pebs_report__derive_top(r->tables[i].rep,
 					    r->tables[i].from, r->top))
 			goto out_oom;
+	if (r->objs && r->c2c && lines_sharing(r))
+		goto out_oom;
 	print_tables(r);
 	if (r->format != PEBS_REPORT_FORMAT_TEXT)
 		return 0;
 	/* who shares a cache line: perf c2c's rules (lib/c2c/c2c.c) */
-	if (r->c2c && r->with_addr &&
+	if (!sort && r->c2c && r->with_addr &&
 	    pebs_c2c__print_summary(r->c2c, stdout,
 				    pebs_session__threads(r->ss),
 				    r->top) == -ENOMEM)

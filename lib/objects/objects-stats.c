@@ -61,7 +61,9 @@ struct lobjs {
 };
 
 struct ostats {
-	struct khash wh, lh;
+	struct khash wh, lh, sh;
+	uint8_t *shv;		/* per label: its lines' sharing bits */
+	size_t nsh, capsh;
 	struct wlist *w;
 	size_t nw, capw;
 	struct lobjs *l;
@@ -194,6 +196,9 @@ void objects_stats_free(struct pebs_objects *o)
 	free(st->wh.v);
 	free(st->lh.k);
 	free(st->lh.v);
+	free(st->sh.k);
+	free(st->sh.v);
+	free(st->shv);
 	free(st);
 }
 
@@ -462,6 +467,46 @@ int pebs_objects__access(const struct pebs_objects *o, unsigned int event,
 	out->threads = w->nr_tids;
 	out->sharing = w->nr_tids > 1 ? PEBS_OBJECT_SHARED :
 		       PEBS_OBJECT_PRIVATE;
+	/* shared, with a line of true or false sharing */
+	i = khash_find(&o->stats->sh, (struct key){
+		(uint64_t)(uintptr_t)label, 0 });
+	if (w->nr_tids > 1 && i >= 0 && o->stats->shv[i])
+		out->sharing = PEBS_OBJECT_SHARED + o->stats->shv[i];
+	return 0;
+}
+
+/* @sharing's bits on @label */
+static int mark(struct ostats *st, const char *label, unsigned int sharing)
+{
+	long i = entry(&st->sh, (struct key){ (uint64_t)(uintptr_t)label, 0 },
+		       (void **)&st->shv, &st->nsh, &st->capsh,
+		       sizeof(*st->shv));
+
+	if (i < 0)
+		return oom();
+	st->shv[i] |= (uint8_t)sharing;
+	return 0;
+}
+
+int pebs_objects__line_sharing(struct pebs_objects *o, int32_t pid,
+			       uint64_t addr, unsigned int sharing)
+{
+	const struct lobjs *l;
+	long i;
+
+	if (!o || sharing > 3)
+		return core_err(-EINVAL, "objects: no table, or a sharing "
+				"class past true+false");
+	i = o->stats ? khash_find(&o->stats->lh,
+				  (struct key){ addr >> 6, (uint32_t)pid }) :
+		       -1;
+	if (i < 0)
+		return -ENOENT;
+	l = &o->stats->l[i];
+	for (unsigned int j = 0; sharing && j < l->nr && j < LINE_OBJS; j++)
+		if (mark(o->stats, l->site[j], sharing) ||
+		    mark(o->stats, l->inst[j], sharing))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -472,6 +517,12 @@ const char *pebs_object_sharing__name(enum pebs_object_sharing s)
 		return "private";
 	case PEBS_OBJECT_SHARED:
 		return "shared";
+	case PEBS_OBJECT_FALSE_SHARING:
+		return "false";
+	case PEBS_OBJECT_TRUE_SHARING:
+		return "true";
+	case PEBS_OBJECT_TRUE_FALSE_SHARING:
+		return "true+false";
 	default:
 		return "-";
 	}

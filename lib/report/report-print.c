@@ -200,7 +200,7 @@ static void print_table(const struct rp_print *r,
 	if (threads)
 		fprintf(f, "  %7s", "threads");
 	if (objs)
-		fprintf(f, "  %-7s  %9s  %12s  %12s", "sharing", "instances",
+		fprintf(f, "  %-10s  %9s  %12s  %12s", "sharing", "instances",
 			"bytes", "peak-live");
 	for (k = 0; k < nr_keys; k++)
 		fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0,
@@ -253,7 +253,7 @@ static void print_table(const struct rp_print *r,
 		else if (threads)
 			fprintf(f, "  %7u", row->nr_tids);
 		if (objs)
-			fprintf(f, "  %-7s",
+			fprintf(f, "  %-10s",
 				pebs_object_sharing__name(oa.sharing));
 		if (objs && os.instances)
 			fprintf(f, "  %9" PRIu64 "  %12" PRIu64 "  %12" PRIu64,

@@ -339,6 +339,30 @@ static void test_access(void **state)
 	assert_int_equal(a.threads, PEBS_OBJECTS_MAX_TIDS + 1);
 	assert_string_equal(pebs_object_sharing__name(a.sharing), "shared");
 	assert_int_equal(pebs_objects__access(o, 0, "x", NULL), -EINVAL);
+	/* its line (and private y's) true sharing, then false too (c2c's
+	   classes): x takes them, y stays private */
+	assert_int_equal(pebs_objects__line_sharing(o, 0, 0x1000, 2), -ENOENT);
+	assert_int_equal(pebs_objects__add_line_sample(o, &rs), 0);
+	rs.object = rs.object_inst = "y";
+	rs.addr = 0x1020;
+	assert_int_equal(pebs_objects__add_sample(o, &rs), 0);
+	assert_int_equal(pebs_objects__add_line_sample(o, &rs), 0);
+	assert_int_equal(pebs_objects__line_sharing(o, 0, 0x1000, 0), 0);
+	assert_int_equal(pebs_objects__access(o, 0, "x", &a), 0);
+	assert_int_equal(a.sharing, PEBS_OBJECT_SHARED);
+	assert_int_equal(pebs_objects__line_sharing(o, 0, 0x103f, 2), 0);
+	assert_int_equal(pebs_objects__access(o, 0, "x", &a), 0);
+	assert_string_equal(pebs_object_sharing__name(a.sharing), "true");
+	assert_int_equal(pebs_objects__access(o, 0, "x #1", &a), 0);
+	assert_int_equal(a.sharing, PEBS_OBJECT_TRUE_SHARING);
+	assert_int_equal(pebs_objects__line_sharing(o, 0, 0x1000, 1), 0);
+	assert_int_equal(pebs_objects__access(o, 0, "x", &a), 0);
+	assert_string_equal(pebs_object_sharing__name(a.sharing),
+			    "true+false");
+	assert_int_equal(pebs_objects__access(o, 0, "y", &a), 0);
+	assert_int_equal(a.sharing, PEBS_OBJECT_PRIVATE);
+	assert_int_equal(pebs_objects__line_sharing(o, 0, 0x1000, 4),
+			 -EINVAL);
 	pebs_objects__delete(o);
 }
 

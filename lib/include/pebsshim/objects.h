@@ -130,12 +130,18 @@ PEBS_API int pebs_objects__stats(struct pebs_objects *o, unsigned int event,
 /*
  * How a data object was shared (pebs_object_access.sharing): by one
  * thread (private: every sample counted under it is one thread's), or by
- * several (shared).
+ * several (shared); a shared object one of whose cache lines
+ * pebs_objects__line_sharing marked true or false sharing (perf c2c's
+ * line, classified as pebs_c2c_line.sharing: over all the line's
+ * samples, those of other objects on it included) is that.
  */
 enum pebs_object_sharing {
 	PEBS_OBJECT_UNSAMPLED = 0,	/* no sample counted */
 	PEBS_OBJECT_PRIVATE,
 	PEBS_OBJECT_SHARED,
+	PEBS_OBJECT_FALSE_SHARING,
+	PEBS_OBJECT_TRUE_SHARING,
+	PEBS_OBJECT_TRUE_FALSE_SHARING,
 };
 
 /*
@@ -165,8 +171,21 @@ struct pebs_object_access {
 PEBS_API int pebs_objects__access(const struct pebs_objects *o,
 				  unsigned int event, const char *label,
 				  struct pebs_object_access *acc);
-/* pebs_object_sharing__name - "private", "shared"; "-" for none */
+/*
+ * pebs_object_sharing__name - "private", "shared", "false", "true",
+ * "true+false"; "-" for none
+ */
 PEBS_API const char *pebs_object_sharing__name(enum pebs_object_sharing s);
+/*
+ * pebs_objects__line_sharing - the cache line of @addr in @pid (as
+ * pebs_objects__add_line_sample counted it) is shared as @sharing: bit 0
+ * false sharing, bit 1 true sharing (pebs_c2c_sharing's values); the
+ * objects counted on it (its first three instances and their sites)
+ * take it. Returns 0, -ENOENT (no sample counted on that line),
+ * -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_objects__line_sharing(struct pebs_objects *o, int32_t pid,
+					uint64_t addr, unsigned int sharing);
 
 /* The objects a cache line's samples hit (pebs_objects__line). */
 struct pebs_object_line {
