@@ -50,8 +50,10 @@ static void usage(FILE *f)
 "      --format=FORMAT  pprof or perfetto\n"
 "      --labels=LIST    (pprof) per-sample labels: comm, pid, tid, cpu,\n"
 "                       data_page, cache_line, mem_level, snoop, tlb,\n"
-"                       data_object, weight, all, none (the default:\n"
-"                       labels multiply the number of samples)\n"
+"                       data_object, weight, object (the data object\n"
+"                       of record --objects: allocation site, static\n"
+"                       variable, else mapping), all, none (the\n"
+"                       default: labels multiply the number of samples)\n"
 "      --split=HOW      (pprof) event: one profile per event, OUT.<event>.pb.gz;\n"
 "                       window=SECONDS: one per SECONDS of sample time\n"
 "                       from the first sample, OUT.<NNNNNN>.pb.gz (the\n"
@@ -87,11 +89,26 @@ static int parse_split(const char *arg, struct pebs_export_opts *o)
 	return -1;
 }
 
+/* the filter keeps every event but record --objects' pebs-shim:alloc
+   and pebs-shim:free: 0 or -ENOMEM */
+static int objects_filter(struct pebs_export_opts *o,
+			  const struct pebs_perfdata *pd)
+{
+	unsigned int i, n = pebs_perfdata__nr_attrs(pd);
+
+	for (i = 0; i < n; i++)
+		if (!pebs_objects__event(pd, i) &&
+		    pebs_filter__event((struct pebs_filter *)o->filter, i))
+			return -ENOMEM;
+	return 0;
+}
+
 static int run(const char *path, const char *events, const char *time_spec,
 	       struct pebs_export_opts *o, bool perfetto)
 {
 	struct pebs_perfdata *pd = NULL;
 	struct pebs_session *ss = NULL;
+	struct pebs_objects *objs = NULL;
 	struct pebs_export_stats st;
 	const struct pebs_session_stats *sst;
 	bool stream = perfetto && tool_is_stream(path);
@@ -127,6 +144,19 @@ static int run(const char *path, const char *events, const char *time_spec,
 		ret = 2;
 		goto out;
 	}
+	/* record --objects: its allocations are no samples of the profile
+	   (unless --event), and its objects label the others */
+	if (pebs_objects__recorded(pd) && !events && objects_filter(o, pd)) {
+		tool_err("export", "out of memory");
+		goto out;
+	}
+	if (pebs_objects__recorded(pd) &&
+	    (o->labels & PEBS_EXPORT_LABEL_DATA_OBJ) &&
+	    (pebs_objects__new(&objs) ||
+	     pebs_session__set_objects(ss, objs))) {
+		tool_err("export", "out of memory");
+		goto out;
+	}
 	err = perfetto ? pebs_export__perfetto(ss, o, &st) :
 			 pebs_export__pprof(ss, o, &st);
 	if (err == -EBADMSG) {
@@ -141,6 +171,7 @@ static int run(const char *path, const char *events, const char *time_spec,
 	ret = st.files ? 0 : 1;
 out:
 	pebs_session__delete(ss);
+	pebs_objects__delete(objs);	/* after the session's hook */
 	pebs_perfdata__close(pd);
 	return ret;
 }

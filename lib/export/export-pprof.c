@@ -22,7 +22,7 @@
 
 static const char *const label_names[] = {
 	"comm", "pid", "tid", "cpu", "data_page", "cache_line", "mem_level",
-	"snoop", "tlb", "data_object", "weight",
+	"snoop", "tlb", "data_object", "weight", "object",
 };
 #define NR_LABEL_NAMES	(sizeof(label_names) / sizeof(label_names[0]))
 
@@ -48,7 +48,8 @@ int pebs_export__parse_labels(const char *list, unsigned int *labels)
 			return core_err(-EINVAL, "unknown label '%.*s': give "
 					"comm, pid, tid, cpu, data_page, "
 					"cache_line, mem_level, snoop, tlb, "
-					"data_object, weight, all or none",
+					"data_object, weight, object, all or "
+					"none",
 					(int)len, p);
 		p += len + (p[len] == ',');
 	}
@@ -312,6 +313,14 @@ static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 		STR("data_object");
 	if ((w & PEBS_EXPORT_LABEL_WEIGHT) && r->has_weight)
 		NUM("weight", (int64_t)r->weight, "cycles");
+	/* a mapping by its base name, as report's object key */
+	if ((w & PEBS_EXPORT_LABEL_DATA_OBJ) && r->object) {
+		const char *b = strrchr(r->object, '/');
+
+		snprintf(bufs[n], 256, "%s", r->object[0] == '/' && b ?
+			 b + 1 : r->object);
+		STR("object");
+	}
 #undef NUM
 #undef STR
 	return n;
@@ -412,7 +421,8 @@ int pebs_export__pprof(struct pebs_session *ss,
 		return core_err(-ENOMEM, "export: out of memory");
 	}
 	err = pebs_session__process(ss, !!(o->labels &
-					   PEBS_EXPORT_LABEL_OBJECT),
+					   (PEBS_EXPORT_LABEL_OBJECT |
+					    PEBS_EXPORT_LABEL_DATA_OBJ)),
 				    on_sample, &e, NULL);
 	if (err == -ENOMEM)
 		core_err(err, "export: out of memory");

@@ -26,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..29
+echo 1..30
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -211,6 +211,24 @@ n=$(grep -c '<text x="6.0" y="[0-9.]*">0x[0-9a-f]* alloc_big &lt;- main</text>' 
 	"$T/heatp.svg")
 [ "$n" = 48 ]
 ok_rc $? "plot heat --granule page --range (alloc_big's): its pages named by it ($n of 48 rows)"
+
+# export --format pprof --labels object: each sample labelled by its
+# object, the allocations left out (3000 page faults in all), read by
+# go tool pprof
+GO=$(command -v go || ls /usr/lib/go/bin/go 2>/dev/null)
+if [ -n "$GO" ]; then
+	"$tool" export --format pprof -i "$T/o.data" -o "$T/o.pb.gz" \
+		--labels object 2>/dev/null &&
+	"$GO" tool pprof -tags "$T/o.pb.gz" 2>/dev/null >"$T/tags" &&
+	"$GO" tool pprof -top "$T/o.pb.gz" 2>/dev/null >"$T/top"
+	n=$(sed -n 's/.*Total samples = \([0-9]*\) *$/\1/p' "$T/top")
+	grep -q '^ *1024.0 ([0-9. ]*%): alloc_big (objects.c:[0-9]*) <- main$' "$T/tags" &&
+		grep -q '^ *256.0 ([0-9. ]*%): table$' "$T/tags" &&
+		[ "$n" = "$(awk -F, '$10 == "" { s += $4 } END { print s }' "$T/r.csv")" ]
+	ok_rc $? "pprof -tags: the object label (alloc_big 1024, table 256); the profile's $n samples are the page faults"
+else
+	skip "go is not installed (apt-get install golang-go): no go tool pprof to read the export"
+fi
 
 perf report -i "$T/o.data" --stdio >/dev/null 2>"$T/perr"
 empty "perf report reads the file without a warning" "$T/perr"
