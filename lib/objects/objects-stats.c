@@ -318,22 +318,28 @@ int pebs_objects__add_line_sample(struct pebs_objects *o,
 	return 0;
 }
 
+/* the line of @addr in @pid, or NULL: no sample counted there */
+static const struct lobjs *line_of(const struct pebs_objects *o, int32_t pid,
+				   uint64_t addr)
+{
+	long i = o->stats ? khash_find(&o->stats->lh, (struct key){
+		addr >> 6, (uint32_t)pid }) : -1;
+
+	return i < 0 ? NULL : &o->stats->l[i];
+}
+
 int pebs_objects__line(const struct pebs_objects *o, int32_t pid,
 		       uint64_t addr, struct pebs_object_line *out)
 {
 	const struct lobjs *l;
 	unsigned int best = 0;
-	long i;
 
 	if (!o || !out)
 		return core_err(-EINVAL, "objects: no table or result");
 	memset(out, 0, sizeof(*out));
-	i = o->stats ? khash_find(&o->stats->lh,
-				  (struct key){ addr >> 6, (uint32_t)pid }) :
-		       -1;
-	if (i < 0)
+	l = line_of(o, pid, addr);
+	if (!l)
 		return -ENOENT;
-	l = &o->stats->l[i];
 	for (unsigned int j = 1; j < l->nr && j < LINE_OBJS; j++)
 		if (l->n[j] > l->n[best])
 			best = j;
@@ -492,17 +498,13 @@ int pebs_objects__line_sharing(struct pebs_objects *o, int32_t pid,
 			       uint64_t addr, unsigned int sharing)
 {
 	const struct lobjs *l;
-	long i;
 
 	if (!o || sharing > 3)
 		return core_err(-EINVAL, "objects: no table, or a sharing "
 				"class past true+false");
-	i = o->stats ? khash_find(&o->stats->lh,
-				  (struct key){ addr >> 6, (uint32_t)pid }) :
-		       -1;
-	if (i < 0)
+	l = line_of(o, pid, addr);
+	if (!l)
 		return -ENOENT;
-	l = &o->stats->l[i];
 	for (unsigned int j = 0; sharing && j < l->nr && j < LINE_OBJS; j++)
 		if (mark(o->stats, l->site[j], sharing) ||
 		    mark(o->stats, l->inst[j], sharing))

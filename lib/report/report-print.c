@@ -106,8 +106,7 @@ static bool any_obj_key(const enum pebs_report_key *keys, unsigned int n)
 	return false;
 }
 
-/* the label a row's object columns describe: its object, else (an
-   object_field table) its field */
+/* what a row's object columns describe: its object, else its field */
 static const char *obj_label(const struct pebs_report_row *row)
 {
 	return row->object ? row->object : row->object_field;
@@ -456,8 +455,7 @@ static bool has_key(const enum pebs_report_key *keys, unsigned int n,
 	return false;
 }
 
-/* the object stats of @row (and its accesses into @oa) when @rep has
-   an object key, else NULL */
+/* @row's object stats (its accesses in @oa) in a table by object */
 static const struct pebs_object_stats *
 obj_stats(const struct rp_print *r, const struct pebs_report *rep,
 	  const struct pebs_report_row *row, struct pebs_object_stats *os,

@@ -721,6 +721,49 @@ static void test_field(void **state)
 	(void)field_var;
 }
 
+static int no_op(void *arg, const struct pebs_sample *s,
+		 const struct pebs_report_sample *rs)
+{
+	(void)arg;
+	(void)s;
+	(void)rs;
+	return 0;
+}
+
+/* the c2c feed's PEBS_SESSION_C2C_NO_DUMMY leaves the 3 allocation and
+   release samples out, the 7 accesses in */
+static void test_c2c_no_dummy(void **state)
+{
+	char path[] = "/tmp/test-objects.XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t n[2];
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	write_recording(path, true);
+	for (unsigned int i = 0; i < 2; i++) {
+		struct pebs_perfdata *pd;
+		struct pebs_session *ss;
+		struct pebs_c2c *c;
+
+		assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+		assert_int_equal(pebs_session__new(pd, &ss), 0);
+		assert_int_equal(pebs_c2c__new(&c), 0);
+		assert_int_equal(pebs_session__set_c2c(ss, c, i ?
+				 PEBS_SESSION_C2C_NO_DUMMY : 0), 0);
+		assert_int_equal(pebs_session__process(ss, false, no_op, NULL,
+						       NULL), 0);
+		n[i] = pebs_c2c__stats(c)->nr_entries;
+		pebs_session__delete(ss);
+		pebs_c2c__delete(c);
+		pebs_perfdata__close(pd);
+	}
+	assert_int_equal(n[0], 10);
+	assert_int_equal(n[1], 7);
+	unlink(path);
+}
+
 /* a recording without the objects' events (a fixture): none */
 static void test_not_recorded(void **state)
 {
@@ -756,6 +799,7 @@ int main(void)
 		cmocka_unit_test(test_field),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_session_no_names),
+		cmocka_unit_test(test_c2c_no_dummy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -139,9 +139,11 @@ static void shared_only(const char *name, struct pebs_c2c *own)
 	assert_non_null(pd);
 	assert_int_equal(pebs_c2c__new(&fed), 0);
 	assert_int_equal(pebs_session__new(pd, &ss), 0);
-	assert_int_equal(pebs_session__set_c2c(ss, fed, 2), -EINVAL);
+	assert_int_equal(pebs_session__set_c2c(ss, fed, 4), -EINVAL);
+	/* no dummy event has samples here: NO_DUMMY changes nothing */
 	assert_int_equal(pebs_session__set_c2c(ss, fed,
-					       PEBS_SESSION_C2C_SHARED), 0);
+					       PEBS_SESSION_C2C_SHARED |
+					       PEBS_SESSION_C2C_NO_DUMMY), 0);
 	assert_int_equal(pebs_session__process(ss, false, count, &seen, NULL),
 			 0);
 	assert_int_equal(pebs_c2c__has_data_src(own),
