@@ -145,11 +145,12 @@ $(TOOL): $(TOOL_OBJS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
 
 # frame pointers: its stack walk starts from the hooks' own frames
-$(OBJECTS_SO): tools/objects/objects.c lib/record/objects-proto.h
+$(OBJECTS_SO): $(wildcard tools/objects/*.c tools/objects/*.h) \
+	       lib/record/objects-proto.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared -Ilib \
 		-fno-omit-frame-pointer -fvisibility=hidden -D_GNU_SOURCE \
-		$(LDFLAGS) -o $@ $< -ldl -lm -lpthread
+		$(LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lm -lpthread
 # where an installed pebs-shim finds it (rebuilt when LIBDIR changes)
 OBJECTS_LIB_PATH = $(LIBDIR)/pebs-shim/libpebsshim-objects.so
 $(B)/lib/record/record-objects.o: CPPFLAGS += \

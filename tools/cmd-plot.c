@@ -64,15 +64,15 @@ static uint64_t value_of(const struct plot *p,
 	}
 }
 
-/* a pebs-shim:alloc or pebs-shim:free event (their fixed sample ids) */
+/* a pebs-shim:alloc, free, stack or tls event (their fixed sample ids) */
 static bool objects_event(const struct pebs_perfdata *pd, unsigned int i)
 {
 	const uint64_t *ids;
 	size_t nr;
 
 	return pebs_perfdata__attr(pd, i, &ids, &nr) && nr == 1 &&
-	       (ids[0] == PEBS_OBJECTS_ALLOC_ID ||
-		ids[0] == PEBS_OBJECTS_FREE_ID);
+	       ids[0] >= PEBS_OBJECTS_ALLOC_ID &&
+	       ids[0] <= PEBS_OBJECTS_TLS_ID;
 }
 
 static int on_sample(void *arg, const struct pebs_sample *s,

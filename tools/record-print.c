@@ -138,7 +138,7 @@ void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 	if (pebs_recorder__budget(r))
 		budget_summary(r, o);
 	if (o->objects)
-		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples%s\n",
+		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples, its threads' stacks and TLS blocks as pebs-shim:stack and pebs-shim:tls%s\n",
 			(unsigned long long)c->obj_allocs,
 			(unsigned long long)c->obj_frees,
 			c->obj_bad ? " (some malformed records dropped)" : "");

@@ -22,7 +22,15 @@
 #define PSO_INTERVAL	(512u << 10)
 #define PSO_MAX_IPS	32
 
-enum pso_kind { PSO_ALLOC = 1, PSO_FREE = 2 };
+/*
+ * PSO_STACK: the sending thread's stack [addr, addr + len), sent when
+ * the thread starts (the main thread's when the interposer starts, a
+ * forked child's first thread's in the child); its exit is a PSO_FREE
+ * of that range. PSO_TLS: the sending thread's static TLS block of one
+ * module, [addr, addr + len), with ips[0] an address in the module's
+ * code (nr_ips 1) that names it.
+ */
+enum pso_kind { PSO_ALLOC = 1, PSO_FREE = 2, PSO_STACK = 3, PSO_TLS = 4 };
 
 struct pso_rec {
 	uint16_t size;		/* of the whole record */

@@ -39,9 +39,11 @@
 
 #define SOCK_BYTES	(4 << 20)
 
-/* the sample ids of the two events: far above the kernel's */
+/* the sample ids of the events: far above the kernel's */
 #define ID_ALLOC	PEBS_OBJECTS_ALLOC_ID
 #define ID_FREE		PEBS_OBJECTS_FREE_ID
+#define ID_STACK	PEBS_OBJECTS_STACK_ID
+#define ID_TLS		PEBS_OBJECTS_TLS_ID
 
 #ifndef PEBS_OBJECTS_LIB
 #define PEBS_OBJECTS_LIB "/usr/local/lib/pebs-shim/libpebsshim-objects.so"
@@ -143,15 +145,19 @@ size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
 	const struct pso_rec *r = msg;
 	struct perf_event_header *h = (struct perf_event_header *)buf;
 	uint64_t *p = buf + 1;
+	static const uint64_t ids[] = {
+		[PSO_ALLOC] = ID_ALLOC, [PSO_FREE] = ID_FREE,
+		[PSO_STACK] = ID_STACK, [PSO_TLS] = ID_TLS,
+	};
 	bool alloc;
 
 	if (len < sizeof(*r) || r->size != len ||
-	    (r->kind != PSO_ALLOC && r->kind != PSO_FREE) ||
+	    r->kind < PSO_ALLOC || r->kind > PSO_TLS ||
 	    r->nr_ips > PSO_MAX_IPS || r->size != sizeof(*r) + r->nr_ips * 8u ||
 	    size < REC_OBJ_SAMPLE_MAX)
 		return 0;
 	alloc = r->kind == PSO_ALLOC;
-	*p++ = alloc ? ID_ALLOC : ID_FREE;
+	*p++ = ids[r->kind];
 	*p++ = r->nr_ips ? r->ips[0] : 0;
 	*p++ = (uint64_t)r->tid << 32 | r->pid;
 	*p++ = r->time;
@@ -193,10 +199,16 @@ int rec_objects_drain(struct pebs_recorder *r)
 			r->st.obj_bad++;	/* not one of the interposer's */
 			continue;
 		}
-		if (((const struct pso_rec *)ob->buf)->kind == PSO_ALLOC)
+		switch (((const struct pso_rec *)ob->buf)->kind) {
+		case PSO_ALLOC:
 			r->st.obj_allocs++;
-		else
+			break;
+		case PSO_FREE:
 			r->st.obj_frees++;
+			break;
+		default:
+			break;	/* a thread's stack or TLS block */
+		}
 		err = rec_out_raw(r->out, (const struct perf_event_header *)buf);
 		if (err)
 			return err;
@@ -237,6 +249,14 @@ int rec_objects_attrs(struct pebs_perfdata_writer *w,
 			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
 		.exclude_kernel = 1, .exclude_hv = 1,
 	};
+	static const struct {
+		uint64_t id;
+		const char *name;
+	} rest[] = {
+		{ ID_FREE, PEBS_OBJECTS_FREE_EVENT },
+		{ ID_STACK, PEBS_OBJECTS_STACK_EVENT },
+		{ ID_TLS, PEBS_OBJECTS_TLS_EVENT },
+	};
 	uint64_t id = ID_ALLOC;
 	int err;
 
@@ -245,9 +265,13 @@ int rec_objects_attrs(struct pebs_perfdata_writer *w,
 	a.clockid = like->clockid;
 	err = pebs_perfdata_writer__add_attr(w, &a, &id, 1,
 					     PEBS_OBJECTS_ALLOC_EVENT);
+	/* the others: IP, TID, TIME, ADDR and PERIOD */
 	a.sample_type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
 				     PERF_SAMPLE_WEIGHT);
-	id = ID_FREE;
-	return err ? err : pebs_perfdata_writer__add_attr(w, &a, &id, 1,
-						PEBS_OBJECTS_FREE_EVENT);
+	for (size_t i = 0; !err && i < sizeof(rest) / sizeof(*rest); i++) {
+		id = rest[i].id;
+		err = pebs_perfdata_writer__add_attr(w, &a, &id, 1,
+						     rest[i].name);
+	}
+	return err;
 }

@@ -26,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..26
+echo 1..28
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -248,3 +248,19 @@ ok_rc $? "-p: --objects says in one line it cannot preload, and records"
 	2>"$T/cerr"
 [ $? = 123 ] && grep -q -- "--objects with --format csv" "$T/cerr"
 ok_rc $? "--objects with --format csv is a usage error naming both"
+
+# threads: the second thread's stack ([stack:TID], 16 pages of a local
+# array written, and the frames below it) and its TLS block of the
+# workload (32 KiB; glibc zeroes it in pthread_create, before the thread
+# starts, so its faults precede the object)
+"$tool" script -i "$T/o.data" -F tid,period,event,ip,dso >"$T/th.txt" \
+	2>/dev/null
+pid=$(awk '$3 == "pebs-shim:stack:" { print $1; exit }' "$T/th.txt")
+tid=$(awk '$3 == "pebs-shim:stack:" { n++; if (n == 2) print $1 }' "$T/th.txt")
+n=$(rows "$T/r.csv" object | awk -v l="[stack:$tid]" '$1 == l { print $2 }')
+[ -n "$tid" ] && [ "$tid" != "$pid" ] && [ "${n:-0}" -ge 16 ] &&
+	[ "${n:-0}" -le 20 ]
+ok_rc $? "the thread's stack is an object, [stack:$tid], with its local array's 16 page faults ($n)"
+grep -Eq "^ *$tid +32768 +pebs-shim:tls: .*\(.*/workloads/objects\)\$" \
+	"$T/th.txt"
+ok_rc $? "the thread's TLS block of the workload is an object (pebs-shim:tls, 32768 bytes, named by the workload)"

@@ -65,6 +65,7 @@
 #include <unistd.h>
 
 #include "record/objects-proto.h"
+#include "interpose.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -147,6 +148,7 @@ static void on_fork_child(void)
 	my_tid = my_pid;
 	reseed();
 	countdown = draw();
+	objects_thread_begin();	/* the child's thread is its own */
 }
 
 static void resolve(void)
@@ -188,6 +190,7 @@ static void resolve(void)
 		guard++;
 		pthread_atfork(NULL, NULL, on_fork_child);
 		guard--;
+		objects_thread_begin();	/* the main thread's */
 	}
 }
 
@@ -274,32 +277,80 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void emit(int kind, const void *addr, size_t len, uint64_t weight,
-		 const void *frame)
-{
-	union {
-		struct pso_rec r;
-		char b[PSO_REC_MAX];
-	} u;
-	ssize_t w;
+union rec {
+	struct pso_rec r;
+	char b[PSO_REC_MAX];
+};
 
+/* @u's head but its size and stack */
+static void head(union rec *u, int kind, const void *addr, size_t len,
+		 uint64_t weight)
+{
 	if (!my_tid)
 		my_tid = (uint32_t)syscall(SYS_gettid);
-	u.r.kind = (uint8_t)kind;
-	u.r.pid = my_pid;
-	u.r.tid = my_tid;
-	u.r.pad = 0;
-	u.r.time = now_ns();
-	u.r.addr = (uintptr_t)addr;
-	u.r.len = len;
-	u.r.weight = weight;
-	u.r.nr_ips = frame ? (uint8_t)walk(frame, u.r.ips) : 0;
-	u.r.size = (uint16_t)(sizeof(u.r) + u.r.nr_ips * 8u);
+	u->r.kind = (uint8_t)kind;
+	u->r.pid = my_pid;
+	u->r.tid = my_tid;
+	u->r.pad = 0;
+	u->r.time = now_ns();
+	u->r.addr = (uintptr_t)addr;
+	u->r.len = len;
+	u->r.weight = weight;
+}
+
+static void put(union rec *u)
+{
+	ssize_t w;
+
+	u->r.size = (uint16_t)(sizeof(u->r) + u->r.nr_ips * 8u);
 	do
-		w = send(out_fd, &u, u.r.size, MSG_NOSIGNAL);
+		w = send(out_fd, u, u->r.size, MSG_NOSIGNAL);
 	while (w < 0 && errno == EINTR);
 	if (w < 0 && errno != EAGAIN && errno != ENOBUFS)
 		out_fd = -1;	/* the recorder ended: stop */
+}
+
+static void emit(int kind, const void *addr, size_t len, uint64_t weight,
+		 const void *frame)
+{
+	union rec u;
+
+	head(&u, kind, addr, len, weight);
+	u.r.nr_ips = frame ? (uint8_t)walk(frame, u.r.ips) : 0;
+	put(&u);
+}
+
+void objects_emit_range(int kind, const void *addr, size_t len,
+			uintptr_t at)
+{
+	union rec u;
+
+	head(&u, kind, addr, len, len);
+	u.r.ips[0] = at;
+	u.r.nr_ips = at != 0;
+	put(&u);
+}
+
+int objects_enter(void)
+{
+	if (out_fd < 0 || guard || !ready())
+		return 0;
+	guard++;
+	return 1;
+}
+
+void objects_leave(void)
+{
+	guard--;
+}
+
+void objects_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	if (!my_tid)
+		my_tid = (uint32_t)syscall(SYS_gettid);
+	stack_bounds();
+	*lo = stack_lo;
+	*hi = stack_hi;
 }
 
 static double uniform(void)
