@@ -92,6 +92,7 @@ static int run(const char *path, const char *events, const char *time_spec,
 {
 	struct pebs_perfdata *pd = NULL;
 	struct pebs_session *ss = NULL;
+	struct pebs_objects *objs = NULL;
 	struct pebs_export_stats st;
 	const struct pebs_session_stats *sst;
 	bool stream = perfetto && tool_is_stream(path);
@@ -110,6 +111,12 @@ static int run(const char *path, const char *events, const char *time_spec,
 	}
 	if ((stream ? pebs_session__new_stream(pd, &ss) :
 		      pebs_session__new(pd, &ss))) {
+		tool_err("export", "%s", pebs_errmsg());
+		goto out;
+	}
+	/* a recording of record --objects: data_object names its objects */
+	if (!perfetto && pebs_objects__recorded(pd) &&
+	    (pebs_objects__new(&objs) || pebs_session__set_objects(ss, objs))) {
 		tool_err("export", "%s", pebs_errmsg());
 		goto out;
 	}
@@ -141,6 +148,7 @@ static int run(const char *path, const char *events, const char *time_spec,
 	ret = st.files ? 0 : 1;
 out:
 	pebs_session__delete(ss);
+	pebs_objects__delete(objs);
 	pebs_perfdata__close(pd);
 	return ret;
 }

@@ -306,9 +306,12 @@ static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 			STR("tlb");
 		}
 	}
+	/* the data object the session named (record --objects: a heap
+	   object's site, a thread's stack), else the data symbol or map */
 	if ((w & PEBS_EXPORT_LABEL_OBJECT) && r->has_addr &&
-	    pebs_symbols__data_label(e->x.syms, r->pid, r->addr, bufs[n],
-				     256) >= 0)
+	    (r->object ? snprintf(bufs[n], 256, "%s", r->object) :
+	     pebs_symbols__data_label(e->x.syms, r->pid, r->addr, bufs[n],
+				      256)) >= 0)
 		STR("data_object");
 	if ((w & PEBS_EXPORT_LABEL_WEIGHT) && r->has_weight)
 		NUM("weight", (int64_t)r->weight, "cycles");
