@@ -64,17 +64,6 @@ static uint64_t value_of(const struct plot *p,
 	}
 }
 
-/* a pebs-shim:alloc, free, stack or tls event (their fixed sample ids) */
-static bool objects_event(const struct pebs_perfdata *pd, unsigned int i)
-{
-	const uint64_t *ids;
-	size_t nr;
-
-	return pebs_perfdata__attr(pd, i, &ids, &nr) && nr == 1 &&
-	       ids[0] >= PEBS_OBJECTS_ALLOC_ID &&
-	       ids[0] <= PEBS_OBJECTS_TLS_ID;
-}
-
 static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *rs)
 {
@@ -87,7 +76,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	if (pebs_filter__match(p->filter, rs, s->time) != PEBS_FILTER_PASS)
 		return 0;
 	/* the heat map's allocations and releases are no accesses */
-	if (p->objs && objects_event(p->pd, rs->event))
+	if (p->objs && pebs_objects__event(p->pd, rs->event))
 		return 0;
 	p->drawn++;
 	p->with_weight += rs->has_weight;

@@ -45,6 +45,10 @@ struct report {
 	bool need_objects;	/* a table has object or object_instance */
 	struct pebs_objects *objs;	/* then the heap objects */
 	unsigned int sole_event;	/* !by_event: the event sampled */
+	bool *bookkeeping;	/* per event: record --objects' alloc/free,
+				   left out (no --event); NULL: none */
+	unsigned int nr_bookkeeping;	/* events in it */
+	uint64_t bookkept;	/* their samples left out */
 	uint64_t samples;
 	uint64_t filtered;	/* samples the filters left out */
 	uint64_t with_addr, with_src;
@@ -129,6 +133,12 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	struct report *r = arg;
 	struct pebs_report_sample hidden, cost;
 
+	/* allocations and releases are no accesses (unless --event) */
+	if (r->bookkeeping && res->event < r->nr_bookkeeping &&
+	    r->bookkeeping[res->event]) {
+		r->bookkept++;
+		return 0;
+	}
 	r->samples++;
 	switch (pebs_filter__match(r->filter, res, s->time)) {
 	case PEBS_FILTER_DROP:
@@ -155,6 +165,30 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	    (r->objs && !res->hidden && pebs_objects__add_sample(r->objs, res)))
 		return -ENOMEM;
 	return pebs_report_feed__add(r->feed, res);
+}
+
+/* Whether event @i is record --objects' bookkeeping, left out. */
+static bool bookkeeping(const struct report *r, unsigned int i)
+{
+	return r->bookkeeping && i < r->nr_bookkeeping && r->bookkeeping[i];
+}
+
+/*
+ * The pebs-shim:alloc and pebs-shim:free events of record --objects are
+ * left out of the tables and of the split by event, unless --event
+ * names them. 0 or -ENOMEM.
+ */
+static int set_bookkeeping(struct report *r)
+{
+	unsigned int i, n = pebs_perfdata__nr_attrs(r->pd);
+
+	r->bookkeeping = calloc(n ? n : 1, sizeof(*r->bookkeeping));
+	if (!r->bookkeeping)
+		return -ENOMEM;
+	r->nr_bookkeeping = n;
+	for (i = 0; i < n; i++)
+		r->bookkeeping[i] = pebs_objects__event(r->pd, i);
+	return 0;
 }
 
 /* Whether some event samples data addresses (else no line can be
@@ -206,7 +240,7 @@ static void print_tables(const struct report *r)
 		  .sort = r->sort, .weights = r->weights, .samples = r->samples,
 		  .filtered = r->filtered, .with_addr = r->with_addr,
 		  .with_src = r->with_src, .flags = r->flags, .objs = r->objs,
-		  .sole_event = r->sole_event);
+		  .sole_event = r->sole_event, .bookkeeping = r->bookkept);
 	pebs_report_tables__print(stdout, &o);
 }
 
@@ -231,11 +265,13 @@ static int run(struct report *r, const char *sort)
 		return 1;
 	}
 	r->st = pebs_session__stats(r->ss);
+	if (!r->events && pebs_objects__recorded(r->pd) && set_bookkeeping(r))
+		goto out_oom;
 	for (i = 0, n = 0; i < r->st->nr_events; i++)
-		n += r->st->event_samples[i] != 0;
+		n += r->st->event_samples[i] && !bookkeeping(r, i);
 	r->by_event = n > 1;	/* samples of several events */
 	for (i = 0; i < r->st->nr_events && !r->by_event; i++)
-		if (r->st->event_samples[i])
+		if (r->st->event_samples[i] && !bookkeeping(r, i))
 			r->sole_event = i;
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
@@ -255,7 +291,9 @@ static int run(struct report *r, const char *sort)
 	/* the sharing section (text, default tables) in the same pass */
 	if (!sort && r->format == PEBS_REPORT_FORMAT_TEXT && any_addr(r) &&
 	    (pebs_c2c__new(&r->c2c) ||
-	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED)))
+	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED |
+				   (pebs_objects__recorded(r->pd) ?
+				    PEBS_SESSION_C2C_NO_DUMMY : 0))))
 		goto out_oom;
 	/* heap objects from the pebs-shim:alloc/free samples of the pass */
 	if (r->need_objects && (pebs_objects__new(&r->objs) ||
@@ -327,6 +365,7 @@ static void report_free(struct report *r)
 	pebs_objects__delete(r->objs);	/* the rows' object labels */
 	pebs_c2c__delete(r->c2c);
 	pebs_filter__delete(r->filter);
+	free(r->bookkeeping);
 	pebs_perfdata__close(r->pd);
 }
 

@@ -80,6 +80,7 @@ struct ss_c2c {
 	struct pebs_perfdata *pd;
 	struct c2c_feed *feed;
 	bool shared_only;		/* PEBS_SESSION_C2C_SHARED */
+	bool no_dummy;			/* PEBS_SESSION_C2C_NO_DUMMY */
 	bool none_shared;		/* ... and no line can qualify */
 	struct pline *lines;		/* open addressing */
 	size_t nr_lines, cap_lines;	/* cap: a power of two, or 0 */
@@ -131,6 +132,7 @@ static int ss_c2c__new(struct pebs_c2c *c, struct pebs_perfdata *pd,
 	f->c2c = c;
 	f->pd = pd;
 	f->shared_only = flags & PEBS_SESSION_C2C_SHARED;
+	f->no_dummy = flags & PEBS_SESSION_C2C_NO_DUMMY;
 	/* one thread makes no cross-thread writes, and without a data
 	   source no sample has a HITM or peer snoop */
 	f->none_shared = f->shared_only && one_thread && !any_data_src(pd);
@@ -451,7 +453,12 @@ static int ss_c2c__sample(struct ss_c2c *f,
 			  const struct pebs_sample *s, unsigned int idx)
 {
 	struct keyed *k = &f->ring[f->nr_ring];
+	const struct perf_event_attr *a;
 
+	/* a dummy event's samples are bookkeeping (record --objects') */
+	if (f->no_dummy && (a = pebs_perfdata__attr(f->pd, idx, NULL, NULL)) &&
+	    a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
+		return 0;
 	/* a line that no other thread shares: nothing to count */
 	if (f->none_shared && (s->present & PERF_SAMPLE_ADDR) && s->addr)
 		return 0;
@@ -513,7 +520,8 @@ int pebs_session__set_c2c(struct pebs_session *ss, struct pebs_c2c *c,
 	struct ss_c2c *f;
 	int err;
 
-	if (!ss || (flags & ~PEBS_SESSION_C2C_SHARED))
+	if (!ss || (flags & ~(PEBS_SESSION_C2C_SHARED |
+			    PEBS_SESSION_C2C_NO_DUMMY)))
 		return core_err(-EINVAL, "session: bad c2c flags");
 	err = ss_hook__set(ss, &c2c_hook, NULL);	/* the earlier feed */
 	if (err || !c)

@@ -253,6 +253,24 @@ static unsigned int attr_named(const struct pebs_perfdata *pd,
 	return UINT32_MAX;
 }
 
+bool pebs_objects__event(const struct pebs_perfdata *pd, unsigned int idx)
+{
+	const char *name = pd ? pebs_perfdata__attr_name(pd, idx) : NULL;
+	const struct perf_event_attr *a;
+	const uint64_t *ids;
+	size_t nr;
+
+	if (name && (!strcmp(name, PEBS_OBJECTS_ALLOC_EVENT) ||
+		     !strcmp(name, PEBS_OBJECTS_FREE_EVENT) ||
+		     !strcmp(name, PEBS_OBJECTS_STACK_EVENT) ||
+		     !strcmp(name, PEBS_OBJECTS_TLS_EVENT)))
+		return true;
+	a = pd ? pebs_perfdata__attr(pd, idx, &ids, &nr) : NULL;
+	return a && a->type == PERF_TYPE_SOFTWARE &&
+	       a->config == PERF_COUNT_SW_DUMMY && nr == 1 &&
+	       ids[0] >= PEBS_OBJECTS_ALLOC_ID && ids[0] <= PEBS_OBJECTS_TLS_ID;
+}
+
 bool pebs_objects__recorded(const struct pebs_perfdata *pd)
 {
 	return pd && attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,

@@ -386,6 +386,11 @@ static void print_header(const struct rp_print *r)
 	if (r->o.filtered)
 		fprintf(f, "# filtered  : %" PRIu64 " samples left out of the "
 		       "tables\n", r->o.filtered);
+	if (r->o.bookkeeping)
+		fprintf(f, "# objects   : %" PRIu64 " samples of "
+			PEBS_OBJECTS_ALLOC_EVENT " and " PEBS_OBJECTS_FREE_EVENT
+			" (record --objects' allocations) left out of the "
+			"tables: --event names them\n", r->o.bookkeeping);
 	if (r->o.stats->bad)
 		fprintf(f, "# undecoded : %" PRIu64 " samples\n", r->o.stats->bad);
 }

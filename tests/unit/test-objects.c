@@ -496,6 +496,11 @@ static void session_objects(bool names)
 	write_recording(path, names);
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
 	assert_true(pebs_objects__recorded(pd));
+	/* the loads are accesses, the allocations and releases not */
+	assert_false(pebs_objects__event(pd, 0));
+	assert_true(pebs_objects__event(pd, 1));
+	assert_true(pebs_objects__event(pd, 2));
+	assert_false(pebs_objects__event(pd, 3));
 	assert_int_equal(pebs_session__new(pd, &ss), 0);
 	assert_int_equal(pebs_objects__new(&o), 0);
 	assert_int_equal(pebs_session__set_objects(ss, o), 0);
@@ -637,6 +642,9 @@ static void test_not_recorded(void **state)
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
 	assert_false(pebs_objects__recorded(pd));
 	assert_false(pebs_objects__recorded(NULL));
+	assert_false(pebs_objects__event(pd, 0));
+	assert_false(pebs_objects__event(pd, 1));	/* a dummy: not ours */
+	assert_false(pebs_objects__event(NULL, 0));
 	pebs_perfdata__close(pd);
 }
 

@@ -464,6 +464,10 @@ PEBS_API int pebs_c2c__print_summary(struct pebs_c2c *c, FILE *f,
 
 /* pebs_session__set_c2c @flags: add a line's samples once it can be shared */
 #define PEBS_SESSION_C2C_SHARED	1u
+/* ... and leave out the samples of software dummy events (record
+   --objects' pebs-shim:alloc and pebs-shim:free: bookkeeping, not
+   accesses) */
+#define PEBS_SESSION_C2C_NO_DUMMY	2u
 
 /*
  * pebs_session__set_c2c - during pebs_session__process, also add every

@@ -160,6 +160,14 @@ PEBS_API int pebs_objects__line(const struct pebs_objects *o, int32_t pid,
  * --objects`.
  */
 PEBS_API bool pebs_objects__recorded(const struct pebs_perfdata *pd);
+/*
+ * pebs_objects__event - whether event (attr index) @idx of @pd is
+ * PEBS_OBJECTS_ALLOC_EVENT, _FREE_EVENT, _STACK_EVENT or _TLS_EVENT (by
+ * name, or a software dummy by its sample id): bookkeeping of `record
+ * --objects`, not accesses (report's tables, plot heat leave them out).
+ */
+PEBS_API bool pebs_objects__event(const struct pebs_perfdata *pd,
+				  unsigned int idx);
 
 #ifdef __cplusplus
 }

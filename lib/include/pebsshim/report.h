@@ -390,6 +390,9 @@ struct pebs_report_print_opts {
 					   (p50/p90 weight, instances, bytes,
 					   peak live); NULL: none */
 	unsigned int sole_event;	/* !by_event: the event sampled */
+	uint64_t bookkeeping;		/* text: samples of record --objects'
+					   pebs-shim:alloc/free left out of
+					   the tables (a header line) */
 };
 
 /*
