@@ -496,11 +496,14 @@ static void session_objects(bool names)
 	write_recording(path, names);
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
 	assert_true(pebs_objects__recorded(pd));
-	/* the loads are accesses, the allocations and releases not */
+	/* the loads are accesses; allocations, releases, stacks and TLS
+	   blocks not */
 	assert_false(pebs_objects__event(pd, 0));
 	assert_true(pebs_objects__event(pd, 1));
 	assert_true(pebs_objects__event(pd, 2));
-	assert_false(pebs_objects__event(pd, 3));
+	assert_true(pebs_objects__event(pd, 3));
+	assert_true(pebs_objects__event(pd, 4));
+	assert_false(pebs_objects__event(pd, 5));
 	assert_int_equal(pebs_session__new(pd, &ss), 0);
 	assert_int_equal(pebs_objects__new(&o), 0);
 	assert_int_equal(pebs_session__set_objects(ss, o), 0);
