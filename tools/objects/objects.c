@@ -3,8 +3,9 @@
  * objects.c - libpebsshim-objects.so, preloaded by `pebs-shim record
  * --objects` into the command it runs: the heap and anonymous-memory
  * allocations of the command, with their call stacks, to the recorder
- * (lib/record/objects-proto.h) through the socket fd in
- * $PEBS_SHIM_OBJECTS_FD.
+ * (lib/record/objects-proto.h) through the ring in shared memory whose
+ * fd is in $PEBS_SHIM_OBJECTS_FD (lib/record/objects-ring.h): no system
+ * call per record.
  *
  * Interposed: malloc, calloc, realloc, reallocarray, free,
  * posix_memalign, aligned_alloc, memalign, valloc, pvalloc, and mmap,
@@ -15,13 +16,21 @@
  *   call calloc meanwhile, served from a static buffer (never freed).
  * - Reentrancy: a thread-local guard; what the hooks call (dlsym,
  *   pthread_getattr_np once per thread) reaches the real allocator
- *   untracked. The hook path itself never allocates: a record is built
- *   on the stack and sent as one SOCK_SEQPACKET message (atomic).
+ *   untracked. The hook path itself never allocates and takes no lock:
+ *   a record is built on the stack, a slot of the ring reserved by an
+ *   atomic add, the record copied in and published by a store.
  * - Threads: per-thread state is thread-local; the set of sampled
  *   addresses is a lock-free open-addressing table.
- * - fork: the child keeps the socket and reseeds its sampler (atfork);
- *   exec: LD_PRELOAD and the fd variable stay in the environment, the
- *   fd has no close-on-exec, so an exec'd program is preloaded again.
+ * - fork: the child keeps the ring's mapping (shared memory: it writes
+ *   into the same ring) and reseeds its sampler (atfork); exec:
+ *   LD_PRELOAD and the fd variable stay in the environment, the fd has
+ *   no close-on-exec, so an exec'd program is preloaded again and maps
+ *   the ring again.
+ * - A full ring: the producer waits (spins, yields, then sleeps 50 us at
+ *   a time) for the recorder to read; nothing is dropped. Every 10 ms or
+ *   so of waiting it checks that the recorder lives: once the recorder
+ *   closed the ring (the recording ended) or died, tracking stops in
+ *   every process of the command.
  *
  * Cost bound: allocations of PSO_THRESHOLD bytes or more are always
  * tracked; smaller ones are sampled by bytes as jemalloc does: a
@@ -58,13 +67,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "record/objects-proto.h"
+#include "record/objects-ring.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -86,7 +97,7 @@ struct real {
 
 static struct real real;
 static int resolved;		/* 0 none, 1 resolving, 2 done */
-static int out_fd = -1;
+static struct pso_ring *ring;	/* NULL: not tracking */
 static int track_all;
 static double interval = PSO_INTERVAL;
 static uint32_t my_pid;
@@ -149,6 +160,28 @@ static void on_fork_child(void)
 	countdown = draw();
 }
 
+/*
+ * The recorder's ring behind @fd, mapped once (a fork's child keeps the
+ * mapping), or NULL: not a ring of the recorder (the fd is another file
+ * that took its number) or one it has closed.
+ */
+static struct pso_ring *map_ring(int fd)
+{
+	struct pso_ring h;
+	struct stat st;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.magic != PSO_RING_MAGIC || !h.open || h.size < 2 * PSO_SLOT_MAX ||
+	    (h.size & (h.size - 1)) ||
+	    (uint64_t)st.st_size != PSO_RING_HDR + h.size)
+		return NULL;
+	p = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size,
+			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
 static void resolve(void)
 {
 	int expect = 0;
@@ -167,16 +200,7 @@ static void resolve(void)
 #undef SYM
 	env = getenv(PSO_ENV_FD);
 	if (env && *env)
-		out_fd = atoi(env);
-	/* the recorder's socket, not a file that took its number */
-	if (out_fd >= 0) {
-		int type = 0;
-		socklen_t len = sizeof(type);
-
-		if (getsockopt(out_fd, SOL_SOCKET, SO_TYPE, &type, &len) ||
-		    type != SOCK_SEQPACKET)
-			out_fd = -1;
-	}
+		ring = map_ring(atoi(env));
 	env = getenv(PSO_ENV_MODE);
 	if (env && !strcmp(env, "all"))
 		track_all = 1;
@@ -184,7 +208,7 @@ static void resolve(void)
 		interval = atof(env);
 	my_pid = (uint32_t)getpid();
 	__atomic_store_n(&resolved, 2, __ATOMIC_RELEASE);
-	if (out_fd >= 0) {
+	if (ring) {
 		guard++;
 		pthread_atfork(NULL, NULL, on_fork_child);
 		guard--;
@@ -274,6 +298,46 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static inline bool tracking(void)
+{
+	return ring && __atomic_load_n(&ring->open, __ATOMIC_RELAXED);
+}
+
+/*
+ * Wait for the recorder to read up to the slot at @pos: spin, yield,
+ * then sleep; false (and tracking stopped for every process of the
+ * command) once the recorder closed the ring or died.
+ */
+static bool wait_room(uint64_t pos, uint32_t slot)
+{
+	int saved = errno;
+	bool ok = true;
+
+	for (unsigned int i = 0; !pso_ring_room(ring, pos, slot); i++) {
+		if (i < 100) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (i < 200) {
+			sched_yield();
+			continue;
+		}
+		/* the raw call: nanosleep is a cancellation point */
+		syscall(SYS_nanosleep, &(struct timespec){ .tv_nsec = 50000 },
+			NULL);
+		if (i % 200)
+			continue;
+		if (!tracking() || (kill((pid_t)ring->recorder, 0) &&
+				    errno == ESRCH)) {
+			__atomic_store_n(&ring->open, 0, __ATOMIC_RELAXED);
+			ok = false;
+			break;
+		}
+	}
+	errno = saved;
+	return ok;
+}
+
 static void emit(int kind, const void *addr, size_t len, uint64_t weight,
 		 const void *frame)
 {
@@ -281,7 +345,8 @@ static void emit(int kind, const void *addr, size_t len, uint64_t weight,
 		struct pso_rec r;
 		char b[PSO_REC_MAX];
 	} u;
-	ssize_t w;
+	uint32_t slot;
+	uint64_t pos;
 
 	if (!my_tid)
 		my_tid = (uint32_t)syscall(SYS_gettid);
@@ -289,17 +354,19 @@ static void emit(int kind, const void *addr, size_t len, uint64_t weight,
 	u.r.pid = my_pid;
 	u.r.tid = my_tid;
 	u.r.pad = 0;
-	u.r.time = now_ns();
 	u.r.addr = (uintptr_t)addr;
 	u.r.len = len;
 	u.r.weight = weight;
 	u.r.nr_ips = frame ? (uint8_t)walk(frame, u.r.ips) : 0;
 	u.r.size = (uint16_t)(sizeof(u.r) + u.r.nr_ips * 8u);
-	do
-		w = send(out_fd, &u, u.r.size, MSG_NOSIGNAL);
-	while (w < 0 && errno == EINTR);
-	if (w < 0 && errno != EAGAIN && errno != ENOBUFS)
-		out_fd = -1;	/* the recorder ended: stop */
+	slot = pso_slot_len(u.r.size);
+	pos = pso_ring_reserve(ring, slot);
+	if (!pso_ring_room(ring, pos, slot) && !wait_room(pos, slot))
+		return;
+	pso_ring_mark(ring, pos, slot, my_pid);
+	/* stamped once in the ring: records come nearly in time order */
+	u.r.time = now_ns();
+	pso_ring_put(ring, pos, my_pid, &u, u.r.size);
 }
 
 static double uniform(void)
@@ -382,7 +449,7 @@ static void on_alloc(const void *p, size_t len, const void *frame)
 {
 	uint64_t w;
 
-	if (!p || out_fd < 0 || guard)
+	if (!p || guard || !tracking())
 		return;
 	guard++;
 	w = sample(len);
@@ -396,7 +463,7 @@ static void on_alloc(const void *p, size_t len, const void *frame)
 
 static void on_free(const void *p)
 {
-	if (!p || out_fd < 0 || guard)
+	if (!p || guard || !tracking())
 		return;
 	guard++;
 	if (track_all || set_del((uintptr_t)p))
@@ -407,7 +474,7 @@ static void on_free(const void *p)
 /* munmap and mremap's old range: always said (they are rare) */
 static void on_unmap(const void *p, size_t len)
 {
-	if (out_fd < 0 || guard)
+	if (guard || !tracking())
 		return;
 	guard++;
 	set_del((uintptr_t)p);
