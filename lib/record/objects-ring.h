@@ -142,7 +142,7 @@ enum pso_next {
 };
 
 struct pso_slot {
-	uint32_t len;		/* the slot's bytes (PSO_REC, _BUSY, _BAD) */
+	uint32_t len;		/* the slot's bytes (PSO_REC, _BUSY, _BAD; else 0) */
 	uint32_t pid;		/* its producer (0: unknown) */
 };
 
@@ -159,6 +159,7 @@ static inline enum pso_next pso_ring_next(struct pso_ring *r, uint64_t tail,
 	uint64_t ctl;
 	uint64_t at, first;
 
+	s->len = s->pid = 0;
 	if (tail >= head)
 		return PSO_NONE;
 	ctl = __atomic_load_n(pso_ring_ctl(r, tail), __ATOMIC_ACQUIRE);
