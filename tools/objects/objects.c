@@ -47,14 +47,16 @@
  * where the program calls into such a library, and a program itself
  * built without them gives its direct caller only).
  *
- * Measured on the 2-core development VM (shared, noisy: +-10 ns), a loop
- * of malloc(64..320) + free: bare 30-53 ns per pair, preloaded without
- * a recorder 46-57 ns, default sampling 59-75 ns (the countdown, the
- * sampled-address table probe on free), --objects=all ~1.8-2 us (two
- * send(2) calls and the stack walk per pair).
- *
- * Once the recorder is gone (or the fd is no longer its socket), sends
- * fail without a signal and tracking stops.
+ * Measured on the 2-core development VM (shared, noisy), a loop of
+ * malloc(64..320) + free on one thread: bare 11-14 ns per pair,
+ * preloaded without a recorder 14-24 ns, default sampling 21-33 ns (the
+ * countdown, the sampled-address table probe on free), --objects=all
+ * 260-310 ns (with a socket and a send(2) per record it was ~1.8-2 us).
+ * Of those, the interposer's own part is the stack walk, two
+ * clock_gettime (37 ns each here) and two copies into the ring; the rest
+ * is waiting on a full ring for the recorder, whose cost per record is
+ * writing its ~70-byte sample into perf.data (the kernel's page-cache
+ * copy is half of all the CPU time).
  */
 #include <dlfcn.h>
 #include <errno.h>
