@@ -24,6 +24,12 @@
 
 #define SMALL	1024u		/* at least two of the largest slots */
 
+/* a record of any length, on the stack */
+union recbuf {
+	struct pso_rec r;
+	char b[PSO_REC_MAX];
+};
+
 static struct pso_ring *ring_new(uint64_t size)
 {
 	struct pso_ring *r = aligned_alloc(4096, PSO_RING_HDR + size);
@@ -70,23 +76,30 @@ static void produce(struct pso_ring *r, const struct pso_rec *rec)
 static void check_rec(const void *buf, uint32_t tid, uint64_t seq,
 		      unsigned int nr_ips)
 {
-	union {
-		struct pso_rec r;
-		char b[PSO_REC_MAX];
-	} want;
+	union recbuf want;
 
 	make_rec(&want.r, tid, seq, nr_ips);
 	assert_memory_equal(buf, &want, want.r.size);
+}
+
+/* the slot at *@tail holds @seq's record: read it, move past it */
+static void read_rec(struct pso_ring *r, uint64_t *tail, uint32_t tid,
+		     uint64_t seq, unsigned int nr_ips)
+{
+	uint64_t buf[PSO_SLOT_MAX / 8];
+	struct pso_slot s;
+
+	assert_int_equal(pso_ring_next(r, *tail, buf, &s), PSO_REC);
+	assert_int_equal(s.pid, 1000);
+	check_rec(buf, tid, seq, nr_ips);
+	*tail += s.len;
 }
 
 /* records of 0..PSO_MAX_IPS frames, one at a time: every offset, laps */
 static void test_wrap(void **state)
 {
 	struct pso_ring *r = ring_new(SMALL);
-	union {
-		struct pso_rec r;
-		char b[PSO_REC_MAX];
-	} u;
+	union recbuf u;
 	uint64_t buf[PSO_SLOT_MAX / 8];
 	uint64_t tail = 0;
 	struct pso_slot s;
@@ -95,13 +108,12 @@ static void test_wrap(void **state)
 	for (uint64_t seq = 0; seq < 5000; seq++) {
 		unsigned int n = (unsigned int)(seq * 7 % (PSO_MAX_IPS + 1));
 
+		uint64_t was = tail;
+
 		make_rec(&u.r, 7, seq, n);
 		produce(r, &u.r);
-		assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_REC);
-		assert_int_equal(s.len, pso_slot_len(u.r.size));
-		assert_int_equal(s.pid, 1000);
-		check_rec(buf, 7, seq, n);
-		tail += s.len;
+		read_rec(r, &tail, 7, seq, n);
+		assert_int_equal(tail - was, pso_slot_len(u.r.size));
 		pso_ring_release(r, tail);
 		assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_NONE);
 	}
@@ -118,10 +130,7 @@ struct prod {
 static void *producer(void *arg)
 {
 	struct prod *p = arg;
-	union {
-		struct pso_rec r;
-		char b[PSO_REC_MAX];
-	} u;
+	union recbuf u;
 
 	for (uint64_t seq = 0; seq < p->n; seq++) {
 		make_rec(&u.r, p->tid, seq, (unsigned int)(seq % 5));
@@ -178,10 +187,7 @@ static void test_threads(void **state)
 static void test_full(void **state)
 {
 	struct pso_ring *r = ring_new(SMALL);
-	union {
-		struct pso_rec r;
-		char b[PSO_REC_MAX];
-	} u;
+	union recbuf u;
 	uint64_t buf[PSO_SLOT_MAX / 8];
 	uint32_t len = make_rec(&u.r, 1, 0, 0), slot = pso_slot_len(len);
 	struct pso_slot s;
@@ -206,10 +212,7 @@ static void test_full(void **state)
 static void test_holes(void **state)
 {
 	struct pso_ring *r = ring_new(SMALL);
-	union {
-		struct pso_rec r;
-		char b[PSO_REC_MAX];
-	} u;
+	union recbuf u;
 	uint64_t buf[PSO_SLOT_MAX / 8];
 	uint32_t len = make_rec(&u.r, 1, 0, 3), slot = pso_slot_len(len);
 	uint64_t tail = 0, pos;
@@ -224,9 +227,7 @@ static void test_holes(void **state)
 	assert_int_equal(s.len, slot);
 	assert_int_equal(s.pid, 4321);
 	tail += s.len;
-	assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_REC);
-	check_rec(buf, 1, 1, 0);
-	tail += s.len;
+	read_rec(r, &tail, 1, 1, 0);
 
 	pos = pso_ring_reserve(r, slot);	/* never marked */
 	assert_int_equal(pos, tail);
@@ -235,9 +236,7 @@ static void test_holes(void **state)
 	assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_HOLE);
 	tail = pso_ring_resync(r, tail);
 	assert_int_equal(tail, pos + slot);
-	assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_REC);
-	check_rec(buf, 1, 2, 1);
-	tail += s.len;
+	read_rec(r, &tail, 1, 2, 1);
 	/* a hole at the head: the scan stops there */
 	pos = pso_ring_reserve(r, slot);
 	assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_HOLE);
@@ -249,10 +248,7 @@ static void test_holes(void **state)
 static void test_stale_bad(void **state)
 {
 	struct pso_ring *r = ring_new(SMALL);
-	union {
-		struct pso_rec r;
-		char b[PSO_REC_MAX];
-	} u;
+	union recbuf u;
 	uint64_t buf[PSO_SLOT_MAX / 8];
 	uint32_t len = make_rec(&u.r, 1, 0, 0);
 	struct pso_slot s;
