@@ -45,7 +45,9 @@
 
 #define PSO_RING_MAGIC	0x31676e69726f7370ull	/* "psoring1" */
 #define PSO_RING_HDR	4096u		/* struct pso_ring's page */
-#define PSO_RING_BYTES	(16u << 20)	/* the data's size */
+/* the data's size: every allocation's records, or the sampled ones */
+#define PSO_RING_ALL	(16u << 20)
+#define PSO_RING_SAMPLED	(1u << 20)
 /* a slot: the control word and the largest record */
 #define PSO_SLOT_MAX	(8u + (uint32_t)PSO_REC_MAX)
 

@@ -19,9 +19,12 @@
  * sampled), CALLCHAIN its stack (user context), WEIGHT its size. A free
  * sample: ADDR, PERIOD the length of an unmapped range (1 for free()).
  *
- * A producer waits while the ring is full (16 MiB, a few hundred
- * thousand records: what the command writes in the milliseconds record
- * may be kept from the CPU), so nothing is dropped. A slot reserved but
+ * A producer waits while the ring is full, so nothing is dropped. The
+ * ring holds what the command writes in the milliseconds record may be
+ * kept from the CPU: 16 MiB with --objects=all (a few hundred thousand
+ * records), 1 MiB when sampling (ten thousand: a few thousand a second
+ * is a heavy load then), so that its pages, which count in the memory
+ * of the recorder and of the command, stay few. A slot reserved but
  * never finished (its process died, or a thread jumped out of a signal
  * handler in the middle) would stop the reading: it is skipped once its
  * process is gone, or after HOLE_NS, or at the end after END_NS, and
@@ -97,10 +100,10 @@ static int find_lib(char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-/* the ring: a memfd of the header page and PSO_RING_BYTES, shared */
-static int ring_create(struct rec_objects *ob)
+/* the ring: a memfd of the header page and @size bytes, shared */
+static int ring_create(struct rec_objects *ob, uint32_t size)
 {
-	ob->map_len = PSO_RING_HDR + (size_t)PSO_RING_BYTES;
+	ob->map_len = PSO_RING_HDR + (size_t)size;
 	ob->fd = memfd_create("pebs-shim-objects", 0);
 	if (ob->fd < 0 || fchmod(ob->fd, 0600) ||
 	    ftruncate(ob->fd, (off_t)ob->map_len))
@@ -113,7 +116,7 @@ static int ring_create(struct rec_objects *ob)
 		return core_err(-errno, "--objects: cannot map its ring: %s: raise the memory limit",
 				strerror(errno));
 	}
-	ob->ring->size = PSO_RING_BYTES;
+	ob->ring->size = size;
 	ob->ring->recorder = (uint32_t)getpid();
 	ob->ring->open = 1;
 	__atomic_store_n(&ob->ring->magic, PSO_RING_MAGIC, __ATOMIC_RELEASE);
@@ -138,7 +141,8 @@ int rec_objects_prepare(struct pebs_recorder *r)
 	if (err)
 		return core_err(err, "--objects: cannot read %s: %s: install pebs-shim fully or set PEBS_SHIM_OBJECTS_LIB to libpebsshim-objects.so",
 				ob->path, strerror(-err));
-	err = ring_create(ob);
+	err = ring_create(ob, r->o.objects_all ? PSO_RING_ALL :
+					       PSO_RING_SAMPLED);
 	if (err)
 		return err;
 	/* the command and what it execs keep the fd (no close-on-exec) */
