@@ -169,6 +169,11 @@ static inline enum pso_next pso_ring_next(struct pso_ring *r, uint64_t tail,
 		return PSO_HOLE;
 	s->len = (uint32_t)(ctl >> 2 & 0xff) << 3;
 	s->pid = (uint32_t)(ctl >> 10 & 0x3fffff);
+	if (s->len > head - tail) {
+		/* not a slot a producer reserved: the ring was written over */
+		s->len = s->pid = 0;
+		return PSO_HOLE;
+	}
 	if (s->len < pso_slot_len(sizeof(struct pso_rec)) ||
 	    s->len > PSO_SLOT_MAX || (ctl & 3) == 3)
 		return PSO_BAD;

@@ -27,8 +27,8 @@
  * of the recorder and of the command, stay few. A slot reserved but
  * never finished (its process died, or a thread jumped out of a signal
  * handler in the middle) would stop the reading: it is skipped once its
- * process is gone, or after HOLE_NS, or at the end after END_NS, and
- * counted (obj_lost). A record can come a little later than a record of
+ * process is gone, or after HOLE_NS, or at the end after END_NS in all,
+ * and counted (obj_lost). A record can come a little later than a record of
  * another thread with a later time (it waited on the ring): the
  * session orders them by time, as it does the kernel's samples.
  */
@@ -70,6 +70,7 @@ struct rec_objects {
 	uint64_t tail;		/* read up to here */
 	uint64_t stuck_at;	/* an unfinished slot at the tail, */
 	uint64_t stuck_since;	/* seen first then (0: none) */
+	uint64_t deadline;	/* of the last drain's waits */
 	char path[PATH_MAX];
 	uint64_t slot[PSO_SLOT_MAX / 8];	/* one record, copied out */
 };
@@ -207,8 +208,9 @@ size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
 
 /*
  * Whether to skip the unfinished slot at the tail (@pid its producer, 0
- * unknown): its process is gone, or it has been there HOLE_NS (END_NS
- * at the end of the recording).
+ * unknown): its process is gone, or it has been there HOLE_NS; at the
+ * end of the recording, once END_NS have passed since the last drain
+ * began (however many such slots there are).
  */
 static bool give_up(struct rec_objects *ob, uint32_t pid)
 {
@@ -220,7 +222,9 @@ static bool give_up(struct rec_objects *ob, uint32_t pid)
 	}
 	if (pid && kill((pid_t)pid, 0) && errno == ESRCH)
 		return true;
-	return now - ob->stuck_since >= (ob->final ? END_NS : HOLE_NS);
+	if (ob->final)
+		return now >= ob->deadline;
+	return now - ob->stuck_since >= HOLE_NS;
 }
 
 static int write_rec(struct pebs_recorder *r, uint32_t len)
@@ -239,7 +243,10 @@ static int write_rec(struct pebs_recorder *r, uint32_t len)
 	return rec_out_raw(r->out, (const struct perf_event_header *)buf);
 }
 
-/* the ring's records up to its head as this begins, as samples */
+/*
+ * The ring's records up to its head as this begins (at most a ring's
+ * worth: what lies past it cannot have been written yet), as samples.
+ */
 int rec_objects_drain(struct pebs_recorder *r)
 {
 	struct rec_objects *ob = r->objs;
@@ -250,6 +257,8 @@ int rec_objects_drain(struct pebs_recorder *r)
 	if (!ob || !ob->ring || !ob->started)
 		return 0;
 	end = __atomic_load_n(&ob->ring->head, __ATOMIC_ACQUIRE);
+	if (end - ob->tail > ob->ring->size)
+		end = ob->tail + ob->ring->size;
 	while (!err && ob->tail < end) {
 		uint64_t was = ob->tail;
 
@@ -306,6 +315,7 @@ int rec_objects_stop(struct pebs_recorder *r)
 	if (!ob || !ob->ring)
 		return 0;
 	ob->final = true;
+	ob->deadline = core_mono_ns() + END_NS;
 	err = rec_objects_drain(r);
 	__atomic_store_n(&ob->ring->open, 0, __ATOMIC_RELEASE);
 	return err;

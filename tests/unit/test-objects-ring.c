@@ -244,7 +244,7 @@ static void test_holes(void **state)
 	free(r);
 }
 
-/* a late word of an earlier lap, and a slot of an impossible length */
+/* a late word of an earlier lap, slots of impossible lengths */
 static void test_stale_bad(void **state)
 {
 	struct pso_ring *r = ring_new(SMALL);
@@ -263,6 +263,10 @@ static void test_stale_bad(void **state)
 	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, 16, PSO_PUBLISHED);
 	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_BAD);
 	assert_int_equal(s.len, 16);
+	/* one longer than what was reserved: not a slot at all */
+	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len) + 8,
+					  PSO_PUBLISHED);
+	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_HOLE);
 	free(r);
 }
 
