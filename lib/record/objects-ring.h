@@ -140,7 +140,7 @@ enum pso_next {
 	PSO_REC,	/* a published record, copied out */
 	PSO_BUSY,	/* reserved and marked: being written by @pid */
 	PSO_HOLE,	/* reserved, not marked yet */
-	PSO_BAD,	/* published with an impossible length: skip it */
+	PSO_BAD,	/* a slot in an impossible state: skip it */
 };
 
 struct pso_slot {
@@ -169,13 +169,14 @@ static inline enum pso_next pso_ring_next(struct pso_ring *r, uint64_t tail,
 		return PSO_HOLE;
 	s->len = (uint32_t)(ctl >> 2 & 0xff) << 3;
 	s->pid = (uint32_t)(ctl >> 10 & 0x3fffff);
-	if (s->len > head - tail) {
-		/* not a slot a producer reserved: the ring was written over */
+	if (s->len > head - tail ||
+	    s->len < pso_slot_len(sizeof(struct pso_rec)) ||
+	    s->len > PSO_SLOT_MAX) {
+		/* not a slot a producer made: the ring was written over */
 		s->len = s->pid = 0;
 		return PSO_HOLE;
 	}
-	if (s->len < pso_slot_len(sizeof(struct pso_rec)) ||
-	    s->len > PSO_SLOT_MAX || (ctl & 3) == 3)
+	if ((ctl & 3) == 3)
 		return PSO_BAD;
 	if ((ctl & 3) == PSO_RESERVED)
 		return PSO_BUSY;

@@ -259,11 +259,15 @@ static void test_stale_bad(void **state)
 	r->head = r->tail = SMALL;
 	pso_ring_reserve(r, pso_slot_len(len));
 	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_HOLE);
-	/* a slot too short for a record */
-	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, 16, PSO_PUBLISHED);
+	/* a slot in no state a producer sets */
+	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len),
+					  PSO_RESERVED | PSO_PUBLISHED);
 	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_BAD);
-	assert_int_equal(s.len, 16);
-	/* one longer than what was reserved: not a slot at all */
+	assert_int_equal(s.len, pso_slot_len(len));
+	/* too short for a record, or longer than what was reserved: no
+	   slot at all */
+	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, 16, PSO_PUBLISHED);
+	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_HOLE);
 	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len) + 8,
 					  PSO_PUBLISHED);
 	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_HOLE);
