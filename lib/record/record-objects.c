@@ -28,9 +28,18 @@
  * never finished (its process died, or a thread jumped out of a signal
  * handler in the middle) would stop the reading: it is skipped once its
  * process is gone, or after HOLE_NS, or at the end after END_NS in all,
- * and counted (obj_lost). A record can come a little later than a record of
- * another thread with a later time (it waited on the ring): the
- * session orders them by time, as it does the kernel's samples.
+ * and counted (obj_lost).
+ *
+ * Time order: a producer stamps its record once it holds its slot, an
+ * allocation's after the allocator returned and a release's before the
+ * allocator frees, so a range freed by one thread and allocated again by
+ * another has the free's time first, and the objects' lookup over time
+ * (lib/objects) follows the times, not the order of arrival. Records
+ * come in the order of their slots and each is stamped a copy's time
+ * before it is published, so it reaches the file in the round of its
+ * time (the session orders a round's records by time, as it does the
+ * kernel's samples) unless its producer is preempted in between, or it
+ * waits behind an unfinished slot (up to HOLE_NS).
  */
 #include <errno.h>
 #include <limits.h>
