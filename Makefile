@@ -146,7 +146,7 @@ $(TOOL): $(TOOL_OBJS) $(LIB_A)
 
 # frame pointers: its stack walk starts from the hooks' own frames
 $(OBJECTS_SO): $(wildcard tools/objects/*.c tools/objects/*.h) \
-	       lib/record/objects-proto.h
+	       lib/record/objects-proto.h lib/record/objects-ring.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared -Ilib \
 		-fno-omit-frame-pointer -fvisibility=hidden -D_GNU_SOURCE \
@@ -156,6 +156,7 @@ OBJECTS_LIB_PATH = $(LIBDIR)/pebs-shim/libpebsshim-objects.so
 $(B)/lib/record/record-objects.o: CPPFLAGS += \
 	-DPEBS_OBJECTS_LIB='"$(OBJECTS_LIB_PATH)"'
 $(B)/lib/record/record-objects.o: lib/record/objects-proto.h \
+	lib/record/objects-ring.h \
 	$(B)/objects-lib-path
 $(B)/objects-lib-path: FORCE
 	@mkdir -p $(@D)

@@ -137,11 +137,16 @@ void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 			(unsigned long long)sw->lost);
 	if (pebs_recorder__budget(r))
 		budget_summary(r, o);
-	if (o->objects)
-		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples, its threads' stacks and TLS blocks as pebs-shim:stack and pebs-shim:tls%s\n",
+	if (o->objects) {
+		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples, its threads' stacks and TLS blocks as pebs-shim:stack and pebs-shim:tls%s",
 			(unsigned long long)c->obj_allocs,
 			(unsigned long long)c->obj_frees,
 			c->obj_bad ? " (some malformed records dropped)" : "");
+		if (c->obj_lost)
+			fprintf(stderr, "; at least %u records lost unfinished (a process died, or a signal handler jumped away, while writing them)",
+				c->obj_lost);
+		fputc('\n', stderr);
+	}
 }
 
 void rec_print_mismatch(void *ctx, uint32_t cpu, uint64_t time,

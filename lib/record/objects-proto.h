@@ -2,11 +2,10 @@
 /*
  * objects-proto.h - what libpebsshim-objects.so (tools/objects/objects.c)
  * writes to a recorder with objects (lib/record/record-objects.c): one
- * record per tracked allocation or release, sent as one message of at
- * most PSO_REC_MAX bytes (so records of several threads and processes
- * never interleave) on the AF_UNIX SOCK_SEQPACKET socket whose fd is in
- * $PEBS_SHIM_OBJECTS_FD (a socket, not a pipe: MSG_NOSIGNAL spares a
- * process that outlives the recorder its SIGPIPE).
+ * record per tracked allocation or release, of at most PSO_REC_MAX
+ * bytes, each in a slot of its own of the ring in shared memory
+ * (lib/record/objects-ring.h) whose fd is in $PEBS_SHIM_OBJECTS_FD, so
+ * records of several threads and processes never interleave.
  */
 #ifndef PEBS_SHIM_OBJECTS_PROTO_H
 #define PEBS_SHIM_OBJECTS_PROTO_H

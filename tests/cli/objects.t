@@ -26,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..29
+echo 1..32
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -239,6 +239,53 @@ n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "object") oc = i }
 	END { print s + 0 }' "$T/a.csv")
 [ "$n" = 200000 ]
 ok_rc $? "--objects=all records every allocation ($n of 200000)"
+
+# the ring loses nothing under load: bench/allocs (2 threads) makes
+# 2 x 50000 more allocations and frees with N = 50001 than with N = 1,
+# a ring's worth of records several times over
+allocs=$PEBS_BUILD/bench/allocs
+if [ -x "$allocs" ]; then
+	for n in 1 50001; do
+		"$tool" record --objects=all -e cpu-clock -o "$T/b.data" -- \
+			"$allocs" 2 $n 2>&1 >/dev/null |
+			sed -n 's/.*objects: \([0-9]*\) allocations and \([0-9]*\) releases.*/\1 \2/p'
+	done >"$T/b.counts"
+	d=$(awk 'NR == 1 { a = $1; f = $2 } NR == 2 { print $1 - a, $2 - f }' \
+		"$T/b.counts")
+	[ "$d" = "100000 100000" ]
+	ok_rc $? "--objects=all on 2 threads x 50000 allocations loses none ($d more allocations and releases)"
+
+	# a command SIGKILLed while its threads allocate (it may leave a
+	# record half written): the recording still ends, at once
+	start=$(date +%s)
+	timeout 60 "$tool" record --objects=all -e cpu-clock -o "$T/kk.data" -- \
+		sh -c "\"$allocs\" 2 100000000 & sleep 0.5; kill -9 \$!; wait" \
+		>/dev/null 2>"$T/kkerr"
+	rc=$?
+	[ "$rc" = 0 ] && [ $(( $(date +%s) - start )) -lt 10 ]
+	ok_rc $? "a command killed while allocating on two threads: the recording ends (rc $rc)"
+	[ "$rc" = 0 ] || diag "$T/kkerr"
+
+	# the recorder SIGKILLed while the ring is full: the command stops
+	# tracking and finishes (it does not wait for the dead recorder)
+	"$tool" record --objects=all -e cpu-clock -o "$T/rk.data" -- \
+		sh -c "echo \$\$ >\"$T/rk.pid\"; \"$allocs\" 2 3000000; echo rc=\$? >\"$T/rk.out\"" \
+		>/dev/null 2>&1 &
+	rec=$!
+	sleep 0.5
+	kill -STOP "$rec"	# the ring fills
+	sleep 0.5
+	kill -9 "$rec"
+	wait "$rec" 2>/dev/null
+	for _ in $(seq 200); do grep -q rc= "$T/rk.out" 2>/dev/null && break
+		sleep 0.1; done
+	grep -q '^rc=0$' "$T/rk.out"
+	ok_rc $? "the recorder killed while the ring is full: the command finishes"
+	# on a failure, the command still waits: end it
+	[ -s "$T/rk.pid" ] && pkill -P "$(cat "$T/rk.pid")" 2>/dev/null
+else
+	for _ in 1 2 3; do skip "no $allocs: make all builds it"; done
+fi
 
 # a process that outlives the recording is not hurt (no SIGPIPE): it
 # allocates after record ended and still exits 0

@@ -125,9 +125,11 @@ struct pebs_recorder_stats {
 	uint64_t wakeups;	/* polls that found samples */
 	uint64_t obj_allocs;	/* --objects: allocations written, */
 	uint64_t obj_frees;	/* releases written, */
-	uint64_t obj_bad;	/* malformed messages dropped */
+	uint64_t obj_bad;	/* malformed records dropped */
 	int status;		/* after __stop: the command's exit status
 				   (time(1)'s rule, 128+N for signal N) */
+	uint32_t obj_lost;	/* --objects: unfinished records skipped
+				   (a process died writing one) */
 };
 
 struct pebs_recorder;
