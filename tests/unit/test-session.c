@@ -139,7 +139,7 @@ static void shared_only(const char *name, struct pebs_c2c *own)
 	assert_non_null(pd);
 	assert_int_equal(pebs_c2c__new(&fed), 0);
 	assert_int_equal(pebs_session__new(pd, &ss), 0);
-	assert_int_equal(pebs_session__set_c2c(ss, fed, 2), -EINVAL);
+	assert_int_equal(pebs_session__set_c2c(ss, fed, 4), -EINVAL);
 	assert_int_equal(pebs_session__set_c2c(ss, fed,
 					       PEBS_SESSION_C2C_SHARED), 0);
 	assert_int_equal(pebs_session__process(ss, false, count, &seen, NULL),
