@@ -48,10 +48,11 @@
  * built without them gives its direct caller only).
  *
  * Measured on the 2-core development VM (shared, noisy), a loop of
- * malloc(64..320) + free on one thread: bare 11-14 ns per pair,
- * preloaded without a recorder 14-24 ns, default sampling 21-33 ns (the
- * countdown, the sampled-address filter on free), --objects=all
- * 260-310 ns (with a socket and a send(2) per record it was ~1.8-2 us).
+ * malloc(64..320) + free on one thread: bare 11-20 ns per pair,
+ * preloaded without a recorder 14-24 ns (one run 44), default sampling
+ * 21-33 ns (one run 52; the countdown, the sampled-address filter on
+ * free), --objects=all 260-400 ns (with a socket and a send(2) per
+ * record it was ~1.8-2 us).
  * Of those, the interposer's own part is the stack walk, two
  * clock_gettime (37 ns each here) and two copies into the ring; the rest
  * is waiting on a full ring for the recorder, whose cost per record is
