@@ -119,15 +119,16 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 	if (!b || !(pebs_budget__floor(b) > o->budget))
 		return;
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++)
-		if (pebs_recorder__event_cost(r, i, NULL) > 0 &&
-		    at < sizeof(names))
+		if (!pebs_budget__stats(b, i)->fixed && at < sizeof(names))
 			at += (size_t)snprintf(names + at, sizeof(names) - at,
 					       "%s%s", at ? ", " : "",
 					       pebs_recorder__event(r, i)->name);
-	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: %s reaches %.2f %% of the sampled CPU time at the least here (each event's cost, sampled or not, and %d samples/s); the events were sampled at that minimum rate\n",
-		o->budget * 100, at ? names : "these events",
-		at ? "counting them" : "sampling them",
-		pebs_budget__floor(b) * 100, PEBS_BUDGET_MIN_RATE);
+	/* a clock's fixed period over by noise is the estimate's to say */
+	if (!at)
+		return;
+	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s); they were sampled at that minimum rate\n",
+		o->budget * 100, names, pebs_budget__floor(b) * 100,
+		PEBS_BUDGET_MIN_RATE);
 }
 
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,

@@ -88,8 +88,9 @@ void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 		 bool stopped);
 /*
  * rec_budget_floor - with --budget, one line when the budget could not
- * be met: the events whose counting alone costs more, the least they
- * cost (pebs_budget__floor), sampled at the minimum rate (also with -q)
+ * be met: the events whose period could move, the least they cost
+ * (pebs_budget__floor: counting each event, and the minimum rate), at
+ * which they were sampled (also with -q)
  */
 void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o);
 /* -v: a sample whose history entry names another thread, or none */
