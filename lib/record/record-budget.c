@@ -35,7 +35,7 @@
 #define CAL_SPARSE	2000000
 #define CAL_TRIES	3		/* a noisy machine: -EAGAIN, */
 #define CAL_MS		20		/* then runs twice as long */
-#define CAL_FAULT_MS	3		/* a page-fault loop's runs */
+#define CAL_FAULT_MS	1		/* a page-fault loop's runs */
 
 /* the recorder's own CPU time (user + system), ns */
 static uint64_t self_ns(void)

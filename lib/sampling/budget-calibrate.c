@@ -271,8 +271,8 @@ int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 		      ~(uint64_t)PERF_SAMPLE_PERIOD;
 	if (!sample_type)
 		sample_type = PERF_SAMPLE_IP;
-	err = pages_for(run_ms ? run_ms : 3, &pages);
-	for (i = 0; !err && i < (rounds ? rounds : 31); i++) {
+	err = pages_for(run_ms ? run_ms : 1, &pages);
+	for (i = 0; !err && i < (rounds ? rounds : 21); i++) {
 		/* bare, counted and sampled, in turn (each first by turns) */
 		err = fault_run(ev, 0, 0, pages, &bare, &n, &n);
 		if (!err)

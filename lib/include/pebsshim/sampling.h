@@ -665,9 +665,9 @@ PEBS_API int pebs_budget__calibrate(const struct pebs_event *ev,
  * pebs_budget__calibrate_faults - what an event counted per occurrence
  * (a software event, a tracepoint) costs on the calling thread when it
  * fires in a page fault: a loop of page faults (each run about @run_ms
- * of the thread's CPU, 0: 3 ms) runs bare, with @ev counting (open,
+ * of the thread's CPU, 0: 1 ms) runs bare, with @ev counting (open,
  * sampling at a period never reached) and with @ev sampled every 4th
- * event, in turn, @rounds times (0: 31, at most 64); with the medians
+ * event, in turn, @rounds times (0: 21, at most 64); with the medians
  * of the rounds' differences (many short pairs: the other tenants of a
  * shared machine change a fault's cost over time), in the thread's CPU time (the fault path runs in the
  * task, unlike an interrupt),
