@@ -25,12 +25,15 @@ struct rec_objects;
 struct rec_budget {
 	struct pebs_budget *b;		/* NULL: no budget */
 	double cost[PEBS_RECORDER_MAX_EVENTS];	/* kernel ns per sample */
-	bool proxy[PEBS_RECORDER_MAX_EVENTS];	/* cost of cpu-clock's */
+	bool proxy[PEBS_RECORDER_MAX_EVENTS];	/* cost of another event's */
+	double event_cost[PEBS_RECORDER_MAX_EVENTS];	/* ns per event */
+	bool event_proxy[PEBS_RECORDER_MAX_EVENTS];	/* page-faults' */
 	uint64_t period[PEBS_RECORDER_MAX_EVENTS];	/* as set */
 	bool freq[PEBS_RECORDER_MAX_EVENTS];	/* a software event: freq mode */
 	double max_rate;			/* samples/s of a channel */
 	uint64_t samples[PEBS_RECORDER_MAX_EVENTS];	/* this interval, */
 	uint64_t events[PEBS_RECORDER_MAX_EVENTS];	/* their periods' sum */
+	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 };
 
