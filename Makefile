@@ -145,16 +145,18 @@ $(TOOL): $(TOOL_OBJS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
 
 # frame pointers: its stack walk starts from the hooks' own frames
-$(OBJECTS_SO): tools/objects/objects.c lib/record/objects-proto.h
+$(OBJECTS_SO): $(wildcard tools/objects/*.c tools/objects/*.h) \
+	       lib/record/objects-proto.h lib/record/objects-ring.h
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared -Ilib \
 		-fno-omit-frame-pointer -fvisibility=hidden -D_GNU_SOURCE \
-		$(LDFLAGS) -o $@ $< -ldl -lm -lpthread
+		$(LDFLAGS) -o $@ $(filter %.c,$^) -ldl -lm -lpthread
 # where an installed pebs-shim finds it (rebuilt when LIBDIR changes)
 OBJECTS_LIB_PATH = $(LIBDIR)/pebs-shim/libpebsshim-objects.so
 $(B)/lib/record/record-objects.o: CPPFLAGS += \
 	-DPEBS_OBJECTS_LIB='"$(OBJECTS_LIB_PATH)"'
 $(B)/lib/record/record-objects.o: lib/record/objects-proto.h \
+	lib/record/objects-ring.h \
 	$(B)/objects-lib-path
 $(B)/objects-lib-path: FORCE
 	@mkdir -p $(@D)
@@ -168,7 +170,7 @@ $(B)/tests/live/%: $(B)/tests/live/%.o $(T_HELPERS) $(LIB_A)
 $(PROBE): $(B)/tests/probe.o $(T_HELPERS) $(LIB_A)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(B)/tests/%.o: tests/%.c $(wildcard include/*.h lib/*/*.h lib/include/*.h \
-		 lib/include/pebsshim/*.h tests/*.h)
+		 lib/include/pebsshim/*.h tests/*.h tests/vm/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c -o $@ $<
 
@@ -187,26 +189,30 @@ $(B)/bench/%: bench/%.c $(LIB_A)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
 		$(LDLIBS)
 
-# Static guest binaries: no sanitizers (the guest has no shared libs).
-$(B)/vm/%: tests/vm/%.c tests/helpers.c $(LIB_SRCS) $(wildcard include/*.h \
-	   lib/*/*.h lib/include/*.h lib/include/pebsshim/*.h tests/*.h \
-	   tests/vm/*.h)
+# Static guest binaries (the guest has no shared libs), linked from the
+# library's own objects: no sanitizers there (make SAN=1 builds no vmbins)
+$(B)/vm/%: $(B)/tests/vm/%.o $(T_HELPERS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itests -std=gnu11 $(WARN) -O2 -g -static -o $@ \
-		$< tests/helpers.c $(LIB_SRCS) $(LDLIBS)
-$(B)/vm/pebs-shim: $(TOOL_SRCS) $(LIB_SRCS) $(wildcard include/*.h lib/*/*.h \
-		   lib/include/*.h lib/include/pebsshim/*.h tools/*.h)
+	$(CC) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(LDLIBS)
+$(B)/vm/pebs-shim: $(TOOL_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -std=gnu11 $(WARN) -O2 -g -static -o $@ \
-		$(TOOL_SRCS) $(LIB_SRCS) $(LDLIBS)
+	$(CC) -static -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
 
-# libFuzzer targets: built with clang over the library sources.
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS) $(wildcard include/*.h lib/*/*.h \
-	     lib/include/*.h lib/include/pebsshim/*.h)
+# libFuzzer targets: clang, over the library's objects built once with
+# the fuzzer's coverage and the sanitizers
+FUZZ_FLAGS := -fsanitize=address,undefined
+FUZZ_OBJS := $(LIB_SRCS:lib/%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/obj/%.o: lib/%.c $(wildcard include/*.h lib/*/*.h \
+		   lib/include/*.h lib/include/pebsshim/*.h)
 	@mkdir -p $(@D)
-	$(CLANG) $(CPPFLAGS) -std=gnu11 -g -O1 \
-		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) \
-		$(LDLIBS)
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -g -O1 $(FUZZ_FLAGS) \
+		-fsanitize=fuzzer-no-link -c -o $@ $<
+# kept (not intermediate): a rebuilt target reuses them
+.SECONDARY: $(FUZZ_OBJS) $(patsubst %,$(B)/%.o,$(basename $(wildcard tests/vm/*.c)))
+$(B)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJS)
+	@mkdir -p $(@D)
+	$(CLANG) $(CPPFLAGS) -std=gnu11 -g -O1 $(FUZZ_FLAGS) \
+		-fsanitize=fuzzer -o $@ $< $(FUZZ_OBJS) $(LDLIBS)
 
 kmod:
 	@test -n "$(KDIR)" || { echo "make kmod: no kernel headers in" \
@@ -232,11 +238,13 @@ FUZZ_T := $(sort $(wildcard tests/fuzz/*.t))
 VM_T := $(sort $(wildcard tests/vm/*.t))
 PATCH_T := $(sort $(wildcard patches/*.t))
 
+# the builds use every CPU (make check's tests run one at a time)
+JOBS ?= -j$(shell nproc)
 # check-layers runs after the build (deps installs what the build needs)
 check: deps
-	$(MAKE) all fuzz
+	$(MAKE) $(JOBS) all fuzz
 	$(MAKE) check-layers
-	$(MAKE) SAN=1 tests
+	$(MAKE) $(JOBS) SAN=1 tests
 	@$(call prove-list,$(UNIT) $(LIVE) $(CLI_T) $(FUZZ_T) $(PATCH_T) \
 		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) $(VM_T))
 

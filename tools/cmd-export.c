@@ -50,10 +50,8 @@ static void usage(FILE *f)
 "      --format=FORMAT  pprof or perfetto\n"
 "      --labels=LIST    (pprof) per-sample labels: comm, pid, tid, cpu,\n"
 "                       data_page, cache_line, mem_level, snoop, tlb,\n"
-"                       data_object, weight, object (the data object\n"
-"                       of record --objects: allocation site, static\n"
-"                       variable, else mapping), all, none (the\n"
-"                       default: labels multiply the number of samples)\n"
+"                       data_object, weight, all, none (the default:\n"
+"                       labels multiply the number of samples)\n"
 "      --split=HOW      (pprof) event: one profile per event, OUT.<event>.pb.gz;\n"
 "                       window=SECONDS: one per SECONDS of sample time\n"
 "                       from the first sample, OUT.<NNNNNN>.pb.gz (the\n"
@@ -89,8 +87,8 @@ static int parse_split(const char *arg, struct pebs_export_opts *o)
 	return -1;
 }
 
-/* the filter keeps every event but record --objects' pebs-shim:alloc
-   and pebs-shim:free: 0 or -ENOMEM */
+/* the filter keeps every event but record --objects' bookkeeping
+   (pebs_objects__event): 0 or -ENOMEM */
 static int objects_filter(struct pebs_export_opts *o,
 			  const struct pebs_perfdata *pd)
 {
@@ -130,6 +128,12 @@ static int run(const char *path, const char *events, const char *time_spec,
 		tool_err("export", "%s", pebs_errmsg());
 		goto out;
 	}
+	/* a recording of record --objects: data_object names its objects */
+	if (!perfetto && pebs_objects__recorded(pd) &&
+	    (pebs_objects__new(&objs) || pebs_session__set_objects(ss, objs))) {
+		tool_err("export", "%s", pebs_errmsg());
+		goto out;
+	}
 	sst = pebs_session__stats(ss);
 	if (events && pebs_filter__events((struct pebs_filter *)o->filter,
 					  pd, events)) {
@@ -144,16 +148,9 @@ static int run(const char *path, const char *events, const char *time_spec,
 		ret = 2;
 		goto out;
 	}
-	/* record --objects: its allocations are no samples of the profile
-	   (unless --event), and its objects label the others */
+	/* record --objects: its bookkeeping is no sample of the profiles
+	   (unless --event) */
 	if (pebs_objects__recorded(pd) && !events && objects_filter(o, pd)) {
-		tool_err("export", "out of memory");
-		goto out;
-	}
-	if (pebs_objects__recorded(pd) &&
-	    (o->labels & PEBS_EXPORT_LABEL_DATA_OBJ) &&
-	    (pebs_objects__new(&objs) ||
-	     pebs_session__set_objects(ss, objs))) {
 		tool_err("export", "out of memory");
 		goto out;
 	}

@@ -187,6 +187,7 @@ int rec_main(int argc, char **argv, const struct rec_line *line)
 	}
 	if (!o.quiet)
 		rec_summary(r, &o, stop_sig != 0);
+	rec_budget_floor(r, &o);
 	ret = pebs_recorder__stats(r)->status;
 out:
 	pebs_recorder__delete(r);

@@ -160,7 +160,8 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		res = &cost;
 	}
 	r->with_addr += res->has_addr;
-	r->with_src += res->has_src;
+	/* a source that says something (not a software event's N/A) */
+	r->with_src += res->has_src && pebs_data_src__known(res->data_src);
 	if (pebs_weights__add(r->weights, res) ||
 	    (r->objs && !res->hidden &&
 	     (pebs_objects__add_sample(r->objs, res) ||

@@ -32,6 +32,7 @@ struct script {
 	struct pebs_session *ss;
 	struct pebs_script *sc;
 	struct pebs_filter *filter;
+	struct pebs_objects *objs;	/* record --objects' objects */
 };
 
 static int on_sample(void *arg, const struct pebs_sample *s,
@@ -70,6 +71,13 @@ static int run(struct script *sc)
 	err = stream ? pebs_session__new_stream(sc->pd, &sc->ss) :
 		       pebs_session__new(sc->pd, &sc->ss);
 	if (err || pebs_session__set_records(sc->ss, on_record, sc)) {
+		tool_err("script", "%s", pebs_errmsg());
+		return 1;
+	}
+	/* a recording of record --objects: data_object names its objects */
+	if (!stream && pebs_objects__recorded(sc->pd) &&
+	    (pebs_objects__new(&sc->objs) ||
+	     pebs_session__set_objects(sc->ss, sc->objs))) {
 		tool_err("script", "%s", pebs_errmsg());
 		return 1;
 	}
@@ -155,6 +163,7 @@ static void usage(FILE *f)
 static void script_free(struct script *sc)
 {
 	pebs_session__delete(sc->ss);
+	pebs_objects__delete(sc->objs);
 	pebs_script__delete(sc->sc);
 	pebs_filter__delete(sc->filter);
 	pebs_perfdata__close(sc->pd);

@@ -85,22 +85,50 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 {
 	const struct pebs_budget *b = pebs_recorder__budget(r);
 
-	fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: estimated overhead %.2f %% (the kernel's cost per sample and the recorder's CPU)\n",
+	fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: estimated overhead %.2f %% (the kernel's cost per event counted and per sample, and the recorder's CPU)\n",
 		o->budget * 100, pebs_budget__overhead(b) * 100);
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
 		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
 		bool proxy;
 		double cost = pebs_recorder__sample_cost(r, i, &proxy);
 
-		fprintf(stderr, "pebs-shim record: budget: %s period %llu-%llu (last %llu, %llu changes%s), %.2f us per sample%s\n",
+		bool ev_proxy;
+		double ev_cost = pebs_recorder__event_cost(r, i, &ev_proxy);
+
+		fprintf(stderr, "pebs-shim record: budget: %s period %llu-%llu (last %llu, %llu changes%s), %.2f us per sample",
 			pebs_recorder__event(r, i)->name,
 			(unsigned long long)st->min_period,
 			(unsigned long long)st->max_period,
 			(unsigned long long)st->period,
 			(unsigned long long)st->changes,
-			st->fixed ? ", fixed" : "",
-			cost / 1000, proxy ? " (cpu-clock's)" : "");
+			st->fixed ? ", fixed" : "", cost / 1000);
+		/* an event counted per occurrence: what each costs */
+		if (ev_proxy || ev_cost > 0)
+			fprintf(stderr, ", %.3f us per event", ev_cost / 1000);
+		fprintf(stderr, "%s\n", !proxy ? "" : ev_proxy ?
+			" (page-faults')" : " (cpu-clock's)");
 	}
+}
+
+void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
+{
+	const struct pebs_budget *b = pebs_recorder__budget(r);
+	char names[256] = "";
+	size_t at = 0;
+
+	if (!b || !(pebs_budget__floor(b) > o->budget))
+		return;
+	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++)
+		if (!pebs_budget__stats(b, i)->fixed && at < sizeof(names))
+			at += (size_t)snprintf(names + at, sizeof(names) - at,
+					       "%s%s", at ? ", " : "",
+					       pebs_recorder__event(r, i)->name);
+	/* a clock's fixed period over by noise is the estimate's to say */
+	if (!at)
+		return;
+	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s); they were sampled at that minimum rate\n",
+		o->budget * 100, names, pebs_budget__floor(b) * 100,
+		PEBS_BUDGET_MIN_RATE);
 }
 
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
@@ -137,11 +165,16 @@ void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 			(unsigned long long)sw->lost);
 	if (pebs_recorder__budget(r))
 		budget_summary(r, o);
-	if (o->objects)
-		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples%s\n",
+	if (o->objects) {
+		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples, its threads' stacks and TLS blocks as pebs-shim:stack and pebs-shim:tls%s",
 			(unsigned long long)c->obj_allocs,
 			(unsigned long long)c->obj_frees,
 			c->obj_bad ? " (some malformed records dropped)" : "");
+		if (c->obj_lost)
+			fprintf(stderr, "; at least %u records lost unfinished (a process died, or a signal handler jumped away, while writing them)",
+				c->obj_lost);
+		fputc('\n', stderr);
+	}
 }
 
 void rec_print_mismatch(void *ctx, uint32_t cpu, uint64_t time,

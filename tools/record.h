@@ -81,10 +81,18 @@ void rec_status_line(struct pebs_recorder *r, const struct rec_opts *o,
  * (samples, lost, throttles, the attribution used and its agreement,
  * how the command ended; @stopped: by record's signal; the module's
  * switch history; the objects; the budget: its estimate, each event's
- * period range and cost per sample)
+ * period range and cost per sample, and per event for an event
+ * counted per occurrence)
  */
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 		 bool stopped);
+/*
+ * rec_budget_floor - with --budget, one line when the budget could not
+ * be met: the events whose period could move, the least they cost
+ * (pebs_budget__floor: counting each event, and the minimum rate), at
+ * which they were sampled (also with -q)
+ */
+void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o);
 /* -v: a sample whose history entry names another thread, or none */
 void rec_print_mismatch(void *ctx, uint32_t cpu, uint64_t time,
 			const struct pebs_attrib_who *sample,

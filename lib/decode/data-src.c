@@ -225,6 +225,15 @@ void pebs_data_src__decode(uint64_t data_src, struct pebs_data_src *d)
 	}
 }
 
+bool pebs_data_src__known(uint64_t data_src)
+{
+	union perf_mem_data_src ds = { .val = data_src };
+
+	return (ds.mem_op && !(ds.mem_op & PERF_MEM_OP_NA)) ||
+	       (ds.mem_lvl & ~(uint64_t)PERF_MEM_LVL_NA) ||
+	       (ds.mem_lvl_num && ds.mem_lvl_num != PERF_MEM_LVLNUM_NA);
+}
+
 int pebs_data_src__str(uint64_t data_src, char *buf, size_t len)
 {
 	struct pebs_data_src d;

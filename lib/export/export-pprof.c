@@ -22,7 +22,7 @@
 
 static const char *const label_names[] = {
 	"comm", "pid", "tid", "cpu", "data_page", "cache_line", "mem_level",
-	"snoop", "tlb", "data_object", "weight", "object",
+	"snoop", "tlb", "data_object", "weight",
 };
 #define NR_LABEL_NAMES	(sizeof(label_names) / sizeof(label_names[0]))
 
@@ -48,8 +48,7 @@ int pebs_export__parse_labels(const char *list, unsigned int *labels)
 			return core_err(-EINVAL, "unknown label '%.*s': give "
 					"comm, pid, tid, cpu, data_page, "
 					"cache_line, mem_level, snoop, tlb, "
-					"data_object, weight, object, all or "
-					"none",
+					"data_object, weight, all or none",
 					(int)len, p);
 		p += len + (p[len] == ',');
 	}
@@ -307,20 +306,15 @@ static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 			STR("tlb");
 		}
 	}
+	/* the data object the session named (record --objects: a heap
+	   object's site, a thread's stack), else the data symbol or map */
 	if ((w & PEBS_EXPORT_LABEL_OBJECT) && r->has_addr &&
-	    pebs_symbols__data_label(e->x.syms, r->pid, r->addr, bufs[n],
-				     256) >= 0)
+	    (r->object ? snprintf(bufs[n], 256, "%s", r->object) :
+	     pebs_symbols__data_label(e->x.syms, r->pid, r->addr, bufs[n],
+				      256)) >= 0)
 		STR("data_object");
 	if ((w & PEBS_EXPORT_LABEL_WEIGHT) && r->has_weight)
 		NUM("weight", (int64_t)r->weight, "cycles");
-	/* a mapping by its base name, as report's object key */
-	if ((w & PEBS_EXPORT_LABEL_DATA_OBJ) && r->object) {
-		const char *b = strrchr(r->object, '/');
-
-		snprintf(bufs[n], 256, "%s", r->object[0] == '/' && b ?
-			 b + 1 : r->object);
-		STR("object");
-	}
 #undef NUM
 #undef STR
 	return n;
@@ -421,8 +415,7 @@ int pebs_export__pprof(struct pebs_session *ss,
 		return core_err(-ENOMEM, "export: out of memory");
 	}
 	err = pebs_session__process(ss, !!(o->labels &
-					   (PEBS_EXPORT_LABEL_OBJECT |
-					    PEBS_EXPORT_LABEL_DATA_OBJ)),
+					   PEBS_EXPORT_LABEL_OBJECT),
 				    on_sample, &e, NULL);
 	if (err == -ENOMEM)
 		core_err(err, "export: out of memory");

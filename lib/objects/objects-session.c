@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * objects-session.c - a session's samples name their data objects
- * (pebs_session__set_objects): the samples of the pebs-shim:alloc and
- * pebs-shim:free events (lib/record/record-objects.c) fill a pebs_objects
- * table as the session replays them in time order, each allocation
- * labelled by its site against the mappings of its time; every sample
+ * (pebs_session__set_objects): the samples of the pebs-shim:alloc,
+ * pebs-shim:free, pebs-shim:stack and pebs-shim:tls events
+ * (lib/record/record-objects.c) fill a pebs_objects table as the session
+ * replays them in time order, each allocation labelled by its site
+ * against the mappings of its time, a thread's stack "[stack:TID]", its
+ * TLS block of a module "[tls:TID] module" (the TLS block lies inside
+ * the stack's range for a thread glibc made, and wins there, as the
+ * later object); every sample
  * with a data address then gets the object that holds it at its time,
  * else its data symbol (a static variable, also in the part of .bss the
  * kernel maps anonymously), else its mapping.
@@ -30,7 +34,8 @@ struct objs_hook {
 	struct pebs_objects *objs;
 	struct pebs_symbols *syms;
 	struct pebs_srcline *srcl;
-	unsigned int ev_alloc, ev_free;	/* attr indexes; UINT_MAX: none */
+	/* attr indexes; UINT_MAX: none */
+	unsigned int ev_alloc, ev_free, ev_stack, ev_tls;
 	const char *last_static;	/* the static variable sized last */
 	struct objects_fields *fields;	/* their fields (DWARF) */
 };
@@ -123,6 +128,20 @@ static void site_of(struct objs_hook *h, const struct pebs_sample *s,
 	}
 }
 
+/* "[stack:TID]", or "[tls:TID] module" of the module at the sample's ip */
+static void thread_label(struct objs_hook *h, const struct pebs_sample *s,
+			 bool tls, char *buf, size_t len)
+{
+	struct pebs_sym sym = { 0 };
+	int n = snprintf(buf, len, "[%s:%u]", tls ? "tls" : "stack",
+			 (unsigned int)s->tid);
+
+	if (tls && s->ip && (size_t)n < len &&
+	    !pebs_symbols__resolve(h->syms, (pid_t)s->pid, s->ip, &sym) &&
+	    sym.dso)
+		snprintf(buf + n, len - (size_t)n, " %s", base_name(sym.dso));
+}
+
 static int on_sample(void *arg, const struct perf_event_header *ev,
 		     const struct pebs_sample *s, unsigned int idx)
 {
@@ -145,6 +164,13 @@ static int on_sample(void *arg, const struct perf_event_header *ev,
 	if (idx == h->ev_free)
 		pebs_objects__free(h->objs, (int32_t)s->pid, s->addr,
 				   s->period, s->time);
+	if ((idx == h->ev_stack || idx == h->ev_tls) && s->period) {
+		thread_label(h, s, idx == h->ev_tls, site, sizeof(site));
+		err = pebs_objects__alloc(h->objs, (int32_t)s->pid, s->addr,
+					  s->period, s->time, site);
+		return err == -ENOMEM ?
+		       core_err(err, "objects: out of memory") : 0;
+	}
 	return 0;
 }
 
@@ -235,13 +261,14 @@ bool pebs_objects__event(const struct pebs_perfdata *pd, unsigned int idx)
 	size_t nr;
 
 	if (name && (!strcmp(name, PEBS_OBJECTS_ALLOC_EVENT) ||
-		     !strcmp(name, PEBS_OBJECTS_FREE_EVENT)))
+		     !strcmp(name, PEBS_OBJECTS_FREE_EVENT) ||
+		     !strcmp(name, PEBS_OBJECTS_STACK_EVENT) ||
+		     !strcmp(name, PEBS_OBJECTS_TLS_EVENT)))
 		return true;
 	a = pd ? pebs_perfdata__attr(pd, idx, &ids, &nr) : NULL;
 	return a && a->type == PERF_TYPE_SOFTWARE &&
 	       a->config == PERF_COUNT_SW_DUMMY && nr == 1 &&
-	       (ids[0] == PEBS_OBJECTS_ALLOC_ID ||
-		ids[0] == PEBS_OBJECTS_FREE_ID);
+	       ids[0] >= PEBS_OBJECTS_ALLOC_ID && ids[0] <= PEBS_OBJECTS_TLS_ID;
 }
 
 bool pebs_objects__recorded(const struct pebs_perfdata *pd)
@@ -274,5 +301,9 @@ int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 				 PEBS_OBJECTS_ALLOC_ID);
 	h->ev_free = attr_named(pd, PEBS_OBJECTS_FREE_EVENT,
 				PEBS_OBJECTS_FREE_ID);
+	h->ev_stack = attr_named(pd, PEBS_OBJECTS_STACK_EVENT,
+				 PEBS_OBJECTS_STACK_ID);
+	h->ev_tls = attr_named(pd, PEBS_OBJECTS_TLS_EVENT,
+			       PEBS_OBJECTS_TLS_ID);
 	return ss_hook__set(ss, &objs_hook_ops, h);
 }

@@ -2,11 +2,10 @@
 /*
  * objects-proto.h - what libpebsshim-objects.so (tools/objects/objects.c)
  * writes to a recorder with objects (lib/record/record-objects.c): one
- * record per tracked allocation or release, sent as one message of at
- * most PSO_REC_MAX bytes (so records of several threads and processes
- * never interleave) on the AF_UNIX SOCK_SEQPACKET socket whose fd is in
- * $PEBS_SHIM_OBJECTS_FD (a socket, not a pipe: MSG_NOSIGNAL spares a
- * process that outlives the recorder its SIGPIPE).
+ * record per tracked allocation or release, of at most PSO_REC_MAX
+ * bytes, each in a slot of its own of the ring in shared memory
+ * (lib/record/objects-ring.h) whose fd is in $PEBS_SHIM_OBJECTS_FD, so
+ * records of several threads and processes never interleave.
  */
 #ifndef PEBS_SHIM_OBJECTS_PROTO_H
 #define PEBS_SHIM_OBJECTS_PROTO_H
@@ -22,7 +21,15 @@
 #define PSO_INTERVAL	(512u << 10)
 #define PSO_MAX_IPS	32
 
-enum pso_kind { PSO_ALLOC = 1, PSO_FREE = 2 };
+/*
+ * PSO_STACK: the sending thread's stack [addr, addr + len), sent when
+ * the thread starts (the main thread's when the interposer starts, a
+ * forked child's first thread's in the child); its exit is a PSO_FREE
+ * of that range. PSO_TLS: the sending thread's static TLS block of one
+ * module, [addr, addr + len), with ips[0] an address in the module's
+ * code (nr_ips 1) that names it.
+ */
+enum pso_kind { PSO_ALLOC = 1, PSO_FREE = 2, PSO_STACK = 3, PSO_TLS = 4 };
 
 struct pso_rec {
 	uint16_t size;		/* of the whole record */

@@ -8,10 +8,14 @@
  * the event's samples, the sampled CPUs' or tasks' CPU time (/proc) and
  * the recorder's own (getrusage), and the periods it returns applied to
  * every channel of the event with PERF_EVENT_IOC_PERIOD (an event that
- * refuses keeps its period: pebs_budget__fixed). A clock (cpu-clock,
+ * refuses keeps its period: pebs_budget__fixed), the events behind
+ * the samples read from the counters. A clock (cpu-clock,
  * task-clock) counts one event per ns of CPU: its period comes from the
  * model at the start and stays (see rec_budget_start); the software
- * events counted per occurrence run in freq mode (see swevent()).
+ * events counted per occurrence run in freq mode (see swevent()); what
+ * each of their events costs, sampled or not, and what a sample adds
+ * are measured in a page-fault loop (pebs_budget__calibrate_faults;
+ * one that does not fire there takes page-faults' costs).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -31,6 +35,7 @@
 #define CAL_SPARSE	2000000
 #define CAL_TRIES	3		/* a noisy machine: -EAGAIN, */
 #define CAL_MS		20		/* then runs twice as long */
+#define CAL_FAULT_MS	1		/* a page-fault loop's runs */
 
 /* the recorder's own CPU time (user + system), ns */
 static uint64_t self_ns(void)
@@ -216,12 +221,56 @@ static void first_period(struct rec_budget *bu, unsigned int i,
 	ev->attr.sample_period = (uint64_t)llround(fmax(p, 1));
 }
 
+/* @ev's costs per event and per sample in a page-fault loop */
+static int calibrate_faults(const struct pebs_event *ev, uint64_t sample_type,
+			    double *event_ns, double *sample_ns)
+{
+	int err = -EAGAIN;
+
+	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
+		err = pebs_budget__calibrate_faults(ev, sample_type,
+						    CAL_FAULT_MS << i, 0,
+						    event_ns, sample_ns);
+	return err;
+}
+
 /*
- * @ev's cost per sample (*@proxy: cpu-clock's). An event counted per
- * occurrence (swevent()) or one that does not count in a spin loop
- * (-ENODATA) takes cpu-clock's, measured once per recording (@clk,
- * 0 until then): the kernel's work per sample is the same overflow and
- * output path.
+ * Event @i, counted per occurrence (swevent()): its costs per event and
+ * per sample, its own if it fires in a page-fault loop, else
+ * page-faults' (@pf, measured once per recording: { 0 } until then),
+ * a lower bound for a tracepoint (each of its events also writes its
+ * fields)
+ */
+static int calibrate_swevent(struct pebs_recorder *r, unsigned int i,
+			     double pf[2])
+{
+	struct rec_budget *bu = &r->bud;
+	uint64_t st = rec_sample_type(r, &r->evs[i]);
+	struct pebs_event faults;
+	int err;
+
+	err = calibrate_faults(&r->evs[i], st, &bu->event_cost[i],
+			       &bu->cost[i]);
+	if (err != -ENODATA)
+		return err;
+	bu->proxy[i] = bu->event_proxy[i] = true;
+	if (!pf[1]) {
+		err = pebs_event__parse("page-faults", &faults);
+		if (!err)
+			err = calibrate_faults(&faults, st, &pf[0], &pf[1]);
+		if (err)
+			return err;
+	}
+	bu->event_cost[i] = pf[0];
+	bu->cost[i] = pf[1];
+	return 0;
+}
+
+/*
+ * @ev's cost per sample (*@proxy: cpu-clock's). An event that does not
+ * count in a spin loop (-ENODATA) takes cpu-clock's, measured once per
+ * recording (@clk, 0 until then): the kernel's work per sample is the
+ * same overflow and output path.
  */
 static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
 		     bool *proxy)
@@ -229,11 +278,11 @@ static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
 	struct pebs_event clock;
 	int err = -EAGAIN;
 
-	*proxy = swevent(&ev->attr);
-	for (int i = 0; !*proxy && i < CAL_TRIES && err == -EAGAIN; i++)
+	*proxy = false;
+	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
 		err = pebs_budget__calibrate(ev, CAL_DENSE, CAL_SPARSE,
 					     CAL_MS << i, 0, cost);
-	if (!*proxy && err != -ENODATA)
+	if (err != -ENODATA)
 		return err;
 	*proxy = true;
 	if (*clk) {
@@ -255,7 +304,7 @@ static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
 int rec_budget_calibrate(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
-	double max = kernel_max_rate(), clk = 0;
+	double max = kernel_max_rate(), clk = 0, pf[2] = { 0, 0 };
 	PEBS_OPTS(pebs_budget_opts, o, .budget = r->o.budget,
 		  .nr_channels = r->nr_evs, .floor = r->o.period,
 		  .max_rate = (double)r->o.freq);
@@ -270,13 +319,36 @@ int rec_budget_calibrate(struct pebs_recorder *r)
 	if (o.max_rate && o.max_rate < PEBS_BUDGET_MIN_RATE)
 		o.min_rate = o.max_rate;
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		err = calibrate(&r->evs[i], &clk, &bu->cost[i], &bu->proxy[i]);
+		err = swevent(&r->evs[i].attr) ? calibrate_swevent(r, i, pf) :
+		      calibrate(&r->evs[i], &clk, &bu->cost[i], &bu->proxy[i]);
 		if (err)
 			return rec_err(err, "--budget: cannot measure what a sample of %s costs: %s",
 				       r->evs[i].name, pebs_errmsg());
 		first_period(bu, i, &r->evs[i], r->nr_evs, &o);
 	}
 	return pebs_budget__new(&o, &bu->b);
+}
+
+/*
+ * Each event's count so far, its channels' counters summed (an
+ * inherited channel's includes its children's); false if one cannot be
+ * read as one value (a group's)
+ */
+static bool read_counts(struct pebs_recorder *r, uint64_t *counts)
+{
+	unsigned int n = pebs_chanset__nr_channels(r->set);
+
+	memset(counts, 0, r->nr_evs * sizeof(*counts));
+	for (unsigned int i = 0; i < n; i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
+		uint64_t v[5];	/* { value, then what read_format adds } */
+
+		if ((pebs_channel__attr(ch)->read_format & PERF_FORMAT_GROUP) ||
+		    read(pebs_channel__fd(ch), v, sizeof(v)) < (ssize_t)sizeof(v[0]))
+			return false;
+		counts[rec_ev_of(r, ch)] += v[0];
+	}
+	return true;
 }
 
 int rec_budget_start(struct pebs_recorder *r)
@@ -293,6 +365,9 @@ int rec_budget_start(struct pebs_recorder *r)
 		bu->period[i] = r->attrs[i].sample_period;
 		err = pebs_budget__set_channel(bu->b, i, bu->period[i],
 					       bu->cost[i]);
+		if (!err)
+			err = pebs_budget__set_event_cost(bu->b, i,
+							  bu->event_cost[i]);
 		/*
 		 * a clock keeps the model's period: its samples carry the
 		 * period it was opened with whatever PERF_EVENT_IOC_PERIOD
@@ -307,6 +382,8 @@ int rec_budget_start(struct pebs_recorder *r)
 	bu->t_last = core_mono_ns();
 	bu->self_last = self_ns();
 	bu->cpu_last = sampled_ns(r);
+	if (!read_counts(r, bu->count))
+		memset(bu->count, 0, sizeof(bu->count));
 	return 0;
 }
 
@@ -373,6 +450,26 @@ static void apply(struct pebs_recorder *r, const uint64_t *next,
 	}
 }
 
+/*
+ * The events of the interval from the counters: a sample's period in
+ * freq mode is the kernel's guess, and summed over few samples it can
+ * be off by orders of magnitude (an event that counts per occurrence
+ * costs per occurrence: the true count matters); else the periods' sum
+ */
+static void count_events(struct pebs_recorder *r)
+{
+	struct rec_budget *bu = &r->bud;
+	uint64_t now[PEBS_RECORDER_MAX_EVENTS];
+
+	if (!read_counts(r, now))
+		return;
+	for (unsigned int i = 0; i < r->nr_evs; i++) {
+		/* a channel removed (its task gone) takes its count away */
+		bu->events[i] = now[i] > bu->count[i] ? now[i] - bu->count[i] : 0;
+		bu->count[i] = now[i];
+	}
+}
+
 int rec_budget_tick(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
@@ -384,6 +481,7 @@ int rec_budget_tick(struct pebs_recorder *r)
 	self = self_ns();
 	cpu = sampled_ns(r);
 	elapsed = now - bu->t_last;
+	count_events(r);
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
 		/* a frequency's channel starts at the period it had */
 		if (bu->freq[i] && !bu->period[i] && bu->samples[i] &&
@@ -391,6 +489,9 @@ int rec_budget_tick(struct pebs_recorder *r)
 			bu->period[i] = bu->events[i] / bu->samples[i];
 			n = pebs_budget__set_channel(bu->b, i, bu->period[i],
 						     bu->cost[i]);
+			if (!n)
+				n = pebs_budget__set_event_cost(bu->b, i,
+							bu->event_cost[i]);
 			if (n)
 				return n;
 		}
@@ -414,4 +515,14 @@ int rec_budget_tick(struct pebs_recorder *r)
 	memset(bu->samples, 0, sizeof(bu->samples));
 	memset(bu->events, 0, sizeof(bu->events));
 	return n < 0 ? n : 0;
+}
+
+double pebs_recorder__event_cost(const struct pebs_recorder *r,
+				 unsigned int i, bool *proxy)
+{
+	bool budgeted = r && r->bud.b && i < r->nr_evs;
+
+	if (proxy)
+		*proxy = budgeted && r->bud.event_proxy[i];
+	return budgeted ? r->bud.event_cost[i] : 0;
 }

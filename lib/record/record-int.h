@@ -3,7 +3,7 @@
  * record-int.h - the recorder's parts (lib/record/): record.c (its life),
  * record-setup.c (events, targets, attribution, channels),
  * record-session.c (the callbacks while it runs), record-out.c (the
- * perf.data or CSV output), record-objects.c (--objects' socket).
+ * perf.data or CSV output), record-objects.c (--objects' ring).
  * Not installed.
  */
 #ifndef PEBSSHIM_RECORD_INT_H
@@ -25,12 +25,15 @@ struct rec_objects;
 struct rec_budget {
 	struct pebs_budget *b;		/* NULL: no budget */
 	double cost[PEBS_RECORDER_MAX_EVENTS];	/* kernel ns per sample */
-	bool proxy[PEBS_RECORDER_MAX_EVENTS];	/* cost of cpu-clock's */
+	bool proxy[PEBS_RECORDER_MAX_EVENTS];	/* cost of another event's */
+	double event_cost[PEBS_RECORDER_MAX_EVENTS];	/* ns per event */
+	bool event_proxy[PEBS_RECORDER_MAX_EVENTS];	/* page-faults' */
 	uint64_t period[PEBS_RECORDER_MAX_EVENTS];	/* as set */
 	bool freq[PEBS_RECORDER_MAX_EVENTS];	/* a software event: freq mode */
 	double max_rate;			/* samples/s of a channel */
 	uint64_t samples[PEBS_RECORDER_MAX_EVENTS];	/* this interval, */
 	uint64_t events[PEBS_RECORDER_MAX_EVENTS];	/* their periods' sum */
+	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 };
 
@@ -190,25 +193,25 @@ void rec_out_discard(struct rec_out *out);
 
 /* ---- data objects (record-objects.c) ------------------------------- */
 
-/* the socket and the environment the command inherits */
+/* the ring and the environment the command inherits */
 int rec_objects_prepare(struct pebs_recorder *r);
-/* the command runs: drop record's write end */
+/* the command runs: drop record's fd of the ring, read it from now on */
 void rec_objects_started(struct pebs_recorder *r);
-/* what the socket holds, as samples */
+/* what the ring holds, as samples */
 int rec_objects_drain(struct pebs_recorder *r);
-
+/* whether there is a ring to read (every millisecond) */
+bool rec_objects_on(const struct pebs_recorder *r);
 /*
- * rec_objects_fd - the objects' socket to wait on (readable: call
- * rec_objects_drain), or -1: no objects, the command not started yet,
- * or every sender gone.
+ * rec_objects_stop - the last drain: it waits a little for unfinished
+ * records, counts those it skips, and tells the producers to stop.
  */
-int rec_objects_fd(const struct pebs_recorder *r);
+int rec_objects_stop(struct pebs_recorder *r);
 /* the largest sample of an object: header, 7 fields, a full stack */
 #define REC_OBJ_SAMPLE_MAX	((8 + 2 + PSO_MAX_IPS) * 8)
 /*
- * rec_objects_sample - the interposer's message @msg of @len bytes as a
+ * rec_objects_sample - the interposer's record @msg of @len bytes as a
  * sample of pebs-shim:alloc or pebs-shim:free into @buf (@size bytes).
- * Returns its size, 0 for a malformed message.
+ * Returns its size, 0 for a malformed record.
  */
 size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
 			  size_t size);

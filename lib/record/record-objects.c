@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * record-objects.c - a recording's data objects (--objects): the command runs with
- * libpebsshim-objects.so preloaded (tools/objects/objects.c), which
- * sends its tracked allocations and releases on a socket (AF_UNIX,
- * SOCK_SEQPACKET: one message a record; a process outliving record gets
- * no SIGPIPE); while it waits for the rings, record reads what is
- * there as it comes (at most once a millisecond: pebs_recorder__poll),
- * and at the end of every round and of the recording, and writes each
- * as a sample of one of two extra events of the perf.data file,
- * software dummies named "pebs-shim:alloc" and "pebs-shim:free"
- * (HEADER_EVENT_DESC): perf report and perf script read them as
- * samples of named events, without a warning, and a killed recording
- * keeps every object written before the kill.
+ * record-objects.c - a recording's data objects (--objects): the command
+ * runs with libpebsshim-objects.so preloaded (tools/objects/objects.c),
+ * which writes its tracked allocations and releases into a ring in
+ * shared memory (lib/record/objects-ring.h: no system call per record);
+ * while it waits for the rings, record reads what is there every
+ * millisecond (pebs_recorder__poll), and at the end of every round and
+ * of the recording, and writes each as a sample of one of two extra
+ * events of the perf.data file, software dummies named "pebs-shim:alloc"
+ * and "pebs-shim:free" (HEADER_EVENT_DESC): perf report and perf script
+ * read them as samples of named events, without a warning, and a killed
+ * recording keeps every object written before the kill.
  *
  * An alloc sample: IP the allocation's caller, TID, TIME (the
  * interposer's CLOCK_MONOTONIC, the clock the events then use:
@@ -20,39 +19,71 @@
  * sampled), CALLCHAIN its stack (user context), WEIGHT its size. A free
  * sample: ADDR, PERIOD the length of an unmapped range (1 for free()).
  *
- * The socket's send buffer is 4 MiB where record may force it (root),
- * else the system's maximum; the interposer's send blocks only when it
- * is full, until record reads it (within a millisecond unless record
- * itself is starved of CPU).
+ * A producer waits while the ring is full, so nothing is dropped. The
+ * ring holds what the command writes in the milliseconds record may be
+ * kept from the CPU: 16 MiB with --objects=all (a few hundred thousand
+ * records), 1 MiB when sampling (ten thousand: a few thousand a second
+ * is a heavy load then), so that its pages, which count in the memory
+ * of the recorder and of the command, stay few. A slot reserved but
+ * never finished (its process died, or a thread jumped out of a signal
+ * handler in the middle) would stop the reading: it is skipped once its
+ * process is gone, or after HOLE_NS, or at the end after END_NS in all,
+ * and counted (obj_lost).
+ *
+ * Time order: a producer stamps its record once it holds its slot, an
+ * allocation's after the allocator returned and a release's before the
+ * allocator frees, so a range freed by one thread and allocated again by
+ * another has the free's time first, and the objects' lookup over time
+ * (lib/objects) follows the times, not the order of arrival. Records
+ * come in the order of their slots and each is stamped a copy's time
+ * before it is published, so it reaches the file in the round of its
+ * time (the session orders a round's records by time, as it does the
+ * kernel's samples) unless its producer is preempted in between, or it
+ * waits behind an unfinished slot (up to HOLE_NS).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
-#include <sys/socket.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "record/record-int.h"
-#include "record/objects-proto.h"
+#include "record/objects-ring.h"
 #include "core/internal.h"
 
-#define SOCK_BYTES	(4 << 20)
+/* an unfinished slot is skipped after this long (its producer alive) */
+#define HOLE_NS		1000000000ull
+/* ... and at the end of the recording, after this long */
+#define END_NS		50000000ull
+/* tail handed back to the producers after this many bytes read */
+#define RELEASE_BYTES	(256u << 10)
 
-/* the sample ids of the two events: far above the kernel's */
+/* the sample ids of the events: far above the kernel's */
 #define ID_ALLOC	PEBS_OBJECTS_ALLOC_ID
 #define ID_FREE		PEBS_OBJECTS_FREE_ID
+#define ID_STACK	PEBS_OBJECTS_STACK_ID
+#define ID_TLS		PEBS_OBJECTS_TLS_ID
 
 #ifndef PEBS_OBJECTS_LIB
 #define PEBS_OBJECTS_LIB "/usr/local/lib/pebs-shim/libpebsshim-objects.so"
 #endif
 
 struct rec_objects {
-	int rfd;
-	int wfd;
-	bool gone;		/* every sender closed its end */
-	char *buf;		/* one message */
+	int fd;			/* the memfd, until the command runs */
+	bool started;		/* the command runs: read the ring */
+	bool final;		/* the recording ends: wait (END_NS), close */
+	struct pso_ring *ring;	/* NULL once closed */
+	size_t map_len;
+	uint64_t tail;		/* read up to here */
+	uint64_t stuck_at;	/* an unfinished slot at the tail, */
+	uint64_t stuck_since;	/* seen first then (0: none) */
+	uint64_t deadline;	/* of the last drain's waits */
 	char path[PATH_MAX];
+	uint64_t slot[PSO_SLOT_MAX / 8];	/* one record, copied out */
 };
 
 /* $PEBS_SHIM_OBJECTS_LIB, beside the pebs-shim binary (a build tree),
@@ -81,40 +112,53 @@ static int find_lib(char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
+/* the ring: a memfd of the header page and @size bytes, shared */
+static int ring_create(struct rec_objects *ob, uint32_t size)
+{
+	ob->map_len = PSO_RING_HDR + (size_t)size;
+	ob->fd = memfd_create("pebs-shim-objects", 0);
+	if (ob->fd < 0 || fchmod(ob->fd, 0600) ||
+	    ftruncate(ob->fd, (off_t)ob->map_len))
+		return core_err(-errno, "--objects: cannot create its %zu MiB ring (memfd): %s: raise the memory limit",
+				ob->map_len >> 20, strerror(errno));
+	ob->ring = mmap(NULL, ob->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			ob->fd, 0);
+	if (ob->ring == MAP_FAILED) {
+		ob->ring = NULL;
+		return core_err(-errno, "--objects: cannot map its ring: %s: raise the memory limit",
+				strerror(errno));
+	}
+	ob->ring->size = size;
+	ob->ring->recorder = (uint32_t)getpid();
+	ob->ring->open = 1;
+	__atomic_store_n(&ob->ring->magic, PSO_RING_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int rec_objects_prepare(struct pebs_recorder *r)
 {
 	struct rec_objects *ob;
 	const char *pre = getenv("LD_PRELOAD");
 	char num[32], *val;
-	int fds[2], err;
+	int err;
 
 	if (!r->o.objects)
 		return 0;
 	ob = calloc(1, sizeof(*ob));
-	if (!ob || !(ob->buf = malloc(PSO_REC_MAX + 1))) {
-		free(ob);
+	if (!ob)
 		return core_err(-ENOMEM, "out of memory");
-	}
-	ob->rfd = ob->wfd = -1;
+	ob->fd = -1;
 	r->objs = ob;
 	err = find_lib(ob->path, sizeof(ob->path));
 	if (err)
 		return core_err(err, "--objects: cannot read %s: %s: install pebs-shim fully or set PEBS_SHIM_OBJECTS_LIB to libpebsshim-objects.so",
 				ob->path, strerror(-err));
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds))
-		return core_err(-errno, "--objects: cannot create a socket pair: %s: raise the open file limit",
-				strerror(errno));
-	ob->rfd = fds[0];
-	ob->wfd = fds[1];
-	/* a larger send buffer: forced as root, else up to wmem_max */
-	if (setsockopt(ob->wfd, SOL_SOCKET, SO_SNDBUFFORCE, &(int){ SOCK_BYTES },
-		       sizeof(int)))
-		setsockopt(ob->wfd, SOL_SOCKET, SO_SNDBUF, &(int){ SOCK_BYTES },
-			   sizeof(int));
-	/* the command and what it execs keep the write end */
-	fcntl(ob->wfd, F_SETFD, 0);
-	fcntl(ob->rfd, F_SETFL, O_NONBLOCK);
-	snprintf(num, sizeof(num), "%d", ob->wfd);
+	err = ring_create(ob, r->o.objects_all ? PSO_RING_ALL :
+					       PSO_RING_SAMPLED);
+	if (err)
+		return err;
+	/* the command and what it execs keep the fd (no close-on-exec) */
+	snprintf(num, sizeof(num), "%d", ob->fd);
 	if (pre && *pre && asprintf(&val, "%s:%s", ob->path, pre) < 0)
 		val = NULL;
 	else if (!(pre && *pre))
@@ -131,9 +175,10 @@ int rec_objects_prepare(struct pebs_recorder *r)
 
 void rec_objects_started(struct pebs_recorder *r)
 {
-	if (r->objs && r->objs->wfd >= 0) {
-		close(r->objs->wfd);
-		r->objs->wfd = -1;
+	if (r->objs && r->objs->fd >= 0) {
+		close(r->objs->fd);
+		r->objs->fd = -1;
+		r->objs->started = true;
 	}
 }
 
@@ -143,15 +188,19 @@ size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
 	const struct pso_rec *r = msg;
 	struct perf_event_header *h = (struct perf_event_header *)buf;
 	uint64_t *p = buf + 1;
+	static const uint64_t ids[] = {
+		[PSO_ALLOC] = ID_ALLOC, [PSO_FREE] = ID_FREE,
+		[PSO_STACK] = ID_STACK, [PSO_TLS] = ID_TLS,
+	};
 	bool alloc;
 
 	if (len < sizeof(*r) || r->size != len ||
-	    (r->kind != PSO_ALLOC && r->kind != PSO_FREE) ||
+	    r->kind < PSO_ALLOC || r->kind > PSO_TLS ||
 	    r->nr_ips > PSO_MAX_IPS || r->size != sizeof(*r) + r->nr_ips * 8u ||
 	    size < REC_OBJ_SAMPLE_MAX)
 		return 0;
 	alloc = r->kind == PSO_ALLOC;
-	*p++ = alloc ? ID_ALLOC : ID_FREE;
+	*p++ = ids[r->kind];
 	*p++ = r->nr_ips ? r->ips[0] : 0;
 	*p++ = (uint64_t)r->tid << 32 | r->pid;
 	*p++ = r->time;
@@ -172,42 +221,125 @@ size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
 	return h->size;
 }
 
-int rec_objects_drain(struct pebs_recorder *r)
+/*
+ * Whether to skip the unfinished slot at the tail (@pid its producer, 0
+ * unknown): its process is gone, or it has been there HOLE_NS; at the
+ * end of the recording, once END_NS have passed since the last drain
+ * began (however many such slots there are).
+ */
+static bool give_up(struct rec_objects *ob, uint32_t pid)
+{
+	uint64_t now = core_mono_ns();
+
+	if (ob->stuck_at != ob->tail || !ob->stuck_since) {
+		ob->stuck_at = ob->tail;
+		ob->stuck_since = now;
+	}
+	if (pid && kill((pid_t)pid, 0) && errno == ESRCH)
+		return true;
+	if (ob->final)
+		return now >= ob->deadline;
+	return now - ob->stuck_since >= HOLE_NS;
+}
+
+static int write_rec(struct pebs_recorder *r, uint32_t len)
 {
 	struct rec_objects *ob = r->objs;
 	uint64_t buf[REC_OBJ_SAMPLE_MAX / 8];
-	ssize_t n;
-	int err;
 
-	if (!ob || ob->rfd < 0)
+	if (!rec_objects_sample(ob->slot, len, buf, sizeof(buf))) {
+		r->st.obj_bad++;	/* not one of the interposer's */
 		return 0;
-	for (;;) {
-		n = recv(ob->rfd, ob->buf, PSO_REC_MAX + 1, MSG_DONTWAIT);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (!n)
-			ob->gone = true;	/* every sender gone */
-		if (n <= 0)
-			return 0;	/* or empty (EAGAIN) */
-		if (!rec_objects_sample(ob->buf, (size_t)n, buf, sizeof(buf))) {
-			r->st.obj_bad++;	/* not one of the interposer's */
-			continue;
-		}
-		if (((const struct pso_rec *)ob->buf)->kind == PSO_ALLOC)
-			r->st.obj_allocs++;
-		else
-			r->st.obj_frees++;
-		err = rec_out_raw(r->out, (const struct perf_event_header *)buf);
-		if (err)
-			return err;
 	}
+	switch (((const struct pso_rec *)ob->slot)->kind) {
+	case PSO_ALLOC:
+		r->st.obj_allocs++;
+		break;
+	case PSO_FREE:
+		r->st.obj_frees++;
+		break;
+	default:
+		break;	/* a thread's stack or TLS block */
+	}
+	return rec_out_raw(r->out, (const struct perf_event_header *)buf);
 }
 
-int rec_objects_fd(const struct pebs_recorder *r)
+/*
+ * The ring's records up to its head as this begins (at most a ring's
+ * worth: what lies past it cannot have been written yet), as samples.
+ */
+int rec_objects_drain(struct pebs_recorder *r)
 {
-	const struct rec_objects *ob = r->objs;
+	struct rec_objects *ob = r->objs;
+	uint64_t end, done = 0;
+	struct pso_slot s;
+	int err = 0;
 
-	return ob && ob->wfd < 0 && !ob->gone ? ob->rfd : -1;
+	if (!ob || !ob->ring || !ob->started)
+		return 0;
+	end = __atomic_load_n(&ob->ring->head, __ATOMIC_ACQUIRE);
+	if (end - ob->tail > ob->ring->size)
+		end = ob->tail + ob->ring->size;
+	while (!err && ob->tail < end) {
+		uint64_t was = ob->tail;
+
+		enum pso_next k = pso_ring_next(ob->ring, ob->tail, ob->slot, &s);
+
+		switch (k) {
+		case PSO_NONE:
+			end = ob->tail;
+			break;
+		case PSO_REC:
+			err = write_rec(r, s.len - 8);
+			ob->tail += s.len;
+			break;
+		case PSO_BAD:
+			r->st.obj_bad++;
+			ob->tail += s.len;
+			break;
+		case PSO_BUSY:
+		case PSO_HOLE:
+			if (give_up(ob, k == PSO_BUSY ? s.pid : 0)) {
+				r->st.obj_lost++;
+				ob->tail = k == PSO_BUSY ? ob->tail + s.len :
+					   pso_ring_resync(ob->ring, ob->tail);
+			} else if (ob->final) {
+				nanosleep(&(struct timespec){ .tv_nsec = 1000000 },
+					  NULL);
+			} else {
+				end = ob->tail;	/* the next drain looks again */
+			}
+			break;
+		}
+		done += ob->tail - was;
+		if (done >= RELEASE_BYTES) {
+			pso_ring_release(ob->ring, ob->tail);
+			done = 0;
+		}
+	}
+	pso_ring_release(ob->ring, ob->tail);
+	return err;
+}
+
+bool rec_objects_on(const struct pebs_recorder *r)
+{
+	return r->objs && r->objs->ring && r->objs->started;
+}
+
+/* the last drain waits for unfinished slots (END_NS), then the
+   producers stop */
+int rec_objects_stop(struct pebs_recorder *r)
+{
+	struct rec_objects *ob = r->objs;
+	int err;
+
+	if (!ob || !ob->ring)
+		return 0;
+	ob->final = true;
+	ob->deadline = core_mono_ns() + END_NS;
+	err = rec_objects_drain(r);
+	__atomic_store_n(&ob->ring->open, 0, __ATOMIC_RELEASE);
+	return err;
 }
 
 void rec_objects_free(struct pebs_recorder *r)
@@ -216,11 +348,12 @@ void rec_objects_free(struct pebs_recorder *r)
 
 	if (!ob)
 		return;
-	if (ob->rfd >= 0)
-		close(ob->rfd);
-	if (ob->wfd >= 0)
-		close(ob->wfd);
-	free(ob->buf);
+	if (ob->ring) {
+		__atomic_store_n(&ob->ring->open, 0, __ATOMIC_RELEASE);
+		munmap(ob->ring, ob->map_len);
+	}
+	if (ob->fd >= 0)
+		close(ob->fd);
 	free(ob);
 	r->objs = NULL;
 }
@@ -237,6 +370,14 @@ int rec_objects_attrs(struct pebs_perfdata_writer *w,
 			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
 		.exclude_kernel = 1, .exclude_hv = 1,
 	};
+	static const struct {
+		uint64_t id;
+		const char *name;
+	} rest[] = {
+		{ ID_FREE, PEBS_OBJECTS_FREE_EVENT },
+		{ ID_STACK, PEBS_OBJECTS_STACK_EVENT },
+		{ ID_TLS, PEBS_OBJECTS_TLS_EVENT },
+	};
 	uint64_t id = ID_ALLOC;
 	int err;
 
@@ -245,9 +386,13 @@ int rec_objects_attrs(struct pebs_perfdata_writer *w,
 	a.clockid = like->clockid;
 	err = pebs_perfdata_writer__add_attr(w, &a, &id, 1,
 					     PEBS_OBJECTS_ALLOC_EVENT);
+	/* the others: IP, TID, TIME, ADDR and PERIOD */
 	a.sample_type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
 				     PERF_SAMPLE_WEIGHT);
-	id = ID_FREE;
-	return err ? err : pebs_perfdata_writer__add_attr(w, &a, &id, 1,
-						PEBS_OBJECTS_FREE_EVENT);
+	for (size_t i = 0; !err && i < sizeof(rest) / sizeof(*rest); i++) {
+		id = rest[i].id;
+		err = pebs_perfdata_writer__add_attr(w, &a, &id, 1,
+						     rest[i].name);
+	}
+	return err;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * record.c - the recorder's life: checked (__new), prepared (the
- * attribution, the output's path, the objects' socket), opened (the
+ * attribution, the output's path, the objects' ring), opened (the
  * channels on every target, the command forked and held, the output
  * describing the events and the running processes), started (the
  * command execs), polled round by round, stopped (the command ended,
@@ -209,48 +209,32 @@ static int64_t ms_left(uint64_t end)
 
 /*
  * Wait up to @timeout_ms for a ring as pebs_chanset__poll does. With
- * --objects, the objects' socket is drained meanwhile as it fills, at
- * most once a millisecond (messages gather in between): the interposer
- * then never waits for the end of a round on a full socket, and an
- * object's sample is written soon after its time.
+ * --objects, the objects' ring is drained meanwhile every millisecond:
+ * the interposer then seldom waits on a full ring, and an object's
+ * sample is written soon after its time.
  */
 static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 {
-	struct pollfd p[2] = {
-		{ .fd = pebs_chanset__epoll_fd(r->set), .events = POLLIN },
-		{ .fd = rec_objects_fd(r), .events = POLLIN },
-	};
+	struct pollfd p = { .fd = pebs_chanset__epoll_fd(r->set),
+			    .events = POLLIN };
 	uint64_t end = core_mono_ns() + (uint64_t)timeout_ms * 1000000;
-	int64_t left = timeout_ms;
 	int n, err;
 
-	if (p[1].fd < 0 || timeout_ms <= 0)
+	if (!rec_objects_on(r) || timeout_ms <= 0)
 		return pebs_chanset__poll(r->set, timeout_ms, &rec_chanset_cbs,
 					  r);
 	for (;;) {
-		n = poll(p, p[1].fd < 0 ? 1 : 2, (int)left);
-		if (n < 0)
-			return errno == EINTR ? -EINTR :
-			       core_err(-errno, "poll: %s", strerror(errno));
-		if (p[0].revents || !n)
-			break;	/* a ring (or a target gone), or the time */
-		err = rec_objects_drain(r);
-		if (err)
-			return err;
-		left = ms_left(end);
-		if (left <= 0)
-			break;
-		/* a millisecond for the rings alone */
-		n = poll(p, 1, 1);
+		n = poll(&p, 1, 1);
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
 			       core_err(-errno, "poll: %s", strerror(errno));
 		if (n > 0)
+			break;	/* a ring (or a target gone) */
+		err = rec_objects_drain(r);
+		if (err)
+			return err;
+		if (ms_left(end) <= 0)
 			break;
-		left = ms_left(end);
-		if (left <= 0)
-			break;
-		p[1].fd = rec_objects_fd(r);	/* -1 once the senders went */
 	}
 	return pebs_chanset__poll(r->set, 0, &rec_chanset_cbs, r);
 }
@@ -333,6 +317,9 @@ int pebs_recorder__stop(struct pebs_recorder *r, int stop_sig)
 	if (n < 0 && !r->err)
 		r->err = rec_err(n, "reading the rings failed: %s",
 				 pebs_errmsg());
+	n = rec_objects_stop(r);
+	if (n && !r->err)
+		r->err = n;
 	n = rec_end_round(r);
 	if (n && !r->err)
 		r->err = n;

@@ -6,10 +6,18 @@
  * each tells the cost, (wall dense - wall sparse) / (samples dense -
  * samples sparse). Wall time, not the thread's CPU time: the time a
  * sample's interrupt takes is not always charged to the task.
+ * pebs_budget__calibrate_faults: an event counted per occurrence in the
+ * faulting thread (page faults, the tracepoints a fault passes), what
+ * each occurrence costs whether sampled or not, and what a sample adds:
+ * a page-fault loop bare, counted (a period never reached) and sampled,
+ * in the thread's CPU time (the fault path runs in the task).
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include "pebsshim/sampling.h"
 #include "core/internal.h"
@@ -130,5 +138,174 @@ int pebs_budget__calibrate(const struct pebs_event *ev, uint64_t dense_period,
 				(unsigned long long)sparse.wall_ns);
 	*cost_ns = (double)(dense.wall_ns - sparse.wall_ns) /
 		   (double)(dense.samples - sparse.samples);
+	return 0;
+}
+
+/* ---- an event counted per occurrence: a page-fault loop ------------ */
+
+#define FLT_SAMPLE_EVERY	4	/* faults per sample, sampled runs */
+#define FLT_COUNTED_PERIOD	(1ull << 62)	/* never reached */
+#define FLT_MAX_ROUNDS		64
+
+static uint64_t thread_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* @pages fresh anonymous pages written once each (a fault each) */
+static int fault_pages(unsigned long pages)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, pages * (unsigned long)page,
+				PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return core_err(-errno, "calibrate: cannot map %lu pages "
+				"for the page-fault loop", pages);
+	for (unsigned long i = 0; i < pages; i++)
+		p[i * (unsigned long)page] = (char)i;
+	munmap((void *)p, pages * (unsigned long)page);
+	return 0;
+}
+
+/* pages whose faults take about @run_ms of this thread's CPU */
+static int pages_for(unsigned int run_ms, unsigned long *pages)
+{
+	unsigned long n = 256;
+	uint64_t t;
+	int err;
+
+	for (;;) {
+		t = thread_ns();
+		err = fault_pages(n);
+		t = thread_ns() - t;
+		if (err)
+			return err;
+		if (t >= (uint64_t)run_ms * 250000u || n >= (1ul << 20))
+			break;
+		n *= 2;
+	}
+	*pages = (unsigned long)((double)n * (double)run_ms * 1e6 /
+				 (double)(t ? t : 1));
+	if (*pages < 256)
+		*pages = 256;
+	return 0;
+}
+
+/*
+ * One run of @pages faults: bare (@period 0) or with @ev open on this
+ * thread at @period; its CPU ns, the events counted and the samples
+ */
+static int fault_run(const struct pebs_event *ev, uint64_t period,
+		     uint64_t sample_type, unsigned long pages, uint64_t *ns,
+		     uint64_t *events, uint64_t *samples)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = period, .disabled = true,
+		  .sample_type = sample_type, .ring_pages = 256);
+	struct pebs_channel *ch = NULL;
+	uint64_t t, count[5] = { 0 };
+	int err;
+
+	*events = *samples = 0;
+	if (period) {
+		err = pebs_channel__open(ev, 0, -1, &o, &ch);
+		if (!err)
+			err = pebs_channel__enable(ch);
+		if (err) {
+			pebs_channel__close(ch);
+			return err;
+		}
+	}
+	t = thread_ns();
+	err = fault_pages(pages);
+	*ns = thread_ns() - t;
+	if (ch) {
+		if (!err)
+			err = pebs_channel__disable(ch);
+		/* { value, then what read_format adds } */
+		if (!err && read(pebs_channel__fd(ch), count, sizeof(count)) <
+		    (ssize_t)sizeof(count[0]))
+			err = core_err(-EIO, "calibrate: cannot read %s's count",
+				       ev->name);
+		*events = count[0];
+		*samples = count_samples(ch);
+		pebs_channel__close(ch);
+	}
+	return err;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int pebs_budget__calibrate_faults(const struct pebs_event *ev,
+				  uint64_t sample_type, unsigned int run_ms,
+				  unsigned int rounds, double *event_ns,
+				  double *sample_ns)
+{
+	double occ[FLT_MAX_ROUNDS], smp[FLT_MAX_ROUNDS];
+	uint64_t bare, counted, sampled, ev_c, ev_s, n_s, n;
+	unsigned long pages;
+	unsigned int i, got = 0;
+	int err;
+
+	if (!ev || !event_ns || rounds > FLT_MAX_ROUNDS)
+		return core_err(-EINVAL, "calibrate: needs an event, a place "
+				"for its cost and at most %u rounds",
+				FLT_MAX_ROUNDS);
+	/* a fixed period with a period field samples every event */
+	sample_type = (sample_type ? sample_type : PEBS_CHANNEL_SW_SAMPLE) &
+		      ~(uint64_t)PERF_SAMPLE_PERIOD;
+	if (!sample_type)
+		sample_type = PERF_SAMPLE_IP;
+	err = pages_for(run_ms ? run_ms : 1, &pages);
+	for (i = 0; !err && i < (rounds ? rounds : 21); i++) {
+		/* bare, counted and sampled, in turn (each first by turns) */
+		err = fault_run(ev, 0, 0, pages, &bare, &n, &n);
+		if (!err)
+			err = fault_run(ev, FLT_COUNTED_PERIOD, sample_type,
+					pages, &counted, &ev_c, &n);
+		if (!err)
+			err = fault_run(ev, FLT_SAMPLE_EVERY, sample_type,
+					pages, &sampled, &ev_s, &n_s);
+		if (err)
+			break;
+		if (ev_c < pages / 2)
+			return core_err(-ENODATA, "calibrate: %s counted %llu "
+					"events in %lu page faults: it does "
+					"not count in a page-fault loop",
+					ev->name, (unsigned long long)ev_c,
+					pages);
+		occ[got] = ((double)counted - (double)bare) / (double)ev_c;
+		smp[got++] = n_s ? ((double)sampled - (double)counted) /
+				   (double)n_s : 0;
+	}
+	if (err)
+		return err;
+	*event_ns = median(occ, got);
+	if (*event_ns < 0)
+		*event_ns = 0;	/* below what this machine's noise shows */
+	if (sample_ns) {
+		*sample_ns = median(smp, got);
+		if (!(*sample_ns > 0))
+			return core_err(-EAGAIN, "calibrate: %s: the sampled "
+					"runs were not slower than the "
+					"counted ones: too noisy a machine, "
+					"try again or with longer runs",
+					ev->name);
+	}
 	return 0;
 }

@@ -20,6 +20,8 @@
 struct budget_chan {
 	struct pebs_budget_stats st;
 	double cost_ns;		/* kernel cost of one sample */
+	double event_ns;	/* of every event, sampled or not */
+	double floor;		/* the least it can cost (a fraction) */
 	double density;		/* events per sampled CPU ns, peak-held */
 	double rate;		/* events per wall ns, peak-held */
 	bool set;		/* pebs_budget__set_channel was called */
@@ -30,6 +32,7 @@ struct pebs_budget {
 	double recorder_ns;	/* recorder CPU per sample, averaged */
 	bool have_recorder;
 	double overhead;	/* last estimate, all channels */
+	double floor;		/* the least they can cost (a fraction) */
 	unsigned int nr_fixed;
 	struct budget_chan ch[];
 };
@@ -97,6 +100,18 @@ int pebs_budget__set_channel(struct pebs_budget *b, unsigned int ch,
 	return 0;
 }
 
+int pebs_budget__set_event_cost(struct pebs_budget *b, unsigned int ch,
+				double event_ns)
+{
+	struct budget_chan *c = chan(b, ch);
+
+	if (!c || !(event_ns >= 0))
+		return core_err(-EINVAL, "budget: channel %u: no such channel "
+				"or negative cost per event", ch);
+	c->event_ns = event_ns;
+	return 0;
+}
+
 int pebs_budget__fixed(struct pebs_budget *b, unsigned int ch,
 		       uint64_t period)
 {
@@ -144,18 +159,23 @@ static void limits(const struct pebs_budget *b, const struct budget_chan *c,
 
 /*
  * The new period of an adjustable channel with samples, or 0: the one
- * that spends BUDGET_AIM of its @share, within its limits, when the
- * channel is over its share, out of its limits, or could sample at
- * least 20 % more often.
+ * that spends BUDGET_AIM of what its @share leaves after counting its
+ * events (their cost does not depend on the period), within its limits,
+ * when the channel is over its share, out of its limits, or could
+ * sample at least 20 % more often. Counting alone over the share: the
+ * ceiling (the minimum rate). Sets c->floor, what the channel costs at
+ * the ceiling.
  */
-static uint64_t decide(const struct pebs_budget *b,
-		       const struct budget_chan *c, double share)
+static uint64_t decide(const struct pebs_budget *b, struct budget_chan *c,
+		       double share)
 {
 	double cost = c->cost_ns + b->recorder_ns;
 	double p = (double)c->st.period, lo, hi, want;
 	uint64_t w;
 
 	limits(b, c, &lo, &hi);
+	c->floor = c->density * (c->event_ns + cost / hi);
+	share -= c->density * c->event_ns;
 	want = share > 0 ? c->density * cost / (BUDGET_AIM * share) : hi;
 	want = fmin(fmax(want, lo), hi);
 	want = fmin(fmax(want, 1), 0x1p62);
@@ -220,8 +240,10 @@ int pebs_budget__update(struct pebs_budget *b,
 			c->rate = peak_hold(c->rate,
 					    ev / (double)in.elapsed_ns);
 			c->st.samples += in.samples[i];
-			c->st.overhead = (double)in.samples[i] *
-					 (c->cost_ns + b->recorder_ns) / cpu;
+			c->st.overhead = ((double)in.samples[i] *
+					  (c->cost_ns + b->recorder_ns) +
+					  ev * c->event_ns) / cpu;
+			c->floor = c->st.overhead;	/* a fixed one's */
 			total += c->st.overhead;
 		}
 		if (c->st.fixed)
@@ -231,9 +253,7 @@ int pebs_budget__update(struct pebs_budget *b,
 	}
 	if (all)
 		b->overhead = total;
-	if (!active)
-		return 0;
-	share = (b->o.budget - fixed_cost) / active;
+	share = active ? (b->o.budget - fixed_cost) / active : 0;
 	for (i = 0; i < b->o.nr_channels; i++) {
 		struct budget_chan *c = &b->ch[i];
 		uint64_t p;
@@ -252,6 +272,11 @@ int pebs_budget__update(struct pebs_budget *b,
 			c->st.max_period = p;
 		n++;
 	}
+	if (all) {
+		b->floor = 0;
+		for (i = 0; i < b->o.nr_channels; i++)
+			b->floor += b->ch[i].floor;
+	}
 	return n;
 }
 
@@ -266,6 +291,11 @@ const struct pebs_budget_stats *pebs_budget__stats(const struct pebs_budget *b,
 double pebs_budget__overhead(const struct pebs_budget *b)
 {
 	return b ? b->overhead : 0;
+}
+
+double pebs_budget__floor(const struct pebs_budget *b)
+{
+	return b ? b->floor : 0;
 }
 
 unsigned int pebs_budget__nr_fixed(const struct pebs_budget *b)

@@ -404,12 +404,18 @@ static void mem_level(const struct pebs_sample *s, char *buf, size_t len)
 	snprintf(buf, len, "%s", d.lvl);
 }
 
+/* the data object the session named (record --objects' objects: a heap
+   object's site, a thread's stack), else the mapping and data symbol */
 static void data_object(struct pebs_symbols *syms,
-			const struct pebs_sample *s, char *buf, size_t len)
+			const struct pebs_sample *s,
+			const struct pebs_report_sample *rs, char *buf,
+			size_t len)
 {
 	buf[0] = 0;
-	if (s->addr && pebs_symbols__data_label(syms, (pid_t)s->pid, s->addr,
-						buf, len) < 0)
+	if (rs->object)
+		snprintf(buf, len, "%s", rs->object);
+	else if (s->addr && pebs_symbols__data_label(syms, (pid_t)s->pid,
+						     s->addr, buf, len) < 0)
 		buf[0] = 0;
 }
 
@@ -441,7 +447,9 @@ static void text_callchain(struct pebs_symbols *syms,
 }
 
 static void text_pebs_cols(struct pebs_script *sc, struct pebs_symbols *syms,
-			   const struct pebs_sample *s, uint32_t m, FILE *f)
+			   const struct pebs_sample *s,
+			   const struct pebs_report_sample *rs, uint32_t m,
+			   FILE *f)
 {
 	char buf[512];
 	int32_t tid;
@@ -461,7 +469,7 @@ static void text_pebs_cols(struct pebs_script *sc, struct pebs_symbols *syms,
 		fprintf(f, " mem_level=%s", buf);
 	}
 	if (m & F(SF_DATA_OBJECT)) {
-		data_object(syms, s, buf, sizeof(buf));
+		data_object(syms, s, rs, buf, sizeof(buf));
 		fprintf(f, " data_object=%s", buf[0] ? buf : "-");
 	}
 }
@@ -534,7 +542,7 @@ static void text_sample(struct pebs_script *sc, struct pebs_symbols *syms,
 	}
 	if (m & F(SF_PHYS_ADDR))
 		fprintf(f, "%16" PRIx64, s->phys_addr);
-	text_pebs_cols(sc, syms, s, m, f);
+	text_pebs_cols(sc, syms, s, rs, m, f);
 	fputc('\n', f);
 }
 
@@ -701,7 +709,7 @@ static void put_col(struct pebs_script *sc, struct pebs_symbols *syms,
 		put_str(sc, (st & PERF_SAMPLE_DATA_SRC) ? buf : NULL, f);
 		break;
 	default:	/* SF_DATA_OBJECT */
-		data_object(syms, s, buf, sizeof(buf));
+		data_object(syms, s, rs, buf, sizeof(buf));
 		put_str(sc, buf[0] ? buf : NULL, f);
 		break;
 	}

@@ -2,7 +2,8 @@
 # export.t - `pebs-shim export --format pprof` read by the real client,
 # Debian's go tool pprof (golang-go): -top gives report --sort sym's
 # functions and shares (to 0.1 pp) on a fresh page-fault recording and
-# the fixtures, -tags the labels with their counts, -raw the mappings with
+# the fixtures, -tags the labels with their counts (data_object by the
+# data objects of record --objects), -raw the mappings with
 # perf buildid-list's build ids; splits by window and event; filters;
 # pprof -http's page in headless chromium; mode 0600, byte-identical output,
 # errors.
@@ -14,7 +15,7 @@ export PPROF_TMPDIR=$T HOME=$T GOCACHE=$T/gocache
 pprof() { "$GO" tool pprof "$@" 2>/dev/null; }
 A=$PEBS_SRC/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 I=$PEBS_SRC/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
-echo 1..18
+echo 1..19
 
 # same_shares DATA PB: report --sort sym's shares per function equal
 # pprof -top's flat% (names summed on each side; 0.1 pp)
@@ -138,6 +139,16 @@ check "--event: an unknown name exits 2 naming it, the recorded name exports" \
 	bash -c "test $rc = 2 && grep -q \"has no event 'nosuch'\" '$T/err' && test ! -s '$T/err2' &&
 		 test -s '$T/ev.pb.gz'"
 
+# a recording of record --objects: data_object names the objects (each
+# page of alloc_big faults once: 1024)
+wl=$PEBS_BUILD/workloads/objects
+"$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
+	>/dev/null 2>&1 &&
+"$tool" export --format pprof -i "$T/o.data" -o "$T/o.pb.gz" \
+	--labels data_object 2>"$T/err"
+check "--labels data_object: record --objects' objects by site (alloc_big 1024)" \
+	bash -c "test ! -s '$T/err' && '$GO' tool pprof -tags '$T/o.pb.gz' 2>/dev/null |
+		 grep -qE '^ +1024\.0 \( *[0-9.]+%\): alloc_big \(objects\.c:[0-9]+\) <- main\$'"
 # errors
 "$tool" export -i "$I" -o "$T/x.pb.gz" 2>"$T/err"
 check "no --format: exit 2, one line naming the fix" \

@@ -2,7 +2,9 @@
 # record-budget.t - record --budget PCT: software events (cpu-clock,
 # page-faults) with their periods adapted to stay under the budget:
 # every sample carries its period, the periods stay within the floor
-# (-c) and the ceiling (100 samples/s), page-faults' vary, the kernel
+# (-c) and the ceiling (100 samples/s), page-faults' vary and their cost
+# per event is measured, a budget their counting alone exceeds keeps the
+# minimum rate and says so in one line (also with -q), the kernel
 # never throttles, the summary says the estimate, the budget and each
 # event's period range, the header says it was budgeted (perf reads it
 # without a warning, report shows it), and bad values are one-line
@@ -11,7 +13,7 @@
 need_tools
 faults=$PEBS_BUILD/bench/faults
 need_bin "$faults"
-echo 1..16
+echo 1..19
 
 # -- cpu-clock, a floor: the model's period (a clock's stays), within the
 # limits ------------------------------------------------------------------
@@ -38,8 +40,8 @@ ok_rc $? "the attr's sample_type has PERIOD (perf report --header-only)"
 	"$faults" 1000000 >/dev/null 2>"$T/p.err"
 ok_rc $? "record -e page-faults -d --budget 2 (no %) exits 0 $(tail -n 1 "$T/p.err")"
 sed 's/^/# /' "$T/p.err"
-grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample' "$T/p.err"
-ok_rc $? "the summary gives page-faults' period range"
+grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample, [0-9.]* us per event$' "$T/p.err"
+ok_rc $? "the summary gives page-faults' period range, cost per sample and per event"
 n=$(summary_count "$T/p.err")
 perf script -i "$T/p.data" -F period 2>/dev/null | awk '{ print $1 }' >"$T/p.per"
 have=$(grep -c '^[1-9][0-9]*$' "$T/p.per")
@@ -53,6 +55,22 @@ t=$( (perf script -i "$T/c.data" --show-throttle-events 2>/dev/null;
      grep -c 'THROTTLE')
 grep -q ', 0 throttle events;' "$T/c.err" && grep -q ', 0 throttle events;' "$T/p.err" && [ "$t" = 0 ]
 ok_rc $? "no THROTTLE record in either file (perf script --show-throttle-events: $t)"
+
+# -- a budget the events cannot meet: the minimum rate, one line ---------
+"$tool" record -q -e page-faults -d --budget 0.01% -o "$T/f.data" -- \
+	"$faults" 300000 >/dev/null 2>"$T/f.err"
+ok_rc $? "record -q -e page-faults -d --budget 0.01% exits 0"
+sed 's/^/# /' "$T/f.err"
+[ "$(wc -l <"$T/f.err")" = 1 ] &&
+	grep -q '^pebs-shim record: budget 0.01 % cannot be met with page-faults: at the least they cost [0-9.]* % of the sampled CPU time here (.*); they were sampled at that minimum rate$' "$T/f.err" &&
+	! grep -q 'cannot be met' "$T/c.err"
+ok_rc $? "one line says so, even with -q (and none for cpu-clock within 2 %)"
+# 100 samples/s of the events' running time, and the first interval's
+n=$(perf script -i "$T/f.data" -F period 2>/dev/null | wc -l)
+d=$(perf script -i "$T/f.data" -F time 2>/dev/null | tr -d ' :' | sed -n '1p;$p' |
+	awk 'NR == 1 { a = $1 } END { printf "%.2f", $1 - a }')
+awk -v n="$n" -v d="$d" 'BEGIN { exit !(n > 0 && n <= 200 * d + 2000) }'
+ok_rc $? "... and it sampled at about the minimum rate ($n samples in $d s)"
 
 # -- the header ----------------------------------------------------------
 perf report -i "$T/p.data" --header-only >"$T/p.hdr" 2>"$T/p.perr"

@@ -4,7 +4,7 @@
 # touchpages, with the faulting function named.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
-echo 1..5
+echo 1..6
 N=300
 
 "$tool" record -e page-faults -c 1 --format csv -o "$T/f.csv" -- \
@@ -28,3 +28,10 @@ awk -F, 'NR == FNR { want[$1] = 1; next }
 		  hits++; if ($5 != "touchpages" || $8 !~ /^main/) bad++ }
 	END { exit !(hits && !bad) }' "$T/addrs" "$T/f.csv"
 ok_rc $? "those rows name touchpages and main()"
+
+"$tool" record -e page-faults -c 1 -d -o "$T/f.data" -- \
+	"$touchpages" 50 "$T/addrs2" >/dev/null 2>&1 &&
+"$tool" report -i "$T/f.data" >"$T/h.out" 2>&1
+grep -Eq '^# samples   : [0-9]+ \([1-9][0-9]* with a data address, 0 with a data source,' \
+	"$T/h.out"
+ok_rc $? "report's header: page faults have data addresses but no data source (N/A)"

@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 
 INTEL=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 AMD=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
-echo "1..15"
+echo "1..16"
 if ! command -v python3 >/dev/null; then
 	skip_n 15 "no python3"
 	exit 0
@@ -115,3 +115,13 @@ fi
 "$PS" script -i "$INTEL" --format xml >/dev/null 2>"$T/err"
 check "a bad --format exits 2 naming the formats" \
 	bash -c "test $? = 2 && grep -q 'give text, csv or jsonl' '$T/err'"
+# a recording of record --objects: data_object names its data objects
+# (one fault per page of alloc_big's 4 MiB)
+"$PS" record --objects -e page-faults -c 1 -d -o "$T/obj.data" -- \
+	"$B/workloads/objects" >/dev/null 2>&1
+rc=$?
+"$PS" script -i "$T/obj.data" --event page-faults -F data_object \
+	--format csv >"$T/obj.csv" 2>"$T/err"
+n=$(grep -cE '^"?alloc_big \(objects\.c:[0-9]+\) <- main"?$' "$T/obj.csv")
+check "data_object: record --objects' objects by site (alloc_big $n of 1024)" \
+	bash -c "test $rc = 0 && test ! -s '$T/err' && test $n = 1024"

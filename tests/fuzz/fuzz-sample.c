@@ -3,7 +3,9 @@
  * fuzz-sample.c - libFuzzer target for the record decoders: the sample
  * decoder (pebs_sample__decode, __decode_id) with an attr taken from the
  * input, the ring reader walking the input as the contents of a ring,
- * and the data_src decoder.
+ * the objects' ring (lib/record/objects-ring.h: what a command preloaded
+ * by record --objects writes) read the same way, each record made a
+ * sample (rec_objects_sample), and the data_src decoder.
  *
  * Input: 40 bytes of attr (sample_type, read_format, branch_sample_type,
  * sample_regs_user, sample_regs_intr), then the record bytes. The record
@@ -15,6 +17,8 @@
 #include <string.h>
 
 #include "pebsshim.h"
+#include "record/record-int.h"
+#include "record/objects-ring.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -53,6 +57,48 @@ static void fuzz_ring(const uint8_t *data, size_t size, uint64_t tail)
 			abort();
 	}
 	pebs_ring__delete(ring);
+}
+
+/* the input as an objects' ring's contents from @tail: every slot read
+   or skipped, never past the head, in a bounded number of steps */
+static void fuzz_objring(const uint8_t *data, size_t size, uint64_t tail)
+{
+	static unsigned char mem[PSO_RING_HDR + RING]
+		__attribute__((aligned(4096)));
+	struct pso_ring *r = (void *)mem;
+	uint64_t buf[PSO_SLOT_MAX / 8], out[REC_OBJ_SAMPLE_MAX / 8];
+	uint64_t head;
+	struct pso_slot s;
+	int guard = 0;
+
+	if (size > RING)
+		size = RING;
+	memset(mem, 0, sizeof(mem));
+	r->size = RING;
+	for (size_t i = 0; i < size; i++)
+		mem[PSO_RING_HDR + ((tail + i) & (RING - 1))] = data[i];
+	head = r->head = tail + size;
+	while (tail < head) {
+		switch (pso_ring_next(r, tail, buf, &s)) {
+		case PSO_NONE:
+			abort();	/* tail < head */
+		case PSO_REC:
+			if (rec_objects_sample(buf, s.len - 8, out,
+					       sizeof(out)) > sizeof(out))
+				abort();
+			tail += s.len;
+			break;
+		case PSO_BUSY:
+		case PSO_BAD:
+			tail += s.len;
+			break;
+		case PSO_HOLE:
+			tail = pso_ring_resync(r, tail);
+			break;
+		}
+		if (tail > head || ++guard > RING)
+			abort();
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -111,5 +157,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pebs_data_src__decode(attr.sample_type ^ attr.sample_regs_user, &d);
 	pebs_data_src__str(attr.sample_regs_intr, buf, sizeof(buf));
 	fuzz_ring(data + 40, size - 40, attr.sample_regs_user & 0xffffff);
+	fuzz_objring(data + 40, size - 40, (attr.sample_regs_user & 0xffffff) * 8);
 	return 0;
 }

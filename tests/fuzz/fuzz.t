@@ -2,7 +2,8 @@
 # fuzz.t - run each libFuzzer target ($PEBS_BUILD/fuzz/fuzz-*, built by
 # `make fuzz` with clang -fsanitize=fuzzer,address,undefined) for a
 # bounded time (PEBS_FUZZ_TIME seconds, default 20) from a small seed
-# corpus made here: PEBS-like sample records and rings for fuzz-sample,
+# corpus made here: PEBS-like sample records and rings (perf's and the
+# objects' ring of record --objects) for fuzz-sample,
 # small perf.data files (synthetic, and the real fixtures cut down to their
 # first records) for fuzz-perfdata, a raw observer file and option strings
 # for fuzz-parse. A crash, leak or sanitizer report is a
@@ -54,6 +55,16 @@ seeds = {
              struct.pack('<QQQQ', 2, 1, 2, 3) + struct.pack('<QQQ', 8, 0, 8)),
   'ring': attrpre(pebs, 0, 0, 4090) + rec(2, struct.pack('<QQQ', 7, 5, 0)) + sample + rec(5, struct.pack('<QQQ', 1, 2, 3)) + sample,
 }
+# the objects' ring (lib/record/objects-ring.h) from 0: a published
+# alloc of 2 frames, a reserved slot, a published free
+def objslot(pos, state, kind, nr):
+    body = struct.pack('<HBBIIIQQQQ', 48 + 8 * nr, kind, nr, 7, 8, 0, 1, 2, 3, 4) + struct.pack('<%dQ' % nr, *range(nr))
+    words = (8 + len(body)) // 8
+    return struct.pack('<Q', (pos >> 3) << 32 | 7 << 10 | words << 2 | state) + body
+objring = objslot(0, 2, 1, 2)
+objring += objslot(len(objring), 1, 1, 0)
+objring += objslot(len(objring), 2, 2, 0)
+seeds['objring'] = attrpre(0, 0, 0, 0) + objring
 for name, data in seeds.items():
     open(os.path.join(tmp, 'seed-fuzz-sample', name), 'wb').write(data)
 

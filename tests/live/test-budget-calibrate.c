@@ -3,7 +3,10 @@
  * test-budget-calibrate - pebs_budget__calibrate on this host with
  * cpu-clock and task-clock: a cost per sample above 0 and below 1 ms
  * (a sanity check, not a measurement), an event that does not count in
- * a spin loop (-ENODATA), bad periods (-EINVAL).
+ * a spin loop (-ENODATA), bad periods (-EINVAL); and
+ * pebs_budget__calibrate_faults with page-faults (a cost per event
+ * at least 0 and per sample above 0, both below 1 ms), an event that
+ * does not count in a page-fault loop (-ENODATA), bad arguments.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -86,12 +89,72 @@ static void bad_periods(void **state)
 			 -EINVAL);
 }
 
+/* calibrate_faults, or skip where perf_event_open or the machine cannot */
+static int faults_or_skip(const char *name, double *event_ns,
+			  double *sample_ns)
+{
+	struct pebs_event ev;
+	int err;
+
+	sw_event(&ev, name);
+	err = pebs_budget__calibrate_faults(&ev, 0, 5, 5, event_ns, sample_ns);
+	if (err == -ENOSYS || err == -EACCES || err == -EPERM ||
+	    err == -ENOENT || err == -EOPNOTSUPP || err == -EAGAIN) {
+		print_message("# skip: %s\n", pebs_errmsg());
+		skip();
+	}
+	return err;
+}
+
+static void page_faults(void **state)
+{
+	double event_ns = -1, sample_ns = -1;
+
+	(void)state;
+	assert_int_equal(faults_or_skip("page-faults", &event_ns, &sample_ns),
+			 0);
+	print_message("# page-faults: %.0f ns per event, %.0f ns per sample\n",
+		      event_ns, sample_ns);
+	assert_true(event_ns >= 0 && event_ns < 1e6);
+	assert_true(sample_ns > 0 && sample_ns < 1e6);
+}
+
+static void not_in_a_fault_loop(void **state)
+{
+	double event_ns = -1;
+
+	(void)state;
+	/* a page-fault loop takes no alignment faults */
+	assert_int_equal(faults_or_skip("alignment-faults", &event_ns, NULL),
+			 -ENODATA);
+	assert_non_null(strstr(pebs_errmsg(), "page-fault loop"));
+	assert_true(event_ns == -1);
+}
+
+static void bad_fault_args(void **state)
+{
+	struct pebs_event ev;
+	double ns;
+
+	(void)state;
+	sw_event(&ev, "page-faults");
+	assert_int_equal(pebs_budget__calibrate_faults(NULL, 0, 1, 1, &ns,
+						       NULL), -EINVAL);
+	assert_int_equal(pebs_budget__calibrate_faults(&ev, 0, 1, 1, NULL,
+						       NULL), -EINVAL);
+	assert_int_equal(pebs_budget__calibrate_faults(&ev, 0, 1, 65, &ns,
+						       NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(clocks),
 		cmocka_unit_test(not_in_a_spin_loop),
 		cmocka_unit_test(bad_periods),
+		cmocka_unit_test(page_faults),
+		cmocka_unit_test(not_in_a_fault_loop),
+		cmocka_unit_test(bad_fault_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

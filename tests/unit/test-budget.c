@@ -4,7 +4,10 @@
  * convergence under the budget, step changes, bursts, idle phases,
  * noise inside the hysteresis, a channel that cannot change period,
  * the floor, the ceilings (min_rate, opts.ceiling) and max_rate, and
- * bad options.
+ * bad options; an event whose every occurrence costs (a page fault
+ * counted in software): its cost comes off the budget, and when it
+ * alone exceeds the budget the channel keeps the minimum rate and the
+ * floor says so.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -433,6 +436,74 @@ static void period_not_applied(void **state)
 	pebs_budget__delete(b[1]);
 }
 
+/* a page fault every 1600 ns of CPU, each costing @event_ns counted */
+#define FAULT_DENSITY	(1.0 / 1600)
+
+static void sim_faults(struct sim *s, const struct pebs_budget_opts *o,
+		       double event_ns)
+{
+	sim_init(s, o, 1);
+	s->density[0] = FAULT_DENSITY;
+	assert_int_equal(pebs_budget__set_event_cost(s->b, 0, event_ns), 0);
+}
+
+static void event_cost_under_budget(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	struct sim s = {0};
+	/* counting costs 1 %: the samples get 90 % of the 1 % left */
+	double counting = FAULT_DENSITY * 16, want, over;
+	int i;
+
+	(void)state;
+	sim_faults(&s, &o, 16);
+	sim_step(&s);		/* every fault sampled: far over */
+	over = sim_overhead(&s) + counting;
+	assert_true(fabs(pebs_budget__overhead(s.b) - over) < 1e-3);
+	for (i = 0; i < 10; i++)
+		sim_step(&s);
+	want = FAULT_DENSITY * (COST + REC) / (0.9 * (BUDGET - counting));
+	assert_true(fabs((double)s.period[0] - want) < 0.2 * want);
+	over = sim_overhead(&s) + counting;
+	assert_true(over <= BUDGET && over >= 0.85 * BUDGET);
+	assert_true(fabs(pebs_budget__overhead(s.b) - over) < 1e-3);
+	/* without the events' cost the period would be half as long */
+	assert_true((double)s.period[0] > 1.5 * FAULT_DENSITY *
+		    (COST + REC) / (0.9 * BUDGET));
+	assert_true(pebs_budget__floor(s.b) < BUDGET);
+	pebs_budget__delete(s.b);
+}
+
+static void event_cost_over_budget(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	struct sim s = {0};
+	/* counting costs 5 %: no period meets 2 %; 100 samples/s kept */
+	double counting = FAULT_DENSITY * 80, hi = FAULT_DENSITY * 1e9 / 100;
+	double floor;
+	int i;
+
+	(void)state;
+	sim_faults(&s, &o, 80);
+	for (i = 0; i < 10; i++)
+		sim_step(&s);
+	assert_true(fabs((double)s.period[0] - hi) <= 1);
+	floor = counting + FAULT_DENSITY * (COST + REC) / hi;
+	assert_true(fabs(pebs_budget__floor(s.b) - floor) < 1e-4);
+	assert_true(pebs_budget__floor(s.b) > BUDGET);
+	assert_true(fabs(pebs_budget__overhead(s.b) - floor) < 1e-3);
+	/* it stays there */
+	for (i = 0; i < 5; i++) {
+		sim_step(&s);
+		assert_int_equal(s.changes, 0);
+	}
+	assert_int_equal(pebs_budget__set_event_cost(s.b, 1, 1), -EINVAL);
+	assert_int_equal(pebs_budget__set_event_cost(s.b, 0, -1), -EINVAL);
+	assert_int_equal(pebs_budget__set_event_cost(NULL, 0, 1), -EINVAL);
+	assert_true(pebs_budget__floor(NULL) == 0);
+	pebs_budget__delete(s.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -448,6 +519,8 @@ int main(void)
 		cmocka_unit_test(max_rate),
 		cmocka_unit_test(bad_options),
 		cmocka_unit_test(period_not_applied),
+		cmocka_unit_test(event_cost_under_budget),
+		cmocka_unit_test(event_cost_over_budget),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

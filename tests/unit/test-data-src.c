@@ -140,6 +140,29 @@ static void test_synthetic(void **state)
 	check_str(0, "|OP No|LVL N/A|SNP N/A|TLB N/A|LCK No|BLK  N/A");
 }
 
+/* a source that says something: not a software event's PERF_MEM_NA */
+static void test_known(void **state)
+{
+	(void)state;
+	assert_false(pebs_data_src__known(0));
+	/* the kernel's PERF_MEM_NA (include/linux/perf_event.h) */
+	assert_false(pebs_data_src__known(PERF_MEM_S(OP, NA) |
+					  PERF_MEM_S(LVL, NA) |
+					  PERF_MEM_S(SNOOP, NA) |
+					  PERF_MEM_S(LOCK, NA) |
+					  PERF_MEM_S(TLB, NA)));
+	assert_false(pebs_data_src__known(PERF_MEM_S(OP, NA) |
+					  PERF_MEM_S(LVLNUM, NA)));
+	assert_true(pebs_data_src__known(PERF_MEM_S(OP, LOAD) |
+					 PERF_MEM_S(LVL, NA)));
+	assert_true(pebs_data_src__known(PERF_MEM_S(OP, NA) |
+					 PERF_MEM_S(LVL, HIT) |
+					 PERF_MEM_S(LVL, L1)));
+	assert_true(pebs_data_src__known(PERF_MEM_S(LVLNUM, RAM)));
+	/* the fixtures' first values: an SKX load, a Zen 4 IBS op */
+	assert_true(pebs_data_src__known(0x11868100242ULL));
+}
+
 static void test_truncation(void **state)
 {
 	char buf[10];
@@ -159,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_known),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

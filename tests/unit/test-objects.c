@@ -487,6 +487,17 @@ static void write_free(struct pebs_perfdata_writer *w, uint64_t time,
 	put(w, r, sizeof(r));
 }
 
+/* a thread's stack (@tls: a TLS block) or its end (@len 0: @addr's
+   range of @end bytes released) */
+static void write_thread(struct pebs_perfdata_writer *w, uint64_t id,
+			 uint64_t time, uint64_t addr, uint64_t len)
+{
+	uint64_t r[7] = { 0, id, 0, (uint64_t)51 << 32 | 50, time, addr,
+			  len };
+
+	put(w, r, sizeof(r));
+}
+
 /* a data source: a load or store, with a HITM snoop or not */
 static uint64_t src(bool load, bool hitm)
 {
@@ -502,6 +513,10 @@ static uint64_t src(bool load, bool hitm)
  * Object A (site ip 0x401000) at 0x10000 from t=10, freed at t=30; the
  * range allocated again by B (ip 0x402000) at t=40. Three loads in A
  * (weights 100, 200, 300, one HITM), two stores in B, one load nowhere.
+ * Thread 51's stack [0x200000, 0x210000) from t=5 with its TLS block
+ * [0x20f000, 0x20f800) inside from t=6, both ended by the stack's
+ * release at t=70: a load in each before, one in the stack's range
+ * after (nowhere).
  */
 static void write_recording(const char *path, bool names)
 {
@@ -532,16 +547,28 @@ static void write_recording(const char *path, bool names)
 	id = PEBS_OBJECTS_FREE_ID;
 	assert_int_equal(pebs_perfdata_writer__add_attr(w, &dummy, &id, 1,
 			 names ? PEBS_OBJECTS_FREE_EVENT : NULL), 0);
+	id = PEBS_OBJECTS_STACK_ID;
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &dummy, &id, 1,
+			 names ? PEBS_OBJECTS_STACK_EVENT : NULL), 0);
+	id = PEBS_OBJECTS_TLS_ID;
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &dummy, &id, 1,
+			 names ? PEBS_OBJECTS_TLS_EVENT : NULL), 0);
+	write_thread(w, PEBS_OBJECTS_STACK_ID, 5, 0x200000, 0x10000);
+	write_thread(w, PEBS_OBJECTS_TLS_ID, 6, 0x20f000, 0x800);
 	write_alloc(w, 10, 0x10000, 0x1000, 0x401000);
 	write_access(w, 20, 0x10010, 100, src(true, false));
 	write_access(w, 21, 0x10ff8, 200, src(true, true));
 	write_access(w, 22, 0x10400, 300, src(true, false));
+	write_access(w, 25, 0x201000, 7, src(true, false));	/* stack */
+	write_access(w, 26, 0x20f100, 9, src(true, false));	/* TLS */
 	write_free(w, 30, 0x10000);
 	write_access(w, 35, 0x10010, 50, src(true, false));	/* freed */
 	write_alloc(w, 40, 0x10000, 0x1000, 0x402000);
 	write_access(w, 50, 0x10020, 0, src(false, false));
 	write_access(w, 51, 0x10fff, 0, src(false, false));
 	write_access(w, 60, 0x99999000, 10, src(true, false));
+	write_thread(w, PEBS_OBJECTS_FREE_ID, 70, 0x200000, 0x10000);
+	write_access(w, 75, 0x201000, 0, src(true, false));	/* nowhere */
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
 }
 
@@ -583,7 +610,7 @@ static void session_objects(bool names)
 {
 	char path[] = "/tmp/test-objects.XXXXXX";
 	enum pebs_report_key key = PEBS_REPORT_OBJECT;
-	const struct pebs_report_row *a, *b, *u;
+	const struct pebs_report_row *a, *b, *u, *t;
 	struct pebs_object_stats st;
 	struct pebs_object_line l;
 	struct pebs_perfdata *pd;
@@ -597,21 +624,33 @@ static void session_objects(bool names)
 	write_recording(path, names);
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
 	assert_true(pebs_objects__recorded(pd));
-	/* the loads are accesses, the allocations and releases not */
+	/* the loads are accesses; allocations, releases, stacks and TLS
+	   blocks not */
 	assert_false(pebs_objects__event(pd, 0));
 	assert_true(pebs_objects__event(pd, 1));
 	assert_true(pebs_objects__event(pd, 2));
-	assert_false(pebs_objects__event(pd, 3));
+	assert_true(pebs_objects__event(pd, 3));
+	assert_true(pebs_objects__event(pd, 4));
+	assert_false(pebs_objects__event(pd, 5));
 	assert_int_equal(pebs_session__new(pd, &ss), 0);
 	assert_int_equal(pebs_objects__new(&o), 0);
 	assert_int_equal(pebs_session__set_objects(ss, o), 0);
 	assert_int_equal(pebs_report__new(&key, 1, 3, &r), 0);
 	assert_int_equal(pebs_session__process(ss, true, add_loads,
 					       &(struct pass){ r, o }, NULL), 0);
-	assert_int_equal(pebs_objects__count(o), 2);
+	assert_int_equal(pebs_objects__count(o), 4);
 	pebs_report__sort(r);
-	/* A, B, the freed range (no mapping: unknown), the unknown load */
-	assert_int_equal(pebs_report__nr_rows(r), 3);
+	/* A, B, the stack, the TLS block, the freed ranges (no mapping:
+	   unknown) with the unknown load */
+	assert_int_equal(pebs_report__nr_rows(r), 5);
+	t = row_of(r, "[stack:51]");
+	assert_non_null(t);
+	assert_int_equal(t->samples, 1);
+	assert_int_equal(t->weight_sum, 7);
+	t = row_of(r, "[tls:51]");
+	assert_non_null(t);
+	assert_int_equal(t->samples, 1);
+	assert_int_equal(t->weight_sum, 9);
 	a = row_of(r, "[unknown]+0x401000");
 	assert_non_null(a);
 	assert_int_equal(a->samples, 3);
@@ -639,7 +678,7 @@ static void session_objects(bool names)
 	assert_int_equal(b->loads, 0);
 	u = row_of(r, "[unknown]");
 	assert_non_null(u);
-	assert_int_equal(u->samples, 2);
+	assert_int_equal(u->samples, 3);
 	assert_int_equal(u->weight_sum, 60);
 	pebs_report__delete(r);
 	pebs_session__delete(ss);
@@ -730,8 +769,8 @@ static int no_op(void *arg, const struct pebs_sample *s,
 	return 0;
 }
 
-/* the c2c feed's PEBS_SESSION_C2C_NO_DUMMY leaves the 3 allocation and
-   release samples out, the 7 accesses in */
+/* the c2c feed's PEBS_SESSION_C2C_NO_DUMMY leaves the 6 bookkeeping
+   samples (allocations, releases, stacks, TLS) out, the 10 accesses in */
 static void test_c2c_no_dummy(void **state)
 {
 	char path[] = "/tmp/test-objects.XXXXXX";
@@ -759,8 +798,8 @@ static void test_c2c_no_dummy(void **state)
 		pebs_c2c__delete(c);
 		pebs_perfdata__close(pd);
 	}
-	assert_int_equal(n[0], 10);
-	assert_int_equal(n[1], 7);
+	assert_int_equal(n[0], 16);
+	assert_int_equal(n[1], 10);
 	unlink(path);
 }
 

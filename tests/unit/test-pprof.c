@@ -319,9 +319,7 @@ static void test_labels_and_names(void **state)
 	assert_int_equal(pebs_export__parse_labels("none", &l), 0);
 	assert_int_equal(l, 0);
 	assert_int_equal(pebs_export__parse_labels("all", &l), 0);
-	assert_int_equal(l, 2 * PEBS_EXPORT_LABEL_DATA_OBJ - 1);
-	assert_int_equal(pebs_export__parse_labels("object", &l), 0);
-	assert_int_equal(l, PEBS_EXPORT_LABEL_DATA_OBJ);
+	assert_int_equal(l, 2 * PEBS_EXPORT_LABEL_WEIGHT - 1);
 	assert_int_equal(pebs_export__parse_labels("comm,bogus", &l),
 			 -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "'bogus'"));

@@ -220,13 +220,24 @@ static void test_objects_sample(void **state)
 	((struct pso_rec *)m)->len = 0;
 	assert_int_equal(rec_objects_sample(m, n, s, sizeof(s)), 8 * 7);
 	assert_int_equal(s[6], 1);			/* free(): 1 */
+	/* a thread's stack; a TLS block named by an address in its module */
+	n = make_msg(m, PSO_STACK, 0);
+	assert_int_equal(rec_objects_sample(m, n, s, sizeof(s)), 8 * 7);
+	assert_int_equal(s[1], PEBS_OBJECTS_STACK_ID);
+	assert_int_equal(s[5], 0x7f0000001000);
+	assert_int_equal(s[6], 4096);
+	n = make_msg(m, PSO_TLS, 1);
+	assert_int_equal(rec_objects_sample(m, n, s, sizeof(s)), 8 * 7);
+	assert_int_equal(s[1], PEBS_OBJECTS_TLS_ID);
+	assert_int_equal(s[2], 0x401000);
+	assert_int_equal(s[6], 4096);
 
 	/* malformed: size, kind, stack length, short, no room */
 	n = make_msg(m, PSO_ALLOC, 2);
 	assert_int_equal(rec_objects_sample(m, n - 8, s, sizeof(s)), 0);
 	assert_int_equal(rec_objects_sample(m, 8, s, sizeof(s)), 0);
 	assert_int_equal(rec_objects_sample(m, n, s, 64), 0);
-	((struct pso_rec *)m)->kind = 3;
+	((struct pso_rec *)m)->kind = PSO_TLS + 1;
 	assert_int_equal(rec_objects_sample(m, n, s, sizeof(s)), 0);
 	n = make_msg(m, PSO_ALLOC, 2);
 	((struct pso_rec *)m)->nr_ips = PSO_MAX_IPS + 1;

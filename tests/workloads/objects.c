@@ -14,6 +14,8 @@
  *					 alloc_first had: printed)
  *	map_anon	mmap 256 KiB	  64 faults
  *	alloc_in_thread	malloc 512 KiB	 128 faults, on a second thread
+ *	(its stack)	64 KiB local	  16 faults, [stack:TID]
+ *	tls		__thread 32 KiB	   8 faults, [tls:TID] objects
  *	alloc_pair	malloc 256 KiB	 128 faults: twice, each freed
  *					 before the next (2 instances,
  *					 512 KiB, at most 256 KiB live)
@@ -121,6 +123,18 @@ static void *alloc_pair(void)
 	return malloc(MIB / 4);
 }
 
+static __thread char tls[32 << 10] __attribute__((aligned(4096)));
+
+/* 64 KiB of the thread's own stack, and its TLS block, written */
+static void on_stack(void)
+{
+	char local[64 << 10] __attribute__((aligned(4096)));
+
+	fill(local, sizeof(local));
+	fill(tls, sizeof(tls));
+	__asm__ volatile("" : : "r"(local) : "memory");
+}
+
 static void *thread_main(void *arg)
 {
 	void *p = alloc_in_thread();
@@ -128,6 +142,7 @@ static void *thread_main(void *arg)
 	(void)arg;
 	fill(p, MIB / 2);
 	free(p);
+	on_stack();
 	return NULL;
 }
 

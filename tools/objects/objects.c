@@ -3,8 +3,9 @@
  * objects.c - libpebsshim-objects.so, preloaded by `pebs-shim record
  * --objects` into the command it runs: the heap and anonymous-memory
  * allocations of the command, with their call stacks, to the recorder
- * (lib/record/objects-proto.h) through the socket fd in
- * $PEBS_SHIM_OBJECTS_FD.
+ * (lib/record/objects-proto.h) through the ring in shared memory whose
+ * fd is in $PEBS_SHIM_OBJECTS_FD (lib/record/objects-ring.h): no system
+ * call per record.
  *
  * Interposed: malloc, calloc, realloc, reallocarray, free,
  * posix_memalign, aligned_alloc, memalign, valloc, pvalloc, and mmap,
@@ -15,13 +16,21 @@
  *   call calloc meanwhile, served from a static buffer (never freed).
  * - Reentrancy: a thread-local guard; what the hooks call (dlsym,
  *   pthread_getattr_np once per thread) reaches the real allocator
- *   untracked. The hook path itself never allocates: a record is built
- *   on the stack and sent as one SOCK_SEQPACKET message (atomic).
+ *   untracked. The hook path itself never allocates and takes no lock:
+ *   a record is built on the stack, a slot of the ring reserved by an
+ *   atomic add, the record copied in and published by a store.
  * - Threads: per-thread state is thread-local; the set of sampled
  *   addresses is a lock-free open-addressing table.
- * - fork: the child keeps the socket and reseeds its sampler (atfork);
- *   exec: LD_PRELOAD and the fd variable stay in the environment, the
- *   fd has no close-on-exec, so an exec'd program is preloaded again.
+ * - fork: the child keeps the ring's mapping (shared memory: it writes
+ *   into the same ring) and reseeds its sampler (atfork); exec:
+ *   LD_PRELOAD and the fd variable stay in the environment, the fd has
+ *   no close-on-exec, so an exec'd program is preloaded again and maps
+ *   the ring again.
+ * - A full ring: the producer waits (spins, yields, then sleeps 50 us at
+ *   a time) for the recorder to read; nothing is dropped. Every 10 ms or
+ *   so of waiting it checks that the recorder lives: once the recorder
+ *   closed the ring (the recording ended) or died, tracking stops in
+ *   every process of the command.
  *
  * Cost bound: allocations of PSO_THRESHOLD bytes or more are always
  * tracked; smaller ones are sampled by bytes as jemalloc does: a
@@ -38,14 +47,17 @@
  * where the program calls into such a library, and a program itself
  * built without them gives its direct caller only).
  *
- * Measured on the 2-core development VM (shared, noisy: +-10 ns), a loop
- * of malloc(64..320) + free: bare 30-53 ns per pair, preloaded without
- * a recorder 46-57 ns, default sampling 59-75 ns (the countdown, the
- * sampled-address table probe on free), --objects=all ~1.8-2 us (two
- * send(2) calls and the stack walk per pair).
- *
- * Once the recorder is gone (or the fd is no longer its socket), sends
- * fail without a signal and tracking stops.
+ * Measured on the 2-core development VM (shared, noisy), a loop of
+ * malloc(64..320) + free on one thread: bare 11-20 ns per pair,
+ * preloaded without a recorder 14-24 ns (one run 44), default sampling
+ * 21-33 ns (one run 52; the countdown, the sampled-address filter on
+ * free), --objects=all 260-400 ns (with a socket and a send(2) per
+ * record it was ~1.8-2 us).
+ * Of those, the interposer's own part is the stack walk, two
+ * clock_gettime (37 ns each here) and two copies into the ring; the rest
+ * is waiting on a full ring for the recorder, whose cost per record is
+ * writing its ~70-byte sample into perf.data (the kernel's page-cache
+ * copy is half of all the CPU time).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -58,13 +70,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "record/objects-proto.h"
+#include "record/objects-ring.h"
+#include "interpose.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -86,7 +101,7 @@ struct real {
 
 static struct real real;
 static int resolved;		/* 0 none, 1 resolving, 2 done */
-static int out_fd = -1;
+static struct pso_ring *ring;	/* NULL: not tracking */
 static int track_all;
 static double interval = PSO_INTERVAL;
 static uint32_t my_pid;
@@ -110,7 +125,16 @@ static TLS uint64_t rng;
 #define SET_PROBES	64
 #define SET_DEAD	((uintptr_t)1)
 static uintptr_t set[SET_SIZE];
-static unsigned long set_live;	/* entries in it: 0 spares frees a probe */
+/*
+ * In front of it, how many entries each of FILT_SIZE hash buckets holds:
+ * a free (nearly always of an untracked address) looks at its bucket, 8
+ * KiB that stay in cache, and probes the table (512 KiB, a cache miss
+ * that was a fifth of an allocation-heavy program's time) only when the
+ * bucket holds some.
+ */
+#define FILT_BITS	11
+#define FILT_SIZE	(1u << FILT_BITS)
+static uint32_t filt[FILT_SIZE];
 
 extern void *__libc_stack_end;
 
@@ -147,6 +171,29 @@ static void on_fork_child(void)
 	my_tid = my_pid;
 	reseed();
 	countdown = draw();
+	objects_thread_begin();	/* the child's thread is its own */
+}
+
+/*
+ * The recorder's ring behind @fd, mapped once (a fork's child keeps the
+ * mapping), or NULL: not a ring of the recorder (the fd is another file
+ * that took its number) or one it has closed.
+ */
+static struct pso_ring *map_ring(int fd)
+{
+	struct pso_ring h;
+	struct stat st;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.magic != PSO_RING_MAGIC || !h.open || h.size < 2 * PSO_SLOT_MAX ||
+	    (h.size & (h.size - 1)) ||
+	    (uint64_t)st.st_size != PSO_RING_HDR + h.size)
+		return NULL;
+	p = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size,
+			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
 }
 
 static void resolve(void)
@@ -167,16 +214,7 @@ static void resolve(void)
 #undef SYM
 	env = getenv(PSO_ENV_FD);
 	if (env && *env)
-		out_fd = atoi(env);
-	/* the recorder's socket, not a file that took its number */
-	if (out_fd >= 0) {
-		int type = 0;
-		socklen_t len = sizeof(type);
-
-		if (getsockopt(out_fd, SOL_SOCKET, SO_TYPE, &type, &len) ||
-		    type != SOCK_SEQPACKET)
-			out_fd = -1;
-	}
+		ring = map_ring(atoi(env));
 	env = getenv(PSO_ENV_MODE);
 	if (env && !strcmp(env, "all"))
 		track_all = 1;
@@ -184,10 +222,11 @@ static void resolve(void)
 		interval = atof(env);
 	my_pid = (uint32_t)getpid();
 	__atomic_store_n(&resolved, 2, __ATOMIC_RELEASE);
-	if (out_fd >= 0) {
+	if (ring) {
 		guard++;
 		pthread_atfork(NULL, NULL, on_fork_child);
 		guard--;
+		objects_thread_begin();	/* the main thread's */
 	}
 }
 
@@ -274,32 +313,124 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static inline bool tracking(void)
+{
+	return ring && __atomic_load_n(&ring->open, __ATOMIC_RELAXED);
+}
+
+/*
+ * Wait for the recorder to read up to the slot at @pos: spin, yield,
+ * then sleep; false (and tracking stopped for every process of the
+ * command) once the recorder closed the ring or died.
+ */
+static bool wait_room(uint64_t pos, uint32_t slot)
+{
+	int saved = errno;
+	bool ok = true;
+
+	for (unsigned int i = 0; !pso_ring_room(ring, pos, slot); i++) {
+		if (i < 100) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (i < 200) {
+			sched_yield();
+			continue;
+		}
+		/* the raw call: nanosleep is a cancellation point */
+		syscall(SYS_nanosleep, &(struct timespec){ .tv_nsec = 50000 },
+			NULL);
+		if (i % 200)
+			continue;
+		if (!tracking() || (kill((pid_t)ring->recorder, 0) &&
+				    errno == ESRCH)) {
+			__atomic_store_n(&ring->open, 0, __ATOMIC_RELAXED);
+			ok = false;
+			break;
+		}
+	}
+	errno = saved;
+	return ok;
+}
+
+union rec {
+	struct pso_rec r;
+	char b[PSO_REC_MAX];
+};
+
+/* @u's head but its size, time and stack */
+static void head(union rec *u, int kind, const void *addr, size_t len,
+		 uint64_t weight)
+{
+	if (!my_tid)
+		my_tid = (uint32_t)syscall(SYS_gettid);
+	u->r.kind = (uint8_t)kind;
+	u->r.pid = my_pid;
+	u->r.tid = my_tid;
+	u->r.pad = 0;
+	u->r.addr = (uintptr_t)addr;
+	u->r.len = len;
+	u->r.weight = weight;
+}
+
+/* @u, its head and stack filled, into the ring */
+static void put(union rec *u)
+{
+	uint32_t slot;
+	uint64_t pos;
+
+	u->r.size = (uint16_t)(sizeof(u->r) + u->r.nr_ips * 8u);
+	slot = pso_slot_len(u->r.size);
+	pos = pso_ring_reserve(ring, slot);
+	if (!pso_ring_room(ring, pos, slot) && !wait_room(pos, slot))
+		return;
+	pso_ring_mark(ring, pos, slot, my_pid);
+	/* stamped once in the ring: records come nearly in time order */
+	u->r.time = now_ns();
+	pso_ring_put(ring, pos, my_pid, u, u->r.size);
+}
+
 static void emit(int kind, const void *addr, size_t len, uint64_t weight,
 		 const void *frame)
 {
-	union {
-		struct pso_rec r;
-		char b[PSO_REC_MAX];
-	} u;
-	ssize_t w;
+	union rec u;
 
+	head(&u, kind, addr, len, weight);
+	u.r.nr_ips = frame ? (uint8_t)walk(frame, u.r.ips) : 0;
+	put(&u);
+}
+
+void objects_emit_range(int kind, const void *addr, size_t len,
+			uintptr_t at)
+{
+	union rec u;
+
+	head(&u, kind, addr, len, len);
+	u.r.ips[0] = at;
+	u.r.nr_ips = at != 0;
+	put(&u);
+}
+
+int objects_enter(void)
+{
+	if (guard || !ready() || !tracking())
+		return 0;
+	guard++;
+	return 1;
+}
+
+void objects_leave(void)
+{
+	guard--;
+}
+
+void objects_stack(uintptr_t *lo, uintptr_t *hi)
+{
 	if (!my_tid)
 		my_tid = (uint32_t)syscall(SYS_gettid);
-	u.r.kind = (uint8_t)kind;
-	u.r.pid = my_pid;
-	u.r.tid = my_tid;
-	u.r.pad = 0;
-	u.r.time = now_ns();
-	u.r.addr = (uintptr_t)addr;
-	u.r.len = len;
-	u.r.weight = weight;
-	u.r.nr_ips = frame ? (uint8_t)walk(frame, u.r.ips) : 0;
-	u.r.size = (uint16_t)(sizeof(u.r) + u.r.nr_ips * 8u);
-	do
-		w = send(out_fd, &u, u.r.size, MSG_NOSIGNAL);
-	while (w < 0 && errno == EINTR);
-	if (w < 0 && errno != EAGAIN && errno != ENOBUFS)
-		out_fd = -1;	/* the recorder ended: stop */
+	stack_bounds();
+	*lo = stack_lo;
+	*hi = stack_hi;
 }
 
 static double uniform(void)
@@ -337,9 +468,19 @@ static uint64_t sample(size_t len)
 	return p > 0 ? (uint64_t)((double)len / p + 0.5) : len;
 }
 
+static inline uint32_t set_hash(uintptr_t a)
+{
+	return (uint32_t)((a >> 4) * 0x9e3779b1u) >> (32 - SET_BITS);
+}
+
+static inline uint32_t *filt_of(uint32_t h)
+{
+	return &filt[h >> (SET_BITS - FILT_BITS)];
+}
+
 static void set_add(uintptr_t a)
 {
-	uint32_t h = (uint32_t)((a >> 4) * 0x9e3779b1u) >> (32 - SET_BITS);
+	uint32_t h = set_hash(a);
 
 	for (unsigned int i = 0; i < SET_PROBES; i++) {
 		uintptr_t *s = &set[(h + i) & (SET_SIZE - 1)];
@@ -349,7 +490,7 @@ static void set_add(uintptr_t a)
 		    __atomic_compare_exchange_n(s, &v, a, false,
 						__ATOMIC_RELAXED,
 						__ATOMIC_RELAXED)) {
-			__atomic_fetch_add(&set_live, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(filt_of(h), 1, __ATOMIC_RELAXED);
 			return;
 		}
 	}
@@ -359,9 +500,9 @@ static void set_add(uintptr_t a)
 
 static int set_del(uintptr_t a)
 {
-	uint32_t h = (uint32_t)((a >> 4) * 0x9e3779b1u) >> (32 - SET_BITS);
+	uint32_t h = set_hash(a);
 
-	if (!__atomic_load_n(&set_live, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(filt_of(h), __ATOMIC_RELAXED))
 		return 0;
 	for (unsigned int i = 0; i < SET_PROBES; i++) {
 		uintptr_t *s = &set[(h + i) & (SET_SIZE - 1)];
@@ -371,7 +512,7 @@ static int set_del(uintptr_t a)
 			return 0;
 		if (v == a && __atomic_compare_exchange_n(s, &v, SET_DEAD,
 				false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-			__atomic_fetch_sub(&set_live, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_sub(filt_of(h), 1, __ATOMIC_RELAXED);
 			return 1;
 		}
 	}
@@ -382,7 +523,7 @@ static void on_alloc(const void *p, size_t len, const void *frame)
 {
 	uint64_t w;
 
-	if (!p || out_fd < 0 || guard)
+	if (!p || guard || !tracking())
 		return;
 	guard++;
 	w = sample(len);
@@ -396,7 +537,7 @@ static void on_alloc(const void *p, size_t len, const void *frame)
 
 static void on_free(const void *p)
 {
-	if (!p || out_fd < 0 || guard)
+	if (!p || guard || !tracking())
 		return;
 	guard++;
 	if (track_all || set_del((uintptr_t)p))
@@ -407,7 +548,7 @@ static void on_free(const void *p)
 /* munmap and mremap's old range: always said (they are rare) */
 static void on_unmap(const void *p, size_t len)
 {
-	if (out_fd < 0 || guard)
+	if (guard || !tracking())
 		return;
 	guard++;
 	set_del((uintptr_t)p);

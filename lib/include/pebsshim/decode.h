@@ -171,6 +171,13 @@ PEBS_API void pebs_data_src__decode(uint64_t data_src,
 				    struct pebs_data_src *d);
 
 /*
+ * pebs_data_src__known - whether @data_src says anything: an operation
+ * or a level other than N/A (software events' samples carry
+ * PERF_MEM_NA, all N/A).
+ */
+PEBS_API bool pebs_data_src__known(uint64_t data_src);
+
+/*
  * pebs_data_src__str - data_src as `perf script -F data_src` prints it
  * after the hex value, e.g.
  * "|OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2 hit|LCK No|BLK  N/A".

@@ -101,10 +101,6 @@ enum {
 	PEBS_EXPORT_LABEL_TLB = 1u << 8,	/* "tlb" "L1 or L2 hit"... */
 	PEBS_EXPORT_LABEL_OBJECT = 1u << 9,	/* "data_object" "[heap]"... */
 	PEBS_EXPORT_LABEL_WEIGHT = 1u << 10,	/* "weight" (cycles) */
-	PEBS_EXPORT_LABEL_DATA_OBJ = 1u << 11,	/* "object": the sample's data
-						   object of record --objects
-						   (pebs_session__set_objects
-						   on the session) */
 };
 
 /*

@@ -23,15 +23,22 @@ extern "C" {
  * The events `pebs-shim record --objects` writes (software dummies, by
  * their names in HEADER_EVENT_DESC): an allocation (ADDR its address,
  * WEIGHT its size, PERIOD the bytes it stands for, CALLCHAIN its stack)
- * and a release (ADDR; PERIOD the length of an unmapped range, 1 for
- * free()).
+ * a release (ADDR; PERIOD the length of an unmapped range, 1 for
+ * free()), a thread's stack (ADDR, PERIOD its length; TID the thread)
+ * and a thread's static TLS block of one module (ADDR, PERIOD its
+ * length; IP an address in the module's code). A thread's exit is a
+ * release of its stack's range.
  */
 #define PEBS_OBJECTS_ALLOC_EVENT	"pebs-shim:alloc"
 #define PEBS_OBJECTS_FREE_EVENT		"pebs-shim:free"
+#define PEBS_OBJECTS_STACK_EVENT	"pebs-shim:stack"
+#define PEBS_OBJECTS_TLS_EVENT		"pebs-shim:tls"
 /* their sample ids, which name them in a file without HEADER_EVENT_DESC
    (a recording killed before its end) */
 #define PEBS_OBJECTS_ALLOC_ID		0xfffffffffff00001ull
 #define PEBS_OBJECTS_FREE_ID		0xfffffffffff00002ull
+#define PEBS_OBJECTS_STACK_ID		0xfffffffffff00003ull
+#define PEBS_OBJECTS_TLS_ID		0xfffffffffff00004ull
 
 /*
  * Data objects over time: allocations (address range, process, times,
@@ -215,8 +222,8 @@ PEBS_API int pebs_objects__line(const struct pebs_objects *o, int32_t pid,
 PEBS_API bool pebs_objects__recorded(const struct pebs_perfdata *pd);
 /*
  * pebs_objects__event - whether event (attr index) @idx of @pd is
- * PEBS_OBJECTS_ALLOC_EVENT or PEBS_OBJECTS_FREE_EVENT (by name, or a
- * software dummy by its sample id): bookkeeping of `record
+ * PEBS_OBJECTS_ALLOC_EVENT, _FREE_EVENT, _STACK_EVENT or _TLS_EVENT (by
+ * name, or a software dummy by its sample id): bookkeeping of `record
  * --objects`, not accesses (report's tables, plot heat leave them out).
  */
 PEBS_API bool pebs_objects__event(const struct pebs_perfdata *pd,

@@ -125,9 +125,11 @@ struct pebs_recorder_stats {
 	uint64_t wakeups;	/* polls that found samples */
 	uint64_t obj_allocs;	/* --objects: allocations written, */
 	uint64_t obj_frees;	/* releases written, */
-	uint64_t obj_bad;	/* malformed messages dropped */
+	uint64_t obj_bad;	/* malformed records dropped */
 	int status;		/* after __stop: the command's exit status
 				   (time(1)'s rule, 128+N for signal N) */
+	uint32_t obj_lost;	/* --objects: unfinished records skipped
+				   (a process died writing one) */
 };
 
 struct pebs_recorder;
@@ -228,8 +230,8 @@ pebs_recorder__switchrec_stats(const struct pebs_recorder *r);
 /*
  * Overhead budgets (opts.budget): __open measures what one sample of
  * each event costs here (pebs_budget__calibrate with cpu-clock's
- * periods 20 us and 2 ms; an event that does not count in a spin loop,
- * as page faults and tracepoints, takes cpu-clock's cost) and makes a
+ * periods 20 us and 2 ms; an event that does not count in a spin loop
+ * takes cpu-clock's cost) and makes a
  * pebs_budget controller with one channel per event: floor the period
  * opts.period (-c), maximum rate opts.freq (-F) and half the kernel's
  * perf_event_max_sample_rate (so that it never throttles), ceiling the
@@ -243,15 +245,28 @@ pebs_recorder__switchrec_stats(const struct pebs_recorder *r);
  * every channel of the event (PERF_EVENT_IOC_PERIOD; an event that
  * refuses keeps its period and is reported fixed to the controller).
  *
+ * An event the kernel counts in software (page faults, tracepoints, but
+ * not the clocks) costs at each occurrence, sampled or not: its costs
+ * per event and per sample are measured in a page-fault loop
+ * (pebs_budget__calibrate_faults; an event that does not fire there
+ * takes page-faults'), and the controller keeps the minimum rate when
+ * counting alone exceeds the budget (pebs_budget__floor).
+ *
  * pebs_recorder__budget - the controller (its stats per event, its
  * estimate), NULL without a budget; pebs_recorder__sample_cost - event
- * @i's measured cost per sample in ns (*@proxy: cpu-clock's), 0 without
- * a budget.
+ * @i's measured cost per sample in ns (*@proxy: another event's:
+ * page-faults' when pebs_recorder__event_cost's proxy is, else
+ * cpu-clock's), 0 without a budget; pebs_recorder__event_cost - what
+ * each event of @i costs, sampled or not, in ns (*@proxy:
+ * page-faults'), 0 for the clocks, hardware events and without a
+ * budget.
  */
 PEBS_API const struct pebs_budget *
 pebs_recorder__budget(const struct pebs_recorder *r);
 PEBS_API double pebs_recorder__sample_cost(const struct pebs_recorder *r,
 					   unsigned int i, bool *proxy);
+PEBS_API double pebs_recorder__event_cost(const struct pebs_recorder *r,
+					  unsigned int i, bool *proxy);
 
 /*
  * pebs_recorder__delete - free; a recorder not closed discards its

@@ -489,11 +489,16 @@ PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
  * of the sampled CPUs' time by choosing each channel's period (for
  * pebs_channel__set_period). The model, per interval and channel i:
  *
- *	overhead_i = rate_i x (kernel cost per sample_i + recorder CPU per
- *		     sample) / CPU time of the sampled CPUs (or tasks)
+ *	overhead_i = (events_i x kernel cost per event_i + samples_i x
+ *		     (kernel cost per sample_i + recorder CPU per sample))
+ *		     / CPU time of the sampled CPUs (or tasks)
  *
- * where rate_i is the channel's samples in the interval, the kernel cost
- * of one sample is measured (pebs_budget__calibrate) and the recorder's
+ * where samples_i is the channel's samples in the interval, events_i the
+ * events behind them, the kernel cost of one event (paid by every
+ * occurrence of an event the kernel counts in software, sampled or not:
+ * page faults, tracepoints; 0 for clocks and hardware counters) and of
+ * one sample are measured (pebs_budget__calibrate_faults,
+ * pebs_budget__calibrate), and the recorder's
  * CPU per sample is its CPU time in the interval over all samples of the
  * interval (averaged over intervals). The events behind the samples,
  * samples x period, give each channel's event density (events per
@@ -506,12 +511,15 @@ PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
  * samples, after what the channels that cannot change period cost. A
  * period moves only when the channel is over its share, or when it
  * could sample at least 20 % more often (the hysteresis); it then aims
- * at 90 % of the share. It never goes below the floor (opts.floor, and
+ * at 90 % of what the share leaves after the events' cost (which no
+ * period changes). It never goes below the floor (opts.floor, and
  * what opts.max_rate allows) nor above the ceiling: opts.ceiling, and
  * the period that keeps opts.min_rate samples per second (default 100)
  * at the channel's event rate. The minimum rate wins over the budget:
  * an event too costly to sample 100 times a second within the budget
- * is sampled 100 times a second (pebs_budget__overhead tells).
+ * is sampled 100 times a second (pebs_budget__overhead tells), and so
+ * is an event whose counting alone costs more than the share
+ * (pebs_budget__floor tells what the channels cost at the least).
  *
  * What the model cannot see: the cache and TLB pollution a sample
  * leaves in the workload, and the time the kernel spends on samples of
@@ -615,6 +623,24 @@ PEBS_API unsigned int pebs_budget__nr_fixed(const struct pebs_budget *b);
 PEBS_API void pebs_budget__delete(struct pebs_budget *b);
 
 /*
+ * pebs_budget__set_event_cost - each event of channel @ch (sampled or
+ * not) costs the kernel @event_ns (pebs_budget__calibrate_faults); 0
+ * until set. Returns 0, -EINVAL (no such channel, negative cost).
+ */
+PEBS_API int pebs_budget__set_event_cost(struct pebs_budget *b,
+					 unsigned int ch, double event_ns);
+
+/*
+ * pebs_budget__floor - the least the channels can cost at the event
+ * rates of the last interval with samples (a fraction of the sampled
+ * CPU time): counting their events, and sampling at the ceiling (the
+ * minimum rate); a fixed channel at its period. Above the budget, the
+ * budget cannot be met with these events: they are sampled at the
+ * minimum rate.
+ */
+PEBS_API double pebs_budget__floor(const struct pebs_budget *b);
+
+/*
  * pebs_budget__calibrate - measure what one sample of @ev costs on the
  * calling thread, here: a spin loop of a fixed number of iterations
  * runs sampled at @sparse_period and at @dense_period, alternately,
@@ -634,6 +660,31 @@ PEBS_API int pebs_budget__calibrate(const struct pebs_event *ev,
 				    uint64_t dense_period,
 				    uint64_t sparse_period, unsigned int run_ms,
 				    unsigned int rounds, double *cost_ns);
+
+/*
+ * pebs_budget__calibrate_faults - what an event counted per occurrence
+ * (a software event, a tracepoint) costs on the calling thread when it
+ * fires in a page fault: a loop of page faults (each run about @run_ms
+ * of the thread's CPU, 0: 1 ms) runs bare, with @ev counting (open,
+ * sampling at a period never reached) and with @ev sampled every 4th
+ * event, in turn, @rounds times (0: 21, at most 64); with the medians
+ * of the rounds' differences (many short pairs: the other tenants of a
+ * shared machine change a fault's cost over time), in the thread's CPU time (the fault path runs in the
+ * task, unlike an interrupt),
+ *	*event_ns  = (counted - bare) / events counted
+ *	*sample_ns = (sampled - counted) / samples	(unless NULL)
+ * @sample_type is the samples' (0: PEBS_CHANNEL_SW_SAMPLE), without
+ * PERF_SAMPLE_PERIOD (with it and a fixed period a software event
+ * samples every event). *event_ns is 0 when the machine's noise hides
+ * it. Returns 0, -EINVAL, -ENODATA (@ev counted fewer events than half
+ * the faults: it does not count in a page-fault loop), -EAGAIN (the
+ * sampled runs were not slower), or the errors of pebs_channel__open.
+ */
+PEBS_API int pebs_budget__calibrate_faults(const struct pebs_event *ev,
+					   uint64_t sample_type,
+					   unsigned int run_ms,
+					   unsigned int rounds,
+					   double *event_ns, double *sample_ns);
 
 #ifdef __cplusplus
 }

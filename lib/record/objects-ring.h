@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * objects-ring.h - the shared-memory ring that carries the records of
+ * libpebsshim-objects.so (tools/objects/objects.c, the producers: every
+ * thread of every process of the command) to the recorder
+ * (lib/record/record-objects.c, the one consumer), without a system
+ * call per record. Both sides include it; the logic is here, unit-tested
+ * with threads in tests/unit/test-objects-ring.c.
+ *
+ * The recorder creates a memfd of PSO_RING_HDR + size bytes (size a
+ * power of two), maps it shared, and hands its fd to the command
+ * ($PEBS_SHIM_OBJECTS_FD, no close-on-exec): each process maps it once,
+ * a forked child keeps its parent's mapping, an exec'd program maps it
+ * again. The first page is struct pso_ring, the data follows.
+ *
+ * A producer reserves a slot (8 bytes of control word, then the record,
+ * a multiple of 8 bytes: the control word never straddles the end) by
+ * an atomic add on head, waits while the slot would overwrite what the
+ * consumer has not read (head - tail > size), marks the slot reserved,
+ * writes the record (in two pieces across the end) and publishes it by
+ * storing its control word with release. The consumer reads at tail
+ * while the slot there is published (acquire), and moves tail on with
+ * release. Records of one thread stay in its order; records of threads
+ * come in the order of their reservations.
+ *
+ * The control word holds the slot's position (bits 63-32: position / 8,
+ * modulo 2^32), the producer's pid (bits 31-10: Linux pids are below
+ * 2^22), the slot's length in 8-byte words (bits 9-2) and its state
+ * (bits 1-0: 1 reserved, 2 published). A word whose position is not the
+ * slot's is stale, from an earlier lap, or zero: the slot is reserved
+ * but not marked yet. So the ring never needs zeroing, a slot left
+ * unfinished by a producer that died (or jumped out of a signal
+ * handler) can be skipped: by its length when marked, else by scanning
+ * for the next word that names its own position, and a late write of a
+ * skipped producer cannot be read as a slot of a later lap.
+ */
+#ifndef PEBS_SHIM_OBJECTS_RING_H
+#define PEBS_SHIM_OBJECTS_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "record/objects-proto.h"
+
+#define PSO_RING_MAGIC	0x31676e69726f7370ull	/* "psoring1" */
+#define PSO_RING_HDR	4096u		/* struct pso_ring's page */
+/* the data's size: every allocation's records, or the sampled ones */
+#define PSO_RING_ALL	(16u << 20)
+#define PSO_RING_SAMPLED	(1u << 20)
+/* a slot: the control word and the largest record */
+#define PSO_SLOT_MAX	(8u + (uint32_t)PSO_REC_MAX)
+
+enum pso_state { PSO_RESERVED = 1, PSO_PUBLISHED = 2 };
+
+struct pso_ring {
+	uint64_t magic;		/* PSO_RING_MAGIC */
+	uint64_t size;		/* data bytes: a power of two */
+	uint32_t recorder;	/* the recorder's pid */
+	uint32_t open;		/* 1 while the recorder reads, 0 after */
+	/* bytes ever reserved, and ever read: each on its own line */
+	uint64_t head __attribute__((aligned(64)));
+	uint64_t tail __attribute__((aligned(64)));
+};
+
+static inline char *pso_ring_data(struct pso_ring *r)
+{
+	return (char *)r + PSO_RING_HDR;
+}
+
+static inline uint64_t *pso_ring_ctl(struct pso_ring *r, uint64_t pos)
+{
+	return (uint64_t *)(pso_ring_data(r) + (pos & (r->size - 1)));
+}
+
+static inline uint64_t pso_ctl(uint64_t pos, uint32_t pid, uint32_t slot,
+			       enum pso_state st)
+{
+	return (pos >> 3) << 32 | (uint64_t)(pid & 0x3fffff) << 10 |
+	       (uint64_t)(slot >> 3 & 0xff) << 2 | st;
+}
+
+/* the slot's length for a record of @len bytes (a multiple of 8) */
+static inline uint32_t pso_slot_len(uint32_t len)
+{
+	return 8 + len;
+}
+
+/* ---- producer -------------------------------------------------------- */
+
+/* reserve @slot bytes: the slot's position, to wait on with _room */
+static inline uint64_t pso_ring_reserve(struct pso_ring *r, uint32_t slot)
+{
+	return __atomic_fetch_add(&r->head, slot, __ATOMIC_RELAXED);
+}
+
+/* whether the slot at @pos fits: what it covers has been read */
+static inline bool pso_ring_room(struct pso_ring *r, uint64_t pos,
+				 uint32_t slot)
+{
+	return pos + slot - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) <=
+	       r->size;
+}
+
+/* copy @len bytes to the ring at @pos, in two pieces across its end */
+static inline void pso_ring_copy_in(struct pso_ring *r, uint64_t pos,
+				    const void *src, uint32_t len)
+{
+	uint64_t at = pos & (r->size - 1);
+	uint64_t first = r->size - at < len ? r->size - at : len;
+
+	memcpy(pso_ring_data(r) + at, src, first);
+	memcpy(pso_ring_data(r), (const char *)src + first, len - first);
+}
+
+/* mark the slot at @pos (once it has room): its length and owner */
+static inline void pso_ring_mark(struct pso_ring *r, uint64_t pos,
+				 uint32_t slot, uint32_t pid)
+{
+	__atomic_store_n(pso_ring_ctl(r, pos),
+			 pso_ctl(pos, pid, slot, PSO_RESERVED),
+			 __ATOMIC_RELAXED);
+}
+
+/* write the record @rec of @len bytes into the marked slot at @pos and
+   publish it */
+static inline void pso_ring_put(struct pso_ring *r, uint64_t pos,
+				uint32_t pid, const void *rec, uint32_t len)
+{
+	pso_ring_copy_in(r, pos + 8, rec, len);
+	__atomic_store_n(pso_ring_ctl(r, pos),
+			 pso_ctl(pos, pid, pso_slot_len(len), PSO_PUBLISHED),
+			 __ATOMIC_RELEASE);
+}
+
+/* ---- consumer -------------------------------------------------------- */
+
+enum pso_next {
+	PSO_NONE,	/* nothing reserved past @tail */
+	PSO_REC,	/* a published record, copied out */
+	PSO_BUSY,	/* reserved and marked: being written by @pid */
+	PSO_HOLE,	/* reserved, not marked yet */
+	PSO_BAD,	/* a slot in an impossible state: skip it */
+};
+
+struct pso_slot {
+	uint32_t len;		/* the slot's bytes (PSO_REC, _BUSY, _BAD; else 0) */
+	uint32_t pid;		/* its producer (0: unknown) */
+};
+
+/*
+ * pso_ring_next - the slot at @tail (the consumer's position): a
+ * published record is copied into @buf (PSO_SLOT_MAX bytes: producers
+ * may still write to the ring, the copy is what gets checked and used),
+ * its length in @s->len (the record's is @s->len - 8).
+ */
+static inline enum pso_next pso_ring_next(struct pso_ring *r, uint64_t tail,
+					  void *buf, struct pso_slot *s)
+{
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	uint64_t ctl;
+	uint64_t at, first;
+
+	s->len = s->pid = 0;
+	if (tail >= head)
+		return PSO_NONE;
+	ctl = __atomic_load_n(pso_ring_ctl(r, tail), __ATOMIC_ACQUIRE);
+	if (ctl >> 32 != ((tail >> 3) & 0xffffffffu) || !(ctl & 3))
+		return PSO_HOLE;
+	s->len = (uint32_t)(ctl >> 2 & 0xff) << 3;
+	s->pid = (uint32_t)(ctl >> 10 & 0x3fffff);
+	if (s->len > head - tail ||
+	    s->len < pso_slot_len(sizeof(struct pso_rec)) ||
+	    s->len > PSO_SLOT_MAX) {
+		/* not a slot a producer made: the ring was written over */
+		s->len = s->pid = 0;
+		return PSO_HOLE;
+	}
+	if ((ctl & 3) == 3)
+		return PSO_BAD;
+	if ((ctl & 3) == PSO_RESERVED)
+		return PSO_BUSY;
+	at = (tail + 8) & (r->size - 1);
+	first = r->size - at < s->len - 8 ? r->size - at : s->len - 8;
+	memcpy(buf, pso_ring_data(r) + at, first);
+	memcpy((char *)buf + first, pso_ring_data(r), s->len - 8 - first);
+	return PSO_REC;
+}
+
+/*
+ * pso_ring_resync - past a hole at @tail whose producer never marked it:
+ * the next position up to the head (at most a ring further) whose word
+ * names itself as a marked or published slot, or the head.
+ */
+static inline uint64_t pso_ring_resync(struct pso_ring *r, uint64_t tail)
+{
+	uint64_t head = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+	uint64_t end = head - tail > r->size ? tail + r->size : head;
+	uint64_t pos;
+
+	for (pos = tail + 8; pos < end; pos += 8) {
+		uint64_t ctl = __atomic_load_n(pso_ring_ctl(r, pos),
+					       __ATOMIC_ACQUIRE);
+
+		if (ctl >> 32 == ((pos >> 3) & 0xffffffffu) &&
+		    (ctl & 3) && (ctl & 3) != 3)
+			return pos;
+	}
+	return end;
+}
+
+/* hand the bytes up to @tail back to the producers */
+static inline void pso_ring_release(struct pso_ring *r, uint64_t tail)
+{
+	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+}
+
+#endif /* PEBS_SHIM_OBJECTS_RING_H */

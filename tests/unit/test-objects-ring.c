@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-objects-ring.c - the objects' ring (lib/record/objects-ring.h)
+ * between producers and its consumer: records of every length at every
+ * offset across the end, two threads producing into a ring far smaller
+ * than what they write (so they wait on a full ring) while one thread
+ * consumes, each thread's records in its order and none lost; a full
+ * ring gives no room until the consumer releases; slots left
+ * unfinished (marked or not) are found and skipped, a published slot
+ * of an impossible length is bad, and a word left by an earlier lap is
+ * never read as a slot.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "record/objects-ring.h"
+
+#define SMALL	1024u		/* at least two of the largest slots */
+
+/* a record of any length, on the stack */
+union recbuf {
+	struct pso_rec r;
+	char b[PSO_REC_MAX];
+};
+
+static struct pso_ring *ring_new(uint64_t size)
+{
+	struct pso_ring *r = aligned_alloc(4096, PSO_RING_HDR + size);
+
+	assert_non_null(r);
+	memset(r, 0, PSO_RING_HDR + size);
+	r->magic = PSO_RING_MAGIC;
+	r->size = size;
+	r->open = 1;
+	return r;
+}
+
+/* a record of @nr_ips frames whose fields all derive from @seq */
+static uint32_t make_rec(struct pso_rec *rec, uint32_t tid, uint64_t seq,
+			 unsigned int nr_ips)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->kind = PSO_ALLOC;
+	rec->pid = 1000;
+	rec->tid = tid;
+	rec->nr_ips = (uint8_t)nr_ips;
+	rec->time = seq * 3;
+	rec->addr = seq;
+	rec->len = seq * 7;
+	rec->weight = seq + 1;
+	for (unsigned int i = 0; i < nr_ips; i++)
+		rec->ips[i] = seq * 100 + i;
+	rec->size = (uint16_t)(sizeof(*rec) + nr_ips * 8u);
+	return rec->size;
+}
+
+/* the interposer's way: reserve, wait for room, mark, put */
+static void produce(struct pso_ring *r, const struct pso_rec *rec)
+{
+	uint32_t slot = pso_slot_len(rec->size);
+	uint64_t pos = pso_ring_reserve(r, slot);
+
+	while (!pso_ring_room(r, pos, slot))
+		sched_yield();
+	pso_ring_mark(r, pos, slot, rec->pid);
+	pso_ring_put(r, pos, rec->pid, rec, rec->size);
+}
+
+static void check_rec(const void *buf, uint32_t tid, uint64_t seq,
+		      unsigned int nr_ips)
+{
+	union recbuf want;
+
+	make_rec(&want.r, tid, seq, nr_ips);
+	assert_memory_equal(buf, &want, want.r.size);
+}
+
+/* the slot at *@tail holds @seq's record: read it, move past it */
+static void read_rec(struct pso_ring *r, uint64_t *tail, uint32_t tid,
+		     uint64_t seq, unsigned int nr_ips)
+{
+	uint64_t buf[PSO_SLOT_MAX / 8];
+	struct pso_slot s;
+
+	assert_int_equal(pso_ring_next(r, *tail, buf, &s), PSO_REC);
+	assert_int_equal(s.pid, 1000);
+	check_rec(buf, tid, seq, nr_ips);
+	*tail += s.len;
+}
+
+/* records of 0..PSO_MAX_IPS frames, one at a time: every offset, laps */
+static void test_wrap(void **state)
+{
+	struct pso_ring *r = ring_new(SMALL);
+	union recbuf u;
+	uint64_t buf[PSO_SLOT_MAX / 8];
+	uint64_t tail = 0;
+	struct pso_slot s;
+
+	(void)state;
+	for (uint64_t seq = 0; seq < 5000; seq++) {
+		unsigned int n = (unsigned int)(seq * 7 % (PSO_MAX_IPS + 1));
+
+		uint64_t was = tail;
+
+		make_rec(&u.r, 7, seq, n);
+		produce(r, &u.r);
+		read_rec(r, &tail, 7, seq, n);
+		assert_int_equal(tail - was, pso_slot_len(u.r.size));
+		pso_ring_release(r, tail);
+		assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_NONE);
+	}
+	assert_true(tail > 50 * SMALL);		/* many laps */
+	free(r);
+}
+
+struct prod {
+	struct pso_ring *r;
+	uint32_t tid;
+	uint64_t n;
+};
+
+static void *producer(void *arg)
+{
+	struct prod *p = arg;
+	union recbuf u;
+
+	for (uint64_t seq = 0; seq < p->n; seq++) {
+		make_rec(&u.r, p->tid, seq, (unsigned int)(seq % 5));
+		produce(p->r, &u.r);
+	}
+	return NULL;
+}
+
+/* two producers, one consumer, a ring of 4 KiB for 40 MB of records */
+static void test_threads(void **state)
+{
+	enum { N = 200000 };
+	struct pso_ring *r = ring_new(4096);
+	struct prod p[2] = { { r, 1, N }, { r, 2, N } };
+	uint64_t next[3] = { 0 }, tail = 0, got = 0;
+	uint64_t buf[PSO_SLOT_MAX / 8];
+	pthread_t th[2];
+	struct pso_slot s;
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, producer, &p[i]),
+				 0);
+	while (got < 2 * N) {
+		enum pso_next k = pso_ring_next(r, tail, buf, &s);
+		const struct pso_rec *rec = (const void *)buf;
+
+		if (k != PSO_REC) {
+			/* nothing yet, or a slot being written */
+			assert_true(k == PSO_NONE || k == PSO_BUSY ||
+				    k == PSO_HOLE);
+			sched_yield();
+			continue;
+		}
+		assert_true(rec->tid == 1 || rec->tid == 2);
+		/* each thread's records in its order, none lost */
+		assert_int_equal(rec->addr, next[rec->tid]);
+		check_rec(buf, rec->tid, next[rec->tid],
+			  (unsigned int)(next[rec->tid] % 5));
+		next[rec->tid]++;
+		got++;
+		tail += s.len;
+		pso_ring_release(r, tail);
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_NONE);
+	assert_int_equal(next[1], N);
+	assert_int_equal(next[2], N);
+	free(r);
+}
+
+/* a slot past a full ring has no room until the consumer releases */
+static void test_full(void **state)
+{
+	struct pso_ring *r = ring_new(SMALL);
+	union recbuf u;
+	uint64_t buf[PSO_SLOT_MAX / 8];
+	uint32_t len = make_rec(&u.r, 1, 0, 0), slot = pso_slot_len(len);
+	struct pso_slot s;
+	uint64_t pos;
+
+	(void)state;
+	for (unsigned int i = 0; i < SMALL / slot; i++)
+		produce(r, &u.r);
+	pos = pso_ring_reserve(r, slot);
+	assert_false(pso_ring_room(r, pos, slot));
+	assert_int_equal(pso_ring_next(r, 0, buf, &s), PSO_REC);
+	pso_ring_release(r, s.len);
+	assert_true(pso_ring_room(r, pos, slot));
+	free(r);
+}
+
+/*
+ * An unfinished slot: marked (its length and pid known: skipped by its
+ * length), then one never marked (found by the next word naming its own
+ * position); the records after each are read.
+ */
+static void test_holes(void **state)
+{
+	struct pso_ring *r = ring_new(SMALL);
+	union recbuf u;
+	uint64_t buf[PSO_SLOT_MAX / 8];
+	uint32_t len = make_rec(&u.r, 1, 0, 3), slot = pso_slot_len(len);
+	uint64_t tail = 0, pos;
+	struct pso_slot s;
+
+	(void)state;
+	pos = pso_ring_reserve(r, slot);
+	pso_ring_mark(r, pos, slot, 4321);
+	make_rec(&u.r, 1, 1, 0);
+	produce(r, &u.r);
+	assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_BUSY);
+	assert_int_equal(s.len, slot);
+	assert_int_equal(s.pid, 4321);
+	tail += s.len;
+	read_rec(r, &tail, 1, 1, 0);
+
+	pos = pso_ring_reserve(r, slot);	/* never marked */
+	assert_int_equal(pos, tail);
+	make_rec(&u.r, 1, 2, 1);
+	produce(r, &u.r);
+	assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_HOLE);
+	tail = pso_ring_resync(r, tail);
+	assert_int_equal(tail, pos + slot);
+	read_rec(r, &tail, 1, 2, 1);
+	/* a hole at the head: the scan stops there */
+	pos = pso_ring_reserve(r, slot);
+	assert_int_equal(pso_ring_next(r, tail, buf, &s), PSO_HOLE);
+	assert_int_equal(pso_ring_resync(r, tail), pos + slot);
+	free(r);
+}
+
+/* a late word of an earlier lap, slots of impossible lengths */
+static void test_stale_bad(void **state)
+{
+	struct pso_ring *r = ring_new(SMALL);
+	union recbuf u;
+	uint64_t buf[PSO_SLOT_MAX / 8];
+	uint32_t len = make_rec(&u.r, 1, 0, 0);
+	struct pso_slot s;
+
+	(void)state;
+	/* published at 0 on the first lap, read at SMALL on the second */
+	pso_ring_put(r, 0, 1000, &u.r, len);
+	r->head = r->tail = SMALL;
+	pso_ring_reserve(r, pso_slot_len(len));
+	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_HOLE);
+	/* a slot in no state a producer sets */
+	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len),
+					  PSO_RESERVED | PSO_PUBLISHED);
+	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_BAD);
+	assert_int_equal(s.len, pso_slot_len(len));
+	/* too short for a record, or longer than what was reserved: no
+	   slot at all */
+	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, 16, PSO_PUBLISHED);
+	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_HOLE);
+	*pso_ring_ctl(r, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len) + 8,
+					  PSO_PUBLISHED);
+	assert_int_equal(pso_ring_next(r, SMALL, buf, &s), PSO_HOLE);
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wrap),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_holes),
+		cmocka_unit_test(test_stale_bad),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
