@@ -174,6 +174,21 @@ static int on_sample(void *arg, const struct perf_event_header *ev,
 	return 0;
 }
 
+#define INTERPOSER_OBJECT "[pebs-shim interposer]"
+
+/* @dso is record --objects' own: libpebsshim-objects.so or its ring */
+static bool is_interposer(const char *dso)
+{
+	static const char *const own[] = {
+		"libpebsshim-objects", "memfd:" PEBS_OBJECTS_RING_NAME,
+	};
+
+	for (size_t i = 0; dso && i < sizeof(own) / sizeof(*own); i++)
+		if (!strncmp(base_name(dso), own[i], strlen(own[i])))
+			return true;
+	return false;
+}
+
 static void on_label(void *arg, const struct pebs_sample *s,
 		     struct pebs_report_sample *rs)
 {
@@ -189,15 +204,25 @@ static void on_label(void *arg, const struct pebs_sample *s,
 		rs->object_inst = obj.instance;
 		return;
 	}
+	const char *dso = rs->data_dso;
+
 	rs->object = rs->data_sym ? rs->data_sym : rs->data_dso;
-	if (rs->data_sym)
+	if (rs->data_sym) {
 		syms_resolve_data(h->syms, (pid_t)rs->pid, rs->addr, &sym,
 				  &size);
 	/* a static variable in the .bss past its file's pages */
-	else if (!syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym,
-				   &size))
+	} else if (!syms_resolve_bss(h->syms, (pid_t)rs->pid, rs->addr, &sym,
+				     &size)) {
 		rs->object = sym.name;
+		dso = sym.dso;
+	}
 	rs->object_inst = rs->object_field = rs->object;
+	/* the interposer's own tables and ring: one object, so named */
+	if (is_interposer(dso)) {
+		rs->object = objects_intern(h->objs, INTERPOSER_OBJECT);
+		rs->object_inst = rs->object_field = rs->object;
+		return;
+	}
 	/* its size for pebs_objects__stats (out of memory: unknown) */
 	if (size && rs->object != h->last_static &&
 	    !objects_static(h->objs, rs->object, size))

@@ -116,7 +116,7 @@ static int find_lib(char *path, size_t len)
 static int ring_create(struct rec_objects *ob, uint32_t size)
 {
 	ob->map_len = PSO_RING_HDR + (size_t)size;
-	ob->fd = memfd_create("pebs-shim-objects", 0);
+	ob->fd = memfd_create(PEBS_OBJECTS_RING_NAME, 0);
 	if (ob->fd < 0 || fchmod(ob->fd, 0600) ||
 	    ftruncate(ob->fd, (off_t)ob->map_len))
 		return core_err(-errno, "--objects: cannot create its %zu MiB ring (memfd): %s: raise the memory limit",

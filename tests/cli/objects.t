@@ -26,7 +26,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..35
+echo 1..36
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -375,3 +375,11 @@ ok_rc $? "the thread's stack is an object, [stack:$tid], with its local array's 
 grep -Eq "^ *$tid +32768 +pebs-shim:tls: .*\(.*/workloads/objects\)\$" \
 	"$T/th.txt"
 ok_rc $? "the thread's TLS block of the workload is an object (pebs-shim:tls, 32768 bytes, named by the workload)"
+
+# the interposer's own memory (its tables, its data, the ring's pages
+# the command writes) is one object, named as such, not "set" or a file
+n=$(rows "$T/r.csv" object | awk '$1 == "[pebs-shim" { print $NF }')
+rows "$T/r.csv" object | grep -Eq '^(set|libpebsshim-objects|memfd:)' ||
+	[ "${n:-0}" -lt 1 ]
+[ $? = 1 ]
+ok_rc $? "the interposer's own memory is one object, [pebs-shim interposer] ($n samples)"

@@ -39,6 +39,9 @@ extern "C" {
 #define PEBS_OBJECTS_FREE_ID		0xfffffffffff00002ull
 #define PEBS_OBJECTS_STACK_ID		0xfffffffffff00003ull
 #define PEBS_OBJECTS_TLS_ID		0xfffffffffff00004ull
+/* the name of the memfd behind record --objects' ring (a mapping of the
+   command's: "memfd:pebs-shim-objects (deleted)") */
+#define PEBS_OBJECTS_RING_NAME		"pebs-shim-objects"
 
 /*
  * Data objects over time: allocations (address range, process, times,
