@@ -18,15 +18,16 @@
 # rec.head 2, pts[].y 3, pts[].x 3), perf report and perf
 # script must read the file without a word on stderr, an exec'd program
 # stays preloaded, a SIGKILLed recording keeps its objects, a process
-# outliving the recording is unharmed, and -p or
-# --format csv say what --objects cannot do.
+# outliving the recording is unharmed, -p or
+# --format csv say what --objects cannot do, and with --phys-data on a
+# one-node machine every access with a physical address is node_local.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
 wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..35
+echo 1..37
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -375,3 +376,32 @@ ok_rc $? "the thread's stack is an object, [stack:$tid], with its local array's 
 grep -Eq "^ *$tid +32768 +pebs-shim:tls: .*\(.*/workloads/objects\)\$" \
 	"$T/th.txt"
 ok_rc $? "the thread's TLS block of the workload is an object (pebs-shim:tls, 32768 bytes, named by the workload)"
+
+# --phys-data: every sample with a physical address counts in node_local
+# or node_remote by its NUMA node against its CPU's; on a machine of one
+# node, all in node_local
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+if [ "$(id -u)" != 0 ]; then
+	skip_n 2 "not root: --phys-data (PERF_SAMPLE_PHYS_ADDR) needs CAP_PERFMON"
+elif [ "$nodes" != 1 ]; then
+	skip_n 2 "$nodes NUMA nodes in /sys/devices/system/node: remote accesses may be real (one node needed)"
+else
+	"$tool" record --objects --phys-data -e page-faults -c 1 -d \
+		-o "$T/n.data" -- "$wl" >/dev/null 2>"$T/nerr"
+	"$tool" report -i "$T/n.data" --sort object --format csv \
+		>"$T/n.csv" 2>>"$T/nerr"
+	# the last two columns (an object's label may hold commas)
+	awk -F, 'NR == 1 { h = ($(NF - 1) == "node_local" && $NF == "node_remote"); next }
+		 { loc += $(NF - 1); rem += $NF }
+		 END { print "# node_local", loc, "node_remote", rem
+		       exit !(h && loc > 0 && rem == 0) }' "$T/n.csv"
+	ok_rc $? "--phys-data on one node: CSV counts accesses in node_local, none in node_remote"
+	diag "$T/nerr"
+	"$tool" report -i "$T/n.data" --sort object --format json \
+		>"$T/n.json" 2>/dev/null &&
+	grep -q '"node_local": [1-9]' "$T/n.json" &&
+	! grep -q '"node_remote": [1-9]' "$T/n.json" &&
+	"$tool" report -i "$T/n.data" --sort object 2>/dev/null |
+		grep -q 'node-lcl  node-rmt'
+	ok_rc $? "JSON has node_local and no node_remote, text the node-lcl and node-rmt columns"
+fi
