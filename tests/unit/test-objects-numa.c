@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "pebsshim.h"
+#include "helpers.h"
 #include "core/internal.h"
 
 #define BLOCK		0x10000000ULL	/* 256 MiB */
@@ -34,33 +35,13 @@
 		 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | \
 		 PERF_SAMPLE_PHYS_ADDR)
 
-static void put(struct pebs_perfdata_writer *w, uint64_t *r, size_t size)
-{
-	struct perf_event_header h = { PERF_RECORD_SAMPLE,
-				       PERF_RECORD_MISC_USER, (uint16_t)size };
-
-	memcpy(r, &h, sizeof(h));
-	assert_int_equal(pebs_perfdata_writer__write(w, (void *)r), 0);
-}
-
 static void write_access(struct pebs_perfdata_writer *w, uint64_t time,
 			 uint64_t addr, uint32_t cpu, uint64_t pa)
 {
 	uint64_t r[8] = { 0, 7, 0x401234, (uint64_t)50 << 32 | 50, time, addr,
 			  cpu, pa };
 
-	put(w, r, sizeof(r));
-}
-
-/* as lib/record/record-objects.c writes them */
-static void write_alloc(struct pebs_perfdata_writer *w, uint64_t time,
-			uint64_t addr, uint64_t size, uint64_t ip)
-{
-	uint64_t r[11] = { 0, PEBS_OBJECTS_ALLOC_ID, ip,
-			   (uint64_t)50 << 32 | 50, time, addr, size, 2,
-			   PERF_CONTEXT_USER, ip, size };
-
-	put(w, r, sizeof(r));
+	assert_int_equal(t_write_sample(w, r, sizeof(r)), 0);
 }
 
 /* HEADER_NUMA_TOPOLOGY: node @i's CPU list is "i" */
@@ -178,15 +159,7 @@ static void write_recording(const char *path, uint64_t mem_version)
 		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
 		.sample_type = ACC_ST, .sample_id_all = 1,
 	};
-	struct perf_event_attr dummy = {
-		.size = sizeof(dummy), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
-			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
-		.sample_id_all = 1,
-	};
+	struct perf_event_attr dummy = t_alloc_attr();
 	struct pebs_perfdata_writer *w;
 	uint64_t id = 7;
 
@@ -196,8 +169,8 @@ static void write_recording(const char *path, uint64_t mem_version)
 	id = PEBS_OBJECTS_ALLOC_ID;
 	assert_int_equal(pebs_perfdata_writer__add_attr(w, &dummy, &id, 1,
 			 PEBS_OBJECTS_ALLOC_EVENT), 0);
-	write_alloc(w, 10, 0x10000, 0x1000, 0x401000);
-	write_alloc(w, 11, 0x20000, 0x1000, 0x402000);
+	assert_int_equal(t_write_alloc(w, 10, 0x10000, 0x1000, 0x401000), 0);
+	assert_int_equal(t_write_alloc(w, 11, 0x20000, 0x1000, 0x402000), 0);
 	write_access(w, 20, 0x10010, 0, NODE0_PA);
 	write_access(w, 21, 0x10020, 1, NODE0_PA + 64);
 	write_access(w, 22, 0x10030, 1, NODE1_PA);
