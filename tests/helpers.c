@@ -250,3 +250,36 @@ bool t_has_line(const char *out, const char *line)
 	}
 	return false;
 }
+
+int t_write_sample(struct pebs_perfdata_writer *w, uint64_t *r, size_t size)
+{
+	struct perf_event_header h = { PERF_RECORD_SAMPLE,
+				       PERF_RECORD_MISC_USER, (uint16_t)size };
+
+	memcpy(r, &h, sizeof(h));
+	return pebs_perfdata_writer__write(w, (void *)r);
+}
+
+struct perf_event_attr t_alloc_attr(void)
+{
+	return (struct perf_event_attr){
+		.size = sizeof(struct perf_event_attr),
+		.type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_DUMMY,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
+		.sample_id_all = 1,
+	};
+}
+
+int t_write_alloc(struct pebs_perfdata_writer *w, uint64_t time,
+		  uint64_t addr, uint64_t size, uint64_t ip)
+{
+	uint64_t r[11] = { 0, PEBS_OBJECTS_ALLOC_ID, ip,
+			   (uint64_t)50 << 32 | 50, time, addr, size, 2,
+			   PERF_CONTEXT_USER, ip, size };
+
+	return t_write_sample(w, r, sizeof(r));
+}

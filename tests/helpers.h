@@ -90,4 +90,23 @@ size_t t_make_mmap2(uint64_t *buf, uint32_t pid, uint64_t start,
  */
 struct pebs_perfdata *t_open_fixture(const char *name);
 
+/*
+ * t_write_sample - the PERF_RECORD_SAMPLE @r (@size bytes, a user one)
+ * with its header filled in, written by @w. Returns the writer's result.
+ */
+struct pebs_perfdata_writer;
+struct perf_event_attr;
+int t_write_sample(struct pebs_perfdata_writer *w, uint64_t *r, size_t size);
+
+/* t_alloc_attr - the attr of record --objects' pebs-shim:alloc event */
+struct perf_event_attr t_alloc_attr(void);
+
+/*
+ * t_write_alloc - a pebs-shim:alloc sample as lib/record/record-objects.c
+ * writes it (pid = tid 50): @size bytes at @addr allocated at @time from
+ * @ip, its call chain that one frame. Returns the writer's result.
+ */
+int t_write_alloc(struct pebs_perfdata_writer *w, uint64_t time,
+		  uint64_t addr, uint64_t size, uint64_t ip);
+
 #endif

@@ -7,7 +7,7 @@
  * time in a pebs_c2c_maps, from which each sample gets perf's line key
  * and its "mapped" (perf's sample__resolve_mem: the "No Page Map
  * Rejects" count), and each physical address its NUMA node from
- * HEADER_MEM_TOPOLOGY (perf's mem2node).
+ * HEADER_MEM_TOPOLOGY (perf's mem2node: lib/perfdata/perfdata-numa.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,85 +15,14 @@
 #include "pebsshim/session.h"
 #include "pebsshim/c2c.h"
 #include "c2c/c2c-read.h"
-
-/* Physical memory of one NUMA node (perf's mem2node phys_entry). */
-struct prange {
-	uint64_t start, end;
-	int32_t node;
-};
+#include "perfdata/perfdata-numa.h"
 
 struct c2c_feed {
 	struct pebs_perfdata *pd;
 	struct pebs_c2c_maps *keys;	/* every mapping: line keys and
 					   "mapped" */
-	struct prange *mem;		/* HEADER_MEM_TOPOLOGY, by start */
-	size_t nr_mem;
+	struct pd_numa *numa;		/* HEADER_MEM_TOPOLOGY's nodes */
 };
-
-static int cmp_prange(const void *pa, const void *pb)
-{
-	const struct prange *a = pa, *b = pb;
-
-	return a->start < b->start ? -1 : a->start > b->start;
-}
-
-/*
- * HEADER_MEM_TOPOLOGY: u64 version (1), u64 block size, u64 nr, then per
- * node u64 node, u64 size, u64 bits, u64 bitmap[(bits + 63) / 64]; bit i
- * set: block i belongs to the node. Adjacent blocks of a node merge, as
- * in perf's mem2node__init. A malformed section gives no nodes.
- */
-static int read_mem_topology(struct c2c_feed *f)
-{
-	const unsigned char *p;
-	uint64_t hdr[3], nd[3], w, bit, i, words;
-	size_t size, at, n = 0, cap = 0;
-	const void *data;
-	struct prange *v = NULL, *nv;
-
-	if (pebs_perfdata__feat(f->pd, PEBS_FEAT_MEM_TOPOLOGY, &data, &size) ||
-	    size < sizeof(hdr))
-		return 0;
-	p = data;
-	memcpy(hdr, p, sizeof(hdr));
-	if (hdr[0] != 1 || !hdr[1])
-		return 0;
-	at = sizeof(hdr);
-	for (i = 0; i < hdr[2] && size - at >= sizeof(nd); i++) {
-		memcpy(nd, p + at, sizeof(nd));
-		at += sizeof(nd);
-		words = nd[2] / 64 + !!(nd[2] % 64);
-		if (nd[0] > INT32_MAX || words > (size - at) / 8)
-			break;
-		for (bit = 0; bit < nd[2]; bit++) {
-			memcpy(&w, p + at + bit / 64 * 8, sizeof(w));
-			if (!(w >> (bit % 64) & 1))
-				continue;
-			if (n && v[n - 1].node == (int32_t)nd[0] &&
-			    v[n - 1].end == bit * hdr[1]) {
-				v[n - 1].end += hdr[1];
-				continue;
-			}
-			if (n == cap) {
-				cap = cap ? cap * 2 : 16;
-				nv = realloc(v, cap * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return -ENOMEM;
-				}
-				v = nv;
-			}
-			v[n].start = bit * hdr[1];
-			v[n].end = v[n].start + hdr[1];
-			v[n++].node = (int32_t)nd[0];
-		}
-		at += words * 8;
-	}
-	qsort(v, n, sizeof(*v), cmp_prange);
-	f->mem = v;
-	f->nr_mem = n;
-	return 0;
-}
 
 int c2c_feed__new(struct pebs_perfdata *pd, struct c2c_feed **fp)
 {
@@ -102,7 +31,7 @@ int c2c_feed__new(struct pebs_perfdata *pd, struct c2c_feed **fp)
 	if (!f)
 		return -ENOMEM;
 	f->pd = pd;
-	if (pebs_c2c_maps__new(&f->keys) || read_mem_topology(f)) {
+	if (pebs_c2c_maps__new(&f->keys) || pd_numa__new(pd, &f->numa)) {
 		c2c_feed__free(f);
 		return -ENOMEM;
 	}
@@ -115,7 +44,7 @@ void c2c_feed__free(struct c2c_feed *f)
 	if (!f)
 		return;
 	pebs_c2c_maps__delete(f->keys);
-	free(f->mem);
+	pd_numa__free(f->numa);
 	free(f);
 }
 
@@ -124,27 +53,13 @@ int c2c_feed__record(struct c2c_feed *f, const struct perf_event_header *ev)
 	return pebs_c2c_maps__add_record(f->keys, ev) == -ENOMEM ? -ENOMEM : 0;
 }
 
-/* The node of physical address @pa, or -1 (perf's mem2node__node). */
-static int32_t node_of(const struct c2c_feed *f, uint64_t pa)
-{
-	size_t lo = 0, hi = f->nr_mem, i;
-
-	while (lo < hi) {	/* the first start > pa */
-		i = lo + (hi - lo) / 2;
-		if (f->mem[i].start <= pa)
-			lo = i + 1;
-		else
-			hi = i;
-	}
-	return lo && pa < f->mem[lo - 1].end ? f->mem[lo - 1].node : -1;
-}
-
 void c2c_feed__sample(const struct c2c_feed *f, const struct pebs_sample *s,
 		      unsigned int idx, struct pebs_c2c_sample *cs)
 {
 	const struct perf_event_attr *attr = pebs_perfdata__attr(f->pd, idx,
 								 NULL, NULL);
-	int32_t node = s->phys_addr ? node_of(f, s->phys_addr) : -1;
+	int32_t node = s->phys_addr ? pd_numa__mem_node(f->numa,
+							    s->phys_addr) : -1;
 
 	*cs = (struct pebs_c2c_sample){
 		.addr = s->present & PERF_SAMPLE_ADDR ? s->addr : 0,

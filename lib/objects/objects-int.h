@@ -45,6 +45,9 @@ struct pebs_objects {
 	size_t nord;
 	bool swept;		/* str.peak is up to date */
 	struct ostats *stats;	/* the samples' weights, lines */
+	struct pd_numa *numa;	/* the recording's nodes (objects_numa) */
+	bool *cpu_ev;		/* per event: samples carry their CPU */
+	unsigned int nr_cpu_ev;
 	struct str *strs[STR_BUCKETS];
 };
 
@@ -66,6 +69,24 @@ void objects_fields__delete(struct objects_fields *f);
  */
 int objects_field(struct objects_fields *f, const char *path,
 		  const char *name, uint64_t off, char *buf, size_t len);
+
+/*
+ * objects_numa - the samples of @pd count node_local/node_remote by its
+ * HEADER_MEM_TOPOLOGY and HEADER_NUMA_TOPOLOGY (replacing a previous
+ * recording's): 0 or -ENOMEM.
+ */
+int objects_numa(struct pebs_objects *o, const struct pebs_perfdata *pd);
+/* objects_numa_free - free what objects_numa set */
+void objects_numa_free(struct pebs_objects *o);
+/*
+ * objects_node - where sample @s's physical address lives for its CPU:
+ * OBJ_NODE_LOCAL (the node holding phys_addr is the node of the CPU),
+ * OBJ_NODE_REMOTE, or OBJ_NODE_UNKNOWN (no physical address, no CPU,
+ * or either outside the topology).
+ */
+enum obj_node { OBJ_NODE_UNKNOWN, OBJ_NODE_LOCAL, OBJ_NODE_REMOTE };
+enum obj_node objects_node(const struct pebs_objects *o,
+			   const struct pebs_report_sample *s);
 
 /* free what objects-stats.c holds */
 void objects_stats_free(struct pebs_objects *o);

@@ -313,7 +313,7 @@ int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 		return ss_hook__set(ss, &objs_hook_ops, NULL);
 	pd = ss_perfdata(ss);
 	h = calloc(1, sizeof(*h));
-	if (!h || pebs_srcline__new(&h->srcl) ||
+	if (!h || objects_numa(o, pd) || pebs_srcline__new(&h->srcl) ||
 	    objects_fields__new(&h->fields)) {
 		if (h)
 			pebs_srcline__delete(h->srcl);

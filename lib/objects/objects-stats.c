@@ -49,6 +49,7 @@ struct wlist {
 	bool sorted;
 	uint64_t samples, with_src;
 	struct pebs_c2c_stats src;
+	uint64_t node_local, node_remote;	/* objects_node */
 	int32_t tids[PEBS_OBJECTS_MAX_TIDS];
 	unsigned int nr_tids;	/* PEBS_OBJECTS_MAX_TIDS + 1: more */
 };
@@ -228,7 +229,7 @@ static void add_tid(struct wlist *l, int32_t tid)
 
 /* sample @s under (its event, @label) */
 static int add_to(struct ostats *st, const char *label,
-		  const struct pebs_report_sample *s)
+		  const struct pebs_report_sample *s, enum obj_node node)
 {
 	struct key k = { (uint64_t)(uintptr_t)label, s->event };
 	long i = entry(&st->wh, k, (void **)&st->w, &st->nw, &st->capw,
@@ -240,6 +241,8 @@ static int add_to(struct ostats *st, const char *label,
 	l = &st->w[i];
 	l->samples++;
 	add_tid(l, s->tid);
+	l->node_local += node == OBJ_NODE_LOCAL;
+	l->node_remote += node == OBJ_NODE_REMOTE;
 	if (s->has_src) {
 		l->with_src++;
 		pebs_c2c_stats__add_sample(&l->src, s->data_src, s->addr,
@@ -259,6 +262,7 @@ int pebs_objects__add_sample(struct pebs_objects *o,
 			     const struct pebs_report_sample *s)
 {
 	struct ostats *st;
+	enum obj_node node;
 	int err = 0;
 
 	if (!o || !s)
@@ -268,12 +272,13 @@ int pebs_objects__add_sample(struct pebs_objects *o,
 	st = stats_of(o);
 	if (!st)
 		return oom();
-	err = add_to(st, s->object, s);
+	node = objects_node(o, s);
+	err = add_to(st, s->object, s, node);
 	if (!err && s->object_inst && s->object_inst != s->object)
-		err = add_to(st, s->object_inst, s);
+		err = add_to(st, s->object_inst, s, node);
 	if (!err && s->object_field && s->object_field != s->object &&
 	    s->object_field != s->object_inst)
-		err = add_to(st, s->object_field, s);
+		err = add_to(st, s->object_field, s, node);
 	return err;
 }
 
@@ -470,6 +475,8 @@ int pebs_objects__access(const struct pebs_objects *o, unsigned int event,
 	out->with_src = w->with_src;
 	out->local = w->src.lcl_hitm + w->src.lcl_peer + w->src.lcl_dram;
 	out->remote = w->src.rmt_hitm + w->src.rmt_hit + w->src.rmt_dram;
+	out->node_local = w->node_local;
+	out->node_remote = w->node_remote;
 	out->threads = w->nr_tids;
 	out->sharing = w->nr_tids > 1 ? PEBS_OBJECT_SHARED :
 		       PEBS_OBJECT_PRIVATE;

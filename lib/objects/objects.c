@@ -52,6 +52,7 @@ void pebs_objects__delete(struct pebs_objects *o)
 	free(o->ord);
 	free(o->mx);
 	objects_stats_free(o);
+	objects_numa_free(o);
 	free(o);
 }
 

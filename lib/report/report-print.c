@@ -121,6 +121,7 @@ static void print_table(const struct rp_print *r,
 	unsigned int nr_keys, k;
 	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
 	bool weights = false, threads = true, mem = false, objs = false;
+	bool numa = false;	/* node_local/node_remote: some counted */
 	struct pebs_object_stats os;
 	struct pebs_object_access oa;
 	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
@@ -177,6 +178,9 @@ static void print_table(const struct rp_print *r,
 			continue;
 		n++;
 		weights |= row->weight_nr != 0;
+		if (objs && !pebs_objects__access(r->o.objs, r->o.by_event ?
+			row->event : r->o.sole_event, obj_label(row), &oa))
+			numa |= oa.node_local || oa.node_remote;
 		for (k = 0; k < nr_keys; k++) {
 			int l;
 
@@ -196,6 +200,8 @@ static void print_table(const struct rp_print *r,
 		fprintf(f, "  %7s  %7s  %7s", "loads", "stores", "hitm");
 	if (mem && objs)
 		fprintf(f, "  %7s  %7s", "local", "remote");
+	if (numa)
+		fprintf(f, "  %8s  %8s", "node-lcl", "node-rmt");
 	if (threads)
 		fprintf(f, "  %7s", "threads");
 	if (objs)
@@ -247,6 +253,9 @@ static void print_table(const struct rp_print *r,
 		if (mem && objs)
 			fprintf(f, "  %7" PRIu64 "  %7" PRIu64, oa.local,
 				oa.remote);
+		if (numa)
+			fprintf(f, "  %8" PRIu64 "  %8" PRIu64, oa.node_local,
+				oa.node_remote);
 		if (threads && row->nr_tids > PEBS_REPORT_MAX_TIDS)
 			fprintf(f, "  %6u+", PEBS_REPORT_MAX_TIDS);
 		else if (threads)
@@ -561,6 +570,12 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		fprintf(f, ",,,%s", pebs_object_sharing__name(oa.sharing));
 	else if (r->obj_cols)
 		fputs(",,,", f);
+	/* node_local, node_remote where samples had a node (--phys-data) */
+	if (os && (oa.node_local || oa.node_remote))
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, oa.node_local,
+			oa.node_remote);
+	else if (r->obj_cols)
+		fputs(",,", f);
 	fputc('\n', f);
 }
 
@@ -602,6 +617,9 @@ static void json_row(const struct rp_print *r, const struct pebs_report_table *t
 	if (os && oa.with_src)
 		fprintf(f, ", \"local\": %" PRIu64 ", \"remote\": %" PRIu64,
 			oa.local, oa.remote);
+	if (os && (oa.node_local || oa.node_remote))
+		fprintf(f, ", \"node_local\": %" PRIu64 ", \"node_remote\": %"
+			PRIu64, oa.node_local, oa.node_remote);
 	if (os)
 		fprintf(f, ", \"sharing\": \"%s\"",
 			pebs_object_sharing__name(oa.sharing));
@@ -619,7 +637,7 @@ static void print_csv(const struct rp_print *r)
 		fprintf(f, ",%s", pebs_report__key_name(csv_keys[k]));
 	if (r->obj_cols)
 		fputs(",object_field,p50_weight,p90_weight,instances,bytes,"
-		      "peak_live,local,remote,sharing", f);
+		      "peak_live,local,remote,sharing,node_local,node_remote", f);
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
 		each_row(r, &r->o.tables[i], csv_row);

@@ -18,15 +18,16 @@
 # rec.head 2, pts[].y 3, pts[].x 3), perf report and perf
 # script must read the file without a word on stderr, an exec'd program
 # stays preloaded, a SIGKILLed recording keeps its objects, a process
-# outliving the recording is unharmed, and -p or
-# --format csv say what --objects cannot do.
+# outliving the recording is unharmed, -p or
+# --format csv say what --objects cannot do, and with --phys-data on a
+# one-node machine every access with a physical address is node_local.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
 wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..36
+echo 1..38
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -383,3 +384,32 @@ rows "$T/r.csv" object | grep -Eq '^(set|libpebsshim-objects|memfd:)' ||
 	[ "${n:-0}" -lt 1 ]
 [ $? = 1 ]
 ok_rc $? "the interposer's own memory is one object, [pebs-shim interposer] ($n samples)"
+# --phys-data: every sample with a physical address counts in node_local
+# or node_remote by its NUMA node against its CPU's; on a machine of one
+# node, all in node_local
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+"$tool" record --objects --phys-data -e page-faults -c 1 -d \
+	-o "$T/n.data" -- "$wl" >/dev/null 2>"$T/nerr"
+rc=$?
+if [ "$rc" != 0 ] && grep -q "permission denied" "$T/nerr"; then
+	skip_n 2 "--phys-data (PERF_SAMPLE_PHYS_ADDR) refused: run as root or lower perf_event_paranoid to 1"
+elif [ "$nodes" != 1 ]; then
+	skip_n 2 "$nodes NUMA nodes in /sys/devices/system/node: remote accesses may be real (one node needed)"
+else
+	"$tool" report -i "$T/n.data" --sort object --format csv \
+		>"$T/n.csv" 2>>"$T/nerr"
+	# the last two columns (an object's label may hold commas)
+	awk -F, 'NR == 1 { h = ($(NF - 1) == "node_local" && $NF == "node_remote"); next }
+		 { loc += $(NF - 1); rem += $NF }
+		 END { print "# node_local", loc, "node_remote", rem
+		       exit !(h && loc > 0 && rem == 0) }' "$T/n.csv"
+	ok_rc $? "--phys-data on one node: CSV counts accesses in node_local, none in node_remote"
+	diag "$T/nerr"
+	"$tool" report -i "$T/n.data" --sort object --format json \
+		>"$T/n.json" 2>/dev/null &&
+	grep -q '"node_local": [1-9]' "$T/n.json" &&
+	! grep -q '"node_remote": [1-9]' "$T/n.json" &&
+	"$tool" report -i "$T/n.data" --sort object 2>/dev/null |
+		grep -q 'node-lcl  node-rmt'
+	ok_rc $? "JSON has node_local and no node_remote, text the node-lcl and node-rmt columns"
+fi

@@ -3,7 +3,8 @@
  * fuzz-perfdata.c - libFuzzer target for the perf.data reader: the input
  * is a whole file or pipe-mode stream (pebs_perfdata__from_memory);
  * every record is walked (compressed ones decompressed), samples and
- * sample_ids decoded, attrs, names and features read. Records and
+ * sample_ids decoded, attrs, names and features read (the NUMA and
+ * memory topologies parsed). Records and
  * features of a plain file must lie in the input; those the reader
  * copied or decompressed are read through (ASan checks their length).
  */
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "pebsshim.h"
+#include "perfdata/perfdata-numa.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -38,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pebs_sample s;
 	unsigned int idx, guard = 0;
 	char buf[64];
+	struct pd_numa *numa;
 	int n;
 
 	if (pebs_perfdata__from_memory(data, size, &pd))
@@ -59,6 +62,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (pebs_perfdata__feat(pd, f, &p, &len) == 0)
 			check_range(data, size, p, len);
 		pebs_perfdata__feat_str(pd, f, buf, sizeof(buf));
+	}
+	/* the NUMA and memory topologies (perf's cpu2node, mem2node) */
+	if (pd_numa__new(pd, &numa) == 0) {
+		for (uint32_t c = 0; c < 4; c++)
+			guard += pd_numa__cpu_node(numa, c) < -1;
+		guard += pd_numa__mem_node(numa, 0x10000000) < -1;
+		pd_numa__free(numa);
 	}
 	for (int pass = 0; pass < 2; pass++) {
 		pebs_perfdata__rewind(pd);

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "pebsshim.h"
+#include "helpers.h"
 #include "core/internal.h"
 #include "objects/objects-int.h"
 
@@ -448,14 +449,9 @@ static void test_lines(void **state)
 		 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT | \
 		 PERF_SAMPLE_DATA_SRC)
 
-/* a sample record: @r with its header filled in */
 static void put(struct pebs_perfdata_writer *w, uint64_t *r, size_t size)
 {
-	struct perf_event_header h = { PERF_RECORD_SAMPLE,
-				       PERF_RECORD_MISC_USER, (uint16_t)size };
-
-	memcpy(r, &h, sizeof(h));
-	assert_int_equal(pebs_perfdata_writer__write(w, (void *)r), 0);
+	assert_int_equal(t_write_sample(w, r, size), 0);
 }
 
 static void write_access(struct pebs_perfdata_writer *w, uint64_t time,
@@ -467,15 +463,10 @@ static void write_access(struct pebs_perfdata_writer *w, uint64_t time,
 	put(w, r, sizeof(r));
 }
 
-/* as lib/record/record-objects.c writes them */
 static void write_alloc(struct pebs_perfdata_writer *w, uint64_t time,
 			uint64_t addr, uint64_t size, uint64_t ip)
 {
-	uint64_t r[11] = { 0, PEBS_OBJECTS_ALLOC_ID, ip,
-			   (uint64_t)50 << 32 | 50, time, addr, size, 2,
-			   PERF_CONTEXT_USER, ip, size };
-
-	put(w, r, sizeof(r));
+	assert_int_equal(t_write_alloc(w, time, addr, size, ip), 0);
 }
 
 static void write_free(struct pebs_perfdata_writer *w, uint64_t time,
@@ -524,15 +515,7 @@ static void write_recording(const char *path, bool names)
 		.size = sizeof(mem), .type = PERF_TYPE_RAW, .config = 0x1cd,
 		.sample_period = 1, .sample_type = MEM_ST, .sample_id_all = 1,
 	};
-	struct perf_event_attr dummy = {
-		.size = sizeof(dummy), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
-			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
-		.sample_id_all = 1,
-	};
+	struct perf_event_attr dummy = t_alloc_attr();
 	struct pebs_perfdata_writer *w;
 	uint64_t id = 7;
 

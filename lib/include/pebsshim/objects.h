@@ -163,7 +163,15 @@ enum pebs_object_sharing {
  * node or by its node's memory; remote = rmt_hitm + rmt_hit + rmt_dram,
  * one served by another node's cache or memory: mem_lvl's REM_* bits or
  * mem_remote), the distinct threads (PEBS_OBJECTS_MAX_TIDS + 1: more)
- * and the sharing class.
+ * and the sharing class; node_local and node_remote: of the samples with
+ * a physical address (record --phys-data) and a CPU, those whose address
+ * lies on the NUMA node of their CPU and those on another node (the
+ * node of the address from HEADER_MEM_TOPOLOGY as perf's mem2node, the
+ * CPU's from HEADER_NUMA_TOPOLOGY as perf c2c's cpu2node), read from the
+ * recording pebs_session__set_objects was given; a sample outside
+ * either topology counts in neither. The two splits are independent:
+ * data_src says which cache or memory served a load, the physical
+ * address where the data's memory lives.
  */
 #define PEBS_OBJECTS_MAX_TIDS	8
 struct pebs_object_access {
@@ -171,6 +179,7 @@ struct pebs_object_access {
 	uint64_t local, remote;
 	unsigned int threads;
 	enum pebs_object_sharing sharing;
+	uint64_t node_local, node_remote;
 };
 
 /*
