@@ -4,17 +4,7 @@
  * pebs-shim report: the recording's header, the grouped tables (perf's
  * Overhead = share of the period, the samples column with -n, perf
  * report --mem-mode's header lines) and the weight percentiles; or
- * every table with stable column names, nothing cut (all rows unless a
- * top is given; no field is shortened):
- *
- * CSV: one header line, then one line per row of every table:
- *   table,overhead,period,samples,avg_weight,loads,stores,hitm,threads,
- *   event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,
- *   dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight
- * where a key the row's table is not grouped by is empty.
- * JSON: {"file":..., "samples":N, "tables":[{"title":..., "keys":[...],
- *   "rows":[{"overhead":..., ..., "<key>":...}]}]}.
- * overhead is a percentage of the table's (or the row's event's) period.
+ * every table as CSV or JSON (report-csv.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,16 +17,9 @@
 #include "pebsshim/report.h"
 #include "core/internal.h"
 #include "core/opts.h"
-
-struct rp_print {
-	FILE *f;
-	struct pebs_report_print_opts o;	/* top: 0 made UINT_MAX */
-	unsigned int nr_attrs;			/* the file's events */
-	bool obj_cols;		/* csv: a table has an object key */
-};
+#include "report/report-print-int.h"
 
 #define TEXT_FIELD_MAX	512	/* text: a field cut there */
-#define FIELD_MAX	4096	/* csv, json: whole */
 #define WIDTH_MAX	48	/* wider fields are not padded */
 
 static const char *key_title(enum pebs_report_key k)
@@ -70,8 +53,7 @@ static const char *key_title(enum pebs_report_key k)
 	return titles[k];
 }
 
-/* A row's field; events by their name in the file. */
-static void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
+void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
 	      enum pebs_report_key k, char *buf, size_t len)
 {
 	const char *name;
@@ -98,7 +80,7 @@ static bool obj_key(enum pebs_report_key k)
 	       k == PEBS_REPORT_OBJECT_FIELD;
 }
 
-static bool any_obj_key(const enum pebs_report_key *keys, unsigned int n)
+bool rp_any_obj_key(const enum pebs_report_key *keys, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
 		if (obj_key(keys[i]))
@@ -106,8 +88,7 @@ static bool any_obj_key(const enum pebs_report_key *keys, unsigned int n)
 	return false;
 }
 
-/* what a row's object columns describe: its object, else its field */
-static const char *obj_label(const struct pebs_report_row *row)
+const char *rp_obj_label(const struct pebs_report_row *row)
 {
 	return row->object ? row->object : row->object_field;
 }
@@ -179,7 +160,7 @@ static void print_table(const struct rp_print *r,
 		n++;
 		weights |= row->weight_nr != 0;
 		if (objs && !pebs_objects__access(r->o.objs, r->o.by_event ?
-			row->event : r->o.sole_event, obj_label(row), &oa))
+			row->event : r->o.sole_event, rp_obj_label(row), &oa))
 			numa |= oa.node_local || oa.node_remote;
 		for (k = 0; k < nr_keys; k++) {
 			int l;
@@ -237,9 +218,9 @@ static void print_table(const struct rp_print *r,
 			unsigned int ev = r->o.by_event ? row->event :
 					  r->o.sole_event;
 
-			pebs_objects__stats(r->o.objs, ev, obj_label(row),
+			pebs_objects__stats(r->o.objs, ev, rp_obj_label(row),
 					    &os);
-			pebs_objects__access(r->o.objs, ev, obj_label(row),
+			pebs_objects__access(r->o.objs, ev, rp_obj_label(row),
 					     &oa);
 		}
 		if (weights && objs && os.weights)
@@ -439,239 +420,6 @@ static void print_header(const struct rp_print *r)
 		fprintf(f, "# undecoded : %" PRIu64 " samples\n", r->o.stats->bad);
 }
 
-/* ---- csv, json ---- */
-
-/* The key columns, in CSV order. */
-static const enum pebs_report_key csv_keys[] = {
-	PEBS_REPORT_EVENT, PEBS_REPORT_PID, PEBS_REPORT_TID,
-	PEBS_REPORT_COMM, PEBS_REPORT_DSO, PEBS_REPORT_SYM, PEBS_REPORT_CPU,
-	PEBS_REPORT_PAGE, PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
-	PEBS_REPORT_SYM_DADDR, PEBS_REPORT_DSO_DADDR, PEBS_REPORT_MEM,
-	PEBS_REPORT_SNOOP, PEBS_REPORT_TLB, PEBS_REPORT_DCACHELINE,
-	PEBS_REPORT_PHYS_DADDR, PEBS_REPORT_WEIGHT, PEBS_REPORT_LOCAL_WEIGHT,
-	PEBS_REPORT_LOCKED, PEBS_REPORT_BLOCKED, PEBS_REPORT_LOCAL_INS_LAT,
-	PEBS_REPORT_OBJECT, PEBS_REPORT_OBJECT_INSTANCE,
-};
-
-static bool has_key(const enum pebs_report_key *keys, unsigned int n,
-		    enum pebs_report_key k)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (keys[i] == k)
-			return true;
-	return false;
-}
-
-/* @row's object stats (its accesses in @oa) in a table by object */
-static const struct pebs_object_stats *
-obj_stats(const struct rp_print *r, const struct pebs_report *rep,
-	  const struct pebs_report_row *row, struct pebs_object_stats *os,
-	  struct pebs_object_access *oa)
-{
-	const enum pebs_report_key *keys;
-	unsigned int n = pebs_report__keys(rep, &keys);
-	unsigned int ev = r->o.by_event ? row->event : r->o.sole_event;
-
-	if (!r->o.objs || !any_obj_key(keys, n))
-		return NULL;
-	pebs_objects__stats(r->o.objs, ev, obj_label(row), os);
-	pebs_objects__access(r->o.objs, ev, obj_label(row), oa);
-	return os;
-}
-
-/* whether a table of the report has an object key */
-static bool any_objects(const struct rp_print *r)
-{
-	const enum pebs_report_key *keys;
-	unsigned int i, n;
-
-	for (i = 0; r->o.objs && i < r->o.nr_tables; i++) {
-		n = pebs_report__keys(r->o.tables[i].rep, &keys);
-		if (any_obj_key(keys, n))
-			return true;
-	}
-	return false;
-}
-
-/* Call @fn for each row of @t that is shown, up to --top. */
-static void each_row(const struct rp_print *r, const struct pebs_report_table *t,
-		     void (*fn)(const struct rp_print *r, const struct pebs_report_table *t,
-				const struct pebs_report *rep,
-				const struct pebs_report_row *row, bool first))
-{
-	const struct pebs_report *rep = t->rep;
-	size_t i, n = 0, nr = pebs_report__nr_rows(rep);
-
-	for (i = 0; i < nr && n < r->o.top; i++) {
-		const struct pebs_report_row *row = pebs_report__row(rep, i);
-
-		if (r->o.percent_limit > 0 &&
-		    pebs_report__overhead(rep, row, r->o.by_event) < r->o.percent_limit)
-			continue;
-		fn(r, t, rep, row, n++ == 0);
-	}
-}
-
-static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
-		    const struct pebs_report *rep,
-		    const struct pebs_report_row *row, bool first)
-{
-	const enum pebs_report_key *keys;
-	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
-	struct pebs_object_stats st;
-	struct pebs_object_access oa;
-	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st, &oa);
-	char fb[FIELD_MAX];
-	FILE *f = r->f;
-
-	(void)first;
-	pebs_csv__str(f, t->title);
-	fprintf(f, ",%.4f,%" PRIu64 ",%" PRIu64 ",", pebs_report__overhead(rep, row, r->o.by_event),
-	       row->period, row->samples);
-	if (row->weight_nr)
-		fprintf(f, "%.1f", (double)row->weight_sum /
-		       (double)row->weight_nr);
-	fprintf(f, ",%u,%u,%u,%u", row->loads, row->stores, row->hitm,
-	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
-	       row->nr_tids);
-	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++) {
-		fputc(',', f);
-		if (!has_key(keys, nr_keys, csv_keys[k]))
-			continue;
-		rp_field(r, row, csv_keys[k], fb, sizeof(fb));
-		pebs_csv__str(f, fb);
-	}
-	/* the object_field key, with the object columns */
-	if (r->obj_cols)
-		fputc(',', f);
-	if (r->obj_cols && has_key(keys, nr_keys, PEBS_REPORT_OBJECT_FIELD)) {
-		rp_field(r, row, PEBS_REPORT_OBJECT_FIELD, fb, sizeof(fb));
-		pebs_csv__str(f, fb);
-	}
-	if (os && os->weights)
-		fprintf(f, ",%" PRIu64 ",%" PRIu64, os->weight_p50,
-			os->weight_p90);
-	else if (os)
-		fputs(",,", f);
-	if (os && os->instances)
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, os->instances,
-			os->bytes, os->peak_live);
-	else if (os)
-		fputs(",,,", f);
-	else if (r->obj_cols)
-		fputs(",,,,,", f);
-	/* local, remote where samples had a data source; sharing */
-	if (os && oa.with_src)
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%s", oa.local, oa.remote,
-			pebs_object_sharing__name(oa.sharing));
-	else if (os)
-		fprintf(f, ",,,%s", pebs_object_sharing__name(oa.sharing));
-	else if (r->obj_cols)
-		fputs(",,,", f);
-	/* node_local, node_remote where samples had a node (--phys-data) */
-	if (os && (oa.node_local || oa.node_remote))
-		fprintf(f, ",%" PRIu64 ",%" PRIu64, oa.node_local,
-			oa.node_remote);
-	else if (r->obj_cols)
-		fputs(",,", f);
-	fputc('\n', f);
-}
-
-static void json_row(const struct rp_print *r, const struct pebs_report_table *t,
-		     const struct pebs_report *rep,
-		     const struct pebs_report_row *row, bool first)
-{
-	const enum pebs_report_key *keys;
-	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
-	struct pebs_object_stats st;
-	struct pebs_object_access oa;
-	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st, &oa);
-	char fb[FIELD_MAX];
-	FILE *f = r->f;
-
-	(void)t;
-	fprintf(f, "%s\n        {\"overhead\": %.4f, \"period\": %" PRIu64
-	       ", \"samples\": %" PRIu64, first ? "" : ",",
-	       pebs_report__overhead(rep, row, r->o.by_event), row->period, row->samples);
-	if (row->weight_nr)
-		fprintf(f, ", \"avg_weight\": %.1f", (double)row->weight_sum /
-		       (double)row->weight_nr);
-	fprintf(f, ", \"loads\": %u, \"stores\": %u, \"hitm\": %u, "
-	       "\"threads\": %u", row->loads, row->stores, row->hitm,
-	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
-	       row->nr_tids);
-	for (k = 0; k < nr_keys; k++) {
-		fprintf(f, ", \"%s\": ", pebs_report__key_name(keys[k]));
-		rp_field(r, row, keys[k], fb, sizeof(fb));
-		pebs_json__str(f, fb);
-	}
-	if (os && os->weights)
-		fprintf(f, ", \"p50_weight\": %" PRIu64 ", \"p90_weight\": %"
-			PRIu64, os->weight_p50, os->weight_p90);
-	if (os && os->instances)
-		fprintf(f, ", \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64
-			", \"peak_live\": %" PRIu64, os->instances, os->bytes,
-			os->peak_live);
-	if (os && oa.with_src)
-		fprintf(f, ", \"local\": %" PRIu64 ", \"remote\": %" PRIu64,
-			oa.local, oa.remote);
-	if (os && (oa.node_local || oa.node_remote))
-		fprintf(f, ", \"node_local\": %" PRIu64 ", \"node_remote\": %"
-			PRIu64, oa.node_local, oa.node_remote);
-	if (os)
-		fprintf(f, ", \"sharing\": \"%s\"",
-			pebs_object_sharing__name(oa.sharing));
-	fputc('}', f);
-}
-
-static void print_csv(const struct rp_print *r)
-{
-	unsigned int i, k;
-	FILE *f = r->f;
-
-	fputs("table,overhead,period,samples,avg_weight,loads,stores,hitm,"
-	      "threads", f);
-	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++)
-		fprintf(f, ",%s", pebs_report__key_name(csv_keys[k]));
-	if (r->obj_cols)
-		fputs(",object_field,p50_weight,p90_weight,instances,bytes,"
-		      "peak_live,local,remote,sharing,node_local,node_remote", f);
-	fputc('\n', f);
-	for (i = 0; i < r->o.nr_tables; i++)
-		each_row(r, &r->o.tables[i], csv_row);
-}
-
-static void print_json(const struct rp_print *r)
-{
-	const enum pebs_report_key *keys;
-	unsigned int i, k, nr_keys;
-	FILE *f = r->f;
-
-	fprintf(f, "{\n  \"file\": ");
-	pebs_json__str(f, r->o.path);
-	fprintf(f, ",\n  \"samples\": %" PRIu64 ",\n  \"lost\": %" PRIu64
-	       ",\n  \"tables\": [", r->o.samples,
-	       r->o.stats->lost + r->o.stats->lost_samples);
-	for (i = 0; i < r->o.nr_tables; i++) {
-		const struct pebs_report_table *t = &r->o.tables[i];
-		const struct pebs_report *rep = t->rep;
-
-		fprintf(f, "%s\n    {\"title\": ", i ? "," : "");
-		pebs_json__str(f, t->title);
-		fprintf(f, ", \"keys\": [");
-		nr_keys = pebs_report__keys(rep, &keys);
-		for (k = 0; k < nr_keys; k++)
-			fprintf(f, "%s\"%s\"", k ? ", " : "",
-			       pebs_report__key_name(keys[k]));
-		fprintf(f, "], \"rows\": [");
-		each_row(r, t, json_row);
-		fprintf(f, "\n      ]}");
-	}
-	fprintf(f, "\n  ]\n}\n");
-}
-
 int pebs_report_tables__print(FILE *f,
 			      const struct pebs_report_print_opts *opts)
 {
@@ -694,7 +442,7 @@ int pebs_report_tables__print(FILE *f,
 	if (!r.o.top)
 		r.o.top = UINT_MAX;
 	r.nr_attrs = pebs_perfdata__nr_attrs(r.o.pd);
-	r.obj_cols = any_objects(&r);
+	r.obj_cols = rp_any_objects(&r);
 	switch (r.o.format) {
 	case PEBS_REPORT_FORMAT_TEXT:
 		print_header(&r);
@@ -704,10 +452,10 @@ int pebs_report_tables__print(FILE *f,
 			print_weights(&r);
 		break;
 	case PEBS_REPORT_FORMAT_CSV:
-		print_csv(&r);
+		rp_print_csv(&r);
 		break;
 	case PEBS_REPORT_FORMAT_JSON:
-		print_json(&r);
+		rp_print_json(&r);
 		break;
 	default:
 		return core_err(-EINVAL, "report print: unknown format %d: use "

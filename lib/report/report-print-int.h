@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report-print-int.h - pebs_report_tables__print's state and helpers,
+ * shared by its text printer (report-print.c) and its CSV and JSON
+ * printers (report-csv.c).
+ */
+#ifndef PEBSSHIM_REPORT_PRINT_INT_H
+#define PEBSSHIM_REPORT_PRINT_INT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pebsshim/report.h"
+
+struct rp_print {
+	FILE *f;
+	struct pebs_report_print_opts o;	/* top: 0 made UINT_MAX */
+	unsigned int nr_attrs;			/* the file's events */
+	bool obj_cols;		/* csv: a table has an object key */
+};
+
+/* A row's field; events by their name in the file. */
+void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
+	      enum pebs_report_key k, char *buf, size_t len);
+/* whether @keys has an object key (a table with one has the object
+   columns) */
+bool rp_any_obj_key(const enum pebs_report_key *keys, unsigned int n);
+/* what a row's object columns describe: its object, else its field */
+const char *rp_obj_label(const struct pebs_report_row *row);
+
+/* report-csv.c: whether a table of the report has an object key; the
+   CSV and JSON printers */
+bool rp_any_objects(const struct rp_print *r);
+void rp_print_csv(const struct rp_print *r);
+void rp_print_json(const struct rp_print *r);
+
+#endif /* PEBSSHIM_REPORT_PRINT_INT_H */
