@@ -285,11 +285,22 @@ int pebs_budget__update(struct pebs_budget *b,
 		n++;
 	}
 	if (seen) {
+		double adjustable = 0;
+
 		b->floor = 0;
-		for (i = 0; i < b->o.nr_channels; i++)
+		for (i = 0; i < b->o.nr_channels; i++) {
 			b->floor += b->ch[i].floor;
-		/* counting alone over the budget: on only part of the time */
-		b->duty = b->floor > b->o.budget ? b->o.budget / b->floor : 1;
+			if (!b->ch[i].st.fixed)
+				adjustable += b->ch[i].floor;
+		}
+		/*
+		 * the channels whose period moves cannot meet what is left
+		 * (counting alone costs more): on only part of the time,
+		 * aiming as the periods do; a fixed channel over by noise
+		 * is the estimate's to say
+		 */
+		b->duty = adjustable > 0 && adjustable > b->o.budget - fixed_cost ?
+			  fmin(BUDGET_AIM * b->o.budget / b->floor, 1) : 1;
 	}
 	return n;
 }
