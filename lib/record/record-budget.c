@@ -380,6 +380,7 @@ int rec_budget_start(struct pebs_recorder *r)
 			return err;
 	}
 	bu->t_last = core_mono_ns();
+	rec_duty_begin(r, bu->t_last);
 	bu->self_last = self_ns();
 	bu->cpu_last = sampled_ns(r);
 	if (!read_counts(r, bu->count))
@@ -476,8 +477,11 @@ int rec_budget_tick(struct pebs_recorder *r)
 	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed;
 	int n;
 
-	if (!bu->b || (now = core_mono_ns()) - bu->t_last < INTERVAL_NS)
+	if (!bu->b)
 		return 0;
+	now = core_mono_ns();
+	if (now - bu->t_last < INTERVAL_NS)
+		return rec_duty_step(r, now);
 	self = self_ns();
 	cpu = sampled_ns(r);
 	elapsed = now - bu->t_last;
@@ -502,7 +506,8 @@ int rec_budget_tick(struct pebs_recorder *r)
 					    cpu - bu->cpu_last : 0,
 			  .recorder_cpu_ns = self > bu->self_last ?
 					     self - bu->self_last : 0,
-			  .samples = bu->samples, .events = bu->events);
+			  .samples = bu->samples, .events = bu->events,
+			  .disabled_ns = rec_duty_off_ns(r, now));
 
 		n = pebs_budget__update(bu->b, &iv, next);
 	}
@@ -514,7 +519,8 @@ int rec_budget_tick(struct pebs_recorder *r)
 		bu->cpu_last = cpu;
 	memset(bu->samples, 0, sizeof(bu->samples));
 	memset(bu->events, 0, sizeof(bu->events));
-	return n < 0 ? n : 0;
+	/* the duty the controller now asks for, from the next cycle */
+	return n < 0 ? n : rec_duty_step(r, now);
 }
 
 double pebs_recorder__event_cost(const struct pebs_recorder *r,
