@@ -21,7 +21,7 @@
 struct rec_out;
 struct rec_objects;
 
-/* --budget's duty cycle (record-duty.c) */
+/* --budget's duty cycle (record-budget.c) */
 struct rec_duty {
 	bool off;			/* the events disabled now */
 	uint64_t win_start, win_end;	/* this cycle's window */
@@ -154,7 +154,7 @@ int64_t rec_budget_stat_ticks(const char *line, bool children);
 /* the busy ticks of @cpus in /proc/stat's text (from its first '\n') */
 int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus);
 
-/* ---- the duty cycle (record-duty.c) -------------------------------- */
+/* ---- the duty cycle (record-budget.c) ------------------------------ */
 
 /* always on, no cycle yet; the time starts */
 void rec_duty_begin(struct pebs_recorder *r, uint64_t now);
