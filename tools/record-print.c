@@ -35,6 +35,9 @@ void rec_status_line(struct pebs_recorder *r, const struct rec_opts *o,
 	if (b)
 		fprintf(stderr, ", overhead %.2f %% (budget %g %%)",
 			pebs_budget__overhead(b) * 100, o->budget * 100);
+	if (b && pebs_budget__duty(b) < 1)
+		fprintf(stderr, ", duty %.1f %%",
+			pebs_budget__duty(b) * 100);
 	/* each event's period range so far */
 	for (unsigned int i = 0; b && i < pebs_recorder__nr_events(r); i++) {
 		const struct pebs_budget_stats *bs = pebs_budget__stats(b, i);
@@ -84,9 +87,16 @@ static void attribution(enum pebs_recorder_attr attr, bool baseline,
 static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 {
 	const struct pebs_budget *b = pebs_recorder__budget(r);
+	uint64_t windows;
+	double duty;
 
 	fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: estimated overhead %.2f %% (the kernel's cost per event counted and per sample, and the recorder's CPU)\n",
 		o->budget * 100, pebs_budget__overhead(b) * 100);
+	duty = pebs_recorder__duty(r, &windows);
+	if (windows)
+		fprintf(stderr, "pebs-shim record: budget: duty cycle: the events enabled %.1f %% of the time, in %llu windows at random places of their cycles (%.3g %% asked last)\n",
+			duty * 100, (unsigned long long)windows,
+			pebs_budget__duty(b) * 100);
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
 		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
 		bool proxy;
@@ -126,9 +136,19 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 	/* a clock's fixed period over by noise is the estimate's to say */
 	if (!at)
 		return;
-	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s); they were sampled at that minimum rate\n",
+	/* the duty cycle meets it, unless it asks for less than its least */
+	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY) {
+		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here, so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them; mappings, execs and threads made while they were off have no MMAP, COMM or FORK record (see --budget in pebs-shim(1))\n",
+			o->budget * 100, names, pebs_budget__floor(b) * 100,
+			pebs_recorder__duty(r, NULL) * 100,
+			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE);
+		return;
+	}
+	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that minimum rate and duty\n",
 		o->budget * 100, names, pebs_budget__floor(b) * 100,
-		PEBS_BUDGET_MIN_RATE);
+		PEBS_BUDGET_MIN_RATE,
+		pebs_budget__floor(b) * PEBS_RECORDER_MIN_DUTY * 100,
+		PEBS_RECORDER_MIN_DUTY * 100);
 }
 
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,

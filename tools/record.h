@@ -87,10 +87,11 @@ void rec_status_line(struct pebs_recorder *r, const struct rec_opts *o,
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 		 bool stopped);
 /*
- * rec_budget_floor - with --budget, one line when the budget could not
- * be met: the events whose period could move, the least they cost
- * (pebs_budget__floor: counting each event, and the minimum rate), at
- * which they were sampled (also with -q)
+ * rec_budget_floor - with --budget, one line when no period meets the
+ * budget: the events whose period could move, the least they cost
+ * (pebs_budget__floor: counting each event, and the minimum rate), and
+ * the duty cycle that met it, or that it could not be met even at the
+ * least duty (also with -q)
  */
 void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o);
 /* -v: a sample whose history entry names another thread, or none */

@@ -15,7 +15,8 @@
  * events counted per occurrence run in freq mode (see swevent()); what
  * each of their events costs, sampled or not, and what a sample adds
  * are measured in a page-fault loop (pebs_budget__calibrate_faults;
- * one that does not fire there takes page-faults' costs).
+ * one that does not fire there takes page-faults' costs). When counting
+ * alone costs more than the budget, the duty cycle (at the end).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -380,6 +381,7 @@ int rec_budget_start(struct pebs_recorder *r)
 			return err;
 	}
 	bu->t_last = core_mono_ns();
+	rec_duty_begin(r, bu->t_last);
 	bu->self_last = self_ns();
 	bu->cpu_last = sampled_ns(r);
 	if (!read_counts(r, bu->count))
@@ -476,8 +478,11 @@ int rec_budget_tick(struct pebs_recorder *r)
 	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed;
 	int n;
 
-	if (!bu->b || (now = core_mono_ns()) - bu->t_last < INTERVAL_NS)
+	if (!bu->b)
 		return 0;
+	now = core_mono_ns();
+	if (now - bu->t_last < INTERVAL_NS)
+		return rec_duty_step(r, now);
 	self = self_ns();
 	cpu = sampled_ns(r);
 	elapsed = now - bu->t_last;
@@ -502,7 +507,8 @@ int rec_budget_tick(struct pebs_recorder *r)
 					    cpu - bu->cpu_last : 0,
 			  .recorder_cpu_ns = self > bu->self_last ?
 					     self - bu->self_last : 0,
-			  .samples = bu->samples, .events = bu->events);
+			  .samples = bu->samples, .events = bu->events,
+			  .disabled_ns = rec_duty_off_ns(r, now));
 
 		n = pebs_budget__update(bu->b, &iv, next);
 	}
@@ -514,7 +520,160 @@ int rec_budget_tick(struct pebs_recorder *r)
 		bu->cpu_last = cpu;
 	memset(bu->samples, 0, sizeof(bu->samples));
 	memset(bu->events, 0, sizeof(bu->events));
-	return n < 0 ? n : 0;
+	/* the duty the controller now asks for, from the next cycle */
+	return n < 0 ? n : rec_duty_step(r, now);
+}
+
+/*
+ * The duty cycle: when counting the events alone costs more than the
+ * budget (pebs_budget__duty < 1), the events are enabled only in
+ * windows, one per cycle (CYCLE_NS, or longer when a window would be
+ * shorter than MIN_WIN_NS), each starting at random within its cycle so
+ * that periodic program phases do not alias. PERF_EVENT_IOC_DISABLE /
+ * ENABLE on an inherited event reach its children, those of threads
+ * started before the window and after (the kernel's
+ * perf_event_for_each_child). The off time of each controller interval
+ * is accounted here (rec_duty_off_ns): the controller measures the
+ * densities over the enabled windows only. A disabled event writes no
+ * side-band records either: MMAP, COMM, FORK/EXIT and switch records of
+ * the off windows are not in the file.
+ */
+#define CYCLE_NS	100000000ull	/* a window per 100 ms */
+#define MIN_WIN_NS	2000000ull	/* the recorder wakes in ms */
+#define MAX_CYCLE_NS	1000000000ull	/* the least duty: 2 ms / 1 s */
+_Static_assert(PEBS_RECORDER_MIN_DUTY * MAX_CYCLE_NS == MIN_WIN_NS,
+	       "PEBS_RECORDER_MIN_DUTY");
+
+/* the events on or off: every channel of the set */
+static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
+{
+	struct rec_duty *du = &r->bud.duty;
+	int err = on ? pebs_chanset__enable(r->set) :
+		  pebs_chanset__disable(r->set);
+
+	if (err)
+		return rec_err(err, "--budget: cannot %s the events for the duty cycle: %s",
+			       on ? "enable" : "disable", pebs_errmsg());
+	if (on) {
+		du->off_ns += now - du->off_since;
+		du->off_total += now - du->off_since;
+	} else {
+		du->off_since = now;
+	}
+	du->off = !on;
+	return 0;
+}
+
+/* the next cycle from @now: its window at random, for duty @d */
+static void plan(struct rec_duty *du, double d, uint64_t now)
+{
+	uint64_t win = (uint64_t)(d * (double)CYCLE_NS), cycle = CYCLE_NS;
+
+	if (win < MIN_WIN_NS) {
+		win = MIN_WIN_NS;
+		cycle = (uint64_t)((double)MIN_WIN_NS / d);
+		if (cycle > MAX_CYCLE_NS)
+			cycle = MAX_CYCLE_NS;
+	}
+	du->win_start = now + (uint64_t)((double)(cycle - win) *
+					 ((double)rand_r(&du->seed) /
+					  ((double)RAND_MAX + 1)));
+	du->win_end = du->win_start + win;
+	du->cycle_end = now + cycle;
+}
+
+void rec_duty_begin(struct pebs_recorder *r, uint64_t now)
+{
+	struct rec_duty *du = &r->bud.duty;
+
+	*du = (struct rec_duty){ .t0 = now, .seed = (unsigned int)now };
+}
+
+int rec_duty_step(struct pebs_recorder *r, uint64_t now)
+{
+	struct rec_duty *du = &r->bud.duty;
+	double d = pebs_budget__duty(r->bud.b);
+	int err;
+
+	/* a cycle over (or none yet): the next one, at the duty now */
+	if (now >= du->cycle_end) {
+		if (d >= 1) {
+			du->cycle_end = 0;
+			return du->off ? toggle(r, true, now) : 0;
+		}
+		plan(du, d, now);
+		du->windows++;
+	}
+	if (!du->off && (now < du->win_start || now >= du->win_end)) {
+		err = toggle(r, false, now);
+		if (err)
+			return err;
+	} else if (du->off && now >= du->win_start && now < du->win_end) {
+		err = toggle(r, true, now);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int rec_duty_timeout(const struct pebs_recorder *r, int timeout_ms)
+{
+	const struct rec_duty *du = &r->bud.duty;
+	uint64_t now = core_mono_ns(), next;
+	int ms;
+
+	if (!r->bud.b || !du->cycle_end)
+		return timeout_ms;
+	next = !du->off ? du->win_end : now < du->win_start ? du->win_start :
+	       du->cycle_end;
+	ms = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+	return timeout_ms < 0 || ms < timeout_ms ? ms : timeout_ms;
+}
+
+uint64_t rec_duty_off_ns(struct pebs_recorder *r, uint64_t now)
+{
+	struct rec_duty *du = &r->bud.duty;
+	uint64_t off = du->off_ns;
+
+	if (du->off) {
+		off += now - du->off_since;
+		du->off_total += now - du->off_since;
+		du->off_since = now;
+	}
+	du->off_ns = 0;
+	return off;
+}
+
+double pebs_recorder__duty(const struct pebs_recorder *r, uint64_t *windows)
+{
+	const struct rec_duty *du;
+	uint64_t off, all, now;
+
+	if (windows)
+		*windows = r && r->bud.b ? r->bud.duty.windows : 0;
+	if (!r || !r->bud.b)
+		return 1;
+	du = &r->bud.duty;
+	now = du->end ? du->end : core_mono_ns();
+	off = du->off_total + (du->off ? now - du->off_since : 0);
+	all = now - du->t0;
+	return all && off < all ? 1 - (double)off / (double)all : all ? 0 : 1;
+}
+
+int rec_duty_stop(struct pebs_recorder *r)
+{
+	char pct[32];
+	uint64_t windows;
+	double d;
+
+	if (!r->bud.b)
+		return 0;
+	r->bud.duty.end = core_mono_ns();
+	d = pebs_recorder__duty(r, &windows);
+	if (!windows)
+		return 0;
+	snprintf(pct, sizeof(pct), "%.3g%%", d * 100);
+	return rec_out_meta(r->out, "duty", pct);
 }
 
 double pebs_recorder__event_cost(const struct pebs_recorder *r,

@@ -21,6 +21,19 @@
 struct rec_out;
 struct rec_objects;
 
+/* --budget's duty cycle (record-budget.c) */
+struct rec_duty {
+	bool off;			/* the events disabled now */
+	uint64_t win_start, win_end;	/* this cycle's window */
+	uint64_t cycle_end;		/* 0: no cycle (always on) */
+	uint64_t off_since;		/* when last disabled */
+	uint64_t off_ns;		/* off in this interval so far */
+	uint64_t off_total, t0;		/* off in all, since the start */
+	uint64_t end;			/* stopped; 0: not yet */
+	uint64_t windows;		/* cycles planned */
+	unsigned int seed;		/* the windows' starts */
+};
+
 /* --budget (record-budget.c) */
 struct rec_budget {
 	struct pebs_budget *b;		/* NULL: no budget */
@@ -35,6 +48,7 @@ struct rec_budget {
 	uint64_t events[PEBS_RECORDER_MAX_EVENTS];	/* their periods' sum */
 	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
+	struct rec_duty duty;
 };
 
 struct pebs_recorder {
@@ -139,6 +153,20 @@ int rec_budget_tick(struct pebs_recorder *r);
 int64_t rec_budget_stat_ticks(const char *line, bool children);
 /* the busy ticks of @cpus in /proc/stat's text (from its first '\n') */
 int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus);
+
+/* ---- the duty cycle (record-budget.c) ------------------------------ */
+
+/* always on, no cycle yet; the time starts */
+void rec_duty_begin(struct pebs_recorder *r, uint64_t now);
+/* the events on or off as the cycle at pebs_budget__duty says */
+int rec_duty_step(struct pebs_recorder *r, uint64_t now);
+/* @timeout_ms shortened to the next toggle (-1: none) */
+int rec_duty_timeout(const struct pebs_recorder *r, int timeout_ms);
+/* the events' off time since the last call (an interval's) */
+uint64_t rec_duty_off_ns(struct pebs_recorder *r, uint64_t now);
+/* the events stopped: the share enabled so far is final, and the
+   header's note of it if there was a cycle */
+int rec_duty_stop(struct pebs_recorder *r);
 
 /* ---- the output (record-out.c) ------------------------------------- */
 

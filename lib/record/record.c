@@ -251,7 +251,8 @@ int pebs_recorder__poll(struct pebs_recorder *r, int timeout_ms)
 	 * wait for a ring to fill, then read every ring: a round covers all
 	 * of them (perf's FINISHED_ROUND promise)
 	 */
-	n = rec_wait(r, timeout_ms);
+	/* woken for the duty cycle's next window too */
+	n = rec_wait(r, rec_duty_timeout(r, timeout_ms));
 	if (n > 0)
 		r->st.wakeups++;
 	if (n >= 0 || n == -EINTR)
@@ -305,6 +306,11 @@ int pebs_recorder__stop(struct pebs_recorder *r, int stop_sig)
 	if (!r || !r->set)
 		return core_err(-EINVAL, "recorder: not opened");
 	pebs_chanset__disable(r->set);
+	/* the events off whatever the duty cycle had them: a share so far */
+	n = rec_duty_stop(r);
+	if (n && !r->err)
+		r->err = rec_err(n, "cannot write %s: %s", r->o.output,
+				 pebs_errmsg());
 	if (r->child_running) {
 		kill(r->child.pid, SIGTERM);
 		while (waitpid(r->child.pid, &status, 0) < 0 && errno == EINTR)

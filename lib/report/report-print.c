@@ -349,6 +349,10 @@ static void print_cmdline(const struct rp_print *r)
 	if (pebs_perfdata__meta(r->o.pd, "budget", mode, sizeof(mode)) > 0)
 		fprintf(f, "# budget     : %s of the sampled CPU time (pebs-shim record --budget: periods adapted, each sample carries its own)\n",
 			mode);
+	/* ... met by a duty cycle: the events on in random windows */
+	if (pebs_perfdata__meta(r->o.pd, "duty", mode, sizeof(mode)) > 0)
+		fprintf(f, "# duty cycle : events enabled %s of the time (--budget: counting them alone costs more; in random windows, so the shares stay unbiased: each sample still carries its period)\n",
+			mode);
 }
 
 static void print_header(const struct rp_print *r)

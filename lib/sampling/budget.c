@@ -33,6 +33,7 @@ struct pebs_budget {
 	bool have_recorder;
 	double overhead;	/* last estimate, all channels */
 	double floor;		/* the least they can cost (a fraction) */
+	double duty;		/* share of the time the events are on */
 	unsigned int nr_fixed;
 	struct budget_chan ch[];
 };
@@ -75,6 +76,7 @@ int pebs_budget__new(const struct pebs_budget_opts *opts,
 	if (!b)
 		return core_err(-ENOMEM, "budget: out of memory");
 	b->o = o;
+	b->duty = 1;
 	*bp = b;
 	return 0;
 }
@@ -196,9 +198,9 @@ int pebs_budget__update(struct pebs_budget *b,
 			const struct pebs_budget_interval *iv, uint64_t *next)
 {
 	struct pebs_budget_interval in;
-	double cpu, fixed_cost = 0, total = 0, share;
+	double cpu, on, fixed_cost = 0, total = 0, share;
 	uint64_t all = 0;
-	unsigned int i, active = 0;
+	unsigned int i, active = 0, seen = 0;
 	int err, n = 0;
 
 	if (!b || !next)
@@ -212,9 +214,12 @@ int pebs_budget__update(struct pebs_budget *b,
 				"samples per channel");
 	for (i = 0; i < b->o.nr_channels; i++)
 		next[i] = 0;
-	if (!in.sampled_cpu_ns || !in.elapsed_ns)
-		return 0;	/* nothing ran: nothing learnt */
-	cpu = (double)in.sampled_cpu_ns;
+	if (!in.sampled_cpu_ns || !in.elapsed_ns ||
+	    in.disabled_ns >= in.elapsed_ns)
+		return 0;	/* nothing ran (or seen): nothing learnt */
+	/* the events saw the enabled share of the time, and of the CPU's */
+	on = 1 - (double)in.disabled_ns / (double)in.elapsed_ns;
+	cpu = (double)in.sampled_cpu_ns * on;
 	for (i = 0; i < b->o.nr_channels; i++)
 		if (b->ch[i].set)
 			all += in.samples[i];
@@ -231,34 +236,41 @@ int pebs_budget__update(struct pebs_budget *b,
 
 		if (!c->set)
 			continue;
-		if (in.samples[i]) {
+		/*
+		 * samples, or events counted without a sample (a period too
+		 * long for the rate, as after a fall under a duty cycle)
+		 */
+		if (in.samples[i] || (in.events && in.events[i])) {
+			seen++;
 			/* the periods the samples carry, else the one set */
 			ev = in.events && in.events[i] ?
 			     (double)in.events[i] :
 			     (double)in.samples[i] * (double)c->st.period;
 			c->density = peak_hold(c->density, ev / cpu);
 			c->rate = peak_hold(c->rate,
-					    ev / (double)in.elapsed_ns);
+					    ev / ((double)in.elapsed_ns * on));
 			c->st.samples += in.samples[i];
-			c->st.overhead = ((double)in.samples[i] *
-					  (c->cost_ns + b->recorder_ns) +
-					  ev * c->event_ns) / cpu;
-			c->floor = c->st.overhead;	/* a fixed one's */
+			/* what it costs enabled, then over the interval */
+			c->floor = ((double)in.samples[i] *
+				    (c->cost_ns + b->recorder_ns) +
+				    ev * c->event_ns) / cpu;
+			c->st.overhead = c->floor * on;
 			total += c->st.overhead;
 		}
 		if (c->st.fixed)
-			fixed_cost += c->st.overhead;
+			fixed_cost += c->floor;
 		else if (c->density > 0)
 			active++;
 	}
-	if (all)
+	if (seen)
 		b->overhead = total;
 	share = active ? (b->o.budget - fixed_cost) / active : 0;
 	for (i = 0; i < b->o.nr_channels; i++) {
 		struct budget_chan *c = &b->ch[i];
 		uint64_t p;
 
-		if (!c->set || c->st.fixed || !in.samples[i])
+		if (!c->set || c->st.fixed ||
+		    !(in.samples[i] || (in.events && in.events[i])))
 			continue;	/* idle: keep the period */
 		p = decide(b, c, share);
 		if (!p)
@@ -272,10 +284,23 @@ int pebs_budget__update(struct pebs_budget *b,
 			c->st.max_period = p;
 		n++;
 	}
-	if (all) {
+	if (seen) {
+		double adjustable = 0;
+
 		b->floor = 0;
-		for (i = 0; i < b->o.nr_channels; i++)
+		for (i = 0; i < b->o.nr_channels; i++) {
 			b->floor += b->ch[i].floor;
+			if (!b->ch[i].st.fixed)
+				adjustable += b->ch[i].floor;
+		}
+		/*
+		 * the channels whose period moves cannot meet what is left
+		 * (counting alone costs more): on only part of the time,
+		 * aiming as the periods do; a fixed channel over by noise
+		 * is the estimate's to say
+		 */
+		b->duty = adjustable > 0 && adjustable > b->o.budget - fixed_cost ?
+			  fmin(BUDGET_AIM * b->o.budget / b->floor, 1) : 1;
 	}
 	return n;
 }
@@ -296,6 +321,11 @@ double pebs_budget__overhead(const struct pebs_budget *b)
 double pebs_budget__floor(const struct pebs_budget *b)
 {
 	return b ? b->floor : 0;
+}
+
+double pebs_budget__duty(const struct pebs_budget *b)
+{
+	return b ? b->duty : 1;
 }
 
 unsigned int pebs_budget__nr_fixed(const struct pebs_budget *b)

@@ -3,8 +3,11 @@
 # page-faults) with their periods adapted to stay under the budget:
 # every sample carries its period, the periods stay within the floor
 # (-c) and the ceiling (100 samples/s), page-faults' vary and their cost
-# per event is measured, a budget their counting alone exceeds keeps the
-# minimum rate and says so in one line (also with -q), the kernel
+# per event is measured, a budget their counting alone exceeds is met by
+# a duty cycle (the events enabled in random windows: the summary, the
+# header and report say the share, the samples see the windows' events
+# only), one it cannot meet even at the least duty keeps the minimum
+# rate and says so in one line (also with -q), the kernel
 # never throttles, the summary says the estimate, the budget and each
 # event's period range, the header says it was budgeted (perf reads it
 # without a warning, report shows it), and bad values are one-line
@@ -13,7 +16,7 @@
 need_tools
 faults=$PEBS_BUILD/bench/faults
 need_bin "$faults"
-echo 1..19
+echo 1..23
 
 # -- cpu-clock, a floor: the model's period (a clock's stays), within the
 # limits ------------------------------------------------------------------
@@ -56,14 +59,15 @@ t=$( (perf script -i "$T/c.data" --show-throttle-events 2>/dev/null;
 grep -q ', 0 throttle events;' "$T/c.err" && grep -q ', 0 throttle events;' "$T/p.err" && [ "$t" = 0 ]
 ok_rc $? "no THROTTLE record in either file (perf script --show-throttle-events: $t)"
 
-# -- a budget the events cannot meet: the minimum rate, one line ---------
-"$tool" record -q -e page-faults -d --budget 0.01% -o "$T/f.data" -- \
+# -- a budget the events cannot meet even at the least duty cycle (0.2 %
+# of the time): the minimum rate, one line ----------------------------
+"$tool" record -q -e page-faults -d --budget 0.001% -o "$T/f.data" -- \
 	"$faults" 300000 >/dev/null 2>"$T/f.err"
-ok_rc $? "record -q -e page-faults -d --budget 0.01% exits 0"
+ok_rc $? "record -q -e page-faults -d --budget 0.001% exits 0"
 sed 's/^/# /' "$T/f.err"
 [ "$(wc -l <"$T/f.err")" = 1 ] &&
-	grep -q '^pebs-shim record: budget 0.01 % cannot be met with page-faults: at the least they cost [0-9.]* % of the sampled CPU time here (.*); they were sampled at that minimum rate$' "$T/f.err" &&
-	! grep -q 'cannot be met' "$T/c.err"
+	grep -q '^pebs-shim record: budget 0.001 % cannot be met with page-faults: at the least they cost [0-9.]* % of the sampled CPU time here (.*), [0-9.]* % at the least duty cycle (enabled 0.2 % of the time); they were sampled at that minimum rate and duty$' "$T/f.err" &&
+	! grep -q 'cannot be met\|duty' "$T/c.err"
 ok_rc $? "one line says so, even with -q (and none for cpu-clock within 2 %)"
 # 100 samples/s of the events' running time, and the first interval's
 n=$(perf script -i "$T/f.data" -F period 2>/dev/null | wc -l)
@@ -71,6 +75,27 @@ d=$(perf script -i "$T/f.data" -F time 2>/dev/null | tr -d ' :' | sed -n '1p;$p'
 	awk 'NR == 1 { a = $1 } END { printf "%.2f", $1 - a }')
 awk -v n="$n" -v d="$d" 'BEGIN { exit !(n > 0 && n <= 200 * d + 2000) }'
 ok_rc $? "... and it sampled at about the minimum rate ($n samples in $d s)"
+
+# -- a budget counting alone exceeds (0.5 %, page faults cost ~5 %): met
+# by a duty cycle, the events enabled in windows ---------------------------
+"$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data" -- \
+	"$faults" 1000000 >/dev/null 2>"$T/d.err"
+ok_rc $? "record -e page-faults -d --budget 0.5% exits 0"
+sed 's/^/# /' "$T/d.err"
+duty=$(sed -n 's/^pebs-shim record: budget: duty cycle: the events enabled \([0-9.]*\) % of the time, in \([0-9]*\) windows at random places of their cycles ([0-9.e-]* % asked last)$/\1 \2/p' "$T/d.err")
+est=$(sed -n 's/^pebs-shim record: budget 0.5 % of the sampled CPU time: estimated overhead \([0-9.]*\) %.*/\1/p' "$T/d.err")
+set -- $duty
+awk -v d="$1" -v w="$2" -v e="$est" 'BEGIN { exit !(d > 0 && d < 100 && w >= 3 && e != "" && e <= 0.5) }' &&
+	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here, so they were enabled [0-9.]* % of the time' "$T/d.err" &&
+	! grep -q 'cannot be met' "$T/d.err"
+ok_rc $? "the summary says the duty ($1 % enabled, $2 windows) and the estimate within the budget ($est %)"
+# the samples' periods sum the events seen: those of the windows only
+seen=$(perf script -i "$T/d.data" -F period 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
+awk -v s="$seen" -v d="$1" 'BEGIN { f = s / 1000000; exit !(f > 0 && f < 0.8 && f < 2 * d / 100 + 0.05) }'
+ok_rc $? "the samples saw $seen of the 1000000 faults: the windows' share (enabled $1 %), none of the off windows'"
+perf report -i "$T/d.data" --header-only 2>/dev/null | grep -q "^# perf version : pebs-shim .*budget=0.5% duty=$1%" &&
+	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# duty cycle : events enabled $1% of the time"
+ok_rc $? "the header and report say the duty: $("$tool" report -i "$T/d.data" 2>&1 | grep '^# duty')"
 
 # -- the header ----------------------------------------------------------
 perf report -i "$T/p.data" --header-only >"$T/p.hdr" 2>"$T/p.perr"

@@ -7,7 +7,7 @@
  * bad options; an event whose every occurrence costs (a page fault
  * counted in software): its cost comes off the budget, and when it
  * alone exceeds the budget the channel keeps the minimum rate and the
- * floor says so.
+ * floor says so; the duty cycle that then meets the budget.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -33,6 +33,8 @@ struct sim {
 	uint64_t samples[2];
 	double density[2];
 	uint64_t cpu_ns;
+	double on;		/* share of the interval enabled */
+	bool duty;		/* follow pebs_budget__duty */
 	int changes;		/* channels changed by the last step */
 };
 
@@ -43,6 +45,7 @@ static void sim_init(struct sim *s, const struct pebs_budget_opts *o,
 
 	s->n = o->nr_channels;
 	s->cpu_ns = IV_NS;
+	s->on = 1;
 	assert_int_equal(pebs_budget__new(o, &s->b), 0);
 	for (i = 0; i < s->n; i++) {
 		s->period[i] = period;
@@ -52,26 +55,37 @@ static void sim_init(struct sim *s, const struct pebs_budget_opts *o,
 	}
 }
 
-/* one interval at the current periods; the new ones applied */
+/*
+ * one interval at the current periods, the events enabled s->on of it;
+ * the new periods applied. With s->duty the duty cycle too, and the
+ * events counted given (as the recorder reads them: a few samples at
+ * the minimum rate tell the density only roughly).
+ */
 static void sim_step(struct sim *s)
 {
-	uint64_t next[2], all = 0;
+	uint64_t next[2], all = 0, events[2];
 	unsigned int i;
 	PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS,
-		  .sampled_cpu_ns = s->cpu_ns, .samples = s->samples);
+		  .sampled_cpu_ns = s->cpu_ns, .samples = s->samples,
+		  .disabled_ns = (uint64_t)llround((1 - s->on) * IV_NS));
 
 	for (i = 0; i < s->n; i++) {
-		s->samples[i] = (uint64_t)llround(s->density[i] *
-						  (double)s->cpu_ns /
+		events[i] = (uint64_t)llround(s->density[i] * s->on *
+					      (double)s->cpu_ns);
+		s->samples[i] = (uint64_t)llround((double)events[i] /
 						  (double)s->period[i]);
 		all += s->samples[i];
 	}
+	if (s->duty)
+		iv.events = events;
 	iv.recorder_cpu_ns = (uint64_t)(REC * (double)all);
 	s->changes = pebs_budget__update(s->b, &iv, next);
 	assert_true(s->changes >= 0);
 	for (i = 0; i < s->n; i++)
 		if (next[i])
 			s->period[i] = next[i];
+	if (s->duty)
+		s->on = pebs_budget__duty(s->b);
 }
 
 /* one channel at 10000 (60 %), ten intervals: converged */
@@ -277,6 +291,7 @@ static void fixed_channel(void **state)
 			 (COST + REC) / (0.9 * (BUDGET - 0.006))) <
 		    0.2 * (COST + REC) / (0.9 * (BUDGET - 0.006)));
 	assert_int_equal(pebs_budget__fixed(s.b, 2, 1), -EINVAL);
+	assert_true(pebs_budget__duty(s.b) == 1);
 	pebs_budget__delete(s.b);
 
 	/* one that alone costs 3 %: the other keeps only its 100/s */
@@ -287,6 +302,9 @@ static void fixed_channel(void **state)
 		sim_step(&s);
 	assert_int_equal(s.period[0], 10000000);
 	assert_int_equal(s.period[1], 200000);
+	/* no period meets it: a duty cycle (0.9 x 2 % / ~3.1 %) */
+	assert_true(pebs_budget__duty(s.b) > 0.55 &&
+		    pebs_budget__duty(s.b) < 0.6);
 	pebs_budget__delete(s.b);
 }
 
@@ -321,6 +339,7 @@ static void ceilings(void **state)
 	assert_int_equal(pebs_budget__new(&o, &s.b), 0);
 	s.n = 1;
 	s.cpu_ns = IV_NS;
+	s.on = 1;
 	s.density[0] = 1;
 	s.period[0] = 100000;
 	assert_int_equal(pebs_budget__set_channel(s.b, 0, s.period[0], 1e6),
@@ -471,6 +490,8 @@ static void event_cost_under_budget(void **state)
 	assert_true((double)s.period[0] > 1.5 * FAULT_DENSITY *
 		    (COST + REC) / (0.9 * BUDGET));
 	assert_true(pebs_budget__floor(s.b) < BUDGET);
+	/* the periods meet it: always enabled */
+	assert_true(pebs_budget__duty(s.b) == 1);
 	pebs_budget__delete(s.b);
 }
 
@@ -504,6 +525,97 @@ static void event_cost_over_budget(void **state)
 	pebs_budget__delete(s.b);
 }
 
+/*
+ * Counting costs 5 %, the budget is 1 %: the events are enabled d =
+ * 0.9 x 1 % / 5 % ~ 0.18 of the time (aiming at 90 % of the budget), at the minimum rate while enabled (the
+ * rate and density measured over the enabled time), and what they cost
+ * over the whole time is the budget. The load falls (a tenth of the
+ * faults: counting 0.5 %): d comes back to 1.
+ */
+static void duty_cycle(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = 0.01, .nr_channels = 1);
+	struct sim s = {0};
+	double hi = FAULT_DENSITY * 1e9 / 100, floor;
+	int i;
+
+	(void)state;
+	sim_faults(&s, &o, 80);
+	s.duty = true;
+	assert_true(pebs_budget__duty(s.b) == 1);	/* nothing seen yet */
+	for (i = 0; i < 10; i++)
+		sim_step(&s);
+	floor = FAULT_DENSITY * (80 + (COST + REC) / hi);
+	assert_true(fabs(pebs_budget__floor(s.b) - floor) < 1e-4);
+	assert_true(fabs(s.on - 0.9 * 0.01 / floor) < 1e-3);
+	assert_true(s.on > 0.17 && s.on < 0.18);
+	/* the enabled windows' rate: not d times too low */
+	assert_true(fabs((double)s.period[0] - hi) <= 1);
+	assert_true(fabs(pebs_budget__overhead(s.b) - 0.009) < 1e-4);
+	assert_true(fabs(pebs_budget__stats(s.b, 0)->overhead - 0.009) < 1e-4);
+	/* it holds */
+	for (i = 0; i < 5; i++) {
+		sim_step(&s);
+		assert_int_equal(s.changes, 0);
+		assert_true(s.on > 0.17 && s.on < 0.18);
+	}
+	/* the load falls: back to always enabled within a few intervals */
+	s.density[0] = FAULT_DENSITY / 10;
+	for (i = 0; i < 8 && s.on < 1; i++)
+		sim_step(&s);
+	assert_true(s.on == 1);
+	assert_true(i >= 2);		/* the peak held decays by halves */
+	for (i = 0; i < 10; i++)
+		sim_step(&s);
+	assert_true(pebs_budget__floor(s.b) < 0.01);
+	assert_true(pebs_budget__overhead(s.b) <= 0.01);
+	/* an interval wholly disabled tells nothing */
+	{
+		uint64_t next[1], period = s.period[0];
+		PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS,
+			  .sampled_cpu_ns = IV_NS, .samples = s.samples,
+			  .disabled_ns = IV_NS);
+
+		assert_int_equal(pebs_budget__update(s.b, &iv, next), 0);
+		assert_int_equal(pebs_budget__stats(s.b, 0)->period, period);
+	}
+	assert_true(pebs_budget__duty(NULL) == 1);
+	pebs_budget__delete(s.b);
+}
+
+/*
+ * The same recording enabled 20 % of the time but reported as always
+ * enabled: the density looks 5 times too low, counting seems to cost 1
+ * % and d ~ 0.9 instead of 0.18 — why disabled_ns matters
+ */
+static void duty_needs_disabled_time(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = 0.01, .nr_channels = 1);
+	PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS,
+		  .sampled_cpu_ns = IV_NS);
+	uint64_t samples[1], events[1], next[1];
+	struct pebs_budget *b;
+
+	(void)state;
+	assert_int_equal(pebs_budget__new(&o, &b), 0);
+	assert_int_equal(pebs_budget__set_channel(b, 0, 1000, COST), 0);
+	assert_int_equal(pebs_budget__set_event_cost(b, 0, 80), 0);
+	events[0] = (uint64_t)(FAULT_DENSITY * 0.2 * IV_NS);
+	samples[0] = events[0] / 1000;
+	iv.samples = samples;
+	iv.events = events;
+	assert_true(pebs_budget__update(b, &iv, next) >= 0);
+	assert_true(pebs_budget__duty(b) > 0.8);
+	pebs_budget__delete(b);
+	assert_int_equal(pebs_budget__new(&o, &b), 0);
+	assert_int_equal(pebs_budget__set_channel(b, 0, 1000, COST), 0);
+	assert_int_equal(pebs_budget__set_event_cost(b, 0, 80), 0);
+	iv.disabled_ns = IV_NS * 4 / 5;
+	assert_true(pebs_budget__update(b, &iv, next) >= 0);
+	assert_true(pebs_budget__duty(b) < 0.19);
+	pebs_budget__delete(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +633,8 @@ int main(void)
 		cmocka_unit_test(period_not_applied),
 		cmocka_unit_test(event_cost_under_budget),
 		cmocka_unit_test(event_cost_over_budget),
+		cmocka_unit_test(duty_cycle),
+		cmocka_unit_test(duty_needs_disabled_time),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -269,6 +269,19 @@ PEBS_API double pebs_recorder__event_cost(const struct pebs_recorder *r,
 					  unsigned int i, bool *proxy);
 
 /*
+ * pebs_recorder__duty - the share of the recording's time so far the
+ * events were enabled (the duty cycle, pebs_budget__duty: when counting
+ * them alone costs more than the budget they are enabled in windows,
+ * one per 100 ms cycle at a random place in it; a cycle is longer when
+ * a window would be under 2 ms, at most 1 s: the least duty is
+ * PEBS_RECORDER_MIN_DUTY), 1 without a budget; with @windows, the
+ * number of cycles run
+ */
+#define PEBS_RECORDER_MIN_DUTY	0.002
+PEBS_API double pebs_recorder__duty(const struct pebs_recorder *r,
+				    uint64_t *windows);
+
+/*
  * pebs_recorder__delete - free; a recorder not closed discards its
  * output (the disk as it was) and ends a command never started. NULL
  * is ok.

@@ -506,7 +506,8 @@ PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
  * budget follows from it. The density is held at its peak and decays by
  * half per interval (a burst raises the period at once, it comes back
  * down over a few intervals); an interval without samples of a channel
- * tells nothing and changes nothing (an idle phase keeps the period).
+ * (nor events counted, when the caller gives them) tells nothing and
+ * changes nothing (an idle phase keeps the period).
  * The budget is shared evenly between the channels that have had
  * samples, after what the channels that cannot change period cost. A
  * period moves only when the channel is over its share, or when it
@@ -520,6 +521,20 @@ PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
  * is sampled 100 times a second (pebs_budget__overhead tells), and so
  * is an event whose counting alone costs more than the share
  * (pebs_budget__floor tells what the channels cost at the least).
+ *
+ * The duty cycle: when the floor exceeds the budget (counting alone
+ * costs more, e.g. page faults counted in software), no period meets
+ * it, but enabling the events only a share d of the time does:
+ * pebs_budget__duty returns d = budget / floor, in (0, 1], and 1 when
+ * the floor is within the budget (the periods meet it). The caller
+ * enables the events in windows (their starts at random, so that
+ * periodic program phases do not alias) and says how long they were
+ * off in each interval (disabled_ns): the densities, rates and costs
+ * are then measured over the enabled share of the time (a density over
+ * the whole interval would be d times too low), and
+ * pebs_budget__overhead is what they cost over the whole interval (d x
+ * the cost when enabled). As the load falls the floor falls and d
+ * comes back to 1.
  *
  * What the model cannot see: the cache and TLB pollution a sample
  * leaves in the workload, and the time the kernel spends on samples of
@@ -556,6 +571,9 @@ struct pebs_budget_interval {
 				   x the period set (a period that did not
 				   reach every copy of an inherited event
 				   shows here) */
+	uint64_t disabled_ns;	/* wall time of the interval the events
+				   were disabled (the duty cycle's off
+				   windows, pebs_budget__duty); 0: none */
 };
 
 /* what the controller did with one channel */
@@ -639,6 +657,14 @@ PEBS_API int pebs_budget__set_event_cost(struct pebs_budget *b,
  * minimum rate.
  */
 PEBS_API double pebs_budget__floor(const struct pebs_budget *b);
+
+/*
+ * pebs_budget__duty - the share of the time the events should be
+ * enabled (the duty cycle, see "Sampling budgets"): budget / floor when
+ * the floor exceeds the budget, else 1 (also before any interval, and
+ * for NULL)
+ */
+PEBS_API double pebs_budget__duty(const struct pebs_budget *b);
 
 /*
  * pebs_budget__calibrate - measure what one sample of @ev costs on the
