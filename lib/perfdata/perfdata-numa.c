@@ -95,7 +95,8 @@ static int read_mem(const struct pebs_perfdata *pd, struct ranges *r)
 		}
 		at += words * 8;
 	}
-	qsort(r->v, r->n, sizeof(*r->v), cmp_range);
+	if (r->n)	/* qsort: no NULL base, even for none */
+		qsort(r->v, r->n, sizeof(*r->v), cmp_range);
 	return 0;
 }
 
@@ -141,7 +142,8 @@ static int read_cpus(const struct pebs_perfdata *pd, struct ranges *r)
 			if (add(r, (uint64_t)c, (uint64_t)c + 1, (int32_t)node))
 				return -ENOMEM;
 	}
-	qsort(r->v, r->n, sizeof(*r->v), cmp_range);
+	if (r->n)	/* qsort: no NULL base, even for none */
+		qsort(r->v, r->n, sizeof(*r->v), cmp_range);
 	return 0;
 }
 

@@ -540,9 +540,8 @@ int rec_budget_tick(struct pebs_recorder *r)
  */
 #define CYCLE_NS	100000000ull	/* a window per 100 ms */
 #define MIN_WIN_NS	2000000ull	/* the recorder wakes in ms */
-#define MAX_CYCLE_NS	1000000000ull	/* the least duty: 2 ms / 1 s */
-_Static_assert(PEBS_RECORDER_MIN_DUTY * MAX_CYCLE_NS == MIN_WIN_NS,
-	       "PEBS_RECORDER_MIN_DUTY");
+/* the longest cycle: its window of MIN_WIN_NS is the least duty */
+#define MAX_CYCLE_NS	((uint64_t)(MIN_WIN_NS / PEBS_RECORDER_MIN_DUTY + 0.5))
 
 /* the events on or off: every channel of the set */
 static int toggle(struct pebs_recorder *r, bool on, uint64_t now)

@@ -124,15 +124,19 @@ static void set_topology(const char *path, uint64_t mem_version)
 	at += k * sizeof(*tab);
 	k = 0;
 	for (unsigned int bit = 0; bit < 256; bit++) {
-		const unsigned char *src = buf + sec[bit].offset;
-		size_t len = sec[bit].size;
+		const unsigned char *src;
+		size_t len;
 
 		if (!(h.features[bit / 64] >> (bit % 64) & 1))
 			continue;
-		if (bit == PEBS_FEAT_NUMA_TOPOLOGY)
+		if (bit == PEBS_FEAT_NUMA_TOPOLOGY) {
 			src = numa, len = numa_len;
-		else if (bit == PEBS_FEAT_MEM_TOPOLOGY)
+		} else if (bit == PEBS_FEAT_MEM_TOPOLOGY) {
 			src = mem, len = mem_len;
+		} else {
+			src = buf + sec[bit].offset;
+			len = sec[bit].size;
+		}
 		tab[k++] = (struct pebs_perf_file_section){ at, len };
 		memcpy(out + at, src, len);
 		at += len;

@@ -32,7 +32,9 @@ union recbuf {
 
 static struct pso_ring *ring_new(uint64_t size)
 {
-	struct pso_ring *r = aligned_alloc(4096, PSO_RING_HDR + size);
+	/* aligned_alloc: a size that is a multiple of the alignment */
+	struct pso_ring *r = aligned_alloc(4096, (PSO_RING_HDR + size + 4095) &
+					   ~(uint64_t)4095);
 
 	assert_non_null(r);
 	memset(r, 0, PSO_RING_HDR + size);
