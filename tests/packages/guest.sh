@@ -62,6 +62,15 @@ if [ $rc != 0 ] || ! grep -qw sh $T/rep; then
 	sed 's/^/# /' $T/rec $T/rep | head -10
 fi
 
+# record --objects finds the packaged interposer and tracks a command's
+# allocations (every one of them with =all)
+pebs-shim record --objects=all -e cpu-clock -c 100000 -o $T/o.data -- \
+	sh -c 'i=0; while [ $i -lt 1000 ]; do i=$((i + 1)); done' >$T/orec 2>&1
+rc=$?
+check "pebs-shim record --objects=all with the packaged interposer (exit $rc)" \
+	sh -c "[ $rc = 0 ] && grep -qE 'objects: [1-9][0-9]* allocations' $T/orec"
+[ $rc = 0 ] || sed 's/^/# /' $T/orec | head -5
+
 # the pages, the module's sources, the group and the rule
 check "man pages: pebs-shim-record(1), pebs_report__new(3) link, pebs_map(4)" \
 	test -f /usr/share/man/man1/pebs-shim-record.1.gz -a \

@@ -3,7 +3,8 @@
 # Debian root (mmdebstrap, the host's apt sources and suite) with apt,
 # which brings their dependencies; there tests/packages/guest.sh builds
 # an example with pkg-config, runs pebs-shim --version and a short
-# cpu-clock record and report, and checks the pages, the DKMS source
+# cpu-clock record and report, a record --objects=all (the packaged
+# interposer found), and checks the pages, the DKMS source
 # tree, the module DKMS built at install for the root's kernel headers
 # (linux-headers-amd64, installed first) and modprobe's view of it, the
 # pebs group and the udev rule. Then the same root, which also got
