@@ -40,9 +40,12 @@ struct objs_hook {
 	struct objects_fields *fields;	/* their fields (DWARF) */
 };
 
+/* the interposer's file name (an allocator frame, and its own data) */
+#define INTERPOSER_DSO	"libpebsshim-objects"
+
 static const char *const allocators[] = {
 	"libc.so", "libc-", "libstdc++", "libgcc_s", "ld-linux",
-	"libpebsshim-objects",
+	INTERPOSER_DSO,
 };
 
 static bool in_allocator(const char *dso)
@@ -180,7 +183,7 @@ static int on_sample(void *arg, const struct perf_event_header *ev,
 static bool is_interposer(const char *dso)
 {
 	static const char *const own[] = {
-		"libpebsshim-objects", "memfd:" PEBS_OBJECTS_RING_NAME,
+		INTERPOSER_DSO, "memfd:" PEBS_OBJECTS_RING_NAME,
 	};
 
 	for (size_t i = 0; dso && i < sizeof(own) / sizeof(*own); i++)
