@@ -5,10 +5,11 @@
  * thread keeps a ring of 4096 live blocks; every step frees a block
  * and replaces it with one of 16-1039 bytes (its first byte written),
  * and one step in 256 makes a block of 128 KiB instead (one the
- * object tracker always follows). A fixed amount of work, the same
- * sizes every run (a fixed seed per thread): compare wall times.
+ * object tracker always follows; --small: none, only small blocks, the
+ * workload issue 24 names). A fixed amount of work, the same sizes every
+ * run (a fixed seed per thread): compare wall times.
  *
- *	allocs THREADS N
+ *	allocs [--small] THREADS N
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -22,6 +23,7 @@
 #define BIG	(128 * 1024)
 
 static unsigned long steps;
+static int small_only;
 
 /* xorshift64: the same sequence every run */
 static uint64_t next(uint64_t *x)
@@ -43,7 +45,7 @@ static void *run(void *arg)
 	for (i = 0; i < steps; i++) {
 		uint64_t r = next(&x);
 		size_t slot = r % RING;
-		size_t len = r >> 56 ? 16 + (r >> 12) % 1024 : BIG;
+		size_t len = small_only || r >> 56 ? 16 + (r >> 12) % 1024 : BIG;
 
 		free(ring[slot]);
 		ring[slot] = malloc(len);
@@ -63,8 +65,13 @@ int main(int argc, char **argv)
 	pthread_t *th;
 	int bad = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "--small")) {
+		small_only = 1;
+		argc--;
+		argv++;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: allocs THREADS N\n");
+		fprintf(stderr, "usage: allocs [--small] THREADS N\n");
 		return 2;
 	}
 	nt = bench_count("allocs", argv[1], "THREADS");

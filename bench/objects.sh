@@ -9,7 +9,10 @@
 #    heaptrack (Debian's, every allocation with its stack);
 # 2. the default sampling's slowdown on the workload sized to about 3 s
 #    bare (where record's start-up, about 0.1 s, weighs little): bare,
-#    record, record --objects.
+#    record, record --objects;
+# 3. the same with small allocations only (allocs --small: the workload
+#    issue 24 names; case 2's 128 KiB blocks are all tracked, and are
+#    four fifths of its records).
 # Metrics: wall time, and peak memory (GNU time's %M: the largest
 # process's peak resident set, recorder and interpreter included). The
 # issue's goals: default <= 1.10x bare and <= 0.2x heaptrack's added
@@ -66,6 +69,12 @@ objects_bench() {
 		obj_work=("${obj_work[@]:0:2}" "$n")
 	fi
 	bench_compare objects "default sampling, $nt threads x $n allocations" \
+		"wall,peak memory" "s,MB" bare obj_bare \
+		"record" obj_rec "record --objects" obj_def
+	obj_work=("${obj_work[0]}" --small "$nt" "$n")
+	[ -z "$BENCH_QUICK" ] &&
+		obj_work=("${obj_work[@]:0:3}" "$(calibrate 3 "$n" "${obj_work[@]:0:3}")")
+	bench_compare objects "default sampling, small only, $nt threads x ${obj_work[3]} allocations" \
 		"wall,peak memory" "s,MB" bare obj_bare \
 		"record" obj_rec "record --objects" obj_def
 	rm -f "$T/obj.data" "$T/obj.time" "$T"/heaptrack.*

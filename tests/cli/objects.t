@@ -27,7 +27,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..38
+echo 1..39
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -304,6 +304,17 @@ if [ -x "$allocs" ]; then
 	[ "$d" = "100000 100000" ]
 	ok_rc $? "--objects=all on 2 threads x 50000 allocations loses none ($d more allocations and releases)"
 
+	# default sampling: the free of every tracked allocation is
+	# recorded, a big chunk's (told by glibc's chunk size) and a
+	# sampled small one's (found through the filter) alike: bench/allocs
+	# frees all it allocated, and each of its 2 threads' stacks is
+	# released at its exit
+	c=$("$tool" record --objects -e cpu-clock -o "$T/bd.data" -- \
+		"$allocs" 2 200000 2>&1 >/dev/null |
+		sed -n 's/.*objects: \([0-9]*\) allocations and \([0-9]*\) releases.*/\1 \2/p')
+	awk -v c="$c" 'BEGIN { split(c, n, " "); exit !(n[1] > 1000 && n[2] == n[1] + 2) }'
+	ok_rc $? "default sampling records the free of every tracked allocation (allocations and releases: $c)"
+
 	# a command SIGKILLed while its threads allocate (it may leave a
 	# record half written): the recording still ends, at once
 	start=$(date +%s)
@@ -333,7 +344,7 @@ if [ -x "$allocs" ]; then
 	# on a failure, the command still waits: end it
 	[ -s "$T/rk.pid" ] && pkill -P "$(cat "$T/rk.pid")" 2>/dev/null
 else
-	for _ in 1 2 3; do skip "no $allocs: make all builds it"; done
+	for _ in 1 2 3 4; do skip "no $allocs: make all builds it"; done
 fi
 
 # a process that outlives the recording is not hurt (no SIGPIPE): it

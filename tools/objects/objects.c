@@ -47,20 +47,28 @@
  * where the program calls into such a library, and a program itself
  * built without them gives its direct caller only).
  *
- * Measured on the 2-core development VM (shared, noisy), a loop of
- * malloc(64..320) + free on one thread: bare 11-20 ns per pair,
- * preloaded without a recorder 14-24 ns (one run 44), default sampling
- * 21-33 ns (one run 52; the countdown, the sampled-address filter on
- * free), --objects=all 260-400 ns (with a socket and a send(2) per
- * record it was ~1.8-2 us).
- * Of those, the interposer's own part is the stack walk, two
- * clock_gettime (37 ns each here) and two copies into the ring; the rest
- * is waiting on a full ring for the recorder, whose cost per record is
- * writing its ~70-byte sample into perf.data (the kernel's page-cache
- * copy is half of all the CPU time).
+ * Fast paths: malloc and calloc take the bytes from the thread's
+ * countdown and tail-call the real function unless the countdown runs
+ * out or the size reaches the threshold; free tail-calls the real free
+ * unless the pointer may be tracked: a big chunk (told by glibc's chunk
+ * size word, which glibc's free reads next anyway) or a set bit of a
+ * 1 KiB filter of the sampled small ones. Everything else (resolving,
+ * recording, --objects=all) is in the slow paths.
+ * Profiled on the 2-core development VM (cpu-clock, 2 threads x 30 M
+ * malloc(16..1039) + free): the hooks' own instructions are a few per
+ * call; the free hook takes the cache miss on the chunk's header that
+ * glibc's free took before (it then hits), the filter's bit costs about
+ * 1 % of the time; the objects tracked cost ~0.2 us each (stack walk,
+ * clock_gettime, a slot of the ring, and the recorder's write).
+ * --objects=all costs 260-400 ns per allocation (with a socket and a
+ * send(2) per record it was ~1.8-2 us): the stack walk, two clock_gettime
+ * (37 ns each here), two copies into the ring, and waiting on a full ring
+ * for the recorder, whose cost per record is writing its ~70-byte sample
+ * into perf.data.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <malloc.h>
 #include <math.h>
 #include <pthread.h>
@@ -103,6 +111,16 @@ static struct real real;
 static int resolved;		/* 0 none, 1 resolving, 2 done */
 static struct pso_ring *ring;	/* NULL: not tracking */
 static int track_all;
+/*
+ * The fast paths' tests, set once resolved (0 before: every call goes
+ * the slow way, which resolves): an allocation below sample_below whose
+ * bytes do not exhaust the thread's countdown, and a free of an address
+ * the sampled set cannot hold, go straight to the real function. 0 and
+ * false with --objects=all.
+ */
+static size_t sample_below;
+static bool free_fast;
+static bool glibc_heap;		/* see big_chunk() */
 static double interval = PSO_INTERVAL;
 static uint32_t my_pid;
 
@@ -126,15 +144,23 @@ static TLS uint64_t rng;
 #define SET_DEAD	((uintptr_t)1)
 static uintptr_t set[SET_SIZE];
 /*
- * In front of it, how many entries each of FILT_SIZE hash buckets holds:
- * a free (nearly always of an untracked address) looks at its bucket, 8
- * KiB that stay in cache, and probes the table (512 KiB, a cache miss
- * that was a fifth of an allocation-heavy program's time) only when the
- * bucket holds some.
+ * In front of it, a filter: a bit for each of FILT_SIZE hash buckets, set
+ * while the bucket holds an entry. A free (nearly always of an untracked
+ * address) looks at its bit, 1 KiB that stays in the nearest cache (the
+ * 512 KiB table's miss was a fifth of an allocation-heavy program's
+ * time, a byte a bucket's 8 KiB still missed), and probes the table only
+ * when it is set. The buckets' counts (a byte each: a bucket's entries
+ * have their home in its 8 slots and lie within SET_PROBES of it, so at
+ * most 71) and the bits change under a lock, taken only to add or
+ * remove an entry: a bit is never clear while its bucket holds one.
  */
-#define FILT_BITS	11
+#define FILT_BITS	13
 #define FILT_SIZE	(1u << FILT_BITS)
-static uint32_t filt[FILT_SIZE];
+static uint64_t filt[FILT_SIZE / 64];
+static uint8_t filt_n[FILT_SIZE];
+static bool filt_lock;
+_Static_assert((SET_SIZE / FILT_SIZE) + SET_PROBES - 1 <= UINT8_MAX,
+	       "a bucket's count fits its byte");
 
 extern void *__libc_stack_end;
 
@@ -148,10 +174,9 @@ static void *boot_alloc(size_t n)
 	return boot_buf + at;
 }
 
-static int is_boot(const void *p)
+static inline bool is_boot(const void *p)
 {
-	return (const char *)p >= boot_buf &&
-	       (const char *)p < boot_buf + sizeof(boot_buf);
+	return (uintptr_t)p - (uintptr_t)boot_buf < sizeof(boot_buf);
 }
 
 static void reseed(void)
@@ -167,6 +192,7 @@ static int64_t draw(void);
 
 static void on_fork_child(void)
 {
+	__atomic_clear(&filt_lock, __ATOMIC_RELAXED);	/* a thread's */
 	my_pid = (uint32_t)getpid();
 	my_tid = my_pid;
 	reseed();
@@ -198,6 +224,7 @@ static struct pso_ring *map_ring(int fd)
 
 static void resolve(void)
 {
+	Dl_info in_malloc, in_libc;
 	int expect = 0;
 	const char *env;
 
@@ -212,6 +239,9 @@ static void resolve(void)
 	SYM(free); SYM(posix_memalign); SYM(aligned_alloc); SYM(memalign);
 	SYM(valloc); SYM(pvalloc); SYM(mmap); SYM(munmap); SYM(mremap);
 #undef SYM
+	glibc_heap = dladdr((void *)real.malloc, &in_malloc) &&
+		     dladdr((void *)gnu_get_libc_version, &in_libc) &&
+		     in_malloc.dli_fbase == in_libc.dli_fbase;
 	env = getenv(PSO_ENV_FD);
 	if (env && *env)
 		ring = map_ring(atoi(env));
@@ -221,6 +251,11 @@ static void resolve(void)
 	else if (env && atof(env) >= 1)
 		interval = atof(env);
 	my_pid = (uint32_t)getpid();
+	if (!track_all) {
+		__atomic_store_n(&sample_below, (size_t)PSO_THRESHOLD,
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&free_fast, true, __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&resolved, 2, __ATOMIC_RELEASE);
 	if (ring) {
 		guard++;
@@ -473,12 +508,48 @@ static inline uint32_t set_hash(uintptr_t a)
 	return (uint32_t)((a >> 4) * 0x9e3779b1u) >> (32 - SET_BITS);
 }
 
-static inline uint32_t *filt_of(uint32_t h)
+static inline bool filt_has(uint32_t h)
 {
-	return &filt[h >> (SET_BITS - FILT_BITS)];
+	uint32_t b = h >> (SET_BITS - FILT_BITS);
+
+	return __atomic_load_n(&filt[b / 64], __ATOMIC_RELAXED) >> (b % 64) & 1;
 }
 
-static void set_add(uintptr_t a)
+/* one entry more (@d 1) or less (-1) in @h's bucket */
+static void filt_count(uint32_t h, int d)
+{
+	uint32_t b = h >> (SET_BITS - FILT_BITS);
+	uint64_t bit = (uint64_t)1 << (b % 64);
+
+	while (__atomic_test_and_set(&filt_lock, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	filt_n[b] = (uint8_t)(filt_n[b] + d);
+	if (d > 0 && filt_n[b] == 1)
+		__atomic_fetch_or(&filt[b / 64], bit, __ATOMIC_RELAXED);
+	else if (d < 0 && !filt_n[b])
+		__atomic_fetch_and(&filt[b / 64], ~bit, __ATOMIC_RELAXED);
+	__atomic_clear(&filt_lock, __ATOMIC_RELEASE);
+}
+
+/*
+ * When the real allocator is glibc's (glibc_heap), a chunk's size word
+ * lies just below the pointer (malloc/malloc.c: mem2chunk, chunksize),
+ * and its free reads that word first, so a hook that looks at it takes
+ * no cache miss of its own. Big chunks are then told by their size, and
+ * their entries (SET_BIG) stay out of the filter: its bits change
+ * only for the sampled small objects, and seldom (each change costs
+ * every other core's free a miss on that line).
+ */
+#define SET_BIG		((uintptr_t)2)
+
+static inline bool big_chunk(const void *p)
+{
+	return glibc_heap &&
+	       (((const size_t *)p)[-1] & ~(size_t)7) >= PSO_THRESHOLD;
+}
+
+/* @a into the set; @big: not counted in the filter (a big chunk's) */
+static void set_add(uintptr_t a, bool big)
 {
 	uint32_t h = set_hash(a);
 
@@ -487,10 +558,11 @@ static void set_add(uintptr_t a)
 		uintptr_t v = __atomic_load_n(s, __ATOMIC_RELAXED);
 
 		if ((v == 0 || v == SET_DEAD) &&
-		    __atomic_compare_exchange_n(s, &v, a, false,
-						__ATOMIC_RELAXED,
+		    __atomic_compare_exchange_n(s, &v, big ? a | SET_BIG : a,
+						false, __ATOMIC_RELAXED,
 						__ATOMIC_RELAXED)) {
-			__atomic_fetch_add(filt_of(h), 1, __ATOMIC_RELAXED);
+			if (!big)
+				filt_count(h, 1);
 			return;
 		}
 	}
@@ -498,11 +570,13 @@ static void set_add(uintptr_t a)
 	   takes over in the report */
 }
 
-static int set_del(uintptr_t a)
+/* whether @a was in the set (and no longer is); @big as it was added */
+static int set_del(uintptr_t a, bool big)
 {
 	uint32_t h = set_hash(a);
+	uintptr_t want = big ? a | SET_BIG : a;
 
-	if (!__atomic_load_n(filt_of(h), __ATOMIC_RELAXED))
+	if (!big && !filt_has(h))
 		return 0;
 	for (unsigned int i = 0; i < SET_PROBES; i++) {
 		uintptr_t *s = &set[(h + i) & (SET_SIZE - 1)];
@@ -510,29 +584,41 @@ static int set_del(uintptr_t a)
 
 		if (v == 0)
 			return 0;
-		if (v == a && __atomic_compare_exchange_n(s, &v, SET_DEAD,
+		if (v == want && __atomic_compare_exchange_n(s, &v, SET_DEAD,
 				false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-			__atomic_fetch_sub(filt_of(h), 1, __ATOMIC_RELAXED);
+			if (!big)
+				filt_count(h, -1);
 			return 1;
 		}
 	}
 	return 0;
 }
 
-static void on_alloc(const void *p, size_t len, const void *frame)
+/* @big: a heap chunk that big_chunk() tells (an mmap's never is) */
+static void on_new(const void *p, size_t len, const void *frame, bool big)
 {
 	uint64_t w;
 
-	if (!p || guard || !tracking())
+	if (!p || guard)
 		return;
+	if (!tracking()) {
+		countdown = INT64_MAX;	/* the fast path from now on */
+		return;
+	}
 	guard++;
 	w = sample(len);
 	if (w) {
 		if (!track_all)
-			set_add((uintptr_t)p);
+			set_add((uintptr_t)p, big);
 		emit(PSO_ALLOC, p, len, w, frame);
 	}
 	guard--;
+}
+
+/* a heap allocation (malloc and its kin) */
+static void on_alloc(const void *p, size_t len, const void *frame)
+{
+	on_new(p, len, frame, p && big_chunk(p));
 }
 
 static void on_free(const void *p)
@@ -540,7 +626,7 @@ static void on_free(const void *p)
 	if (!p || guard || !tracking())
 		return;
 	guard++;
-	if (track_all || set_del((uintptr_t)p))
+	if (track_all || set_del((uintptr_t)p, big_chunk(p)))
 		emit(PSO_FREE, p, 0, 0, NULL);
 	guard--;
 }
@@ -551,14 +637,40 @@ static void on_unmap(const void *p, size_t len)
 	if (guard || !tracking())
 		return;
 	guard++;
-	set_del((uintptr_t)p);
+	set_del((uintptr_t)p, false);
 	emit(PSO_FREE, p, len, 0, NULL);
 	guard--;
 }
 
+/*
+ * The frame a hook's stack walk starts from: the slow paths are entered
+ * by a tail call from the hook, so their own frame returns to the
+ * hook's caller (were they called, the hook's frame comes first, and
+ * the report skips the interposer's frames).
+ */
 #define FRAME __builtin_frame_address(0)
 
-EXPORT void *malloc(size_t n)
+/*
+ * The fast path of an allocation of @n bytes: true (and the bytes taken
+ * from the thread's countdown) when it is not sampled, so the hook
+ * only calls the real function (a tail call). False: the slow path
+ * decides (the countdown untouched: it counts the bytes again), and so
+ * before resolving, under the guard, with --objects=all, for @n of the
+ * threshold or more, and once the countdown is exhausted.
+ */
+static inline bool unsampled(size_t n)
+{
+	int64_t left = countdown - (int64_t)n;
+
+	if (__builtin_expect(n < __atomic_load_n(&sample_below,
+						 __ATOMIC_ACQUIRE) && left > 0, 1)) {
+		countdown = left;
+		return true;
+	}
+	return false;
+}
+
+static __attribute__((noinline)) void *malloc_slow(size_t n)
 {
 	void *p;
 
@@ -569,7 +681,14 @@ EXPORT void *malloc(size_t n)
 	return p;
 }
 
-EXPORT void *calloc(size_t n, size_t m)
+EXPORT void *malloc(size_t n)
+{
+	if (unsampled(n))
+		return real.malloc(n);
+	return malloc_slow(n);
+}
+
+static __attribute__((noinline)) void *calloc_slow(size_t n, size_t m)
 {
 	void *p;
 
@@ -584,7 +703,16 @@ EXPORT void *calloc(size_t n, size_t m)
 	return p;
 }
 
-EXPORT void free(void *p)
+EXPORT void *calloc(size_t n, size_t m)
+{
+	size_t b;
+
+	if (!__builtin_mul_overflow(n, m, &b) && unsampled(b))
+		return real.calloc(n, m);
+	return calloc_slow(n, m);
+}
+
+static __attribute__((noinline)) void free_slow(void *p)
 {
 	if (!p || is_boot(p))
 		return;
@@ -592,6 +720,18 @@ EXPORT void free(void *p)
 		return;		/* cannot happen: nothing real to free */
 	on_free(p);
 	real.free(p);
+}
+
+/* the fast path: a free the sampled set cannot hold (its filter bucket
+   is empty), once resolved and but with --objects=all */
+EXPORT void free(void *p)
+{
+	if (__builtin_expect(p && __atomic_load_n(&free_fast,
+						  __ATOMIC_ACQUIRE) &&
+			     !is_boot(p) && !big_chunk(p) &&
+			     !filt_has(set_hash((uintptr_t)p)), 1))
+		return real.free(p);
+	free_slow(p);
 }
 
 EXPORT void *realloc(void *old, size_t n)
@@ -693,7 +833,7 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
 				       off);
 	p = real.mmap(addr, len, prot, flags, fd, off);
 	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS))
-		on_alloc(p, len, FRAME);
+		on_new(p, len, FRAME, false);
 	return p;
 }
 
@@ -727,7 +867,7 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	p = real.mremap(old, old_len, len, flags, to);
 	if (p != MAP_FAILED) {
 		on_unmap(old, old_len);
-		on_alloc(p, len, FRAME);
+		on_new(p, len, FRAME, false);
 	}
 	return p;
 }
