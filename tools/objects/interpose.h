@@ -1,13 +1,36 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * interpose.h - what the interposer's allocation hooks (objects.c) give
- * its thread tracking (objects-threads.c), inside libpebsshim-objects.so.
+ * interpose.h - what the files of libpebsshim-objects.so give each
+ * other: the allocation hooks (objects.c), the records they send
+ * (objects-send.c), the set of tracked addresses (objects-set.c) and the
+ * thread tracking (objects-threads.c). Nothing here is exported.
  */
 #ifndef PEBS_SHIM_INTERPOSE_H
 #define PEBS_SHIM_INTERPOSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "record/objects-ring.h"
+
+#pragma GCC visibility push(hidden)
+
+/* initial-exec: a preloaded library's TLS is static, and no access
+   goes through __tls_get_addr */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* objects.c: the recorder's ring (NULL: not tracking), the process's
+   pid and the thread's tid (0 until its first record) */
+extern struct pso_ring *objects_ring;
+extern uint32_t objects_pid;
+extern TLS uint32_t objects_tid;
+
+static inline bool objects_tracking(void)
+{
+	return objects_ring &&
+	       __atomic_load_n(&objects_ring->open, __ATOMIC_RELAXED);
+}
 
 /*
  * objects_enter - 1 when objects are tracked and this thread is not
@@ -16,14 +39,67 @@
  */
 int objects_enter(void);
 void objects_leave(void);
-/* send a record of @kind for [@addr, @addr + @len), ips[0] @at (if not
-   0); inside objects_enter */
+
+/* objects-send.c: a record of @kind for [@addr, @addr + @len) standing
+   for @weight bytes, its stack walked from @frame (NULL: none) */
+void objects_emit(int kind, const void *addr, size_t len, uint64_t weight,
+		  const void *frame);
+/* the same, ips[0] @at (if not 0); inside objects_enter */
 void objects_emit_range(int kind, const void *addr, size_t len,
 			uintptr_t at);
 /* the calling thread's stack [*@lo, *@hi) (0, 0: unknown) */
 void objects_stack(uintptr_t *lo, uintptr_t *hi);
 
+/*
+ * objects-set.c: the addresses tracked, so that their frees are sent. A
+ * free looks at the filter first (objects_filt_has: a bit for each of
+ * 2^FILT_BITS buckets of the table's 2^SET_BITS slots, set while the
+ * bucket holds an entry), then probes the table only when it is set.
+ */
+#define SET_BITS	16
+#define FILT_BITS	13
+extern uint64_t objects_filt[];
+
+static inline uint32_t objects_set_hash(uintptr_t a)
+{
+	return (uint32_t)((a >> 4) * 0x9e3779b1u) >> (32 - SET_BITS);
+}
+
+static inline bool objects_filt_has(uint32_t h)
+{
+	uint32_t b = h >> (SET_BITS - FILT_BITS);
+
+	return __atomic_load_n(&objects_filt[b / 64], __ATOMIC_RELAXED) >>
+	       (b % 64) & 1;
+}
+
+/*
+ * When the real allocator is glibc's (objects_glibc_heap), a chunk's
+ * size word lies just below the pointer (malloc/malloc.c: mem2chunk,
+ * chunksize), and its free reads that word first, so a hook that looks
+ * at it takes no cache miss of its own. Big chunks are then told by
+ * their size, and their entries stay out of the filter: its bits change
+ * only for the sampled small objects, and seldom (each change costs
+ * every other core's free a miss on that line).
+ */
+extern bool objects_glibc_heap;
+
+static inline bool objects_big_chunk(const void *p)
+{
+	return objects_glibc_heap &&
+	       (((const size_t *)p)[-1] & ~(size_t)7) >= PSO_THRESHOLD;
+}
+
+/* @a into the set; @big: objects_big_chunk() said so (not in the filter) */
+void objects_set_add(uintptr_t a, bool big);
+/* whether @a was in the set (and no longer is); @big as it was added */
+int objects_set_del(uintptr_t a, bool big);
+/* in a fork's child */
+void objects_set_forked(void);
+
 /* objects-threads.c: the calling thread's stack and TLS blocks sent */
 void objects_thread_begin(void);
+
+#pragma GCC visibility pop
 
 #endif /* PEBS_SHIM_INTERPOSE_H */

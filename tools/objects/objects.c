@@ -78,9 +78,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -109,7 +106,7 @@ struct real {
 
 static struct real real;
 static int resolved;		/* 0 none, 1 resolving, 2 done */
-static struct pso_ring *ring;	/* NULL: not tracking */
+struct pso_ring *objects_ring;
 static int track_all;
 /*
  * The fast paths' tests, set once resolved (0 before: every call goes
@@ -120,49 +117,17 @@ static int track_all;
  */
 static size_t sample_below;
 static bool free_fast;
-static bool glibc_heap;		/* see big_chunk() */
 static double interval = PSO_INTERVAL;
-static uint32_t my_pid;
+uint32_t objects_pid;
 
 /* calloc of dlsym while resolving */
 static char boot_buf[16384] __attribute__((aligned(16)));
 static size_t boot_used;
 
-/* initial-exec: a preloaded library's TLS is static, and no access
-   goes through __tls_get_addr */
-#define TLS __thread __attribute__((tls_model("initial-exec")))
 static TLS int guard;
-static TLS uint32_t my_tid;
-static TLS uintptr_t stack_lo, stack_hi;	/* the thread's stack */
+TLS uint32_t objects_tid;
 static TLS int64_t countdown;	/* bytes to the next sample */
 static TLS uint64_t rng;
-
-/* the addresses of sampled allocations, so that their frees are sent */
-#define SET_BITS	16
-#define SET_SIZE	(1u << SET_BITS)
-#define SET_PROBES	64
-#define SET_DEAD	((uintptr_t)1)
-static uintptr_t set[SET_SIZE];
-/*
- * In front of it, a filter: a bit for each of FILT_SIZE hash buckets, set
- * while the bucket holds an entry. A free (nearly always of an untracked
- * address) looks at its bit, 1 KiB that stays in the nearest cache (the
- * 512 KiB table's miss was a fifth of an allocation-heavy program's
- * time, a byte a bucket's 8 KiB still missed), and probes the table only
- * when it is set. The buckets' counts (a byte each: a bucket's entries
- * have their home in its 8 slots and lie within SET_PROBES of it, so at
- * most 71) and the bits change under a lock, taken only to add or
- * remove an entry: a bit is never clear while its bucket holds one.
- */
-#define FILT_BITS	13
-#define FILT_SIZE	(1u << FILT_BITS)
-static uint64_t filt[FILT_SIZE / 64];
-static uint8_t filt_n[FILT_SIZE];
-static bool filt_lock;
-_Static_assert((SET_SIZE / FILT_SIZE) + SET_PROBES - 1 <= UINT8_MAX,
-	       "a bucket's count fits its byte");
-
-extern void *__libc_stack_end;
 
 static void *boot_alloc(size_t n)
 {
@@ -185,16 +150,16 @@ static void reseed(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
-	      ((uint64_t)my_tid << 40) ^ 0x9e3779b97f4a7c15ull;
+	      ((uint64_t)objects_tid << 40) ^ 0x9e3779b97f4a7c15ull;
 }
 
 static int64_t draw(void);
 
 static void on_fork_child(void)
 {
-	__atomic_clear(&filt_lock, __ATOMIC_RELAXED);	/* a thread's */
-	my_pid = (uint32_t)getpid();
-	my_tid = my_pid;
+	objects_set_forked();
+	objects_pid = (uint32_t)getpid();
+	objects_tid = objects_pid;
 	reseed();
 	countdown = draw();
 	objects_thread_begin();	/* the child's thread is its own */
@@ -239,25 +204,25 @@ static void resolve(void)
 	SYM(free); SYM(posix_memalign); SYM(aligned_alloc); SYM(memalign);
 	SYM(valloc); SYM(pvalloc); SYM(mmap); SYM(munmap); SYM(mremap);
 #undef SYM
-	glibc_heap = dladdr((void *)real.malloc, &in_malloc) &&
+	objects_glibc_heap = dladdr((void *)real.malloc, &in_malloc) &&
 		     dladdr((void *)gnu_get_libc_version, &in_libc) &&
 		     in_malloc.dli_fbase == in_libc.dli_fbase;
 	env = getenv(PSO_ENV_FD);
 	if (env && *env)
-		ring = map_ring(atoi(env));
+		objects_ring = map_ring(atoi(env));
 	env = getenv(PSO_ENV_MODE);
 	if (env && !strcmp(env, "all"))
 		track_all = 1;
 	else if (env && atof(env) >= 1)
 		interval = atof(env);
-	my_pid = (uint32_t)getpid();
+	objects_pid = (uint32_t)getpid();
 	if (!track_all) {
 		__atomic_store_n(&sample_below, (size_t)PSO_THRESHOLD,
 				 __ATOMIC_RELEASE);
 		__atomic_store_n(&free_fast, true, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&resolved, 2, __ATOMIC_RELEASE);
-	if (ring) {
+	if (objects_ring) {
 		guard++;
 		pthread_atfork(NULL, NULL, on_fork_child);
 		guard--;
@@ -281,174 +246,9 @@ static inline int ready(void)
 	return resolved == 2;
 }
 
-/*
- * The thread's stack, found once (guarded: glibc may allocate): the main
- * thread's from __libc_stack_end down by RLIMIT_STACK (at most 1 GiB), a
- * thread's from pthread_getattr_np.
- */
-static void stack_bounds(void)
-{
-	pthread_attr_t a;
-	struct rlimit rl;
-	void *lo;
-	size_t len;
-
-	if (stack_hi)
-		return;
-	if (my_tid == my_pid) {
-		stack_hi = (uintptr_t)__libc_stack_end;
-		len = 8u << 20;
-		if (!getrlimit(RLIMIT_STACK, &rl))
-			len = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1u << 30 ?
-			      1u << 30 : rl.rlim_cur;
-		stack_lo = stack_hi > len ? stack_hi - len : 0;
-	} else if (!pthread_getattr_np(pthread_self(), &a)) {
-		if (!pthread_attr_getstack(&a, &lo, &len)) {
-			stack_lo = (uintptr_t)lo;
-			stack_hi = (uintptr_t)lo + len;
-		}
-		pthread_attr_destroy(&a);
-	}
-}
-
-/*
- * The return addresses from @frame up, while each frame lies in the
- * thread's stack above the last: memory there is mapped. A hook running
- * on another stack (sigaltstack, a coroutine's) gives its caller only.
- */
-static unsigned int walk(const void *frame, uint64_t *ips)
-{
-	uintptr_t fp = (uintptr_t)frame;
-	unsigned int n = 0;
-
-	stack_bounds();
-	if (fp < stack_lo || fp + 16 > stack_hi) {
-		ips[0] = ((const uintptr_t *)fp)[1];	/* our own frame */
-		return ips[0] != 0;
-	}
-	while (n < PSO_MAX_IPS && !(fp & 7) && fp + 16 <= stack_hi) {
-		uintptr_t next = ((const uintptr_t *)fp)[0];
-		uintptr_t ret = ((const uintptr_t *)fp)[1];
-
-		if (!ret)
-			break;
-		ips[n++] = ret;
-		if (next <= fp)
-			break;
-		fp = next;
-	}
-	return n;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline bool tracking(void)
-{
-	return ring && __atomic_load_n(&ring->open, __ATOMIC_RELAXED);
-}
-
-/*
- * Wait for the recorder to read up to the slot at @pos: spin, yield,
- * then sleep; false (and tracking stopped for every process of the
- * command) once the recorder closed the ring or died.
- */
-static bool wait_room(uint64_t pos, uint32_t slot)
-{
-	int saved = errno;
-	bool ok = true;
-
-	for (unsigned int i = 0; !pso_ring_room(ring, pos, slot); i++) {
-		if (i < 100) {
-			__builtin_ia32_pause();
-			continue;
-		}
-		if (i < 200) {
-			sched_yield();
-			continue;
-		}
-		/* the raw call: nanosleep is a cancellation point */
-		syscall(SYS_nanosleep, &(struct timespec){ .tv_nsec = 50000 },
-			NULL);
-		if (i % 200)
-			continue;
-		if (!tracking() || (kill((pid_t)ring->recorder, 0) &&
-				    errno == ESRCH)) {
-			__atomic_store_n(&ring->open, 0, __ATOMIC_RELAXED);
-			ok = false;
-			break;
-		}
-	}
-	errno = saved;
-	return ok;
-}
-
-union rec {
-	struct pso_rec r;
-	char b[PSO_REC_MAX];
-};
-
-/* @u's head but its size, time and stack */
-static void head(union rec *u, int kind, const void *addr, size_t len,
-		 uint64_t weight)
-{
-	if (!my_tid)
-		my_tid = (uint32_t)syscall(SYS_gettid);
-	u->r.kind = (uint8_t)kind;
-	u->r.pid = my_pid;
-	u->r.tid = my_tid;
-	u->r.pad = 0;
-	u->r.addr = (uintptr_t)addr;
-	u->r.len = len;
-	u->r.weight = weight;
-}
-
-/* @u, its head and stack filled, into the ring */
-static void put(union rec *u)
-{
-	uint32_t slot;
-	uint64_t pos;
-
-	u->r.size = (uint16_t)(sizeof(u->r) + u->r.nr_ips * 8u);
-	slot = pso_slot_len(u->r.size);
-	pos = pso_ring_reserve(ring, slot);
-	if (!pso_ring_room(ring, pos, slot) && !wait_room(pos, slot))
-		return;
-	pso_ring_mark(ring, pos, slot, my_pid);
-	/* stamped once in the ring: records come nearly in time order */
-	u->r.time = now_ns();
-	pso_ring_put(ring, pos, my_pid, u, u->r.size);
-}
-
-static void emit(int kind, const void *addr, size_t len, uint64_t weight,
-		 const void *frame)
-{
-	union rec u;
-
-	head(&u, kind, addr, len, weight);
-	u.r.nr_ips = frame ? (uint8_t)walk(frame, u.r.ips) : 0;
-	put(&u);
-}
-
-void objects_emit_range(int kind, const void *addr, size_t len,
-			uintptr_t at)
-{
-	union rec u;
-
-	head(&u, kind, addr, len, len);
-	u.r.ips[0] = at;
-	u.r.nr_ips = at != 0;
-	put(&u);
-}
-
 int objects_enter(void)
 {
-	if (guard || !ready() || !tracking())
+	if (guard || !ready() || !objects_tracking())
 		return 0;
 	guard++;
 	return 1;
@@ -457,15 +257,6 @@ int objects_enter(void)
 void objects_leave(void)
 {
 	guard--;
-}
-
-void objects_stack(uintptr_t *lo, uintptr_t *hi)
-{
-	if (!my_tid)
-		my_tid = (uint32_t)syscall(SYS_gettid);
-	stack_bounds();
-	*lo = stack_lo;
-	*hi = stack_hi;
 }
 
 static double uniform(void)
@@ -503,105 +294,14 @@ static uint64_t sample(size_t len)
 	return p > 0 ? (uint64_t)((double)len / p + 0.5) : len;
 }
 
-static inline uint32_t set_hash(uintptr_t a)
-{
-	return (uint32_t)((a >> 4) * 0x9e3779b1u) >> (32 - SET_BITS);
-}
-
-static inline bool filt_has(uint32_t h)
-{
-	uint32_t b = h >> (SET_BITS - FILT_BITS);
-
-	return __atomic_load_n(&filt[b / 64], __ATOMIC_RELAXED) >> (b % 64) & 1;
-}
-
-/* one entry more (@d 1) or less (-1) in @h's bucket */
-static void filt_count(uint32_t h, int d)
-{
-	uint32_t b = h >> (SET_BITS - FILT_BITS);
-	uint64_t bit = (uint64_t)1 << (b % 64);
-
-	while (__atomic_test_and_set(&filt_lock, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
-	filt_n[b] = (uint8_t)(filt_n[b] + d);
-	if (d > 0 && filt_n[b] == 1)
-		__atomic_fetch_or(&filt[b / 64], bit, __ATOMIC_RELAXED);
-	else if (d < 0 && !filt_n[b])
-		__atomic_fetch_and(&filt[b / 64], ~bit, __ATOMIC_RELAXED);
-	__atomic_clear(&filt_lock, __ATOMIC_RELEASE);
-}
-
-/*
- * When the real allocator is glibc's (glibc_heap), a chunk's size word
- * lies just below the pointer (malloc/malloc.c: mem2chunk, chunksize),
- * and its free reads that word first, so a hook that looks at it takes
- * no cache miss of its own. Big chunks are then told by their size, and
- * their entries (SET_BIG) stay out of the filter: its bits change
- * only for the sampled small objects, and seldom (each change costs
- * every other core's free a miss on that line).
- */
-#define SET_BIG		((uintptr_t)2)
-
-static inline bool big_chunk(const void *p)
-{
-	return glibc_heap &&
-	       (((const size_t *)p)[-1] & ~(size_t)7) >= PSO_THRESHOLD;
-}
-
-/* @a into the set; @big: not counted in the filter (a big chunk's) */
-static void set_add(uintptr_t a, bool big)
-{
-	uint32_t h = set_hash(a);
-
-	for (unsigned int i = 0; i < SET_PROBES; i++) {
-		uintptr_t *s = &set[(h + i) & (SET_SIZE - 1)];
-		uintptr_t v = __atomic_load_n(s, __ATOMIC_RELAXED);
-
-		if ((v == 0 || v == SET_DEAD) &&
-		    __atomic_compare_exchange_n(s, &v, big ? a | SET_BIG : a,
-						false, __ATOMIC_RELAXED,
-						__ATOMIC_RELAXED)) {
-			if (!big)
-				filt_count(h, 1);
-			return;
-		}
-	}
-	/* full here: its free goes unsent, a later object at the address
-	   takes over in the report */
-}
-
-/* whether @a was in the set (and no longer is); @big as it was added */
-static int set_del(uintptr_t a, bool big)
-{
-	uint32_t h = set_hash(a);
-	uintptr_t want = big ? a | SET_BIG : a;
-
-	if (!big && !filt_has(h))
-		return 0;
-	for (unsigned int i = 0; i < SET_PROBES; i++) {
-		uintptr_t *s = &set[(h + i) & (SET_SIZE - 1)];
-		uintptr_t v = __atomic_load_n(s, __ATOMIC_RELAXED);
-
-		if (v == 0)
-			return 0;
-		if (v == want && __atomic_compare_exchange_n(s, &v, SET_DEAD,
-				false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-			if (!big)
-				filt_count(h, -1);
-			return 1;
-		}
-	}
-	return 0;
-}
-
-/* @big: a heap chunk that big_chunk() tells (an mmap's never is) */
+/* @big: a heap chunk that objects_big_chunk() tells (an mmap's never is) */
 static void on_new(const void *p, size_t len, const void *frame, bool big)
 {
 	uint64_t w;
 
 	if (!p || guard)
 		return;
-	if (!tracking()) {
+	if (!objects_tracking()) {
 		countdown = INT64_MAX;	/* the fast path from now on */
 		return;
 	}
@@ -609,8 +309,8 @@ static void on_new(const void *p, size_t len, const void *frame, bool big)
 	w = sample(len);
 	if (w) {
 		if (!track_all)
-			set_add((uintptr_t)p, big);
-		emit(PSO_ALLOC, p, len, w, frame);
+			objects_set_add((uintptr_t)p, big);
+		objects_emit(PSO_ALLOC, p, len, w, frame);
 	}
 	guard--;
 }
@@ -618,27 +318,27 @@ static void on_new(const void *p, size_t len, const void *frame, bool big)
 /* a heap allocation (malloc and its kin) */
 static void on_alloc(const void *p, size_t len, const void *frame)
 {
-	on_new(p, len, frame, p && big_chunk(p));
+	on_new(p, len, frame, p && objects_big_chunk(p));
 }
 
 static void on_free(const void *p)
 {
-	if (!p || guard || !tracking())
+	if (!p || guard || !objects_tracking())
 		return;
 	guard++;
-	if (track_all || set_del((uintptr_t)p, big_chunk(p)))
-		emit(PSO_FREE, p, 0, 0, NULL);
+	if (track_all || objects_set_del((uintptr_t)p, objects_big_chunk(p)))
+		objects_emit(PSO_FREE, p, 0, 0, NULL);
 	guard--;
 }
 
 /* munmap and mremap's old range: always said (they are rare) */
 static void on_unmap(const void *p, size_t len)
 {
-	if (guard || !tracking())
+	if (guard || !objects_tracking())
 		return;
 	guard++;
-	set_del((uintptr_t)p, false);
-	emit(PSO_FREE, p, len, 0, NULL);
+	objects_set_del((uintptr_t)p, false);
+	objects_emit(PSO_FREE, p, len, 0, NULL);
 	guard--;
 }
 
@@ -728,8 +428,8 @@ EXPORT void free(void *p)
 {
 	if (__builtin_expect(p && __atomic_load_n(&free_fast,
 						  __ATOMIC_ACQUIRE) &&
-			     !is_boot(p) && !big_chunk(p) &&
-			     !filt_has(set_hash((uintptr_t)p)), 1))
+			     !is_boot(p) && !objects_big_chunk(p) &&
+			     !objects_filt_has(objects_set_hash((uintptr_t)p)), 1))
 		return real.free(p);
 	free_slow(p);
 }

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+/*
+ * objects-send.c - the interposer's records (libpebsshim-objects.so):
+ * the calling thread's stack bounds and its stack walk by frame
+ * pointers, a record built on the stack, stamped with CLOCK_MONOTONIC
+ * and put into the recorder's ring (lib/record/objects-ring.h), waiting
+ * when the ring is full.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "interpose.h"
+
+extern void *__libc_stack_end;
+
+static TLS uintptr_t stack_lo, stack_hi;	/* the thread's stack */
+
+/*
+ * The thread's stack, found once (guarded: glibc may allocate): the main
+ * thread's from __libc_stack_end down by RLIMIT_STACK (at most 1 GiB), a
+ * thread's from pthread_getattr_np.
+ */
+static void stack_bounds(void)
+{
+	pthread_attr_t a;
+	struct rlimit rl;
+	void *lo;
+	size_t len;
+
+	if (stack_hi)
+		return;
+	if (objects_tid == objects_pid) {
+		stack_hi = (uintptr_t)__libc_stack_end;
+		len = 8u << 20;
+		if (!getrlimit(RLIMIT_STACK, &rl))
+			len = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > 1u << 30 ?
+			      1u << 30 : rl.rlim_cur;
+		stack_lo = stack_hi > len ? stack_hi - len : 0;
+	} else if (!pthread_getattr_np(pthread_self(), &a)) {
+		if (!pthread_attr_getstack(&a, &lo, &len)) {
+			stack_lo = (uintptr_t)lo;
+			stack_hi = (uintptr_t)lo + len;
+		}
+		pthread_attr_destroy(&a);
+	}
+}
+
+/*
+ * The return addresses from @frame up, while each frame lies in the
+ * thread's stack above the last: memory there is mapped. A hook running
+ * on another stack (sigaltstack, a coroutine's) gives its caller only.
+ */
+static unsigned int walk(const void *frame, uint64_t *ips)
+{
+	uintptr_t fp = (uintptr_t)frame;
+	unsigned int n = 0;
+
+	stack_bounds();
+	if (fp < stack_lo || fp + 16 > stack_hi) {
+		ips[0] = ((const uintptr_t *)fp)[1];	/* our own frame */
+		return ips[0] != 0;
+	}
+	while (n < PSO_MAX_IPS && !(fp & 7) && fp + 16 <= stack_hi) {
+		uintptr_t next = ((const uintptr_t *)fp)[0];
+		uintptr_t ret = ((const uintptr_t *)fp)[1];
+
+		if (!ret)
+			break;
+		ips[n++] = ret;
+		if (next <= fp)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Wait for the recorder to read up to the slot at @pos: spin, yield,
+ * then sleep; false (and tracking stopped for every process of the
+ * command) once the recorder closed the ring or died.
+ */
+static bool wait_room(uint64_t pos, uint32_t slot)
+{
+	int saved = errno;
+	bool ok = true;
+
+	for (unsigned int i = 0; !pso_ring_room(objects_ring, pos, slot); i++) {
+		if (i < 100) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		if (i < 200) {
+			sched_yield();
+			continue;
+		}
+		/* the raw call: nanosleep is a cancellation point */
+		syscall(SYS_nanosleep, &(struct timespec){ .tv_nsec = 50000 },
+			NULL);
+		if (i % 200)
+			continue;
+		if (!objects_tracking() || (kill((pid_t)objects_ring->recorder, 0) &&
+				    errno == ESRCH)) {
+			__atomic_store_n(&objects_ring->open, 0, __ATOMIC_RELAXED);
+			ok = false;
+			break;
+		}
+	}
+	errno = saved;
+	return ok;
+}
+
+union rec {
+	struct pso_rec r;
+	char b[PSO_REC_MAX];
+};
+
+/* @u's head but its size, time and stack */
+static void head(union rec *u, int kind, const void *addr, size_t len,
+		 uint64_t weight)
+{
+	if (!objects_tid)
+		objects_tid = (uint32_t)syscall(SYS_gettid);
+	u->r.kind = (uint8_t)kind;
+	u->r.pid = objects_pid;
+	u->r.tid = objects_tid;
+	u->r.pad = 0;
+	u->r.addr = (uintptr_t)addr;
+	u->r.len = len;
+	u->r.weight = weight;
+}
+
+/* @u, its head and stack filled, into the ring */
+static void put(union rec *u)
+{
+	uint32_t slot;
+	uint64_t pos;
+
+	u->r.size = (uint16_t)(sizeof(u->r) + u->r.nr_ips * 8u);
+	slot = pso_slot_len(u->r.size);
+	pos = pso_ring_reserve(objects_ring, slot);
+	if (!pso_ring_room(objects_ring, pos, slot) && !wait_room(pos, slot))
+		return;
+	pso_ring_mark(objects_ring, pos, slot, objects_pid);
+	/* stamped once in the ring: records come nearly in time order */
+	u->r.time = now_ns();
+	pso_ring_put(objects_ring, pos, objects_pid, u, u->r.size);
+}
+
+void objects_emit(int kind, const void *addr, size_t len, uint64_t weight,
+		  const void *frame)
+{
+	union rec u;
+
+	head(&u, kind, addr, len, weight);
+	u.r.nr_ips = frame ? (uint8_t)walk(frame, u.r.ips) : 0;
+	put(&u);
+}
+
+void objects_emit_range(int kind, const void *addr, size_t len,
+			uintptr_t at)
+{
+	union rec u;
+
+	head(&u, kind, addr, len, len);
+	u.r.ips[0] = at;
+	u.r.nr_ips = at != 0;
+	put(&u);
+}
+
+void objects_stack(uintptr_t *lo, uintptr_t *hi)
+{
+	if (!objects_tid)
+		objects_tid = (uint32_t)syscall(SYS_gettid);
+	stack_bounds();
+	*lo = stack_lo;
+	*hi = stack_hi;
+}
