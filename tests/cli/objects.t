@@ -5,7 +5,8 @@
 # page of an object faults once: alloc_big 1024, alloc_small 256,
 # alloc_first 512, then freed and its range reallocated by alloc_second
 # 512, map_anon 64, alloc_in_thread (on a second thread) 128, alloc_pair
-# 128 (two objects of 256 KiB, one after the other), and the
+# 128 (two objects of 256 KiB, one after the other), alloc_shared 128
+# (half written by each thread: shared), and the
 # static array table (1 MiB of .bss, mapped
 # anonymously past the file's pages) 256. The report must give those counts per allocation
 # site (the reallocated range split at the reallocation: the interposer's
@@ -33,7 +34,7 @@ echo 1..39
 	>"$T/out" 2>"$T/err"
 ok_rc $? "record --objects -e page-faults -c 1 -d exits 0"
 diag "$T/err"
-grep -q "^pebs-shim record: objects: [5-9] allocations" "$T/err"
+grep -Eq "^pebs-shim record: objects: ([5-9]|1[0-5]) allocations" "$T/err"
 ok_rc $? "the summary counts the workload's allocations"
 
 # samples per object: "site count" from the CSV's object column (the
@@ -55,6 +56,7 @@ alloc_second 512
 map_anon 64
 alloc_in_thread 128
 alloc_pair 128
+alloc_shared 128
 table 256"
 got=$(grep -E '^(alloc_|map_anon|table )' "$T/rows" | sort)
 [ "$got" = "$(sort <<<"$want")" ]
@@ -86,17 +88,18 @@ ok_rc $? "JSON rows carry the object with its source line and caller"
 
 # the object columns of the page-fault rows: "site instances bytes peak
 # sharing" (each object written by one thread: private, the second
-# thread's own too)
+# thread's own too; alloc_shared by both: shared)
 cols() {
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		 $10 == "" { s = $c["object"]; sub(/ \(.*/, "", s)
 		 print s, $c["instances"], $c["bytes"], $c["peak_live"],
 		 $c["sharing"] }' "$1"
 }
-got=$(cols "$T/r.csv" | grep -E '^(alloc_big|alloc_pair|map_anon|table|alloc_in_thread) ' | sort)
+got=$(cols "$T/r.csv" | grep -E '^(alloc_big|alloc_pair|alloc_shared|map_anon|table|alloc_in_thread) ' | sort)
 want="alloc_big 1 4194304 4194304 private
 alloc_in_thread 1 524288 524288 private
 alloc_pair 2 524288 262144 private
+alloc_shared 1 524288 524288 shared
 map_anon 1 262144 262144 private
 table 1 1048576 1048576 private"
 [ "$got" = "$want" ]
@@ -420,7 +423,7 @@ else
 		>"$T/n.json" 2>/dev/null &&
 	grep -q '"node_local": [1-9]' "$T/n.json" &&
 	! grep -q '"node_remote": [1-9]' "$T/n.json" &&
-	"$tool" report -i "$T/n.data" --sort object 2>/dev/null |
+	"$tool" report -i "$T/n.data" --sort object --top 100 2>/dev/null |
 		grep -q 'node-lcl  node-rmt'
 	ok_rc $? "JSON has node_local and no node_remote, text the node-lcl and node-rmt columns"
 fi

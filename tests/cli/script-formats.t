@@ -125,3 +125,7 @@ rc=$?
 n=$(grep -cE '^"?alloc_big \(objects\.c:[0-9]+\) <- main"?$' "$T/obj.csv")
 check "data_object: record --objects' objects by site (alloc_big $n of 1024)" \
 	bash -c "test $rc = 0 && test ! -s '$T/err' && test $n = 1024"
+[ "$rc" = 0 ] && [ "$n" = 1024 ] && [ ! -s "$T/err" ] ||
+	{ echo "# record exit $rc; data_object of the page faults:"
+	  sort "$T/obj.csv" | uniq -c | sort -rn | head -5 | sed 's/^/# /'
+	  diag "$T/err"; }

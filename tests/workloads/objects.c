@@ -14,6 +14,9 @@
  *					 alloc_first had: printed)
  *	map_anon	mmap 256 KiB	  64 faults
  *	alloc_in_thread	malloc 512 KiB	 128 faults, on a second thread
+ *	alloc_shared	malloc 512 KiB	 128 faults: the first half's 64 by
+ *					 the main thread, the second half's
+ *					 by the second thread (shared)
  *	(its stack)	64 KiB local	  16 faults, [stack:TID]
  *	tls		__thread 32 KiB	   8 faults, [tls:TID] objects
  *	alloc_pair	malloc 256 KiB	 128 faults: twice, each freed
@@ -118,6 +121,11 @@ static void *alloc_in_thread(void)
 	return malloc(MIB / 2);
 }
 
+static void *alloc_shared(void)
+{
+	return malloc(MIB / 2);
+}
+
 static void *alloc_pair(void)
 {
 	return malloc(MIB / 4);
@@ -135,20 +143,21 @@ static void on_stack(void)
 	__asm__ volatile("" : : "r"(local) : "memory");
 }
 
+/* @arg: alloc_shared's object, whose second half it writes */
 static void *thread_main(void *arg)
 {
 	void *p = alloc_in_thread();
 
-	(void)arg;
 	fill(p, MIB / 2);
 	free(p);
+	fill((char *)arg + MIB / 4, MIB / 4);
 	on_stack();
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	void *big, *little, *first, *second, *map;
+	void *big, *little, *first, *second, *map, *shared;
 	pthread_t th;
 
 	if (argc > 1 && !strcmp(argv[1], "--small"))
@@ -174,7 +183,9 @@ int main(int argc, char **argv)
 		fill(pts[i].y, sizeof(pts[i].y));
 	for (int i = 0; i < 3; i++)
 		fill(pts[i].x, sizeof(pts[i].x));
-	if (pthread_create(&th, NULL, thread_main, NULL) ||
+	shared = alloc_shared();
+	fill(shared, MIB / 4);
+	if (pthread_create(&th, NULL, thread_main, shared) ||
 	    pthread_join(th, NULL)) {
 		fputs("objects: cannot run a thread\n", stderr);
 		return 1;
@@ -189,6 +200,7 @@ int main(int argc, char **argv)
 	free(big);
 	free(little);
 	free(second);
+	free(shared);
 	munmap(map, MIB / 4);
 	return 0;
 }
