@@ -129,8 +129,7 @@ static int run(const char *path, const char *events, const char *time_spec,
 		goto out;
 	}
 	/* a recording of record --objects: data_object names its objects */
-	if (!perfetto && pebs_objects__recorded(pd) &&
-	    (pebs_objects__new(&objs) || pebs_session__set_objects(ss, objs))) {
+	if (!perfetto && pebs_session__use_objects(ss, 0, &objs)) {
 		tool_err("export", "%s", pebs_errmsg());
 		goto out;
 	}

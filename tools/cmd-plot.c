@@ -209,9 +209,7 @@ static int run(struct plot *p)
 	if (p->heat)
 		pebs_heat__set_symbols(p->heat, pebs_session__symbols(p->ss));
 	/* and by their data objects when record --objects saw them */
-	if (p->heat && pebs_objects__recorded(p->pd) &&
-	    (pebs_objects__new(&p->objs) ||
-	     pebs_session__set_objects(p->ss, p->objs))) {
+	if (p->heat && pebs_session__use_objects(p->ss, 0, &p->objs)) {
 		tool_err("plot", "%s", pebs_errmsg());
 		return 1;
 	}

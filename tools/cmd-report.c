@@ -325,8 +325,9 @@ static int run(struct report *r, const char *sort)
 				    PEBS_SESSION_C2C_NO_DUMMY : 0))))
 		goto out_oom;
 	/* heap objects from the pebs-shim:alloc/free samples of the pass */
-	if (r->need_objects && (pebs_objects__new(&r->objs) ||
-				pebs_session__set_objects(r->ss, r->objs)))
+	if (r->need_objects &&
+	    pebs_session__use_objects(r->ss, PEBS_OBJECTS_ANY_RECORDING,
+				      &r->objs))
 		goto out_oom;
 	/* the tables fed from the samples, on a thread of their own */
 	for (i = 0, n = 0; i < r->nr_tables; i++)

@@ -335,3 +335,26 @@ int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 			       PEBS_OBJECTS_TLS_ID);
 	return ss_hook__set(ss, &objs_hook_ops, h);
 }
+
+int pebs_session__use_objects(struct pebs_session *ss, unsigned int flags,
+			      struct pebs_objects **op)
+{
+	int err;
+
+	if (!op)
+		return core_err(-EINVAL, "objects: no result pointer");
+	*op = NULL;
+	if (!ss)
+		return core_err(-EINVAL, "session: no session");
+	if (!(flags & PEBS_OBJECTS_ANY_RECORDING) &&
+	    !pebs_objects__recorded(ss_perfdata(ss)))
+		return 0;
+	err = pebs_objects__new(op);
+	if (!err)
+		err = pebs_session__set_objects(ss, *op);
+	if (err) {
+		pebs_objects__delete(*op);
+		*op = NULL;
+	}
+	return err;
+}

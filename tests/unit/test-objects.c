@@ -805,6 +805,51 @@ static void test_not_recorded(void **state)
 	pebs_perfdata__close(pd);
 }
 
+/* pebs_session__use_objects: a table only for a recording of record
+   --objects (or any with PEBS_OBJECTS_ANY_RECORDING), fed by the pass */
+static void test_use_objects(void **state)
+{
+	const char *src = getenv("PEBS_SRC");
+	char path[] = "/tmp/test-objects.XXXXXX", fixture[4096];
+	struct pebs_perfdata *pd;
+	struct pebs_session *ss;
+	struct pebs_objects *o = (struct pebs_objects *)1;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	write_recording(path, true);
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_int_equal(pebs_session__new(pd, &ss), 0);
+	assert_int_equal(pebs_session__use_objects(NULL, 0, &o), -EINVAL);
+	assert_null(o);
+	assert_int_equal(pebs_session__use_objects(ss, 0, NULL), -EINVAL);
+	assert_int_equal(pebs_session__use_objects(ss, 0, &o), 0);
+	assert_non_null(o);
+	assert_int_equal(pebs_session__process(ss, true, no_op, NULL, NULL),
+			 0);
+	assert_int_equal(pebs_objects__count(o), 4);
+	pebs_session__delete(ss);
+	pebs_objects__delete(o);
+	pebs_perfdata__close(pd);
+	unlink(path);
+
+	snprintf(fixture, sizeof(fixture), "%s/tests/fixtures/%s",
+		 src ? src : ".",
+		 "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data");
+	assert_int_equal(pebs_perfdata__open(fixture, &pd), 0);
+	assert_int_equal(pebs_session__new(pd, &ss), 0);
+	assert_int_equal(pebs_session__use_objects(ss, 0, &o), 0);
+	assert_null(o);
+	assert_int_equal(pebs_session__use_objects(ss,
+				PEBS_OBJECTS_ANY_RECORDING, &o), 0);
+	assert_non_null(o);
+	pebs_session__delete(ss);
+	pebs_objects__delete(o);
+	pebs_perfdata__close(pd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -822,6 +867,7 @@ int main(void)
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_session_no_names),
 		cmocka_unit_test(test_c2c_no_dummy),
+		cmocka_unit_test(test_use_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
