@@ -358,3 +358,24 @@ int pebs_session__use_objects(struct pebs_session *ss, unsigned int flags,
 	}
 	return err;
 }
+
+int pebs_filter__aside_objects(struct pebs_filter *f,
+			       const struct pebs_perfdata *pd)
+{
+	unsigned int i, n;
+	int err;
+
+	if (!f || !pd)
+		return core_err(-EINVAL, "filter: no filter or recording");
+	if (!pebs_objects__recorded(pd))
+		return 0;
+	n = pebs_perfdata__nr_attrs(pd);
+	for (i = 0; i < n; i++) {
+		if (!pebs_objects__event(pd, i))
+			continue;
+		err = pebs_filter__aside(f, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}

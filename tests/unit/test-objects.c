@@ -850,6 +850,47 @@ static void test_use_objects(void **state)
 	pebs_perfdata__close(pd);
 }
 
+/* pebs_filter__aside_objects: the bookkeeping events (1 to 4) set aside
+   in a recording of record --objects, none in another */
+static void test_aside_objects(void **state)
+{
+	const char *src = getenv("PEBS_SRC");
+	char path[] = "/tmp/test-objects.XXXXXX", fixture[4096];
+	struct pebs_report_sample s = { .pid = 50, .tid = 50 };
+	struct pebs_perfdata *pd;
+	struct pebs_filter *f;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	write_recording(path, false);	/* the events by their ids */
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__aside_objects(NULL, pd), -EINVAL);
+	assert_int_equal(pebs_filter__aside_objects(f, NULL), -EINVAL);
+	assert_int_equal(pebs_filter__aside_objects(f, pd), 0);
+	for (s.event = 0; s.event < 6; s.event++)
+		assert_int_equal(pebs_filter__match(f, &s, 0),
+				 s.event >= 1 && s.event <= 4 ?
+				 PEBS_FILTER_ASIDE : PEBS_FILTER_PASS);
+	pebs_filter__delete(f);
+	pebs_perfdata__close(pd);
+	unlink(path);
+
+	snprintf(fixture, sizeof(fixture), "%s/tests/fixtures/%s",
+		 src ? src : ".",
+		 "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data");
+	assert_int_equal(pebs_perfdata__open(fixture, &pd), 0);
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__aside_objects(f, pd), 0);
+	for (s.event = 0; s.event < 3; s.event++)
+		assert_int_equal(pebs_filter__match(f, &s, 0),
+				 PEBS_FILTER_PASS);
+	pebs_filter__delete(f);
+	pebs_perfdata__close(pd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -868,6 +909,7 @@ int main(void)
 		cmocka_unit_test(test_session_no_names),
 		cmocka_unit_test(test_c2c_no_dummy),
 		cmocka_unit_test(test_use_objects),
+		cmocka_unit_test(test_aside_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
