@@ -256,8 +256,9 @@ PEBS_API int pebs_session__use_objects(struct pebs_session *ss,
 /*
  * pebs_filter__aside_objects - when @pd is a recording of `record
  * --objects`, set its bookkeeping events (pebs_objects__event) aside in
- * @f (pebs_filter__aside): report's tables leave them out unless --event
- * names them. Returns 0, -EINVAL, -ENOMEM.
+ * @f (pebs_filter__aside): report's tables and export's profiles and
+ * traces leave them out unless --event names them, plot heat always.
+ * Returns 0, -EINVAL, -ENOMEM.
  */
 PEBS_API int pebs_filter__aside_objects(struct pebs_filter *f,
 					const struct pebs_perfdata *pd);
