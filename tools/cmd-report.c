@@ -80,6 +80,7 @@ static int add_table(struct report *r, const char *title, const char *keys)
 {
 	enum pebs_report_key k[PEBS_REPORT_MAX_KEYS + 1];
 	struct table *t = &r->tables[r->nr_tables];
+	unsigned int needs;
 	char buf[128];
 	int n;
 
@@ -91,15 +92,9 @@ static int add_table(struct report *r, const char *title, const char *keys)
 		return -1;
 	t->title = title;
 	r->nr_tables++;
-	while (n-- > 0) {
-		r->need_objects |= k[n] == PEBS_REPORT_OBJECT ||
-				   k[n] == PEBS_REPORT_OBJECT_INSTANCE ||
-				   k[n] == PEBS_REPORT_OBJECT_FIELD;
-		r->need_data |= k[n] == PEBS_REPORT_SYM_DADDR ||
-				k[n] == PEBS_REPORT_DSO_DADDR ||
-				k[n] == PEBS_REPORT_DCACHELINE ||
-				r->need_objects;
-	}
+	needs = pebs_report__needs(t->rep);
+	r->need_objects |= needs & PEBS_REPORT_NEEDS_OBJECTS;
+	r->need_data |= needs & PEBS_REPORT_NEEDS_DATA;
 	return 0;
 }
 
