@@ -200,8 +200,8 @@ static int name_objects(struct c2c_cmd *m)
 
 	if (!pebs_objects__recorded(m->pd))
 		return 0;
-	if (pebs_session__new(m->pd, &m->ss) || pebs_objects__new(&m->objs) ||
-	    pebs_session__set_objects(m->ss, m->objs))
+	if (pebs_session__new(m->pd, &m->ss) ||
+	    pebs_session__use_objects(m->ss, 0, &m->objs))
 		return -ENOMEM;
 	err = pebs_session__process(m->ss, true, count_line, m->objs, NULL);
 	if (err == -ENOMEM)

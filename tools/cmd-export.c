@@ -87,20 +87,6 @@ static int parse_split(const char *arg, struct pebs_export_opts *o)
 	return -1;
 }
 
-/* the filter keeps every event but record --objects' bookkeeping
-   (pebs_objects__event): 0 or -ENOMEM */
-static int objects_filter(struct pebs_export_opts *o,
-			  const struct pebs_perfdata *pd)
-{
-	unsigned int i, n = pebs_perfdata__nr_attrs(pd);
-
-	for (i = 0; i < n; i++)
-		if (!pebs_objects__event(pd, i) &&
-		    pebs_filter__event((struct pebs_filter *)o->filter, i))
-			return -ENOMEM;
-	return 0;
-}
-
 static int run(const char *path, const char *events, const char *time_spec,
 	       struct pebs_export_opts *o, bool perfetto)
 {
@@ -129,8 +115,7 @@ static int run(const char *path, const char *events, const char *time_spec,
 		goto out;
 	}
 	/* a recording of record --objects: data_object names its objects */
-	if (!perfetto && pebs_objects__recorded(pd) &&
-	    (pebs_objects__new(&objs) || pebs_session__set_objects(ss, objs))) {
+	if (!perfetto && pebs_session__use_objects(ss, 0, &objs)) {
 		tool_err("export", "%s", pebs_errmsg());
 		goto out;
 	}
@@ -150,7 +135,8 @@ static int run(const char *path, const char *events, const char *time_spec,
 	}
 	/* record --objects: its bookkeeping is no sample of the profiles
 	   (unless --event) */
-	if (pebs_objects__recorded(pd) && !events && objects_filter(o, pd)) {
+	if (!events && pebs_filter__aside_objects((struct pebs_filter *)o->filter,
+						  pd)) {
 		tool_err("export", "out of memory");
 		goto out;
 	}

@@ -75,9 +75,6 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	   out, like --cpu and --time */
 	if (pebs_filter__match(p->filter, rs, s->time) != PEBS_FILTER_PASS)
 		return 0;
-	/* the heat map's allocations and releases are no accesses */
-	if (p->objs && pebs_objects__event(p->pd, rs->event))
-		return 0;
 	p->drawn++;
 	p->with_weight += rs->has_weight;
 	switch (p->kind) {
@@ -209,9 +206,12 @@ static int run(struct plot *p)
 	if (p->heat)
 		pebs_heat__set_symbols(p->heat, pebs_session__symbols(p->ss));
 	/* and by their data objects when record --objects saw them */
-	if (p->heat && pebs_objects__recorded(p->pd) &&
-	    (pebs_objects__new(&p->objs) ||
-	     pebs_session__set_objects(p->ss, p->objs))) {
+	if (p->heat && pebs_session__use_objects(p->ss, 0, &p->objs)) {
+		tool_err("plot", "%s", pebs_errmsg());
+		return 1;
+	}
+	/* and the allocations and releases are no accesses: set aside */
+	if (p->objs && pebs_filter__aside_objects(p->filter, p->pd)) {
 		tool_err("plot", "%s", pebs_errmsg());
 		return 1;
 	}

@@ -45,10 +45,8 @@ struct report {
 	bool need_objects;	/* a table has an object key */
 	struct pebs_objects *objs;	/* then the heap objects */
 	unsigned int sole_event;	/* !by_event: the event sampled */
-	bool *bookkeeping;	/* per event: record --objects' alloc/free,
-				   left out (no --event); NULL: none */
-	unsigned int nr_bookkeeping;	/* events in it */
-	uint64_t bookkept;	/* their samples left out */
+	uint64_t bookkept;	/* record --objects' bookkeeping samples, set
+				   aside by the filter (no --event) */
 	uint64_t samples;
 	uint64_t filtered;	/* samples the filters left out */
 	uint64_t with_addr, with_src;
@@ -82,6 +80,7 @@ static int add_table(struct report *r, const char *title, const char *keys)
 {
 	enum pebs_report_key k[PEBS_REPORT_MAX_KEYS + 1];
 	struct table *t = &r->tables[r->nr_tables];
+	unsigned int needs;
 	char buf[128];
 	int n;
 
@@ -93,15 +92,9 @@ static int add_table(struct report *r, const char *title, const char *keys)
 		return -1;
 	t->title = title;
 	r->nr_tables++;
-	while (n-- > 0) {
-		r->need_objects |= k[n] == PEBS_REPORT_OBJECT ||
-				   k[n] == PEBS_REPORT_OBJECT_INSTANCE ||
-				   k[n] == PEBS_REPORT_OBJECT_FIELD;
-		r->need_data |= k[n] == PEBS_REPORT_SYM_DADDR ||
-				k[n] == PEBS_REPORT_DSO_DADDR ||
-				k[n] == PEBS_REPORT_DCACHELINE ||
-				r->need_objects;
-	}
+	needs = pebs_report__needs(t->rep);
+	r->need_objects |= needs & PEBS_REPORT_NEEDS_OBJECTS;
+	r->need_data |= needs & PEBS_REPORT_NEEDS_DATA;
 	return 0;
 }
 
@@ -133,15 +126,15 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 {
 	struct report *r = arg;
 	struct pebs_report_sample hidden, cost;
+	int m = pebs_filter__match(r->filter, res, s->time);
 
 	/* allocations and releases are no accesses (unless --event) */
-	if (r->bookkeeping && res->event < r->nr_bookkeeping &&
-	    r->bookkeeping[res->event]) {
+	if (m == PEBS_FILTER_ASIDE) {
 		r->bookkept++;
 		return 0;
 	}
 	r->samples++;
-	switch (pebs_filter__match(r->filter, res, s->time)) {
+	switch (m) {
 	case PEBS_FILTER_DROP:
 		r->filtered++;
 		return 0;
@@ -168,30 +161,6 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	      (r->c2c && pebs_objects__add_line_sample(r->objs, res)))))
 		return -ENOMEM;
 	return pebs_report_feed__add(r->feed, res);
-}
-
-/* Whether event @i is record --objects' bookkeeping, left out. */
-static bool bookkeeping(const struct report *r, unsigned int i)
-{
-	return r->bookkeeping && i < r->nr_bookkeeping && r->bookkeeping[i];
-}
-
-/*
- * The pebs-shim:alloc and pebs-shim:free events of record --objects are
- * left out of the tables and of the split by event, unless --event
- * names them. 0 or -ENOMEM.
- */
-static int set_bookkeeping(struct report *r)
-{
-	unsigned int i, n = pebs_perfdata__nr_attrs(r->pd);
-
-	r->bookkeeping = calloc(n ? n : 1, sizeof(*r->bookkeeping));
-	if (!r->bookkeeping)
-		return -ENOMEM;
-	r->nr_bookkeeping = n;
-	for (i = 0; i < n; i++)
-		r->bookkeeping[i] = pebs_objects__event(r->pd, i);
-	return 0;
 }
 
 /* Whether some event samples data addresses (else no line can be
@@ -292,14 +261,14 @@ static int run(struct report *r, const char *sort)
 		return 1;
 	}
 	r->st = pebs_session__stats(r->ss);
-	if (!r->events && pebs_objects__recorded(r->pd) && set_bookkeeping(r))
+	/* record --objects' allocations, releases, stacks and TLS blocks are
+	   left out of the tables and of the split by event, unless --event
+	   names them */
+	if (!r->events && pebs_filter__aside_objects(r->filter, r->pd))
 		goto out_oom;
-	for (i = 0, n = 0; i < r->st->nr_events; i++)
-		n += r->st->event_samples[i] && !bookkeeping(r, i);
-	r->by_event = n > 1;	/* samples of several events */
-	for (i = 0; i < r->st->nr_events && !r->by_event; i++)
-		if (r->st->event_samples[i] && !bookkeeping(r, i))
-			r->sole_event = i;
+	/* samples of several events: split tables */
+	r->by_event = pebs_filter__nr_sampled(r->filter, r->st,
+					      &r->sole_event) > 1;
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
@@ -325,8 +294,9 @@ static int run(struct report *r, const char *sort)
 				    PEBS_SESSION_C2C_NO_DUMMY : 0))))
 		goto out_oom;
 	/* heap objects from the pebs-shim:alloc/free samples of the pass */
-	if (r->need_objects && (pebs_objects__new(&r->objs) ||
-				pebs_session__set_objects(r->ss, r->objs)))
+	if (r->need_objects &&
+	    pebs_session__use_objects(r->ss, PEBS_OBJECTS_ANY_RECORDING,
+				      &r->objs))
 		goto out_oom;
 	/* the tables fed from the samples, on a thread of their own */
 	for (i = 0, n = 0; i < r->nr_tables; i++)
@@ -396,7 +366,6 @@ static void report_free(struct report *r)
 	pebs_objects__delete(r->objs);	/* the rows' object labels */
 	pebs_c2c__delete(r->c2c);
 	pebs_filter__delete(r->filter);
-	free(r->bookkeeping);
 	pebs_perfdata__close(r->pd);
 }
 

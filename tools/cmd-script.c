@@ -75,9 +75,7 @@ static int run(struct script *sc)
 		return 1;
 	}
 	/* a recording of record --objects: data_object names its objects */
-	if (!stream && pebs_objects__recorded(sc->pd) &&
-	    (pebs_objects__new(&sc->objs) ||
-	     pebs_session__set_objects(sc->ss, sc->objs))) {
+	if (!stream && pebs_session__use_objects(sc->ss, 0, &sc->objs)) {
 		tool_err("script", "%s", pebs_errmsg());
 		return 1;
 	}

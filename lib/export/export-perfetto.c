@@ -312,6 +312,7 @@ static int on_record(void *arg, const struct perf_event_header *ev)
 	unsigned int idx;
 	bool out = ev->misc & PERF_RECORD_MISC_SWITCH_OUT;
 	int32_t np[2];
+	int m;
 
 	if ((ev->type != PERF_RECORD_SWITCH &&
 	     ev->type != PERF_RECORD_SWITCH_CPU_WIDE &&
@@ -321,7 +322,8 @@ static int on_record(void *arg, const struct perf_event_header *ev)
 		return 0;	/* not placeable on a CPU and a time */
 	rs.cpu = s.cpu;
 	rs.event = idx;
-	if (pebs_filter__match(e->x.o->filter, &rs, s.time) == PEBS_FILTER_DROP)
+	m = pebs_filter__match(e->x.o->filter, &rs, s.time);
+	if (m == PEBS_FILTER_DROP || m == PEBS_FILTER_ASIDE)
 		return 0;
 	w.time = s.time;
 	w.cpu = s.cpu;
@@ -489,8 +491,8 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	if (!(s->present & PERF_SAMPLE_TIME))
 		return 0;	/* not on the timeline */
 	m = pebs_filter__match(e->x.o->filter, r, s->time);
-	if (m == PEBS_FILTER_DROP)
-		return 0;
+	if (m == PEBS_FILTER_DROP || m == PEBS_FILTER_ASIDE)
+		return 0;	/* not a sample of the trace at all */
 	if (s->present & PERF_SAMPLE_CPU) {
 		c = cpu_of(e, r->cpu);
 		if (!c && r->cpu < PEBS_MAX_CPUS)

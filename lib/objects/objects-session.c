@@ -335,3 +335,47 @@ int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 			       PEBS_OBJECTS_TLS_ID);
 	return ss_hook__set(ss, &objs_hook_ops, h);
 }
+
+int pebs_session__use_objects(struct pebs_session *ss, unsigned int flags,
+			      struct pebs_objects **op)
+{
+	int err;
+
+	if (!op)
+		return core_err(-EINVAL, "objects: no result pointer");
+	*op = NULL;
+	if (!ss)
+		return core_err(-EINVAL, "session: no session");
+	if (!(flags & PEBS_OBJECTS_ANY_RECORDING) &&
+	    !pebs_objects__recorded(ss_perfdata(ss)))
+		return 0;
+	err = pebs_objects__new(op);
+	if (!err)
+		err = pebs_session__set_objects(ss, *op);
+	if (err) {
+		pebs_objects__delete(*op);
+		*op = NULL;
+	}
+	return err;
+}
+
+int pebs_filter__aside_objects(struct pebs_filter *f,
+			       const struct pebs_perfdata *pd)
+{
+	unsigned int i, n;
+	int err;
+
+	if (!f || !pd)
+		return core_err(-EINVAL, "filter: no filter or recording");
+	if (!pebs_objects__recorded(pd))
+		return 0;
+	n = pebs_perfdata__nr_attrs(pd);
+	for (i = 0; i < n; i++) {
+		if (!pebs_objects__event(pd, i))
+			continue;
+		err = pebs_filter__aside(f, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -15,6 +15,11 @@
  * Differences, by design: BPF_PROG_INFO and BPF_BTF print nothing (perf
  * prints the programs it finds there; pebs-shim record writes none), and
  * in full HYBRID_TOPOLOGY still prints perf's one-line summary.
+ *
+ * Here the header, the recording's features (its command line, events,
+ * groups, times) and the cursor that reads a feature section; the
+ * machine's (topologies, caches, memory, PMUs, clock):
+ * perfdata-header-machine.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,13 +44,7 @@ static const char *const feat_names[LAST_FEATURE] = {
 	"CLOCK_DATA", "HYBRID_TOPOLOGY", "PMU_CAPS",
 };
 
-/* A feature section read front to back; a short read sets bad. */
-struct cur {
-	const unsigned char *p, *end;
-	bool bad;
-};
-
-static uint32_t rd32(struct cur *c)
+uint32_t pd_rd32(struct pd_cur *c)
 {
 	uint32_t v = 0;
 
@@ -58,7 +57,7 @@ static uint32_t rd32(struct cur *c)
 	return v;
 }
 
-static uint64_t rd64(struct cur *c)
+uint64_t pd_rd64(struct pd_cur *c)
 {
 	uint64_t v = 0;
 
@@ -71,10 +70,9 @@ static uint64_t rd64(struct cur *c)
 	return v;
 }
 
-/* a perf string: u32 len, then len bytes holding a NUL */
-static const char *rdstr(struct cur *c)
+const char *pd_rdstr(struct pd_cur *c)
 {
-	uint32_t len = rd32(c);
+	uint32_t len = pd_rd32(c);
 	const char *s = (const char *)c->p;
 
 	if (c->bad || len > (size_t)(c->end - c->p) || !len ||
@@ -86,8 +84,8 @@ static const char *rdstr(struct cur *c)
 	return s;
 }
 
-static bool feat_cur(const struct pebs_perfdata *pd, unsigned int f,
-		     struct cur *c)
+bool pd_feat_cur(const struct pebs_perfdata *pd, unsigned int f,
+		     struct pd_cur *c)
 {
 	const void *data;
 	size_t size;
@@ -206,12 +204,12 @@ static void print_event_desc(const struct pebs_perfdata *pd, FILE *f)
 	struct perf_event_attr a;
 	uint32_t nre, sz, nr, i, j;
 	const char *name;
-	struct cur c;
+	struct pd_cur c;
 
-	if (!feat_cur(pd, PEBS_FEAT_EVENT_DESC, &c))
+	if (!pd_feat_cur(pd, PEBS_FEAT_EVENT_DESC, &c))
 		return;
-	nre = rd32(&c);
-	sz = rd32(&c);
+	nre = pd_rd32(&c);
+	sz = pd_rd32(&c);
 	if (c.bad || sz < PERF_ATTR_SIZE_VER0) {
 		fprintf(f, "# event desc: not available or unable to read\n");
 		return;
@@ -222,8 +220,8 @@ static void print_event_desc(const struct pebs_perfdata *pd, FILE *f)
 		memset(&a, 0, sizeof(a));
 		memcpy(&a, c.p, sz < sizeof(a) ? sz : sizeof(a));
 		c.p += sz;
-		nr = rd32(&c);
-		name = rdstr(&c);
+		nr = pd_rd32(&c);
+		name = pd_rdstr(&c);
 		if (c.bad || nr > (size_t)(c.end - c.p) / 8)
 			break;
 		fprintf(f, "# event : name = %s, ", name);
@@ -231,7 +229,7 @@ static void print_event_desc(const struct pebs_perfdata *pd, FILE *f)
 			fprintf(f, ", id = {");
 			for (j = 0; j < nr; j++)
 				fprintf(f, "%s %" PRIu64, j ? "," : "",
-					rd64(&c));
+					pd_rd64(&c));
 			fprintf(f, " }");
 		}
 		print_attr(f, &a);
@@ -244,14 +242,14 @@ static void print_cmdline(const struct pebs_perfdata *pd, FILE *f)
 {
 	const char *s;
 	uint32_t nr, i;
-	struct cur c;
+	struct pd_cur c;
 
-	if (!feat_cur(pd, PEBS_FEAT_CMDLINE, &c))
+	if (!pd_feat_cur(pd, PEBS_FEAT_CMDLINE, &c))
 		return;
-	nr = rd32(&c);
+	nr = pd_rd32(&c);
 	fprintf(f, "# cmdline : ");
 	for (i = 0; i < nr && !c.bad; i++) {
-		s = rdstr(&c);
+		s = pd_rdstr(&c);
 		if (c.bad)
 			break;
 		for (; *s; s++)
@@ -261,276 +259,19 @@ static void print_cmdline(const struct pebs_perfdata *pd, FILE *f)
 	fputc('\n', f);
 }
 
-/* perf's string_size: the length it assumes a string takes (64-byte
-   aligned), whatever the writer wrote */
-static size_t string_size(const char *s)
-{
-	return ((strlen(s) + 1 + 63) & ~(size_t)63) + 4;
-}
-
-/*
- * The sibling lists, then the core, die and socket ids, as perf reads
- * them: it tells whether ids follow from the size the strings would
- * take 64-byte aligned, so a file whose writer aligned them otherwise
- * (Google's quipper) has "no" ids for perf, and so here.
- */
-static void print_cpu_topology(const struct pebs_perfdata *pd, FILE *f)
-{
-	uint32_t i, avail = 0, nr_dies = 0, *ids = NULL;
-	const char *sock, *thr, *dies = NULL;
-	uint32_t nr_sock, nr_thr;
-	struct cur c, n;
-	size_t size;
-
-	if (feat_cur(pd, PEBS_FEAT_NRCPUS, &n))
-		avail = rd32(&n);
-	if (!feat_cur(pd, PEBS_FEAT_CPU_TOPOLOGY, &c))
-		return;
-	nr_sock = rd32(&c);
-	sock = (const char *)c.p;
-	size = 4;
-	for (i = 0; i < nr_sock && !c.bad; i++)
-		size += string_size(rdstr(&c));
-	nr_thr = rd32(&c);
-	thr = (const char *)c.p;
-	size += 4;
-	for (i = 0; i < nr_thr && !c.bad; i++)
-		size += string_size(rdstr(&c));
-	if (c.bad)
-		return;
-	/* core and socket ids, then the dies, when perf sees room */
-	if (pd->feat_size[PEBS_FEAT_CPU_TOPOLOGY] > size && avail) {
-		ids = calloc(avail, 3 * sizeof(*ids));
-		for (i = 0; ids && i < avail; i++) {
-			ids[3 * i] = rd32(&c);
-			ids[3 * i + 1] = rd32(&c);
-		}
-		size += 8ULL * avail;
-		if (c.bad) {
-			free(ids);
-			ids = NULL;
-		} else if (pd->feat_size[PEBS_FEAT_CPU_TOPOLOGY] > size) {
-			nr_dies = rd32(&c);
-			dies = (const char *)c.p;
-			for (i = 0; i < nr_dies && !c.bad; i++)
-				rdstr(&c);
-			for (i = 0; ids && i < avail; i++)
-				ids[3 * i + 2] = rd32(&c);
-		}
-	}
-	n.p = (const unsigned char *)sock;
-	n.end = c.end;
-	n.bad = false;
-	for (i = 0; i < nr_sock; i++)
-		fprintf(f, "# sibling sockets : %s\n", rdstr(&n));
-	n.p = (const unsigned char *)dies;
-	for (i = 0; dies && i < nr_dies; i++)
-		fprintf(f, "# sibling dies    : %s\n", rdstr(&n));
-	n.p = (const unsigned char *)thr;
-	for (i = 0; i < nr_thr; i++)
-		fprintf(f, "# sibling threads : %s\n", rdstr(&n));
-	for (i = 0; ids && i < avail; i++) {
-		if (nr_dies)
-			fprintf(f, "# CPU %u: Core ID %d, Die ID %d, Socket ID "
-				"%d\n", i, (int)ids[3 * i],
-				(int)ids[3 * i + 2], (int)ids[3 * i + 1]);
-		else
-			fprintf(f, "# CPU %u: Core ID %d, Socket ID %d\n", i,
-				(int)ids[3 * i], (int)ids[3 * i + 1]);
-	}
-	if (!ids)
-		fprintf(f, nr_dies ? "# Core ID, Die ID and Socket ID "
-			"information is not available\n" : "# Core ID and "
-			"Socket ID information is not available\n");
-	free(ids);
-}
-
-static void print_numa(const struct pebs_perfdata *pd, FILE *f)
-{
-	uint32_t nr, i, node;
-	uint64_t total, free_kb;
-	const char *cpus;
-	struct cur c;
-
-	if (!feat_cur(pd, PEBS_FEAT_NUMA_TOPOLOGY, &c))
-		return;
-	nr = rd32(&c);
-	for (i = 0; i < nr; i++) {
-		node = rd32(&c);
-		total = rd64(&c);
-		free_kb = rd64(&c);
-		cpus = rdstr(&c);
-		if (c.bad)
-			return;
-		fprintf(f, "# node%u meminfo  : total = %" PRIu64 " kB, free = "
-			"%" PRIu64 " kB\n", node, total, free_kb);
-		fprintf(f, "# node%u cpu list : %s\n", node, cpus);
-	}
-}
-
-static void print_cache(const struct pebs_perfdata *pd, FILE *f)
-{
-	uint32_t nr, i, level;
-	const char *type, *size, *map;
-	struct cur c;
-
-	if (!feat_cur(pd, PEBS_FEAT_CACHE, &c))
-		return;
-	rd32(&c);	/* version */
-	nr = rd32(&c);
-	fprintf(f, "# CPU cache info:\n");
-	for (i = 0; i < nr; i++) {
-		level = rd32(&c);
-		rd32(&c);	/* line size */
-		rd32(&c);	/* sets */
-		rd32(&c);	/* ways */
-		type = rdstr(&c);
-		size = rdstr(&c);
-		map = rdstr(&c);
-		if (c.bad)
-			return;
-		fprintf(f, "#  L%d %-15s %8s [%s]\n", (int)level, type, size,
-			map);
-	}
-}
-
-/* MEM_TOPOLOGY: u64 version, block size, count; per node u64 node,
-   bits, then a bitmap (u64 bits, words) of its memory blocks */
-static void print_mem_topology(const struct pebs_perfdata *pd, FILE *f)
-{
-	uint64_t bsize, nr, i, node, bits, w, b, weight, start, n;
-	const char unit[] = "BKMG";
-	char map[512], sz[32];
-	size_t len;
-	struct cur c, words;
-	int u;
-
-	if (!feat_cur(pd, PEBS_FEAT_MEM_TOPOLOGY, &c))
-		return;
-	rd64(&c);	/* version */
-	bsize = rd64(&c);
-	nr = rd64(&c);
-	fprintf(f, "# memory nodes (nr %d, block size 0x%llx):\n", (int)nr,
-		(unsigned long long)bsize);
-	for (i = 0; i < nr && !c.bad; i++) {
-		node = rd64(&c);
-		rd64(&c);
-		bits = rd64(&c);
-		words = c;
-		if (bits > (uint64_t)(c.end - c.p) * 8) {
-			c.bad = true;
-			break;
-		}
-		c.p += (bits + 63) / 64 * 8;
-		/* bitmap_scnprintf's ranges, unit_number__scnprintf's size */
-		map[0] = 0;
-		len = 0;
-		weight = 0;
-		for (b = 0; b < bits; b++) {
-			memcpy(&w, words.p + b / 64 * 8, 8);
-			if (!(w >> (b % 64) & 1))
-				continue;
-			start = b;
-			while (b + 1 < bits) {
-				memcpy(&w, words.p + (b + 1) / 64 * 8, 8);
-				if (!(w >> ((b + 1) % 64) & 1))
-					break;
-				b++;
-			}
-			weight += b - start + 1;
-			if (len < sizeof(map))
-				len += (size_t)snprintf(map + len,
-					sizeof(map) - len, start == b ?
-					"%s%" PRIu64 : "%s%" PRIu64 "-%" PRIu64,
-					len ? "," : "", start, b);
-		}
-		n = bsize * weight;
-		for (u = 0; n / 1024 > 1 && u < 3; u++)
-			n /= 1024;
-		snprintf(sz, sizeof(sz), "%" PRIu64 "%c", n, unit[u]);
-		fprintf(f, "#  %3" PRIu64 " [%s]: %s\n", node, sz, map);
-	}
-}
-
-/* "name=value" pairs after @lead, or "not available" */
-static void print_caps(struct cur *c, uint32_t nr, const char *lead, FILE *f)
-{
-	const char *k, *v;
-	uint32_t i;
-
-	fputs(lead, f);
-	if (!nr)
-		fputs("not available", f);
-	for (i = 0; i < nr && !c->bad; i++) {
-		k = rdstr(c);
-		v = rdstr(c);
-		fprintf(f, "%s%s=%s", i ? ", " : "", k, v);
-	}
-	fputc('\n', f);
-}
-
-static void print_pmu_caps(const struct pebs_perfdata *pd, FILE *f)
-{
-	uint32_t nr, i, nc;
-	struct cur c, start;
-	char lead[320];
-
-	if (!feat_cur(pd, PEBS_FEAT_PMU_CAPS, &c))
-		return;
-	nr = rd32(&c);
-	for (i = 0; i < nr && !c.bad; i++) {
-		/* the PMU's name follows its capabilities */
-		nc = rd32(&c);
-		start = c;
-		for (uint32_t j = 0; j < 2 * nc && !c.bad; j++)
-			rdstr(&c);
-		snprintf(lead, sizeof(lead), "# %s pmu capabilities: ",
-			 rdstr(&c));
-		if (c.bad)
-			return;
-		print_caps(&start, nc, lead, f);
-	}
-}
-
-static void print_pmu_mappings(const struct pebs_perfdata *pd, FILE *f)
-{
-	uint32_t nr, i, type;
-	const char *name;
-	struct cur c;
-
-	if (!feat_cur(pd, PEBS_FEAT_PMU_MAPPINGS, &c))
-		return;
-	nr = rd32(&c);
-	if (!nr) {
-		fprintf(f, "# pmu mappings: not available\n");
-		return;
-	}
-	for (i = 0; i < nr; i++) {
-		type = rd32(&c);
-		name = rdstr(&c);
-		if (c.bad) {
-			fprintf(f, "\n# pmu mappings: unable to read\n");
-			return;
-		}
-		fprintf(f, "%s%s = %" PRIu32, i ? ", " : "# pmu mappings: ",
-			name, type);
-	}
-	fputc('\n', f);
-}
-
 static void print_group_desc(const struct pebs_perfdata *pd, FILE *f)
 {
 	uint32_t nr, i, j, leader, members;
 	const char *name, *ev;
-	struct cur c;
+	struct pd_cur c;
 
-	if (!feat_cur(pd, PEBS_FEAT_GROUP_DESC, &c))
+	if (!pd_feat_cur(pd, PEBS_FEAT_GROUP_DESC, &c))
 		return;
-	nr = rd32(&c);
+	nr = pd_rd32(&c);
 	for (i = 0; i < nr; i++) {
-		name = rdstr(&c);
-		leader = rd32(&c);
-		members = rd32(&c);
+		name = pd_rdstr(&c);
+		leader = pd_rd32(&c);
+		members = pd_rd32(&c);
 		if (c.bad || members < 2)
 			continue;
 		if (!strcmp(name, "{anon_group}"))
@@ -542,51 +283,6 @@ static void print_group_desc(const struct pebs_perfdata *pd, FILE *f)
 		}
 		fprintf(f, "}\n");
 	}
-}
-
-/* util/clockid.c's names (the first of each clock) */
-static const char *clockid_name(uint32_t id)
-{
-	switch (id) {
-	case CLOCK_MONOTONIC: return "monotonic";
-	case CLOCK_MONOTONIC_RAW: return "monotonic_raw";
-	case CLOCK_REALTIME: return "realtime";
-	case CLOCK_BOOTTIME: return "boottime";
-	case CLOCK_TAI: return "tai";
-	default: return "(not found)";
-	}
-}
-
-static void print_clock_data(const struct pebs_perfdata *pd, FILE *f)
-{
-	uint64_t tod, clk;
-	char date[64], tstr[96];
-	struct tm tm;
-	time_t sec;
-	uint32_t id;
-	struct cur c;
-
-	if (!feat_cur(pd, PEBS_FEAT_CLOCK_DATA, &c))
-		return;
-	rd32(&c);	/* version */
-	id = rd32(&c);
-	tod = rd64(&c);
-	clk = rd64(&c);
-	if (c.bad)
-		return;
-	sec = (time_t)(tod / 1000000000);
-	if (!localtime_r(&sec, &tm)) {
-		snprintf(tstr, sizeof(tstr), "<error>");
-	} else {
-		strftime(date, sizeof(date), "%F %T", &tm);
-		snprintf(tstr, sizeof(tstr), "%s.%06d", date,
-			 (int)(tod % 1000000000 / 1000));
-	}
-	fprintf(f, "# clockid: %s (%u)\n", clockid_name(id), id);
-	fprintf(f, "# reference time: %s = %ld.%06d (TOD) = %ld.%09ld (%s)\n",
-		tstr, (long)sec, (int)(tod % 1000000000 / 1000),
-		(long)(clk / 1000000000), (long)(clk % 1000000000),
-		clockid_name(id));
 }
 
 static void usec(char *buf, size_t len, uint64_t t)
@@ -601,7 +297,7 @@ static void print_feat(const struct pebs_perfdata *pd, unsigned int ft,
 {
 	char buf[4096], a[32], b[32];
 	uint64_t x, y;
-	struct cur c;
+	struct pd_cur c;
 
 	switch (ft) {
 	case PEBS_FEAT_HOSTNAME: case PEBS_FEAT_OSRELEASE:
@@ -617,17 +313,17 @@ static void print_feat(const struct pebs_perfdata *pd, unsigned int ft,
 			ft == PEBS_FEAT_CPUDESC ? "cpudesc" : "cpuid", buf);
 		return;
 	case PEBS_FEAT_NRCPUS:
-		if (!feat_cur(pd, ft, &c))
+		if (!pd_feat_cur(pd, ft, &c))
 			return;
-		x = rd32(&c);	/* available */
-		y = rd32(&c);	/* online */
+		x = pd_rd32(&c);	/* available */
+		y = pd_rd32(&c);	/* online */
 		fprintf(f, "# nrcpus online : %u\n# nrcpus avail : %u\n",
 			(unsigned int)y, (unsigned int)x);
 		return;
 	case PEBS_FEAT_TOTAL_MEM:
-		if (feat_cur(pd, ft, &c))
+		if (pd_feat_cur(pd, ft, &c))
 			fprintf(f, "# total memory : %llu kB\n",
-				(unsigned long long)rd64(&c));
+				(unsigned long long)pd_rd64(&c));
 		return;
 	case PEBS_FEAT_CMDLINE:
 		print_cmdline(pd, f);
@@ -637,9 +333,6 @@ static void print_feat(const struct pebs_perfdata *pd, unsigned int ft,
 		return;
 	case PEBS_FEAT_BRANCH_STACK:
 		fprintf(f, "# contains samples with branch stack\n");
-		return;
-	case PEBS_FEAT_PMU_MAPPINGS:
-		print_pmu_mappings(pd, f);
 		return;
 	case PEBS_FEAT_GROUP_DESC:
 		print_group_desc(pd, f);
@@ -652,10 +345,10 @@ static void print_feat(const struct pebs_perfdata *pd, unsigned int ft,
 		fprintf(f, "# contains stat data\n");
 		return;
 	case PEBS_FEAT_SAMPLE_TIME:
-		if (!feat_cur(pd, ft, &c))
+		if (!pd_feat_cur(pd, ft, &c))
 			return;
-		x = rd64(&c);
-		y = rd64(&c);
+		x = pd_rd64(&c);
+		y = pd_rd64(&c);
 		usec(a, sizeof(a), x);
 		usec(b, sizeof(b), y);
 		fprintf(f, "# time of first sample : %s\n# time of last sample "
@@ -663,46 +356,32 @@ static void print_feat(const struct pebs_perfdata *pd, unsigned int ft,
 			(double)(y - x) / 1e6);
 		return;
 	case PEBS_FEAT_CLOCKID:
-		if (feat_cur(pd, ft, &c))
+		if (pd_feat_cur(pd, ft, &c))
 			fprintf(f, "# clockid frequency: %" PRIu64 " MHz\n",
-				rd64(&c) * 1000);
+				pd_rd64(&c) * 1000);
 		return;
 	case PEBS_FEAT_DIR_FORMAT:
-		if (feat_cur(pd, ft, &c))
+		if (pd_feat_cur(pd, ft, &c))
 			fprintf(f, "# directory data version : %" PRIu64 "\n",
-				rd64(&c));
+				pd_rd64(&c));
 		return;
 	case PEBS_FEAT_COMPRESSED:
-		if (!feat_cur(pd, ft, &c))
+		if (!pd_feat_cur(pd, ft, &c))
 			return;
-		rd32(&c);	/* version */
-		x = rd32(&c);	/* type: 1 zstd */
-		y = rd32(&c);	/* level */
+		pd_rd32(&c);	/* version */
+		x = pd_rd32(&c);	/* type: 1 zstd */
+		y = pd_rd32(&c);	/* level */
 		fprintf(f, "# compressed : %s, level = %d, ratio = %d\n",
-			x == 1 ? "Zstd" : "Unknown", (int)y, (int)rd32(&c));
+			x == 1 ? "Zstd" : "Unknown", (int)y, (int)pd_rd32(&c));
 		return;
-	case PEBS_FEAT_CPU_PMU_CAPS:
-		if (feat_cur(pd, ft, &c))
-			print_caps(&c, rd32(&c), "# cpu pmu capabilities: ", f);
-		return;
-	case PEBS_FEAT_CLOCK_DATA:
-		print_clock_data(pd, f);
-		return;
-	case PEBS_FEAT_PMU_CAPS:
-		print_pmu_caps(pd, f);
+	case PEBS_FEAT_PMU_MAPPINGS: case PEBS_FEAT_CPU_PMU_CAPS:
+	case PEBS_FEAT_CLOCK_DATA: case PEBS_FEAT_PMU_CAPS:
+		pd_print_machine(pd, ft, f);
 		return;
 	case PEBS_FEAT_CPU_TOPOLOGY: case PEBS_FEAT_NUMA_TOPOLOGY:
 	case PEBS_FEAT_CACHE: case PEBS_FEAT_MEM_TOPOLOGY:
 	case PEBS_FEAT_HYBRID_TOPOLOGY:
-		if (full && ft == PEBS_FEAT_CPU_TOPOLOGY)
-			print_cpu_topology(pd, f);
-		else if (full && ft == PEBS_FEAT_NUMA_TOPOLOGY)
-			print_numa(pd, f);
-		else if (full && ft == PEBS_FEAT_CACHE)
-			print_cache(pd, f);
-		else if (full && ft == PEBS_FEAT_MEM_TOPOLOGY)
-			print_mem_topology(pd, f);
-		else
+		if (!full || !pd_print_machine(pd, ft, f))
 			fprintf(f, "# %s info available, use -I to display\n",
 				feat_names[ft]);
 		return;

@@ -138,4 +138,27 @@ bool pd_dir__truncated(const struct pd_dir *d);
 uint64_t pd_release(const struct pebs_perfdata *pd, uint64_t from,
 		    uint64_t to);
 
+/*
+ * The header's printer (perfdata-header.c, perfdata-header-machine.c).
+ * pd_cur: a feature section read front to back (pd_feat_cur: feature
+ * @f of @pd, false if absent); pd_rd32, pd_rd64, and pd_rdstr (a perf
+ * string: u32 len, then len bytes holding a NUL) read the next value,
+ * 0 or "" when short or bad (which sets bad). pd_print_machine prints
+ * feature @ft if it describes the machine (perfdata-header-machine.c:
+ * the PMUs, the clock, and in full the topologies, caches and memory);
+ * false for another (HYBRID_TOPOLOGY: perf's summary line).
+ */
+struct pd_cur {
+	const unsigned char *p, *end;
+	bool bad;
+};
+
+bool pd_feat_cur(const struct pebs_perfdata *pd, unsigned int f,
+		 struct pd_cur *c);
+uint32_t pd_rd32(struct pd_cur *c);
+uint64_t pd_rd64(struct pd_cur *c);
+const char *pd_rdstr(struct pd_cur *c);
+bool pd_print_machine(const struct pebs_perfdata *pd, unsigned int ft,
+		      FILE *f);
+
 #endif /* PEBSSHIM_PERFDATA_INT_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * heat.h - the heat map's private state, shared by lib/plot/plot-heat.c
- * (samples into granules, the picture) and lib/plot/heat-ranges.c (the
- * granules binned into address ranges). Not installed.
+ * heat.h - the heat map's private state, shared by lib/plot/heat.c
+ * (samples into granules), lib/plot/heat-ranges.c (the granules binned
+ * into address ranges) and lib/plot/plot-heat.c (the picture). Not
+ * installed.
  */
 #ifndef PEBSSHIM_HEAT_H
 #define PEBSSHIM_HEAT_H
@@ -11,7 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pebsshim/symbols.h"
+
 #define HEAT_BUCKETS	120
+#define HEAT_MAX_ROWS	48	/* the rows drawn, and the range view's */
 
 struct heat_cell {
 	uint32_t bucket;
@@ -60,6 +64,32 @@ struct heat_range {
 	size_t first, n;
 	uint64_t total, samples;
 };
+
+/* The heat map: granules (lib/plot/heat.c), drawn by plot-heat.c. */
+struct pebs_heat {
+	unsigned int shift;	/* log2 of the granule */
+	uint64_t t0, t1;
+	struct heat_unit *rows;
+	size_t nr_rows, cap_rows;
+	uint32_t *tab;		/* (pid, block) -> row + 1 */
+	size_t mask;
+	uint64_t total, samples;
+	struct pebs_symbols *syms;	/* labels rows, or NULL */
+	unsigned int max_ranges;	/* the range view's rows; 0: fine */
+	struct heat_map *maps;		/* the range view's mappings */
+	size_t nr_maps, cap_maps, last_map;
+	struct heat_owner *owners;	/* and its granules' threads */
+	size_t nr_owners, cap_owners, last_owner;
+	uint64_t lo, hi;		/* only [lo, hi) when lo < hi */
+	char *only;			/* only the mappings of this name */
+	struct pebs_data_map only_map;	/* the last one looked up */
+	int32_t only_pid;
+	bool only_hit;
+	uint64_t outside;		/* samples left out by the range */
+};
+
+/* heat_oom - -ENOMEM, with the heat map's error reason */
+int heat_oom(void);
 
 /*
  * heat_bin - @units (sorted here by process, mapping, address; the

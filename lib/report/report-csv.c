@@ -47,21 +47,37 @@ static bool has_key(const enum pebs_report_key *keys, unsigned int n,
 	return false;
 }
 
-/* @row's object stats (its accesses in @oa) in a table by object */
-static const struct pebs_object_stats *
-obj_stats(const struct rp_print *r, const struct pebs_report *rep,
-	  const struct pebs_report_row *row, struct pebs_object_stats *os,
-	  struct pebs_object_access *oa)
+/* What a CSV line and a JSON row both say of a row. */
+struct row_vals {
+	const enum pebs_report_key *keys;	/* its table's */
+	unsigned int nr_keys;
+	double overhead;
+	double avg_weight;	/* when row->weight_nr */
+	unsigned int threads;	/* PEBS_REPORT_MAX_TIDS + 1: more */
+	/* in a table by object, its object's stats and accesses; NULL:
+	   no object columns */
+	const struct pebs_object_stats *os;
+	struct pebs_object_stats st;
+	struct pebs_object_access oa;
+};
+
+static void row_vals(const struct rp_print *r, const struct pebs_report *rep,
+		     const struct pebs_report_row *row, struct row_vals *v)
 {
-	const enum pebs_report_key *keys;
-	unsigned int n = pebs_report__keys(rep, &keys);
 	unsigned int ev = r->o.by_event ? row->event : r->o.sole_event;
 
-	if (!r->o.objs || !rp_any_obj_key(keys, n))
-		return NULL;
-	pebs_objects__stats(r->o.objs, ev, rp_obj_label(row), os);
-	pebs_objects__access(r->o.objs, ev, rp_obj_label(row), oa);
-	return os;
+	v->nr_keys = pebs_report__keys(rep, &v->keys);
+	v->overhead = pebs_report__overhead(rep, row, r->o.by_event);
+	v->avg_weight = row->weight_nr ? (double)row->weight_sum /
+					 (double)row->weight_nr : 0;
+	v->threads = row->nr_tids > PEBS_REPORT_MAX_TIDS ?
+		     PEBS_REPORT_MAX_TIDS + 1 : row->nr_tids;
+	v->os = NULL;
+	if (!r->o.objs || !rp_any_obj_key(v->keys, v->nr_keys))
+		return;
+	pebs_objects__stats(r->o.objs, ev, rp_obj_label(row), &v->st);
+	pebs_objects__access(r->o.objs, ev, rp_obj_label(row), &v->oa);
+	v->os = &v->st;
 }
 
 bool rp_any_objects(const struct rp_print *r)
@@ -100,27 +116,23 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		    const struct pebs_report *rep,
 		    const struct pebs_report_row *row, bool first)
 {
-	const enum pebs_report_key *keys;
-	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
-	struct pebs_object_stats st;
-	struct pebs_object_access oa;
-	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st, &oa);
+	struct row_vals v;
 	char fb[FIELD_MAX];
 	FILE *f = r->f;
+	unsigned int k;
 
 	(void)first;
+	row_vals(r, rep, row, &v);
 	pebs_csv__str(f, t->title);
-	fprintf(f, ",%.4f,%" PRIu64 ",%" PRIu64 ",", pebs_report__overhead(rep, row, r->o.by_event),
+	fprintf(f, ",%.4f,%" PRIu64 ",%" PRIu64 ",", v.overhead,
 	       row->period, row->samples);
 	if (row->weight_nr)
-		fprintf(f, "%.1f", (double)row->weight_sum /
-		       (double)row->weight_nr);
+		fprintf(f, "%.1f", v.avg_weight);
 	fprintf(f, ",%u,%u,%u,%u", row->loads, row->stores, row->hitm,
-	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
-	       row->nr_tids);
+		v.threads);
 	for (k = 0; k < sizeof(csv_keys) / sizeof(csv_keys[0]); k++) {
 		fputc(',', f);
-		if (!has_key(keys, nr_keys, csv_keys[k]))
+		if (!has_key(v.keys, v.nr_keys, csv_keys[k]))
 			continue;
 		rp_field(r, row, csv_keys[k], fb, sizeof(fb));
 		pebs_csv__str(f, fb);
@@ -128,34 +140,35 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 	/* the object_field key, with the object columns */
 	if (r->obj_cols)
 		fputc(',', f);
-	if (r->obj_cols && has_key(keys, nr_keys, PEBS_REPORT_OBJECT_FIELD)) {
+	if (r->obj_cols &&
+	    has_key(v.keys, v.nr_keys, PEBS_REPORT_OBJECT_FIELD)) {
 		rp_field(r, row, PEBS_REPORT_OBJECT_FIELD, fb, sizeof(fb));
 		pebs_csv__str(f, fb);
 	}
-	if (os && os->weights)
-		fprintf(f, ",%" PRIu64 ",%" PRIu64, os->weight_p50,
-			os->weight_p90);
-	else if (os)
+	if (v.os && v.os->weights)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, v.os->weight_p50,
+			v.os->weight_p90);
+	else if (v.os)
 		fputs(",,", f);
-	if (os && os->instances)
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, os->instances,
-			os->bytes, os->peak_live);
-	else if (os)
+	if (v.os && v.os->instances)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, v.os->instances,
+			v.os->bytes, v.os->peak_live);
+	else if (v.os)
 		fputs(",,,", f);
 	else if (r->obj_cols)
 		fputs(",,,,,", f);
 	/* local, remote where samples had a data source; sharing */
-	if (os && oa.with_src)
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%s", oa.local, oa.remote,
-			pebs_object_sharing__name(oa.sharing));
-	else if (os)
-		fprintf(f, ",,,%s", pebs_object_sharing__name(oa.sharing));
+	if (v.os && v.oa.with_src)
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%s", v.oa.local,
+			v.oa.remote, pebs_object_sharing__name(v.oa.sharing));
+	else if (v.os)
+		fprintf(f, ",,,%s", pebs_object_sharing__name(v.oa.sharing));
 	else if (r->obj_cols)
 		fputs(",,,", f);
 	/* node_local, node_remote where samples had a node (--phys-data) */
-	if (os && (oa.node_local || oa.node_remote))
-		fprintf(f, ",%" PRIu64 ",%" PRIu64, oa.node_local,
-			oa.node_remote);
+	if (v.os && (v.oa.node_local || v.oa.node_remote))
+		fprintf(f, ",%" PRIu64 ",%" PRIu64, v.oa.node_local,
+			v.oa.node_remote);
 	else if (r->obj_cols)
 		fputs(",,", f);
 	fputc('\n', f);
@@ -165,46 +178,42 @@ static void json_row(const struct rp_print *r, const struct pebs_report_table *t
 		     const struct pebs_report *rep,
 		     const struct pebs_report_row *row, bool first)
 {
-	const enum pebs_report_key *keys;
-	unsigned int nr_keys = pebs_report__keys(rep, &keys), k;
-	struct pebs_object_stats st;
-	struct pebs_object_access oa;
-	const struct pebs_object_stats *os = obj_stats(r, rep, row, &st, &oa);
+	struct row_vals v;
 	char fb[FIELD_MAX];
 	FILE *f = r->f;
+	unsigned int k;
 
 	(void)t;
+	row_vals(r, rep, row, &v);
 	fprintf(f, "%s\n        {\"overhead\": %.4f, \"period\": %" PRIu64
-	       ", \"samples\": %" PRIu64, first ? "" : ",",
-	       pebs_report__overhead(rep, row, r->o.by_event), row->period, row->samples);
+	       ", \"samples\": %" PRIu64, first ? "" : ",", v.overhead,
+	       row->period, row->samples);
 	if (row->weight_nr)
-		fprintf(f, ", \"avg_weight\": %.1f", (double)row->weight_sum /
-		       (double)row->weight_nr);
+		fprintf(f, ", \"avg_weight\": %.1f", v.avg_weight);
 	fprintf(f, ", \"loads\": %u, \"stores\": %u, \"hitm\": %u, "
 	       "\"threads\": %u", row->loads, row->stores, row->hitm,
-	       row->nr_tids > PEBS_REPORT_MAX_TIDS ? PEBS_REPORT_MAX_TIDS + 1 :
-	       row->nr_tids);
-	for (k = 0; k < nr_keys; k++) {
-		fprintf(f, ", \"%s\": ", pebs_report__key_name(keys[k]));
-		rp_field(r, row, keys[k], fb, sizeof(fb));
+	       v.threads);
+	for (k = 0; k < v.nr_keys; k++) {
+		fprintf(f, ", \"%s\": ", pebs_report__key_name(v.keys[k]));
+		rp_field(r, row, v.keys[k], fb, sizeof(fb));
 		pebs_json__str(f, fb);
 	}
-	if (os && os->weights)
+	if (v.os && v.os->weights)
 		fprintf(f, ", \"p50_weight\": %" PRIu64 ", \"p90_weight\": %"
-			PRIu64, os->weight_p50, os->weight_p90);
-	if (os && os->instances)
+			PRIu64, v.os->weight_p50, v.os->weight_p90);
+	if (v.os && v.os->instances)
 		fprintf(f, ", \"instances\": %" PRIu64 ", \"bytes\": %" PRIu64
-			", \"peak_live\": %" PRIu64, os->instances, os->bytes,
-			os->peak_live);
-	if (os && oa.with_src)
+			", \"peak_live\": %" PRIu64, v.os->instances,
+			v.os->bytes, v.os->peak_live);
+	if (v.os && v.oa.with_src)
 		fprintf(f, ", \"local\": %" PRIu64 ", \"remote\": %" PRIu64,
-			oa.local, oa.remote);
-	if (os && (oa.node_local || oa.node_remote))
+			v.oa.local, v.oa.remote);
+	if (v.os && (v.oa.node_local || v.oa.node_remote))
 		fprintf(f, ", \"node_local\": %" PRIu64 ", \"node_remote\": %"
-			PRIu64, oa.node_local, oa.node_remote);
-	if (os)
+			PRIu64, v.oa.node_local, v.oa.node_remote);
+	if (v.os)
 		fprintf(f, ", \"sharing\": \"%s\"",
-			pebs_object_sharing__name(oa.sharing));
+			pebs_object_sharing__name(v.oa.sharing));
 	fputc('}', f);
 }
 

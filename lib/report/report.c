@@ -644,3 +644,22 @@ unsigned int pebs_report__keys(const struct pebs_report *r,
 	*keys = r->keys;
 	return r->nr_keys;
 }
+
+unsigned int pebs_report__needs(const struct pebs_report *r)
+{
+	unsigned int i, needs = 0;
+	enum pebs_report_key k;
+
+	for (i = 0; r && i < r->nr_keys; i++) {
+		k = r->keys[i];
+		if (k == PEBS_REPORT_OBJECT ||
+		    k == PEBS_REPORT_OBJECT_INSTANCE ||
+		    k == PEBS_REPORT_OBJECT_FIELD)
+			needs |= PEBS_REPORT_NEEDS_OBJECTS |
+				 PEBS_REPORT_NEEDS_DATA;
+		if (k == PEBS_REPORT_SYM_DADDR || k == PEBS_REPORT_DSO_DADDR ||
+		    k == PEBS_REPORT_DCACHELINE)
+			needs |= PEBS_REPORT_NEEDS_DATA;
+	}
+	return needs;
+}

@@ -8,6 +8,8 @@
  * --time (perf's syntax: "start,end" in seconds of the perf clock,
  * either side may be empty; "A%-B%" ranges of the recording's span;
  * "N%/M", the M-th slice of N %; several of them comma-separated).
+ * Events set aside (pebs_filter__aside: record --objects' bookkeeping)
+ * are no samples of the report at all, whatever the other options.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +25,12 @@ struct range {
 	uint64_t start, end;	/* inclusive, ns */
 };
 
+/* a set of events (attr indices) */
+struct evset {
+	uint64_t *bits;		/* NULL: empty */
+	unsigned int max;	/* bits in it */
+};
+
 struct pebs_filter {
 	char **comms;
 	size_t nr_comms;
@@ -30,8 +38,8 @@ struct pebs_filter {
 	uint64_t *cpus;		/* bitmap, NULL: any */
 	struct range ranges[MAX_RANGES];
 	unsigned int nr_ranges;	/* 0: any time */
-	uint64_t *events;	/* bitmap of attr indices, NULL: any */
-	unsigned int max_event;	/* bits in events */
+	struct evset events;	/* the events kept; empty: any */
+	struct evset aside;	/* the events set aside */
 };
 
 int pebs_filter__new(struct pebs_filter **fp)
@@ -54,27 +62,61 @@ void pebs_filter__delete(struct pebs_filter *f)
 	pebs_ids__free(&f->pids);
 	pebs_ids__free(&f->tids);
 	free(f->cpus);
-	free(f->events);
+	free(f->events.bits);
+	free(f->aside.bits);
 	free(f);
+}
+
+static int evset_add(struct evset *s, unsigned int idx)
+{
+	if (idx >= s->max) {
+		unsigned int n = (idx / 64 + 1) * 64;
+		uint64_t *e = realloc(s->bits, n / 64 * sizeof(*e));
+
+		if (!e)
+			return core_err(-ENOMEM, "filter: out of memory");
+		memset(e + s->max / 64, 0, (n - s->max) / 64 * sizeof(*e));
+		s->bits = e;
+		s->max = n;
+	}
+	s->bits[idx / 64] |= 1ull << (idx % 64);
+	return 0;
+}
+
+static bool evset_has(const struct evset *s, unsigned int idx)
+{
+	return idx < s->max && (s->bits[idx / 64] & (1ull << (idx % 64)));
 }
 
 int pebs_filter__event(struct pebs_filter *f, unsigned int idx)
 {
 	if (!f)
 		return core_err(-EINVAL, "filter: none");
-	if (idx >= f->max_event) {
-		unsigned int n = (idx / 64 + 1) * 64;
-		uint64_t *e = realloc(f->events, n / 64 * sizeof(*e));
+	return evset_add(&f->events, idx);
+}
 
-		if (!e)
-			return core_err(-ENOMEM, "filter: out of memory");
-		memset(e + f->max_event / 64, 0,
-		       (n - f->max_event) / 64 * sizeof(*e));
-		f->events = e;
-		f->max_event = n;
+int pebs_filter__aside(struct pebs_filter *f, unsigned int idx)
+{
+	if (!f)
+		return core_err(-EINVAL, "filter: none");
+	return evset_add(&f->aside, idx);
+}
+
+unsigned int pebs_filter__nr_sampled(const struct pebs_filter *f,
+				     const struct pebs_session_stats *st,
+				     unsigned int *first)
+{
+	unsigned int i, n = 0;
+
+	if (first)
+		*first = 0;
+	for (i = 0; st && i < st->nr_events; i++) {
+		if (!st->event_samples[i] || (f && evset_has(&f->aside, i)))
+			continue;
+		if (!n++ && first)
+			*first = i;
 	}
-	f->events[idx / 64] |= 1ull << (idx % 64);
-	return 0;
+	return n;
 }
 
 int pebs_filter__comms(struct pebs_filter *f, const char *list)
@@ -326,11 +368,11 @@ int pebs_filter__match(const struct pebs_filter *f,
 
 	if (!f)
 		return PEBS_FILTER_PASS;
+	if (evset_has(&f->aside, s->event))
+		return PEBS_FILTER_ASIDE;
 	if ((f->cpus && (s->cpu >= PEBS_MAX_CPUS ||
 			 !(f->cpus[s->cpu / 64] & (1ull << (s->cpu % 64))))) ||
-	    (f->events && (s->event >= f->max_event ||
-			   !(f->events[s->event / 64] &
-			     (1ull << (s->event % 64))))) ||
+	    (f->events.bits && !evset_has(&f->events, s->event)) ||
 	    !in_time(f, time))
 		return PEBS_FILTER_DROP;
 	if ((f->pids.n && !pebs_ids__has(&f->pids, s->pid)) ||

@@ -2,7 +2,8 @@
 /*
  * test-filter.c - CPU lists (lib/core/cpulist.c) and sample filters
  * (lib/session/filter.c): ranges and bad tokens, --comm/--pid/--tid hiding,
- * --cpu/--time dropping, perf's --time syntax (seconds, A%-B%, N%/M).
+ * --cpu/--time dropping, perf's --time syntax (seconds, A%-B%, N%/M),
+ * events set aside before every other filter and the events sampled.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -226,6 +227,48 @@ static void test_time(void **state)
 	pebs_filter__delete(f);
 }
 
+/* an event set aside: ASIDE before --cpu, --time and --event's DROP and
+   --comm's HIDE; not counted among the events sampled */
+static void test_aside(void **state)
+{
+	struct pebs_report_sample s = { .pid = 10, .tid = 11, .cpu = 2,
+					.comm = "bash", .event = 1 };
+	uint64_t samples[4] = { 5, 0, 3, 7 };
+	struct pebs_session_stats st = { .event_samples = samples,
+					 .nr_events = 4 };
+	struct pebs_filter *f;
+	unsigned int first = 9;
+
+	(void)state;
+	assert_int_equal(pebs_filter__aside(NULL, 1), -EINVAL);
+	assert_int_equal(pebs_filter__nr_sampled(NULL, &st, &first), 3);
+	assert_int_equal(first, 0);
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__aside(f, 1), 0);
+	assert_int_equal(pebs_filter__aside(f, 100), 0);	/* grows */
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_ASIDE);
+	assert_int_equal(pebs_filter__cpus(f, "0"), 0);
+	assert_int_equal(pebs_filter__event(f, 3), 0);
+	assert_int_equal(pebs_filter__comms(f, "sh"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_ASIDE);
+	s.event = 100;
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_ASIDE);
+	s.event = 2;	/* not aside: the other filters say */
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_DROP);
+	/* 1 (no samples anyway) and 100 aside; --event's 3 changes nothing */
+	assert_int_equal(pebs_filter__nr_sampled(f, &st, &first), 3);
+	assert_int_equal(first, 0);
+	assert_int_equal(pebs_filter__aside(f, 0), 0);
+	assert_int_equal(pebs_filter__nr_sampled(f, &st, &first), 2);
+	assert_int_equal(first, 2);
+	assert_int_equal(pebs_filter__aside(f, 2), 0);
+	assert_int_equal(pebs_filter__nr_sampled(f, &st, NULL), 1);
+	assert_int_equal(pebs_filter__aside(f, 3), 0);
+	assert_int_equal(pebs_filter__nr_sampled(f, &st, &first), 0);
+	assert_int_equal(first, 0);
+	pebs_filter__delete(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_option),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_aside),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-heat-ranges.c - the heat map's range view (lib/plot/plot-heat.c,
- * lib/plot/heat-ranges.c) on synthetic samples over a few mappings
+ * test-heat-ranges.c - the heat map's range view (lib/plot/heat.c,
+ * heat-ranges.c, plot-heat.c) on synthetic samples over a few mappings
  * (MMAP2 data records: anonymous memory, [heap], a file, [stack]): rows
  * are the mappings, trimmed to the pages touched, in address order,
  * labelled with start, size and name, their shares summing to 100 %; a

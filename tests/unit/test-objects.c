@@ -555,6 +555,35 @@ static void write_recording(const char *path, bool names)
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
 }
 
+/* the Intel fixture: a recording without the objects' events */
+static struct pebs_perfdata *open_fixture(void)
+{
+	const char *src = getenv("PEBS_SRC");
+	struct pebs_perfdata *pd;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src ? src : ".",
+		 "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data");
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	return pd;
+}
+
+/* write_recording's file (@names: with event names), opened; the name
+   is gone at once */
+static struct pebs_perfdata *open_recording(bool names)
+{
+	char path[] = "/tmp/test-objects.XXXXXX";
+	struct pebs_perfdata *pd;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	write_recording(path, names);
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	unlink(path);
+	return pd;
+}
+
 struct pass {
 	struct pebs_report *r;
 	struct pebs_objects *o;
@@ -591,7 +620,6 @@ static const struct pebs_report_row *row_of(struct pebs_report *r,
 
 static void session_objects(bool names)
 {
-	char path[] = "/tmp/test-objects.XXXXXX";
 	enum pebs_report_key key = PEBS_REPORT_OBJECT;
 	const struct pebs_report_row *a, *b, *u, *t;
 	struct pebs_object_stats st;
@@ -600,12 +628,8 @@ static void session_objects(bool names)
 	struct pebs_session *ss;
 	struct pebs_objects *o;
 	struct pebs_report *r;
-	int fd = mkstemp(path);
 
-	assert_true(fd >= 0);
-	close(fd);
-	write_recording(path, names);
-	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	pd = open_recording(names);
 	assert_true(pebs_objects__recorded(pd));
 	/* the loads are accesses; allocations, releases, stacks and TLS
 	   blocks not */
@@ -667,7 +691,6 @@ static void session_objects(bool names)
 	pebs_session__delete(ss);
 	pebs_objects__delete(o);
 	pebs_perfdata__close(pd);
-	unlink(path);
 }
 
 static void test_session(void **state)
@@ -789,19 +812,79 @@ static void test_c2c_no_dummy(void **state)
 /* a recording without the objects' events (a fixture): none */
 static void test_not_recorded(void **state)
 {
-	const char *src = getenv("PEBS_SRC");
-	struct pebs_perfdata *pd;
-	char path[4096];
+	struct pebs_perfdata *pd = open_fixture();
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/tests/fixtures/%s", src ? src : ".",
-		 "intel-skx-xeon8173M_ldlat64_weight-struct.perf.data");
-	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
 	assert_false(pebs_objects__recorded(pd));
 	assert_false(pebs_objects__recorded(NULL));
 	assert_false(pebs_objects__event(pd, 0));
 	assert_false(pebs_objects__event(pd, 1));	/* a dummy: not ours */
 	assert_false(pebs_objects__event(NULL, 0));
+	pebs_perfdata__close(pd);
+}
+
+/* pebs_session__use_objects: a table only for a recording of record
+   --objects (or any with PEBS_OBJECTS_ANY_RECORDING), fed by the pass */
+static void test_use_objects(void **state)
+{
+	struct pebs_perfdata *pd = open_recording(true);
+	struct pebs_session *ss;
+	struct pebs_objects *o = (struct pebs_objects *)1;
+
+	(void)state;
+	assert_int_equal(pebs_session__new(pd, &ss), 0);
+	assert_int_equal(pebs_session__use_objects(NULL, 0, &o), -EINVAL);
+	assert_null(o);
+	assert_int_equal(pebs_session__use_objects(ss, 0, NULL), -EINVAL);
+	assert_int_equal(pebs_session__use_objects(ss, 0, &o), 0);
+	assert_non_null(o);
+	assert_int_equal(pebs_session__process(ss, true, no_op, NULL, NULL),
+			 0);
+	assert_int_equal(pebs_objects__count(o), 4);
+	pebs_session__delete(ss);
+	pebs_objects__delete(o);
+	pebs_perfdata__close(pd);
+
+	pd = open_fixture();
+	assert_int_equal(pebs_session__new(pd, &ss), 0);
+	assert_int_equal(pebs_session__use_objects(ss, 0, &o), 0);
+	assert_null(o);
+	assert_int_equal(pebs_session__use_objects(ss,
+				PEBS_OBJECTS_ANY_RECORDING, &o), 0);
+	assert_non_null(o);
+	pebs_session__delete(ss);
+	pebs_objects__delete(o);
+	pebs_perfdata__close(pd);
+}
+
+/* pebs_filter__aside_objects: the bookkeeping events (1 to 4) set aside
+   in a recording of record --objects, none in another */
+static void test_aside_objects(void **state)
+{
+	struct pebs_report_sample s = { .pid = 50, .tid = 50 };
+	/* the events by their ids */
+	struct pebs_perfdata *pd = open_recording(false);
+	struct pebs_filter *f;
+
+	(void)state;
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__aside_objects(NULL, pd), -EINVAL);
+	assert_int_equal(pebs_filter__aside_objects(f, NULL), -EINVAL);
+	assert_int_equal(pebs_filter__aside_objects(f, pd), 0);
+	for (s.event = 0; s.event < 6; s.event++)
+		assert_int_equal(pebs_filter__match(f, &s, 0),
+				 s.event >= 1 && s.event <= 4 ?
+				 PEBS_FILTER_ASIDE : PEBS_FILTER_PASS);
+	pebs_filter__delete(f);
+	pebs_perfdata__close(pd);
+
+	pd = open_fixture();
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__aside_objects(f, pd), 0);
+	for (s.event = 0; s.event < 3; s.event++)
+		assert_int_equal(pebs_filter__match(f, &s, 0),
+				 PEBS_FILTER_PASS);
+	pebs_filter__delete(f);
 	pebs_perfdata__close(pd);
 }
 
@@ -822,6 +905,8 @@ int main(void)
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_session_no_names),
 		cmocka_unit_test(test_c2c_no_dummy),
+		cmocka_unit_test(test_use_objects),
+		cmocka_unit_test(test_aside_objects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,10 +4,10 @@
  * (lib/perfdata/perfdata-meta.c): set, replaced, read back from a file
  * and from a pipe stream, refused when they would not be one word, and
  * absent from files other tools wrote (the Intel fixture); and the
- * header printer (lib/perfdata/perfdata-header.c) on the same file: the
- * typed command line, the version with the words, offsets, missing
- * features, the topologies summarized or in full, and no line for a
- * feature bit perf does not know.
+ * header printer (lib/perfdata/perfdata-header.c, -machine.c) on the
+ * same file: the typed command line, the version with the words,
+ * offsets, missing features, the topologies summarized or in full, and
+ * no line for a feature bit perf does not know.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -9,7 +9,8 @@
  * it; and a whole export of a recording written here: sched_switch from
  * the module's switch history (SWITCH_CPU_WIDE of an event without
  * context_switch; its gaps to idle), from the kernel's (with it), or from
- * the samples' threads (without switch records), named by the note event.
+ * the samples' threads (without switch records), named by the note event;
+ * an event set aside by the filter is in none of it.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -319,14 +320,18 @@ struct seen {
 	char note[128];
 };
 
-static void export(struct seen *sn)
+/* the trace of the recording at path through filter @f: @samples seen,
+   @exported exported */
+static void export_filtered(const struct pebs_filter *f, unsigned int samples,
+			    unsigned int exported, struct seen *sn)
 {
 	char out[80];
 	struct pebs_perfdata *pd;
 	struct pebs_session *ss;
-	struct pebs_export_opts o = { .sz = sizeof(o), .output = out };
+	struct pebs_export_opts o = { .sz = sizeof(o), .output = out,
+				      .filter = f };
 	struct pebs_export_stats st;
-	struct field pk, f, g, h;
+	struct field pk, fl, g, h;
 	const uint8_t *p, *end, *q, *qe;
 	uint8_t *b;
 	size_t len;
@@ -335,8 +340,8 @@ static void export(struct seen *sn)
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
 	assert_int_equal(pebs_session__new(pd, &ss), 0);
 	assert_int_equal(pebs_export__perfetto(ss, &o, &st), 0);
-	assert_int_equal(st.samples, 2);
-	assert_int_equal(st.exported, 2);
+	assert_int_equal(st.samples, samples);
+	assert_int_equal(st.exported, exported);
 	assert_int_equal(st.files, 1);
 	pebs_session__delete(ss);
 	pebs_perfdata__close(pd);
@@ -347,33 +352,38 @@ static void export(struct seen *sn)
 	p = b;
 	end = b + len;
 	while (next_field(&p, end, &pk)) {
-		sn->samples += find(pk.p, pk.len, 66, &f);
-		if (find(pk.p, pk.len, 11, &f)) {	/* TrackEvent */
-			assert_true(find(f.p, f.len, 9, &g));
+		sn->samples += find(pk.p, pk.len, 66, &fl);
+		if (find(pk.p, pk.len, 11, &fl)) {	/* TrackEvent */
+			assert_true(find(fl.p, fl.len, 9, &g));
 			sn->counters += g.v == 4;
-			if (g.v == 3 && find(f.p, f.len, 23, &g))
+			if (g.v == 3 && find(fl.p, fl.len, 23, &g))
 				snprintf(sn->note, sizeof(sn->note), "%.*s",
 					 (int)g.len, (const char *)g.p);
 		}
-		if (!find(pk.p, pk.len, 1, &f))		/* a bundle */
+		if (!find(pk.p, pk.len, 1, &fl))		/* a bundle */
 			continue;
-		assert_true(find(f.p, f.len, 1, &g));
+		assert_true(find(fl.p, fl.len, 1, &g));
 		assert_int_equal(g.v, 1);		/* CPU 1 */
-		q = f.p;
-		qe = f.p + f.len;
+		q = fl.p;
+		qe = fl.p + fl.len;
 		while (next_field(&q, qe, &g)) {
 			if (g.num != 2)
 				continue;
 			assert_true(find(g.p, g.len, 4, &h));
 			assert_true(sn->switches < 4);
-			assert_true(find(h.p, h.len, 2, &f));
-			sn->prev_tid[sn->switches] = (int64_t)f.v;
-			assert_true(find(h.p, h.len, 6, &f));
-			sn->next_tid[sn->switches++] = (int64_t)f.v;
+			assert_true(find(h.p, h.len, 2, &fl));
+			sn->prev_tid[sn->switches] = (int64_t)fl.v;
+			assert_true(find(h.p, h.len, 6, &fl));
+			sn->next_tid[sn->switches++] = (int64_t)fl.v;
 		}
 	}
 	free(b);
 	unlink(out);
+}
+
+static void export(struct seen *sn)
+{
+	export_filtered(NULL, 2, 2, sn);
 }
 
 static void test_export_sources(void **state)
@@ -413,6 +423,63 @@ static void test_export_sources(void **state)
 	unlink(path);
 }
 
+/*
+ * An event set aside (pebs_filter__aside, as export does with record
+ * --objects' bookkeeping) is no sample of the trace at all: page faults
+ * of 101 at 200 and 400 ns around one of the other event by 102 at 300
+ * ns make one switch (idle to 101), not three as if 102 had run.
+ */
+static void test_export_aside(void **state)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
+		.sample_type = STYPE | PERF_SAMPLE_IDENTIFIER,
+		.sample_id_all = 1,
+	}, d = a;
+	struct {
+		struct perf_event_header h;
+		uint64_t id, ip;
+		uint32_t pid, tid;
+		uint64_t time;
+		uint32_t cpu, res;
+		uint64_t period;
+	} s[3] = {
+		{ { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s[0]) },
+		  1, 0x401000, 100, 101, 200, 1, 0, 1 },
+		{ { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s[0]) },
+		  2, 0x401000, 100, 102, 300, 1, 0, 1 },
+		{ { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s[0]) },
+		  1, 0x401000, 100, 101, 400, 1, 0, 1 },
+	};
+	const uint64_t id1 = 1, id2 = 2;
+	struct pebs_perfdata_writer *w;
+	struct pebs_filter *f;
+	struct seen sn;
+
+	(void)state;
+	d.config = PERF_COUNT_SW_DUMMY;
+	assert_int_equal(pebs_perfdata_writer__create(path, &w), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &a, &id1, 1,
+							"page-faults"), 0);
+	assert_int_equal(pebs_perfdata_writer__add_attr(w, &d, &id2, 1,
+							"dummy"), 0);
+	for (int i = 0; i < 3; i++)
+		put(w, &s[i]);
+	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+	export_filtered(NULL, 3, 3, &sn);
+	assert_int_equal(sn.switches, 3);
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__aside(f, 1), 0);
+	export_filtered(f, 3, 2, &sn);
+	assert_int_equal(sn.samples, 2);
+	assert_int_equal(sn.switches, 1);
+	assert_int_equal(sn.prev_tid[0], 0);
+	assert_int_equal(sn.next_tid[0], 101);
+	pebs_filter__delete(f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +487,7 @@ int main(void)
 		cmocka_unit_test(test_plain_output),
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_export_sources),
+		cmocka_unit_test(test_export_aside),
 	};
 
 	snprintf(path, sizeof(path), "/tmp/test-perfetto.%d", getpid());

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * test-plot.c - the per-CPU timeline (lib/plot/plot-timeline.c) and the data
- * heat map (lib/plot/plot-heat.c): segments from switch records (a thread on
- * the CPU since before the recording, a thread switched in and out),
+ * heat map (lib/plot/heat.c, plot-heat.c): segments from switch records (a
+ * thread on the CPU since before the recording, a thread switched in and out),
  * else from the samples' threads, and the title saying which; the
  * density; heat rows by (process, granule), hottest first, samples out
  * of time order, the granule's check; the same input, the same bytes;

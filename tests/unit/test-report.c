@@ -2,7 +2,7 @@
 /*
  * test-report.c - the report object (lib/report/report.c): grouping by keys,
  * period-weighted totals, perf's tie order, key parsing, the printed
- * fields; and three synthetic recordings (pebs_perfdata_writer) read
+ * fields, what the keys need of the pass; and three synthetic recordings (pebs_perfdata_writer) read
  * back through a pebs_session (pebs_ordered, pebs_threads and
  * pebs_symbols): varying
  * periods, records written out of time order around an exec, and a
@@ -742,6 +742,45 @@ static void test_weights(void **state)
 	pebs_weights__delete(ws);
 }
 
+/* what a report's keys need of the pass: data resolution, objects */
+static void test_needs(void **state)
+{
+	static const struct {
+		const char *keys;
+		unsigned int needs;
+	} cases[] = {
+		{ "pid,tid,comm", 0 },
+		{ "sym,dso", 0 },
+		{ "page", 0 },	/* the address, not its object */
+		{ "src,mem", 0 },
+		{ "event,symbol_daddr", PEBS_REPORT_NEEDS_DATA },
+		{ "dso_daddr", PEBS_REPORT_NEEDS_DATA },
+		{ "dcacheline,pid", PEBS_REPORT_NEEDS_DATA },
+		{ "object", PEBS_REPORT_NEEDS_DATA | PEBS_REPORT_NEEDS_OBJECTS },
+		{ "sym,object_instance",
+		  PEBS_REPORT_NEEDS_DATA | PEBS_REPORT_NEEDS_OBJECTS },
+		{ "object_field",
+		  PEBS_REPORT_NEEDS_DATA | PEBS_REPORT_NEEDS_OBJECTS },
+	};
+	enum pebs_report_key k[PEBS_REPORT_MAX_KEYS];
+	struct pebs_report *r;
+	int n;
+
+	(void)state;
+	assert_int_equal(pebs_report__needs(NULL), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		n = pebs_report__parse_keys(cases[i].keys, k,
+					    PEBS_REPORT_MAX_KEYS);
+		assert_true(n > 0);
+		assert_int_equal(pebs_report__new(k, (unsigned int)n, 1, &r),
+				 0);
+		if (pebs_report__needs(r) != cases[i].needs)
+			fail_msg("%s: %u", cases[i].keys,
+				 pebs_report__needs(r));
+		pebs_report__delete(r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -754,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_order),
 		cmocka_unit_test(test_foreign_kernel),
 		cmocka_unit_test(test_weights),
+		cmocka_unit_test(test_needs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-script.c - pebs_script (lib/script/script.c) on a synthetic
- * recording of page faults: each perf field as perf script prints it
- * (widths, the event name padded to the longest, the time's
+ * test-script.c - pebs_script (lib/script/script.c, script-print.c) on
+ * a synthetic recording of page faults: each perf field as perf script
+ * prints it (widths, the event name padded to the longest, the time's
  * microseconds, data_src padded to the widest printed so far, a page
  * fault's address with its file), pebs-shim's columns (attr_tid from a
  * SWITCH_CPU_WIDE record, mem_level), csv quoting and its header row,

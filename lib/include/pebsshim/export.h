@@ -172,7 +172,8 @@ PEBS_API int pebs_export__pprof(struct pebs_session *ss,
  * the recording's, on the clock Perfetto's perf importer gives them
  * (BUILTIN_CLOCK_PERF, or the events' use_clockid). @o->labels is not
  * used; @o->split must be PEBS_EXPORT_SPLIT_NONE. The filter chooses the
- * samples; switches only by --cpu, --time and --event. Written as
+ * samples; switches only by --cpu, --time, --event and the events set
+ * aside (pebs_filter__aside). Written as
  * pebs_pprof__write writes (0600, renamed into place), and only when a
  * sample passed the filter (@st->files 1). Returns 0, or -errno with
  * pebs_errmsg() set (-EBADMSG: a damaged record; the trace holds the

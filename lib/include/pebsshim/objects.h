@@ -241,6 +241,28 @@ PEBS_API bool pebs_objects__recorded(const struct pebs_perfdata *pd);
 PEBS_API bool pebs_objects__event(const struct pebs_perfdata *pd,
 				  unsigned int idx);
 
+/*
+ * pebs_session__use_objects - when the recording of @ss is one of
+ * `record --objects` (pebs_objects__recorded), or any recording with
+ * PEBS_OBJECTS_ANY_RECORDING in @flags (its objects then being data
+ * symbols and mappings), a new table (pebs_objects__new) set on @ss
+ * (pebs_session__set_objects) into *@op, for the caller to delete after
+ * the session; else *@op NULL. Returns 0, -EINVAL, -ENOMEM (*@op NULL).
+ */
+#define PEBS_OBJECTS_ANY_RECORDING	1u
+PEBS_API int pebs_session__use_objects(struct pebs_session *ss,
+				       unsigned int flags,
+				       struct pebs_objects **op);
+/*
+ * pebs_filter__aside_objects - when @pd is a recording of `record
+ * --objects`, set its bookkeeping events (pebs_objects__event) aside in
+ * @f (pebs_filter__aside): report's tables and export's profiles and
+ * traces leave them out unless --event names them, plot heat always.
+ * Returns 0, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_filter__aside_objects(struct pebs_filter *f,
+					const struct pebs_perfdata *pd);
+
 #ifdef __cplusplus
 }
 #endif

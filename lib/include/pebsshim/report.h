@@ -250,6 +250,18 @@ PEBS_API int pebs_report__field(const struct pebs_report_row *row,
 /* pebs_report__delete - free; NULL is allowed. */
 PEBS_API void pebs_report__delete(struct pebs_report *r);
 
+/*
+ * pebs_report__needs - what the keys of @r (NULL: none) need of the
+ * session's pass: PEBS_REPORT_NEEDS_DATA, the data addresses resolved
+ * (pebs_session__process's @data: symbol_daddr, dso_daddr, dcacheline
+ * and the object keys), and PEBS_REPORT_NEEDS_OBJECTS, the samples'
+ * data objects (pebs_session__use_objects: object, object_instance,
+ * object_field).
+ */
+#define PEBS_REPORT_NEEDS_DATA		1u
+#define PEBS_REPORT_NEEDS_OBJECTS	2u
+PEBS_API unsigned int pebs_report__needs(const struct pebs_report *r);
+
 /* ------------------------------------------------------------------ */
 /* Data objects as labels (lib/report/data-label.c)                   */
 /* ------------------------------------------------------------------ */

@@ -198,6 +198,8 @@ enum {
 	PEBS_FILTER_HIDE,	/* --comm/--pid/--tid: in the totals only
 				   (pebs_report_sample.hidden), as perf */
 	PEBS_FILTER_DROP,	/* --cpu/--time/--event: not at all */
+	PEBS_FILTER_ASIDE,	/* an event set aside (pebs_filter__aside):
+				   no sample of the report, counted apart */
 };
 
 /* pebs_filter__new - a filter that passes everything. 0 or -ENOMEM. */
@@ -347,6 +349,21 @@ PEBS_API int pebs_filter__events(struct pebs_filter *f,
  */
 PEBS_API int pebs_filter__option(struct pebs_filter *f, const char *name,
 				 const char *arg);
+
+/*
+ * pebs_filter__aside - set the samples of event (attr index) @idx aside:
+ * pebs_filter__match says PEBS_FILTER_ASIDE of them before any other
+ * filter (as report does with record --objects' bookkeeping,
+ * pebs_filter__aside_objects). Returns 0, -EINVAL, -ENOMEM.
+ * pebs_filter__nr_sampled - how many events of @st have samples and are
+ * not set aside by @f (NULL: none is), whatever pebs_filter__event
+ * keeps; *@first (may be NULL) the first of them, 0 if none.
+ */
+PEBS_API int pebs_filter__aside(struct pebs_filter *f, unsigned int idx);
+PEBS_API unsigned int
+pebs_filter__nr_sampled(const struct pebs_filter *f,
+			const struct pebs_session_stats *st,
+			unsigned int *first);
 
 #ifdef __cplusplus
 }
