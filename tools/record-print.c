@@ -138,7 +138,7 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 		return;
 	/* the duty cycle meets it, unless it asks for less than its least */
 	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY) {
-		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here, so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them; mappings, execs and threads made while they were off have no MMAP, COMM or FORK record (see --budget in pebs-shim(1))\n",
+		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here, so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
 			o->budget * 100, names, pebs_budget__floor(b) * 100,
 			pebs_recorder__duty(r, NULL) * 100,
 			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE);

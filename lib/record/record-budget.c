@@ -302,6 +302,38 @@ static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
 	return err;
 }
 
+/*
+ * perf record's tracking event when events can be disabled (-D:
+ * evlist__add_dummy, evlist__set_tracking_event): a software dummy,
+ * sample_period 1 as perf gives it, named as perf names it, that never
+ * counts nor samples; the channel set asks the side-band records of it
+ * (pebs_chanset__set_tracking), and the duty cycle leaves it enabled
+ */
+#define TRACKING_NAME	"dummy:HG"
+
+int rec_budget_track(struct pebs_recorder *r)
+{
+	struct pebs_event *ev = &r->evs[r->nr_evs];
+
+	if (!r->o.budget)
+		return 0;
+	for (unsigned int i = 0; i < r->nr_evs; i++)
+		if (!strcmp(r->evs[i].name, TRACKING_NAME))
+			return core_err(-EINVAL, "event '%s' is --budget's own tracking event: leave it out of -e",
+					TRACKING_NAME);
+	*ev = (struct pebs_event){
+		.name = TRACKING_NAME, .resolved = TRACKING_NAME,
+		.pmu = "perf", .flags = PEBS_EVENT_SOFTWARE,
+		.leader = r->nr_evs, .nr_members = 1,
+	};
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.size = sizeof(ev->attr);
+	ev->attr.config = PERF_COUNT_SW_DUMMY;
+	ev->attr.sample_period = 1;
+	r->tracking = true;
+	return 0;
+}
+
 int rec_budget_calibrate(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
@@ -344,6 +376,8 @@ static bool read_counts(struct pebs_recorder *r, uint64_t *counts)
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
 		uint64_t v[5];	/* { value, then what read_format adds } */
 
+		if (rec_ev_of(r, ch) == r->nr_evs)
+			continue;	/* the tracking event counts nothing */
 		if ((pebs_channel__attr(ch)->read_format & PERF_FORMAT_GROUP) ||
 		    read(pebs_channel__fd(ch), v, sizeof(v)) < (ssize_t)sizeof(v[0]))
 			return false;
@@ -535,20 +569,38 @@ int rec_budget_tick(struct pebs_recorder *r)
  * perf_event_for_each_child). The off time of each controller interval
  * is accounted here (rec_duty_off_ns): the controller measures the
  * densities over the enabled windows only. A disabled event writes no
- * side-band records either: MMAP, COMM, FORK/EXIT and switch records of
- * the off windows are not in the file.
+ * side-band records either: they come from the tracking event
+ * (rec_budget_track), which the cycle leaves enabled, so that MMAP,
+ * COMM, FORK/EXIT and switch records of the off windows are in the file.
  */
 #define CYCLE_NS	100000000ull	/* a window per 100 ms */
 #define MIN_WIN_NS	2000000ull	/* the recorder wakes in ms */
 /* the longest cycle: its window of MIN_WIN_NS is the least duty */
 #define MAX_CYCLE_NS	((uint64_t)(MIN_WIN_NS / PEBS_RECORDER_MIN_DUTY + 0.5))
 
-/* the events on or off: every channel of the set */
+/* every channel of the sampled events on or off (not the tracking one) */
+static int switch_events(struct pebs_recorder *r, bool on)
+{
+	unsigned int n = pebs_chanset__nr_channels(r->set);
+	int err, first = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
+
+		if (rec_ev_of(r, ch) == r->nr_evs)
+			continue;
+		err = on ? pebs_channel__enable(ch) : pebs_channel__disable(ch);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+/* the events on or off */
 static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
 {
 	struct rec_duty *du = &r->bud.duty;
-	int err = on ? pebs_chanset__enable(r->set) :
-		  pebs_chanset__disable(r->set);
+	int err = switch_events(r, on);
 
 	if (err)
 		return rec_err(err, "--budget: cannot %s the events for the duty cycle: %s",

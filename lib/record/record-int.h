@@ -44,8 +44,10 @@ struct rec_budget {
 	uint64_t period[PEBS_RECORDER_MAX_EVENTS];	/* as set */
 	bool freq[PEBS_RECORDER_MAX_EVENTS];	/* a software event: freq mode */
 	double max_rate;			/* samples/s of a channel */
-	uint64_t samples[PEBS_RECORDER_MAX_EVENTS];	/* this interval, */
-	uint64_t events[PEBS_RECORDER_MAX_EVENTS];	/* their periods' sum */
+	/* this interval's samples, their periods' sum (and a slot for the
+	   tracking event, which never samples) */
+	uint64_t samples[PEBS_RECORDER_MAX_EVENTS + 1];
+	uint64_t events[PEBS_RECORDER_MAX_EVENTS + 1];
 	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 	struct rec_duty duty;
@@ -56,9 +58,10 @@ struct pebs_recorder {
 	bool per_cpu;			/* all_cpus or cpus */
 	unsigned int nr_evs;
 
-	/* setup */
-	struct pebs_event evs[PEBS_RECORDER_MAX_EVENTS];
-	struct perf_event_attr attrs[PEBS_RECORDER_MAX_EVENTS];
+	/* setup: the events, then with @tracking the tracking event */
+	struct pebs_event evs[PEBS_RECORDER_MAX_EVENTS + 1];
+	struct perf_event_attr attrs[PEBS_RECORDER_MAX_EVENTS + 1];
+	bool tracking;			/* evs[nr_evs]: --budget's dummy */
 	struct pebs_channel_opts copts;	/* the channels' options */
 	enum pebs_recorder_attr attr;	/* TID, MAP or BOTH */
 	bool switch_baseline;		/* no module: SWITCH_CPU_WIDE */
@@ -119,7 +122,10 @@ int rec_synth_procs(struct pebs_recorder *r);
 
 /* ---- while it runs (record-session.c) ------------------------------ */
 
-/* rec_ev_of - the index in r->evs of @ch's event (cached per channel) */
+/*
+ * rec_ev_of - the index in r->evs of @ch's event (cached per channel):
+ * r->nr_evs for the tracking event's
+ */
 unsigned int rec_ev_of(struct pebs_recorder *r, const struct pebs_channel *ch);
 /* the channel set's callbacks: samples and records to the output */
 extern const struct pebs_chanset_cbs rec_chanset_cbs;
@@ -138,6 +144,18 @@ int rec_start_switchrec(struct pebs_recorder *r);
 int rec_end_round(struct pebs_recorder *r);
 
 /* ---- the budget (record-budget.c) --------------------------------- */
+
+/*
+ * the tracking event with --budget (evs[nr_evs], r->tracking): a
+ * software dummy carrying the side-band records, never disabled by the
+ * duty cycle
+ */
+int rec_budget_track(struct pebs_recorder *r);
+/* the events the channel set opens: nr_evs, and the tracking event */
+static inline unsigned int rec_nr_open(const struct pebs_recorder *r)
+{
+	return r->nr_evs + r->tracking;
+}
 
 /*
  * each event's cost per sample measured, the controller made, and each

@@ -346,9 +346,11 @@ int rec_open_channels(struct pebs_recorder *r)
 {
 	int err;
 
-	err = pebs_chanset__new(r->evs, r->nr_evs,
+	err = pebs_chanset__new(r->evs, rec_nr_open(r),
 				r->per_cpu ? PEBS_TARGET_CPU : PEBS_TARGET_TASK,
 				&r->copts, &r->set);
+	if (!err && r->tracking)
+		err = pebs_chanset__set_tracking(r->set, r->nr_evs);
 	if (err)
 		return err;
 	if (r->o.cmd) {
@@ -365,7 +367,7 @@ int rec_open_channels(struct pebs_recorder *r)
 	if (err)
 		return err;
 	/* each event and its attr as opened (perf's fallbacks applied) */
-	for (unsigned int i = 0; i < r->nr_evs; i++)
+	for (unsigned int i = 0; i < rec_nr_open(r); i++)
 		r->evs[i] = *pebs_chanset__event(r->set, i);
 	for (unsigned int i = 0; i < pebs_chanset__nr_channels(r->set); i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);

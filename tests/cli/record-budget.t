@@ -6,7 +6,8 @@
 # per event is measured, a budget their counting alone exceeds is met by
 # a duty cycle (the events enabled in random windows: the summary, the
 # header and report say the share, the samples see the windows' events
-# only), one it cannot meet even at the least duty keeps the minimum
+# only, while a dummy tracking event, never disabled, writes the
+# mappings, execs and threads of the off windows), one it cannot meet even at the least duty keeps the minimum
 # rate and says so in one line (also with -q), the kernel
 # never throttles, the summary says the estimate, the budget and each
 # event's period range, the header says it was budgeted (perf reads it
@@ -16,7 +17,7 @@
 need_tools
 faults=$PEBS_BUILD/bench/faults
 need_bin "$faults"
-echo 1..23
+echo 1..27
 
 # -- cpu-clock, a floor: the model's period (a clock's stays), within the
 # limits ------------------------------------------------------------------
@@ -77,25 +78,58 @@ awk -v n="$n" -v d="$d" 'BEGIN { exit !(n > 0 && n <= 200 * d + 2000) }'
 ok_rc $? "... and it sampled at about the minimum rate ($n samples in $d s)"
 
 # -- a budget counting alone exceeds (0.5 %, page faults cost ~5 %): met
-# by a duty cycle, the events enabled in windows ---------------------------
-"$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data" -- \
-	"$faults" 1000000 >/dev/null 2>"$T/d.err"
+# by a duty cycle, the events enabled in windows; meanwhile six programs
+# (copies of true) run one every 0.15 s, mostly in off windows ----------
+mkdir -p "$T/bin"
+for i in 1 2 3 4 5 6; do cp "$(type -P true)" "$T/bin/t$i"; done
+"$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data" -- sh -c \
+	"(for i in 1 2 3 4 5 6; do sleep 0.15; '$T'/bin/t\$i; done) & exec '$faults' 1000000" \
+	>/dev/null 2>"$T/d.err"
 ok_rc $? "record -e page-faults -d --budget 0.5% exits 0"
 sed 's/^/# /' "$T/d.err"
 duty=$(sed -n 's/^pebs-shim record: budget: duty cycle: the events enabled \([0-9.]*\) % of the time, in \([0-9]*\) windows at random places of their cycles ([0-9.e-]* % asked last)$/\1 \2/p' "$T/d.err")
 est=$(sed -n 's/^pebs-shim record: budget 0.5 % of the sampled CPU time: estimated overhead \([0-9.]*\) %.*/\1/p' "$T/d.err")
 set -- $duty
 awk -v d="$1" -v w="$2" -v e="$est" 'BEGIN { exit !(d > 0 && d < 100 && w >= 3 && e != "" && e <= 0.5) }' &&
-	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here, so they were enabled [0-9.]* % of the time' "$T/d.err" &&
+	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here, so they were enabled [0-9.]* % of the time.*; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records' "$T/d.err" &&
 	! grep -q 'cannot be met' "$T/d.err"
 ok_rc $? "the summary says the duty ($1 % enabled, $2 windows) and the estimate within the budget ($est %)"
 # the samples' periods sum the events seen: those of the windows only
 seen=$(perf script -i "$T/d.data" -F period 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
 awk -v s="$seen" -v d="$1" 'BEGIN { f = s / 1000000; exit !(f > 0 && f < 0.8 && f < 2 * d / 100 + 0.05) }'
 ok_rc $? "the samples saw $seen of the 1000000 faults: the windows' share (enabled $1 %), none of the off windows'"
-perf report -i "$T/d.data" --header-only 2>/dev/null | grep -q "^# perf version : pebs-shim .*budget=0.5% duty=$1%" &&
-	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# duty cycle : events enabled $1% of the time"
+# the header's share has 3 digits (%.3g), the summary's one decimal
+hd=$(perf report -i "$T/d.data" --header-only 2>/dev/null |
+	sed -n 's/^# perf version : pebs-shim .*budget=0.5% duty=\([0-9.]*\)%.*/\1/p')
+awk -v h="$hd" -v d="$1" 'BEGIN { exit !(h != "" && h - d < 0.051 && d - h < 0.051) }' &&
+	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# duty cycle : events enabled $hd% of the time"
 ok_rc $? "the header and report say the duty: $("$tool" report -i "$T/d.data" 2>&1 | grep '^# duty')"
+
+# the tracking event (a dummy, never disabled) wrote the side-band of the
+# off windows: every program's exec and the mapping of its file
+perf script -i "$T/d.data" --show-mmap-events --show-task-events >"$T/d.side" 2>"$T/d.serr"
+execs=$(grep -c 'PERF_RECORD_COMM exec: t[1-6]:' "$T/d.side")
+maps=$(grep 'PERF_RECORD_MMAP2 .* r-xp .*/bin/t[1-6]$' "$T/d.side" | sed 's/.*bin.//' | sort -u | wc -l)
+[ "$execs" = 6 ] && [ "$maps" = 6 ] && ! grep -qi warning "$T/d.serr"
+ok_rc $? "no exec or mapping of the off windows is missing: $execs of 6 execs, $maps of 6 mappings (perf script)"
+perf evlist -v -i "$T/d.data" >"$T/d.evl" 2>"$T/d.eerr"
+grep -q '^dummy:HG: type: 1, .*config: 0x9, .*mmap: 1, comm: 1, .*task: 1, .*mmap2: 1, comm_exec: 1' "$T/d.evl" &&
+	grep '^page-faults:' "$T/d.evl" | grep -qv 'mmap\|comm\|task:' &&
+	[ "$(wc -l <"$T/d.evl")" = 2 ] && ! grep -qi warning "$T/d.eerr"
+ok_rc $? "the file has the tracking event with the side-band bits, page-faults none (perf evlist -v)"
+n=$(summary_count "$T/d.err")
+"$tool" report -i "$T/d.data" >"$T/d.rep" 2>&1
+perf report -i "$T/d.data" --stdio >"$T/d.prep" 2>"$T/d.prerr"
+grep -q '^# event 1   : dummy:HG (type 1, config 0x9, period 1): 0 samples$' "$T/d.rep" &&
+	grep -q "^# samples   : $n (" "$T/d.rep" &&
+	grep -q "^# Samples: .* of event 'page-faults'" "$T/d.prep" &&
+	! grep -q "of event 'dummy" "$T/d.prep" && ! grep -qi warning "$T/d.prerr"
+ok_rc $? "report lists the dummy with 0 samples and counts $n samples, perf report shows page-faults only, as for perf record -D's dummy"
+# without --budget: no tracking event, the side-band on the event itself
+"$tool" record -q -e page-faults -c 1000 -o "$T/n.data" -- true 2>/dev/null
+perf evlist -v -i "$T/n.data" >"$T/n.evl" 2>/dev/null
+[ "$(wc -l <"$T/n.evl")" = 1 ] && grep -q '^page-faults: .*mmap: 1, comm: 1' "$T/n.evl"
+ok_rc $? "without --budget no tracking event: $(cut -c1-60 "$T/n.evl")"
 
 # -- the header ----------------------------------------------------------
 perf report -i "$T/p.data" --header-only >"$T/p.hdr" 2>"$T/p.perr"

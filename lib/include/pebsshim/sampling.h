@@ -388,8 +388,9 @@ struct pebs_chanset_cbs {
  * each target added, with @opts (NULL: defaults). The events and opts
  * are copied and checked (pebs_channel_attr). Side-band records
  * (opts.task_records, opts.context_switch) are asked of the first event
- * only, as perf asks them of its tracking event, so that each arrives
- * once. Returns 0, -EINVAL, -ENOMEM, or -errno from epoll_create1.
+ * only (or of the one pebs_chanset__set_tracking names), as perf asks
+ * them of its tracking event, so that each arrives once. Returns 0,
+ * -EINVAL, -ENOMEM, or -errno from epoll_create1.
  */
 PEBS_API int pebs_chanset__new(const struct pebs_event *evs,
 			       unsigned int nr_evs,
@@ -479,6 +480,19 @@ pebs_chanset__event(const struct pebs_chanset *set, unsigned int i);
 
 /* pebs_chanset__delete - close every channel and free; NULL is ok. */
 PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
+
+/*
+ * pebs_chanset__set_tracking - ask the side-band records
+ * (opts.task_records, opts.context_switch) of event @ev instead of the
+ * first, as perf record moves them to its tracking event: a software
+ * dummy (PERF_COUNT_SW_DUMMY) that never samples, left enabled while
+ * the others are disabled (perf record -D; record --budget's duty
+ * cycle), keeps MMAP, COMM, FORK/EXIT and SWITCH records coming. Before
+ * the first target is added. Returns 0, -EINVAL (no such event) or
+ * -EBUSY (targets already added).
+ */
+PEBS_API int pebs_chanset__set_tracking(struct pebs_chanset *set,
+					unsigned int ev);
 
 /* ------------------------------------------------------------------ */
 /* Sampling budgets (lib/sampling/budget.c, budget-calibrate.c)       */
