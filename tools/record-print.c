@@ -5,6 +5,7 @@
  * lines, and with -v the events as opened and the attribution's
  * mismatches. The figures are the recorder's (pebs_recorder__stats).
  */
+#include <time.h>
 #include <sys/stat.h>
 
 #include "record.h"
@@ -80,6 +81,36 @@ static void attribution(enum pebs_recorder_attr attr, bool baseline,
 		fputs("sample TID", stderr);
 }
 
+/* where the costs came from: measured now (kept or not) or cached when */
+static void cal_summary(struct pebs_recorder *r, const struct rec_opts *o)
+{
+	const char *why;
+	uint64_t ns;
+	int64_t when;
+	time_t t;
+	char at[32];
+
+	switch (pebs_recorder__calibration(r, &when, &ns, &why)) {
+	case PEBS_RECORDER_CAL_CACHED:
+		t = (time_t)when;
+		strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+		fprintf(stderr, "pebs-shim record: budget: costs cached, measured on %s (%s; --recalibrate measures them again)\n",
+			at, o->cal_cache);
+		break;
+	case PEBS_RECORDER_CAL_MEASURED:
+		fprintf(stderr, "pebs-shim record: budget: costs measured now in %.0f ms, kept for this machine and boot in %s\n",
+			(double)ns / 1e6, o->cal_cache);
+		break;
+	case PEBS_RECORDER_CAL_UNCACHED:
+		fprintf(stderr, "pebs-shim record: budget: costs measured now in %.0f ms, not kept: %s\n",
+			(double)ns / 1e6, o->cal_cache[0] ? why :
+			"neither XDG_CACHE_HOME nor HOME is set");
+		break;
+	case PEBS_RECORDER_CAL_NONE:
+		break;
+	}
+}
+
 /*
  * the budget: its estimate, then per event the range of its periods,
  * the last, how often it changed and the cost per sample it was run on
@@ -97,6 +128,7 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 		fprintf(stderr, "pebs-shim record: budget: duty cycle: the events enabled %.1f %% of the time, in %llu windows at random places of their cycles (%.3g %% asked last)\n",
 			duty * 100, (unsigned long long)windows,
 			pebs_budget__duty(b) * 100);
+	cal_summary(r, o);
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
 		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
 		bool proxy;

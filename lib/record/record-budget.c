@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * record-budget.c - a recording under an overhead budget (--budget):
- * each event's cost per sample calibrated at the start
- * (pebs_budget__calibrate; an event that does not count in a spin loop,
+ * each event's cost per sample calibrated at the start, or taken from
+ * the machine's cache of them (record-calibrate.c;
+ * pebs_budget__calibrate; an event that does not count in a spin loop,
  * as page faults and tracepoints, takes cpu-clock's cost), one
  * controller channel per event (pebs_budget), fed every interval with
  * the event's samples, the sampled CPUs' or tasks' CPU time (/proc) and
@@ -32,11 +33,6 @@
 #include "core/internal.h"
 
 #define INTERVAL_NS	200000000ull	/* the controller's interval */
-#define CAL_DENSE	20000		/* calibration periods (ns of a clock) */
-#define CAL_SPARSE	2000000
-#define CAL_TRIES	3		/* a noisy machine: -EAGAIN, */
-#define CAL_MS		20		/* then runs twice as long */
-#define CAL_FAULT_MS	1		/* a page-fault loop's runs */
 
 /* the recorder's own CPU time (user + system), ns */
 static uint64_t self_ns(void)
@@ -222,86 +218,6 @@ static void first_period(struct rec_budget *bu, unsigned int i,
 	ev->attr.sample_period = (uint64_t)llround(fmax(p, 1));
 }
 
-/* @ev's costs per event and per sample in a page-fault loop */
-static int calibrate_faults(const struct pebs_event *ev, uint64_t sample_type,
-			    double *event_ns, double *sample_ns)
-{
-	int err = -EAGAIN;
-
-	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate_faults(ev, sample_type,
-						    CAL_FAULT_MS << i, 0,
-						    event_ns, sample_ns);
-	return err;
-}
-
-/*
- * Event @i, counted per occurrence (swevent()): its costs per event and
- * per sample, its own if it fires in a page-fault loop, else
- * page-faults' (@pf, measured once per recording: { 0 } until then),
- * a lower bound for a tracepoint (each of its events also writes its
- * fields)
- */
-static int calibrate_swevent(struct pebs_recorder *r, unsigned int i,
-			     double pf[2])
-{
-	struct rec_budget *bu = &r->bud;
-	uint64_t st = rec_sample_type(r, &r->evs[i]);
-	struct pebs_event faults;
-	int err;
-
-	err = calibrate_faults(&r->evs[i], st, &bu->event_cost[i],
-			       &bu->cost[i]);
-	if (err != -ENODATA)
-		return err;
-	bu->proxy[i] = bu->event_proxy[i] = true;
-	if (!pf[1]) {
-		err = pebs_event__parse("page-faults", &faults);
-		if (!err)
-			err = calibrate_faults(&faults, st, &pf[0], &pf[1]);
-		if (err)
-			return err;
-	}
-	bu->event_cost[i] = pf[0];
-	bu->cost[i] = pf[1];
-	return 0;
-}
-
-/*
- * @ev's cost per sample (*@proxy: cpu-clock's). An event that does not
- * count in a spin loop (-ENODATA) takes cpu-clock's, measured once per
- * recording (@clk, 0 until then): the kernel's work per sample is the
- * same overflow and output path.
- */
-static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
-		     bool *proxy)
-{
-	struct pebs_event clock;
-	int err = -EAGAIN;
-
-	*proxy = false;
-	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate(ev, CAL_DENSE, CAL_SPARSE,
-					     CAL_MS << i, 0, cost);
-	if (err != -ENODATA)
-		return err;
-	*proxy = true;
-	if (*clk) {
-		*cost = *clk;
-		return 0;
-	}
-	err = pebs_event__parse("cpu-clock", &clock);
-	if (err)
-		return err;
-	err = -EAGAIN;
-	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate(&clock, CAL_DENSE, CAL_SPARSE,
-					     CAL_MS << i, 0, cost);
-	if (!err)
-		*clk = *cost;
-	return err;
-}
-
 /*
  * perf record's tracking event when events can be disabled (-D:
  * evlist__add_dummy, evlist__set_tracking_event): a software dummy,
@@ -352,8 +268,8 @@ int rec_budget_calibrate(struct pebs_recorder *r)
 	if (o.max_rate && o.max_rate < PEBS_BUDGET_MIN_RATE)
 		o.min_rate = o.max_rate;
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		err = swevent(&r->evs[i].attr) ? calibrate_swevent(r, i, pf) :
-		      calibrate(&r->evs[i], &clk, &bu->cost[i], &bu->proxy[i]);
+		err = swevent(&r->evs[i].attr) ? rec_cal_swevent(r, i, pf) :
+		      rec_cal_event(r, i, &clk);
 		if (err)
 			return rec_err(err, "--budget: cannot measure what a sample of %s costs: %s",
 				       r->evs[i].name, pebs_errmsg());

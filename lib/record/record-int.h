@@ -3,7 +3,8 @@
  * record-int.h - the recorder's parts (lib/record/): record.c (its life),
  * record-setup.c (events, targets, attribution, channels),
  * record-session.c (the callbacks while it runs), record-out.c (the
- * perf.data or CSV output), record-objects.c (--objects' ring).
+ * perf.data or CSV output), record-objects.c (--objects' ring),
+ * record-budget.c (--budget), record-calibrate.c (its costs).
  * Not installed.
  */
 #ifndef PEBSSHIM_RECORD_INT_H
@@ -51,6 +52,11 @@ struct rec_budget {
 	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 	struct rec_duty duty;
+	/* the calibration (record-calibrate.c) */
+	uint64_t cal_ns;		/* measuring, wall ns */
+	bool cal_measured;		/* a cost was measured now */
+	int64_t cal_cached_at;		/* the oldest cached one's time */
+	char cal_note[192];		/* why a measurement was not cached */
 };
 
 struct pebs_recorder {
@@ -171,6 +177,45 @@ int rec_budget_tick(struct pebs_recorder *r);
 int64_t rec_budget_stat_ticks(const char *line, bool children);
 /* the busy ticks of @cpus in /proc/stat's text (from its first '\n') */
 int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus);
+
+/* ---- the costs, measured or cached (record-calibrate.c) ------------- */
+
+/* what makes a machine's costs its own (rec_cal_key) */
+struct rec_cal_machine {
+	char boot_id[40];		/* /proc/sys/kernel/random/boot_id */
+	char release[65];		/* uname -r */
+	char model[128];		/* /proc/cpuinfo's first model name */
+	uint64_t flags;			/* a hash of its first flags line */
+	unsigned int nr_cpus;		/* online */
+};
+
+/* a cached measurement: its time (unix s) and its two values */
+struct rec_cal_entry {
+	int64_t when;
+	double v[2];
+};
+
+/* @m from the texts of /proc (@boot_id's first line; @cpuinfo whole) */
+void rec_cal_machine_parse(struct rec_cal_machine *m, const char *boot_id,
+			   const char *release, const char *cpuinfo,
+			   unsigned int nr_cpus);
+/* the cache's key of @a sampling @sample_type measured by @method on @m */
+uint64_t rec_cal_key(const struct rec_cal_machine *m, const char *method,
+		     const struct perf_event_attr *a, uint64_t sample_type);
+/* the newest entry of @key in the cache file @path; 0 or -ENOENT */
+int rec_cal_lookup(const char *path, uint64_t key, struct rec_cal_entry *e);
+/* @e as @key's entry of @path, rewritten atomically (0600); 0 or -errno */
+int rec_cal_store(const char *path, uint64_t key,
+		  const struct rec_cal_entry *e);
+/*
+ * rec_cal_swevent - event @i, counted per occurrence: its costs per
+ * event and per sample (page-faults' @pf, { 0 } until measured, when it
+ * does not fire in page faults); rec_cal_event - another event's cost
+ * per sample (cpu-clock's @clk, 0 until measured, when it does not count
+ * in a spin loop). Both from the cache when it has them.
+ */
+int rec_cal_swevent(struct pebs_recorder *r, unsigned int i, double pf[2]);
+int rec_cal_event(struct pebs_recorder *r, unsigned int i, double *clk);
 
 /* ---- the duty cycle (record-budget.c) ------------------------------ */
 
