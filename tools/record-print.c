@@ -144,9 +144,12 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 			(unsigned long long)st->period,
 			(unsigned long long)st->changes,
 			st->fixed ? ", fixed" : "", cost / 1000);
-		/* an event counted per occurrence: what each costs */
+		/* an event counted per occurrence: what each costs, and
+		   while disabled */
 		if (ev_proxy || ev_cost > 0)
-			fprintf(stderr, ", %.3f us per event", ev_cost / 1000);
+			fprintf(stderr, ", %.3f us per event (%.3f while disabled)",
+				ev_cost / 1000,
+				pebs_recorder__off_cost(r, i) / 1000);
 		fprintf(stderr, "%s\n", !proxy ? "" : ev_proxy ?
 			" (page-faults')" : " (cpu-clock's)");
 	}
@@ -155,10 +158,12 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 {
 	const struct pebs_budget *b = pebs_recorder__budget(r);
+	double floor = pebs_budget__floor(b), off = pebs_budget__off_floor(b);
+	double least;
 	char names[256] = "";
 	size_t at = 0;
 
-	if (!b || !(pebs_budget__floor(b) > o->budget))
+	if (!b || !(floor > o->budget))
 		return;
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++)
 		if (!pebs_budget__stats(b, i)->fixed && at < sizeof(names))
@@ -170,17 +175,23 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 		return;
 	/* the duty cycle meets it, unless it asks for less than its least */
 	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY) {
-		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here, so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
-			o->budget * 100, names, pebs_budget__floor(b) * 100,
+		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here (%.2f %% even while disabled), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
+			o->budget * 100, names, floor * 100, off * 100,
 			pebs_recorder__duty(r, NULL) * 100,
 			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE);
 		return;
 	}
-	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that minimum rate and duty\n",
-		o->budget * 100, names, pebs_budget__floor(b) * 100,
-		PEBS_BUDGET_MIN_RATE,
-		pebs_budget__floor(b) * PEBS_RECORDER_MIN_DUTY * 100,
-		PEBS_RECORDER_MIN_DUTY * 100);
+	/* at the least duty: off the rest of the time, at their off cost */
+	least = off + (floor - off) * PEBS_RECORDER_MIN_DUTY;
+	if (off >= o->budget)
+		fprintf(stderr, "pebs-shim record: budget %g %% cannot be met: %s cost %.2f %% of the sampled CPU time here even while disabled (open, each event still takes the kernel's software-event path), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at the minimum rate and that duty\n",
+			o->budget * 100, names, off * 100, least * 100,
+			PEBS_RECORDER_MIN_DUTY * 100);
+	else
+		fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s; %.2f %% even while disabled), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that minimum rate and duty\n",
+			o->budget * 100, names, floor * 100,
+			PEBS_BUDGET_MIN_RATE, off * 100, least * 100,
+			PEBS_RECORDER_MIN_DUTY * 100);
 }
 
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,

@@ -253,7 +253,7 @@ int rec_budget_track(struct pebs_recorder *r)
 int rec_budget_calibrate(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
-	double max = kernel_max_rate(), clk = 0, pf[2] = { 0, 0 };
+	double max = kernel_max_rate(), clk = 0, pf[3] = { 0, 0, 0 };
 	PEBS_OPTS(pebs_budget_opts, o, .budget = r->o.budget,
 		  .nr_channels = r->nr_evs, .floor = r->o.period,
 		  .max_rate = (double)r->o.freq);
@@ -319,6 +319,9 @@ int rec_budget_start(struct pebs_recorder *r)
 		if (!err)
 			err = pebs_budget__set_event_cost(bu->b, i,
 							  bu->event_cost[i]);
+		if (!err)
+			err = pebs_budget__set_off_cost(bu->b, i,
+							bu->off_cost[i]);
 		/*
 		 * a clock keeps the model's period: its samples carry the
 		 * period it was opened with whatever PERF_EVENT_IOC_PERIOD
@@ -447,6 +450,9 @@ int rec_budget_tick(struct pebs_recorder *r)
 			if (!n)
 				n = pebs_budget__set_event_cost(bu->b, i,
 							bu->event_cost[i]);
+			if (!n)
+				n = pebs_budget__set_off_cost(bu->b, i,
+							bu->off_cost[i]);
 			if (n)
 				return n;
 		}
@@ -534,7 +540,12 @@ static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
 /* the next cycle from @now: its window at random, for duty @d */
 static void plan(struct rec_duty *du, double d, uint64_t now)
 {
-	uint64_t win = (uint64_t)(d * (double)CYCLE_NS), cycle = CYCLE_NS;
+	uint64_t win, cycle = CYCLE_NS;
+
+	/* the least duty (0 when the off windows alone cost the budget) */
+	if (d < PEBS_RECORDER_MIN_DUTY)
+		d = PEBS_RECORDER_MIN_DUTY;
+	win = (uint64_t)(d * (double)CYCLE_NS);
 
 	if (win < MIN_WIN_NS) {
 		win = MIN_WIN_NS;

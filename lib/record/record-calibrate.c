@@ -3,7 +3,9 @@
  * record-calibrate.c - what each event of a budgeted recording costs
  * here, measured (lib/sampling/budget-calibrate.c: a page-fault loop for
  * the events counted per occurrence, a sampled spin loop for the
- * others) or taken from the per-machine cache of earlier measurements.
+ * others; for the former also what each event costs while the event is
+ * disabled, pebs_budget__calibrate_off) or taken from the per-machine
+ * cache of earlier measurements.
  *
  * The measurements are record's fixed start cost (about 0.07 s of page
  * faults, 0.15-0.25 s of spin loops for a clock, on a 2-core KVM guest),
@@ -389,30 +391,52 @@ static int measure_spin(const struct pebs_event *ev, uint64_t st, double v[2])
 	return err;
 }
 
-int rec_cal_swevent(struct pebs_recorder *r, unsigned int i, double pf[2])
+static int measure_off(const struct pebs_event *ev, uint64_t st, double v[2])
+{
+	v[1] = 0;
+	return pebs_budget__calibrate_off(ev, st, CAL_FAULT_MS, 0, &v[0]);
+}
+
+/* @ev's costs per event, per sample and per event while disabled */
+static int swevent_costs(struct pebs_recorder *r, const struct pebs_event *ev,
+			 uint64_t st, double v[3])
+{
+	double off[2];
+	int err = cached(r, "faults", ev, st, measure_faults, v);
+
+	if (!err)
+		err = cached(r, "off", ev, st, measure_off, off);
+	/* disabled, it cannot cost more than counting: above it is noise */
+	v[2] = off[0] < v[0] ? off[0] : v[0];
+	return err;
+}
+
+int rec_cal_swevent(struct pebs_recorder *r, unsigned int i, double pf[3])
 {
 	struct rec_budget *bu = &r->bud;
 	uint64_t st = rec_sample_type(r, &r->evs[i]);
 	struct pebs_event faults;
-	double v[2];
+	double v[3];
 	int err;
 
-	err = cached(r, "faults", &r->evs[i], st, measure_faults, v);
+	err = swevent_costs(r, &r->evs[i], st, v);
 	if (err != -ENODATA) {
 		bu->event_cost[i] = v[0];
 		bu->cost[i] = v[1];
+		bu->off_cost[i] = v[2];
 		return err;
 	}
 	bu->proxy[i] = bu->event_proxy[i] = true;
 	if (!pf[1]) {
 		err = pebs_event__parse("page-faults", &faults);
 		if (!err)
-			err = cached(r, "faults", &faults, st, measure_faults, pf);
+			err = swevent_costs(r, &faults, st, pf);
 		if (err)
 			return err;
 	}
 	bu->event_cost[i] = pf[0];
 	bu->cost[i] = pf[1];
+	bu->off_cost[i] = pf[2];
 	return 0;
 }
 
@@ -440,6 +464,11 @@ int rec_cal_event(struct pebs_recorder *r, unsigned int i, double *clk)
 	}
 	bu->cost[i] = *clk;
 	return 0;
+}
+
+double pebs_recorder__off_cost(const struct pebs_recorder *r, unsigned int i)
+{
+	return r && r->bud.b && i < r->nr_evs ? r->bud.off_cost[i] : 0;
 }
 
 enum pebs_recorder_cal pebs_recorder__calibration(const struct pebs_recorder *r,

@@ -42,6 +42,7 @@ struct rec_budget {
 	bool proxy[PEBS_RECORDER_MAX_EVENTS];	/* cost of another event's */
 	double event_cost[PEBS_RECORDER_MAX_EVENTS];	/* ns per event */
 	bool event_proxy[PEBS_RECORDER_MAX_EVENTS];	/* page-faults' */
+	double off_cost[PEBS_RECORDER_MAX_EVENTS];	/* ns per event, off */
 	uint64_t period[PEBS_RECORDER_MAX_EVENTS];	/* as set */
 	bool freq[PEBS_RECORDER_MAX_EVENTS];	/* a software event: freq mode */
 	double max_rate;			/* samples/s of a channel */
@@ -209,12 +210,12 @@ int rec_cal_store(const char *path, uint64_t key,
 		  const struct rec_cal_entry *e);
 /*
  * rec_cal_swevent - event @i, counted per occurrence: its costs per
- * event and per sample (page-faults' @pf, { 0 } until measured, when it
- * does not fire in page faults); rec_cal_event - another event's cost
+ * event, per sample and per event while disabled (page-faults' @pf,
+ * { 0 } until measured, when it does not fire in page faults); rec_cal_event - another event's cost
  * per sample (cpu-clock's @clk, 0 until measured, when it does not count
  * in a spin loop). Both from the cache when it has them.
  */
-int rec_cal_swevent(struct pebs_recorder *r, unsigned int i, double pf[2]);
+int rec_cal_swevent(struct pebs_recorder *r, unsigned int i, double pf[3]);
 int rec_cal_event(struct pebs_recorder *r, unsigned int i, double *clk);
 
 /* ---- the duty cycle (record-budget.c) ------------------------------ */

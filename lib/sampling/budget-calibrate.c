@@ -11,8 +11,11 @@
  * each occurrence costs whether sampled or not, and what a sample adds:
  * a page-fault loop bare, counted (a period never reached) and sampled,
  * in the thread's CPU time (the fault path runs in the task).
+ * pebs_budget__calibrate_off: what such an event costs per page fault
+ * while open but disabled (bare and disabled runs, interleaved).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -146,6 +149,7 @@ int pebs_budget__calibrate(const struct pebs_event *ev, uint64_t dense_period,
 #define FLT_SAMPLE_EVERY	4	/* faults per sample, sampled runs */
 #define FLT_COUNTED_PERIOD	(1ull << 62)	/* never reached */
 #define FLT_MAX_ROUNDS		64
+#define FLT_MAX_OFF_ROUNDS	1024
 
 static uint64_t thread_ns(void)
 {
@@ -198,14 +202,15 @@ static int pages_for(unsigned int run_ms, unsigned long *pages)
 
 /*
  * One run of @pages faults: bare (@period 0) or with @ev open on this
- * thread at @period; its CPU ns, the events counted and the samples
+ * thread at @period, enabled unless @off; its CPU ns, the events counted
+ * and the samples
  */
-static int fault_run(const struct pebs_event *ev, uint64_t period,
+static int fault_run(const struct pebs_event *ev, uint64_t period, bool off,
 		     uint64_t sample_type, unsigned long pages, uint64_t *ns,
 		     uint64_t *events, uint64_t *samples)
 {
 	PEBS_OPTS(pebs_channel_opts, o, .period = period, .disabled = true,
-		  .sample_type = sample_type, .ring_pages = 256);
+		  .sample_type = sample_type, .ring_pages = off ? 1 : 256);
 	struct pebs_channel *ch = NULL;
 	uint64_t t, count[5] = { 0 };
 	int err;
@@ -213,7 +218,7 @@ static int fault_run(const struct pebs_event *ev, uint64_t period,
 	*events = *samples = 0;
 	if (period) {
 		err = pebs_channel__open(ev, 0, -1, &o, &ch);
-		if (!err)
+		if (!err && !off)
 			err = pebs_channel__enable(ch);
 		if (err) {
 			pebs_channel__close(ch);
@@ -274,12 +279,12 @@ int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 	err = pages_for(run_ms ? run_ms : 1, &pages);
 	for (i = 0; !err && i < (rounds ? rounds : 21); i++) {
 		/* bare, counted and sampled, in turn (each first by turns) */
-		err = fault_run(ev, 0, 0, pages, &bare, &n, &n);
+		err = fault_run(ev, 0, false, 0, pages, &bare, &n, &n);
 		if (!err)
-			err = fault_run(ev, FLT_COUNTED_PERIOD, sample_type,
-					pages, &counted, &ev_c, &n);
+			err = fault_run(ev, FLT_COUNTED_PERIOD, false,
+					sample_type, pages, &counted, &ev_c, &n);
 		if (!err)
-			err = fault_run(ev, FLT_SAMPLE_EVERY, sample_type,
+			err = fault_run(ev, FLT_SAMPLE_EVERY, false, sample_type,
 					pages, &sampled, &ev_s, &n_s);
 		if (err)
 			break;
@@ -307,5 +312,58 @@ int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 					"try again or with longer runs",
 					ev->name);
 	}
+	return 0;
+}
+
+/*
+ * An event open but disabled still costs in every page fault: its open
+ * keeps the kernel's static key of software events on
+ * (perf_swevent_enabled[id], taken at the event's creation, dropped at
+ * its free, not at PERF_EVENT_IOC_DISABLE), so each fault runs
+ * ___perf_sw_event (the recursion context, the hash lookup of the CPU's
+ * swevent list, its empty walk: a disabled event is not on the list).
+ * Bare and disabled runs of the same faults interleaved, short, many.
+ */
+#define OFF_ROUNDS	61
+
+int pebs_budget__calibrate_off(const struct pebs_event *ev,
+			       uint64_t sample_type, unsigned int run_ms,
+			       unsigned int rounds, double *off_ns)
+{
+	double d[FLT_MAX_OFF_ROUNDS];
+	uint64_t bare, off, n;
+	unsigned long pages;
+	unsigned int i;
+	int err;
+
+	if (!ev || !off_ns || rounds > FLT_MAX_OFF_ROUNDS)
+		return core_err(-EINVAL, "calibrate: needs an event, a place "
+				"for its cost and at most %u rounds",
+				FLT_MAX_OFF_ROUNDS);
+	sample_type = (sample_type ? sample_type : PEBS_CHANNEL_SW_SAMPLE) &
+		      ~(uint64_t)PERF_SAMPLE_PERIOD;
+	err = pages_for(run_ms ? run_ms : 1, &pages);
+	for (i = 0; !err && i < (rounds ? rounds : OFF_ROUNDS); i++) {
+		/* each first by turns */
+		if (i % 2) {
+			err = fault_run(ev, FLT_COUNTED_PERIOD, true,
+					sample_type, pages, &off, &n, &n);
+			if (!err)
+				err = fault_run(ev, 0, false, 0, pages, &bare,
+						&n, &n);
+		} else {
+			err = fault_run(ev, 0, false, 0, pages, &bare, &n, &n);
+			if (!err)
+				err = fault_run(ev, FLT_COUNTED_PERIOD, true,
+						sample_type, pages, &off, &n,
+						&n);
+		}
+		d[i] = ((double)off - (double)bare) / (double)pages;
+	}
+	if (err)
+		return err;
+	*off_ns = median(d, i);
+	if (*off_ns < 0)
+		*off_ns = 0;	/* below what this machine's noise shows */
 	return 0;
 }

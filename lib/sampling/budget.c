@@ -21,7 +21,9 @@ struct budget_chan {
 	struct pebs_budget_stats st;
 	double cost_ns;		/* kernel cost of one sample */
 	double event_ns;	/* of every event, sampled or not */
+	double off_ns;		/* of every event while disabled */
 	double floor;		/* the least it can cost (a fraction) */
+	double off;		/* what it costs disabled (a fraction) */
 	double density;		/* events per sampled CPU ns, peak-held */
 	double rate;		/* events per wall ns, peak-held */
 	bool set;		/* pebs_budget__set_channel was called */
@@ -33,6 +35,7 @@ struct pebs_budget {
 	bool have_recorder;
 	double overhead;	/* last estimate, all channels */
 	double floor;		/* the least they can cost (a fraction) */
+	double off;		/* what they cost disabled (a fraction) */
 	double duty;		/* share of the time the events are on */
 	unsigned int nr_fixed;
 	struct budget_chan ch[];
@@ -111,6 +114,18 @@ int pebs_budget__set_event_cost(struct pebs_budget *b, unsigned int ch,
 		return core_err(-EINVAL, "budget: channel %u: no such channel "
 				"or negative cost per event", ch);
 	c->event_ns = event_ns;
+	return 0;
+}
+
+int pebs_budget__set_off_cost(struct pebs_budget *b, unsigned int ch,
+			      double off_ns)
+{
+	struct budget_chan *c = chan(b, ch);
+
+	if (!c || !(off_ns >= 0))
+		return core_err(-EINVAL, "budget: channel %u: no such channel "
+				"or negative cost per disabled event", ch);
+	c->off_ns = off_ns;
 	return 0;
 }
 
@@ -249,12 +264,18 @@ int pebs_budget__update(struct pebs_budget *b,
 			c->density = peak_hold(c->density, ev / cpu);
 			c->rate = peak_hold(c->rate,
 					    ev / ((double)in.elapsed_ns * on));
+			c->off = c->density * c->off_ns;
 			c->st.samples += in.samples[i];
-			/* what it costs enabled, then over the interval */
+			/*
+			 * what it costs enabled, then over the interval: the
+			 * off windows' events (at the enabled windows'
+			 * density) at the disabled cost
+			 */
 			c->floor = ((double)in.samples[i] *
 				    (c->cost_ns + b->recorder_ns) +
 				    ev * c->event_ns) / cpu;
-			c->st.overhead = c->floor * on;
+			c->st.overhead = c->floor * on +
+					 ev / cpu * c->off_ns * (1 - on);
 			total += c->st.overhead;
 		}
 		if (c->st.fixed)
@@ -287,20 +308,25 @@ int pebs_budget__update(struct pebs_budget *b,
 	if (seen) {
 		double adjustable = 0;
 
-		b->floor = 0;
+		b->floor = b->off = 0;
 		for (i = 0; i < b->o.nr_channels; i++) {
 			b->floor += b->ch[i].floor;
+			b->off += b->ch[i].off;
 			if (!b->ch[i].st.fixed)
 				adjustable += b->ch[i].floor;
 		}
 		/*
 		 * the channels whose period moves cannot meet what is left
 		 * (counting alone costs more): on only part of the time,
-		 * aiming as the periods do; a fixed channel over by noise
-		 * is the estimate's to say
+		 * aiming as the periods do, the off windows costing b->off
+		 * (none under it: 0, the recorder's least duty); a fixed
+		 * channel over by noise is the estimate's to say
 		 */
-		b->duty = adjustable > 0 && adjustable > b->o.budget - fixed_cost ?
-			  fmin(BUDGET_AIM * b->o.budget / b->floor, 1) : 1;
+		b->duty = !(adjustable > 0 &&
+			    adjustable > b->o.budget - fixed_cost) ? 1 :
+			  b->floor <= b->off ? 0 :
+			  fmin(fmax((BUDGET_AIM * b->o.budget - b->off) /
+				    (b->floor - b->off), 0), 1);
 	}
 	return n;
 }
@@ -321,6 +347,11 @@ double pebs_budget__overhead(const struct pebs_budget *b)
 double pebs_budget__floor(const struct pebs_budget *b)
 {
 	return b ? b->floor : 0;
+}
+
+double pebs_budget__off_floor(const struct pebs_budget *b)
+{
+	return b ? b->off : 0;
 }
 
 double pebs_budget__duty(const struct pebs_budget *b)

@@ -46,8 +46,8 @@ ok_rc $? "the attr's sample_type has PERIOD (perf report --header-only)"
 	"$faults" 1000000 >/dev/null 2>"$T/p.err"
 ok_rc $? "record -e page-faults -d --budget 2 (no %) exits 0 $(tail -n 1 "$T/p.err")"
 sed 's/^/# /' "$T/p.err"
-grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample, [0-9.]* us per event$' "$T/p.err"
-ok_rc $? "the summary gives page-faults' period range, cost per sample and per event"
+grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample, [0-9.]* us per event ([0-9.]* while disabled)$' "$T/p.err"
+ok_rc $? "the summary gives page-faults' period range, cost per sample, per event and per event while disabled"
 n=$(summary_count "$T/p.err")
 perf script -i "$T/p.data" -F period 2>/dev/null | awk '{ print $1 }' >"$T/p.per"
 have=$(grep -c '^[1-9][0-9]*$' "$T/p.per")
@@ -62,14 +62,16 @@ t=$( (perf script -i "$T/c.data" --show-throttle-events 2>/dev/null;
 grep -q ', 0 throttle events;' "$T/c.err" && grep -q ', 0 throttle events;' "$T/p.err" && [ "$t" = 0 ]
 ok_rc $? "no THROTTLE record in either file (perf script --show-throttle-events: $t)"
 
-# -- a budget the events cannot meet even at the least duty cycle (0.2 %
-# of the time): the minimum rate, one line ----------------------------
+# -- a budget the events cannot meet at all: open, disabled, each page
+# fault still takes the kernel's software-event path (about 40 ns of a
+# ~2 us fault here); the least duty cycle (0.2 % of the time) and the
+# minimum rate, one line ----------------------------------------------
 "$tool" record -q -e page-faults -d --budget 0.001% -o "$T/f.data" -- \
 	"$faults" 300000 >/dev/null 2>"$T/f.err"
 ok_rc $? "record -q -e page-faults -d --budget 0.001% exits 0"
 sed 's/^/# /' "$T/f.err"
 [ "$(wc -l <"$T/f.err")" = 1 ] &&
-	grep -q '^pebs-shim record: budget 0.001 % cannot be met with page-faults: at the least they cost [0-9.]* % of the sampled CPU time here (.*), [0-9.]* % at the least duty cycle (enabled 0.2 % of the time); they were sampled at that minimum rate and duty$' "$T/f.err" &&
+	grep -q '^pebs-shim record: budget 0.001 % cannot be met: page-faults cost [0-9.]* % of the sampled CPU time here even while disabled (open, each event still takes the kernel.s software-event path), [0-9.]* % at the least duty cycle (enabled 0.2 % of the time); they were sampled at the minimum rate and that duty$' "$T/f.err" &&
 	! grep -q 'cannot be met\|duty' "$T/c.err"
 ok_rc $? "one line says so, even with -q (and none for cpu-clock within 2 %)"
 # 100 samples/s of the events' running time, and the first interval's
@@ -79,17 +81,26 @@ d=$(perf script -i "$T/f.data" -F time 2>/dev/null | tr -d ' :' | sed -n '1p;$p'
 awk -v n="$n" -v d="$d" 'BEGIN { exit !(n > 0 && n <= 200 * d + 2000) }'
 ok_rc $? "... and it sampled at about the minimum rate ($n samples in $d s)"
 
-# -- a budget counting alone exceeds (0.5 %, page faults cost ~5 %): met
-# by a duty cycle, the events enabled in windows ---------------------------
-"$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data" -- \
+# -- a budget counting alone exceeds (0.5 %, page faults cost ~5 %) but
+# not the off windows: met by a duty cycle, the events enabled in windows.
+# Here the off windows alone cost more than 0.5 % (above), so the cycle is
+# tested with their cost made 0 in a cache of its own, as on a machine
+# where a disabled event is free: its second line is the off cost ---------
+zc=$T/xdg0
+XDG_CACHE_HOME=$zc "$tool" record -q -e page-faults -d --budget 0.5% \
+	-o "$T/z.data" -- true 2>/dev/null
+[ "$(wc -l <"$zc/pebs-shim/budget-costs")" = 3 ] &&
+	sed -i '3s/^\([0-9a-f]*\) \([0-9]*\) [^ ]* /\1 \2 0 /' "$zc/pebs-shim/budget-costs"
+XDG_CACHE_HOME=$zc "$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data" -- \
 	"$faults" 1000000 >/dev/null 2>"$T/d.err"
-ok_rc $? "record -e page-faults -d --budget 0.5% exits 0"
+ok_rc $? "record -e page-faults -d --budget 0.5% exits 0 (the off cost 0: $(grep -o '([0-9.]* while disabled)' "$T/d.err"))"
 sed 's/^/# /' "$T/d.err"
 duty=$(sed -n 's/^pebs-shim record: budget: duty cycle: the events enabled \([0-9.]*\) % of the time, in \([0-9]*\) windows at random places of their cycles ([0-9.e-]* % asked last)$/\1 \2/p' "$T/d.err")
 est=$(sed -n 's/^pebs-shim record: budget 0.5 % of the sampled CPU time: estimated overhead \([0-9.]*\) %.*/\1/p' "$T/d.err")
 set -- $duty
 awk -v d="$1" -v w="$2" -v e="$est" 'BEGIN { exit !(d > 0 && d < 100 && w >= 3 && e != "" && e <= 0.5) }' &&
-	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here, so they were enabled [0-9.]* % of the time.*; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records' "$T/d.err" &&
+	grep -q '(0.000 while disabled)$' "$T/d.err" &&
+	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here (0.00 % even while disabled), so they were enabled [0-9.]* % of the time.*; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records' "$T/d.err" &&
 	! grep -q 'cannot be met' "$T/d.err"
 ok_rc $? "the summary says the duty ($1 % enabled, $2 windows) and the estimate within the budget ($est %)"
 # the samples' periods sum the events seen: those of the windows only
@@ -110,7 +121,7 @@ ok_rc $? "the header and report say the duty: $("$tool" report -i "$T/d.data" 2>
 # windows; every exec and the mapping of its file are in the file
 mkdir -p "$T/bin"
 for i in 1 2 3 4 5 6; do cp "$(type -P true)" "$T/bin/t$i"; done
-"$tool" record -e page-faults -d --budget 0.5% -o "$T/s.data" -- sh -c \
+XDG_CACHE_HOME=$zc "$tool" record -e page-faults -d --budget 0.5% -o "$T/s.data" -- sh -c \
 	"(for i in 1 2 3 4 5 6; do sleep 0.15; '$T'/bin/t\$i; done) & exec '$faults' 700000" \
 	>/dev/null 2>"$T/s.err"
 perf script -i "$T/s.data" --show-mmap-events --show-task-events >"$T/s.side" 2>"$T/s.serr"
@@ -157,12 +168,12 @@ grep -q "^pebs-shim record: budget: costs measured now in [0-9]* ms, kept for th
 	[ -n "$(costs "$T/k1.err")" ] && [ "$(costs "$T/k1.err")" = "$(costs "$T/k2.err")" ]
 ok_rc $? "a second run takes the costs from the cache: $(grep -h 'costs' "$T/k1.err" "$T/k2.err" | cut -c1-90 | tr '\n' ' ')"
 [ "$(stat -c %a "$cache")" = 600 ] && [ "$(stat -c %a "$T/xdg2/pebs-shim")" = 700 ] &&
-	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 1 ] && [ -z "$(ls "$T/xdg2/pebs-shim" | grep -v '^budget-costs$')" ]
-ok_rc $? "the cache file is 0600 in a 0700 directory, one line, no temporary file left"
+	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 2 ] && [ -z "$(ls "$T/xdg2/pebs-shim" | grep -v '^budget-costs$')" ]
+ok_rc $? "the cache file is 0600 in a 0700 directory, two lines (the page-fault loop's costs, the off cost), no temporary file left"
 XDG_CACHE_HOME=$T/xdg2 krec "$T/k3.err" --recalibrate
 grep -q "^pebs-shim record: budget: costs measured now in [0-9]* ms, kept" "$T/k3.err" &&
-	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 1 ]
-ok_rc $? "--recalibrate measures again and replaces the line: $(grep -c '^[0-9a-f]' "$cache") line"
+	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 2 ]
+ok_rc $? "--recalibrate measures again and replaces the lines: $(grep -c '^[0-9a-f]' "$cache") lines"
 (unset XDG_CACHE_HOME; HOME=$T/home krec "$T/k4.err")
 (unset XDG_CACHE_HOME HOME; krec "$T/k5.err")
 [ -s "$T/home/.cache/pebs-shim/budget-costs" ] &&

@@ -307,6 +307,15 @@ pebs_recorder__calibration(const struct pebs_recorder *r, int64_t *when,
 			   uint64_t *ns, const char **why);
 
 /*
+ * pebs_recorder__off_cost - what each event of @i costs while it is
+ * disabled (pebs_budget__calibrate_off: page-faults' when
+ * pebs_recorder__event_cost's proxy is), in ns; 0 for the clocks,
+ * hardware events and without a budget
+ */
+PEBS_API double pebs_recorder__off_cost(const struct pebs_recorder *r,
+					unsigned int i);
+
+/*
  * pebs_recorder__delete - free; a recorder not closed discards its
  * output (the disk as it was) and ends a command never started. NULL
  * is ok.

@@ -674,9 +674,10 @@ PEBS_API double pebs_budget__floor(const struct pebs_budget *b);
 
 /*
  * pebs_budget__duty - the share of the time the events should be
- * enabled (the duty cycle, see "Sampling budgets"): budget / floor when
- * the floor exceeds the budget, else 1 (also before any interval, and
- * for NULL)
+ * enabled (the duty cycle, see "Sampling budgets"): (0.9 x budget -
+ * off) / (floor - off) when the floor exceeds the budget (off:
+ * pebs_budget__off_floor; 0 when that alone reaches 0.9 x budget), else
+ * 1 (also before any interval, and for NULL)
  */
 PEBS_API double pebs_budget__duty(const struct pebs_budget *b);
 
@@ -725,6 +726,44 @@ PEBS_API int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 					   unsigned int run_ms,
 					   unsigned int rounds,
 					   double *event_ns, double *sample_ns);
+
+/*
+ * pebs_budget__calibrate_off - what an event counted per occurrence
+ * costs per page fault while open but disabled: the kernel's static key
+ * of its software event stays on from its creation to its free
+ * (PERF_EVENT_IOC_DISABLE does not drop it), so every fault still runs
+ * the software-event path (___perf_sw_event: the recursion context, the
+ * CPU's swevent hash lookup, an empty walk). Bare runs and runs with @ev
+ * open and never enabled (each about @run_ms of the thread's CPU, 0: 1
+ * ms), interleaved, @rounds pairs (0: 61, at most 1024); *off_ns the
+ * median of (disabled - bare) / faults, 0 when the machine's noise hides
+ * it. Returns 0, -EINVAL, or the errors of pebs_channel__open.
+ */
+PEBS_API int pebs_budget__calibrate_off(const struct pebs_event *ev,
+					uint64_t sample_type,
+					unsigned int run_ms, unsigned int rounds,
+					double *off_ns);
+
+/*
+ * pebs_budget__set_off_cost - each event of channel @ch costs @off_ns
+ * while the channel is disabled (pebs_budget__calibrate_off; 0 until
+ * set): the off windows of a duty cycle are not free. The interval's
+ * estimate then adds the disabled time's events at that cost (at the
+ * density of the enabled windows), and the duty aims at
+ *	d = (0.9 x budget - off) / (floor - off)
+ * where off is what the channels cost always disabled. Returns 0,
+ * -EINVAL (no such channel, negative cost).
+ */
+PEBS_API int pebs_budget__set_off_cost(struct pebs_budget *b,
+				       unsigned int ch, double off_ns);
+
+/*
+ * pebs_budget__off_floor - what the channels cost while disabled at the
+ * event rates of the last interval with samples (a fraction of the
+ * sampled CPU time): no duty cycle goes under it; above the budget, the
+ * budget cannot be met at all with these events open
+ */
+PEBS_API double pebs_budget__off_floor(const struct pebs_budget *b);
 
 #ifdef __cplusplus
 }
