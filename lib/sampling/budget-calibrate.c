@@ -243,6 +243,14 @@ static int fault_run(const struct pebs_event *ev, uint64_t period, bool off,
 	return err;
 }
 
+/* what the runs' samples carry: @st (0: the software default) without
+   PERIOD, since a fixed period with a period field samples every event */
+static uint64_t fault_sample_type(uint64_t st)
+{
+	st = (st ? st : PEBS_CHANNEL_SW_SAMPLE) & ~(uint64_t)PERF_SAMPLE_PERIOD;
+	return st ? st : PERF_SAMPLE_IP;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -271,11 +279,7 @@ int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 		return core_err(-EINVAL, "calibrate: needs an event, a place "
 				"for its cost and at most %u rounds",
 				FLT_MAX_ROUNDS);
-	/* a fixed period with a period field samples every event */
-	sample_type = (sample_type ? sample_type : PEBS_CHANNEL_SW_SAMPLE) &
-		      ~(uint64_t)PERF_SAMPLE_PERIOD;
-	if (!sample_type)
-		sample_type = PERF_SAMPLE_IP;
+	sample_type = fault_sample_type(sample_type);
 	err = pages_for(run_ms ? run_ms : 1, &pages);
 	for (i = 0; !err && i < (rounds ? rounds : 21); i++) {
 		/* bare, counted and sampled, in turn (each first by turns) */
@@ -340,8 +344,7 @@ int pebs_budget__calibrate_off(const struct pebs_event *ev,
 		return core_err(-EINVAL, "calibrate: needs an event, a place "
 				"for its cost and at most %u rounds",
 				FLT_MAX_OFF_ROUNDS);
-	sample_type = (sample_type ? sample_type : PEBS_CHANNEL_SW_SAMPLE) &
-		      ~(uint64_t)PERF_SAMPLE_PERIOD;
+	sample_type = fault_sample_type(sample_type);
 	err = pages_for(run_ms ? run_ms : 1, &pages);
 	for (i = 0; !err && i < (rounds ? rounds : OFF_ROUNDS); i++) {
 		/* each first by turns */
