@@ -22,6 +22,7 @@
  * rewritten whole (a temporary file renamed over it, 0600), at most
  * CACHE_LINES lines, the newest last; a malformed line is ignored.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -44,8 +45,8 @@
 #define CAL_FAULT_MS	1		/* a page-fault loop's runs */
 
 #define CACHE_MAX	65536		/* bytes of the file read */
-#define CACHE_LINES	128		/* lines kept */
-#define CACHE_LINE	128		/* the longest line written */
+#define CACHE_LINES	REC_CAL_LINES	/* lines kept */
+#define CACHE_LINE	REC_CAL_LINE	/* the longest line kept */
 #define CACHE_VERSION	"pebs-shim budget calibration 1"
 
 /* ---- the key ------------------------------------------------------------ */
@@ -161,18 +162,96 @@ uint64_t rec_cal_key(const struct rec_cal_machine *m, const char *method,
 
 /* ---- the file -------------------------------------------------------------- */
 
+/*
+ * The next line of @*p (advanced past it) into @line (CACHE_LINE bytes);
+ * false at the end. A line too long for it comes back empty: malformed.
+ */
+static bool next_line(const char **p, char line[CACHE_LINE], size_t *len)
+{
+	const char *s = *p, *end;
+	size_t n;
+
+	if (!*s)
+		return false;
+	end = strchr(s, '\n');
+	n = end ? (size_t)(end - s) : strlen(s);
+	*p = end ? end + 1 : s + n;
+	*len = n;
+	if (n >= CACHE_LINE)
+		n = 0;
+	memcpy(line, s, n);
+	line[n] = 0;
+	return true;
+}
+
 /* a line "KEY TIME V0 V1"; false if malformed (V0 < 0: no data) */
-static bool parse_line(const char *line, uint64_t *key, int64_t *when,
-		       double v[2])
+static bool parse_line(const char *line, uint64_t *key,
+		       struct rec_cal_entry *e)
 {
 	char *end;
+	int n = 0;
 
+	if (!isxdigit((unsigned char)line[0]))
+		return false;
 	*key = strtoull(line, &end, 16);
 	if (end != line + 16 || *end != ' ')
 		return false;
-	if (sscanf(end, " %" SCNd64 " %lf %lf", when, &v[0], &v[1]) != 3)
+	if (sscanf(end, " %" SCNd64 " %lf %lf%n", &e->when, &e->v[0],
+		   &e->v[1], &n) != 3 || end[n])
 		return false;
-	return *when > 0 && isfinite(v[0]) && isfinite(v[1]) && v[1] >= 0;
+	return e->when > 0 && isfinite(e->v[0]) && isfinite(e->v[1]) &&
+	       e->v[1] >= 0;
+}
+
+int rec_cal_find(const char *text, uint64_t key, struct rec_cal_entry *e)
+{
+	char line[CACHE_LINE];
+	struct rec_cal_entry got;
+	int found = -ENOENT;
+	uint64_t k;
+	size_t len;
+
+	while (next_line(&text, line, &len)) {
+		/* the newest of a key is the last */
+		if (parse_line(line, &k, &got) && k == key) {
+			*e = got;
+			found = 0;
+		}
+	}
+	return found;
+}
+
+size_t rec_cal_compose(const char *text, uint64_t key,
+		       const struct rec_cal_entry *e, char *out)
+{
+	/* a ring of the newest CACHE_LINES - 1 lines kept: where, how long */
+	const char *at[CACHE_LINES - 1];
+	size_t lens[CACHE_LINES - 1], len;
+	unsigned int n = 0, first = 0;
+	struct rec_cal_entry got;
+	char line[CACHE_LINE];
+	const char *p = text;
+	uint64_t k;
+
+	for (const char *s = p; next_line(&p, line, &len); s = p) {
+		if (!parse_line(line, &k, &got) || k == key)
+			continue;
+		at[n % (CACHE_LINES - 1)] = s;
+		lens[n++ % (CACHE_LINES - 1)] = len;
+	}
+	if (n > CACHE_LINES - 1) {
+		first = n % (CACHE_LINES - 1);
+		n = CACHE_LINES - 1;
+	}
+	len = (size_t)sprintf(out, "# %s: KEY TIME V0 V1 (see pebs-shim(1), --budget)\n",
+			      CACHE_VERSION);
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int j = (first + i) % (CACHE_LINES - 1);
+
+		len += (size_t)sprintf(out + len, "%.*s\n", (int)lens[j], at[j]);
+	}
+	return len + (size_t)sprintf(out + len, "%016" PRIx64 " %" PRId64 " %.9g %.9g\n",
+				     key, e->when, e->v[0], e->v[1]);
 }
 
 /* the file's text (at most CACHE_MAX bytes) into @buf; "" if none */
@@ -192,25 +271,13 @@ static void read_cache(const char *path, char *buf)
 
 int rec_cal_lookup(const char *path, uint64_t key, struct rec_cal_entry *e)
 {
-	char *buf = malloc(CACHE_MAX + 1), *save, *line;
-	int found = -ENOENT;
+	char *buf = malloc(CACHE_MAX + 1);
+	int found;
 
 	if (!buf)
 		return -ENOMEM;
 	read_cache(path, buf);
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		uint64_t k;
-		int64_t when;
-		double v[2];
-
-		/* the newest of a key is the last */
-		if (parse_line(line, &k, &when, v) && k == key) {
-			*e = (struct rec_cal_entry){ .when = when,
-						     .v = { v[0], v[1] } };
-			found = 0;
-		}
-	}
+	found = rec_cal_find(buf, key, e);
 	free(buf);
 	return found;
 }
@@ -237,42 +304,11 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-/* the kept lines of @old (other keys, well formed, the newest) and @add */
-static size_t compose(char *old, uint64_t key, const char *add, char *out)
-{
-	char *lines[CACHE_LINES], *save, *line;
-	unsigned int n = 0, first = 0;
-	size_t len = 0;
-
-	for (line = strtok_r(old, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		uint64_t k;
-		int64_t when;
-		double v[2];
-
-		if (!parse_line(line, &k, &when, v) || k == key ||
-		    strlen(line) >= CACHE_LINE)
-			continue;
-		/* a ring of the newest CACHE_LINES - 1 */
-		lines[n++ % (CACHE_LINES - 1)] = line;
-	}
-	if (n > CACHE_LINES - 1) {
-		first = n % (CACHE_LINES - 1);
-		n = CACHE_LINES - 1;
-	}
-	len = (size_t)sprintf(out, "# %s: KEY TIME V0 V1 (see pebs-shim(1), --budget)\n",
-			      CACHE_VERSION);
-	for (unsigned int i = 0; i < n; i++)
-		len += (size_t)sprintf(out + len, "%s\n",
-				       lines[(first + i) % (CACHE_LINES - 1)]);
-	return len + (size_t)sprintf(out + len, "%s\n", add);
-}
-
 int rec_cal_store(const char *path, uint64_t key,
 		  const struct rec_cal_entry *e)
 {
-	char *old = malloc(CACHE_MAX + 1), *out = malloc(CACHE_LINES * CACHE_LINE + 128);
-	char add[CACHE_LINE], tmp[4200];
+	char *old = malloc(CACHE_MAX + 1), *out = malloc(REC_CAL_FILE_MAX);
+	char tmp[4200];
 	size_t len;
 	int fd, err = 0;
 
@@ -280,10 +316,8 @@ int rec_cal_store(const char *path, uint64_t key,
 		err = core_err(-ENOMEM, "calibration cache: out of memory");
 		goto out_free;
 	}
-	snprintf(add, sizeof(add), "%016" PRIx64 " %" PRId64 " %.9g %.9g",
-		 key, e->when, e->v[0], e->v[1]);
 	read_cache(path, old);
-	len = compose(old, key, add, out);
+	len = rec_cal_compose(old, key, e, out);
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path,
 			     (int)getpid()) >= sizeof(tmp)) {
 		err = core_err(-ENAMETOOLONG, "calibration cache: path too long: %s",

@@ -205,6 +205,18 @@ uint64_t rec_cal_key(const struct rec_cal_machine *m, const char *method,
 		     const struct perf_event_attr *a, uint64_t sample_type);
 /* the newest entry of @key in the cache file @path; 0 or -ENOENT */
 int rec_cal_lookup(const char *path, uint64_t key, struct rec_cal_entry *e);
+/* ... in the cache file's text @text (each line at most REC_CAL_LINE) */
+int rec_cal_find(const char *text, uint64_t key, struct rec_cal_entry *e);
+/*
+ * rec_cal_compose - the file to write into @out (REC_CAL_FILE_MAX
+ * bytes): a comment, the well-formed lines of @text of other keys (the
+ * newest REC_CAL_LINES - 1), then @e as @key's line; returns its length
+ */
+#define REC_CAL_LINES		128
+#define REC_CAL_LINE		128
+#define REC_CAL_FILE_MAX	((REC_CAL_LINES + 1) * REC_CAL_LINE)
+size_t rec_cal_compose(const char *text, uint64_t key,
+		       const struct rec_cal_entry *e, char *out);
 /* @e as @key's entry of @path, rewritten atomically (0600); 0 or -errno */
 int rec_cal_store(const char *path, uint64_t key,
 		  const struct rec_cal_entry *e);

@@ -215,13 +215,16 @@ static void test_hostile(void **state)
 		   "00000000000004 7 1 2\n"		/* short key */
 		   "0000000000000005 7 1\n"		/* a value short */
 		   "zzzzzzzzzzzzzzzz 7 1 2\n"
+		   "0000000000000009 7 1 2 junk\n"	/* trailing */
+		   " 000000000000009 7 1 2\n"		/* leading blank */
 		   "0000000000000006 7 1 2\n");		/* the good one */
 	for (int i = 0; i < 5000; i++)
 		fputc('x', f);				/* a long line */
 	fputc('\n', f);
 	fclose(f);
-	for (uint64_t k = 1; k <= 5; k++)
-		assert_int_equal(rec_cal_lookup(path, k, &got), -ENOENT);
+	for (uint64_t k = 1; k <= 9; k++)
+		if (k != 6 && k != 8)
+			assert_int_equal(rec_cal_lookup(path, k, &got), -ENOENT);
 	assert_int_equal(rec_cal_lookup(path, 6, &got), 0);
 	assert_true(got.when == 7 && got.v[0] == 1 && got.v[1] == 2);
 	/* a store keeps the good line only, and its own */
