@@ -129,6 +129,8 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 			duty * 100, (unsigned long long)windows,
 			pebs_budget__duty(b) * 100);
 	cal_summary(r, o);
+	fprintf(stderr, "pebs-shim record: budget: %.3f us per context switch of a sampled task (its perf context; the tracking event keeps it enabled)\n",
+		pebs_recorder__switch_cost(r) / 1000);
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
 		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
 		bool proxy;
@@ -173,16 +175,17 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 	/* a clock's fixed period over by noise is the estimate's to say */
 	if (!at)
 		return;
-	/* the duty cycle meets it, unless it asks for less than its least */
-	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY) {
+	/* at the least duty: off the rest of the time, at their off cost */
+	least = off + (floor - off) * PEBS_RECORDER_MIN_DUTY;
+	/* the duty cycle meets it, unless even its least costs more */
+	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY ||
+	    least <= o->budget) {
 		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here (%.2f %% even while disabled), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
 			o->budget * 100, names, floor * 100, off * 100,
 			pebs_recorder__duty(r, NULL) * 100,
 			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE);
 		return;
 	}
-	/* at the least duty: off the rest of the time, at their off cost */
-	least = off + (floor - off) * PEBS_RECORDER_MIN_DUTY;
 	if (off >= o->budget)
 		fprintf(stderr, "pebs-shim record: budget %g %% cannot be met: %s cost %.2f %% of the sampled CPU time here even while disabled (open, each event still takes the kernel's software-event path), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at the minimum rate and that duty\n",
 			o->budget * 100, names, off * 100, least * 100,

@@ -1,26 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * record-budget.c - a recording under an overhead budget (--budget):
- * each event's cost per sample calibrated at the start, or taken from
- * the machine's cache of them (record-calibrate.c;
- * pebs_budget__calibrate; an event that does not count in a spin loop,
- * as page faults and tracepoints, takes cpu-clock's cost), one
- * controller channel per event (pebs_budget), fed every interval with
- * the event's samples, the sampled CPUs' or tasks' CPU time (/proc) and
- * the recorder's own (getrusage), and the periods it returns applied to
- * every channel of the event with PERF_EVENT_IOC_PERIOD (an event that
- * refuses keeps its period: pebs_budget__fixed), the events behind
- * the samples read from the counters. A clock (cpu-clock,
- * task-clock) counts one event per ns of CPU: its period comes from the
- * model at the start and stays (see rec_budget_start); the software
- * events counted per occurrence run in freq mode (see swevent()); what
- * each of their events costs, sampled or not, and what a sample adds
- * are measured in a page-fault loop (pebs_budget__calibrate_faults;
- * one that does not fire there takes page-faults' costs). When counting
- * alone costs more than the budget, the duty cycle (at the end).
+ * each event's costs measured at the start or cached (record-calibrate.c),
+ * one controller channel per event (pebs_budget), fed every interval with
+ * the event's samples and events (its counters), the sampled CPUs' or
+ * tasks' CPU time and context switches (/proc) and the recorder's own CPU
+ * (getrusage); the periods it returns applied with PERF_EVENT_IOC_PERIOD
+ * (an event that refuses keeps its period: pebs_budget__fixed). A clock
+ * counts one event per ns of CPU: its period comes from the model at the
+ * start and stays (rec_budget_start); the software events counted per
+ * occurrence run in freq mode (swevent()). When counting alone costs more
+ * than the budget, the duty cycle (at the end).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +140,63 @@ static uint64_t sampled_ns(const struct pebs_recorder *r)
 	return t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
 }
 
+/* (non)voluntary context switches of each thread of @pid (of its thread
+   @tid alone if > 0) from /proc */
+static uint64_t task_switches(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	uint64_t n = 0, v;
+	struct pebs_ids tids = { 0 };
+
+	if (tid > 0 ? pebs_ids__push(&tids, tid) : pebs_proc__tasks(pid, &tids))
+		return 0;
+	for (unsigned int i = 0; i < tids.n; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
+			 (int)pid, tids.v[i]);
+		for (f = fopen(path, "re"); f && fgets(line, sizeof(line), f);)
+			if (sscanf(line, "%*[a-z]_ctxt_switches: %" SCNu64, &v) == 1)
+				n += v;
+		if (f)
+			fclose(f);
+	}
+	pebs_ids__free(&tids);
+	return n;
+}
+
+/*
+ * the context switches of what is sampled so far: the threads of the
+ * command or of the pids (not their children), the tids; with CPUs the
+ * machine's (/proc/stat's ctxt) in the share of the CPUs sampled
+ */
+static uint64_t sampled_switches(const struct pebs_recorder *r)
+{
+	uint64_t n = 0;
+
+	if (r->per_cpu) {
+		char line[256];
+		FILE *f = fopen("/proc/stat", "re");
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+		while (f && fgets(line, sizeof(line), f) &&
+		       sscanf(line, "ctxt %" SCNu64, &n) != 1)
+			;
+		if (f)
+			fclose(f);
+		return online > 0 ? n * r->targets.n / (uint64_t)online : 0;
+	}
+	if (r->o.cmd)
+		return task_switches(r->child.pid, 0);
+	for (unsigned int i = 0; i < r->procs.n; i++) {
+		pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
+
+		if (tgid > 0)
+			n += task_switches(tgid, r->o.tids ? id : 0);
+	}
+	return n;
+}
+
 /* perf_event_max_sample_rate / 2: the kernel throttles above it */
 static double kernel_max_rate(void)
 {
@@ -218,38 +269,6 @@ static void first_period(struct rec_budget *bu, unsigned int i,
 	ev->attr.sample_period = (uint64_t)llround(fmax(p, 1));
 }
 
-/*
- * perf record's tracking event when events can be disabled (-D:
- * evlist__add_dummy, evlist__set_tracking_event): a software dummy,
- * sample_period 1 as perf gives it, named as perf names it, that never
- * counts nor samples; the channel set asks the side-band records of it
- * (pebs_chanset__set_tracking), and the duty cycle leaves it enabled
- */
-#define TRACKING_NAME	"dummy:HG"
-
-int rec_budget_track(struct pebs_recorder *r)
-{
-	struct pebs_event *ev = &r->evs[r->nr_evs];
-
-	if (!r->o.budget)
-		return 0;
-	for (unsigned int i = 0; i < r->nr_evs; i++)
-		if (!strcmp(r->evs[i].name, TRACKING_NAME))
-			return core_err(-EINVAL, "event '%s' is --budget's own tracking event: leave it out of -e",
-					TRACKING_NAME);
-	*ev = (struct pebs_event){
-		.name = TRACKING_NAME, .resolved = TRACKING_NAME,
-		.pmu = "perf", .flags = PEBS_EVENT_SOFTWARE,
-		.leader = r->nr_evs, .nr_members = 1,
-	};
-	ev->attr.type = PERF_TYPE_SOFTWARE;
-	ev->attr.size = sizeof(ev->attr);
-	ev->attr.config = PERF_COUNT_SW_DUMMY;
-	ev->attr.sample_period = 1;
-	r->tracking = true;
-	return 0;
-}
-
 int rec_budget_calibrate(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
@@ -275,6 +294,10 @@ int rec_budget_calibrate(struct pebs_recorder *r)
 				       r->evs[i].name, pebs_errmsg());
 		first_period(bu, i, &r->evs[i], r->nr_evs, &o);
 	}
+	err = rec_cal_switch(r);
+	if (err)
+		return rec_err(err, "--budget: cannot measure what a context switch costs: %s",
+			       pebs_errmsg());
 	return pebs_budget__new(&o, &bu->b);
 }
 
@@ -333,7 +356,11 @@ int rec_budget_start(struct pebs_recorder *r)
 		if (err)
 			return err;
 	}
+	err = pebs_budget__set_switch_cost(bu->b, bu->switch_cost);
+	if (err)
+		return err;
 	bu->t_last = core_mono_ns();
+	bu->sw_last = sampled_switches(r);
 	rec_duty_begin(r, bu->t_last);
 	bu->self_last = self_ns();
 	bu->cpu_last = sampled_ns(r);
@@ -428,7 +455,7 @@ static void count_events(struct pebs_recorder *r)
 int rec_budget_tick(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
-	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed;
+	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed, sw;
 	int n;
 
 	if (!bu->b)
@@ -438,6 +465,7 @@ int rec_budget_tick(struct pebs_recorder *r)
 		return rec_duty_step(r, now);
 	self = self_ns();
 	cpu = sampled_ns(r);
+	sw = sampled_switches(r);
 	elapsed = now - bu->t_last;
 	count_events(r);
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
@@ -464,7 +492,9 @@ int rec_budget_tick(struct pebs_recorder *r)
 			  .recorder_cpu_ns = self > bu->self_last ?
 					     self - bu->self_last : 0,
 			  .samples = bu->samples, .events = bu->events,
-			  .disabled_ns = rec_duty_off_ns(r, now));
+			  .disabled_ns = rec_duty_off_ns(r, now),
+			  /* a thread gone takes its count away */
+			  .switches = sw > bu->sw_last ? sw - bu->sw_last : 0);
 
 		n = pebs_budget__update(bu->b, &iv, next);
 	}
@@ -472,6 +502,7 @@ int rec_budget_tick(struct pebs_recorder *r)
 		apply(r, next, bu->events, elapsed);
 	bu->t_last = now;
 	bu->self_last = self;
+	bu->sw_last = sw;
 	if (cpu)
 		bu->cpu_last = cpu;
 	memset(bu->samples, 0, sizeof(bu->samples));

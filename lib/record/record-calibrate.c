@@ -500,6 +500,29 @@ int rec_cal_event(struct pebs_recorder *r, unsigned int i, double *clk)
 	return 0;
 }
 
+static int measure_switch(const struct pebs_event *ev, uint64_t st,
+			  double v[2])
+{
+	(void)st;
+	v[1] = 0;
+	return pebs_budget__calibrate_switch(ev, 0, &v[0]);
+}
+
+int rec_cal_switch(struct pebs_recorder *r)
+{
+	double v[2];
+	int err = cached(r, "switch", &r->evs[r->nr_evs], 0, measure_switch,
+			 v);
+
+	r->bud.switch_cost = err ? 0 : v[0];
+	return err;
+}
+
+double pebs_recorder__switch_cost(const struct pebs_recorder *r)
+{
+	return r && r->bud.b ? r->bud.switch_cost : 0;
+}
+
 double pebs_recorder__off_cost(const struct pebs_recorder *r, unsigned int i)
 {
 	return r && r->bud.b && i < r->nr_evs ? r->bud.off_cost[i] : 0;

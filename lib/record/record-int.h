@@ -52,6 +52,8 @@ struct rec_budget {
 	uint64_t events[PEBS_RECORDER_MAX_EVENTS + 1];
 	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
+	uint64_t sw_last;			/* context switches */
+	double switch_cost;			/* ns per switch */
 	struct rec_duty duty;
 	/* the calibration (record-calibrate.c) */
 	uint64_t cal_ns;		/* measuring, wall ns */
@@ -153,9 +155,9 @@ int rec_end_round(struct pebs_recorder *r);
 /* ---- the budget (record-budget.c) --------------------------------- */
 
 /*
- * the tracking event with --budget (evs[nr_evs], r->tracking): a
- * software dummy carrying the side-band records, never disabled by the
- * duty cycle
+ * the tracking event with --budget (evs[nr_evs], r->tracking; in
+ * record-setup.c): a software dummy carrying the side-band records,
+ * never disabled by the duty cycle
  */
 int rec_budget_track(struct pebs_recorder *r);
 /* the events the channel set opens: nr_evs, and the tracking event */
@@ -229,6 +231,8 @@ int rec_cal_store(const char *path, uint64_t key,
  */
 int rec_cal_swevent(struct pebs_recorder *r, unsigned int i, double pf[3]);
 int rec_cal_event(struct pebs_recorder *r, unsigned int i, double *clk);
+/* what a context switch of a task with the tracking event enabled costs */
+int rec_cal_switch(struct pebs_recorder *r);
 
 /* ---- the duty cycle (record-budget.c) ------------------------------ */
 

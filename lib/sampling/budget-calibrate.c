@@ -13,11 +13,17 @@
  * in the thread's CPU time (the fault path runs in the task).
  * pebs_budget__calibrate_off: what such an event costs per page fault
  * while open but disabled (bare and disabled runs, interleaved).
+ * pebs_budget__calibrate_switch: what an enabled event costs its task
+ * per context switch (a pipe ping-pong on one CPU).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -369,4 +375,124 @@ int pebs_budget__calibrate_off(const struct pebs_event *ev,
 	if (*off_ns < 0)
 		*off_ns = 0;	/* below what this machine's noise shows */
 	return 0;
+}
+
+/* ---- a context switch of a task with an enabled event ------------------ */
+
+/*
+ * A task whose perf context holds an enabled event pays at each switch
+ * out and in (the context's events scheduled out and in); a recording's
+ * tracking event is enabled all the time, so its tasks pay it in the off
+ * windows too. Two threads pinned to the calling thread's CPU pass a
+ * byte through pipes; the calling thread's CPU per round trip (one
+ * switch out and in of it), bare and with @ev open and enabled on it,
+ * interleaved.
+ */
+#define SW_ROUNDS	41
+#define SW_TRIPS	200	/* round trips per run */
+
+struct sw_pipes {
+	int to[2], from[2];
+};
+
+static void *sw_echo(void *arg)
+{
+	struct sw_pipes *p = arg;
+	char c;
+
+	while (read(p->to[0], &c, 1) == 1 && c != 'q')
+		if (write(p->from[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+/* SW_TRIPS round trips: the calling thread's CPU ns per trip */
+static int sw_run(struct sw_pipes *p, double *ns)
+{
+	uint64_t t = thread_ns();
+	char c = 'p';
+
+	for (unsigned int i = 0; i < SW_TRIPS; i++)
+		if (write(p->to[1], &c, 1) != 1 || read(p->from[0], &c, 1) != 1)
+			return core_err(-EIO, "calibrate: the context-switch "
+					"loop's pipe failed");
+	*ns = (double)(thread_ns() - t) / SW_TRIPS;
+	return 0;
+}
+
+static int sw_rounds(const struct pebs_event *ev, struct sw_pipes *p,
+		     unsigned int rounds, double *d)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = FLT_COUNTED_PERIOD,
+		  .ring_pages = 1, .sample_type = PERF_SAMPLE_IP);
+	struct pebs_channel *ch;
+	double bare, with;
+	int err = 0;
+
+	for (unsigned int i = 0; !err && i < rounds; i++) {
+		err = sw_run(p, &bare);
+		if (!err)
+			err = pebs_channel__open(ev, 0, -1, &o, &ch);
+		if (err)
+			break;
+		err = sw_run(p, &with);
+		pebs_channel__close(ch);
+		d[i] = with - bare;
+	}
+	return err;
+}
+
+int pebs_budget__calibrate_switch(const struct pebs_event *ev,
+				  unsigned int rounds, double *switch_ns)
+{
+	double d[FLT_MAX_OFF_ROUNDS];
+	struct sw_pipes p = { { -1, -1 }, { -1, -1 } };
+	cpu_set_t old, one;
+	pthread_t echo;
+	char q = 'q';
+	int err, cpu = sched_getcpu();
+
+	if (!ev || !switch_ns || rounds > FLT_MAX_OFF_ROUNDS)
+		return core_err(-EINVAL, "calibrate: needs an event, a place "
+				"for its cost and at most %u rounds",
+				FLT_MAX_OFF_ROUNDS);
+	rounds = rounds ? rounds : SW_ROUNDS;
+	if (sched_getaffinity(0, sizeof(old), &old) || cpu < 0)
+		return core_err(-errno, "calibrate: sched_getaffinity: %s",
+				strerror(errno));
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	/* the echo thread is made on the same CPU: every trip switches */
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return core_err(-errno, "calibrate: sched_setaffinity: %s",
+				strerror(errno));
+	if (pipe2(p.to, O_CLOEXEC) || pipe2(p.from, O_CLOEXEC)) {
+		err = core_err(-errno, "calibrate: pipe: %s", strerror(errno));
+		goto out;
+	}
+	err = -pthread_create(&echo, NULL, sw_echo, &p);
+	if (err) {
+		core_err(err, "calibrate: pthread_create: %s", strerror(-err));
+		goto out;
+	}
+	err = sw_rounds(ev, &p, rounds, d);
+	if (write(p.to[1], &q, 1) != 1) {
+		close(p.to[1]);		/* EOF ends it then */
+		p.to[1] = -1;
+	}
+	pthread_join(echo, NULL);
+	if (!err) {
+		*switch_ns = median(d, rounds);
+		if (*switch_ns < 0)
+			*switch_ns = 0;
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (p.to[i] >= 0)
+			close(p.to[i]);
+		if (p.from[i] >= 0)
+			close(p.from[i]);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	return err;
 }

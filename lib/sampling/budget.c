@@ -36,6 +36,8 @@ struct pebs_budget {
 	double overhead;	/* last estimate, all channels */
 	double floor;		/* the least they can cost (a fraction) */
 	double off;		/* what they cost disabled (a fraction) */
+	double switch_ns;	/* a sampled task's context switch */
+	double switching;	/* what switches cost (a fraction) */
 	double duty;		/* share of the time the events are on */
 	unsigned int nr_fixed;
 	struct budget_chan ch[];
@@ -126,6 +128,15 @@ int pebs_budget__set_off_cost(struct pebs_budget *b, unsigned int ch,
 		return core_err(-EINVAL, "budget: channel %u: no such channel "
 				"or negative cost per disabled event", ch);
 	c->off_ns = off_ns;
+	return 0;
+}
+
+int pebs_budget__set_switch_cost(struct pebs_budget *b, double switch_ns)
+{
+	if (!b || !(switch_ns >= 0))
+		return core_err(-EINVAL, "budget: no controller or a negative "
+				"cost per context switch");
+	b->switch_ns = switch_ns;
 	return 0;
 }
 
@@ -235,6 +246,10 @@ int pebs_budget__update(struct pebs_budget *b,
 	/* the events saw the enabled share of the time, and of the CPU's */
 	on = 1 - (double)in.disabled_ns / (double)in.elapsed_ns;
 	cpu = (double)in.sampled_cpu_ns * on;
+	/* the switches cost on and off alike: as a fixed channel does */
+	b->switching = (double)in.switches * b->switch_ns /
+		       (double)in.sampled_cpu_ns;
+	fixed_cost = b->switching;
 	for (i = 0; i < b->o.nr_channels; i++)
 		if (b->ch[i].set)
 			all += in.samples[i];
@@ -284,7 +299,7 @@ int pebs_budget__update(struct pebs_budget *b,
 			active++;
 	}
 	if (seen)
-		b->overhead = total;
+		b->overhead = total + b->switching;
 	share = active ? (b->o.budget - fixed_cost) / active : 0;
 	for (i = 0; i < b->o.nr_channels; i++) {
 		struct budget_chan *c = &b->ch[i];
@@ -308,7 +323,7 @@ int pebs_budget__update(struct pebs_budget *b,
 	if (seen) {
 		double adjustable = 0;
 
-		b->floor = b->off = 0;
+		b->floor = b->off = b->switching;
 		for (i = 0; i < b->o.nr_channels; i++) {
 			b->floor += b->ch[i].floor;
 			b->off += b->ch[i].off;

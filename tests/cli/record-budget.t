@@ -46,8 +46,9 @@ ok_rc $? "the attr's sample_type has PERIOD (perf report --header-only)"
 	"$faults" 1000000 >/dev/null 2>"$T/p.err"
 ok_rc $? "record -e page-faults -d --budget 2 (no %) exits 0 $(tail -n 1 "$T/p.err")"
 sed 's/^/# /' "$T/p.err"
-grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample, [0-9.]* us per event ([0-9.]* while disabled)$' "$T/p.err"
-ok_rc $? "the summary gives page-faults' period range, cost per sample, per event and per event while disabled"
+grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample, [0-9.]* us per event ([0-9.]* while disabled)$' "$T/p.err" &&
+	grep -q '^pebs-shim record: budget: [0-9.]* us per context switch of a sampled task (its perf context; the tracking event keeps it enabled)$' "$T/p.err"
+ok_rc $? "the summary gives page-faults' period range, cost per sample, per event and per event while disabled, and a context switch's"
 n=$(summary_count "$T/p.err")
 perf script -i "$T/p.data" -F period 2>/dev/null | awk '{ print $1 }' >"$T/p.per"
 have=$(grep -c '^[1-9][0-9]*$' "$T/p.per")
@@ -85,11 +86,12 @@ ok_rc $? "... and it sampled at about the minimum rate ($n samples in $d s)"
 # not the off windows: met by a duty cycle, the events enabled in windows.
 # Here the off windows alone cost more than 0.5 % (above), so the cycle is
 # tested with their cost made 0 in a cache of its own, as on a machine
-# where a disabled event is free: its second line is the off cost ---------
+# where a disabled event is free: its second line is the off cost (the
+# first the page-fault loop's, the third a context switch's) ------------
 zc=$T/xdg0
 XDG_CACHE_HOME=$zc "$tool" record -q -e page-faults -d --budget 0.5% \
 	-o "$T/z.data" -- true 2>/dev/null
-[ "$(wc -l <"$zc/pebs-shim/budget-costs")" = 3 ] &&
+[ "$(wc -l <"$zc/pebs-shim/budget-costs")" = 4 ] &&
 	sed -i '3s/^\([0-9a-f]*\) \([0-9]*\) [^ ]* /\1 \2 0 /' "$zc/pebs-shim/budget-costs"
 XDG_CACHE_HOME=$zc "$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data" -- \
 	"$faults" 1000000 >/dev/null 2>"$T/d.err"
@@ -168,11 +170,11 @@ grep -q "^pebs-shim record: budget: costs measured now in [0-9]* ms, kept for th
 	[ -n "$(costs "$T/k1.err")" ] && [ "$(costs "$T/k1.err")" = "$(costs "$T/k2.err")" ]
 ok_rc $? "a second run takes the costs from the cache: $(grep -h 'costs' "$T/k1.err" "$T/k2.err" | cut -c1-90 | tr '\n' ' ')"
 [ "$(stat -c %a "$cache")" = 600 ] && [ "$(stat -c %a "$T/xdg2/pebs-shim")" = 700 ] &&
-	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 2 ] && [ -z "$(ls "$T/xdg2/pebs-shim" | grep -v '^budget-costs$')" ]
-ok_rc $? "the cache file is 0600 in a 0700 directory, two lines (the page-fault loop's costs, the off cost), no temporary file left"
+	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 3 ] && [ -z "$(ls "$T/xdg2/pebs-shim" | grep -v '^budget-costs$')" ]
+ok_rc $? "the cache file is 0600 in a 0700 directory, three lines (the page-fault loop's costs, the off cost, a context switch's), no temporary file left"
 XDG_CACHE_HOME=$T/xdg2 krec "$T/k3.err" --recalibrate
 grep -q "^pebs-shim record: budget: costs measured now in [0-9]* ms, kept" "$T/k3.err" &&
-	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 2 ]
+	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 3 ]
 ok_rc $? "--recalibrate measures again and replaces the lines: $(grep -c '^[0-9a-f]' "$cache") lines"
 (unset XDG_CACHE_HOME; HOME=$T/home krec "$T/k4.err")
 (unset XDG_CACHE_HOME HOME; krec "$T/k5.err")

@@ -7,8 +7,9 @@
  * bad options; an event whose every occurrence costs (a page fault
  * counted in software): its cost comes off the budget, and when it
  * alone exceeds the budget the channel keeps the minimum rate and the
- * floor says so; the duty cycle that then meets the budget, and the off
- * windows' own cost (an open, disabled event still costs per event).
+ * floor says so; the duty cycle that then meets the budget, the off
+ * windows' own cost (an open, disabled event still costs per event) and
+ * the context switches' (on and off alike).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -678,6 +679,56 @@ static void off_windows_cost(void **state)
 	pebs_budget__delete(s.b);
 }
 
+/*
+ * Context switches cost whether the events are on or off (the tracking
+ * event stays enabled): 10000 switches a second of CPU at 1 us is 1 %,
+ * added to the estimate, the floor and the off floor, and taken off
+ * what the periods may spend. The 3 % budget of off_windows_cost then
+ * leaves 2.7 - 1 - 2.5 < 0: no duty meets it (d = 0).
+ */
+static void switches_cost(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS,
+		  .sampled_cpu_ns = IV_NS, .switches = 1000);
+	uint64_t samples[1] = { 0 }, events[1], next[1];
+	struct pebs_budget *b;
+	double est;
+
+	(void)state;
+	assert_int_equal(pebs_budget__new(&o, &b), 0);
+	assert_int_equal(pebs_budget__set_switch_cost(b, -1), -EINVAL);
+	assert_int_equal(pebs_budget__set_switch_cost(NULL, 1), -EINVAL);
+	/* cpu-clock, 1 sample per 100 us: 60 ms of 100 ms... at 10 ms */
+	assert_int_equal(pebs_budget__set_channel(b, 0, 10000000, COST), 0);
+	samples[0] = 10;
+	iv.samples = samples;
+	assert_true(pebs_budget__update(b, &iv, next) >= 0);
+	est = pebs_budget__overhead(b);
+	assert_int_equal(pebs_budget__set_switch_cost(b, 1000), 0);
+	assert_true(pebs_budget__update(b, &iv, next) >= 0);
+	/* + 1000 switches x 1 us of 100 ms */
+	assert_true(fabs(pebs_budget__overhead(b) - est - 0.01) < 1e-4);
+	assert_true(pebs_budget__floor(b) >= 0.01);
+	pebs_budget__delete(b);
+
+	/* page faults: 5 % counting, 2.5 % disabled, 1 % switching */
+	o.budget = 0.03;
+	assert_int_equal(pebs_budget__new(&o, &b), 0);
+	assert_int_equal(pebs_budget__set_channel(b, 0, 1000, COST), 0);
+	assert_int_equal(pebs_budget__set_event_cost(b, 0, 80), 0);
+	assert_int_equal(pebs_budget__set_off_cost(b, 0, 40), 0);
+	assert_int_equal(pebs_budget__set_switch_cost(b, 1000), 0);
+	events[0] = (uint64_t)(FAULT_DENSITY * IV_NS);
+	samples[0] = events[0] / 1000;
+	iv.events = events;
+	assert_true(pebs_budget__update(b, &iv, next) >= 0);
+	assert_true(fabs(pebs_budget__off_floor(b) -
+			 (FAULT_DENSITY * 40 + 0.01)) < 1e-6);
+	assert_true(pebs_budget__duty(b) == 0);
+	pebs_budget__delete(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -698,6 +749,7 @@ int main(void)
 		cmocka_unit_test(duty_cycle),
 		cmocka_unit_test(duty_needs_disabled_time),
 		cmocka_unit_test(off_windows_cost),
+		cmocka_unit_test(switches_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -316,6 +316,13 @@ PEBS_API double pebs_recorder__off_cost(const struct pebs_recorder *r,
 					unsigned int i);
 
 /*
+ * pebs_recorder__switch_cost - what a context switch of a sampled task
+ * costs with the tracking event enabled (pebs_budget__calibrate_switch
+ * with the dummy), in ns; 0 without a budget
+ */
+PEBS_API double pebs_recorder__switch_cost(const struct pebs_recorder *r);
+
+/*
  * pebs_recorder__delete - free; a recorder not closed discards its
  * output (the disk as it was) and ends a command never started. NULL
  * is ok.

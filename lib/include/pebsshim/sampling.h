@@ -588,6 +588,9 @@ struct pebs_budget_interval {
 	uint64_t disabled_ns;	/* wall time of the interval the events
 				   were disabled (the duty cycle's off
 				   windows, pebs_budget__duty); 0: none */
+	uint64_t switches;	/* context switches of the sampled tasks
+				   in it (pebs_budget__set_switch_cost);
+				   0: none or unknown */
 };
 
 /* what the controller did with one channel */
@@ -764,6 +767,32 @@ PEBS_API int pebs_budget__set_off_cost(struct pebs_budget *b,
  * budget cannot be met at all with these events open
  */
 PEBS_API double pebs_budget__off_floor(const struct pebs_budget *b);
+
+/*
+ * pebs_budget__calibrate_switch - what @ev, open and enabled on a task,
+ * costs that task per context switch (a switch out and back in: the
+ * perf context's events scheduled out and in): the calling thread and a
+ * thread of its own pinned to its CPU pass a byte through pipes, 200
+ * round trips a run, bare and with @ev open on the calling thread,
+ * interleaved, @rounds pairs (0: 41, at most 1024); *switch_ns the
+ * median of the differences in the calling thread's CPU per round trip,
+ * 0 when noise hides it. The thread's CPU affinity is restored. Returns
+ * 0, -EINVAL, -errno (affinity, pipes, the thread) or the errors of
+ * pebs_channel__open.
+ */
+PEBS_API int pebs_budget__calibrate_switch(const struct pebs_event *ev,
+					   unsigned int rounds,
+					   double *switch_ns);
+
+/*
+ * pebs_budget__set_switch_cost - each context switch of the sampled
+ * tasks (pebs_budget_interval.switches) costs @switch_ns whether the
+ * events are enabled or not (a recording's tracking event stays
+ * enabled): the estimate, the floor and the off floor add it. Returns
+ * 0, -EINVAL (no controller, negative cost).
+ */
+PEBS_API int pebs_budget__set_switch_cost(struct pebs_budget *b,
+					  double switch_ns);
 
 #ifdef __cplusplus
 }
