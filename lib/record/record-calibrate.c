@@ -7,8 +7,9 @@
  * disabled, pebs_budget__calibrate_off) or taken from the per-machine
  * cache of earlier measurements.
  *
- * The measurements are record's fixed start cost (about 0.07 s of page
- * faults, 0.15-0.25 s of spin loops for a clock, on a 2-core KVM guest),
+ * The measurements are record's fixed start cost (on a 2-core KVM guest
+ * about 0.07 s of page faults, 0.15-0.25 s of spin loops for a clock; with
+ * the off windows' and a context switch's, 0.22-0.24 s for page faults),
  * more than a whole 1 % budget of a 4 s run; a shorter measurement would
  * be noisier (the cost per event is ~6 % of a fault here, inside a 1 ms
  * run's noise), so the measurement keeps its rounds and its result is

@@ -388,7 +388,7 @@ int pebs_budget__calibrate_off(const struct pebs_event *ev,
  * switch out and in of it), bare and with @ev open and enabled on it,
  * interleaved.
  */
-#define SW_ROUNDS	41
+#define SW_ROUNDS	21
 #define SW_TRIPS	200	/* round trips per run */
 
 struct sw_pipes {

@@ -774,7 +774,7 @@ PEBS_API double pebs_budget__off_floor(const struct pebs_budget *b);
  * perf context's events scheduled out and in): the calling thread and a
  * thread of its own pinned to its CPU pass a byte through pipes, 200
  * round trips a run, bare and with @ev open on the calling thread,
- * interleaved, @rounds pairs (0: 41, at most 1024); *switch_ns the
+ * interleaved, @rounds pairs (0: 21, at most 1024); *switch_ns the
  * median of the differences in the calling thread's CPU per round trip,
  * 0 when noise hides it. The thread's CPU affinity is restored. Returns
  * 0, -EINVAL, -errno (affinity, pipes, the thread) or the errors of
