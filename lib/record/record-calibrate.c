@@ -48,6 +48,7 @@
 #define CACHE_MAX	65536		/* bytes of the file read */
 #define CACHE_LINES	REC_CAL_LINES	/* lines kept */
 #define CACHE_LINE	REC_CAL_LINE	/* the longest line kept */
+/* in every key: a change of what is measured or how changes it */
 #define CACHE_VERSION	"pebs-shim budget calibration 1"
 
 /* ---- the key ------------------------------------------------------------ */
