@@ -60,6 +60,8 @@ static void recorder_opts(const struct rec_opts *o, const char **av, int ac,
 		.all_cpus = o->all_cpus, .cpus = o->cpu_list,
 		.pids = o->pid_list, .tids = o->tid_list,
 		.cmd = o->cmd, .budget = o->budget,
+		.cal_cache = o->cal_cache[0] ? o->cal_cache : NULL,
+		.recalibrate = o->recalibrate,
 		.argc = ac, .argv = av,
 		/* -v: each sample whose history entry names another thread */
 		.mismatch = o->verbose ? rec_print_mismatch : NULL,

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,9 @@ static void usage(FILE *f)
 "                         follows its rate (-c: the smallest period, -F:\n"
 "                         the highest rate; at least %u samples/s per\n"
 "                         event); every sample carries its period\n"
+"      --recalibrate      measure the costs again (else those kept for\n"
+"                         this machine and boot in $XDG_CACHE_HOME or\n"
+"                         ~/.cache/pebs-shim/budget-costs)\n"
 "  -m, --mmap-pages=PAGES data pages of each ring, a power of two; one\n"
 "                         ring per CPU, or per thread with -t or -i\n"
 "                         (default %u with -a/-C, else %u; fewer when\n"
@@ -153,7 +157,7 @@ enum {
 	OPT_FORMAT = 256, OPT_DURATION, OPT_ATTR, OPT_CALL_GRAPH,
 	OPT_SAMPLE_CPU, OPT_SWITCH_EVENTS, OPT_NO_SWITCH_HISTORY,
 	OPT_PHYS_DATA, OPT_DATA_PAGE_SIZE, OPT_ALL_USER, OPT_ALL_KERNEL,
-	OPT_OBJECTS, OPT_BUDGET,
+	OPT_OBJECTS, OPT_BUDGET, OPT_RECALIBRATE,
 };
 
 /* "fp", "dwarf" or "dwarf,SIZE" (perf's --call-graph); 0 or exit code */
@@ -179,6 +183,26 @@ static int parse_callgraph(struct rec_opts *o, const char *arg)
 	tool_err("record", "bad --call-graph '%s': give fp, dwarf or dwarf,SIZE (SIZE bytes of stack, at most 65528)",
 		arg);
 	return REC_EXIT_USAGE;
+}
+
+/*
+ * --budget's costs kept per machine: $XDG_CACHE_HOME/pebs-shim/budget-costs
+ * (an absolute XDG_CACHE_HOME, as the XDG spec says), else
+ * ~/.cache/pebs-shim/budget-costs; none without either
+ */
+static void cal_cache_path(struct rec_opts *o)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	int n = -1;
+
+	if (xdg && xdg[0] == '/')
+		n = snprintf(o->cal_cache, sizeof(o->cal_cache),
+			     "%s/pebs-shim/budget-costs", xdg);
+	else if (home && home[0] == '/')
+		n = snprintf(o->cal_cache, sizeof(o->cal_cache),
+			     "%s/.cache/pebs-shim/budget-costs", home);
+	if (n < 0 || (size_t)n >= sizeof(o->cal_cache))
+		o->cal_cache[0] = 0;
 }
 
 /* "2%" or "2": a share of the sampled CPU time; 0 or exit code */
@@ -228,6 +252,7 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 		{ "no-inherit", no_argument, NULL, 'i' },
 		{ "objects", optional_argument, NULL, OPT_OBJECTS },
 		{ "budget", required_argument, NULL, OPT_BUDGET },
+		{ "recalibrate", no_argument, NULL, OPT_RECALIBRATE },
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -353,6 +378,9 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			if (c)
 				return c;
 			break;
+		case OPT_RECALIBRATE:
+			o->recalibrate = true;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -440,6 +468,11 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 				o->pid_list ? "-p" : o->tid_list ? "-t" : o->all_cpus ? "-a" : "-C");
 		o->objects = o->objects_all = false;
 	}
+	if (o->recalibrate && !o->budget) {
+		tool_err("record", "--recalibrate without --budget: the costs are measured for a budget, add --budget PCT");
+		return REC_EXIT_USAGE;
+	}
+	cal_cache_path(o);
 	if (!o->nr_evs)
 		o->evstrs[o->nr_evs++] = "auto";
 	if (!o->output)

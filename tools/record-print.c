@@ -5,6 +5,7 @@
  * lines, and with -v the events as opened and the attribution's
  * mismatches. The figures are the recorder's (pebs_recorder__stats).
  */
+#include <time.h>
 #include <sys/stat.h>
 
 #include "record.h"
@@ -80,6 +81,36 @@ static void attribution(enum pebs_recorder_attr attr, bool baseline,
 		fputs("sample TID", stderr);
 }
 
+/* where the costs came from: measured now (kept or not) or cached when */
+static void cal_summary(struct pebs_recorder *r, const struct rec_opts *o)
+{
+	const char *why;
+	uint64_t ns;
+	int64_t when;
+	time_t t;
+	char at[32];
+
+	switch (pebs_recorder__calibration(r, &when, &ns, &why)) {
+	case PEBS_RECORDER_CAL_CACHED:
+		t = (time_t)when;
+		strftime(at, sizeof(at), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+		fprintf(stderr, "pebs-shim record: budget: costs cached, measured on %s (%s; --recalibrate measures them again)\n",
+			at, o->cal_cache);
+		break;
+	case PEBS_RECORDER_CAL_MEASURED:
+		fprintf(stderr, "pebs-shim record: budget: costs measured now in %.0f ms, kept for this machine and boot in %s\n",
+			(double)ns / 1e6, o->cal_cache);
+		break;
+	case PEBS_RECORDER_CAL_UNCACHED:
+		fprintf(stderr, "pebs-shim record: budget: costs measured now in %.0f ms, not kept: %s\n",
+			(double)ns / 1e6, o->cal_cache[0] ? why :
+			"neither XDG_CACHE_HOME nor HOME is set");
+		break;
+	case PEBS_RECORDER_CAL_NONE:
+		break;
+	}
+}
+
 /*
  * the budget: its estimate, then per event the range of its periods,
  * the last, how often it changed and the cost per sample it was run on
@@ -97,6 +128,9 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 		fprintf(stderr, "pebs-shim record: budget: duty cycle: the events enabled %.1f %% of the time, in %llu windows at random places of their cycles (%.3g %% asked last)\n",
 			duty * 100, (unsigned long long)windows,
 			pebs_budget__duty(b) * 100);
+	cal_summary(r, o);
+	fprintf(stderr, "pebs-shim record: budget: %.3f us per context switch of a sampled task (its perf context; the tracking event keeps it enabled)\n",
+		pebs_recorder__switch_cost(r) / 1000);
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
 		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
 		bool proxy;
@@ -112,9 +146,12 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 			(unsigned long long)st->period,
 			(unsigned long long)st->changes,
 			st->fixed ? ", fixed" : "", cost / 1000);
-		/* an event counted per occurrence: what each costs */
+		/* an event counted per occurrence: what each costs, and
+		   while disabled */
 		if (ev_proxy || ev_cost > 0)
-			fprintf(stderr, ", %.3f us per event", ev_cost / 1000);
+			fprintf(stderr, ", %.3f us per event (%.3f while disabled)",
+				ev_cost / 1000,
+				pebs_recorder__off_cost(r, i) / 1000);
 		fprintf(stderr, "%s\n", !proxy ? "" : ev_proxy ?
 			" (page-faults')" : " (cpu-clock's)");
 	}
@@ -123,10 +160,12 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 {
 	const struct pebs_budget *b = pebs_recorder__budget(r);
+	double floor = pebs_budget__floor(b), off = pebs_budget__off_floor(b);
+	double least;
 	char names[256] = "";
 	size_t at = 0;
 
-	if (!b || !(pebs_budget__floor(b) > o->budget))
+	if (!b || !(floor > o->budget))
 		return;
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++)
 		if (!pebs_budget__stats(b, i)->fixed && at < sizeof(names))
@@ -136,19 +175,26 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 	/* a clock's fixed period over by noise is the estimate's to say */
 	if (!at)
 		return;
-	/* the duty cycle meets it, unless it asks for less than its least */
-	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY) {
-		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here, so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them; mappings, execs and threads made while they were off have no MMAP, COMM or FORK record (see --budget in pebs-shim(1))\n",
-			o->budget * 100, names, pebs_budget__floor(b) * 100,
+	/* at the least duty: off the rest of the time, at their off cost */
+	least = off + (floor - off) * PEBS_RECORDER_MIN_DUTY;
+	/* the duty cycle meets it, unless even its least costs more */
+	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY ||
+	    least <= o->budget) {
+		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here (%.2f %% even while disabled), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
+			o->budget * 100, names, floor * 100, off * 100,
 			pebs_recorder__duty(r, NULL) * 100,
 			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE);
 		return;
 	}
-	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that minimum rate and duty\n",
-		o->budget * 100, names, pebs_budget__floor(b) * 100,
-		PEBS_BUDGET_MIN_RATE,
-		pebs_budget__floor(b) * PEBS_RECORDER_MIN_DUTY * 100,
-		PEBS_RECORDER_MIN_DUTY * 100);
+	if (off >= o->budget)
+		fprintf(stderr, "pebs-shim record: budget %g %% cannot be met: %s cost %.2f %% of the sampled CPU time here even while disabled (open, each event still takes the kernel's software-event path), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at the minimum rate and that duty\n",
+			o->budget * 100, names, off * 100, least * 100,
+			PEBS_RECORDER_MIN_DUTY * 100);
+	else
+		fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s; %.2f %% even while disabled), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that minimum rate and duty\n",
+			o->budget * 100, names, floor * 100,
+			PEBS_BUDGET_MIN_RATE, off * 100, least * 100,
+			PEBS_RECORDER_MIN_DUTY * 100);
 }
 
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,

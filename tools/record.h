@@ -57,6 +57,9 @@ struct rec_opts {
 	bool no_buildid_cache;		/* -N: no ~/.debug at the end */
 	bool objects, objects_all;	/* --objects[=all] */
 	double budget;			/* --budget: a share, 0: none */
+	bool recalibrate;		/* --recalibrate */
+	/* the costs' cache: $XDG_CACHE_HOME or ~/.cache; "" if neither */
+	char cal_cache[4096];
 };
 
 /*

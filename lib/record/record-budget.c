@@ -1,25 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * record-budget.c - a recording under an overhead budget (--budget):
- * each event's cost per sample calibrated at the start
- * (pebs_budget__calibrate; an event that does not count in a spin loop,
- * as page faults and tracepoints, takes cpu-clock's cost), one
- * controller channel per event (pebs_budget), fed every interval with
- * the event's samples, the sampled CPUs' or tasks' CPU time (/proc) and
- * the recorder's own (getrusage), and the periods it returns applied to
- * every channel of the event with PERF_EVENT_IOC_PERIOD (an event that
- * refuses keeps its period: pebs_budget__fixed), the events behind
- * the samples read from the counters. A clock (cpu-clock,
- * task-clock) counts one event per ns of CPU: its period comes from the
- * model at the start and stays (see rec_budget_start); the software
- * events counted per occurrence run in freq mode (see swevent()); what
- * each of their events costs, sampled or not, and what a sample adds
- * are measured in a page-fault loop (pebs_budget__calibrate_faults;
- * one that does not fire there takes page-faults' costs). When counting
- * alone costs more than the budget, the duty cycle (at the end).
+ * each event's costs measured at the start or cached (record-calibrate.c),
+ * one controller channel per event (pebs_budget), fed every interval with
+ * the event's samples and events (its counters), the sampled CPUs' or
+ * tasks' CPU time and context switches (/proc) and the recorder's own CPU
+ * (getrusage); the periods it returns applied with PERF_EVENT_IOC_PERIOD
+ * (an event that refuses keeps its period: pebs_budget__fixed). A clock
+ * counts one event per ns of CPU: its period comes from the model at the
+ * start and stays (rec_budget_start); the software events counted per
+ * occurrence run in freq mode (swevent()). When counting alone costs more
+ * than the budget, the duty cycle (at the end).
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,11 +27,6 @@
 #include "core/internal.h"
 
 #define INTERVAL_NS	200000000ull	/* the controller's interval */
-#define CAL_DENSE	20000		/* calibration periods (ns of a clock) */
-#define CAL_SPARSE	2000000
-#define CAL_TRIES	3		/* a noisy machine: -EAGAIN, */
-#define CAL_MS		20		/* then runs twice as long */
-#define CAL_FAULT_MS	1		/* a page-fault loop's runs */
 
 /* the recorder's own CPU time (user + system), ns */
 static uint64_t self_ns(void)
@@ -150,6 +140,63 @@ static uint64_t sampled_ns(const struct pebs_recorder *r)
 	return t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
 }
 
+/* (non)voluntary context switches of each thread of @pid (of its thread
+   @tid alone if > 0) from /proc */
+static uint64_t task_switches(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	uint64_t n = 0, v;
+	struct pebs_ids tids = { 0 };
+
+	if (tid > 0 ? pebs_ids__push(&tids, tid) : pebs_proc__tasks(pid, &tids))
+		return 0;
+	for (unsigned int i = 0; i < tids.n; i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
+			 (int)pid, tids.v[i]);
+		for (f = fopen(path, "re"); f && fgets(line, sizeof(line), f);)
+			if (sscanf(line, "%*[a-z]_ctxt_switches: %" SCNu64, &v) == 1)
+				n += v;
+		if (f)
+			fclose(f);
+	}
+	pebs_ids__free(&tids);
+	return n;
+}
+
+/*
+ * the context switches of what is sampled so far: the threads of the
+ * command or of the pids (not their children), the tids; with CPUs the
+ * machine's (/proc/stat's ctxt) in the share of the CPUs sampled
+ */
+static uint64_t sampled_switches(const struct pebs_recorder *r)
+{
+	uint64_t n = 0;
+
+	if (r->per_cpu) {
+		char line[256];
+		FILE *f = fopen("/proc/stat", "re");
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+		while (f && fgets(line, sizeof(line), f) &&
+		       sscanf(line, "ctxt %" SCNu64, &n) != 1)
+			;
+		if (f)
+			fclose(f);
+		return online > 0 ? n * r->targets.n / (uint64_t)online : 0;
+	}
+	if (r->o.cmd)
+		return task_switches(r->child.pid, 0);
+	for (unsigned int i = 0; i < r->procs.n; i++) {
+		pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
+
+		if (tgid > 0)
+			n += task_switches(tgid, r->o.tids ? id : 0);
+	}
+	return n;
+}
+
 /* perf_event_max_sample_rate / 2: the kernel throttles above it */
 static double kernel_max_rate(void)
 {
@@ -222,90 +269,10 @@ static void first_period(struct rec_budget *bu, unsigned int i,
 	ev->attr.sample_period = (uint64_t)llround(fmax(p, 1));
 }
 
-/* @ev's costs per event and per sample in a page-fault loop */
-static int calibrate_faults(const struct pebs_event *ev, uint64_t sample_type,
-			    double *event_ns, double *sample_ns)
-{
-	int err = -EAGAIN;
-
-	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate_faults(ev, sample_type,
-						    CAL_FAULT_MS << i, 0,
-						    event_ns, sample_ns);
-	return err;
-}
-
-/*
- * Event @i, counted per occurrence (swevent()): its costs per event and
- * per sample, its own if it fires in a page-fault loop, else
- * page-faults' (@pf, measured once per recording: { 0 } until then),
- * a lower bound for a tracepoint (each of its events also writes its
- * fields)
- */
-static int calibrate_swevent(struct pebs_recorder *r, unsigned int i,
-			     double pf[2])
-{
-	struct rec_budget *bu = &r->bud;
-	uint64_t st = rec_sample_type(r, &r->evs[i]);
-	struct pebs_event faults;
-	int err;
-
-	err = calibrate_faults(&r->evs[i], st, &bu->event_cost[i],
-			       &bu->cost[i]);
-	if (err != -ENODATA)
-		return err;
-	bu->proxy[i] = bu->event_proxy[i] = true;
-	if (!pf[1]) {
-		err = pebs_event__parse("page-faults", &faults);
-		if (!err)
-			err = calibrate_faults(&faults, st, &pf[0], &pf[1]);
-		if (err)
-			return err;
-	}
-	bu->event_cost[i] = pf[0];
-	bu->cost[i] = pf[1];
-	return 0;
-}
-
-/*
- * @ev's cost per sample (*@proxy: cpu-clock's). An event that does not
- * count in a spin loop (-ENODATA) takes cpu-clock's, measured once per
- * recording (@clk, 0 until then): the kernel's work per sample is the
- * same overflow and output path.
- */
-static int calibrate(const struct pebs_event *ev, double *clk, double *cost,
-		     bool *proxy)
-{
-	struct pebs_event clock;
-	int err = -EAGAIN;
-
-	*proxy = false;
-	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate(ev, CAL_DENSE, CAL_SPARSE,
-					     CAL_MS << i, 0, cost);
-	if (err != -ENODATA)
-		return err;
-	*proxy = true;
-	if (*clk) {
-		*cost = *clk;
-		return 0;
-	}
-	err = pebs_event__parse("cpu-clock", &clock);
-	if (err)
-		return err;
-	err = -EAGAIN;
-	for (int i = 0; i < CAL_TRIES && err == -EAGAIN; i++)
-		err = pebs_budget__calibrate(&clock, CAL_DENSE, CAL_SPARSE,
-					     CAL_MS << i, 0, cost);
-	if (!err)
-		*clk = *cost;
-	return err;
-}
-
 int rec_budget_calibrate(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
-	double max = kernel_max_rate(), clk = 0, pf[2] = { 0, 0 };
+	double max = kernel_max_rate(), clk = 0, pf[3] = { 0, 0, 0 };
 	PEBS_OPTS(pebs_budget_opts, o, .budget = r->o.budget,
 		  .nr_channels = r->nr_evs, .floor = r->o.period,
 		  .max_rate = (double)r->o.freq);
@@ -320,13 +287,17 @@ int rec_budget_calibrate(struct pebs_recorder *r)
 	if (o.max_rate && o.max_rate < PEBS_BUDGET_MIN_RATE)
 		o.min_rate = o.max_rate;
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		err = swevent(&r->evs[i].attr) ? calibrate_swevent(r, i, pf) :
-		      calibrate(&r->evs[i], &clk, &bu->cost[i], &bu->proxy[i]);
+		err = swevent(&r->evs[i].attr) ? rec_cal_swevent(r, i, pf) :
+		      rec_cal_event(r, i, &clk);
 		if (err)
 			return rec_err(err, "--budget: cannot measure what a sample of %s costs: %s",
 				       r->evs[i].name, pebs_errmsg());
 		first_period(bu, i, &r->evs[i], r->nr_evs, &o);
 	}
+	err = rec_cal_switch(r);
+	if (err)
+		return rec_err(err, "--budget: cannot measure what a context switch costs: %s",
+			       pebs_errmsg());
 	return pebs_budget__new(&o, &bu->b);
 }
 
@@ -344,6 +315,8 @@ static bool read_counts(struct pebs_recorder *r, uint64_t *counts)
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
 		uint64_t v[5];	/* { value, then what read_format adds } */
 
+		if (rec_ev_of(r, ch) == r->nr_evs)
+			continue;	/* the tracking event counts nothing */
 		if ((pebs_channel__attr(ch)->read_format & PERF_FORMAT_GROUP) ||
 		    read(pebs_channel__fd(ch), v, sizeof(v)) < (ssize_t)sizeof(v[0]))
 			return false;
@@ -369,6 +342,9 @@ int rec_budget_start(struct pebs_recorder *r)
 		if (!err)
 			err = pebs_budget__set_event_cost(bu->b, i,
 							  bu->event_cost[i]);
+		if (!err)
+			err = pebs_budget__set_off_cost(bu->b, i,
+							bu->off_cost[i]);
 		/*
 		 * a clock keeps the model's period: its samples carry the
 		 * period it was opened with whatever PERF_EVENT_IOC_PERIOD
@@ -380,7 +356,11 @@ int rec_budget_start(struct pebs_recorder *r)
 		if (err)
 			return err;
 	}
+	err = pebs_budget__set_switch_cost(bu->b, bu->switch_cost);
+	if (err)
+		return err;
 	bu->t_last = core_mono_ns();
+	bu->sw_last = sampled_switches(r);
 	rec_duty_begin(r, bu->t_last);
 	bu->self_last = self_ns();
 	bu->cpu_last = sampled_ns(r);
@@ -475,7 +455,7 @@ static void count_events(struct pebs_recorder *r)
 int rec_budget_tick(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
-	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed;
+	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed, sw;
 	int n;
 
 	if (!bu->b)
@@ -485,6 +465,7 @@ int rec_budget_tick(struct pebs_recorder *r)
 		return rec_duty_step(r, now);
 	self = self_ns();
 	cpu = sampled_ns(r);
+	sw = sampled_switches(r);
 	elapsed = now - bu->t_last;
 	count_events(r);
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
@@ -497,6 +478,9 @@ int rec_budget_tick(struct pebs_recorder *r)
 			if (!n)
 				n = pebs_budget__set_event_cost(bu->b, i,
 							bu->event_cost[i]);
+			if (!n)
+				n = pebs_budget__set_off_cost(bu->b, i,
+							bu->off_cost[i]);
 			if (n)
 				return n;
 		}
@@ -508,7 +492,9 @@ int rec_budget_tick(struct pebs_recorder *r)
 			  .recorder_cpu_ns = self > bu->self_last ?
 					     self - bu->self_last : 0,
 			  .samples = bu->samples, .events = bu->events,
-			  .disabled_ns = rec_duty_off_ns(r, now));
+			  .disabled_ns = rec_duty_off_ns(r, now),
+			  /* a thread gone takes its count away */
+			  .switches = sw > bu->sw_last ? sw - bu->sw_last : 0);
 
 		n = pebs_budget__update(bu->b, &iv, next);
 	}
@@ -516,6 +502,7 @@ int rec_budget_tick(struct pebs_recorder *r)
 		apply(r, next, bu->events, elapsed);
 	bu->t_last = now;
 	bu->self_last = self;
+	bu->sw_last = sw;
 	if (cpu)
 		bu->cpu_last = cpu;
 	memset(bu->samples, 0, sizeof(bu->samples));
@@ -535,20 +522,38 @@ int rec_budget_tick(struct pebs_recorder *r)
  * perf_event_for_each_child). The off time of each controller interval
  * is accounted here (rec_duty_off_ns): the controller measures the
  * densities over the enabled windows only. A disabled event writes no
- * side-band records either: MMAP, COMM, FORK/EXIT and switch records of
- * the off windows are not in the file.
+ * side-band records either: they come from the tracking event
+ * (rec_budget_track), which the cycle leaves enabled, so that MMAP,
+ * COMM, FORK/EXIT and switch records of the off windows are in the file.
  */
 #define CYCLE_NS	100000000ull	/* a window per 100 ms */
 #define MIN_WIN_NS	2000000ull	/* the recorder wakes in ms */
 /* the longest cycle: its window of MIN_WIN_NS is the least duty */
 #define MAX_CYCLE_NS	((uint64_t)(MIN_WIN_NS / PEBS_RECORDER_MIN_DUTY + 0.5))
 
-/* the events on or off: every channel of the set */
+/* every channel of the sampled events on or off (not the tracking one) */
+static int switch_events(struct pebs_recorder *r, bool on)
+{
+	unsigned int n = pebs_chanset__nr_channels(r->set);
+	int err, first = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
+
+		if (rec_ev_of(r, ch) == r->nr_evs)
+			continue;
+		err = on ? pebs_channel__enable(ch) : pebs_channel__disable(ch);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+/* the events on or off */
 static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
 {
 	struct rec_duty *du = &r->bud.duty;
-	int err = on ? pebs_chanset__enable(r->set) :
-		  pebs_chanset__disable(r->set);
+	int err = switch_events(r, on);
 
 	if (err)
 		return rec_err(err, "--budget: cannot %s the events for the duty cycle: %s",
@@ -566,7 +571,12 @@ static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
 /* the next cycle from @now: its window at random, for duty @d */
 static void plan(struct rec_duty *du, double d, uint64_t now)
 {
-	uint64_t win = (uint64_t)(d * (double)CYCLE_NS), cycle = CYCLE_NS;
+	uint64_t win, cycle = CYCLE_NS;
+
+	/* the least duty (0 when the off windows alone cost the budget) */
+	if (d < PEBS_RECORDER_MIN_DUTY)
+		d = PEBS_RECORDER_MIN_DUTY;
+	win = (uint64_t)(d * (double)CYCLE_NS);
 
 	if (win < MIN_WIN_NS) {
 		win = MIN_WIN_NS;

@@ -3,7 +3,8 @@
  * record-int.h - the recorder's parts (lib/record/): record.c (its life),
  * record-setup.c (events, targets, attribution, channels),
  * record-session.c (the callbacks while it runs), record-out.c (the
- * perf.data or CSV output), record-objects.c (--objects' ring).
+ * perf.data or CSV output), record-objects.c (--objects' ring),
+ * record-budget.c (--budget), record-calibrate.c (its costs).
  * Not installed.
  */
 #ifndef PEBSSHIM_RECORD_INT_H
@@ -41,14 +42,24 @@ struct rec_budget {
 	bool proxy[PEBS_RECORDER_MAX_EVENTS];	/* cost of another event's */
 	double event_cost[PEBS_RECORDER_MAX_EVENTS];	/* ns per event */
 	bool event_proxy[PEBS_RECORDER_MAX_EVENTS];	/* page-faults' */
+	double off_cost[PEBS_RECORDER_MAX_EVENTS];	/* ns per event, off */
 	uint64_t period[PEBS_RECORDER_MAX_EVENTS];	/* as set */
 	bool freq[PEBS_RECORDER_MAX_EVENTS];	/* a software event: freq mode */
 	double max_rate;			/* samples/s of a channel */
-	uint64_t samples[PEBS_RECORDER_MAX_EVENTS];	/* this interval, */
-	uint64_t events[PEBS_RECORDER_MAX_EVENTS];	/* their periods' sum */
+	/* this interval's samples, their periods' sum (and a slot for the
+	   tracking event, which never samples) */
+	uint64_t samples[PEBS_RECORDER_MAX_EVENTS + 1];
+	uint64_t events[PEBS_RECORDER_MAX_EVENTS + 1];
 	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
+	uint64_t sw_last;			/* context switches */
+	double switch_cost;			/* ns per switch */
 	struct rec_duty duty;
+	/* the calibration (record-calibrate.c) */
+	uint64_t cal_ns;		/* measuring, wall ns */
+	bool cal_measured;		/* a cost was measured now */
+	int64_t cal_cached_at;		/* the oldest cached one's time */
+	char cal_note[192];		/* why a measurement was not cached */
 };
 
 struct pebs_recorder {
@@ -56,9 +67,10 @@ struct pebs_recorder {
 	bool per_cpu;			/* all_cpus or cpus */
 	unsigned int nr_evs;
 
-	/* setup */
-	struct pebs_event evs[PEBS_RECORDER_MAX_EVENTS];
-	struct perf_event_attr attrs[PEBS_RECORDER_MAX_EVENTS];
+	/* setup: the events, then with @tracking the tracking event */
+	struct pebs_event evs[PEBS_RECORDER_MAX_EVENTS + 1];
+	struct perf_event_attr attrs[PEBS_RECORDER_MAX_EVENTS + 1];
+	bool tracking;			/* evs[nr_evs]: --budget's dummy */
 	struct pebs_channel_opts copts;	/* the channels' options */
 	enum pebs_recorder_attr attr;	/* TID, MAP or BOTH */
 	bool switch_baseline;		/* no module: SWITCH_CPU_WIDE */
@@ -119,7 +131,10 @@ int rec_synth_procs(struct pebs_recorder *r);
 
 /* ---- while it runs (record-session.c) ------------------------------ */
 
-/* rec_ev_of - the index in r->evs of @ch's event (cached per channel) */
+/*
+ * rec_ev_of - the index in r->evs of @ch's event (cached per channel):
+ * r->nr_evs for the tracking event's
+ */
 unsigned int rec_ev_of(struct pebs_recorder *r, const struct pebs_channel *ch);
 /* the channel set's callbacks: samples and records to the output */
 extern const struct pebs_chanset_cbs rec_chanset_cbs;
@@ -140,6 +155,18 @@ int rec_end_round(struct pebs_recorder *r);
 /* ---- the budget (record-budget.c) --------------------------------- */
 
 /*
+ * the tracking event with --budget (evs[nr_evs], r->tracking; in
+ * record-setup.c): a software dummy carrying the side-band records,
+ * never disabled by the duty cycle
+ */
+int rec_budget_track(struct pebs_recorder *r);
+/* the events the channel set opens: nr_evs, and the tracking event */
+static inline unsigned int rec_nr_open(const struct pebs_recorder *r)
+{
+	return r->nr_evs + r->tracking;
+}
+
+/*
  * each event's cost per sample measured, the controller made, and each
  * event's first period (a clock's from the model: it counts one event
  * per ns of CPU, so its rate is known before it runs)
@@ -153,6 +180,59 @@ int rec_budget_tick(struct pebs_recorder *r);
 int64_t rec_budget_stat_ticks(const char *line, bool children);
 /* the busy ticks of @cpus in /proc/stat's text (from its first '\n') */
 int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus);
+
+/* ---- the costs, measured or cached (record-calibrate.c) ------------- */
+
+/* what makes a machine's costs its own (rec_cal_key) */
+struct rec_cal_machine {
+	char boot_id[40];		/* /proc/sys/kernel/random/boot_id */
+	char release[65];		/* uname -r */
+	char model[128];		/* /proc/cpuinfo's first model name */
+	uint64_t flags;			/* a hash of its first flags line */
+	unsigned int nr_cpus;		/* online */
+};
+
+/* a cached measurement: its time (unix s) and its two values */
+struct rec_cal_entry {
+	int64_t when;
+	double v[2];
+};
+
+/* @m from the texts of /proc (@boot_id's first line; @cpuinfo whole) */
+void rec_cal_machine_parse(struct rec_cal_machine *m, const char *boot_id,
+			   const char *release, const char *cpuinfo,
+			   unsigned int nr_cpus);
+/* the cache's key of @a sampling @sample_type measured by @method on @m */
+uint64_t rec_cal_key(const struct rec_cal_machine *m, const char *method,
+		     const struct perf_event_attr *a, uint64_t sample_type);
+/* the newest entry of @key in the cache file @path; 0 or -ENOENT */
+int rec_cal_lookup(const char *path, uint64_t key, struct rec_cal_entry *e);
+/* ... in the cache file's text @text (each line at most REC_CAL_LINE) */
+int rec_cal_find(const char *text, uint64_t key, struct rec_cal_entry *e);
+/*
+ * rec_cal_compose - the file to write into @out (REC_CAL_FILE_MAX
+ * bytes): a comment, the well-formed lines of @text of other keys (the
+ * newest REC_CAL_LINES - 1), then @e as @key's line; returns its length
+ */
+#define REC_CAL_LINES		128
+#define REC_CAL_LINE		128
+#define REC_CAL_FILE_MAX	((REC_CAL_LINES + 1) * REC_CAL_LINE)
+size_t rec_cal_compose(const char *text, uint64_t key,
+		       const struct rec_cal_entry *e, char *out);
+/* @e as @key's entry of @path, rewritten atomically (0600); 0 or -errno */
+int rec_cal_store(const char *path, uint64_t key,
+		  const struct rec_cal_entry *e);
+/*
+ * rec_cal_swevent - event @i, counted per occurrence: its costs per
+ * event, per sample and per event while disabled (page-faults' @pf,
+ * { 0 } until measured, when it does not fire in page faults); rec_cal_event - another event's cost
+ * per sample (cpu-clock's @clk, 0 until measured, when it does not count
+ * in a spin loop). Both from the cache when it has them.
+ */
+int rec_cal_swevent(struct pebs_recorder *r, unsigned int i, double pf[3]);
+int rec_cal_event(struct pebs_recorder *r, unsigned int i, double *clk);
+/* what a context switch of a task with the tracking event enabled costs */
+int rec_cal_switch(struct pebs_recorder *r);
 
 /* ---- the duty cycle (record-budget.c) ------------------------------ */
 

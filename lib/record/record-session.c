@@ -21,7 +21,7 @@ unsigned int rec_ev_of(struct pebs_recorder *r, const struct pebs_channel *ch)
 	ev = pebs_channel__event(ch);
 	r->last_ch = ch;
 	r->last_ev = 0;
-	for (unsigned int i = 0; ev && i < r->nr_evs; i++) {
+	for (unsigned int i = 0; ev && i < rec_nr_open(r); i++) {
 		if (!strcmp(r->evs[i].name, ev->name)) {
 			r->last_ev = i;
 			break;

@@ -137,6 +137,38 @@ int rec_parse_events(struct pebs_recorder *r)
 	return 0;
 }
 
+/*
+ * perf record's tracking event when events can be disabled (-D:
+ * evlist__add_dummy, evlist__set_tracking_event): a software dummy,
+ * sample_period 1 as perf gives it, named as perf names it, that never
+ * counts nor samples; the channel set asks the side-band records of it
+ * (pebs_chanset__set_tracking), and the duty cycle leaves it enabled
+ */
+#define TRACKING_NAME	"dummy:HG"
+
+int rec_budget_track(struct pebs_recorder *r)
+{
+	struct pebs_event *ev = &r->evs[r->nr_evs];
+
+	if (!r->o.budget)
+		return 0;
+	for (unsigned int i = 0; i < r->nr_evs; i++)
+		if (!strcmp(r->evs[i].name, TRACKING_NAME))
+			return core_err(-EINVAL, "event '%s' is --budget's own tracking event: leave it out of -e",
+					TRACKING_NAME);
+	*ev = (struct pebs_event){
+		.name = TRACKING_NAME, .resolved = TRACKING_NAME,
+		.pmu = "perf", .flags = PEBS_EVENT_SOFTWARE,
+		.leader = r->nr_evs, .nr_members = 1,
+	};
+	ev->attr.type = PERF_TYPE_SOFTWARE;
+	ev->attr.size = sizeof(ev->attr);
+	ev->attr.config = PERF_COUNT_SW_DUMMY;
+	ev->attr.sample_period = 1;
+	r->tracking = true;
+	return 0;
+}
+
 /* ---- targets ----------------------------------------------------------- */
 
 static int parse_cpus(const char *str, struct pebs_ids *cpus)
@@ -346,9 +378,11 @@ int rec_open_channels(struct pebs_recorder *r)
 {
 	int err;
 
-	err = pebs_chanset__new(r->evs, r->nr_evs,
+	err = pebs_chanset__new(r->evs, rec_nr_open(r),
 				r->per_cpu ? PEBS_TARGET_CPU : PEBS_TARGET_TASK,
 				&r->copts, &r->set);
+	if (!err && r->tracking)
+		err = pebs_chanset__set_tracking(r->set, r->nr_evs);
 	if (err)
 		return err;
 	if (r->o.cmd) {
@@ -365,7 +399,7 @@ int rec_open_channels(struct pebs_recorder *r)
 	if (err)
 		return err;
 	/* each event and its attr as opened (perf's fallbacks applied) */
-	for (unsigned int i = 0; i < r->nr_evs; i++)
+	for (unsigned int i = 0; i < rec_nr_open(r); i++)
 		r->evs[i] = *pebs_chanset__event(r->set, i);
 	for (unsigned int i = 0; i < pebs_chanset__nr_channels(r->set); i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);

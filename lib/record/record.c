@@ -95,11 +95,13 @@ int pebs_recorder__prepare(struct pebs_recorder *r)
 	if (!r || r->prepared)
 		return core_err(-EINVAL, "recorder: prepared twice");
 	err = rec_choose_attr(r);
+	if (!err)
+		err = rec_budget_track(r);
 	if (err)
 		return err;
 	conf = (struct rec_out_conf){
 		.format = r->o.format, .path = r->o.output,
-		.evs = r->evs, .nr_evs = r->nr_evs,
+		.evs = r->evs, .nr_evs = rec_nr_open(r),
 		.add_tid = r->attr == PEBS_RECORDER_ATTR_MAP,
 		.comms = r->attrib,
 		.buildid_cache = !r->o.no_buildid_cache,

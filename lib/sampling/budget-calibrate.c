@@ -11,10 +11,19 @@
  * each occurrence costs whether sampled or not, and what a sample adds:
  * a page-fault loop bare, counted (a period never reached) and sampled,
  * in the thread's CPU time (the fault path runs in the task).
+ * pebs_budget__calibrate_off: what such an event costs per page fault
+ * while open but disabled (bare and disabled runs, interleaved).
+ * pebs_budget__calibrate_switch: what an enabled event costs its task
+ * per context switch (a pipe ping-pong on one CPU).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -146,6 +155,7 @@ int pebs_budget__calibrate(const struct pebs_event *ev, uint64_t dense_period,
 #define FLT_SAMPLE_EVERY	4	/* faults per sample, sampled runs */
 #define FLT_COUNTED_PERIOD	(1ull << 62)	/* never reached */
 #define FLT_MAX_ROUNDS		64
+#define FLT_MAX_OFF_ROUNDS	1024
 
 static uint64_t thread_ns(void)
 {
@@ -198,14 +208,15 @@ static int pages_for(unsigned int run_ms, unsigned long *pages)
 
 /*
  * One run of @pages faults: bare (@period 0) or with @ev open on this
- * thread at @period; its CPU ns, the events counted and the samples
+ * thread at @period, enabled unless @off; its CPU ns, the events counted
+ * and the samples
  */
-static int fault_run(const struct pebs_event *ev, uint64_t period,
+static int fault_run(const struct pebs_event *ev, uint64_t period, bool off,
 		     uint64_t sample_type, unsigned long pages, uint64_t *ns,
 		     uint64_t *events, uint64_t *samples)
 {
 	PEBS_OPTS(pebs_channel_opts, o, .period = period, .disabled = true,
-		  .sample_type = sample_type, .ring_pages = 256);
+		  .sample_type = sample_type, .ring_pages = off ? 1 : 256);
 	struct pebs_channel *ch = NULL;
 	uint64_t t, count[5] = { 0 };
 	int err;
@@ -213,7 +224,7 @@ static int fault_run(const struct pebs_event *ev, uint64_t period,
 	*events = *samples = 0;
 	if (period) {
 		err = pebs_channel__open(ev, 0, -1, &o, &ch);
-		if (!err)
+		if (!err && !off)
 			err = pebs_channel__enable(ch);
 		if (err) {
 			pebs_channel__close(ch);
@@ -236,6 +247,14 @@ static int fault_run(const struct pebs_event *ev, uint64_t period,
 		pebs_channel__close(ch);
 	}
 	return err;
+}
+
+/* what the runs' samples carry: @st (0: the software default) without
+   PERIOD, since a fixed period with a period field samples every event */
+static uint64_t fault_sample_type(uint64_t st)
+{
+	st = (st ? st : PEBS_CHANNEL_SW_SAMPLE) & ~(uint64_t)PERF_SAMPLE_PERIOD;
+	return st ? st : PERF_SAMPLE_IP;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -266,20 +285,16 @@ int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 		return core_err(-EINVAL, "calibrate: needs an event, a place "
 				"for its cost and at most %u rounds",
 				FLT_MAX_ROUNDS);
-	/* a fixed period with a period field samples every event */
-	sample_type = (sample_type ? sample_type : PEBS_CHANNEL_SW_SAMPLE) &
-		      ~(uint64_t)PERF_SAMPLE_PERIOD;
-	if (!sample_type)
-		sample_type = PERF_SAMPLE_IP;
+	sample_type = fault_sample_type(sample_type);
 	err = pages_for(run_ms ? run_ms : 1, &pages);
 	for (i = 0; !err && i < (rounds ? rounds : 21); i++) {
 		/* bare, counted and sampled, in turn (each first by turns) */
-		err = fault_run(ev, 0, 0, pages, &bare, &n, &n);
+		err = fault_run(ev, 0, false, 0, pages, &bare, &n, &n);
 		if (!err)
-			err = fault_run(ev, FLT_COUNTED_PERIOD, sample_type,
-					pages, &counted, &ev_c, &n);
+			err = fault_run(ev, FLT_COUNTED_PERIOD, false,
+					sample_type, pages, &counted, &ev_c, &n);
 		if (!err)
-			err = fault_run(ev, FLT_SAMPLE_EVERY, sample_type,
+			err = fault_run(ev, FLT_SAMPLE_EVERY, false, sample_type,
 					pages, &sampled, &ev_s, &n_s);
 		if (err)
 			break;
@@ -308,4 +323,176 @@ int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 					ev->name);
 	}
 	return 0;
+}
+
+/*
+ * An event open but disabled still costs in every page fault: its open
+ * keeps the kernel's static key of software events on
+ * (perf_swevent_enabled[id], taken at the event's creation, dropped at
+ * its free, not at PERF_EVENT_IOC_DISABLE), so each fault runs
+ * ___perf_sw_event (the recursion context, the hash lookup of the CPU's
+ * swevent list, its empty walk: a disabled event is not on the list).
+ * Bare and disabled runs of the same faults interleaved, short, many.
+ */
+#define OFF_ROUNDS	61
+
+int pebs_budget__calibrate_off(const struct pebs_event *ev,
+			       uint64_t sample_type, unsigned int run_ms,
+			       unsigned int rounds, double *off_ns)
+{
+	double d[FLT_MAX_OFF_ROUNDS];
+	uint64_t bare, off, n;
+	unsigned long pages;
+	unsigned int i;
+	int err;
+
+	if (!ev || !off_ns || rounds > FLT_MAX_OFF_ROUNDS)
+		return core_err(-EINVAL, "calibrate: needs an event, a place "
+				"for its cost and at most %u rounds",
+				FLT_MAX_OFF_ROUNDS);
+	sample_type = fault_sample_type(sample_type);
+	err = pages_for(run_ms ? run_ms : 1, &pages);
+	for (i = 0; !err && i < (rounds ? rounds : OFF_ROUNDS); i++) {
+		/* each first by turns */
+		if (i % 2) {
+			err = fault_run(ev, FLT_COUNTED_PERIOD, true,
+					sample_type, pages, &off, &n, &n);
+			if (!err)
+				err = fault_run(ev, 0, false, 0, pages, &bare,
+						&n, &n);
+		} else {
+			err = fault_run(ev, 0, false, 0, pages, &bare, &n, &n);
+			if (!err)
+				err = fault_run(ev, FLT_COUNTED_PERIOD, true,
+						sample_type, pages, &off, &n,
+						&n);
+		}
+		d[i] = ((double)off - (double)bare) / (double)pages;
+	}
+	if (err)
+		return err;
+	*off_ns = median(d, i);
+	if (*off_ns < 0)
+		*off_ns = 0;	/* below what this machine's noise shows */
+	return 0;
+}
+
+/* ---- a context switch of a task with an enabled event ------------------ */
+
+/*
+ * A task whose perf context holds an enabled event pays at each switch
+ * out and in (the context's events scheduled out and in); a recording's
+ * tracking event is enabled all the time, so its tasks pay it in the off
+ * windows too. Two threads pinned to the calling thread's CPU pass a
+ * byte through pipes; the calling thread's CPU per round trip (one
+ * switch out and in of it), bare and with @ev open and enabled on it,
+ * interleaved.
+ */
+#define SW_ROUNDS	21
+#define SW_TRIPS	200	/* round trips per run */
+
+struct sw_pipes {
+	int to[2], from[2];
+};
+
+static void *sw_echo(void *arg)
+{
+	struct sw_pipes *p = arg;
+	char c;
+
+	while (read(p->to[0], &c, 1) == 1 && c != 'q')
+		if (write(p->from[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+/* SW_TRIPS round trips: the calling thread's CPU ns per trip */
+static int sw_run(struct sw_pipes *p, double *ns)
+{
+	uint64_t t = thread_ns();
+	char c = 'p';
+
+	for (unsigned int i = 0; i < SW_TRIPS; i++)
+		if (write(p->to[1], &c, 1) != 1 || read(p->from[0], &c, 1) != 1)
+			return core_err(-EIO, "calibrate: the context-switch "
+					"loop's pipe failed");
+	*ns = (double)(thread_ns() - t) / SW_TRIPS;
+	return 0;
+}
+
+static int sw_rounds(const struct pebs_event *ev, struct sw_pipes *p,
+		     unsigned int rounds, double *d)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = FLT_COUNTED_PERIOD,
+		  .ring_pages = 1, .sample_type = PERF_SAMPLE_IP);
+	struct pebs_channel *ch;
+	double bare, with;
+	int err = 0;
+
+	for (unsigned int i = 0; !err && i < rounds; i++) {
+		err = sw_run(p, &bare);
+		if (!err)
+			err = pebs_channel__open(ev, 0, -1, &o, &ch);
+		if (err)
+			break;
+		err = sw_run(p, &with);
+		pebs_channel__close(ch);
+		d[i] = with - bare;
+	}
+	return err;
+}
+
+int pebs_budget__calibrate_switch(const struct pebs_event *ev,
+				  unsigned int rounds, double *switch_ns)
+{
+	double d[FLT_MAX_OFF_ROUNDS];
+	struct sw_pipes p = { { -1, -1 }, { -1, -1 } };
+	cpu_set_t old, one;
+	pthread_t echo;
+	char q = 'q';
+	int err, cpu = sched_getcpu();
+
+	if (!ev || !switch_ns || rounds > FLT_MAX_OFF_ROUNDS)
+		return core_err(-EINVAL, "calibrate: needs an event, a place "
+				"for its cost and at most %u rounds",
+				FLT_MAX_OFF_ROUNDS);
+	rounds = rounds ? rounds : SW_ROUNDS;
+	if (sched_getaffinity(0, sizeof(old), &old) || cpu < 0)
+		return core_err(-errno, "calibrate: sched_getaffinity: %s",
+				strerror(errno));
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	/* the echo thread is made on the same CPU: every trip switches */
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return core_err(-errno, "calibrate: sched_setaffinity: %s",
+				strerror(errno));
+	if (pipe2(p.to, O_CLOEXEC) || pipe2(p.from, O_CLOEXEC)) {
+		err = core_err(-errno, "calibrate: pipe: %s", strerror(errno));
+		goto out;
+	}
+	err = -pthread_create(&echo, NULL, sw_echo, &p);
+	if (err) {
+		core_err(err, "calibrate: pthread_create: %s", strerror(-err));
+		goto out;
+	}
+	err = sw_rounds(ev, &p, rounds, d);
+	if (write(p.to[1], &q, 1) != 1) {
+		close(p.to[1]);		/* EOF ends it then */
+		p.to[1] = -1;
+	}
+	pthread_join(echo, NULL);
+	if (!err) {
+		*switch_ns = median(d, rounds);
+		if (*switch_ns < 0)
+			*switch_ns = 0;
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (p.to[i] >= 0)
+			close(p.to[i]);
+		if (p.from[i] >= 0)
+			close(p.from[i]);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	return err;
 }

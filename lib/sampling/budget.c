@@ -21,7 +21,9 @@ struct budget_chan {
 	struct pebs_budget_stats st;
 	double cost_ns;		/* kernel cost of one sample */
 	double event_ns;	/* of every event, sampled or not */
+	double off_ns;		/* of every event while disabled */
 	double floor;		/* the least it can cost (a fraction) */
+	double off;		/* what it costs disabled (a fraction) */
 	double density;		/* events per sampled CPU ns, peak-held */
 	double rate;		/* events per wall ns, peak-held */
 	bool set;		/* pebs_budget__set_channel was called */
@@ -33,6 +35,9 @@ struct pebs_budget {
 	bool have_recorder;
 	double overhead;	/* last estimate, all channels */
 	double floor;		/* the least they can cost (a fraction) */
+	double off;		/* what they cost disabled (a fraction) */
+	double switch_ns;	/* a sampled task's context switch */
+	double switching;	/* what switches cost (a fraction) */
 	double duty;		/* share of the time the events are on */
 	unsigned int nr_fixed;
 	struct budget_chan ch[];
@@ -111,6 +116,27 @@ int pebs_budget__set_event_cost(struct pebs_budget *b, unsigned int ch,
 		return core_err(-EINVAL, "budget: channel %u: no such channel "
 				"or negative cost per event", ch);
 	c->event_ns = event_ns;
+	return 0;
+}
+
+int pebs_budget__set_off_cost(struct pebs_budget *b, unsigned int ch,
+			      double off_ns)
+{
+	struct budget_chan *c = chan(b, ch);
+
+	if (!c || !(off_ns >= 0))
+		return core_err(-EINVAL, "budget: channel %u: no such channel "
+				"or negative cost per disabled event", ch);
+	c->off_ns = off_ns;
+	return 0;
+}
+
+int pebs_budget__set_switch_cost(struct pebs_budget *b, double switch_ns)
+{
+	if (!b || !(switch_ns >= 0))
+		return core_err(-EINVAL, "budget: no controller or a negative "
+				"cost per context switch");
+	b->switch_ns = switch_ns;
 	return 0;
 }
 
@@ -220,6 +246,10 @@ int pebs_budget__update(struct pebs_budget *b,
 	/* the events saw the enabled share of the time, and of the CPU's */
 	on = 1 - (double)in.disabled_ns / (double)in.elapsed_ns;
 	cpu = (double)in.sampled_cpu_ns * on;
+	/* the switches cost on and off alike: as a fixed channel does */
+	b->switching = (double)in.switches * b->switch_ns /
+		       (double)in.sampled_cpu_ns;
+	fixed_cost = b->switching;
 	for (i = 0; i < b->o.nr_channels; i++)
 		if (b->ch[i].set)
 			all += in.samples[i];
@@ -249,12 +279,18 @@ int pebs_budget__update(struct pebs_budget *b,
 			c->density = peak_hold(c->density, ev / cpu);
 			c->rate = peak_hold(c->rate,
 					    ev / ((double)in.elapsed_ns * on));
+			c->off = c->density * c->off_ns;
 			c->st.samples += in.samples[i];
-			/* what it costs enabled, then over the interval */
+			/*
+			 * what it costs enabled, then over the interval: the
+			 * off windows' events (at the enabled windows'
+			 * density) at the disabled cost
+			 */
 			c->floor = ((double)in.samples[i] *
 				    (c->cost_ns + b->recorder_ns) +
 				    ev * c->event_ns) / cpu;
-			c->st.overhead = c->floor * on;
+			c->st.overhead = c->floor * on +
+					 ev / cpu * c->off_ns * (1 - on);
 			total += c->st.overhead;
 		}
 		if (c->st.fixed)
@@ -263,7 +299,7 @@ int pebs_budget__update(struct pebs_budget *b,
 			active++;
 	}
 	if (seen)
-		b->overhead = total;
+		b->overhead = total + b->switching;
 	share = active ? (b->o.budget - fixed_cost) / active : 0;
 	for (i = 0; i < b->o.nr_channels; i++) {
 		struct budget_chan *c = &b->ch[i];
@@ -287,20 +323,25 @@ int pebs_budget__update(struct pebs_budget *b,
 	if (seen) {
 		double adjustable = 0;
 
-		b->floor = 0;
+		b->floor = b->off = b->switching;
 		for (i = 0; i < b->o.nr_channels; i++) {
 			b->floor += b->ch[i].floor;
+			b->off += b->ch[i].off;
 			if (!b->ch[i].st.fixed)
 				adjustable += b->ch[i].floor;
 		}
 		/*
 		 * the channels whose period moves cannot meet what is left
 		 * (counting alone costs more): on only part of the time,
-		 * aiming as the periods do; a fixed channel over by noise
-		 * is the estimate's to say
+		 * aiming as the periods do, the off windows costing b->off
+		 * (none under it: 0, the recorder's least duty); a fixed
+		 * channel over by noise is the estimate's to say
 		 */
-		b->duty = adjustable > 0 && adjustable > b->o.budget - fixed_cost ?
-			  fmin(BUDGET_AIM * b->o.budget / b->floor, 1) : 1;
+		b->duty = !(adjustable > 0 &&
+			    adjustable > b->o.budget - fixed_cost) ? 1 :
+			  b->floor <= b->off ? 0 :
+			  fmin(fmax((BUDGET_AIM * b->o.budget - b->off) /
+				    (b->floor - b->off), 0), 1);
 	}
 	return n;
 }
@@ -321,6 +362,11 @@ double pebs_budget__overhead(const struct pebs_budget *b)
 double pebs_budget__floor(const struct pebs_budget *b)
 {
 	return b ? b->floor : 0;
+}
+
+double pebs_budget__off_floor(const struct pebs_budget *b)
+{
+	return b ? b->off : 0;
 }
 
 double pebs_budget__duty(const struct pebs_budget *b)

@@ -137,7 +137,8 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 		     struct chan_slot *sl, unsigned int ev, int cpu,
 		     const struct pebs_channel *leader)
 {
-	const struct pebs_channel_opts *o = ev ? &set->rest : &set->opts;
+	const struct pebs_channel_opts *o = ev == set->tracking ? &set->opts :
+					    &set->rest;
 	bool is_cpu = set->kind == PEBS_TARGET_CPU;
 	pid_t pid = is_cpu ? -1 : t->id;
 	struct ring_ref *r = chanset_ring_find(set, cpu, t->id);
@@ -349,6 +350,18 @@ int pebs_chanset__update(struct pebs_chanset *set, const int *targets,
 	for (unsigned int i = set->nr_targets; i-- > 0;)
 		if (!listed(targets, n, set->targets[i]->id))
 			chanset_remove_at(set, i);
+	return 0;
+}
+
+int pebs_chanset__set_tracking(struct pebs_chanset *set, unsigned int ev)
+{
+	if (!set || ev >= set->nr_evs)
+		return core_err(-EINVAL, "channel set: no event %u to track "
+				"with (%u events)", ev, set ? set->nr_evs : 0);
+	if (set->nr_targets)
+		return core_err(-EBUSY, "channel set: the tracking event is "
+				"chosen before the first target is added");
+	set->tracking = ev;
 	return 0;
 }
 

@@ -46,8 +46,9 @@ struct pebs_chanset {
 	struct pebs_event *evs;
 	unsigned int nr_evs;
 	enum pebs_target_kind kind;
-	struct pebs_channel_opts opts;	/* the first event's */
+	struct pebs_channel_opts opts;	/* the tracking event's */
 	struct pebs_channel_opts rest;	/* the others': no side-band */
+	unsigned int tracking;		/* pebs_chanset__set_tracking; 0 */
 	int epfd;
 	struct target **targets;
 	unsigned int nr_targets, cap_targets;

@@ -15,6 +15,8 @@ set -u
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 T=$(mktemp -d /tmp/bench-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+# record --budget keeps its costs there, not in the user's cache
+export XDG_CACHE_HOME=$T/xdg
 . "$S/tests/tap.sh"
 echo "1..21"
 

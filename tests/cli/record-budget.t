@@ -6,7 +6,8 @@
 # per event is measured, a budget their counting alone exceeds is met by
 # a duty cycle (the events enabled in random windows: the summary, the
 # header and report say the share, the samples see the windows' events
-# only), one it cannot meet even at the least duty keeps the minimum
+# only, while a dummy tracking event, never disabled, writes the
+# mappings, execs and threads of the off windows), one it cannot meet even at the least duty keeps the minimum
 # rate and says so in one line (also with -q), the kernel
 # never throttles, the summary says the estimate, the budget and each
 # event's period range, the header says it was budgeted (perf reads it
@@ -16,7 +17,9 @@
 need_tools
 faults=$PEBS_BUILD/bench/faults
 need_bin "$faults"
-echo 1..23
+# the costs' cache in the test's directory, never the user's
+export XDG_CACHE_HOME=$T/xdg
+echo 1..32
 
 # -- cpu-clock, a floor: the model's period (a clock's stays), within the
 # limits ------------------------------------------------------------------
@@ -43,8 +46,9 @@ ok_rc $? "the attr's sample_type has PERIOD (perf report --header-only)"
 	"$faults" 1000000 >/dev/null 2>"$T/p.err"
 ok_rc $? "record -e page-faults -d --budget 2 (no %) exits 0 $(tail -n 1 "$T/p.err")"
 sed 's/^/# /' "$T/p.err"
-grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample, [0-9.]* us per event$' "$T/p.err"
-ok_rc $? "the summary gives page-faults' period range, cost per sample and per event"
+grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.]* us per sample, [0-9.]* us per event ([0-9.]* while disabled)$' "$T/p.err" &&
+	grep -q '^pebs-shim record: budget: [0-9.]* us per context switch of a sampled task (its perf context; the tracking event keeps it enabled)$' "$T/p.err"
+ok_rc $? "the summary gives page-faults' period range, cost per sample, per event and per event while disabled, and a context switch's"
 n=$(summary_count "$T/p.err")
 perf script -i "$T/p.data" -F period 2>/dev/null | awk '{ print $1 }' >"$T/p.per"
 have=$(grep -c '^[1-9][0-9]*$' "$T/p.per")
@@ -59,14 +63,16 @@ t=$( (perf script -i "$T/c.data" --show-throttle-events 2>/dev/null;
 grep -q ', 0 throttle events;' "$T/c.err" && grep -q ', 0 throttle events;' "$T/p.err" && [ "$t" = 0 ]
 ok_rc $? "no THROTTLE record in either file (perf script --show-throttle-events: $t)"
 
-# -- a budget the events cannot meet even at the least duty cycle (0.2 %
-# of the time): the minimum rate, one line ----------------------------
+# -- a budget the events cannot meet at all: open, disabled, each page
+# fault still takes the kernel's software-event path (about 40 ns of a
+# ~2 us fault here); the least duty cycle (0.2 % of the time) and the
+# minimum rate, one line ----------------------------------------------
 "$tool" record -q -e page-faults -d --budget 0.001% -o "$T/f.data" -- \
 	"$faults" 300000 >/dev/null 2>"$T/f.err"
 ok_rc $? "record -q -e page-faults -d --budget 0.001% exits 0"
 sed 's/^/# /' "$T/f.err"
 [ "$(wc -l <"$T/f.err")" = 1 ] &&
-	grep -q '^pebs-shim record: budget 0.001 % cannot be met with page-faults: at the least they cost [0-9.]* % of the sampled CPU time here (.*), [0-9.]* % at the least duty cycle (enabled 0.2 % of the time); they were sampled at that minimum rate and duty$' "$T/f.err" &&
+	grep -q '^pebs-shim record: budget 0.001 % cannot be met: page-faults cost [0-9.]* % of the sampled CPU time here even while disabled (open, each event still takes the kernel.s software-event path), [0-9.]* % at the least duty cycle (enabled 0.2 % of the time); they were sampled at the minimum rate and that duty$' "$T/f.err" &&
 	! grep -q 'cannot be met\|duty' "$T/c.err"
 ok_rc $? "one line says so, even with -q (and none for cpu-clock within 2 %)"
 # 100 samples/s of the events' running time, and the first interval's
@@ -76,26 +82,108 @@ d=$(perf script -i "$T/f.data" -F time 2>/dev/null | tr -d ' :' | sed -n '1p;$p'
 awk -v n="$n" -v d="$d" 'BEGIN { exit !(n > 0 && n <= 200 * d + 2000) }'
 ok_rc $? "... and it sampled at about the minimum rate ($n samples in $d s)"
 
-# -- a budget counting alone exceeds (0.5 %, page faults cost ~5 %): met
-# by a duty cycle, the events enabled in windows ---------------------------
-"$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data" -- \
+# -- a budget counting alone exceeds (0.5 %, page faults cost ~5 %) but
+# not the off windows: met by a duty cycle, the events enabled in windows.
+# Here the off windows alone cost more than 0.5 % (above), so the cycle is
+# tested with their cost made 0 in a cache of its own, as on a machine
+# where a disabled event is free: its second line is the off cost (the
+# first the page-fault loop's, the third a context switch's) ------------
+zc=$T/xdg0
+XDG_CACHE_HOME=$zc "$tool" record -q -e page-faults -d --budget 0.5% \
+	-o "$T/z.data" -- true 2>/dev/null
+[ "$(wc -l <"$zc/pebs-shim/budget-costs")" = 4 ] &&
+	sed -i '3s/^\([0-9a-f]*\) \([0-9]*\) [^ ]* /\1 \2 0 /' "$zc/pebs-shim/budget-costs"
+XDG_CACHE_HOME=$zc "$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data" -- \
 	"$faults" 1000000 >/dev/null 2>"$T/d.err"
-ok_rc $? "record -e page-faults -d --budget 0.5% exits 0"
+ok_rc $? "record -e page-faults -d --budget 0.5% exits 0 (the off cost 0: $(grep -o '([0-9.]* while disabled)' "$T/d.err"))"
 sed 's/^/# /' "$T/d.err"
 duty=$(sed -n 's/^pebs-shim record: budget: duty cycle: the events enabled \([0-9.]*\) % of the time, in \([0-9]*\) windows at random places of their cycles ([0-9.e-]* % asked last)$/\1 \2/p' "$T/d.err")
 est=$(sed -n 's/^pebs-shim record: budget 0.5 % of the sampled CPU time: estimated overhead \([0-9.]*\) %.*/\1/p' "$T/d.err")
 set -- $duty
 awk -v d="$1" -v w="$2" -v e="$est" 'BEGIN { exit !(d > 0 && d < 100 && w >= 3 && e != "" && e <= 0.5) }' &&
-	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here, so they were enabled [0-9.]* % of the time' "$T/d.err" &&
+	grep -q '(0.000 while disabled)$' "$T/d.err" &&
+	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here (0.00 % even while disabled), so they were enabled [0-9.]* % of the time.*; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records' "$T/d.err" &&
 	! grep -q 'cannot be met' "$T/d.err"
 ok_rc $? "the summary says the duty ($1 % enabled, $2 windows) and the estimate within the budget ($est %)"
 # the samples' periods sum the events seen: those of the windows only
 seen=$(perf script -i "$T/d.data" -F period 2>/dev/null | awk '{ s += $1 } END { print s + 0 }')
 awk -v s="$seen" -v d="$1" 'BEGIN { f = s / 1000000; exit !(f > 0 && f < 0.8 && f < 2 * d / 100 + 0.05) }'
 ok_rc $? "the samples saw $seen of the 1000000 faults: the windows' share (enabled $1 %), none of the off windows'"
-perf report -i "$T/d.data" --header-only 2>/dev/null | grep -q "^# perf version : pebs-shim .*budget=0.5% duty=$1%" &&
-	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# duty cycle : events enabled $1% of the time"
+# the header's share has 3 digits (%.3g), the summary's one decimal
+hd=$(perf report -i "$T/d.data" --header-only 2>/dev/null |
+	sed -n 's/^# perf version : pebs-shim .*budget=0.5% duty=\([0-9.]*\)%.*/\1/p')
+awk -v h="$hd" -v d="$1" 'BEGIN { exit !(h != "" && h - d < 0.051 && d - h < 0.051) }' &&
+	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# duty cycle : events enabled $hd% of the time"
 ok_rc $? "the header and report say the duty: $("$tool" report -i "$T/d.data" 2>&1 | grep '^# duty')"
+
+# the tracking event (a dummy, never disabled) writes the side-band of the
+# off windows: six programs (copies of true) run one every 0.15 s beside
+# the faults (a child the command does not reap: its faults count, its
+# CPU time does not, so the estimate is not checked here), mostly in off
+# windows; every exec and the mapping of its file are in the file
+mkdir -p "$T/bin"
+for i in 1 2 3 4 5 6; do cp "$(type -P true)" "$T/bin/t$i"; done
+XDG_CACHE_HOME=$zc "$tool" record -e page-faults -d --budget 0.5% -o "$T/s.data" -- sh -c \
+	"(for i in 1 2 3 4 5 6; do sleep 0.15; '$T'/bin/t\$i; done) & exec '$faults' 700000" \
+	>/dev/null 2>"$T/s.err"
+perf script -i "$T/s.data" --show-mmap-events --show-task-events >"$T/s.side" 2>"$T/s.serr"
+execs=$(grep -c 'PERF_RECORD_COMM exec: t[1-6]:' "$T/s.side")
+maps=$(grep 'PERF_RECORD_MMAP2 .* r-xp .*/bin/t[1-6]$' "$T/s.side" | sed 's/.*bin.//' | sort -u | wc -l)
+win=$(sed -n 's/^pebs-shim record: budget: duty cycle: the events enabled \([0-9.]*\) % of the time, in \([0-9]*\) windows.*/\1 \2/p' "$T/s.err")
+[ "$execs" = 6 ] && [ "$maps" = 6 ] && ! grep -qi warning "$T/s.serr" &&
+	awk -v w="$win" 'BEGIN { split(w, a, " "); exit !(a[1] > 0 && a[1] < 60 && a[2] >= 3) }'
+rc=$?
+set -- $win
+ok_rc $rc "no exec or mapping of the off windows is missing: $execs of 6 execs, $maps of 6 mappings (perf script; enabled $1 % of the time, $2 windows)"
+perf evlist -v -i "$T/d.data" >"$T/d.evl" 2>"$T/d.eerr"
+grep -q '^dummy:HG: type: 1, .*config: 0x9, .*mmap: 1, comm: 1, .*task: 1, .*mmap2: 1, comm_exec: 1' "$T/d.evl" &&
+	grep '^page-faults:' "$T/d.evl" | grep -qv 'mmap\|comm\|task:' &&
+	[ "$(wc -l <"$T/d.evl")" = 2 ] && ! grep -qi warning "$T/d.eerr"
+ok_rc $? "the file has the tracking event with the side-band bits, page-faults none (perf evlist -v)"
+n=$(summary_count "$T/d.err")
+"$tool" report -i "$T/d.data" >"$T/d.rep" 2>&1
+perf report -i "$T/d.data" --stdio >"$T/d.prep" 2>"$T/d.prerr"
+grep -q '^# event 1   : dummy:HG (type 1, config 0x9, period 1): 0 samples$' "$T/d.rep" &&
+	grep -q "^# samples   : $n (" "$T/d.rep" &&
+	grep -q "^# Samples: .* of event 'page-faults'" "$T/d.prep" &&
+	! grep -q "of event 'dummy" "$T/d.prep" && ! grep -qi warning "$T/d.prerr"
+ok_rc $? "report lists the dummy with 0 samples and counts $n samples, perf report shows page-faults only, as for perf record -D's dummy"
+# without --budget: no tracking event, the side-band on the event itself
+"$tool" record -q -e page-faults -c 1000 -o "$T/n.data" -- true 2>/dev/null
+perf evlist -v -i "$T/n.data" >"$T/n.evl" 2>/dev/null
+[ "$(wc -l <"$T/n.evl")" = 1 ] && grep -q '^page-faults: .*mmap: 1, comm: 1' "$T/n.evl"
+ok_rc $? "without --budget no tracking event: $(cut -c1-60 "$T/n.evl")"
+
+# -- the costs' cache: measured once per machine and boot, then reused ------
+cache=$T/xdg2/pebs-shim/budget-costs
+krec() {	# krec OUT [OPTS]: a budgeted run of true into $T/k.data
+	local out=$1
+	shift
+	"$tool" record -e page-faults -d --budget 2% "$@" -o "$T/k.data" -- true \
+		>/dev/null 2>"$out"
+}
+costs() { sed -n 's/.*budget: page-faults period .*), \(.*\)$/\1/p' "$1"; }
+XDG_CACHE_HOME=$T/xdg2 krec "$T/k1.err"
+XDG_CACHE_HOME=$T/xdg2 krec "$T/k2.err"
+grep -q "^pebs-shim record: budget: costs measured now in [0-9]* ms, kept for this machine and boot in $cache\$" "$T/k1.err" &&
+	grep -q "^pebs-shim record: budget: costs cached, measured on 20[0-9-]* [0-9:]* UTC ($cache; --recalibrate measures them again)\$" "$T/k2.err" &&
+	[ -n "$(costs "$T/k1.err")" ] && [ "$(costs "$T/k1.err")" = "$(costs "$T/k2.err")" ]
+ok_rc $? "a second run takes the costs from the cache: $(grep -h 'costs' "$T/k1.err" "$T/k2.err" | cut -c1-90 | tr '\n' ' ')"
+[ "$(stat -c %a "$cache")" = 600 ] && [ "$(stat -c %a "$T/xdg2/pebs-shim")" = 700 ] &&
+	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 3 ] && [ -z "$(ls "$T/xdg2/pebs-shim" | grep -v '^budget-costs$')" ]
+ok_rc $? "the cache file is 0600 in a 0700 directory, three lines (the page-fault loop's costs, the off cost, a context switch's), no temporary file left"
+XDG_CACHE_HOME=$T/xdg2 krec "$T/k3.err" --recalibrate
+grep -q "^pebs-shim record: budget: costs measured now in [0-9]* ms, kept" "$T/k3.err" &&
+	[ "$(grep -c '^[0-9a-f]\{16\} ' "$cache")" = 3 ]
+ok_rc $? "--recalibrate measures again and replaces the lines: $(grep -c '^[0-9a-f]' "$cache") lines"
+(unset XDG_CACHE_HOME; HOME=$T/home krec "$T/k4.err")
+(unset XDG_CACHE_HOME HOME; krec "$T/k5.err")
+[ -s "$T/home/.cache/pebs-shim/budget-costs" ] &&
+	grep -q '^pebs-shim record: budget: costs measured now in [0-9]* ms, not kept: neither XDG_CACHE_HOME nor HOME is set$' "$T/k5.err"
+ok_rc $? "without XDG_CACHE_HOME: ~/.cache/pebs-shim; without HOME either: measured, not kept"
+"$tool" record -e cpu-clock --recalibrate -o "$T/bad.data" -- true >/dev/null 2>"$T/bad.err"
+[ $? = 123 ] && grep -q '^pebs-shim record: --recalibrate without --budget' "$T/bad.err"
+ok_rc $? "--recalibrate without --budget is a usage error: $(cat "$T/bad.err")"
 
 # -- the header ----------------------------------------------------------
 perf report -i "$T/p.data" --header-only >"$T/p.hdr" 2>"$T/p.perr"

@@ -4,17 +4,21 @@
  * observer's raw file (pebs_obs_raw__parse_header/__parse_record over
  * the whole input), and the text parsers of the commands' options: CPU
  * lists, filters (--comm/--pid/--tid/--cpu/--time), report sort keys
- * and event lists (perf's syntax, groups, modifiers).
+ * and event lists (perf's syntax, groups, modifiers); and record
+ * --budget's cache of costs (its file's text: found and rewritten).
  *
  * Input: one selector byte, then the bytes (for the text parsers, cut at
  * the first NUL and copied into a buffer of exactly their length + 1 so
- * that ASan catches a read past the end).
+ * that ASan catches a read past the end). Selector % 4: 0 the raw file,
+ * 1 CPU lists and filters, 2 sort keys, 3 event lists, or with bit 0x80
+ * the cache's text.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pebsshim.h"
+#include "record/record-int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -30,6 +34,20 @@ static void fuzz_obs_raw(const uint8_t *data, size_t size)
 		if (pebs_obs_raw__parse_record(&info, data + off, size - off,
 					       &rec))
 			break;
+}
+
+/* the cache's text: each key it may hold looked up, then rewritten */
+static void fuzz_calcache(const char *s)
+{
+	static char out[REC_CAL_FILE_MAX];
+	struct rec_cal_entry e = { .when = 1, .v = { 2, 3 } }, got;
+	size_t len;
+
+	for (const char *p = s; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : "")
+		rec_cal_find(s, strtoull(p, NULL, 16), &got);
+	len = rec_cal_compose(s, 7, &e, out);
+	if (len >= sizeof(out) || rec_cal_find(out, 7, &got))
+		abort();
 }
 
 static void fuzz_filter(const char *s, unsigned int which)
@@ -84,7 +102,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pebs_report__parse_keys(s, keys, PEBS_REPORT_MAX_KEYS);
 		break;
 	default:
-		pebs_event__parse_list(s, evs, 16, &nr);
+		if (data[0] & 0x80)
+			fuzz_calcache(s);
+		else
+			pebs_event__parse_list(s, evs, 16, &nr);
 		break;
 	}
 	free(s);

@@ -69,7 +69,7 @@ for name, data in seeds.items():
     open(os.path.join(tmp, 'seed-fuzz-sample', name), 'wb').write(data)
 
 # fuzz-parse: selector byte (0 raw file, 1 CPU list/filters, 2 sort keys,
-# 3 event lists), then the input
+# 3 event lists, 0x83 the budget's cache), then the input
 def parse_seed(name, sel, body):
     open(os.path.join(tmp, 'seed-fuzz-parse', name), 'wb').write(bytes([sel]) + body)
 h = b'PEBSOBS\0' + struct.pack('<IIIIIiQQIIQ', 1, 128, 40, 1, 2, 1, 2400000000, 0, 950000, 1050000, 0)
@@ -81,6 +81,10 @@ parse_seed('keys', 2, b'comm,dso,sym,symbol_daddr,dcacheline,mem,snoop,tlb')
 for i, t in enumerate([b'cpu-clock', b'{cpu-clock,task-clock}:u', b'page-faults:period=1,r01d1:pp',
                        b'cpu/event=0xd0,umask=0x81,ldlat=30/pp', b'sched:sched_switch', b'perf::cycles:u=1:k=0']):
     parse_seed('event%d' % i, 3, t)
+# record --budget's cache of costs (selector 3 with 0x80)
+parse_seed('calcache', 0x83, b'# pebs-shim budget calibration 1: KEY TIME V0 V1\n'
+           b'b50360ceb217d794 1795770599 91.6556777 651.551471\n'
+           b'34bcb077ebd2ddda 1795771202 40.4857595 0\n0000000000000007 5 -1 0\n')
 
 # a small perf.data: 2 attrs (ids 10, 11 | 20), samples, a HEADER_ATTR, HOSTNAME
 def perfdata(attr_size):

@@ -6,9 +6,13 @@
  * a spin loop (-ENODATA), bad periods (-EINVAL); and
  * pebs_budget__calibrate_faults with page-faults (a cost per event
  * at least 0 and per sample above 0, both below 1 ms), an event that
- * does not count in a page-fault loop (-ENODATA), bad arguments.
+ * does not count in a page-fault loop (-ENODATA), bad arguments; and
+ * pebs_budget__calibrate_off (page-faults open but disabled: at least
+ * 0, below 1 ms), bad arguments; pebs_budget__calibrate_switch (a dummy,
+ * per context switch; the affinity restored), bad arguments.
  */
 #include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -146,6 +150,68 @@ static void bad_fault_args(void **state)
 						       NULL), -EINVAL);
 }
 
+/*
+ * pebs_budget__calibrate_off: page-faults open but disabled, against
+ * bare faults (at least 0, below 1 ms: a sanity check); bad arguments
+ */
+static void off_cost(void **state)
+{
+	struct pebs_event ev;
+	double off_ns = -1;
+	int err;
+
+	(void)state;
+	sw_event(&ev, "page-faults");
+	err = pebs_budget__calibrate_off(&ev, 0, 1, 21, &off_ns);
+	if (err == -ENOSYS || err == -EACCES || err == -EPERM ||
+	    err == -ENOENT || err == -EOPNOTSUPP) {
+		print_message("# skip: %s\n", pebs_errmsg());
+		skip();
+	}
+	assert_int_equal(err, 0);
+	print_message("# page-faults: %.0f ns per fault while disabled\n",
+		      off_ns);
+	assert_true(off_ns >= 0 && off_ns < 1e6);
+	assert_int_equal(pebs_budget__calibrate_off(NULL, 0, 1, 1, &off_ns),
+			 -EINVAL);
+	assert_int_equal(pebs_budget__calibrate_off(&ev, 0, 1, 1, NULL),
+			 -EINVAL);
+	assert_int_equal(pebs_budget__calibrate_off(&ev, 0, 1, 1025, &off_ns),
+			 -EINVAL);
+}
+
+/*
+ * pebs_budget__calibrate_switch: a dummy enabled on this thread against
+ * none, per pipe round trip (at least 0, below 1 ms); the thread's
+ * affinity as it was; bad arguments
+ */
+static void switch_cost(void **state)
+{
+	struct pebs_event ev;
+	cpu_set_t before, after;
+	double ns = -1;
+	int err;
+
+	(void)state;
+	sw_event(&ev, "dummy");
+	assert_int_equal(sched_getaffinity(0, sizeof(before), &before), 0);
+	err = pebs_budget__calibrate_switch(&ev, 11, &ns);
+	if (err == -ENOSYS || err == -EACCES || err == -EPERM ||
+	    err == -ENOENT || err == -EOPNOTSUPP) {
+		print_message("# skip: %s\n", pebs_errmsg());
+		skip();
+	}
+	assert_int_equal(err, 0);
+	print_message("# dummy: %.0f ns per context switch\n", ns);
+	assert_true(ns >= 0 && ns < 1e6);
+	assert_int_equal(sched_getaffinity(0, sizeof(after), &after), 0);
+	assert_true(CPU_EQUAL(&before, &after));
+	assert_int_equal(pebs_budget__calibrate_switch(NULL, 1, &ns), -EINVAL);
+	assert_int_equal(pebs_budget__calibrate_switch(&ev, 1, NULL), -EINVAL);
+	assert_int_equal(pebs_budget__calibrate_switch(&ev, 1025, &ns),
+			 -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +221,8 @@ int main(void)
 		cmocka_unit_test(page_faults),
 		cmocka_unit_test(not_in_a_fault_loop),
 		cmocka_unit_test(bad_fault_args),
+		cmocka_unit_test(off_cost),
+		cmocka_unit_test(switch_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * test-chanset - channel sets on this host with page-fault sampling:
  * exits of short-lived children, set difference, -ESRCH, samples of
  * inherited children, lost records, wrapped records, many samples per
- * drain, one ring per CPU shared by events and tasks.
+ * drain, one ring per CPU shared by events and tasks, a dummy tracking
+ * event's side-band while the sampled event is disabled.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -118,7 +119,8 @@ struct tally {
 	uint64_t lost;
 	unsigned int lost_calls;
 	unsigned int records;
-	unsigned int sideband[2];	/* by event: page-faults, cpu-clock */
+	unsigned int sideband[2];	/* by event: page-faults, cpu-clock
+					   (or the dummy) */
 };
 
 static int kid_index(const struct tally *t, int pid)
@@ -185,7 +187,9 @@ static int on_record(void *ctx, struct pebs_channel *ch,
 	case PERF_RECORD_EXIT:
 	case PERF_RECORD_SWITCH:
 		t->sideband[pebs_channel__event(ch)->attr.config ==
-			    PERF_COUNT_SW_CPU_CLOCK]++;
+			    PERF_COUNT_SW_CPU_CLOCK ||
+			    pebs_channel__event(ch)->attr.config ==
+			    PERF_COUNT_SW_DUMMY]++;
 		break;
 	}
 	return 0;
@@ -371,6 +375,59 @@ static void test_sideband_once(void **state)
 		      t.sideband[0], t.sideband[1]);
 	assert_true(t.sideband[0] > 0);	/* FORK, EXIT, MMAP of the kid */
 	assert_int_equal(t.sideband[1], 0);
+	reap(t.pids, 1);
+	close(go[0]);
+	close(go[1]);
+	pebs_chanset__delete(set);
+}
+
+/*
+ * pebs_chanset__set_tracking: the side-band records of a software dummy
+ * (perf's tracking event), kept while page-faults is disabled
+ */
+static void test_tracking_event(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = 1, .sample_type = ST_PF,
+		  .inherit = true, .task_records = true);
+	struct pebs_chanset *set;
+	struct pebs_event evs[2];
+	struct tally t = { 0 };
+	int go[2];
+
+	(void)state;
+	page_faults(&evs[0]);
+	page_faults(&evs[1]);
+	evs[1].attr.config = PERF_COUNT_SW_DUMMY;
+	strcpy(evs[1].name, "dummy");
+	assert_int_equal(pipe(go), 0);
+	t.pids[0] = kid(go[0], true);
+	assert_int_equal(pebs_chanset__new(evs, 2, PEBS_TARGET_TASK, &o,
+					   &set), 0);
+	assert_int_equal(pebs_chanset__set_tracking(set, 2), -EINVAL);
+	assert_int_equal(pebs_chanset__set_tracking(set, 1), 0);
+	add_or_skip(set, t.pids[0]);
+	/* chosen before the targets only */
+	assert_int_equal(pebs_chanset__set_tracking(set, 0), -EBUSY);
+	for (unsigned int i = 0; i < pebs_chanset__nr_channels(set); i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(set, i);
+		const struct perf_event_attr *a = pebs_channel__attr(ch);
+		bool dummy = a->config == PERF_COUNT_SW_DUMMY;
+
+		assert_int_equal(a->comm, dummy);
+		assert_int_equal(a->mmap2, dummy);
+		assert_int_equal(a->task, dummy);
+		/* the sampled event off, as a duty cycle's off window */
+		if (!dummy)
+			assert_int_equal(pebs_channel__disable(ch), 0);
+	}
+	assert_int_equal(write(go[1], "g", 1), 1);
+	wait_exits(set, &t, 1);
+	print_message("# side-band records: %u from the dummy, %u from page-faults; %u samples\n",
+		      t.sideband[1], t.sideband[0], t.samples[0] + t.others);
+	/* FORK, EXIT, MMAP of the kid and its grandchild; no sample */
+	assert_true(t.sideband[1] >= 4);
+	assert_int_equal(t.sideband[0], 0);
+	assert_int_equal(t.samples[0] + t.others, 0);
 	reap(t.pids, 1);
 	close(go[0]);
 	close(go[1]);
@@ -918,6 +975,7 @@ int main(void)
 		cmocka_unit_test(test_shared_cpu_rings),
 		cmocka_unit_test(test_shared_task_rings),
 		cmocka_unit_test(test_no_identifier_no_sharing),
+		cmocka_unit_test(test_tracking_event),
 	};
 
 	ps = (size_t)sysconf(_SC_PAGESIZE);

@@ -63,12 +63,12 @@ _Static_assert(sizeof(struct pebs_ids) == 16, "pebs_ids");
 _Static_assert(sizeof(struct pebs_workload) == 24, "pebs_workload");
 _Static_assert(sizeof(struct pebs_observer_run_opts) == 80,
 	       "pebs_observer_run_opts");
-_Static_assert(sizeof(struct pebs_recorder_opts) == 160 &&
+_Static_assert(sizeof(struct pebs_recorder_opts) == 176 &&
 	       offsetof(struct pebs_recorder_opts, sz) == 0,
 	       "pebs_recorder_opts");
 _Static_assert(sizeof(struct pebs_recorder_stats) == 72,
 	       "pebs_recorder_stats");
-_Static_assert(sizeof(struct pebs_budget_interval) == 56,
+_Static_assert(sizeof(struct pebs_budget_interval) == 64,
 	       "pebs_budget_interval");
 
 /* the library's perf_event_attr ends here inside the event's area */

@@ -7,7 +7,9 @@
  * bad options; an event whose every occurrence costs (a page fault
  * counted in software): its cost comes off the budget, and when it
  * alone exceeds the budget the channel keeps the minimum rate and the
- * floor says so; the duty cycle that then meets the budget.
+ * floor says so; the duty cycle that then meets the budget, the off
+ * windows' own cost (an open, disabled event still costs per event) and
+ * the context switches' (on and off alike).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -616,6 +618,117 @@ static void duty_needs_disabled_time(void **state)
 	pebs_budget__delete(b);
 }
 
+/*
+ * The off windows cost too: an open, disabled page-faults event still
+ * takes the kernel's software-event path in every fault (here 40 ns of
+ * the 80 ns counting costs). Counting 5 %, 2.5 % even while disabled:
+ * a 3 % budget is met with d = (0.9 x 3 % - 2.5 %) / (floor - 2.5 %),
+ * and the estimate over the whole time (the off windows' faults at 40
+ * ns) is 0.9 x the budget; a 2 % budget cannot be met at all: d = 0
+ * (the recorder's least duty) and the off floor says why.
+ */
+static void off_windows_cost(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = 0.03, .nr_channels = 1);
+	struct sim s = {0};
+	double hi = FAULT_DENSITY * 1e9 / 100, floor, off = FAULT_DENSITY * 40;
+	int i;
+
+	(void)state;
+	sim_faults(&s, &o, 80);
+	assert_int_equal(pebs_budget__set_off_cost(s.b, 0, 40), 0);
+	assert_int_equal(pebs_budget__set_off_cost(s.b, 0, -1), -EINVAL);
+	assert_int_equal(pebs_budget__set_off_cost(s.b, 1, 40), -EINVAL);
+	s.duty = true;
+	for (i = 0; i < 12; i++)
+		sim_step(&s);
+	floor = FAULT_DENSITY * (80 + (COST + REC) / hi);
+	assert_true(fabs(pebs_budget__floor(s.b) - floor) < 1e-4);
+	assert_true(fabs(pebs_budget__off_floor(s.b) - off) < 1e-6);
+	assert_true(fabs(s.on - (0.9 * 0.03 - off) / (floor - off)) < 1e-3);
+	/* without the off cost d would be 0.9 x 3 % / floor ~ 0.54 */
+	assert_true(s.on > 0.05 && s.on < 0.1);
+	assert_true(fabs(pebs_budget__overhead(s.b) - 0.027) < 2e-4);
+	pebs_budget__delete(s.b);
+
+	/* 2 %: under what the events cost even disabled */
+	o.budget = 0.02;
+	sim_faults(&s, &o, 80);
+	assert_int_equal(pebs_budget__set_off_cost(s.b, 0, 40), 0);
+	s.duty = true;
+	s.on = 1;
+	for (i = 0; i < 3; i++)
+		sim_step(&s);
+	assert_true(pebs_budget__duty(s.b) == 0);
+	assert_true(fabs(pebs_budget__off_floor(s.b) - off) < 1e-6);
+	assert_true(pebs_budget__off_floor(s.b) > 0.02);
+	/* an interval 1 % enabled: its estimate is nearly the off floor */
+	{
+		uint64_t next[1], events[1], samples[1];
+		PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS,
+			  .sampled_cpu_ns = IV_NS, .samples = samples,
+			  .events = events, .disabled_ns = IV_NS / 100 * 99);
+
+		events[0] = (uint64_t)(FAULT_DENSITY * IV_NS / 100);
+		samples[0] = 1;
+		assert_true(pebs_budget__update(s.b, &iv, next) >= 0);
+		assert_true(pebs_budget__overhead(s.b) > off * 0.99);
+		assert_true(pebs_budget__overhead(s.b) < off + 0.001);
+	}
+	assert_true(pebs_budget__off_floor(NULL) == 0);
+	pebs_budget__delete(s.b);
+}
+
+/*
+ * Context switches cost whether the events are on or off (the tracking
+ * event stays enabled): 10000 switches a second of CPU at 1 us is 1 %,
+ * added to the estimate, the floor and the off floor, and taken off
+ * what the periods may spend. The 3 % budget of off_windows_cost then
+ * leaves 2.7 - 1 - 2.5 < 0: no duty meets it (d = 0).
+ */
+static void switches_cost(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS,
+		  .sampled_cpu_ns = IV_NS, .switches = 1000);
+	uint64_t samples[1] = { 0 }, events[1], next[1];
+	struct pebs_budget *b;
+	double est;
+
+	(void)state;
+	assert_int_equal(pebs_budget__new(&o, &b), 0);
+	assert_int_equal(pebs_budget__set_switch_cost(b, -1), -EINVAL);
+	assert_int_equal(pebs_budget__set_switch_cost(NULL, 1), -EINVAL);
+	/* cpu-clock, 1 sample per 100 us: 60 ms of 100 ms... at 10 ms */
+	assert_int_equal(pebs_budget__set_channel(b, 0, 10000000, COST), 0);
+	samples[0] = 10;
+	iv.samples = samples;
+	assert_true(pebs_budget__update(b, &iv, next) >= 0);
+	est = pebs_budget__overhead(b);
+	assert_int_equal(pebs_budget__set_switch_cost(b, 1000), 0);
+	assert_true(pebs_budget__update(b, &iv, next) >= 0);
+	/* + 1000 switches x 1 us of 100 ms */
+	assert_true(fabs(pebs_budget__overhead(b) - est - 0.01) < 1e-4);
+	assert_true(pebs_budget__floor(b) >= 0.01);
+	pebs_budget__delete(b);
+
+	/* page faults: 5 % counting, 2.5 % disabled, 1 % switching */
+	o.budget = 0.03;
+	assert_int_equal(pebs_budget__new(&o, &b), 0);
+	assert_int_equal(pebs_budget__set_channel(b, 0, 1000, COST), 0);
+	assert_int_equal(pebs_budget__set_event_cost(b, 0, 80), 0);
+	assert_int_equal(pebs_budget__set_off_cost(b, 0, 40), 0);
+	assert_int_equal(pebs_budget__set_switch_cost(b, 1000), 0);
+	events[0] = (uint64_t)(FAULT_DENSITY * IV_NS);
+	samples[0] = events[0] / 1000;
+	iv.events = events;
+	assert_true(pebs_budget__update(b, &iv, next) >= 0);
+	assert_true(fabs(pebs_budget__off_floor(b) -
+			 (FAULT_DENSITY * 40 + 0.01)) < 1e-6);
+	assert_true(pebs_budget__duty(b) == 0);
+	pebs_budget__delete(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +748,8 @@ int main(void)
 		cmocka_unit_test(event_cost_over_budget),
 		cmocka_unit_test(duty_cycle),
 		cmocka_unit_test(duty_needs_disabled_time),
+		cmocka_unit_test(off_windows_cost),
+		cmocka_unit_test(switches_cost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

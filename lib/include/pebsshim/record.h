@@ -114,6 +114,13 @@ struct pebs_recorder_opts {
 	 * "Overhead budgets" below
 	 */
 	double budget;
+	/*
+	 * --budget's costs measured at the start are kept in this file
+	 * (NULL: measured every time), per machine and event; with
+	 * @recalibrate measured again (and kept) even when it has them
+	 */
+	const char *cal_cache;
+	bool recalibrate;
 };
 
 /* the figures of the status line and the end summary */
@@ -280,6 +287,40 @@ PEBS_API double pebs_recorder__event_cost(const struct pebs_recorder *r,
 #define PEBS_RECORDER_MIN_DUTY	0.002
 PEBS_API double pebs_recorder__duty(const struct pebs_recorder *r,
 				    uint64_t *windows);
+
+/*
+ * pebs_recorder__calibration - where the budget's costs came from:
+ * NONE without a budget; CACHED, all from opts.cal_cache (*@when: the
+ * oldest one's measurement, unix seconds); MEASURED now (*@ns: how long
+ * measuring took, wall ns) and kept in the cache; UNCACHED, measured and
+ * not kept (*@why: the reason: no cache given, no boot id to tell the
+ * machine apart, or the file's error). @when, @ns, @why may be NULL.
+ */
+enum pebs_recorder_cal {
+	PEBS_RECORDER_CAL_NONE,
+	PEBS_RECORDER_CAL_CACHED,
+	PEBS_RECORDER_CAL_MEASURED,
+	PEBS_RECORDER_CAL_UNCACHED,
+};
+PEBS_API enum pebs_recorder_cal
+pebs_recorder__calibration(const struct pebs_recorder *r, int64_t *when,
+			   uint64_t *ns, const char **why);
+
+/*
+ * pebs_recorder__off_cost - what each event of @i costs while it is
+ * disabled (pebs_budget__calibrate_off: page-faults' when
+ * pebs_recorder__event_cost's proxy is), in ns; 0 for the clocks,
+ * hardware events and without a budget
+ */
+PEBS_API double pebs_recorder__off_cost(const struct pebs_recorder *r,
+					unsigned int i);
+
+/*
+ * pebs_recorder__switch_cost - what a context switch of a sampled task
+ * costs with the tracking event enabled (pebs_budget__calibrate_switch
+ * with the dummy), in ns; 0 without a budget
+ */
+PEBS_API double pebs_recorder__switch_cost(const struct pebs_recorder *r);
 
 /*
  * pebs_recorder__delete - free; a recorder not closed discards its

@@ -388,8 +388,9 @@ struct pebs_chanset_cbs {
  * each target added, with @opts (NULL: defaults). The events and opts
  * are copied and checked (pebs_channel_attr). Side-band records
  * (opts.task_records, opts.context_switch) are asked of the first event
- * only, as perf asks them of its tracking event, so that each arrives
- * once. Returns 0, -EINVAL, -ENOMEM, or -errno from epoll_create1.
+ * only (or of the one pebs_chanset__set_tracking names), as perf asks
+ * them of its tracking event, so that each arrives once. Returns 0,
+ * -EINVAL, -ENOMEM, or -errno from epoll_create1.
  */
 PEBS_API int pebs_chanset__new(const struct pebs_event *evs,
 			       unsigned int nr_evs,
@@ -479,6 +480,19 @@ pebs_chanset__event(const struct pebs_chanset *set, unsigned int i);
 
 /* pebs_chanset__delete - close every channel and free; NULL is ok. */
 PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
+
+/*
+ * pebs_chanset__set_tracking - ask the side-band records
+ * (opts.task_records, opts.context_switch) of event @ev instead of the
+ * first, as perf record moves them to its tracking event: a software
+ * dummy (PERF_COUNT_SW_DUMMY) that never samples, left enabled while
+ * the others are disabled (perf record -D; record --budget's duty
+ * cycle), keeps MMAP, COMM, FORK/EXIT and SWITCH records coming. Before
+ * the first target is added. Returns 0, -EINVAL (no such event) or
+ * -EBUSY (targets already added).
+ */
+PEBS_API int pebs_chanset__set_tracking(struct pebs_chanset *set,
+					unsigned int ev);
 
 /* ------------------------------------------------------------------ */
 /* Sampling budgets (lib/sampling/budget.c, budget-calibrate.c)       */
@@ -574,6 +588,9 @@ struct pebs_budget_interval {
 	uint64_t disabled_ns;	/* wall time of the interval the events
 				   were disabled (the duty cycle's off
 				   windows, pebs_budget__duty); 0: none */
+	uint64_t switches;	/* context switches of the sampled tasks
+				   in it (pebs_budget__set_switch_cost);
+				   0: none or unknown */
 };
 
 /* what the controller did with one channel */
@@ -660,9 +677,10 @@ PEBS_API double pebs_budget__floor(const struct pebs_budget *b);
 
 /*
  * pebs_budget__duty - the share of the time the events should be
- * enabled (the duty cycle, see "Sampling budgets"): budget / floor when
- * the floor exceeds the budget, else 1 (also before any interval, and
- * for NULL)
+ * enabled (the duty cycle, see "Sampling budgets"): (0.9 x budget -
+ * off) / (floor - off) when the floor exceeds the budget (off:
+ * pebs_budget__off_floor; 0 when that alone reaches 0.9 x budget), else
+ * 1 (also before any interval, and for NULL)
  */
 PEBS_API double pebs_budget__duty(const struct pebs_budget *b);
 
@@ -711,6 +729,70 @@ PEBS_API int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 					   unsigned int run_ms,
 					   unsigned int rounds,
 					   double *event_ns, double *sample_ns);
+
+/*
+ * pebs_budget__calibrate_off - what an event counted per occurrence
+ * costs per page fault while open but disabled: the kernel's static key
+ * of its software event stays on from its creation to its free
+ * (PERF_EVENT_IOC_DISABLE does not drop it), so every fault still runs
+ * the software-event path (___perf_sw_event: the recursion context, the
+ * CPU's swevent hash lookup, an empty walk). Bare runs and runs with @ev
+ * open and never enabled (each about @run_ms of the thread's CPU, 0: 1
+ * ms), interleaved, @rounds pairs (0: 61, at most 1024); *off_ns the
+ * median of (disabled - bare) / faults, 0 when the machine's noise hides
+ * it. Returns 0, -EINVAL, or the errors of pebs_channel__open.
+ */
+PEBS_API int pebs_budget__calibrate_off(const struct pebs_event *ev,
+					uint64_t sample_type,
+					unsigned int run_ms, unsigned int rounds,
+					double *off_ns);
+
+/*
+ * pebs_budget__set_off_cost - each event of channel @ch costs @off_ns
+ * while the channel is disabled (pebs_budget__calibrate_off; 0 until
+ * set): the off windows of a duty cycle are not free. The interval's
+ * estimate then adds the disabled time's events at that cost (at the
+ * density of the enabled windows), and the duty aims at
+ *	d = (0.9 x budget - off) / (floor - off)
+ * where off is what the channels cost always disabled. Returns 0,
+ * -EINVAL (no such channel, negative cost).
+ */
+PEBS_API int pebs_budget__set_off_cost(struct pebs_budget *b,
+				       unsigned int ch, double off_ns);
+
+/*
+ * pebs_budget__off_floor - what the channels cost while disabled at the
+ * event rates of the last interval with samples (a fraction of the
+ * sampled CPU time): no duty cycle goes under it; above the budget, the
+ * budget cannot be met at all with these events open
+ */
+PEBS_API double pebs_budget__off_floor(const struct pebs_budget *b);
+
+/*
+ * pebs_budget__calibrate_switch - what @ev, open and enabled on a task,
+ * costs that task per context switch (a switch out and back in: the
+ * perf context's events scheduled out and in): the calling thread and a
+ * thread of its own pinned to its CPU pass a byte through pipes, 200
+ * round trips a run, bare and with @ev open on the calling thread,
+ * interleaved, @rounds pairs (0: 21, at most 1024); *switch_ns the
+ * median of the differences in the calling thread's CPU per round trip,
+ * 0 when noise hides it. The thread's CPU affinity is restored. Returns
+ * 0, -EINVAL, -errno (affinity, pipes, the thread) or the errors of
+ * pebs_channel__open.
+ */
+PEBS_API int pebs_budget__calibrate_switch(const struct pebs_event *ev,
+					   unsigned int rounds,
+					   double *switch_ns);
+
+/*
+ * pebs_budget__set_switch_cost - each context switch of the sampled
+ * tasks (pebs_budget_interval.switches) costs @switch_ns whether the
+ * events are enabled or not (a recording's tracking event stays
+ * enabled): the estimate, the floor and the off floor add it. Returns
+ * 0, -EINVAL (no controller, negative cost).
+ */
+PEBS_API int pebs_budget__set_switch_cost(struct pebs_budget *b,
+					  double switch_ns);
 
 #ifdef __cplusplus
 }
