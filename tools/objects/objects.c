@@ -16,11 +16,14 @@
  *   call calloc meanwhile, served from a static buffer (never freed).
  * - Reentrancy: a thread-local guard; what the hooks call (dlsym,
  *   pthread_getattr_np once per thread) reaches the real allocator
- *   untracked. The hook path itself never allocates and takes no lock:
- *   a record is built on the stack, a slot of the ring reserved by an
- *   atomic add, the record copied in and published by a store.
- * - Threads: per-thread state is thread-local; the set of sampled
- *   addresses is a lock-free open-addressing table.
+ *   untracked. The hook path itself never allocates: a record is built
+ *   on the stack, a slot of the ring reserved by an atomic add, the
+ *   record copied in and published by a store. Its one lock (a spin
+ *   lock, objects-set.c) is taken only under the guard, to add or remove
+ *   a tracked address, so a signal handler's hooks never wait on it.
+ * - Threads: per-thread state is thread-local; the set of tracked
+ *   addresses is a lock-free open-addressing table, its filter's bits
+ *   change under that lock (reset in a fork's child).
  * - fork: the child keeps the ring's mapping (shared memory: it writes
  *   into the same ring) and reseeds its sampler (atfork); exec:
  *   LD_PRELOAD and the fd variable stay in the environment, the fd has
