@@ -307,8 +307,11 @@ int rec_objects_prepare(struct pebs_recorder *r);
 void rec_objects_started(struct pebs_recorder *r);
 /* what the ring holds, as samples */
 int rec_objects_drain(struct pebs_recorder *r);
-/* whether there is a ring to read (every millisecond) */
+/* whether there is a ring to read (every rec_objects_wait_ms) */
 bool rec_objects_on(const struct pebs_recorder *r);
+/* how long to wait before the next read: 1 ms to 16, longer while the
+   reads find the ring nearly empty */
+int rec_objects_wait_ms(const struct pebs_recorder *r);
 /*
  * rec_objects_stop - the last drain: it waits a little for unfinished
  * records, counts those it skips, and tells the producers to stop.

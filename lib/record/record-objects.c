@@ -4,8 +4,9 @@
  * runs with libpebsshim-objects.so preloaded (tools/objects/objects.c),
  * which writes its tracked allocations and releases into a ring in
  * shared memory (lib/record/objects-ring.h: no system call per record);
- * while it waits for the rings, record reads what is there every
- * millisecond (pebs_recorder__poll), and at the end of every round and
+ * while it waits for the rings, record reads what is there every 1 to
+ * WAIT_MAX_MS milliseconds (pebs_recorder__poll: rec_objects_wait_ms,
+ * shorter the fuller the ring was), and at the end of every round and
  * of the recording, and writes each as a sample of one of two extra
  * events of the perf.data file, software dummies named "pebs-shim:alloc"
  * and "pebs-shim:free" (HEADER_EVENT_DESC): perf report and perf script
@@ -61,6 +62,14 @@
 #define END_NS		50000000ull
 /* tail handed back to the producers after this many bytes read */
 #define RELEASE_BYTES	(256u << 10)
+/*
+ * The wait between reads while the rings are quiet: doubled while a read
+ * finds under 1/64 of the ring, halved when it finds over 1/8, so that
+ * a producer seldom waits on a full ring, and a recorder that woke every
+ * millisecond (1000 times a second, each taking a CPU from the command)
+ * wakes less when the command allocates little.
+ */
+#define WAIT_MAX_MS	16
 
 /* the sample ids of the events: far above the kernel's */
 #define ID_ALLOC	PEBS_OBJECTS_ALLOC_ID
@@ -82,6 +91,7 @@ struct rec_objects {
 	uint64_t stuck_at;	/* an unfinished slot at the tail, */
 	uint64_t stuck_since;	/* seen first then (0: none) */
 	uint64_t deadline;	/* of the last drain's waits */
+	unsigned int wait_ms;	/* between reads (rec_objects_wait_ms) */
 	char path[PATH_MAX];
 	uint64_t slot[PSO_SLOT_MAX / 8];	/* one record, copied out */
 };
@@ -145,6 +155,8 @@ int rec_objects_prepare(struct pebs_recorder *r)
 	if (!r->o.objects)
 		return 0;
 	ob = calloc(1, sizeof(*ob));
+	if (ob)
+		ob->wait_ms = 1;
 	if (!ob)
 		return core_err(-ENOMEM, "out of memory");
 	ob->fd = -1;
@@ -271,12 +283,13 @@ static int write_rec(struct pebs_recorder *r, uint32_t len)
 int rec_objects_drain(struct pebs_recorder *r)
 {
 	struct rec_objects *ob = r->objs;
-	uint64_t end, done = 0;
+	uint64_t end, start, done = 0;
 	struct pso_slot s;
 	int err = 0;
 
 	if (!ob || !ob->ring || !ob->started)
 		return 0;
+	start = ob->tail;
 	end = __atomic_load_n(&ob->ring->head, __ATOMIC_ACQUIRE);
 	if (end - ob->tail > ob->ring->size)
 		end = ob->tail + ob->ring->size;
@@ -318,7 +331,17 @@ int rec_objects_drain(struct pebs_recorder *r)
 		}
 	}
 	pso_ring_release(ob->ring, ob->tail);
+	if (ob->tail - start > ob->ring->size / 8)
+		ob->wait_ms = ob->wait_ms > 1 ? ob->wait_ms / 2 : 1;
+	else if (ob->tail - start < ob->ring->size / 64 &&
+		 ob->wait_ms < WAIT_MAX_MS)
+		ob->wait_ms *= 2;
 	return err;
+}
+
+int rec_objects_wait_ms(const struct pebs_recorder *r)
+{
+	return r->objs ? (int)r->objs->wait_ms : 1;
 }
 
 bool rec_objects_on(const struct pebs_recorder *r)

@@ -211,9 +211,10 @@ static int64_t ms_left(uint64_t end)
 
 /*
  * Wait up to @timeout_ms for a ring as pebs_chanset__poll does. With
- * --objects, the objects' ring is drained meanwhile every millisecond:
- * the interposer then seldom waits on a full ring, and an object's
- * sample is written soon after its time.
+ * --objects, the objects' ring is drained meanwhile every 1 to 16 ms
+ * (rec_objects_wait_ms: the fuller it was, the sooner): the interposer
+ * then seldom waits on a full ring, and an object's sample is written
+ * soon after its time.
  */
 static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 {
@@ -226,7 +227,9 @@ static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 		return pebs_chanset__poll(r->set, timeout_ms, &rec_chanset_cbs,
 					  r);
 	for (;;) {
-		n = poll(&p, 1, 1);
+		int w = rec_objects_wait_ms(r), left = (int)ms_left(end);
+
+		n = poll(&p, 1, left < 1 ? 1 : left < w ? left : w);
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
 			       core_err(-errno, "poll: %s", strerror(errno));
