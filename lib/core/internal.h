@@ -4,6 +4,7 @@
 #define PEBSSHIM_INTERNAL_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <string.h>
 #include <time.h>
 
@@ -70,5 +71,17 @@ void core_err_clear(void);
  */
 void *big_calloc(size_t n, size_t size);
 void big_free(void *p, size_t n, size_t size);
+
+/*
+ * core_read_small - a small file (/proc, /sys) into @buf, NUL-terminated
+ * (lib/core/proc.c); the bytes read or -errno (then @buf is untouched).
+ */
+ssize_t core_read_small(const char *path, char *buf, size_t len);
+/*
+ * core_cpuinfo_field - the value of the first "@key<blanks>: value" line
+ * of @text (/proc/cpuinfo's), at most @len - 1 bytes, or "".
+ */
+void core_cpuinfo_field(const char *text, const char *key, char *out,
+			size_t len);
 
 #endif /* PEBSSHIM_INTERNAL_H */

@@ -2,7 +2,8 @@
 /*
  * proc.c - the one reader of /proc's process and task lists: the
  * processes now running, the threads of a process, a thread's process
- * and its name.
+ * and its name; and of small /proc and /sys files, /proc/cpuinfo's
+ * fields among them.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -101,4 +102,53 @@ int pebs_proc__comm(pid_t tid, char *buf, size_t len)
 	name[strcspn(name, "\n")] = '\0';
 	snprintf(buf, len, "%s", name);
 	return 0;
+}
+
+ssize_t core_read_small(const char *path, char *buf, size_t len)
+{
+	ssize_t n, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got < len - 1) {
+		n = read(fd, buf + got, len - 1 - (size_t)got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (!n)
+			break;
+		got += n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return got;
+}
+
+void core_cpuinfo_field(const char *text, const char *key, char *out,
+			size_t len)
+{
+	size_t klen = strlen(key), n;
+	const char *p = text, *v, *end;
+
+	out[0] = '\0';
+	for (; *p; p = end ? end + 1 : p + strlen(p)) {
+		end = strchr(p, '\n');
+		if (strncmp(p, key, klen))
+			continue;
+		v = p + klen + strspn(p + klen, " \t");
+		if (*v != ':')
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		n = end ? (size_t)(end - v) : strlen(v);
+		if (n >= len)
+			n = len - 1;
+		memcpy(out, v, n);
+		out[n] = '\0';
+		return;
+	}
 }

@@ -73,31 +73,6 @@ void bytes_str(struct bytes *b, const char *s)
 	bytes_add(b, zero, len - olen);
 }
 
-ssize_t wr_read_small(const char *path, char *buf, size_t len)
-{
-	ssize_t n, got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)got < len - 1) {
-		n = read(fd, buf + got, len - 1 - (size_t)got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			close(fd);
-			return n;
-		}
-		if (!n)
-			break;
-		got += n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return got;
-}
-
 /* A sysfs value, trailing whitespace cut; false if unreadable. */
 static bool sys_str(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -111,44 +86,12 @@ static bool sys_str(char *buf, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(path, sizeof(path), fmt, ap);
 	va_end(ap);
-	n = wr_read_small(path, buf, len);
+	n = core_read_small(path, buf, len);
 	if (n < 0)
 		return false;
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	return true;
-}
-
-/* The value of "key<spaces>: value" in /proc/cpuinfo, or "". */
-static void cpuinfo_field(const char *cpuinfo, const char *key, char *out,
-			  size_t len)
-{
-	size_t klen = strlen(key);
-	const char *p = cpuinfo;
-
-	*out = '\0';
-	while (p && *p) {
-		if (!strncmp(p, key, klen) && (p[klen] == '\t' ||
-					       p[klen] == ' ' ||
-					       p[klen] == ':')) {
-			const char *v = strchr(p, ':');
-			size_t n;
-
-			if (!v)
-				return;
-			v++;
-			v += strspn(v, " \t");
-			n = strcspn(v, "\n");
-			if (n >= len)
-				n = len - 1;
-			memcpy(out, v, n);
-			out[n] = '\0';
-			return;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
 }
 
 static void feat_cpu(struct bytes *desc, struct bytes *id)
@@ -161,14 +104,14 @@ static void feat_cpu(struct bytes *desc, struct bytes *id)
 		return;
 	}
 	/* the first CPU's block is enough */
-	if (wr_read_small("/proc/cpuinfo", info, CPUINFO_MAX) < 0)
+	if (core_read_small("/proc/cpuinfo", info, CPUINFO_MAX) < 0)
 		info[0] = '\0';
-	cpuinfo_field(info, "model name", model, sizeof(model));
+	core_cpuinfo_field(info, "model name", model, sizeof(model));
 	bytes_str(desc, model[0] ? model : "unknown");
-	cpuinfo_field(info, "vendor_id", vendor, sizeof(vendor));
-	cpuinfo_field(info, "cpu family", fam, sizeof(fam));
-	cpuinfo_field(info, "model", mod, sizeof(mod));
-	cpuinfo_field(info, "stepping", step, sizeof(step));
+	core_cpuinfo_field(info, "vendor_id", vendor, sizeof(vendor));
+	core_cpuinfo_field(info, "cpu family", fam, sizeof(fam));
+	core_cpuinfo_field(info, "model", mod, sizeof(mod));
+	core_cpuinfo_field(info, "stepping", step, sizeof(step));
 	snprintf(buf, sizeof(buf), "%s,%s,%s,%s", vendor[0] ? vendor :
 		 "unknown", fam, mod, step);
 	bytes_str(id, buf);
@@ -179,7 +122,7 @@ static uint64_t total_mem_kb(void)
 {
 	char buf[4096], *p;
 
-	if (wr_read_small("/proc/meminfo", buf, sizeof(buf)) < 0)
+	if (core_read_small("/proc/meminfo", buf, sizeof(buf)) < 0)
 		return 0;
 	p = strstr(buf, "MemTotal:");
 	return p ? strtoull(p + 9, NULL, 10) : 0;
@@ -199,7 +142,7 @@ static void feat_cmdline(const struct pebs_perfdata_writer *w,
 		return;
 	}
 	/* default: our own command line */
-	n = wr_read_small("/proc/self/cmdline", buf, sizeof(buf));
+	n = core_read_small("/proc/self/cmdline", buf, sizeof(buf));
 	for (i = 0; i < n; i++)
 		nr += !buf[i];
 	bytes_u32(b, (uint32_t)nr);

@@ -72,9 +72,6 @@ void bytes_u64(struct bytes *b, uint64_t v);
 /* perf's do_write_string: u32 padded length, string, zero padding */
 void bytes_str(struct bytes *b, const char *s);
 
-/* Read a small file into @buf (NUL-terminated); bytes read or -errno. */
-ssize_t wr_read_small(const char *path, char *buf, size_t len);
-
 /*
  * wr_features - the contents of every feature section perf record
  * writes (indexed by PEBS_FEAT_*; empty = not written). With @at_start

@@ -432,7 +432,7 @@ static int notes_build_id(const unsigned char *p, size_t len, uint8_t *bid)
 static int kernel_build_id(uint8_t *bid)
 {
 	unsigned char notes[4096];
-	ssize_t n = wr_read_small("/sys/kernel/notes", (char *)notes,
+	ssize_t n = core_read_small("/sys/kernel/notes", (char *)notes,
 				  sizeof(notes));
 
 	return n > 0 ? notes_build_id(notes, (size_t)n, bid) : 0;

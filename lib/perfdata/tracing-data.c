@@ -127,7 +127,7 @@ static bool read_id(const char *root, const char *sys, const char *name,
 
 	if (snprintf(path, sizeof(path), "%s/events/%s/%s/id", root, sys,
 		     name) >= (int)sizeof(path) ||
-	    wr_read_small(path, buf, sizeof(buf)) <= 0)
+	    core_read_small(path, buf, sizeof(buf)) <= 0)
 		return false;
 	errno = 0;
 	*id = strtoull(buf, &end, 10);

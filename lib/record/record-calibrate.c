@@ -67,31 +67,6 @@ static uint64_t fnv_str(uint64_t h, const char *s)
 	return fnv(h, s, strlen(s) + 1);	/* the NUL separates */
 }
 
-/* the value of the first "@name<blanks>: value" line of @text, or "" */
-static void cpuinfo_field(const char *text, const char *name, char *out,
-			  size_t size)
-{
-	size_t len = strlen(name), n;
-	const char *p = text, *v, *end;
-
-	out[0] = 0;
-	for (; *p; p = end ? end + 1 : p + strlen(p)) {
-		end = strchr(p, '\n');
-		if (strncmp(p, name, len))
-			continue;
-		v = p + len + strspn(p + len, " \t");
-		if (*v != ':')
-			continue;
-		v += 1 + strspn(v + 1, " ");
-		n = end ? (size_t)(end - v) : strlen(v);
-		if (n >= size)
-			n = size - 1;
-		memcpy(out, v, n);
-		out[n] = 0;
-		return;
-	}
-}
-
 void rec_cal_machine_parse(struct rec_cal_machine *m, const char *boot_id,
 			   const char *release, const char *cpuinfo,
 			   unsigned int nr_cpus)
@@ -102,25 +77,10 @@ void rec_cal_machine_parse(struct rec_cal_machine *m, const char *boot_id,
 	snprintf(m->boot_id, sizeof(m->boot_id), "%.*s",
 		 (int)strcspn(boot_id, "\n"), boot_id);
 	snprintf(m->release, sizeof(m->release), "%s", release);
-	cpuinfo_field(cpuinfo, "model name", m->model, sizeof(m->model));
-	cpuinfo_field(cpuinfo, "flags", flags, sizeof(flags));
+	core_cpuinfo_field(cpuinfo, "model name", m->model, sizeof(m->model));
+	core_cpuinfo_field(cpuinfo, "flags", flags, sizeof(flags));
 	m->flags = fnv_str(0xcbf29ce484222325ull, flags);
 	m->nr_cpus = nr_cpus;
-}
-
-/* the whole of a small /proc file into @buf (NUL-terminated); "" if none */
-static void slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = 0, got;
-
-	if (fd >= 0) {
-		while ((size_t)n < size - 1 &&
-		       (got = read(fd, buf + n, size - 1 - (size_t)n)) > 0)
-			n += got;
-		close(fd);
-	}
-	buf[n > 0 ? n : 0] = 0;
 }
 
 /*
@@ -133,8 +93,11 @@ static bool machine(struct rec_cal_machine *m)
 	char boot[64];
 	struct utsname u;
 
-	slurp("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
-	slurp("/proc/cpuinfo", cpuinfo, sizeof(cpuinfo));
+	if (core_read_small("/proc/sys/kernel/random/boot_id", boot,
+			    sizeof(boot)) < 0)
+		boot[0] = '\0';
+	if (core_read_small("/proc/cpuinfo", cpuinfo, sizeof(cpuinfo)) < 0)
+		cpuinfo[0] = '\0';
 	if (uname(&u))
 		u.release[0] = 0;
 	rec_cal_machine_parse(m, boot, u.release, cpuinfo,

@@ -59,33 +59,16 @@ bool st_read_line(const char *path, char *val, size_t len)
 	return ok;
 }
 
-/* the value of the first "@key\t: value" line of /proc/cpuinfo */
+/* the value of the first "@key\t: value" line of /proc/cpuinfo (the
+   first CPU's block is enough) */
 static bool cpuinfo(const char *key, char *val, size_t len)
 {
-	FILE *f = fopen("/proc/cpuinfo", "re");
-	char line[4096];
-	size_t k = strlen(key);
-	bool found = false;
+	char text[16384];
 
-	val[0] = 0;
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *c;
-
-		if (strncmp(line, key, k) || (line[k] != '\t' && line[k] != ' ' &&
-					      line[k] != ':'))
-			continue;
-		c = strchr(line, ':');
-		if (!c)
-			continue;
-		c += 1 + (c[1] == ' ');
-		c[strcspn(c, "\n")] = 0;
-		snprintf(val, len, "%s", c);
-		found = true;
-	}
-	fclose(f);
-	return found;
+	if (core_read_small("/proc/cpuinfo", text, sizeof(text)) < 0)
+		text[0] = 0;
+	core_cpuinfo_field(text, key, val, len);
+	return val[0] != 0;
 }
 
 bool st_cpu_flag(const char *flag)
