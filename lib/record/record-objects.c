@@ -155,11 +155,10 @@ int rec_objects_prepare(struct pebs_recorder *r)
 	if (!r->o.objects)
 		return 0;
 	ob = calloc(1, sizeof(*ob));
-	if (ob)
-		ob->wait_ms = 1;
 	if (!ob)
 		return core_err(-ENOMEM, "out of memory");
 	ob->fd = -1;
+	ob->wait_ms = 1;
 	r->objs = ob;
 	err = find_lib(ob->path, sizeof(ob->path));
 	if (err)

@@ -112,14 +112,13 @@ static int resolved;		/* 0 none, 1 resolving, 2 done */
 struct pso_ring *objects_ring;
 static int track_all;
 /*
- * The fast paths' tests, set once resolved (0 before: every call goes
- * the slow way, which resolves): an allocation below sample_below whose
- * bytes do not exhaust the thread's countdown, and a free of an address
- * the sampled set cannot hold, go straight to the real function. 0 and
- * false with --objects=all.
+ * The fast paths' switch, set once resolved (0 before: every call goes
+ * the slow way, which resolves), 0 with --objects=all: an allocation
+ * below it whose bytes do not exhaust the thread's countdown, and while
+ * it is not 0 a free of an address the tracked set cannot hold, go
+ * straight to the real function.
  */
 static size_t sample_below;
-static bool free_fast;
 static double interval = PSO_INTERVAL;
 uint32_t objects_pid;
 
@@ -208,8 +207,8 @@ static void resolve(void)
 	SYM(valloc); SYM(pvalloc); SYM(mmap); SYM(munmap); SYM(mremap);
 #undef SYM
 	objects_glibc_heap = dladdr((void *)real.malloc, &in_malloc) &&
-		     dladdr((void *)gnu_get_libc_version, &in_libc) &&
-		     in_malloc.dli_fbase == in_libc.dli_fbase;
+			     dladdr((void *)gnu_get_libc_version, &in_libc) &&
+			     in_malloc.dli_fbase == in_libc.dli_fbase;
 	env = getenv(PSO_ENV_FD);
 	if (env && *env)
 		objects_ring = map_ring(atoi(env));
@@ -219,11 +218,9 @@ static void resolve(void)
 	else if (env && atof(env) >= 1)
 		interval = atof(env);
 	objects_pid = (uint32_t)getpid();
-	if (!track_all) {
+	if (!track_all)
 		__atomic_store_n(&sample_below, (size_t)PSO_THRESHOLD,
 				 __ATOMIC_RELEASE);
-		__atomic_store_n(&free_fast, true, __ATOMIC_RELEASE);
-	}
 	__atomic_store_n(&resolved, 2, __ATOMIC_RELEASE);
 	if (objects_ring) {
 		guard++;
@@ -425,11 +422,11 @@ static __attribute__((noinline)) void free_slow(void *p)
 	real.free(p);
 }
 
-/* the fast path: a free the sampled set cannot hold (its filter bucket
-   is empty), once resolved and but with --objects=all */
+/* the fast path (sample_below set): a free the tracked set cannot
+   hold, neither a big chunk nor in a set bit of the filter */
 EXPORT void free(void *p)
 {
-	if (__builtin_expect(p && __atomic_load_n(&free_fast,
+	if (__builtin_expect(p && __atomic_load_n(&sample_below,
 						  __ATOMIC_ACQUIRE) &&
 			     !is_boot(p) && !objects_big_chunk(p) &&
 			     !objects_filt_has(objects_set_hash((uintptr_t)p)), 1))
