@@ -52,22 +52,35 @@ void objects_stack(uintptr_t *lo, uintptr_t *hi);
 
 /*
  * objects-set.c: the addresses tracked, so that their frees are sent. A
- * free looks at the filter first (objects_filt_has: a bit for each of
- * 2^FILT_BITS buckets of the table's 2^SET_BITS slots, set while the
- * bucket holds an entry), then probes the table only when it is set.
+ * free looks at the filter first (objects_filt_has), then probes the
+ * table only when the address's bit is set. The filter is FILT_GROUPS
+ * groups of 2048 bits (four cache lines): an address's group comes from
+ * its 4 MiB region, its bit in the group from the address. A thread
+ * allocates from its own arena (glibc's), so the lines its sampled
+ * objects set and clear are the lines its own frees read: the other
+ * cores' frees do not miss on them.
  */
 #define SET_BITS	16
-#define FILT_BITS	13
-extern uint64_t objects_filt[];
+#define FILT_GROUPS	64
+#define FILT_REGION	22	/* log2 of a region's bytes */
+extern uint64_t objects_filt[FILT_GROUPS * 32];
 
 static inline uint32_t objects_set_hash(uintptr_t a)
 {
 	return (uint32_t)((a >> 4) * 0x9e3779b1u) >> (32 - SET_BITS);
 }
 
-static inline bool objects_filt_has(uint32_t h)
+/* @a's bit in the filter */
+static inline uint32_t objects_filt_bit(uintptr_t a)
 {
-	uint32_t b = h >> (SET_BITS - FILT_BITS);
+	uint32_t group = (uint32_t)((a >> FILT_REGION) * 0x9e3779b1u) >> 26;
+
+	return group << 11 | (uint32_t)((a >> 4) * 0x85ebca6bu) >> 21;
+}
+
+static inline bool objects_filt_has(uintptr_t a)
+{
+	uint32_t b = objects_filt_bit(a);
 
 	return __atomic_load_n(&objects_filt[b / 64], __ATOMIC_RELAXED) >>
 	       (b % 64) & 1;
