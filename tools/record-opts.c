@@ -96,13 +96,15 @@ static void usage(FILE *f)
 "      --switch-events    record context switches (PERF_RECORD_SWITCH)\n"
 "  -i, --no-inherit       do not follow threads and children created\n"
 "                         after the start\n"
-"      --objects[=all]    data objects: preload libpebsshim-objects.so into\n"
+"      --objects[=all|BYTES]\n"
+"                         data objects: preload libpebsshim-objects.so into\n"
 "                         the command to record its heap and anonymous\n"
 "                         mmap allocations (address, size, thread, time,\n"
 "                         stack) as samples of the events pebs-shim:alloc\n"
 "                         and pebs-shim:free; allocations of 64 KiB or\n"
 "                         more always, smaller ones sampled by bytes (mean\n"
-"                         interval 512 KiB, reweighted); =all: every one.\n"
+"                         interval BYTES, K, M or G, default 512K;\n"
+"                         reweighted); =all: every one.\n"
 "                         Times in CLOCK_MONOTONIC (perf's -k)\n"
 "  -N, --no-buildid-cache  do not keep the recorded files and the vdso\n"
 "                         in perf's build-id cache (~/.debug), where\n"
@@ -362,13 +364,16 @@ int rec_parse_args(struct rec_opts *o, int argc, char **argv)
 			o->no_inherit = true;
 			break;
 		case OPT_OBJECTS:
-			if (optarg && strcmp(optarg, "all")) {
-				tool_err("record", "bad --objects value '%s': give --objects (sampled by bytes) or --objects=all",
+			o->objects = true;
+			o->objects_all = optarg && !strcmp(optarg, "all");
+			if (optarg && !o->objects_all &&
+			    (!tool_parse_size(optarg, &o->objects_interval) ||
+			     !o->objects_interval ||
+			     o->objects_interval > PEBS_RECORDER_OBJECTS_MAX)) {
+				tool_err("record", "bad --objects value '%s': give --objects (sampled by bytes, every 512 KiB on average), --objects=BYTES (1 to 1G, K, M or G: e.g. 2M) or --objects=all",
 					optarg);
 				return REC_EXIT_USAGE;
 			}
-			o->objects = true;
-			o->objects_all = optarg != NULL;
 			break;
 		case 'N':
 			o->no_buildid_cache = true;

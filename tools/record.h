@@ -55,7 +55,8 @@ struct rec_opts {
 	char **cmd;
 	bool per_cpu;			/* -a or -C */
 	bool no_buildid_cache;		/* -N: no ~/.debug at the end */
-	bool objects, objects_all;	/* --objects[=all] */
+	bool objects, objects_all;	/* --objects[=all|BYTES] */
+	uint64_t objects_interval;	/* --objects=BYTES; 0: 512 KiB */
 	double budget;			/* --budget: a share, 0: none */
 	bool recalibrate;		/* --recalibrate */
 	/* the costs' cache: $XDG_CACHE_HOME or ~/.cache; "" if neither */

@@ -43,6 +43,7 @@
  * waits behind an unfinished slot (up to HOLE_NS).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ int rec_objects_prepare(struct pebs_recorder *r)
 {
 	struct rec_objects *ob;
 	const char *pre = getenv("LD_PRELOAD");
-	char num[32], *val;
+	char num[32], mode[32], *val;
 	int err;
 
 	if (!r->o.objects)
@@ -164,11 +165,19 @@ int rec_objects_prepare(struct pebs_recorder *r)
 	if (err)
 		return core_err(err, "--objects: cannot read %s: %s: install pebs-shim fully or set PEBS_SHIM_OBJECTS_LIB to libpebsshim-objects.so",
 				ob->path, strerror(-err));
-	err = ring_create(ob, r->o.objects_all ? PSO_RING_ALL :
-					       PSO_RING_SAMPLED);
+	/* a ring for all records, or for a sampled few: 1/8 of the
+	   default interval's share or more */
+	err = ring_create(ob, r->o.objects_all || (r->o.objects_interval &&
+			      r->o.objects_interval < PSO_INTERVAL / 8) ?
+			      PSO_RING_ALL : PSO_RING_SAMPLED);
 	if (err)
 		return err;
 	/* the command and what it execs keep the fd (no close-on-exec) */
+	if (r->o.objects_all)
+		snprintf(mode, sizeof(mode), "all");
+	else
+		snprintf(mode, sizeof(mode), "%" PRIu64, r->o.objects_interval ?
+			 r->o.objects_interval : (uint64_t)PSO_INTERVAL);
 	snprintf(num, sizeof(num), "%d", ob->fd);
 	if (pre && *pre && asprintf(&val, "%s:%s", ob->path, pre) < 0)
 		val = NULL;
@@ -177,7 +186,7 @@ int rec_objects_prepare(struct pebs_recorder *r)
 	if (!val)
 		return core_err(-ENOMEM, "out of memory");
 	err = setenv("LD_PRELOAD", val, 1) || setenv(PSO_ENV_FD, num, 1) ||
-	      setenv(PSO_ENV_MODE, r->o.objects_all ? "all" : "sampled", 1);
+	      setenv(PSO_ENV_MODE, mode, 1);
 	free(val);
 	if (err)
 		return core_err(-ENOMEM, "out of memory");

@@ -9,6 +9,7 @@
  * finished). The command `pebs-shim record` drives it and prints.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,6 +69,10 @@ int pebs_recorder__new(const struct pebs_recorder_opts *opts,
 		     (r->o.objects && (!r->o.cmd ||
 				       r->o.format != PEBS_RECORDER_PERF))))
 		err = core_err(-EINVAL, "recorder: no output, an unknown format, attribution or call graph, or objects without a command's perf.data");
+	if (!err && r->o.objects_interval > PEBS_RECORDER_OBJECTS_MAX)
+		err = core_err(-EINVAL, "recorder: objects' interval %" PRIu64 " is over %llu bytes",
+			       r->o.objects_interval,
+			       (unsigned long long)PEBS_RECORDER_OBJECTS_MAX);
 	if (!err && !(r->o.budget >= 0 && r->o.budget < 1))
 		err = core_err(-EINVAL, "recorder: budget %g is not a share in [0, 1)",
 			       r->o.budget);

@@ -28,7 +28,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..39
+echo 1..41
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -280,6 +280,26 @@ est=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "object") oc = i }
 awk -v b="${bytes:-0}" -v e="$est" 'BEGIN { exit !(b > 0 && e > 0.75 * b &&
 	e < 1.25 * b) }'
 ok_rc $? "sampled small allocations estimate the bytes allocated ($est of ${bytes:-?})"
+
+# --objects=BYTES: a mean interval of 16 KiB samples ~32 times as many
+# (~6000), and their periods still sum to the bytes allocated (+-6 % is
+# over 4 standard deviations)
+"$tool" record --objects=16K -e page-faults -c 1000 -o "$T/s16.data" -- \
+	"$wl" --small >"$T/s16.out" 2>/dev/null &&
+"$tool" report -i "$T/s16.data" --sort object --event pebs-shim:alloc \
+	--format csv >"$T/s16.csv" 2>/dev/null
+bytes=$(sed -n 's/^bytes=//p' "$T/s16.out")
+set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "object") oc = i }
+	$10 == "pebs-shim:alloc" && $oc ~ /^alloc_tiny / { s += $3; n += $4 }
+	END { print s + 0, n + 0 }' "$T/s16.csv")
+awk -v b="${bytes:-0}" -v e="$1" -v n="$2" 'BEGIN { exit !(b > 0 &&
+	e > 0.94 * b && e < 1.06 * b && n > 4000 && n < 8000) }'
+ok_rc $? "--objects=16K samples ~32x more, and estimates the bytes allocated ($1 of ${bytes:-?} in $2 samples)"
+"$tool" record --objects=0 -e page-faults -o "$T/z.data" -- true 2>"$T/zerr"
+[ $? = 123 ] && [ "$(wc -l <"$T/zerr")" = 1 ] &&
+	grep -q -- "bad --objects value '0'.*--objects=BYTES" "$T/zerr" &&
+	[ ! -e "$T/z.data" ]
+ok_rc $? "--objects=0 is a one-line usage error naming the forms"
 
 # --objects=all: every one of them
 "$tool" record --objects=all -e page-faults -c 1000 -o "$T/a.data" -- \

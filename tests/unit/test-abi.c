@@ -63,7 +63,7 @@ _Static_assert(sizeof(struct pebs_ids) == 16, "pebs_ids");
 _Static_assert(sizeof(struct pebs_workload) == 24, "pebs_workload");
 _Static_assert(sizeof(struct pebs_observer_run_opts) == 80,
 	       "pebs_observer_run_opts");
-_Static_assert(sizeof(struct pebs_recorder_opts) == 176 &&
+_Static_assert(sizeof(struct pebs_recorder_opts) == 184 &&
 	       offsetof(struct pebs_recorder_opts, sz) == 0,
 	       "pebs_recorder_opts");
 _Static_assert(sizeof(struct pebs_recorder_stats) == 72,

@@ -121,7 +121,13 @@ struct pebs_recorder_opts {
 	 */
 	const char *cal_cache;
 	bool recalibrate;
+	/*
+	 * @objects: the mean bytes between sampled small allocations, 1 to
+	 * PEBS_RECORDER_OBJECTS_MAX (0: 512 KiB, jemalloc's default)
+	 */
+	uint64_t objects_interval;
 };
+#define PEBS_RECORDER_OBJECTS_MAX	(1ull << 30)
 
 /* the figures of the status line and the end summary */
 struct pebs_recorder_stats {
