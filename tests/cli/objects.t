@@ -28,7 +28,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..41
+echo 1..42
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -300,6 +300,18 @@ ok_rc $? "--objects=16K samples ~32x more, and estimates the bytes allocated ($1
 	grep -q -- "bad --objects value '0'.*--objects=BYTES" "$T/zerr" &&
 	[ ! -e "$T/z.data" ]
 ok_rc $? "--objects=0 is a one-line usage error naming the forms"
+
+# a malloc called with a frame pointer the stack walk cannot follow
+# (-16: the walk's bound once wrapped around, and as, built without
+# frame pointers, crashed under the interposer)
+"$tool" record --objects=all -e page-faults -o "$T/fp.data" -- \
+	"$wl" --bad-fp >"$T/fp.out" 2>/dev/null
+rc=$?
+a=$(sed -n 's/^bad-fp=0x//p' "$T/fp.out")
+[ "$rc" = 0 ] && [ -n "$a" ] &&
+	"$tool" script -i "$T/fp.data" -F event,addr 2>/dev/null |
+	grep -q "^pebs-shim:alloc: *$a\$"
+ok_rc $? "a malloc under a frame pointer of -16 is recorded, the command unharmed (rc $rc)"
 
 # --objects=all: every one of them
 "$tool" record --objects=all -e page-faults -c 1000 -o "$T/a.data" -- \

@@ -34,6 +34,10 @@
  *	objects --small		instead: 200000 allocations of 1 to 1000
  *				bytes from alloc_tiny, each freed at once;
  *				prints "bytes=N", their sum
+ *	objects --bad-fp	instead: a malloc called with the frame
+ *				pointer register holding -16, as code built
+ *				without frame pointers may leave it (x86-64;
+ *				elsewhere a plain malloc); prints "bad-fp=ADDR"
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -155,6 +159,37 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/*
+ * malloc(@n) with %rbp -16: a frame pointer walk that adds 16 to it
+ * wraps to 0. On a stack of its own alignment, below the red zone.
+ */
+static void *malloc_bad_fp(size_t n)
+{
+#ifdef __x86_64__
+	void *p;
+
+	__asm__ volatile("mov %%rsp, %%r12\n\t"
+			 "sub $128, %%rsp\n\t"
+			 "and $-16, %%rsp\n\t"
+			 "push %%rbp\n\t"
+			 "push %%rbp\n\t"
+			 "mov $-16, %%rbp\n\t"
+			 "call malloc@PLT\n\t"
+			 "pop %%rbp\n\t"
+			 "pop %%rbp\n\t"
+			 "mov %%r12, %%rsp"
+			 : "=a"(p), "+D"(n)
+			 :
+			 : "rcx", "rdx", "rsi", "r8", "r9", "r10", "r11", "r12",
+			   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
+			   "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12",
+			   "xmm13", "xmm14", "xmm15", "memory", "cc");
+	return p;
+#else
+	return malloc(n);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	void *big, *little, *first, *second, *map, *shared;
@@ -162,6 +197,13 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--small"))
 		return small();
+	if (argc > 1 && !strcmp(argv[1], "--bad-fp")) {
+		void *p = malloc_bad_fp(100);
+
+		printf("bad-fp=%p\n", p);
+		free(p);
+		return !p;
+	}
 	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	big = alloc_big();

@@ -53,6 +53,14 @@ static void stack_bounds(void)
 	}
 }
 
+/* whether a frame's two words at @fp lie in the thread's stack (no
+   overflow: a frame pointer a program without them left may be any
+   value, -16 too) */
+static bool in_stack(uintptr_t fp)
+{
+	return stack_hi >= 16 && fp >= stack_lo && fp <= stack_hi - 16;
+}
+
 /*
  * The return addresses from @frame up, while each frame lies in the
  * thread's stack above the last: memory there is mapped. A hook running
@@ -64,11 +72,11 @@ static unsigned int walk(const void *frame, uint64_t *ips)
 	unsigned int n = 0;
 
 	stack_bounds();
-	if (fp < stack_lo || fp + 16 > stack_hi) {
+	if (!in_stack(fp)) {
 		ips[0] = ((const uintptr_t *)fp)[1];	/* our own frame */
 		return ips[0] != 0;
 	}
-	while (n < PSO_MAX_IPS && !(fp & 7) && fp + 16 <= stack_hi) {
+	while (n < PSO_MAX_IPS && !(fp & 7) && in_stack(fp)) {
 		uintptr_t next = ((const uintptr_t *)fp)[0];
 		uintptr_t ret = ((const uintptr_t *)fp)[1];
 
