@@ -231,7 +231,9 @@ void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,
 			(unsigned long long)sw->lost);
 	if (pebs_recorder__budget(r))
 		budget_summary(r, o);
-	if (o->objects) {
+	if (o->objects && !c->obj_threads && !c->obj_allocs && !c->obj_frees)
+		fprintf(stderr, "pebs-shim record: objects: no process of the command ran libpebsshim-objects.so (statically linked, or LD_PRELOAD removed before an exec): no heap or thread objects, static variables by their symbols only\n");
+	else if (o->objects) {
 		fprintf(stderr, "pebs-shim record: objects: %llu allocations and %llu releases of the command written as pebs-shim:alloc and pebs-shim:free samples, its threads' stacks and TLS blocks as pebs-shim:stack and pebs-shim:tls%s",
 			(unsigned long long)c->obj_allocs,
 			(unsigned long long)c->obj_frees,

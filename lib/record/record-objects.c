@@ -278,8 +278,11 @@ static int write_rec(struct pebs_recorder *r, uint32_t len)
 	case PSO_FREE:
 		r->st.obj_frees++;
 		break;
+	case PSO_STACK:
+		r->st.obj_threads++;
+		break;
 	default:
-		break;	/* a thread's stack or TLS block */
+		break;	/* a TLS block */
 	}
 	return rec_out_raw(r->out, (const struct perf_event_header *)buf);
 }

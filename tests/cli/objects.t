@@ -28,7 +28,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..42
+echo 1..43
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -312,6 +312,17 @@ a=$(sed -n 's/^bad-fp=0x//p' "$T/fp.out")
 	"$tool" script -i "$T/fp.data" -F event,addr 2>/dev/null |
 	grep -q "^pebs-shim:alloc: *$a\$"
 ok_rc $? "a malloc under a frame pointer of -16 is recorded, the command unharmed (rc $rc)"
+
+# a statically linked command never runs the interposer: record says so
+if printf 'int main(void) { return 0; }\n' |
+	cc -static -x c - -o "$T/static" 2>/dev/null; then
+	"$tool" record --objects -e page-faults -o "$T/st.data" -- "$T/static" \
+		2>"$T/sterr"
+	[ $? = 0 ] && grep -q "objects: no process of the command ran libpebsshim-objects.so (statically linked" "$T/sterr"
+	ok_rc $? "a static command: record says no process ran the interposer"
+else
+	skip "cc -static cannot link here (no libc.a)"
+fi
 
 # --objects=all: every one of them
 "$tool" record --objects=all -e page-faults -c 1000 -o "$T/a.data" -- \

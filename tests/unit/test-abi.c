@@ -66,7 +66,7 @@ _Static_assert(sizeof(struct pebs_observer_run_opts) == 80,
 _Static_assert(sizeof(struct pebs_recorder_opts) == 184 &&
 	       offsetof(struct pebs_recorder_opts, sz) == 0,
 	       "pebs_recorder_opts");
-_Static_assert(sizeof(struct pebs_recorder_stats) == 72,
+_Static_assert(sizeof(struct pebs_recorder_stats) == 80,
 	       "pebs_recorder_stats");
 _Static_assert(sizeof(struct pebs_budget_interval) == 64,
 	       "pebs_budget_interval");

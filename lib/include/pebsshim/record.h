@@ -143,6 +143,8 @@ struct pebs_recorder_stats {
 				   (time(1)'s rule, 128+N for signal N) */
 	uint32_t obj_lost;	/* --objects: unfinished records skipped
 				   (a process died writing one) */
+	uint64_t obj_threads;	/* --objects: threads whose stacks came (0:
+				   no process ran the interposer) */
 };
 
 struct pebs_recorder;
