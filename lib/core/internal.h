@@ -77,11 +77,20 @@ void big_free(void *p, size_t n, size_t size);
  * (lib/core/proc.c); the bytes read or -errno (then @buf is untouched).
  */
 ssize_t core_read_small(const char *path, char *buf, size_t len);
+
 /*
  * core_cpuinfo_field - the value of the first "@key<blanks>: value" line
  * of @text (/proc/cpuinfo's), at most @len - 1 bytes, or "".
  */
 void core_cpuinfo_field(const char *text, const char *key, char *out,
 			size_t len);
+
+/* core_base_name - what follows @path's last '/' (all of it if none) */
+static inline const char *core_base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
 
 #endif /* PEBSSHIM_INTERNAL_H */
