@@ -4,7 +4,8 @@
  * filter a free looks at first (tools/objects/objects-set.c, built in
  * here): an address is found while it is in, and its bit is set exactly
  * while an entry has it (two entries sharing a bit, a count stuck at its
- * top keeping the bit); big chunks stay out of the filter; an address's
+ * top keeping the bit); big chunks stay out of the filter, their group's
+ * bit set while one lives there; an address's
  * group comes from its 4 MiB region; a fork's child finds the locks
  * free; two threads adding and removing at once leave every bit clear.
  */
@@ -69,16 +70,26 @@ static void test_shared_bit(void **state)
 	assert_true(filt_clear());
 }
 
+/* big chunks: out of the filter, their group's bit set while one lives */
 static void test_big(void **state)
 {
-	uintptr_t a = BASE + 0x100000;
+	uintptr_t a = BASE + 0x100000, b = BASE + 0x200000;
+	uint64_t g = (uint64_t)1 << objects_filt_group(a);
 
 	(void)state;
+	assert_int_equal(objects_filt_group(a), objects_filt_group(b));
+	assert_false(objects_big_groups & g);
 	objects_set_add(a, true);
 	assert_false(objects_filt_has(a));	/* told by its size instead */
+	assert_true(objects_big_groups & g);
+	objects_set_add(b, true);
 	assert_int_equal(objects_set_del(a, false), 0);	/* not a small one */
 	assert_int_equal(objects_set_del(a, true), 1);
+	assert_true(objects_big_groups & g);	/* b lives */
 	assert_int_equal(objects_set_del(a, true), 0);
+	assert_int_equal(objects_set_del(b, true), 1);
+	assert_false(objects_big_groups & g);
+	assert_int_equal(objects_big_groups, 0);
 	assert_true(filt_clear());
 }
 
