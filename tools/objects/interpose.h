@@ -111,8 +111,8 @@ static inline bool objects_big_chunk(const void *p)
  * A bit per group of the filter, set while a big chunk tracked in the
  * group's regions lives: a free elsewhere need not read the chunk's size
  * word (a cache miss glibc's free then takes instead, but later: on a
- * loop of small allocations the word cost 2.5 % of the time). Every
- * big chunk is tracked, so a group without one has none.
+ * loop of small allocations the word cost 2.5 % of the time): what a
+ * free there frees cannot be a tracked big chunk.
  */
 extern uint64_t objects_big_groups;
 
