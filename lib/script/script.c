@@ -56,6 +56,12 @@ const struct script_field script_fields[SF_NR] = {
 #define DEF_RAW		(DEF_BASIC | SF(SF_ADDR) | SF(SF_DATA_SRC) | \
 			 SF(SF_WEIGHT) | SF(SF_PHYS_ADDR) | \
 			 SF(SF_INS_LAT))
+/* tracepoints: no period, and the ip only with a call chain (perf's
+   perf_session__check_output_opt: "print symbols only if callchains
+   are present") */
+#define DEF_TP		(SF(SF_COMM) | SF(SF_TID) | SF(SF_CPU) | \
+			 SF(SF_TIME) | SF(SF_EVENT))
+#define DEF_TP_IP	(SF(SF_IP) | SF(SF_SYM) | SF(SF_SYMOFF) | SF(SF_DSO))
 #define PEBS_COLS	(SF(SF_ATTR_TID) | SF(SF_MEM_LEVEL) | \
 			 SF(SF_DATA_OBJECT))
 /* csv and jsonl without -F */
@@ -192,8 +198,11 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 			/* perf's defaults, less what is missing */
 			m = (a && a->type < PERF_TYPE_RAW) ? DEF_BASIC :
 			    DEF_RAW;
+			if (a && a->type == PERF_TYPE_TRACEPOINT)
+				m = DEF_TP;
 			if (sc->stype[i] & PERF_SAMPLE_CALLCHAIN)
-				m |= SF(SF_CALLCHAIN);
+				m |= SF(SF_CALLCHAIN) | (m == DEF_TP ?
+							 DEF_TP_IP : 0);
 			for (f = 0; f < SF_NR; f++)
 				if (script_fields[f].need &&
 				    !(sc->stype[i] & script_fields[f].need))

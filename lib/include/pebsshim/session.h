@@ -44,7 +44,8 @@ PEBS_API int pebs_threads__add_record(struct pebs_threads *t,
 
 /*
  * pebs_threads__comm - the current comm of @tid, else of its process
- * @pid, "swapper" for tid 0 (as perf), NULL if unknown (perf prints
+ * @pid (not for tid -1, a task already unhashed: perf's ":-1"),
+ * "swapper" for tid 0 (as perf), NULL if unknown (perf prints
  * ":<tid>").
  */
 PEBS_API const char *pebs_threads__comm(const struct pebs_threads *t,
