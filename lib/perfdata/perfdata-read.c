@@ -360,10 +360,15 @@ int pd_init_file(struct pebs_perfdata *pd)
 	if (pd->size < sizeof(*h))
 		return core_err(-EBADMSG, "corrupt perf.data: truncated header");
 	memcpy(h, pd->buf, sizeof(*h));
-	if (h->size < sizeof(*h) || !in_file(pd, h->data.offset, h->data.size))
-		return core_err(-EBADMSG,
-				"corrupt perf.data: header size %llu or data section outside the file",
+	if (h->size < sizeof(*h))
+		return core_err(-EBADMSG, "corrupt perf.data: header size %llu",
 				(unsigned long long)h->size);
+	/* a file cut after perf record finished it (a partial copy) */
+	if (!in_file(pd, h->data.offset, h->data.size))
+		return core_err(-EBADMSG,
+				"perf.data truncated: its data section (%llu bytes at %llu) runs past the end of the file (%zu bytes): copy the whole file",
+				(unsigned long long)h->data.size,
+				(unsigned long long)h->data.offset, pd->size);
 	err = read_attrs(pd);
 	if (err)
 		return err;
