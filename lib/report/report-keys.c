@@ -586,7 +586,8 @@ int pebs_report__field(const struct pebs_report_row *row,
 				row->kernel ? 'k' : '.',
 				(unsigned long long)row->ip);
 	case PEBS_REPORT_CPU:
-		return snprintf(buf, len, "%03u", row->cpu);
+		/* perf's "%3.3d": -001 where the samples have no CPU */
+		return snprintf(buf, len, "%.3d", (int)row->cpu);
 	case PEBS_REPORT_EVENT:
 		return snprintf(buf, len, "%u", row->event);
 	case PEBS_REPORT_PAGE:

@@ -27,7 +27,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..14"
+echo "1..15"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
@@ -58,6 +58,12 @@ else
 	    "$(wc -l <"$T/out") lines"
 	diff "$F/inject-b.script.txt" "$T/out" | diag
 fi
+
+# its samples have no CPU (perf record without -a/-C/--sample-cpu)
+"$PS" report -i "$F/inject-b.perf.data" --sort cpu -n 2>&1 |
+	awk '/^ +[0-9.]+%/ { print $1, $2, $4 }' >"$T/out"
+check "report --sort cpu: no CPU sampled is perf's -001, not CPU 0" \
+	test "$(cat "$T/out")" = "100.00% 169 -001"
 
 # a perf record killed (SIGKILL): the header's data size still 0
 python3 - "$F/inject-b.perf.data" "$T/k.data" <<'EOF'

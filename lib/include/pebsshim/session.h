@@ -154,7 +154,7 @@ PEBS_API void pebs_ordered__delete(struct pebs_ordered *o);
  */
 struct pebs_report_sample {
 	int32_t pid, tid;
-	uint32_t cpu;
+	uint32_t cpu;		/* UINT32_MAX: not sampled (perf's -1) */
 	unsigned int event;	/* attr index */
 	const char *comm;	/* NULL: unknown (shown as ":tid") */
 	const char *dso;	/* file path or "[vdso]"...; NULL: unknown */
