@@ -218,6 +218,12 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 		if (list && !(del & SF(SF_CALLCHAIN)) &&
 		    (sc->stype[i] & PERF_SAMPLE_CALLCHAIN))
 			m |= SF(SF_CALLCHAIN);
+		/* perf on a pipe (its process_attr): call chains bring ip
+		   and sym, unless "-ip" or "-sym" */
+		if (list && pebs_perfdata__is_pipe(sc->pd) &&
+		    (sc->stype[i] & PERF_SAMPLE_CALLCHAIN) &&
+		    (sc->stype[i] & PERF_SAMPLE_IP))
+			m |= (SF(SF_IP) | SF(SF_SYM)) & ~del;
 		sc->mask[i] = m;
 	}
 	return 0;

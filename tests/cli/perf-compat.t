@@ -27,7 +27,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..15"
+echo "1..16"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
@@ -96,7 +96,7 @@ W="$B/workloads/touchpages 256"
 if ! command -v perf >/dev/null ||
    ! perf record -q -e page-faults -c 1 -o "$T/probe.data" -- true \
 	>/dev/null 2>&1; then
-	skip_n 8 "perf cannot record here"
+	skip_n 9 "perf cannot record here"
 	exit 0
 fi
 # rows FILE [PERF-OPTION...]: perf report's rows and pebs-shim's, each as
@@ -147,12 +147,18 @@ rec multi.data -z -T --sample-cpu --namespaces --switch-events -k mono \
 	-e cpu-clock/period=100000/,page-faults/period=1/ -- $W
 same "perf record -z -T --sample-cpu --namespaces --switch-events -k mono -e cpu-clock,page-faults" \
 	"$T/multi.data"
-perf record -q -o - -e page-faults -c 1 -- $W 2>/dev/null |
+perf record -q -o - -g -e page-faults -c 1 -- $W 2>/dev/null |
 	tee "$T/pipe.data" |
 	"$PS" script -i - -F comm,tid,event,period >"$T/out" 2>"$T/err"
-same "perf record -o - (a pipe-mode file)" "$T/pipe.data"
-[ "$(wc -l <"$T/out")" -ge 256 ] && [ ! -s "$T/err" ]
-ok_rc $? "perf record -o - | pebs-shim script -i - ($(wc -l <"$T/out") samples)"
+same "perf record -o - -g (a pipe-mode file)" "$T/pipe.data" --no-children
+grep -c 'page-faults' "$T/out" >"$T/n"
+[ "$(cat "$T/n")" -ge 256 ] && [ ! -s "$T/err" ]
+ok_rc $? "perf record -o - | pebs-shim script -i - ($(cat "$T/n") samples)"
+# perf script on a pipe: a call chain brings sym to -F ip
+perf script -i "$T/pipe.data" -F time,ip >"$T/a" 2>/dev/null
+"$PS" script -i "$T/pipe.data" -F time,ip >"$T/b" 2>&1
+cmp -s "$T/a" "$T/b" && grep -q '^	 *[0-9a-f]* [^ ]' "$T/b"
+ok_rc $? "pipe with call chains: -F time,ip shows the frames' symbols, as perf"
 perf inject -b -i "$T/plain.data" -o "$T/inj.data" 2>/dev/null
 same "perf inject -b" "$T/inj.data"
 perf script -i "$T/inj.data" -F comm,tid,time,event,period >"$T/a" 2>/dev/null
