@@ -16,6 +16,11 @@
 #    inject writes 100-byte HEADER_BUILD_ID records, so the records after
 #    them are not 8-byte aligned; inject-b.script.txt is perf script -F
 #    comm,tid,time,event,period.
+#  - compressed2.perf.data: perf record -z -e cpu-clock -c 250000 of the
+#    same loop, rewritten by to-compressed2.py as perf >= 6.15 writes -z
+#    (PERF_RECORD_COMPRESSED2: the data's size, then padding);
+#    compressed2.script.txt is perf 6.1's perf script -F
+#    comm,tid,time,event,period of the file before the rewrite.
 # Live (skipped where perf cannot record): perf record's modes on
 # touchpages, compared with perf report's rows (Overhead, samples,
 # command, shared object, symbol; perf with --no-children/--no-group).
@@ -27,7 +32,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..16"
+echo "1..17"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
@@ -57,6 +62,17 @@ else
 	nok "perf inject -b (records not 8-byte aligned): all 169 samples" \
 	    "$(wc -l <"$T/out") lines"
 	diff "$F/inject-b.script.txt" "$T/out" | diag
+fi
+
+# a newer perf's -z: COMPRESSED2 records
+"$PS" script -i "$F/compressed2.perf.data" -F comm,tid,time,event,period \
+	>"$T/out" 2>"$T/err"
+if cmp -s "$F/compressed2.script.txt" "$T/out" && [ ! -s "$T/err" ]; then
+	ok "perf >= 6.15's -z (COMPRESSED2): all 170 samples"
+else
+	nok "perf >= 6.15's -z (COMPRESSED2): all 170 samples" \
+	    "$(wc -l <"$T/out") lines"
+	diag "$T/err"
 fi
 
 # its samples have no CPU (perf record without -a/-C/--sample-cpu)
