@@ -69,6 +69,24 @@ static const char default_cols[] = "comm,pid,tid,time,cpu,event,ip,sym,dso,"
 	"addr,data_src,weight,period,phys_addr,attr_tid,mem_level,"
 	"data_object";
 
+/* perf script's fields that pebs-shim script does not print */
+static bool perf_only_field(const char *p, size_t len)
+{
+	static const char *const names[] = {
+		"trace", "srcline", "iregs", "uregs", "brstack", "brstacksym",
+		"flags", "bpf-output", "callindent", "insn", "insnlen",
+		"synth", "metric", "misc", "srccode", "ipc", "tod",
+		"data_page_size", "code_page_size", "machine_pid", "vcpu",
+		"cgroup", "retire_lat", "brstackinsn", "brstackinsnlen",
+		"brstackoff", "dsoff", "brcntr",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !strncmp(names[i], p, len))
+			return true;
+	return false;
+}
+
 /*
  * @list into @cols (in order) and @mask; perf's "+f" and "-f" tokens
  * (all signed, or none) into @add and @del instead, to change the
@@ -91,6 +109,12 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 			if (strlen(script_fields[i].name) == len &&
 			    !strncmp(script_fields[i].name, p, len))
 				break;
+		if (i == SF_NR && perf_only_field(p, len))
+			return core_err(-EINVAL, "-F: perf script's field "
+					"'%.*s' is not printed by pebs-shim "
+					"script (a tracepoint's payload, "
+					"registers, branch stacks...): use "
+					"perf script for it", (int)len, p);
 		if (i == SF_NR)
 			return core_err(-EINVAL, "-F: unknown field '%.*s':"
 					" give comm, tid, pid, time, cpu, event,"

@@ -32,7 +32,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..17"
+echo "1..18"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
@@ -63,6 +63,14 @@ else
 	    "$(wc -l <"$T/out") lines"
 	diff "$F/inject-b.script.txt" "$T/out" | diag
 fi
+
+# perf's trace field (the payload) is perf's alone: said so, not "unknown"
+"$PS" script -i "$F/tp-exit.perf.data" -F comm,tid,event,trace >"$T/out" \
+	2>"$T/err"
+rc=$?
+[ $rc = 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+	grep -q "perf script's field 'trace' is not printed by pebs-shim" "$T/err"
+ok_rc $? "-F trace: refused as perf's field, in one line (rc $rc)"
 
 # a newer perf's -z: COMPRESSED2 records
 "$PS" script -i "$F/compressed2.perf.data" -F comm,tid,time,event,period \
