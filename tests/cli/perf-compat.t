@@ -54,15 +54,21 @@ else
 	diag "$T/out" "$T/err"
 fi
 
-"$PS" script -i "$F/inject-b.perf.data" -F comm,tid,time,event,period \
-	>"$T/out" 2>"$T/err"
-if cmp -s "$F/inject-b.script.txt" "$T/out" && [ ! -s "$T/err" ]; then
-	ok "perf inject -b (records not 8-byte aligned): all 169 samples"
-else
-	nok "perf inject -b (records not 8-byte aligned): all 169 samples" \
-	    "$(wc -l <"$T/out") lines"
-	diff "$F/inject-b.script.txt" "$T/out" | diag
-fi
+# fixture_script NAME TEST: script -F comm,tid,time,event,period of
+# NAME.perf.data is NAME.script.txt, perf script's, with no word on stderr
+fixture_script() {
+	"$PS" script -i "$F/$1.perf.data" -F comm,tid,time,event,period \
+		>"$T/out" 2>"$T/err"
+	if cmp -s "$F/$1.script.txt" "$T/out" && [ ! -s "$T/err" ]; then
+		ok "$2"
+	else
+		nok "$2" "$(wc -l <"$T/out") lines"
+		diff "$F/$1.script.txt" "$T/out" | diag
+		diag "$T/err"
+	fi
+}
+fixture_script inject-b \
+	"perf inject -b (records not 8-byte aligned): all 169 samples"
 
 # perf's trace field (the payload) is perf's alone: said so, not "unknown"
 "$PS" script -i "$F/tp-exit.perf.data" -F comm,tid,event,trace >"$T/out" \
@@ -73,15 +79,7 @@ rc=$?
 ok_rc $? "-F trace: refused as perf's field, in one line (rc $rc)"
 
 # a newer perf's -z: COMPRESSED2 records
-"$PS" script -i "$F/compressed2.perf.data" -F comm,tid,time,event,period \
-	>"$T/out" 2>"$T/err"
-if cmp -s "$F/compressed2.script.txt" "$T/out" && [ ! -s "$T/err" ]; then
-	ok "perf >= 6.15's -z (COMPRESSED2): all 170 samples"
-else
-	nok "perf >= 6.15's -z (COMPRESSED2): all 170 samples" \
-	    "$(wc -l <"$T/out") lines"
-	diag "$T/err"
-fi
+fixture_script compressed2 "perf >= 6.15's -z (COMPRESSED2): all 170 samples"
 
 # its samples have no CPU (perf record without -a/-C/--sample-cpu)
 "$PS" report -i "$F/inject-b.perf.data" --sort cpu -n 2>&1 |
