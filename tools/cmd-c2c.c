@@ -199,6 +199,7 @@ static int run(struct c2c_cmd *m)
 	if (err)	/* damaged: report the records before the damage */
 		tool_err("c2c", "%s: %s: reporting the records before it", m->path,
 			pebs_errmsg());
+	tool_warn_truncated("c2c", m->path, m->pd);
 	if (!m->display_set && !pebs_c2c__has_data_src(m->c2c))
 		m->display = PEBS_C2C_XWRITES;
 	if (pebs_c2c__sort(m->c2c, m->display) < 0)

@@ -148,6 +148,7 @@ static int run(const char *path, const char *events, const char *time_spec,
 		tool_err("export", "%s", pebs_errmsg());
 		goto out;
 	}
+	tool_warn_truncated("export", path, pd);
 	if (!st.files)
 		tool_err("export", "%s: no sample%s: nothing written", path,
 			   st.samples ? " passed the filters" : "s");

@@ -234,6 +234,7 @@ static int run(struct plot *p)
 	if (err < 0)
 		tool_err("plot", "%s: a damaged record: plotting the records before it",
 			 p->path);
+	tool_warn_truncated("plot", p->path, p->pd);
 	if (p->by == BY_WEIGHT && p->drawn && !p->with_weight) {
 		tool_err("plot", "%s: no sample has a weight: give --by=period or "
 			 "--by=samples, or record a latency event (ldlat)",

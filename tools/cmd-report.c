@@ -291,6 +291,7 @@ static int run(struct report *r, const char *sort)
 	if (err < 0)
 		tool_err("report", "%s: a damaged record: reporting the records before "
 			   "it", r->path);
+	tool_warn_truncated("report", r->path, r->pd);
 	for (i = 0; i < r->nr_tables; i++)
 		if (!r->tables[i].from &&
 		    pebs_report__name_kernel(r->tables[i].rep,

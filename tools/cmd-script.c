@@ -111,6 +111,7 @@ static int run(struct script *sc)
 	if (err < 0)
 		tool_err("script", "%s: a damaged record: the samples before it were "
 			   "printed", sc->path);
+	tool_warn_truncated("script", sc->path, sc->pd);
 	if (flags & PEBS_ORDERED_FILE_ORDER)
 		tool_err("script", "%s: an event does not sample TIME: records taken "
 			   "in file order", sc->path);

@@ -92,3 +92,19 @@ bool tool_is_stream(const char *path)
 	return !strcmp(path, "-") && !fstat(STDIN_FILENO, &st) &&
 	       !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
 }
+
+void tool_warn_truncated(const char *cmd, const char *path,
+			 const struct pebs_perfdata *pd)
+{
+	if (!pd || !pebs_perfdata__truncated(pd))
+		return;
+	if (!pebs_perfdata__is_pipe(pd) &&
+	    !pebs_perfdata__header(pd)->data.size)
+		tool_err(cmd, "warning: %s: the header's data size is 0 (was "
+			 "perf record properly terminated?): its records are "
+			 "read to the end of the file", path);
+	else
+		tool_err(cmd, "warning: %s ends inside a record (was perf "
+			 "record properly terminated?): the records before it "
+			 "are used", path);
+}

@@ -31,6 +31,16 @@ int tool_usage_err(const char *cmd, const char *fmt, ...)
 /* tool_is_stream - whether @path is "-" on a pipe or socket (readable
    once: pebs_session__new_stream) */
 bool tool_is_stream(const char *path);
+
+/*
+ * tool_warn_truncated - perf's warning for a recording cut short ("Was
+ * the 'perf record' command properly terminated?"): the header's data
+ * size still 0 (a killed perf record) or a last record that runs past
+ * the end; said once, as a line of @cmd's, when pebs_perfdata__truncated.
+ */
+struct pebs_perfdata;
+void tool_warn_truncated(const char *cmd, const char *path,
+			 const struct pebs_perfdata *pd);
 bool tool_parse_u64(const char *s, uint64_t *v);
 bool tool_parse_size(const char *s, uint64_t *v);
 bool tool_parse_double(const char *s, double *v);

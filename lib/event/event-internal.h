@@ -94,6 +94,15 @@ int event_generic_find(const char *name, size_t len, struct pebs_event *ev);
 const char *event_generic_name(unsigned int i);
 
 /*
+ * event_attr_name - perf's name of @a when the file names none (perf's
+ * evsel__name: a killed perf record leaves no EVENT_DESC): a hardware,
+ * software or hw-cache event's canonical name, "raw 0xNNN", with perf's
+ * modifiers (evsel__add_modifiers: "cpu-clock:u" is "cpu-clock:uH");
+ * 0, or -ENOENT for other types (tracepoints, dynamic PMUs).
+ */
+int event_attr_name(const struct perf_event_attr *a, char *out, size_t len);
+
+/*
  * Tracepoints (lib/event/event-perf.c). event_tp_find - if @str's first @len
  * bytes are sys:name and <tracefs>/events/sys/name/id exists, encode it
  * (PERF_TYPE_TRACEPOINT, config = id, sample_period 1, sample_type RAW)

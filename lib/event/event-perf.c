@@ -443,3 +443,71 @@ int event_tp_find(const char *str, size_t len, struct pebs_event *ev)
 	ev->flags |= PEBS_EVENT_TRACEPOINT;
 	return 0;
 }
+
+/* perf's evsel__add_modifiers: ":" then k, u, h for the levels counted
+   when one is excluded, p per precise level, then H and G */
+static void attr_modifiers(const struct perf_event_attr *a, char *out,
+			   size_t len)
+{
+	char m[8];
+	size_t n = 0;
+	bool guest_default = false;
+
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		if (!a->exclude_kernel)
+			m[n++] = 'k';
+		if (!a->exclude_user)
+			m[n++] = 'u';
+		if (!a->exclude_hv)
+			m[n++] = 'h';
+		guest_default = true;
+	}
+	if (a->precise_ip)
+		guest_default = true;
+	for (unsigned int i = 0; i < a->precise_ip && i < 3; i++)
+		m[n++] = 'p';
+	if (a->exclude_host || a->exclude_guest == guest_default) {
+		if (!a->exclude_host)
+			m[n++] = 'H';
+		if (!a->exclude_guest)
+			m[n++] = 'G';
+	}
+	if (n)
+		snprintf(out, len, ":%.*s", (int)n, m);
+	else if (len)
+		out[0] = '\0';
+}
+
+int event_attr_name(const struct perf_event_attr *a, char *out, size_t len)
+{
+	/* perf's evsel__hw_names (not always the canonical spelling) */
+	static const char *const hw[] = {
+		"cycles", "instructions", "cache-references", "cache-misses",
+		"branches", "branch-misses", "bus-cycles",
+		"stalled-cycles-frontend", "stalled-cycles-backend",
+		"ref-cycles",
+	};
+	const struct symbol *sym;
+	char base[64], mods[10];
+
+	for (sym = symbols; sym < symbols + ARRAY_SIZE(symbols); sym++)
+		if (sym->type == a->type && sym->config == a->config)
+			break;
+	if (a->type == PERF_TYPE_HARDWARE && a->config < ARRAY_SIZE(hw))
+		snprintf(base, sizeof(base), "%s", hw[a->config]);
+	else if (sym < symbols + ARRAY_SIZE(symbols))
+		snprintf(base, sizeof(base), "%s", sym->name);
+	else if (a->type == PERF_TYPE_HW_CACHE &&
+		 (a->config & 0xff) < PERF_COUNT_HW_CACHE_MAX &&
+		 ((a->config >> 8) & 0xff) < PERF_COUNT_HW_CACHE_OP_MAX &&
+		 (a->config >> 16) < PERF_COUNT_HW_CACHE_RESULT_MAX)
+		cache_name(a->config, base, sizeof(base));
+	else if (a->type == PERF_TYPE_RAW)
+		snprintf(base, sizeof(base), "raw 0x%llx",
+			 (unsigned long long)a->config);
+	else
+		return -ENOENT;
+	attr_modifiers(a, mods, sizeof(mods));
+	snprintf(out, len, "%s%s", base, mods);
+	return 0;
+}

@@ -279,7 +279,7 @@ static unsigned int labels(struct exp *e, const struct pebs_report_sample *r,
 		NUM("pid", r->pid, "pid");
 	if (w & PEBS_EXPORT_LABEL_TID)
 		NUM("tid", r->tid, "tid");
-	if (w & PEBS_EXPORT_LABEL_CPU)
+	if ((w & PEBS_EXPORT_LABEL_CPU) && r->cpu != UINT32_MAX)
 		NUM("cpu", r->cpu, "cpu");
 	if ((w & PEBS_EXPORT_LABEL_PAGE) && r->has_addr) {
 		snprintf(bufs[n], 256, "0x%" PRIx64, r->addr & ~(uint64_t)4095);

@@ -91,7 +91,9 @@ struct pebs_perfdata {
 	uint64_t seen_upto;	/* HEADER_ATTR records before this are in */
 	struct pd_stream *stream;	/* pipe mode, else NULL */
 	int fd;			/* pipe mode from a descriptor we own, or -1 */
-	unsigned char *rec;	/* pipe mode: room for a record whose
+	unsigned char *rec;	/* a record not 8-byte aligned in a file
+				   (reused by the next call); pipe mode:
+				   room for a record whose
 				   payload is skipped (64 KiB) */
 	int rewind_err;		/* pipe mode: __rewind failed */
 	struct pd_zstd *zstd;	/* from the first COMPRESSED record on */

@@ -113,9 +113,20 @@ static int stream_rec(struct pebs_perfdata *pd, const unsigned char **recp)
 	return 1;
 }
 
-/* feed one PERF_RECORD_COMPRESSED { header; zstd data[] } */
+static bool is_compressed(uint32_t type)
+{
+	return type == PEBS_PERF_RECORD_COMPRESSED ||
+	       type == PEBS_PERF_RECORD_COMPRESSED2;
+}
+
+/* feed one PERF_RECORD_COMPRESSED { header; zstd data[] }, or perf
+   6.15's COMPRESSED2 { header; u64 data_size; zstd data[]; padding } */
 static int decompress(struct pebs_perfdata *pd, const unsigned char *rec)
 {
+	uint16_t size = ld16(rec + 6);
+	const unsigned char *data = rec + 8;
+	uint64_t len = size - 8;
+
 	if (!pd->zstd) {
 		const unsigned char *c = pd->feat[PEBS_FEAT_COMPRESSED];
 		/* a file never finished has no features: assume the most */
@@ -133,7 +144,16 @@ static int decompress(struct pebs_perfdata *pd, const unsigned char *rec)
 		if (err)
 			return err;
 	}
-	return pd_zstd__feed(pd->zstd, rec + 8, ld16(rec + 6) - 8);
+	if (ld32(rec) == PEBS_PERF_RECORD_COMPRESSED2) {
+		if (size < 16 || ld64(rec + 8) > (uint64_t)size - 16u)
+			return core_err(-EBADMSG,
+					"corrupt perf.data: a COMPRESSED2 record of %u bytes says %llu bytes of data",
+					size, size < 16 ? 0ULL :
+					(unsigned long long)ld64(rec + 8));
+		data = rec + 16;
+		len = ld64(rec + 8);
+	}
+	return pd_zstd__feed(pd->zstd, data, len);
 }
 
 int pebs_perfdata__next(struct pebs_perfdata *pd,
@@ -163,7 +183,7 @@ int pebs_perfdata__next(struct pebs_perfdata *pd,
 				pd->truncated = true;
 			break;
 		}
-		if (ld32(rec) != PEBS_PERF_RECORD_COMPRESSED)
+		if (!is_compressed(ld32(rec)))
 			break;
 		r = decompress(pd, rec);
 		if (r)
@@ -236,11 +256,11 @@ int pd_read_prologue(struct pebs_perfdata *pd)
 			pd->feat_size[f] = size - FEAT_REC_HDR;
 			pd->hdr.features[f / 64] |= 1ULL << (f % 64);
 		}
-		if (type != PEBS_PERF_RECORD_COMPRESSED)
+		if (!is_compressed(type))
 			pd->seen_upto++;
 		if (type == PEBS_PERF_RECORD_FINISHED_INIT ||
 		    type == PERF_RECORD_SAMPLE ||
-		    type == PEBS_PERF_RECORD_COMPRESSED || len > PROLOGUE_MAX)
+		    is_compressed(type) || len > PROLOGUE_MAX)
 			break;
 	}
 	pd_stream__capture(pd->stream, false);

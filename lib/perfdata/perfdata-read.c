@@ -36,6 +36,7 @@
 
 #include "pebsshim/perfdata.h"
 #include "core/internal.h"
+#include "event/event-internal.h"
 #include "perfdata/perfdata-int.h"
 
 _Static_assert(sizeof(struct pebs_perf_file_header) == 104,
@@ -332,6 +333,23 @@ int pd_read_event_desc(struct pebs_perfdata *pd)
 	return 0;
 }
 
+/* the events the file does not name (no EVENT_DESC: perf record was
+   killed) get perf's names from their attrs (evsel__name) */
+static int name_unnamed(struct pebs_perfdata *pd)
+{
+	char name[96];
+
+	for (unsigned int i = 0; i < pd->nr_attrs; i++) {
+		if (pd->attrs[i].name ||
+		    event_attr_name(&pd->attrs[i].attr, name, sizeof(name)))
+			continue;
+		pd->attrs[i].name = strdup(name);
+		if (!pd->attrs[i].name)
+			return core_err(-ENOMEM, "out of memory for event names");
+	}
+	return 0;
+}
+
 int pd_init_file(struct pebs_perfdata *pd)
 {
 	struct pebs_perf_file_header *h = &pd->hdr;
@@ -360,10 +378,15 @@ int pd_init_file(struct pebs_perfdata *pd)
 	if (pd->size < sizeof(*h))
 		return core_err(-EBADMSG, "corrupt perf.data: truncated header");
 	memcpy(h, pd->buf, sizeof(*h));
-	if (h->size < sizeof(*h) || !in_file(pd, h->data.offset, h->data.size))
-		return core_err(-EBADMSG,
-				"corrupt perf.data: header size %llu or data section outside the file",
+	if (h->size < sizeof(*h))
+		return core_err(-EBADMSG, "corrupt perf.data: header size %llu",
 				(unsigned long long)h->size);
+	/* a file cut after perf record finished it (a partial copy) */
+	if (!in_file(pd, h->data.offset, h->data.size))
+		return core_err(-EBADMSG,
+				"perf.data truncated: its data section (%llu bytes at %llu) runs past the end of the file (%zu bytes): copy the whole file",
+				(unsigned long long)h->data.size,
+				(unsigned long long)h->data.offset, pd->size);
 	err = read_attrs(pd);
 	if (err)
 		return err;
@@ -373,10 +396,11 @@ int pd_init_file(struct pebs_perfdata *pd)
 	if (!h->data.size && !read_features(pd, false)) {
 		pd->unfinished = true;
 		pd->data_end = pd->size;
-		return 0;
+		return name_unnamed(pd);
 	}
 	read_features(pd, true);
-	return pd_read_event_desc(pd);
+	err = pd_read_event_desc(pd);
+	return err ? err : name_unnamed(pd);
 }
 
 const struct pebs_perf_file_header *

@@ -490,6 +490,16 @@ static int cmp_base(uint64_t a, uint64_t b)
 #define FX(f)	get(x, f, arg)
 #define FY(f)	get(y, f, arg)
 
+/* an unknown comm as perf names (and so orders) it: ":tid" */
+static const char *comm_name(uint64_t comm, uint64_t tid, char *buf,
+			     size_t len)
+{
+	if (comm)
+		return (const char *)(uintptr_t)comm;
+	snprintf(buf, len, ":%d", (int)(int32_t)tid);
+	return buf;
+}
+
 int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 	   rk_field_fn get, const void *arg)
 {
@@ -501,10 +511,13 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 		return cmp_u64(FX(RK_PID), FY(RK_PID));
 	case PEBS_REPORT_TID:
 		return cmp_u64(FX(RK_TID), FY(RK_TID));
-	case PEBS_REPORT_COMM:
-		c = cmp_str((const char *)(uintptr_t)FX(RK_COMM),
-			    (const char *)(uintptr_t)FY(RK_COMM));
+	case PEBS_REPORT_COMM: {
+		char bx[16], by[16];
+
+		c = strcmp(comm_name(FX(RK_COMM), FX(RK_TID), bx, sizeof(bx)),
+			   comm_name(FY(RK_COMM), FY(RK_TID), by, sizeof(by)));
 		return c ? c : cmp_u64(FX(RK_TID), FY(RK_TID));
+	}
 	case PEBS_REPORT_DSO:
 		return cmp_base(FX(RK_DSO), FY(RK_DSO));
 	case PEBS_REPORT_SYM:
@@ -581,7 +594,8 @@ int pebs_report__field(const struct pebs_report_row *row,
 				row->kernel ? 'k' : '.',
 				(unsigned long long)row->ip);
 	case PEBS_REPORT_CPU:
-		return snprintf(buf, len, "%03u", row->cpu);
+		/* perf's "%3.3d": -001 where the samples have no CPU */
+		return snprintf(buf, len, "%.3d", (int)row->cpu);
 	case PEBS_REPORT_EVENT:
 		return snprintf(buf, len, "%u", row->event);
 	case PEBS_REPORT_PAGE:

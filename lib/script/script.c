@@ -56,12 +56,36 @@ const struct script_field script_fields[SF_NR] = {
 #define DEF_RAW		(DEF_BASIC | SF(SF_ADDR) | SF(SF_DATA_SRC) | \
 			 SF(SF_WEIGHT) | SF(SF_PHYS_ADDR) | \
 			 SF(SF_INS_LAT))
+/* tracepoints: no period, and the ip only with a call chain (perf's
+   perf_session__check_output_opt: "print symbols only if callchains
+   are present") */
+#define DEF_TP		(SF(SF_COMM) | SF(SF_TID) | SF(SF_CPU) | \
+			 SF(SF_TIME) | SF(SF_EVENT))
+#define DEF_TP_IP	(SF(SF_IP) | SF(SF_SYM) | SF(SF_SYMOFF) | SF(SF_DSO))
 #define PEBS_COLS	(SF(SF_ATTR_TID) | SF(SF_MEM_LEVEL) | \
 			 SF(SF_DATA_OBJECT))
 /* csv and jsonl without -F */
 static const char default_cols[] = "comm,pid,tid,time,cpu,event,ip,sym,dso,"
 	"addr,data_src,weight,period,phys_addr,attr_tid,mem_level,"
 	"data_object";
+
+/* perf script's fields that pebs-shim script does not print */
+static bool perf_only_field(const char *p, size_t len)
+{
+	static const char *const names[] = {
+		"trace", "srcline", "iregs", "uregs", "brstack", "brstacksym",
+		"flags", "bpf-output", "callindent", "insn", "insnlen",
+		"synth", "metric", "misc", "srccode", "ipc", "tod",
+		"data_page_size", "code_page_size", "machine_pid", "vcpu",
+		"cgroup", "retire_lat", "brstackinsn", "brstackinsnlen",
+		"brstackoff", "dsoff", "brcntr",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && !strncmp(names[i], p, len))
+			return true;
+	return false;
+}
 
 /*
  * @list into @cols (in order) and @mask; perf's "+f" and "-f" tokens
@@ -85,6 +109,12 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 			if (strlen(script_fields[i].name) == len &&
 			    !strncmp(script_fields[i].name, p, len))
 				break;
+		if (i == SF_NR && perf_only_field(p, len))
+			return core_err(-EINVAL, "-F: perf script's field "
+					"'%.*s' is not printed by pebs-shim "
+					"script (a tracepoint's payload, "
+					"registers, branch stacks...): use "
+					"perf script for it", (int)len, p);
 		if (i == SF_NR)
 			return core_err(-EINVAL, "-F: unknown field '%.*s':"
 					" give comm, tid, pid, time, cpu, event,"
@@ -192,8 +222,11 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 			/* perf's defaults, less what is missing */
 			m = (a && a->type < PERF_TYPE_RAW) ? DEF_BASIC :
 			    DEF_RAW;
+			if (a && a->type == PERF_TYPE_TRACEPOINT)
+				m = DEF_TP;
 			if (sc->stype[i] & PERF_SAMPLE_CALLCHAIN)
-				m |= SF(SF_CALLCHAIN);
+				m |= SF(SF_CALLCHAIN) | (m == DEF_TP ?
+							 DEF_TP_IP : 0);
 			for (f = 0; f < SF_NR; f++)
 				if (script_fields[f].need &&
 				    !(sc->stype[i] & script_fields[f].need))
@@ -209,6 +242,12 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 		if (list && !(del & SF(SF_CALLCHAIN)) &&
 		    (sc->stype[i] & PERF_SAMPLE_CALLCHAIN))
 			m |= SF(SF_CALLCHAIN);
+		/* perf on a pipe (its process_attr): call chains bring ip
+		   and sym, unless "-ip" or "-sym" */
+		if (list && pebs_perfdata__is_pipe(sc->pd) &&
+		    (sc->stype[i] & PERF_SAMPLE_CALLCHAIN) &&
+		    (sc->stype[i] & PERF_SAMPLE_IP))
+			m |= (SF(SF_IP) | SF(SF_SYM)) & ~del;
 		sc->mask[i] = m;
 	}
 	return 0;

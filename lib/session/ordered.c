@@ -265,6 +265,32 @@ static uint64_t oldest_queued(const struct pebs_ordered *o,
 	return (uint64_t)(low - pd->buf);
 }
 
+/* From now on the queue holds copies: those queued so far (still in
+   the mapping) are copied too, so that every entry is freed alike. */
+static int to_copies(struct pebs_ordered *o)
+{
+	void **c = malloc((o->nr ? o->nr : 1) * sizeof(*c));
+	size_t i, j;
+
+	if (!c)
+		return core_err(-ENOMEM, "ordered: out of memory");
+	for (i = 0; i < o->nr; i++)
+		if (!(c[i] = malloc(o->q[o->head + i].ev->size))) {
+			for (j = 0; j < i; j++)
+				free(c[j]);
+			free(c);
+			return core_err(-ENOMEM, "ordered: out of memory");
+		}
+	for (i = 0; i < o->nr; i++) {
+		struct entry *e = &o->q[o->head + i];
+
+		e->ev = memcpy(c[i], e->ev, e->ev->size);
+	}
+	free(c);
+	o->copy = true;
+	return 0;
+}
+
 uint64_t pebs_ordered__out_of_order(const struct pebs_ordered *o)
 {
 	return o ? o->out_of_order : 0;
@@ -334,8 +360,16 @@ int pebs_ordered__process(struct pebs_perfdata *pd, pebs_ordered_fn fn,
 			if (pd->mapped && pd->pos - released >= PD_RELEASE_MIN)
 				released = pd_release(pd, released,
 						oldest_queued(o, pd, pd->pos));
-		} else
-			err = pebs_ordered__queue(o, ev, record_time(pd, ev));
+		} else {
+			/* a record not 8-byte aligned in the file (perf
+			 * inject -b writes 100-byte BUILD_ID records) comes
+			 * in the reader's one buffer, reused by the next call */
+			if (!o->copy && (const void *)ev == pd->rec)
+				err = to_copies(o);
+			if (!err)
+				err = pebs_ordered__queue(o, ev,
+							  record_time(pd, ev));
+		}
 	}
 	if (ret < 0 && !err) {
 		/* the reader's reason outlives the records still queued */

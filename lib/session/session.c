@@ -294,7 +294,8 @@ static void resolve(struct pebs_session *ss,
 	memset(rs, 0, sizeof(*rs));
 	rs->pid = (int32_t)s->pid;
 	rs->tid = (int32_t)s->tid;
-	rs->cpu = s->cpu;
+	/* not sampled: perf's (u32)-1, its cpu key's "-001" */
+	rs->cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX;
 	rs->event = idx;
 	rs->comm = pebs_threads__comm(ss->threads, rs->pid, rs->tid);
 	rs->kernel = mode == PERF_RECORD_MISC_KERNEL ||

@@ -257,7 +257,10 @@ const char *pebs_threads__comm(const struct pebs_threads *t, int32_t pid,
 	th = lookup(t, tid);
 	if (th && th->comm)
 		return th->comm;
-	th = pid != tid ? lookup(t, pid) : NULL;
+	/* tid -1: the kernel's for a task already unhashed (a sample of
+	   its last switch in do_exit); perf's thread of tid -1 has no comm
+	   (":-1"), not its process's */
+	th = pid != tid && tid != -1 ? lookup(t, pid) : NULL;
 	if (th && th->comm)
 		return th->comm;
 	return tid == 0 ? "swapper" : NULL;	/* the idle task, as perf */

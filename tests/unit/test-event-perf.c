@@ -520,9 +520,50 @@ static void test_suggest(void **state)
 	event_sysfs_set_root(NULL);
 }
 
+/* perf 6.1's evsel__name of an attr the file does not name */
+static void attr_name(uint32_t type, uint64_t config, unsigned int mods,
+		      const char *want)
+{
+	struct perf_event_attr a = { .type = type, .config = config };
+	char out[96];
+
+	a.exclude_kernel = !!(mods & 1);
+	a.exclude_user = !!(mods & 2);
+	a.exclude_hv = !!(mods & 4);
+	a.exclude_guest = !!(mods & 8);
+	a.precise_ip = (mods >> 4) & 3;
+	if (!want) {
+		assert_int_equal(event_attr_name(&a, out, sizeof(out)), -ENOENT);
+		return;
+	}
+	assert_int_equal(event_attr_name(&a, out, sizeof(out)), 0);
+	assert_string_equal(out, want);
+}
+
+static void test_attr_name(void **state)
+{
+	(void)state;
+	/* perf record's defaults: exclude_guest, nothing else */
+	attr_name(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 8, "cpu-clock");
+	attr_name(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 8,
+		  "page-faults");
+	/* :u -> exclude_kernel, exclude_hv: "u" then perf's "H" */
+	attr_name(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 1 | 4 | 8,
+		  "cpu-clock:uH");
+	attr_name(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 2 | 4 | 8,
+		  "cycles:kH");
+	attr_name(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 8 | 0x20,
+		  "instructions:ppH");
+	attr_name(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, "cycles:HG");
+	attr_name(PERF_TYPE_RAW, 0x1cd, 8, "raw 0x1cd");
+	attr_name(PERF_TYPE_TRACEPOINT, 300, 8, NULL);
+	attr_name(11, 0, 8, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_attr_name),
 		cmocka_unit_test(test_generic),
 		cmocka_unit_test(test_modifiers),
 		cmocka_unit_test(test_privilege),

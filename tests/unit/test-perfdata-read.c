@@ -368,7 +368,10 @@ static void test_attr_sizes(void **state)
 			for (size_t j = sizes[i]; j < sizeof(*a); j++)
 				assert_int_equal(p[j], 0);
 		}
-		assert_null(pebs_perfdata__attr_name(pd, 0));
+		/* no EVENT_DESC: perf's names from the attrs (evsel__name;
+		   no exclude bits: its "H" and "G") */
+		assert_string_equal(pebs_perfdata__attr_name(pd, 1),
+				    "page-faults:HG");
 		assert_int_equal(pebs_perfdata__feat_str(pd, PEBS_FEAT_HOSTNAME,
 							 host, sizeof(host)), 3);
 		assert_string_equal(host, "box");

@@ -205,6 +205,8 @@ enum pebs_perf_user_record {
 	PEBS_PERF_RECORD_HEADER_FEATURE = 80,
 	PEBS_PERF_RECORD_COMPRESSED = 81,
 	PEBS_PERF_RECORD_FINISHED_INIT = 82,
+	PEBS_PERF_RECORD_COMPRESSED2 = 83,	/* perf >= 6.15's -z: u64
+						   data_size, zstd, padding */
 };
 
 /* COMM: a thread's name; exec set when it came from an exec. */

@@ -145,7 +145,8 @@ PEBS_API int pebs_perfdata__from_memory(const void *buf, size_t size,
  *    on a stream saved to a file (or in memory), not on a pipe (the next
  *    __next then fails with -ESPIPE).
  *  - zstd-compressed records (perf record -z): the records inside each
- *    PERF_RECORD_COMPRESSED come out of __next, valid until its next
+ *    PERF_RECORD_COMPRESSED (perf >= 6.15: COMPRESSED2, its data's size
+ *    given, then padding) come out of __next, valid until its next
  *    call; the COMPRESSED records themselves are not returned. A frame
  *    that does not decompress, or to more than HEADER_COMPRESSED's
  *    mmap_len, gives -EINVAL from __next.
@@ -239,8 +240,8 @@ PEBS_API int pebs_perfdata__feat_str(const struct pebs_perfdata *pd,
  * the data section (iteration stops there). The payload that follows
  * AUXTRACE and HEADER_TRACING_DATA records is skipped. HEADER_ATTR
  * records add an event (see __nr_attrs). Every record is returned,
- * including perf's own types (>= 64), except PERF_RECORD_COMPRESSED
- * (perf record -z): the records inside it are returned instead.
+ * including perf's own types (>= 64), except PERF_RECORD_COMPRESSED and
+ * COMPRESSED2 (perf record -z): the records inside are returned instead.
  */
 PEBS_API int pebs_perfdata__next(struct pebs_perfdata *pd,
 				 const struct perf_event_header **ev);

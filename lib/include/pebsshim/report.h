@@ -231,7 +231,7 @@ PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
 /*
  * pebs_report__field - a row's @key field as perf prints it: comm (or
  * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
- * "[.] 0x%016llx" when unresolved, cpu "%03u", event index, addresses
+ * "[.] 0x%016llx" when unresolved, cpu "%.3d" (-001: not sampled), event index, addresses
  * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
  * dso_daddr as dso; dcacheline (the line within its data object) as
  * perf's hist_entry__dcacheline_snprintf: "[.] sym+0xoff" (the line's

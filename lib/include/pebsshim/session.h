@@ -44,7 +44,8 @@ PEBS_API int pebs_threads__add_record(struct pebs_threads *t,
 
 /*
  * pebs_threads__comm - the current comm of @tid, else of its process
- * @pid, "swapper" for tid 0 (as perf), NULL if unknown (perf prints
+ * @pid (not for tid -1, a task already unhashed: perf's ":-1"),
+ * "swapper" for tid 0 (as perf), NULL if unknown (perf prints
  * ":<tid>").
  */
 PEBS_API const char *pebs_threads__comm(const struct pebs_threads *t,
@@ -153,7 +154,7 @@ PEBS_API void pebs_ordered__delete(struct pebs_ordered *o);
  */
 struct pebs_report_sample {
 	int32_t pid, tid;
-	uint32_t cpu;
+	uint32_t cpu;		/* UINT32_MAX: not sampled (perf's -1) */
 	unsigned int event;	/* attr index */
 	const char *comm;	/* NULL: unknown (shown as ":tid") */
 	const char *dso;	/* file path or "[vdso]"...; NULL: unknown */

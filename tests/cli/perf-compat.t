@@ -1,0 +1,189 @@
+#!/bin/bash
+# perf-compat.t - files written by the real perf (record's modes, inject,
+# a killed or cut recording) read by pebs-shim as perf reads them.
+#
+# Fixtures (tests/fixtures/compat/, made with perf 6.1 on a 2-CPU VM
+# without a PMU; each *.txt is perf script's output of its file):
+#  - tp-exit.perf.data: the last switch of an exiting thread, whose tid
+#    the kernel gives as -1 (perf's thread ":-1"):
+#      perf record -a --synth=no -B -N -e sched:sched_switch \
+#        --filter 'prev_comm == "w1"' ./w1
+#    w1 is a main() that creates a thread doing nothing and joins it;
+#    tp-exit.script.txt is perf script -F comm,tid,cpu,time,event (a
+#    tracepoint's default fields, its payload left out).
+#  - inject-b.perf.data: perf inject -b of a recording of 169 cpu-clock
+#    samples (perf record -e cpu-clock -c 250000 of a 2-thread loop);
+#    inject writes 100-byte HEADER_BUILD_ID records, so the records after
+#    them are not 8-byte aligned; inject-b.script.txt is perf script -F
+#    comm,tid,time,event,period.
+#  - compressed2.perf.data: perf record -z -e cpu-clock -c 250000 of the
+#    same loop, rewritten by to-compressed2.py as perf >= 6.15 writes -z
+#    (PERF_RECORD_COMPRESSED2: the data's size, then padding);
+#    compressed2.script.txt is perf 6.1's perf script -F
+#    comm,tid,time,event,period of the file before the rewrite.
+# Live (skipped where perf cannot record): perf record's modes on
+# touchpages, compared with perf report's rows (Overhead, samples,
+# command, shared object, symbol; perf with --no-children/--no-group).
+B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
+PS=$B/pebs-shim
+F=$S/tests/fixtures/compat
+T=$(mktemp -d /tmp/perf-compat-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$S/tests/tap.sh"
+need_bin "$PS" "$B/workloads/touchpages"
+
+echo "1..18"
+
+# -- fixtures: no perf needed ---------------------------------------------
+"$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
+sed 's/ *$//' "$F/tp-exit.script.txt" >"$T/exp"
+if cmp -s "$T/exp" "$T/out" && [ ! -s "$T/err" ]; then
+	ok "tracepoint: perf script's default fields, tid -1 as ':-1'"
+else
+	nok "tracepoint: perf script's default fields, tid -1 as ':-1'"
+	diff "$T/exp" "$T/out" | diag; diag "$T/err"
+fi
+"$PS" report -i "$F/tp-exit.perf.data" --sort comm -n 2>"$T/err" |
+	sed -n '/^# samples by --sort keys/,$p' |
+	awk '/^ +[0-9.]+%/ { print $1, $2, $4 }' >"$T/out"
+printf '66.67%% 2 w1\n33.33%% 1 :-1\n' >"$T/exp"
+if cmp -s "$T/exp" "$T/out"; then
+	ok "report --sort comm: the tid -1 sample is perf's ':-1' row"
+else
+	nok "report --sort comm: the tid -1 sample is perf's ':-1' row"
+	diag "$T/out" "$T/err"
+fi
+
+# fixture_script NAME TEST: script -F comm,tid,time,event,period of
+# NAME.perf.data is NAME.script.txt, perf script's, with no word on stderr
+fixture_script() {
+	"$PS" script -i "$F/$1.perf.data" -F comm,tid,time,event,period \
+		>"$T/out" 2>"$T/err"
+	if cmp -s "$F/$1.script.txt" "$T/out" && [ ! -s "$T/err" ]; then
+		ok "$2"
+	else
+		nok "$2" "$(wc -l <"$T/out") lines"
+		diff "$F/$1.script.txt" "$T/out" | diag
+		diag "$T/err"
+	fi
+}
+fixture_script inject-b \
+	"perf inject -b (records not 8-byte aligned): all 169 samples"
+
+# perf's trace field (the payload) is perf's alone: said so, not "unknown"
+"$PS" script -i "$F/tp-exit.perf.data" -F comm,tid,event,trace >"$T/out" \
+	2>"$T/err"
+rc=$?
+[ $rc = 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+	grep -q "perf script's field 'trace' is not printed by pebs-shim" "$T/err"
+ok_rc $? "-F trace: refused as perf's field, in one line (rc $rc)"
+
+# a newer perf's -z: COMPRESSED2 records
+fixture_script compressed2 "perf >= 6.15's -z (COMPRESSED2): all 170 samples"
+
+# its samples have no CPU (perf record without -a/-C/--sample-cpu)
+"$PS" report -i "$F/inject-b.perf.data" --sort cpu -n 2>&1 |
+	awk '/^ +[0-9.]+%/ { print $1, $2, $4 }' >"$T/out"
+check "report --sort cpu: no CPU sampled is perf's -001, not CPU 0" \
+	test "$(cat "$T/out")" = "100.00% 169 -001"
+
+# a perf record killed (SIGKILL): the header's data size still 0
+python3 - "$F/inject-b.perf.data" "$T/k.data" <<'EOF'
+import struct, sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+off, size = struct.unpack_from('<QQ', d, 40)
+d = d[:off + size - 13]		# cut inside the last record
+struct.pack_into('<Q', d, 48, 0)
+open(sys.argv[2], 'wb').write(d)
+EOF
+"$PS" script -i "$T/k.data" -F comm,tid,time,event,period >"$T/out" \
+	2>"$T/err"
+rc=$?
+[ $rc = 0 ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+	grep -q "k.data: the header's data size is 0 (was perf record properly terminated?)" "$T/err"
+ok_rc $? "data size 0: one warning, as perf's: $(head -1 "$T/err")"
+head -n "$(wc -l <"$T/out")" "$F/inject-b.script.txt" | cmp -s - "$T/out" &&
+	[ "$(wc -l <"$T/out")" -ge 160 ]
+ok_rc $? "... and the samples before the cut ($(wc -l <"$T/out"))"
+# a finished file cut short (a partial copy)
+head -c 6000 "$F/inject-b.perf.data" >"$T/c.data"
+"$PS" report -i "$T/c.data" >/dev/null 2>"$T/err"
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+	grep -q 'perf.data truncated: its data section' "$T/err"
+ok_rc $? "a cut copy: refused in one line: $(head -1 "$T/err")"
+
+# -- live: perf record's modes --------------------------------------------
+W="$B/workloads/touchpages 256"
+if ! command -v perf >/dev/null ||
+   ! perf record -q -e page-faults -c 1 -o "$T/probe.data" -- true \
+	>/dev/null 2>&1; then
+	skip_n 9 "perf cannot record here"
+	exit 0
+fi
+# rows FILE [PERF-OPTION...]: perf report's rows and pebs-shim's, each as
+# "event overhead samples comm dso sym", sorted (ties may differ in order)
+rows() {
+	local f=$1
+	shift
+	perf report --stdio -i "$f" --sort comm,dso,sym -n "$@" 2>/dev/null |
+		awk "/^# Samples: .* of events* '/ { split(\$0, a, \"'\"); ev = a[2] }
+		     /^ +[0-9.]+%/ { \$1 = \$1; print ev, \$0 }" |
+		sort >"$T/perf.rows"
+	"$PS" report -i "$f" --sort comm,dso,sym -n --top 0 2>"$T/ps.err" |
+		awk -v one="$(perf report --stdio -i "$f" 2>/dev/null |
+			      sed -n "s/^# Samples: .* of events* '\(.*\)'/\1/p" |
+			      head -1)" '
+		     /^# samples by --sort keys, share within each event/ { m = 1 }
+		     /^ +[0-9.]+%/ { if (m) { ev = $4; $4 = "" } else ev = one
+				     $3 = ""; $1 = $1; print ev, $0 }' |
+		tr -s ' ' | sort >"$T/ps.rows"
+}
+# same NAME FILE [PERF-OPTION...]
+same() {
+	local name=$1
+	shift
+	rows "$@"
+	if [ -s "$T/perf.rows" ] && cmp -s "$T/perf.rows" "$T/ps.rows" &&
+	   [ ! -s "$T/ps.err" ]; then
+		ok "$name ($(wc -l <"$T/ps.rows") rows)"
+	else
+		nok "$name"
+		diff "$T/perf.rows" "$T/ps.rows" | diag
+		diag "$T/ps.err"
+	fi
+}
+rec() {	# rec FILE PERF-RECORD-OPTION...
+	local f=$1
+	shift
+	perf record -q -o "$T/$f" "$@" >/dev/null 2>"$T/rec.err"
+}
+rec plain.data -e page-faults -c 1 -d -- $W
+same "perf record -e page-faults -d" "$T/plain.data"
+rec g.data -g -e page-faults -c 1 -- $W
+same "perf record -g (perf report --no-children)" "$T/g.data" --no-children
+rec grp.data -e '{cpu-clock/period=100000/,page-faults/period=1/}' -- $W
+same "perf record -e '{cpu-clock,page-faults}' (per event)" "$T/grp.data" \
+	--no-group
+rec multi.data -z -T --sample-cpu --namespaces --switch-events -k mono \
+	-e cpu-clock/period=100000/,page-faults/period=1/ -- $W
+same "perf record -z -T --sample-cpu --namespaces --switch-events -k mono -e cpu-clock,page-faults" \
+	"$T/multi.data"
+perf record -q -o - -g -e page-faults -c 1 -- $W 2>/dev/null |
+	tee "$T/pipe.data" |
+	"$PS" script -i - -F comm,tid,event,period >"$T/out" 2>"$T/err"
+same "perf record -o - -g (a pipe-mode file)" "$T/pipe.data" --no-children
+grep -c 'page-faults' "$T/out" >"$T/n"
+[ "$(cat "$T/n")" -ge 256 ] && [ ! -s "$T/err" ]
+ok_rc $? "perf record -o - | pebs-shim script -i - ($(cat "$T/n") samples)"
+# perf script on a pipe: a call chain brings sym to -F ip
+perf script -i "$T/pipe.data" -F time,ip >"$T/a" 2>/dev/null
+"$PS" script -i "$T/pipe.data" -F time,ip >"$T/b" 2>&1
+cmp -s "$T/a" "$T/b" && grep -q '^	 *[0-9a-f]* [^ ]' "$T/b"
+ok_rc $? "pipe with call chains: -F time,ip shows the frames' symbols, as perf"
+perf inject -b -i "$T/plain.data" -o "$T/inj.data" 2>/dev/null
+same "perf inject -b" "$T/inj.data"
+perf script -i "$T/inj.data" -F comm,tid,time,event,period >"$T/a" 2>/dev/null
+"$PS" script -i "$T/inj.data" -F comm,tid,time,event,period >"$T/b" 2>&1
+cmp -s "$T/a" "$T/b" && [ -s "$T/a" ]
+ok_rc $? "perf inject -b: script's lines are perf's ($(wc -l <"$T/b"))"
