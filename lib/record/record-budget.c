@@ -100,101 +100,106 @@ int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus)
 	return busy;
 }
 
-/* the CPU time of what is sampled so far, ns; 0 when unknown */
-static uint64_t sampled_ns(const struct pebs_recorder *r)
+/*
+ * /proc/stat read once: the busy ticks of the CPUs of @cpus and the
+ * machine's context switches (ctxt), line by line (the intr line can be
+ * longer than any buffer: its pieces are skipped); false if unreadable
+ */
+static bool proc_stat(const struct pebs_ids *cpus, int64_t *busy,
+		      uint64_t *ctxt)
 {
-	static long hz;
-	char path[64], text[65536];
-	int64_t t = 0, v;
+	char line[1024];
+	bool head = true, was;
+	FILE *f = fopen("/proc/stat", "re");
 
-	if (!hz)
-		hz = sysconf(_SC_CLK_TCK);
-	if (r->per_cpu) {
-		FILE *f = fopen("/proc/stat", "re");
-		size_t n;
-
-		if (!f)
-			return 0;
-		text[0] = '\n';
-		n = fread(text + 1, 1, sizeof(text) - 2, f);
-		fclose(f);
-		text[n + 1] = 0;
-		t = rec_budget_cpu_busy(text, &r->targets);
-	} else if (r->o.cmd) {
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->child.pid);
-		t = stat_ticks(path, true);
-	} else {
-		for (unsigned int i = 0; i < r->procs.n; i++) {
-			pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
-
-			if (r->o.tids)
-				snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
-					 (int)tgid, (int)id);
-			else
-				snprintf(path, sizeof(path), "/proc/%d/stat",
-					 (int)id);
-			v = tgid < 0 ? -1 : stat_ticks(path, !r->o.tids);
-			t += v > 0 ? v : 0;
-		}
+	if (!f)
+		return false;
+	line[0] = '\n';	/* rec_budget_cpu_busy's lines start with one */
+	while (fgets(line + 1, sizeof(line) - 1, f)) {
+		was = head;
+		head = strchr(line + 1, '\n') != NULL;
+		if (!was)
+			continue;	/* the rest of a long line */
+		if (!strncmp(line + 1, "cpu", 3))
+			*busy += rec_budget_cpu_busy(line, cpus);
+		else
+			sscanf(line + 1, "ctxt %" SCNu64, ctxt);
 	}
-	return t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
+	fclose(f);
+	return true;
 }
 
 /* (non)voluntary context switches of each thread of @pid (of its thread
    @tid alone if > 0) from /proc */
 static uint64_t task_switches(pid_t pid, pid_t tid)
 {
-	char path[64], line[128];
+	char path[64], text[8192];
+	const char *p;
 	uint64_t n = 0, v;
 	struct pebs_ids tids = { 0 };
 
 	if (tid > 0 ? pebs_ids__push(&tids, tid) : pebs_proc__tasks(pid, &tids))
 		return 0;
 	for (unsigned int i = 0; i < tids.n; i++) {
-		FILE *f;
-
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
 			 (int)pid, tids.v[i]);
-		for (f = fopen(path, "re"); f && fgets(line, sizeof(line), f);)
-			if (sscanf(line, "%*[a-z]_ctxt_switches: %" SCNu64, &v) == 1)
+		if (core_read_small(path, text, sizeof(text)) <= 0)
+			continue;
+		/* "voluntary_ctxt_switches:" and "nonvoluntary_..." */
+		for (p = text; (p = strstr(p, "_ctxt_switches:")); p += 15)
+			if (sscanf(p + 15, "%" SCNu64, &v) == 1)
 				n += v;
-		if (f)
-			fclose(f);
 	}
 	pebs_ids__free(&tids);
 	return n;
 }
 
 /*
- * the context switches of what is sampled so far: the threads of the
- * command or of the pids (not their children), the tids; with CPUs the
- * machine's (/proc/stat's ctxt) in the share of the CPUs sampled
+ * What is sampled so far, in one pass: its CPU time (*@cpu_ns, 0 when
+ * unknown) and its context switches (*@switches): those of the threads
+ * of the command or of the pids (not their children), the tids; with
+ * CPUs their busy time and the machine's switches (/proc/stat's ctxt) in
+ * the share of the CPUs sampled
  */
-static uint64_t sampled_switches(const struct pebs_recorder *r)
+static void sampled(const struct pebs_recorder *r, uint64_t *cpu_ns,
+		    uint64_t *switches)
 {
+	static long hz;
+	char path[64];
+	int64_t t = 0, v;
 	uint64_t n = 0;
 
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
 	if (r->per_cpu) {
-		char line[256];
-		FILE *f = fopen("/proc/stat", "re");
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-		while (f && fgets(line, sizeof(line), f) &&
-		       sscanf(line, "ctxt %" SCNu64, &n) != 1)
-			;
-		if (f)
-			fclose(f);
-		return online > 0 ? n * r->targets.n / (uint64_t)online : 0;
-	}
-	if (r->o.cmd)
-		return task_switches(r->child.pid, 0);
-	for (unsigned int i = 0; i < r->procs.n; i++) {
-		pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
+		if (!proc_stat(&r->targets, &t, &n))
+			t = 0;
+		n = online > 0 ? n * r->targets.n / (uint64_t)online : 0;
+	} else if (r->o.cmd) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->child.pid);
+		t = stat_ticks(path, true);
+		n = task_switches(r->child.pid, 0);
+	} else {
+		for (unsigned int i = 0; i < r->procs.n; i++) {
+			pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
 
-		if (tgid > 0)
+			if (tgid <= 0)
+				continue;
+			if (r->o.tids)
+				snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
+					 (int)tgid, (int)id);
+			else
+				snprintf(path, sizeof(path), "/proc/%d/stat",
+					 (int)id);
+			v = stat_ticks(path, !r->o.tids);
+			t += v > 0 ? v : 0;
 			n += task_switches(tgid, r->o.tids ? id : 0);
+		}
 	}
-	return n;
+	*cpu_ns = t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
+	*switches = n;
 }
 
 /* perf_event_max_sample_rate / 2: the kernel throttles above it */
@@ -360,10 +365,9 @@ int rec_budget_start(struct pebs_recorder *r)
 	if (err)
 		return err;
 	bu->t_last = core_mono_ns();
-	bu->sw_last = sampled_switches(r);
 	rec_duty_begin(r, bu->t_last);
 	bu->self_last = self_ns();
-	bu->cpu_last = sampled_ns(r);
+	sampled(r, &bu->cpu_last, &bu->sw_last);
 	if (!read_counts(r, bu->count))
 		memset(bu->count, 0, sizeof(bu->count));
 	return 0;
@@ -464,8 +468,7 @@ int rec_budget_tick(struct pebs_recorder *r)
 	if (now - bu->t_last < INTERVAL_NS)
 		return rec_duty_step(r, now);
 	self = self_ns();
-	cpu = sampled_ns(r);
-	sw = sampled_switches(r);
+	sampled(r, &cpu, &sw);
 	elapsed = now - bu->t_last;
 	count_events(r);
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
