@@ -26,18 +26,22 @@
 #include "record/record-int.h"
 #include "core/internal.h"
 
-#define INTERVAL_NS	200000000ull	/* the controller's interval */
+#define INTERVAL_NS	PEBS_RECORDER_BUDGET_INTERVAL_NS
+
+/* the user + system CPU time of @ru, ns */
+static uint64_t ru_ns(const struct rusage *ru)
+{
+	return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) *
+	       1000000000ull + ((uint64_t)ru->ru_utime.tv_usec +
+				(uint64_t)ru->ru_stime.tv_usec) * 1000u;
+}
 
 /* the recorder's own CPU time (user + system), ns */
 static uint64_t self_ns(void)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
-	       1000000000ull + ((uint64_t)ru.ru_utime.tv_usec +
-				(uint64_t)ru.ru_stime.tv_usec) * 1000u;
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : ru_ns(&ru);
 }
 
 /*
@@ -450,46 +454,56 @@ static void count_events(struct pebs_recorder *r)
 	if (!read_counts(r, now))
 		return;
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		/* a channel removed (its task gone) takes its count away */
-		bu->events[i] = now[i] > bu->count[i] ? now[i] - bu->count[i] : 0;
+		/*
+		 * a channel removed (its task gone) takes its count away:
+		 * the samples' periods then (a command ended within the
+		 * interval, its channel gone before the last one is read)
+		 */
+		if (now[i] > bu->count[i])
+			bu->events[i] = now[i] - bu->count[i];
 		bu->count[i] = now[i];
 	}
 }
 
-int rec_budget_tick(struct pebs_recorder *r)
+/* a frequency's channel starts at the period its first samples had */
+static int start_freq(struct rec_budget *bu, unsigned int nr_evs)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; i < nr_evs && !err; i++) {
+		if (!bu->freq[i] || bu->period[i] || !bu->samples[i] ||
+		    !bu->events[i])
+			continue;
+		bu->period[i] = bu->events[i] / bu->samples[i];
+		err = pebs_budget__set_channel(bu->b, i, bu->period[i],
+					       bu->cost[i]);
+		if (!err)
+			err = pebs_budget__set_event_cost(bu->b, i,
+							  bu->event_cost[i]);
+		if (!err)
+			err = pebs_budget__set_off_cost(bu->b, i,
+							bu->off_cost[i]);
+	}
+	return err;
+}
+
+/*
+ * The interval from bu->t_last to @now fed to the controller (@final:
+ * the last, into its totals only), with what is sampled now (@cpu,
+ * @sw: sampled()), its periods into @next; returns
+ * pebs_budget__update's
+ */
+static int feed(struct pebs_recorder *r, uint64_t now, bool final,
+		uint64_t cpu, uint64_t sw, uint64_t *next)
 {
 	struct rec_budget *bu = &r->bud;
-	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed, sw;
+	uint64_t self = self_ns();
 	int n;
 
-	if (!bu->b)
-		return 0;
-	now = core_mono_ns();
-	if (now - bu->t_last < INTERVAL_NS)
-		return rec_duty_step(r, now);
-	self = self_ns();
-	sampled(r, &cpu, &sw);
-	elapsed = now - bu->t_last;
 	count_events(r);
-	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		/* a frequency's channel starts at the period it had */
-		if (bu->freq[i] && !bu->period[i] && bu->samples[i] &&
-		    bu->events[i]) {
-			bu->period[i] = bu->events[i] / bu->samples[i];
-			n = pebs_budget__set_channel(bu->b, i, bu->period[i],
-						     bu->cost[i]);
-			if (!n)
-				n = pebs_budget__set_event_cost(bu->b, i,
-							bu->event_cost[i]);
-			if (!n)
-				n = pebs_budget__set_off_cost(bu->b, i,
-							bu->off_cost[i]);
-			if (n)
-				return n;
-		}
-	}
-	{
-		PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = elapsed,
+	n = start_freq(bu, r->nr_evs);
+	if (!n) {
+		PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = now - bu->t_last,
 			  .sampled_cpu_ns = cpu > bu->cpu_last ?
 					    cpu - bu->cpu_last : 0,
 			  .recorder_cpu_ns = self > bu->self_last ?
@@ -497,21 +511,68 @@ int rec_budget_tick(struct pebs_recorder *r)
 			  .samples = bu->samples, .events = bu->events,
 			  .disabled_ns = rec_duty_off_ns(r, now),
 			  /* a thread gone takes its count away */
-			  .switches = sw > bu->sw_last ? sw - bu->sw_last : 0);
+			  .switches = sw > bu->sw_last ? sw - bu->sw_last : 0,
+			  .final = final);
 
 		n = pebs_budget__update(bu->b, &iv, next);
 	}
-	if (n > 0)
-		apply(r, next, bu->events, elapsed);
-	bu->t_last = now;
 	bu->self_last = self;
 	bu->sw_last = sw;
 	if (cpu)
 		bu->cpu_last = cpu;
+	return n;
+}
+
+int rec_budget_tick(struct pebs_recorder *r)
+{
+	struct rec_budget *bu = &r->bud;
+	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, cpu, sw;
+	int n;
+
+	if (!bu->b)
+		return 0;
+	now = core_mono_ns();
+	if (now - bu->t_last < INTERVAL_NS)
+		return rec_duty_step(r, now);
+	sampled(r, &cpu, &sw);
+	/*
+	 * no CPU time seen in it (/proc counts in clock ticks, 10 ms
+	 * here): the interval goes on, its samples kept for the next
+	 * (they were dropped, and the controller never saw a command
+	 * that runs less than a tick per interval)
+	 */
+	if (cpu <= bu->cpu_last)
+		return rec_duty_step(r, now);
+	n = feed(r, now, false, cpu, sw, next);
+	if (n > 0)
+		apply(r, next, bu->events, now - bu->t_last);
+	bu->t_last = now;
 	memset(bu->samples, 0, sizeof(bu->samples));
 	memset(bu->events, 0, sizeof(bu->events));
 	/* the duty the controller now asks for, from the next cycle */
 	return n < 0 ? n : rec_duty_step(r, now);
+}
+
+int rec_budget_final(struct pebs_recorder *r)
+{
+	uint64_t next[PEBS_RECORDER_MAX_EVENTS], cpu, sw;
+	int n;
+
+	if (!r->bud.b)
+		return 0;
+	sampled(r, &cpu, &sw);
+	/* the command reaped: /proc has it no more, its rusage does */
+	if (r->bud.end_cpu)
+		cpu = r->bud.end_cpu;
+	n = feed(r, core_mono_ns(), true, cpu, sw, next);
+	return n < 0 ? n : 0;
+}
+
+void rec_budget_reaped(struct pebs_recorder *r, const struct rusage *ru)
+{
+	/* the command and the children it waited for, as /proc's stat
+	   with cutime and cstime */
+	r->bud.end_cpu = ru_ns(ru);
 }
 
 /*

@@ -19,7 +19,7 @@ faults=$PEBS_BUILD/bench/faults
 need_bin "$faults"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..32
+echo 1..35
 
 # -- cpu-clock, a floor: the model's period (a clock's stays), within the
 # limits ------------------------------------------------------------------
@@ -63,6 +63,38 @@ t=$( (perf script -i "$T/c.data" --show-throttle-events 2>/dev/null;
 grep -q ', 0 throttle events;' "$T/c.err" && grep -q ', 0 throttle events;' "$T/p.err" && [ "$t" = 0 ]
 ok_rc $? "no THROTTLE record in either file (perf script --show-throttle-events: $t)"
 
+# -- a short run: the whole run's estimate, what of it the first interval
+# (the starting periods, before the controller could act) accounts for,
+# and the estimate over the part it controlled. 5 %: within reach of
+# page faults here (their counting alone costs ~2.7 %)
+"$tool" record -e page-faults -d --budget 5% -o "$T/s5.data" -- \
+	"$faults" 400000 >/dev/null 2>"$T/s5.err"
+ok_rc $? "record -e page-faults -d --budget 5% of a short run exits 0"
+sed 's/^/# /' "$T/s5.err"
+w=$(sed -n 's/^pebs-shim record: budget 5 % of the sampled CPU time: estimated overhead \([0-9.]*\) % over the whole run (the kernel.s cost per event counted and per sample, and the recorder.s CPU; \([0-9.]*\) s of sampled CPU time in \([0-9.]*\) s)$/\1 \2 \3/p' "$T/s5.err")
+f=$(sed -n 's/^pebs-shim record: budget: the first \([0-9.]*\) s, at the starting periods before the controller could act, account for \([0-9.]*\) % of that estimate (\([0-9.]*\) % of the sampled CPU time); over the \([0-9.]*\) s it controlled: \([0-9.]*\) %, \(within\|over\) the budget$/\1 \2 \3 \4 \5 \6/p' "$T/s5.err")
+# W cpu wall, then first-s F% S% rest-s C word: W's parts add up
+# (C = (1 - F) W / (1 - S)), the first interval lasts one interval or
+# more, costs more than its share of the CPU (the starting periods are
+# the budget's share of one busy CPU at the measured cost per sample,
+# before the recorder's CPU is known), the controlled part costs less
+# than the whole, and the word says how C compares to 5
+echo "$w $f" | awk 'NF == 9 {
+	W = $1; first = $4; F = $5 / 100; S = $6 / 100; rest = $7; C = $8
+	c = (1 - F) * W / (1 - S)
+	ok = C > 0 && (c - C) <= 0.02 * C + 0.01 && (C - c) <= 0.02 * C + 0.01 &&
+	     first >= 0.19 && first + rest <= $3 + 0.01 && F > S && C < W &&
+	     (($9 == "within") == (C <= 5))
+	exit !ok } NF != 9 { exit 1 }'
+ok_rc $? "the summary splits the estimate: whole, cpu, wall; first s, share of it, of the CPU; controlled s, estimate: $w / $f"
+# a run shorter than an interval: the controller never acted, and says so
+"$tool" record -e page-faults -d --budget 5% -o "$T/s0.data" -- true \
+	>/dev/null 2>"$T/s0.err"
+grep -q '^pebs-shim record: budget 5 % of the sampled CPU time: estimated overhead [0-9.]* % over the whole run' "$T/s0.err" &&
+	grep -q '^pebs-shim record: budget: the run ended before the controller could act: all 0.[0-9]* s at the starting periods (its first decision ends its first 0.2 s interval with samples)$' "$T/s0.err" &&
+	! grep -q 'period 0-0' "$T/s0.err"
+ok_rc $? "a run of true: $(grep 'before the controller' "$T/s0.err")"
+
 # -- a budget the events cannot meet at all: open, disabled, each page
 # fault still takes the kernel's software-event path (about 40 ns of a
 # ~2 us fault here); the least duty cycle (0.2 % of the time) and the
@@ -98,11 +130,15 @@ XDG_CACHE_HOME=$zc "$tool" record -e page-faults -d --budget 0.5% -o "$T/d.data"
 ok_rc $? "record -e page-faults -d --budget 0.5% exits 0 (the off cost 0: $(grep -o '([0-9.]* while disabled)' "$T/d.err"))"
 sed 's/^/# /' "$T/d.err"
 duty=$(sed -n 's/^pebs-shim record: budget: duty cycle: the events enabled \([0-9.]*\) % of the time, in \([0-9]*\) windows at random places of their cycles ([0-9.e-]* % asked last)$/\1 \2/p' "$T/d.err")
-est=$(sed -n 's/^pebs-shim record: budget 0.5 % of the sampled CPU time: estimated overhead \([0-9.]*\) %.*/\1/p' "$T/d.err")
+# the estimate over the part the controller steered (the first interval
+# runs at the starting periods, before it could act)
+est=$(sed -n 's/^pebs-shim record: budget: the first .* over the [0-9.]* s it controlled: \([0-9.]*\) %.*/\1/p' "$T/d.err")
 set -- $duty
+# (the off windows' cost is 0 here but for the sampled task's context
+# switches, which cost on and off alike: under load, hundredths of a %)
 awk -v d="$1" -v w="$2" -v e="$est" 'BEGIN { exit !(d > 0 && d < 100 && w >= 3 && e != "" && e <= 0.5) }' &&
 	grep -q '(0.000 while disabled)$' "$T/d.err" &&
-	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here (0.00 % even while disabled), so they were enabled [0-9.]* % of the time.*; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records' "$T/d.err" &&
+	grep -q '^pebs-shim record: budget 0.5 % met by a duty cycle: counting page-faults alone costs [0-9.]* % of the sampled CPU time here (0.0[0-9] % even while disabled), so they were enabled [0-9.]* % of the time.*; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records' "$T/d.err" &&
 	! grep -q 'cannot be met' "$T/d.err"
 ok_rc $? "the summary says the duty ($1 % enabled, $2 windows) and the estimate within the budget ($est %)"
 # the samples' periods sum the events seen: those of the windows only.
