@@ -12,7 +12,6 @@
  * occurrence run in freq mode (swevent()). When counting alone costs more
  * than the budget, the duty cycle (at the end).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -45,120 +44,6 @@ static uint64_t self_ns(void)
 }
 
 /*
- * rec_budget_stat_ticks - utime + stime (+ cutime + cstime with
- * @children) of a /proc/.../stat line, in clock ticks; -1 if malformed
- * (the name may hold blanks and parentheses: the fields follow the last
- * ')')
- */
-int64_t rec_budget_stat_ticks(const char *line, bool children)
-{
-	const char *p = strrchr(line, ')');
-	unsigned long long v[4];
-
-	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt
-	   cmajflt utime stime cutime cstime" */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-			 &v[0], &v[1], &v[2], &v[3]) != 4)
-		return -1;
-	return (int64_t)(v[0] + v[1] + (children ? v[2] + v[3] : 0));
-}
-
-static int64_t stat_ticks(const char *path, bool children)
-{
-	char line[1024];
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	return ok ? rec_budget_stat_ticks(line, children) : -1;
-}
-
-/*
- * rec_budget_cpu_busy - the busy ticks (all but idle and iowait) of the
- * CPUs of @cpus in /proc/stat text @text; -1 if malformed
- */
-int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus)
-{
-	int64_t busy = 0;
-	const char *p = text;
-
-	while ((p = strstr(p, "\ncpu"))) {
-		unsigned long long f[8] = { 0 };
-		int cpu, n;
-
-		p += 4;
-		if (!isdigit((unsigned char)*p))
-			continue;	/* "cpu ": all CPUs together */
-		if (sscanf(p, "%d %llu %llu %llu %llu %llu %llu %llu %llu%n",
-			   &cpu, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
-			   &f[6], &f[7], &n) < 9)
-			continue;
-		for (unsigned int i = 0; i < cpus->n; i++)
-			if (cpus->v[i] == cpu)
-				busy += (int64_t)(f[0] + f[1] + f[2] + f[5] +
-						  f[6] + f[7]);
-	}
-	return busy;
-}
-
-/*
- * /proc/stat read once: the busy ticks of the CPUs of @cpus and the
- * machine's context switches (ctxt), line by line (the intr line can be
- * longer than any buffer: its pieces are skipped); false if unreadable
- */
-static bool proc_stat(const struct pebs_ids *cpus, int64_t *busy,
-		      uint64_t *ctxt)
-{
-	char line[1024];
-	bool head = true, was;
-	FILE *f = fopen("/proc/stat", "re");
-
-	if (!f)
-		return false;
-	line[0] = '\n';	/* rec_budget_cpu_busy's lines start with one */
-	while (fgets(line + 1, sizeof(line) - 1, f)) {
-		was = head;
-		head = strchr(line + 1, '\n') != NULL;
-		if (!was)
-			continue;	/* the rest of a long line */
-		if (!strncmp(line + 1, "cpu", 3))
-			*busy += rec_budget_cpu_busy(line, cpus);
-		else
-			sscanf(line + 1, "ctxt %" SCNu64, ctxt);
-	}
-	fclose(f);
-	return true;
-}
-
-/* (non)voluntary context switches of each thread of @pid (of its thread
-   @tid alone if > 0) from /proc */
-static uint64_t task_switches(pid_t pid, pid_t tid)
-{
-	char path[64], text[8192];
-	const char *p;
-	uint64_t n = 0, v;
-	struct pebs_ids tids = { 0 };
-
-	if (tid > 0 ? pebs_ids__push(&tids, tid) : pebs_proc__tasks(pid, &tids))
-		return 0;
-	for (unsigned int i = 0; i < tids.n; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
-			 (int)pid, tids.v[i]);
-		if (core_read_small(path, text, sizeof(text)) <= 0)
-			continue;
-		/* "voluntary_ctxt_switches:" and "nonvoluntary_..." */
-		for (p = text; (p = strstr(p, "_ctxt_switches:")); p += 15)
-			if (sscanf(p + 15, "%" SCNu64, &v) == 1)
-				n += v;
-	}
-	pebs_ids__free(&tids);
-	return n;
-}
-
-/*
  * What is sampled so far, in one pass: its CPU time (*@cpu_ns, 0 when
  * unknown) and its context switches (*@switches): those of the threads
  * of the command or of the pids (not their children), the tids; with
@@ -178,13 +63,13 @@ static void sampled(const struct pebs_recorder *r, uint64_t *cpu_ns,
 	if (r->per_cpu) {
 		long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-		if (!proc_stat(&r->targets, &t, &n))
+		if (!core_proc_stat(&r->targets, &t, &n))
 			t = 0;
 		n = online > 0 ? n * r->targets.n / (uint64_t)online : 0;
 	} else if (r->o.cmd) {
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->child.pid);
-		t = stat_ticks(path, true);
-		n = task_switches(r->child.pid, 0);
+		t = core_stat_file_ticks(path, true);
+		n = core_task_switches(r->child.pid, 0);
 	} else {
 		for (unsigned int i = 0; i < r->procs.n; i++) {
 			pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
@@ -197,9 +82,9 @@ static void sampled(const struct pebs_recorder *r, uint64_t *cpu_ns,
 			else
 				snprintf(path, sizeof(path), "/proc/%d/stat",
 					 (int)id);
-			v = stat_ticks(path, !r->o.tids);
+			v = core_stat_file_ticks(path, !r->o.tids);
 			t += v > 0 ? v : 0;
-			n += task_switches(tgid, r->o.tids ? id : 0);
+			n += core_task_switches(tgid, r->o.tids ? id : 0);
 		}
 	}
 	*cpu_ns = t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;

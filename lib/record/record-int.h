@@ -182,10 +182,6 @@ int rec_budget_tick(struct pebs_recorder *r);
 int rec_budget_final(struct pebs_recorder *r);
 /* the command reaped with @ru: its CPU time for the last interval */
 void rec_budget_reaped(struct pebs_recorder *r, const struct rusage *ru);
-/* utime + stime (+ the children's) ticks of a /proc/PID/stat line */
-int64_t rec_budget_stat_ticks(const char *line, bool children);
-/* the busy ticks of @cpus in /proc/stat's text (from its first '\n') */
-int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus);
 
 /* ---- the costs, measured or cached (record-calibrate.c) ------------- */
 
