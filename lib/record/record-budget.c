@@ -148,6 +148,16 @@ static void first_period(struct rec_budget *bu, unsigned int i,
 		f = share * 1e9 / bu->cost[i];
 		if (o->max_rate)
 			f = fmin(f, o->max_rate);
+		/*
+		 * a floor (-c): the kernel's period in freq mode is the event
+		 * rate over the frequency, and the rate is not known before
+		 * the event runs: at the budget's frequency (tens of kHz) a
+		 * page fault's period was ~20 for the whole first interval
+		 * under -c 1000. The minimum rate until the controller knows
+		 * the rate (then its frequencies keep the floor at it)
+		 */
+		if (o->floor)
+			f = fmin(f, min_rate);
 		bu->freq[i] = true;
 		ev->attr.freq = 1;
 		ev->attr.sample_freq = (uint64_t)llround(fmax(f, min_rate));

@@ -19,7 +19,7 @@ faults=$PEBS_BUILD/bench/faults
 need_bin "$faults"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..35
+echo 1..36
 
 # -- cpu-clock, a floor: the model's period (a clock's stays), within the
 # limits ------------------------------------------------------------------
@@ -94,6 +94,18 @@ grep -q '^pebs-shim record: budget 5 % of the sampled CPU time: estimated overhe
 	grep -q '^pebs-shim record: budget: the run ended before the controller could act: all 0.[0-9]* s at the starting periods (its first decision ends its first 0.2 s interval with samples)$' "$T/s0.err" &&
 	! grep -q 'period 0-0' "$T/s0.err"
 ok_rc $? "a run of true: $(grep 'before the controller' "$T/s0.err")"
+
+# -- a floor (-c) on an event counted per occurrence (freq mode: its
+# period is the event rate over the frequency): it starts at the minimum
+# rate until the controller knows the rate; at the budget's frequency
+# (30 kHz here) every sample of the first interval had a period of ~20
+"$tool" record -e page-faults -c 1000 --budget 2% -o "$T/cf.data" -- \
+	"$faults" 200000 >/dev/null 2>"$T/cf.err"
+rc=$?
+f=$(perf evlist -v -i "$T/cf.data" 2>/dev/null | sed -n 's/^page-faults: .*sample_freq }: \([0-9]*\),.* freq: 1,.*/\1/p')
+n=$(perf script -i "$T/cf.data" -F period 2>/dev/null | wc -l)
+[ $rc = 0 ] && [ "$f" = 100 ] && [ "$n" -lt 200 ]
+ok_rc $? "page-faults -c 1000 --budget 2% opens at 100 samples/s ($f), $n samples of 200000 faults"
 
 # -- a budget the events cannot meet at all: open, disabled, each page
 # fault still takes the kernel's software-event path (about 40 ns of a
