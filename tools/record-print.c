@@ -166,6 +166,7 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 		pebs_recorder__switch_cost(r) / 1000);
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
 		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
+		uint64_t lo, hi;
 		bool proxy;
 		double cost = pebs_recorder__sample_cost(r, i, &proxy);
 
@@ -184,6 +185,11 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 				(unsigned long long)st->period,
 				(unsigned long long)st->changes,
 				st->fixed ? ", fixed" : "");
+		/* freq mode: what the kernel gave the samples */
+		if (pebs_recorder__carried(r, i, &lo, &hi))
+			fprintf(stderr, ", the samples carried %llu-%llu (freq mode: the kernel's)",
+				(unsigned long long)lo,
+				(unsigned long long)hi);
 		fprintf(stderr, ", %.2f us per sample", cost / 1000);
 		/* an event counted per occurrence: what each costs, and
 		   while disabled */

@@ -644,6 +644,18 @@ int rec_duty_stop(struct pebs_recorder *r)
 	return rec_out_meta(r->out, "duty", pct);
 }
 
+bool pebs_recorder__carried(const struct pebs_recorder *r, unsigned int i,
+			    uint64_t *min, uint64_t *max)
+{
+	bool any = r && r->bud.b && i < r->nr_evs && r->bud.carried_max[i];
+
+	if (min)
+		*min = any ? r->bud.carried_min[i] : 0;
+	if (max)
+		*max = any ? r->bud.carried_max[i] : 0;
+	return any && r->bud.freq[i];
+}
+
 double pebs_recorder__event_cost(const struct pebs_recorder *r,
 				 unsigned int i, bool *proxy)
 {

@@ -55,6 +55,9 @@ struct rec_budget {
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 	uint64_t sw_last;			/* context switches */
 	uint64_t end_cpu;	/* the command's CPU ns when reaped, 0: not */
+	/* the periods the samples carried, per event (0, 0: none) */
+	uint64_t carried_min[PEBS_RECORDER_MAX_EVENTS + 1];
+	uint64_t carried_max[PEBS_RECORDER_MAX_EVENTS + 1];
 	double switch_cost;			/* ns per switch */
 	struct rec_duty duty;
 	/* the calibration (record-calibrate.c) */

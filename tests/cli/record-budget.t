@@ -19,7 +19,7 @@ faults=$PEBS_BUILD/bench/faults
 need_bin "$faults"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..36
+echo 1..37
 
 # -- cpu-clock, a floor: the model's period (a clock's stays), within the
 # limits ------------------------------------------------------------------
@@ -57,6 +57,11 @@ distinct=$(sort -u "$T/p.per" | wc -l)
 ok_rc $? "every sample has a period, and they vary ($distinct distinct in $n)"
 [ "$n" -lt 200000 ]
 ok_rc $? "a budgeted run samples far fewer than the 1000000 faults ($n)"
+# freq mode: the periods the samples carried are the kernel's, said apart
+# from the controller's
+c=$(sed -n 's/^pebs-shim record: budget: page-faults period .*, the samples carried \([0-9]*-[0-9]*\) (freq mode: the kernel.s), .*/\1/p' "$T/p.err")
+[ -n "$c" ] && [ "$c" = "$(sort -n "$T/p.per" | sed -n '1p;$p' | paste -sd-)" ]
+ok_rc $? "the summary gives the periods the samples carried, as perf script reads them ($c)"
 t=$( (perf script -i "$T/c.data" --show-throttle-events 2>/dev/null;
       perf script -i "$T/p.data" --show-throttle-events 2>/dev/null) |
      grep -c 'THROTTLE')
