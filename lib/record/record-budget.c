@@ -229,6 +229,18 @@ static bool read_counts(struct pebs_recorder *r, uint64_t *counts)
 	return true;
 }
 
+/* event @i's channel in the controller, at @period, with its costs */
+static int set_channel(struct rec_budget *bu, unsigned int i, uint64_t period)
+{
+	int err;
+
+	bu->period[i] = period;
+	err = pebs_budget__set_channel(bu->b, i, period, bu->cost[i]);
+	if (!err)
+		err = pebs_budget__set_event_cost(bu->b, i, bu->event_cost[i]);
+	return err ? err : pebs_budget__set_off_cost(bu->b, i, bu->off_cost[i]);
+}
+
 int rec_budget_start(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
@@ -240,15 +252,7 @@ int rec_budget_start(struct pebs_recorder *r)
 		/* in freq mode: once its first samples tell its period */
 		if (bu->freq[i])
 			continue;
-		bu->period[i] = r->attrs[i].sample_period;
-		err = pebs_budget__set_channel(bu->b, i, bu->period[i],
-					       bu->cost[i]);
-		if (!err)
-			err = pebs_budget__set_event_cost(bu->b, i,
-							  bu->event_cost[i]);
-		if (!err)
-			err = pebs_budget__set_off_cost(bu->b, i,
-							bu->off_cost[i]);
+		err = set_channel(bu, i, r->attrs[i].sample_period);
 		/*
 		 * a clock keeps the model's period: its samples carry the
 		 * period it was opened with whatever PERF_EVENT_IOC_PERIOD
@@ -369,15 +373,7 @@ static int start_freq(struct rec_budget *bu, unsigned int nr_evs)
 		if (!bu->freq[i] || bu->period[i] || !bu->samples[i] ||
 		    !bu->events[i])
 			continue;
-		bu->period[i] = bu->events[i] / bu->samples[i];
-		err = pebs_budget__set_channel(bu->b, i, bu->period[i],
-					       bu->cost[i]);
-		if (!err)
-			err = pebs_budget__set_event_cost(bu->b, i,
-							  bu->event_cost[i]);
-		if (!err)
-			err = pebs_budget__set_off_cost(bu->b, i,
-							bu->off_cost[i]);
+		err = set_channel(bu, i, bu->events[i] / bu->samples[i]);
 	}
 	return err;
 }
