@@ -132,8 +132,10 @@ static void whole(const struct pebs_budget *b, const struct rec_opts *o)
 		o->budget * 100, t->cost_ns / cpu * 100, cpu / 1e9,
 		(double)t->elapsed_ns / 1e9);
 	if (!t->decided || !(rest > 0)) {
-		fprintf(stderr, "pebs-shim record: budget: the run ended before the controller could act: all %.3f s at the starting periods (its first decision ends its first %.1f s interval with samples)\n",
-			first_s, PEBS_RECORDER_BUDGET_INTERVAL_NS / 1e9);
+		fprintf(stderr, "pebs-shim record: budget: the run ended before the controller could act: all %.3f s at the starting periods (its first decision ends its first %.1f s interval with samples%s)\n",
+			first_s, PEBS_RECORDER_BUDGET_INTERVAL_NS / 1e9,
+			!t->decided && t->first_elapsed_ns >=
+			PEBS_RECORDER_BUDGET_INTERVAL_NS ? ": no interval had any" : "");
 		return;
 	}
 	fprintf(stderr, "pebs-shim record: budget: the first %.3f s, at the starting periods before the controller could act, account for %.1f %% of that estimate (%.1f %% of the sampled CPU time); over the %.3f s it controlled: %.2f %%, %s the budget\n",

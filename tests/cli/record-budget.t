@@ -96,7 +96,7 @@ ok_rc $? "the summary splits the estimate: whole, cpu, wall; first s, share of i
 "$tool" record -e page-faults -d --budget 5% -o "$T/s0.data" -- true \
 	>/dev/null 2>"$T/s0.err"
 grep -q '^pebs-shim record: budget 5 % of the sampled CPU time: estimated overhead [0-9.]* % over the whole run' "$T/s0.err" &&
-	grep -q '^pebs-shim record: budget: the run ended before the controller could act: all 0.[0-9]* s at the starting periods (its first decision ends its first 0.2 s interval with samples)$' "$T/s0.err" &&
+	grep -q '^pebs-shim record: budget: the run ended before the controller could act: all 0.[0-9]* s at the starting periods (its first decision ends its first 0.2 s interval with samples\(: no interval had any\)\?)$' "$T/s0.err" &&
 	! grep -q 'period 0-0' "$T/s0.err"
 ok_rc $? "a run of true: $(grep 'before the controller' "$T/s0.err")"
 
