@@ -298,7 +298,7 @@ int pebs_budget__update(struct pebs_budget *b,
 			const struct pebs_budget_interval *iv, uint64_t *next)
 {
 	struct pebs_budget_interval in;
-	double cpu, on, fixed_cost = 0, total = 0, share;
+	double cpu, on, fixed_cost = 0, total = 0, share, sw;
 	uint64_t all = 0;
 	unsigned int i, active = 0, seen = 0;
 	int err, n = 0;
@@ -321,17 +321,17 @@ int pebs_budget__update(struct pebs_budget *b,
 		return 0;	/* nothing ran: nothing learnt */
 	}
 	/* the switches cost on and off alike: as a fixed channel does */
-	share = (double)in.switches * b->switch_ns / (double)in.sampled_cpu_ns;
+	sw = (double)in.switches * b->switch_ns / (double)in.sampled_cpu_ns;
 	if (in.disabled_ns >= in.elapsed_ns) {
 		/* all off: the events cost as disabled at the held density */
 		for (i = 0; i < b->o.nr_channels; i++)
-			share += b->ch[i].off;
-		account(b, share, &in);
+			sw += b->ch[i].off;
+		account(b, sw, &in);
 		return 0;	/* nothing seen: nothing learnt */
 	}
 	if (in.final)
-		return final(b, &in, share);
-	b->switching = share;
+		return final(b, &in, sw);
+	b->switching = sw;
 	/* the events saw the enabled share of the time, and of the CPU's */
 	on = 1 - (double)in.disabled_ns / (double)in.elapsed_ns;
 	cpu = (double)in.sampled_cpu_ns * on;
