@@ -8,7 +8,7 @@
  * (pebs_c2c__read_perfdata); this file parses the options and runs it.
  * A recording of record --objects is read once more, through a session
  * naming each sample's data object (lib/objects/), and each line gets
- * the object its samples hit most (pebs_c2c__set_object).
+ * the object its samples hit most (pebs_objects__c2c_name).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -155,43 +155,6 @@ static int count_line(void *arg, const struct pebs_sample *s,
 	return pebs_objects__add_line_sample(arg, rs);
 }
 
-/* a pid of the threads of an offset (+ 1) */
-static int thread_pid(const struct pebs_c2c_thread *t, void *arg)
-{
-	(void)arg;
-	return (int)t->pid + 1;
-}
-
-static int offset_pid(const struct pebs_c2c_offset *o, void *arg)
-{
-	return pebs_c2c__for_each_thread(arg, o->id, thread_pid, NULL);
-}
-
-/* a file's label by its base name, as report's object key shows it */
-static const char *label(const char *s)
-{
-	const char *b = s && s[0] == '/' ? strrchr(s, '/') : NULL;
-
-	return b && b[1] ? b + 1 : s;
-}
-
-static int name_line(const struct pebs_c2c_line *l, void *arg)
-{
-	struct c2c_cmd *m = arg;
-	struct pebs_object_line ol;
-	int32_t pid = (int32_t)l->pid;
-
-	/* a line of a file's data is not per process: a process of its
-	   samples */
-	if (!pid)
-		pid = pebs_c2c__for_each_offset(m->c2c, l->id, offset_pid,
-						m->c2c) - 1;
-	if (!pebs_objects__line(m->objs, pid, l->addr, &ol))
-		pebs_c2c__set_object(m->c2c, l->id, label(ol.site),
-				     label(ol.instance), ol.nr_objects);
-	return 0;
-}
-
 /* each line's data object, from a second pass: 0, -ENOMEM, or the
    pass's error (the lines before a damaged record are named) */
 static int name_objects(struct c2c_cmd *m)
@@ -206,7 +169,7 @@ static int name_objects(struct c2c_cmd *m)
 	err = pebs_session__process(m->ss, true, count_line, m->objs, NULL);
 	if (err == -ENOMEM)
 		return err;
-	pebs_c2c__for_each_line(m->c2c, true, name_line, m);
+	pebs_objects__c2c_name(m->objs, m->c2c);
 	return err < 0 ? err : 0;
 }
 

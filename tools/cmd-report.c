@@ -178,30 +178,6 @@ static bool any_addr(const struct report *r)
 	return false;
 }
 
-/* a line's class on the objects counted on it */
-static int line_sharing(const struct pebs_c2c_line *l, void *arg)
-{
-	/* a line of a file's data is not per process: its evidence's */
-	int32_t pid = (int32_t)(l->pid ? l->pid : l->evidence.pid_a);
-	int err = l->sharing == PEBS_C2C_PRIVATE ? 0 :
-		  pebs_objects__line_sharing(arg, pid, l->addr, l->sharing);
-
-	return err == -ENOMEM ? err : 0;
-}
-
-/*
- * The objects' sharing classes: true or false sharing where a cache line
- * of theirs is, as c2c classifies lines (lib/c2c/c2c-share.c). 0 or
- * -ENOMEM.
- */
-static int lines_sharing(struct report *r)
-{
-	if (pebs_c2c__sort(r->c2c, pebs_c2c__has_data_src(r->c2c) ?
-			   PEBS_C2C_TOT_HITM : PEBS_C2C_XWRITES) < 0)
-		return -ENOMEM;
-	return pebs_c2c__for_each_line(r->c2c, true, line_sharing, r->objs);
-}
-
 /* --header, --header-only: the features as perf prints them, with the
    file's modification time as perf's "captured on" */
 static int print_header(struct report *r)
@@ -336,7 +312,8 @@ static int run(struct report *r, const char *sort)
 		    pebs_report__derive_top(r->tables[i].rep,
 					    r->tables[i].from, r->top))
 			goto out_oom;
-	if (r->objs && r->c2c && lines_sharing(r))
+	/* the objects' sharing classes from c2c's lines */
+	if (r->objs && r->c2c && pebs_objects__c2c_sharing(r->objs, r->c2c))
 		goto out_oom;
 	print_tables(r);
 	if (r->format != PEBS_REPORT_FORMAT_TEXT)

@@ -298,6 +298,29 @@ int pebs_c2c__for_each_thread(struct pebs_c2c *c, uint32_t offset_id,
 	return n < 0 ? n : r;
 }
 
+/* a thread's pid + 1 (the first: the smallest) */
+static int thread_pid(const struct pebs_c2c_thread *t, void *arg)
+{
+	(void)arg;
+	return (int)t->pid + 1;
+}
+
+/* the first offset's (+ 1) */
+static int offset_pid(const struct pebs_c2c_offset *o, void *arg)
+{
+	return pebs_c2c__for_each_thread(arg, o->id, thread_pid, NULL);
+}
+
+int32_t pebs_c2c__line_pid(struct pebs_c2c *c, const struct pebs_c2c_line *l)
+{
+	int r;
+
+	if (l->pid)
+		return (int32_t)l->pid;
+	r = pebs_c2c__for_each_offset(c, l->id, offset_pid, c);
+	return r > 0 ? r - 1 : -1;
+}
+
 int pebs_c2c__for_each_cpu(struct pebs_c2c *c, uint32_t offset_id,
 			   pebs_c2c_cpu_cb cb, void *arg)
 {

@@ -77,6 +77,7 @@ void big_free(void *p, size_t n, size_t size);
  * (lib/core/proc.c); the bytes read or -errno (then @buf is untouched).
  */
 ssize_t core_read_small(const char *path, char *buf, size_t len);
+
 /*
  * core_cpuinfo_field - the value of the first "@key<blanks>: value" line
  * of @text (/proc/cpuinfo's), at most @len - 1 bytes, or "".
@@ -103,5 +104,13 @@ int64_t core_cpu_busy(const char *text, const struct pebs_ids *cpus);
 bool core_proc_stat(const struct pebs_ids *cpus, int64_t *busy,
 		    uint64_t *ctxt);
 uint64_t core_task_switches(pid_t pid, pid_t tid);
+
+/* core_base_name - what follows @path's last '/' (all of it if none) */
+static inline const char *core_base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
 
 #endif /* PEBSSHIM_INTERNAL_H */

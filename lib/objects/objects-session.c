@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "pebsshim/objects.h"
+#include "core/internal.h"
 #include "session/session-int.h"
 #include "symbols/symbols-int.h"
 #include "objects/objects-int.h"
@@ -62,13 +63,6 @@ static bool in_allocator(const char *dso)
 	return false;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 /* frame @ip of the sample's process as "name" or "file+0xoff" */
 static void frame_name(const struct pebs_sym *sym, uint64_t ip, char *buf,
 		       size_t len)
@@ -76,7 +70,7 @@ static void frame_name(const struct pebs_sym *sym, uint64_t ip, char *buf,
 	if (sym->name)
 		snprintf(buf, len, "%s", sym->name);
 	else
-		snprintf(buf, len, "%s+0x%llx", sym->dso ? base_name(sym->dso) :
+		snprintf(buf, len, "%s+0x%llx", sym->dso ? core_base_name(sym->dso) :
 			 "[unknown]", (unsigned long long)(sym->dso ?
 			 sym->dso_offset : ip));
 }
@@ -123,7 +117,7 @@ static void site_of(struct objs_hook *h, const struct pebs_sample *s,
 	    !pebs_srcline__find(h->srcl, sym.dso, sym.dso_offset - 1, &file,
 				&line))
 		n += (size_t)snprintf(buf + n, len - n, " (%s:%u)",
-				      base_name(file), line);
+				      core_base_name(file), line);
 	if (caller && n + 4 < len) {
 		pebs_symbols__resolve(h->syms, (pid_t)s->pid, caller, &sym);
 		memcpy(buf + n, " <- ", 5);
@@ -142,7 +136,7 @@ static void thread_label(struct objs_hook *h, const struct pebs_sample *s,
 	if (tls && s->ip && (size_t)n < len &&
 	    !pebs_symbols__resolve(h->syms, (pid_t)s->pid, s->ip, &sym) &&
 	    sym.dso)
-		snprintf(buf + n, len - (size_t)n, " %s", base_name(sym.dso));
+		snprintf(buf + n, len - (size_t)n, " %s", core_base_name(sym.dso));
 }
 
 static int on_sample(void *arg, const struct perf_event_header *ev,
@@ -187,7 +181,7 @@ static bool is_interposer(const char *dso)
 	};
 
 	for (size_t i = 0; dso && i < sizeof(own) / sizeof(*own); i++)
-		if (!strncmp(base_name(dso), own[i], strlen(own[i])))
+		if (!strncmp(core_base_name(dso), own[i], strlen(own[i])))
 			return true;
 	return false;
 }

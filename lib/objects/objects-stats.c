@@ -17,7 +17,9 @@
  *   first PEBS_OBJECTS_MAX_TIDS met, then "more"), for the sharing
  *   class;
  * - per cache line (process, address / 64), the objects its samples
- *   hit: the three first met with their counts, the others counted.
+ *   hit: the three first met with their counts, the others counted;
+ *   with c2c's lines of the same samples, their sharing classes given
+ *   to those objects, and the object each line hit most named in it.
  *
  * Both sample tables are open-addressing hashes of 16-byte keys; memory
  * is linear in the distinct keys and in the weighted samples.
@@ -26,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/c2c.h"
 #include "core/internal.h"
 #include "objects/objects-int.h"
 
@@ -517,6 +520,59 @@ int pebs_objects__line_sharing(struct pebs_objects *o, int32_t pid,
 		    mark(o->stats, l->inst[j], sharing))
 			return -ENOMEM;
 	return 0;
+}
+
+/* a line's class on the objects counted on it */
+static int line_sharing(const struct pebs_c2c_line *l, void *arg)
+{
+	void **a = arg;
+	int err = l->sharing == PEBS_C2C_PRIVATE ? 0 :
+		  pebs_objects__line_sharing(a[0], pebs_c2c__line_pid(a[1], l),
+					     l->addr, l->sharing);
+
+	return err == -ENOMEM ? err : 0;
+}
+
+int pebs_objects__c2c_sharing(struct pebs_objects *o, struct pebs_c2c *c)
+{
+	void *arg[2] = { o, c };
+
+	if (!o || !c)
+		return core_err(-EINVAL, "objects: no table or no lines");
+	if (pebs_c2c__sort(c, pebs_c2c__has_data_src(c) ? PEBS_C2C_TOT_HITM :
+			   PEBS_C2C_XWRITES) < 0)
+		return oom();
+	return pebs_c2c__for_each_line(c, true, line_sharing, arg);
+}
+
+const char *pebs_objects__short_label(const char *label)
+{
+	const char *b = label && label[0] == '/' ? strrchr(label, '/') : NULL;
+
+	return b && b[1] ? b + 1 : label;
+}
+
+static int name_line(const struct pebs_c2c_line *l, void *arg)
+{
+	void **a = arg;
+	struct pebs_object_line ol;
+
+	if (!pebs_objects__line(a[0], pebs_c2c__line_pid(a[1], l), l->addr,
+				&ol))
+		pebs_c2c__set_object(a[1], l->id,
+				     pebs_objects__short_label(ol.site),
+				     pebs_objects__short_label(ol.instance),
+				     ol.nr_objects);
+	return 0;
+}
+
+int pebs_objects__c2c_name(const struct pebs_objects *o, struct pebs_c2c *c)
+{
+	void *arg[2] = { (void *)o, c };
+
+	if (!o || !c)
+		return core_err(-EINVAL, "objects: no table or no lines");
+	return pebs_c2c__for_each_line(c, true, name_line, arg);
 }
 
 const char *pebs_object_sharing__name(enum pebs_object_sharing s)

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pebsshim/objects.h"
 #include "pebsshim/report.h"
+#include "core/internal.h"
 #include "report/report-keys.h"
 
 #define BIT(f)	(1u << (f))
@@ -464,13 +466,6 @@ void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v)
 	}
 }
 
-static const char *base_name(const char *path)
-{
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
 static int cmp_u64(uint64_t a, uint64_t b)
 {
 	return (a > b) - (a < b);
@@ -489,7 +484,7 @@ static int cmp_base(uint64_t a, uint64_t b)
 	const char *x = (const char *)(uintptr_t)a;
 	const char *y = (const char *)(uintptr_t)b;
 
-	return cmp_str(x ? base_name(x) : NULL, y ? base_name(y) : NULL);
+	return cmp_str(x ? core_base_name(x) : NULL, y ? core_base_name(y) : NULL);
 }
 
 #define FX(f)	get(x, f, arg)
@@ -576,7 +571,7 @@ int pebs_report__field(const struct pebs_report_row *row,
 				   snprintf(buf, len, ":%d", row->tid);
 	case PEBS_REPORT_DSO:
 		return snprintf(buf, len, "%s",
-				row->dso ? base_name(row->dso) : "[unknown]");
+				row->dso ? core_base_name(row->dso) : "[unknown]");
 	case PEBS_REPORT_SYM:
 		/* perf: "[k] name", "[.] 0x<address, 16 digits>" */
 		if (row->sym)
@@ -654,7 +649,7 @@ int pebs_report__field(const struct pebs_report_row *row,
 				(unsigned long long)row->addr);
 	case PEBS_REPORT_DSO_DADDR:
 		return snprintf(buf, len, "%s", row->data_dso ?
-				base_name(row->data_dso) : "[unknown]");
+				core_base_name(row->data_dso) : "[unknown]");
 	case PEBS_REPORT_OBJECT:
 	case PEBS_REPORT_OBJECT_INSTANCE:
 	case PEBS_REPORT_OBJECT_FIELD:
@@ -662,7 +657,7 @@ int pebs_report__field(const struct pebs_report_row *row,
 		      row->object;
 		/* a mapping by its base name, as dso_daddr ("anon") */
 		return snprintf(buf, len, "%s", !obj ? "[unknown]" :
-				obj[0] == '/' ? base_name(obj) : obj);
+				pebs_objects__short_label(obj));
 	case PEBS_REPORT_MEM:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:

@@ -468,6 +468,31 @@ static void test_line_keys(void **state)
 	pebs_c2c__delete(c);
 }
 
+/* a line's process: its pid, or a kernel line's (pid 0) smallest pid of
+   the threads of its first offset */
+static void test_line_pid(void **state)
+{
+	struct pebs_c2c *c;
+	struct seen s;
+
+	(void)state;
+	assert_int_equal(pebs_c2c__new(&c), 0);
+	add(c, 0xffff888000001008ULL, 0xffffffff81000000ULL, HITM_L, 1, 1, 0,
+	    0);
+	add(c, 0xffff888000001000ULL, 0xffffffff81000000ULL, HITM_L, 4, 4, 0,
+	    0);
+	add(c, 0xffff888000001000ULL, 0xffffffff81000000ULL, HITM_L, 3, 5, 0,
+	    0);
+	add(c, 0x7000, 0x400, HITM_L, 2, 2, 0, 0);
+	assert_int_equal(pebs_c2c__sort(c, PEBS_C2C_TOT_HITM), 2);
+	s = lines(c, false);
+	assert_int_equal(s.line[0].pid, 0);
+	assert_int_equal(pebs_c2c__line_pid(c, &s.line[0]), 3);
+	assert_int_equal(s.line[1].pid, 2);
+	assert_int_equal(pebs_c2c__line_pid(c, &s.line[1]), 2);
+	pebs_c2c__delete(c);
+}
+
 /* ---- sharing ------------------------------------------------------------ */
 
 static struct pebs_c2c_line one_line(struct pebs_c2c *c,
@@ -779,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_ranking),
 		cmocka_unit_test(test_walks),
 		cmocka_unit_test(test_line_keys),
+		cmocka_unit_test(test_line_pid),
 		cmocka_unit_test(test_nodes),
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_sharing_seqlock),

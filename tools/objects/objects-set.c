@@ -48,11 +48,26 @@ static uintptr_t set[SET_SIZE];
 uint64_t objects_filt[FILT_GROUPS * 32] OWN_LINE;
 static struct filt_group {
 	bool lock;
+	uint32_t big_n;		/* its big entries (objects_big_groups) */
 	uint8_t n[2048];
 } filt_groups[FILT_GROUPS] OWN_LINE;
+uint64_t objects_big_groups OWN_LINE;
 
-/* one entry more (@d 1) or less (-1) with @a's bit */
-static void filt_count(uintptr_t a, int d)
+/* one big entry more (@d 1) or less (-1) in group @l (locked) */
+static void big_count(struct filt_group *l, uintptr_t a, int d)
+{
+	uint64_t bit = (uint64_t)1 << objects_filt_group(a);
+
+	l->big_n += (uint32_t)d;
+	if (d > 0 && l->big_n == 1)
+		__atomic_fetch_or(&objects_big_groups, bit, __ATOMIC_RELAXED);
+	else if (d < 0 && !l->big_n)
+		__atomic_fetch_and(&objects_big_groups, ~bit, __ATOMIC_RELAXED);
+}
+
+/* one entry more (@d 1) or less (-1) with @a's bit, or of @a's group's
+   big ones (@big) */
+static void filt_count(uintptr_t a, int d, bool big)
 {
 	uint32_t b = objects_filt_bit(a);
 	struct filt_group *l = &filt_groups[b >> 11];
@@ -61,7 +76,9 @@ static void filt_count(uintptr_t a, int d)
 
 	while (__atomic_test_and_set(&l->lock, __ATOMIC_ACQUIRE))
 		__builtin_ia32_pause();
-	if (*n != FILT_STUCK) {
+	if (big)
+		big_count(l, a, d);
+	else if (*n != FILT_STUCK) {
 		*n = (uint8_t)(*n + d);
 		if (d > 0 && *n == 1)
 			__atomic_fetch_or(&objects_filt[b / 64], bit,
@@ -85,8 +102,7 @@ void objects_set_add(uintptr_t a, bool big)
 		    __atomic_compare_exchange_n(s, &v, big ? a | SET_BIG : a,
 						false, __ATOMIC_RELAXED,
 						__ATOMIC_RELAXED)) {
-			if (!big)
-				filt_count(a, 1);
+			filt_count(a, 1, big);
 			return;
 		}
 	}
@@ -109,8 +125,7 @@ int objects_set_del(uintptr_t a, bool big)
 			return 0;
 		if (v == want && __atomic_compare_exchange_n(s, &v, SET_DEAD,
 				false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-			if (!big)
-				filt_count(a, -1);
+			filt_count(a, -1, big);
 			return 1;
 		}
 	}

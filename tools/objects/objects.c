@@ -54,9 +54,9 @@
  * countdown and tail-call the real function unless the countdown runs
  * out or the size reaches the threshold; free tail-calls the real free
  * unless the pointer may be tracked: a big chunk (told by glibc's chunk
- * size word, which glibc's free reads next anyway) or a set bit of a
- * filter of the sampled small ones, whose lines each thread's own
- * sampled objects change. Everything else (resolving,
+ * size word, read only in the 4 MiB regions where a big chunk lives) or
+ * a set bit of a filter of the sampled small ones, whose lines each
+ * thread's own sampled objects change. Everything else (resolving,
  * recording, --objects=all) is in the slow paths.
  * Profiled on the 2-core development VM (cpu-clock, 2 threads x 30 M
  * malloc(16..1039) + free): the hooks' own instructions are a few per
@@ -429,7 +429,7 @@ EXPORT void free(void *p)
 {
 	if (__builtin_expect(p && __atomic_load_n(&sample_below,
 						  __ATOMIC_ACQUIRE) &&
-			     !is_boot(p) && !objects_big_chunk(p) &&
+			     !is_boot(p) && !objects_maybe_big(p) &&
 			     !objects_filt_has((uintptr_t)p), 1))
 		return real.free(p);
 	free_slow(p);

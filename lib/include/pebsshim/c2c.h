@@ -305,6 +305,15 @@ PEBS_API int pebs_c2c__set_object(struct pebs_c2c *c, uint32_t line_id,
 				  const char *object, const char *instance,
 				  unsigned int nr_objects);
 
+/*
+ * pebs_c2c__line_pid - the process whose memory line @l is: its pid, or
+ * for a line of a file's data (pid 0: not per process) the smallest pid
+ * of the threads of its first offset; -1 when it has none. After
+ * pebs_c2c__sort.
+ */
+PEBS_API int32_t pebs_c2c__line_pid(struct pebs_c2c *c,
+				    const struct pebs_c2c_line *l);
+
 /* pebs_c2c__delete - free; NULL is allowed. */
 PEBS_API void pebs_c2c__delete(struct pebs_c2c *c);
 

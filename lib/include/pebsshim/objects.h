@@ -11,6 +11,8 @@
 
 #include "pebsshim/session.h"
 
+struct pebs_c2c;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -226,6 +228,25 @@ PEBS_API int pebs_objects__add_line_sample(struct pebs_objects *o,
 					   const struct pebs_report_sample *s);
 PEBS_API int pebs_objects__line(const struct pebs_objects *o, int32_t pid,
 				uint64_t addr, struct pebs_object_line *line);
+/*
+ * pebs_objects__c2c_sharing - sort @c (perf c2c's HITM display, or
+ * cross-thread writes without data sources) and give each of its lines
+ * that is not private its sharing class (pebs_objects__line_sharing,
+ * in the line's process: pebs_c2c__line_pid). @c was fed the samples
+ * @o counted with pebs_objects__add_line_sample. Returns 0, -EINVAL,
+ * -ENOMEM.
+ * pebs_objects__c2c_name - name each line of @c (sorted) by the object
+ * its samples hit most (pebs_objects__line, shown as
+ * pebs_objects__short_label: pebs_c2c__set_object). @o must outlive
+ * @c's use of the names. Returns 0 or -EINVAL.
+ * pebs_objects__short_label - @label as report and c2c show it: an
+ * object that is a mapped file's path by its base name.
+ */
+PEBS_API int pebs_objects__c2c_sharing(struct pebs_objects *o,
+				       struct pebs_c2c *c);
+PEBS_API int pebs_objects__c2c_name(const struct pebs_objects *o,
+				    struct pebs_c2c *c);
+PEBS_API const char *pebs_objects__short_label(const char *label);
 /*
  * pebs_objects__recorded - whether @pd has the PEBS_OBJECTS_ALLOC_EVENT
  * event (by name, else by its sample id): a recording of `record
