@@ -138,6 +138,16 @@ static void whole(const struct pebs_budget *b, const struct rec_opts *o)
 			PEBS_RECORDER_BUDGET_INTERVAL_NS ? ": no interval had any" : "");
 		return;
 	}
+	/* under half an interval after its decision: too short to tell */
+	if (t->elapsed_ns - t->first_elapsed_ns <
+	    PEBS_RECORDER_BUDGET_INTERVAL_NS / 2) {
+		fprintf(stderr, "pebs-shim record: budget: the first %.3f s, at the starting periods before the controller could act, account for %.1f %% of that estimate (%.1f %% of the sampled CPU time); the run ended %.3f s after its first decision, too soon to tell what it kept\n",
+			first_s, t->cost_ns > 0 ?
+			t->first_cost_ns / t->cost_ns * 100 : 0,
+			(double)t->first_cpu_ns / cpu * 100,
+			(double)(t->elapsed_ns - t->first_elapsed_ns) / 1e9);
+		return;
+	}
 	fprintf(stderr, "pebs-shim record: budget: the first %.3f s, at the starting periods before the controller could act, account for %.1f %% of that estimate (%.1f %% of the sampled CPU time); over the %.3f s it controlled: %.2f %%, %s the budget\n",
 		first_s, t->cost_ns > 0 ? t->first_cost_ns / t->cost_ns * 100 : 0,
 		(double)t->first_cpu_ns / cpu * 100,
