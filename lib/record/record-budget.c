@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "record/record-int.h"
 #include "core/internal.h"
@@ -67,9 +68,16 @@ static void sampled(const struct pebs_recorder *r, uint64_t *cpu_ns,
 			t = 0;
 		n = online > 0 ? n * r->targets.n / (uint64_t)online : 0;
 	} else if (r->o.cmd) {
+		n = core_task_switches(r->child.pid, 0);
+		/* the counter: the command and all its descendants, live */
+		if (r->bud.cpu_fd && read(r->bud.cpu_fd - 1, cpu_ns,
+					  sizeof(*cpu_ns)) ==
+		    (ssize_t)sizeof(*cpu_ns)) {
+			*switches = n;
+			return;
+		}
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->child.pid);
 		t = core_stat_file_ticks(path, true);
-		n = core_task_switches(r->child.pid, 0);
 	} else {
 		for (unsigned int i = 0; i < r->procs.n; i++) {
 			pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
@@ -241,6 +249,39 @@ static int set_channel(struct rec_budget *bu, unsigned int i, uint64_t period)
 	return err ? err : pebs_budget__set_off_cost(bu->b, i, bu->off_cost[i]);
 }
 
+/*
+ * A command's CPU time: a task-clock counter on it, inherited, enabled at
+ * its exec. Read, an inherited counter sums its live children's copies
+ * (perf_event_read_value), so the time of descendants not yet reaped is
+ * in it: /proc/PID/stat's cutime has it only once they are reaped, and
+ * a command that waits for a long-running child (sh -c 'prog; ...') kept
+ * the controller blind for that child's whole run. Without it (refused):
+ * /proc, as before.
+ */
+static void open_cpu_counter(struct pebs_recorder *r)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+		.config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1,
+		.inherit = 1, .enable_on_exec = 1,
+	};
+	long fd;
+
+	if (!r->o.cmd || r->per_cpu)
+		return;
+	fd = syscall(SYS_perf_event_open, &a, r->child.pid, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		r->bud.cpu_fd = (int)fd + 1;
+}
+
+void rec_budget_close(struct pebs_recorder *r)
+{
+	if (r->bud.cpu_fd)
+		close(r->bud.cpu_fd - 1);
+	r->bud.cpu_fd = 0;
+}
+
 int rec_budget_start(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
@@ -248,6 +289,7 @@ int rec_budget_start(struct pebs_recorder *r)
 
 	if (!bu->b)
 		return 0;
+	open_cpu_counter(r);
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
 		/* in freq mode: once its first samples tell its period */
 		if (bu->freq[i])

@@ -55,6 +55,8 @@ struct rec_budget {
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 	uint64_t sw_last;			/* context switches */
 	uint64_t end_cpu;	/* the command's CPU ns when reaped, 0: not */
+	int cpu_fd;		/* the command's task-clock counter + 1, 0:
+				   none (its CPU time from /proc then) */
 	/* the periods the samples carried, per event (0, 0: none) */
 	uint64_t carried_min[PEBS_RECORDER_MAX_EVENTS + 1];
 	uint64_t carried_max[PEBS_RECORDER_MAX_EVENTS + 1];
@@ -183,6 +185,8 @@ int rec_budget_start(struct pebs_recorder *r);
 int rec_budget_tick(struct pebs_recorder *r);
 /* the recording over: its last, partial interval into the totals */
 int rec_budget_final(struct pebs_recorder *r);
+/* what the budget holds open closed (pebs_recorder__delete) */
+void rec_budget_close(struct pebs_recorder *r);
 /* the command reaped with @ru: its CPU time for the last interval */
 void rec_budget_reaped(struct pebs_recorder *r, const struct rusage *ru);
 

@@ -443,6 +443,7 @@ void pebs_recorder__delete(struct pebs_recorder *r)
 	pebs_chanset__delete(r->set);
 	pebs_switchrec__delete(r->swrec);
 	pebs_attrib__delete(r->attrib);
+	rec_budget_close(r);
 	pebs_budget__delete(r->bud.b);
 	pebs_map__close(r->map);
 	pebs_ids__free(&r->targets);

@@ -19,7 +19,7 @@ faults=$PEBS_BUILD/bench/faults
 need_bin "$faults"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..37
+echo 1..38
 
 # -- cpu-clock, a floor: the model's period (a clock's stays), within the
 # limits ------------------------------------------------------------------
@@ -99,6 +99,19 @@ grep -q '^pebs-shim record: budget 5 % of the sampled CPU time: estimated overhe
 	grep -q '^pebs-shim record: budget: the run ended before the controller could act: all 0.[0-9]* s at the starting periods (its first decision ends its first 0.2 s interval with samples\(: no interval had any\)\?)$' "$T/s0.err" &&
 	! grep -q 'period 0-0' "$T/s0.err"
 ok_rc $? "a run of true: $(grep 'before the controller' "$T/s0.err")"
+
+# -- a command that waits for its child (a shell running the workload):
+# the child's CPU time counts while it runs (an inherited task-clock
+# counter), so the controller acts after its first interval; from
+# /proc/PID/stat it came only when the shell reaped the child, and the
+# whole run stayed at the starting periods
+"$tool" record -e page-faults -d --budget 5% -o "$T/sh.data" -- \
+	sh -c "'$faults' 500000; true" >/dev/null 2>"$T/sh.err"
+rc=$?
+sed 's/^/# /' "$T/sh.err"
+fw=$(sed -n 's/^pebs-shim record: budget: the first \([0-9.]*\) s, .*; over the \([0-9.]*\) s it controlled: .*/\1 \2/p' "$T/sh.err")
+[ $rc = 0 ] && echo "$fw" | awk 'NF == 2 && $1 < $2 { ok = 1 } END { exit !ok }'
+ok_rc $? "sh -c 'faults; true': the controller acted after its first interval (first, controlled: $fw s)"
 
 # -- a floor (-c) on an event counted per occurrence (freq mode: its
 # period is the event rate over the frequency): it starts at the minimum
