@@ -494,8 +494,9 @@ int rec_budget_final(struct pebs_recorder *r)
 	if (!r->bud.b)
 		return 0;
 	sampled(r, &cpu, &sw);
-	/* the command reaped: /proc has it no more, its rusage does */
-	if (r->bud.end_cpu)
+	/* the command reaped: /proc has it no more, its rusage does (the
+	   counter still reads: the same clock as the intervals before) */
+	if (r->bud.end_cpu && !r->bud.cpu_fd)
 		cpu = r->bud.end_cpu;
 	n = feed(r, core_mono_ns(), true, cpu, sw, next);
 	return n < 0 ? n : 0;
