@@ -112,6 +112,52 @@ static void cal_summary(struct pebs_recorder *r, const struct rec_opts *o)
 }
 
 /*
+ * the estimate over the whole run, then what of it the start accounts
+ * for (the intervals at the starting periods, before the controller's
+ * first decision) and the estimate over the part it controlled
+ */
+static void whole(const struct pebs_budget *b, const struct rec_opts *o)
+{
+	const struct pebs_budget_totals *t = pebs_budget__totals(b);
+	double cpu = (double)t->cpu_ns, rest = cpu - (double)t->first_cpu_ns;
+	double first_s = (double)t->first_elapsed_ns / 1e9;
+
+	if (!t->cpu_ns) {
+		fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: no estimate: the sampled %s ran no CPU time that /proc counts (%.3f s)\n",
+			o->budget * 100, o->per_cpu ? "CPUs" :
+			"tasks", (double)t->elapsed_ns / 1e9);
+		return;
+	}
+	fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: estimated overhead %.2f %% over the whole run (the kernel's cost per event counted and per sample, and the recorder's CPU; %.3f s of sampled CPU time in %.3f s)\n",
+		o->budget * 100, t->cost_ns / cpu * 100, cpu / 1e9,
+		(double)t->elapsed_ns / 1e9);
+	if (!t->decided || !(rest > 0)) {
+		fprintf(stderr, "pebs-shim record: budget: the run ended before the controller could act: all %.3f s at the starting periods (its first decision ends its first %.1f s interval with samples%s)\n",
+			first_s, PEBS_RECORDER_BUDGET_INTERVAL_NS / 1e9,
+			!t->decided && t->first_elapsed_ns >=
+			PEBS_RECORDER_BUDGET_INTERVAL_NS ? ": no interval had any" : "");
+		return;
+	}
+	/* under half an interval after its decision: too short to tell */
+	if (t->elapsed_ns - t->first_elapsed_ns <
+	    PEBS_RECORDER_BUDGET_INTERVAL_NS / 2) {
+		fprintf(stderr, "pebs-shim record: budget: the first %.3f s, at the starting periods before the controller could act, account for %.1f %% of that estimate (%.1f %% of the sampled CPU time); the run ended %.3f s after its first decision, too soon to tell what it kept\n",
+			first_s, t->cost_ns > 0 ?
+			t->first_cost_ns / t->cost_ns * 100 : 0,
+			(double)t->first_cpu_ns / cpu * 100,
+			(double)(t->elapsed_ns - t->first_elapsed_ns) / 1e9);
+		return;
+	}
+	fprintf(stderr, "pebs-shim record: budget: the first %.3f s, at the starting periods before the controller could act, account for %.1f %% of that estimate (%.1f %% of the sampled CPU time); over the %.3f s it controlled: %.2f %%, %s the budget\n",
+		first_s, t->cost_ns > 0 ? t->first_cost_ns / t->cost_ns * 100 : 0,
+		(double)t->first_cpu_ns / cpu * 100,
+		(double)(t->elapsed_ns - t->first_elapsed_ns) / 1e9,
+		(t->cost_ns - t->first_cost_ns) / rest * 100,
+		(t->cost_ns - t->first_cost_ns) / rest <= o->budget ?
+		"within" : "over");
+}
+
+/*
  * the budget: its estimate, then per event the range of its periods,
  * the last, how often it changed and the cost per sample it was run on
  */
@@ -121,8 +167,7 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 	uint64_t windows;
 	double duty;
 
-	fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: estimated overhead %.2f %% (the kernel's cost per event counted and per sample, and the recorder's CPU)\n",
-		o->budget * 100, pebs_budget__overhead(b) * 100);
+	whole(b, o);
 	duty = pebs_recorder__duty(r, &windows);
 	if (windows)
 		fprintf(stderr, "pebs-shim record: budget: duty cycle: the events enabled %.1f %% of the time, in %llu windows at random places of their cycles (%.3g %% asked last)\n",
@@ -133,19 +178,31 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 		pebs_recorder__switch_cost(r) / 1000);
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++) {
 		const struct pebs_budget_stats *st = pebs_budget__stats(b, i);
+		uint64_t lo, hi;
 		bool proxy;
 		double cost = pebs_recorder__sample_cost(r, i, &proxy);
 
 		bool ev_proxy;
 		double ev_cost = pebs_recorder__event_cost(r, i, &ev_proxy);
 
-		fprintf(stderr, "pebs-shim record: budget: %s period %llu-%llu (last %llu, %llu changes%s), %.2f us per sample",
-			pebs_recorder__event(r, i)->name,
-			(unsigned long long)st->min_period,
-			(unsigned long long)st->max_period,
-			(unsigned long long)st->period,
-			(unsigned long long)st->changes,
-			st->fixed ? ", fixed" : "", cost / 1000);
+		fprintf(stderr, "pebs-shim record: budget: %s ",
+			pebs_recorder__event(r, i)->name);
+		/* in freq mode: a period once its first samples tell it */
+		if (!st->period)
+			fputs("no period (no samples reached the controller)", stderr);
+		else
+			fprintf(stderr, "period %llu-%llu (last %llu, %llu changes%s)",
+				(unsigned long long)st->min_period,
+				(unsigned long long)st->max_period,
+				(unsigned long long)st->period,
+				(unsigned long long)st->changes,
+				st->fixed ? ", fixed" : "");
+		/* freq mode: what the kernel gave the samples */
+		if (pebs_recorder__carried(r, i, &lo, &hi))
+			fprintf(stderr, ", the samples carried %llu-%llu (freq mode: the kernel's)",
+				(unsigned long long)lo,
+				(unsigned long long)hi);
+		fprintf(stderr, ", %.2f us per sample", cost / 1000);
 		/* an event counted per occurrence: what each costs, and
 		   while disabled */
 		if (ev_proxy || ev_cost > 0)

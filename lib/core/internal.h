@@ -85,6 +85,26 @@ ssize_t core_read_small(const char *path, char *buf, size_t len);
 void core_cpuinfo_field(const char *text, const char *key, char *out,
 			size_t len);
 
+/*
+ * /proc's CPU time and context switches (lib/core/proc.c):
+ * core_stat_ticks - utime + stime (+ cutime + cstime with @children) of
+ * a /proc/.../stat line, in clock ticks, -1 if malformed;
+ * core_stat_file_ticks - the same of the file @path (-1: unreadable);
+ * core_cpu_busy - the busy ticks (all but idle and iowait) of @cpus in
+ * /proc/stat's text (from its first '\n'); core_proc_stat - /proc/stat
+ * read once: those busy ticks added to *@busy and the machine's context
+ * switches (ctxt) into *@ctxt, false if unreadable;
+ * core_task_switches - the (non)voluntary context switches of each
+ * thread of @pid (of its thread @tid alone if > 0), 0 if gone.
+ */
+struct pebs_ids;
+int64_t core_stat_ticks(const char *line, bool children);
+int64_t core_stat_file_ticks(const char *path, bool children);
+int64_t core_cpu_busy(const char *text, const struct pebs_ids *cpus);
+bool core_proc_stat(const struct pebs_ids *cpus, int64_t *busy,
+		    uint64_t *ctxt);
+uint64_t core_task_switches(pid_t pid, pid_t tid);
+
 /* core_base_name - what follows @path's last '/' (all of it if none) */
 static inline const char *core_base_name(const char *path)
 {

@@ -3,9 +3,12 @@
  * proc.c - the one reader of /proc's process and task lists: the
  * processes now running, the threads of a process, a thread's process
  * and its name; and of small /proc and /sys files, /proc/cpuinfo's
- * fields among them.
+ * fields among them; a process's CPU ticks, the CPUs' busy ticks and the
+ * context switches (record --budget's figures).
  */
+#include <ctype.h>
 #include <dirent.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -151,4 +154,118 @@ void core_cpuinfo_field(const char *text, const char *key, char *out,
 		out[n] = '\0';
 		return;
 	}
+}
+
+/*
+ * core_stat_ticks - utime + stime (+ cutime + cstime with
+ * @children) of a /proc/.../stat line, in clock ticks; -1 if malformed
+ * (the name may hold blanks and parentheses: the fields follow the last
+ * ')')
+ */
+int64_t core_stat_ticks(const char *line, bool children)
+{
+	const char *p = strrchr(line, ')');
+	unsigned long long v[4];
+
+	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt
+	   cmajflt utime stime cutime cstime" */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+			 &v[0], &v[1], &v[2], &v[3]) != 4)
+		return -1;
+	return (int64_t)(v[0] + v[1] + (children ? v[2] + v[3] : 0));
+}
+
+int64_t core_stat_file_ticks(const char *path, bool children)
+{
+	char line[1024];
+	FILE *f = fopen(path, "re");
+	bool ok;
+
+	if (!f)
+		return -1;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	return ok ? core_stat_ticks(line, children) : -1;
+}
+
+/*
+ * core_cpu_busy - the busy ticks (all but idle and iowait) of the
+ * CPUs of @cpus in /proc/stat text @text; -1 if malformed
+ */
+int64_t core_cpu_busy(const char *text, const struct pebs_ids *cpus)
+{
+	int64_t busy = 0;
+	const char *p = text;
+
+	while ((p = strstr(p, "\ncpu"))) {
+		unsigned long long f[8] = { 0 };
+		int cpu, n;
+
+		p += 4;
+		if (!isdigit((unsigned char)*p))
+			continue;	/* "cpu ": all CPUs together */
+		if (sscanf(p, "%d %llu %llu %llu %llu %llu %llu %llu %llu%n",
+			   &cpu, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
+			   &f[6], &f[7], &n) < 9)
+			continue;
+		for (unsigned int i = 0; i < cpus->n; i++)
+			if (cpus->v[i] == cpu)
+				busy += (int64_t)(f[0] + f[1] + f[2] + f[5] +
+						  f[6] + f[7]);
+	}
+	return busy;
+}
+
+/*
+ * /proc/stat read once: the busy ticks of the CPUs of @cpus and the
+ * machine's context switches (ctxt), line by line (the intr line can be
+ * longer than any buffer: its pieces are skipped); false if unreadable
+ */
+bool core_proc_stat(const struct pebs_ids *cpus, int64_t *busy,
+		      uint64_t *ctxt)
+{
+	char line[1024];
+	bool head = true, was;
+	FILE *f = fopen("/proc/stat", "re");
+
+	if (!f)
+		return false;
+	line[0] = '\n';	/* core_cpu_busy's lines start with one */
+	while (fgets(line + 1, sizeof(line) - 1, f)) {
+		was = head;
+		head = strchr(line + 1, '\n') != NULL;
+		if (!was)
+			continue;	/* the rest of a long line */
+		if (!strncmp(line + 1, "cpu", 3))
+			*busy += core_cpu_busy(line, cpus);
+		else
+			sscanf(line + 1, "ctxt %" SCNu64, ctxt);
+	}
+	fclose(f);
+	return true;
+}
+
+/* (non)voluntary context switches of each thread of @pid (of its thread
+   @tid alone if > 0) from /proc */
+uint64_t core_task_switches(pid_t pid, pid_t tid)
+{
+	char path[64], text[8192];
+	const char *p;
+	uint64_t n = 0, v;
+	struct pebs_ids tids = { 0 };
+
+	if (tid > 0 ? pebs_ids__push(&tids, tid) : pebs_proc__tasks(pid, &tids))
+		return 0;
+	for (unsigned int i = 0; i < tids.n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
+			 (int)pid, tids.v[i]);
+		if (core_read_small(path, text, sizeof(text)) <= 0)
+			continue;
+		/* "voluntary_ctxt_switches:" and "nonvoluntary_..." */
+		for (p = text; (p = strstr(p, "_ctxt_switches:")); p += 15)
+			if (sscanf(p + 15, "%" SCNu64, &v) == 1)
+				n += v;
+	}
+	pebs_ids__free(&tids);
+	return n;
 }

@@ -12,7 +12,6 @@
  * occurrence run in freq mode (swevent()). When counting alone costs more
  * than the budget, the duty cycle (at the end).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -22,179 +21,82 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 
 #include "record/record-int.h"
 #include "core/internal.h"
 
-#define INTERVAL_NS	200000000ull	/* the controller's interval */
+#define INTERVAL_NS	PEBS_RECORDER_BUDGET_INTERVAL_NS
+
+/* the user + system CPU time of @ru, ns */
+static uint64_t ru_ns(const struct rusage *ru)
+{
+	return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) *
+	       1000000000ull + ((uint64_t)ru->ru_utime.tv_usec +
+				(uint64_t)ru->ru_stime.tv_usec) * 1000u;
+}
 
 /* the recorder's own CPU time (user + system), ns */
 static uint64_t self_ns(void)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_SELF, &ru))
-		return 0;
-	return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) *
-	       1000000000ull + ((uint64_t)ru.ru_utime.tv_usec +
-				(uint64_t)ru.ru_stime.tv_usec) * 1000u;
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : ru_ns(&ru);
 }
 
 /*
- * rec_budget_stat_ticks - utime + stime (+ cutime + cstime with
- * @children) of a /proc/.../stat line, in clock ticks; -1 if malformed
- * (the name may hold blanks and parentheses: the fields follow the last
- * ')')
+ * What is sampled so far, in one pass: its CPU time (*@cpu_ns, 0 when
+ * unknown) and its context switches (*@switches): those of the threads
+ * of the command or of the pids (not their children), the tids; with
+ * CPUs their busy time and the machine's switches (/proc/stat's ctxt) in
+ * the share of the CPUs sampled
  */
-int64_t rec_budget_stat_ticks(const char *line, bool children)
-{
-	const char *p = strrchr(line, ')');
-	unsigned long long v[4];
-
-	/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt
-	   cmajflt utime stime cutime cstime" */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-			 &v[0], &v[1], &v[2], &v[3]) != 4)
-		return -1;
-	return (int64_t)(v[0] + v[1] + (children ? v[2] + v[3] : 0));
-}
-
-static int64_t stat_ticks(const char *path, bool children)
-{
-	char line[1024];
-	FILE *f = fopen(path, "re");
-	bool ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	return ok ? rec_budget_stat_ticks(line, children) : -1;
-}
-
-/*
- * rec_budget_cpu_busy - the busy ticks (all but idle and iowait) of the
- * CPUs of @cpus in /proc/stat text @text; -1 if malformed
- */
-int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus)
-{
-	int64_t busy = 0;
-	const char *p = text;
-
-	while ((p = strstr(p, "\ncpu"))) {
-		unsigned long long f[8] = { 0 };
-		int cpu, n;
-
-		p += 4;
-		if (!isdigit((unsigned char)*p))
-			continue;	/* "cpu ": all CPUs together */
-		if (sscanf(p, "%d %llu %llu %llu %llu %llu %llu %llu %llu%n",
-			   &cpu, &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
-			   &f[6], &f[7], &n) < 9)
-			continue;
-		for (unsigned int i = 0; i < cpus->n; i++)
-			if (cpus->v[i] == cpu)
-				busy += (int64_t)(f[0] + f[1] + f[2] + f[5] +
-						  f[6] + f[7]);
-	}
-	return busy;
-}
-
-/* the CPU time of what is sampled so far, ns; 0 when unknown */
-static uint64_t sampled_ns(const struct pebs_recorder *r)
+static void sampled(const struct pebs_recorder *r, uint64_t *cpu_ns,
+		    uint64_t *switches)
 {
 	static long hz;
-	char path[64], text[65536];
+	char path[64];
 	int64_t t = 0, v;
+	uint64_t n = 0;
 
 	if (!hz)
 		hz = sysconf(_SC_CLK_TCK);
 	if (r->per_cpu) {
-		FILE *f = fopen("/proc/stat", "re");
-		size_t n;
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
 
-		if (!f)
-			return 0;
-		text[0] = '\n';
-		n = fread(text + 1, 1, sizeof(text) - 2, f);
-		fclose(f);
-		text[n + 1] = 0;
-		t = rec_budget_cpu_busy(text, &r->targets);
+		if (!core_proc_stat(&r->targets, &t, &n))
+			t = 0;
+		n = online > 0 ? n * r->targets.n / (uint64_t)online : 0;
 	} else if (r->o.cmd) {
+		n = core_task_switches(r->child.pid, 0);
+		/* the counter: the command and all its descendants, live */
+		if (r->bud.cpu_fd && read(r->bud.cpu_fd - 1, cpu_ns,
+					  sizeof(*cpu_ns)) ==
+		    (ssize_t)sizeof(*cpu_ns)) {
+			*switches = n;
+			return;
+		}
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)r->child.pid);
-		t = stat_ticks(path, true);
+		t = core_stat_file_ticks(path, true);
 	} else {
 		for (unsigned int i = 0; i < r->procs.n; i++) {
 			pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
 
+			if (tgid <= 0)
+				continue;
 			if (r->o.tids)
 				snprintf(path, sizeof(path), "/proc/%d/task/%d/stat",
 					 (int)tgid, (int)id);
 			else
 				snprintf(path, sizeof(path), "/proc/%d/stat",
 					 (int)id);
-			v = tgid < 0 ? -1 : stat_ticks(path, !r->o.tids);
+			v = core_stat_file_ticks(path, !r->o.tids);
 			t += v > 0 ? v : 0;
+			n += core_task_switches(tgid, r->o.tids ? id : 0);
 		}
 	}
-	return t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
-}
-
-/* (non)voluntary context switches of each thread of @pid (of its thread
-   @tid alone if > 0) from /proc */
-static uint64_t task_switches(pid_t pid, pid_t tid)
-{
-	char path[64], line[128];
-	uint64_t n = 0, v;
-	struct pebs_ids tids = { 0 };
-
-	if (tid > 0 ? pebs_ids__push(&tids, tid) : pebs_proc__tasks(pid, &tids))
-		return 0;
-	for (unsigned int i = 0; i < tids.n; i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
-			 (int)pid, tids.v[i]);
-		for (f = fopen(path, "re"); f && fgets(line, sizeof(line), f);)
-			if (sscanf(line, "%*[a-z]_ctxt_switches: %" SCNu64, &v) == 1)
-				n += v;
-		if (f)
-			fclose(f);
-	}
-	pebs_ids__free(&tids);
-	return n;
-}
-
-/*
- * the context switches of what is sampled so far: the threads of the
- * command or of the pids (not their children), the tids; with CPUs the
- * machine's (/proc/stat's ctxt) in the share of the CPUs sampled
- */
-static uint64_t sampled_switches(const struct pebs_recorder *r)
-{
-	uint64_t n = 0;
-
-	if (r->per_cpu) {
-		char line[256];
-		FILE *f = fopen("/proc/stat", "re");
-		long online = sysconf(_SC_NPROCESSORS_ONLN);
-
-		while (f && fgets(line, sizeof(line), f) &&
-		       sscanf(line, "ctxt %" SCNu64, &n) != 1)
-			;
-		if (f)
-			fclose(f);
-		return online > 0 ? n * r->targets.n / (uint64_t)online : 0;
-	}
-	if (r->o.cmd)
-		return task_switches(r->child.pid, 0);
-	for (unsigned int i = 0; i < r->procs.n; i++) {
-		pid_t id = r->procs.v[i], tgid = pebs_proc__tgid(id);
-
-		if (tgid > 0)
-			n += task_switches(tgid, r->o.tids ? id : 0);
-	}
-	return n;
+	*cpu_ns = t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
+	*switches = n;
 }
 
 /* perf_event_max_sample_rate / 2: the kernel throttles above it */
@@ -254,6 +156,16 @@ static void first_period(struct rec_budget *bu, unsigned int i,
 		f = share * 1e9 / bu->cost[i];
 		if (o->max_rate)
 			f = fmin(f, o->max_rate);
+		/*
+		 * a floor (-c): the kernel's period in freq mode is the event
+		 * rate over the frequency, and the rate is not known before
+		 * the event runs: at the budget's frequency (tens of kHz) a
+		 * page fault's period was ~20 for the whole first interval
+		 * under -c 1000. The minimum rate until the controller knows
+		 * the rate (then its frequencies keep the floor at it)
+		 */
+		if (o->floor)
+			f = fmin(f, min_rate);
 		bu->freq[i] = true;
 		ev->attr.freq = 1;
 		ev->attr.sample_freq = (uint64_t)llround(fmax(f, min_rate));
@@ -325,6 +237,51 @@ static bool read_counts(struct pebs_recorder *r, uint64_t *counts)
 	return true;
 }
 
+/* event @i's channel in the controller, at @period, with its costs */
+static int set_channel(struct rec_budget *bu, unsigned int i, uint64_t period)
+{
+	int err;
+
+	bu->period[i] = period;
+	err = pebs_budget__set_channel(bu->b, i, period, bu->cost[i]);
+	if (!err)
+		err = pebs_budget__set_event_cost(bu->b, i, bu->event_cost[i]);
+	return err ? err : pebs_budget__set_off_cost(bu->b, i, bu->off_cost[i]);
+}
+
+/*
+ * A command's CPU time: a task-clock counter on it, inherited, enabled at
+ * its exec. Read, an inherited counter sums its live children's copies
+ * (perf_event_read_value), so the time of descendants not yet reaped is
+ * in it: /proc/PID/stat's cutime has it only once they are reaped, and
+ * a command that waits for a long-running child (sh -c 'prog; ...') kept
+ * the controller blind for that child's whole run. Without it (refused):
+ * /proc, as before.
+ */
+static void open_cpu_counter(struct pebs_recorder *r)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+		.config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1,
+		.inherit = 1, .enable_on_exec = 1,
+	};
+	long fd;
+
+	if (!r->o.cmd || r->per_cpu)
+		return;
+	fd = syscall(SYS_perf_event_open, &a, r->child.pid, -1, -1,
+		     PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0)
+		r->bud.cpu_fd = (int)fd + 1;
+}
+
+void rec_budget_close(struct pebs_recorder *r)
+{
+	if (r->bud.cpu_fd)
+		close(r->bud.cpu_fd - 1);
+	r->bud.cpu_fd = 0;
+}
+
 int rec_budget_start(struct pebs_recorder *r)
 {
 	struct rec_budget *bu = &r->bud;
@@ -332,19 +289,12 @@ int rec_budget_start(struct pebs_recorder *r)
 
 	if (!bu->b)
 		return 0;
+	open_cpu_counter(r);
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
 		/* in freq mode: once its first samples tell its period */
 		if (bu->freq[i])
 			continue;
-		bu->period[i] = r->attrs[i].sample_period;
-		err = pebs_budget__set_channel(bu->b, i, bu->period[i],
-					       bu->cost[i]);
-		if (!err)
-			err = pebs_budget__set_event_cost(bu->b, i,
-							  bu->event_cost[i]);
-		if (!err)
-			err = pebs_budget__set_off_cost(bu->b, i,
-							bu->off_cost[i]);
+		err = set_channel(bu, i, r->attrs[i].sample_period);
 		/*
 		 * a clock keeps the model's period: its samples carry the
 		 * period it was opened with whatever PERF_EVENT_IOC_PERIOD
@@ -360,10 +310,9 @@ int rec_budget_start(struct pebs_recorder *r)
 	if (err)
 		return err;
 	bu->t_last = core_mono_ns();
-	bu->sw_last = sampled_switches(r);
 	rec_duty_begin(r, bu->t_last);
 	bu->self_last = self_ns();
-	bu->cpu_last = sampled_ns(r);
+	sampled(r, &bu->cpu_last, &bu->sw_last);
 	if (!read_counts(r, bu->count))
 		memset(bu->count, 0, sizeof(bu->count));
 	return 0;
@@ -446,47 +395,48 @@ static void count_events(struct pebs_recorder *r)
 	if (!read_counts(r, now))
 		return;
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		/* a channel removed (its task gone) takes its count away */
-		bu->events[i] = now[i] > bu->count[i] ? now[i] - bu->count[i] : 0;
+		/*
+		 * a channel removed (its task gone) takes its count away:
+		 * the samples' periods then (a command ended within the
+		 * interval, its channel gone before the last one is read)
+		 */
+		if (now[i] > bu->count[i])
+			bu->events[i] = now[i] - bu->count[i];
 		bu->count[i] = now[i];
 	}
 }
 
-int rec_budget_tick(struct pebs_recorder *r)
+/* a frequency's channel starts at the period its first samples had */
+static int start_freq(struct rec_budget *bu, unsigned int nr_evs)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; i < nr_evs && !err; i++) {
+		if (!bu->freq[i] || bu->period[i] || !bu->samples[i] ||
+		    !bu->events[i])
+			continue;
+		err = set_channel(bu, i, bu->events[i] / bu->samples[i]);
+	}
+	return err;
+}
+
+/*
+ * The interval from bu->t_last to @now fed to the controller (@final:
+ * the last, into its totals only), with what is sampled now (@cpu,
+ * @sw: sampled()), its periods into @next; returns
+ * pebs_budget__update's
+ */
+static int feed(struct pebs_recorder *r, uint64_t now, bool final,
+		uint64_t cpu, uint64_t sw, uint64_t *next)
 {
 	struct rec_budget *bu = &r->bud;
-	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, self, cpu, elapsed, sw;
+	uint64_t self = self_ns();
 	int n;
 
-	if (!bu->b)
-		return 0;
-	now = core_mono_ns();
-	if (now - bu->t_last < INTERVAL_NS)
-		return rec_duty_step(r, now);
-	self = self_ns();
-	cpu = sampled_ns(r);
-	sw = sampled_switches(r);
-	elapsed = now - bu->t_last;
 	count_events(r);
-	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		/* a frequency's channel starts at the period it had */
-		if (bu->freq[i] && !bu->period[i] && bu->samples[i] &&
-		    bu->events[i]) {
-			bu->period[i] = bu->events[i] / bu->samples[i];
-			n = pebs_budget__set_channel(bu->b, i, bu->period[i],
-						     bu->cost[i]);
-			if (!n)
-				n = pebs_budget__set_event_cost(bu->b, i,
-							bu->event_cost[i]);
-			if (!n)
-				n = pebs_budget__set_off_cost(bu->b, i,
-							bu->off_cost[i]);
-			if (n)
-				return n;
-		}
-	}
-	{
-		PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = elapsed,
+	n = start_freq(bu, r->nr_evs);
+	if (!n) {
+		PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = now - bu->t_last,
 			  .sampled_cpu_ns = cpu > bu->cpu_last ?
 					    cpu - bu->cpu_last : 0,
 			  .recorder_cpu_ns = self > bu->self_last ?
@@ -494,21 +444,69 @@ int rec_budget_tick(struct pebs_recorder *r)
 			  .samples = bu->samples, .events = bu->events,
 			  .disabled_ns = rec_duty_off_ns(r, now),
 			  /* a thread gone takes its count away */
-			  .switches = sw > bu->sw_last ? sw - bu->sw_last : 0);
+			  .switches = sw > bu->sw_last ? sw - bu->sw_last : 0,
+			  .final = final);
 
 		n = pebs_budget__update(bu->b, &iv, next);
 	}
-	if (n > 0)
-		apply(r, next, bu->events, elapsed);
-	bu->t_last = now;
 	bu->self_last = self;
 	bu->sw_last = sw;
 	if (cpu)
 		bu->cpu_last = cpu;
+	return n;
+}
+
+int rec_budget_tick(struct pebs_recorder *r)
+{
+	struct rec_budget *bu = &r->bud;
+	uint64_t next[PEBS_RECORDER_MAX_EVENTS], now, cpu, sw;
+	int n;
+
+	if (!bu->b)
+		return 0;
+	now = core_mono_ns();
+	if (now - bu->t_last < INTERVAL_NS)
+		return rec_duty_step(r, now);
+	sampled(r, &cpu, &sw);
+	/*
+	 * no CPU time seen in it (/proc counts in clock ticks, 10 ms
+	 * here): the interval goes on, its samples kept for the next
+	 * (they were dropped, and the controller never saw a command
+	 * that runs less than a tick per interval)
+	 */
+	if (cpu <= bu->cpu_last)
+		return rec_duty_step(r, now);
+	n = feed(r, now, false, cpu, sw, next);
+	if (n > 0)
+		apply(r, next, bu->events, now - bu->t_last);
+	bu->t_last = now;
 	memset(bu->samples, 0, sizeof(bu->samples));
 	memset(bu->events, 0, sizeof(bu->events));
 	/* the duty the controller now asks for, from the next cycle */
 	return n < 0 ? n : rec_duty_step(r, now);
+}
+
+int rec_budget_final(struct pebs_recorder *r)
+{
+	uint64_t next[PEBS_RECORDER_MAX_EVENTS], cpu, sw;
+	int n;
+
+	if (!r->bud.b)
+		return 0;
+	sampled(r, &cpu, &sw);
+	/* the command reaped: /proc has it no more, its rusage does (the
+	   counter still reads: the same clock as the intervals before) */
+	if (r->bud.end_cpu && !r->bud.cpu_fd)
+		cpu = r->bud.end_cpu;
+	n = feed(r, core_mono_ns(), true, cpu, sw, next);
+	return n < 0 ? n : 0;
+}
+
+void rec_budget_reaped(struct pebs_recorder *r, const struct rusage *ru)
+{
+	/* the command and the children it waited for, as /proc's stat
+	   with cutime and cstime */
+	r->bud.end_cpu = ru_ns(ru);
 }
 
 /*
@@ -683,6 +681,18 @@ int rec_duty_stop(struct pebs_recorder *r)
 		return 0;
 	snprintf(pct, sizeof(pct), "%.3g%%", d * 100);
 	return rec_out_meta(r->out, "duty", pct);
+}
+
+bool pebs_recorder__carried(const struct pebs_recorder *r, unsigned int i,
+			    uint64_t *min, uint64_t *max)
+{
+	bool any = r && r->bud.b && i < r->nr_evs && r->bud.carried_max[i];
+
+	if (min)
+		*min = any ? r->bud.carried_min[i] : 0;
+	if (max)
+		*max = any ? r->bud.carried_max[i] : 0;
+	return any && r->bud.freq[i];
 }
 
 double pebs_recorder__event_cost(const struct pebs_recorder *r,

@@ -21,6 +21,7 @@
 
 struct rec_out;
 struct rec_objects;
+struct rusage;
 
 /* --budget's duty cycle (record-budget.c) */
 struct rec_duty {
@@ -53,6 +54,12 @@ struct rec_budget {
 	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 	uint64_t sw_last;			/* context switches */
+	uint64_t end_cpu;	/* the command's CPU ns when reaped, 0: not */
+	int cpu_fd;		/* the command's task-clock counter + 1, 0:
+				   none (its CPU time from /proc then) */
+	/* the periods the samples carried, per event (0, 0: none) */
+	uint64_t carried_min[PEBS_RECORDER_MAX_EVENTS + 1];
+	uint64_t carried_max[PEBS_RECORDER_MAX_EVENTS + 1];
 	double switch_cost;			/* ns per switch */
 	struct rec_duty duty;
 	/* the calibration (record-calibrate.c) */
@@ -176,10 +183,12 @@ int rec_budget_calibrate(struct pebs_recorder *r);
 int rec_budget_start(struct pebs_recorder *r);
 /* an interval over: fed to the controller, its periods applied */
 int rec_budget_tick(struct pebs_recorder *r);
-/* utime + stime (+ the children's) ticks of a /proc/PID/stat line */
-int64_t rec_budget_stat_ticks(const char *line, bool children);
-/* the busy ticks of @cpus in /proc/stat's text (from its first '\n') */
-int64_t rec_budget_cpu_busy(const char *text, const struct pebs_ids *cpus);
+/* the recording over: its last, partial interval into the totals */
+int rec_budget_final(struct pebs_recorder *r);
+/* what the budget holds open closed (pebs_recorder__delete) */
+void rec_budget_close(struct pebs_recorder *r);
+/* the command reaped with @ru: its CPU time for the last interval */
+void rec_budget_reaped(struct pebs_recorder *r, const struct rusage *ru);
 
 /* ---- the costs, measured or cached (record-calibrate.c) ------------- */
 

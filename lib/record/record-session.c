@@ -72,8 +72,15 @@ static int on_sample(void *ctx, struct pebs_channel *ch,
 
 	r->st.samples++;
 	r->bud.samples[ev]++;
-	if (s->present & PERF_SAMPLE_PERIOD)
-		r->bud.events[ev] += s->period;
+	if (s->present & PERF_SAMPLE_PERIOD) {
+		struct rec_budget *bu = &r->bud;
+
+		bu->events[ev] += s->period;
+		if (!bu->carried_max[ev] || s->period < bu->carried_min[ev])
+			bu->carried_min[ev] = s->period;
+		if (s->period > bu->carried_max[ev])
+			bu->carried_max[ev] = s->period;
+	}
 	return pebs_attrib__sample(r->attrib, ev, s, raw, &acbs, r);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <poll.h>
 #include <time.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "record/record-int.h"
@@ -252,6 +253,7 @@ static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 int pebs_recorder__poll(struct pebs_recorder *r, int timeout_ms)
 {
 	int n, status;
+	struct rusage ru;
 
 	if (!r || !r->set)
 		return core_err(-EINVAL, "recorder: not opened");
@@ -280,7 +282,8 @@ int pebs_recorder__poll(struct pebs_recorder *r, int timeout_ms)
 	if (n)
 		return r->err = rec_err(n, "--budget: %s", pebs_errmsg());
 	if (r->child_running &&
-	    waitpid(r->child.pid, &status, WNOHANG) == r->child.pid) {
+	    wait4(r->child.pid, &status, WNOHANG, &ru) == r->child.pid) {
+		rec_budget_reaped(r, &ru);
 		r->child_running = false;
 		r->st.status = status;
 		return 1;
@@ -312,6 +315,7 @@ int pebs_recorder__stop(struct pebs_recorder *r, int stop_sig)
 {
 	int status = r ? r->st.status : 0, n;
 	bool killed = false;
+	struct rusage ru;
 
 	if (!r || !r->set)
 		return core_err(-EINVAL, "recorder: not opened");
@@ -323,8 +327,11 @@ int pebs_recorder__stop(struct pebs_recorder *r, int stop_sig)
 				 pebs_errmsg());
 	if (r->child_running) {
 		kill(r->child.pid, SIGTERM);
-		while (waitpid(r->child.pid, &status, 0) < 0 && errno == EINTR)
+		while ((n = (int)wait4(r->child.pid, &status, 0, &ru)) < 0 &&
+		       errno == EINTR)
 			;
+		if (n > 0)
+			rec_budget_reaped(r, &ru);
 		r->child_running = false;
 		killed = true;
 	}
@@ -336,6 +343,10 @@ int pebs_recorder__stop(struct pebs_recorder *r, int stop_sig)
 	n = rec_objects_stop(r);
 	if (n && !r->err)
 		r->err = n;
+	/* after the drain: the last samples counted */
+	n = rec_budget_final(r);
+	if (n && !r->err)
+		r->err = rec_err(n, "--budget: %s", pebs_errmsg());
 	n = rec_end_round(r);
 	if (n && !r->err)
 		r->err = n;
@@ -432,6 +443,7 @@ void pebs_recorder__delete(struct pebs_recorder *r)
 	pebs_chanset__delete(r->set);
 	pebs_switchrec__delete(r->swrec);
 	pebs_attrib__delete(r->attrib);
+	rec_budget_close(r);
 	pebs_budget__delete(r->bud.b);
 	pebs_map__close(r->map);
 	pebs_ids__free(&r->targets);

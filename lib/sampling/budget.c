@@ -40,6 +40,7 @@ struct pebs_budget {
 	double switching;	/* what switches cost (a fraction) */
 	double duty;		/* share of the time the events are on */
 	unsigned int nr_fixed;
+	struct pebs_budget_totals tot;
 	struct budget_chan ch[];
 };
 
@@ -220,11 +221,84 @@ static uint64_t decide(const struct pebs_budget *b, struct budget_chan *c,
 	return 0;
 }
 
+/*
+ * What channel @c cost in an interval, a fraction of its sampled CPU
+ * time: @samples and @ev events in the enabled share @on of the time
+ * (@cpu, the enabled share of the CPU time), the off windows' events
+ * (at the enabled windows' density) at the disabled cost. *@enabled:
+ * what it costs enabled, a fraction of @cpu.
+ */
+static double estimate(const struct budget_chan *c, double recorder_ns,
+		       double samples, double ev, double cpu, double on,
+		       double *enabled)
+{
+	*enabled = (samples * (c->cost_ns + recorder_ns) +
+		    ev * c->event_ns) / cpu;
+	return *enabled * on + ev / cpu * c->off_ns * (1 - on);
+}
+
+/* the events behind channel @i's samples in @in: the counted, else the
+   periods set */
+static double events_of(const struct budget_chan *c,
+			const struct pebs_budget_interval *in, unsigned int i)
+{
+	return in->events && in->events[i] ? (double)in->events[i] :
+	       (double)in->samples[i] * (double)c->st.period;
+}
+
+/* the totals: an interval's estimate @overhead of its sampled CPU */
+static void account(struct pebs_budget *b, double overhead,
+		    const struct pebs_budget_interval *in)
+{
+	struct pebs_budget_totals *t = &b->tot;
+	double cost = overhead * (double)in->sampled_cpu_ns;
+
+	t->intervals++;
+	t->cost_ns += cost;
+	t->cpu_ns += in->sampled_cpu_ns;
+	t->elapsed_ns += in->elapsed_ns;
+	if (t->decided)
+		return;
+	t->first_cost_ns += cost;
+	t->first_cpu_ns += in->sampled_cpu_ns;
+	t->first_elapsed_ns += in->elapsed_ns;
+}
+
+/*
+ * The final interval: its estimate in the totals, nothing learnt (the
+ * densities, costs and periods stay); @switching its switches' share.
+ * The recorder's CPU per sample is the average, or this interval's
+ * when there is none yet (a run shorter than one interval).
+ */
+static int final(struct pebs_budget *b, const struct pebs_budget_interval *in,
+		 double switching)
+{
+	double on = 1 - (double)in->disabled_ns / (double)in->elapsed_ns;
+	double cpu = (double)in->sampled_cpu_ns * on, total = switching, en;
+	double rec = b->recorder_ns;
+	uint64_t all = 0;
+	unsigned int i;
+
+	for (i = 0; i < b->o.nr_channels; i++)
+		all += b->ch[i].set ? in->samples[i] : 0;
+	if (!b->have_recorder && all)
+		rec = (double)in->recorder_cpu_ns / (double)all;
+	for (i = 0; i < b->o.nr_channels; i++) {
+		const struct budget_chan *c = &b->ch[i];
+
+		if (c->set && (in->samples[i] || (in->events && in->events[i])))
+			total += estimate(c, rec, (double)in->samples[i],
+					  events_of(c, in, i), cpu, on, &en);
+	}
+	account(b, total, in);
+	return 0;
+}
+
 int pebs_budget__update(struct pebs_budget *b,
 			const struct pebs_budget_interval *iv, uint64_t *next)
 {
 	struct pebs_budget_interval in;
-	double cpu, on, fixed_cost = 0, total = 0, share;
+	double cpu, on, fixed_cost = 0, total = 0, share, sw;
 	uint64_t all = 0;
 	unsigned int i, active = 0, seen = 0;
 	int err, n = 0;
@@ -240,15 +314,27 @@ int pebs_budget__update(struct pebs_budget *b,
 				"samples per channel");
 	for (i = 0; i < b->o.nr_channels; i++)
 		next[i] = 0;
-	if (!in.sampled_cpu_ns || !in.elapsed_ns ||
-	    in.disabled_ns >= in.elapsed_ns)
-		return 0;	/* nothing ran (or seen): nothing learnt */
+	if (!in.sampled_cpu_ns || !in.elapsed_ns) {
+		b->tot.elapsed_ns += in.elapsed_ns;
+		if (!b->tot.decided)
+			b->tot.first_elapsed_ns += in.elapsed_ns;
+		return 0;	/* nothing ran: nothing learnt */
+	}
+	/* the switches cost on and off alike: as a fixed channel does */
+	sw = (double)in.switches * b->switch_ns / (double)in.sampled_cpu_ns;
+	if (in.disabled_ns >= in.elapsed_ns) {
+		/* all off: the events cost as disabled at the held density */
+		for (i = 0; i < b->o.nr_channels; i++)
+			sw += b->ch[i].off;
+		account(b, sw, &in);
+		return 0;	/* nothing seen: nothing learnt */
+	}
+	if (in.final)
+		return final(b, &in, sw);
+	b->switching = sw;
 	/* the events saw the enabled share of the time, and of the CPU's */
 	on = 1 - (double)in.disabled_ns / (double)in.elapsed_ns;
 	cpu = (double)in.sampled_cpu_ns * on;
-	/* the switches cost on and off alike: as a fixed channel does */
-	b->switching = (double)in.switches * b->switch_ns /
-		       (double)in.sampled_cpu_ns;
 	fixed_cost = b->switching;
 	for (i = 0; i < b->o.nr_channels; i++)
 		if (b->ch[i].set)
@@ -273,24 +359,15 @@ int pebs_budget__update(struct pebs_budget *b,
 		if (in.samples[i] || (in.events && in.events[i])) {
 			seen++;
 			/* the periods the samples carry, else the one set */
-			ev = in.events && in.events[i] ?
-			     (double)in.events[i] :
-			     (double)in.samples[i] * (double)c->st.period;
+			ev = events_of(c, &in, i);
 			c->density = peak_hold(c->density, ev / cpu);
 			c->rate = peak_hold(c->rate,
 					    ev / ((double)in.elapsed_ns * on));
 			c->off = c->density * c->off_ns;
 			c->st.samples += in.samples[i];
-			/*
-			 * what it costs enabled, then over the interval: the
-			 * off windows' events (at the enabled windows'
-			 * density) at the disabled cost
-			 */
-			c->floor = ((double)in.samples[i] *
-				    (c->cost_ns + b->recorder_ns) +
-				    ev * c->event_ns) / cpu;
-			c->st.overhead = c->floor * on +
-					 ev / cpu * c->off_ns * (1 - on);
+			c->st.overhead = estimate(c, b->recorder_ns,
+						  (double)in.samples[i], ev,
+						  cpu, on, &c->floor);
 			total += c->st.overhead;
 		}
 		if (c->st.fixed)
@@ -300,6 +377,9 @@ int pebs_budget__update(struct pebs_budget *b,
 	}
 	if (seen)
 		b->overhead = total + b->switching;
+	account(b, total + b->switching, &in);
+	if (seen)
+		b->tot.decided = true;
 	share = active ? (b->o.budget - fixed_cost) / active : 0;
 	for (i = 0; i < b->o.nr_channels; i++) {
 		struct budget_chan *c = &b->ch[i];
@@ -372,6 +452,11 @@ double pebs_budget__off_floor(const struct pebs_budget *b)
 double pebs_budget__duty(const struct pebs_budget *b)
 {
 	return b ? b->duty : 1;
+}
+
+const struct pebs_budget_totals *pebs_budget__totals(const struct pebs_budget *b)
+{
+	return b ? &b->tot : NULL;
 }
 
 unsigned int pebs_budget__nr_fixed(const struct pebs_budget *b)

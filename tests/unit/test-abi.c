@@ -68,7 +68,7 @@ _Static_assert(sizeof(struct pebs_recorder_opts) == 184 &&
 	       "pebs_recorder_opts");
 _Static_assert(sizeof(struct pebs_recorder_stats) == 80,
 	       "pebs_recorder_stats");
-_Static_assert(sizeof(struct pebs_budget_interval) == 64,
+_Static_assert(sizeof(struct pebs_budget_interval) == 72,
 	       "pebs_budget_interval");
 
 /* the library's perf_event_attr ends here inside the event's area */

@@ -9,7 +9,8 @@
  * alone exceeds the budget the channel keeps the minimum rate and the
  * floor says so; the duty cycle that then meets the budget, the off
  * windows' own cost (an open, disabled event still costs per event) and
- * the context switches' (on and off alike).
+ * the context switches' (on and off alike); the totals over the run,
+ * the first interval's part apart, and the final interval.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -729,6 +730,84 @@ static void switches_cost(void **state)
 	pebs_budget__delete(b);
 }
 
+/*
+ * the totals: the first interval with samples (at the starting period)
+ * apart, then the controlled ones; an interval with no CPU time adds its
+ * wall time only, one all off its off cost, the final one its estimate
+ * and nothing else (no period, no change, the last estimate kept)
+ */
+static void totals(void **state)
+{
+	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
+	PEBS_OPTS(pebs_budget_interval, iv, .elapsed_ns = IV_NS);
+	const struct pebs_budget_totals *t;
+	struct pebs_budget_stats st;
+	struct sim s = {0};
+	uint64_t samples[1] = { 10 }, next[1];
+	double first, cost, est;
+	int i;
+
+	(void)state;
+	assert_null(pebs_budget__totals(NULL));
+	sim_init(&s, &o, 10000);	/* 100k samples/s: 60 % */
+	t = pebs_budget__totals(s.b);
+	assert_false(t->decided);
+	sim_step(&s);
+	assert_true(t->decided && t->intervals == 1);
+	assert_true(fabs(t->cost_ns - sim_overhead(&s) * IV_NS) < 1);
+	assert_true(t->first_cost_ns == t->cost_ns &&
+		    t->first_cpu_ns == IV_NS && t->first_elapsed_ns == IV_NS);
+	first = t->first_cost_ns;
+	for (i = 0; i < 9; i++)
+		sim_step(&s);
+	assert_true(t->intervals == 10 && t->cpu_ns == 10 * IV_NS &&
+		    t->first_cost_ns == first);
+	/* the whole run over the budget (the start's 60 %), the rest not */
+	assert_true(t->cost_ns / (double)t->cpu_ns > BUDGET);
+	assert_true((t->cost_ns - first) / (double)(t->cpu_ns - IV_NS) <=
+		    BUDGET);
+	/* no CPU time: its wall time only */
+	iv.samples = samples;
+	cost = t->cost_ns;
+	assert_int_equal(pebs_budget__update(s.b, &iv, next), 0);
+	assert_true(t->cost_ns == cost && t->intervals == 10 &&
+		    t->elapsed_ns == 11 * IV_NS);
+	/* all off: what the events cost disabled (1 % at 0.01 ns each) */
+	assert_int_equal(pebs_budget__set_off_cost(s.b, 0, 0.01), 0);
+	sim_step(&s);
+	cost = t->cost_ns;
+	iv.sampled_cpu_ns = IV_NS;
+	iv.disabled_ns = IV_NS;
+	assert_int_equal(pebs_budget__update(s.b, &iv, next), 0);
+	assert_true(fabs(t->cost_ns - cost - 0.01 * IV_NS) < 1);
+	/* the final one: 10 samples at their cost and the recorder's */
+	st = *pebs_budget__stats(s.b, 0);
+	est = pebs_budget__overhead(s.b);
+	cost = t->cost_ns;
+	iv.disabled_ns = 0;
+	iv.final = true;
+	samples[0] = 10;
+	assert_int_equal(pebs_budget__update(s.b, &iv, next), 0);
+	assert_true(next[0] == 0 && t->intervals == 13);
+	assert_true(fabs(t->cost_ns - cost - 10 * (COST + REC)) < 1);
+	assert_true(pebs_budget__stats(s.b, 0)->period == st.period &&
+		    pebs_budget__stats(s.b, 0)->changes == st.changes &&
+		    pebs_budget__stats(s.b, 0)->samples == st.samples &&
+		    pebs_budget__overhead(s.b) == est);
+	pebs_budget__delete(s.b);
+
+	/* a run within the first interval: the final one is all of it */
+	sim_init(&s, &o, 10000);
+	t = pebs_budget__totals(s.b);
+	iv.recorder_cpu_ns = 10 * (uint64_t)REC;
+	assert_int_equal(pebs_budget__update(s.b, &iv, next), 0);
+	assert_false(t->decided);
+	assert_true(fabs(t->cost_ns - 10 * (COST + REC)) < 1 &&
+		    t->first_cost_ns == t->cost_ns &&
+		    t->first_cpu_ns == t->cpu_ns);
+	pebs_budget__delete(s.b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +829,7 @@ int main(void)
 		cmocka_unit_test(duty_needs_disabled_time),
 		cmocka_unit_test(off_windows_cost),
 		cmocka_unit_test(switches_cost),
+		cmocka_unit_test(totals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

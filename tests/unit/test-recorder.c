@@ -19,6 +19,7 @@
 
 #include "pebsshim.h"
 #include "record/record-int.h"
+#include "core/internal.h"
 
 static char *const true_cmd[] = { "true", NULL };
 
@@ -261,14 +262,14 @@ static void test_budget_proc(void **state)
 			    "cpu2 1000 0 0 0 0 0 0 0 0 0\nintr 1 2\n";
 
 	(void)state;
-	assert_int_equal(rec_budget_stat_ticks(stat, false), 12);
-	assert_int_equal(rec_budget_stat_ticks(stat, true), 17);
-	assert_int_equal(rec_budget_stat_ticks("42 (x) R 1 2", false), -1);
+	assert_int_equal(core_stat_ticks(stat, false), 12);
+	assert_int_equal(core_stat_ticks(stat, true), 17);
+	assert_int_equal(core_stat_ticks("42 (x) R 1 2", false), -1);
 	assert_int_equal(pebs_ids__push(&cpus, 0), 0);
 	assert_int_equal(pebs_ids__push(&cpus, 2), 0);
 	/* not the "cpu " line of all CPUs (whose first figure is a 2) */
 	/* user + nice + system + irq + softirq + steal: not idle, iowait */
-	assert_int_equal(rec_budget_cpu_busy(pstat, &cpus), 36 + 1000);
+	assert_int_equal(core_cpu_busy(pstat, &cpus), 36 + 1000);
 	pebs_ids__free(&cpus);
 	/* a budget is a share below 1 */
 	o.budget = 1.5;

@@ -331,6 +331,28 @@ PEBS_API double pebs_recorder__off_cost(const struct pebs_recorder *r,
 PEBS_API double pebs_recorder__switch_cost(const struct pebs_recorder *r);
 
 /*
+ * The budget's controller interval: the recorder feeds it every 200 ms
+ * of the recording (pebs_recorder__poll), then the rest at the stop
+ * (pebs_recorder__stop: a final interval, counted in the totals only,
+ * pebs_budget__totals). Its first decision comes at the end of its
+ * first interval with samples: until then the events run at their
+ * starting periods.
+ */
+#define PEBS_RECORDER_BUDGET_INTERVAL_NS	200000000ull
+
+/*
+ * pebs_recorder__carried - the smallest and largest period the samples
+ * of event @i carried (0, 0: none, or without a budget); true when @i
+ * runs in freq mode under the budget (an event counted per occurrence):
+ * its periods are then the kernel's (the event rate over the frequency,
+ * from 1 at its start), not those the controller aimed at
+ * (pebs_budget__stats)
+ */
+PEBS_API bool pebs_recorder__carried(const struct pebs_recorder *r,
+				     unsigned int i, uint64_t *min,
+				     uint64_t *max);
+
+/*
  * pebs_recorder__delete - free; a recorder not closed discards its
  * output (the disk as it was) and ends a command never started. NULL
  * is ok.

@@ -591,6 +591,9 @@ struct pebs_budget_interval {
 	uint64_t switches;	/* context switches of the sampled tasks
 				   in it (pebs_budget__set_switch_cost);
 				   0: none or unknown */
+	bool final;		/* the recording's last, partial interval:
+				   counted in the totals only (nothing
+				   learnt, no period decided) */
 };
 
 /* what the controller did with one channel */
@@ -793,6 +796,29 @@ PEBS_API int pebs_budget__calibrate_switch(const struct pebs_event *ev,
  */
 PEBS_API int pebs_budget__set_switch_cost(struct pebs_budget *b,
 					  double switch_ns);
+
+/*
+ * The estimate over all the intervals fed (pebs_budget__totals): its
+ * cost and the sampled CPU time it is a share of, and the part of both
+ * up to the controller's first decision (the intervals until and with
+ * the first one with samples or events, run at the starting periods).
+ * The whole run's estimate is cost_ns / cpu_ns; the controlled part's
+ * (cost_ns - first_cost_ns) / (cpu_ns - first_cpu_ns).
+ */
+struct pebs_budget_totals {
+	double cost_ns;		/* estimated cost of sampling, CPU ns */
+	uint64_t cpu_ns;	/* sampled CPU time */
+	uint64_t elapsed_ns;	/* wall time */
+	double first_cost_ns;	/* of it, before the first decision */
+	uint64_t first_cpu_ns;
+	uint64_t first_elapsed_ns;
+	uint64_t intervals;	/* fed, the final one included */
+	bool decided;		/* the controller has decided once */
+};
+
+/* pebs_budget__totals - the totals so far; NULL for a NULL controller */
+PEBS_API const struct pebs_budget_totals *
+pebs_budget__totals(const struct pebs_budget *b);
 
 #ifdef __cplusplus
 }
