@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * record-duty.c - a budgeted recording's duty cycle (record-budget.c
+ * decides it: pebs_budget__duty): the sampled events enabled in one
+ * window per cycle, at random places, the tracking event left on.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "record/record-int.h"
+#include "core/internal.h"
+
+/*
+ * The duty cycle: when counting the events alone costs more than the
+ * budget (pebs_budget__duty < 1), the events are enabled only in
+ * windows, one per cycle (CYCLE_NS, or longer when a window would be
+ * shorter than MIN_WIN_NS), each starting at random within its cycle so
+ * that periodic program phases do not alias. PERF_EVENT_IOC_DISABLE /
+ * ENABLE on an inherited event reach its children, those of threads
+ * started before the window and after (the kernel's
+ * perf_event_for_each_child). The off time of each controller interval
+ * is accounted here (rec_duty_off_ns): the controller measures the
+ * densities over the enabled windows only. A disabled event writes no
+ * side-band records either: they come from the tracking event
+ * (rec_budget_track), which the cycle leaves enabled, so that MMAP,
+ * COMM, FORK/EXIT and switch records of the off windows are in the file.
+ */
+#define CYCLE_NS	100000000ull	/* a window per 100 ms */
+#define MIN_WIN_NS	2000000ull	/* the recorder wakes in ms */
+/* the longest cycle: its window of MIN_WIN_NS is the least duty */
+#define MAX_CYCLE_NS	((uint64_t)(MIN_WIN_NS / PEBS_RECORDER_MIN_DUTY + 0.5))
+
+/* every channel of the sampled events on or off (not the tracking one) */
+static int switch_events(struct pebs_recorder *r, bool on)
+{
+	unsigned int n = pebs_chanset__nr_channels(r->set);
+	int err, first = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
+
+		if (rec_ev_of(r, ch) == r->nr_evs)
+			continue;
+		err = on ? pebs_channel__enable(ch) : pebs_channel__disable(ch);
+		if (err && !first)
+			first = err;
+	}
+	return first;
+}
+
+/* the events on or off */
+static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
+{
+	struct rec_duty *du = &r->bud.duty;
+	int err = switch_events(r, on);
+
+	if (err)
+		return rec_err(err, "--budget: cannot %s the events for the duty cycle: %s",
+			       on ? "enable" : "disable", pebs_errmsg());
+	if (on) {
+		du->off_ns += now - du->off_since;
+		du->off_total += now - du->off_since;
+	} else {
+		du->off_since = now;
+	}
+	du->off = !on;
+	return 0;
+}
+
+/* the next cycle from @now: its window at random, for duty @d */
+static void plan(struct rec_duty *du, double d, uint64_t now)
+{
+	uint64_t win, cycle = CYCLE_NS;
+
+	/* the least duty (0 when the off windows alone cost the budget) */
+	if (d < PEBS_RECORDER_MIN_DUTY)
+		d = PEBS_RECORDER_MIN_DUTY;
+	win = (uint64_t)(d * (double)CYCLE_NS);
+
+	if (win < MIN_WIN_NS) {
+		win = MIN_WIN_NS;
+		cycle = (uint64_t)((double)MIN_WIN_NS / d);
+		if (cycle > MAX_CYCLE_NS)
+			cycle = MAX_CYCLE_NS;
+	}
+	du->win_start = now + (uint64_t)((double)(cycle - win) *
+					 ((double)rand_r(&du->seed) /
+					  ((double)RAND_MAX + 1)));
+	du->win_end = du->win_start + win;
+	du->cycle_end = now + cycle;
+}
+
+void rec_duty_begin(struct pebs_recorder *r, uint64_t now)
+{
+	struct rec_duty *du = &r->bud.duty;
+
+	*du = (struct rec_duty){ .t0 = now, .seed = (unsigned int)now };
+}
+
+int rec_duty_step(struct pebs_recorder *r, uint64_t now)
+{
+	struct rec_duty *du = &r->bud.duty;
+	double d = pebs_budget__duty(r->bud.b);
+	int err;
+
+	/* a cycle over (or none yet): the next one, at the duty now */
+	if (now >= du->cycle_end) {
+		if (d >= 1) {
+			du->cycle_end = 0;
+			return du->off ? toggle(r, true, now) : 0;
+		}
+		plan(du, d, now);
+		du->windows++;
+	}
+	if (!du->off && (now < du->win_start || now >= du->win_end)) {
+		err = toggle(r, false, now);
+		if (err)
+			return err;
+	} else if (du->off && now >= du->win_start && now < du->win_end) {
+		err = toggle(r, true, now);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int rec_duty_timeout(const struct pebs_recorder *r, int timeout_ms)
+{
+	const struct rec_duty *du = &r->bud.duty;
+	uint64_t now = core_mono_ns(), next;
+	int ms;
+
+	if (!r->bud.b || !du->cycle_end)
+		return timeout_ms;
+	next = !du->off ? du->win_end : now < du->win_start ? du->win_start :
+	       du->cycle_end;
+	ms = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+	return timeout_ms < 0 || ms < timeout_ms ? ms : timeout_ms;
+}
+
+uint64_t rec_duty_off_ns(struct pebs_recorder *r, uint64_t now)
+{
+	struct rec_duty *du = &r->bud.duty;
+	uint64_t off = du->off_ns;
+
+	if (du->off) {
+		off += now - du->off_since;
+		du->off_total += now - du->off_since;
+		du->off_since = now;
+	}
+	du->off_ns = 0;
+	return off;
+}
+
+double pebs_recorder__duty(const struct pebs_recorder *r, uint64_t *windows)
+{
+	const struct rec_duty *du;
+	uint64_t off, all, now;
+
+	if (windows)
+		*windows = r && r->bud.b ? r->bud.duty.windows : 0;
+	if (!r || !r->bud.b)
+		return 1;
+	du = &r->bud.duty;
+	now = du->end ? du->end : core_mono_ns();
+	off = du->off_total + (du->off ? now - du->off_since : 0);
+	all = now - du->t0;
+	return all && off < all ? 1 - (double)off / (double)all : all ? 0 : 1;
+}
+
+int rec_duty_stop(struct pebs_recorder *r)
+{
+	char pct[32];
+	uint64_t windows;
+	double d;
+
+	if (!r->bud.b)
+		return 0;
+	r->bud.duty.end = core_mono_ns();
+	d = pebs_recorder__duty(r, &windows);
+	if (!windows)
+		return 0;
+	snprintf(pct, sizeof(pct), "%.3g%%", d * 100);
+	return rec_out_meta(r->out, "duty", pct);
+}
