@@ -165,7 +165,7 @@ static void on_fork_child(void)
 	objects_tid = objects_pid;
 	reseed();
 	countdown = draw();
-	objects_thread_begin();	/* the child's thread is its own */
+	objects_thread_forked();
 }
 
 /*
