@@ -11,8 +11,8 @@
  *				own paths (a timer every 100 us while the
  *				main thread maps and unmaps)
  *	objects-robust spawn	vfork + exec, posix_spawn, system
- *	objects-robust fork	fork 100 times while two threads allocate
- *				and a third starts threads and calls
+ *	objects-robust fork	fork 100 times while a thread allocates
+ *				and two start threads and call
  *				dl_iterate_phdr; each child allocates
  *				(a malloc of 300000 bytes), forks once more
  *				every other time, and exits
@@ -165,7 +165,7 @@ static void *churn(void *arg)
 	unsigned int seed = (unsigned int)(uintptr_t)arg;
 
 	while (!stop) {
-		size_t n = (size_t)rand_r(&seed) % 50000 + 1;
+		size_t n = (size_t)rand_r(&seed) % 4000 + 1;
 		char *volatile q = calloc(1, n / 16 + 1);
 
 		churn1(n);
@@ -198,11 +198,7 @@ static int wait_bounded(pid_t pid)
 /* a child: allocates (a big object, always tracked), forks again */
 static void child(int depth)
 {
-	void *big;
-
-	big = malloc(300000);
-	memset(big, 1, 300000);
-	free(big);
+	churn1(300000);
 	churn1(100);
 	if (depth) {
 		pid_t pid = fork();
@@ -222,7 +218,7 @@ static int slow_module(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)info;
 	(void)size;
 	(void)arg;
-	for (volatile int i = 0; i < 20000; i++)
+	for (volatile int i = 0; i < 100000; i++)
 		;
 	return 0;
 }
@@ -247,9 +243,9 @@ static int mode_fork(void)
 	pthread_t th[3];
 	int bad = 0;
 
-	for (uintptr_t i = 0; i < 2; i++)
-		pthread_create(&th[i], NULL, churn, (void *)(i + 1));
-	pthread_create(&th[2], NULL, starter, NULL);
+	pthread_create(&th[0], NULL, churn, (void *)1);
+	for (int i = 1; i < 3; i++)
+		pthread_create(&th[i], NULL, starter, NULL);
 	for (int i = 0; i < 100; i++) {
 		pid_t pid;
 
@@ -370,10 +366,7 @@ static int mode_closefds(void)
 
 static int mode_exec_after(void)
 {
-	void *p = malloc(200000);
-
-	memset(p, 2, 200000);
-	free(p);
+	churn1(200000);
 	printf("exec-after ok\n");
 	return 0;
 }
