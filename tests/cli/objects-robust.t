@@ -11,7 +11,7 @@ wl=$PEBS_BUILD/workloads/objects-robust
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..12
+echo 1..13
 
 # same OPT NAME ARGS...: the workload's mode ARGS under record OPT
 # prints and exits as bare, within 30 s; the file in $T/NAME.data
@@ -52,7 +52,13 @@ same --objects=all api api
 same --objects mmap mmap
 same --objects=1K rlimit rlimit
 same --objects=all coro coro
+# a program that closes every fd (the ring's too: Python's subprocess
+# does) then execs: the exec'd program maps the ring through the
+# recorder's fd, and its allocation of 200000 bytes is recorded
 same --objects closefds closefds
+perf script -i "$T/closefds.data" -F event,period 2>/dev/null |
+	grep -q '^ *200000 *pebs-shim:alloc:'
+ok_rc $? "a program exec'd after every fd was closed is still recorded"
 
 # a library with __thread variables dlopened after the start
 if printf '__thread int v[1024];\nint *tls_v(void) { return v; }\n' |

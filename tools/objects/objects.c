@@ -28,7 +28,8 @@
  *   into the same ring) and reseeds its sampler (atfork); exec:
  *   LD_PRELOAD and the fd variable stay in the environment, the fd has
  *   no close-on-exec, so an exec'd program is preloaded again and maps
- *   the ring again.
+ *   the ring again (through the recorder's fd, /proc/PID/fd/FD, when
+ *   its own was closed).
  * - A full ring: the producer waits (spins, yields, then sleeps 50 us at
  *   a time) for the recorder to read; nothing is dropped. Every 10 ms or
  *   so of waiting it checks that the recorder lives: once the recorder
@@ -72,6 +73,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <malloc.h>
 #include <math.h>
@@ -190,6 +192,30 @@ static struct pso_ring *map_ring(int fd)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * The ring when the process lost its fd (a program that closes every fd
+ * before an exec, Python's subprocess): the recorder's, as
+ * /proc/RECORDER/fd/@fd (the same file; refused to another user).
+ */
+static struct pso_ring *map_recorders(int fd)
+{
+	const char *pid = getenv(PSO_ENV_RECORDER);
+	struct pso_ring *r;
+	char path[64];
+	int own;
+
+	if (!pid || !*pid || fd < 0 ||
+	    snprintf(path, sizeof(path), "/proc/%d/fd/%d", atoi(pid), fd) >=
+	    (int)sizeof(path))
+		return NULL;
+	own = open(path, O_RDWR | O_CLOEXEC);
+	if (own < 0)
+		return NULL;
+	r = map_ring(own);
+	close(own);
+	return r;
+}
+
 static void resolve(void)
 {
 	Dl_info in_malloc, in_libc;
@@ -211,8 +237,11 @@ static void resolve(void)
 			     dladdr((void *)gnu_get_libc_version, &in_libc) &&
 			     in_malloc.dli_fbase == in_libc.dli_fbase;
 	env = getenv(PSO_ENV_FD);
-	if (env && *env)
+	if (env && *env) {
 		objects_ring = map_ring(atoi(env));
+		if (!objects_ring)
+			objects_ring = map_recorders(atoi(env));
+	}
 	env = getenv(PSO_ENV_MODE);
 	if (env && !strcmp(env, "all"))
 		track_all = 1;
