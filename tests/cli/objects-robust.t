@@ -11,7 +11,7 @@ wl=$PEBS_BUILD/workloads/objects-robust
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..13
+echo 1..14
 
 # same OPT NAME ARGS...: the workload's mode ARGS under record OPT
 # prints and exits as bare, within 30 s; the file in $T/NAME.data
@@ -49,6 +49,15 @@ same --objects=1K signal signal
 same --objects=all spawn spawn
 same --objects=1K threads threads
 same --objects=all api api
+# each allocation is released once: a failed realloc or reallocarray
+# once sent the release of the block it left allocated (and its later
+# free again), and reallocarray sent each array twice (glibc's calls
+# realloc)
+c=$(sed -n 's/.*objects: \([0-9]*\) allocations and \([0-9]*\) releases.*/\1 \2/p' \
+	"$T/api.err")
+set -- $c
+[ -n "$c" ] && [ "$1" = "$2" ]
+ok_rc $? "api: as many releases as allocations, each sent once ($c)"
 same --objects mmap mmap
 same --objects=1K rlimit rlimit
 same --objects=all coro coro
