@@ -582,34 +582,39 @@ static int mode_coro(void)
 	return 0;
 }
 
+static int mode_rlimit1(void)
+{
+	return mode_rlimit(0);
+}
+
+static int mode_rlimit2(void)
+{
+	return mode_rlimit(1);
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} modes[] = {
+	{ "signal", mode_signal }, { "spawn", mode_spawn },
+	{ "fork", mode_fork }, { "threads", mode_threads },
+	{ "closefds", mode_closefds }, { "exec-after", mode_exec_after },
+	{ "api", mode_api }, { "mmap", mode_mmap },
+	{ "rlimit", mode_rlimit1 }, { "rlimit2", mode_rlimit2 },
+	{ "coro", mode_coro },
+};
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
 
 	self = argv[0];
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(m, "signal"))
-		return mode_signal();
-	if (!strcmp(m, "spawn"))
-		return mode_spawn();
-	if (!strcmp(m, "fork"))
-		return mode_fork();
+	for (size_t i = 0; i < sizeof(modes) / sizeof(*modes); i++)
+		if (!strcmp(m, modes[i].name))
+			return modes[i].fn();
 	if (!strcmp(m, "dlopen") && argc > 3)
 		return mode_dlopen(argv[2], argv[3]);
-	if (!strcmp(m, "threads"))
-		return mode_threads();
-	if (!strcmp(m, "closefds"))
-		return mode_closefds();
-	if (!strcmp(m, "exec-after"))
-		return mode_exec_after();
-	if (!strcmp(m, "api"))
-		return mode_api();
-	if (!strcmp(m, "mmap"))
-		return mode_mmap();
-	if (!strcmp(m, "rlimit") || !strcmp(m, "rlimit2"))
-		return mode_rlimit(m[6] == '2');
-	if (!strcmp(m, "coro"))
-		return mode_coro();
 	fprintf(stderr, "usage: objects-robust signal|spawn|fork|dlopen LIB SYM|threads|closefds|api|mmap|rlimit|coro\n");
 	return 2;
 }
