@@ -13,6 +13,9 @@
 #include <stdint.h>
 
 #define PSO_ENV_FD	"PEBS_SHIM_OBJECTS_FD"
+/* the recorder's pid: a process that closed the fd opens the ring as
+   /proc/PID/fd/FD (the recorder keeps it open) */
+#define PSO_ENV_RECORDER	"PEBS_SHIM_OBJECTS_RECORDER"
 /* "all": every allocation; else the sampling interval in bytes */
 #define PSO_ENV_MODE	"PEBS_SHIM_OBJECTS"
 /* allocations of at least this many bytes are always tracked */

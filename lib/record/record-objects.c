@@ -83,7 +83,7 @@
 #endif
 
 struct rec_objects {
-	int fd;			/* the memfd, until the command runs */
+	int fd;			/* the memfd */
 	bool started;		/* the command runs: read the ring */
 	bool final;		/* the recording ends: wait (END_NS), close */
 	struct pso_ring *ring;	/* NULL once closed */
@@ -150,7 +150,7 @@ int rec_objects_prepare(struct pebs_recorder *r)
 {
 	struct rec_objects *ob;
 	const char *pre = getenv("LD_PRELOAD");
-	char num[32], mode[32], *val;
+	char num[32], pid[32], mode[32], *val;
 	int err;
 
 	if (!r->o.objects)
@@ -179,6 +179,7 @@ int rec_objects_prepare(struct pebs_recorder *r)
 		snprintf(mode, sizeof(mode), "%" PRIu64, r->o.objects_interval ?
 			 r->o.objects_interval : (uint64_t)PSO_INTERVAL);
 	snprintf(num, sizeof(num), "%d", ob->fd);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
 	if (pre && *pre && asprintf(&val, "%s:%s", ob->path, pre) < 0)
 		val = NULL;
 	else if (!(pre && *pre))
@@ -186,20 +187,20 @@ int rec_objects_prepare(struct pebs_recorder *r)
 	if (!val)
 		return core_err(-ENOMEM, "out of memory");
 	err = setenv("LD_PRELOAD", val, 1) || setenv(PSO_ENV_FD, num, 1) ||
-	      setenv(PSO_ENV_MODE, mode, 1);
+	      setenv(PSO_ENV_RECORDER, pid, 1) || setenv(PSO_ENV_MODE, mode, 1);
 	free(val);
 	if (err)
 		return core_err(-ENOMEM, "out of memory");
 	return 0;
 }
 
+/* the fd stays open until the end: a process of the command that closed
+   its copy (a program closing every fd before an exec, Python's
+   subprocess) opens the ring as /proc/RECORDER/fd/FD */
 void rec_objects_started(struct pebs_recorder *r)
 {
-	if (r->objs && r->objs->fd >= 0) {
-		close(r->objs->fd);
-		r->objs->fd = -1;
+	if (r->objs && r->objs->fd >= 0)
 		r->objs->started = true;
-	}
 }
 
 size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,

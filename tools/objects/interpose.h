@@ -131,6 +131,8 @@ void objects_set_forked(void);
 
 /* objects-threads.c: the calling thread's stack and TLS blocks sent */
 void objects_thread_begin(void);
+/* the same in a fork's child, which is one from now on */
+void objects_thread_forked(void);
 
 #pragma GCC visibility pop
 

@@ -14,6 +14,15 @@
  * RLIMIT_STACK), the TLS blocks dl_iterate_phdr's dlpi_tls_data and
  * PT_TLS size; the interposer's own TLS is left out. Threads made by
  * clone(2) directly are not seen.
+ *
+ * A forked child never calls dl_iterate_phdr: glibc (2.36) does not
+ * reset the loader's lock in a fork's child, so when another thread of
+ * the parent held it at the fork (in its own dl_iterate_phdr: a thread
+ * starting under the interposer, a C++ exception being thrown), the
+ * child would wait for it forever (it did, in the atfork handler, for
+ * a program that forks while other threads start). Each module's static
+ * TLS block lies at the same offset from every thread's pthread_self(),
+ * so the offsets seen in the parent give the child's threads theirs.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -40,6 +49,43 @@ struct start {
 	void *arg;
 };
 
+/* the modules' TLS blocks seen so far, by their offset from a thread's
+   pthread_self(): tls_n published (release) once its entry is written */
+#define TLS_MODS	64
+static struct tls_mod {
+	uintptr_t code;		/* names the module */
+	intptr_t off;
+	size_t len;
+} tls_mods[TLS_MODS];
+static unsigned int tls_n;
+static bool tls_lock;
+static bool forked;		/* a fork's child: no dl_iterate_phdr */
+
+static intptr_t self_addr(void)
+{
+	return (intptr_t)pthread_self();
+}
+
+/* the module of @code has its block at @off (inside objects_enter) */
+static void tls_remember(uintptr_t code, intptr_t off, size_t len)
+{
+	unsigned int n = __atomic_load_n(&tls_n, __ATOMIC_ACQUIRE), i;
+
+	for (i = 0; i < n; i++)
+		if (tls_mods[i].code == code)
+			return;
+	while (__atomic_test_and_set(&tls_lock, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	n = __atomic_load_n(&tls_n, __ATOMIC_RELAXED);
+	for (i = 0; i < n && tls_mods[i].code != code; i++)
+		;
+	if (i == n && n < TLS_MODS) {
+		tls_mods[n] = (struct tls_mod){ code, off, len };
+		__atomic_store_n(&tls_n, n + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_clear(&tls_lock, __ATOMIC_RELEASE);
+}
+
 /* the module's static TLS block for this thread, named by its code */
 static int tls_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -61,9 +107,28 @@ static int tls_one(struct dl_phdr_info *info, size_t size, void *arg)
 				return 0;	/* the interposer's */
 		}
 	}
-	if (len)
+	if (len) {
 		objects_emit_range(PSO_TLS, info->dlpi_tls_data, len, code);
+		tls_remember(code, (intptr_t)info->dlpi_tls_data - self_addr(),
+			     len);
+	}
 	return 0;
+}
+
+/* this thread's TLS blocks: dl_iterate_phdr's, in a fork's child the
+   offsets seen before the fork */
+static void tls_blocks(void)
+{
+	unsigned int n = __atomic_load_n(&tls_n, __ATOMIC_ACQUIRE);
+
+	if (!__atomic_load_n(&forked, __ATOMIC_RELAXED)) {
+		dl_iterate_phdr(tls_one, NULL);
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		objects_emit_range(PSO_TLS,
+				   (const void *)(self_addr() + tls_mods[i].off),
+				   tls_mods[i].len, tls_mods[i].code);
 }
 
 static void thread_end(void *v)
@@ -95,10 +160,16 @@ void objects_thread_begin(void)
 	objects_stack(&lo, &hi);
 	if (hi > lo)
 		objects_emit_range(PSO_STACK, (const void *)lo, hi - lo, 0);
-	dl_iterate_phdr(tls_one, NULL);
+	tls_blocks();
 	if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE) == 2)
 		pthread_setspecific(exit_key, &key_made);
 	objects_leave();
+}
+
+void objects_thread_forked(void)
+{
+	__atomic_store_n(&forked, true, __ATOMIC_RELAXED);
+	objects_thread_begin();	/* the child's thread is its own */
 }
 
 /* free @s, untracked as its allocation was */

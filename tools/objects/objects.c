@@ -28,7 +28,8 @@
  *   into the same ring) and reseeds its sampler (atfork); exec:
  *   LD_PRELOAD and the fd variable stay in the environment, the fd has
  *   no close-on-exec, so an exec'd program is preloaded again and maps
- *   the ring again.
+ *   the ring again (through the recorder's fd, /proc/PID/fd/FD, when
+ *   its own was closed).
  * - A full ring: the producer waits (spins, yields, then sleeps 50 us at
  *   a time) for the recorder to read; nothing is dropped. Every 10 ms or
  *   so of waiting it checks that the recorder lives: once the recorder
@@ -72,6 +73,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gnu/libc-version.h>
 #include <malloc.h>
 #include <math.h>
@@ -96,7 +98,6 @@ struct real {
 	void *(*malloc)(size_t);
 	void *(*calloc)(size_t, size_t);
 	void *(*realloc)(void *, size_t);
-	void *(*reallocarray)(void *, size_t, size_t);
 	void (*free)(void *);
 	int (*posix_memalign)(void **, size_t, size_t);
 	void *(*aligned_alloc)(size_t, size_t);
@@ -165,7 +166,7 @@ static void on_fork_child(void)
 	objects_tid = objects_pid;
 	reseed();
 	countdown = draw();
-	objects_thread_begin();	/* the child's thread is its own */
+	objects_thread_forked();
 }
 
 /*
@@ -190,6 +191,30 @@ static struct pso_ring *map_ring(int fd)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * The ring when the process lost its fd (a program that closes every fd
+ * before an exec, Python's subprocess): the recorder's, as
+ * /proc/RECORDER/fd/@fd (the same file; refused to another user).
+ */
+static struct pso_ring *map_recorders(int fd)
+{
+	const char *pid = getenv(PSO_ENV_RECORDER);
+	struct pso_ring *r;
+	char path[64];
+	int own;
+
+	if (!pid || !*pid || fd < 0 ||
+	    snprintf(path, sizeof(path), "/proc/%d/fd/%d", atoi(pid), fd) >=
+	    (int)sizeof(path))
+		return NULL;
+	own = open(path, O_RDWR | O_CLOEXEC);
+	if (own < 0)
+		return NULL;
+	r = map_ring(own);
+	close(own);
+	return r;
+}
+
 static void resolve(void)
 {
 	Dl_info in_malloc, in_libc;
@@ -203,7 +228,7 @@ static void resolve(void)
 		return;
 	}
 #define SYM(f) (real.f = (__typeof__(real.f))dlsym(RTLD_NEXT, #f))
-	SYM(malloc); SYM(calloc); SYM(realloc); SYM(reallocarray);
+	SYM(malloc); SYM(calloc); SYM(realloc);
 	SYM(free); SYM(posix_memalign); SYM(aligned_alloc); SYM(memalign);
 	SYM(valloc); SYM(pvalloc); SYM(mmap); SYM(munmap); SYM(mremap);
 #undef SYM
@@ -211,8 +236,11 @@ static void resolve(void)
 			     dladdr((void *)gnu_get_libc_version, &in_libc) &&
 			     in_malloc.dli_fbase == in_libc.dli_fbase;
 	env = getenv(PSO_ENV_FD);
-	if (env && *env)
+	if (env && *env) {
 		objects_ring = map_ring(atoi(env));
+		if (!objects_ring)
+			objects_ring = map_recorders(atoi(env));
+	}
 	env = getenv(PSO_ENV_MODE);
 	if (env && !strcmp(env, "all"))
 		track_all = 1;
@@ -322,13 +350,39 @@ static void on_alloc(const void *p, size_t len, const void *frame)
 	on_new(p, len, frame, p && objects_big_chunk(p));
 }
 
-static void on_free(const void *p)
+/* whether @p's release was sent */
+static bool on_free(const void *p)
 {
+	bool sent = false;
+
 	if (!p || guard || !objects_tracking())
+		return false;
+	guard++;
+	if (track_all || objects_set_del((uintptr_t)p, objects_big_chunk(p))) {
+		objects_emit(PSO_FREE, p, 0, 0, NULL);
+		sent = true;
+	}
+	guard--;
+	return sent;
+}
+
+/*
+ * A realloc that failed left @old allocated, though its release was sent
+ * before (it must come before the allocator may hand the range to
+ * another thread): @old is tracked again, an object of its usable size
+ * from @frame's caller (its bytes counted once more).
+ */
+static void on_kept(const void *old, const void *frame)
+{
+	size_t len;
+
+	if (guard || !objects_tracking())
 		return;
 	guard++;
-	if (track_all || objects_set_del((uintptr_t)p, objects_big_chunk(p)))
-		objects_emit(PSO_FREE, p, 0, 0, NULL);
+	len = malloc_usable_size((void *)old);
+	if (!track_all)
+		objects_set_add((uintptr_t)old, objects_big_chunk(old));
+	objects_emit(PSO_ALLOC, old, len, len, frame);
 	guard--;
 }
 
@@ -437,6 +491,7 @@ EXPORT void free(void *p)
 
 EXPORT void *realloc(void *old, size_t n)
 {
+	bool sent;
 	void *p;
 
 	if (is_boot(old)) {
@@ -450,22 +505,25 @@ EXPORT void *realloc(void *old, size_t n)
 	}
 	if (!ready())
 		return boot_alloc(n);
-	on_free(old);
+	sent = on_free(old);
 	p = real.realloc(old, n);
+	if (!p && n && sent)
+		on_kept(old, FRAME);
 	on_alloc(p, n, FRAME);
 	return p;
 }
 
+/* glibc's reallocarray calls realloc (interposed: each array was once
+   recorded twice); a tail call, so the stack is the caller's */
 EXPORT void *reallocarray(void *old, size_t n, size_t m)
 {
-	void *p;
+	size_t b;
 
-	if (!ready())
+	if (__builtin_mul_overflow(n, m, &b)) {
+		errno = ENOMEM;
 		return NULL;
-	on_free(old);
-	p = real.reallocarray(old, n, m);
-	on_alloc(p, n * m, FRAME);
-	return p;
+	}
+	return realloc(old, b);
 }
 
 EXPORT int posix_memalign(void **pp, size_t align, size_t n)
