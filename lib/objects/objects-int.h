@@ -13,7 +13,7 @@
 #include "pebsshim/objects.h"
 
 #define NO_END		UINT64_MAX
-#define STR_BUCKETS	4096
+#define MAX_RUNS	64
 
 struct obj {
 	uint64_t start, end;	/* [start, end) */
@@ -26,6 +26,7 @@ struct obj {
 /* an interned label: a site's, or an instance's (obj: its object + 1) */
 struct str {
 	struct str *next;
+	uint32_t hash;
 	unsigned int instances;	/* objects of this site so far */
 	size_t obj;		/* an instance label's object + 1; 0: a site */
 	uint64_t bytes;		/* a site's objects' sizes summed */
@@ -37,18 +38,41 @@ struct str {
 
 struct ostats;			/* objects-stats.c */
 
+/* a sorted run of the index: its objects by start, and mx[i] the
+   highest end of ord[0..i] */
+struct run {
+	size_t *ord;
+	uint64_t *mx;
+	size_t n;
+};
+
+/* runs whose sizes at least double from the last to the first */
+struct runs {
+	struct run r[MAX_RUNS];
+	unsigned int n;
+};
+
 struct pebs_objects {
 	struct obj *v;
 	size_t n, cap;
-	size_t *ord;		/* the index: v's first nord, by start */
-	uint64_t *mx;		/* mx[i]: the highest end in ord[0..i] */
+	/* v's first nord: those that may be live at the latest time, and
+	   those that ended before horizon (a lookup of a time at or after
+	   it never needs them) */
+	struct runs live, past;
+	uint64_t horizon;
 	size_t nord;
+	/* the open objects by (pid, start): index + 1, 0 empty */
+	size_t *open;
+	size_t open_cap, open_n;
+	uint64_t last_time;	/* of the latest alloc or free */
+	bool unordered;		/* one came before another's time */
 	bool swept;		/* str.peak is up to date */
 	struct ostats *stats;	/* the samples' weights, lines */
 	struct pd_numa *numa;	/* the recording's nodes (objects_numa) */
 	bool *cpu_ev;		/* per event: samples carry their CPU */
 	unsigned int nr_cpu_ev;
-	struct str *strs[STR_BUCKETS];
+	struct str **strs;	/* nr_buckets chains, a power of two */
+	size_t nr_buckets, nr_strs;
 };
 
 /* the interned label equal to @s, or NULL */

@@ -205,6 +205,66 @@ static void test_many(void **state)
 	pebs_objects__delete(o);
 }
 
+/* the instance label of the object at (@pid, @addr, @time), or NULL */
+static const char *inst_at(struct pebs_objects *o, int32_t pid,
+			   uint64_t addr, uint64_t time)
+{
+	struct pebs_object obj;
+
+	return pebs_objects__find(o, pid, addr, time, &obj) ? NULL :
+	       obj.instance;
+}
+
+/*
+ * One address handed out again and again (malloc's way): each object
+ * found at its time, in the present and in the past (the ended objects'
+ * runs); then input out of time order: the open table dropped, an
+ * allocation still closes the object open at its address.
+ */
+static void test_reuse_unordered(void **state)
+{
+	enum { N = 20000 };
+	struct pebs_objects *o;
+	char want[32];
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	for (uint64_t i = 0; i < N; i++) {
+		assert_int_equal(pebs_objects__alloc(o, 1, 0x1000, 0x100,
+						     10 * i, "s"), 0);
+		if (i % 1000 == 999) {	/* the present */
+			snprintf(want, sizeof(want), "s #%llu",
+				 (unsigned long long)i + 1);
+			assert_string_equal(inst_at(o, 1, 0x10ff, 10 * i + 1),
+					    want);
+		}
+		assert_int_equal(pebs_objects__free(o, 1, 0x1000, 0,
+						    10 * i + 5), 0);
+	}
+	for (uint64_t i = 0; i < N; i += 333) {	/* the past */
+		snprintf(want, sizeof(want), "s #%llu",
+			 (unsigned long long)i + 1);
+		assert_string_equal(inst_at(o, 1, 0x1000, 10 * i + 4), want);
+		assert_null(inst_at(o, 1, 0x1000, 10 * i + 7));
+	}
+	/* out of order: an allocation before the latest time */
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x9000, 0x100, 3, "early"),
+			 0);
+	assert_string_equal(site_at(o, 1, 0x9010, 4), "early");
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x1000, 0x100, 10 * N,
+					     "a"), 0);
+	/* its free lost: the next allocation there ends it */
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x1000, 0x100,
+					     10 * N + 10, "b"), 0);
+	assert_string_equal(site_at(o, 1, 0x1000, 10 * N + 5), "a");
+	assert_string_equal(site_at(o, 1, 0x1000, 10 * N + 15), "b");
+	assert_int_equal(pebs_objects__free(o, 1, 0x1000, 0, 10 * N + 20), 0);
+	assert_null(site_at(o, 1, 0x1000, 10 * N + 25));
+	assert_string_equal(site_at(o, 1, 0x1000, 10 * N + 15), "b");
+	assert_int_equal(pebs_objects__count(o), N + 3);
+	pebs_objects__delete(o);
+}
+
 /*
  * pebs_objects__stats: a site's instances, bytes and peak of live bytes
  * (a release and an allocation at one time do not overlap), an
@@ -896,6 +956,7 @@ int main(void)
 		cmocka_unit_test(test_munmap_range),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_reuse_unordered),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_access),
 		cmocka_unit_test(test_field_key),
