@@ -151,30 +151,41 @@ static int by_start(const void *a, const void *b, void *arg)
 	       (*(const size_t *)a < *(const size_t *)b);
 }
 
-/* sorted @a and @b merged by start into @out, its maxima computed */
-static int merge_runs(const struct obj *v, const size_t *a, size_t na,
-		      const size_t *b, size_t nb, struct run *out)
+/* @ord (@n objects sorted by start; @out takes it, freed on failure)
+   into @out, its running maxima of the ends computed */
+static int run_take(const struct obj *v, size_t *ord, size_t n,
+		    struct run *out)
 {
-	size_t n = na + nb, i = 0, j = 0;
-	size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
 	uint64_t *mx = malloc((n ? n : 1) * sizeof(*mx));
 
-	if (!ord || !mx) {
+	if (!mx) {
 		free(ord);
-		free(mx);
 		return oom();
 	}
 	for (size_t k = 0; k < n; k++) {
-		if (j == nb || (i < na && by_start(&a[i], &b[j], (void *)v) <= 0))
-			ord[k] = a[i++];
-		else
-			ord[k] = b[j++];
 		mx[k] = v[ord[k]].end;
 		if (k && mx[k - 1] > mx[k])
 			mx[k] = mx[k - 1];
 	}
 	*out = (struct run){ .ord = ord, .mx = mx, .n = n };
 	return 0;
+}
+
+/* sorted @a and @b merged by start into @out */
+static int merge_runs(const struct obj *v, const size_t *a, size_t na,
+		      const size_t *b, size_t nb, struct run *out)
+{
+	size_t n = na + nb, i = 0, j = 0;
+	size_t *ord = malloc((n ? n : 1) * sizeof(*ord));
+
+	if (!ord)
+		return oom();
+	for (size_t k = 0; k < n; k++)
+		if (j == nb || (i < na && by_start(&a[i], &b[j], (void *)v) <= 0))
+			ord[k] = a[i++];
+		else
+			ord[k] = b[j++];
+	return run_take(v, ord, n, out);
 }
 
 static void free_run(struct run *r)
@@ -202,14 +213,14 @@ static int split_run(const struct obj *v, const struct run *m, uint64_t t,
 			p[np++] = m->ord[i];
 		else
 			l[nl++] = m->ord[i];
-	err = merge_runs(v, l, nl, NULL, 0, live);
-	if (!err) {
-		err = merge_runs(v, p, np, NULL, 0, past);
-		if (err)
-			free_run(live);
+	err = run_take(v, l, nl, live);
+	if (err) {
+		free(p);
+		return err;
 	}
-	free(l);
-	free(p);
+	err = run_take(v, p, np, past);
+	if (err)
+		free_run(live);
 	return err;
 }
 
@@ -274,12 +285,29 @@ static int reindex(struct pebs_objects *o)
 	for (size_t i = 0; i < nt; i++)
 		tail[i] = o->nord + i;
 	qsort_r(tail, nt, sizeof(*tail), by_start, o->v);
-	err = merge_runs(o->v, tail, nt, NULL, 0, &r);
-	free(tail);
+	err = run_take(o->v, tail, nt, &r);
 	if (err)
 		return err;
 	o->nord = o->n;
 	return push_run(o, &o->live, r);
+}
+
+/* the first entry of @u starting above @addr (@above), or at or above */
+static size_t first_from(const struct pebs_objects *o, const struct run *u,
+			 uint64_t addr, bool above)
+{
+	size_t lo = 0, hi = u->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		uint64_t st = o->v[u->ord[mid]].start;
+
+		if (above ? st <= addr : st < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* the objects of run set @set of @pid holding @addr: @fn(o, index, arg) */
@@ -290,17 +318,8 @@ static void set_at(struct pebs_objects *o, const struct runs *set,
 {
 	for (unsigned int r = 0; r < set->n; r++) {
 		const struct run *u = &set->r[r];
-		size_t lo = 0, hi = u->n;
+		size_t lo = first_from(o, u, addr, true);
 
-		/* the first entry starting above addr */
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (o->v[u->ord[mid]].start <= addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		while (lo-- > 0 && u->mx[lo] > addr) {
 			const struct obj *b = &o->v[u->ord[lo]];
 
@@ -549,16 +568,8 @@ int pebs_objects__free(struct pebs_objects *o, int32_t pid, uint64_t addr,
 	/* an unmapped range: every open object starting in it */
 	for (unsigned int r = 0; r < o->live.n; r++) {
 		const struct run *u = &o->live.r[r];
-		size_t lo = 0, hi = u->n;
+		size_t lo = first_from(o, u, addr, false);
 
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (o->v[u->ord[mid]].start < addr)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		for (; lo < u->n && o->v[u->ord[lo]].start < addr + len; lo++)
 			if (o->v[u->ord[lo]].pid == pid)
 				close_obj(o, u->ord[lo], &e);
