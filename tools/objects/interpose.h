@@ -20,6 +20,19 @@
    goes through __tls_get_addr */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
+/* a spin lock, taken only inside objects_enter (a signal handler's hooks
+   never wait on it) */
+static inline void objects_lock(bool *l)
+{
+	while (__atomic_test_and_set(l, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static inline void objects_unlock(bool *l)
+{
+	__atomic_clear(l, __ATOMIC_RELEASE);
+}
+
 /* objects.c: the recorder's ring (NULL: not tracking), the process's
    pid and the thread's tid (0 until its first record) */
 extern struct pso_ring *objects_ring;

@@ -34,10 +34,10 @@ static uintptr_t set[SET_SIZE];
  * looks at its bit, in the few lines of its thread's region that stay
  * in the nearest cache (the 512 KiB table's miss was a fifth of an
  * allocation-heavy program's time), and probes the table only when it
- * is set. Each group of the filter has its counts (a byte a bit: how many entries have it, stuck at
- * FILT_STUCK, when the bit stays set) and its lock, on lines of their
- * own: taken only to add or remove an entry, so that a bit is never
- * clear while an entry has it. One filter of 1 KiB, its bits hashed
+ * is set. Each group of the filter has its counts (a byte a bit: how
+ * many entries have it, stuck at FILT_STUCK, when the bit stays set) and
+ * its lock, on lines of their own: taken only to add or remove an entry,
+ * so that a bit is never clear while an entry has it. One filter of 1 KiB, its bits hashed
  * from the address alone, under one lock, made every sampled object
  * move lines between the cores, and a free of another region probed
  * the table when it hit another thread's bit (allocs --small 2 40000000
@@ -53,10 +53,10 @@ static struct filt_group {
 } filt_groups[FILT_GROUPS] OWN_LINE;
 uint64_t objects_big_groups OWN_LINE;
 
-/* one big entry more (@d 1) or less (-1) in group @l (locked) */
-static void big_count(struct filt_group *l, uintptr_t a, int d)
+/* one big entry more (@d 1) or less (-1) in group @g (locked) */
+static void big_count(struct filt_group *l, uint32_t g, int d)
 {
-	uint64_t bit = (uint64_t)1 << objects_filt_group(a);
+	uint64_t bit = (uint64_t)1 << g;
 
 	l->big_n += (uint32_t)d;
 	if (d > 0 && l->big_n == 1)
@@ -74,10 +74,9 @@ static void filt_count(uintptr_t a, int d, bool big)
 	uint8_t *n = &l->n[b & 2047];
 	uint64_t bit = (uint64_t)1 << (b % 64);
 
-	while (__atomic_test_and_set(&l->lock, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+	objects_lock(&l->lock);
 	if (big)
-		big_count(l, a, d);
+		big_count(l, b >> 11, d);
 	else if (*n != FILT_STUCK) {
 		*n = (uint8_t)(*n + d);
 		if (d > 0 && *n == 1)
@@ -87,7 +86,7 @@ static void filt_count(uintptr_t a, int d, bool big)
 			__atomic_fetch_and(&objects_filt[b / 64], ~bit,
 					   __ATOMIC_RELAXED);
 	}
-	__atomic_clear(&l->lock, __ATOMIC_RELEASE);
+	objects_unlock(&l->lock);
 }
 
 void objects_set_add(uintptr_t a, bool big)

@@ -74,8 +74,7 @@ static void tls_remember(uintptr_t code, intptr_t off, size_t len)
 	for (i = 0; i < n; i++)
 		if (tls_mods[i].code == code)
 			return;
-	while (__atomic_test_and_set(&tls_lock, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+	objects_lock(&tls_lock);
 	n = __atomic_load_n(&tls_n, __ATOMIC_RELAXED);
 	for (i = 0; i < n && tls_mods[i].code != code; i++)
 		;
@@ -83,7 +82,7 @@ static void tls_remember(uintptr_t code, intptr_t off, size_t len)
 		tls_mods[n] = (struct tls_mod){ code, off, len };
 		__atomic_store_n(&tls_n, n + 1, __ATOMIC_RELEASE);
 	}
-	__atomic_clear(&tls_lock, __ATOMIC_RELEASE);
+	objects_unlock(&tls_lock);
 }
 
 /* the module's static TLS block for this thread, named by its code */

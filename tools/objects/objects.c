@@ -323,6 +323,16 @@ static uint64_t sample(size_t len)
 	return p > 0 ? (uint64_t)((double)len / p + 0.5) : len;
 }
 
+/* @p of @len bytes standing for @w tracked (inside objects_enter): into
+   the set (its free to be sent) and the ring */
+static void track(const void *p, size_t len, uint64_t w, const void *frame,
+		  bool big)
+{
+	if (!track_all)
+		objects_set_add((uintptr_t)p, big);
+	objects_emit(PSO_ALLOC, p, len, w, frame);
+}
+
 /* @big: a heap chunk that objects_big_chunk() tells (an mmap's never is) */
 static void on_new(const void *p, size_t len, const void *frame, bool big)
 {
@@ -336,11 +346,8 @@ static void on_new(const void *p, size_t len, const void *frame, bool big)
 	}
 	guard++;
 	w = sample(len);
-	if (w) {
-		if (!track_all)
-			objects_set_add((uintptr_t)p, big);
-		objects_emit(PSO_ALLOC, p, len, w, frame);
-	}
+	if (w)
+		track(p, len, w, frame, big);
 	guard--;
 }
 
@@ -380,9 +387,7 @@ static void on_kept(const void *old, const void *frame)
 		return;
 	guard++;
 	len = malloc_usable_size((void *)old);
-	if (!track_all)
-		objects_set_add((uintptr_t)old, objects_big_chunk(old));
-	objects_emit(PSO_ALLOC, old, len, len, frame);
+	track(old, len, len, frame, objects_big_chunk(old));
 	guard--;
 }
 
