@@ -227,13 +227,17 @@ static bool read_counts(struct pebs_recorder *r, uint64_t *counts)
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
 		uint64_t v[5];	/* { value, then what read_format adds } */
 
-		if (rec_ev_of(r, ch) == r->nr_evs)
-			continue;	/* the tracking event counts nothing */
+		if (!ch || rec_ev_of(r, ch) == r->nr_evs)
+			continue;	/* closed; the tracking event counts
+					   nothing */
 		if ((pebs_channel__attr(ch)->read_format & PERF_FORMAT_GROUP) ||
 		    read(pebs_channel__fd(ch), v, sizeof(v)) < (ssize_t)sizeof(v[0]))
 			return false;
 		counts[rec_ev_of(r, ch)] += v[0];
 	}
+	/* and what the channels the duty cycle closed had counted */
+	for (unsigned int i = 0; i < r->nr_evs; i++)
+		counts[i] += r->bud.closed[i];
 	return true;
 }
 
@@ -246,7 +250,9 @@ static int set_channel(struct rec_budget *bu, unsigned int i, uint64_t period)
 	err = pebs_budget__set_channel(bu->b, i, period, bu->cost[i]);
 	if (!err)
 		err = pebs_budget__set_event_cost(bu->b, i, bu->event_cost[i]);
-	return err ? err : pebs_budget__set_off_cost(bu->b, i, bu->off_cost[i]);
+	/* closed in the off windows, an event costs nothing there */
+	return err ? err : pebs_budget__set_off_cost(bu->b, i, bu->closes ? 0 :
+						     bu->off_cost[i]);
 }
 
 /*
@@ -280,6 +286,7 @@ void rec_budget_close(struct pebs_recorder *r)
 	if (r->bud.cpu_fd)
 		close(r->bud.cpu_fd - 1);
 	r->bud.cpu_fd = 0;
+	rec_reopen_free(r);
 }
 
 int rec_budget_start(struct pebs_recorder *r)
@@ -290,6 +297,9 @@ int rec_budget_start(struct pebs_recorder *r)
 	if (!bu->b)
 		return 0;
 	open_cpu_counter(r);
+	err = rec_reopen_init(r);
+	if (err)
+		return err;
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
 		/* in freq mode: once its first samples tell its period */
 		if (bu->freq[i])
@@ -328,13 +338,13 @@ static int set_period(struct pebs_recorder *r, unsigned int ev,
 	for (i = 0; i < n && !err; i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
 
-		if (rec_ev_of(r, ch) == ev)
+		if (ch && rec_ev_of(r, ch) == ev)
 			err = pebs_channel__set_period(ch, period);
 	}
 	while (err && i-- > 0) {
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
 
-		if (rec_ev_of(r, ch) == ev)
+		if (ch && rec_ev_of(r, ch) == ev)
 			pebs_channel__set_period(ch, old);
 	}
 	return err;
@@ -366,6 +376,20 @@ static void apply(struct pebs_recorder *r, const uint64_t *next,
 
 		if (!next[i])
 			continue;
+		/*
+		 * closing in the off windows: the events open again at the
+		 * new period, on every thread (PERF_EVENT_IOC_PERIOD reaches
+		 * an inherited event, not its copies in running threads)
+		 */
+		if (bu->closes) {
+			if (next[i] != bu->period[i])
+				bu->reopen_due = true;
+			bu->period[i] = next[i];
+			if (bu->freq[i])
+				r->evs[i].attr.sample_freq =
+					freq_of(r, events[i], elapsed_ns, next[i]);
+			continue;
+		}
 		if (bu->freq[i]) {
 			set = freq_of(r, events[i], elapsed_ns, next[i]);
 			old = r->evs[i].attr.sample_freq;
@@ -433,6 +457,7 @@ static int feed(struct pebs_recorder *r, uint64_t now, bool final,
 	uint64_t self = self_ns();
 	int n;
 
+	bu->iv_off = rec_duty_off_ns(r, now);
 	count_events(r);
 	n = start_freq(bu, r->nr_evs);
 	if (!n) {
@@ -442,7 +467,7 @@ static int feed(struct pebs_recorder *r, uint64_t now, bool final,
 			  .recorder_cpu_ns = self > bu->self_last ?
 					     self - bu->self_last : 0,
 			  .samples = bu->samples, .events = bu->events,
-			  .disabled_ns = rec_duty_off_ns(r, now),
+			  .disabled_ns = bu->iv_off,
 			  /* a thread gone takes its count away */
 			  .switches = sw > bu->sw_last ? sw - bu->sw_last : 0,
 			  .final = final);
@@ -477,13 +502,31 @@ int rec_budget_tick(struct pebs_recorder *r)
 	if (cpu <= bu->cpu_last)
 		return rec_duty_step(r, now);
 	n = feed(r, now, false, cpu, sw, next);
+	/*
+	 * the events were counted in the enabled windows only: their rate
+	 * there is what a frequency meets (over the whole interval it was
+	 * d times lower, and the kernel's periods 1/d times the one set)
+	 */
 	if (n > 0)
-		apply(r, next, bu->events, now - bu->t_last);
+		apply(r, next, bu->events, now - bu->t_last > bu->iv_off ?
+		      now - bu->t_last - bu->iv_off : now - bu->t_last);
 	bu->t_last = now;
 	memset(bu->samples, 0, sizeof(bu->samples));
 	memset(bu->events, 0, sizeof(bu->events));
+	if (n < 0)
+		return n;
+	/* a new period now if the events are open, else at their window */
+	if (bu->reopen_due && !bu->duty.off) {
+		n = rec_reopen_close(r);
+		if (!n)
+			n = rec_reopen_open(r);
+		if (n)
+			return rec_err(n, "--budget: cannot reopen the events at their new periods: %s",
+				       pebs_errmsg());
+	}
+	bu->reopen_due = false;
 	/* the duty the controller now asks for, from the next cycle */
-	return n < 0 ? n : rec_duty_step(r, now);
+	return rec_duty_step(r, now);
 }
 
 int rec_budget_final(struct pebs_recorder *r)

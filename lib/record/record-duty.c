@@ -40,7 +40,7 @@ static int switch_events(struct pebs_recorder *r, bool on)
 	for (unsigned int i = 0; i < n; i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
 
-		if (rec_ev_of(r, ch) == r->nr_evs)
+		if (!ch || rec_ev_of(r, ch) == r->nr_evs)
 			continue;
 		err = on ? pebs_channel__enable(ch) : pebs_channel__disable(ch);
 		if (err && !first)
@@ -53,11 +53,14 @@ static int switch_events(struct pebs_recorder *r, bool on)
 static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
 {
 	struct rec_duty *du = &r->bud.duty;
-	int err = switch_events(r, on);
+	int err = !r->bud.closes ? switch_events(r, on) :
+		  on ? rec_reopen_open(r) : rec_reopen_close(r);
 
 	if (err)
 		return rec_err(err, "--budget: cannot %s the events for the duty cycle: %s",
-			       on ? "enable" : "disable", pebs_errmsg());
+			       on ? r->bud.closes ? "reopen" : "enable" :
+			       r->bud.closes ? "close" : "disable",
+			       pebs_errmsg());
 	if (on) {
 		du->off_ns += now - du->off_since;
 		du->off_total += now - du->off_since;

@@ -4,7 +4,8 @@
  * record-setup.c (events, targets, attribution, channels),
  * record-session.c (the callbacks while it runs), record-out.c (the
  * perf.data or CSV output), record-objects.c (--objects' ring),
- * record-budget.c (--budget), record-calibrate.c (its costs).
+ * record-budget.c (--budget), record-calibrate.c (its costs),
+ * record-duty.c (its duty cycle), record-reopen.c (its closed events).
  * Not installed.
  */
 #ifndef PEBSSHIM_RECORD_INT_H
@@ -36,6 +37,21 @@ struct rec_duty {
 	unsigned int seed;		/* the windows' starts */
 };
 
+/* a sampled channel as opened at the start: its id is in the file */
+struct rec_orig {
+	uint64_t id;
+	int cpu;
+	pid_t pid;
+	unsigned int ev;
+};
+
+/* reopened channels' ids -> the file's (record-reopen.c) */
+struct rec_alias_tab {
+	uint64_t *kv;			/* { id, file id } pairs, id 0 free */
+	unsigned int mask, n;
+};
+#define REC_ALIAS_MAX	(64u << 10)	/* a perf record is at most 64 KiB */
+
 /* --budget (record-budget.c) */
 struct rec_budget {
 	struct pebs_budget *b;		/* NULL: no budget */
@@ -54,6 +70,7 @@ struct rec_budget {
 	uint64_t count[PEBS_RECORDER_MAX_EVENTS];	/* counters, last read */
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 	uint64_t sw_last;			/* context switches */
+	uint64_t iv_off;	/* the last interval's off time, ns */
 	uint64_t end_cpu;	/* the command's CPU ns when reaped, 0: not */
 	int cpu_fd;		/* the command's task-clock counter + 1, 0:
 				   none (its CPU time from /proc then) */
@@ -62,6 +79,18 @@ struct rec_budget {
 	uint64_t carried_max[PEBS_RECORDER_MAX_EVENTS + 1];
 	double switch_cost;			/* ns per switch */
 	struct rec_duty duty;
+	/* the off windows close the events (record-reopen.c) */
+	bool closes;
+	uint64_t closed[PEBS_RECORDER_MAX_EVENTS];	/* closed channels'
+							   counts */
+	struct rec_orig *orig;		/* the start's sampled channels */
+	unsigned int nr_orig;
+	struct rec_alias_tab alias[2];	/* this window's, the one before */
+	void *patch;			/* a record with its id replaced */
+	void *with_period;		/* a sample with its period added */
+	/* the file's layouts of each event's samples */
+	struct pebs_sample_layout layout[PEBS_RECORDER_MAX_EVENTS];
+	bool reopen_due;		/* a period changed: open again */
 	/* the calibration (record-calibrate.c) */
 	uint64_t cal_ns;		/* measuring, wall ns */
 	bool cal_measured;		/* a cost was measured now */
@@ -256,6 +285,33 @@ uint64_t rec_duty_off_ns(struct pebs_recorder *r, uint64_t now);
 /* the events stopped: the share enabled so far is final, and the
    header's note of it if there was a cycle */
 int rec_duty_stop(struct pebs_recorder *r);
+
+/* ---- the off windows' closed events (record-reopen.c) --------------- */
+
+/* whether the off windows close the events (bud.closes), the start's
+   channels noted */
+int rec_reopen_init(struct pebs_recorder *r);
+/* the events opened on what is sampled now, at their periods, enabled */
+int rec_reopen_open(struct pebs_recorder *r);
+/* the events stopped, their records written, their counts kept, closed */
+int rec_reopen_close(struct pebs_recorder *r);
+void rec_reopen_free(struct pebs_recorder *r);
+/* @ev (of a channel of @attr) as the file knows it: a reopened
+   channel's id replaced by the start's (a copy), else @ev */
+const struct perf_event_header *rec_alias(struct pebs_recorder *r,
+					  const struct perf_event_attr *attr,
+					  const struct perf_event_header *ev);
+/*
+ * a sample of a channel opened at a fixed period without
+ * PERF_SAMPLE_PERIOD (pebs_chanset__open_event) as the file's attr has
+ * it: *@raw a copy with the period added, @s decoded from it; 0 (else
+ * unchanged) or -EBADMSG, -ENOMEM
+ */
+int rec_period_in(struct pebs_recorder *r, unsigned int ev,
+		  const struct pebs_channel *ch, struct pebs_sample *s,
+		  const struct perf_event_header **raw);
+/* @ch's PERF_RECORD_LOST_SAMPLES, if it lost any (record-session.c) */
+int rec_write_lost(struct pebs_recorder *r, struct pebs_channel *ch);
 
 /* ---- the output (record-out.c) ------------------------------------- */
 

@@ -39,7 +39,8 @@ static int emit(void *ctx, unsigned int ev, const struct pebs_sample *s,
 	struct rec_who w = { who->tgid, who->tid };
 	int err;
 
-	err = rec_out_sample(r->out, ev, &r->attrs[ev], s, raw, &w);
+	err = rec_out_sample(r->out, ev, &r->attrs[ev], s,
+			     rec_alias(r, &r->attrs[ev], raw), &w);
 	if (err)
 		r->write_err = err;
 	else
@@ -69,7 +70,17 @@ static int on_sample(void *ctx, struct pebs_channel *ch,
 {
 	struct pebs_recorder *r = ctx;
 	unsigned int ev = rec_ev_of(r, ch);
+	struct pebs_sample fixed;
+	int err;
 
+	/* reopened at a fixed period: the period the file's samples carry */
+	if (r->bud.closes) {
+		fixed = *s;
+		err = rec_period_in(r, ev, ch, &fixed, &raw);
+		if (err)
+			return err;
+		s = &fixed;
+	}
 	r->st.samples++;
 	r->bud.samples[ev]++;
 	if (s->present & PERF_SAMPLE_PERIOD) {
@@ -96,7 +107,7 @@ static int on_record(void *ctx, struct pebs_channel *ch,
 		r->st.throttles++;
 	pebs_attrib__record(r->attrib, ev, attr->sample_type, &who);
 	w = (struct rec_who){ who.tgid, who.tid };
-	return rec_out_record(r->out, attr, ev, &w);
+	return rec_out_record(r->out, attr, rec_alias(r, attr, ev), &w);
 }
 
 static void on_lost(void *ctx, struct pebs_channel *ch, uint64_t lost)
@@ -108,8 +119,7 @@ static void on_lost(void *ctx, struct pebs_channel *ch, uint64_t lost)
 	rec_count_lost(r);
 }
 
-/* perf's PERF_RECORD_LOST_SAMPLES of a channel, if it lost any */
-static int write_lost(struct pebs_recorder *r, struct pebs_channel *ch)
+int rec_write_lost(struct pebs_recorder *r, struct pebs_channel *ch)
 {
 	uint64_t buf[8];
 	struct rec_who who = { 0, 0 };
@@ -120,7 +130,9 @@ static int write_lost(struct pebs_recorder *r, struct pebs_channel *ch)
 	r->lost_kernel += buf[1];
 	rec_count_lost(r);
 	return rec_out_record(r->out, pebs_channel__attr(ch),
-			      (const struct perf_event_header *)buf, &who);
+			      rec_alias(r, pebs_channel__attr(ch),
+					(const struct perf_event_header *)buf),
+			      &who);
 }
 
 int rec_write_lost_of(struct pebs_recorder *r, int target)
@@ -130,15 +142,18 @@ int rec_write_lost_of(struct pebs_recorder *r, int target)
 	for (unsigned int i = 0; i < pebs_chanset__nr_channels(r->set) &&
 				 !err; i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
-		int of = r->per_cpu ? pebs_channel__cpu(ch) :
-				      pebs_channel__pid(ch);
+		int of;
 		bool written = false;
+
+		if (!ch)
+			continue;	/* its event closed (record-reopen.c) */
+		of = r->per_cpu ? pebs_channel__cpu(ch) : pebs_channel__pid(ch);
 
 		/* the kernel's count is a total: once per channel */
 		for (unsigned int j = 0; target < 0 && j < r->gone.n; j++)
 			written |= r->gone.v[j] == of;
 		if ((target < 0 && !written) || of == target)
-			err = write_lost(r, ch);
+			err = rec_write_lost(r, ch);
 	}
 	if (!err && target >= 0 && pebs_ids__push(&r->gone, target))
 		err = -ENOMEM;
@@ -153,7 +168,8 @@ static void on_exit_target(void *ctx, int target)
 	if (err && !r->err)
 		r->err = core_err(err, "cannot write %s: %s", r->o.output,
 				  strerror(-err));
-	if (r->targets_left)
+	/* not a thread the duty cycle's windows opened on */
+	if (r->targets_left && pebs_ids__has(&r->targets, target))
 		r->targets_left--;
 }
 

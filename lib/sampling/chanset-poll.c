@@ -270,8 +270,8 @@ static int drain_target(struct pebs_chanset *set, struct target *t,
 		struct ring_ref *r = t->slots[i].r;
 		unsigned int mine = 0;
 
-		if (r->pass == set->pass)
-			continue;
+		if (!r || r->pass == set->pass)
+			continue;	/* its event closed, or drained */
 		for (unsigned int j = 0; j < set->per_target; j++)
 			mine += t->slots[j].r == r;
 		err = drain_ring(set, r, r->users == mine, cbs, ctx,

@@ -135,15 +135,24 @@ static void keep_retries(struct pebs_event *e,
  */
 static int slot_open(struct pebs_chanset *set, struct target *t,
 		     struct chan_slot *sl, unsigned int ev, int cpu,
-		     const struct pebs_channel *leader)
+		     const struct pebs_channel *leader, uint64_t period)
 {
 	const struct pebs_channel_opts *o = ev == set->tracking ? &set->opts :
 					    &set->rest;
+	struct pebs_channel_opts fixed;
 	bool is_cpu = set->kind == PEBS_TARGET_CPU;
 	pid_t pid = is_cpu ? -1 : t->id;
 	struct ring_ref *r = chanset_ring_find(set, cpu, t->id);
 	int err;
 
+	/* pebs_chanset__open_event's fixed period, samples without it */
+	if (period) {
+		fixed = *o;
+		fixed.period = period;
+		fixed.freq = 0;
+		fixed.sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+		o = &fixed;
+	}
 	sl->t = t;
 	if (set->share && (err = chanset_ids_reserve(set)))
 		return err;
@@ -172,22 +181,26 @@ static int slot_open(struct pebs_chanset *set, struct target *t,
 	return 0;
 }
 
+/* a slot's channel closed, the slot empty (open again by slot_add) */
+static void slot_close(struct pebs_chanset *set, struct chan_slot *sl)
+{
+	if (!sl->ch)
+		return;
+	epoll_ctl(set->epfd, EPOLL_CTL_DEL, pebs_channel__fd(sl->ch), NULL);
+	if (sl->in_ids)
+		chanset_ids_del(set, sl);
+	/* an owner closed before its ring's users stays mapped */
+	pebs_channel__close(sl->ch);
+	if (sl->r)
+		chanset_ring_release(set, sl->r);
+	sl->ch = NULL;
+	sl->r = NULL;
+}
+
 static void target_close(struct pebs_chanset *set, struct target *t)
 {
-	for (unsigned int i = 0; i < set->per_target; i++) {
-		struct chan_slot *sl = &t->slots[i];
-
-		if (!sl->ch)
-			continue;
-		epoll_ctl(set->epfd, EPOLL_CTL_DEL, pebs_channel__fd(sl->ch),
-			  NULL);
-		if (sl->in_ids)
-			chanset_ids_del(set, sl);
-		/* an owner closed before its ring's users stays mapped */
-		pebs_channel__close(sl->ch);
-		if (sl->r)
-			chanset_ring_release(set, sl->r);
-	}
+	for (unsigned int i = 0; i < set->per_target; i++)
+		slot_close(set, &t->slots[i]);
 	free(t);
 }
 
@@ -242,52 +255,92 @@ static int reserve(struct pebs_chanset *set)
 	return 0;
 }
 
-int pebs_chanset__add(struct pebs_chanset *set, int target)
+/*
+ * Slot @i of @t opened (a group member after its leader, on its task or
+ * CPU) and polled: every fd, also those without a ring of their own:
+ * polling one consumes its ring's wakeup, and EPOLLHUP is per event.
+ */
+static int slot_add(struct pebs_chanset *set, struct target *t, unsigned int i,
+		    uint64_t period)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	struct chan_slot *sl = &t->slots[i];
+	int on = set->kind == PEBS_TARGET_CPU ? t->id :
+		 set->cpus ? set->cpus[i / set->nr_evs] : -1;
+	unsigned int ev = i % set->nr_evs, lead = set->evs[ev].leader;
+	bool member = set->evs[ev].nr_members > 1 && lead < ev;
+	int err;
+
+	if (member && !t->slots[i - ev + lead].ch)
+		return core_err(-EINVAL, "channel set: %s opens after its "
+				"group leader %s", set->evs[ev].name,
+				set->evs[lead].name);
+	err = slot_open(set, t, sl, ev, on,
+			member ? t->slots[i - ev + lead].ch : NULL, period);
+	if (err)
+		return err;
+	ee.data.ptr = sl;
+	if (epoll_ctl(set->epfd, EPOLL_CTL_ADD, pebs_channel__fd(sl->ch),
+		      &ee) < 0)
+		return core_err(-errno, "epoll_ctl: %s", strerror(errno));
+	return 0;
+}
+
+/* the checks of a call that adds or removes channels */
+static int can_change(const struct pebs_chanset *set, int target)
 {
 	bool cpu = set->kind == PEBS_TARGET_CPU;
-	struct target *t;
-	int err;
 
 	if (set->busy)
 		return core_err(-EBUSY, "channel set: targets cannot change "
 				"inside a poll callback");
-	if (find(set, target) >= 0)
-		return core_err(-EEXIST, "%s %d is already in the set",
-				cpu ? "cpu" : "pid", target);
 	if (cpu ? target < 0 : target <= 0)
 		return core_err(-EINVAL, "%s %d: not a valid target",
 				cpu ? "cpu" : "pid", target);
-	err = reserve(set);
+	return 0;
+}
+
+/* a new target @id, its slots empty (not in the set yet) */
+static int target_new(struct pebs_chanset *set, int id, struct target **tp)
+{
+	int err = reserve(set);
+
 	if (err)
 		return err;
-	t = calloc(1, sizeof(*t) + set->per_target * sizeof(t->slots[0]));
-	if (!t)
+	*tp = calloc(1, sizeof(**tp) + set->per_target * sizeof((*tp)->slots[0]));
+	if (!*tp)
 		return core_err(-ENOMEM, "channel set: out of memory");
-	t->id = target;
+	(*tp)->id = id;
+	return 0;
+}
+
+int pebs_chanset__add(struct pebs_chanset *set, int target)
+{
+	unsigned int n = set->nr_evs;
+	struct target *t;
+	int err = can_change(set, target);
+
+	if (err)
+		return err;
+	if (find(set, target) >= 0)
+		return core_err(-EEXIST, "%s %d is already in the set",
+				set->kind == PEBS_TARGET_CPU ? "cpu" : "pid",
+				target);
+	err = target_new(set, target, &t);
+	if (err)
+		return err;
 	for (unsigned int i = 0; i < set->per_target; i++) {
-		struct epoll_event ee = { .events = EPOLLIN };
-		struct chan_slot *sl = &t->slots[i];
-		int on = cpu ? target : set->cpus ? set->cpus[i / set->nr_evs] :
-			 -1;
+		/*
+		 * in each CPU's block of slots the tracking event first: the
+		 * ring is its, and outlives the others' channels
+		 * (pebs_chanset__close_event)
+		 */
+		unsigned int k = i % n, track = set->tracking;
 
-		unsigned int ev = i % set->nr_evs, lead = set->evs[ev].leader;
-		bool member = set->evs[ev].nr_members > 1 && lead < ev;
-
-		/* a group member opens after its leader, on its task/CPU */
-		err = slot_open(set, t, sl, ev, on,
-				member ? t->slots[i - ev + lead].ch : NULL);
+		err = slot_add(set, t, i - k + (!k ? track : k <= track ? k - 1 : k),
+			       0);
 		if (err)
 			goto out_close;
-		/*
-		 * Every fd, also those without a ring of their own: polling
-		 * one consumes its ring's wakeup, and EPOLLHUP is per event.
-		 */
-		ee.data.ptr = sl;
-		if (epoll_ctl(set->epfd, EPOLL_CTL_ADD,
-			      pebs_channel__fd(sl->ch), &ee) < 0) {
-			err = core_err(-errno, "epoll_ctl: %s", strerror(errno));
-			goto out_close;
-		}
 	}
 	set->targets[set->nr_targets++] = t;
 	return 0;
@@ -295,6 +348,67 @@ int pebs_chanset__add(struct pebs_chanset *set, int target)
 out_close:
 	target_close(set, t);
 	return err;
+}
+
+int pebs_chanset__close_event(struct pebs_chanset *set, unsigned int ev)
+{
+	if (set->busy)
+		return core_err(-EBUSY, "channel set: targets cannot change "
+				"inside a poll callback");
+	if (ev >= set->nr_evs)
+		return core_err(-EINVAL, "channel set: no event %u (%u events)",
+				ev, set->nr_evs);
+	for (unsigned int i = set->nr_targets; i-- > 0;) {
+		struct target *t = set->targets[i];
+		bool left = false;
+
+		for (unsigned int j = 0; j < set->per_target; j++) {
+			if (j % set->nr_evs == ev)
+				slot_close(set, &t->slots[j]);
+			left |= t->slots[j].ch != NULL;
+		}
+		if (!left)
+			chanset_remove_at(set, i);
+	}
+	return 0;
+}
+
+int pebs_chanset__open_event(struct pebs_chanset *set, unsigned int ev,
+			     int target, uint64_t period)
+{
+	int i, err = can_change(set, target);
+	struct target *t;
+
+	if (err)
+		return err;
+	if (ev >= set->nr_evs)
+		return core_err(-EINVAL, "channel set: no event %u (%u events)",
+				ev, set->nr_evs);
+	i = find(set, target);
+	if (i >= 0)
+		t = set->targets[i];
+	else if ((err = target_new(set, target, &t)))
+		return err;
+	for (unsigned int j = ev; j < set->per_target; j += set->nr_evs) {
+		if (t->slots[j].ch)
+			continue;
+		err = slot_add(set, t, j, period);
+		if (err)
+			break;
+	}
+	if (err && i >= 0) {
+		/* all or nothing: the event's slots as they were (empty) */
+		for (unsigned int j = ev; j < set->per_target; j += set->nr_evs)
+			slot_close(set, &t->slots[j]);
+		return err;
+	}
+	if (err) {
+		target_close(set, t);
+		return err;
+	}
+	if (i < 0)
+		set->targets[set->nr_targets++] = t;
+	return 0;
 }
 
 void chanset_remove_at(struct pebs_chanset *set, unsigned int i)
@@ -407,6 +521,8 @@ static int for_each_channel(struct pebs_chanset *set,
 
 	for (unsigned int i = 0; i < set->nr_targets; i++)
 		for (unsigned int j = 0; j < set->per_target; j++) {
+			if (!set->targets[i]->slots[j].ch)
+				continue;	/* its event closed */
 			err = fn(set->targets[i]->slots[j].ch);
 			if (err && !first)
 				first = err;

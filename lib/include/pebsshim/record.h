@@ -324,6 +324,16 @@ PEBS_API double pebs_recorder__off_cost(const struct pebs_recorder *r,
 					unsigned int i);
 
 /*
+ * pebs_recorder__closes - whether the duty cycle's off windows close the
+ * sampled events (and each window opens them again on every thread of
+ * what is sampled, at the periods set last), so that they cost nothing
+ * there: pebs_recorder__off_cost is then what they would have cost
+ * disabled, and the controller counts 0. True under a budget with a
+ * tracking event and no event group.
+ */
+PEBS_API bool pebs_recorder__closes(const struct pebs_recorder *r);
+
+/*
  * pebs_recorder__switch_cost - what a context switch of a sampled task
  * costs with the tracking event enabled (pebs_budget__calibrate_switch
  * with the dummy), in ns; 0 without a budget

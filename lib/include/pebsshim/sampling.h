@@ -445,7 +445,8 @@ PEBS_API unsigned int pebs_chanset__nr_channels(const struct pebs_chanset *set);
 /*
  * pebs_chanset__channel - channel @idx (0 .. nr_channels - 1; the
  * channels of one target are consecutive, in event order, and with
- * inherit event order repeats per online CPU), or NULL. Indexes change
+ * inherit event order repeats per online CPU), or NULL (also for a slot
+ * whose event is closed: pebs_chanset__close_event). Indexes change
  * when targets are added or removed.
  */
 PEBS_API struct pebs_channel *pebs_chanset__channel(struct pebs_chanset *set,
@@ -493,6 +494,41 @@ PEBS_API void pebs_chanset__delete(struct pebs_chanset *set);
  */
 PEBS_API int pebs_chanset__set_tracking(struct pebs_chanset *set,
 					unsigned int ev);
+
+/*
+ * pebs_chanset__close_event - close every channel of event @ev (its
+ * slots stay, empty: pebs_chanset__channel gives NULL for them), and
+ * drop the targets left without a channel. Closing a software event's
+ * last fd frees it (and its inherited copies in the threads of a task
+ * target), where PERF_EVENT_IOC_DISABLE leaves it installed: the
+ * kernel's static key of a software event is held from its creation to
+ * its free, so each occurrence costs while it is merely disabled. Rings
+ * are the first channel's of each CPU (or task), the tracking event's
+ * with pebs_chanset__set_tracking, so a closed channel of another event
+ * frees its event; what its ring holds of it must be drained first
+ * (records of a closed channel are skipped). Returns 0, -EINVAL (no
+ * such event), -EBUSY (from a callback).
+ */
+PEBS_API int pebs_chanset__close_event(struct pebs_chanset *set,
+				       unsigned int ev);
+
+/*
+ * pebs_chanset__open_event - open event @ev on @target into its empty
+ * slots (on every online CPU with inherit), with the set's options (so
+ * disabled when they say so): a target not in the set yet is added with
+ * this event alone (a thread whose other events it inherits, say); a
+ * group member needs its leader open. @period: 0 for the event's own
+ * period or frequency, else that fixed period and samples without
+ * PERF_SAMPLE_PERIOD (the kernel samples every occurrence of a software
+ * event whose samples carry their period at a fixed period, and each
+ * sample's period is @period anyway: the caller adds it). The channels
+ * get new sample ids. Returns 0, -EINVAL, -EBUSY, -ESRCH (no such
+ * task), or the open's -errno; on failure @target's channels of @ev are
+ * closed.
+ */
+PEBS_API int pebs_chanset__open_event(struct pebs_chanset *set,
+				      unsigned int ev, int target,
+				      uint64_t period);
 
 /* ------------------------------------------------------------------ */
 /* Sampling budgets (lib/sampling/budget.c, budget-calibrate.c)       */
