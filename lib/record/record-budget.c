@@ -502,6 +502,10 @@ int rec_budget_tick(struct pebs_recorder *r)
 	if (cpu <= bu->cpu_last)
 		return rec_duty_step(r, now);
 	n = feed(r, now, false, cpu, sw, next);
+	for (unsigned int i = 0; i < r->nr_evs; i++)
+		if (bu->events[i] && now - bu->t_last > bu->iv_off)
+			bu->on_rate[i] = (double)bu->events[i] /
+					 (double)(now - bu->t_last - bu->iv_off);
 	/*
 	 * the events were counted in the enabled windows only: their rate
 	 * there is what a frequency meets (over the whole interval it was

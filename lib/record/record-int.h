@@ -35,6 +35,8 @@ struct rec_duty {
 	uint64_t end;			/* stopped; 0: not yet */
 	uint64_t windows;		/* cycles planned */
 	unsigned int seed;		/* the windows' starts */
+	double toggle_ns[2];		/* the recorder's CPU to close, to
+					   open the events (an average) */
 };
 
 /* a sampled channel as opened at the start: its id is in the file */
@@ -71,6 +73,8 @@ struct rec_budget {
 	uint64_t t_last, self_last, cpu_last;	/* at its start */
 	uint64_t sw_last;			/* context switches */
 	uint64_t iv_off;	/* the last interval's off time, ns */
+	/* events per ns while enabled, the last interval that had any */
+	double on_rate[PEBS_RECORDER_MAX_EVENTS];
 	uint64_t end_cpu;	/* the command's CPU ns when reaped, 0: not */
 	int cpu_fd;		/* the command's task-clock counter + 1, 0:
 				   none (its CPU time from /proc then) */

@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,41 @@ void rec_reopen_free(struct pebs_recorder *r)
 	bu->patch = NULL;
 }
 
+/*
+ * The samples a window holds at least: a channel opened counts from 0,
+ * so a window's events after its last sample are not seen, and one with
+ * fewer events than a period had no sample at all: sampled at the
+ * controller's period (the minimum rate, 100/s, in a duty cycle), most
+ * windows of a few ms had none, and only those of the phases where the
+ * events were densest were seen
+ */
+#define WINDOW_SAMPLES	8
+
+/*
+ * Event @ev's period in the window that opens: the controller's, or
+ * shorter so that the window holds WINDOW_SAMPLES at the rate the events
+ * had while enabled (an event counted per occurrence: its samples cost
+ * far less than its counting), within -c's floor and the rate limit
+ */
+static uint64_t window_period(const struct pebs_recorder *r, unsigned int ev)
+{
+	const struct rec_budget *bu = &r->bud;
+	const struct rec_duty *du = &bu->duty;
+	uint64_t p = bu->period[ev];
+	uint64_t win = du->cycle_end && du->win_end > du->win_start ?
+		       du->win_end - du->win_start :
+		       PEBS_RECORDER_BUDGET_INTERVAL_NS;
+	double want;
+
+	if (!p || !bu->freq[ev] || !(bu->on_rate[ev] > 0))
+		return p;
+	want = bu->on_rate[ev] * (double)win / WINDOW_SAMPLES;
+	if (bu->max_rate)
+		want = fmax(want, bu->on_rate[ev] * 1e9 / bu->max_rate);
+	want = fmax(fmax(want, (double)r->o.period), 1);
+	return want < (double)p ? (uint64_t)want : p;
+}
+
 /* the id in the header that @ch's records are written with */
 static uint64_t file_id(const struct pebs_recorder *r, unsigned int ev,
 			const struct pebs_channel *ch)
@@ -323,7 +359,7 @@ int rec_reopen_open(struct pebs_recorder *r)
 		 */
 		for (unsigned int ev = 0; !err && ev < r->nr_evs; ev++)
 			err = pebs_chanset__open_event(r->set, ev, on.v[i],
-						       r->bud.period[ev]);
+						       window_period(r, ev));
 		/* a thread (or the tid, or the CPU) gone meanwhile */
 		if (err == -ESRCH || err == -ENODEV)
 			err = 0;
