@@ -4,9 +4,11 @@
  * exits of short-lived children, set difference, -ESRCH, samples of
  * inherited children, lost records, wrapped records, many samples per
  * drain, one ring per CPU shared by events and tasks, a dummy tracking
- * event's side-band while the sampled event is disabled.
+ * event's side-band while the sampled event is disabled, an event closed
+ * and opened again.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -963,6 +965,121 @@ static void test_no_identifier_no_sharing(void **state)
 	pebs_chanset__delete(set);
 }
 
+
+/* the open channels of event @ev (1: the dummy), with @period checked */
+static unsigned int count_event(struct pebs_chanset *set, unsigned int ev,
+				uint64_t period)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < pebs_chanset__nr_channels(set); i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(set, i);
+		const struct perf_event_attr *a;
+
+		if (!ch || (pebs_channel__event(ch)->attr.config ==
+			    PERF_COUNT_SW_DUMMY) != (ev == 1))
+			continue;
+		a = pebs_channel__attr(ch);
+		/* a fixed period's samples do not carry it */
+		if (period && (a->freq || a->sample_period != period ||
+			       (a->sample_type & PERF_SAMPLE_PERIOD)))
+			fail_msg("channel %u: freq %u period %llu sample_type 0x%llx",
+				 i, a->freq, (unsigned long long)a->sample_period,
+				 (unsigned long long)a->sample_type);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * pebs_chanset__close_event / __open_event (record --budget's off
+ * windows): the rings are the tracking event's, so a closed page-faults
+ * channel frees its event (its fd is gone: merely disabled, the kernel
+ * keeps the software event's static key and each fault pays); reopened
+ * at a fixed period its samples come every period, without
+ * PERF_SAMPLE_PERIOD; a task not in the set is added with the event
+ * alone, and dropped when it is closed.
+ */
+static void test_close_reopen(void **state)
+{
+	PEBS_OPTS(pebs_channel_opts, o, .period = 1,
+		  .sample_type = ST_PF | PERF_SAMPLE_PERIOD, .inherit = true,
+		  .task_records = true);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pebs_chanset *set;
+	struct pebs_event evs[2];
+	struct owned own = { 0 };
+	unsigned int before;
+	int fds[64], nfd = 0, go[2];
+	pid_t kidpid;
+	char *buf;
+
+	(void)state;
+	page_faults(&evs[0]);
+	page_faults(&evs[1]);
+	evs[1].attr.config = PERF_COUNT_SW_DUMMY;
+	strcpy(evs[1].name, "dummy");
+	assert_int_equal(pebs_chanset__new(evs, 2, PEBS_TARGET_TASK, &o,
+					   &set), 0);
+	assert_int_equal(pebs_chanset__set_tracking(set, 1), 0);
+	add_or_skip(set, getpid());
+	assert_int_equal(pebs_chanset__nr_rings(set), ncpu);
+	for (unsigned int i = 0; i < pebs_chanset__nr_channels(set); i++) {
+		struct pebs_channel *ch = pebs_chanset__channel(set, i);
+
+		if (pebs_channel__event(ch)->attr.config ==
+		    PERF_COUNT_SW_PAGE_FAULTS && nfd < 64)
+			fds[nfd++] = pebs_channel__fd(ch);
+	}
+	assert_int_equal(nfd, ncpu);
+	assert_int_equal(pebs_chanset__enable(set), 0);
+	buf = map_pages(64);
+	touch(buf, 16);
+	assert_true(pebs_chanset__drain(set, &owned_cbs, &own) >= 0);
+	assert_true(own.by_ev[0] >= 16);
+
+	assert_int_equal(pebs_chanset__close_event(set, 0), 0);
+	assert_int_equal(count_event(set, 0, 0), 0);
+	assert_int_equal(count_event(set, 1, 0), ncpu);
+	/* freed, not kept open for the ring: the dummy maps them */
+	for (int i = 0; i < nfd; i++)
+		assert_true(fcntl(fds[i], F_GETFD) < 0 && errno == EBADF);
+	assert_int_equal(pebs_chanset__nr_rings(set), ncpu);
+	before = own.by_ev[0];
+	touch(buf + 16 * ps, 16);
+	assert_true(pebs_chanset__drain(set, &owned_cbs, &own) >= 0);
+	assert_int_equal(own.by_ev[0], before);
+
+	assert_int_equal(pebs_chanset__open_event(set, 0, getpid(), 4), 0);
+	assert_int_equal(count_event(set, 0, 4), ncpu);
+	assert_int_equal(pebs_chanset__enable(set), 0);
+	touch(buf + 32 * ps, 32);
+	assert_true(pebs_chanset__drain(set, &owned_cbs, &own) >= 0);
+	print_message("# reopened at period 4: %u samples of 32 faults\n",
+		      own.by_ev[0] - before);
+	assert_true(own.by_ev[0] - before >= 8 - 1 &&
+		    own.by_ev[0] - before <= 8 + 4);
+	assert_int_equal(own.wrong, 0);
+
+	/* a task not in the set: added with page-faults alone */
+	assert_int_equal(pipe(go), 0);
+	kidpid = kid(go[0], false);
+	assert_int_equal(pebs_chanset__open_event(set, 0, kidpid, 0), 0);
+	assert_int_equal(pebs_chanset__nr_targets(set), 2);
+	assert_int_equal(count_event(set, 0, 0), 2 * ncpu);
+	assert_int_equal(count_event(set, 1, 0), ncpu);
+	assert_int_equal(pebs_chanset__open_event(set, 2, kidpid, 0), -EINVAL);
+	assert_int_equal(pebs_chanset__close_event(set, 2), -EINVAL);
+	assert_int_equal(pebs_chanset__close_event(set, 0), 0);
+	assert_int_equal(pebs_chanset__nr_targets(set), 1);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	reap(&kidpid, 1);
+	close(go[0]);
+	close(go[1]);
+	munmap(buf, 64 * ps);
+	pebs_chanset__delete(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -980,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_shared_task_rings),
 		cmocka_unit_test(test_no_identifier_no_sharing),
 		cmocka_unit_test(test_tracking_event),
+		cmocka_unit_test(test_close_reopen),
 	};
 
 	ps = (size_t)sysconf(_SC_PAGESIZE);
