@@ -21,16 +21,20 @@ need_bin "$faults"
 export XDG_CACHE_HOME=$T/xdg
 echo 1..42
 
-# -- cpu-clock, a floor: the model's period (a clock's stays), within the
-# limits ------------------------------------------------------------------
+# -- cpu-clock, a floor: the model's period, then the controller's (the
+# events reopened at each change), within the limits ----------------------
 "$tool" record -e cpu-clock -c 100000 --budget 2% -o "$T/c.data" -- \
 	"$faults" 300000 >/dev/null 2>"$T/c.err"
 ok_rc $? "record -e cpu-clock -c 100000 --budget 2% exits 0 $(tail -n 1 "$T/c.err")"
 sed 's/^/# /' "$T/c.err"
 grep -q '^pebs-shim record: budget 2 % of the sampled CPU time: estimated overhead [0-9.]* %' "$T/c.err"
 ok_rc $? "the summary gives the budget and the estimated overhead"
-grep -q '^pebs-shim record: budget: cpu-clock period \([0-9]*\)-\1 (last \1, 0 changes, fixed), [0-9.]* us per sample$' "$T/c.err"
-ok_rc $? "... and cpu-clock's period (the model's, fixed) and cost per sample"
+# the model's period at the start, then the controller's: the events are
+# opened again at each change (a clock's samples carry the period it was
+# opened with), so it counts the recorder's CPU per sample too (fixed at
+# the model's, 2.0-2.6 % was measured at --budget 2%)
+grep -q '^pebs-shim record: budget: cpu-clock period [0-9]*-[0-9]* (last [0-9]*, [0-9]* changes), [0-9.]* us per sample$' "$T/c.err"
+ok_rc $? "... and cpu-clock's period range (the controller's, not fixed) and cost per sample"
 n=$(summary_count "$T/c.err")
 perf script -i "$T/c.data" -F period 2>/dev/null | awk '{ print $1 }' >"$T/c.per"
 have=$(grep -c '^[0-9][0-9]*$' "$T/c.per")
