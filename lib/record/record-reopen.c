@@ -210,12 +210,15 @@ void rec_reopen_free(struct pebs_recorder *r)
 #define WINDOW_SAMPLES	8
 
 /*
- * Event @ev's period in the window that opens: the controller's, or
- * shorter so that the window holds WINDOW_SAMPLES at the rate the events
- * had while enabled (an event counted per occurrence: its samples cost
- * far less than its counting), within -c's floor and the rate limit
+ * Event @ev's period in the window that opens on @nr_on threads (or
+ * CPUs), each event counting its own: the controller's, or shorter so
+ * that the window holds WINDOW_SAMPLES per thread at the rate the events
+ * had while enabled shared among them (an event counted per occurrence:
+ * its samples cost far less than its counting), within -c's floor and
+ * the rate limit
  */
-static uint64_t window_period(const struct pebs_recorder *r, unsigned int ev)
+static uint64_t window_period(const struct pebs_recorder *r, unsigned int ev,
+			      unsigned int nr_on)
 {
 	const struct rec_budget *bu = &r->bud;
 	const struct rec_duty *du = &bu->duty;
@@ -227,7 +230,8 @@ static uint64_t window_period(const struct pebs_recorder *r, unsigned int ev)
 
 	if (!p || !bu->freq[ev] || !(bu->on_rate[ev] > 0))
 		return p;
-	want = bu->on_rate[ev] * (double)win / WINDOW_SAMPLES;
+	want = bu->on_rate[ev] * (double)win /
+	       (WINDOW_SAMPLES * (double)(nr_on ? nr_on : 1));
 	if (bu->max_rate)
 		want = fmax(want, bu->on_rate[ev] * 1e9 / bu->max_rate);
 	want = fmax(fmax(want, (double)r->o.period), 1);
@@ -359,7 +363,7 @@ int rec_reopen_open(struct pebs_recorder *r)
 		 */
 		for (unsigned int ev = 0; !err && ev < r->nr_evs; ev++)
 			err = pebs_chanset__open_event(r->set, ev, on.v[i],
-						       window_period(r, ev));
+						       window_period(r, ev, on.n));
 		/* a thread (or the tid, or the CPU) gone meanwhile */
 		if (err == -ESRCH || err == -ENODEV)
 			err = 0;
@@ -368,6 +372,8 @@ int rec_reopen_open(struct pebs_recorder *r)
 				       on.n, (unsigned int)sysconf(_SC_NPROCESSORS_ONLN));
 	}
 	pebs_ids__free(&on);
+	/* a new channel may sit where a freed one was: the cache forgets */
+	r->last_ch = NULL;
 	if (err)
 		return err;
 	alias_turn(&r->bud);

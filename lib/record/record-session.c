@@ -171,6 +171,8 @@ static void on_exit_target(void *ctx, int target)
 	/* not a thread the duty cycle's windows opened on */
 	if (r->targets_left && pebs_ids__has(&r->targets, target))
 		r->targets_left--;
+	/* its channels are freed now: the channel -> event cache forgets */
+	r->last_ch = NULL;
 }
 
 const struct pebs_chanset_cbs rec_chanset_cbs = {
