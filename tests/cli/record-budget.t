@@ -16,10 +16,12 @@
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
 faults=$PEBS_BUILD/bench/faults
+cs=$PEBS_BUILD/workloads/c2cshare
 need_bin "$faults"
+need_bin "$cs"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..42
+echo 1..43
 
 # -- cpu-clock, a floor: the model's period, then the controller's (the
 # events reopened at each change), within the limits ----------------------
@@ -141,6 +143,19 @@ late=$(perf script -i "$T/kids.data" -F comm,pid,time 2>/dev/null | tr -d ':' |
 	     END { for (p in n) k++; print k + 0 }')
 [ $rc = 0 ] && [ "$late" = 2 ] && grep -q 'duty cycle: the events enabled' "$T/kids.err"
 ok_rc $? "both children started before the first off window have samples 0.4 s on ($late of 2)"
+# ... and threads: each of the command's threads is opened on
+# (/proc/PID/task), not only the main thread, whose inherited event
+# reaches only the threads it starts later
+"$tool" record -e page-faults -d --budget 1% -o "$T/th.data" -- \
+	"$cs" --false --iters 200000 >/dev/null 2>"$T/th.err"
+rc=$?
+ids=$(sed -n 's/^c2cshare: pid=[0-9]* a=\([0-9]*\) b=\([0-9]*\) .*/\1 \2/p' "$T/th.err")
+late=$(perf script -i "$T/th.data" -F tid,time 2>/dev/null | tr -d ':' |
+	awk -v ids="$ids" 'BEGIN { split(ids, t, " ") }
+	     { if (!t0) t0 = $2; if ($2 > t0 + 0.4 && ($1 == t[1] || $1 == t[2])) n[$1]++ }
+	     END { for (p in n) k++; print k + 0 }')
+[ $rc = 0 ] && [ "$late" = 2 ] && grep -q 'duty cycle: the events enabled' "$T/th.err"
+ok_rc $? "both threads of c2cshare --false, running before the first off window, have samples 0.4 s on ($late of 2)"
 
 # -- a floor (-c) on an event counted per occurrence (freq mode: its
 # period is the event rate over the frequency): it starts at the minimum
