@@ -324,16 +324,6 @@ PEBS_API double pebs_recorder__off_cost(const struct pebs_recorder *r,
 					unsigned int i);
 
 /*
- * pebs_recorder__closes - whether the duty cycle's off windows close the
- * sampled events (and each window opens them again on every thread of
- * what is sampled, at the periods set last), so that they cost nothing
- * there: pebs_recorder__off_cost is then what they would have cost
- * disabled, and the controller counts 0. True under a budget with a
- * tracking event and no event group.
- */
-PEBS_API bool pebs_recorder__closes(const struct pebs_recorder *r);
-
-/*
  * pebs_recorder__switch_cost - what a context switch of a sampled task
  * costs with the tracking event enabled (pebs_budget__calibrate_switch
  * with the dummy), in ns; 0 without a budget
@@ -356,11 +346,22 @@ PEBS_API double pebs_recorder__switch_cost(const struct pebs_recorder *r);
  * runs in freq mode under the budget (an event counted per occurrence):
  * its periods are then the kernel's (the event rate over the frequency,
  * from 1 at its start), not those the controller aimed at
- * (pebs_budget__stats)
+ * (pebs_budget__stats), until the events are opened again
+ * (pebs_recorder__closes): then the fixed periods set
  */
 PEBS_API bool pebs_recorder__carried(const struct pebs_recorder *r,
 				     unsigned int i, uint64_t *min,
 				     uint64_t *max);
+
+/*
+ * pebs_recorder__closes - whether the duty cycle's off windows close the
+ * sampled events (and each window opens them again on every thread of
+ * what is sampled, at the periods set last), so that they cost nothing
+ * there: pebs_recorder__off_cost is then what they would have cost
+ * disabled, and the controller counts 0. True under a budget with a
+ * tracking event and no event group.
+ */
+PEBS_API bool pebs_recorder__closes(const struct pebs_recorder *r);
 
 /*
  * pebs_recorder__delete - free; a recorder not closed discards its
