@@ -242,15 +242,16 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 	/* the duty cycle meets it, unless even its least costs more */
 	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY ||
 	    least <= o->budget) {
-		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here (%.2f %% %s), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s within them%s; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
+		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here (%.2f %% %s), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s%s within them%s; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
 			o->budget * 100, names, floor * 100, off * 100,
 			pebs_recorder__closes(r) ?
 			"in the off windows, the events closed there" :
 			"even while disabled",
 			pebs_recorder__duty(r, NULL) * 100,
 			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE,
+			pebs_recorder__closes(r) ? " or more" : "",
 			pebs_recorder__closes(r) ?
-			" or more (8 samples a window and thread at least)" : "");
+			" (8 samples a window and thread at least)" : "");
 		return;
 	}
 	/* closed, the off windows cost the tracking event's switches */
