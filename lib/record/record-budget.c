@@ -528,7 +528,7 @@ int rec_budget_tick(struct pebs_recorder *r)
 		if (!n)
 			n = rec_reopen_open(r);
 		if (n)
-			return rec_err(n, "--budget: cannot reopen the events at their new periods: %s",
+			return rec_err(n, "cannot reopen the events at their new periods: %s",
 				       pebs_errmsg());
 	}
 	bu->reopen_due = false;

@@ -73,7 +73,7 @@ static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
 				    0.75 * du->toggle_ns[on] + 0.25 * spent : spent;
 
 	if (err)
-		return rec_err(err, "--budget: cannot %s the events for the duty cycle: %s",
+		return rec_err(err, "cannot %s the events for the duty cycle: %s",
 			       on ? r->bud.closes ? "reopen" : "enable" :
 			       r->bud.closes ? "close" : "disable",
 			       pebs_errmsg());

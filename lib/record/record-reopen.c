@@ -368,7 +368,7 @@ int rec_reopen_open(struct pebs_recorder *r)
 		if (err == -ESRCH || err == -ENODEV)
 			err = 0;
 		else if (err == -EMFILE || err == -ENFILE)
-			err = core_err(err, "%u threads x %u CPUs of events are more than the open files allowed (ulimit -n): raise it, or use a budget the events meet without a duty cycle",
+			err = core_err(err, "%u threads x %u CPUs of events are more than the open files allowed: raise ulimit -n",
 				       on.n, (unsigned int)sysconf(_SC_NPROCESSORS_ONLN));
 	}
 	pebs_ids__free(&on);
