@@ -10,8 +10,8 @@
  * with the id of the event's channel on the same CPU at the start
  * (rec_alias).
  */
-#include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +58,6 @@ int rec_reopen_init(struct pebs_recorder *r)
 	}
 	return 0;
 }
-
 
 /* ---- the reopened channels' ids, as ids of the file -------------------- */
 
@@ -166,10 +165,10 @@ int rec_period_in(struct pebs_recorder *r, unsigned int ev,
 	/* the fields before PERIOD are one u64 each */
 	at = sizeof(**raw) + 8u * (unsigned int)
 	     __builtin_popcountll(a->sample_type & before);
-	if ((*raw)->size < at || (*raw)->size + 8u > REC_ALIAS_MAX)
-		return core_err(-EBADMSG, "a %u-byte sample of %s is too short "
-				"for its sample_type 0x%llx", (*raw)->size,
-				r->evs[ev].name,
+	if ((*raw)->size < at || (*raw)->size + 8u > UINT16_MAX)
+		return core_err(-EBADMSG, "a %u-byte sample of %s has no room "
+				"for its sample_type 0x%llx and a period",
+				(*raw)->size, r->evs[ev].name,
 				(unsigned long long)a->sample_type);
 	if (!bu->with_period && !(bu->with_period = malloc(REC_ALIAS_MAX)))
 		return core_err(-ENOMEM, "out of memory");
