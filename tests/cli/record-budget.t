@@ -139,10 +139,12 @@ ok_rc $? "the running child's last samples carry the fixed periods set ($ch chan
 rc=$?
 sed 's/^/# /' "$T/kids.err"
 late=$(perf script -i "$T/kids.data" -F comm,pid,time 2>/dev/null | tr -d ':' |
-	awk '$1 == "faults" { if (!t0) t0 = $3; if ($3 > t0 + 0.4) n[$2]++ }
-	     END { for (p in n) k++; print k + 0 }')
+	awk '$1 == "faults" { pid[++n] = $2; tm[n] = $3 }
+	     END { cut = tm[1] + 0.6 * (tm[n] - tm[1])
+		   for (i = 1; i <= n; i++) if (tm[i] > cut) l[pid[i]]++
+		   for (p in l) k++; print k + 0 }')
 [ $rc = 0 ] && [ "$late" = 2 ] && grep -q 'duty cycle: the events enabled' "$T/kids.err"
-ok_rc $? "both children started before the first off window have samples 0.4 s on ($late of 2)"
+ok_rc $? "both children started before the first off window have samples in the run's last 40 % ($late of 2)"
 # ... and threads: each of the command's threads is opened on
 # (/proc/PID/task), not only the main thread, whose inherited event
 # reaches only the threads it starts later
@@ -150,12 +152,20 @@ ok_rc $? "both children started before the first off window have samples 0.4 s o
 	"$cs" --false --iters 200000 >/dev/null 2>"$T/th.err"
 rc=$?
 ids=$(sed -n 's/^c2cshare: pid=[0-9]* a=\([0-9]*\) b=\([0-9]*\) .*/\1 \2/p' "$T/th.err")
+# (the events are opened again at each window and each new period: the
+# threads' samples of the run's last 40 % come from events opened on them;
+# counting c2cshare's faults may cost under 1 %, then no duty cycle)
 late=$(perf script -i "$T/th.data" -F tid,time 2>/dev/null | tr -d ':' |
-	awk -v ids="$ids" 'BEGIN { split(ids, t, " ") }
-	     { if (!t0) t0 = $2; if ($2 > t0 + 0.4 && ($1 == t[1] || $1 == t[2])) n[$1]++ }
-	     END { for (p in n) k++; print k + 0 }')
-[ $rc = 0 ] && [ "$late" = 2 ] && grep -q 'duty cycle: the events enabled' "$T/th.err"
-ok_rc $? "both threads of c2cshare --false, running before the first off window, have samples 0.4 s on ($late of 2)"
+	awk -v ids="$ids" 'BEGIN { split(ids, t, " ") } { tid[NR] = $1; tm[NR] = $2 }
+	     END { cut = tm[1] + 0.6 * (tm[NR] - tm[1])
+		   for (i = 1; i <= NR; i++)
+			if (tm[i] > cut && (tid[i] == t[1] || tid[i] == t[2])) n[tid[i]]++
+		   for (p in n) k++; print k + 0 }')
+ch=$(sed -n 's/^pebs-shim record: budget: page-faults period .* (last [0-9]*, \([0-9]*\) changes.*/\1/p' "$T/th.err")
+sed 's/^/# /' "$T/th.err"
+[ $rc = 0 ] && [ "$late" = 2 ] &&
+	{ grep -q 'duty cycle: the events enabled' "$T/th.err" || [ "${ch:-0}" -gt 0 ]; }
+ok_rc $? "both threads of c2cshare --false, running before the events were first opened again, have samples in the run's last 40 % ($late of 2, exit $rc, $ch changes)"
 
 # -- a floor (-c) on an event counted per occurrence (freq mode: its
 # period is the event rate over the frequency): it starts at the minimum
@@ -251,7 +261,8 @@ ok_rc $? "the header and report say the duty: $("$tool" report -i "$T/d.data" 2>
 # off windows: six programs (copies of true) run one every 0.15 s beside
 # the faults (a child the command does not reap: its faults count, its
 # CPU time does not, so the estimate is not checked here), mostly in off
-# windows; every exec and the mapping of its file are in the file
+# windows (at 0.5 % cycles of ~0.5 s: two or three windows); every exec
+# and the mapping of its file are in the file
 mkdir -p "$T/bin"
 for i in 1 2 3 4 5 6; do cp "$(type -P true)" "$T/bin/t$i"; done
 "$tool" record -e page-faults -d --budget 0.5% -o "$T/s.data" -- sh -c \
@@ -262,7 +273,7 @@ execs=$(grep -c 'PERF_RECORD_COMM exec: t[1-6]:' "$T/s.side")
 maps=$(grep 'PERF_RECORD_MMAP2 .* r-xp .*/bin/t[1-6]$' "$T/s.side" | sed 's/.*bin.//' | sort -u | wc -l)
 win=$(sed -n 's/^pebs-shim record: budget: duty cycle: the events enabled \([0-9.]*\) % of the time, in \([0-9]*\) windows.*/\1 \2/p' "$T/s.err")
 [ "$execs" = 6 ] && [ "$maps" = 6 ] && ! grep -qi warning "$T/s.serr" &&
-	awk -v w="$win" 'BEGIN { split(w, a, " "); exit !(a[1] > 0 && a[1] < 60 && a[2] >= 3) }'
+	awk -v w="$win" 'BEGIN { split(w, a, " "); exit !(a[1] > 0 && a[1] < 60 && a[2] >= 2) }'
 rc=$?
 set -- $win
 ok_rc $rc "no exec or mapping of the off windows is missing: $execs of 6 execs, $maps of 6 mappings (perf script; enabled $1 % of the time, $2 windows)"
