@@ -122,12 +122,13 @@ ok_rc $? "sh -c 'faults; true': the controller acted after its first interval (f
 # the events again on every thread of the command's process tree (an
 # inherited event's copies in running threads keep the period they were
 # created with: PERF_EVENT_IOC_PERIOD changes only the event)
-# (fixed: in freq mode, as the child's inherited copy stayed, each sample
+# (fixed: at most three values in 12 samples, two windows' and a change
+# in one; in freq mode, as the child's inherited copy stayed, each sample
 # carries the kernel's adapted period)
 ch=$(sed -n 's/^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (last [0-9]*, \([0-9]*\) changes).*/\1/p' "$T/sh.err")
 got=$(perf script -i "$T/sh.data" -F comm,period 2>/dev/null | awk '$1 == "faults" { print $2 }' | tail -n 12)
 [ -n "$ch" ] && [ "$ch" -gt 0 ] && [ "$(echo "$got" | wc -l)" = 12 ] &&
-	[ "$(echo "$got" | sort -u | wc -l)" -le 2 ]
+	[ "$(echo "$got" | sort -u | wc -l)" -le 3 ]
 ok_rc $? "the running child's last samples carry the fixed periods set ($ch changes): $(echo $got)"
 
 # -- children that run before the first off window are sampled in the
