@@ -173,6 +173,9 @@ $(B)/tests/%.o: tests/%.c $(wildcard include/*.h lib/*/*.h lib/include/*.h \
 		 lib/include/pebsshim/*.h tests/*.h tests/vm/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c -o $@ $<
+# the interposer's set, built into its unit test
+$(B)/tests/unit/test-objects-set.o: tools/objects/objects-set.c \
+	tools/objects/interpose.h
 
 # Workloads keep their symbols and frames so that reports can name them.
 $(B)/workloads/%: tests/workloads/%.c
