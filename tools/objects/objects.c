@@ -10,7 +10,8 @@
  * Interposed: malloc, calloc, realloc, reallocarray, free,
  * posix_memalign, aligned_alloc, memalign, valloc, pvalloc, and mmap,
  * munmap, mremap (anonymous mappings; munmap and mremap of any range
- * end what they cover). C++ new and delete reach malloc and free.
+ * end what they cover; the old range a mremap with MREMAP_DONTUNMAP
+ * leaves mapped, empty, is a new object of that mremap's caller). C++ new and delete reach malloc and free.
  *
  * - Bootstrap: the real functions come from dlsym(RTLD_NEXT); dlsym may
  *   call calloc meanwhile, served from a static buffer (never freed).
@@ -621,7 +622,9 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	void *p, *to = NULL;
 	va_list ap;
 
-	if (flags & MREMAP_FIXED) {
+	/* the kernel reads new_address with either flag (a hint without
+	   MREMAP_FIXED), as glibc's wrapper passes it */
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) {
 		va_start(ap, flags);
 		to = va_arg(ap, void *);
 		va_end(ap);
@@ -631,6 +634,10 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	p = real.mremap(old, old_len, len, flags, to);
 	if (p != MAP_FAILED) {
 		on_unmap(old, old_len);
+		/* MREMAP_DONTUNMAP moved the pages but left the old range
+		   mapped, empty: an object of its own, from this call */
+		if (flags & MREMAP_DONTUNMAP)
+			on_new(old, old_len, FRAME, false);
 		on_new(p, len, FRAME, false);
 	}
 	return p;
