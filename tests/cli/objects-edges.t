@@ -13,7 +13,7 @@ wl=$PEBS_BUILD/workloads/objects
 lib=$PEBS_BUILD/libpebsshim-objects.so
 [ -x "$wl" ] && [ -f "$lib" ] ||
 	skip_all "no $wl or $lib: build them first (make all)"
-echo 1..1
+echo 1..2
 
 # samples per object: "site count" from report --sort object's CSV
 rows() {
@@ -21,16 +21,16 @@ rows() {
 		 $10 == "" { s = $col; sub(/ \(.*/, "", s); print s, $4 }' "$1"
 }
 
-# record DATA CMD...: record --objects -e page-faults -c 1 -d of CMD,
-# then report --sort object's rows of map_moved and remap_keep
+# record DATA SITES CMD...: record --objects -e page-faults -c 1 -d of
+# CMD, then report --sort object's rows of the SITES (a regex)
 record() {
-	local data=$1
-	shift
+	local data=$1 sites=$2
+	shift 2
 	"$tool" record --objects -e page-faults -c 1 -d -o "$T/$data.data" \
 		-- "$@" >"$T/$data.out" 2>"$T/$data.err" &&
 	"$tool" report -i "$T/$data.data" --sort object --format csv \
 		>"$T/$data.csv" 2>>"$T/$data.err" &&
-	rows "$T/$data.csv" | grep -E '^(map_moved|remap_keep) ' | sort
+	rows "$T/$data.csv" | grep -E "^($sites) " | sort
 }
 want="map_moved 64
 remap_keep 64"
@@ -40,10 +40,27 @@ remap_keep 64"
 # the object remap_keep's call left there (they were anon when the
 # mremap was taken for a release of the old range)
 if "$wl" --dontunmap >/dev/null 2>&1; then
-	got=$(record du "$wl" --dontunmap)
+	got=$(record du 'map_moved|remap_keep' "$wl" --dontunmap)
 	[ "$got" = "$want" ]
 	ok_rc $? "MREMAP_DONTUNMAP: the old range left mapped is remap_keep's object (64 faults), the moved one map_moved's (64)"
 	[ "$got" = "$want" ] || { echo "$got" | diag -; diag "$T/du.err"; }
 else
 	skip "mremap(MREMAP_DONTUNMAP) fails here (Linux 5.7 or later has it)"
+fi
+
+# the workload as PID 1 of a PID namespace with its own /proc: its
+# objects (the second thread's too) join the samples as without it (they
+# were all anon: the records carried the namespace's pids)
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	got=$(record ns 'alloc_big|alloc_second|alloc_in_thread|alloc_shared' \
+		unshare --pid --fork --mount-proc "$wl")
+	want="alloc_big 1024
+alloc_in_thread 128
+alloc_second 512
+alloc_shared 128"
+	[ "$got" = "$want" ]
+	ok_rc $? "in a PID namespace (unshare --pid --fork --mount-proc): the objects of both threads join the samples"
+	[ "$got" = "$want" ] || { echo "$got" | diag -; diag "$T/ns.err"; }
+else
+	skip "unshare --pid --fork --mount-proc fails here (needs root or user namespaces): PID namespaces not tested"
 fi

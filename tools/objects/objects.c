@@ -31,11 +31,18 @@
  *   no close-on-exec, so an exec'd program is preloaded again and maps
  *   the ring again (through the recorder's fd, /proc/PID/fd/FD, when
  *   its own was closed).
- * - A full ring: the producer waits (spins, yields, then sleeps 50 us at
- *   a time) for the recorder to read; nothing is dropped. Every 10 ms or
- *   so of waiting it checks that the recorder lives: once the recorder
- *   closed the ring (the recording ended) or died, tracking stops in
- *   every process of the command.
+ * - A full ring: the producer spins a little, then asks the recorder to
+ *   read now and sleeps on the ring's futex until it has
+ *   (lib/record/objects-ring.h); nothing is dropped. Every 10 ms of
+ *   waiting without a read it checks that the recorder lives: once the
+ *   recorder closed the ring (the recording ended) or died, tracking
+ *   stops in every process of the command.
+ * - PID namespaces: a process in another than the recorder's (a child
+ *   of unshare --pid, a container) knows only its namespace's pids, and
+ *   /proc there shows no other. Its records say so (the namespace's
+ *   inode number), each thread's first waits until the recorder has read
+ *   it, and the recorder, which sees the thread alive then, translates
+ *   its pid and tid to those of the samples (/proc/PID/status, NSpid).
  *
  * Cost bound: allocations of PSO_THRESHOLD bytes or more are always
  * tracked; smaller ones are sampled by bytes as jemalloc does: a
@@ -124,6 +131,7 @@ static int track_all;
 static size_t sample_below;
 static double interval = PSO_INTERVAL;
 uint32_t objects_pid;
+uint32_t objects_pidns;
 
 /* calloc of dlsym while resolving */
 static char boot_buf[16384] __attribute__((aligned(16)));
@@ -160,10 +168,27 @@ static void reseed(void)
 
 static int64_t draw(void);
 
+/*
+ * The process's PID namespace when it is not the recorder's (a fork's
+ * child of a process that called unshare(CLONE_NEWPID), what a
+ * container runs): its inode number, else 0 (so too without /proc).
+ */
+static uint32_t pidns(void)
+{
+	struct stat st;
+
+	if (!objects_ring || !objects_ring->pidns ||
+	    stat("/proc/self/ns/pid", &st) ||
+	    (uint64_t)st.st_ino == objects_ring->pidns)
+		return 0;
+	return (uint32_t)st.st_ino;
+}
+
 static void on_fork_child(void)
 {
 	objects_set_forked();
 	objects_pid = (uint32_t)getpid();
+	objects_pidns = pidns();
 	objects_tid = objects_pid;
 	reseed();
 	countdown = draw();
@@ -248,6 +273,7 @@ static void resolve(void)
 	else if (env && atof(env) >= 1)
 		interval = atof(env);
 	objects_pid = (uint32_t)getpid();
+	objects_pidns = pidns();
 	if (!track_all)
 		__atomic_store_n(&sample_below, (size_t)PSO_THRESHOLD,
 				 __ATOMIC_RELEASE);
