@@ -189,6 +189,20 @@ static void test_threads(void **state)
 	free(r);
 }
 
+/* @r (SMALL) filled with @rec, and a slot for it reserved past: its
+   position, which has no room */
+static uint64_t overfill(struct pso_ring *r, const struct pso_rec *rec)
+{
+	uint32_t slot = pso_slot_len(rec->size);
+	uint64_t pos;
+
+	for (unsigned int i = 0; i < SMALL / slot; i++)
+		produce(r, rec);
+	pos = pso_ring_reserve(r, slot);
+	assert_false(pso_ring_room(r, pos, slot));
+	return pos;
+}
+
 /* a slot past a full ring has no room until the consumer releases */
 static void test_full(void **state)
 {
@@ -200,10 +214,7 @@ static void test_full(void **state)
 	uint64_t pos;
 
 	(void)state;
-	for (unsigned int i = 0; i < SMALL / slot; i++)
-		produce(r, &u.r);
-	pos = pso_ring_reserve(r, slot);
-	assert_false(pso_ring_room(r, pos, slot));
+	pos = overfill(r, &u.r);
 	assert_int_equal(pso_ring_next(r, 0, buf, &s), PSO_REC);
 	pso_ring_release(r, s.len);
 	assert_true(pso_ring_room(r, pos, slot));
@@ -288,10 +299,7 @@ static void test_sleep(void **state)
 	long before;
 
 	(void)state;
-	for (unsigned int i = 0; i < SMALL / slot; i++)
-		produce(r, &u.r);
-	pos = pso_ring_reserve(r, slot);
-	assert_false(pso_ring_room(r, pos, slot));
+	pos = overfill(r, &u.r);
 	w.target = pos + slot - r->size;
 	assert_int_equal(pthread_create(&li, NULL, listener, &w), 0);
 	usleep(20000);		/* the listener asleep first */
