@@ -351,9 +351,12 @@ struct pso_rec;
 /*
  * rec_objects_ns_fix - @rec's pid and tid, of the PID namespace it names
  * (rec->pidns), as the recorder's namespace numbers them, if its thread
- * is found (a table in *@t, made on the first call); 0 or -ENOMEM.
+ * is found (a table in *@t, made on the first call; /proc scanned once
+ * per namespace and @drain, the count of the ring's drains); 0 or
+ * -ENOMEM.
  */
-int rec_objects_ns_fix(struct rec_objects_ns **t, struct pso_rec *rec);
+int rec_objects_ns_fix(struct rec_objects_ns **t, struct pso_rec *rec,
+		       uint32_t drain);
 void rec_objects_ns_free(struct rec_objects_ns *t);
 
 #endif /* PEBSSHIM_RECORD_INT_H */

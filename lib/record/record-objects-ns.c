@@ -21,7 +21,9 @@
  * records use the entry; one never found keeps its namespace's pids (a
  * negative entry keeps it from scanning /proc again until that tid's
  * next first record). A scan reads the ns link of every process and the
- * status of the namespace's threads: once per thread the command starts.
+ * status of the namespace's threads, once per drain at most that reads
+ * a thread's first record (it finds every thread whose first record
+ * that drain reads: they wait for it, alive).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,9 +42,15 @@ struct ns_ent {
 	uint32_t pid, gtid;	/* in the recorder's namespace (0: not found) */
 };
 
+/* namespaces scanned in one drain at most: a scan finds every thread
+   alive then, and each thread whose first record the drain reads is */
+#define SCANS_MAX	8
+
 struct rec_objects_ns {
 	struct ns_ent *v;
 	uint32_t cap, n;	/* cap a power of two, n used */
+	uint32_t drain;		/* the drain of the scans below */
+	uint32_t nscanned, scanned[SCANS_MAX];
 };
 
 static uint32_t hash(uint32_t ns, uint32_t tid)
@@ -142,14 +150,29 @@ static uint32_t number(const char *name)
 	       (uint32_t)v : 0;
 }
 
-/* every thread of namespace @ns into @t's entries */
-static int scan(struct rec_objects_ns *t, uint32_t ns)
+/*
+ * Every thread of namespace @ns into @t's entries, once per drain @drain
+ * (and SCANS_MAX namespaces at most: records naming namespaces of their
+ * own cost no more than that).
+ */
+static int scan(struct rec_objects_ns *t, uint32_t ns, uint32_t drain)
 {
-	DIR *procs = opendir("/proc"), *tasks;
+	DIR *procs, *tasks;
 	struct dirent *p, *k;
 	char path[64];
 	int err = 0;
 
+	if (t->drain != drain) {
+		t->drain = drain;
+		t->nscanned = 0;
+	}
+	for (uint32_t i = 0; i < t->nscanned; i++)
+		if (t->scanned[i] == ns)
+			return 0;
+	if (t->nscanned == SCANS_MAX)
+		return 0;
+	t->scanned[t->nscanned++] = ns;
+	procs = opendir("/proc");
 	if (!procs)
 		return 0;	/* no /proc: no translation */
 	while (!err && (p = readdir(procs))) {
@@ -178,7 +201,8 @@ static int scan(struct rec_objects_ns *t, uint32_t ns)
 	return err;
 }
 
-int rec_objects_ns_fix(struct rec_objects_ns **tp, struct pso_rec *rec)
+int rec_objects_ns_fix(struct rec_objects_ns **tp, struct pso_rec *rec,
+		       uint32_t drain)
 {
 	struct rec_objects_ns *t = *tp;
 	struct ns_ent *e;
@@ -200,7 +224,7 @@ int rec_objects_ns_fix(struct rec_objects_ns **tp, struct pso_rec *rec)
 			return 0;	/* not found before: untranslated */
 		e->pid = 0;
 		e->gtid = 1;	/* looked for */
-		err = scan(t, rec->pidns);
+		err = scan(t, rec->pidns, drain);
 		if (err)
 			return err;
 		e = find(t, rec->pidns, rec->tid);

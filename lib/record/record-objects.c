@@ -103,6 +103,7 @@ struct rec_objects {
 	bool stopping;		/* ... and is to end */
 	pthread_t waker;
 	struct rec_objects_ns *ns;	/* pids of other namespaces */
+	uint32_t drains;	/* rec_objects_drain's calls */
 	char path[PATH_MAX];
 	uint64_t slot[PSO_SLOT_MAX / 8];	/* one record, copied out */
 };
@@ -360,7 +361,7 @@ static int write_rec(struct pebs_recorder *r, uint32_t len)
 	/* a process of another PID namespace: its pids as the samples'
 	   (ob->slot is the record's copy) */
 	if (len >= sizeof(*rec) && rec->pidns &&
-	    (err = rec_objects_ns_fix(&ob->ns, rec)))
+	    (err = rec_objects_ns_fix(&ob->ns, rec, ob->drains)))
 		return core_err(err, "--objects: out of memory");
 
 	if (!rec_objects_sample(ob->slot, len, buf, sizeof(buf))) {
@@ -397,6 +398,7 @@ int rec_objects_drain(struct pebs_recorder *r)
 	if (!ob || !ob->ring || !ob->started)
 		return 0;
 	__atomic_fetch_add(&ob->ring->beat, 1, __ATOMIC_RELAXED);
+	ob->drains++;
 	start = ob->tail;
 	end = __atomic_load_n(&ob->ring->head, __ATOMIC_ACQUIRE);
 	if (end - ob->tail > ob->ring->size)
