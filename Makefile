@@ -158,6 +158,7 @@ $(B)/lib/record/record-objects.o: CPPFLAGS += \
 $(B)/lib/record/record-objects.o: lib/record/objects-proto.h \
 	lib/record/objects-ring.h \
 	$(B)/objects-lib-path
+$(B)/lib/record/record-objects-ns.o: lib/record/objects-proto.h
 $(B)/objects-lib-path: FORCE
 	@mkdir -p $(@D)
 	@echo '$(OBJECTS_LIB_PATH)' >$@.tmp

@@ -34,9 +34,11 @@ static inline void objects_unlock(bool *l)
 }
 
 /* objects.c: the recorder's ring (NULL: not tracking), the process's
-   pid and the thread's tid (0 until its first record) */
+   pid and the thread's tid (0 until its first record), and the inode
+   number of its PID namespace when not the recorder's (else 0) */
 extern struct pso_ring *objects_ring;
 extern uint32_t objects_pid;
+extern uint32_t objects_pidns;
 extern TLS uint32_t objects_tid;
 
 static inline bool objects_tracking(void)
@@ -62,6 +64,10 @@ void objects_emit_range(int kind, const void *addr, size_t len,
 			uintptr_t at);
 /* the calling thread's stack [*@lo, *@hi) (0, 0: unknown) */
 void objects_stack(uintptr_t *lo, uintptr_t *hi);
+/* in another PID namespace than the recorder's: wait until the recorder
+   has read what the process sent (it then sees the thread alive, and
+   learns its pids in its own namespace) */
+void objects_sync(void);
 
 /*
  * objects-set.c: the addresses tracked, so that their frees are sent. A

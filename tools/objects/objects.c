@@ -10,7 +10,8 @@
  * Interposed: malloc, calloc, realloc, reallocarray, free,
  * posix_memalign, aligned_alloc, memalign, valloc, pvalloc, and mmap,
  * munmap, mremap (anonymous mappings; munmap and mremap of any range
- * end what they cover). C++ new and delete reach malloc and free.
+ * end what they cover; the old range a mremap with MREMAP_DONTUNMAP
+ * leaves mapped, empty, is a new object of that mremap's caller). C++ new and delete reach malloc and free.
  *
  * - Bootstrap: the real functions come from dlsym(RTLD_NEXT); dlsym may
  *   call calloc meanwhile, served from a static buffer (never freed).
@@ -30,11 +31,18 @@
  *   no close-on-exec, so an exec'd program is preloaded again and maps
  *   the ring again (through the recorder's fd, /proc/PID/fd/FD, when
  *   its own was closed).
- * - A full ring: the producer waits (spins, yields, then sleeps 50 us at
- *   a time) for the recorder to read; nothing is dropped. Every 10 ms or
- *   so of waiting it checks that the recorder lives: once the recorder
- *   closed the ring (the recording ended) or died, tracking stops in
- *   every process of the command.
+ * - A full ring: the producer spins a little, then asks the recorder to
+ *   read now and sleeps on the ring's futex until it has
+ *   (lib/record/objects-ring.h); nothing is dropped. Every 10 ms of
+ *   waiting without a read it checks that the recorder lives: once the
+ *   recorder closed the ring (the recording ended) or died, tracking
+ *   stops in every process of the command.
+ * - PID namespaces: a process in another than the recorder's (a child
+ *   of unshare --pid, a container) knows only its namespace's pids, and
+ *   /proc there shows no other. Its records say so (the namespace's
+ *   inode number), each thread's first waits until the recorder has read
+ *   it, and the recorder, which sees the thread alive then, translates
+ *   its pid and tid to those of the samples (/proc/PID/status, NSpid).
  *
  * Cost bound: allocations of PSO_THRESHOLD bytes or more are always
  * tracked; smaller ones are sampled by bytes as jemalloc does: a
@@ -129,6 +137,7 @@ static void free_slow(void *p);
 static void (*free_fast)(void *) = free_slow;
 static double interval = PSO_INTERVAL;
 uint32_t objects_pid;
+uint32_t objects_pidns;
 
 /* calloc of dlsym while resolving (its addresses' filter bits set for
    good: their frees take the slow path) */
@@ -167,10 +176,27 @@ static void reseed(void)
 
 static int64_t draw(void);
 
+/*
+ * The process's PID namespace when it is not the recorder's (a fork's
+ * child of a process that called unshare(CLONE_NEWPID), what a
+ * container runs): its inode number, else 0 (so too without /proc).
+ */
+static uint32_t pidns(void)
+{
+	struct stat st;
+
+	if (!objects_ring || !objects_ring->pidns ||
+	    stat("/proc/self/ns/pid", &st) ||
+	    (uint64_t)st.st_ino == objects_ring->pidns)
+		return 0;
+	return (uint32_t)st.st_ino;
+}
+
 static void on_fork_child(void)
 {
 	objects_set_forked();
 	objects_pid = (uint32_t)getpid();
+	objects_pidns = pidns();
 	objects_tid = objects_pid;
 	reseed();
 	countdown = draw();
@@ -251,6 +277,7 @@ static void resolve(void)
 	else if (env && atof(env) >= 1)
 		interval = atof(env);
 	objects_pid = (uint32_t)getpid();
+	objects_pidns = pidns();
 	if (!track_all) {
 		__atomic_store_n(&sample_below, (size_t)PSO_THRESHOLD,
 				 __ATOMIC_RELEASE);
@@ -616,7 +643,9 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	void *p, *to = NULL;
 	va_list ap;
 
-	if (flags & MREMAP_FIXED) {
+	/* the kernel reads new_address with either flag (a hint without
+	   MREMAP_FIXED), as glibc's wrapper passes it */
+	if (flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)) {
 		va_start(ap, flags);
 		to = va_arg(ap, void *);
 		va_end(ap);
@@ -626,6 +655,10 @@ EXPORT void *mremap(void *old, size_t old_len, size_t len, int flags, ...)
 	p = real.mremap(old, old_len, len, flags, to);
 	if (p != MAP_FAILED) {
 		on_unmap(old, old_len);
+		/* MREMAP_DONTUNMAP moved the pages but left the old range
+		   mapped, empty: an object of its own, from this call */
+		if (flags & MREMAP_DONTUNMAP)
+			on_new(old, old_len, FRAME);
 		on_new(p, len, FRAME);
 	}
 	return p;
