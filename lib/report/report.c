@@ -242,6 +242,8 @@ unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 	row = row_at(r, r->nr++);
 	memset(row, 0, sizeof(struct rsum));
 	memcpy(atoms(row), a, r->nr_atoms * sizeof(*a));
+	if (r->children)
+		memset(row_acc(r, row), 0, sizeof(struct racc));
 	return row;
 }
 
@@ -411,6 +413,8 @@ int pebs_report__add(struct pebs_report *r,
 	uint32_t h;
 	int err;
 
+	if (r->children)	/* a sample without chain */
+		return pebs_report__add_chain(r, s, NULL, 0);
 	if (r->defer && rp_keyed(r, s)) {
 		/* an entry: its one atom, no hash */
 		err = rp_defer_add(r, s, rk_plain_atom(r->keys[0], s));
@@ -434,7 +438,7 @@ int pebs_report__add_batch(struct pebs_report *r,
 	size_t i, m, mask;
 	int err = 0;
 
-	for (; n && r->defer; n--, s++) {
+	for (; n && (r->defer || r->children); n--, s++) {
 		/* entries: no lookups to overlap */
 		err = pebs_report__add(r, s);
 		if (err)
@@ -491,6 +495,8 @@ int rp_row_cmp(const void *a, const void *b, void *arg)
 	unsigned int k;
 	int c;
 
+	if (r->children && (c = rp_acc_cmp(r, x, y)))
+		return c;
 	if (sx->period != sy->period)
 		return sx->period < sy->period ? 1 : -1;
 	if (sx->samples != sy->samples)
@@ -608,6 +614,10 @@ const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 	v->stores = s->stores;
 	v->hitm = s->hitm;
 	v->nr_tids = s->nr_tids;
+	if (r->children) {
+		v->children_samples = row_acc(r, (const unsigned char *)s)->samples;
+		v->children_period = row_acc(r, (const unsigned char *)s)->period;
+	}
 	if (s->nr_tids)
 		v->tids[0] = s->tid0;
 	for (k = 1; k < s->nr_tids && k < PEBS_REPORT_MAX_TIDS; k++)
