@@ -65,7 +65,7 @@ int pebs_report__set_children(struct pebs_report *r)
 		return core_err(-EINVAL, "report: children are set before "
 				"the first sample");
 	r->children = true;
-	r->stride += sizeof(struct racc);
+	rp_layout(r);
 	return 0;
 }
 
@@ -160,13 +160,17 @@ int pebs_report__add_chain(struct pebs_report *r,
 		return 0;
 	if (add_self(r, s, nr, &seen[n++]))
 		return core_err(-ENOMEM, "report: out of memory");
-	/* the frames in perf's cursor order, caller first */
+	/* the frames in perf's cursor order, caller first; a frame in no
+	   mapping keeps the mode of the one before (perf's
+	   fill_callchain_info leaves its addr_location's level as it was:
+	   the sample's own first) */
 	t = *s;
 	for (i = nr; i-- > 0;) {
 		t.ip = frames[i].ip;
 		t.sym = frames[i].sym;
 		t.dso = frames[i].dso;
-		t.kernel = frames[i].kernel;
+		if (frames[i].dso)
+			t.kernel = frames[i].kernel;
 		row = rp_find_row(r, a, rp_make_key(r, &t, a));
 		if (!row)
 			return core_err(-ENOMEM, "report: out of memory");

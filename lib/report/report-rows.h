@@ -90,6 +90,10 @@ static inline uint64_t *atoms(unsigned char *row)
 	return (uint64_t *)(row + sizeof(struct rsum));
 }
 
+/* rp_layout - the atoms of @r's keys laid out (compared ones first), its
+   stride. */
+void rp_layout(struct pebs_report *r);
+
 /* row_acc - the racc of @row in a report with children. */
 static inline struct racc *row_acc(const struct pebs_report *r,
 				   const unsigned char *row)

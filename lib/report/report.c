@@ -31,7 +31,7 @@
 #define BATCH		32	/* samples whose lookups overlap */
 
 /* Lay out the atoms: compared fields first, the shown-only ones last. */
-static void layout(struct pebs_report *r)
+void rp_layout(struct pebs_report *r)
 {
 	uint32_t used = 0, cmp, done = 0;
 	unsigned int i, f;
@@ -42,6 +42,11 @@ static void layout(struct pebs_report *r)
 	cmp = used & ~(1u << RK_DATA_SYM_OFF);
 	if (!r->dsym_key)
 		cmp &= ~(1u << RK_DATA_SYM);
+	/* with children, the mode only shown (the first row's), as perf's
+	   level: a frame in no mapping has its caller's */
+	if (r->children)
+		cmp &= ~(1u << RK_KERNEL);
+	r->nr_atoms = 0;
 	memset(r->atom_of, NO_ATOM, sizeof(r->atom_of));
 	for (f = 0; f < RK_NR_FIELDS; f++)
 		if (cmp & 1u << f) {
@@ -54,7 +59,8 @@ static void layout(struct pebs_report *r)
 			r->field_of[r->nr_atoms] = f;
 			r->atom_of[f] = (uint8_t)r->nr_atoms++;
 		}
-	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t);
+	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t) +
+		    (r->children ? sizeof(struct racc) : 0);
 	r->direct = rk_direct(r->keys, r->nr_keys, &r->direct_flags);
 	/* keys of one field each, from the sample alone: atoms made
 	   without a pebs_report_row between */
@@ -114,7 +120,7 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 			       keys[i] == PEBS_REPORT_SNOOP ||
 			       keys[i] == PEBS_REPORT_TLB;
 	}
-	layout(r);
+	rp_layout(r);
 	*rp = r;
 	return 0;
 }
