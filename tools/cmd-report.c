@@ -270,9 +270,12 @@ static int run(struct report *r, const char *sort)
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
 	/* perf's default: children when the samples have call chains, but
-	   not in --mem-mode */
-	r->cumulate = r->children && !r->mem_mode && any_sample_type(
-		r, PERF_SAMPLE_CALLCHAIN);
+	   not in --mem-mode, nor of a pipe-mode stream (perf 6.1 decides
+	   before it has read the stream's events; --children here has
+	   them) */
+	r->cumulate = r->children && !r->mem_mode &&
+		      (r->children == 1 || !pebs_perfdata__is_pipe(r->pd)) &&
+		      any_sample_type(r, PERF_SAMPLE_CALLCHAIN);
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
