@@ -183,7 +183,9 @@ PEBS_API int pebs_report__add_batch(struct pebs_report *r,
  * that samples resolved with waiting would have made (rows, sums,
  * thread counts, order; a merged row's thread ids may be kept in
  * another order). Call it after the last __add and before
- * __sort; reports without a sym key are left as they are. Returns 0,
+ * __sort; reports without a sym key, and reports with children
+ * (pebs_report__set_children: resolve their frames waiting), are left
+ * as they are. Returns 0,
  * -EINVAL or -ENOMEM (@r unchanged).
  */
 PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
