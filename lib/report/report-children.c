@@ -31,24 +31,10 @@
 bool pebs_report__can_cumulate(const enum pebs_report_key *keys,
 			       unsigned int n)
 {
-	unsigned int i;
+	unsigned int flags;
 
-	if (!keys || !n)
-		return false;
-	for (i = 0; i < n; i++)
-		switch (keys[i]) {
-		case PEBS_REPORT_PID:
-		case PEBS_REPORT_TID:
-		case PEBS_REPORT_COMM:
-		case PEBS_REPORT_DSO:
-		case PEBS_REPORT_SYM:
-		case PEBS_REPORT_CPU:
-		case PEBS_REPORT_EVENT:
-			break;
-		default:
-			return false;
-		}
-	return true;
+	/* the keys of code: those rk_direct takes from the sample alone */
+	return keys && n && rk_direct(keys, n, &flags);
 }
 
 int pebs_report__set_children(struct pebs_report *r)
