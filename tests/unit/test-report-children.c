@@ -193,11 +193,21 @@ static void test_hidden_and_keys(void **state)
 	assert_int_equal(pebs_report__add_chain(r, &s, fr, n), 0);
 	s.hidden = false;
 	assert_int_equal(pebs_report__add(r, &s), 0);	/* no chain */
+	/* a user frame at a kernel address: in no mapping, with the mode
+	   of the frame before it (the sample's own: user) */
+	fr[1].ip = 0xffffffff81000000ull;
+	fr[1].sym = NULL;
+	fr[1].dso = "[kernel.kallsyms]";
+	assert_int_equal(pebs_report__add_chain(r, &s, fr, n), 0);
 	pebs_report__sort(r);
 	pebs_report__totals(r, -1, &samples, NULL);
-	assert_int_equal(samples, 2);
-	assert_int_equal(pebs_report__nr_rows(r), 1);
-	assert_int_equal(pebs_report__row(r, 0)->children_samples, 1);
+	assert_int_equal(samples, 3);
+	assert_int_equal(pebs_report__nr_rows(r), 2);
+	assert_int_equal(pebs_report__row(r, 0)->children_samples, 2);
+	assert_ptr_equal(pebs_report__row(r, 1)->sym, NULL);
+	assert_ptr_equal(pebs_report__row(r, 1)->dso, NULL);
+	assert_false(pebs_report__row(r, 1)->kernel);
+	assert_int_equal(pebs_report__row(r, 1)->ip, 0xffffffff81000000ull);
 	pebs_report__delete(r);
 }
 
