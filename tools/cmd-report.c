@@ -381,7 +381,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: pebs-shim report [-i FILE] [--sort KEY[,KEY...]] [--top N] [-n]\n"
-"                        [--stdio]\n"
+"                        [--stdio] [--children|--no-children]\n"
 "\n"
 "Summarize a perf.data recording (pebs-shim record, perf record, perf\n"
 "mem/c2c record): events, samples, lost samples, duration and the\n"
