@@ -41,7 +41,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..26"
+echo "1..28"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
