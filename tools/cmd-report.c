@@ -175,9 +175,9 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		return -ENOMEM;
 	if (r->chains && !res->hidden) {
 		/* the frames of the sample's time, for the children */
-		nr = pebs_callchain__resolve(pebs_session__symbols(r->ss), s,
-					     res->kernel, r->frames,
-					     PEBS_CALLCHAIN_MAX);
+		nr = pebs_report__chain(pebs_session__symbols(r->ss), s,
+					res->kernel, r->frames,
+					PEBS_CALLCHAIN_MAX);
 		return pebs_report_feed__add_chain(r->feed, res, r->frames,
 						   nr > 0 ? (unsigned int)nr :
 						   0);

@@ -41,7 +41,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..28"
+echo "1..29"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
@@ -199,7 +199,7 @@ W="$B/workloads/touchpages 256"
 if ! command -v perf >/dev/null ||
    ! perf record -q -e page-faults -c 1 -o "$T/probe.data" -- true \
 	>/dev/null 2>&1; then
-	skip_n 11 "perf cannot record here"
+	skip_n 12 "perf cannot record here"
 	exit 0
 fi
 # rows FILE [PERF-OPTION...]: perf report's rows and pebs-shim's, each as
@@ -263,6 +263,11 @@ live_children "perf record -g: perf report's children, in order" "$T/g.data" \
 rec gk.data -g -e cpu-clock -c 100000 -- $W
 live_children "perf record -g -e cpu-clock (kernel frames): children by dso,sym" \
 	"$T/gk.data" dso,sym
+# with -d the data mappings are recorded: ld.so's first frame (a return
+# address into its data segment) is in ld.so's mapping, as perf has it
+rec gd.data -g -d -e page-faults -c 1 -- $W
+live_children "perf record -g -d: a frame in a data mapping is that mapping's" \
+	"$T/gd.data" dso,sym
 rec grp.data -e '{cpu-clock/period=100000/,page-faults/period=1/}' -- $W
 same "perf record -e '{cpu-clock,page-faults}' (per event)" "$T/grp.data" \
 	--no-group

@@ -305,6 +305,20 @@ PEBS_API int pebs_report__add_chain(struct pebs_report *r,
 				    unsigned int nr);
 
 /*
+ * pebs_report__chain - the call chain's frames of sample @s (the leaf
+ * first) as perf's cumulative entries see them, for
+ * pebs_report__add_chain: pebs_callchain__resolve's (@kernel, @frames,
+ * @max as there; call it from a pebs_session callback), but a user frame
+ * in no executable mapping is in the mapping that holds it, unnamed
+ * (pebs_symbols__data_map: a data segment, the stack, when the
+ * recording has their MMAP records, as perf's maps have them). Returns
+ * the number of frames or -EINVAL.
+ */
+PEBS_API int pebs_report__chain(struct pebs_symbols *syms,
+				const struct pebs_sample *s, bool kernel,
+				struct pebs_frame *frames, unsigned int max);
+
+/*
  * pebs_report__children_overhead - perf's Children of @row in percent:
  * its children_period's share of the period counted (as
  * pebs_report__overhead's); 0 in a report without children.
