@@ -425,7 +425,7 @@ void st_check_budget(struct pebs_selftest_result *r,
 		     const struct pebs_selftest_opts *o)
 {
 	struct pebs_selftest_result why = { .sz = sizeof(why) };
-	unsigned int rounds = o->quick ? 2 : ROUNDS_MAX, i, k, bad = 0;
+	unsigned int rounds = ROUNDS_MAX, i, k, bad = 0;
 	double cpu[2][ROUNDS_MAX], median;
 	struct st_budget_fig f[ROUNDS_MAX];
 	struct pebs_event ev;

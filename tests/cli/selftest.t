@@ -11,9 +11,12 @@ trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 need_bin "$tool"
 
-echo "1..25"
+echo "1..27"
 
 SW="pf-addr tid ring-loss file-roundtrip rdtscp"
+# record --budget and --objects: the precise load event on hardware, else
+# page-faults, so they pass here too
+REC="budget objects"
 # the checks that run pebs-shim record and perf record side by side
 PERFCMP="overhead pf-perf report-perf"
 HW="precise-mem sharing observer-rdpmc module module-switch observer-residency"
@@ -49,15 +52,29 @@ check "the Markdown has a row per check ($n)" \
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if need root || [ "$paranoid" -le 2 ]; then
 	bad=
-	for c in machine $SW known-addr; do
+	for c in machine $SW known-addr $REC; do
 		read -r st msg < <(status "$c" "$T/all.json")
 		[ "$st" = pass ] || bad="$bad $c: $st $msg;"
 	done
 	if [ -z "$bad" ]; then ok "the software-event checks pass"
 	else nok "the software-event checks pass" "$bad"; fi
 	check "exit status 0 when nothing failed ($rc)" [ "$rc" = 0 ]
+	python3 - "$T/all.json" >"$T/rec" 2>&1 <<'EOF2'
+import json, sys
+c = {c["name"]: c for c in json.load(open(sys.argv[1]))["checks"]}
+b, o = c["budget"], c["objects"]
+ev = b["details"].get("event", "")
+bad = [k for k in ("round1.period_sum", "round1.count", "round1.estimate",
+                   "round3.throttles", "slowdown") if k not in b["details"]]
+bad += [] if ev and ("-e " + ev) in b["message"] else ["budget names no event"]
+bad += [] if "objects_site_c" in o["details"] else ["objects: no site figures"]
+bad += [] if ("-e " + o["details"].get("event", "?")) in o["message"] else ["objects names no event"]
+print(bad or "", ev)
+sys.exit(1 if bad else 0)
+EOF2
+	ok_rc $? "budget and objects: the result lines name the event, the JSON has each round's and each site's figures ($(cat "$T/rec"))"
 else
-	skip_n 2 "not root and perf_event_paranoid $paranoid > 2"
+	skip_n 3 "not root and perf_event_paranoid $paranoid > 2"
 fi
 # as a user (nobody): the same software checks pass at paranoid <= 2
 if ! need root; then
@@ -120,6 +137,14 @@ done
 if [ -z "$bad" ]; then ok "every hardware check the machine cannot run skips with its reason"
 else nok "every hardware check the machine cannot run skips with its reason" "$bad"; fi
 
+# no interposer: the objects check skips with record's reason
+PEBS_SHIM_OBJECTS_LIB=$T/none.so "$tool" test --json "$T/nolib.json" objects \
+	>/dev/null 2>&1
+rc=$?
+read -r st msg < <(status objects "$T/nolib.json")
+check "no libpebsshim-objects.so: objects skips naming it, exit 0 ($rc: $st $msg)" \
+	eval '[ $rc = 0 ] && [ "$st" = skip ] && [[ $msg == *"$T/none.so"*PEBS_SHIM_OBJECTS_LIB* ]]'
+
 # hidden features: every hardware check skips, naming the variable
 PEBS_TEST_NO_PMU=1 PEBS_TEST_NO_MAP=1 "$tool" test --json "$T/hid.json" \
 	$HW >/dev/null 2>&1
@@ -162,8 +187,8 @@ check "the kernel in the description is uname's" \
 
 # usage: --list, one check by name and by number, exit statuses
 "$tool" test --list >"$T/list"
-check "--list names 16 checks, each software or hardware" \
-	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 16 ]'
+check "--list names 18 checks, each software or hardware" \
+	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 18 ]'
 "$tool" test 2 tid >"$T/two" 2>&1
 rc=$?
 check "a number and a name run those two checks ($rc)" \
