@@ -73,6 +73,15 @@ static void test_budget_judge(void **state)
 	f = good_budget();
 	f.period_sum = f.count * 2;		/* periods overstated */
 	assert_int_equal(budget_rules(&f), 1);
+	/* a duty cycle: the sum is the enabled share's (a run here) */
+	f = good_budget();
+	f.duty = 0.755;
+	f.period_sum = 71119;
+	f.count = 98835;
+	f.max_period = 6738;
+	assert_int_equal(budget_rules(&f), 0);
+	f.period_sum = f.count;			/* the off windows counted */
+	assert_int_equal(budget_rules(&f), 1);
 	f = good_budget();
 	f.samples = 0;
 	f.period_sum = 0;
