@@ -52,7 +52,7 @@ static void test_budget_judge(void **state)
 	assert_non_null(strstr(r.details, "round1.estimate=1.245 % whole run"));
 	/* the limits themselves keep the rules */
 	f.slowdown = 1 + ST_BUDGET + SLOWDOWN_POINT;
-	f.whole = ST_BUDGET;
+	f.controlled = ST_BUDGET;
 	f.period_sum = f.count - (uint64_t)(0.02 * (double)f.count) -
 		       f.max_period;
 	assert_int_equal(budget_rules(&f), 0);
@@ -87,8 +87,11 @@ static void test_budget_judge(void **state)
 	f.period_sum = 0;
 	assert_int_equal(budget_rules(&f), 1);
 	f = good_budget();
-	f.whole = 0.0201;			/* over the budget */
+	f.controlled = 0.0201;			/* over the budget */
 	assert_int_equal(budget_rules(&f), 1);
+	f = good_budget();
+	f.whole = 0.0208;	/* the start's share: record's summary too */
+	assert_int_equal(budget_rules(&f), 0);
 	f = good_budget();
 	f.decided = false;			/* the controller never acted */
 	assert_int_equal(budget_rules(&f), 1);
