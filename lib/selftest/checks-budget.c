@@ -40,12 +40,15 @@
  * the main thread: PERF_EVENT_IOC_PERIOD reaches the event of the task
  * the recorder opened it on, not its copies in threads already running,
  * so the controller's periods reach the measured phase only there.
- * Here the faults were about a fifth of its CPU time: counting them
- * costs well under the budget, so the periods (not a duty cycle) keep
- * it, and the chase is what a precise load event samples.
+ * Here the faults were under a tenth of its CPU time: counting them
+ * costs far under the budget, so the periods keep it, not a duty cycle
+ * (with four times the faults, busy moments of the shared machine put
+ * a third of the runs in one, whose samples then carried periods of
+ * millions: see st_budget_judge); the chase is what a precise load
+ * event samples.
  */
 #define WL_ROUNDS 384
-#define WL_PAGES 256
+#define WL_PAGES 64
 #define WL_STEPS (1u << 20)
 #define WL_CHASE (16u << 10)
 
@@ -164,34 +167,26 @@ static uint64_t now_ns(void)
 }
 
 /* what the recording's file says: its samples' periods, THROTTLEs */
-static int scan_file(const char *path, struct st_budget_fig *f)
+static void on_sample(void *arg, const struct pebs_sample *s)
 {
-	const struct perf_event_header *ev;
-	struct pebs_perfdata *pd;
-	struct pebs_sample s;
-	int err;
+	struct st_budget_fig *f = arg;
 
-	err = pebs_perfdata__open(path, &pd);
-	if (err)
-		return err;
-	while ((err = pebs_perfdata__next(pd, &ev)) > 0) {
-		f->throttles += ev->type == PERF_RECORD_THROTTLE;
-		if (ev->type != PERF_RECORD_SAMPLE)
-			continue;
-		err = pebs_perfdata__sample(pd, ev, &s, NULL);
-		if (err)
-			break;
-		f->samples++;
-		if (!(s.present & PERF_SAMPLE_PERIOD) || !s.period) {
-			f->no_period++;
-			continue;
-		}
-		f->period_sum += s.period;
-		if (s.period > f->max_period)
-			f->max_period = s.period;
+	f->samples++;
+	if (!(s->present & PERF_SAMPLE_PERIOD) || !s->period) {
+		f->no_period++;
+		return;
 	}
-	pebs_perfdata__close(pd);
-	return err;
+	f->period_sum += s->period;
+	f->last_period = s->period;
+	if (s->period > f->max_period)
+		f->max_period = s->period;
+}
+
+static void on_record(void *arg, const struct perf_event_header *ev)
+{
+	struct st_budget_fig *f = arg;
+
+	f->throttles += ev->type == PERF_RECORD_THROTTLE;
 }
 
 /* the workload's layout, from the file its shell redirected it to */
@@ -349,7 +344,7 @@ static int budget_record(struct pebs_selftest_result *r, struct st_cmds *c,
 	err = pebs_recorder__close(rec);
 	pebs_recorder__delete(rec);
 	if (!err)
-		err = scan_file(path, f);
+		err = st_scan_records(path, on_sample, on_record, f);
 	if (err) {
 		st_set(r, PEBS_SELFTEST_FAIL, "record --budget -e %s: the "
 		       "recording %s: %s", evstr, path, pebs_errmsg());
@@ -366,12 +361,15 @@ static int budget_record(struct pebs_selftest_result *r, struct st_cmds *c,
  * change of rate, see --budget in pebs-shim(1)); the workload's count
  * of page faults (its rusage) also has the few of its process before
  * the exec the event starts at: the sum must be within 2 % of the count
- * plus the largest period carried. Under a duty cycle (a busy machine
+ * plus the last sample's period (the tail after it is under one period). Under a duty cycle (a busy machine
  * can make counting alone cost more than the budget for a while: seen
  * here once in five runs, 75 % enabled) the events of the off windows
  * are not counted, so the sum is that of the share d the events were
  * enabled, d x count, d being a share of the recording's wall time, not
- * of the workload's events: 10 % then (4.7 % off in that run). A lost
+ * of the workload's events: 10 % then (4.7 % off in that run). The
+ * largest period is no allowance: under a duty cycle single samples
+ * here carried periods of 0.8 and 18 million for 99,000 faults (the
+ * freq-mode period after an off window), which this rule fails. A lost
  * sample (a full ring) takes its period away: none may be lost.
  */
 unsigned int st_budget_judge(struct pebs_selftest_result *r,
@@ -383,7 +381,7 @@ unsigned int st_budget_judge(struct pebs_selftest_result *r,
 		     (double)f->period_sum - want;
 	bool periods = f->samples && !f->no_period && !f->lost &&
 		       gap <= (f->duty < 1 ? 0.1 : 0.02) * want +
-			      (double)f->max_period;
+			      (double)f->last_period;
 	/* record's summary judges the part it controlled: the first
 	   interval runs at the starting periods (here up to 2.08 % over
 	   the whole run, 1.86 % controlled, in a busy moment) */
@@ -404,6 +402,8 @@ unsigned int st_budget_judge(struct pebs_selftest_result *r,
 	st_detail(r, "%s.count=%llu", f->tag, (unsigned long long)f->count);
 	st_detail(r, "%s.max_period=%llu", f->tag,
 		  (unsigned long long)f->max_period);
+	st_detail(r, "%s.last_period=%llu", f->tag,
+		  (unsigned long long)f->last_period);
 	st_detail(r, "%s.estimate=%.3f %% whole run, %.3f %% controlled%s",
 		  f->tag, f->whole * 100, f->controlled * 100,
 		  f->decided ? "" : " (the controller never decided)");

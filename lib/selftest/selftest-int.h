@@ -124,6 +124,11 @@ int st_mem_scan(const char *path, struct st_mem *m);
 /* each sample of the recording @path to @fn: 0 or -errno */
 int st_scan(const char *path,
 	    void (*fn)(void *arg, const struct pebs_sample *s), void *arg);
+/* ... and each other record to @other (may be NULL) */
+int st_scan_records(const char *path,
+		    void (*fn)(void *arg, const struct pebs_sample *s),
+		    void (*other)(void *arg, const struct perf_event_header *ev),
+		    void *arg);
 double st_mem_inside(const struct st_mem *m);	/* % of with_addr */
 double st_mem_thr_inside(const struct st_mem *m); /* % of thr_with_addr */
 double st_mem_level_share(const struct st_mem *m, enum st_level l);
@@ -261,7 +266,7 @@ int st_record_wl(struct pebs_selftest_result *r, struct st_cmds *c, int who,
 struct st_budget_fig {
 	char tag[16];
 	double budget;
-	uint64_t samples, no_period, period_sum, max_period;
+	uint64_t samples, no_period, period_sum, max_period, last_period;
 	uint64_t count;			/* the event's, from its counters */
 	uint64_t throttles, lost;
 	double whole, controlled;	/* estimates: whole run, controlled */
