@@ -441,19 +441,19 @@ void st_check_budget(struct pebs_selftest_result *r,
 	unsigned int rounds = ROUNDS_MAX, i, k, bad = 0;
 	double cpu[2][ROUNDS_MAX], median;
 	struct st_budget_fig f[ROUNDS_MAX];
-	struct pebs_event ev;
+	char ev[128 + 8];
 	const char *evstr = "page-faults:u";
 	char path[600];
 	struct st_layout l;
 	struct st_cmds c;
 
-	if (st_have_precise(&why) && st_mem_event(&why, false, &ev))
-		evstr = ev.name;
+	if (st_load_event(&why, ev, sizeof(ev)))
+		evstr = ev;
 	if (st_cmds_init(r, o, false, &c))
 		return;
 	snprintf(path, sizeof(path), "%s/budget.data", c.dir);
 	st_detail(r, "event=%s", evstr);
-	if (evstr != ev.name)
+	if (evstr != ev)
 		st_detail(r, "why_not_precise=%s", why.message);
 	/* interleaved: each round starts with the other of the two */
 	for (i = 0; i < rounds; i++)
@@ -486,7 +486,7 @@ void st_check_budget(struct pebs_selftest_result *r,
 		       "%llu of a count of %llu, estimated %.2f %% (%.2f %% "
 		       "controlled), the "
 		       "workload's CPU time %.3fx its bare run's (%u rounds)",
-		       ST_BUDGET * 100, evstr, evstr == ev.name ? "" :
+		       ST_BUDGET * 100, evstr, evstr == ev ? "" :
 		       " (no precise memory event here)",
 		       (unsigned long long)f[0].period_sum,
 		       (unsigned long long)f[0].count, f[0].whole * 100,

@@ -271,22 +271,12 @@ void st_check_objects(struct pebs_selftest_result *r,
 			       "-d", "-c", "1", NULL, NULL };
 	struct pebs_selftest_result why = { .sz = sizeof(why) };
 	struct st_objects_fig f = { 0 };
-	struct pebs_event ev;
-	char path[600], *argv[20], line[256], evstr[sizeof(ev.name) + 8];
+	char path[600], *argv[20], line[256], evstr[128 + 8];
 	struct st_layout l;
 	struct st_cmds c;
-	const char *lat;
 	int err;
 
-	if (st_have_precise(&why) && st_mem_event(&why, false, &ev)) {
-		/* Intel's load latency threshold: low enough for L1 hits */
-		lat = strstr(ev.name, "ldlat=");
-		if (lat)
-			snprintf(evstr, sizeof(evstr), "%.*sldlat=3%s",
-				 (int)(lat - ev.name), ev.name,
-				 lat + 6 + strspn(lat + 6, "0123456789"));
-		else
-			snprintf(evstr, sizeof(evstr), "%s", ev.name);
+	if (st_load_event(&why, evstr, sizeof(evstr))) {
 		args[3] = evstr;
 		args[6] = PRECISE_PERIOD;
 		args[7] = "-W";

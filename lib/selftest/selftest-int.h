@@ -216,6 +216,9 @@ bool st_switch_ok(const struct pebs_attrib_stats *st);	/* >= 99 % agree */
 bool st_have_precise(struct pebs_selftest_result *r);
 bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
 		  struct pebs_event *ev);
+/* ... as an event string for record, Intel's load latency threshold
+   set to 3 so that L1 hits count (as precise-mem's --ldlat 3) */
+bool st_load_event(struct pebs_selftest_result *r, char *buf, size_t len);
 /* /dev/pebs_map is there (and not hidden); else @r skips, saying why */
 bool st_have_map(struct pebs_selftest_result *r);
 /* ... and opened into @map; else @r skips (no access) or fails */
