@@ -3,7 +3,9 @@
 # its JSON parses, the software-event checks pass, each hardware check
 # skips with its reason where the machine lacks the feature (none may
 # pass without it), the PEBS_TEST_NO_* variables make the matching checks
-# skip, and the command's usage (--list, NAME/NUMBER, exit statuses).
+# skip, and the command's usage (--list, NAME/NUMBER, exit statuses);
+# the budget and objects checks pass with page faults, skip without the
+# interposer, and on a fake PEBS tree take the precise load event.
 set -u
 tool=$PEBS_BUILD/pebs-shim
 T=$(mktemp -d)
@@ -11,7 +13,7 @@ trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 need_bin "$tool"
 
-echo "1..27"
+echo "1..28"
 
 SW="pf-addr tid ring-loss file-roundtrip rdtscp"
 # record --budget and --objects: the precise load event on hardware, else
@@ -144,6 +146,39 @@ rc=$?
 read -r st msg < <(status objects "$T/nolib.json")
 check "no libpebsshim-objects.so: objects skips naming it, exit 0 ($rc: $st $msg)" \
 	eval '[ $rc = 0 ] && [ "$st" = skip ] && [[ $msg == *"$T/none.so"*PEBS_SHIM_OBJECTS_LIB* ]]'
+
+# the precise path as far as it goes here: a fake Skylake PMU tree over
+# /sys in a mount namespace (as record-mem.t): both pick mem record's load
+# event with ldlat 3, then skip, naming why it cannot open or count here
+if ! need root || ! command -v unshare >/dev/null; then
+	skip "the fake PMU tree goes over /sys in a mount namespace: needs root and unshare"
+else
+	F=$T/fake
+	for f in type=4 format/event=config:0-7 format/umask=config:8-15 \
+		format/ldlat=config1:0-15 caps/max_precise=3 \
+		events/mem-loads=event=0xcd,umask=0x1,ldlat=3 \
+		events/mem-stores=event=0xd0,umask=0x82; do
+		mkdir -p "$(dirname "$F/cpu/${f%%=*}")"
+		echo "${f#*=}" >"$F/cpu/${f%%=*}"
+	done
+	cat >"$T/ns.sh" <<'NS'
+set -e
+mount -t tmpfs none /sys/bus/event_source/devices
+cp -r "$1"/* /sys/bus/event_source/devices/
+shift
+"$@"
+NS
+	timeout 120 unshare -m sh "$T/ns.sh" "$F" "$tool" test --json "$T/fake.json" \
+		budget objects >/dev/null 2>&1
+	bad=
+	for c in budget objects; do
+		read -r st msg < <(status "$c" "$T/fake.json")
+		[ "$st" = skip ] && [[ $msg == *"cpu/mem-loads,ldlat=3/P"* ]] ||
+			bad="$bad $c: $st $msg;"
+	done
+	if [ -z "$bad" ]; then ok "a fake PEBS tree: budget and objects take the precise load event (ldlat 3) and skip saying why it cannot run here"
+	else nok "a fake PEBS tree: budget and objects take the precise load event (ldlat 3) and skip saying why it cannot run here" "$bad"; fi
+fi
 
 # hidden features: every hardware check skips, naming the variable
 PEBS_TEST_NO_PMU=1 PEBS_TEST_NO_MAP=1 "$tool" test --json "$T/hid.json" \
