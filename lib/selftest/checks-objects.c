@@ -104,10 +104,12 @@ int st_wl_objects(FILE *out)
 	for (i = 0; i < ST_OBJECTS; i++) {
 		obj[i] = site[i](spec[i].size);
 		if (!obj[i]) {
+			size_t size = spec[i].size;
+
 			while (i--)
 				free(obj[i]);
 			return core_err(-ENOMEM, "workload objects: cannot "
-					"allocate %zu bytes", spec[i].size);
+					"allocate %zu bytes", size);
 		}
 	}
 	fprintf(out, "workload=objects\nbuffer=%#lx+%zu\nthread.0=%d %#lx+%zu\n",
