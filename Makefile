@@ -158,6 +158,7 @@ $(B)/lib/record/record-objects.o: CPPFLAGS += \
 $(B)/lib/record/record-objects.o: lib/record/objects-proto.h \
 	lib/record/objects-ring.h \
 	$(B)/objects-lib-path
+$(B)/lib/record/record-objects-ns.o: lib/record/objects-proto.h
 $(B)/objects-lib-path: FORCE
 	@mkdir -p $(@D)
 	@echo '$(OBJECTS_LIB_PATH)' >$@.tmp
@@ -173,6 +174,9 @@ $(B)/tests/%.o: tests/%.c $(wildcard include/*.h lib/*/*.h lib/include/*.h \
 		 lib/include/pebsshim/*.h tests/*.h tests/vm/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -c -o $@ $<
+# the interposer's set, built into its unit test
+$(B)/tests/unit/test-objects-set.o: tools/objects/objects-set.c \
+	tools/objects/interpose.h
 
 # Workloads keep their symbols and frames so that reports can name them.
 $(B)/workloads/%: tests/workloads/%.c

@@ -5,7 +5,10 @@
 # record -F at the frequency the 2 % budget ended with, on the page-fault
 # workload (page-faults -d) and on memwalk (cpu-clock). Then the top-10
 # symbols of the full-rate run: how far each budgeted run's shares of
-# them are (the largest difference, in points). It only measures.
+# them are (the largest difference, in points). Last, the same for data
+# objects (record --objects on the page-fault workload whose chunks come
+# from three sites, 4:2:1): the budgeted runs' shares of the full-rate
+# run's objects (report --sort object), one run each. It only measures.
 
 bud_ps() {	# bud_ps NAME OPTS...: a pebs-shim run into $T/bud-NAME.data
 	local name=$1
@@ -79,6 +82,37 @@ bud_case() {	# bud_case NAME: the rounds, then the symbol shares
 	rm -f "$T"/bud-*.data "$T/bud-top" "$T/bud-other"
 }
 
+# shares (%) of the data objects in FILE (pebs-shim report --sort
+# object): one "object share" a line
+bud_obj_shares() {
+	"$tool" report --sort object -i "$1" 2>/dev/null |
+		awk '/^ *[0-9.]+%/ { s = $1; sub(/%/, "", s)
+			for (i = 1; i <= 7; i++) $i = ""
+			sub(/^ +/, ""); print $0 "\t" s }'
+}
+
+bud_objects() {	# bud_objects N: faults --sites N, full rate and budgets
+	local s
+	work=("$faults" --sites "$1")
+	for s in full 1 2 5; do
+		if [ $s = full ]; then
+			bud_ps obj-$s --objects -e page-faults -d -c 1 >/dev/null
+		else
+			bud_ps obj-$s --objects -e page-faults -d --budget $s% >/dev/null
+		fi || { bench_skip budget "objects: shares, $s" "record --objects failed"; return; }
+	done
+	bud_obj_shares "$T/bud-obj-full.data" | head -n 10 >"$T/bud-top"
+	for s in 1 2 5; do
+		bud_obj_shares "$T/bud-obj-$s.data" >"$T/bud-other"
+		bench_value budget "page-faults -d --objects, faults --sites $1: top-10 object shares, budget $s% vs full rate" \
+			"largest difference" points "budget $s%" \
+			"$(awk -F'\t' 'NR == FNR { top[$1] = $2; next } { got[$1] = $2 }
+				END { for (o in top) { d = top[o] - got[o]; if (d < 0) d = -d
+					if (d > m) m = d }; printf "%.2f\n", m }' "$T/bud-top" "$T/bud-other")"
+	done
+	rm -f "$T"/bud-obj-*.data "$T/bud-top" "$T/bud-other"
+}
+
 budget_bench() {
 	local target=4 nfaults hops
 	[ -n "$BENCH_QUICK" ] && target=0.2
@@ -95,5 +129,6 @@ budget_bench() {
 	ev_kind=clock
 	full=(-c 100000)
 	bud_case "cpu-clock, memwalk --hops $hops"
+	bud_objects "$nfaults"
 }
 budget_bench

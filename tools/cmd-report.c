@@ -7,7 +7,9 @@
  * against the state of its time, to on_sample, which filters it
  * (pebs_filter) and adds it to the pebs_report of every table (but
  * the data pages of the default text tables, summed from the cache
- * lines after the pass: pebs_report__derive_top). The library prints
+ * lines after the pass: pebs_report__derive_top), with its call chain's
+ * frames where a table has children (perf report --children, the
+ * default with call chains: pebs_report__add_chain). The library prints
  * (pebs_report_tables__print, pebs_c2c__print_summary).
  */
 #include <errno.h>
@@ -64,6 +66,11 @@ struct report {
 	const char *events;	/* --event names, set once attrs are read */
 	int header;		/* 1: --header, 2: --header-only */
 	bool show_info;		/* -I: the topologies in full */
+	int children;		/* --children 1, --no-children 0, else -1:
+				   as perf, with call chains */
+	bool cumulate;		/* tables whose keys allow it have children */
+	bool chains;		/* some table has: frames resolved */
+	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 	struct table tables[MAX_TABLES];
 	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
 	struct pebs_report_feed *feed;	/* the tables' thread */
@@ -73,7 +80,7 @@ struct report {
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
-	OPT_HEADER_ONLY,
+	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN,
 };
 
 static int add_table(struct report *r, const char *title, const char *keys)
@@ -92,6 +99,12 @@ static int add_table(struct report *r, const char *title, const char *keys)
 		return -1;
 	t->title = title;
 	r->nr_tables++;
+	/* perf's children where its keys allow them */
+	if (r->cumulate && pebs_report__can_cumulate(k, (unsigned int)n)) {
+		if (pebs_report__set_children(t->rep))
+			return -1;
+		r->chains = true;
+	}
 	needs = pebs_report__needs(t->rep);
 	r->need_objects |= needs & PEBS_REPORT_NEEDS_OBJECTS;
 	r->need_data |= needs & PEBS_REPORT_NEEDS_DATA;
@@ -126,7 +139,7 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 {
 	struct report *r = arg;
 	struct pebs_report_sample hidden, cost;
-	int m = pebs_filter__match(r->filter, res, s->time);
+	int m = pebs_filter__match(r->filter, res, s->time), nr;
 
 	/* allocations and releases are no accesses (unless --event) */
 	if (m == PEBS_FILTER_ASIDE) {
@@ -160,19 +173,28 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	     (pebs_objects__add_sample(r->objs, res) ||
 	      (r->c2c && pebs_objects__add_line_sample(r->objs, res)))))
 		return -ENOMEM;
+	if (r->chains && !res->hidden) {
+		/* the frames of the sample's time, for the children */
+		nr = pebs_report__chain(pebs_session__symbols(r->ss), s,
+					res->kernel, r->frames,
+					PEBS_CALLCHAIN_MAX);
+		return pebs_report_feed__add_chain(r->feed, res, r->frames,
+						   nr > 0 ? (unsigned int)nr :
+						   0);
+	}
 	return pebs_report_feed__add(r->feed, res);
 }
 
-/* Whether some event samples data addresses (else no line can be
-   shared: no sharing section, no c2c table fed). */
-static bool any_addr(const struct report *r)
+/* Whether some event samples @type (PERF_SAMPLE_ADDR: else no line can
+   be shared: no sharing section, no c2c table fed). */
+static bool any_sample_type(const struct report *r, uint64_t type)
 {
 	const struct perf_event_attr *a;
 	unsigned int i;
 
 	for (i = 0; i < r->nr_attrs; i++) {
 		a = pebs_perfdata__attr(r->pd, i, NULL, NULL);
-		if (a && (a->sample_type & PERF_SAMPLE_ADDR))
+		if (a && (a->sample_type & type))
 			return true;
 	}
 	return false;
@@ -247,6 +269,13 @@ static int run(struct report *r, const char *sort)
 					      &r->sole_event) > 1;
 	/* HEADER_ATTR records may have added events */
 	r->nr_attrs = pebs_perfdata__nr_attrs(r->pd);
+	/* perf's default: children when the samples have call chains, but
+	   not in --mem-mode, nor of a pipe-mode stream (perf 6.1 decides
+	   before it has read the stream's events; --children here has
+	   them) */
+	r->cumulate = r->children && !r->mem_mode &&
+		      (r->children == 1 || !pebs_perfdata__is_pipe(r->pd)) &&
+		      any_sample_type(r, PERF_SAMPLE_CALLCHAIN);
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
@@ -263,7 +292,7 @@ static int run(struct report *r, const char *sort)
 	/* the sharing section (text, default tables), or the objects'
 	   lines' sharing classes, in the same pass */
 	if (((!sort && r->format == PEBS_REPORT_FORMAT_TEXT) ||
-	     r->need_objects) && any_addr(r) &&
+	     r->need_objects) && any_sample_type(r, PERF_SAMPLE_ADDR) &&
 	    (pebs_c2c__new(&r->c2c) ||
 	     pebs_session__set_c2c(r->ss, r->c2c, PEBS_SESSION_C2C_SHARED |
 				   (pebs_objects__recorded(r->pd) ?
@@ -281,8 +310,9 @@ static int run(struct report *r, const char *sort)
 	if (pebs_report_feed__new(fed, n, &r->feed))
 		goto out_oom;
 	/* kernel samples met before /proc/kallsyms is read are named
-	   after the pass (pebs_report__name_kernel), not waited for */
-	pebs_symbols__kernel_nowait(pebs_session__symbols(r->ss), true);
+	   after the pass (pebs_report__name_kernel), not waited for; but
+	   call chains' frames are named as they come */
+	pebs_symbols__kernel_nowait(pebs_session__symbols(r->ss), !r->chains);
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
 	ferr = pebs_report_feed__finish(r->feed);
@@ -351,7 +381,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: pebs-shim report [-i FILE] [--sort KEY[,KEY...]] [--top N] [-n]\n"
-"                        [--stdio]\n"
+"                        [--stdio] [--children|--no-children]\n"
 "\n"
 "Summarize a perf.data recording (pebs-shim record, perf record, perf\n"
 "mem/c2c record): events, samples, lost samples, duration and the\n"
@@ -394,6 +424,11 @@ static void usage(FILE *f)
 "      --header         first the file's header and features, as perf\n"
 "                       report --header prints them\n"
 "      --header-only    only those (perf report --header-only)\n"
+"      --children       perf's Children column: each row also counts the\n"
+"                       samples whose call chain holds it (the default\n"
+"                       for a recording with call chains, as perf; tables\n"
+"                       of the keys pid, tid, comm, dso, sym, cpu, event)\n"
+"      --no-children    only each sample's own row (Overhead: its Self)\n"
 "  -I, --show-info      with them, the CPU and NUMA topologies and caches\n"
 "--comm, --pid and --tid hide rows but keep the total (Overhead stays a\n"
 "share of all samples), --cpu, --time and --event leave samples out.\n"
@@ -425,14 +460,17 @@ int cmd_report(int argc, char **argv)
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "header-only", no_argument, NULL, OPT_HEADER_ONLY },
 		{ "show-info", no_argument, NULL, 'I' },
+		{ "children", no_argument, NULL, OPT_CHILDREN },
+		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct report r = { .path = "pebs-shim.data", .top = 0 };
+	struct report r = { .path = "pebs-shim.data", .top = 0,
+			    .children = -1 };
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
 	const char *sort = NULL;
 	char *end;
-	int c, ret;
+	int c, n, ret;
 
 	if (pebs_filter__new(&r.filter)) {
 		tool_err("report", "%s", pebs_errmsg());
@@ -490,6 +528,12 @@ int cmd_report(int argc, char **argv)
 		case 'I':
 			r.show_info = true;
 			break;
+		case OPT_CHILDREN:
+			r.children = 1;
+			break;
+		case OPT_NO_CHILDREN:
+			r.children = 0;
+			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {
 				r.format = PEBS_REPORT_FORMAT_CSV;
@@ -535,9 +579,20 @@ int cmd_report(int argc, char **argv)
 	if (!r.top)
 		r.top = r.format == PEBS_REPORT_FORMAT_TEXT ? 10 : ~0u;
 	/* one key fewer than the maximum: "event," may go first */
-	if (sort && pebs_report__parse_keys(sort, keys,
-					    PEBS_REPORT_MAX_KEYS - 1) < 0) {
+	n = sort ? pebs_report__parse_keys(sort, keys,
+					   PEBS_REPORT_MAX_KEYS - 1) : 0;
+	if (n < 0) {
 		tool_err("report", "%s", pebs_errmsg());
+		goto out_usage;
+	}
+	/* --children with keys perf does not cumulate (it has no data key
+	   without --mem-mode, and --mem-mode has no children) */
+	if (r.children == 1 && sort && !r.mem_mode &&
+	    !pebs_report__can_cumulate(keys, (unsigned int)n)) {
+		tool_err("report", "--children: '%s' has keys that are not "
+			 "code (children cumulate pid, tid, comm, dso, sym, "
+			 "cpu, event only): give those keys or --no-children",
+			 sort);
 		goto out_usage;
 	}
 	ret = run(&r, sort);

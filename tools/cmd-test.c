@@ -37,7 +37,7 @@ static const char usage_text[] =
 "  -w, --workload NAME  run a known workload and print its layout and\n"
 "                       timing (run it under perf yourself): touch,\n"
 "                       chase-small, chase-large, store, false-share,\n"
-"                       true-share\n"
+"                       true-share, budget, objects\n"
 "  -h, --help           this text\n"
 "\n"
 "Exit status: 0 nothing failed, 1 a check failed, 2 it could not run\n"

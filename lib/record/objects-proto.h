@@ -39,7 +39,10 @@ struct pso_rec {
 	uint8_t kind;		/* enum pso_kind */
 	uint8_t nr_ips;		/* call stack: the caller first */
 	uint32_t pid, tid;
-	uint32_t pad;
+	/* 0: pid and tid are the recorder's PID namespace's; else they are
+	   the namespace's whose /proc/PID/ns/pid has this inode number (the
+	   recorder translates them to its own) */
+	uint32_t pidns;
 	uint64_t time;		/* CLOCK_MONOTONIC, ns */
 	uint64_t addr, len;	/* the range allocated or released */
 	uint64_t weight;	/* bytes it stands for (len / probability) */

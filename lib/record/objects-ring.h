@@ -33,13 +33,26 @@
  * handler) can be skipped: by its length when marked, else by scanning
  * for the next word that names its own position, and a late write of a
  * skipped producer cannot be read as a slot of a later lap.
+ *
+ * A full ring: the producer spins a little, then sleeps on a futex
+ * (pso_ring_wait: the word @read, which the consumer bumps when it moves
+ * the tail while producers wait, then wakes them), and first asks the
+ * consumer to read at once (pso_ring_kick: the futex word @kick, set to
+ * 1 and woken; the recorder has a thread asleep on it). Futexes of the
+ * shared mapping, not descriptors: they work in every process that maps
+ * the ring, across exec and PID namespaces, and a program that closes
+ * or reuses descriptor numbers cannot lose or misdirect them.
  */
 #ifndef PEBS_SHIM_OBJECTS_RING_H
 #define PEBS_SHIM_OBJECTS_RING_H
 
+#include <linux/futex.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "record/objects-proto.h"
 
@@ -58,10 +71,24 @@ struct pso_ring {
 	uint64_t size;		/* data bytes: a power of two */
 	uint32_t recorder;	/* the recorder's pid */
 	uint32_t open;		/* 1 while the recorder reads, 0 after */
+	/* the recorder's PID namespace: the inode number of its
+	   /proc/self/ns/pid (0: unknown) */
+	uint64_t pidns;
+	uint32_t beat;		/* bumped by every read of the recorder */
 	/* bytes ever reserved, and ever read: each on its own line */
 	uint64_t head __attribute__((aligned(64)));
 	uint64_t tail __attribute__((aligned(64)));
+	uint32_t read;		/* futex: bumped when tail moved for waiters */
+	uint32_t waiters;	/* producers asleep on @read */
+	uint32_t kick __attribute__((aligned(64)));	/* futex: 1 read now */
 };
+
+static inline long pso_futex(uint32_t *word, int op, uint32_t val,
+			     const struct timespec *ts)
+{
+	/* not FUTEX_PRIVATE_FLAG: the word is in memory shared by processes */
+	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
 
 static inline char *pso_ring_data(struct pso_ring *r)
 {
@@ -100,6 +127,45 @@ static inline bool pso_ring_room(struct pso_ring *r, uint64_t pos,
 {
 	return pos + slot - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE) <=
 	       r->size;
+}
+
+/* whether the consumer has read up to @target */
+static inline bool pso_ring_read_to(struct pso_ring *r, uint64_t target)
+{
+	return (int64_t)(__atomic_load_n(&r->tail, __ATOMIC_SEQ_CST) -
+			 target) >= 0;
+}
+
+/* ask the consumer to read now: the first asker since its last wake-up
+   wakes it */
+static inline void pso_ring_kick(struct pso_ring *r)
+{
+	if (!__atomic_exchange_n(&r->kick, 1, __ATOMIC_SEQ_CST))
+		pso_futex(&r->kick, FUTEX_WAKE, 1, NULL);
+}
+
+/*
+ * pso_ring_wait - sleep until the consumer has read up to @target (a
+ * slot's room: its end less the ring's size), or @timeout_ns passed,
+ * having kicked it; whether it has. The consumer's release sees the
+ * waiter counted before the tail is read here, or this sees its tail.
+ */
+static inline bool pso_ring_wait(struct pso_ring *r, uint64_t target,
+				 long timeout_ns)
+{
+	uint32_t seq = __atomic_load_n(&r->read, __ATOMIC_SEQ_CST);
+	struct timespec ts = { .tv_nsec = timeout_ns };
+	bool done;
+
+	__atomic_fetch_add(&r->waiters, 1, __ATOMIC_SEQ_CST);
+	done = pso_ring_read_to(r, target);
+	if (!done) {
+		pso_ring_kick(r);
+		pso_futex(&r->read, FUTEX_WAIT, seq, &ts);
+		done = pso_ring_read_to(r, target);
+	}
+	__atomic_fetch_sub(&r->waiters, 1, __ATOMIC_SEQ_CST);
+	return done;
 }
 
 /* copy @len bytes to the ring at @pos, in two pieces across its end */
@@ -209,10 +275,15 @@ static inline uint64_t pso_ring_resync(struct pso_ring *r, uint64_t tail)
 	return end;
 }
 
-/* hand the bytes up to @tail back to the producers */
+/* hand the bytes up to @tail back to the producers, waking those
+   asleep in pso_ring_wait */
 static inline void pso_ring_release(struct pso_ring *r, uint64_t tail)
 {
-	__atomic_store_n(&r->tail, tail, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->tail, tail, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&r->waiters, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_add(&r->read, 1, __ATOMIC_SEQ_CST);
+		pso_futex(&r->read, FUTEX_WAKE, INT32_MAX, NULL);
+	}
 }
 
 #endif /* PEBS_SHIM_OBJECTS_RING_H */

@@ -399,5 +399,24 @@ size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
 int rec_objects_attrs(struct pebs_perfdata_writer *w,
 		      const struct perf_event_attr *like);
 void rec_objects_free(struct pebs_recorder *r);
+/* the eventfd the ring's waker writes when a producer asks for a read
+   (-1: none), and its reset once woken */
+int rec_objects_wake_fd(const struct pebs_recorder *r);
+void rec_objects_woken(struct pebs_recorder *r);
+
+/* ---- data objects of a PID namespace (record-objects-ns.c) --------- */
+
+struct rec_objects_ns;
+struct pso_rec;
+/*
+ * rec_objects_ns_fix - @rec's pid and tid, of the PID namespace it names
+ * (rec->pidns), as the recorder's namespace numbers them, if its thread
+ * is found (a table in *@t, made on the first call; /proc scanned once
+ * per namespace and @drain, the count of the ring's drains); 0 or
+ * -ENOMEM.
+ */
+int rec_objects_ns_fix(struct rec_objects_ns **t, struct pso_rec *rec,
+		       uint32_t drain);
+void rec_objects_ns_free(struct rec_objects_ns *t);
 
 #endif /* PEBSSHIM_RECORD_INT_H */

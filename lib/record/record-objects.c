@@ -20,7 +20,10 @@
  * sampled), CALLCHAIN its stack (user context), WEIGHT its size. A free
  * sample: ADDR, PERIOD the length of an unmapped range (1 for free()).
  *
- * A producer waits while the ring is full, so nothing is dropped. The
+ * A producer waits while the ring is full, so nothing is dropped: it
+ * sleeps on a futex of the ring, having asked the recorder to read at
+ * once (the waker below). A process in another PID namespace sends its
+ * namespace's pids, which record-objects-ns.c translates. The
  * ring holds what the command writes in the milliseconds record may be
  * kept from the CPU: 16 MiB with --objects=all (a few hundred thousand
  * records), 1 MiB when sampling (ten thousand: a few thousand a second
@@ -45,11 +48,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -93,6 +98,12 @@ struct rec_objects {
 	uint64_t stuck_since;	/* seen first then (0: none) */
 	uint64_t deadline;	/* of the last drain's waits */
 	unsigned int wait_ms;	/* between reads (rec_objects_wait_ms) */
+	int wake_fd;		/* the waker's eventfd (-1: none) */
+	bool waking;		/* the waker thread runs */
+	bool stopping;		/* ... and is to end */
+	pthread_t waker;
+	struct rec_objects_ns *ns;	/* pids of other namespaces */
+	uint32_t drains;	/* rec_objects_drain's calls */
 	char path[PATH_MAX];
 	uint64_t slot[PSO_SLOT_MAX / 8];	/* one record, copied out */
 };
@@ -126,6 +137,8 @@ static int find_lib(char *path, size_t len)
 /* the ring: a memfd of the header page and @size bytes, shared */
 static int ring_create(struct rec_objects *ob, uint32_t size)
 {
+	struct stat st;
+
 	ob->map_len = PSO_RING_HDR + (size_t)size;
 	ob->fd = memfd_create(PEBS_OBJECTS_RING_NAME, 0);
 	if (ob->fd < 0 || fchmod(ob->fd, 0600) ||
@@ -141,6 +154,8 @@ static int ring_create(struct rec_objects *ob, uint32_t size)
 	}
 	ob->ring->size = size;
 	ob->ring->recorder = (uint32_t)getpid();
+	if (!stat("/proc/self/ns/pid", &st))
+		ob->ring->pidns = (uint32_t)st.st_ino;
 	ob->ring->open = 1;
 	__atomic_store_n(&ob->ring->magic, PSO_RING_MAGIC, __ATOMIC_RELEASE);
 	return 0;
@@ -158,7 +173,7 @@ int rec_objects_prepare(struct pebs_recorder *r)
 	ob = calloc(1, sizeof(*ob));
 	if (!ob)
 		return core_err(-ENOMEM, "out of memory");
-	ob->fd = -1;
+	ob->fd = ob->wake_fd = -1;
 	ob->wait_ms = 1;
 	r->objs = ob;
 	err = find_lib(ob->path, sizeof(ob->path));
@@ -194,13 +209,86 @@ int rec_objects_prepare(struct pebs_recorder *r)
 	return 0;
 }
 
+/*
+ * The waker: a thread asleep on the ring's futex word kick, which a
+ * producer that found the ring full sets and wakes (pso_ring_kick); it
+ * writes the eventfd that pebs_recorder__poll waits on with the kernel's
+ * rings, so the recorder reads at once rather than at its next timeout
+ * (up to WAIT_MAX_MS). A futex, not an eventfd in the command: the
+ * command's descriptors are the program's, which may close them all (an
+ * eventfd cannot be opened again through /proc/PID/fd) or reuse their
+ * numbers; the futex word is in the ring every process maps, in any PID
+ * namespace. Signals are blocked in the thread: they reach the recorder's
+ * main thread, whose poll they interrupt.
+ */
+static void *waker(void *arg)
+{
+	struct rec_objects *ob = arg;
+	uint64_t one = 1;
+
+	while (!__atomic_load_n(&ob->stopping, __ATOMIC_ACQUIRE)) {
+		pso_futex(&ob->ring->kick, FUTEX_WAIT, 0, NULL);
+		if (__atomic_exchange_n(&ob->ring->kick, 0, __ATOMIC_SEQ_CST) &&
+		    write(ob->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			break;
+	}
+	return NULL;
+}
+
+/* the waker, if it can be had (else the reads are every WAIT_MAX_MS at
+   the longest, as they are anyway) */
+static void waker_start(struct rec_objects *ob)
+{
+	sigset_t all, old;
+
+	ob->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ob->wake_fd < 0)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ob->waking = !pthread_create(&ob->waker, NULL, waker, ob);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void waker_stop(struct rec_objects *ob)
+{
+	if (ob->waking) {
+		__atomic_store_n(&ob->stopping, true, __ATOMIC_RELEASE);
+		__atomic_store_n(&ob->ring->kick, 1, __ATOMIC_SEQ_CST);
+		pso_futex(&ob->ring->kick, FUTEX_WAKE, 1, NULL);
+		pthread_join(ob->waker, NULL);
+		ob->waking = false;
+	}
+	if (ob->wake_fd >= 0)
+		close(ob->wake_fd);
+	ob->wake_fd = -1;
+}
+
+int rec_objects_wake_fd(const struct pebs_recorder *r)
+{
+	return r->objs ? r->objs->wake_fd : -1;
+}
+
+void rec_objects_woken(struct pebs_recorder *r)
+{
+	uint64_t n;
+	ssize_t got;
+
+	if (r->objs && r->objs->wake_fd >= 0) {
+		got = read(r->objs->wake_fd, &n, sizeof(n));	/* nonblocking */
+		(void)got;
+	}
+}
+
 /* the fd stays open until the end: a process of the command that closed
    its copy (a program closing every fd before an exec, Python's
    subprocess) opens the ring as /proc/RECORDER/fd/FD */
 void rec_objects_started(struct pebs_recorder *r)
 {
-	if (r->objs && r->objs->fd >= 0)
+	if (r->objs && r->objs->fd >= 0) {
 		r->objs->started = true;
+		waker_start(r->objs);
+	}
 }
 
 size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
@@ -267,6 +355,14 @@ static int write_rec(struct pebs_recorder *r, uint32_t len)
 {
 	struct rec_objects *ob = r->objs;
 	uint64_t buf[REC_OBJ_SAMPLE_MAX / 8];
+	struct pso_rec *rec = (struct pso_rec *)ob->slot;
+	int err;
+
+	/* a process of another PID namespace: its pids as the samples'
+	   (ob->slot is the record's copy) */
+	if (len >= sizeof(*rec) && rec->pidns &&
+	    (err = rec_objects_ns_fix(&ob->ns, rec, ob->drains)))
+		return core_err(err, "--objects: out of memory");
 
 	if (!rec_objects_sample(ob->slot, len, buf, sizeof(buf))) {
 		r->st.obj_bad++;	/* not one of the interposer's */
@@ -301,6 +397,8 @@ int rec_objects_drain(struct pebs_recorder *r)
 
 	if (!ob || !ob->ring || !ob->started)
 		return 0;
+	__atomic_fetch_add(&ob->ring->beat, 1, __ATOMIC_RELAXED);
+	ob->drains++;
 	start = ob->tail;
 	end = __atomic_load_n(&ob->ring->head, __ATOMIC_ACQUIRE);
 	if (end - ob->tail > ob->ring->size)
@@ -374,6 +472,7 @@ int rec_objects_stop(struct pebs_recorder *r)
 	ob->deadline = core_mono_ns() + END_NS;
 	err = rec_objects_drain(r);
 	__atomic_store_n(&ob->ring->open, 0, __ATOMIC_RELEASE);
+	waker_stop(ob);
 	return err;
 }
 
@@ -384,11 +483,13 @@ void rec_objects_free(struct pebs_recorder *r)
 	if (!ob)
 		return;
 	if (ob->ring) {
+		waker_stop(ob);
 		__atomic_store_n(&ob->ring->open, 0, __ATOMIC_RELEASE);
 		munmap(ob->ring, ob->map_len);
 	}
 	if (ob->fd >= 0)
 		close(ob->fd);
+	rec_objects_ns_free(ob->ns);
 	free(ob);
 	r->objs = NULL;
 }

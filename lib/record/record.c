@@ -218,14 +218,18 @@ static int64_t ms_left(uint64_t end)
 /*
  * Wait up to @timeout_ms for a ring as pebs_chanset__poll does. With
  * --objects, the objects' ring is drained meanwhile every 1 to 16 ms
- * (rec_objects_wait_ms: the fuller it was, the sooner): the interposer
- * then seldom waits on a full ring, and an object's sample is written
- * soon after its time.
+ * (rec_objects_wait_ms: the fuller it was, the sooner), and at once when
+ * a producer finds it full (the waker's eventfd): the interposer then
+ * seldom waits on a full ring, and an object's sample is written soon
+ * after its time.
  */
 static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 {
-	struct pollfd p = { .fd = pebs_chanset__epoll_fd(r->set),
-			    .events = POLLIN };
+	/* a ring of the kernel's, or the objects' waker (a full ring) */
+	struct pollfd p[2] = {
+		{ .fd = pebs_chanset__epoll_fd(r->set), .events = POLLIN },
+		{ .fd = rec_objects_wake_fd(r), .events = POLLIN },
+	};
 	uint64_t end = core_mono_ns() + (uint64_t)timeout_ms * 1000000;
 	int n, err;
 
@@ -235,12 +239,14 @@ static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 	for (;;) {
 		int w = rec_objects_wait_ms(r), left = (int)ms_left(end);
 
-		n = poll(&p, 1, left < 1 ? 1 : left < w ? left : w);
+		n = poll(p, 2, left < 1 ? 1 : left < w ? left : w);
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
 			       core_err(-errno, "poll: %s", strerror(errno));
-		if (n > 0)
+		if (p[0].revents)
 			break;	/* a ring (or a target gone) */
+		if (p[1].revents)
+			rec_objects_woken(r);
 		err = rec_objects_drain(r);
 		if (err)
 			return err;

@@ -9,10 +9,14 @@
  *   event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,
  *   dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight
  * where a key the row's table is not grouped by is empty (and, when a
- * table has an object key, its object columns).
+ * table has an object key, its object columns; when a table has
+ * children, last the children and children_period columns, empty in
+ * the other tables).
  * JSON: {"file":..., "samples":N, "tables":[{"title":..., "keys":[...],
- *   "rows":[{"overhead":..., ..., "<key>":...}]}]}.
- * overhead is a percentage of the table's (or the row's event's) period.
+ *   "rows":[{"overhead":..., ..., "<key>":...}]}]} (a table with
+ *   children: "children" and "children_period" after "samples").
+ * overhead and children are percentages of the table's (or the row's
+ * event's) period.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -80,6 +84,16 @@ static void row_vals(const struct rp_print *r, const struct pebs_report *rep,
 	v->os = &v->st;
 }
 
+bool rp_any_children(const struct rp_print *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->o.nr_tables; i++)
+		if (pebs_report__children(r->o.tables[i].rep))
+			return true;
+	return false;
+}
+
 bool rp_any_objects(const struct rp_print *r)
 {
 	const enum pebs_report_key *keys;
@@ -105,8 +119,7 @@ static void each_row(const struct rp_print *r, const struct pebs_report_table *t
 	for (i = 0; i < nr && n < r->o.top; i++) {
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
-		if (r->o.percent_limit > 0 &&
-		    pebs_report__overhead(rep, row, r->o.by_event) < r->o.percent_limit)
+		if (!rp_shown(r, rep, row))
 			continue;
 		fn(r, t, rep, row, n++ == 0);
 	}
@@ -171,6 +184,11 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 			v.oa.node_remote);
 	else if (r->obj_cols)
 		fputs(",,", f);
+	if (pebs_report__children(rep))
+		fprintf(f, ",%.4f,%" PRIu64, pebs_report__children_overhead(
+				rep, row, r->o.by_event), row->children_period);
+	else if (r->children_cols)
+		fputs(",,", f);
 	fputc('\n', f);
 }
 
@@ -188,6 +206,11 @@ static void json_row(const struct rp_print *r, const struct pebs_report_table *t
 	fprintf(f, "%s\n        {\"overhead\": %.4f, \"period\": %" PRIu64
 	       ", \"samples\": %" PRIu64, first ? "" : ",", v.overhead,
 	       row->period, row->samples);
+	if (pebs_report__children(rep))
+		fprintf(f, ", \"children\": %.4f, \"children_period\": %"
+			PRIu64, pebs_report__children_overhead(rep, row,
+							      r->o.by_event),
+			row->children_period);
 	if (row->weight_nr)
 		fprintf(f, ", \"avg_weight\": %.1f", v.avg_weight);
 	fprintf(f, ", \"loads\": %u, \"stores\": %u, \"hitm\": %u, "
@@ -229,6 +252,8 @@ void rp_print_csv(const struct rp_print *r)
 	if (r->obj_cols)
 		fputs(",object_field,p50_weight,p90_weight,instances,bytes,"
 		      "peak_live,local,remote,sharing,node_local,node_remote", f);
+	if (r->children_cols)
+		fputs(",children,children_period", f);
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
 		each_row(r, &r->o.tables[i], csv_row);

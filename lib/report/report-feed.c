@@ -9,7 +9,10 @@
  * samples' strings (comm, dso, symbol names: a session's, interned)
  * must not change before pebs_report_feed__finish, and only the thread
  * touches the reports until then. Without a thread (none could start),
- * a full batch is added in place.
+ * a full batch is added in place. When a report has children
+ * (pebs_report__set_children), a batch also holds its samples' call
+ * chains (pebs_report_feed__add_chain): each sample's frames, copied
+ * into the batch's frames, for pebs_report__add_chain.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,6 +25,15 @@
 /* samples handed over at once: few hand-overs, each of which may wait
    for a wake-up; 1 MiB a batch */
 #define BATCH		8192
+/* frames of a batch's call chains: handed over sooner when full (4 MiB) */
+#define FRAMES		(128 * 1024)
+
+/* A batch's call chains: sample i's frames are frames[off[i],
+   off[i + 1]). */
+struct chains {
+	uint32_t *off;		/* BATCH + 1 */
+	struct pebs_frame *frames;	/* FRAMES */
+};
 
 struct pebs_report_feed {
 	struct pebs_report **reps;
@@ -29,6 +41,9 @@ struct pebs_report_feed {
 	struct pebs_report_sample *fill;	/* the caller's batch */
 	struct pebs_report_sample *spare;	/* the thread's */
 	size_t nr_fill;
+	bool chains;		/* a report has children: the batches'
+				   call chains are kept */
+	struct chains cfill, cspare, cjob;	/* as fill, spare, job */
 	bool threaded, finished;
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -39,15 +54,27 @@ struct pebs_report_feed {
 	int err;		/* the first failed add (-ENOMEM) */
 };
 
-/* Batch @s of @n samples into every report. */
+/* Batch @s of @n samples (their chains @c when kept) into every
+   report. */
 static int add_all(struct pebs_report_feed *f,
-		   const struct pebs_report_sample *s, size_t n)
+		   const struct pebs_report_sample *s, size_t n,
+		   const struct chains *c)
 {
 	unsigned int i;
+	size_t j;
 
-	for (i = 0; i < f->nr_reps; i++)
-		if (pebs_report__add_batch(f->reps[i], s, n))
-			return -ENOMEM;
+	for (i = 0; i < f->nr_reps; i++) {
+		if (!f->chains || !pebs_report__children(f->reps[i])) {
+			if (pebs_report__add_batch(f->reps[i], s, n))
+				return -ENOMEM;
+			continue;
+		}
+		for (j = 0; j < n; j++)
+			if (pebs_report__add_chain(f->reps[i], &s[j],
+						   c->frames + c->off[j],
+						   c->off[j + 1] - c->off[j]))
+				return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -55,6 +82,7 @@ static void *run(void *arg)
 {
 	struct pebs_report_feed *f = arg;
 	const struct pebs_report_sample *s;
+	struct chains c;
 	size_t n;
 	int err;
 
@@ -66,8 +94,9 @@ static void *run(void *arg)
 			break;
 		s = f->job;
 		n = f->nr_job;
+		c = f->cjob;
 		pthread_mutex_unlock(&f->mu);
-		err = f->err ? 0 : add_all(f, s, n);
+		err = f->err ? 0 : add_all(f, s, n, &c);
 		pthread_mutex_lock(&f->mu);
 		if (err)
 			f->err = err;
@@ -76,6 +105,28 @@ static void *run(void *arg)
 	}
 	pthread_mutex_unlock(&f->mu);
 	return NULL;
+}
+
+static int chains_new(struct chains *c)
+{
+	c->off = malloc((BATCH + 1) * sizeof(*c->off));
+	c->frames = malloc(FRAMES * sizeof(*c->frames));
+	if (!c->off || !c->frames)
+		return -ENOMEM;
+	c->off[0] = 0;
+	return 0;
+}
+
+static void feed_free(struct pebs_report_feed *f)
+{
+	free(f->reps);
+	free(f->fill);
+	free(f->spare);
+	free(f->cfill.off);
+	free(f->cfill.frames);
+	free(f->cspare.off);
+	free(f->cspare.frames);
+	free(f);
 }
 
 /* Start the thread: false if it cannot (then batches are added in
@@ -111,14 +162,15 @@ int pebs_report_feed__new(struct pebs_report *const *reps, unsigned int nr,
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return core_err(-ENOMEM, "report feed: out of memory");
+	for (i = 0; i < nr; i++)
+		f->chains |= pebs_report__children(reps[i]);
 	f->reps = malloc((nr ? nr : 1) * sizeof(*f->reps));
 	f->fill = malloc(BATCH * sizeof(*f->fill));
 	f->spare = malloc(BATCH * sizeof(*f->spare));
-	if (!f->reps || !f->fill || !f->spare) {
-		free(f->reps);
-		free(f->fill);
-		free(f->spare);
-		free(f);
+	if (!f->reps || !f->fill || !f->spare ||
+	    (f->chains && (chains_new(&f->cfill) ||
+			   chains_new(&f->cspare)))) {
+		feed_free(f);
 		return core_err(-ENOMEM, "report feed: out of memory");
 	}
 	if (nr)
@@ -134,12 +186,13 @@ int pebs_report_feed__new(struct pebs_report *const *reps, unsigned int nr,
 static int hand_over(struct pebs_report_feed *f)
 {
 	struct pebs_report_sample *t = f->fill;
+	struct chains c = f->cfill;
 	size_t n = f->nr_fill;
 	int err;
 
 	f->nr_fill = 0;
 	if (!f->threaded)
-		return add_all(f, t, n);
+		return add_all(f, t, n, &c);
 	pthread_mutex_lock(&f->mu);
 	while (f->job)
 		pthread_cond_wait(&f->cv, &f->mu);
@@ -147,8 +200,11 @@ static int hand_over(struct pebs_report_feed *f)
 	if (!err && n) {
 		f->job = t;
 		f->nr_job = n;
+		f->cjob = c;
 		f->fill = f->spare;
 		f->spare = t;
+		f->cfill = f->cspare;
+		f->cspare = c;
 		pthread_cond_broadcast(&f->cv);
 	}
 	pthread_mutex_unlock(&f->mu);
@@ -158,8 +214,33 @@ static int hand_over(struct pebs_report_feed *f)
 int pebs_report_feed__add(struct pebs_report_feed *f,
 			  const struct pebs_report_sample *s)
 {
-	if (!f || !s || f->finished)
+	return pebs_report_feed__add_chain(f, s, NULL, 0);
+}
+
+int pebs_report_feed__add_chain(struct pebs_report_feed *f,
+				const struct pebs_report_sample *s,
+				const struct pebs_frame *frames,
+				unsigned int nr)
+{
+	uint32_t at;
+
+	if (!f || !s || f->finished || (nr && !frames))
 		return core_err(-EINVAL, "report feed: none, or finished");
+	if (!f->chains)
+		nr = 0;
+	if (nr > PEBS_CALLCHAIN_MAX)
+		nr = PEBS_CALLCHAIN_MAX;
+	/* no room for the frames: the batch goes first */
+	if (f->chains && f->cfill.off[f->nr_fill] + nr > FRAMES &&
+	    hand_over(f))
+		return core_err(-ENOMEM, "report: out of memory");
+	if (f->chains) {
+		at = f->cfill.off[f->nr_fill];
+		if (nr)
+			memcpy(f->cfill.frames + at, frames,
+			       nr * sizeof(*frames));
+		f->cfill.off[f->nr_fill + 1] = at + nr;
+	}
 	f->fill[f->nr_fill++] = *s;
 	if (f->nr_fill < BATCH)
 		return 0;
@@ -200,8 +281,5 @@ void pebs_report_feed__delete(struct pebs_report_feed *f)
 		return;
 	if (!f->finished)
 		pebs_report_feed__finish(f);
-	free(f->reps);
-	free(f->fill);
-	free(f->spare);
-	free(f);
+	feed_free(f);
 }

@@ -586,11 +586,13 @@ int pebs_report__field(const struct pebs_report_row *row,
 		return snprintf(buf, len, "%s",
 				row->dso ? core_base_name(row->dso) : "[unknown]");
 	case PEBS_REPORT_SYM:
-		/* perf: "[k] name", "[.] 0x<address, 16 digits>" */
+		/* perf: "[k] name", "[.] 0x<address, 16 digits>" (its
+		   "%-#.*llx": 0 prints without "0x", as a call chain's
+		   frame of address 0 shows) */
 		if (row->sym)
 			return snprintf(buf, len, "[%c] %s",
 					row->kernel ? 'k' : '.', row->sym);
-		return snprintf(buf, len, "[%c] 0x%016llx",
+		return snprintf(buf, len, "[%c] %#.16llx",
 				row->kernel ? 'k' : '.',
 				(unsigned long long)row->ip);
 	case PEBS_REPORT_CPU:

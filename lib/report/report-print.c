@@ -66,11 +66,15 @@ void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
 	pebs_report__field(row, k, buf, len);
 }
 
-static bool shown(const struct rp_print *r, const struct pebs_report *rep,
-		  const struct pebs_report_row *row)
+bool rp_shown(const struct rp_print *r, const struct pebs_report *rep,
+	      const struct pebs_report_row *row)
 {
+	/* with children, perf's hist_entry__get_percent_limit: Children */
 	return r->o.percent_limit <= 0 ||
-	       pebs_report__overhead(rep, row, r->o.by_event) >= r->o.percent_limit;
+	       (pebs_report__children(rep) ?
+		pebs_report__children_overhead(rep, row, r->o.by_event) :
+		pebs_report__overhead(rep, row, r->o.by_event)) >=
+	       r->o.percent_limit;
 }
 
 /* an object key: a table with one has the object columns */
@@ -103,6 +107,7 @@ static void print_table(const struct rp_print *r,
 	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
 	bool weights = false, threads = true, mem = false, objs = false;
 	bool numa = false;	/* node_local/node_remote: some counted */
+	bool children = pebs_report__children(rep);
 	struct pebs_object_stats os;
 	struct pebs_object_access oa;
 	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
@@ -155,7 +160,7 @@ static void print_table(const struct rp_print *r,
 	for (i = 0, n = 0; i < nr && n < r->o.top; i++) {
 		const struct pebs_report_row *row = pebs_report__row(rep, i);
 
-		if (!shown(r, rep, row))
+		if (!rp_shown(r, rep, row))
 			continue;
 		n++;
 		weights |= row->weight_nr != 0;
@@ -170,7 +175,10 @@ static void print_table(const struct rp_print *r,
 			w[k] = l > w[k] && l <= WIDTH_MAX ? l : w[k];
 		}
 	}
-	fprintf(f, "%9s", "Overhead");
+	if (children)	/* perf's Children and Self */
+		fprintf(f, "%9s  %9s", "Children", "Self");
+	else
+		fprintf(f, "%9s", "Overhead");
 	if (r->o.show_nr || objs)
 		fprintf(f, "  %10s", "Samples");
 	if (weights)
@@ -200,12 +208,15 @@ static void print_table(const struct rp_print *r,
 			break;
 		}
 		row = pebs_report__row(rep, i);
-		if (!shown(r, rep, row))
+		if (!rp_shown(r, rep, row))
 			continue;
 		n++;
 		if (printed == r->o.top)
 			continue;
 		printed++;
+		if (children)
+			fprintf(f, "%8.2f%%  ", pebs_report__children_overhead(
+				rep, row, r->o.by_event));
 		fprintf(f, "%8.2f%%", pebs_report__overhead(rep, row, r->o.by_event));
 		if (r->o.show_nr || objs)
 			fprintf(f, "  %10" PRIu64, row->samples);
@@ -447,6 +458,7 @@ int pebs_report_tables__print(FILE *f,
 		r.o.top = UINT_MAX;
 	r.nr_attrs = pebs_perfdata__nr_attrs(r.o.pd);
 	r.obj_cols = rp_any_objects(&r);
+	r.children_cols = rp_any_children(&r);
 	switch (r.o.format) {
 	case PEBS_REPORT_FORMAT_TEXT:
 		print_header(&r);

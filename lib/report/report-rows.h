@@ -69,6 +69,15 @@ struct pebs_report {
 	uint32_t last_hash;
 	struct rp_defer *defer;	/* pebs_report__defer: the samples as
 				   entries until sorted, or NULL */
+	bool children;		/* pebs_report__set_children: each row's
+				   racc follows its atoms */
+};
+
+/* A row's children (lib/report/report-children.c): the samples whose
+   call chain holds it, their period, and perf's callchain max_depth. */
+struct racc {
+	uint64_t period, samples;
+	uint64_t depth;
 };
 
 static inline unsigned char *row_at(const struct pebs_report *r, size_t i)
@@ -80,6 +89,23 @@ static inline uint64_t *atoms(unsigned char *row)
 {
 	return (uint64_t *)(row + sizeof(struct rsum));
 }
+
+/* rp_layout - the atoms of @r's keys laid out (compared ones first), its
+   stride. */
+void rp_layout(struct pebs_report *r);
+
+/* row_acc - the racc of @row in a report with children. */
+static inline struct racc *row_acc(const struct pebs_report *r,
+				   const unsigned char *row)
+{
+	return (struct racc *)(row + sizeof(struct rsum) +
+			       r->nr_atoms * sizeof(uint64_t));
+}
+
+/* rp_acc_cmp - rows @x and @y by their children, as rp_row_cmp (0: a
+   tie there). */
+int rp_acc_cmp(const struct pebs_report *r, const unsigned char *x,
+	       const unsigned char *y);
 
 /* rp_new_row - a new row of key atoms @a, sums 0; NULL: out of memory. */
 unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a);

@@ -31,7 +31,7 @@
 #define BATCH		32	/* samples whose lookups overlap */
 
 /* Lay out the atoms: compared fields first, the shown-only ones last. */
-static void layout(struct pebs_report *r)
+void rp_layout(struct pebs_report *r)
 {
 	uint32_t used = 0, cmp, done = 0;
 	unsigned int i, f;
@@ -42,6 +42,11 @@ static void layout(struct pebs_report *r)
 	cmp = used & ~(1u << RK_DATA_SYM_OFF);
 	if (!r->dsym_key)
 		cmp &= ~(1u << RK_DATA_SYM);
+	/* with children, the mode only shown (the first row's), as perf's
+	   level: a frame in no mapping has its caller's */
+	if (r->children)
+		cmp &= ~(1u << RK_KERNEL);
+	r->nr_atoms = 0;
 	memset(r->atom_of, NO_ATOM, sizeof(r->atom_of));
 	for (f = 0; f < RK_NR_FIELDS; f++)
 		if (cmp & 1u << f) {
@@ -54,7 +59,8 @@ static void layout(struct pebs_report *r)
 			r->field_of[r->nr_atoms] = f;
 			r->atom_of[f] = (uint8_t)r->nr_atoms++;
 		}
-	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t);
+	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t) +
+		    (r->children ? sizeof(struct racc) : 0);
 	r->direct = rk_direct(r->keys, r->nr_keys, &r->direct_flags);
 	/* keys of one field each, from the sample alone: atoms made
 	   without a pebs_report_row between */
@@ -114,7 +120,7 @@ int pebs_report__new(const enum pebs_report_key *keys, unsigned int nr_keys,
 			       keys[i] == PEBS_REPORT_SNOOP ||
 			       keys[i] == PEBS_REPORT_TLB;
 	}
-	layout(r);
+	rp_layout(r);
 	*rp = r;
 	return 0;
 }
@@ -242,6 +248,8 @@ unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 	row = row_at(r, r->nr++);
 	memset(row, 0, sizeof(struct rsum));
 	memcpy(atoms(row), a, r->nr_atoms * sizeof(*a));
+	if (r->children)
+		memset(row_acc(r, row), 0, sizeof(struct racc));
 	return row;
 }
 
@@ -411,6 +419,8 @@ int pebs_report__add(struct pebs_report *r,
 	uint32_t h;
 	int err;
 
+	if (r->children)	/* a sample without chain */
+		return pebs_report__add_chain(r, s, NULL, 0);
 	if (r->defer && rp_keyed(r, s)) {
 		/* an entry: its one atom, no hash */
 		err = rp_defer_add(r, s, rk_plain_atom(r->keys[0], s));
@@ -434,7 +444,7 @@ int pebs_report__add_batch(struct pebs_report *r,
 	size_t i, m, mask;
 	int err = 0;
 
-	for (; n && r->defer; n--, s++) {
+	for (; n && (r->defer || r->children); n--, s++) {
 		/* entries: no lookups to overlap */
 		err = pebs_report__add(r, s);
 		if (err)
@@ -491,6 +501,8 @@ int rp_row_cmp(const void *a, const void *b, void *arg)
 	unsigned int k;
 	int c;
 
+	if (r->children && (c = rp_acc_cmp(r, x, y)))
+		return c;
 	if (sx->period != sy->period)
 		return sx->period < sy->period ? 1 : -1;
 	if (sx->samples != sy->samples)
@@ -608,6 +620,10 @@ const struct pebs_report_row *pebs_report__row(const struct pebs_report *r,
 	v->stores = s->stores;
 	v->hitm = s->hitm;
 	v->nr_tids = s->nr_tids;
+	if (r->children) {
+		v->children_samples = row_acc(r, (const unsigned char *)s)->samples;
+		v->children_period = row_acc(r, (const unsigned char *)s)->period;
+	}
 	if (s->nr_tids)
 		v->tids[0] = s->tid0;
 	for (k = 1; k < s->nr_tids && k < PEBS_REPORT_MAX_TIDS; k++)

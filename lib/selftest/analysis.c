@@ -184,8 +184,10 @@ void st_mem_add(struct st_mem *m, const struct pebs_sample *s)
 	line_touch(ln, s->tid, (unsigned int)(s->addr % LINE) / WORD);
 }
 
-int st_scan(const char *path,
-	    void (*fn)(void *arg, const struct pebs_sample *s), void *arg)
+int st_scan_records(const char *path,
+		    void (*fn)(void *arg, const struct pebs_sample *s),
+		    void (*other)(void *arg, const struct perf_event_header *ev),
+		    void *arg)
 {
 	const struct perf_event_header *ev;
 	struct pebs_perfdata *pd;
@@ -196,8 +198,11 @@ int st_scan(const char *path,
 	if (err)
 		return err;
 	while ((err = pebs_perfdata__next(pd, &ev)) > 0) {
-		if (ev->type != PERF_RECORD_SAMPLE)
+		if (ev->type != PERF_RECORD_SAMPLE) {
+			if (other)
+				other(arg, ev);
 			continue;
+		}
 		err = pebs_perfdata__sample(pd, ev, &s, NULL);
 		if (err)
 			break;
@@ -205,6 +210,12 @@ int st_scan(const char *path,
 	}
 	pebs_perfdata__close(pd);
 	return err;
+}
+
+int st_scan(const char *path,
+	    void (*fn)(void *arg, const struct pebs_sample *s), void *arg)
+{
+	return st_scan_records(path, fn, NULL, arg);
 }
 
 static void mem_add(void *arg, const struct pebs_sample *s)

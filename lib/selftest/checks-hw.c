@@ -99,6 +99,22 @@ bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
 	return !err;
 }
 
+bool st_load_event(struct pebs_selftest_result *r, char *buf, size_t len)
+{
+	struct pebs_event ev;
+	const char *lat;
+
+	if (!st_have_precise(r) || !st_mem_event(r, false, &ev))
+		return false;
+	lat = strstr(ev.name, "ldlat=");
+	if (lat)
+		snprintf(buf, len, "%.*sldlat=3%s", (int)(lat - ev.name),
+			 ev.name, lat + 6 + strspn(lat + 6, "0123456789"));
+	else
+		snprintf(buf, len, "%s", ev.name);
+	return true;
+}
+
 bool st_have_map(struct pebs_selftest_result *r)
 {
 	if (st_hidden("MAP")) {

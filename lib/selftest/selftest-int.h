@@ -9,7 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "pebsshim.h"
 
@@ -45,6 +47,19 @@ int st_wl_go(struct st_wl *w);		/* release it: 0 or -1 (killed) */
 int st_wl_finish(struct st_wl *w);	/* go, wait: 0 or -1 (message) */
 void st_wl_kill(struct st_wl *w);
 size_t st_large_size(void);	/* a buffer far larger than the LLC */
+/* a pointer chase around [p, p + size) (size / 64 a power of two) */
+void st_chase_build(char *p, size_t size);
+void st_chase_run(char *p, uint64_t steps);
+/* a workload's measured phase: wall and process CPU time */
+struct st_clock {
+	struct timespec wall, cpu;
+};
+void st_clock_start(struct st_clock *c);
+void st_clock_print(const struct st_clock *c, FILE *out);
+/* the workloads that run in their main thread (checks-budget.c,
+   checks-objects.c), as pebs_selftest__workload: 0 or -errno */
+int st_wl_budget(FILE *out);
+int st_wl_objects(FILE *out);
 
 /*
  * A known workload's layout as it printed it (pebs_selftest__workload):
@@ -109,6 +124,11 @@ int st_mem_scan(const char *path, struct st_mem *m);
 /* each sample of the recording @path to @fn: 0 or -errno */
 int st_scan(const char *path,
 	    void (*fn)(void *arg, const struct pebs_sample *s), void *arg);
+/* ... and each other record to @other (may be NULL) */
+int st_scan_records(const char *path,
+		    void (*fn)(void *arg, const struct pebs_sample *s),
+		    void (*other)(void *arg, const struct perf_event_header *ev),
+		    void *arg);
 double st_mem_inside(const struct st_mem *m);	/* % of with_addr */
 double st_mem_thr_inside(const struct st_mem *m); /* % of thr_with_addr */
 double st_mem_level_share(const struct st_mem *m, enum st_level l);
@@ -179,6 +199,10 @@ void st_check_module_switch(struct pebs_selftest_result *r,
 			    const struct pebs_selftest_opts *o);
 void st_check_residency(struct pebs_selftest_result *r,
 			const struct pebs_selftest_opts *o);
+void st_check_budget(struct pebs_selftest_result *r,
+		     const struct pebs_selftest_opts *o);
+void st_check_objects(struct pebs_selftest_result *r,
+		      const struct pebs_selftest_opts *o);
 
 /*
  * checks-mem.c: replay recording @path's samples against its
@@ -192,6 +216,9 @@ bool st_switch_ok(const struct pebs_attrib_stats *st);	/* >= 99 % agree */
 bool st_have_precise(struct pebs_selftest_result *r);
 bool st_mem_event(struct pebs_selftest_result *r, bool c2c,
 		  struct pebs_event *ev);
+/* ... as an event string for record, Intel's load latency threshold
+   set to 3 so that L1 hits count (as precise-mem's --ldlat 3) */
+bool st_load_event(struct pebs_selftest_result *r, char *buf, size_t len);
 /* /dev/pebs_map is there (and not hidden); else @r skips, saying why */
 bool st_have_map(struct pebs_selftest_result *r);
 /* ... and opened into @map; else @r skips (no access) or fails */
@@ -231,6 +258,47 @@ int st_run_wl(struct pebs_selftest_result *r, struct st_cmds *c,
 int st_record_wl(struct pebs_selftest_result *r, struct st_cmds *c, int who,
 		 const char *const *args, const char *wl, const char *path,
 		 struct st_layout *l, struct st_mem *m);
+
+/*
+ * checks-budget.c: what one recording of record --budget says, and the
+ * workload's slowdown; the rules it breaks (st_budget_judge), each
+ * figure into @r's details under @tag
+ */
+#define ST_BUDGET 0.02		/* record --budget 2% */
+#define SLOWDOWN_POINT 0.01	/* the slowdown's margin over the budget */
+struct st_budget_fig {
+	char tag[16];
+	double budget;
+	uint64_t samples, no_period, period_sum, max_period, last_period;
+	uint64_t count;			/* the event's, from its counters */
+	uint64_t throttles, lost;
+	double whole, controlled;	/* estimates: whole run, controlled */
+	bool decided;			/* the controller decided once */
+	double duty;
+	double slowdown;		/* CPU time recorded / bare */
+	int status;			/* the command's exit status */
+};
+unsigned int st_budget_judge(struct pebs_selftest_result *r,
+			     const struct st_budget_fig *f);
+
+/*
+ * checks-objects.c: the objects workload's objects as it printed them
+ * and what the samples with data addresses said of them; the rules
+ * broken (st_objects_judge), the figures into @r's details
+ */
+#define ST_OBJECTS 3
+struct st_objects_fig {
+	bool precise;			/* loads (else page faults) */
+	uintptr_t lo[ST_OBJECTS];	/* object i: [lo, lo + len) */
+	size_t len[ST_OBJECTS];
+	double want[ST_OBJECTS];	/* its expected weight in the shares */
+	uint64_t site[ST_OBJECTS];	/* samples resolved to its site */
+	uint64_t with_addr, inside, agree; /* inside one, by its own site */
+	uint64_t weighted;		/* of site[]: with a weight */
+	size_t objects;			/* allocations in the recording */
+};
+unsigned int st_objects_judge(struct pebs_selftest_result *r,
+			      const struct st_objects_fig *f);
 
 /* the hidden feature: PEBS_TEST_NO_<name>=1 */
 bool st_hidden(const char *name);

@@ -56,6 +56,12 @@ static const struct check checks[] = {
 	  "kernel's SWITCH records", true, st_check_module_switch },
 	{ "observer-residency", "the observer's residency of a thread "
 	  "agrees with its schedstat", true, st_check_residency },
+	{ "budget", "record --budget 2%: no throttling, the periods add "
+	  "up, the estimate and the slowdown within it", false,
+	  st_check_budget },
+	{ "objects", "record --objects: samples resolve to the workload's "
+	  "heap objects by site, in its proportions", false,
+	  st_check_objects },
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))

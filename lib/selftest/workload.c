@@ -50,7 +50,7 @@ static struct child C;
  * building it touches nothing but the buffer, so its page faults all
  * fall inside it.
  */
-static void chase_build(char *p, size_t size)
+void st_chase_build(char *p, size_t size)
 {
 	const uint64_t a = 6364136223846793005ULL, c = 1442695040888963407ULL;
 	uint64_t n = size / LINE, x = 0, i;
@@ -63,7 +63,7 @@ static void chase_build(char *p, size_t size)
 	}
 }
 
-static void chase_run(char *p, uint64_t steps)
+void st_chase_run(char *p, uint64_t steps)
 {
 	void **cur = (void **)p;
 	uint64_t i;
@@ -99,7 +99,7 @@ static void *thread_fn(void *arg)
 
 	C.tid[i] = (pid_t)syscall(SYS_gettid);
 	if (C.kind == ST_CHASE)
-		chase_build(p, C.part);
+		st_chase_build(p, C.part);
 	pthread_barrier_wait(&C.ready);
 	pthread_barrier_wait(&C.go);
 	switch (C.kind) {
@@ -108,7 +108,7 @@ static void *thread_fn(void *arg)
 			((volatile char *)p)[off] = 1;
 		break;
 	case ST_CHASE:
-		chase_run(p, C.steps);
+		st_chase_run(p, C.steps);
 		break;
 	case ST_STORE:
 		store_run(p, C.part, C.steps);
@@ -304,28 +304,68 @@ static const struct known {
 	{ "true-share", ST_SHARE, 2, LINE, 1u << 22 },
 };
 
+/* the workloads that run in the main thread (checks-budget.c's) */
+static const struct main_known {
+	const char *name;
+	int (*run)(FILE *out);
+} mains[] = {
+	{ "budget", st_wl_budget },
+	{ "objects", st_wl_objects },
+};
+
+#define NR_KNOWN (sizeof(known) / sizeof(known[0]))
+#define NR_MAINS (sizeof(mains) / sizeof(mains[0]))
+
 const char *pebs_selftest__workload_name(unsigned int nr)
 {
-	return nr >= 1 && nr <= sizeof(known) / sizeof(known[0]) ?
-	       known[nr - 1].name : NULL;
+	return nr >= 1 && nr <= NR_KNOWN ? known[nr - 1].name :
+	       nr > NR_KNOWN && nr <= NR_KNOWN + NR_MAINS ?
+	       mains[nr - NR_KNOWN - 1].name : NULL;
+}
+
+void st_clock_start(struct st_clock *c)
+{
+	clock_gettime(CLOCK_MONOTONIC, &c->wall);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c->cpu);
+}
+
+static double since(const struct timespec *a, clockid_t id)
+{
+	struct timespec b;
+
+	clock_gettime(id, &b);
+	return (double)(b.tv_sec - a->tv_sec) +
+	       (double)(b.tv_nsec - a->tv_nsec) / 1e9;
+}
+
+void st_clock_print(const struct st_clock *c, FILE *out)
+{
+	double cpu = since(&c->cpu, CLOCK_PROCESS_CPUTIME_ID);
+
+	fprintf(out, "cpu_seconds=%.6f\nseconds=%.6f\n", cpu,
+		since(&c->wall, CLOCK_MONOTONIC));
+	fflush(out);
 }
 
 int pebs_selftest__workload(const char *name, FILE *out)
 {
 	const struct known *k = NULL;
-	struct timespec a, b, ca, cb;
+	struct st_clock clk;
 	struct st_wl w;
 	unsigned int i;
 	bool share;
 	int err;
 
-	for (i = 0; name && i < sizeof(known) / sizeof(known[0]); i++)
+	for (i = 0; name && out && i < NR_MAINS; i++)
+		if (!strcmp(mains[i].name, name))
+			return mains[i].run(out);
+	for (i = 0; name && i < NR_KNOWN; i++)
 		if (!strcmp(known[i].name, name))
 			k = &known[i];
 	if (!k || !out)
 		return core_err(-EINVAL, "no workload '%s': touch, chase-small, "
-				"chase-large, store, false-share, true-share",
-				name ? name : "");
+				"chase-large, store, false-share, true-share, "
+				"budget, objects", name ? name : "");
 	set_kind(k->kind, k->nthr, k->part ? k->part : st_large_size(),
 		 k->steps);
 	err = child_setup(&w);
@@ -342,17 +382,9 @@ int pebs_selftest__workload(const char *name, FILE *out)
 			(unsigned long)w.lo[i],
 			share ? sizeof(uint64_t) : C.part);
 	fflush(out);
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ca);
+	st_clock_start(&clk);
 	child_go();
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cb);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	fprintf(out, "cpu_seconds=%.6f\nseconds=%.6f\n",
-		(double)(cb.tv_sec - ca.tv_sec) +
-		(double)(cb.tv_nsec - ca.tv_nsec) / 1e9,
-		(double)(b.tv_sec - a.tv_sec) +
-		(double)(b.tv_nsec - a.tv_nsec) / 1e9);
-	fflush(out);
+	st_clock_print(&clk, out);
 	munmap(C.buf, C.nthr * C.part);
 	return ferror(out) ? core_err(-EIO, "workload: cannot write its "
 				      "layout") : 0;

@@ -17,10 +17,11 @@ A=$PEBS_SRC/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 I=$PEBS_SRC/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 echo 1..19
 
-# same_shares DATA PB: report --sort sym's shares per function equal
-# pprof -top's flat% (names summed on each side; 0.1 pp)
+# same_shares DATA PB: report --sort sym's shares per function (Self:
+# --no-children) equal pprof -top's flat% (names summed on each side;
+# 0.1 pp)
 same_shares() {
-	"$tool" report -i "$1" --sort sym --top 0 2>/dev/null |
+	"$tool" report -i "$1" --sort sym --top 0 --no-children 2>/dev/null |
 		awk '/^# samples by --sort keys/ { on = 1; next }
 		     on && $1 ~ /%$/ { p = $1; sub(/%/, "", p)
 			n = $0; sub(/^[^[]*\[[.k]\] /, "", n)
@@ -94,7 +95,7 @@ else
 		"http://127.0.0.1:$port/ui/top" 2>/dev/null >"$T/dom"
 	kill "$http_pid" 2>/dev/null
 	wait "$http_pid" 2>/dev/null
-	top=$("$tool" report -i "$T/pf.data" --sort sym --top 1 |
+	top=$("$tool" report -i "$T/pf.data" --sort sym --top 1 --no-children |
 		sed -n 's/^ *[0-9.]*% .*\[[.k]\] //p' | head -1)
 	first=$(grep -o '<td[^>]*>[^<]*</td>' "$T/dom" | sed -n 6p | sed 's/<[^>]*>//g')
 	check "pprof -http in headless chromium: the top page's first function is report's ($top)" \

@@ -21,9 +21,18 @@
 #    (PERF_RECORD_COMPRESSED2: the data's size, then padding);
 #    compressed2.script.txt is perf 6.1's perf script -F
 #    comm,tid,time,event,period of the file before the rewrite.
+#  - children.perf.data: perf record -g -e cpu-clock:u -c 1000000
+#    ./chainw, chainw (chainw.c: a static program without libc, a known
+#    call tree with a shared callee and a recursion) recorded as
+#    /tmp/pebs-shim-chainw/chainw, found here by its build id in a
+#    build-id cache made for the test; children.report.txt is perf
+#    report --stdio -n (children, the default with call chains; sort
+#    comm,dso,sym), children-no.report.txt the same with --no-children,
+#    children-sym.report.txt with --sort sym --percent-limit 20.
 # Live (skipped where perf cannot record): perf record's modes on
 # touchpages, compared with perf report's rows (Overhead, samples,
-# command, shared object, symbol; perf with --no-children/--no-group).
+# command, shared object, symbol; perf with --no-children/--no-group),
+# and perf report's children (-g recordings) row for row, in order.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 F=$S/tests/fixtures/compat
@@ -32,7 +41,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..18"
+echo "1..29"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
@@ -113,12 +122,84 @@ rc=$?
 	grep -q 'perf.data truncated: its data section' "$T/err"
 ok_rc $? "a cut copy: refused in one line: $(head -1 "$T/err")"
 
+# -- children: perf report's default with call chains ---------------------
+# perf_rows: perf report --stdio's entries (not its call graph), fields
+# joined by one space; ps_rows: pebs-shim report -n's --sort table, its
+# threads column left out (after Samples)
+perf_rows() { awk '/^ +[0-9.]+%/ { $1 = $1; print }'; }
+ps_rows() {
+	awk '/^# samples by --sort keys/ { m = 1 }
+	     m && /^ +[0-9.]+%/ { if ($2 ~ /%$/) $4 = ""; else $3 = ""
+				  $0 = $0; $1 = $1; print }'
+}
+# in_order NAME EXPECTED ACTUAL: the same rows in the same order
+in_order() {
+	if [ -s "$2" ] && cmp -s "$2" "$3"; then
+		ok "$1 ($(wc -l <"$3") rows)"
+	else
+		nok "$1"
+		diff "$2" "$3" | diag
+	fi
+}
+# the fixture's program, by its build id, in a cache of the test's own
+BID=c36387e973c4eddca3d13fb0bc9902ab62ecc268
+mkdir -p "$T/home/.debug/.build-id/${BID:0:2}/${BID:2}"
+cp "$F/chainw" "$T/home/.debug/.build-id/${BID:0:2}/${BID:2}/elf"
+CH=$F/children.perf.data
+fixture_children() {	# NAME SAVED PEBS-SHIM-OPTION...
+	local name=$1 saved=$2
+	shift 2
+	perf_rows <"$F/$saved" >"$T/exp"
+	HOME=$T/home "$PS" report -i "$CH" -n --top 0 "$@" 2>"$T/err" |
+		ps_rows >"$T/out"
+	[ -s "$T/err" ] && diag "$T/err"
+	in_order "$name" "$T/exp" "$T/out"
+}
+fixture_children "perf record -g: perf report's Children, Self, order (caller above callee on ties)" \
+	children.report.txt --sort comm,dso,sym
+fixture_children "... --no-children: Self alone, as perf's" \
+	children-no.report.txt --sort comm,dso,sym --no-children
+fixture_children "... --sort sym --percent-limit 20 (by Children, as perf)" \
+	children-sym.report.txt --sort sym --percent-limit 20
+# the recursion (rec three frames deep) counts once per sample: rec's
+# Children is the samples under it, not three times them
+grep -q '^ *18.50% *0.00% .*\[\.\] rec$' "$F/children.report.txt"
+ok_rc $? "perf's saved output: rec (recursive) at 18.50%, once per sample"
+# csv and json: the children columns
+HOME=$T/home "$PS" report -i "$CH" --sort sym --format csv >"$T/csv" 2>&1
+head -1 "$T/csv" | grep -q ',children,children_period$' &&
+	grep -q '^samples by --sort keys,0\.0000,0,0,.*,\[\.\] main,.*,100\.0000,200000000$' "$T/csv"
+ok_rc $? "csv: children and children_period last ($(grep -c '' "$T/csv") lines)"
+HOME=$T/home "$PS" report -i "$CH" --sort sym --format json 2>&1 |
+	python3 -c '
+import json, sys
+rows = json.load(sys.stdin)["tables"][0]["rows"]
+r = {x["sym"]: x for x in rows}
+sys.exit(not (r["[.] leaf"]["children"] == 74.0 and
+	      r["[.] leaf"]["overhead"] == 74.0 and
+	      r["[.] rec"]["children_period"] == 37000000 and
+	      r["[.] rec"]["period"] == 0))'
+ok_rc $? "json: children and children_period per row"
+# perf's children cumulate code keys only: --children with a data key
+"$PS" report -i "$CH" --sort sym,page --children >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+	grep -q "give those keys or --no-children" "$T/err"
+ok_rc $? "--children --sort sym,page: refused in one line (rc $rc)"
+# default tables: the threads' and symbols' (code keys) have children
+HOME=$T/home "$PS" report -i "$CH" >"$T/out" 2>&1
+awk '/^# threads/ { getline; print; exit }' "$T/out" |
+	grep -q '^ Children       Self  pid' &&
+	awk '/^# symbols/ { getline; getline; print; exit }' "$T/out" |
+	grep -q '^  100.00%      0.00%        1  \[\.\] _start  chainw$'
+ok_rc $? "default tables: threads and symbols by Children"
+
 # -- live: perf record's modes --------------------------------------------
 W="$B/workloads/touchpages 256"
 if ! command -v perf >/dev/null ||
    ! perf record -q -e page-faults -c 1 -o "$T/probe.data" -- true \
 	>/dev/null 2>&1; then
-	skip_n 9 "perf cannot record here"
+	skip_n 12 "perf cannot record here"
 	exit 0
 fi
 # rows FILE [PERF-OPTION...]: perf report's rows and pebs-shim's, each as
@@ -126,11 +207,16 @@ fi
 rows() {
 	local f=$1
 	shift
+	local a ps=()
+	for a in "$@"; do	# as pebs-shim's too
+		[ "$a" = --no-children ] && ps+=("$a")
+	done
 	perf report --stdio -i "$f" --sort comm,dso,sym -n "$@" 2>/dev/null |
 		awk "/^# Samples: .* of events* '/ { split(\$0, a, \"'\"); ev = a[2] }
 		     /^ +[0-9.]+%/ { \$1 = \$1; print ev, \$0 }" |
 		sort >"$T/perf.rows"
-	"$PS" report -i "$f" --sort comm,dso,sym -n --top 0 2>"$T/ps.err" |
+	"$PS" report -i "$f" --sort comm,dso,sym -n --top 0 "${ps[@]}" \
+		2>"$T/ps.err" |
 		awk -v one="$(perf report --stdio -i "$f" 2>/dev/null |
 			      sed -n "s/^# Samples: .* of events* '\(.*\)'/\1/p" |
 			      head -1)" '
@@ -162,6 +248,26 @@ rec plain.data -e page-faults -c 1 -d -- $W
 same "perf record -e page-faults -d" "$T/plain.data"
 rec g.data -g -e page-faults -c 1 -- $W
 same "perf record -g (perf report --no-children)" "$T/g.data" --no-children
+# live_children NAME FILE SORT: perf report's default (children) and
+# pebs-shim's, row for row in order
+live_children() {
+	perf report --stdio -i "$2" --sort "$3" -n 2>/dev/null | perf_rows \
+		>"$T/exp"
+	"$PS" report -i "$2" --sort "$3" -n --top 0 2>"$T/err" | ps_rows \
+		>"$T/out"
+	[ -s "$T/err" ] && diag "$T/err"
+	in_order "$1" "$T/exp" "$T/out"
+}
+live_children "perf record -g: perf report's children, in order" "$T/g.data" \
+	comm,dso,sym
+rec gk.data -g -e cpu-clock -c 100000 -- $W
+live_children "perf record -g -e cpu-clock (kernel frames): children by dso,sym" \
+	"$T/gk.data" dso,sym
+# with -d the data mappings are recorded: ld.so's first frame (a return
+# address into its data segment) is in ld.so's mapping, as perf has it
+rec gd.data -g -d -e page-faults -c 1 -- $W
+live_children "perf record -g -d: a frame in a data mapping is that mapping's" \
+	"$T/gd.data" dso,sym
 rec grp.data -e '{cpu-clock/period=100000/,page-faults/period=1/}' -- $W
 same "perf record -e '{cpu-clock,page-faults}' (per event)" "$T/grp.data" \
 	--no-group

@@ -183,8 +183,8 @@ else
 fi
 
 # 22-24: widths against report's shares (chase vs stream)
-share_report() {	# FILE SYM: report's Overhead of that symbol
-	"$PS" report -i "$1" --sort sym --top 0 2>/dev/null |
+share_report() {	# FILE SYM [OPTION]: report's first share of that symbol
+	"$PS" report -i "$1" --sort sym --top 0 $3 2>/dev/null |
 		awk -v s="$2" '$NF == s && $(NF - 1) == "[.]" { sub(/%/, "", $1); print $1; exit }'
 }
 share_svg() {		# FILE NAME: the frames of that name, their share
@@ -210,13 +210,15 @@ check "chase is wider than stream (memwalk's known split: $fc% vs $fs%)" \
 	awk -v a="$fc" -v b="$fs" 'BEGIN { exit !(a > b && b > 0) }'
 # with call chains chase's frames also hold the interrupts taken in it:
 # its width is the period of the stacks through chase, and the stacks
-# that end in chase hold report's share of chase
+# that end in chase hold report's share of chase (its Self), the stacks
+# through it its Children
 "$PS" plot flame -i "$T/g.data" --format=collapsed --by=period >"$T/period.folded" 2>/dev/null
 read -r incl self <<<"$(awk '{ c = $NF; t += c; if ($0 ~ /;chase[; ]/) i += c; if ($0 ~ /;chase [0-9]+$/) s += c }
 	END { printf "%.2f %.2f\n", 100 * i / t, 100 * s / t }' "$T/period.folded")"
-rc=$(share_report "$T/g.data" chase) fc=$(share_svg "$T/flame.svg" chase)
-check "with call chains: chase's frames $fc% = stacks through chase $incl%; stacks ending in chase $self% = report's $rc%" \
-	test -n "$rc" -a "$fc" = "$incl" -a "$self" = "$rc"
+rc=$(share_report "$T/g.data" chase --no-children)
+ch=$(share_report "$T/g.data" chase) fc=$(share_svg "$T/flame.svg" chase)
+check "with call chains: chase's frames $fc% = stacks through chase $incl% = report's Children $ch%; stacks ending in chase $self% = report's Self $rc%" \
+	test -n "$rc" -a "$fc" = "$incl" -a "$ch" = "$incl" -a "$self" = "$rc"
 
 # 25-26: a real browser driven as a user drives it (W3C WebDriver:
 # Debian's chromedriver and chromium): click the search box, type a

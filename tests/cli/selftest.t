@@ -3,7 +3,9 @@
 # its JSON parses, the software-event checks pass, each hardware check
 # skips with its reason where the machine lacks the feature (none may
 # pass without it), the PEBS_TEST_NO_* variables make the matching checks
-# skip, and the command's usage (--list, NAME/NUMBER, exit statuses).
+# skip, and the command's usage (--list, NAME/NUMBER, exit statuses);
+# the budget and objects checks pass with page faults, skip without the
+# interposer, and on a fake PEBS tree take the precise load event.
 set -u
 tool=$PEBS_BUILD/pebs-shim
 T=$(mktemp -d)
@@ -11,9 +13,12 @@ trap 'rm -rf "$T"' EXIT
 . "$PEBS_SRC/tests/tap.sh"
 need_bin "$tool"
 
-echo "1..25"
+echo "1..28"
 
 SW="pf-addr tid ring-loss file-roundtrip rdtscp"
+# record --budget and --objects: the precise load event on hardware, else
+# page-faults, so they pass here too
+REC="budget objects"
 # the checks that run pebs-shim record and perf record side by side
 PERFCMP="overhead pf-perf report-perf"
 HW="precise-mem sharing observer-rdpmc module module-switch observer-residency"
@@ -49,15 +54,29 @@ check "the Markdown has a row per check ($n)" \
 paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
 if need root || [ "$paranoid" -le 2 ]; then
 	bad=
-	for c in machine $SW known-addr; do
+	for c in machine $SW known-addr $REC; do
 		read -r st msg < <(status "$c" "$T/all.json")
 		[ "$st" = pass ] || bad="$bad $c: $st $msg;"
 	done
 	if [ -z "$bad" ]; then ok "the software-event checks pass"
 	else nok "the software-event checks pass" "$bad"; fi
 	check "exit status 0 when nothing failed ($rc)" [ "$rc" = 0 ]
+	python3 - "$T/all.json" >"$T/rec" 2>&1 <<'EOF2'
+import json, sys
+c = {c["name"]: c for c in json.load(open(sys.argv[1]))["checks"]}
+b, o = c["budget"], c["objects"]
+ev = b["details"].get("event", "")
+bad = [k for k in ("round1.period_sum", "round1.count", "round1.estimate",
+                   "round3.throttles", "slowdown") if k not in b["details"]]
+bad += [] if ev and ("-e " + ev) in b["message"] else ["budget names no event"]
+bad += [] if "objects_site_c" in o["details"] else ["objects: no site figures"]
+bad += [] if ("-e " + o["details"].get("event", "?")) in o["message"] else ["objects names no event"]
+print(bad or "", ev)
+sys.exit(1 if bad else 0)
+EOF2
+	ok_rc $? "budget and objects: the result lines name the event, the JSON has each round's and each site's figures ($(cat "$T/rec"))"
 else
-	skip_n 2 "not root and perf_event_paranoid $paranoid > 2"
+	skip_n 3 "not root and perf_event_paranoid $paranoid > 2"
 fi
 # as a user (nobody): the same software checks pass at paranoid <= 2
 if ! need root; then
@@ -120,6 +139,47 @@ done
 if [ -z "$bad" ]; then ok "every hardware check the machine cannot run skips with its reason"
 else nok "every hardware check the machine cannot run skips with its reason" "$bad"; fi
 
+# no interposer: the objects check skips with record's reason
+PEBS_SHIM_OBJECTS_LIB=$T/none.so "$tool" test --json "$T/nolib.json" objects \
+	>/dev/null 2>&1
+rc=$?
+read -r st msg < <(status objects "$T/nolib.json")
+check "no libpebsshim-objects.so: objects skips naming it, exit 0 ($rc: $st $msg)" \
+	eval '[ $rc = 0 ] && [ "$st" = skip ] && [[ $msg == *"$T/none.so"*PEBS_SHIM_OBJECTS_LIB* ]]'
+
+# the precise path as far as it goes here: a fake Skylake PMU tree over
+# /sys in a mount namespace (as record-mem.t): both pick mem record's load
+# event with ldlat 3, then skip, naming why it cannot open or count here
+if ! need root || ! command -v unshare >/dev/null; then
+	skip "the fake PMU tree goes over /sys in a mount namespace: needs root and unshare"
+else
+	F=$T/fake
+	for f in type=4 format/event=config:0-7 format/umask=config:8-15 \
+		format/ldlat=config1:0-15 caps/max_precise=3 \
+		events/mem-loads=event=0xcd,umask=0x1,ldlat=3 \
+		events/mem-stores=event=0xd0,umask=0x82; do
+		mkdir -p "$(dirname "$F/cpu/${f%%=*}")"
+		echo "${f#*=}" >"$F/cpu/${f%%=*}"
+	done
+	cat >"$T/ns.sh" <<'NS'
+set -e
+mount -t tmpfs none /sys/bus/event_source/devices
+cp -r "$1"/* /sys/bus/event_source/devices/
+shift
+"$@"
+NS
+	timeout 120 unshare -m sh "$T/ns.sh" "$F" "$tool" test --json "$T/fake.json" \
+		budget objects >/dev/null 2>&1
+	bad=
+	for c in budget objects; do
+		read -r st msg < <(status "$c" "$T/fake.json")
+		[ "$st" = skip ] && [[ $msg == *"cpu/mem-loads,ldlat=3/P"* ]] ||
+			bad="$bad $c: $st $msg;"
+	done
+	if [ -z "$bad" ]; then ok "a fake PEBS tree: budget and objects take the precise load event (ldlat 3) and skip saying why it cannot run here"
+	else nok "a fake PEBS tree: budget and objects take the precise load event (ldlat 3) and skip saying why it cannot run here" "$bad"; fi
+fi
+
 # hidden features: every hardware check skips, naming the variable
 PEBS_TEST_NO_PMU=1 PEBS_TEST_NO_MAP=1 "$tool" test --json "$T/hid.json" \
 	$HW >/dev/null 2>&1
@@ -162,8 +222,8 @@ check "the kernel in the description is uname's" \
 
 # usage: --list, one check by name and by number, exit statuses
 "$tool" test --list >"$T/list"
-check "--list names 16 checks, each software or hardware" \
-	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 16 ]'
+check "--list names 18 checks, each software or hardware" \
+	eval '[ $(grep -Ec "^ *[0-9]+  [a-z-]+ +(software|hardware) " "$T/list") = 18 ]'
 "$tool" test 2 tid >"$T/two" 2>&1
 rc=$?
 check "a number and a name run those two checks ($rc)" \

@@ -8,7 +8,9 @@
  * ring gives no room until the consumer releases; slots left
  * unfinished (marked or not) are found and skipped, a published slot
  * of an impossible length is bad, and a word left by an earlier lap is
- * never read as a slot.
+ * never read as a slot; a producer waiting on a full ring sleeps on the
+ * futex (no wake-ups of its own), asks the consumer to read (kick, which
+ * wakes a thread asleep on it) and is woken by the release.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -16,8 +18,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "record/objects-ring.h"
@@ -185,6 +189,20 @@ static void test_threads(void **state)
 	free(r);
 }
 
+/* @r (SMALL) filled with @rec, and a slot for it reserved past: its
+   position, which has no room */
+static uint64_t overfill(struct pso_ring *r, const struct pso_rec *rec)
+{
+	uint32_t slot = pso_slot_len(rec->size);
+	uint64_t pos;
+
+	for (unsigned int i = 0; i < SMALL / slot; i++)
+		produce(r, rec);
+	pos = pso_ring_reserve(r, slot);
+	assert_false(pso_ring_room(r, pos, slot));
+	return pos;
+}
+
 /* a slot past a full ring has no room until the consumer releases */
 static void test_full(void **state)
 {
@@ -196,13 +214,116 @@ static void test_full(void **state)
 	uint64_t pos;
 
 	(void)state;
-	for (unsigned int i = 0; i < SMALL / slot; i++)
-		produce(r, &u.r);
-	pos = pso_ring_reserve(r, slot);
-	assert_false(pso_ring_room(r, pos, slot));
+	pos = overfill(r, &u.r);
 	assert_int_equal(pso_ring_next(r, 0, buf, &s), PSO_REC);
 	pso_ring_release(r, s.len);
 	assert_true(pso_ring_room(r, pos, slot));
+	free(r);
+}
+
+struct sleeper {
+	struct pso_ring *r;
+	uint64_t target;
+	int tid;
+	int waits;		/* pso_ring_wait calls until it was read */
+	int done;
+	uint32_t kicked;	/* the kick word, as its listener woke */
+};
+
+static void *sleeper(void *p)
+{
+	struct sleeper *w = p;
+
+	__atomic_store_n(&w->tid, (int)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	do
+		w->waits++;
+	while (!pso_ring_wait(w->r, w->target, 900000000l));
+	__atomic_store_n(&w->done, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* the consumer's side of kick: asleep on it until a producer asks */
+static void *listener(void *p)
+{
+	struct sleeper *w = p;
+	struct timespec ts = { .tv_sec = 5 };
+
+	pso_futex(&w->r->kick, FUTEX_WAIT, 0, &ts);
+	__atomic_store_n(&w->kicked, __atomic_load_n(&w->r->kick,
+						    __ATOMIC_SEQ_CST),
+			 __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* the thread's voluntary context switches (its sleeps and wake-ups) */
+static long switches(int tid)
+{
+	char path[64], line[256];
+	long n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/*
+ * A full ring: the waiting producer kicks the consumer (its listener
+ * wakes, the word 1), sleeps without waking (a poll of 50 us woke it
+ * thousands of times a second) and is woken by the release, long
+ * before its 900 ms timeout, in its first wait.
+ */
+static void test_sleep(void **state)
+{
+	struct pso_ring *r = ring_new(SMALL);
+	struct sleeper w = { .r = r };
+	union recbuf u;
+	uint64_t buf[PSO_SLOT_MAX / 8];
+	uint32_t len = make_rec(&u.r, 1, 0, 0), slot = pso_slot_len(len);
+	struct pso_slot s;
+	pthread_t th, li;
+	uint64_t pos, t0;
+	long before;
+
+	(void)state;
+	pos = overfill(r, &u.r);
+	w.target = pos + slot - r->size;
+	assert_int_equal(pthread_create(&li, NULL, listener, &w), 0);
+	usleep(20000);		/* the listener asleep first */
+	assert_int_equal(pthread_create(&th, NULL, sleeper, &w), 0);
+	for (t0 = ms_now(); !__atomic_load_n(&r->waiters, __ATOMIC_SEQ_CST) &&
+	     ms_now() - t0 < 2000;)
+		usleep(1000);
+	assert_int_equal(__atomic_load_n(&r->waiters, __ATOMIC_SEQ_CST), 1);
+	pthread_join(li, NULL);
+	assert_int_equal(w.kicked, 1);
+	before = switches(w.tid);
+	usleep(100000);
+	assert_in_range(switches(w.tid) - before, 0, 3);
+	assert_int_equal(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST), 0);
+	assert_int_equal(pso_ring_next(r, 0, buf, &s), PSO_REC);
+	t0 = ms_now();
+	pso_ring_release(r, s.len);
+	while (!__atomic_load_n(&w.done, __ATOMIC_SEQ_CST) &&
+	       ms_now() - t0 < 2000)
+		usleep(1000);
+	assert_in_range(ms_now() - t0, 0, 300);
+	pthread_join(th, NULL);
+	assert_int_equal(w.waits, 1);
+	assert_int_equal(r->waiters, 0);
 	free(r);
 }
 
@@ -282,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_sleep),
 		cmocka_unit_test(test_holes),
 		cmocka_unit_test(test_stale_bad),
 	};

@@ -38,6 +38,12 @@
  *				pointer register holding -16, as code built
  *				without frame pointers may leave it (x86-64;
  *				elsewhere a plain malloc); prints "bad-fp=ADDR"
+ *	objects --dontunmap	instead: map_moved's mmap of 256 KiB written
+ *				(64 faults), moved by remap_keep's mremap
+ *				with MREMAP_DONTUNMAP, and the old range,
+ *				left mapped and empty, written again (64
+ *				faults in remap_keep's object); prints
+ *				"old=ADDR new=ADDR"
  */
 #include <malloc.h>
 #include <pthread.h>
@@ -190,6 +196,40 @@ static void *malloc_bad_fp(size_t n)
 #endif
 }
 
+static void *map_moved(void)
+{
+	void *p = mmap(NULL, MIB / 4, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void *remap_keep(void *p)
+{
+	/* the kernel reads new_address (a hint) with MREMAP_DONTUNMAP */
+	return mremap(p, MIB / 4, MIB / 4, MREMAP_MAYMOVE | MREMAP_DONTUNMAP,
+		      NULL);
+}
+
+static int dontunmap(void)
+{
+	void *old, *moved;
+
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+	old = map_moved();
+	fill(old, MIB / 4);
+	moved = remap_keep(old);
+	if (moved == MAP_FAILED) {
+		perror("objects: mremap MREMAP_DONTUNMAP");
+		return 1;
+	}
+	fill(old, MIB / 4);
+	printf("old=%p new=%p\n", old, moved);
+	munmap(old, MIB / 4);
+	munmap(moved, MIB / 4);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	void *big, *little, *first, *second, *map, *shared;
@@ -197,6 +237,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--small"))
 		return small();
+	if (argc > 1 && !strcmp(argv[1], "--dontunmap"))
+		return dontunmap();
 	if (argc > 1 && !strcmp(argv[1], "--bad-fp")) {
 		void *p = malloc_bad_fp(100);
 

@@ -34,9 +34,11 @@ static inline void objects_unlock(bool *l)
 }
 
 /* objects.c: the recorder's ring (NULL: not tracking), the process's
-   pid and the thread's tid (0 until its first record) */
+   pid and the thread's tid (0 until its first record), and the inode
+   number of its PID namespace when not the recorder's (else 0) */
 extern struct pso_ring *objects_ring;
 extern uint32_t objects_pid;
+extern uint32_t objects_pidns;
 extern TLS uint32_t objects_tid;
 
 static inline bool objects_tracking(void)
@@ -62,26 +64,24 @@ void objects_emit_range(int kind, const void *addr, size_t len,
 			uintptr_t at);
 /* the calling thread's stack [*@lo, *@hi) (0, 0: unknown) */
 void objects_stack(uintptr_t *lo, uintptr_t *hi);
+/* in another PID namespace than the recorder's: wait until the recorder
+   has read what the process sent (it then sees the thread alive, and
+   learns its pids in its own namespace) */
+void objects_sync(void);
 
 /*
  * objects-set.c: the addresses tracked, so that their frees are sent. A
- * free looks at the filter first (objects_filt_has), then probes the
- * table only when the address's bit is set. The filter is FILT_GROUPS
- * groups of 2048 bits (four cache lines): an address's group comes from
- * its 4 MiB region, its bit in the group from the address. A thread
- * allocates from its own arena (glibc's), so the lines its sampled
- * objects set and clear are the lines its own frees read: the other
- * cores' frees do not miss on them.
+ * free looks at the filter first (objects_filt_has), and takes the slow
+ * way to the table only when the address's bit is set. The filter is
+ * FILT_GROUPS groups of 2048 bits (four cache lines): an address's group
+ * comes from its 4 MiB region, its bit in the group from the address. A
+ * thread allocates from its own arena (glibc's), so the lines its
+ * tracked objects set and clear are the lines its own frees read: the
+ * other cores' frees do not miss on them.
  */
-#define SET_BITS	16
 #define FILT_GROUPS	64
 #define FILT_REGION	22	/* log2 of a region's bytes */
 extern uint64_t objects_filt[FILT_GROUPS * 32];
-
-static inline uint32_t objects_set_hash(uintptr_t a)
-{
-	return (uint32_t)((a >> 4) * 0x9e3779b1u) >> (32 - SET_BITS);
-}
 
 /* @a's group in the filter (of 64), and its bit */
 static inline uint32_t objects_filt_group(uintptr_t a)
@@ -103,42 +103,12 @@ static inline bool objects_filt_has(uintptr_t a)
 	       (b % 64) & 1;
 }
 
-/*
- * When the real allocator is glibc's (objects_glibc_heap), a chunk's
- * size word lies just below the pointer (malloc/malloc.c: mem2chunk,
- * chunksize), and its free reads that word first, so a hook that looks
- * at it takes no cache miss of its own. Big chunks are then told by
- * their size, and their entries stay out of the filter: its bits change
- * only for the sampled small objects, and seldom (each change costs
- * every other core's free a miss on that line).
- */
-extern bool objects_glibc_heap;
-
-static inline bool objects_big_chunk(const void *p)
-{
-	return objects_glibc_heap &&
-	       (((const size_t *)p)[-1] & ~(size_t)7) >= PSO_THRESHOLD;
-}
-
-/*
- * A bit per group of the filter, set while a big chunk tracked in the
- * group's regions lives: a free elsewhere need not read the chunk's size
- * word (a cache miss glibc's free then takes instead, but later: on a
- * loop of small allocations the word cost 2.5 % of the time): what a
- * free there frees cannot be a tracked big chunk.
- */
-extern uint64_t objects_big_groups;
-
-static inline bool objects_maybe_big(const void *p)
-{
-	return (__atomic_load_n(&objects_big_groups, __ATOMIC_RELAXED) >>
-		objects_filt_group((uintptr_t)p) & 1) && objects_big_chunk(p);
-}
-
-/* @a into the set; @big: objects_big_chunk() said so (not in the filter) */
-void objects_set_add(uintptr_t a, bool big);
-/* whether @a was in the set (and no longer is); @big as it was added */
-int objects_set_del(uintptr_t a, bool big);
+/* @a into the set */
+void objects_set_add(uintptr_t a);
+/* whether @a was in the set (and no longer is) */
+int objects_set_del(uintptr_t a);
+/* @a's bit set for good (an address no real free may take) */
+void objects_set_pin(uintptr_t a);
 /* in a fork's child */
 void objects_set_forked(void);
 

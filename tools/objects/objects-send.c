@@ -4,11 +4,10 @@
  * the calling thread's stack bounds and its stack walk by frame
  * pointers, a record built on the stack, stamped with CLOCK_MONOTONIC
  * and put into the recorder's ring (lib/record/objects-ring.h), waiting
- * when the ring is full.
+ * on its futex when the ring is full.
  */
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -98,37 +97,61 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* a wait's sleep between looks at the recorder's life */
+#define WAIT_NS		10000000l
+/* in a PID namespace the recorder is not seen: it is taken for dead once
+   it has not read for this long */
+#define BEAT_NS		10000000000ull
+
 /*
- * Wait for the recorder to read up to the slot at @pos: spin, yield,
- * then sleep; false (and tracking stopped for every process of the
- * command) once the recorder closed the ring or died.
+ * Whether the recorder closed the ring or died: kill(2) says it of the
+ * recorder's pid, except in another PID namespace, where that pid names
+ * no process or another: there, its reads stopped for BEAT_NS.
  */
-static bool wait_room(uint64_t pos, uint32_t slot)
+static bool recorder_gone(void)
+{
+	static TLS uint32_t beat;
+	static TLS uint64_t since;
+	uint32_t b;
+	uint64_t now;
+
+	if (!objects_tracking())
+		return true;
+	if (!objects_pidns)
+		return kill((pid_t)objects_ring->recorder, 0) && errno == ESRCH;
+	b = __atomic_load_n(&objects_ring->beat, __ATOMIC_RELAXED);
+	now = now_ns();
+	if (b != beat || !since) {
+		beat = b;
+		since = now;
+	}
+	return now - since > BEAT_NS;
+}
+
+/*
+ * Wait for the recorder to read up to @target: spin a little, then sleep
+ * on the ring's futex (having asked the recorder to read now), checking
+ * its life at each WAIT_NS without a read; false (and tracking stopped
+ * for every process of the command) once it closed the ring or died.
+ */
+static bool wait_tail(uint64_t target)
 {
 	int saved = errno;
 	bool ok = true;
 
-	for (unsigned int i = 0; !pso_ring_room(objects_ring, pos, slot); i++) {
-		if (i < 100) {
-			__builtin_ia32_pause();
-			continue;
-		}
-		if (i < 200) {
-			sched_yield();
-			continue;
-		}
-		/* the raw call: nanosleep is a cancellation point */
-		syscall(SYS_nanosleep, &(struct timespec){ .tv_nsec = 50000 },
-			NULL);
-		if (i % 200)
-			continue;
-		if (!objects_tracking() || (kill((pid_t)objects_ring->recorder, 0) &&
-				    errno == ESRCH)) {
+	for (unsigned int i = 0; i < 100; i++) {
+		if (pso_ring_read_to(objects_ring, target))
+			goto out;
+		__builtin_ia32_pause();
+	}
+	while (!pso_ring_wait(objects_ring, target, WAIT_NS)) {
+		if (recorder_gone()) {
 			__atomic_store_n(&objects_ring->open, 0, __ATOMIC_RELAXED);
 			ok = false;
 			break;
 		}
 	}
+out:
 	errno = saved;
 	return ok;
 }
@@ -147,10 +170,17 @@ static void head(union rec *u, int kind, const void *addr, size_t len,
 	u->r.kind = (uint8_t)kind;
 	u->r.pid = objects_pid;
 	u->r.tid = objects_tid;
-	u->r.pad = 0;
+	u->r.pidns = objects_pidns;
 	u->r.addr = (uintptr_t)addr;
 	u->r.len = len;
 	u->r.weight = weight;
+}
+
+/* a slot's owner for the recorder's kill(2): 0 (unknown) when our pid
+   is another namespace's */
+static inline uint32_t owner(void)
+{
+	return objects_pidns ? 0 : objects_pid;
 }
 
 /* @u, its head and stack filled, into the ring */
@@ -162,12 +192,13 @@ static void put(union rec *u)
 	u->r.size = (uint16_t)(sizeof(u->r) + u->r.nr_ips * 8u);
 	slot = pso_slot_len(u->r.size);
 	pos = pso_ring_reserve(objects_ring, slot);
-	if (!pso_ring_room(objects_ring, pos, slot) && !wait_room(pos, slot))
+	if (!pso_ring_room(objects_ring, pos, slot) &&
+	    !wait_tail(pos + slot - objects_ring->size))
 		return;
-	pso_ring_mark(objects_ring, pos, slot, objects_pid);
+	pso_ring_mark(objects_ring, pos, slot, owner());
 	/* stamped once in the ring: records come nearly in time order */
 	u->r.time = now_ns();
-	pso_ring_put(objects_ring, pos, objects_pid, u, u->r.size);
+	pso_ring_put(objects_ring, pos, owner(), u, u->r.size);
 }
 
 void objects_emit(int kind, const void *addr, size_t len, uint64_t weight,
@@ -198,4 +229,10 @@ void objects_stack(uintptr_t *lo, uintptr_t *hi)
 	stack_bounds();
 	*lo = stack_lo;
 	*hi = stack_hi;
+}
+
+void objects_sync(void)
+{
+	if (objects_pidns)
+		wait_tail(__atomic_load_n(&objects_ring->head, __ATOMIC_ACQUIRE));
 }

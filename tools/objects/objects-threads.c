@@ -162,6 +162,7 @@ void objects_thread_begin(void)
 	tls_blocks();
 	if (__atomic_load_n(&key_made, __ATOMIC_ACQUIRE) == 2)
 		pthread_setspecific(exit_key, &key_made);
+	objects_sync();
 	objects_leave();
 }
 

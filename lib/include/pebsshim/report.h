@@ -84,6 +84,10 @@ struct pebs_report_row {
 	uint64_t ins_lat;	/* the local_ins_lat key's */
 	const char *object;	/* the object or object_instance key */
 	const char *object_field;	/* the object_field key */
+	/* a report with children (pebs_report__set_children): the
+	   samples whose call chain holds the row's key (its Children),
+	   and their period; 0 in other reports */
+	uint64_t children_samples, children_period;
 };
 
 /*
@@ -179,7 +183,9 @@ PEBS_API int pebs_report__add_batch(struct pebs_report *r,
  * that samples resolved with waiting would have made (rows, sums,
  * thread counts, order; a merged row's thread ids may be kept in
  * another order). Call it after the last __add and before
- * __sort; reports without a sym key are left as they are. Returns 0,
+ * __sort; reports without a sym key, and reports with children
+ * (pebs_report__set_children: resolve their frames waiting), are left
+ * as they are. Returns 0,
  * -EINVAL or -ENOMEM (@r unchanged).
  */
 PEBS_API int pebs_report__name_kernel(struct pebs_report *r,
@@ -262,6 +268,65 @@ PEBS_API void pebs_report__delete(struct pebs_report *r);
 #define PEBS_REPORT_NEEDS_OBJECTS	2u
 PEBS_API unsigned int pebs_report__needs(const struct pebs_report *r);
 
+/*
+ * Children, perf report --children's cumulative entries
+ * (lib/report/report-children.c): a sample counts in its own row (Self)
+ * and, once per sample however often its call chain holds it, in the
+ * row of each of its call chain's frames (Children: the sample's
+ * thread, comm, cpu and event with the frame's dso, symbol and
+ * address; a frame without a symbol is keyed by its raw address, as in
+ * perf). Rows are ordered by Children, then, between two rows first
+ * counted from one thread, the one deeper in the call chains first
+ * (perf's "caller above callee"), then as pebs_report__sort orders
+ * them.
+ *
+ * pebs_report__can_cumulate - whether keys @keys (@n) allow children:
+ * only pid, tid, comm, dso, sym, cpu and event (perf cumulates no
+ * data key: its memory keys come with --mem-mode, which has none).
+ * pebs_report__set_children - children for @r, before its first __add:
+ * 0, or -EINVAL (keys that do not allow it, or rows added already).
+ * pebs_report__children - whether @r has children.
+ */
+PEBS_API bool pebs_report__can_cumulate(const enum pebs_report_key *keys,
+					unsigned int n);
+PEBS_API int pebs_report__set_children(struct pebs_report *r);
+PEBS_API bool pebs_report__children(const struct pebs_report *r);
+
+/*
+ * pebs_report__add_chain - count sample @s with its call chain's @nr
+ * frames @frames, the leaf first (pebs_callchain__resolve; nr 0: no
+ * chain). In a report without children, as pebs_report__add; __add and
+ * __add_batch on a report with children count a sample without chain.
+ * Returns 0 or -ENOMEM.
+ */
+PEBS_API int pebs_report__add_chain(struct pebs_report *r,
+				    const struct pebs_report_sample *s,
+				    const struct pebs_frame *frames,
+				    unsigned int nr);
+
+/*
+ * pebs_report__chain - the call chain's frames of sample @s (the leaf
+ * first) as perf's cumulative entries see them, for
+ * pebs_report__add_chain: pebs_callchain__resolve's (@kernel, @frames,
+ * @max as there; call it from a pebs_session callback), but a user frame
+ * in no executable mapping is in the mapping that holds it, unnamed
+ * (pebs_symbols__data_map: a data segment, the stack, when the
+ * recording has their MMAP records, as perf's maps have them). Returns
+ * the number of frames or -EINVAL.
+ */
+PEBS_API int pebs_report__chain(struct pebs_symbols *syms,
+				const struct pebs_sample *s, bool kernel,
+				struct pebs_frame *frames, unsigned int max);
+
+/*
+ * pebs_report__children_overhead - perf's Children of @row in percent:
+ * its children_period's share of the period counted (as
+ * pebs_report__overhead's); 0 in a report without children.
+ */
+PEBS_API double pebs_report__children_overhead(const struct pebs_report *r,
+					       const struct pebs_report_row *row,
+					       bool per_event);
+
 /* ------------------------------------------------------------------ */
 /* Data objects as labels (lib/report/data-label.c)                   */
 /* ------------------------------------------------------------------ */
@@ -320,6 +385,17 @@ PEBS_API int pebs_report_feed__finish(struct pebs_report_feed *f);
 
 /* pebs_report_feed__delete - free; NULL is allowed. */
 PEBS_API void pebs_report_feed__delete(struct pebs_report_feed *f);
+
+/*
+ * pebs_report_feed__add_chain - sample @s with the @nr frames of its call
+ * chain (both copied; pebs_report__add_chain) for every report: the
+ * frames count in the reports with children. Returns 0, -EINVAL or
+ * -ENOMEM.
+ */
+PEBS_API int pebs_report_feed__add_chain(struct pebs_report_feed *f,
+					 const struct pebs_report_sample *s,
+					 const struct pebs_frame *frames,
+					 unsigned int nr);
 
 /* ------------------------------------------------------------------ */
 /* Weights and their percentiles (lib/report/report-weights.c)        */

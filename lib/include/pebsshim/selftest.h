@@ -95,7 +95,11 @@ PEBS_API int pebs_selftest__run_opts(unsigned int nr,
  * too): touch, chase-small (a pointer chase in 16 KiB, L1-sized),
  * chase-large (one far larger than the LLC), store (a streaming store
  * loop), false-share and true-share (two threads on one cache line: each
- * its own word, or both one word). Prints to @out "workload=NAME",
+ * its own word, or both one word), and in the main thread budget (page
+ * faults of a fresh mapping between pointer chases; with
+ * PEBS_TEST_COUNT=EVENT also "count=N", its count of EVENT) and objects
+ * (three heap objects of three allocation sites, read in known
+ * proportions; "object.I=SITE ADDR+SIZE PASSES"). Prints to @out "workload=NAME",
  * "buffer=ADDR+SIZE" (where its data accesses fall), "thread.I=TID
  * ADDR+SIZE" (thread I's own part or word), then after the measured
  * phase "seconds=S". Returns 0, -EINVAL (no such workload), -ENOMEM,
