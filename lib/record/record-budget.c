@@ -522,8 +522,12 @@ int rec_budget_tick(struct pebs_recorder *r)
 	memset(bu->events, 0, sizeof(bu->events));
 	if (n < 0)
 		return n;
-	/* a new period now if the events are open, else at their window */
-	if (bu->reopen_due && !bu->duty.off) {
+	/*
+	 * a new period now if the events are open and no duty cycle runs;
+	 * in a cycle, at the next window (each opens them: no closing and
+	 * opening more, each a drain and the kernel's IPIs to the CPUs)
+	 */
+	if (bu->reopen_due && !bu->duty.off && !bu->duty.cycle_end) {
 		n = rec_reopen_close(r);
 		if (!n)
 			n = rec_reopen_open(r);
