@@ -188,6 +188,12 @@ $(B)/examples/%: examples/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LDLIBS)
 
+# an interposer that only forwards (the objects bench's floor)
+$(B)/bench/libforward.so: bench/preload/forward.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) $(OPT) -g -fPIC -shared -D_GNU_SOURCE \
+		$(LDFLAGS) -o $@ $< -ldl
+
 $(B)/bench/%: bench/%.c $(LIB_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) \
@@ -301,7 +307,7 @@ check-san:
 	$(MAKE) SAN=1 B=build-san check-unit check-live
 
 # the benchmarks' programs (never installed), the tool and what they run
-bench-build: $(BENCHES) $(TOOL) $(PROBE) $(WORKLOADS)
+bench-build: $(BENCHES) $(B)/bench/libforward.so $(TOOL) $(PROBE) $(WORKLOADS)
 bench: bench-build
 	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/run.sh
 

@@ -13,6 +13,9 @@
 # 3. the same with small allocations only (allocs --small: the workload
 #    issue 24 names; case 2's 128 KiB blocks are all tracked, and are
 #    four fifths of its records).
+# Cases 2 and 3 also run the workload under an interposer that only
+# forwards (bench/preload/forward.c, LD_PRELOAD, no recorder): the floor
+# any LD_PRELOAD interposer pays on each malloc and free.
 # Metrics: wall time, and peak memory (GNU time's %M: the largest
 # process's peak resident set, recorder and interpreter included). The
 # issue's goals: default <= 1.10x bare and <= 0.2x heaptrack's added
@@ -40,6 +43,7 @@ obj_all() {
 	obj_one "$tool" record -q --objects=all -e cpu-clock -c 10000000 \
 		-o "$T/obj.data" -- "${obj_work[@]}"
 }
+obj_fwd() { obj_one env LD_PRELOAD="$PEBS_BUILD/bench/libforward.so" "${obj_work[@]}"; }
 obj_heaptrack() {
 	rm -f "$T"/heaptrack.*
 	obj_one heaptrack -o "$T/heaptrack.out" "${obj_work[@]}"
@@ -55,7 +59,11 @@ objects_bench() {
 		bench_skip objects "allocation workload" "bench/allocs or $lib is missing: run make bench-build"
 		return
 	fi
-	local ht=(heaptrack obj_heaptrack)
+	local ht=(heaptrack obj_heaptrack) fwd=("forwarding interposer" obj_fwd)
+	if [ ! -r "$PEBS_BUILD/bench/libforward.so" ]; then
+		bench_skip objects "forwarding interposer" "$PEBS_BUILD/bench/libforward.so is missing: run make bench-build"
+		fwd=()
+	fi
 	if ! command -v heaptrack >/dev/null; then
 		bench_skip objects "heaptrack" "heaptrack is not installed: apt-get install heaptrack"
 		ht=()
@@ -70,13 +78,13 @@ objects_bench() {
 	fi
 	bench_compare objects "default sampling, $nt threads x $n allocations" \
 		"wall,peak memory" "s,MB" bare obj_bare \
-		"record" obj_rec "record --objects" obj_def
+		"record" obj_rec "record --objects" obj_def "${fwd[@]}"
 	obj_work=("${obj_work[0]}" --small "$nt" "$n")
 	[ -z "$BENCH_QUICK" ] &&
 		obj_work=("${obj_work[@]:0:3}" "$(calibrate 3 "$n" "${obj_work[@]:0:3}")")
 	bench_compare objects "default sampling, small only, $nt threads x ${obj_work[3]} allocations" \
 		"wall,peak memory" "s,MB" bare obj_bare \
-		"record" obj_rec "record --objects" obj_def
+		"record" obj_rec "record --objects" obj_def "${fwd[@]}"
 	rm -f "$T/obj.data" "$T/obj.time" "$T"/heaptrack.*
 }
 objects_bench

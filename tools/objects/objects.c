@@ -67,11 +67,13 @@
  * the slow path before resolving and with --objects=all. The boot
  * buffer's addresses have their bits set for good. Everything else
  * (resolving, recording, --objects=all) is in the slow paths. The free
- * hook is now a hash, one load and a test: a forwarding-only interposer
- * costs 1.044x bare, these hooks 1.053x (allocs --small 2 40000000, user
- * CPU, 6 interleaved rounds); with a filter test, a test of the
- * "switch" below and of the boot buffer, and glibc's chunk size word
- * telling the big chunks, they cost 1.10x.
+ * hook is a hash of the address's region, one load and a test. On
+ * allocs --small 2 40000000 (user CPU, 6 interleaved rounds, quiet): an
+ * interposer that only forwards (bench/preload/forward.c) costs 1.037x
+ * bare, these hooks 1.070x, the malloc hook's countdown alone (free
+ * forwarding) 1.068x; with a multiplicative hash of the bit in the
+ * group 1.082x; with a test of a "switch" and of the boot buffer, and
+ * glibc's chunk size word telling the big chunks, 1.105x.
  * Profiled on the 2-core development VM (cpu-clock, 2 threads x 30 M
  * malloc(16..1039) + free): the hooks' own instructions are a few per
  * call; the free hook takes the cache miss on the chunk's header that
