@@ -37,15 +37,15 @@
 /*
  * The workload: 256 rounds, each faulting the 64 pages of a fresh
  * mapping and chasing pointers 2^20 steps around 16 KiB (L1), all in
- * the main thread: PERF_EVENT_IOC_PERIOD reaches the event of the task
- * the recorder opened it on, not its copies in threads already running,
- * so the controller's periods reach the measured phase only there.
+ * the main thread: PERF_EVENT_IOC_PERIOD reached the event of the task
+ * the recorder opened it on, not its copies in threads already running
+ * (a change of period now opens the events again on every thread).
  * Here the faults were under a tenth of its CPU time: counting them
  * costs far under the budget, so the periods keep it, not a duty cycle
  * (with four times the faults, busy moments of the shared machine put
  * a third of the runs in one, whose samples then carried periods of
- * millions: see st_budget_judge); the chase is what a precise load
- * event samples.
+ * millions, since fixed: see st_budget_judge); the chase is what a
+ * precise load event samples.
  */
 #define WL_ROUNDS 384
 #define WL_PAGES 64
@@ -369,7 +369,9 @@ static int budget_record(struct pebs_selftest_result *r, struct st_cmds *c,
  * of the workload's events: 10 % then (4.7 % off in that run). The
  * largest period is no allowance: under a duty cycle single samples
  * here carried periods of 0.8 and 18 million for 99,000 faults (the
- * freq-mode period after an off window), which this rule fails. A lost
+ * freq-mode period after an off window, before the off windows closed
+ * the events and each window opened them at a fixed period), which this
+ * rule fails. A lost
  * sample (a full ring) takes its period away: none may be lost.
  */
 unsigned int st_budget_judge(struct pebs_selftest_result *r,
