@@ -9,10 +9,7 @@
 # samples real data addresses (tests/workloads/objects --dontunmap).
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
-wl=$PEBS_BUILD/workloads/objects
-lib=$PEBS_BUILD/libpebsshim-objects.so
-[ -x "$wl" ] && [ -f "$lib" ] ||
-	skip_all "no $wl or $lib: build them first (make all)"
+need_objects
 echo 1..2
 
 # samples per object: "site count" from report --sort object's CSV

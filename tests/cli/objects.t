@@ -24,10 +24,7 @@
 # one-node machine every access with a physical address is node_local.
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
-wl=$PEBS_BUILD/workloads/objects
-lib=$PEBS_BUILD/libpebsshim-objects.so
-[ -x "$wl" ] && [ -f "$lib" ] ||
-	skip_all "no $wl or $lib: build them first (make all)"
+need_objects
 echo 1..43
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \

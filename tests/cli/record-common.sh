@@ -14,6 +14,14 @@ need_tools() {
 	command -v perf >/dev/null || skip_all "perf is not installed"
 }
 
+# the objects workload ($wl) and the interposer ($lib), or skip all
+need_objects() {
+	wl=$PEBS_BUILD/workloads/objects
+	lib=$PEBS_BUILD/libpebsshim-objects.so
+	[ -x "$wl" ] && [ -f "$lib" ] ||
+		skip_all "no $wl or $lib: build them first (make all)"
+}
+
 # the sample count from the summary line of a record run's stderr
 summary_count() {
 	sed -n 's/^pebs-shim record: \([0-9]*\) samples written.*/\1/p' "$1"
