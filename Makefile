@@ -98,7 +98,8 @@ EXAMPLES := $(patsubst examples/%.c,$(B)/examples/%,$(wildcard examples/*.c))
 VMBINS := $(patsubst tests/vm/%.c,$(B)/vm/%,$(wildcard tests/vm/*.c)) \
 	  $(B)/vm/pebs-shim
 FUZZ := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
-BENCHES := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c))
+BENCHES := $(patsubst bench/%.c,$(B)/bench/%,$(wildcard bench/*.c)) \
+	   $(B)/bench/libforward.so
 
 DEPS := build-essential libpfm4-dev dkms libcmocka-dev linux-libc-dev linux-perf \
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
@@ -307,7 +308,7 @@ check-san:
 	$(MAKE) SAN=1 B=build-san check-unit check-live
 
 # the benchmarks' programs (never installed), the tool and what they run
-bench-build: $(BENCHES) $(B)/bench/libforward.so $(TOOL) $(PROBE) $(WORKLOADS)
+bench-build: $(BENCHES) $(TOOL) $(PROBE) $(WORKLOADS)
 bench: bench-build
 	PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) bench/run.sh
 
