@@ -27,15 +27,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
 
 #include "record/record-int.h"
 #include "record/objects-proto.h"
+#include "core/internal.h"
 
 struct ns_ent {
 	uint32_t ns, tid;	/* the key: 0, 0 an empty slot */
@@ -106,18 +105,10 @@ static uint32_t ns_tid(uint32_t pid, uint32_t tid)
 {
 	char path[64], buf[4096], *line, *end;
 	uint32_t last = 0;
-	ssize_t len;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/status", pid, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (core_read_small(path, buf, sizeof(buf)) <= 0)
 		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
 	line = strstr(buf, "\nNSpid:");
 	if (!line)
 		return 0;
@@ -157,9 +148,9 @@ static uint32_t number(const char *name)
  */
 static int scan(struct rec_objects_ns *t, uint32_t ns, uint32_t drain)
 {
-	DIR *procs, *tasks;
-	struct dirent *p, *k;
-	char path[64];
+	struct pebs_ids tasks = { 0 };
+	struct dirent *p;
+	DIR *procs;
 	int err = 0;
 
 	if (t->drain != drain) {
@@ -172,6 +163,8 @@ static int scan(struct rec_objects_ns *t, uint32_t ns, uint32_t drain)
 	if (t->nscanned == SCANS_MAX)
 		return 0;
 	t->scanned[t->nscanned++] = ns;
+	/* by hand, not pebs_proc__pids: that list of every process is kept
+	   free of repeats one id at a time, quadratic in /proc's size */
 	procs = opendir("/proc");
 	if (!procs)
 		return 0;	/* no /proc: no translation */
@@ -180,13 +173,14 @@ static int scan(struct rec_objects_ns *t, uint32_t ns, uint32_t drain)
 
 		if (!pid || !in_ns(pid, ns))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task", pid);
-		tasks = opendir(path);
-		while (!err && tasks && (k = readdir(tasks))) {
-			uint32_t gtid = number(k->d_name), tid;
+		tasks.n = 0;
+		/* a process gone meanwhile has no thread to find */
+		err = pebs_proc__tasks((pid_t)pid, &tasks) == -ENOMEM ? -ENOMEM : 0;
+		for (unsigned int i = 0; !err && i < tasks.n; i++) {
+			uint32_t gtid = (uint32_t)tasks.v[i], tid;
 			struct ns_ent *e;
 
-			if (!gtid || !(tid = ns_tid(pid, gtid)))
+			if (!(tid = ns_tid(pid, gtid)))
 				continue;
 			e = get(t, ns, tid);
 			if (!e)
@@ -194,10 +188,9 @@ static int scan(struct rec_objects_ns *t, uint32_t ns, uint32_t drain)
 			else
 				*e = (struct ns_ent){ ns, tid, pid, gtid };
 		}
-		if (tasks)
-			closedir(tasks);
 	}
 	closedir(procs);
+	pebs_ids__free(&tasks);
 	return err;
 }
 
