@@ -52,11 +52,12 @@ bud_shares() {
 		awk '/^ *[0-9.]+%/ { s = $1; sub(/%/, "", s); $1 = ""; sub(/^ +/, ""); print $0 "\t" s }'
 }
 
-# the largest difference in points between the full run's top 10 and
-# FILE's shares of the same symbols
+# bud_diff SHARES FULL FILE: the largest difference in points between
+# FULL's top 10 and FILE's shares of the same entries, both by the
+# function SHARES (bud_shares: symbols; bud_obj_shares: data objects)
 bud_diff() {
-	bud_shares "$T/bud-full.data" | head -n 10 >"$T/bud-top"
-	bud_shares "$1" >"$T/bud-other"
+	"$1" "$2" | head -n 10 >"$T/bud-top"
+	"$1" "$3" >"$T/bud-other"
 	awk -F'\t' 'NR == FNR { top[$1] = $2; next } { got[$1] = $2 }
 		END { for (s in top) { d = top[s] - got[s]; if (d < 0) d = -d
 			if (d > m) m = d }; printf "%.2f\n", m }' "$T/bud-top" "$T/bud-other"
@@ -77,7 +78,7 @@ bud_case() {	# bud_case NAME: the rounds, then the symbol shares
 			{ bench_skip budget "$name: top-10 symbol shares, $s" "no recording of the last round"; continue; }
 		bench_value budget "$name: top-10 symbol shares, $s vs full rate" \
 			"largest difference" points "$([ $s = perf ] && echo "perf -F $freq" || echo "budget $s%")" \
-			"$(bud_diff "$T/bud-$s.data")"
+			"$(bud_diff bud_shares "$T/bud-full.data" "$T/bud-$s.data")"
 	done
 	rm -f "$T"/bud-*.data "$T/bud-top" "$T/bud-other"
 }
@@ -101,14 +102,10 @@ bud_objects() {	# bud_objects N: faults --sites N, full rate and budgets
 			bud_ps obj-$s --objects -e page-faults -d --budget $s% >/dev/null
 		fi || { bench_skip budget "objects: shares, $s" "record --objects failed"; return; }
 	done
-	bud_obj_shares "$T/bud-obj-full.data" | head -n 10 >"$T/bud-top"
 	for s in 1 2 5; do
-		bud_obj_shares "$T/bud-obj-$s.data" >"$T/bud-other"
 		bench_value budget "page-faults -d --objects, faults --sites $1: top-10 object shares, budget $s% vs full rate" \
 			"largest difference" points "budget $s%" \
-			"$(awk -F'\t' 'NR == FNR { top[$1] = $2; next } { got[$1] = $2 }
-				END { for (o in top) { d = top[o] - got[o]; if (d < 0) d = -d
-					if (d > m) m = d }; printf "%.2f\n", m }' "$T/bud-top" "$T/bud-other")"
+			"$(bud_diff bud_obj_shares "$T/bud-obj-full.data" "$T/bud-obj-$s.data")"
 	done
 	rm -f "$T"/bud-obj-*.data "$T/bud-top" "$T/bud-other"
 }

@@ -174,17 +174,18 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 {
 	struct scan *sc = arg;
 	struct st_objects_fig *f = sc->f;
+	union perf_mem_data_src src;
 	int truth = -1, site;
-	unsigned int i, op;
+	unsigned int i;
 
 	if (pebs_objects__event(sc->pd, rs->event) ||
 	    !(s->present & PERF_SAMPLE_ADDR))
 		return 0;
 	/* IBS samples stores too: the objects' loads only (a software
 	   event's data source is NA) */
-	op = (unsigned int)(s->data_src >> PERF_MEM_OP_SHIFT) & 0x1f;
-	if ((s->present & PERF_SAMPLE_DATA_SRC) && op &&
-	    !(op & (PERF_MEM_OP_NA | PERF_MEM_OP_LOAD)))
+	src.val = s->data_src;
+	if ((s->present & PERF_SAMPLE_DATA_SRC) && src.mem_op &&
+	    !(src.mem_op & (PERF_MEM_OP_NA | PERF_MEM_OP_LOAD)))
 		return 0;
 	f->with_addr++;
 	for (i = 0; i < ST_OBJECTS; i++)

@@ -74,12 +74,9 @@
  * forwarding) 1.068x; with a multiplicative hash of the bit in the
  * group 1.082x; with a test of a "switch" and of the boot buffer, and
  * glibc's chunk size word telling the big chunks, 1.105x.
- * Profiled on the 2-core development VM (cpu-clock, 2 threads x 30 M
- * malloc(16..1039) + free): the hooks' own instructions are a few per
- * call; the free hook takes the cache miss on the chunk's header that
- * glibc's free took before (it then hits), the filter's bit costs about
- * 1 % of the time; the objects tracked cost ~0.2 us each (stack walk,
- * clock_gettime, a slot of the ring, and the recorder's write).
+ * The objects tracked cost ~0.3 us each, the recorder's share included
+ * (stack walk, clock_gettime, a slot of the ring, the set, and the
+ * recorder's write; allocs --small under --objects=16K, profiled).
  * --objects=all costs 260-400 ns per allocation (with a socket and a
  * send(2) per record it was ~1.8-2 us): the stack walk, two clock_gettime
  * (37 ns each here), two copies into the ring, and waiting on a full ring
