@@ -46,6 +46,7 @@
  * waits behind an unfinished slot (up to HOLE_NS).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -134,7 +135,15 @@ static int find_lib(char *path, size_t len)
 	return access(path, R_OK) ? -errno : 0;
 }
 
-/* the ring: a memfd of the header page and @size bytes, shared */
+/*
+ * The ring: a memfd of the header page and @size bytes, shared, its pages
+ * allocated here (fallocate), so that a producer's first write to a page
+ * maps it rather than allocating it under the page's lock, where two
+ * threads writing records side by side slept on that lock (bench/allocs
+ * --small 2, 1.3 s: 37 sleeps, 43 ms; allocated first, 14 and 24 sleeps,
+ * 21 ms). Not MAP_POPULATE in the interposer: every process the command
+ * starts would map the whole ring at once (--objects=all: 1.2 ms each).
+ */
 static int ring_create(struct rec_objects *ob, uint32_t size)
 {
 	struct stat st;
@@ -142,7 +151,8 @@ static int ring_create(struct rec_objects *ob, uint32_t size)
 	ob->map_len = PSO_RING_HDR + (size_t)size;
 	ob->fd = memfd_create(PEBS_OBJECTS_RING_NAME, 0);
 	if (ob->fd < 0 || fchmod(ob->fd, 0600) ||
-	    ftruncate(ob->fd, (off_t)ob->map_len))
+	    ftruncate(ob->fd, (off_t)ob->map_len) ||
+	    fallocate(ob->fd, 0, 0, (off_t)ob->map_len))
 		return core_err(-errno, "--objects: cannot create its %zu MiB ring (memfd): %s: raise the memory limit",
 				ob->map_len >> 20, strerror(errno));
 	ob->ring = mmap(NULL, ob->map_len, PROT_READ | PROT_WRITE, MAP_SHARED,

@@ -25,7 +25,7 @@
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
 need_objects
-echo 1..43
+echo 1..44
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -418,7 +418,8 @@ ok_rc $? "--objects with --format csv is a usage error naming both"
 # threads: the second thread's stack ([stack:TID], 16 pages of a local
 # array written, and the frames below it) and its TLS block of the
 # workload (32 KiB; glibc zeroes it in pthread_create, before the thread
-# starts, so its faults precede the object)
+# starts, so those faults precede the object: the thread drops its pages
+# and writes them again, 8 faults inside it)
 "$tool" script -i "$T/o.data" -F tid,period,event,ip,dso >"$T/th.txt" \
 	2>/dev/null
 pid=$(awk '$3 == "pebs-shim:stack:" { print $1; exit }' "$T/th.txt")
@@ -430,6 +431,9 @@ ok_rc $? "the thread's stack is an object, [stack:$tid], with its local array's 
 grep -Eq "^ *$tid +32768 +pebs-shim:tls: .*\(.*/workloads/objects\)\$" \
 	"$T/th.txt"
 ok_rc $? "the thread's TLS block of the workload is an object (pebs-shim:tls, 32768 bytes, named by the workload)"
+n=$(rows "$T/r.csv" object | awk -v l="[tls:$tid]" '$1 == l && $2 == "objects" { print $3 }')
+[ "${n:-0}" = 8 ]
+ok_rc $? "the TLS block's page faults (its 8 pages, dropped and written again by the thread) land in [tls:$tid] objects ($n)"
 
 # the interposer's own memory (its tables, its data, the ring's pages
 # the command writes) is one object, named as such, not "set" or a file
