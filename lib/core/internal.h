@@ -98,6 +98,9 @@ void core_cpuinfo_field(const char *text, const char *key, char *out,
  * thread of @pid (of its thread @tid alone if > 0), 0 if gone.
  */
 struct pebs_ids;
+/* idlist.c: the ids of @add[0..@n) that @l lacks, the first of repeats,
+   appended in order (O(m log m)). 0 or -ENOMEM */
+int core_ids_merge(struct pebs_ids *l, const int *add, unsigned int n);
 int64_t core_stat_ticks(const char *line, bool children);
 int64_t core_stat_file_ticks(const char *path, bool children);
 int64_t core_cpu_busy(const char *text, const struct pebs_ids *cpus);

@@ -21,6 +21,7 @@
 /* the numeric entries of directory @path appended to @out (no repeats) */
 static int numeric_entries(const char *path, struct pebs_ids *out)
 {
+	struct pebs_ids got = { 0 };
 	struct dirent *de;
 	int err = 0;
 	DIR *d = opendir(path);
@@ -35,9 +36,12 @@ static int numeric_entries(const char *path, struct pebs_ids *out)
 			continue;
 		id = strtol(de->d_name, &end, 10);
 		if (!*end && id > 0 && id <= INT32_MAX)
-			err = pebs_ids__add(out, (int)id);
+			err = pebs_ids__push(&got, (int)id);
 	}
 	closedir(d);
+	if (!err)
+		err = core_ids_merge(out, got.v, got.n);
+	pebs_ids__free(&got);
 	return err;
 }
 

@@ -25,7 +25,6 @@
  * a thread's first record (it finds every thread whose first record
  * that drain reads: they wait for it, alive).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,15 +131,6 @@ static bool in_ns(uint32_t pid, uint32_t ns)
 	return !stat(path, &st) && (uint32_t)st.st_ino == ns;
 }
 
-static uint32_t number(const char *name)
-{
-	char *end;
-	unsigned long v = strtoul(name, &end, 10);
-
-	return *name >= '0' && *name <= '9' && !*end && v <= UINT32_MAX ?
-	       (uint32_t)v : 0;
-}
-
 /*
  * Every thread of namespace @ns into @t's entries, once per drain @drain
  * (and SCANS_MAX namespaces at most: records naming namespaces of their
@@ -148,9 +138,7 @@ static uint32_t number(const char *name)
  */
 static int scan(struct rec_objects_ns *t, uint32_t ns, uint32_t drain)
 {
-	struct pebs_ids tasks = { 0 };
-	struct dirent *p;
-	DIR *procs;
+	struct pebs_ids procs = { 0 }, tasks = { 0 };
 	int err = 0;
 
 	if (t->drain != drain) {
@@ -163,15 +151,15 @@ static int scan(struct rec_objects_ns *t, uint32_t ns, uint32_t drain)
 	if (t->nscanned == SCANS_MAX)
 		return 0;
 	t->scanned[t->nscanned++] = ns;
-	/* by hand, not pebs_proc__pids: that list of every process is kept
-	   free of repeats one id at a time, quadratic in /proc's size */
-	procs = opendir("/proc");
-	if (!procs)
-		return 0;	/* no /proc: no translation */
-	while (!err && (p = readdir(procs))) {
-		uint32_t pid = number(p->d_name);
+	err = pebs_proc__pids(&procs);
+	if (err) {
+		err = err == -ENOMEM ? err : 0;	/* no /proc: no translation */
+		goto out;
+	}
+	for (unsigned int k = 0; !err && k < procs.n; k++) {
+		uint32_t pid = (uint32_t)procs.v[k];
 
-		if (!pid || !in_ns(pid, ns))
+		if (!in_ns(pid, ns))
 			continue;
 		tasks.n = 0;
 		/* a process gone meanwhile has no thread to find */
@@ -189,7 +177,8 @@ static int scan(struct rec_objects_ns *t, uint32_t ns, uint32_t drain)
 				*e = (struct ns_ent){ ns, tid, pid, gtid };
 		}
 	}
-	closedir(procs);
+out:
+	pebs_ids__free(&procs);
 	pebs_ids__free(&tasks);
 	return err;
 }
