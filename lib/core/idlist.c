@@ -89,8 +89,10 @@ int core_ids_merge(struct pebs_ids *l, const int *add, unsigned int n)
 		err = core_err(-ENOMEM, "id list: out of memory");
 		goto out;
 	}
-	memcpy(old, l->v, n_old * sizeof(*old));
-	qsort(old, n_old, sizeof(*old), cmp_int);
+	if (n_old) {
+		memcpy(old, l->v, n_old * sizeof(*old));
+		qsort(old, n_old, sizeof(*old), cmp_int);
+	}
 	for (i = 0; i < n; i++)
 		by[i] = (struct id_at){ add[i], i };
 	qsort(by, n, sizeof(*by), cmp_id_at);
