@@ -71,6 +71,9 @@ static int cmp_id_at(const void *a, const void *b)
  * its repeats, appended in @add's order: sorted copies, O(m log m) for m
  * ids in all, where pebs_ids__add one id at a time scans @l for each
  * (quadratic: a /proc of 30,000 processes, a -p list of many ranges).
+ * A few ids into a long list (a process's threads into a command's) are
+ * still added one at a time: sorting the list for each call would cost
+ * more than the scans.
  */
 int core_ids_merge(struct pebs_ids *l, const int *add, unsigned int n)
 {
@@ -80,8 +83,11 @@ int core_ids_merge(struct pebs_ids *l, const int *add, unsigned int n)
 	unsigned int i, n_old = l->n;
 	int err = 0;
 
-	if (!n)
-		return 0;
+	if (n <= 64) {
+		for (i = 0; !err && i < n; i++)
+			err = pebs_ids__add(l, add[i]);
+		return err;
+	}
 	old = malloc((n_old ? n_old : 1) * sizeof(*old));
 	by = malloc(n * sizeof(*by));
 	keep = calloc(n, sizeof(*keep));

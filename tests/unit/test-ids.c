@@ -58,6 +58,7 @@ static void test_merge(void **state)
 {
 	static const int add[] = { 9, 1, 5, 1, 7, 9 }, want[] = { 5, 9, 1, 7 };
 	struct pebs_ids l = { 0 };
+	int many[200];
 	char *list, *p;
 	unsigned int k, i;
 
@@ -69,6 +70,17 @@ static void test_merge(void **state)
 	assert_memory_equal(l.v, want, sizeof(want));
 	assert_int_equal(core_ids_merge(&l, add, 0), 0);
 	assert_int_equal(l.n, 4);
+	pebs_ids__free(&l);
+	/* past 64 ids the sorted way: 200 ids, each of 0..49 four times,
+	   49 down to 0, into a list holding 7 */
+	for (i = 0; i < 200; i++)
+		many[i] = 49 - (int)(i % 50);
+	assert_int_equal(pebs_ids__push(&l, 7), 0);
+	assert_int_equal(core_ids_merge(&l, many, 200), 0);
+	assert_int_equal(l.n, 50);
+	assert_int_equal(l.v[0], 7);
+	for (i = 1; i < 50; i++)
+		assert_int_equal(l.v[i], 49 - (int)(i - 1) - (i - 1 >= 42));
 	pebs_ids__free(&l);
 
 	/* 240 ranges of 8193 ids, each starting 4096 after the last */
