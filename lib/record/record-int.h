@@ -11,6 +11,7 @@
 #ifndef PEBSSHIM_RECORD_INT_H
 #define PEBSSHIM_RECORD_INT_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -102,6 +103,17 @@ struct rec_budget {
 	char cal_note[192];		/* why a measurement was not cached */
 };
 
+/* the recorder's thread's CPUs (record-place.c) */
+struct rec_place {
+	cpu_set_t allowed;		/* its affinity at the start */
+	struct pebs_ids cpus;		/* the same as ids */
+	uint64_t at_ns;			/* the last look (0: none yet) */
+	int64_t busy;			/* their busy ticks then */
+	uint64_t own_ns;		/* the recorder's CPU time then */
+	bool narrowed;			/* off the CPU it was on */
+	bool off;			/* one CPU, or no /proc/stat */
+};
+
 struct pebs_recorder {
 	struct pebs_recorder_opts o;
 	bool per_cpu;			/* all_cpus or cpus */
@@ -133,6 +145,7 @@ struct pebs_recorder {
 	unsigned int last_ev;
 
 	struct rec_budget bud;
+	struct rec_place place;
 
 	/* counts */
 	struct pebs_recorder_stats st;
@@ -418,5 +431,15 @@ struct pso_rec;
 int rec_objects_ns_fix(struct rec_objects_ns **t, struct pso_rec *rec,
 		       uint32_t drain);
 void rec_objects_ns_free(struct rec_objects_ns *t);
+
+/* ---- the recorder's CPU (record-place.c) -------------------------- */
+
+/* whether CPUs whose @busy_ticks (the recorder's own left out) over a
+   period of @ticks each left less than half a CPU idle */
+bool rec_place_all_busy(int64_t busy_ticks, unsigned int ncpus, double ticks);
+/* every PLACE_NS: off the CPU it is on while its CPUs are all busy */
+void rec_place_tick(struct pebs_recorder *r);
+/* its affinity as at the start */
+void rec_place_end(struct pebs_recorder *r);
 
 #endif /* PEBSSHIM_RECORD_INT_H */

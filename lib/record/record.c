@@ -239,6 +239,7 @@ static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 	for (;;) {
 		int w = rec_objects_wait_ms(r), left = (int)ms_left(end);
 
+		rec_place_tick(r);
 		n = poll(p, 2, left < 1 ? 1 : left < w ? left : w);
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
@@ -265,6 +266,7 @@ int pebs_recorder__poll(struct pebs_recorder *r, int timeout_ms)
 		return core_err(-EINVAL, "recorder: not opened");
 	if (r->err)
 		return r->err;
+	rec_place_tick(r);
 	/*
 	 * wait for a ring to fill, then read every ring: a round covers all
 	 * of them (perf's FINISHED_ROUND promise)
@@ -326,6 +328,7 @@ int pebs_recorder__stop(struct pebs_recorder *r, int stop_sig)
 	if (!r || !r->set)
 		return core_err(-EINVAL, "recorder: not opened");
 	pebs_chanset__disable(r->set);
+	rec_place_end(r);
 	/* the events off whatever the duty cycle had them: a share so far */
 	n = rec_duty_stop(r);
 	if (n && !r->err)
@@ -446,6 +449,7 @@ void pebs_recorder__delete(struct pebs_recorder *r)
 		rec_out_discard(r->out);
 	}
 	rec_objects_free(r);
+	rec_place_end(r);
 	pebs_chanset__delete(r->set);
 	pebs_switchrec__delete(r->swrec);
 	pebs_attrib__delete(r->attrib);

@@ -282,6 +282,22 @@ static void test_budget_proc(void **state)
 	pebs_recorder__delete(r);
 }
 
+/* record-place.c's rule: all busy when under half a CPU of the period
+   was idle */
+static void test_place_busy(void **state)
+{
+	(void)state;
+	/* 2 CPUs, 10 ticks each */
+	assert_true(rec_place_all_busy(20, 2, 10));
+	assert_true(rec_place_all_busy(16, 2, 10));	/* 4 idle */
+	assert_false(rec_place_all_busy(15, 2, 10));	/* 5: half a CPU */
+	assert_false(rec_place_all_busy(10, 2, 10));	/* one CPU idle */
+	/* ticks counted late: more busy than the period */
+	assert_true(rec_place_all_busy(23, 2, 10));
+	assert_true(rec_place_all_busy(64 * 10 - 4, 64, 10));
+	assert_false(rec_place_all_busy(0, 0, 10));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_attr_names),
 		cmocka_unit_test(test_objects_sample),
 		cmocka_unit_test(test_budget_proc),
+		cmocka_unit_test(test_place_busy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
