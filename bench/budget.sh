@@ -13,6 +13,7 @@
 bud_ps() {	# bud_ps NAME OPTS...: a pebs-shim run into $T/bud-NAME.data
 	local name=$1
 	shift
+	bench_clear "$T/bud-$name.data"
 	bench_time "$tool" record -q -o "$T/bud-$name.data" "$@" -- "${work[@]}"
 }
 bud_bare() { bench_time "${work[@]}"; }
@@ -21,6 +22,7 @@ bud_2() { bud_ps 2 "${ev[@]}" --budget 2%; }
 bud_5() { bud_ps 5 "${ev[@]}" --budget 5%; }
 bud_full() { bud_ps full "${ev[@]}" "${full[@]}"; }
 bud_perf() {
+	bench_clear "$T/bud-perf.data"
 	bench_time perf record --no-bpf-event -q --sample-cpu --sample-identifier \
 		-o "$T/bud-perf.data" "${ev[@]}" -F "$freq" -- "${work[@]}"
 }

@@ -10,8 +10,12 @@
 # Env: EXPORT_SAMPLES (default 3000000; with BENCH_QUICK=1 20000).
 
 exp_perf() { bench_time perf report --stdio -i "$exp_file"; }
-exp_pprof() { bench_time "$tool" export --format pprof -i "$exp_file" -o "$T/exp.pb.gz"; }
+exp_pprof() {
+	bench_clear "$T/exp.pb.gz"
+	bench_time "$tool" export --format pprof -i "$exp_file" -o "$T/exp.pb.gz"
+}
 exp_perfetto() {
+	bench_clear "$T/exp.perfetto-trace"
 	bench_time "$tool" export --format perfetto -i "$exp_file" -o "$T/exp.perfetto-trace"
 }
 

@@ -33,13 +33,16 @@ obj_one() {	# obj_one CMD...: prints "seconds MB" (wall to the ns: the
 }
 obj_bare() { obj_one "${obj_work[@]}"; }
 obj_rec() {
+	bench_clear "$T/obj.data"
 	obj_one "$tool" record -q -e cpu-clock -c 10000000 -o "$T/obj.data" -- "${obj_work[@]}"
 }
 obj_def() {
+	bench_clear "$T/obj.data"
 	obj_one "$tool" record -q --objects -e cpu-clock -c 10000000 \
 		-o "$T/obj.data" -- "${obj_work[@]}"
 }
 obj_all() {
+	bench_clear "$T/obj.data"
 	obj_one "$tool" record -q --objects=all -e cpu-clock -c 10000000 \
 		-o "$T/obj.data" -- "${obj_work[@]}"
 }

@@ -93,8 +93,12 @@ machine() {
 # the CPU time of everything the run spawned (workload and recorder:
 # less disturbed than wall time by other load on a shared machine)
 slow_bare() { bench_time "${work[@]}"; }
-slow_ps() { bench_time "$tool" record -q -o "$T/ps.data" "${opts[@]}" -- "${work[@]}"; }
+slow_ps() {
+	bench_clear "$T/ps.data"
+	bench_time "$tool" record -q -o "$T/ps.data" "${opts[@]}" -- "${work[@]}"
+}
 slow_pf() {
+	bench_clear "$T/perf.data"
 	bench_time perf record --no-bpf-event -q --sample-cpu --sample-identifier \
 		-o "$T/perf.data" "${opts[@]}" -- "${work[@]}"
 }
