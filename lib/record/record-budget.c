@@ -36,8 +36,7 @@ static uint64_t ru_ns(const struct rusage *ru)
 				(uint64_t)ru->ru_stime.tv_usec) * 1000u;
 }
 
-/* the recorder's own CPU time (user + system), ns */
-static uint64_t self_ns(void)
+uint64_t rec_self_ns(void)
 {
 	struct rusage ru;
 
@@ -324,7 +323,7 @@ int rec_budget_start(struct pebs_recorder *r)
 		return err;
 	bu->t_last = core_mono_ns();
 	rec_duty_begin(r, bu->t_last);
-	bu->self_last = self_ns();
+	bu->self_last = rec_self_ns();
 	sampled(r, &bu->cpu_last, &bu->sw_last);
 	if (!read_counts(r, bu->count))
 		memset(bu->count, 0, sizeof(bu->count));
@@ -457,7 +456,7 @@ static int feed(struct pebs_recorder *r, uint64_t now, bool final,
 		uint64_t cpu, uint64_t sw, uint64_t *next)
 {
 	struct rec_budget *bu = &r->bud;
-	uint64_t self = self_ns();
+	uint64_t self = rec_self_ns();
 	int n;
 
 	bu->iv_off = rec_duty_off_ns(r, now);

@@ -434,6 +434,10 @@ void rec_objects_ns_free(struct rec_objects_ns *t);
 
 /* ---- the recorder's CPU (record-place.c) -------------------------- */
 
+/* the recorder's own CPU time, all its threads (user + system), ns
+   (record-budget.c) */
+uint64_t rec_self_ns(void);
+
 /* whether CPUs whose @busy_ticks (the recorder's own left out) over a
    period of @ticks each left less than half a CPU idle */
 bool rec_place_all_busy(int64_t busy_ticks, unsigned int ncpus, double ticks);

@@ -19,7 +19,6 @@
  * single CPU there or /proc/stat unreadable nothing is done.
  */
 #include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "record/record-int.h"
@@ -46,24 +45,16 @@ static bool place_start(struct rec_place *p)
 	return p->cpus.n > 1;
 }
 
-/* the recorder's CPU time (all its threads), ns */
-static uint64_t own_ns(void)
-{
-	struct timespec ts;
-
-	return clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) ? 0 :
-	       (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void rec_place_tick(struct pebs_recorder *r)
 {
 	struct rec_place *p = &r->place;
-	uint64_t now = core_mono_ns(), ctxt = 0, own = own_ns();
+	uint64_t now = core_mono_ns(), ctxt = 0, own;
 	int64_t busy = 0;
 	long hz;
 
 	if (p->off || (p->at_ns && now - p->at_ns < PLACE_NS))
 		return;
+	own = rec_self_ns();
 	if (!p->at_ns && !place_start(p)) {
 		p->off = true;
 		return;

@@ -233,13 +233,14 @@ static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 	uint64_t end = core_mono_ns() + (uint64_t)timeout_ms * 1000000;
 	int n, err;
 
+	/* each wait, and each drain's (rec_place_tick: at most every 100 ms) */
+	rec_place_tick(r);
 	if (!rec_objects_on(r) || timeout_ms <= 0)
 		return pebs_chanset__poll(r->set, timeout_ms, &rec_chanset_cbs,
 					  r);
 	for (;;) {
 		int w = rec_objects_wait_ms(r), left = (int)ms_left(end);
 
-		rec_place_tick(r);
 		n = poll(p, 2, left < 1 ? 1 : left < w ? left : w);
 		if (n < 0)
 			return errno == EINTR ? -EINTR :
@@ -253,6 +254,7 @@ static int rec_wait(struct pebs_recorder *r, int timeout_ms)
 			return err;
 		if (ms_left(end) <= 0)
 			break;
+		rec_place_tick(r);
 	}
 	return pebs_chanset__poll(r->set, 0, &rec_chanset_cbs, r);
 }
@@ -266,7 +268,6 @@ int pebs_recorder__poll(struct pebs_recorder *r, int timeout_ms)
 		return core_err(-EINVAL, "recorder: not opened");
 	if (r->err)
 		return r->err;
-	rec_place_tick(r);
 	/*
 	 * wait for a ring to fill, then read every ring: a round covers all
 	 * of them (perf's FINISHED_ROUND promise)
