@@ -237,24 +237,6 @@ const struct pebs_attrib_stats *pebs_attrib__stats(struct pebs_attrib *a)
 	return &a->st;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-	size_t cap2;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	cap2 = *cap ? *cap : 256;
-	while (cap2 < need)
-		cap2 *= 2;
-	p = realloc(*v, cap2 * elem);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = cap2;
-	return 0;
-}
-
 /* who ran on @cpu at @time, from the history */
 static bool lookup(const struct pebs_attrib *a, uint32_t cpu, uint64_t time,
 		   struct pebs_attrib_who *who)
@@ -380,9 +362,9 @@ int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 		/* attributed at the round, when the history covers it */
 		struct held *h;
 
-		if (grow((void **)&a->held, &a->cap_held, a->nr_held + 1,
+		if (core_grow(&a->held, &a->cap_held, a->nr_held + 1,
 			 sizeof(*a->held)) ||
-		    grow((void **)&a->raw, &a->raw_cap,
+		    core_grow(&a->raw, &a->raw_cap,
 			 a->raw_len + raw->size, 1))
 			return core_err(-ENOMEM, "attribution: out of memory");
 		h = &a->held[a->nr_held++];
@@ -396,7 +378,7 @@ int pebs_attrib__sample(struct pebs_attrib *a, unsigned int tag,
 		return 0;
 	}
 	if (a->mode != PEBS_ATTRIB_TID) {
-		if (grow((void **)&a->chk, &a->cap_chk, a->nr_chk + 1,
+		if (core_grow(&a->chk, &a->cap_chk, a->nr_chk + 1,
 			 sizeof(*a->chk)))
 			return core_err(-ENOMEM, "attribution: out of memory");
 		a->chk[a->nr_chk++] = (struct check){

@@ -19,27 +19,9 @@
 #include "pebsshim/c2c.h"
 #include "c2c/c2c-int.h"
 
-/* Make room for one more element of @size bytes in *@a (n used, cap). */
-static int vec_grow(void **a, size_t *cap, size_t n, size_t size)
-{
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	if (n >= C2C_NONE - 1)
-		return -ENOMEM;
-	ncap = *cap ? *cap * 2 : 64;
-	p = realloc(*a, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*a = p;
-	*cap = ncap;
-	return 0;
-}
-
 #define VEC_PUSH(v) \
-	(vec_grow((void **)&(v).a, &(v).cap, (v).n, sizeof(*(v).a)) ? C2C_NONE : \
+	((v).n >= C2C_NONE - 1 || \
+	 core_grow(&(v).a, &(v).cap, (v).n + 1, sizeof(*(v).a)) ? C2C_NONE : \
 	 (uint32_t)(v).n++)
 
 static uint64_t mix(uint64_t a, uint64_t b)

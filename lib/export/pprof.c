@@ -97,26 +97,6 @@ static int str_id(struct pebs_pprof *p, const char *s, uint32_t *id)
 			      &added);
 }
 
-/* room for @n entries of @size bytes in *@arr (zeroed) */
-static int reserve(void *arr, size_t *cap, size_t n, size_t size)
-{
-	void **a = arr;
-	size_t c = *cap ? *cap : 64;
-	void *q;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	q = realloc(*a, c * size);
-	if (!q)
-		return -ENOMEM;
-	memset((char *)q + *cap * size, 0, (c - *cap) * size);
-	*a = q;
-	*cap = c;
-	return 0;
-}
-
 int pebs_pprof__sample_type(struct pebs_pprof *p, const char *type,
 			    const char *unit)
 {
@@ -173,7 +153,7 @@ int pebs_pprof__mapping(struct pebs_pprof *p, const char *file,
 		return core_err(-EINVAL, "pprof: a mapping needs a file");
 	if (str_id(p, file, &key[0]) || str_id(p, build_id, &key[1]) ||
 	    ex_intern__get(&p->maps, key, sizeof(key), id, &added) ||
-	    reserve(&p->map_limit, &p->map_cap, p->maps.n,
+	    core_grow(&p->map_limit, &p->map_cap, p->maps.n,
 		    sizeof(*p->map_limit)))
 		return core_err(-ENOMEM, "pprof: out of memory");
 	(*id)++;	/* ids from 1 */
@@ -191,7 +171,7 @@ int pebs_pprof__location(struct pebs_pprof *p, uint32_t mapping,
 				"and a known mapping");
 	if (str_id(p, func, &k.name) ||
 	    ex_intern__get(&p->locs, &k, sizeof(k), id, added) ||
-	    reserve(&p->loc_line, &p->loc_cap, p->locs.n,
+	    core_grow(&p->loc_line, &p->loc_cap, p->locs.n,
 		    sizeof(*p->loc_line)))
 		return core_err(-ENOMEM, "pprof: out of memory");
 	if (*added && mapping && addr >= p->map_limit[mapping - 1])
@@ -261,7 +241,7 @@ int pebs_pprof__add(struct pebs_pprof *p, const uint32_t *locs,
 		memcpy(q, &lk, sizeof(lk));
 	}
 	if (ex_intern__get(&p->samples, key, len, &id, &added) ||
-	    reserve(&p->values, &p->values_cap, p->samples.n * p->nr_types,
+	    core_grow(&p->values, &p->values_cap, p->samples.n * p->nr_types,
 		    sizeof(*p->values)))
 		goto out;
 	for (i = 0; i < p->nr_types; i++)
@@ -293,7 +273,7 @@ static int write_samples(struct pebs_pprof *p, struct ex_out *o,
 		end = k + len;
 		memcpy(&n, k, sizeof(n));
 		q = k + sizeof(n);
-		if (reserve(&ids, &cap, n + 1, sizeof(*ids))) {
+		if (core_grow(&ids, &cap, n + 1, sizeof(*ids))) {
 			err = core_err(-ENOMEM, "pprof: out of memory");
 			break;
 		}

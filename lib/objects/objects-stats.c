@@ -151,24 +151,6 @@ static long khash_findnew(struct khash *h, struct key key, size_t next)
 	return (long)next;
 }
 
-/* room for one more of @n elements of @size at *@v */
-static int room(void **v, size_t n, size_t *cap, size_t size)
-{
-	void *nv;
-	size_t c;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 256;
-	nv = realloc(*v, c * size);
-	if (!nv)
-		return -ENOMEM;
-	memset((char *)nv + *cap * size, 0, (c - *cap) * size);
-	*v = nv;
-	*cap = c;
-	return 0;
-}
-
 /*
  * The index of @k's entry in *@v (*@n of @size bytes), appended zeroed
  * when new; -1 when out of memory.
@@ -178,7 +160,7 @@ static long entry(struct khash *h, struct key k, void **v, size_t *n,
 {
 	long i;
 
-	if (room(v, *n, cap, size))
+	if (core_grow(v, cap, *n + 1, size))
 		return -1;
 	i = khash_findnew(h, k, *n);
 	if (i >= 0 && (size_t)i == *n)
@@ -253,7 +235,7 @@ static int add_to(struct ostats *st, const char *label,
 	}
 	if (!s->has_weight)
 		return 0;
-	if (room((void **)&l->v, l->nr, &l->cap, sizeof(*l->v)))
+	if (core_grow(&l->v, &l->cap, l->nr + 1, sizeof(*l->v)))
 		return oom();
 	l->v[l->nr++] = s->weight > UINT32_MAX ? UINT32_MAX :
 			(uint32_t)s->weight;

@@ -261,37 +261,49 @@ static uint64_t file_id(const struct pebs_recorder *r, unsigned int ev,
 /*
  * The threads of the processes of @roots and of their descendants: each
  * process's /proc/PID/task, each thread's children
- * (/proc/PID/task/TID/children) added to the processes to walk
+ * (/proc/PID/task/TID/children) added to the processes to walk. Both
+ * lists are appended to without a search (a command of thousands of
+ * processes made each window's scan quadratic) and the threads merged
+ * into @tasks once, without repeats (core_ids_merge); a process is in
+ * one children file at a time, so a repeat is one reparented during
+ * the scan, walked again.
  */
 static int tree(const struct pebs_ids *roots, struct pebs_ids *tasks)
 {
-	struct pebs_ids procs = { 0 };
+	struct pebs_ids procs = { 0 }, got = { 0 }, one = { 0 };
 	char path[64];
 	int err = 0;
 
 	for (unsigned int i = 0; i < roots->n && !err; i++)
-		err = pebs_ids__add(&procs, roots->v[i]);
+		err = pebs_ids__push(&procs, roots->v[i]);
 	for (unsigned int i = 0; i < procs.n && !err; i++) {
-		unsigned int from = tasks->n;
-
+		one.n = 0;
 		/* a process gone meanwhile has no thread to open on */
-		if (pebs_proc__tasks(procs.v[i], tasks) == -ESRCH)
+		err = pebs_proc__tasks(procs.v[i], &one);
+		if (err == -ESRCH) {
+			err = 0;
 			continue;
-		for (unsigned int j = from; j < tasks->n && !err; j++) {
+		}
+		for (unsigned int j = 0; j < one.n && !err; j++) {
 			FILE *f;
 			int child;
 
+			err = pebs_ids__push(&got, one.v[j]);
 			snprintf(path, sizeof(path), "/proc/%d/task/%d/children",
-				 (int)procs.v[i], tasks->v[j]);
-			f = fopen(path, "re");
+				 (int)procs.v[i], one.v[j]);
+			f = err ? NULL : fopen(path, "re");
 			if (!f)
 				continue;
 			while (!err && fscanf(f, "%d", &child) == 1)
-				err = pebs_ids__add(&procs, child);
+				err = pebs_ids__push(&procs, child);
 			fclose(f);
 		}
 	}
+	if (!err)
+		err = core_ids_merge(tasks, got.v, got.n);
 	pebs_ids__free(&procs);
+	pebs_ids__free(&got);
+	pebs_ids__free(&one);
 	return err ? core_err(err, "out of memory") : 0;
 }
 

@@ -209,6 +209,36 @@ static void test_proc(void **state)
 	assert_int_equal(pebs_proc__tasks(0, &l), -EINVAL);
 }
 
+/* core_grow: doubles from 64, keeps what was there, zeroes the rest,
+   refuses a size that overflows and leaves the array as it was */
+static void test_grow(void **state)
+{
+	uint32_t *v = NULL;
+	size_t cap = 0;
+
+	(void)state;
+	assert_int_equal(core_grow(&v, &cap, 0, sizeof(*v)), 0);
+	assert_null(v);
+	assert_int_equal(core_grow(&v, &cap, 1, sizeof(*v)), 0);
+	assert_int_equal(cap, 64);
+	for (size_t i = 0; i < 64; i++) {
+		assert_int_equal(v[i], 0);
+		v[i] = (uint32_t)i + 1;
+	}
+	assert_int_equal(core_grow(&v, &cap, 64, sizeof(*v)), 0);
+	assert_int_equal(cap, 64);
+	assert_int_equal(core_grow(&v, &cap, 300, sizeof(*v)), 0);
+	assert_int_equal(cap, 512);
+	for (size_t i = 0; i < 512; i++)
+		assert_int_equal(v[i], i < 64 ? i + 1 : 0);
+	assert_int_equal(core_grow(&v, &cap, SIZE_MAX / 2, sizeof(*v)),
+			 -ENOMEM);
+	assert_int_equal(core_grow(&v, &cap, SIZE_MAX, 1), -ENOMEM);
+	assert_int_equal(cap, 512);
+	assert_int_equal(v[63], 64);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_parse_bad),
 		cmocka_unit_test(test_cpulist_ids),
 		cmocka_unit_test(test_proc),
+		cmocka_unit_test(test_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
