@@ -93,19 +93,9 @@ void pebs_timeline__delete(struct pebs_timeline *tl)
 
 static int tl_reserve(struct tl_cpu *tc, size_t more)
 {
-	struct pebs_map_switch *e;
-	size_t cap = tc->cap ? tc->cap : 1024;
-
-	if (tc->n + more <= tc->cap)
-		return 0;
-	while (cap < tc->n + more)
-		cap *= 2;
-	e = realloc(tc->e, cap * sizeof(*e));
-	if (!e)
+	if (core_grow(&tc->e, &tc->cap, tc->n + more, sizeof(*tc->e)))
 		return core_err(-ENOMEM, "pebs_timeline: out of memory (%zu switches)",
 				tc->n + more);
-	tc->e = e;
-	tc->cap = cap;
 	return 0;
 }
 

@@ -104,17 +104,9 @@ static struct heat_unit *row_of(struct pebs_heat *h, int32_t pid, uint64_t block
 		if (r->pid == pid && r->block == block)
 			return r;
 	}
-	if (h->nr_rows == h->cap_rows) {
-		size_t cap = h->cap_rows ? h->cap_rows * 2 : 1024;
-
-		if (cap >= UINT32_MAX)
-			return NULL;
-		r = realloc(h->rows, cap * sizeof(*r));
-		if (!r)
-			return NULL;
-		h->rows = r;
-		h->cap_rows = cap;
-	}
+	if (h->nr_rows >= UINT32_MAX - 1 ||
+	    core_grow(&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*r)))
+		return NULL;
 	r = &h->rows[h->nr_rows];
 	memset(r, 0, sizeof(*r));
 	r->pid = pid;
@@ -141,15 +133,8 @@ static int64_t map_of(struct pebs_heat *h, int32_t pid, uint64_t addr)
 			return (int64_t)h->last_map + 1;
 		}
 	}
-	if (h->nr_maps == h->cap_maps) {
-		size_t cap = h->cap_maps ? h->cap_maps * 2 : 64;
-
-		m = realloc(h->maps, cap * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		h->maps = m;
-		h->cap_maps = cap;
-	}
+	if (core_grow(&h->maps, &h->cap_maps, h->nr_maps + 1, sizeof(*m)))
+		return -ENOMEM;
 	m = &h->maps[h->nr_maps];
 	m->pid = pid;
 	m->start = dm.start;
@@ -177,15 +162,9 @@ static int64_t owner_of(struct pebs_heat *h, int32_t tid, const char *comm)
 		h->last_owner = (h->last_owner + i) % h->nr_owners;
 		return (int64_t)h->last_owner + 1;
 	}
-	if (h->nr_owners == h->cap_owners) {
-		size_t cap = h->cap_owners ? h->cap_owners * 2 : 16;
-
-		o = realloc(h->owners, cap * sizeof(*o));
-		if (!o)
-			return -ENOMEM;
-		h->owners = o;
-		h->cap_owners = cap;
-	}
+	if (core_grow(&h->owners, &h->cap_owners, h->nr_owners + 1,
+		      sizeof(*o)))
+		return -ENOMEM;
 	o = &h->owners[h->nr_owners];
 	o->tid = tid;
 	snprintf(o->comm, sizeof(o->comm), "%s", comm ? comm : "");

@@ -80,15 +80,8 @@ static int push(struct pebs_cpuplot *tl, uint32_t cpu, uint64_t time,
 {
 	if (cpu >= PEBS_MAX_CPUS)
 		return 0;	/* no CPU: not placeable */
-	if (tl->nr == tl->cap) {
-		size_t cap = tl->cap ? tl->cap * 2 : 4096;
-		struct ev *e = realloc(tl->evs, cap * sizeof(*e));
-
-		if (!e)
-			return core_err(-ENOMEM, "timeline: out of memory");
-		tl->evs = e;
-		tl->cap = cap;
-	}
+	if (core_grow(&tl->evs, &tl->cap, tl->nr + 1, sizeof(*tl->evs)))
+		return core_err(-ENOMEM, "timeline: out of memory");
 	tl->evs[tl->nr++] = (struct ev){ time, tid, pid, cpu, type, module };
 	if (!tl->have_time || time < tl->t0)
 		tl->t0 = time;

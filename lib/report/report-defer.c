@@ -175,15 +175,8 @@ int rp_defer_add(struct pebs_report *r, const struct pebs_report_sample *s,
 			return undefer(r) ?: 1;
 		d->sorted = false;	/* more to come */
 	}
-	if (d->nr == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 4096;
-		struct rp_kv *e = realloc(d->e, cap * sizeof(*e));
-
-		if (!e)
-			return undefer(r) ?: 1;
-		d->e = e;
-		d->cap = cap;
-	}
+	if (core_grow(&d->e, &d->cap, d->nr + 1, sizeof(*d->e)))
+		return undefer(r) ?: 1;
 	d->e[d->nr].key = key;
 	d->e[d->nr++].val = c;
 	rp_add_totals(r, s->event, 1, s->period);

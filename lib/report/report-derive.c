@@ -131,15 +131,9 @@ int rp_keep_row(struct pebs_report *r, struct rp_keep *k,
 	if (!k->n || below_bar(r, k, p))
 		return 0;
 	if (k->m == r->nr) {		/* no free row: a new one */
-		if (r->nr == k->cap) {
-			size_t cap = k->cap ? k->cap * 2 : 64;
-			uint32_t *o = realloc(r->order, cap * sizeof(*o));
-
-			if (!o)
-				return -ENOMEM;
-			r->order = o;
-			k->cap = cap;
-		}
+		if (core_grow(&r->order, &k->cap, r->nr + 1,
+			      sizeof(*r->order)))
+			return -ENOMEM;
 		if (!rp_new_row(r, p->a))
 			return -ENOMEM;
 		r->order[k->m] = (uint32_t)(r->nr - 1);

@@ -78,15 +78,8 @@ int pebs_weights__add(struct pebs_weights *w,
 	l = list_of(w, s->event);
 	if (!l)
 		return core_err(-ENOMEM, "weights: out of memory");
-	if (l->nr == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4096;
-		uint32_t *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return core_err(-ENOMEM, "weights: out of memory");
-		l->v = v;
-		l->cap = cap;
-	}
+	if (core_grow(&l->v, &l->cap, l->nr + 1, sizeof(*l->v)))
+		return core_err(-ENOMEM, "weights: out of memory");
 	l->v[l->nr++] = s->weight > UINT32_MAX ? UINT32_MAX :
 			(uint32_t)s->weight;
 	l->sorted = false;
