@@ -202,18 +202,14 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 			fprintf(stderr, ", the samples carried %llu-%llu (%s)",
 				(unsigned long long)lo,
 				(unsigned long long)hi,
-				pebs_recorder__closes(r) ?
-				"freq mode, the kernel's, until the first period set, then the periods set, fixed" :
-				"freq mode: the kernel's");
+				"freq mode, the kernel's, until the first period set, then the periods set, fixed");
 		fprintf(stderr, ", %.2f us per sample", cost / 1000);
 		/* an event counted per occurrence: what each costs, and
 		   while disabled */
 		if (ev_proxy || ev_cost > 0)
-			fprintf(stderr, ", %.3f us per event (%.3f while disabled%s)",
+			fprintf(stderr, ", %.3f us per event (%.3f while disabled; closed in the off windows: 0)",
 				ev_cost / 1000,
-				pebs_recorder__off_cost(r, i) / 1000,
-				pebs_recorder__closes(r) ?
-				"; closed in the off windows: 0" : "");
+				pebs_recorder__off_cost(r, i) / 1000);
 		fprintf(stderr, "%s\n", !proxy ? "" : ev_proxy ?
 			" (page-faults')" : " (cpu-clock's)");
 	}
@@ -242,31 +238,15 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 	/* the duty cycle meets it, unless even its least costs more */
 	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY ||
 	    least <= o->budget) {
-		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here (%.2f %% %s), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s%s within them%s; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
+		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here (%.2f %% in the off windows, the events closed there), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s or more within them (8 samples a window and thread at least); a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
 			o->budget * 100, names, floor * 100, off * 100,
-			pebs_recorder__closes(r) ?
-			"in the off windows, the events closed there" :
-			"even while disabled",
 			pebs_recorder__duty(r, NULL) * 100,
-			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE,
-			pebs_recorder__closes(r) ? " or more" : "",
-			pebs_recorder__closes(r) ?
-			" (8 samples a window and thread at least)" : "");
+			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE);
 		return;
 	}
-	/* closed, the off windows cost the tracking event's switches */
-	if (off >= o->budget && !pebs_recorder__closes(r))
-		fprintf(stderr, "pebs-shim record: budget %g %% cannot be met: %s cost %.2f %% of the sampled CPU time here even while disabled (open, each event still takes the kernel's software-event path), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at the minimum rate and that duty\n",
-			o->budget * 100, names, off * 100, least * 100,
-			PEBS_RECORDER_MIN_DUTY * 100);
-	else
-		fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s; %.2f %% %s), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that minimum rate and duty\n",
-			o->budget * 100, names, floor * 100,
-			PEBS_BUDGET_MIN_RATE, off * 100,
-			pebs_recorder__closes(r) ?
-			"in the off windows, the events closed there" :
-			"even while disabled", least * 100,
-			PEBS_RECORDER_MIN_DUTY * 100);
+	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s; %.2f %% in the off windows, the events closed there), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that minimum rate and duty\n",
+		o->budget * 100, names, floor * 100, PEBS_BUDGET_MIN_RATE,
+		off * 100, least * 100, PEBS_RECORDER_MIN_DUTY * 100);
 }
 
 void rec_summary(struct pebs_recorder *r, const struct rec_opts *o,

@@ -5,12 +5,14 @@
  * one controller channel per event (pebs_budget), fed every interval with
  * the event's samples and events (its counters), the sampled CPUs' or
  * tasks' CPU time and context switches (/proc) and the recorder's own CPU
- * (getrusage); the periods it returns applied with PERF_EVENT_IOC_PERIOD
- * (an event that refuses keeps its period: pebs_budget__fixed). A clock
- * counts one event per ns of CPU: its period comes from the model at the
- * start and stays (rec_budget_start); the software events counted per
- * occurrence run in freq mode (swevent()). When counting alone costs more
- * than the budget, the duty cycle (record-duty.c).
+ * (getrusage); the periods it returns applied by opening the events
+ * again at them, on every thread or CPU sampled (record-reopen.c: at the
+ * next window of the duty cycle, or at once), event groups included. A
+ * clock counts one event per ns of CPU: its first period comes from the
+ * model (rec_budget_start); the software events counted per occurrence
+ * run in freq mode until their first period is set (swevent()). When
+ * counting alone costs more than the budget, the duty cycle
+ * (record-duty.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -247,11 +249,9 @@ static int set_channel(struct rec_budget *bu, unsigned int i, uint64_t period)
 
 	bu->period[i] = period;
 	err = pebs_budget__set_channel(bu->b, i, period, bu->cost[i]);
-	if (!err)
-		err = pebs_budget__set_event_cost(bu->b, i, bu->event_cost[i]);
-	/* closed in the off windows, an event costs nothing there */
-	return err ? err : pebs_budget__set_off_cost(bu->b, i, bu->closes ? 0 :
-						     bu->off_cost[i]);
+	/* no off cost: closed in the off windows, it costs nothing there */
+	return err ? err : pebs_budget__set_event_cost(bu->b, i,
+						       bu->event_cost[i]);
 }
 
 /*
@@ -303,18 +303,15 @@ int rec_budget_start(struct pebs_recorder *r)
 		/* in freq mode: once its first samples tell its period */
 		if (bu->freq[i])
 			continue;
-		err = set_channel(bu, i, r->attrs[i].sample_period);
 		/*
-		 * a clock keeps the model's period: its samples carry the
+		 * a clock's period is steered too: its samples carry the
 		 * period it was opened with whatever PERF_EVENT_IOC_PERIOD
 		 * sets (perf_swevent_hrtimer reports hw.last_period, set
-		 * once), so a changed period would bias the report; unless
-		 * the events are opened again at each change (bu->closes):
-		 * the model's period did not count the recorder's CPU per
-		 * sample (2.0-2.6 % at --budget 2%), the controller does
+		 * once), but the events are opened again at each change; the
+		 * model's period did not count the recorder's CPU per sample
+		 * (2.0-2.6 % at --budget 2%), the controller does
 		 */
-		if (!err && is_clock(&r->attrs[i]) && !bu->closes)
-			err = pebs_budget__fixed(bu->b, i, bu->period[i]);
+		err = set_channel(bu, i, r->attrs[i].sample_period);
 		if (err)
 			return err;
 	}
@@ -328,28 +325,6 @@ int rec_budget_start(struct pebs_recorder *r)
 	if (!read_counts(r, bu->count))
 		memset(bu->count, 0, sizeof(bu->count));
 	return 0;
-}
-
-/* every channel of event @ev to @period; on a refusal all back to @old */
-static int set_period(struct pebs_recorder *r, unsigned int ev,
-		      uint64_t period, uint64_t old)
-{
-	unsigned int n = pebs_chanset__nr_channels(r->set), i;
-	int err = 0;
-
-	for (i = 0; i < n && !err; i++) {
-		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
-
-		if (ch && rec_ev_of(r, ch) == ev)
-			err = pebs_channel__set_period(ch, period);
-	}
-	while (err && i-- > 0) {
-		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
-
-		if (ch && rec_ev_of(r, ch) == ev)
-			pebs_channel__set_period(ch, old);
-	}
-	return err;
 }
 
 /*
@@ -367,43 +342,27 @@ static uint64_t freq_of(const struct pebs_recorder *r, uint64_t events,
 	return (uint64_t)llround(fmax(f, 1));
 }
 
-/* the periods the controller chose applied to the channels */
+/*
+ * The periods the controller chose: each event's channels open again at
+ * its new period, on every thread, at the next window or at once
+ * (reopen_due; PERF_EVENT_IOC_PERIOD reaches an inherited event, not its
+ * copies in running threads), in freq mode at the frequency that gives
+ * the period at the interval's rate
+ */
 static void apply(struct pebs_recorder *r, const uint64_t *next,
 		  const uint64_t *events, uint64_t elapsed_ns)
 {
 	struct rec_budget *bu = &r->bud;
 
 	for (unsigned int i = 0; i < r->nr_evs; i++) {
-		uint64_t set = next[i], old = bu->period[i];
-
 		if (!next[i])
 			continue;
-		/*
-		 * closing in the off windows: the events open again at the
-		 * new period, on every thread (PERF_EVENT_IOC_PERIOD reaches
-		 * an inherited event, not its copies in running threads)
-		 */
-		if (bu->closes) {
-			if (next[i] != bu->period[i])
-				bu->reopen_due = true;
-			bu->period[i] = next[i];
-			if (bu->freq[i])
-				r->evs[i].attr.sample_freq =
-					freq_of(r, events[i], elapsed_ns, next[i]);
-			continue;
-		}
-		if (bu->freq[i]) {
-			set = freq_of(r, events[i], elapsed_ns, next[i]);
-			old = r->evs[i].attr.sample_freq;
-		}
-		/* refused (e.g. -EOPNOTSUPP): the event keeps its period */
-		if (set != old && set_period(r, i, set, old)) {
-			pebs_budget__fixed(bu->b, i, bu->period[i]);
-			continue;
-		}
+		if (next[i] != bu->period[i])
+			bu->reopen_due = true;
 		bu->period[i] = next[i];
 		if (bu->freq[i])
-			r->evs[i].attr.sample_freq = set;
+			r->evs[i].attr.sample_freq =
+				freq_of(r, events[i], elapsed_ns, next[i]);
 	}
 }
 

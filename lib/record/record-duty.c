@@ -32,24 +32,6 @@
 /* the longest cycle: its window of MIN_WIN_NS is the least duty */
 #define MAX_CYCLE_NS	((uint64_t)(MIN_WIN_NS / PEBS_RECORDER_MIN_DUTY + 0.5))
 
-/* every channel of the sampled events on or off (not the tracking one) */
-static int switch_events(struct pebs_recorder *r, bool on)
-{
-	unsigned int n = pebs_chanset__nr_channels(r->set);
-	int err, first = 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
-
-		if (!ch || rec_ev_of(r, ch) == r->nr_evs)
-			continue;
-		err = on ? pebs_channel__enable(ch) : pebs_channel__disable(ch);
-		if (err && !first)
-			first = err;
-	}
-	return first;
-}
-
 /* the recorder's thread's CPU time, ns */
 static uint64_t thread_ns(void)
 {
@@ -59,24 +41,19 @@ static uint64_t thread_ns(void)
 	       (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* the events on or off (closed, what that costs the recorder noted) */
+/* the events opened again or closed, what that costs the recorder noted */
 static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
 {
 	struct rec_duty *du = &r->bud.duty;
 	uint64_t t0 = thread_ns();
-	int err = !r->bud.closes ? switch_events(r, on) :
-		  on ? rec_reopen_open(r) : rec_reopen_close(r);
+	int err = on ? rec_reopen_open(r) : rec_reopen_close(r);
 	double spent = (double)(thread_ns() - t0);
 
-	if (r->bud.closes)
-		du->toggle_ns[on] = du->toggle_ns[on] ?
-				    0.75 * du->toggle_ns[on] + 0.25 * spent : spent;
-
+	du->toggle_ns[on] = du->toggle_ns[on] ?
+			    0.75 * du->toggle_ns[on] + 0.25 * spent : spent;
 	if (err)
 		return rec_err(err, "cannot %s the events for the duty cycle: %s",
-			       on ? r->bud.closes ? "reopen" : "enable" :
-			       r->bud.closes ? "close" : "disable",
-			       pebs_errmsg());
+			       on ? "reopen" : "close", pebs_errmsg());
 	if (on) {
 		du->off_ns += now - du->off_since;
 		du->off_total += now - du->off_since;

@@ -24,9 +24,10 @@
 
 /*
  * Closing is chosen when the rings are the tracking event's (it opens
- * first on each CPU and is never closed) and no event is in a group (a
- * member reopened needs its leader reopened first, and a group's counts
- * are not read as one value: read_counts)
+ * first on each CPU and is never closed). Groups too: each window opens
+ * a thread's (or CPU's) events in their order, so a group's leader
+ * before its members (pebs_chanset__open_event), and each event reads
+ * its own count (a group is opened without PERF_FORMAT_GROUP)
  */
 int rec_reopen_init(struct pebs_recorder *r)
 {
@@ -34,9 +35,6 @@ int rec_reopen_init(struct pebs_recorder *r)
 	unsigned int n = pebs_chanset__nr_channels(r->set);
 
 	bu->closes = r->tracking;
-	for (unsigned int i = 0; i < r->nr_evs; i++)
-		if (r->evs[i].nr_members > 1)
-			bu->closes = false;
 	if (!bu->closes)
 		return 0;
 	for (unsigned int i = 0; i < r->nr_evs; i++)

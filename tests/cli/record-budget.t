@@ -21,7 +21,7 @@ need_bin "$faults"
 need_bin "$cs"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..43
+echo 1..44
 
 # -- cpu-clock, a floor: the model's period, then the controller's (the
 # events reopened at each change), within the limits ----------------------
@@ -130,6 +130,24 @@ got=$(perf script -i "$T/sh.data" -F comm,period 2>/dev/null | awk '$1 == "fault
 [ -n "$ch" ] && [ "$ch" -gt 0 ] && [ "$(echo "$got" | wc -l)" = 12 ] &&
 	[ "$(echo "$got" | sort -u | wc -l)" -le 3 ]
 ok_rc $? "the running child's last samples carry the fixed periods set ($ch changes): $(echo $got)"
+
+# -- an event group too: its events are closed in the off windows and
+# opened again (a thread's leader, then its members) at the periods set,
+# so a running child gets them (fixed: a group was only disabled, and
+# the child's inherited copies kept the freq mode they started in: its
+# last samples carried 38-44, the kernel's adaptation, against a period
+# set of ~4000) and perf report still reads one group
+"$tool" record -e '{page-faults,minor-faults}' -d --budget 2% -o "$T/g.data" -- \
+	sh -c "'$faults' 500000; true" >/dev/null 2>"$T/g.err"
+rc=$?
+sed 's/^/# /' "$T/g.err"
+got=$(perf script -i "$T/g.data" -F comm,event,period 2>/dev/null |
+	awk '$1 == "faults" { e = $3; sub(/:$/, "", e); print e, $2 }' | tail -n 12)
+per_ev=$(echo "$got" | sort -u | awk '{ n[$1]++ } END { for (e in n) if (n[e] > m) m = n[e]; print m + 0 }')
+grp=$(perf report -i "$T/g.data" --stdio --group 2>&1 | grep -c 'anon group { page-faults, minor-faults }\|[Ww]arning')
+[ $rc = 0 ] && [ "$(echo "$got" | wc -l)" = 12 ] && [ "$per_ev" -le 3 ] &&
+	[ "$grp" = 1 ] && [ "$(grep -c 'faults period .*then the periods set, fixed).*closed in the off windows: 0' "$T/g.err")" = 2 ]
+ok_rc $? "a group {page-faults,minor-faults}: the running child's last samples carry the fixed periods set, at most 3 per event ($(echo $got)), both events closed in the off windows, perf report reads the group without a warning"
 
 # -- children that run before the first off window are sampled in the
 # later windows: each window opens the events on every thread of the

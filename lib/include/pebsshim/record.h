@@ -358,8 +358,8 @@ PEBS_API bool pebs_recorder__carried(const struct pebs_recorder *r,
  * sampled events (and each window opens them again on every thread of
  * what is sampled, at the periods set last), so that they cost nothing
  * there: pebs_recorder__off_cost is then what they would have cost
- * disabled, and the controller counts 0. True under a budget with a
- * tracking event and no event group.
+ * disabled, and the controller counts 0. True under a budget (event
+ * groups included: a leader opens before its members).
  */
 PEBS_API bool pebs_recorder__closes(const struct pebs_recorder *r);
 
