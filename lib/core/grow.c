@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * grow.c - the one growable array of the library: room for a number of
- * elements in an array that doubles (its first size 64), the new part
- * zeroed, so that an entry appended starts empty.
+ * elements in an array that doubles (its first size 64); core_grow_zero
+ * zeroes the new part, for arrays whose entries start empty (counters
+ * added to). core_grow leaves it as realloc does: a large array's new
+ * pages stay untouched, not resident, until used.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -29,8 +31,17 @@ int core_grow(void *arrp, size_t *cap, size_t need, size_t size)
 	q = realloc(*a, c * size);
 	if (!q)
 		return -ENOMEM;
-	memset((char *)q + *cap * size, 0, (c - *cap) * size);
 	*a = q;
 	*cap = c;
 	return 0;
+}
+
+int core_grow_zero(void *arrp, size_t *cap, size_t need, size_t size)
+{
+	size_t old = *cap;
+	int err = core_grow(arrp, cap, need, size);
+
+	if (!err && *cap > old)
+		memset(*(char **)arrp + old * size, 0, (*cap - old) * size);
+	return err;
 }

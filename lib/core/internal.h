@@ -67,10 +67,11 @@ void core_err_clear(void);
 /*
  * core_grow - room for @need elements of @size bytes in the array at
  * *@arrp (a pointer to the array's pointer) of *@cap elements: doubled
- * until they fit, the new elements zeroed (lib/core/grow.c). 0, or
- * -ENOMEM (the array unchanged).
+ * until they fit (lib/core/grow.c); core_grow_zero also zeroes the new
+ * elements. 0, or -ENOMEM (the array unchanged).
  */
 int core_grow(void *arrp, size_t *cap, size_t need, size_t size);
+int core_grow_zero(void *arrp, size_t *cap, size_t need, size_t size);
 
 /*
  * big_calloc, big_free - zeroed memory for a large table read

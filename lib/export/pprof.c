@@ -153,8 +153,8 @@ int pebs_pprof__mapping(struct pebs_pprof *p, const char *file,
 		return core_err(-EINVAL, "pprof: a mapping needs a file");
 	if (str_id(p, file, &key[0]) || str_id(p, build_id, &key[1]) ||
 	    ex_intern__get(&p->maps, key, sizeof(key), id, &added) ||
-	    core_grow(&p->map_limit, &p->map_cap, p->maps.n,
-		    sizeof(*p->map_limit)))
+	    core_grow_zero(&p->map_limit, &p->map_cap, p->maps.n,
+			   sizeof(*p->map_limit)))
 		return core_err(-ENOMEM, "pprof: out of memory");
 	(*id)++;	/* ids from 1 */
 	return 0;
@@ -171,8 +171,8 @@ int pebs_pprof__location(struct pebs_pprof *p, uint32_t mapping,
 				"and a known mapping");
 	if (str_id(p, func, &k.name) ||
 	    ex_intern__get(&p->locs, &k, sizeof(k), id, added) ||
-	    core_grow(&p->loc_line, &p->loc_cap, p->locs.n,
-		    sizeof(*p->loc_line)))
+	    core_grow_zero(&p->loc_line, &p->loc_cap, p->locs.n,
+			   sizeof(*p->loc_line)))
 		return core_err(-ENOMEM, "pprof: out of memory");
 	if (*added && mapping && addr >= p->map_limit[mapping - 1])
 		p->map_limit[mapping - 1] = addr + 1;
@@ -241,8 +241,8 @@ int pebs_pprof__add(struct pebs_pprof *p, const uint32_t *locs,
 		memcpy(q, &lk, sizeof(lk));
 	}
 	if (ex_intern__get(&p->samples, key, len, &id, &added) ||
-	    core_grow(&p->values, &p->values_cap, p->samples.n * p->nr_types,
-		    sizeof(*p->values)))
+	    core_grow_zero(&p->values, &p->values_cap,
+			   p->samples.n * p->nr_types, sizeof(*p->values)))
 		goto out;
 	for (i = 0; i < p->nr_types; i++)
 		p->values[(size_t)id * p->nr_types + i] += values[i];

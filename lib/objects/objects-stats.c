@@ -160,7 +160,7 @@ static long entry(struct khash *h, struct key k, void **v, size_t *n,
 {
 	long i;
 
-	if (core_grow(v, cap, *n + 1, size))
+	if (core_grow_zero(v, cap, *n + 1, size))
 		return -1;
 	i = khash_findnew(h, k, *n);
 	if (i >= 0 && (size_t)i == *n)

@@ -209,8 +209,9 @@ static void test_proc(void **state)
 	assert_int_equal(pebs_proc__tasks(0, &l), -EINVAL);
 }
 
-/* core_grow: doubles from 64, keeps what was there, zeroes the rest,
-   refuses a size that overflows and leaves the array as it was */
+/* core_grow: doubles from 64, keeps what was there, refuses a size that
+   overflows and leaves the array as it was; core_grow_zero zeroes the
+   new part */
 static void test_grow(void **state)
 {
 	uint32_t *v = NULL;
@@ -219,7 +220,7 @@ static void test_grow(void **state)
 	(void)state;
 	assert_int_equal(core_grow(&v, &cap, 0, sizeof(*v)), 0);
 	assert_null(v);
-	assert_int_equal(core_grow(&v, &cap, 1, sizeof(*v)), 0);
+	assert_int_equal(core_grow_zero(&v, &cap, 1, sizeof(*v)), 0);
 	assert_int_equal(cap, 64);
 	for (size_t i = 0; i < 64; i++) {
 		assert_int_equal(v[i], 0);
@@ -227,14 +228,18 @@ static void test_grow(void **state)
 	}
 	assert_int_equal(core_grow(&v, &cap, 64, sizeof(*v)), 0);
 	assert_int_equal(cap, 64);
-	assert_int_equal(core_grow(&v, &cap, 300, sizeof(*v)), 0);
+	assert_int_equal(core_grow_zero(&v, &cap, 300, sizeof(*v)), 0);
 	assert_int_equal(cap, 512);
 	for (size_t i = 0; i < 512; i++)
 		assert_int_equal(v[i], i < 64 ? i + 1 : 0);
+	assert_int_equal(core_grow(&v, &cap, 513, sizeof(*v)), 0);
+	assert_int_equal(cap, 1024);
+	for (size_t i = 0; i < 64; i++)
+		assert_int_equal(v[i], i + 1);
 	assert_int_equal(core_grow(&v, &cap, SIZE_MAX / 2, sizeof(*v)),
 			 -ENOMEM);
 	assert_int_equal(core_grow(&v, &cap, SIZE_MAX, 1), -ENOMEM);
-	assert_int_equal(cap, 512);
+	assert_int_equal(cap, 1024);
 	assert_int_equal(v[63], 64);
 	free(v);
 }
