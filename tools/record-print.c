@@ -191,12 +191,11 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 		if (!st->period)
 			fputs("no period (no samples reached the controller)", stderr);
 		else
-			fprintf(stderr, "period %llu-%llu (last %llu, %llu changes%s)",
+			fprintf(stderr, "period %llu-%llu (last %llu, %llu changes)",
 				(unsigned long long)st->min_period,
 				(unsigned long long)st->max_period,
 				(unsigned long long)st->period,
-				(unsigned long long)st->changes,
-				st->fixed ? ", fixed" : "");
+				(unsigned long long)st->changes);
 		/* freq mode: what the kernel gave the samples */
 		if (pebs_recorder__carried(r, i, &lo, &hi))
 			fprintf(stderr, ", the samples carried %llu-%llu (%s)",
@@ -226,13 +225,10 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 	if (!b || !(floor > o->budget))
 		return;
 	for (unsigned int i = 0; i < pebs_recorder__nr_events(r); i++)
-		if (!pebs_budget__stats(b, i)->fixed && at < sizeof(names))
+		if (at < sizeof(names))
 			at += (size_t)snprintf(names + at, sizeof(names) - at,
 					       "%s%s", at ? ", " : "",
 					       pebs_recorder__event(r, i)->name);
-	/* a clock's fixed period over by noise is the estimate's to say */
-	if (!at)
-		return;
 	/* at the least duty: off the rest of the time, at their off cost */
 	least = off + (floor - off) * PEBS_RECORDER_MIN_DUTY;
 	/* the duty cycle meets it, unless even its least costs more */
