@@ -79,6 +79,8 @@ struct rec_budget {
 	uint64_t end_cpu;	/* the command's CPU ns when reaped, 0: not */
 	int cpu_fd;		/* the command's task-clock counter + 1, 0:
 				   none (its CPU time from /proc then) */
+	int sw_fd;		/* its context-switches counter + 1, 0:
+				   none (each thread's from /proc then) */
 	/* the periods the samples carried, per event (0, 0: none) */
 	uint64_t carried_min[PEBS_RECORDER_MAX_EVENTS + 1];
 	uint64_t carried_max[PEBS_RECORDER_MAX_EVENTS + 1];
