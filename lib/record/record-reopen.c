@@ -408,8 +408,14 @@ int rec_reopen_open(struct pebs_recorder *r)
 	if (err)
 		return err;
 	alias_turn(&r->bud);
+	/*
+	 * from the last channel down: a drain removes a thread gone
+	 * meanwhile by moving the set's last target into its place, which
+	 * is then one already started (started again: the same alias, the
+	 * event enabled twice), never one skipped
+	 */
 	n = pebs_chanset__nr_channels(r->set);
-	for (unsigned int i = 0, started = 0; i < n && !err; i++) {
+	for (unsigned int i = n, started = 0; i-- > 0 && !err;) {
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
 		unsigned int ev = ch ? rec_ev_of(r, ch) : r->nr_evs;
 
@@ -427,7 +433,9 @@ int rec_reopen_close(struct pebs_recorder *r)
 	unsigned int n = pebs_chanset__nr_channels(r->set);
 	int err = 0;
 
-	/* stopped, then what their rings hold written */
+	/* stopped, then what their rings hold written (a thread a drain
+	   removes moves the last target into its place: one not stopped
+	   then is closed below all the same) */
 	for (unsigned int i = 0, stopped = 0; i < n && !err; i++) {
 		struct pebs_channel *ch = pebs_chanset__channel(r->set, i);
 
