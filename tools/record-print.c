@@ -198,10 +198,9 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 				(unsigned long long)st->changes);
 		/* freq mode: what the kernel gave the samples */
 		if (pebs_recorder__carried(r, i, &lo, &hi))
-			fprintf(stderr, ", the samples carried %llu-%llu (%s)",
+			fprintf(stderr, ", the samples carried %llu-%llu (freq mode, the kernel's, until the first period set, then the periods set, fixed)",
 				(unsigned long long)lo,
-				(unsigned long long)hi,
-				"freq mode, the kernel's, until the first period set, then the periods set, fixed");
+				(unsigned long long)hi);
 		fprintf(stderr, ", %.2f us per sample", cost / 1000);
 		/* an event counted per occurrence: what each costs, and
 		   while disabled */
