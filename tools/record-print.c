@@ -198,9 +198,10 @@ static void budget_summary(struct pebs_recorder *r, const struct rec_opts *o)
 				(unsigned long long)st->changes);
 		/* freq mode: what the kernel gave the samples */
 		if (pebs_recorder__carried(r, i, &lo, &hi))
-			fprintf(stderr, ", the samples carried %llu-%llu (freq mode, the kernel's, until the first period set, then the periods set, fixed)",
+			fprintf(stderr, ", the samples carried %llu-%llu (freq mode, the kernel's, until the first period set, then the periods set, fixed%s)",
 				(unsigned long long)lo,
-				(unsigned long long)hi);
+				(unsigned long long)hi,
+				windows ? "; in the duty cycle's windows weighted by cycle / window" : "");
 		fprintf(stderr, ", %.2f us per sample", cost / 1000);
 		/* an event counted per occurrence: what each costs, and
 		   while disabled */
@@ -233,14 +234,14 @@ void rec_budget_floor(struct pebs_recorder *r, const struct rec_opts *o)
 	/* the duty cycle meets it, unless even its least costs more */
 	if (pebs_budget__duty(b) >= PEBS_RECORDER_MIN_DUTY ||
 	    least <= o->budget) {
-		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: counting %s alone costs %.2f %% of the sampled CPU time here (%.2f %% in the off windows, the events closed there), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places, sampled at %d/s or more within them (8 samples a window and thread at least); a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
+		fprintf(stderr, "pebs-shim record: budget %g %% met by a duty cycle: enabled, %s cost %.2f %% of the sampled CPU time here (each event counted, and samples costing as much as the counting, within the period's limits; %.2f %% in the off windows, the events closed there), so they were enabled %.1f %% of the time (%.3g %% asked last), in windows at random places (8 samples a window and thread at least), each sample's period weighted by its cycle over its window so that the periods stand for the whole run; a dummy tracking event stayed enabled, so the mappings, execs and threads of the off windows have their MMAP, COMM and FORK records (see --budget in pebs-shim(1))\n",
 			o->budget * 100, names, floor * 100, off * 100,
 			pebs_recorder__duty(r, NULL) * 100,
-			pebs_budget__duty(b) * 100, PEBS_BUDGET_MIN_RATE);
+			pebs_budget__duty(b) * 100);
 		return;
 	}
-	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: at the least they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and %d samples/s; %.2f %% in the off windows, the events closed there), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that minimum rate and duty\n",
-		o->budget * 100, names, floor * 100, PEBS_BUDGET_MIN_RATE,
+	fprintf(stderr, "pebs-shim record: budget %g %% cannot be met with %s: enabled, they cost %.2f %% of the sampled CPU time here (each event counted, sampled or not, and samples costing as much as the counting, within the period's limits; %.2f %% in the off windows, the events closed there), %.3f %% at the least duty cycle (enabled %.1f %% of the time); they were sampled at that duty\n",
+		o->budget * 100, names, floor * 100,
 		off * 100, least * 100, PEBS_RECORDER_MIN_DUTY * 100);
 }
 

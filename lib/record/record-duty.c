@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "record/record-int.h"
@@ -16,8 +17,8 @@
  * The duty cycle: when counting the events alone costs more than the
  * budget (pebs_budget__duty < 1), the events are enabled only in
  * windows, one per cycle (CYCLE_NS, or longer when a window would be
- * shorter than MIN_WIN_NS), each starting at random within its cycle so
- * that periodic program phases do not alias. PERF_EVENT_IOC_DISABLE /
+ * shorter than MIN_WIN_NS), each starting at random so that periodic
+ * program phases do not alias. PERF_EVENT_IOC_DISABLE /
  * ENABLE on an inherited event reach its children, those of threads
  * started before the window and after (the kernel's
  * perf_event_for_each_child). The off time of each controller interval
@@ -26,6 +27,23 @@
  * side-band records either: they come from the tracking event
  * (rec_budget_track), which the cycle leaves enabled, so that MMAP,
  * COMM, FORK/EXIT and switch records of the off windows are in the file.
+ *
+ * A window's samples stand for their whole cycle: a window of length w
+ * starts uniformly in [0, c) of its cycle of length c and what passes
+ * the cycle's end wraps to its start (two pieces then, both in the
+ * future when the cycle is planned), so that it covers every instant of
+ * the cycle with the same chance w / c and is on for w of every cycle;
+ * each sample's period is written multiplied by the inverse, c / w (the
+ * Horvitz-Thompson estimator, as --objects reweighs its sampled
+ * allocations): the periods then sum to an unbiased estimate of the
+ * events of the whole run, and a phase's share of them to its share of
+ * the run. Unweighted, the windows stood for themselves only, while the
+ * first interval, at the starting periods before the controller acts,
+ * was always on: with page faults at --budget 1 % (15 % duty) it
+ * weighed 29 % of the samples' periods for 5 % of the run. A window
+ * clipped at the cycle's end instead of wrapped would be on for less
+ * than w in some cycles, the instants near the cycle's ends covered
+ * less often.
  */
 #define CYCLE_NS	100000000ull	/* a window per 100 ms */
 #define MIN_WIN_NS	2000000ull	/* the recorder wakes in ms */
@@ -76,7 +94,7 @@ static void plan(struct rec_duty *du, double d, double budget, uint64_t now)
 {
 	double least = (du->toggle_ns[0] + du->toggle_ns[1]) /
 		       (TOGGLE_SHARE * budget);
-	uint64_t win, cycle = CYCLE_NS;
+	uint64_t win, at, cycle = CYCLE_NS;
 
 	if (least > (double)MAX_CYCLE_NS)
 		cycle = MAX_CYCLE_NS;
@@ -86,18 +104,27 @@ static void plan(struct rec_duty *du, double d, double budget, uint64_t now)
 	if (d < PEBS_RECORDER_MIN_DUTY)
 		d = PEBS_RECORDER_MIN_DUTY;
 	win = (uint64_t)(d * (double)cycle);
-
 	if (win < MIN_WIN_NS) {
 		win = MIN_WIN_NS;
 		cycle = (uint64_t)((double)MIN_WIN_NS / d);
 		if (cycle > MAX_CYCLE_NS)
 			cycle = MAX_CYCLE_NS;
 	}
-	du->win_start = now + (uint64_t)((double)(cycle - win) *
-					 ((double)rand_r(&du->seed) /
-					  ((double)RAND_MAX + 1)));
-	du->win_end = du->win_start + win;
+	at = (uint64_t)((double)cycle * ((double)rand_r(&du->seed) /
+					 ((double)RAND_MAX + 1)));
+	du->win_start = now + at;
+	du->win_end = now + (at + win < cycle ? at + win : cycle);
+	du->head_end = now + (at + win > cycle ? at + win - cycle : 0);
 	du->cycle_end = now + cycle;
+	du->win = win;
+	du->weight = (double)cycle / (double)win;
+}
+
+/* whether the cycle has the events on at @now */
+static bool on_at(const struct rec_duty *du, uint64_t now)
+{
+	return now < du->head_end ||
+	       (now >= du->win_start && now < du->win_end);
 }
 
 void rec_duty_begin(struct pebs_recorder *r, uint64_t now)
@@ -115,22 +142,55 @@ int rec_duty_step(struct pebs_recorder *r, uint64_t now)
 
 	/* a cycle over (or none yet): the next one, at the duty now */
 	if (now >= du->cycle_end) {
+		/* what the rings hold carries the weight of its cycle */
+		if (!du->off && du->weight > 1) {
+			err = pebs_chanset__drain(r->set, &rec_chanset_cbs, r);
+			if (err >= 0)
+				err = rec_end_round(r);
+			if (err < 0)
+				return rec_err(err, "reading the rings failed: %s",
+					       pebs_errmsg());
+		}
 		if (d >= 1) {
 			du->cycle_end = 0;
+			du->weight = 1;
 			return du->off ? toggle(r, true, now) : 0;
 		}
 		plan(du, d, r->o.budget, now);
 		du->windows++;
 	}
-	if (!du->off && (now < du->win_start || now >= du->win_end)) {
-		err = toggle(r, false, now);
-		if (err)
-			return err;
-	} else if (du->off && now >= du->win_start && now < du->win_end) {
-		err = toggle(r, true, now);
-		if (err)
-			return err;
+	if (du->off == on_at(du, now))
+		return toggle(r, du->off, now);
+	return 0;
+}
+
+int rec_duty_weigh(struct pebs_recorder *r, unsigned int ev,
+		   struct pebs_sample *s, const struct perf_event_header **raw)
+{
+	struct rec_budget *bu = &r->bud;
+	struct rec_duty *du = &bu->duty;
+	size_t at = rec_period_at(r->attrs[ev].sample_type);
+	double x;
+	uint64_t p;
+
+	if (du->weight <= 1 || !(s->present & PERF_SAMPLE_PERIOD))
+		return 0;
+	if ((*raw)->size < at + 8u)
+		return core_err(-EBADMSG, "a %u-byte sample of %s has no room for its period",
+				(*raw)->size, r->evs[ev].name);
+	/* rounded, the remainder carried to the event's next sample */
+	x = (double)s->period * du->weight + du->carry[ev];
+	p = x < 1 ? 1 : (uint64_t)(x + 0.5);
+	du->carry[ev] = x - (double)p;
+	if (*raw != bu->with_period) {
+		if (!bu->with_period &&
+		    !(bu->with_period = malloc(REC_ALIAS_MAX)))
+			return core_err(-ENOMEM, "out of memory");
+		memcpy(bu->with_period, *raw, (*raw)->size);
+		*raw = bu->with_period;
 	}
+	memcpy((char *)bu->with_period + at, &p, sizeof(p));
+	s->period = p;
 	return 0;
 }
 
@@ -142,8 +202,8 @@ int rec_duty_timeout(const struct pebs_recorder *r, int timeout_ms)
 
 	if (!r->bud.b || !du->cycle_end)
 		return timeout_ms;
-	next = !du->off ? du->win_end : now < du->win_start ? du->win_start :
-	       du->cycle_end;
+	next = !du->off ? (now < du->head_end ? du->head_end : du->win_end) :
+	       now < du->win_start ? du->win_start : du->cycle_end;
 	ms = next <= now ? 0 : (int)((next - now + 999999) / 1000000);
 	return timeout_ms < 0 || ms < timeout_ms ? ms : timeout_ms;
 }

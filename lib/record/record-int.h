@@ -28,7 +28,9 @@ struct rusage;
 /* --budget's duty cycle (record-budget.c) */
 struct rec_duty {
 	bool off;			/* the events disabled now */
-	uint64_t win_start, win_end;	/* this cycle's window */
+	uint64_t win_start, win_end;	/* this cycle's window, */
+	uint64_t head_end;		/* and what wraps to its start */
+	uint64_t win;			/* the window's length */
 	uint64_t cycle_end;		/* 0: no cycle (always on) */
 	uint64_t off_since;		/* when last disabled */
 	uint64_t off_ns;		/* off in this interval so far */
@@ -38,6 +40,8 @@ struct rec_duty {
 	unsigned int seed;		/* the windows' starts */
 	double toggle_ns[2];		/* the recorder's CPU to close, to
 					   open the events (an average) */
+	double weight;			/* this cycle's samples' (1: none) */
+	double carry[PEBS_RECORDER_MAX_EVENTS];	/* the periods' rounding */
 };
 
 /* a sampled channel as opened at the start: its id is in the file */
@@ -297,6 +301,14 @@ int rec_cal_switch(struct pebs_recorder *r);
 void rec_duty_begin(struct pebs_recorder *r, uint64_t now);
 /* the events on or off as the cycle at pebs_budget__duty says */
 int rec_duty_step(struct pebs_recorder *r, uint64_t now);
+/*
+ * a sample of event @ev read in a window of the duty cycle: its period
+ * (in @s and in *@raw, then a copy) multiplied by the window's weight,
+ * the inverse of the chance it covers an instant of its cycle; 0, or
+ * -EBADMSG, -ENOMEM
+ */
+int rec_duty_weigh(struct pebs_recorder *r, unsigned int ev,
+		   struct pebs_sample *s, const struct perf_event_header **raw);
 /* @timeout_ms shortened to the next toggle (-1: none) */
 int rec_duty_timeout(const struct pebs_recorder *r, int timeout_ms);
 /* the events' off time since the last call (an interval's) */
@@ -320,6 +332,9 @@ void rec_reopen_free(struct pebs_recorder *r);
 const struct perf_event_header *rec_alias(struct pebs_recorder *r,
 					  const struct perf_event_attr *attr,
 					  const struct perf_event_header *ev);
+/* where PERF_SAMPLE_PERIOD sits in a sample of @sample_type, bytes from
+   its header's start */
+size_t rec_period_at(uint64_t sample_type);
 /*
  * a sample of a channel opened at a fixed period without
  * PERF_SAMPLE_PERIOD (pebs_chanset__open_event) as the file's attr has

@@ -147,15 +147,23 @@ const struct perf_event_header *rec_alias(struct pebs_recorder *r,
 	return (const struct perf_event_header *)bu->patch;
 }
 
+size_t rec_period_at(uint64_t sample_type)
+{
+	const uint64_t before = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+				PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+				PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU;
+
+	/* the fields before PERIOD are one u64 each */
+	return sizeof(struct perf_event_header) + 8u * (unsigned int)
+	       __builtin_popcountll(sample_type & before);
+}
+
 int rec_period_in(struct pebs_recorder *r, unsigned int ev,
 		  const struct pebs_channel *ch, struct pebs_sample *s,
 		  const struct perf_event_header **raw)
 {
 	const struct perf_event_attr *a = pebs_channel__attr(ch);
-	const uint64_t before = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-				PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
-				PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU;
 	struct rec_budget *bu = &r->bud;
 	struct perf_event_header *h;
 	size_t at;
@@ -163,9 +171,7 @@ int rec_period_in(struct pebs_recorder *r, unsigned int ev,
 	if ((a->sample_type & PERF_SAMPLE_PERIOD) ||
 	    !(r->attrs[ev].sample_type & PERF_SAMPLE_PERIOD))
 		return 0;
-	/* the fields before PERIOD are one u64 each */
-	at = sizeof(**raw) + 8u * (unsigned int)
-	     __builtin_popcountll(a->sample_type & before);
+	at = rec_period_at(a->sample_type);
 	if ((*raw)->size < at || (*raw)->size + 8u > UINT16_MAX)
 		return core_err(-EBADMSG, "a %u-byte sample of %s has no room "
 				"for its sample_type 0x%llx and a period",
@@ -203,9 +209,10 @@ void rec_reopen_free(struct pebs_recorder *r)
  * The samples a window holds at least: a channel opened counts from 0,
  * so a window's events after its last sample are not seen, and one with
  * fewer events than a period had no sample at all: sampled at the
- * controller's period (the minimum rate, 100/s, in a duty cycle), most
- * windows of a few ms had none, and only those of the phases where the
- * events were densest were seen
+ * minimum rate, 100/s (the controller's period in a duty cycle before
+ * it chose one whose samples cost what counting does), most windows of
+ * a few ms had none, and only those of the phases where the events were
+ * densest were seen
  */
 #define WINDOW_SAMPLES	8
 
@@ -223,8 +230,7 @@ static uint64_t window_period(const struct pebs_recorder *r, unsigned int ev,
 	const struct rec_budget *bu = &r->bud;
 	const struct rec_duty *du = &bu->duty;
 	uint64_t p = bu->period[ev];
-	uint64_t win = du->cycle_end && du->win_end > du->win_start ?
-		       du->win_end - du->win_start :
+	uint64_t win = du->cycle_end ? du->win :
 		       PEBS_RECORDER_BUDGET_INTERVAL_NS;
 	double want;
 

@@ -86,7 +86,14 @@ static int on_sample(void *ctx, struct pebs_channel *ch,
 	if (s->present & PERF_SAMPLE_PERIOD) {
 		struct rec_budget *bu = &r->bud;
 
+		/* the events counted: the period as the kernel sampled */
 		bu->events[ev] += s->period;
+		/* in a duty cycle's window, it stands for its cycle */
+		if (bu->closes) {
+			err = rec_duty_weigh(r, ev, &fixed, &raw);
+			if (err)
+				return err;
+		}
 		if (!bu->carried_max[ev] || s->period < bu->carried_min[ev])
 			bu->carried_min[ev] = s->period;
 		if (s->period > bu->carried_max[ev])

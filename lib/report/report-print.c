@@ -362,7 +362,7 @@ static void print_cmdline(const struct rp_print *r)
 			mode);
 	/* ... met by a duty cycle: the events on in random windows */
 	if (pebs_perfdata__meta(r->o.pd, "duty", mode, sizeof(mode)) > 0)
-		fprintf(f, "# duty cycle : events enabled %s of the time (--budget: counting them alone costs more; in random windows, so the shares stay unbiased: each sample still carries its period)\n",
+		fprintf(f, "# duty cycle : events enabled %s of the time (--budget: counting them costs more; in random windows, each sample's period weighted by its cycle over its window, so that the periods stand for the whole run and the shares stay unbiased)\n",
 			mode);
 }
 

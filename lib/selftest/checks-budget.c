@@ -361,23 +361,23 @@ static int budget_record(struct pebs_selftest_result *r, struct st_cmds *c,
  * change of rate, see --budget in pebs-shim(1)); the workload's count
  * of page faults (its rusage) also has the few of its process before
  * the exec the event starts at: the sum must be within 2 % of the count
- * plus the last sample's period (the tail after it is under one period). Under a duty cycle (a busy machine
- * can make counting alone cost more than the budget for a while: seen
- * here once in five runs, 75 % enabled) the events of the off windows
- * are not counted, so the sum is that of the share d the events were
- * enabled, d x count, d being a share of the recording's wall time, not
- * of the workload's events: 10 % then (4.7 % off in that run). The
- * largest period is no allowance: under a duty cycle single samples
- * here carried periods of 0.8 and 18 million for 99,000 faults (the
- * freq-mode period after an off window, before the off windows closed
- * the events and each window opened them at a fixed period), which this
- * rule fails. A lost
+ * plus the last sample's period (the tail after it is under one period).
+ * Under a duty cycle (a busy machine can make counting alone cost more
+ * than the budget for a while: seen here once in five runs, 75 %
+ * enabled) each sample's period is weighted by its window's inverse
+ * coverage of its cycle (see --budget in pebs-shim(1)), so the sum
+ * estimates the count of the whole run, off windows included, with the
+ * sampling error of a few windows: within 10 %. The largest period is
+ * no allowance: under a duty cycle single samples here carried periods
+ * of 0.8 and 18 million for 99,000 faults (the freq-mode period after
+ * an off window, before the off windows closed the events and each
+ * window opened them at a fixed period), which this rule fails. A lost
  * sample (a full ring) takes its period away: none may be lost.
  */
 unsigned int st_budget_judge(struct pebs_selftest_result *r,
 			     const struct st_budget_fig *f)
 {
-	double want = (double)f->count * (f->duty < 1 ? f->duty : 1);
+	double want = (double)f->count;
 	double gap = want > (double)f->period_sum ?
 		     want - (double)f->period_sum :
 		     (double)f->period_sum - want;

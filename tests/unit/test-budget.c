@@ -502,17 +502,24 @@ static void event_cost_over_budget(void **state)
 {
 	PEBS_OPTS(pebs_budget_opts, o, .budget = BUDGET, .nr_channels = 1);
 	struct sim s = {0};
-	/* counting costs 5 %: no period meets 2 %; 100 samples/s kept */
+	/*
+	 * counting costs 5 %: no period meets 2 %; a duty cycle's (its
+	 * windows pay for counting anyway): samples that cost what
+	 * counting does, one per (COST + REC) / 80 = 75 faults, not the
+	 * least rate's (100/s: one per 6250)
+	 */
 	double counting = FAULT_DENSITY * 80, hi = FAULT_DENSITY * 1e9 / 100;
-	double floor;
+	double floor, balanced = (COST + REC) / 80;
 	int i;
 
 	(void)state;
 	sim_faults(&s, &o, 80);
 	for (i = 0; i < 10; i++)
 		sim_step(&s);
-	assert_true(fabs((double)s.period[0] - hi) <= 1);
-	floor = counting + FAULT_DENSITY * (COST + REC) / hi;
+	assert_true(fabs((double)s.period[0] - balanced) <= 1);
+	assert_true(balanced < hi / 50);
+	floor = counting + FAULT_DENSITY * (COST + REC) / balanced;
+	assert_true(fabs(floor - 2 * counting) < 1e-9);
 	assert_true(fabs(pebs_budget__floor(s.b) - floor) < 1e-4);
 	assert_true(pebs_budget__floor(s.b) > BUDGET);
 	assert_true(fabs(pebs_budget__overhead(s.b) - floor) < 1e-3);
@@ -521,6 +528,15 @@ static void event_cost_over_budget(void **state)
 		sim_step(&s);
 		assert_int_equal(s.changes, 0);
 	}
+	pebs_budget__delete(s.b);
+	/* the user's floor (-c) wins: 500, and the floor costs at it */
+	o.floor = 500;
+	sim_faults(&s, &o, 80);
+	for (i = 0; i < 10; i++)
+		sim_step(&s);
+	assert_int_equal(s.period[0], 500);
+	assert_true(fabs(pebs_budget__floor(s.b) - counting -
+			 FAULT_DENSITY * (COST + REC) / 500) < 1e-4);
 	assert_int_equal(pebs_budget__set_event_cost(s.b, 1, 1), -EINVAL);
 	assert_int_equal(pebs_budget__set_event_cost(s.b, 0, -1), -EINVAL);
 	assert_int_equal(pebs_budget__set_event_cost(NULL, 0, 1), -EINVAL);
@@ -530,16 +546,17 @@ static void event_cost_over_budget(void **state)
 
 /*
  * Counting costs 5 %, the budget is 1 %: the events are enabled d =
- * 0.9 x 1 % / 5 % ~ 0.18 of the time (aiming at 90 % of the budget), at the minimum rate while enabled (the
- * rate and density measured over the enabled time), and what they cost
- * over the whole time is the budget. The load falls (a tenth of the
- * faults: counting 0.5 %): d comes back to 1.
+ * 0.9 x 1 % / 10 % = 0.09 of the time (aiming at 90 % of the budget;
+ * enabled, the samples cost as much as counting: 10 %), their period
+ * from the costs (the rate and density measured over the enabled
+ * time), and what they cost over the whole time is the budget. The
+ * load falls (a tenth of the faults: counting 0.5 %): d comes back to 1.
  */
 static void duty_cycle(void **state)
 {
 	PEBS_OPTS(pebs_budget_opts, o, .budget = 0.01, .nr_channels = 1);
 	struct sim s = {0};
-	double hi = FAULT_DENSITY * 1e9 / 100, floor;
+	double balanced = (COST + REC) / 80, floor;
 	int i;
 
 	(void)state;
@@ -548,19 +565,19 @@ static void duty_cycle(void **state)
 	assert_true(pebs_budget__duty(s.b) == 1);	/* nothing seen yet */
 	for (i = 0; i < 10; i++)
 		sim_step(&s);
-	floor = FAULT_DENSITY * (80 + (COST + REC) / hi);
+	floor = FAULT_DENSITY * 2 * 80;
 	assert_true(fabs(pebs_budget__floor(s.b) - floor) < 1e-4);
 	assert_true(fabs(s.on - 0.9 * 0.01 / floor) < 1e-3);
-	assert_true(s.on > 0.17 && s.on < 0.18);
-	/* the enabled windows' rate: not d times too low */
-	assert_true(fabs((double)s.period[0] - hi) <= 1);
+	assert_true(s.on > 0.085 && s.on < 0.095);
+	/* the enabled windows' density: not d times too low */
+	assert_true(fabs((double)s.period[0] - balanced) <= 1);
 	assert_true(fabs(pebs_budget__overhead(s.b) - 0.009) < 1e-4);
 	assert_true(fabs(pebs_budget__stats(s.b, 0)->overhead - 0.009) < 1e-4);
 	/* it holds */
 	for (i = 0; i < 5; i++) {
 		sim_step(&s);
 		assert_int_equal(s.changes, 0);
-		assert_true(s.on > 0.17 && s.on < 0.18);
+		assert_true(s.on > 0.085 && s.on < 0.095);
 	}
 	/* the load falls: back to always enabled within a few intervals */
 	s.density[0] = FAULT_DENSITY / 10;
@@ -589,7 +606,7 @@ static void duty_cycle(void **state)
 /*
  * The same recording enabled 20 % of the time but reported as always
  * enabled: the density looks 5 times too low, counting seems to cost 1
- * % and d ~ 0.9 instead of 0.18 — why disabled_ns matters
+ * % and d ~ 0.45 instead of 0.09 — why disabled_ns matters
  */
 static void duty_needs_disabled_time(void **state)
 {
@@ -608,21 +625,22 @@ static void duty_needs_disabled_time(void **state)
 	iv.samples = samples;
 	iv.events = events;
 	assert_true(pebs_budget__update(b, &iv, next) >= 0);
-	assert_true(pebs_budget__duty(b) > 0.8);
+	assert_true(pebs_budget__duty(b) > 0.4);
 	pebs_budget__delete(b);
 	assert_int_equal(pebs_budget__new(&o, &b), 0);
 	assert_int_equal(pebs_budget__set_channel(b, 0, 1000, COST), 0);
 	assert_int_equal(pebs_budget__set_event_cost(b, 0, 80), 0);
 	iv.disabled_ns = IV_NS * 4 / 5;
 	assert_true(pebs_budget__update(b, &iv, next) >= 0);
-	assert_true(pebs_budget__duty(b) < 0.19);
+	assert_true(pebs_budget__duty(b) < 0.1);
 	pebs_budget__delete(b);
 }
 
 /*
  * The off windows cost too: an open, disabled page-faults event still
  * takes the kernel's software-event path in every fault (here 40 ns of
- * the 80 ns counting costs). Counting 5 %, 2.5 % even while disabled:
+ * the 80 ns counting costs). Counting 5 % (10 % with the samples of a
+ * duty cycle's windows), 2.5 % even while disabled:
  * a 3 % budget is met with d = (0.9 x 3 % - 2.5 %) / (floor - 2.5 %),
  * and the estimate over the whole time (the off windows' faults at 40
  * ns) is 0.9 x the budget; a 2 % budget cannot be met at all: d = 0
@@ -632,7 +650,7 @@ static void off_windows_cost(void **state)
 {
 	PEBS_OPTS(pebs_budget_opts, o, .budget = 0.03, .nr_channels = 1);
 	struct sim s = {0};
-	double hi = FAULT_DENSITY * 1e9 / 100, floor, off = FAULT_DENSITY * 40;
+	double floor, off = FAULT_DENSITY * 40;
 	int i;
 
 	(void)state;
@@ -643,12 +661,12 @@ static void off_windows_cost(void **state)
 	s.duty = true;
 	for (i = 0; i < 12; i++)
 		sim_step(&s);
-	floor = FAULT_DENSITY * (80 + (COST + REC) / hi);
+	floor = FAULT_DENSITY * 2 * 80;
 	assert_true(fabs(pebs_budget__floor(s.b) - floor) < 1e-4);
-	assert_true(fabs(pebs_budget__off_floor(s.b) - off) < 1e-6);
+	assert_true(fabs(pebs_budget__off_floor(s.b) - off) < 1e-5);
 	assert_true(fabs(s.on - (0.9 * 0.03 - off) / (floor - off)) < 1e-3);
-	/* without the off cost d would be 0.9 x 3 % / floor ~ 0.54 */
-	assert_true(s.on > 0.05 && s.on < 0.1);
+	/* without the off cost d would be 0.9 x 3 % / floor ~ 0.27 */
+	assert_true(s.on > 0.02 && s.on < 0.035);
 	assert_true(fabs(pebs_budget__overhead(s.b) - 0.027) < 2e-4);
 	pebs_budget__delete(s.b);
 

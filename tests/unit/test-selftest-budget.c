@@ -74,15 +74,21 @@ static void test_budget_judge(void **state)
 	f = good_budget();
 	f.period_sum = f.count * 2;		/* periods overstated */
 	assert_int_equal(budget_rules(&f), 1);
-	/* a duty cycle: the sum is the enabled share's (a run here) */
+	/*
+	 * a duty cycle: the weighted periods estimate the whole count
+	 * (within 10 %); the sum of the enabled share's alone (unweighted,
+	 * a run of the build before) fails
+	 */
 	f = good_budget();
 	f.duty = 0.755;
-	f.period_sum = 71119;
+	f.period_sum = 91213;
 	f.count = 98835;
 	f.max_period = 6738;
 	f.last_period = 40;
 	assert_int_equal(budget_rules(&f), 0);
-	f.period_sum = f.count;			/* the off windows counted */
+	f.period_sum = 71119;			/* the windows' alone */
+	assert_int_equal(budget_rules(&f), 1);
+	f.period_sum = 110000;			/* 11 % over */
 	assert_int_equal(budget_rules(&f), 1);
 	/* one sample's period of millions after an off window (seen here) */
 	f = good_budget();

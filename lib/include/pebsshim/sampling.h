@@ -568,9 +568,13 @@ PEBS_API int pebs_chanset__open_event(struct pebs_chanset *set,
  * the period that keeps opts.min_rate samples per second (default 100)
  * at the channel's event rate. The minimum rate wins over the budget:
  * an event too costly to sample 100 times a second within the budget
- * is sampled 100 times a second (pebs_budget__overhead tells), and so
- * is an event whose counting alone costs more than the share
- * (pebs_budget__floor tells what the channels cost at the least).
+ * is sampled 100 times a second (pebs_budget__overhead tells). An
+ * event whose counting (with the minimum rate) alone costs more than
+ * the share goes to the duty cycle (below) at the period where its
+ * samples cost as much as its counting, cost per sample over cost per
+ * event within the limits: a window pays for counting anyway, and its
+ * samples are what the estimate stands on (pebs_budget__floor tells
+ * what the channels cost enabled at the least).
  *
  * The duty cycle: when the floor exceeds the budget (counting alone
  * costs more, e.g. page faults counted in software), no period meets
@@ -578,7 +582,9 @@ PEBS_API int pebs_chanset__open_event(struct pebs_chanset *set,
  * pebs_budget__duty returns d = budget / floor, in (0, 1], and 1 when
  * the floor is within the budget (the periods meet it). The caller
  * enables the events in windows (their starts at random, so that
- * periodic program phases do not alias) and says how long they were
+ * periodic program phases do not alias; each window's samples stand for
+ * its cycle: the recorder weighs their periods by cycle / window) and
+ * says how long they were
  * off in each interval (disabled_ns): the densities, rates and costs
  * are then measured over the enabled share of the time (a density over
  * the whole interval would be d times too low), and
