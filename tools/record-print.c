@@ -119,7 +119,7 @@ static void cal_summary(struct pebs_recorder *r, const struct rec_opts *o)
 static void whole(const struct pebs_budget *b, const struct rec_opts *o)
 {
 	const struct pebs_budget_totals *t = pebs_budget__totals(b);
-	double cpu = (double)t->cpu_ns, rest = cpu - (double)t->first_cpu_ns;
+	double cpu = (double)t->cpu_ns, ctl = pebs_budget__controlled(b);
 	double first_s = (double)t->first_elapsed_ns / 1e9;
 
 	if (!t->cpu_ns) {
@@ -131,7 +131,7 @@ static void whole(const struct pebs_budget *b, const struct rec_opts *o)
 	fprintf(stderr, "pebs-shim record: budget %g %% of the sampled CPU time: estimated overhead %.2f %% over the whole run (the kernel's cost per event counted and per sample, and the recorder's CPU; %.3f s of sampled CPU time in %.3f s)\n",
 		o->budget * 100, t->cost_ns / cpu * 100, cpu / 1e9,
 		(double)t->elapsed_ns / 1e9);
-	if (!t->decided || !(rest > 0)) {
+	if (ctl < 0) {
 		fprintf(stderr, "pebs-shim record: budget: the run ended before the controller could act: all %.3f s at the starting periods (its first decision ends its first %.1f s interval with samples%s)\n",
 			first_s, PEBS_RECORDER_BUDGET_INTERVAL_NS / 1e9,
 			!t->decided && t->first_elapsed_ns >=
@@ -152,9 +152,7 @@ static void whole(const struct pebs_budget *b, const struct rec_opts *o)
 		first_s, t->cost_ns > 0 ? t->first_cost_ns / t->cost_ns * 100 : 0,
 		(double)t->first_cpu_ns / cpu * 100,
 		(double)(t->elapsed_ns - t->first_elapsed_ns) / 1e9,
-		(t->cost_ns - t->first_cost_ns) / rest * 100,
-		(t->cost_ns - t->first_cost_ns) / rest <= o->budget ?
-		"within" : "over");
+		ctl * 100, ctl <= o->budget ? "within" : "over");
 }
 
 /*

@@ -475,6 +475,15 @@ const struct pebs_budget_totals *pebs_budget__totals(const struct pebs_budget *b
 	return b ? &b->tot : NULL;
 }
 
+double pebs_budget__controlled(const struct pebs_budget *b)
+{
+	const struct pebs_budget_totals *t = pebs_budget__totals(b);
+
+	return t && t->decided && t->cpu_ns > t->first_cpu_ns ?
+	       (t->cost_ns - t->first_cost_ns) /
+	       (double)(t->cpu_ns - t->first_cpu_ns) : -1;
+}
+
 unsigned int pebs_budget__nr_fixed(const struct pebs_budget *b)
 {
 	return b ? b->nr_fixed : 0;

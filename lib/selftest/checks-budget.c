@@ -338,9 +338,7 @@ static int budget_record(struct pebs_selftest_result *r, struct st_cmds *c,
 	t = pebs_budget__totals(pebs_recorder__budget(rec));
 	f->decided = t && t->decided;
 	f->whole = t && t->cpu_ns ? t->cost_ns / (double)t->cpu_ns : -1;
-	f->controlled = t && t->cpu_ns > t->first_cpu_ns ?
-			(t->cost_ns - t->first_cost_ns) /
-			(double)(t->cpu_ns - t->first_cpu_ns) : -1;
+	f->controlled = pebs_budget__controlled(pebs_recorder__budget(rec));
 	err = pebs_recorder__close(rec);
 	pebs_recorder__delete(rec);
 	if (!err)

@@ -770,8 +770,11 @@ static void totals(void **state)
 	sim_init(&s, &o, 10000);	/* 100k samples/s: 60 % */
 	t = pebs_budget__totals(s.b);
 	assert_false(t->decided);
+	assert_true(pebs_budget__controlled(s.b) == -1);
 	sim_step(&s);
 	assert_true(t->decided && t->intervals == 1);
+	/* decided, but nothing after the first interval yet */
+	assert_true(pebs_budget__controlled(s.b) == -1);
 	assert_true(fabs(t->cost_ns - sim_overhead(&s) * IV_NS) < 1);
 	assert_true(t->first_cost_ns == t->cost_ns &&
 		    t->first_cpu_ns == IV_NS && t->first_elapsed_ns == IV_NS);
@@ -784,6 +787,8 @@ static void totals(void **state)
 	assert_true(t->cost_ns / (double)t->cpu_ns > BUDGET);
 	assert_true((t->cost_ns - first) / (double)(t->cpu_ns - IV_NS) <=
 		    BUDGET);
+	assert_true(fabs(pebs_budget__controlled(s.b) - (t->cost_ns - first) /
+			 (double)(t->cpu_ns - IV_NS)) < 1e-12);
 	/* no CPU time: its wall time only */
 	iv.samples = samples;
 	cost = t->cost_ns;
@@ -823,6 +828,9 @@ static void totals(void **state)
 	assert_true(fabs(t->cost_ns - 10 * (COST + REC)) < 1 &&
 		    t->first_cost_ns == t->cost_ns &&
 		    t->first_cpu_ns == t->cpu_ns);
+	/* nothing controlled */
+	assert_true(pebs_budget__controlled(s.b) == -1);
+	assert_true(pebs_budget__controlled(NULL) == -1);
 	pebs_budget__delete(s.b);
 }
 

@@ -862,6 +862,14 @@ struct pebs_budget_totals {
 PEBS_API const struct pebs_budget_totals *
 pebs_budget__totals(const struct pebs_budget *b);
 
+/*
+ * pebs_budget__controlled - the controlled part's estimate, (cost_ns -
+ * first_cost_ns) / (cpu_ns - first_cpu_ns), a share of its sampled CPU
+ * time; -1 before the first decision, when no CPU time followed it, and
+ * for a NULL controller
+ */
+PEBS_API double pebs_budget__controlled(const struct pebs_budget *b);
+
 #ifdef __cplusplus
 }
 #endif
