@@ -421,15 +421,8 @@ static int load_perf_map(struct dso *d, const char *path)
 		if (sscanf(line, "%llx %llx %n", &start, &size, &at) < 2 ||
 		    !at || !line[at])
 			continue;
-		if (nr == cap) {
-			struct sym *ns;
-
-			cap = cap ? cap * 2 : 256;
-			ns = realloc(s, cap * sizeof(*s));
-			if (!ns)
-				goto oom;
-			s = ns;
-		}
+		if (core_grow(&s, &cap, nr + 1, sizeof(*s)))
+			goto oom;
 		s[nr].start = start;
 		s[nr].size = size ? size : 1;
 		s[nr].rank = 0;

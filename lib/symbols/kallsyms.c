@@ -178,21 +178,10 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 			nr--;
 		else if (nr && s[nr - 1].start > addr)
 			sorted = false;
-		if (nr == cap || names_len + l > names_cap) {
-			struct sym *ns;
-			char *nn;
-
-			cap = cap ? cap * 2 : 4096;
-			names_cap = names_cap ? names_cap * 2 : 65536;
-			ns = realloc(s, cap * sizeof(*s));
-			if (ns)
-				s = ns;
-			nn = ns ? realloc(names, names_cap) : NULL;
-			if (!nn) {
-				err = -ENOMEM;
-				break;
-			}
-			names = nn;
+		if (core_grow(&s, &cap, nr + 1, sizeof(*s)) ||
+		    core_grow(&names, &names_cap, names_len + l, 1)) {
+			err = -ENOMEM;
+			break;
 		}
 		s[nr].start = addr;
 		s[nr].size = 0;

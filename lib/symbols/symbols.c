@@ -174,24 +174,6 @@ static struct proc *proc_findnew(struct pebs_symbols *syms, pid_t pid)
 	return p;
 }
 
-static int maps_reserve(struct proc *p, size_t n)
-{
-	struct mapping *m;
-	size_t cap;
-
-	if (p->nr + n <= p->cap)
-		return 0;
-	cap = p->cap ? p->cap * 2 : 16;
-	while (cap < p->nr + n)
-		cap *= 2;
-	m = realloc(p->maps, cap * sizeof(*m));
-	if (!m)
-		return -ENOMEM;
-	p->maps = m;
-	p->cap = cap;
-	return 0;
-}
-
 /* Insert [start, end) and cut what it overlaps out of older mappings. */
 static int proc_insert(struct proc *p, uint64_t start, uint64_t end,
 		       uint64_t pgoff, struct dso *dso)
@@ -326,7 +308,7 @@ static int copy_list(const struct proc *from, struct proc *to)
 	to->nr = 0;
 	if (!from->nr)
 		return 0;
-	if (maps_reserve(to, from->nr))
+	if (core_grow(&to->maps, &to->cap, from->nr, sizeof(*to->maps)))
 		return syms_oom();
 	memcpy(to->maps, from->maps, from->nr * sizeof(*from->maps));
 	to->nr = from->nr;
