@@ -195,20 +195,11 @@ int pebs_ordered__queue(struct pebs_ordered *o,
 		o->head = 0;
 	}
 	if (o->nr == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 4096;
-		struct entry *q;
+		size_t cap = o->cap;	/* q's copy: tmp grows the same */
 
-		if (cap > o->max)
-			cap = o->max;
-		q = realloc(o->q, cap * sizeof(*q));
-		if (!q)
+		if (core_grow(&o->q, &cap, o->nr + 1, sizeof(*o->q)) ||
+		    core_grow(&o->tmp, &o->cap, o->nr + 1, sizeof(*o->tmp)))
 			return core_err(-ENOMEM, "ordered: out of memory");
-		o->q = q;
-		q = realloc(o->tmp, cap * sizeof(*q));
-		if (!q)
-			return core_err(-ENOMEM, "ordered: out of memory");
-		o->tmp = q;
-		o->cap = cap;
 	}
 	if (o->copy) {
 		void *c = malloc(ev->size);
