@@ -22,7 +22,8 @@ struct ex_intern {
 	uint8_t *data;		/* the keys, one after the other */
 	size_t len, cap;
 	size_t *off;		/* key i is data[off[i], off[i + 1]) */
-	uint32_t n, n_cap;
+	uint32_t n;
+	size_t n_cap;
 	uint32_t *slot;		/* open addressing: id + 1, 0 empty */
 	uint32_t nr_slots;	/* a power of two */
 };

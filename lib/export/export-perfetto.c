@@ -96,7 +96,7 @@ struct pexp {
 	struct ex_trace t;
 	struct ex_pb body, ev, sub;
 	struct cpu *cpus;
-	uint32_t nr_cpus;
+	size_t nr_cpus;		/* those seen, and zeroed ones */
 	struct sw *pending;
 	size_t nr_pending;
 	int src;		/* -1: not chosen yet */
@@ -114,20 +114,10 @@ static int oom(void)
 
 static struct cpu *cpu_of(struct pexp *e, uint32_t cpu)
 {
-	uint32_t n;
-	struct cpu *c;
-
-	if (cpu >= PEBS_MAX_CPUS)
+	if (cpu >= PEBS_MAX_CPUS ||
+	    core_grow_zero(&e->cpus, &e->nr_cpus, (size_t)cpu + 1,
+			   sizeof(*e->cpus)))
 		return NULL;
-	if (cpu >= e->nr_cpus) {
-		n = cpu + 1 > 2 * e->nr_cpus ? cpu + 1 : 2 * e->nr_cpus;
-		c = realloc(e->cpus, n * sizeof(*c));
-		if (!c)
-			return NULL;
-		memset(c + e->nr_cpus, 0, (n - e->nr_cpus) * sizeof(*c));
-		e->cpus = c;
-		e->nr_cpus = n;
-	}
 	return &e->cpus[cpu];
 }
 

@@ -191,21 +191,14 @@ static int build_id_hex(struct exp *e, const char *dso, const char **hex)
 	uint8_t bid[BUILD_ID_MAX];
 	uint32_t id;
 	bool added;
-	void *q;
 	int i, n;
 
 	if (ex_intern__get(&e->dsos, dso, strlen(dso), &id, &added))
 		return core_err(-ENOMEM, "export: out of memory");
 	if (added) {
-		if (id >= e->hex_cap) {
-			q = realloc(e->hex, 2 * ((size_t)id + 1) *
-					    sizeof(*e->hex));
-			if (!q)
-				return core_err(-ENOMEM, "export: out of "
-						"memory");
-			e->hex = q;
-			e->hex_cap = 2 * ((size_t)id + 1);
-		}
+		if (core_grow(&e->hex, &e->hex_cap, (size_t)id + 1,
+			      sizeof(*e->hex)))
+			return core_err(-ENOMEM, "export: out of memory");
 		n = ex_build_id(e->x.bids, e->x.bids_size, dso, bid);
 		for (i = 0, e->hex[id][0] = '\0'; i < n; i++)
 			sprintf(e->hex[id] + 2 * i, "%02x", bid[i]);

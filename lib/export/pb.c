@@ -61,28 +61,9 @@ static int grow_slots(struct ex_intern *t)
 
 static int append(struct ex_intern *t, const void *key, size_t len)
 {
-	void *p;
-
-	if (t->n + 2 > t->n_cap) {
-		uint32_t n = t->n_cap ? t->n_cap * 2 : 256;
-
-		p = realloc(t->off, n * sizeof(*t->off));
-		if (!p)
-			return -ENOMEM;
-		t->off = p;
-		t->n_cap = n;
-	}
-	if (t->len + len > t->cap) {
-		size_t n = t->cap ? t->cap * 2 : 4096;
-
-		while (n < t->len + len)
-			n *= 2;
-		p = realloc(t->data, n);
-		if (!p)
-			return -ENOMEM;
-		t->data = p;
-		t->cap = n;
-	}
+	if (core_grow(&t->off, &t->n_cap, (size_t)t->n + 2, sizeof(*t->off)) ||
+	    core_grow(&t->data, &t->cap, t->len + len, 1))
+		return -ENOMEM;
 	if (len)
 		memcpy(t->data + t->len, key, len);
 	t->off[t->n] = t->len;
@@ -129,19 +110,9 @@ static void put(struct ex_pb *pb, const void *p, size_t len)
 {
 	if (pb->err)
 		return;
-	if (pb->len + len > pb->cap) {
-		size_t n = pb->cap ? pb->cap * 2 : 256;
-		void *b;
-
-		while (n < pb->len + len)
-			n *= 2;
-		b = realloc(pb->b, n);
-		if (!b) {
-			pb->err = true;
-			return;
-		}
-		pb->b = b;
-		pb->cap = n;
+	if (core_grow(&pb->b, &pb->cap, pb->len + len, 1)) {
+		pb->err = true;
+		return;
 	}
 	if (len)
 		memcpy(pb->b + pb->len, p, len);
