@@ -33,9 +33,11 @@ struct node {
 
 struct pebs_flame {
 	struct node *nodes;
-	uint32_t nr_nodes, cap_nodes;
+	uint32_t nr_nodes;
+	size_t cap_nodes;
 	char **names;
-	uint32_t nr_names, cap_names;
+	uint32_t nr_names;
+	size_t cap_names;
 	uint32_t *name_tab;	/* interned names: index + 1, 0 empty */
 	uint32_t name_mask;
 	uint32_t *node_tab;	/* (parent, name) -> node index + 1 */
@@ -110,15 +112,9 @@ static int64_t intern(struct pebs_flame *f, const char *name)
 	for (; f->name_tab[i]; i = (i + 1) & f->name_mask)
 		if (!strcmp(f->names[f->name_tab[i] - 1], name))
 			return f->name_tab[i] - 1;
-	if (f->nr_names == f->cap_names) {
-		uint32_t cap = f->cap_names ? f->cap_names * 2 : 256;
-		char **n = realloc(f->names, cap * sizeof(*n));
-
-		if (!n)
-			return oom();
-		f->names = n;
-		f->cap_names = cap;
-	}
+	if (core_grow(&f->names, &f->cap_names, (size_t)f->nr_names + 1,
+		      sizeof(*f->names)))
+		return oom();
 	copy = strdup(name);
 	if (!copy)
 		return oom();
@@ -132,17 +128,11 @@ static int64_t new_node(struct pebs_flame *f, uint32_t parent, uint32_t name,
 {
 	struct node *n;
 
-	if (f->nr_nodes == f->cap_nodes) {
-		uint32_t cap = f->cap_nodes ? f->cap_nodes * 2 : 1024;
-
-		if (cap < f->cap_nodes || cap >= NONE)
-			return oom();
-		n = realloc(f->nodes, (size_t)cap * sizeof(*n));
-		if (!n)
-			return oom();
-		f->nodes = n;
-		f->cap_nodes = cap;
-	}
+	/* at most 2^31 nodes: an index stays below NONE */
+	if (f->nr_nodes > INT32_MAX ||
+	    core_grow(&f->nodes, &f->cap_nodes, (size_t)f->nr_nodes + 1,
+		      sizeof(*f->nodes)))
+		return oom();
 	n = &f->nodes[f->nr_nodes];
 	memset(n, 0, sizeof(*n));
 	n->name = name;

@@ -477,16 +477,9 @@ static struct thread_total *rank(const struct grid *g, size_t *nr)
 		for (k = 0; k < n && t[k].tid != s->tid; k++)
 			;
 		if (k == n) {
-			if (n == cap) {
-				struct thread_total *nt;
-
-				cap = cap ? cap * 2 : 64;
-				nt = realloc(t, cap * sizeof(*t));
-				if (!nt) {
-					free(t);
-					return NULL;
-				}
-				t = nt;
+			if (core_grow(&t, &cap, n + 1, sizeof(*t))) {
+				free(t);
+				return NULL;
 			}
 			t[n++] = (struct thread_total){ s->tid, s->pid, 0 };
 		}
