@@ -138,22 +138,9 @@ static struct cproc *proc_get(struct pebs_c2c_maps *m, uint32_t pid)
 
 static int reserve(struct pebs_c2c_maps *m, struct cproc *p, size_t more)
 {
-	size_t ncap;
-	struct cmap *v;
-
 	if (m->held + more > C2C_MAPS_MAX)
 		return -ENOSPC;
-	if (p->n + more <= p->cap)
-		return 0;
-	ncap = p->cap ? p->cap * 2 : 16;
-	while (ncap < p->n + more)
-		ncap *= 2;
-	v = realloc(p->m, ncap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	p->m = v;
-	p->cap = ncap;
-	return 0;
+	return core_grow(&p->m, &p->cap, p->n + more, sizeof(*p->m));
 }
 
 /* Take @n element moves from the budget; false when it is spent. */

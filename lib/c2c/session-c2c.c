@@ -198,17 +198,14 @@ static void dso_place(uint32_t *slots, size_t cap, const struct dso_id *d,
 
 static int grow_dsos(struct ss_c2c *f)
 {
-	size_t cap = f->cap_dsos ? f->cap_dsos * 2 : 16, i;
-	struct dso_id *v;
+	size_t cap, i;
 	uint32_t *slots;
 
-	if (cap > UINT32_MAX / 2)
+	/* the slots, twice as many, stay countable in 32 bits */
+	if (f->cap_dsos > UINT32_MAX / 4 ||
+	    core_grow(&f->dsos, &f->cap_dsos, f->nr_dsos + 1, sizeof(*f->dsos)))
 		return -ENOMEM;
-	v = realloc(f->dsos, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	f->dsos = v;
-	f->cap_dsos = cap;
+	cap = f->cap_dsos;
 	slots = calloc(cap * 2, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
@@ -366,17 +363,10 @@ static int wait_for_line(struct ss_c2c *f, struct pline *l,
 {
 	struct pending *w;
 
-	if (f->nr_wait == f->cap_wait) {
-		size_t cap = f->cap_wait ? f->cap_wait * 2 : 4096;
-
-		if (cap > UINT32_MAX - 1)
-			return -ENOMEM;
-		w = realloc(f->wait, cap * sizeof(*w));
-		if (!w)
-			return -ENOMEM;
-		f->wait = w;
-		f->cap_wait = cap;
-	}
+	/* a waiting sample's number + 1 is a uint32_t */
+	if (f->nr_wait >= UINT32_MAX - 1 ||
+	    core_grow(&f->wait, &f->cap_wait, f->nr_wait + 1, sizeof(*f->wait)))
+		return -ENOMEM;
 	w = &f->wait[f->nr_wait++];
 	w->cs = s->cs;
 	w->next = 0;
