@@ -47,7 +47,8 @@ struct rp_defer {
 	struct rp_kv *e;
 	size_t nr, cap;
 	struct combo *c;
-	uint32_t nr_c, cap_c;
+	uint32_t nr_c;
+	size_t cap_c;
 	uint32_t *slots;	/* combo + 1 by hash; 0: empty */
 	uint32_t last;		/* the last combo found */
 	bool sorted;
@@ -129,15 +130,8 @@ static uint32_t combo_of(struct rp_defer *d, int32_t tid, uint64_t period,
 	}
 	if (d->nr_c == MAX_COMBOS)
 		return UINT32_MAX;
-	if (d->nr_c == d->cap_c) {
-		uint32_t cap = d->cap_c ? d->cap_c * 2 : 64;
-		struct combo *n = realloc(d->c, cap * sizeof(*n));
-
-		if (!n)
-			return UINT32_MAX;
-		d->c = n;
-		d->cap_c = cap;
-	}
+	if (core_grow(&d->c, &d->cap_c, (size_t)d->nr_c + 1, sizeof(*d->c)))
+		return UINT32_MAX;
 	d->c[d->nr_c] = (struct combo){ .period = period, .tid = tid,
 					.bits = bits };
 	d->slots[i] = ++d->nr_c;

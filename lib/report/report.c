@@ -287,18 +287,11 @@ found:
 struct rext *rp_row_ext(struct pebs_report *r, struct rsum *row)
 {
 	if (!row->ext) {
-		if (r->nr_exts == r->cap_exts) {
-			size_t cap = r->cap_exts ? r->cap_exts * 2 : 64;
-			struct rext *e;
-
-			if (cap > UINT32_MAX - 1)
-				return NULL;
-			e = realloc(r->exts, cap * sizeof(*e));
-			if (!e)
-				return NULL;
-			r->exts = e;
-			r->cap_exts = cap;
-		}
+		/* row->ext, the number + 1, is a uint32_t */
+		if (r->nr_exts >= UINT32_MAX - 1 ||
+		    core_grow(&r->exts, &r->cap_exts, r->nr_exts + 1,
+			      sizeof(*r->exts)))
+			return NULL;
 		memset(&r->exts[r->nr_exts], 0, sizeof(*r->exts));
 		row->ext = (uint32_t)++r->nr_exts;
 	}
