@@ -34,19 +34,9 @@ void bytes_add(struct bytes *b, const void *p, size_t len)
 {
 	if (b->oom || !len)
 		return;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *n;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		n = realloc(b->p, cap);
-		if (!n) {
-			b->oom = true;
-			return;
-		}
-		b->p = n;
-		b->cap = cap;
+	if (core_grow(&b->p, &b->cap, b->len + len, 1)) {
+		b->oom = true;
+		return;
 	}
 	memcpy(b->p + b->len, p, len);
 	b->len += len;

@@ -77,7 +77,8 @@ struct pebs_perfdata {
 	const unsigned char *feat[PEBS_FEAT_BITS];
 	size_t feat_size[PEBS_FEAT_BITS];
 	struct pd_attr *attrs;
-	unsigned int nr_attrs, cap_attrs;
+	unsigned int nr_attrs;
+	size_t cap_attrs;
 	struct id_ent *idtab;	/* open addressing, first id wins */
 	size_t nr_ids, id_mask;
 	uint64_t id_seed;	/* random: see id_hash */

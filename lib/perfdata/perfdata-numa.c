@@ -41,20 +41,13 @@ static int cmp_range(const void *pa, const void *pb)
  * continues it on the same node (perf's mem2node__init). */
 static int add(struct ranges *r, uint64_t start, uint64_t end, int32_t node)
 {
-	struct range *nv;
-
 	if (r->n && r->v[r->n - 1].node == node &&
 	    r->v[r->n - 1].end == start) {
 		r->v[r->n - 1].end = end;
 		return 0;
 	}
-	if (r->n == r->cap) {
-		r->cap = r->cap ? r->cap * 2 : 16;
-		nv = realloc(r->v, r->cap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		r->v = nv;
-	}
+	if (core_grow(&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
+		return -ENOMEM;
 	r->v[r->n++] = (struct range){ start, end, node };
 	return 0;
 }

@@ -148,18 +148,8 @@ static int keep(struct pd_stream *s, const unsigned char *rec, size_t n)
 {
 	size_t at = (s->pro_len + 7) & ~(size_t)7;	/* 8-byte aligned */
 
-	if (at + n > s->pro_cap) {
-		size_t cap = s->pro_cap ? 2 * s->pro_cap : 64 << 10;
-		void *p;
-
-		while (cap < at + n)
-			cap *= 2;
-		p = realloc(s->pro, cap);
-		if (!p)
-			return core_err(-ENOMEM, "out of memory for the perf.data stream's header records");
-		s->pro = p;
-		s->pro_cap = cap;
-	}
+	if (core_grow(&s->pro, &s->pro_cap, at + n, 1))
+		return core_err(-ENOMEM, "out of memory for the perf.data stream's header records");
 	memcpy(s->pro + at, rec, n);
 	s->pro_len = at + n;
 	return 0;

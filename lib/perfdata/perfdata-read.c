@@ -178,15 +178,9 @@ int pd_add_attr(struct pebs_perfdata *pd, const unsigned char *attr_bytes,
 	err = id_reserve(pd, nr_ids);
 	if (err)
 		return err;
-	if (pd->nr_attrs == pd->cap_attrs) {
-		unsigned int cap = pd->cap_attrs ? 2 * pd->cap_attrs : 4;
-		void *n = realloc(pd->attrs, cap * sizeof(*pd->attrs));
-
-		if (!n)
-			return core_err(-ENOMEM, "out of memory for perf.data attrs");
-		pd->attrs = n;
-		pd->cap_attrs = cap;
-	}
+	if (core_grow(&pd->attrs, &pd->cap_attrs, (size_t)pd->nr_attrs + 1,
+		      sizeof(*pd->attrs)))
+		return core_err(-ENOMEM, "out of memory for perf.data attrs");
 	a = &pd->attrs[pd->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	if (nr_ids) {
