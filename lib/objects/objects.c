@@ -522,15 +522,8 @@ int pebs_objects__alloc(struct pebs_objects *o, int32_t pid, uint64_t addr,
 	close_at(o, pid, &e);
 	if (!o->unordered && open_reserve(o))
 		return oom();
-	if (o->n == o->cap) {
-		size_t cap = o->cap ? o->cap * 2 : 1024;
-		struct obj *v = realloc(o->v, cap * sizeof(*v));
-
-		if (!v)
-			return oom();
-		o->v = v;
-		o->cap = cap;
-	}
+	if (core_grow(&o->v, &o->cap, o->n + 1, sizeof(*o->v)))
+		return oom();
 	s = intern(o, site);
 	if (!s)
 		return oom();
