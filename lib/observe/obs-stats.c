@@ -58,7 +58,8 @@ static uint64_t hist_value(unsigned int b)
 
 struct thr_table {
 	struct pebs_obs_thread *v;
-	unsigned int n, cap, last;
+	unsigned int n, last;
+	size_t cap;
 };
 
 struct pebs_obs_stats {
@@ -138,15 +139,8 @@ static struct pebs_obs_thread *thr_get(struct thr_table *t, int32_t tgid,
 			return &t->v[i];
 		}
 	}
-	if (t->n == t->cap) {
-		unsigned int cap = t->cap ? 2 * t->cap : 16;
-		void *v = realloc(t->v, cap * sizeof(*t->v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (core_grow(&t->v, &t->cap, (size_t)t->n + 1, sizeof(*t->v)))
+		return NULL;
 	th = &t->v[t->n];
 	memset(th, 0, sizeof(*th));
 	th->tgid = tgid;
