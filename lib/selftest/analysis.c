@@ -151,15 +151,9 @@ void st_mem_add(struct st_mem *m, const struct pebs_sample *s)
 			m->hitm++;
 	}
 	if ((s->present & PERF_SAMPLE_WEIGHT_TYPE) && s->weight) {
-		if (m->nw == m->capw && m->capw < MAX_WEIGHTS) {
-			size_t cap = m->capw ? 2 * m->capw : 1024;
-			uint64_t *w = realloc(m->w, cap * sizeof(*w));
-
-			if (w) {
-				m->w = w;
-				m->capw = cap;
-			}
-		}
+		/* past MAX_WEIGHTS, or out of memory, the weight is not kept */
+		if (m->capw < MAX_WEIGHTS)
+			core_grow(&m->w, &m->capw, m->nw + 1, sizeof(*m->w));
 		if (m->nw < m->capw)
 			m->w[m->nw++] = s->weight;
 	}
