@@ -243,6 +243,7 @@ int rec_duty_stop(struct pebs_recorder *r)
 	char pct[32];
 	uint64_t windows;
 	double d;
+	int err;
 
 	if (!r->bud.b)
 		return 0;
@@ -251,5 +252,8 @@ int rec_duty_stop(struct pebs_recorder *r)
 	if (!windows)
 		return 0;
 	snprintf(pct, sizeof(pct), "%.3g%%", d * 100);
-	return rec_out_meta(r->out, "duty", pct);
+	err = rec_out_meta(r->out, "duty", pct);
+	/* the shares' sampling error is that of so many windows */
+	snprintf(pct, sizeof(pct), "%llu", (unsigned long long)windows);
+	return err ? err : rec_out_meta(r->out, "windows", pct);
 }

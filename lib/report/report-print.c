@@ -361,9 +361,15 @@ static void print_cmdline(const struct rp_print *r)
 		fprintf(f, "# budget     : %s of the sampled CPU time (pebs-shim record --budget: periods adapted, each sample carries its own)\n",
 			mode);
 	/* ... met by a duty cycle: the events on in random windows */
-	if (pebs_perfdata__meta(r->o.pd, "duty", mode, sizeof(mode)) > 0)
-		fprintf(f, "# duty cycle : events enabled %s of the time (--budget: counting them costs more; in random windows, each sample's period weighted by its cycle over its window, so that the periods stand for the whole run and the shares stay unbiased)\n",
-			mode);
+	if (pebs_perfdata__meta(r->o.pd, "duty", mode, sizeof(mode)) > 0) {
+		char win[32] = "";
+
+		if (pebs_perfdata__meta(r->o.pd, "windows", win,
+					sizeof(win)) <= 0)
+			snprintf(win, sizeof(win), "?");
+		fprintf(f, "# duty cycle : events enabled %s of the time, in %s windows (--budget: counting them costs more; in random windows, each sample's period weighted by its cycle over its window, so that the periods stand for the whole run and the shares stay unbiased, within the sampling error of that many windows)\n",
+			mode, win);
+	}
 }
 
 static void print_header(const struct rp_print *r)

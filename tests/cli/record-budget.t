@@ -318,12 +318,15 @@ fa=$(perf report -i "$T/ph.data" --stdio --sort comm 2>/dev/null |
 	awk '$2 == "fa" { s = $1; sub(/%/, "", s); print s }')
 [ $rc = 0 ] && awk -v a="$fa" 'BEGIN { exit !(a != "" && a > 5 && a < 35) }'
 ok_rc $? "a command's first phase (16.7 % of the faults) has its share of the periods under a duty cycle: ${fa:-none} %"
-# the header's share has 3 digits (%.3g), the summary's one decimal
+# the header's share has 3 digits (%.3g), the summary's one decimal; the
+# number of windows (the shares' sampling error is theirs) as the summary
 hd=$(perf report -i "$T/d.data" --header-only 2>/dev/null |
-	sed -n 's/^# perf version : pebs-shim .*budget=0.5% duty=\([0-9.]*\)%.*/\1/p')
-awk -v h="$hd" -v d="$1" 'BEGIN { exit !(h != "" && h - d < 0.051 && d - h < 0.051) }' &&
-	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# duty cycle : events enabled $hd% of the time"
-ok_rc $? "the header and report say the duty: $("$tool" report -i "$T/d.data" 2>&1 | grep '^# duty')"
+	sed -n 's/^# perf version : pebs-shim .*budget=0.5% duty=\([0-9.]*\)% windows=\([0-9]*\).*/\1 \2/p')
+set -- $duty $hd
+awk -v h="$3" -v d="$1" 'BEGIN { exit !(h != "" && h - d < 0.051 && d - h < 0.051) }' &&
+	[ "$4" = "$2" ] &&
+	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# duty cycle : events enabled $3% of the time, in $2 windows ("
+ok_rc $? "the header and report say the duty and the windows: $("$tool" report -i "$T/d.data" 2>&1 | grep '^# duty' | cut -c1-70)"
 
 # the tracking event (a dummy, never disabled) writes the side-band of the
 # off windows: six programs (copies of true) run one every 0.15 s beside
