@@ -117,6 +117,20 @@ bool core_proc_stat(const struct pebs_ids *cpus, int64_t *busy,
 		    uint64_t *ctxt);
 uint64_t core_task_switches(pid_t pid, pid_t tid);
 
+/*
+ * core_fnv - FNV-1a, 64 bits: @n bytes at @p hashed on from @h
+ * (CORE_FNV_SEED to start); the library's one string and key hash
+ */
+#define CORE_FNV_SEED	0xcbf29ce484222325ull
+static inline uint64_t core_fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		h = (h ^ *c++) * 0x100000001b3ull;
+	return h;
+}
+
 /* core_base_name - what follows @path's last '/' (all of it if none) */
 static inline const char *core_base_name(const char *path)
 {

@@ -23,10 +23,8 @@
 
 static uint64_t hash_bytes(const uint8_t *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+	uint64_t h = core_fnv(CORE_FNV_SEED, p, len);
 
-	while (len--)
-		h = (h ^ *p++) * 0x100000001b3ull;
 	return h ^ (h >> 29);
 }
 

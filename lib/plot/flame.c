@@ -59,11 +59,7 @@ static uint64_t mix(uint64_t h)
 
 static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return h;
+	return core_fnv(CORE_FNV_SEED, s, strlen(s));
 }
 
 /* Double an index table of @mask + 1 slots, rehashing by @key. */

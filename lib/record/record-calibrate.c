@@ -53,18 +53,9 @@
 
 /* ---- the key ------------------------------------------------------------ */
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ c[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static uint64_t fnv_str(uint64_t h, const char *s)
 {
-	return fnv(h, s, strlen(s) + 1);	/* the NUL separates */
+	return core_fnv(h, s, strlen(s) + 1);	/* the NUL separates */
 }
 
 void rec_cal_machine_parse(struct rec_cal_machine *m, const char *boot_id,
@@ -79,7 +70,7 @@ void rec_cal_machine_parse(struct rec_cal_machine *m, const char *boot_id,
 	snprintf(m->release, sizeof(m->release), "%s", release);
 	core_cpuinfo_field(cpuinfo, "model name", m->model, sizeof(m->model));
 	core_cpuinfo_field(cpuinfo, "flags", flags, sizeof(flags));
-	m->flags = fnv_str(0xcbf29ce484222325ull, flags);
+	m->flags = fnv_str(CORE_FNV_SEED, flags);
 	m->nr_cpus = nr_cpus;
 }
 
@@ -108,7 +99,7 @@ static bool machine(struct rec_cal_machine *m)
 uint64_t rec_cal_key(const struct rec_cal_machine *m, const char *method,
 		     const struct perf_event_attr *a, uint64_t sample_type)
 {
-	uint64_t h = fnv_str(0xcbf29ce484222325ull, CACHE_VERSION);
+	uint64_t h = fnv_str(CORE_FNV_SEED, CACHE_VERSION);
 	uint64_t ev[8] = {
 		a->type, a->config, a->config1, a->config2, sample_type,
 		a->exclude_user | a->exclude_kernel << 1 | a->exclude_hv << 2 |
@@ -120,9 +111,9 @@ uint64_t rec_cal_key(const struct rec_cal_machine *m, const char *method,
 	h = fnv_str(h, m->boot_id);
 	h = fnv_str(h, m->release);
 	h = fnv_str(h, m->model);
-	h = fnv(h, &m->flags, sizeof(m->flags));
+	h = core_fnv(h, &m->flags, sizeof(m->flags));
 	h = fnv_str(h, method);
-	return fnv(h, ev, sizeof(ev));
+	return core_fnv(h, ev, sizeof(ev));
 }
 
 /* ---- the file -------------------------------------------------------------- */

@@ -80,6 +80,7 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 		free(syms->dsos[i]);
 	}
 	free(syms->dsos);
+	free(syms->dso_index);
 	for (i = 0; i < syms->nr_procs; i++) {
 		if (syms->procs[i]->data)
 			free(syms->procs[i]->data->maps);
@@ -93,26 +94,46 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 	free(syms);
 }
 
-static struct dso *dso_find(struct pebs_symbols *syms, const char *path)
+/* @path's slot in the index: its dso, or the empty slot it would take */
+static struct dso **dso_slot(struct dso **index, size_t cap, const char *path)
 {
-	size_t i;
+	size_t i = core_fnv(CORE_FNV_SEED, path, strlen(path)) & (cap - 1);
 
-	for (i = 0; i < syms->nr_dsos; i++)
-		if (!strcmp(syms->dsos[i]->path, path))
-			return syms->dsos[i];
-	return NULL;
+	while (index[i] && strcmp(index[i]->path, path))
+		i = (i + 1) & (cap - 1);
+	return &index[i];
+}
+
+/* room in the index for one more dso: doubled and refilled at half */
+static int dso_index_room(struct pebs_symbols *syms)
+{
+	size_t cap = syms->dso_index_cap ? syms->dso_index_cap * 2 : 64;
+	struct dso **index;
+
+	if ((syms->nr_dsos + 1) * 2 <= syms->dso_index_cap)
+		return 0;
+	index = calloc(cap, sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < syms->nr_dsos; i++)
+		*dso_slot(index, cap, syms->dsos[i]->path) = syms->dsos[i];
+	free(syms->dso_index);
+	syms->dso_index = index;
+	syms->dso_index_cap = cap;
+	return 0;
 }
 
 struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path)
 {
-	struct dso *d = dso_find(syms, path), **nd;
+	struct dso *d, **slot;
 
-	if (d)
-		return d;
-	nd = realloc(syms->dsos, (syms->nr_dsos + 1) * sizeof(*nd));
-	if (!nd)
+	if (dso_index_room(syms) ||
+	    core_grow(&syms->dsos, &syms->cap_dsos, syms->nr_dsos + 1,
+		      sizeof(*syms->dsos)))
 		return NULL;
-	syms->dsos = nd;
+	slot = dso_slot(syms->dso_index, syms->dso_index_cap, path);
+	if (*slot)
+		return *slot;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
@@ -123,7 +144,8 @@ struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path)
 	}
 	/* [vdso], [heap], //anon, memfd:x (deleted): nothing to open */
 	d->is_file = path[0] == '/' && !strstr(path, " (deleted)");
-	nd[syms->nr_dsos++] = d;
+	syms->dsos[syms->nr_dsos++] = d;
+	*slot = d;
 	return d;
 }
 

@@ -88,6 +88,39 @@ static void test_no_process(void **state)
 	assert_null(sym.name);
 }
 
+/*
+ * Many mapped files (the dsos found by path through a hash index, grown
+ * as they come): each address resolves to its own, a path mapped again,
+ * by another process, to the same dso, never a neighbour's
+ */
+static void test_many_dsos(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	const char *first = NULL;
+	struct pebs_sym sym;
+	char path[64];
+
+	for (unsigned int i = 0; i < 5000; i++) {
+		snprintf(path, sizeof(path), "[file %u]", i);
+		assert_int_equal(pebs_symbols__add_mmap(syms, 4243,
+							0x100000 + i * 0x1000ull,
+							0x1000, 0, path), 0);
+	}
+	assert_int_equal(pebs_symbols__add_mmap(syms, 4244, 0x700000, 0x1000,
+						0, "[file 17]"), 0);
+	for (unsigned int i = 0; i < 5000; i++) {
+		snprintf(path, sizeof(path), "[file %u]", i);
+		pebs_symbols__resolve(syms, 4243, 0x100000 + i * 0x1000ull + 8,
+				      &sym);
+		assert_non_null(sym.dso);
+		assert_string_equal(sym.dso, path);
+		if (i == 17)
+			first = sym.dso;
+	}
+	pebs_symbols__resolve(syms, 4244, 0x700010, &sym);
+	assert_ptr_equal(sym.dso, first);
+}
+
 static void test_overlap(void **state)
 {
 	struct pebs_symbols *syms = *state;
@@ -597,6 +630,7 @@ int main(void)
 		SYMS_TEST(test_own_function),
 		SYMS_TEST(test_libc_function),
 		SYMS_TEST(test_no_process),
+		SYMS_TEST(test_many_dsos),
 		SYMS_TEST(test_overlap),
 		SYMS_TEST(test_records),
 		SYMS_TEST(test_build_id_mismatch),
