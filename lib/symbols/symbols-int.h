@@ -43,8 +43,13 @@ struct pebs_symbols {
 	   0.96 s to report, 100,000 tens of seconds) */
 	struct dso **dso_index;
 	size_t dso_index_cap;	/* a power of two, or 0 */
-	struct proc **procs;	/* sorted by pid */
-	size_t nr_procs;
+	struct proc **procs;	/* in the order first seen */
+	size_t nr_procs, cap_procs;
+	/* the processes by pid, as the dsos by path (a sorted array's
+	   insertions cost a move of the processes after each: quadratic
+	   in a file whose pids come in descending order) */
+	struct proc **proc_index;
+	size_t proc_index_cap;	/* a power of two, or 0 */
 	struct dso kernel;	/* "[kernel.kallsyms]" */
 	uint8_t kernel_bid[BUILD_ID_MAX];	/* as recorded */
 	size_t kernel_bid_len;

@@ -89,6 +89,7 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 		free(syms->procs[i]);
 	}
 	free(syms->procs);
+	free(syms->proc_index);
 	dso_free(&syms->kernel);
 	free(syms->cache);
 	free(syms);
@@ -149,50 +150,64 @@ struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path)
 	return d;
 }
 
-static struct proc *proc_find(struct pebs_symbols *syms, pid_t pid,
-			      size_t *pos)
+/* @pid's slot in the index: its process, or the empty slot it would take */
+static struct proc **proc_slot(struct proc **index, size_t cap, pid_t pid)
 {
-	size_t lo = 0, hi = syms->nr_procs;
+	size_t i = core_fnv(CORE_FNV_SEED, &pid, sizeof(pid)) & (cap - 1);
 
-	/* samples come in runs of one process: *pos is only used when
-	   none is found */
+	while (index[i] && index[i]->pid != pid)
+		i = (i + 1) & (cap - 1);
+	return &index[i];
+}
+
+static struct proc *proc_find(struct pebs_symbols *syms, pid_t pid)
+{
+	struct proc *p;
+
+	/* samples come in runs of one process */
 	if (syms->last && syms->last->pid == pid)
 		return syms->last;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (!syms->proc_index_cap)
+		return NULL;
+	p = *proc_slot(syms->proc_index, syms->proc_index_cap, pid);
+	return p ? syms->last = p : NULL;
+}
 
-		if (syms->procs[mid]->pid == pid) {
-			*pos = mid;
-			return syms->last = syms->procs[mid];
-		}
-		if (syms->procs[mid]->pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*pos = lo;
-	return NULL;
+/* room in the index for one more process: doubled and refilled at half */
+static int proc_index_room(struct pebs_symbols *syms)
+{
+	size_t cap = syms->proc_index_cap ? syms->proc_index_cap * 2 : 64;
+	struct proc **index;
+
+	if ((syms->nr_procs + 1) * 2 <= syms->proc_index_cap)
+		return 0;
+	index = calloc(cap, sizeof(*index));
+	if (!index)
+		return -ENOMEM;
+	for (size_t i = 0; i < syms->nr_procs; i++)
+		*proc_slot(index, cap, syms->procs[i]->pid) = syms->procs[i];
+	free(syms->proc_index);
+	syms->proc_index = index;
+	syms->proc_index_cap = cap;
+	return 0;
 }
 
 static struct proc *proc_findnew(struct pebs_symbols *syms, pid_t pid)
 {
-	struct proc *p, **np;
-	size_t pos;
+	struct proc *p = proc_find(syms, pid);
 
-	p = proc_find(syms, pid, &pos);
 	if (p)
 		return p;
-	np = realloc(syms->procs, (syms->nr_procs + 1) * sizeof(*np));
-	if (!np)
+	if (proc_index_room(syms) ||
+	    core_grow(&syms->procs, &syms->cap_procs, syms->nr_procs + 1,
+		      sizeof(*syms->procs)))
 		return NULL;
-	syms->procs = np;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->pid = pid;
-	memmove(np + pos + 1, np + pos, (syms->nr_procs - pos) * sizeof(*np));
-	np[pos] = p;
-	syms->nr_procs++;
+	syms->procs[syms->nr_procs++] = p;
+	*proc_slot(syms->proc_index, syms->proc_index_cap, pid) = p;
 	return p;
 }
 
@@ -340,9 +355,8 @@ static int copy_list(const struct proc *from, struct proc *to)
 static int copy_maps(struct pebs_symbols *syms, pid_t parent, pid_t child)
 {
 	struct proc *pp, *cp;
-	size_t pos;
 
-	pp = proc_find(syms, parent, &pos);
+	pp = proc_find(syms, parent);
 	if (!pp || (!pp->nr && !pp->data) || parent == child)
 		return 0;
 	cp = proc_findnew(syms, child);
@@ -386,7 +400,6 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 	struct pebs_record r;
 	struct proc *p;
 	char jit[32];
-	size_t pos;
 	int err;
 
 	if (!syms || !ev)
@@ -431,7 +444,7 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 	case PERF_RECORD_COMM:
 		if (!r.comm.exec)
 			return 0;
-		p = proc_find(syms, (pid_t)r.comm.pid, &pos);
+		p = proc_find(syms, (pid_t)r.comm.pid);
 		if (p)
 			p->nr = 0;	/* exec: a new address space */
 		if (p && p->data)
@@ -468,7 +481,6 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 	struct proc *p;
 	struct sym *s;
 	uint64_t va;
-	size_t pos;
 
 	memset(sym, 0, sizeof(*sym));
 	if (ip >= KERNEL_START) {
@@ -488,7 +500,7 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 		sym->offset = ip - s->start;
 		return 0;
 	}
-	p = proc_find(syms, pid, &pos);
+	p = proc_find(syms, pid);
 	m = find_map(p, ip);
 	if (!m)
 		return -ENOENT;
@@ -541,9 +553,8 @@ static const struct mapping *data_mapping(struct pebs_symbols *syms,
 {
 	const struct mapping *m;
 	struct proc *p;
-	size_t pos;
 
-	p = proc_find(syms, pid, &pos);
+	p = proc_find(syms, pid);
 	m = find_map(p ? p->data : NULL, addr);
 	return m ? m : find_map(p, addr);
 }
@@ -615,10 +626,9 @@ int syms_resolve_bss(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
 	struct proc *p, *d;
 	struct sym *s;
 	uint64_t end, va;
-	size_t pos;
 
 	memset(sym, 0, sizeof(*sym));
-	p = proc_find(syms, pid, &pos);
+	p = proc_find(syms, pid);
 	d = p ? p->data : NULL;
 	m = find_map(d, addr);
 	if (!m || real_file(m->dso) || m == d->maps)

@@ -121,6 +121,29 @@ static void test_many_dsos(void **state)
 	assert_ptr_equal(sym.dso, first);
 }
 
+/* many processes, their pids in descending order: each its own maps */
+static void test_many_procs(void **state)
+{
+	struct pebs_symbols *syms = *state;
+	struct pebs_sym sym;
+	char path[64];
+
+	for (int pid = 3000; pid > 0; pid--) {
+		snprintf(path, sizeof(path), "[proc %d]", pid);
+		assert_int_equal(pebs_symbols__add_mmap(syms, pid, 0x400000,
+							0x1000, 0, path), 0);
+	}
+	for (int pid = 1; pid <= 3000; pid++) {
+		snprintf(path, sizeof(path), "[proc %d]", pid);
+		pebs_symbols__resolve(syms, pid, 0x400010, &sym);
+		assert_non_null(sym.dso);
+		assert_string_equal(sym.dso, path);
+	}
+	assert_int_equal(pebs_symbols__resolve(syms, 3001, 0x400010, &sym),
+			 -ENOENT);
+	assert_null(sym.dso);
+}
+
 static void test_overlap(void **state)
 {
 	struct pebs_symbols *syms = *state;
@@ -631,6 +654,7 @@ int main(void)
 		SYMS_TEST(test_libc_function),
 		SYMS_TEST(test_no_process),
 		SYMS_TEST(test_many_dsos),
+		SYMS_TEST(test_many_procs),
 		SYMS_TEST(test_overlap),
 		SYMS_TEST(test_records),
 		SYMS_TEST(test_build_id_mismatch),
