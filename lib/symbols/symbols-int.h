@@ -35,21 +35,24 @@ struct cached {
 	struct pebs_sym sym;
 };
 
+/* items by key: open addressing, at most half full (symbols.c) */
+struct syms_index {
+	void **slot;
+	size_t cap;		/* a power of two, or 0 */
+};
+
 struct pebs_symbols {
 	struct dso **dsos;
 	size_t nr_dsos, cap_dsos;
-	/* the dsos by path: open addressing, at most half full (a
-	   linear search made a recording of 20,000 mapped files take
-	   0.96 s to report, 100,000 tens of seconds) */
-	struct dso **dso_index;
-	size_t dso_index_cap;	/* a power of two, or 0 */
+	/* the dsos by path (a linear search made a recording of 20,000
+	   mapped files take 0.96 s to report, 100,000 tens of seconds) */
+	struct syms_index dso_index;
 	struct proc **procs;	/* in the order first seen */
 	size_t nr_procs, cap_procs;
-	/* the processes by pid, as the dsos by path (a sorted array's
-	   insertions cost a move of the processes after each: quadratic
-	   in a file whose pids come in descending order) */
-	struct proc **proc_index;
-	size_t proc_index_cap;	/* a power of two, or 0 */
+	/* the processes by pid (a sorted array's insertions cost a move
+	   of the processes after each: quadratic in a file whose pids
+	   come in descending order) */
+	struct syms_index proc_index;
 	struct dso kernel;	/* "[kernel.kallsyms]" */
 	uint8_t kernel_bid[BUILD_ID_MAX];	/* as recorded */
 	size_t kernel_bid_len;

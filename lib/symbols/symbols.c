@@ -80,7 +80,7 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 		free(syms->dsos[i]);
 	}
 	free(syms->dsos);
-	free(syms->dso_index);
+	free(syms->dso_index.slot);
 	for (i = 0; i < syms->nr_procs; i++) {
 		if (syms->procs[i]->data)
 			free(syms->procs[i]->data->maps);
@@ -89,50 +89,80 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 		free(syms->procs[i]);
 	}
 	free(syms->procs);
-	free(syms->proc_index);
+	free(syms->proc_index.slot);
 	dso_free(&syms->kernel);
 	free(syms->cache);
 	free(syms);
 }
 
-/* @path's slot in the index: its dso, or the empty slot it would take */
-static struct dso **dso_slot(struct dso **index, size_t cap, const char *path)
+/*
+ * The item of @x whose key is @key (hashed @h), found by @is, or the
+ * empty slot it would take; @x has room (index_room)
+ */
+static void **index_slot(const struct syms_index *x, uint64_t h,
+			 bool (*is)(const void *item, const void *key),
+			 const void *key)
 {
-	size_t i = core_fnv(CORE_FNV_SEED, path, strlen(path)) & (cap - 1);
+	size_t i = h & (x->cap - 1);
 
-	while (index[i] && strcmp(index[i]->path, path))
-		i = (i + 1) & (cap - 1);
-	return &index[i];
+	while (x->slot[i] && !is(x->slot[i], key))
+		i = (i + 1) & (x->cap - 1);
+	return &x->slot[i];
 }
 
-/* room in the index for one more dso: doubled and refilled at half */
-static int dso_index_room(struct pebs_symbols *syms)
+/*
+ * Room in @x for one more than its @n @items (an array of pointers),
+ * keyed by @hash: doubled and refilled when it would be over half full
+ */
+static int index_room(struct syms_index *x, void *items, size_t n,
+		      uint64_t (*hash)(const void *item))
 {
-	size_t cap = syms->dso_index_cap ? syms->dso_index_cap * 2 : 64;
-	struct dso **index;
+	struct syms_index to = { .cap = x->cap ? x->cap * 2 : 64 };
+	void **all = items;
 
-	if ((syms->nr_dsos + 1) * 2 <= syms->dso_index_cap)
+	if ((n + 1) * 2 <= x->cap)
 		return 0;
-	index = calloc(cap, sizeof(*index));
-	if (!index)
+	to.slot = calloc(to.cap, sizeof(*to.slot));
+	if (!to.slot)
 		return -ENOMEM;
-	for (size_t i = 0; i < syms->nr_dsos; i++)
-		*dso_slot(index, cap, syms->dsos[i]->path) = syms->dsos[i];
-	free(syms->dso_index);
-	syms->dso_index = index;
-	syms->dso_index_cap = cap;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = hash(all[i]) & (to.cap - 1);
+
+		while (to.slot[j])	/* the items differ: no key test */
+			j = (j + 1) & (to.cap - 1);
+		to.slot[j] = all[i];
+	}
+	free(x->slot);
+	*x = to;
 	return 0;
+}
+
+static uint64_t path_hash(const char *path)
+{
+	return core_fnv(CORE_FNV_SEED, path, strlen(path));
+}
+
+static uint64_t dso_hash(const void *d)
+{
+	return path_hash(((const struct dso *)d)->path);
+}
+
+static bool dso_is(const void *d, const void *path)
+{
+	return !strcmp(((const struct dso *)d)->path, path);
 }
 
 struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path)
 {
-	struct dso *d, **slot;
+	struct dso *d;
+	void **slot;
 
-	if (dso_index_room(syms) ||
+	if (index_room(&syms->dso_index, syms->dsos, syms->nr_dsos,
+		       dso_hash) ||
 	    core_grow(&syms->dsos, &syms->cap_dsos, syms->nr_dsos + 1,
 		      sizeof(*syms->dsos)))
 		return NULL;
-	slot = dso_slot(syms->dso_index, syms->dso_index_cap, path);
+	slot = index_slot(&syms->dso_index, path_hash(path), dso_is, path);
 	if (*slot)
 		return *slot;
 	d = calloc(1, sizeof(*d));
@@ -150,14 +180,19 @@ struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path)
 	return d;
 }
 
-/* @pid's slot in the index: its process, or the empty slot it would take */
-static struct proc **proc_slot(struct proc **index, size_t cap, pid_t pid)
+static uint64_t pid_hash(pid_t pid)
 {
-	size_t i = core_fnv(CORE_FNV_SEED, &pid, sizeof(pid)) & (cap - 1);
+	return core_fnv(CORE_FNV_SEED, &pid, sizeof(pid));
+}
 
-	while (index[i] && index[i]->pid != pid)
-		i = (i + 1) & (cap - 1);
-	return &index[i];
+static uint64_t proc_hash(const void *p)
+{
+	return pid_hash(((const struct proc *)p)->pid);
+}
+
+static bool proc_is(const void *p, const void *pid)
+{
+	return ((const struct proc *)p)->pid == *(const pid_t *)pid;
 }
 
 static struct proc *proc_find(struct pebs_symbols *syms, pid_t pid)
@@ -167,29 +202,10 @@ static struct proc *proc_find(struct pebs_symbols *syms, pid_t pid)
 	/* samples come in runs of one process */
 	if (syms->last && syms->last->pid == pid)
 		return syms->last;
-	if (!syms->proc_index_cap)
+	if (!syms->proc_index.cap)
 		return NULL;
-	p = *proc_slot(syms->proc_index, syms->proc_index_cap, pid);
+	p = *index_slot(&syms->proc_index, pid_hash(pid), proc_is, &pid);
 	return p ? syms->last = p : NULL;
-}
-
-/* room in the index for one more process: doubled and refilled at half */
-static int proc_index_room(struct pebs_symbols *syms)
-{
-	size_t cap = syms->proc_index_cap ? syms->proc_index_cap * 2 : 64;
-	struct proc **index;
-
-	if ((syms->nr_procs + 1) * 2 <= syms->proc_index_cap)
-		return 0;
-	index = calloc(cap, sizeof(*index));
-	if (!index)
-		return -ENOMEM;
-	for (size_t i = 0; i < syms->nr_procs; i++)
-		*proc_slot(index, cap, syms->procs[i]->pid) = syms->procs[i];
-	free(syms->proc_index);
-	syms->proc_index = index;
-	syms->proc_index_cap = cap;
-	return 0;
 }
 
 static struct proc *proc_findnew(struct pebs_symbols *syms, pid_t pid)
@@ -198,7 +214,8 @@ static struct proc *proc_findnew(struct pebs_symbols *syms, pid_t pid)
 
 	if (p)
 		return p;
-	if (proc_index_room(syms) ||
+	if (index_room(&syms->proc_index, syms->procs, syms->nr_procs,
+		       proc_hash) ||
 	    core_grow(&syms->procs, &syms->cap_procs, syms->nr_procs + 1,
 		      sizeof(*syms->procs)))
 		return NULL;
@@ -207,7 +224,7 @@ static struct proc *proc_findnew(struct pebs_symbols *syms, pid_t pid)
 		return NULL;
 	p->pid = pid;
 	syms->procs[syms->nr_procs++] = p;
-	*proc_slot(syms->proc_index, syms->proc_index_cap, pid) = p;
+	*index_slot(&syms->proc_index, pid_hash(pid), proc_is, &pid) = p;
 	return p;
 }
 
