@@ -144,9 +144,7 @@ int rec_duty_step(struct pebs_recorder *r, uint64_t now)
 	if (now >= du->cycle_end) {
 		/* what the rings hold carries the weight of its cycle */
 		if (!du->off && du->weight > 1) {
-			err = pebs_chanset__drain(r->set, &rec_chanset_cbs, r);
-			if (err >= 0)
-				err = rec_end_round(r);
+			err = rec_drain_round(r);
 			if (err < 0)
 				return rec_err(err, "reading the rings failed: %s",
 					       pebs_errmsg());

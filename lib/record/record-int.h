@@ -210,6 +210,8 @@ int rec_write_lost_of(struct pebs_recorder *r, int target);
 int rec_start_switchrec(struct pebs_recorder *r);
 /* held samples, the switch history, the objects, then FINISHED_ROUND */
 int rec_end_round(struct pebs_recorder *r);
+/* what the rings hold read (pebs_chanset__drain), then rec_end_round */
+int rec_drain_round(struct pebs_recorder *r);
 
 /* ---- the budget (record-budget.c) --------------------------------- */
 

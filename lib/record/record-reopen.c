@@ -376,12 +376,7 @@ static int start(struct pebs_recorder *r, unsigned int ev,
  */
 static int drain_every(struct pebs_recorder *r, unsigned int *n)
 {
-	int err;
-
-	if (++*n % DRAIN_EVERY)
-		return 0;
-	err = pebs_chanset__drain(r->set, &rec_chanset_cbs, r);
-	return err < 0 ? err : rec_end_round(r);
+	return ++*n % DRAIN_EVERY ? 0 : rec_drain_round(r);
 }
 
 int rec_reopen_open(struct pebs_recorder *r)
@@ -452,9 +447,7 @@ int rec_reopen_close(struct pebs_recorder *r)
 	}
 	if (err)
 		return err;
-	err = pebs_chanset__drain(r->set, &rec_chanset_cbs, r);
-	if (err >= 0)
-		err = rec_end_round(r);
+	err = rec_drain_round(r);
 	if (err < 0)
 		return err;
 	n = pebs_chanset__nr_channels(r->set);

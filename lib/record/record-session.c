@@ -227,6 +227,13 @@ int rec_start_switchrec(struct pebs_recorder *r)
 	return err < 0 ? err : 0;
 }
 
+int rec_drain_round(struct pebs_recorder *r)
+{
+	int err = pebs_chanset__drain(r->set, &rec_chanset_cbs, r);
+
+	return err < 0 ? err : rec_end_round(r);
+}
+
 /* the end of a pass over the rings: held samples out, checks done */
 int rec_end_round(struct pebs_recorder *r)
 {
