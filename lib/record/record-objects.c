@@ -20,30 +20,34 @@
  * sampled), CALLCHAIN its stack (user context), WEIGHT its size. A free
  * sample: ADDR, PERIOD the length of an unmapped range (1 for free()).
  *
- * A producer waits while the ring is full, so nothing is dropped: it
- * sleeps on a futex of the ring, having asked the recorder to read at
- * once (the waker below). A process in another PID namespace sends its
- * namespace's pids, which record-objects-ns.c translates. The
- * ring holds what the command writes in the milliseconds record may be
- * kept from the CPU: 16 MiB with --objects=all (a few hundred thousand
- * records), 1 MiB when sampling (ten thousand: a few thousand a second
- * is a heavy load then), so that its pages, which count in the memory
- * of the recorder and of the command, stay few. A slot reserved but
- * never finished (its process died, or a thread jumped out of a signal
- * handler in the middle) would stop the reading: it is skipped once its
- * process is gone, or after HOLE_NS, or at the end after END_NS in all,
- * and counted (obj_lost).
+ * The ring has a lane per CPU. A producer waits while its lane is full,
+ * so nothing is dropped: it sleeps on a futex of the lane, having asked
+ * the recorder to read at once (the waker below). A process in another
+ * PID namespace sends its namespace's pids, which record-objects-ns.c
+ * translates. The ring holds what the command writes in the
+ * milliseconds record may be kept from the CPU: 16 MiB with
+ * --objects=all (a few hundred thousand records), 1 MiB when sampling
+ * (ten thousand: a few thousand a second is a heavy load then), shared
+ * by the lanes (at least 64 KiB each), so that its pages, which count
+ * in the memory of the recorder and of the command, stay few. A slot
+ * reserved but never finished (its process died, or a thread jumped out
+ * of a signal handler in the middle) would stop its lane's reading: it
+ * is skipped once its process is gone, or after HOLE_NS, or at the end
+ * after END_NS in all, and counted (obj_lost).
  *
  * Time order: a producer stamps its record once it holds its slot, an
  * allocation's after the allocator returned and a release's before the
  * allocator frees, so a range freed by one thread and allocated again by
  * another has the free's time first, and the objects' lookup over time
- * (lib/objects) follows the times, not the order of arrival. Records
- * come in the order of their slots and each is stamped a copy's time
- * before it is published, so it reaches the file in the round of its
- * time (the session orders a round's records by time, as it does the
- * kernel's samples) unless its producer is preempted in between, or it
- * waits behind an unfinished slot (up to HOLE_NS).
+ * (lib/objects) follows the times, not the order of arrival. A lane's
+ * records come in the order of their slots and each is stamped a copy's
+ * time before it is published, so it reaches the file in the round of
+ * its time, or the next when its lane was read before another lane's
+ * newer record was published (the session orders records by time and
+ * delivers at a round those up to the round before, as it does the
+ * kernel's per-CPU samples), unless its producer is preempted in
+ * between, or it waits behind an unfinished slot of its lane (up to
+ * HOLE_NS).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -94,9 +98,13 @@ struct rec_objects {
 	bool final;		/* the recording ends: wait (END_NS), close */
 	struct pso_ring *ring;	/* NULL once closed */
 	size_t map_len;
-	uint64_t tail;		/* read up to here */
-	uint64_t stuck_at;	/* an unfinished slot at the tail, */
-	uint64_t stuck_since;	/* seen first then (0: none) */
+	uint32_t lanes;		/* the ring's lanes, */
+	uint64_t size;		/* each of this many bytes */
+	struct rec_lane {
+		uint64_t tail;		/* read up to here */
+		uint64_t stuck_at;	/* an unfinished slot at the tail, */
+		uint64_t stuck_since;	/* seen first then (0: none) */
+	} lane[PSO_LANES_MAX];
 	uint64_t deadline;	/* of the last drain's waits */
 	unsigned int wait_ms;	/* between reads (rec_objects_wait_ms) */
 	int wake_fd;		/* the waker's eventfd (-1: none) */
@@ -136,7 +144,8 @@ static int find_lib(char *path, size_t len)
 }
 
 /*
- * The ring: a memfd of the header page and @size bytes, shared, its pages
+ * The ring: a memfd of the header page and a lane per CPU (up to
+ * PSO_LANES_MAX) sharing @total bytes, shared, its pages
  * allocated here (fallocate), so that a producer's first write to a page
  * maps it rather than allocating it under the page's lock, where two
  * threads writing records side by side slept on that lock (bench/allocs
@@ -144,11 +153,17 @@ static int find_lib(char *path, size_t len)
  * 21 ms). Not MAP_POPULATE in the interposer: every process the command
  * starts would map the whole ring at once (--objects=all: 1.2 ms each).
  */
-static int ring_create(struct rec_objects *ob, uint32_t size)
+static int ring_create(struct rec_objects *ob, uint32_t total)
 {
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	struct stat st;
 
-	ob->map_len = PSO_RING_HDR + (size_t)size;
+	ob->lanes = cpus < 1 ? 1 : cpus > PSO_LANES_MAX ? PSO_LANES_MAX :
+		    (uint32_t)cpus;
+	/* the largest power of two of the lane's share, PSO_LANE_MIN or more */
+	for (ob->size = PSO_LANE_MIN; ob->size * 2 * ob->lanes <= total;)
+		ob->size *= 2;
+	ob->map_len = pso_ring_bytes(ob->lanes, ob->size);
 	ob->fd = memfd_create(PEBS_OBJECTS_RING_NAME, 0);
 	if (ob->fd < 0 || fchmod(ob->fd, 0600) ||
 	    ftruncate(ob->fd, (off_t)ob->map_len) ||
@@ -170,7 +185,10 @@ static int ring_create(struct rec_objects *ob, uint32_t size)
 	 * 13 and 24 locked; the wall time did not change measurably)
 	 */
 	(void)mlock(ob->ring, ob->map_len);
-	ob->ring->size = size;
+	ob->ring->size = ob->size;
+	ob->ring->lanes = ob->lanes;
+	for (uint32_t i = 0; i < ob->lanes; i++)
+		pso_ring_lane(ob->ring, i)->size = ob->size;
 	ob->ring->recorder = (uint32_t)getpid();
 	if (!stat("/proc/self/ns/pid", &st))
 		ob->ring->pidns = (uint32_t)st.st_ino;
@@ -349,24 +367,25 @@ size_t rec_objects_sample(const void *msg, size_t len, uint64_t *buf,
 }
 
 /*
- * Whether to skip the unfinished slot at the tail (@pid its producer, 0
- * unknown): its process is gone, or it has been there HOLE_NS; at the
- * end of the recording, once END_NS have passed since the last drain
- * began (however many such slots there are).
+ * Whether to skip the unfinished slot at lane @ln's tail (@pid its
+ * producer, 0 unknown): its process is gone, or it has been there
+ * HOLE_NS; at the end of the recording, once END_NS have passed since
+ * the last drain began (however many such slots there are).
  */
-static bool give_up(struct rec_objects *ob, uint32_t pid)
+static bool give_up(const struct rec_objects *ob, struct rec_lane *ln,
+		    uint32_t pid)
 {
 	uint64_t now = core_mono_ns();
 
-	if (ob->stuck_at != ob->tail || !ob->stuck_since) {
-		ob->stuck_at = ob->tail;
-		ob->stuck_since = now;
+	if (ln->stuck_at != ln->tail || !ln->stuck_since) {
+		ln->stuck_at = ln->tail;
+		ln->stuck_since = now;
 	}
 	if (pid && kill((pid_t)pid, 0) && errno == ESRCH)
 		return true;
 	if (ob->final)
 		return now >= ob->deadline;
-	return now - ob->stuck_since >= HOLE_NS;
+	return now - ln->stuck_since >= HOLE_NS;
 }
 
 static int write_rec(struct pebs_recorder *r, uint32_t len)
@@ -403,66 +422,86 @@ static int write_rec(struct pebs_recorder *r, uint32_t len)
 }
 
 /*
- * The ring's records up to its head as this begins (at most a ring's
- * worth: what lies past it cannot have been written yet), as samples.
+ * Lane @i's records up to its head as this begins (at most a lane's
+ * worth: what lies past it cannot have been written yet), as samples;
+ * the bytes read in *@got.
+ */
+static int drain_lane(struct pebs_recorder *r, uint32_t i, uint64_t *got)
+{
+	struct rec_objects *ob = r->objs;
+	struct pso_lane *l = pso_ring_lane(ob->ring, i);
+	struct rec_lane *ln = &ob->lane[i];
+	uint64_t head, end, start = ln->tail, done = 0;
+	uint64_t release = RELEASE_BYTES < ob->size / 4 ? RELEASE_BYTES :
+			   ob->size / 4;
+	struct pso_slot s;
+	int err = 0;
+
+	head = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE);
+	end = head - ln->tail > ob->size ? ln->tail + ob->size : head;
+	while (!err && ln->tail < end) {
+		uint64_t was = ln->tail;
+		enum pso_next k = pso_lane_next(l, ln->tail, head, ob->slot, &s);
+
+		switch (k) {
+		case PSO_NONE:
+			end = ln->tail;
+			break;
+		case PSO_REC:
+			err = write_rec(r, s.len - 8);
+			ln->tail += s.len;
+			break;
+		case PSO_BAD:
+			r->st.obj_bad++;
+			ln->tail += s.len;
+			break;
+		case PSO_BUSY:
+		case PSO_HOLE:
+			if (give_up(ob, ln, k == PSO_BUSY ? s.pid : 0)) {
+				r->st.obj_lost++;
+				ln->tail = k == PSO_BUSY ? ln->tail + s.len :
+					   pso_lane_resync(l, ln->tail);
+			} else if (ob->final) {
+				nanosleep(&(struct timespec){ .tv_nsec = 1000000 },
+					  NULL);
+			} else {
+				end = ln->tail;	/* the next drain looks again */
+			}
+			break;
+		}
+		done += ln->tail - was;
+		if (done >= release) {
+			pso_lane_release(l, ln->tail);
+			done = 0;
+		}
+	}
+	pso_lane_release(l, ln->tail);
+	*got = ln->tail - start;
+	return err;
+}
+
+/*
+ * Every lane's records, each up to its head as its turn begins; the wait
+ * to the next drain halved when a lane was over 1/8 full, doubled when
+ * each was under 1/64.
  */
 int rec_objects_drain(struct pebs_recorder *r)
 {
 	struct rec_objects *ob = r->objs;
-	uint64_t end, start, done = 0;
-	struct pso_slot s;
+	uint64_t got, most = 0;
 	int err = 0;
 
 	if (!ob || !ob->ring || !ob->started)
 		return 0;
 	__atomic_fetch_add(&ob->ring->beat, 1, __ATOMIC_RELAXED);
 	ob->drains++;
-	start = ob->tail;
-	end = __atomic_load_n(&ob->ring->head, __ATOMIC_ACQUIRE);
-	if (end - ob->tail > ob->ring->size)
-		end = ob->tail + ob->ring->size;
-	while (!err && ob->tail < end) {
-		uint64_t was = ob->tail;
-
-		enum pso_next k = pso_ring_next(ob->ring, ob->tail, ob->slot, &s);
-
-		switch (k) {
-		case PSO_NONE:
-			end = ob->tail;
-			break;
-		case PSO_REC:
-			err = write_rec(r, s.len - 8);
-			ob->tail += s.len;
-			break;
-		case PSO_BAD:
-			r->st.obj_bad++;
-			ob->tail += s.len;
-			break;
-		case PSO_BUSY:
-		case PSO_HOLE:
-			if (give_up(ob, k == PSO_BUSY ? s.pid : 0)) {
-				r->st.obj_lost++;
-				ob->tail = k == PSO_BUSY ? ob->tail + s.len :
-					   pso_ring_resync(ob->ring, ob->tail);
-			} else if (ob->final) {
-				nanosleep(&(struct timespec){ .tv_nsec = 1000000 },
-					  NULL);
-			} else {
-				end = ob->tail;	/* the next drain looks again */
-			}
-			break;
-		}
-		done += ob->tail - was;
-		if (done >= RELEASE_BYTES) {
-			pso_ring_release(ob->ring, ob->tail);
-			done = 0;
-		}
+	for (uint32_t i = 0; !err && i < ob->lanes; i++) {
+		err = drain_lane(r, i, &got);
+		most = got > most ? got : most;
 	}
-	pso_ring_release(ob->ring, ob->tail);
-	if (ob->tail - start > ob->ring->size / 8)
+	if (most > ob->size / 8)
 		ob->wait_ms = ob->wait_ms > 1 ? ob->wait_ms / 2 : 1;
-	else if (ob->tail - start < ob->ring->size / 64 &&
-		 ob->wait_ms < WAIT_MAX_MS)
+	else if (most < ob->size / 64 && ob->wait_ms < WAIT_MAX_MS)
 		ob->wait_ms *= 2;
 	return err;
 }

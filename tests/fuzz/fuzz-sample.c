@@ -59,13 +59,13 @@ static void fuzz_ring(const uint8_t *data, size_t size, uint64_t tail)
 	pebs_ring__delete(ring);
 }
 
-/* the input as an objects' ring's contents from @tail: every slot read
+/* the input as an objects' ring lane's contents from @tail: every slot read
    or skipped, never past the head, in a bounded number of steps */
 static void fuzz_objring(const uint8_t *data, size_t size, uint64_t tail)
 {
-	static unsigned char mem[PSO_RING_HDR + RING]
+	static unsigned char mem[PSO_LANE_HDR + RING]
 		__attribute__((aligned(4096)));
-	struct pso_ring *r = (void *)mem;
+	struct pso_lane *r = (void *)mem;
 	uint64_t buf[PSO_SLOT_MAX / 8], out[REC_OBJ_SAMPLE_MAX / 8];
 	uint64_t head;
 	struct pso_slot s;
@@ -76,10 +76,10 @@ static void fuzz_objring(const uint8_t *data, size_t size, uint64_t tail)
 	memset(mem, 0, sizeof(mem));
 	r->size = RING;
 	for (size_t i = 0; i < size; i++)
-		mem[PSO_RING_HDR + ((tail + i) & (RING - 1))] = data[i];
+		mem[PSO_LANE_HDR + ((tail + i) & (RING - 1))] = data[i];
 	head = r->head = tail + size;
 	while (tail < head) {
-		switch (pso_ring_next(r, tail, buf, &s)) {
+		switch (pso_lane_next(r, tail, head, buf, &s)) {
 		case PSO_NONE:
 			abort();	/* tail < head */
 		case PSO_REC:
@@ -93,7 +93,7 @@ static void fuzz_objring(const uint8_t *data, size_t size, uint64_t tail)
 			tail += s.len;
 			break;
 		case PSO_HOLE:
-			tail = pso_ring_resync(r, tail);
+			tail = pso_lane_resync(r, tail);
 			break;
 		}
 		if (tail > head || ++guard > RING)

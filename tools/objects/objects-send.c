@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -129,22 +130,23 @@ static bool recorder_gone(void)
 }
 
 /*
- * Wait for the recorder to read up to @target: spin a little, then sleep
- * on the ring's futex (having asked the recorder to read now), checking
- * its life at each WAIT_NS without a read; false (and tracking stopped
- * for every process of the command) once it closed the ring or died.
+ * Wait for the recorder to read lane @l up to @target: spin a little,
+ * then sleep on the lane's futex (having asked the recorder to read
+ * now), checking its life at each WAIT_NS without a read; false (and
+ * tracking stopped for every process of the command) once it closed the
+ * ring or died.
  */
-static bool wait_tail(uint64_t target)
+static bool wait_tail(struct pso_lane *l, uint64_t target)
 {
 	int saved = errno;
 	bool ok = true;
 
 	for (unsigned int i = 0; i < 100; i++) {
-		if (pso_ring_read_to(objects_ring, target))
+		if (pso_lane_read_to(l, target))
 			goto out;
 		__builtin_ia32_pause();
 	}
-	while (!pso_ring_wait(objects_ring, target, WAIT_NS)) {
+	while (!pso_lane_wait(objects_ring, l, target, WAIT_NS)) {
 		if (recorder_gone()) {
 			__atomic_store_n(&objects_ring->open, 0, __ATOMIC_RELAXED);
 			ok = false;
@@ -183,22 +185,31 @@ static inline uint32_t owner(void)
 	return objects_pidns ? 0 : objects_pid;
 }
 
+/* the lane of the CPU the thread runs on (any, should it move now) */
+static struct pso_lane *lane(void)
+{
+	int cpu = sched_getcpu();
+
+	return pso_ring_lane(objects_ring, cpu >= 0 ?
+			     (uint32_t)cpu % objects_ring->lanes : 0);
+}
+
 /* @u, its head and stack filled, into the ring */
 static void put(union rec *u)
 {
+	struct pso_lane *l = lane();
 	uint32_t slot;
 	uint64_t pos;
 
 	u->r.size = (uint16_t)(sizeof(u->r) + u->r.nr_ips * 8u);
 	slot = pso_slot_len(u->r.size);
-	pos = pso_ring_reserve(objects_ring, slot);
-	if (!pso_ring_room(objects_ring, pos, slot) &&
-	    !wait_tail(pos + slot - objects_ring->size))
+	pos = pso_lane_reserve(l, slot);
+	if (!pso_lane_room(l, pos, slot) && !wait_tail(l, pos + slot - l->size))
 		return;
-	pso_ring_mark(objects_ring, pos, slot, owner());
-	/* stamped once in the ring: records come nearly in time order */
+	pso_lane_mark(l, pos, slot, owner());
+	/* stamped once in the lane: records come nearly in time order */
 	u->r.time = now_ns();
-	pso_ring_put(objects_ring, pos, owner(), u, u->r.size);
+	pso_lane_put(l, pos, owner(), u, u->r.size);
 }
 
 void objects_emit(int kind, const void *addr, size_t len, uint64_t weight,
@@ -233,6 +244,12 @@ void objects_stack(uintptr_t *lo, uintptr_t *hi)
 
 void objects_sync(void)
 {
-	if (objects_pidns)
-		wait_tail(__atomic_load_n(&objects_ring->head, __ATOMIC_ACQUIRE));
+	if (!objects_pidns)
+		return;
+	for (uint32_t i = 0; i < objects_ring->lanes; i++) {
+		struct pso_lane *l = pso_ring_lane(objects_ring, i);
+
+		if (!wait_tail(l, __atomic_load_n(&l->head, __ATOMIC_ACQUIRE)))
+			return;
+	}
 }

@@ -125,13 +125,13 @@ static int resolved;		/* 0 none, 1 resolving, 2 done */
 struct pso_ring *objects_ring;
 static int track_all;
 /*
- * The fast paths' switches, set once resolved (before: every call goes
- * the slow way, which resolves), and not with --objects=all: an
- * allocation below sample_below whose bytes do not exhaust the thread's
- * countdown goes straight to the real function, and so does, through
- * free_fast, a free of an address the tracked set cannot hold.
+ * The free fast path's switch, set once resolved (before: every call
+ * goes the slow way, which resolves), and not with --objects=all: a
+ * free of an address the tracked set cannot hold goes through free_fast
+ * straight to the real function. The allocations' is the thread's
+ * countdown: 0 until its first slow path, which resolves, and left at 0
+ * with --objects=all.
  */
-static size_t sample_below;
 static void free_slow(void *p);
 static void (*free_fast)(void *) = free_slow;
 static double interval = PSO_INTERVAL;
@@ -198,7 +198,7 @@ static void on_fork_child(void)
 	objects_pidns = pidns();
 	objects_tid = objects_pid;
 	reseed();
-	countdown = draw();
+	countdown = track_all ? 0 : draw();
 	objects_thread_forked();
 }
 
@@ -216,8 +216,8 @@ static struct pso_ring *map_ring(int fd)
 	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) ||
 	    pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    h.magic != PSO_RING_MAGIC || !h.open || h.size < 2 * PSO_SLOT_MAX ||
-	    (h.size & (h.size - 1)) ||
-	    (uint64_t)st.st_size != PSO_RING_HDR + h.size)
+	    (h.size & (h.size - 1)) || !h.lanes || h.lanes > PSO_LANES_MAX ||
+	    (uint64_t)st.st_size != pso_ring_bytes(h.lanes, h.size))
 		return NULL;
 	p = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size,
 			    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -277,11 +277,8 @@ static void resolve(void)
 		interval = atof(env);
 	objects_pid = (uint32_t)getpid();
 	objects_pidns = pidns();
-	if (!track_all) {
-		__atomic_store_n(&sample_below, (size_t)PSO_THRESHOLD,
-				 __ATOMIC_RELEASE);
+	if (!track_all)
 		__atomic_store_n(&free_fast, real.free, __ATOMIC_RELEASE);
-	}
 	__atomic_store_n(&resolved, 2, __ATOMIC_RELEASE);
 	if (objects_ring) {
 		guard++;
@@ -439,15 +436,17 @@ static void on_unmap(const void *p, size_t len)
  * from the thread's countdown) when it is not sampled, so the hook
  * only calls the real function (a tail call). False: the slow path
  * decides (the countdown untouched: it counts the bytes again), and so
- * before resolving, under the guard, with --objects=all, for @n of the
- * threshold or more, and once the countdown is exhausted.
+ * for @n of the threshold or more, once the countdown is exhausted, and
+ * while it is 0: in a thread before its first slow path (which resolves
+ * the real functions, so the fast path never sees them unresolved) and
+ * with --objects=all. Under the guard (the hooks' own calls) either way
+ * is untracked.
  */
 static inline bool unsampled(size_t n)
 {
 	int64_t left = countdown - (int64_t)n;
 
-	if (__builtin_expect(n < __atomic_load_n(&sample_below,
-						 __ATOMIC_ACQUIRE) && left > 0, 1)) {
+	if (__builtin_expect(n < PSO_THRESHOLD && left > 0, 1)) {
 		countdown = left;
 		return true;
 	}
