@@ -25,15 +25,18 @@
  * (a record comes in the round of its time or the next, as the kernel's
  * per-CPU rings' do).
  *
- * In a lane, a producer reserves a slot (8 bytes of control word, then the record,
- * a multiple of 8 bytes: the control word never straddles the end) by
- * an atomic add on head, waits while the slot would overwrite what the
- * consumer has not read (head - tail > size), marks the slot reserved,
- * writes the record (in two pieces across the end) and publishes it by
- * storing its control word with release. The consumer reads at tail
- * while the slot there is published (acquire), and moves tail on with
- * release. In a lane, records of one thread stay in its order; records
- * of threads come in the order of their reservations.
+ * In a lane, a producer reserves a slot (8 bytes of control word, then
+ * the record, a multiple of 8 bytes: the control word never straddles
+ * the end) by an atomic add on head, waits while the slot would
+ * overwrite what the consumer has not read (head - tail > size), marks
+ * the slot reserved, writes the record (in two pieces across the end)
+ * and publishes it by storing its control word with release. The
+ * consumer reads at tail while the slot there is published (acquire),
+ * and moves tail on with release. In a lane, records of one thread stay
+ * in its order; records of threads come in the order of their
+ * reservations. The consumer reads a lane with its own copy of the
+ * size and its own lane addresses: the command may write over the
+ * headers, never make the recorder read outside the ring.
  *
  * The control word holds the slot's position (bits 63-32: position / 8,
  * modulo 2^32), the producer's pid (bits 31-10: Linux pids are below
@@ -130,9 +133,13 @@ static inline char *pso_lane_data(struct pso_lane *l)
 	return (char *)l + PSO_LANE_HDR;
 }
 
-static inline uint64_t *pso_lane_ctl(struct pso_lane *l, uint64_t pos)
+/* the control word at @pos of lane @l, of @size bytes: the producers'
+   l->size, the consumer's own copy (the command may write over a lane's
+   header, the recorder must not read outside the lane for it) */
+static inline uint64_t *pso_lane_ctl(struct pso_lane *l, uint64_t size,
+				     uint64_t pos)
 {
-	return (uint64_t *)(pso_lane_data(l) + (pos & (l->size - 1)));
+	return (uint64_t *)(pso_lane_data(l) + (pos & (size - 1)));
 }
 
 static inline uint64_t pso_ctl(uint64_t pos, uint32_t pid, uint32_t slot,
@@ -218,7 +225,7 @@ static inline void pso_lane_copy_in(struct pso_lane *l, uint64_t pos,
 static inline void pso_lane_mark(struct pso_lane *l, uint64_t pos,
 				 uint32_t slot, uint32_t pid)
 {
-	__atomic_store_n(pso_lane_ctl(l, pos),
+	__atomic_store_n(pso_lane_ctl(l, l->size, pos),
 			 pso_ctl(pos, pid, slot, PSO_RESERVED),
 			 __ATOMIC_RELAXED);
 }
@@ -229,7 +236,7 @@ static inline void pso_lane_put(struct pso_lane *l, uint64_t pos,
 				uint32_t pid, const void *rec, uint32_t len)
 {
 	pso_lane_copy_in(l, pos + 8, rec, len);
-	__atomic_store_n(pso_lane_ctl(l, pos),
+	__atomic_store_n(pso_lane_ctl(l, l->size, pos),
 			 pso_ctl(pos, pid, pso_slot_len(len), PSO_PUBLISHED),
 			 __ATOMIC_RELEASE);
 }
@@ -251,15 +258,16 @@ struct pso_slot {
 
 /*
  * pso_lane_next - the slot at @tail (the consumer's position) of lane
- * @l, whose head the consumer read as @head (a snapshot, so that the
- * producers' line is read once a drain, not once a record): a published
- * record is copied into @buf (PSO_SLOT_MAX bytes: producers may still
- * write to the lane, the copy is what gets checked and used), its length
- * in @s->len (the record's is @s->len - 8).
+ * @l, of @size bytes (the consumer's copy), whose head the consumer read
+ * as @head (a snapshot, so that the producers' line is read once a
+ * drain, not once a record): a published record is copied into @buf
+ * (PSO_SLOT_MAX bytes: producers may still write to the lane, the copy
+ * is what gets checked and used), its length in @s->len (the record's
+ * is @s->len - 8).
  */
-static inline enum pso_next pso_lane_next(struct pso_lane *l, uint64_t tail,
-					  uint64_t head, void *buf,
-					  struct pso_slot *s)
+static inline enum pso_next pso_lane_next(struct pso_lane *l, uint64_t size,
+					  uint64_t tail, uint64_t head,
+					  void *buf, struct pso_slot *s)
 {
 	uint64_t ctl;
 	uint64_t at, first;
@@ -267,7 +275,7 @@ static inline enum pso_next pso_lane_next(struct pso_lane *l, uint64_t tail,
 	s->len = s->pid = 0;
 	if (tail >= head)
 		return PSO_NONE;
-	ctl = __atomic_load_n(pso_lane_ctl(l, tail), __ATOMIC_ACQUIRE);
+	ctl = __atomic_load_n(pso_lane_ctl(l, size, tail), __ATOMIC_ACQUIRE);
 	if (ctl >> 32 != ((tail >> 3) & 0xffffffffu) || !(ctl & 3))
 		return PSO_HOLE;
 	s->len = (uint32_t)(ctl >> 2 & 0xff) << 3;
@@ -283,26 +291,28 @@ static inline enum pso_next pso_lane_next(struct pso_lane *l, uint64_t tail,
 		return PSO_BAD;
 	if ((ctl & 3) == PSO_RESERVED)
 		return PSO_BUSY;
-	at = (tail + 8) & (l->size - 1);
-	first = l->size - at < s->len - 8 ? l->size - at : s->len - 8;
+	at = (tail + 8) & (size - 1);
+	first = size - at < s->len - 8 ? size - at : s->len - 8;
 	memcpy(buf, pso_lane_data(l) + at, first);
 	memcpy((char *)buf + first, pso_lane_data(l), s->len - 8 - first);
 	return PSO_REC;
 }
 
 /*
- * pso_lane_resync - past a hole at @tail whose producer never marked it:
- * the next position up to the head (at most a ring further) whose word
- * names itself as a marked or published slot, or the head.
+ * pso_lane_resync - past a hole at @tail of lane @l (of @size bytes, the
+ * consumer's copy) whose producer never marked it: the next position up
+ * to the head (at most a lane further) whose word names itself as a
+ * marked or published slot, or the head.
  */
-static inline uint64_t pso_lane_resync(struct pso_lane *l, uint64_t tail)
+static inline uint64_t pso_lane_resync(struct pso_lane *l, uint64_t size,
+				       uint64_t tail)
 {
 	uint64_t head = __atomic_load_n(&l->head, __ATOMIC_ACQUIRE);
-	uint64_t end = head - tail > l->size ? tail + l->size : head;
+	uint64_t end = head - tail > size ? tail + size : head;
 	uint64_t pos;
 
 	for (pos = tail + 8; pos < end; pos += 8) {
-		uint64_t ctl = __atomic_load_n(pso_lane_ctl(l, pos),
+		uint64_t ctl = __atomic_load_n(pso_lane_ctl(l, size, pos),
 					       __ATOMIC_ACQUIRE);
 
 		if (ctl >> 32 == ((pos >> 3) & 0xffffffffu) &&

@@ -101,6 +101,9 @@ struct rec_objects {
 	uint32_t lanes;		/* the ring's lanes, */
 	uint64_t size;		/* each of this many bytes */
 	struct rec_lane {
+		/* the lane, found once with the recorder's size: the
+		   command may write over the ring's header */
+		struct pso_lane *l;
 		uint64_t tail;		/* read up to here */
 		uint64_t stuck_at;	/* an unfinished slot at the tail, */
 		uint64_t stuck_since;	/* seen first then (0: none) */
@@ -187,8 +190,10 @@ static int ring_create(struct rec_objects *ob, uint32_t total)
 	(void)mlock(ob->ring, ob->map_len);
 	ob->ring->size = ob->size;
 	ob->ring->lanes = ob->lanes;
-	for (uint32_t i = 0; i < ob->lanes; i++)
-		pso_ring_lane(ob->ring, i)->size = ob->size;
+	for (uint32_t i = 0; i < ob->lanes; i++) {
+		ob->lane[i].l = pso_ring_lane(ob->ring, i);
+		ob->lane[i].l->size = ob->size;
+	}
 	ob->ring->recorder = (uint32_t)getpid();
 	if (!stat("/proc/self/ns/pid", &st))
 		ob->ring->pidns = (uint32_t)st.st_ino;
@@ -429,8 +434,8 @@ static int write_rec(struct pebs_recorder *r, uint32_t len)
 static int drain_lane(struct pebs_recorder *r, uint32_t i, uint64_t *got)
 {
 	struct rec_objects *ob = r->objs;
-	struct pso_lane *l = pso_ring_lane(ob->ring, i);
 	struct rec_lane *ln = &ob->lane[i];
+	struct pso_lane *l = ln->l;
 	uint64_t head, end, start = ln->tail, done = 0;
 	uint64_t release = RELEASE_BYTES < ob->size / 4 ? RELEASE_BYTES :
 			   ob->size / 4;
@@ -441,7 +446,8 @@ static int drain_lane(struct pebs_recorder *r, uint32_t i, uint64_t *got)
 	end = head - ln->tail > ob->size ? ln->tail + ob->size : head;
 	while (!err && ln->tail < end) {
 		uint64_t was = ln->tail;
-		enum pso_next k = pso_lane_next(l, ln->tail, head, ob->slot, &s);
+		enum pso_next k = pso_lane_next(l, ob->size, ln->tail, head,
+						ob->slot, &s);
 
 		switch (k) {
 		case PSO_NONE:
@@ -460,7 +466,7 @@ static int drain_lane(struct pebs_recorder *r, uint32_t i, uint64_t *got)
 			if (give_up(ob, ln, k == PSO_BUSY ? s.pid : 0)) {
 				r->st.obj_lost++;
 				ln->tail = k == PSO_BUSY ? ln->tail + s.len :
-					   pso_lane_resync(l, ln->tail);
+					   pso_lane_resync(l, ob->size, ln->tail);
 			} else if (ob->final) {
 				nanosleep(&(struct timespec){ .tv_nsec = 1000000 },
 					  NULL);

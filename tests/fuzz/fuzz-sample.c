@@ -79,7 +79,7 @@ static void fuzz_objring(const uint8_t *data, size_t size, uint64_t tail)
 		mem[PSO_LANE_HDR + ((tail + i) & (RING - 1))] = data[i];
 	head = r->head = tail + size;
 	while (tail < head) {
-		switch (pso_lane_next(r, tail, head, buf, &s)) {
+		switch (pso_lane_next(r, RING, tail, head, buf, &s)) {
 		case PSO_NONE:
 			abort();	/* tail < head */
 		case PSO_REC:
@@ -93,7 +93,7 @@ static void fuzz_objring(const uint8_t *data, size_t size, uint64_t tail)
 			tail += s.len;
 			break;
 		case PSO_HOLE:
-			tail = pso_lane_resync(r, tail);
+			tail = pso_lane_resync(r, RING, tail);
 			break;
 		}
 		if (tail > head || ++guard > RING)

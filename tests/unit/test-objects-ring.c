@@ -58,8 +58,8 @@ static struct pso_ring *ring_new(uint64_t size, uint32_t lanes)
 static enum pso_next next_slot(struct pso_lane *l, uint64_t tail, void *buf,
 			       struct pso_slot *s)
 {
-	return pso_lane_next(l, tail, __atomic_load_n(&l->head, __ATOMIC_ACQUIRE),
-			     buf, s);
+	return pso_lane_next(l, l->size, tail,
+			     __atomic_load_n(&l->head, __ATOMIC_ACQUIRE), buf, s);
 }
 
 /* a record of @nr_ips frames whose fields all derive from @seq */
@@ -240,7 +240,8 @@ static void test_full(void **state)
 
 /*
  * Lanes: each inside the ring's bytes, apart from the others (a lane
- * written full leaves the next one's header and data as they were), and
+ * written full leaves the next one's header and data as they were), read
+ * with the consumer's own size when the lane's header says another, and
  * three producers each on its own lane, read lane by lane in turn: each
  * thread's records in its order, none lost.
  */
@@ -272,6 +273,13 @@ static void test_lanes(void **state)
 	assert_int_equal(pso_ring_lane(ring, 2)->head, 0);
 	assert_int_equal(next_slot(pso_ring_lane(ring, 0), 0, buf, &s), PSO_NONE);
 	assert_int_equal(next_slot(pso_ring_lane(ring, 2), 0, buf, &s), PSO_NONE);
+	/* the lane's size written over (the command owns the memory): the
+	   consumer's own size still reads its first record, inside it */
+	pso_ring_lane(ring, 1)->size = (uint64_t)1 << 40;
+	assert_int_equal(pso_lane_next(pso_ring_lane(ring, 1), SMALL, 0,
+				       pso_ring_lane(ring, 1)->head, buf, &s),
+			 PSO_REC);
+	check_rec(buf, 1, 0, PSO_MAX_IPS);
 	free(ring);
 
 	ring = ring_new(4096, LANES);
@@ -445,13 +453,13 @@ static void test_holes(void **state)
 	make_rec(&u.r, 1, 2, 1);
 	produce(r, &u.r);
 	assert_int_equal(next_slot(r, tail, buf, &s), PSO_HOLE);
-	tail = pso_lane_resync(r, tail);
+	tail = pso_lane_resync(r, r->size, tail);
 	assert_int_equal(tail, pos + slot);
 	read_rec(r, &tail, 1, 2, 1);
 	/* a hole at the head: the scan stops there */
 	pos = pso_lane_reserve(r, slot);
 	assert_int_equal(next_slot(r, tail, buf, &s), PSO_HOLE);
-	assert_int_equal(pso_lane_resync(r, tail), pos + slot);
+	assert_int_equal(pso_lane_resync(r, r->size, tail), pos + slot);
 	free(ring);
 }
 
@@ -472,15 +480,15 @@ static void test_stale_bad(void **state)
 	pso_lane_reserve(r, pso_slot_len(len));
 	assert_int_equal(next_slot(r, SMALL, buf, &s), PSO_HOLE);
 	/* a slot in no state a producer sets */
-	*pso_lane_ctl(r, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len),
+	*pso_lane_ctl(r, SMALL, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len),
 					  PSO_RESERVED | PSO_PUBLISHED);
 	assert_int_equal(next_slot(r, SMALL, buf, &s), PSO_BAD);
 	assert_int_equal(s.len, pso_slot_len(len));
 	/* too short for a record, or longer than what was reserved: no
 	   slot at all */
-	*pso_lane_ctl(r, SMALL) = pso_ctl(SMALL, 1000, 16, PSO_PUBLISHED);
+	*pso_lane_ctl(r, SMALL, SMALL) = pso_ctl(SMALL, 1000, 16, PSO_PUBLISHED);
 	assert_int_equal(next_slot(r, SMALL, buf, &s), PSO_HOLE);
-	*pso_lane_ctl(r, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len) + 8,
+	*pso_lane_ctl(r, SMALL, SMALL) = pso_ctl(SMALL, 1000, pso_slot_len(len) + 8,
 					  PSO_PUBLISHED);
 	assert_int_equal(next_slot(r, SMALL, buf, &s), PSO_HOLE);
 	free(ring);
