@@ -29,6 +29,7 @@ struct pebs_session {
 	struct pebs_threads *threads;
 	struct pebs_symbols *syms;
 	struct pebs_session_stats st;
+	size_t events_cap;	/* st.event_samples' room (core_grow) */
 	size_t id_size;		/* sample_id trailer of non-sample records */
 	bool data;		/* resolve data addresses */
 	pebs_session_fn fn;
@@ -65,16 +66,13 @@ static int count_sample(struct pebs_session *ss, const struct pebs_sample *s,
 {
 	struct pebs_session_stats *st = &ss->st;
 
+	/* doubled, not grown to each new index: a file whose samples name
+	   its events in rising order costs linear time */
 	if (idx >= st->nr_events) {
-		unsigned int n = idx + 1;
-		uint64_t *c = realloc(st->event_samples, n * sizeof(*c));
-
-		if (!c)
+		if (core_grow_zero(&st->event_samples, &ss->events_cap,
+				   (size_t)idx + 1, sizeof(*st->event_samples)))
 			return oom();
-		memset(c + st->nr_events, 0,
-		       (n - st->nr_events) * sizeof(*c));
-		st->event_samples = c;
-		st->nr_events = n;
+		st->nr_events = idx + 1;
 	}
 	st->event_samples[idx]++;
 	if (ss->threads_seen && (s->pid != ss->pid0 || s->tid != ss->tid0))
