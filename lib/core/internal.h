@@ -118,6 +118,33 @@ bool core_proc_stat(const struct pebs_ids *cpus, int64_t *busy,
 uint64_t core_task_switches(pid_t pid, pid_t tid);
 
 /*
+ * core_switches_read - the context switches of the threads of @procs
+ * (processes, or threads if @tids) since the first call, read from
+ * /proc at most CORE_SWITCHES_READS threads a call, in turn: each read
+ * adds its thread's growth since its own last read, so a call's sum
+ * stands for about one call's switches of every thread however many
+ * there are, and the work per call stays bounded (two /proc files a
+ * thread every 200 ms took seconds between two reads of the rings of a
+ * recorder among hundreds of threads on two CPUs: record-budget.c). A
+ * thread counts from its first read; one that ended adds nothing more.
+ * core_switches_free - its memory.
+ */
+#define CORE_SWITCHES_READS	64
+struct core_switches {
+	struct core_sw_seen {
+		int tid;
+		bool read;		/* n holds its count */
+		uint64_t n;		/* its switches at its last read */
+	} *seen;			/* sorted by tid */
+	size_t nr, cap;
+	size_t next;			/* the next thread to read, in the list */
+	uint64_t total;
+};
+uint64_t core_switches_read(struct core_switches *cs,
+			    const struct pebs_ids *procs, bool tids);
+void core_switches_free(struct core_switches *cs);
+
+/*
  * core_fnv - FNV-1a, 64 bits: @n bytes at @p hashed on from @h
  * (CORE_FNV_SEED to start); the library's one string and key hash
  */

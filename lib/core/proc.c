@@ -249,27 +249,121 @@ bool core_proc_stat(const struct pebs_ids *cpus, int64_t *busy,
 	return true;
 }
 
+/* the (non)voluntary context switches of thread @tid into *@n (its
+   /proc/TID/status, there for every thread though /proc lists only the
+   processes): 0, or -1 when it cannot be read (gone) */
+static int thread_switches(pid_t tid, uint64_t *n)
+{
+	char path[64], text[8192];
+	const char *p;
+	uint64_t v;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	if (core_read_small(path, text, sizeof(text)) <= 0)
+		return -1;
+	*n = 0;
+	/* "voluntary_ctxt_switches:" and "nonvoluntary_..." */
+	for (p = text; (p = strstr(p, "_ctxt_switches:")); p += 15)
+		if (sscanf(p + 15, "%" SCNu64, &v) == 1)
+			*n += v;
+	return 0;
+}
+
 /* (non)voluntary context switches of each thread of @pid (of its thread
    @tid alone if > 0) from /proc */
 uint64_t core_task_switches(pid_t pid, pid_t tid)
 {
-	char path[64], text[8192];
-	const char *p;
 	uint64_t n = 0, v;
 	struct pebs_ids tids = { 0 };
 
 	if (tid > 0 ? pebs_ids__push(&tids, tid) : pebs_proc__tasks(pid, &tids))
 		return 0;
-	for (unsigned int i = 0; i < tids.n; i++) {
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
-			 (int)pid, tids.v[i]);
-		if (core_read_small(path, text, sizeof(text)) <= 0)
-			continue;
-		/* "voluntary_ctxt_switches:" and "nonvoluntary_..." */
-		for (p = text; (p = strstr(p, "_ctxt_switches:")); p += 15)
-			if (sscanf(p + 15, "%" SCNu64, &v) == 1)
-				n += v;
-	}
+	for (unsigned int i = 0; i < tids.n; i++)
+		if (!thread_switches(tids.v[i], &v))
+			n += v;
 	pebs_ids__free(&tids);
 	return n;
+}
+
+/* @cs's entry of thread @tid (entries sorted by tid), added at its place
+   (its count unknown: seen 0) if missing; NULL: out of memory */
+static struct core_sw_seen *sw_entry(struct core_switches *cs, int tid)
+{
+	size_t lo = 0, hi = cs->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cs->seen[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < cs->nr && cs->seen[lo].tid == tid)
+		return &cs->seen[lo];
+	if (core_grow(&cs->seen, &cs->cap, cs->nr + 1, sizeof(*cs->seen)))
+		return NULL;
+	memmove(&cs->seen[lo + 1], &cs->seen[lo],
+		(cs->nr - lo) * sizeof(*cs->seen));
+	cs->nr++;
+	cs->seen[lo] = (struct core_sw_seen){ .tid = tid };
+	return &cs->seen[lo];
+}
+
+/* the entries of threads not in @live dropped */
+static void sw_prune(struct core_switches *cs, const struct pebs_ids *live)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < cs->nr; i++) {
+		unsigned int j;
+
+		for (j = 0; j < live->n && live->v[j] != cs->seen[i].tid; j++)
+			;
+		if (j < live->n)
+			cs->seen[kept++] = cs->seen[i];
+	}
+	cs->nr = kept;
+}
+
+uint64_t core_switches_read(struct core_switches *cs,
+			    const struct pebs_ids *procs, bool tids)
+{
+	struct pebs_ids all = { 0 };
+	unsigned int reads;
+	uint64_t n;
+
+	/* the threads now (a process gone, or out of memory: fewer) */
+	for (unsigned int i = 0; i < procs->n; i++)
+		if (tids)
+			pebs_ids__push(&all, procs->v[i]);
+		else
+			pebs_proc__tasks(procs->v[i], &all);
+	reads = all.n < CORE_SWITCHES_READS ? all.n : CORE_SWITCHES_READS;
+	for (unsigned int i = 0; i < reads; i++) {
+		unsigned int at = (unsigned int)((cs->next + i) % all.n);
+		struct core_sw_seen *e;
+
+		if (thread_switches(all.v[at], &n) ||
+		    !(e = sw_entry(cs, all.v[at])))
+			continue;
+		/* a thread's first read is where its count starts */
+		if (e->read && n > e->n)
+			cs->total += n - e->n;
+		e->n = n;
+		e->read = true;
+	}
+	if (all.n) {
+		cs->next = (cs->next + reads) % all.n;
+		if (cs->nr > 2 * (size_t)all.n + CORE_SWITCHES_READS)
+			sw_prune(cs, &all);
+	}
+	pebs_ids__free(&all);
+	return cs->total;
+}
+
+void core_switches_free(struct core_switches *cs)
+{
+	free(cs->seen);
+	*cs = (struct core_switches){ 0 };
 }

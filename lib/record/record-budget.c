@@ -52,7 +52,7 @@ uint64_t rec_self_ns(void)
  * CPUs their busy time and the machine's switches (/proc/stat's ctxt) in
  * the share of the CPUs sampled
  */
-static void sampled(const struct pebs_recorder *r, uint64_t *cpu_ns,
+static void sampled(struct pebs_recorder *r, uint64_t *cpu_ns,
 		    uint64_t *switches)
 {
 	static long hz;
@@ -95,8 +95,10 @@ static void sampled(const struct pebs_recorder *r, uint64_t *cpu_ns,
 					 (int)id);
 			v = core_stat_file_ticks(path, !r->o.tids);
 			t += v > 0 ? v : 0;
-			n += core_task_switches(tgid, r->o.tids ? id : 0);
 		}
+		/* their threads' switches, a bounded number read an
+		   interval (core_switches_read) */
+		n = core_switches_read(&r->bud.sw_seen, &r->procs, r->o.tids);
 	}
 	*cpu_ns = t > 0 && hz > 0 ? (uint64_t)t * (1000000000ull / (uint64_t)hz) : 0;
 	*switches = n;
@@ -294,6 +296,7 @@ void rec_budget_close(struct pebs_recorder *r)
 	if (r->bud.sw_fd)
 		close(r->bud.sw_fd - 1);
 	r->bud.cpu_fd = r->bud.sw_fd = 0;
+	core_switches_free(&r->bud.sw_seen);
 	rec_reopen_free(r);
 }
 

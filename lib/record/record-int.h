@@ -20,6 +20,7 @@
 #include "pebsshim/perfdata.h"
 #include "pebsshim/symbols.h"
 #include "record/objects-proto.h"
+#include "core/internal.h"
 
 struct rec_out;
 struct rec_objects;
@@ -85,6 +86,7 @@ struct rec_budget {
 				   none (its CPU time from /proc then) */
 	int sw_fd;		/* its context-switches counter + 1, 0:
 				   none (each thread's from /proc then) */
+	struct core_switches sw_seen;	/* -p/-t's threads' (/proc) */
 	/* the periods the samples carried, per event (0, 0: none) */
 	uint64_t carried_min[PEBS_RECORDER_MAX_EVENTS + 1];
 	uint64_t carried_max[PEBS_RECORDER_MAX_EVENTS + 1];

@@ -4,16 +4,19 @@
  * opens: event strings (bad, given twice, the default), targets (CPU
  * lists, pids, tids, one target), what each sample carries (-d, -W,
  * --phys-data, call graphs, -F, a fault event's address), the
- * attribution names; and the interposer's messages turned into
- * pebs-shim:alloc and pebs-shim:free samples.
+ * attribution names; the interposer's messages turned into
+ * pebs-shim:alloc and pebs-shim:free samples; -p's threads' context
+ * switches read from /proc a bounded number a call.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -282,6 +285,77 @@ static void test_budget_proc(void **state)
 	pebs_recorder__delete(r);
 }
 
+/* core_switches_read's threads: each waits, naps SW_NAPS times (a
+   voluntary switch each), waits again */
+#define SW_THREADS	100
+#define SW_NAPS		20
+static pthread_barrier_t sw_start, sw_done, sw_end;
+
+static void *sw_napper(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&sw_start);
+	for (int i = 0; i < SW_NAPS; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 200000 }, NULL);
+	pthread_barrier_wait(&sw_done);
+	pthread_barrier_wait(&sw_end);
+	return NULL;
+}
+
+/*
+ * -p's switches from /proc, a bounded number of threads a read: 101
+ * threads are read 64 at the first call, all by the second (each's
+ * first read its start, so nothing counted yet but the main thread's
+ * few); then 100 threads nap 20 times each, and two calls (each thread
+ * read once more) count those 2000 switches and the barriers' few.
+ */
+static void test_switches_bounded(void **state)
+{
+	struct core_switches cs = { 0 };
+	struct pebs_ids me = { 0 };
+	pthread_t th[SW_THREADS];
+	uint64_t before, after;
+
+	(void)state;
+	assert_int_equal(pebs_ids__push(&me, (int)getpid()), 0);
+	assert_int_equal(pthread_barrier_init(&sw_start, NULL, SW_THREADS + 1), 0);
+	assert_int_equal(pthread_barrier_init(&sw_done, NULL, SW_THREADS + 1), 0);
+	assert_int_equal(pthread_barrier_init(&sw_end, NULL, SW_THREADS + 1), 0);
+	for (int i = 0; i < SW_THREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, sw_napper, NULL), 0);
+	usleep(50000);		/* all asleep on the barrier */
+	assert_int_equal(core_switches_read(&cs, &me, false), 0);
+	assert_int_equal(cs.nr, CORE_SWITCHES_READS);
+	before = core_switches_read(&cs, &me, false);
+	assert_int_equal(cs.nr, SW_THREADS + 1);
+	assert_in_range(before, 0, 20);
+	pthread_barrier_wait(&sw_start);
+	pthread_barrier_wait(&sw_done);
+	core_switches_read(&cs, &me, false);
+	after = core_switches_read(&cs, &me, false);
+	assert_in_range(after - before, SW_THREADS * SW_NAPS,
+			SW_THREADS * (SW_NAPS + 10));
+	/* the threads gone: their entries go, the total stays */
+	pthread_barrier_wait(&sw_end);
+	for (int i = 0; i < SW_THREADS; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 4; i++)
+		assert_true(core_switches_read(&cs, &me, false) >= after);
+	assert_in_range(cs.nr, 1, SW_THREADS + 1);
+	/* a thread by its id (-t), and one gone: nothing read */
+	core_switches_free(&cs);
+	assert_int_equal(cs.nr, 0);
+	pebs_ids__free(&me);
+	assert_int_equal(pebs_ids__push(&me, INT32_MAX), 0);
+	assert_int_equal(core_switches_read(&cs, &me, true), 0);
+	assert_int_equal(cs.nr, 0);
+	core_switches_free(&cs);
+	pebs_ids__free(&me);
+	pthread_barrier_destroy(&sw_start);
+	pthread_barrier_destroy(&sw_done);
+	pthread_barrier_destroy(&sw_end);
+}
+
 /* record-place.c's rule: all busy when under half a CPU of the period
    was idle */
 static void test_place_busy(void **state)
@@ -307,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_attr_names),
 		cmocka_unit_test(test_objects_sample),
 		cmocka_unit_test(test_budget_proc),
+		cmocka_unit_test(test_switches_bounded),
 		cmocka_unit_test(test_place_busy),
 	};
 
