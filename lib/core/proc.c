@@ -310,20 +310,32 @@ static struct core_sw_seen *sw_entry(struct core_switches *cs, int tid)
 	return &cs->seen[lo];
 }
 
-/* the entries of threads not in @live dropped */
+static int tid_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* the entries of threads not in @live dropped: both sorted, one walk
+   (kept as they are when out of memory) */
 static void sw_prune(struct core_switches *cs, const struct pebs_ids *live)
 {
-	size_t kept = 0;
+	int *ids = malloc(live->n * sizeof(*ids));
+	size_t kept = 0, j = 0;
 
+	if (!ids)
+		return;
+	memcpy(ids, live->v, live->n * sizeof(*ids));
+	qsort(ids, live->n, sizeof(*ids), tid_cmp);
 	for (size_t i = 0; i < cs->nr; i++) {
-		unsigned int j;
-
-		for (j = 0; j < live->n && live->v[j] != cs->seen[i].tid; j++)
-			;
-		if (j < live->n)
+		while (j < live->n && ids[j] < cs->seen[i].tid)
+			j++;
+		if (j < live->n && ids[j] == cs->seen[i].tid)
 			cs->seen[kept++] = cs->seen[i];
 	}
 	cs->nr = kept;
+	free(ids);
 }
 
 uint64_t core_switches_read(struct core_switches *cs,

@@ -404,7 +404,14 @@ static void count_events(struct pebs_recorder *r)
 	}
 }
 
-/* a frequency's channel starts at the period its first samples had */
+/*
+ * A frequency's channel starts at the period its first samples had: at
+ * least 1 (each sample stands for an event or more), though the counts
+ * read may say fewer events than samples (-p of 300 threads, some gone
+ * between the read of the counts and the drain of the rings, the
+ * recorder slowed by strace: a period of 0, which the controller
+ * refuses, ended the recording in 3 runs of 8)
+ */
 static int start_freq(struct rec_budget *bu, unsigned int nr_evs)
 {
 	int err = 0;
@@ -413,7 +420,8 @@ static int start_freq(struct rec_budget *bu, unsigned int nr_evs)
 		if (!bu->freq[i] || bu->period[i] || !bu->samples[i] ||
 		    !bu->events[i])
 			continue;
-		err = set_channel(bu, i, bu->events[i] / bu->samples[i]);
+		err = set_channel(bu, i, bu->events[i] > bu->samples[i] ?
+				  bu->events[i] / bu->samples[i] : 1);
 	}
 	return err;
 }

@@ -209,17 +209,22 @@ fi
 # later windows: each window opens the events on every thread of the
 # command's process tree (/proc/PID/task, .../children), not only on the
 # command, whose inherited events reach only children started after
+# (without it, neither could have a sample after the first off window,
+# about 0.2 s into a run of about 1.2 s). Its last 60 %, not 40 %: one
+# child may end well before the other, and the few windows (about 3)
+# may all fall after it (1 of 2, seen once in about twenty runs with
+# the last 40 %)
 "$tool" record -e page-faults -d --budget 0.5% -o "$T/kids.data" -- \
 	sh -c "'$faults' 600000 & '$faults' 600000; wait" >/dev/null 2>"$T/kids.err"
 rc=$?
 sed 's/^/# /' "$T/kids.err"
 late=$(perf script -i "$T/kids.data" -F comm,pid,time 2>/dev/null | tr -d ':' |
 	awk '$1 == "faults" { pid[++n] = $2; tm[n] = $3 }
-	     END { cut = tm[1] + 0.6 * (tm[n] - tm[1])
+	     END { cut = tm[1] + 0.4 * (tm[n] - tm[1])
 		   for (i = 1; i <= n; i++) if (tm[i] > cut) l[pid[i]]++
 		   for (p in l) k++; print k + 0 }')
 [ $rc = 0 ] && [ "$late" = 2 ] && grep -q 'duty cycle: the events enabled' "$T/kids.err"
-ok_rc $? "both children started before the first off window have samples in the run's last 40 % ($late of 2)"
+ok_rc $? "both children started before the first off window have samples in the run's last 60 % ($late of 2)"
 # ... and threads: each of the command's threads is opened on
 # (/proc/PID/task), not only the main thread, whose inherited event
 # reaches only the threads it starts later
