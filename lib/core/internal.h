@@ -134,6 +134,7 @@ struct core_switches {
 	struct core_sw_seen {
 		int tid;
 		bool read;		/* n holds its count */
+		bool live;		/* found alive (while pruning) */
 		uint64_t n;		/* its switches at its last read */
 	} *seen;			/* sorted by tid */
 	size_t nr, cap;

@@ -285,9 +285,8 @@ uint64_t core_task_switches(pid_t pid, pid_t tid)
 	return n;
 }
 
-/* @cs's entry of thread @tid (entries sorted by tid), added at its place
-   (its count unknown: seen 0) if missing; NULL: out of memory */
-static struct core_sw_seen *sw_entry(struct core_switches *cs, int tid)
+/* where thread @tid's entry is or would go in @cs (sorted by tid) */
+static size_t sw_at(const struct core_switches *cs, int tid)
 {
 	size_t lo = 0, hi = cs->nr;
 
@@ -299,43 +298,44 @@ static struct core_sw_seen *sw_entry(struct core_switches *cs, int tid)
 		else
 			hi = mid;
 	}
-	if (lo < cs->nr && cs->seen[lo].tid == tid)
-		return &cs->seen[lo];
+	return lo;
+}
+
+/* @cs's entry of thread @tid, added at its place (its count unknown:
+   not read) if missing; NULL: out of memory */
+static struct core_sw_seen *sw_entry(struct core_switches *cs, int tid)
+{
+	size_t at = sw_at(cs, tid);
+
+	if (at < cs->nr && cs->seen[at].tid == tid)
+		return &cs->seen[at];
 	if (core_grow(&cs->seen, &cs->cap, cs->nr + 1, sizeof(*cs->seen)))
 		return NULL;
-	memmove(&cs->seen[lo + 1], &cs->seen[lo],
-		(cs->nr - lo) * sizeof(*cs->seen));
+	memmove(&cs->seen[at + 1], &cs->seen[at],
+		(cs->nr - at) * sizeof(*cs->seen));
 	cs->nr++;
-	cs->seen[lo] = (struct core_sw_seen){ .tid = tid };
-	return &cs->seen[lo];
+	cs->seen[at] = (struct core_sw_seen){ .tid = tid };
+	return &cs->seen[at];
 }
 
-static int tid_cmp(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* the entries of threads not in @live dropped: both sorted, one walk
-   (kept as they are when out of memory) */
+/* the entries of threads not in @live dropped: each live one marked by
+   its search, the rest squeezed out */
 static void sw_prune(struct core_switches *cs, const struct pebs_ids *live)
 {
-	int *ids = malloc(live->n * sizeof(*ids));
-	size_t kept = 0, j = 0;
+	size_t kept = 0;
 
-	if (!ids)
-		return;
-	memcpy(ids, live->v, live->n * sizeof(*ids));
-	qsort(ids, live->n, sizeof(*ids), tid_cmp);
-	for (size_t i = 0; i < cs->nr; i++) {
-		while (j < live->n && ids[j] < cs->seen[i].tid)
-			j++;
-		if (j < live->n && ids[j] == cs->seen[i].tid)
-			cs->seen[kept++] = cs->seen[i];
+	for (unsigned int i = 0; i < live->n; i++) {
+		size_t at = sw_at(cs, live->v[i]);
+
+		if (at < cs->nr && cs->seen[at].tid == live->v[i])
+			cs->seen[at].live = true;
 	}
+	for (size_t i = 0; i < cs->nr; i++)
+		if (cs->seen[i].live) {
+			cs->seen[i].live = false;
+			cs->seen[kept++] = cs->seen[i];
+		}
 	cs->nr = kept;
-	free(ids);
 }
 
 uint64_t core_switches_read(struct core_switches *cs,
