@@ -56,7 +56,11 @@ if need root || [ "$paranoid" -le 2 ]; then
 	bad=
 	for c in machine $SW known-addr $REC; do
 		read -r st msg < <(status "$c" "$T/all.json")
-		[ "$st" = pass ] || bad="$bad $c: $st $msg;"
+		want=pass
+		# a CPU without rdtscp (some days' machine here, or hidden):
+		# its check skips, saying why
+		[ "$c" = rdtscp ] && ! need rdtscp && want=skip
+		[ "$st" = "$want" ] || bad="$bad $c: $st (want $want) $msg;"
 	done
 	if [ -z "$bad" ]; then ok "the software-event checks pass"
 	else nok "the software-event checks pass" "$bad"; fi
