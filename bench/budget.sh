@@ -8,7 +8,8 @@
 # them are (the largest difference, in points). Last, the same for data
 # objects (record --objects on the page-fault workload whose chunks come
 # from three sites, 4:2:1): the budgeted runs' shares of the full-rate
-# run's objects (report --sort object), one run each. It only measures.
+# run's objects (report --sort object), the median of $ROUNDS runs each.
+# It only measures.
 
 bud_ps() {	# bud_ps NAME OPTS...: a pebs-shim run into $T/bud-NAME.data
 	local name=$1
@@ -94,22 +95,36 @@ bud_obj_shares() {
 			sub(/^ +/, ""); print $0 "\t" s }'
 }
 
-bud_objects() {	# bud_objects N: faults --sites N, full rate and budgets
-	local s
+# bud_objects N: faults --sites N, at full rate once, then each budget
+# in $ROUNDS runs: a duty cycle's shares move with the phases its
+# windows fall on (up to 50 / sqrt(windows) points, report's "# shares"
+# line), so one run says little; the median run's largest difference,
+# the range and the bound report gave are printed
+bud_objects() {
+	local s i d b
 	work=("$faults" --sites "$1")
-	for s in full 1 2 5; do
-		if [ $s = full ]; then
-			bud_ps obj-$s --objects -e page-faults -d -c 1 >/dev/null
-		else
-			bud_ps obj-$s --objects -e page-faults -d --budget $s% >/dev/null
-		fi || { bench_skip budget "objects: shares, $s" "record --objects failed"; return; }
-	done
+	bud_ps obj-full --objects -e page-faults -d -c 1 >/dev/null ||
+		{ bench_skip budget "objects: shares" "record --objects failed"; return; }
 	for s in 1 2 5; do
-		bench_value budget "page-faults -d --objects, faults --sites $1: top-10 object shares, budget $s% vs full rate" \
+		: >"$T/bud-obj-d"
+		: >"$T/bud-obj-b"
+		for ((i = 1; i <= ROUNDS; i++)); do
+			bud_ps obj-$s --objects -e page-faults -d --budget $s% >/dev/null || continue
+			bud_diff bud_obj_shares "$T/bud-obj-full.data" "$T/bud-obj-$s.data" >>"$T/bud-obj-d"
+			"$tool" report -i "$T/bud-obj-$s.data" 2>/dev/null |
+				sed -n 's/^# shares *: .* up to about +-\([0-9.]*\) points.*/\1/p' >>"$T/bud-obj-b"
+		done
+		if [ ! -s "$T/bud-obj-d" ]; then
+			bench_skip budget "objects: shares, $s" "record --objects failed"
+			continue
+		fi
+		d=$(sort -g "$T/bud-obj-d" | sed -n '1p;$p' | paste -sd-)
+		b=$(bench_median <"$T/bud-obj-b" 2>/dev/null)
+		bench_value budget "page-faults -d --objects, faults --sites $1: top-10 object shares, budget $s% vs full rate, median of $(wc -l <"$T/bud-obj-d") runs" \
 			"largest difference" points "budget $s%" \
-			"$(bud_diff bud_obj_shares "$T/bud-obj-full.data" "$T/bud-obj-$s.data")"
+			"$(bench_median <"$T/bud-obj-d")" "runs $d${b:+, report bound +-$b}"
 	done
-	rm -f "$T"/bud-obj-*.data "$T/bud-top" "$T/bud-other"
+	rm -f "$T"/bud-obj-*.data "$T/bud-obj-d" "$T/bud-obj-b" "$T/bud-top" "$T/bud-other"
 }
 
 budget_bench() {

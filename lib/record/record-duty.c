@@ -45,7 +45,14 @@
  * than w in some cycles, the instants near the cycle's ends covered
  * less often.
  */
-#define CYCLE_NS	100000000ull	/* a window per 100 ms */
+/*
+ * a cycle lasts 25 ms at least: at 100 ms, --budget 5% on bench/faults
+ * --sites (its three sites' chunks faulted in a 45 ms pattern) had about
+ * 50 windows in 5 s and the sites' shares 2.3-11.6 points from their
+ * 4:2:1, at 25 ms 154-171 windows and 1.0-4.1 points (four runs each);
+ * the run's time 1.05x bare against 1.04x (8 rounds interleaved, medians)
+ */
+#define CYCLE_NS	25000000ull
 #define MIN_WIN_NS	2000000ull	/* the recorder wakes in ms */
 /* the longest cycle: its window of MIN_WIN_NS is the least duty */
 #define MAX_CYCLE_NS	((uint64_t)(MIN_WIN_NS / PEBS_RECORDER_MIN_DUTY + 0.5))
@@ -85,11 +92,19 @@ static int toggle(struct pebs_recorder *r, bool on, uint64_t now)
 /*
  * The next cycle from @now: its window at random, for duty @d. With the
  * events closed in the off windows a cycle costs the recorder an open and
- * a close (about 0.25 ms of its CPU for page faults on 2 CPUs here: at 10
- * cycles a second, half of a 0.5 % budget), so a cycle is long enough for
- * them to take at most TOGGLE_SHARE of budget @budget
+ * a close (0.3-0.5 ms of its CPU for page faults on 2 CPUs here: at 10
+ * cycles a second, a whole 0.5 % budget), so a cycle is long enough for
+ * them to take at most TOGGLE_SHARE of budget @budget. The windows are
+ * what a program of phases has its shares' error from (each window sees
+ * the phases it falls on: the error goes as 1 / sqrt(windows)), the
+ * samples in them what a program without phases has; a quarter of the
+ * budget buys four times the windows of a twentieth (bench/faults
+ * --sites at --budget 1%: 33-35 windows instead of 8-9 in 4.5 s, the
+ * sites' shares 2.0-13.0 points from their 4:2:1, 6.5 on average in
+ * eight runs, instead of 9.9-33.2, 17.9 in four) for a fifth fewer
+ * samples
  */
-#define TOGGLE_SHARE	0.05
+#define TOGGLE_SHARE	0.25
 static void plan(struct rec_duty *du, double d, double budget, uint64_t now)
 {
 	double least = (du->toggle_ns[0] + du->toggle_ns[1]) /
