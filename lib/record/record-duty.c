@@ -5,6 +5,7 @@
  * window per cycle, at random places, the tracking event left on.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,13 @@ static bool on_at(const struct rec_duty *du, uint64_t now)
 	       (now >= du->win_start && now < du->win_end);
 }
 
+/* the cycle's window's periods, all weighed: into the sum of squares */
+static void cycle_done(struct rec_duty *du)
+{
+	du->sq_sum += du->win_sum * du->win_sum;
+	du->win_sum = 0;
+}
+
 void rec_duty_begin(struct pebs_recorder *r, uint64_t now)
 {
 	struct rec_duty *du = &r->bud.duty;
@@ -164,6 +172,7 @@ int rec_duty_step(struct pebs_recorder *r, uint64_t now)
 				return rec_err(err, "reading the rings failed: %s",
 					       pebs_errmsg());
 		}
+		cycle_done(du);
 		if (d >= 1) {
 			du->cycle_end = 0;
 			du->weight = 1;
@@ -186,8 +195,12 @@ int rec_duty_weigh(struct pebs_recorder *r, unsigned int ev,
 	double x;
 	uint64_t p;
 
-	if (du->weight <= 1 || !(s->present & PERF_SAMPLE_PERIOD))
+	if (!(s->present & PERF_SAMPLE_PERIOD))
 		return 0;
+	if (du->weight <= 1) {
+		du->all_sum += (double)s->period;
+		return 0;
+	}
 	if ((*raw)->size < at + 8u)
 		return core_err(-EBADMSG, "a %u-byte sample of %s has no room for its period",
 				(*raw)->size, r->evs[ev].name);
@@ -195,6 +208,8 @@ int rec_duty_weigh(struct pebs_recorder *r, unsigned int ev,
 	x = (double)s->period * du->weight + du->carry[ev];
 	p = x < 1 ? 1 : (uint64_t)(x + 0.5);
 	du->carry[ev] = x - (double)p;
+	du->win_sum += (double)p;
+	du->all_sum += (double)p;
 	if (*raw != bu->with_period) {
 		if (!bu->with_period &&
 		    !(bu->with_period = malloc(REC_ALIAS_MAX)))
@@ -251,8 +266,25 @@ double pebs_recorder__duty(const struct pebs_recorder *r, uint64_t *windows)
 	return all && off < all ? 1 - (double)off / (double)all : all ? 0 : 1;
 }
 
-int rec_duty_stop(struct pebs_recorder *r)
+/*
+ * A share's sampling error at worst: each window seeing one phase of the
+ * program, a share p is a mean of the windows' shares, each 0 or 1,
+ * weighted by the periods they wrote (t_c, of T in all, the samples
+ * outside a duty cycle included: they saw all there was), so its
+ * standard error is sqrt(p (1 - p) sum t_c^2) / T, at most
+ * 0.5 sqrt(sum t_c^2) / T: 50 / sqrt(windows) points when the windows
+ * weigh alike, more when few of them hold the samples (a program idle
+ * in most), less when the start, always enabled, holds many.
+ */
+void rec_duty_stop(struct pebs_recorder *r)
 {
+	if (r->bud.b)
+		r->bud.duty.end = core_mono_ns();
+}
+
+int rec_duty_meta(struct pebs_recorder *r)
+{
+	struct rec_duty *du = &r->bud.duty;
 	char pct[32];
 	uint64_t windows;
 	double d;
@@ -260,13 +292,18 @@ int rec_duty_stop(struct pebs_recorder *r)
 
 	if (!r->bud.b)
 		return 0;
-	r->bud.duty.end = core_mono_ns();
 	d = pebs_recorder__duty(r, &windows);
 	if (!windows)
 		return 0;
+	cycle_done(du);
 	snprintf(pct, sizeof(pct), "%.3g%%", d * 100);
 	err = rec_out_meta(r->out, "duty", pct);
 	/* the shares' sampling error is that of so many windows */
 	snprintf(pct, sizeof(pct), "%llu", (unsigned long long)windows);
-	return err ? err : rec_out_meta(r->out, "windows", pct);
+	err = err ? err : rec_out_meta(r->out, "windows", pct);
+	if (err || !(du->all_sum > 0))
+		return err;
+	snprintf(pct, sizeof(pct), "%.2f",
+		 50 * sqrt(du->sq_sum) / du->all_sum);
+	return rec_out_meta(r->out, "share_error", pct);
 }

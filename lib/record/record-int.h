@@ -43,6 +43,9 @@ struct rec_duty {
 					   open the events (an average) */
 	double weight;			/* this cycle's samples' (1: none) */
 	double carry[PEBS_RECORDER_MAX_EVENTS];	/* the periods' rounding */
+	/* the periods written: this cycle's window's, the sum of their
+	   squares over the cycles, and every sample's (a share's error) */
+	double win_sum, sq_sum, all_sum;
 };
 
 /* a sampled channel as opened at the start: its id is in the file */
@@ -317,9 +320,11 @@ int rec_duty_weigh(struct pebs_recorder *r, unsigned int ev,
 int rec_duty_timeout(const struct pebs_recorder *r, int timeout_ms);
 /* the events' off time since the last call (an interval's) */
 uint64_t rec_duty_off_ns(struct pebs_recorder *r, uint64_t now);
-/* the events stopped: the share enabled so far is final, and the
-   header's note of it if there was a cycle */
-int rec_duty_stop(struct pebs_recorder *r);
+/* the events stopped: the share enabled so far is final */
+void rec_duty_stop(struct pebs_recorder *r);
+/* after the last drain: the header's note of the share, the windows and
+   a share's sampling error at worst, if there was a cycle */
+int rec_duty_meta(struct pebs_recorder *r);
 
 /* ---- the off windows' closed events (record-reopen.c) --------------- */
 

@@ -331,10 +331,7 @@ int pebs_recorder__stop(struct pebs_recorder *r, int stop_sig)
 	pebs_chanset__disable(r->set);
 	rec_place_end(r);
 	/* the events off whatever the duty cycle had them: a share so far */
-	n = rec_duty_stop(r);
-	if (n && !r->err)
-		r->err = rec_err(n, "cannot write %s: %s", r->o.output,
-				 pebs_errmsg());
+	rec_duty_stop(r);
 	if (r->child_running) {
 		kill(r->child.pid, SIGTERM);
 		while ((n = (int)wait4(r->child.pid, &status, 0, &ru)) < 0 &&
@@ -349,6 +346,11 @@ int pebs_recorder__stop(struct pebs_recorder *r, int stop_sig)
 	n = pebs_chanset__drain(r->set, &rec_chanset_cbs, r);
 	if (n < 0 && !r->err)
 		r->err = rec_err(n, "reading the rings failed: %s",
+				 pebs_errmsg());
+	/* after the drain, which weighs the last window's samples */
+	n = rec_duty_meta(r);
+	if (n && !r->err)
+		r->err = rec_err(n, "cannot write %s: %s", r->o.output,
 				 pebs_errmsg());
 	n = rec_objects_stop(r);
 	if (n && !r->err)

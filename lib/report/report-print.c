@@ -363,21 +363,28 @@ static void print_cmdline(const struct rp_print *r)
 			mode);
 	/* ... met by a duty cycle: the events on in random windows */
 	if (pebs_perfdata__meta(r->o.pd, "duty", mode, sizeof(mode)) > 0) {
-		char win[32] = "";
-		double nwin;
+		char win[32] = "", err[32];
+		double se = 0;
 
 		if (pebs_perfdata__meta(r->o.pd, "windows", win,
 					sizeof(win)) <= 0)
 			snprintf(win, sizeof(win), "?");
 		fprintf(f, "# duty cycle : events enabled %s of the time, in %s windows (--budget: counting them costs more; in random windows, each sample's period weighted by its cycle over its window, so that the periods stand for the whole run and the shares stay unbiased, within the sampling error of that many windows)\n",
 			mode, win);
-		/* each window seeing one phase: a share p is then a mean of
-		   windows each 0 or 1, its standard error sqrt(p (1 - p) /
-		   windows), at most 0.5 / sqrt(windows) */
-		nwin = strtod(win, NULL);
-		if (nwin >= 1)
-			fprintf(f, "# shares     : a share's sampling error is up to about +-%.1f points (one standard error, 50 / sqrt(windows): a program whose phases outlast a window, each window seeing one; less where they are shorter)\n",
-				50 / sqrt(nwin));
+		/*
+		 * each window seeing one phase: a share is then a mean of
+		 * windows each 0 or 1 (record: rec_duty_meta, with the
+		 * windows' weights); a file without it, 50 / sqrt(windows),
+		 * the same for windows that weigh alike
+		 */
+		if (pebs_perfdata__meta(r->o.pd, "share_error", err,
+					sizeof(err)) > 0)
+			se = strtod(err, NULL);
+		else if ((se = strtod(win, NULL)) >= 1)
+			se = 50 / sqrt(se);
+		if (se > 0)
+			fprintf(f, "# shares     : a share's sampling error is up to about +-%.2f points (one standard error where each window sees one phase of the program, 50 / sqrt(windows) when they weigh alike; less where its phases are shorter than a window)\n",
+				se);
 	}
 }
 

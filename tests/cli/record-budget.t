@@ -23,7 +23,7 @@ need_bin "$faults"
 need_bin "$cs"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..48
+echo 1..49
 
 # -- cpu-clock, a floor: the model's period, then the controller's (the
 # events reopened at each change), within the limits ----------------------
@@ -365,11 +365,24 @@ awk -v h="$3" -v d="$1" 'BEGIN { exit !(h != "" && h - d < 0.051 && d - h < 0.05
 	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# duty cycle : events enabled $3% of the time, in $2 windows ("
 ok_rc $? "the header and report say the duty and the windows: $("$tool" report -i "$T/d.data" 2>&1 | grep '^# duty' | cut -c1-70)"
 # and the shares' worst sampling error: each window seeing one phase, a
-# share is a mean of windows each 0 or 1, its error up to 50 / sqrt(n)
+# share is a mean of windows each 0 or 1, weighted by the periods they
+# wrote: sqrt(sum of their squares) / all the periods, x 50 points; the
+# header has it (share_error=), report prints it
 se=$("$tool" report -i "$T/d.data" 2>&1 |
-	sed -n 's/^# shares     : a share.s sampling error is up to about +-\([0-9.]*\) points (one standard error, 50 \/ sqrt(windows): .*/\1/p')
-awk -v e="$se" -v w="$2" 'BEGIN { exit !(e != "" && w > 0 && (e - 50 / sqrt(w))^2 < 0.0026) }'
-ok_rc $? "report gives a share's worst sampling error for $2 windows: +-${se:-none} points"
+	sed -n 's/^# shares     : a share.s sampling error is up to about +-\([0-9.]*\) points (one standard error where each window sees one phase of the program, 50 \/ sqrt(windows) when they weigh alike; .*/\1/p')
+hse=$(perf report -i "$T/d.data" --header-only 2>/dev/null |
+	sed -n 's/^# perf version : pebs-shim .* share_error=\([0-9.]*\).*/\1/p')
+awk -v e="$se" -v h="$hse" 'BEGIN { exit !(e != "" && e == h && e > 0 && e <= 50) }'
+ok_rc $? "report gives a share's worst sampling error from the windows' weights, as the header has it: +-${se:-none} points ($2 windows; 50 / sqrt(windows) would say $(awk -v w="$2" 'BEGIN { printf "%.2f", 50 / sqrt(w) }'))"
+# a command idle for the first half: its windows there hold nothing, so
+# the error is that of fewer windows than were opened (50 / sqrt(all of
+# them) would promise too much)
+"$tool" record -q -e page-faults -d --budget 1% -o "$T/idle.data" -- \
+	sh -c "sleep 1; '$faults' 400000" >/dev/null 2>&1
+set -- $(perf report -i "$T/idle.data" --header-only 2>/dev/null |
+	sed -n 's/^# perf version : pebs-shim .* windows=\([0-9]*\) share_error=\([0-9.]*\).*/\1 \2/p')
+awk -v w="$1" -v e="$2" 'BEGIN { exit !(w > 0 && e > 50 / sqrt(w)) }'
+ok_rc $? "a command idle for its first half: the error (+-${2:-none} points) exceeds 50 / sqrt(${1:-?} windows)"
 
 # the tracking event (a dummy, never disabled) writes the side-band of the
 # off windows: six programs (copies of true) run one every 0.15 s beside

@@ -287,10 +287,11 @@ PEBS_API double pebs_recorder__event_cost(const struct pebs_recorder *r,
  * pebs_recorder__duty - the share of the recording's time so far the
  * events were enabled (the duty cycle, pebs_budget__duty: when counting
  * them alone costs more than the budget they are enabled in windows,
- * one per 100 ms cycle at a random place in it; a cycle is longer when
- * a window would be under 2 ms, at most 1 s: the least duty is
- * PEBS_RECORDER_MIN_DUTY), 1 without a budget; with @windows, the
- * number of cycles run
+ * one per cycle of 25 ms at a random place in it; a cycle is longer
+ * when opening and closing the events would take more than a quarter
+ * of the budget or a window would be under 2 ms, at most 1 s: the least
+ * duty is PEBS_RECORDER_MIN_DUTY), 1 without a budget; with @windows,
+ * the number of cycles run
  */
 #define PEBS_RECORDER_MIN_DUTY	0.002
 PEBS_API double pebs_recorder__duty(const struct pebs_recorder *r,
