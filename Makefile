@@ -269,7 +269,7 @@ check-live: tests
 check-cli: all
 	@$(call prove-list,$(CLI_T))
 check-fuzz: fuzz
-	@$(call prove-list,$(FUZZ_T))
+	@export PEBS_FUZZ_TIME=$${PEBS_FUZZ_TIME:-60}; $(call prove-list,$(FUZZ_T))
 check-vm: all
 	@$(call prove-list,$(VM_T))
 # the heavy VM runs (not in make check): readers and CPU hotplug for a

@@ -1,7 +1,8 @@
 #!/bin/bash
 # fuzz.t - run each libFuzzer target ($PEBS_BUILD/fuzz/fuzz-*, built by
 # `make fuzz` with clang -fsanitize=fuzzer,address,undefined) for a
-# bounded time (PEBS_FUZZ_TIME seconds, default 20) from a small seed
+# bounded time (PEBS_FUZZ_TIME seconds, default 10: make check; make
+# check-fuzz gives each 60) from a small seed
 # corpus made here: PEBS-like sample records and rings (perf's and the
 # objects' ring of record --objects) for fuzz-sample,
 # small perf.data files (synthetic, and the real fixtures cut down to their
@@ -11,7 +12,7 @@
 set -u
 B=${PEBS_BUILD:?set PEBS_BUILD to the build directory}
 S=${PEBS_SRC:?set PEBS_SRC to the source tree}
-T=${PEBS_FUZZ_TIME:-20}
+T=${PEBS_FUZZ_TIME:-10}
 targets=(fuzz-sample fuzz-perfdata fuzz-parse fuzz-tracing-data)
 
 echo "1..$((${#targets[@]} + 1))"
