@@ -273,9 +273,13 @@ struct st_budget_fig {
 	uint64_t count;			/* the event's, from its counters */
 	uint64_t throttles, lost;
 	double whole, controlled;	/* estimates: whole run, controlled */
+	double median_controlled;	/* of all the rounds (0: this one's
+					   judged alone) */
 	bool decided;			/* the controller decided once */
 	double duty;
 	double slowdown;		/* CPU time recorded / bare */
+	double noise;			/* the bare runs' spread: max / min
+					   - 1 (0: one run) */
 	int status;			/* the command's exit status */
 };
 unsigned int st_budget_judge(struct pebs_selftest_result *r,

@@ -107,10 +107,26 @@ static void test_budget_judge(void **state)
 	f.whole = 0.0208;	/* the start's share: record's summary too */
 	assert_int_equal(budget_rules(&f), 0);
 	f = good_budget();
+	f.controlled = 0.0205;			/* over the budget alone */
+	assert_int_equal(budget_rules(&f), 1);
+	f.median_controlled = 0.018;		/* one round of three */
+	assert_int_equal(budget_rules(&f), 0);
+	f.median_controlled = 0.0201;		/* the median round too */
+	assert_int_equal(budget_rules(&f), 1);
+	f = good_budget();
 	f.decided = false;			/* the controller never acted */
 	assert_int_equal(budget_rules(&f), 1);
 	f = good_budget();
 	f.slowdown = 1.031;			/* over budget + 1 point */
+	assert_int_equal(budget_rules(&f), 1);
+	/* ... judged to the bare runs' spread where that is wider */
+	f.noise = 0.06;
+	f.slowdown = 1.059;
+	assert_int_equal(budget_rules(&f), 0);
+	f.slowdown = 1.061;
+	assert_int_equal(budget_rules(&f), 1);
+	f.noise = 0.02;				/* narrower: budget + 1 point */
+	f.slowdown = 1.031;
 	assert_int_equal(budget_rules(&f), 1);
 	f = good_budget();
 	f.status = 1;				/* the workload failed */
