@@ -426,56 +426,33 @@ unsigned int st_budget_judge(struct pebs_selftest_result *r,
 	       (f->status != 0);
 }
 
-/* the slowdown of @n rounds: the least recorded CPU time over the least
-   bare (noise only adds time); the median of the rounds' ratios */
-static double least_ratio(const double *rec, const double *bare,
-			  unsigned int n, double *median)
+/*
+ * What the @n rounds say together, into each round's figures: the
+ * slowdown, the least recorded CPU time over the least bare (noise only
+ * adds time); the bare runs' spread; the median round's controlled
+ * estimate. Returns the median of the rounds' ratios. @rec and @bare
+ * are sorted in place.
+ */
+static double rounds_figures(double *rec, double *bare,
+			     struct st_budget_fig *f, unsigned int n)
 {
-	double lo_r = rec[0], lo_b = bare[0], q[ROUNDS_MAX], t;
-	unsigned int i, j;
+	double q[ROUNDS_MAX], ratio, ctl, rlo, blo, bhi, med, hi;
+	unsigned int i;
 
-	for (i = 0; i < n; i++) {
-		lo_r = rec[i] < lo_r ? rec[i] : lo_r;
-		lo_b = bare[i] < lo_b ? bare[i] : lo_b;
+	for (i = 0; i < n; i++)
 		q[i] = rec[i] / (bare[i] > 0 ? bare[i] : 1e-9);
-		for (j = i; j > 0 && q[j - 1] > q[j]; j--) {
-			t = q[j];
-			q[j] = q[j - 1];
-			q[j - 1] = t;
-		}
-	}
-	*median = n % 2 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2;
-	return lo_r / (lo_b > 0 ? lo_b : 1e-9);
-}
-
-/* how far @n runs' times spread: the longest over the shortest - 1 */
-static double spread(const double *t, unsigned int n)
-{
-	double lo = t[0], hi = t[0];
-
-	for (unsigned int i = 1; i < n; i++) {
-		lo = t[i] < lo ? t[i] : lo;
-		hi = t[i] > hi ? t[i] : hi;
-	}
-	return lo > 0 ? hi / lo - 1 : 0;
-}
-
-/* the median of @n rounds' controlled estimates */
-static double median_controlled(const struct st_budget_fig *f,
-				unsigned int n)
-{
-	double q[ROUNDS_MAX], t;
-	unsigned int i, j;
-
-	for (i = 0; i < n; i++) {
+	st_spread(q, n, &ratio, &med, &hi);
+	st_spread(rec, n, &med, &rlo, &hi);
+	st_spread(bare, n, &med, &blo, &bhi);
+	for (i = 0; i < n; i++)
 		q[i] = f[i].controlled;
-		for (j = i; j > 0 && q[j - 1] > q[j]; j--) {
-			t = q[j];
-			q[j] = q[j - 1];
-			q[j - 1] = t;
-		}
+	st_spread(q, n, &ctl, &med, &hi);
+	for (i = 0; i < n; i++) {
+		f[i].slowdown = rlo / (blo > 0 ? blo : 1e-9);
+		f[i].noise = blo > 0 ? bhi / blo - 1 : 0;
+		f[i].median_controlled = ctl;
 	}
-	return n % 2 ? q[n / 2] : (q[n / 2 - 1] + q[n / 2]) / 2;
+	return ratio;
 }
 
 void st_check_budget(struct pebs_selftest_result *r,
@@ -516,15 +493,9 @@ void st_check_budget(struct pebs_selftest_result *r,
 			}
 			cpu[recorded][i] = l.cpu_seconds;
 		}
-	f[0].slowdown = least_ratio(cpu[1], cpu[0], rounds, &median);
-	f[0].noise = spread(cpu[0], rounds);
-	f[0].median_controlled = median_controlled(f, rounds);
-	for (i = 0; i < rounds; i++) {
-		f[i].slowdown = f[0].slowdown;
-		f[i].noise = f[0].noise;
-		f[i].median_controlled = f[0].median_controlled;
+	median = rounds_figures(cpu[1], cpu[0], f, rounds);
+	for (i = 0; i < rounds; i++)
 		bad += st_budget_judge(r, &f[i]);
-	}
 	st_detail(r, "slowdown=%.3f (least CPU time recorded over least "
 		  "bare, %u rounds)", f[0].slowdown, rounds);
 	st_detail(r, "slowdown_median=%.3f", median);

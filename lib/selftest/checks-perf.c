@@ -102,9 +102,8 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* median, min and max of @n values (sorted in place) */
-static void spread(double *v, unsigned int n, double *med, double *lo,
-		   double *hi)
+void st_spread(double *v, unsigned int n, double *med, double *lo,
+	       double *hi)
 {
 	qsort(v, n, sizeof(*v), cmp_dbl);
 	*med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -176,8 +175,8 @@ void st_check_overhead(struct pebs_selftest_result *r,
 		}
 	}
 	for (k = 0; k < 2; k++) {
-		spread(slow[k], rounds, &med[k], &lo[k], &hi[k]);
-		spread(wall[k], rounds, &wmed[k], &wlo[k], &whi[k]);
+		st_spread(slow[k], rounds, &med[k], &lo[k], &hi[k]);
+		st_spread(wall[k], rounds, &wmed[k], &wlo[k], &whi[k]);
 		n[k] = samples_in(out[k]);
 	}
 	st_detail(r, "event=%s", rec_args[2]);

@@ -247,6 +247,9 @@ int st_cmds_init(struct pebs_selftest_result *r,
 		 const struct pebs_selftest_opts *o, bool need_perf,
 		 struct st_cmds *c);
 extern const char *const st_pf_args[];	/* page faults -d, period 1 */
+/* median, min and max of @n values (sorted in place) */
+void st_spread(double *v, unsigned int n, double *med, double *lo,
+	       double *hi);
 int st_reports_agree(struct pebs_selftest_result *r, struct st_cmds *c,
 		     const char *path, const char *tag, unsigned int *rows,
 		     unsigned int *agree, char *top, size_t top_len);
