@@ -240,24 +240,32 @@ kmod:
 SKIP_LOG := $(abspath $(B))/skipped.txt
 PROVE := PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) \
 	PEBS_SKIP_LOG=$(SKIP_LOG) prove --exec $(CURDIR)/scripts/run-test --timer
+list-skips = if [ -s $(SKIP_LOG) ]; then echo "Skipped here, and why:"; \
+	  sort $(SKIP_LOG) | uniq -c | sed 's/^/  /'; fi
 # $(call prove-list,FILES): prove them, then list the skips, keep the status
-prove-list = rm -f $(SKIP_LOG); $(PROVE) $(1); rc=$$?; \
-	if [ -s $(SKIP_LOG) ]; then echo "Skipped here, and why:"; \
-	  sort $(SKIP_LOG) | uniq -c | sed 's/^/  /'; fi; exit $$rc
+prove-list = rm -f $(SKIP_LOG); $(PROVE) $(1); rc=$$?; $(list-skips); \
+	exit $$rc
 CLI_T := $(sort $(wildcard tests/cli/*.t))
 FUZZ_T := $(sort $(wildcard tests/fuzz/*.t))
 VM_T := $(sort $(wildcard tests/vm/*.t))
 PATCH_T := $(sort $(wildcard patches/*.t))
 
-# the builds use every CPU (make check's tests run one at a time)
+# the builds use every CPU
 JOBS ?= -j$(shell nproc)
-# check-layers runs after the build (deps installs what the build needs)
+# make check's tests: first those that time or measure the machine, one
+# at a time; then the qemu suite (TCG with thread=single keeps one CPU)
+# beside the fuzzers and the sanitized build's suites, which take the
+# other and time nothing.  check-layers runs after the build (deps
+# installs what the build needs).
 check: deps
 	$(MAKE) $(JOBS) all fuzz
 	$(MAKE) check-layers
 	$(MAKE) $(JOBS) SAN=1 tests
-	@$(call prove-list,$(UNIT) $(LIVE) $(CLI_T) $(FUZZ_T) $(PATCH_T) \
-		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) $(VM_T))
+	@rm -f $(SKIP_LOG); \
+	$(PROVE) $(UNIT) $(LIVE) $(CLI_T) $(PATCH_T); rc=$$?; \
+	$(PROVE) -j2 $(VM_T) $(FUZZ_T) \
+		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) || rc=1; \
+	$(list-skips); exit $$rc
 
 # the includes and calls between lib/'s folders against lib/README.md
 check-layers: lib
