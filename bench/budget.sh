@@ -49,10 +49,11 @@ bud_freq() {
 }
 
 # shares (%) of the top-10 symbols of $T/bud-full.data in FILE: one
-# "symbol share" a line (perf report, Overhead = share of the periods)
+# "symbol share" a line (perf report, Overhead = share of the periods;
+# its first table: a budgeted file's pebs-shim:cycle comes after)
 bud_shares() {
 	perf report --stdio --sort sym -i "$1" 2>/dev/null |
-		awk '/^ *[0-9.]+%/ { s = $1; sub(/%/, "", s); $1 = ""; sub(/^ +/, ""); print $0 "\t" s }'
+		awk '/^# Samples:/ { t++ } t == 1 && /^ *[0-9.]+%/ { s = $1; sub(/%/, "", s); $1 = ""; sub(/^ +/, ""); print $0 "\t" s }'
 }
 
 # bud_diff SHARES FULL FILE: the largest difference in points between
@@ -89,10 +90,22 @@ bud_case() {	# bud_case NAME: the rounds, then the symbol shares
 # shares (%) of the data objects in FILE (pebs-shim report --sort
 # object): one "object share" a line
 bud_obj_shares() {
-	"$tool" report --sort object -i "$1" 2>/dev/null |
-		awk '/^ *[0-9.]+%/ { s = $1; sub(/%/, "", s)
-			for (i = 1; i <= 7; i++) $i = ""
-			sub(/^ +/, ""); print $0 "\t" s }'
+	"$tool" report --sort object --format csv -i "$1" 2>/dev/null |
+		python3 -c 'import csv, sys
+for r in csv.DictReader(sys.stdin):
+	print("%s\t%s\t%s" % (r["object"], r["overhead"],
+				r.get("share_error", "")))'
+}
+
+# bud_obj_z FULL FILE: for FULL's top 3 objects, each one's distance in
+# FILE from its share in FULL over the error FILE's report printed for
+# it (+-pts), squared: one a line
+bud_obj_z() {
+	bud_obj_shares "$1" | head -n 3 >"$T/bud-top"
+	bud_obj_shares "$2" >"$T/bud-other"
+	awk -F'\t' 'NR == FNR { top[$1] = $2; next }
+		($1 in top) && $3 > 0 { z = ($2 - top[$1]) / $3; printf "%.4f\n", z * z }' \
+		"$T/bud-top" "$T/bud-other"
 }
 
 # bud_objects N: faults --sites N, at full rate once, then each budget
@@ -108,9 +121,11 @@ bud_objects() {
 	for s in 1 2 5; do
 		: >"$T/bud-obj-d"
 		: >"$T/bud-obj-b"
+		: >"$T/bud-obj-z"
 		for ((i = 1; i <= ROUNDS; i++)); do
 			bud_ps obj-$s --objects -e page-faults -d --budget $s% >/dev/null || continue
 			bud_diff bud_obj_shares "$T/bud-obj-full.data" "$T/bud-obj-$s.data" >>"$T/bud-obj-d"
+			bud_obj_z "$T/bud-obj-full.data" "$T/bud-obj-$s.data" >>"$T/bud-obj-z"
 			"$tool" report -i "$T/bud-obj-$s.data" 2>/dev/null |
 				sed -n 's/^# shares *: .* up to about +-\([0-9.]*\) points.*/\1/p' >>"$T/bud-obj-b"
 		done
@@ -123,8 +138,14 @@ bud_objects() {
 		bench_value budget "page-faults -d --objects, faults --sites $1: top-10 object shares, budget $s% vs full rate, median of $(wc -l <"$T/bud-obj-d") runs" \
 			"largest difference" points "budget $s%" \
 			"$(bench_median <"$T/bud-obj-d")" "runs $d${b:+, report bound +-$b}"
+		# each row's printed error (+-pts) against the distance seen:
+		# about 1 when it says what it should, above when too small
+		[ -s "$T/bud-obj-z" ] &&
+			bench_value budget "page-faults -d --objects, faults --sites $1: top-3 objects' distance from the full rate over report's +-pts, budget $s%, $(wc -l <"$T/bud-obj-z") shares" \
+				"root mean square" ratio "budget $s%" \
+				"$(awk '{ s += $1; n++ } END { printf "%.2f", sqrt(s / n) }' "$T/bud-obj-z")"
 	done
-	rm -f "$T"/bud-obj-*.data "$T/bud-obj-d" "$T/bud-obj-b" "$T/bud-top" "$T/bud-other"
+	rm -f "$T"/bud-obj-*.data "$T/bud-obj-d" "$T/bud-obj-b" "$T/bud-obj-z" "$T/bud-top" "$T/bud-other"
 }
 
 budget_bench() {

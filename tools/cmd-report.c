@@ -69,6 +69,8 @@ struct report {
 	int children;		/* --children 1, --no-children 0, else -1:
 				   as perf, with call chains */
 	bool cumulate;		/* tables whose keys allow it have children */
+	bool errors;		/* a budgeted recording: each share's
+				   sampling error (the +-pts column) */
 	bool chains;		/* some table has: frames resolved */
 	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 	struct table tables[MAX_TABLES];
@@ -99,6 +101,8 @@ static int add_table(struct report *r, const char *title, const char *keys)
 		return -1;
 	t->title = title;
 	r->nr_tables++;
+	if (r->errors && pebs_report__set_errors(t->rep))
+		return -1;
 	/* perf's children where its keys allow them */
 	if (r->cumulate && pebs_report__can_cumulate(k, (unsigned int)n)) {
 		if (pebs_report__set_children(t->rep))
@@ -243,6 +247,7 @@ static int run(struct report *r, const char *sort)
 	struct pebs_report *fed[MAX_TABLES];
 	unsigned int i, n;
 	int err, ferr;
+	char buf[32];
 
 	err = r->header == 2 ? pebs_perfdata__open(r->path, &r->pd) :
 			       pebs_perfdata__open_rewindable(r->path, &r->pd);
@@ -276,6 +281,8 @@ static int run(struct report *r, const char *sort)
 	r->cumulate = r->children && !r->mem_mode &&
 		      (r->children == 1 || !pebs_perfdata__is_pipe(r->pd)) &&
 		      any_sample_type(r, PERF_SAMPLE_CALLCHAIN);
+	/* record --budget: periods that moved, windows of a duty cycle */
+	r->errors = pebs_perfdata__meta(r->pd, "budget", buf, sizeof(buf)) > 0;
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
@@ -311,8 +318,10 @@ static int run(struct report *r, const char *sort)
 		goto out_oom;
 	/* kernel samples met before /proc/kallsyms is read are named
 	   after the pass (pebs_report__name_kernel), not waited for; but
-	   call chains' frames are named as they come */
-	pebs_symbols__kernel_nowait(pebs_session__symbols(r->ss), !r->chains);
+	   call chains' frames are named as they come, and rows with
+	   sampling errors keep their cycles, which a merge cannot */
+	pebs_symbols__kernel_nowait(pebs_session__symbols(r->ss),
+				    !r->chains && !r->errors);
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
 	ferr = pebs_report_feed__finish(r->feed);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "record/record-int.h"
 #include "core/internal.h"
@@ -45,6 +46,15 @@
  * clipped at the cycle's end instead of wrapped would be on for less
  * than w in some cycles, the instants near the cycle's ends covered
  * less often.
+ *
+ * Each cycle's start is in the file, a sample of PEBS_CYCLE_EVENT
+ * (lib/include/pebsshim/perfdata.h) at the time of the newest sample
+ * read or record written before it: the windows' samples were all read
+ * by then (the events closed, or the rings drained at the cycle's end),
+ * and a later one happens after it; no record written before is newer
+ * (perf would call it out of order). A report then knows each sample's cycle, and
+ * so how much each row's share moves from window to window
+ * (lib/report/report-error.c), which no count can tell afterwards.
  */
 /*
  * a cycle lasts 25 ms at least: at 100 ms, --budget 5% on bench/faults
@@ -154,7 +164,53 @@ void rec_duty_begin(struct pebs_recorder *r, uint64_t now)
 {
 	struct rec_duty *du = &r->bud.duty;
 
-	*du = (struct rec_duty){ .t0 = now, .seed = (unsigned int)now };
+	*du = (struct rec_duty){ .t0 = now, .seed = (unsigned int)now,
+				 .last_time = du->last_time,
+				 .marks = du->marks };
+}
+
+int rec_duty_attr(struct pebs_perfdata_writer *w,
+		  const struct perf_event_attr *like)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+			       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+	uint64_t id = PEBS_CYCLE_ID;
+
+	a.sample_id_all = like->sample_id_all;
+	a.use_clockid = like->use_clockid;
+	a.clockid = like->clockid;
+	return pebs_perfdata_writer__add_attr(w, &a, &id, 1, PEBS_CYCLE_EVENT);
+}
+
+/* a cycle of @len ns begins (1: the events stay on from now) */
+static int mark(struct pebs_recorder *r, uint64_t len)
+{
+	uint64_t rec[5];
+	struct perf_event_header *h = (struct perf_event_header *)rec;
+	uint32_t pid = (uint32_t)getpid();
+	int err;
+
+	if (r->o.format != PEBS_RECORDER_PERF)
+		return 0;	/* CSV rows: samples only */
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = sizeof(rec);
+	rec[1] = PEBS_CYCLE_ID;
+	rec[2] = (uint64_t)pid << 32 | pid;
+	rec[3] = r->bud.duty.last_time > rec_out_max_time(r->out) ?
+		 r->bud.duty.last_time : rec_out_max_time(r->out);
+	rec[4] = len;
+	err = rec_out_raw(r->out, h, rec[3]);
+	if (err)
+		return rec_err(err, "cannot write the duty cycle's start: %s",
+			       pebs_errmsg());
+	r->bud.duty.marks++;
+	return 0;
 }
 
 int rec_duty_step(struct pebs_recorder *r, uint64_t now)
@@ -174,12 +230,16 @@ int rec_duty_step(struct pebs_recorder *r, uint64_t now)
 		}
 		cycle_done(du);
 		if (d >= 1) {
+			err = du->cycle_end ? mark(r, 1) : 0;
 			du->cycle_end = 0;
 			du->weight = 1;
-			return du->off ? toggle(r, true, now) : 0;
+			return err ? err : du->off ? toggle(r, true, now) : 0;
 		}
 		plan(du, d, r->o.budget, now);
 		du->windows++;
+		err = mark(r, du->cycle_end - now);
+		if (err)
+			return err;
 	}
 	if (du->off == on_at(du, now))
 		return toggle(r, du->off, now);

@@ -46,6 +46,8 @@ struct rec_duty {
 	/* the periods written: this cycle's window's, the sum of their
 	   squares over the cycles, and every sample's (a share's error) */
 	double win_sum, sq_sum, all_sum;
+	uint64_t last_time;		/* the newest sample's TIME */
+	uint64_t marks;			/* PEBS_CYCLE_EVENT's samples written */
 };
 
 /* a sampled channel as opened at the start: its id is in the file */
@@ -325,6 +327,10 @@ void rec_duty_stop(struct pebs_recorder *r);
 /* after the last drain: the header's note of the share, the windows and
    a share's sampling error at worst, if there was a cycle */
 int rec_duty_meta(struct pebs_recorder *r);
+/* the PEBS_CYCLE_EVENT's attr, with the clock and sample_id_all of
+   @like: the cycles' starts, for the rows' sampling errors */
+int rec_duty_attr(struct pebs_perfdata_writer *w,
+		  const struct perf_event_attr *like);
 
 /* ---- the off windows' closed events (record-reopen.c) --------------- */
 
@@ -377,6 +383,7 @@ struct rec_out_conf {
 	struct pebs_attrib *comms;	/* thread names (pebs_attrib__comm) */
 	bool buildid_cache;	/* files and vdso into perf's ~/.debug */
 	bool objects;		/* the pebs-shim:alloc/free events */
+	bool cycles;		/* the pebs-shim:cycle event (--budget) */
 };
 
 /* Check the path (a bad one fails before anything starts). */
@@ -397,8 +404,12 @@ int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
 int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
 		   const struct perf_event_header *ev,
 		   const struct rec_who *who);
-/* a record written as it is (the objects' samples) */
-int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev);
+/* a record of time @time written as it is (the objects' samples) */
+int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev,
+		uint64_t time);
+/* the newest time of the records written (with conf.cycles: samples,
+   side-band records, raw ones) */
+uint64_t rec_out_max_time(const struct rec_out *out);
 /* the end of one pass over all rings (perf's FINISHED_ROUND) */
 int rec_out_round(struct rec_out *out);
 /* samples written so far (@csv_rows: the caller's count for CSV) */

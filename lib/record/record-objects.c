@@ -423,7 +423,8 @@ static int write_rec(struct pebs_recorder *r, uint32_t len)
 	default:
 		break;	/* a TLS block */
 	}
-	return rec_out_raw(r->out, (const struct perf_event_header *)buf);
+	return rec_out_raw(r->out, (const struct perf_event_header *)buf,
+			   ((const struct pso_rec *)ob->slot)->time);
 }
 
 /*

@@ -33,6 +33,7 @@ struct rec_out {
 	struct pebs_sample_layout *layouts;	/* of each of attrs */
 	bool begun;			/* the output is at its path */
 	bool failed;			/* a write failed (the caller said so) */
+	uint64_t max_time;		/* the newest TIME written */
 	/* csv */
 	bool csv_stdout;
 	FILE *csv;
@@ -205,6 +206,9 @@ int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 	    (err = rec_objects_attrs(out->w, &attrs[0])))
 		rec_err(err, "cannot describe the object events in the output: %s",
 			pebs_errmsg());
+	if (!err && conf->cycles && (err = rec_duty_attr(out->w, &attrs[0])))
+		rec_err(err, "cannot describe the cycle event in the output: %s",
+			pebs_errmsg());
 	/* {a,b}: the leader and its members follow each other in evs */
 	for (unsigned int e = 0; e < conf->nr_evs && !err; e++)
 		if (conf->evs[e].leader == e && conf->evs[e].nr_members > 1 &&
@@ -251,21 +255,41 @@ int rec_out_synth_process(struct rec_out *out, pid_t pid)
 	return 0;
 }
 
+static void saw_time(struct rec_out *out, uint64_t time)
+{
+	if (time > out->max_time)
+		out->max_time = time;
+}
+
+/* @attr's sample layout: rec_out_start's, else made in @own */
+static const struct pebs_sample_layout *
+layout_of(const struct rec_out *out, const struct perf_event_attr *attr,
+	  struct pebs_sample_layout *own)
+{
+	if (out->attrs && attr >= out->attrs &&
+	    attr < out->attrs + out->conf.nr_evs)
+		return &out->layouts[attr - out->attrs];
+	pebs_sample_layout__init(own, attr);
+	return own;
+}
+
 static int write_rec(struct rec_out *out, const struct perf_event_attr *attr,
 		     const struct perf_event_header *ev,
 		     const struct rec_who *who)
 {
 	struct pebs_sample_layout own;
-	const struct pebs_sample_layout *l = &own;
+	const struct pebs_sample_layout *l;
+	struct pebs_sample id;
 	int n, err;
 
+	/* a side-band record's time (a sample's is the caller's) */
+	if (out->conf.cycles && ev->type != PERF_RECORD_SAMPLE &&
+	    attr->sample_id_all && (attr->sample_type & PERF_SAMPLE_TIME) &&
+	    !pebs_sample__decode_id(layout_of(out, attr, &own), ev, &id))
+		saw_time(out, id.time);
 	if (!out->conf.add_tid)
 		return pebs_perfdata_writer__write(out->w, ev);
-	if (out->attrs && attr >= out->attrs &&
-	    attr < out->attrs + out->conf.nr_evs)
-		l = &out->layouts[attr - out->attrs];
-	else
-		pebs_sample_layout__init(&own, attr);
+	l = layout_of(out, attr, &own);
 	n = pebs_sample__add_tid(l, attr->sample_id_all, ev, who->tgid,
 				 who->tid, out->scratch, REC_MAX + 16);
 	if (n < 0)
@@ -320,6 +344,8 @@ int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
 
 	if (err)
 		return err;
+	if (s->present & PERF_SAMPLE_TIME)
+		saw_time(out, s->time);
 	err = out->w ? write_rec(out, attr, raw, who) :
 		       csv_row(out, ev_idx, s, who);
 	out->failed |= err != 0;
@@ -341,10 +367,17 @@ int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
 	return err;
 }
 
-int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev)
+uint64_t rec_out_max_time(const struct rec_out *out)
+{
+	return out->max_time;
+}
+
+int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev,
+		uint64_t time)
 {
 	int err = begin(out);
 
+	saw_time(out, time);
 	if (err || !out->w)
 		return err;
 	err = pebs_perfdata_writer__write(out->w, ev);

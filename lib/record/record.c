@@ -112,6 +112,7 @@ int pebs_recorder__prepare(struct pebs_recorder *r)
 		.comms = r->attrib,
 		.buildid_cache = !r->o.no_buildid_cache,
 		.objects = r->o.objects,
+		.cycles = r->o.budget > 0 && r->o.format == PEBS_RECORDER_PERF,
 	};
 	err = rec_out_open(&conf, &r->out);
 	if (err)
@@ -375,7 +376,9 @@ int pebs_recorder__close(struct pebs_recorder *r)
 
 	if (!r || !r->out)
 		return core_err(-EINVAL, "recorder: no output to close");
-	r->st.written = rec_out_samples(r->out, r->csv_rows);
+	/* the samples of the events and objects: not the cycles' starts */
+	r->st.written = rec_out_samples(r->out, r->csv_rows) -
+			r->bud.duty.marks;
 	err = rec_out_close(r->out);
 	r->out = NULL;
 	r->closed = true;

@@ -94,6 +94,16 @@ bool rp_any_children(const struct rp_print *r)
 	return false;
 }
 
+bool rp_any_errors(const struct rp_print *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->o.nr_tables; i++)
+		if (pebs_report__errors(r->o.tables[i].rep))
+			return true;
+	return false;
+}
+
 bool rp_any_objects(const struct rp_print *r)
 {
 	const enum pebs_report_key *keys;
@@ -110,7 +120,7 @@ bool rp_any_objects(const struct rp_print *r)
 /* Call @fn for each row of @t that is shown, up to --top. */
 static void each_row(const struct rp_print *r, const struct pebs_report_table *t,
 		     void (*fn)(const struct rp_print *r, const struct pebs_report_table *t,
-				const struct pebs_report *rep,
+				const struct pebs_report *rep, size_t i,
 				const struct pebs_report_row *row, bool first))
 {
 	const struct pebs_report *rep = t->rep;
@@ -121,18 +131,19 @@ static void each_row(const struct rp_print *r, const struct pebs_report_table *t
 
 		if (!rp_shown(r, rep, row))
 			continue;
-		fn(r, t, rep, row, n++ == 0);
+		fn(r, t, rep, i, row, n++ == 0);
 	}
 }
 
 static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
-		    const struct pebs_report *rep,
+		    const struct pebs_report *rep, size_t i,
 		    const struct pebs_report_row *row, bool first)
 {
 	struct row_vals v;
 	char fb[FIELD_MAX];
 	FILE *f = r->f;
 	unsigned int k;
+	double se;
 
 	(void)first;
 	row_vals(r, rep, row, &v);
@@ -189,17 +200,22 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 				rep, row, r->o.by_event), row->children_period);
 	else if (r->children_cols)
 		fputs(",,", f);
+	if (r->err_cols && (se = pebs_report__share_error(rep, i)) >= 0)
+		fprintf(f, ",%.4f", se);
+	else if (r->err_cols)
+		fputc(',', f);
 	fputc('\n', f);
 }
 
 static void json_row(const struct rp_print *r, const struct pebs_report_table *t,
-		     const struct pebs_report *rep,
+		     const struct pebs_report *rep, size_t i,
 		     const struct pebs_report_row *row, bool first)
 {
 	struct row_vals v;
 	char fb[FIELD_MAX];
 	FILE *f = r->f;
 	unsigned int k;
+	double se;
 
 	(void)t;
 	row_vals(r, rep, row, &v);
@@ -211,6 +227,8 @@ static void json_row(const struct rp_print *r, const struct pebs_report_table *t
 			PRIu64, pebs_report__children_overhead(rep, row,
 							      r->o.by_event),
 			row->children_period);
+	if ((se = pebs_report__share_error(rep, i)) >= 0)
+		fprintf(f, ", \"share_error\": %.4f", se);
 	if (row->weight_nr)
 		fprintf(f, ", \"avg_weight\": %.1f", v.avg_weight);
 	fprintf(f, ", \"loads\": %u, \"stores\": %u, \"hitm\": %u, "
@@ -254,6 +272,8 @@ void rp_print_csv(const struct rp_print *r)
 		      "peak_live,local,remote,sharing,node_local,node_remote", f);
 	if (r->children_cols)
 		fputs(",children,children_period", f);
+	if (r->err_cols)
+		fputs(",share_error", f);
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
 		each_row(r, &r->o.tables[i], csv_row);

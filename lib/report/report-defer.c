@@ -59,7 +59,8 @@ int pebs_report__defer(struct pebs_report *r)
 {
 	enum pebs_report_key k;
 
-	if (!r || r->defer)
+	/* rows with errors are kept as rows (report-error.c) */
+	if (!r || r->defer || r->err)
 		return r ? 0 : core_err(-EINVAL, "report: none");
 	k = r->keys[0];
 	if (r->nr || r->samples || r->nr_keys != 1 ||

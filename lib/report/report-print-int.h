@@ -18,6 +18,7 @@ struct rp_print {
 	unsigned int nr_attrs;			/* the file's events */
 	bool obj_cols;		/* csv: a table has an object key */
 	bool children_cols;	/* csv: a table has children */
+	bool err_cols;		/* csv: a table has sampling errors */
 };
 
 /* whether @row is shown: not below --percent-limit (Overhead, or
@@ -26,6 +27,7 @@ bool rp_shown(const struct rp_print *r, const struct pebs_report *rep,
 	      const struct pebs_report_row *row);
 /* whether a table of the report has children (csv: their columns) */
 bool rp_any_children(const struct rp_print *r);
+bool rp_any_errors(const struct rp_print *r);
 /* A row's field; events by their name in the file. */
 void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
 	      enum pebs_report_key k, char *buf, size_t len);

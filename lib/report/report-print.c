@@ -109,6 +109,8 @@ static void print_table(const struct rp_print *r,
 	bool weights = false, threads = true, mem = false, objs = false;
 	bool numa = false;	/* node_local/node_remote: some counted */
 	bool children = pebs_report__children(rep);
+	bool errs = pebs_report__errors(rep);	/* the +-pts column */
+	double se;
 	struct pebs_object_stats os;
 	struct pebs_object_access oa;
 	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
@@ -176,10 +178,14 @@ static void print_table(const struct rp_print *r,
 			w[k] = l > w[k] && l <= WIDTH_MAX ? l : w[k];
 		}
 	}
+	if (errs)
+		fprintf(f, "# +-pts: the share's sampling error, one standard error in points (--budget's windows and periods)\n");
 	if (children)	/* perf's Children and Self */
 		fprintf(f, "%9s  %9s", "Children", "Self");
 	else
 		fprintf(f, "%9s", "Overhead");
+	if (errs)
+		fprintf(f, "  %6s", "+-pts");
 	if (r->o.show_nr || objs)
 		fprintf(f, "  %10s", "Samples");
 	if (weights)
@@ -219,6 +225,10 @@ static void print_table(const struct rp_print *r,
 			fprintf(f, "%8.2f%%  ", pebs_report__children_overhead(
 				rep, row, r->o.by_event));
 		fprintf(f, "%8.2f%%", pebs_report__overhead(rep, row, r->o.by_event));
+		if (errs && (se = pebs_report__share_error(rep, i)) >= 0)
+			fprintf(f, "  %6.2f", se);
+		else if (errs)
+			fprintf(f, "  %6s", "-");
 		if (r->o.show_nr || objs)
 			fprintf(f, "  %10" PRIu64, row->samples);
 		if (weights && row->weight_nr)
@@ -421,8 +431,14 @@ static void print_header(const struct rp_print *r)
 		       (unsigned long long)a->sample_period);
 		if (a->precise_ip)
 			fprintf(f, ", precise_ip %u", a->precise_ip);
-		fprintf(f, "): %" PRIu64 " samples\n",
-		       i < r->o.stats->nr_events ? r->o.stats->event_samples[i] : 0);
+		/* record --budget's (the session's own, not delivered) */
+		if (name && !strcmp(name, PEBS_CYCLE_EVENT))
+			fprintf(f, "): %" PRIu64 " duty cycles begun (the samples' cycles, for +-pts)\n",
+				r->o.stats->cycles);
+		else
+			fprintf(f, "): %" PRIu64 " samples\n",
+				i < r->o.stats->nr_events ?
+				r->o.stats->event_samples[i] : 0);
 	}
 	fprintf(f, "# samples   : %" PRIu64 " (%" PRIu64 " with a data address, "
 	       "%" PRIu64 " with a data source, %" PRIu64 " with a weight)\n",
@@ -481,6 +497,7 @@ int pebs_report_tables__print(FILE *f,
 	r.nr_attrs = pebs_perfdata__nr_attrs(r.o.pd);
 	r.obj_cols = rp_any_objects(&r);
 	r.children_cols = rp_any_children(&r);
+	r.err_cols = rp_any_errors(&r);
 	switch (r.o.format) {
 	case PEBS_REPORT_FORMAT_TEXT:
 		print_header(&r);

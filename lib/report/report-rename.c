@@ -104,10 +104,10 @@ int pebs_report__name_kernel(struct pebs_report *r, struct pebs_symbols *syms)
 		return core_err(-EINVAL, "report: no report or symbols");
 	pebs_symbols__kernel_nowait(syms, false);
 	/* no symbol key, or its rows made otherwise (derived, deferred,
-	   sorted, with children: its frames were named as they came, the
-	   session waiting): nothing to name */
+	   sorted, with children or errors: its frames were named as they
+	   came, the session waiting): nothing to name */
 	if (r->atom_of[RK_SYM] == NO_ATOM || r->nr_all || r->defer ||
-	    r->order || r->children)
+	    r->order || r->children || r->err)
 		return 0;
 	for (i = 0; i < r->nr; i++)
 		if (kernel_name(r, atoms(row_at(r, i)), syms))

@@ -34,6 +34,7 @@ struct rext {
 };
 
 struct rp_defer;
+struct rp_err;
 
 struct pebs_report {
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
@@ -71,6 +72,7 @@ struct pebs_report {
 				   entries until sorted, or NULL */
 	bool children;		/* pebs_report__set_children: each row's
 				   racc follows its atoms */
+	struct rp_err *err;	/* pebs_report__set_errors, or NULL */
 };
 
 /* A row's children (lib/report/report-children.c): the samples whose
@@ -165,9 +167,11 @@ int rp_add_row(struct pebs_report *r, const uint64_t *a, uint32_t h,
 	       int32_t tid, uint64_t n, uint64_t period, unsigned int bits,
 	       struct rsum **rowp);
 
-/* A run of samples alike but for their periods and weights: sums. */
+/* A run of samples alike but for their periods and weights: sums
+   (wsq: of each period times itself less one, for rp_err_add). */
 struct rp_run {
 	uint64_t n, period, weight_sum, weight_nr;
+	double wsq;
 };
 
 /*
@@ -244,5 +248,17 @@ int rp_defer_rows(struct pebs_report *r, size_t n);
 int rp_defer_pages(struct pebs_report *r, const struct pebs_report *from,
 		   struct rp_keep *k);
 void rp_defer_free(struct rp_defer *d);
+
+/*
+ * The rows' sampling errors (lib/report/report-error.c), when r->err:
+ * rp_err_add - @s's @period (and wsq, its period times itself less one,
+ * summed over a run) into its cycle's totals and into @row (NULL: the
+ * totals only); 0 or -ENOMEM. rp_err_finish - the totals' part, once
+ * every sample is in (pebs_report__sort_top). rp_err_free - freed.
+ */
+int rp_err_add(struct pebs_report *r, struct rsum *row,
+	       const struct pebs_report_sample *s, uint64_t period, double wsq);
+void rp_err_finish(struct pebs_report *r);
+void rp_err_free(struct pebs_report *r);
 
 #endif /* PEBSSHIM_REPORT_ROWS_H */

@@ -34,7 +34,7 @@ static bool alike(const struct pebs_report *r,
 	    s->dso != p->dso || s->kernel != p->kernel ||
 	    s->data_dso != p->data_dso || s->data_sym != p->data_sym ||
 	    s->object != p->object || s->object_inst != p->object_inst ||
-	    s->object_field != p->object_field)
+	    s->object_field != p->object_field || s->cycle != p->cycle)
 		return false;
 	/* what varies from sample to sample: only where a key has it */
 	return (!(u & BIT(RK_IP)) || s->sym || s->ip == p->ip) &&
@@ -61,7 +61,7 @@ size_t rp_add_runs(struct pebs_report *r, const struct pebs_report_sample *s,
 		/* short runs: the per-sample path does better */
 		if (i >= PROBE && runs * 2 > i)
 			return i;
-		u = (struct rp_run){ 1, s[i].period, 0, 0 };
+		u = (struct rp_run){ 1, s[i].period, 0, 0, 0 };
 		for (j = i; j < n; j++) {
 			if (j > i) {
 				if (!alike(r, &s[j], &s[i]))
@@ -69,6 +69,7 @@ size_t rp_add_runs(struct pebs_report *r, const struct pebs_report_sample *s,
 				u.n++;
 				u.period += s[j].period;
 			}
+			u.wsq += (double)s[j].period * ((double)s[j].period - 1);
 			if (s[j].has_weight) {
 				u.weight_sum += s[j].weight;
 				u.weight_nr++;

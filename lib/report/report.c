@@ -138,6 +138,7 @@ void pebs_report__delete(struct pebs_report *r)
 			free(r->chunks[i]);
 	free(r->chunks);
 	rp_defer_free(r->defer);
+	rp_err_free(r);
 	free(r->exts);
 	big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
@@ -371,7 +372,7 @@ int rp_add_row(struct pebs_report *r, const uint64_t *a, uint32_t h,
 int rp_add_run(struct pebs_report *r, const struct pebs_report_sample *s,
 	       const uint64_t *a, uint32_t h, const struct rp_run *u)
 {
-	struct rsum *row;
+	struct rsum *row = NULL;
 	struct rext *e;
 
 	if ((r->need_addr && !s->has_addr) || (r->need_src && !s->has_src))
@@ -389,7 +390,7 @@ int rp_add_run(struct pebs_report *r, const struct pebs_report_sample *s,
 		}
 	}
 	rp_add_totals(r, s->event, u->n, u->period);
-	return 0;
+	return r->err ? rp_err_add(r, row, s, u->period, u->wsq) : 0;
 }
 
 /* Add @s, of key @a (hash @h) when keyed: a run of one. */
@@ -400,6 +401,7 @@ static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 		.n = 1, .period = s->period,
 		.weight_sum = s->has_weight ? s->weight : 0,
 		.weight_nr = s->has_weight,
+		.wsq = (double)s->period * ((double)s->period - 1),
 	};
 
 	return rp_add_run(r, s, a, h, &u);
@@ -555,6 +557,7 @@ void pebs_report__sort_top(struct pebs_report *r, size_t n)
 
 	if (r->nr_all)
 		return;		/* derived: its rows are in order */
+	rp_err_finish(r);
 	if (r->defer && !rp_defer_rows(r, n))
 		return;
 	free(r->order);

@@ -14,8 +14,13 @@
  * /proc/kallsyms is read on a thread meanwhile, and waited for only at
  * the first kernel address resolved (syms_kernel_defer). Without
  * kernel addresses it is not read at all.
+ *
+ * A budgeted recording's PEBS_CYCLE_EVENT samples are the session's
+ * own: they number the duty cycles the other samples are in
+ * (pebs_report_sample.cycle) and are not counted or delivered.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +48,8 @@ struct pebs_session {
 	bool stream;		/* no scan (pebs_session__new_stream): the
 				   counts and the kernel's symbols as the
 				   pass goes */
+	unsigned int cycle_ev;	/* PEBS_CYCLE_EVENT's attr, or UINT_MAX */
+	uint32_t cycle;		/* the samples' duty cycle now, 0: none */
 };
 
 struct ss_hook {
@@ -109,6 +116,26 @@ static uint64_t kernel_max(const struct pebs_sample *s)
 	return max;
 }
 
+/* The attr of PEBS_CYCLE_EVENT in @pd, by name or id, or UINT_MAX. */
+static unsigned int cycle_attr(const struct pebs_perfdata *pd)
+{
+	const struct perf_event_attr *a;
+	const uint64_t *ids;
+	const char *name;
+	size_t nr;
+
+	for (unsigned int i = 0; i < pebs_perfdata__nr_attrs(pd); i++) {
+		a = pebs_perfdata__attr(pd, i, &ids, &nr);
+		name = pebs_perfdata__attr_name(pd, i);
+		if (a && a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_DUMMY &&
+		    ((name && !strcmp(name, PEBS_CYCLE_EVENT)) ||
+		     (nr == 1 && ids[0] == PEBS_CYCLE_ID)))
+			return i;
+	}
+	return UINT_MAX;
+}
+
 /* The scan: events' samples, the time span, the kernel's maps. */
 static int scan(struct pebs_session *ss)
 {
@@ -124,7 +151,8 @@ static int scan(struct pebs_session *ss)
 		/* the scan keeps nothing of the file */
 		released = pd_release(ss->pd, released, ss->pd->pos);
 		if (ev->type == PERF_RECORD_SAMPLE) {
-			if (pebs_perfdata__sample(ss->pd, ev, &s, &idx))
+			if (pebs_perfdata__sample(ss->pd, ev, &s, &idx) ||
+			    idx == ss->cycle_ev)
 				continue;
 			if ((err = count_sample(ss, &s, idx)))
 				return err;
@@ -176,6 +204,7 @@ static int session_new(struct pebs_perfdata *pd, bool stream,
 	    pebs_symbols__add_build_ids(ss->syms, data, size) == -ENOMEM)
 		err = oom();
 	ss->stream = stream;
+	ss->cycle_ev = cycle_attr(pd);
 	err = err ?: stream ? 0 : scan(ss);
 	if (err) {
 		pebs_session__delete(ss);
@@ -295,6 +324,7 @@ static void resolve(struct pebs_session *ss,
 	/* not sampled: perf's (u32)-1, its cpu key's "-001" */
 	rs->cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX;
 	rs->event = idx;
+	rs->cycle = ss->cycle;
 	rs->comm = pebs_threads__comm(ss->threads, rs->pid, rs->tid);
 	rs->kernel = mode == PERF_RECORD_MISC_KERNEL ||
 		     (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN &&
@@ -354,6 +384,11 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 		if (pebs_perfdata__sample(ss->pd, ev, &s, &idx) ||
 		    idx >= pebs_perfdata__nr_attrs(ss->pd)) {
 			ss->st.bad++;
+			return 0;
+		}
+		/* a duty cycle begins (PERIOD its length), or ends (1) */
+		if (idx == ss->cycle_ev) {
+			ss->cycle = s.period > 1 ? (uint32_t)++ss->st.cycles : 0;
 			return 0;
 		}
 		if (ss->stream && stream_sample(ss, &s, idx))

@@ -23,7 +23,7 @@ need_bin "$faults"
 need_bin "$cs"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..49
+echo 1..51
 
 # -- cpu-clock, a floor: the model's period, then the controller's (the
 # events reopened at each change), within the limits ----------------------
@@ -58,7 +58,9 @@ grep -q '^pebs-shim record: budget: page-faults period [0-9]*-[0-9]* (.*), [0-9.
 	grep -q '^pebs-shim record: budget: [0-9.]* us per context switch of a sampled task (its perf context; the tracking event keeps it enabled)$' "$T/p.err"
 ok_rc $? "the summary gives page-faults' period range, cost per sample, per event and per event while disabled (closed in the off windows), and a context switch's"
 n=$(summary_count "$T/p.err")
-perf script -i "$T/p.data" -F period 2>/dev/null | awk '{ print $1 }' >"$T/p.per"
+# (the pebs-shim:cycle samples, a duty cycle's starts, are not page faults)
+perf script -i "$T/p.data" -F event,period 2>/dev/null |
+	awk '$2 == "page-faults:" { print $1 }' >"$T/p.per"
 have=$(grep -c '^[1-9][0-9]*$' "$T/p.per")
 distinct=$(sort -u "$T/p.per" | wc -l)
 [ "$have" = "$n" ] && [ "$distinct" -ge 2 ]
@@ -322,8 +324,17 @@ ok_rc $? "the events are closed in the off windows: the recorder held $fd perf f
 # every one as page-faults, without a warning
 perf script -i "$T/d.data" -F event >"$T/d.ev" 2>"$T/d.everr"
 [ "$(grep -c 'page-faults' "$T/d.ev")" = "$(summary_count "$T/d.err")" ] &&
-	[ "$(wc -l <"$T/d.ev")" = "$(summary_count "$T/d.err")" ] && [ ! -s "$T/d.everr" ]
+	[ "$(grep -vc 'page-faults\|pebs-shim:cycle' "$T/d.ev")" = 0 ] && [ ! -s "$T/d.everr" ]
 ok_rc $? "perf script reads all $(summary_count "$T/d.err") samples of the reopened events as page-faults, without a warning"
+# each cycle's start is a sample of pebs-shim:cycle, its period the
+# cycle's length (ns), at the time of the newest record before it: perf
+# finds none out of order; report numbers the cycles
+perf script -i "$T/d.data" -F event,time,period >"$T/d.cyc" 2>"$T/d.cycerr"
+cycles=$(awk '$3 == "pebs-shim:cycle:" && $2 > 1 { n++ } END { print n + 0 }' "$T/d.cyc")
+perf report -i "$T/d.data" --stdio >/dev/null 2>"$T/d.cycrep"
+[ "$cycles" = "$2" ] && [ ! -s "$T/d.cycerr" ] && ! grep -qi 'warning\|out of order' "$T/d.cycrep" &&
+	"$tool" report -i "$T/d.data" 2>&1 | grep -q "^# event 2   : pebs-shim:cycle (type 1, config 0x9, period 1): $2 duty cycles begun"
+ok_rc $? "a pebs-shim:cycle sample starts each of the $2 windows' cycles ($cycles), none out of order for perf report, counted by report"
 # the samples' periods, each weighted by its window's inverse coverage
 # of its cycle, sum to an estimate of all the faults, those of the off
 # windows too (unweighted they summed the windows' share only: 0.2 of
@@ -333,8 +344,8 @@ ok_rc $? "perf script reads all $(summary_count "$T/d.err") samples of the reope
 # cycle's, cut by the command's end: its window stands for a whole
 # cycle (~0.4 s here, of a ~1.7 s run) whether it fell before the end
 # or after: 0.69-1.31 in eight runs (3 windows each, 14-17 % enabled)
-seen=$(perf script -i "$T/d.data" -F period 2>/dev/null |
-	awk '{ s += $1 } END { print s + 0 }')
+seen=$(perf script -i "$T/d.data" -F event,period 2>/dev/null |
+	awk '$2 == "page-faults:" { s += $1 } END { print s + 0 }')
 awk -v s="$seen" 'BEGIN { f = s / 1000000; exit !(f > 0.5 && f < 1.7) }'
 ok_rc $? "the samples' weighted periods sum to $seen for the 1000000 faults, enabled $1 % of the time (0.5-1.7)"
 # a command of two phases, 200,000 faults then 1,000,000 (programs fa,
@@ -374,6 +385,18 @@ hse=$(perf report -i "$T/d.data" --header-only 2>/dev/null |
 	sed -n 's/^# perf version : pebs-shim .* share_error=\([0-9.]*\).*/\1/p')
 awk -v e="$se" -v h="$hse" 'BEGIN { exit !(e != "" && e == h && e > 0 && e <= 50) }'
 ok_rc $? "report gives a share's worst sampling error from the windows' weights, as the header has it: +-${se:-none} points ($2 windows; 50 / sqrt(windows) would say $(awk -v w="$2" 'BEGIN { printf "%.2f", 50 / sqrt(w) }'))"
+# each row's own sampling error (+-pts): from how its periods moved from
+# cycle to cycle (report-error.c); the same in CSV; a row's error is a
+# share's: above 0 where the windows disagree (fb's share is 0 in the
+# windows of fa's phase, 1 in its own), at most 50 points
+"$tool" report -i "$T/ph.data" --sort comm >"$T/d.se" 2>&1
+"$tool" report -i "$T/ph.data" --sort comm --format csv >"$T/d.csv" 2>&1
+top=$(awk '/^ Overhead   \+-pts / { getline; print $2; exit }' "$T/d.se")
+csv=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "share_error") c = i }
+	NR == 2 && c { printf "%.2f", $c }' "$T/d.csv")
+grep -q '^# +-pts: the share.s sampling error, one standard error in points' "$T/d.se" &&
+	awk -v t="$top" -v c="$csv" 'BEGIN { exit !(t != "" && t == c && t > 0 && t <= 50) }'
+ok_rc $? "report gives each row's sampling error, the top row's +-${top:-none} points, as its CSV has it (${csv:-none})"
 # a command idle for the first half: its windows there hold nothing, so
 # the error is that of fewer windows than were opened (50 / sqrt(all of
 # them) would promise too much)
@@ -407,8 +430,9 @@ ok_rc $rc "no exec or mapping of the off windows is missing: $execs of 6 execs, 
 perf evlist -v -i "$T/d.data" >"$T/d.evl" 2>"$T/d.eerr"
 grep -q '^dummy:HG: type: 1, .*config: 0x9, .*mmap: 1, comm: 1, .*task: 1, .*mmap2: 1, comm_exec: 1' "$T/d.evl" &&
 	grep '^page-faults:' "$T/d.evl" | grep -qv 'mmap\|comm\|task:' &&
-	[ "$(wc -l <"$T/d.evl")" = 2 ] && ! grep -qi warning "$T/d.eerr"
-ok_rc $? "the file has the tracking event with the side-band bits, page-faults none (perf evlist -v)"
+	grep '^pebs-shim:cycle:' "$T/d.evl" | grep -qv 'mmap\|comm\|task:' &&
+	[ "$(wc -l <"$T/d.evl")" = 3 ] && ! grep -qi warning "$T/d.eerr"
+ok_rc $? "the file has the tracking event with the side-band bits, page-faults and pebs-shim:cycle none (perf evlist -v)"
 n=$(summary_count "$T/d.err")
 "$tool" report -i "$T/d.data" >"$T/d.rep" 2>&1
 perf report -i "$T/d.data" --stdio >"$T/d.prep" 2>"$T/d.prerr"
@@ -416,7 +440,7 @@ grep -q '^# event 1   : dummy:HG (type 1, config 0x9, period 1): 0 samples$' "$T
 	grep -q "^# samples   : $n (" "$T/d.rep" &&
 	grep -q "^# Samples: .* of event 'page-faults'" "$T/d.prep" &&
 	! grep -q "of event 'dummy" "$T/d.prep" && ! grep -qi warning "$T/d.prerr"
-ok_rc $? "report lists the dummy with 0 samples and counts $n samples, perf report shows page-faults only, as for perf record -D's dummy"
+ok_rc $? "report lists the dummy with 0 samples and counts $n samples, perf report shows page-faults (and the cycles' starts), not the dummy, as for perf record -D's"
 # without --budget: no tracking event, the side-band on the event itself
 "$tool" record -q -e page-faults -c 1000 -o "$T/n.data" -- true 2>/dev/null
 perf evlist -v -i "$T/n.data" >"$T/n.evl" 2>/dev/null

@@ -208,6 +208,20 @@ pebs_perfdata__attr(const struct pebs_perfdata *pd, unsigned int idx,
 PEBS_API const char *pebs_perfdata__attr_name(const struct pebs_perfdata *pd,
 					      unsigned int idx);
 
+/*
+ * A budgeted recording's duty cycles (pebs-shim record --budget, when
+ * counting the events costs more than the budget: they are on in one
+ * random window per cycle): a sample of this software dummy event
+ * (IDENTIFIER, TID, TIME, PERIOD) where a cycle begins, its TIME that
+ * of the last sample of the events before it (a sample after it is in
+ * the new cycle), its PERIOD the cycle's length in ns; PERIOD 1 where
+ * the events are on for good again (no cycle). The session numbers the
+ * cycles (pebs_report_sample.cycle) and delivers no sample of it. The
+ * id names it in a file without HEADER_EVENT_DESC (a killed recording).
+ */
+#define PEBS_CYCLE_EVENT	"pebs-shim:cycle"
+#define PEBS_CYCLE_ID		0xfffffffffff00010ull
+
 /* pebs_perfdata__has_feat - whether feature section @feat is present. */
 PEBS_API bool pebs_perfdata__has_feat(const struct pebs_perfdata *pd,
 				      unsigned int feat);

@@ -328,6 +328,34 @@ PEBS_API double pebs_report__children_overhead(const struct pebs_report *r,
 					       bool per_event);
 
 /* ------------------------------------------------------------------ */
+/* Sampling errors (lib/report/report-error.c)                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * pebs_report__set_errors - @r, a new report (before __add and
+ * __defer: a deferred report then stays an ordinary one), keeps what
+ * each row's share needs for its sampling error: the samples' periods
+ * (each of about 1 in period events) and, in a budgeted recording's
+ * duty cycles (pebs_report_sample.cycle, in time order), how the row's
+ * periods move from cycle to cycle. Returns 0, -EINVAL, -ENOMEM.
+ * pebs_report__errors - whether @r keeps them (and its rows are not
+ * derived ones).
+ */
+PEBS_API int pebs_report__set_errors(struct pebs_report *r);
+PEBS_API bool pebs_report__errors(const struct pebs_report *r);
+
+/*
+ * pebs_report__share_error - the sampling error of the share of its
+ * event's period (pebs_report__overhead with per_event) that sorted row
+ * @i has, one standard error in points (the man page says how it is
+ * estimated); -1 when not known: no errors kept, a derived row, a row
+ * of several events, a recording of one cycle. After __sort or
+ * __sort_top.
+ */
+PEBS_API double pebs_report__share_error(const struct pebs_report *r,
+					 size_t i);
+
+/* ------------------------------------------------------------------ */
 /* Data objects as labels (lib/report/data-label.c)                   */
 /* ------------------------------------------------------------------ */
 

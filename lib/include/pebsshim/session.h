@@ -180,6 +180,9 @@ struct pebs_report_sample {
 	   holding the address ("rec.tail", "pts[].x": DWARF), else the
 	   object: the object_field key */
 	const char *object_field;
+	/* the duty cycle of a budgeted recording the sample is in, from 1
+	   on (PEBS_CYCLE_EVENT); 0: none (the events were always on) */
+	uint32_t cycle;
 };
 
 /* ------------------------------------------------------------------ */
@@ -270,6 +273,7 @@ struct pebs_session_stats {
 	/* counted by __process */
 	uint64_t lost, lost_samples, throttles;
 	uint64_t bad;		/* samples that did not decode */
+	uint64_t cycles;	/* duty cycles begun (PEBS_CYCLE_EVENT) */
 };
 
 /*
