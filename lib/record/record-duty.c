@@ -172,19 +172,10 @@ void rec_duty_begin(struct pebs_recorder *r, uint64_t now)
 int rec_duty_attr(struct pebs_perfdata_writer *w,
 		  const struct perf_event_attr *like)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
-		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
-			       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
-		.exclude_kernel = 1, .exclude_hv = 1,
-	};
-	uint64_t id = PEBS_CYCLE_ID;
-
-	a.sample_id_all = like->sample_id_all;
-	a.use_clockid = like->use_clockid;
-	a.clockid = like->clockid;
-	return pebs_perfdata_writer__add_attr(w, &a, &id, 1, PEBS_CYCLE_EVENT);
+	return rec_out_dummy(w, like, PERF_SAMPLE_IDENTIFIER |
+			     PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			     PERF_SAMPLE_PERIOD, PEBS_CYCLE_ID,
+			     PEBS_CYCLE_EVENT);
 }
 
 /* a cycle of @len ns begins (1: the events stay on from now) */

@@ -392,6 +392,12 @@ int rec_out_open(const struct rec_out_conf *conf, struct rec_out **outp);
 int rec_out_start(struct rec_out *out, struct pebs_chanset *set,
 		  const struct perf_event_attr *attrs);
 int rec_out_cmdline(struct rec_out *out, int argc, const char *const *argv);
+/* a software dummy event of @sample_type, sample id @id, named @name,
+   with the clock and sample_id_all of @like: record's own events
+   (the objects', the duty cycle's) */
+int rec_out_dummy(struct pebs_perfdata_writer *w,
+		  const struct perf_event_attr *like, uint64_t sample_type,
+		  uint64_t id, const char *name);
 /* "key=value" in the file's pebs-shim section */
 int rec_out_meta(struct rec_out *out, const char *key, const char *value);
 /* COMM + MMAP2 records of a process that already runs */

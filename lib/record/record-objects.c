@@ -561,15 +561,9 @@ void rec_objects_free(struct pebs_recorder *r)
 int rec_objects_attrs(struct pebs_perfdata_writer *w,
 		      const struct perf_event_attr *like)
 {
-	struct perf_event_attr a = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
-		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-			       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD |
-			       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_WEIGHT,
-		.exclude_kernel = 1, .exclude_hv = 1,
-	};
+	const uint64_t all = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+			     PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			     PERF_SAMPLE_ADDR | PERF_SAMPLE_PERIOD;
 	static const struct {
 		uint64_t id;
 		const char *name;
@@ -578,21 +572,12 @@ int rec_objects_attrs(struct pebs_perfdata_writer *w,
 		{ ID_STACK, PEBS_OBJECTS_STACK_EVENT },
 		{ ID_TLS, PEBS_OBJECTS_TLS_EVENT },
 	};
-	uint64_t id = ID_ALLOC;
-	int err;
+	int err = rec_out_dummy(w, like, all | PERF_SAMPLE_CALLCHAIN |
+				PERF_SAMPLE_WEIGHT, ID_ALLOC,
+				PEBS_OBJECTS_ALLOC_EVENT);
 
-	a.sample_id_all = like->sample_id_all;
-	a.use_clockid = like->use_clockid;
-	a.clockid = like->clockid;
-	err = pebs_perfdata_writer__add_attr(w, &a, &id, 1,
-					     PEBS_OBJECTS_ALLOC_EVENT);
 	/* the others: IP, TID, TIME, ADDR and PERIOD */
-	a.sample_type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN |
-				     PERF_SAMPLE_WEIGHT);
-	for (size_t i = 0; !err && i < sizeof(rest) / sizeof(*rest); i++) {
-		id = rest[i].id;
-		err = pebs_perfdata_writer__add_attr(w, &a, &id, 1,
-						     rest[i].name);
-	}
+	for (size_t i = 0; !err && i < sizeof(rest) / sizeof(*rest); i++)
+		err = rec_out_dummy(w, like, all, rest[i].id, rest[i].name);
 	return err;
 }

@@ -222,6 +222,23 @@ out_free:
 	return err;
 }
 
+int rec_out_dummy(struct pebs_perfdata_writer *w,
+		  const struct perf_event_attr *like, uint64_t sample_type,
+		  uint64_t id, const char *name)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+		.config = PERF_COUNT_SW_DUMMY, .sample_period = 1,
+		.sample_type = sample_type,
+		.exclude_kernel = 1, .exclude_hv = 1,
+		.sample_id_all = like->sample_id_all,
+		.use_clockid = like->use_clockid,
+		.clockid = like->clockid,
+	};
+
+	return pebs_perfdata_writer__add_attr(w, &a, &id, 1, name);
+}
+
 int rec_out_cmdline(struct rec_out *out, int argc, const char *const *argv)
 {
 	if (!out->w)

@@ -84,22 +84,13 @@ static void row_vals(const struct rp_print *r, const struct pebs_report *rep,
 	v->os = &v->st;
 }
 
-bool rp_any_children(const struct rp_print *r)
+bool rp_any_table(const struct rp_print *r,
+		  bool (*has)(const struct pebs_report *rep))
 {
 	unsigned int i;
 
 	for (i = 0; i < r->o.nr_tables; i++)
-		if (pebs_report__children(r->o.tables[i].rep))
-			return true;
-	return false;
-}
-
-bool rp_any_errors(const struct rp_print *r)
-{
-	unsigned int i;
-
-	for (i = 0; i < r->o.nr_tables; i++)
-		if (pebs_report__errors(r->o.tables[i].rep))
+		if (has(r->o.tables[i].rep))
 			return true;
 	return false;
 }

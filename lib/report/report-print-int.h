@@ -25,9 +25,10 @@ struct rp_print {
    Children in a report with children) */
 bool rp_shown(const struct rp_print *r, const struct pebs_report *rep,
 	      const struct pebs_report_row *row);
-/* whether a table of the report has children (csv: their columns) */
-bool rp_any_children(const struct rp_print *r);
-bool rp_any_errors(const struct rp_print *r);
+/* whether a table of the report has what @has says (csv: the columns
+   of children, pebs_report__children; of errors, pebs_report__errors) */
+bool rp_any_table(const struct rp_print *r,
+		  bool (*has)(const struct pebs_report *rep));
 /* A row's field; events by their name in the file. */
 void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
 	      enum pebs_report_key k, char *buf, size_t len);

@@ -496,8 +496,8 @@ int pebs_report_tables__print(FILE *f,
 		r.o.top = UINT_MAX;
 	r.nr_attrs = pebs_perfdata__nr_attrs(r.o.pd);
 	r.obj_cols = rp_any_objects(&r);
-	r.children_cols = rp_any_children(&r);
-	r.err_cols = rp_any_errors(&r);
+	r.children_cols = rp_any_table(&r, pebs_report__children);
+	r.err_cols = rp_any_table(&r, pebs_report__errors);
 	switch (r.o.format) {
 	case PEBS_REPORT_FORMAT_TEXT:
 		print_header(&r);
