@@ -281,8 +281,10 @@ static int run(struct report *r, const char *sort)
 	r->cumulate = r->children && !r->mem_mode &&
 		      (r->children == 1 || !pebs_perfdata__is_pipe(r->pd)) &&
 		      any_sample_type(r, PERF_SAMPLE_CALLCHAIN);
-	/* record --budget: periods that moved, windows of a duty cycle */
-	r->errors = pebs_perfdata__meta(r->pd, "budget", buf, sizeof(buf)) > 0;
+	/* record --budget: periods that moved, windows of a duty cycle
+	   (the cycles' starts tell a killed recording without its meta) */
+	r->errors = pebs_perfdata__meta(r->pd, "budget", buf, sizeof(buf)) > 0 ||
+		    r->st->cycles;
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 

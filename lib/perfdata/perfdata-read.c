@@ -427,6 +427,25 @@ const char *pebs_perfdata__attr_name(const struct pebs_perfdata *pd,
 	return idx < pd->nr_attrs ? pd->attrs[idx].name : NULL;
 }
 
+int pebs_perfdata__cycle_event(const struct pebs_perfdata *pd)
+{
+	const struct perf_event_attr *a;
+	const uint64_t *ids;
+	const char *name;
+	size_t nr;
+
+	for (unsigned int i = 0; pd && i < pd->nr_attrs; i++) {
+		a = pebs_perfdata__attr(pd, i, &ids, &nr);
+		name = pebs_perfdata__attr_name(pd, i);
+		if (a && a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_DUMMY &&
+		    ((name && !strcmp(name, PEBS_CYCLE_EVENT)) ||
+		     (nr == 1 && ids[0] == PEBS_CYCLE_ID)))
+			return (int)i;
+	}
+	return -ENOENT;
+}
+
 bool pebs_perfdata__has_feat(const struct pebs_perfdata *pd, unsigned int feat)
 {
 	return feat < PEBS_FEAT_BITS &&

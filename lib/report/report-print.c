@@ -432,7 +432,7 @@ static void print_header(const struct rp_print *r)
 		if (a->precise_ip)
 			fprintf(f, ", precise_ip %u", a->precise_ip);
 		/* record --budget's (the session's own, not delivered) */
-		if (name && !strcmp(name, PEBS_CYCLE_EVENT))
+		if ((int)i == pebs_perfdata__cycle_event(r->o.pd))
 			fprintf(f, "): %" PRIu64 " duty cycles begun (the samples' cycles, for +-pts)\n",
 				r->o.stats->cycles);
 		else

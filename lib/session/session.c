@@ -50,6 +50,7 @@ struct pebs_session {
 				   pass goes */
 	unsigned int cycle_ev;	/* PEBS_CYCLE_EVENT's attr, or UINT_MAX */
 	uint32_t cycle;		/* the samples' duty cycle now, 0: none */
+	uint32_t cycles;	/* the cycles begun so far in the pass */
 };
 
 struct ss_hook {
@@ -116,26 +117,6 @@ static uint64_t kernel_max(const struct pebs_sample *s)
 	return max;
 }
 
-/* The attr of PEBS_CYCLE_EVENT in @pd, by name or id, or UINT_MAX. */
-static unsigned int cycle_attr(const struct pebs_perfdata *pd)
-{
-	const struct perf_event_attr *a;
-	const uint64_t *ids;
-	const char *name;
-	size_t nr;
-
-	for (unsigned int i = 0; i < pebs_perfdata__nr_attrs(pd); i++) {
-		a = pebs_perfdata__attr(pd, i, &ids, &nr);
-		name = pebs_perfdata__attr_name(pd, i);
-		if (a && a->type == PERF_TYPE_SOFTWARE &&
-		    a->config == PERF_COUNT_SW_DUMMY &&
-		    ((name && !strcmp(name, PEBS_CYCLE_EVENT)) ||
-		     (nr == 1 && ids[0] == PEBS_CYCLE_ID)))
-			return i;
-	}
-	return UINT_MAX;
-}
-
 /* The scan: events' samples, the time span, the kernel's maps. */
 static int scan(struct pebs_session *ss)
 {
@@ -151,9 +132,12 @@ static int scan(struct pebs_session *ss)
 		/* the scan keeps nothing of the file */
 		released = pd_release(ss->pd, released, ss->pd->pos);
 		if (ev->type == PERF_RECORD_SAMPLE) {
-			if (pebs_perfdata__sample(ss->pd, ev, &s, &idx) ||
-			    idx == ss->cycle_ev)
+			if (pebs_perfdata__sample(ss->pd, ev, &s, &idx))
 				continue;
+			if (idx == ss->cycle_ev) {	/* not the program's */
+				ss->st.cycles += s.period > 1;
+				continue;
+			}
 			if ((err = count_sample(ss, &s, idx)))
 				return err;
 			kmax = kernel_max(&s);
@@ -184,7 +168,7 @@ static int session_new(struct pebs_perfdata *pd, bool stream,
 	struct pebs_session *ss;
 	const void *data;
 	size_t size;
-	int err;
+	int err, cyc;
 
 	if (!pd || !sp)
 		return core_err(-EINVAL, "session: no file");
@@ -204,7 +188,8 @@ static int session_new(struct pebs_perfdata *pd, bool stream,
 	    pebs_symbols__add_build_ids(ss->syms, data, size) == -ENOMEM)
 		err = oom();
 	ss->stream = stream;
-	ss->cycle_ev = cycle_attr(pd);
+	cyc = pebs_perfdata__cycle_event(pd);
+	ss->cycle_ev = cyc < 0 ? UINT_MAX : (unsigned int)cyc;
 	err = err ?: stream ? 0 : scan(ss);
 	if (err) {
 		pebs_session__delete(ss);
@@ -388,7 +373,9 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 		}
 		/* a duty cycle begins (PERIOD its length), or ends (1) */
 		if (idx == ss->cycle_ev) {
-			ss->cycle = s.period > 1 ? (uint32_t)++ss->st.cycles : 0;
+			ss->cycle = s.period > 1 ? ++ss->cycles : 0;
+			if (ss->stream)	/* no scan counted them */
+				ss->st.cycles += s.period > 1;
 			return 0;
 		}
 		if (ss->stream && stream_sample(ss, &s, idx))

@@ -23,7 +23,7 @@ need_bin "$faults"
 need_bin "$cs"
 # the costs' cache in the test's directory, never the user's
 export XDG_CACHE_HOME=$T/xdg
-echo 1..51
+echo 1..52
 
 # -- cpu-clock, a floor: the model's period, then the controller's (the
 # events reopened at each change), within the limits ----------------------
@@ -397,6 +397,19 @@ csv=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "share_error") c = 
 grep -q '^# +-pts: the share.s sampling error, one standard error in points' "$T/d.se" &&
 	awk -v t="$top" -v c="$csv" 'BEGIN { exit !(t != "" && t == c && t > 0 && t <= 50) }'
 ok_rc $? "report gives each row's sampling error, the top row's +-${top:-none} points, as its CSV has it (${csv:-none})"
+# a recording killed in its duty cycle (SIGKILL: no header features, no
+# names, no meta): the cycles' starts are found by their sample id, and
+# its rows still get their errors
+"$tool" record -q -e page-faults -d --budget 1% -o "$T/k.data" -- \
+	"$faults" 5000000 >/dev/null 2>&1 &
+rpid=$!
+sleep 2.5
+kill -KILL $rpid
+wait $rpid 2>/dev/null
+"$tool" report -i "$T/k.data" --sort sym >"$T/k.rep" 2>&1
+kc=$(sed -n 's/^# event 2   : dummy:u (type 1, config 0x9, period 1): \([0-9]*\) duty cycles begun.*/\1/p' "$T/k.rep")
+[ "${kc:-0}" -ge 1 ] && grep -q '^ Overhead   +-pts ' "$T/k.rep"
+ok_rc $? "a recording killed in its duty cycle: report finds its ${kc:-no} cycles' starts by id and prints +-pts"
 # a command idle for the first half: its windows there hold nothing, so
 # the error is that of fewer windows than were opened (50 / sqrt(all of
 # them) would promise too much)

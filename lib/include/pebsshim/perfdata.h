@@ -222,6 +222,10 @@ PEBS_API const char *pebs_perfdata__attr_name(const struct pebs_perfdata *pd,
 #define PEBS_CYCLE_EVENT	"pebs-shim:cycle"
 #define PEBS_CYCLE_ID		0xfffffffffff00010ull
 
+/* pebs_perfdata__cycle_event - the attr index of PEBS_CYCLE_EVENT in
+   @pd (by name, or by its id), or -ENOENT. */
+PEBS_API int pebs_perfdata__cycle_event(const struct pebs_perfdata *pd);
+
 /* pebs_perfdata__has_feat - whether feature section @feat is present. */
 PEBS_API bool pebs_perfdata__has_feat(const struct pebs_perfdata *pd,
 				      unsigned int feat);

@@ -273,7 +273,8 @@ struct pebs_session_stats {
 	/* counted by __process */
 	uint64_t lost, lost_samples, throttles;
 	uint64_t bad;		/* samples that did not decode */
-	uint64_t cycles;	/* duty cycles begun (PEBS_CYCLE_EVENT) */
+	uint64_t cycles;	/* duty cycles begun (PEBS_CYCLE_EVENT's
+				   samples, by the scan; a stream's so far) */
 };
 
 /*
