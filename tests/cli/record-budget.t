@@ -391,12 +391,17 @@ ok_rc $? "report gives a share's worst sampling error from the windows' weights,
 # windows of fa's phase, 1 in its own), at most 50 points
 "$tool" report -i "$T/ph.data" --sort comm >"$T/d.se" 2>&1
 "$tool" report -i "$T/ph.data" --sort comm --format csv >"$T/d.csv" 2>&1
+"$tool" report -i "$T/ph.data" --sort comm --format json >"$T/d.json" 2>&1
 top=$(awk '/^ Overhead   \+-pts / { getline; print $2; exit }' "$T/d.se")
 csv=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "share_error") c = i }
 	NR == 2 && c { printf "%.2f", $c }' "$T/d.csv")
+json=$(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["tables"][0]["rows"][0]
+print("%.2f" % t["share_error"])' "$T/d.json" 2>/dev/null)
 grep -q '^# +-pts: the share.s sampling error, one standard error in points' "$T/d.se" &&
+	[ "$json" = "$csv" ] &&
 	awk -v t="$top" -v c="$csv" 'BEGIN { exit !(t != "" && t == c && t > 0 && t <= 50) }'
-ok_rc $? "report gives each row's sampling error, the top row's +-${top:-none} points, as its CSV has it (${csv:-none})"
+ok_rc $? "report gives each row's sampling error, the top row's +-${top:-none} points, as its CSV (${csv:-none}) and JSON (${json:-none}) have it"
 # a recording killed in its duty cycle (SIGKILL: no header features, no
 # names, no meta): the cycles' starts are found by their sample id, and
 # its rows still get their errors
