@@ -30,6 +30,14 @@
  *   the end, the cycles between counting as empty. The samples come in
  *   time order (a session's), so a closed cycle's totals are final.
  *
+ * An event's periods per cycle are kept for the cycles it has samples
+ * in only, in rising order (a row's closing finds its three by
+ * bisection), so that memory follows the samples, not events times
+ * cycles: a file of many events each sampled once in a late cycle
+ * costs no more than its samples. A sample older than its event's (or
+ * row's) latest cycle, which a time-ordered stream does not deliver,
+ * is counted in that latest cycle.
+ *
  * One cycle alone (n = 1) has no neighbour: its rows have no error.
  * Rows derived from other rows (pebs_report__derive_top) have none
  * either. A report with errors keeps its rows (no __defer).
@@ -55,11 +63,22 @@ struct rerr {
 	double h;		/* sum of w (w - 1) outside the cycles */
 };
 
+/* An event's period in one cycle. */
+struct cyc_sum {
+	uint32_t cyc;
+	double x;
+};
+
+/* An event's cycles with samples, rising. */
+struct ev_cycles {
+	struct cyc_sum *v;
+	size_t n, cap;
+};
+
 struct rp_err {
 	struct rerr *rows;	/* by the row's rext (ext - 1) */
 	size_t nr_rows, cap_rows;
-	double **x;		/* per event: its period per cycle, from 1 */
-	size_t *cap_x;
+	struct ev_cycles *x;	/* per event */
 	double *h;		/* per event: sum of w (w - 1) outside */
 	double *c;		/* per event: sum of its differences
 				   squared (rp_err_finish) */
@@ -81,11 +100,10 @@ int pebs_report__set_errors(struct pebs_report *r)
 	e = calloc(1, sizeof(*e));
 	if (e) {
 		e->x = calloc(n, sizeof(*e->x));
-		e->cap_x = calloc(n, sizeof(*e->cap_x));
 		e->h = calloc(n, sizeof(*e->h));
 		e->c = calloc(n, sizeof(*e->c));
 	}
-	if (!e || !e->x || !e->cap_x || !e->h || !e->c) {
+	if (!e || !e->x || !e->h || !e->c) {
 		r->err = e;
 		rp_err_free(r);
 		return core_err(-ENOMEM, "report: out of memory");
@@ -102,9 +120,8 @@ void rp_err_free(struct pebs_report *r)
 	if (!e)
 		return;
 	for (unsigned int i = 0; e->x && i < e->nr_events; i++)
-		free(e->x[i]);
+		free(e->x[i].v);
 	free(e->x);
-	free(e->cap_x);
 	free(e->h);
 	free(e->c);
 	free(e->rows);
@@ -112,10 +129,20 @@ void rp_err_free(struct pebs_report *r)
 	r->err = NULL;
 }
 
-/* Event @ev's period in cycle @k. */
+/* Event @ev's period in cycle @k (0: none there). */
 static double at(const struct rp_err *e, uint32_t ev, uint32_t k)
 {
-	return k < e->cap_x[ev] ? e->x[ev][k] : 0;
+	const struct ev_cycles *c = &e->x[ev];
+	size_t lo = 0, hi = c->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->v[mid].cyc < k)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && c->v[lo].cyc == k ? c->v[lo].x : 0;
 }
 
 /*
@@ -173,10 +200,14 @@ int rp_err_add(struct pebs_report *r, struct rsum *row,
 	if (!k) {
 		e->h[ev] += wsq;
 	} else {
-		if (core_grow_zero(&e->x[ev], &e->cap_x[ev], (size_t)k + 1,
-				   sizeof(**e->x)))
-			return core_err(-ENOMEM, "report: out of memory");
-		e->x[ev][k] += (double)period;
+		struct ev_cycles *c = &e->x[ev];
+
+		if (!c->n || c->v[c->n - 1].cyc < k) {
+			if (core_grow(&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+				return core_err(-ENOMEM, "report: out of memory");
+			c->v[c->n++] = (struct cyc_sum){ .cyc = k };
+		}
+		c->v[c->n - 1].x += (double)period;	/* or its latest */
 		if (k > e->n)
 			e->n = k;
 	}
@@ -206,17 +237,29 @@ int rp_err_add(struct pebs_report *r, struct rsum *row,
 	return 0;
 }
 
+/*
+ * C, the sum over the pairs (k - 1, k), 2 <= k <= n, of the event's
+ * differences squared, from its cycles with samples alone: each x_k^2
+ * once per pair it is in, less twice the products of neighbours.
+ */
 void rp_err_finish(struct pebs_report *r)
 {
 	struct rp_err *e = r->err;
-	double d;
+	const struct ev_cycles *c;
+	double sum;
 
 	for (unsigned int ev = 0; e && ev < e->nr_events; ev++) {
-		e->c[ev] = 0;
-		for (uint32_t k = 2; k <= e->n; k++) {
-			d = at(e, ev, k) - at(e, ev, k - 1);
-			e->c[ev] += d * d;
+		c = &e->x[ev];
+		sum = 0;
+		for (size_t i = 0; i < c->n; i++) {
+			uint32_t k = c->v[i].cyc;
+			double x = c->v[i].x;
+
+			sum += x * x * ((k >= 2) + (k + 1 <= e->n));
+			if (i && c->v[i - 1].cyc + 1 == k)
+				sum -= 2 * x * c->v[i - 1].x;
 		}
+		e->c[ev] = sum;
 	}
 }
 

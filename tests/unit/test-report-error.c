@@ -6,6 +6,7 @@
  * samples, hidden samples, samples outside the cycles), the same by
  * the per-sample path, the runs of a batch and the children's path;
  * none where every event is a sample; -1 where nothing can be said;
+ * memory as the samples, however late their cycles;
  * and, on a simulated duty cycle over a program of phases, the errors
  * as large as the shares' spread over many runs.
  */
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "pebsshim.h"
@@ -255,6 +257,35 @@ static void test_not_deferred(void **state)
 	pebs_report__delete(r);
 }
 
+/* Many events each sampled once in a late cycle: memory follows the
+   samples (a table per event as long as the cycles would be 8 GB). */
+static void test_sparse(void **state)
+{
+	enum { EVENTS = 1000 };
+	struct pebs_report *r = new_report("event,sym", EVENTS);
+	struct pebs_report_sample s;
+	struct rusage before, after;
+
+	(void)state;
+	assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
+	assert_int_equal(pebs_report__set_errors(r), 0);
+	for (unsigned int ev = 0; ev < EVENTS; ev++) {
+		sample(&s, ev % ROWS, 1, 10);
+		s.event = ev;
+		assert_int_equal(pebs_report__add(r, &s), 0);
+		sample(&s, ev % ROWS, 1000000 + ev, 10);
+		s.event = ev;
+		assert_int_equal(pebs_report__add(r, &s), 0);
+	}
+	pebs_report__sort(r);
+	assert_int_equal(pebs_report__nr_rows(r), EVENTS);
+	for (size_t i = 0; i < EVENTS; i++)	/* alone in its event */
+		assert_true(pebs_report__share_error(r, i) == 0);
+	assert_int_equal(getrusage(RUSAGE_SELF, &after), 0);
+	assert_true(after.ru_maxrss - before.ru_maxrss < 64 * 1024);
+	pebs_report__delete(r);
+}
+
 /*
  * A program of phases (a, b, c for 4, 2 and 1 parts of each 70 ticks, an
  * event a tick) under a duty cycle (a window of 5 ticks at random in
@@ -322,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_every_event),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_not_deferred),
+		cmocka_unit_test(test_sparse),
 		cmocka_unit_test(test_phases),
 	};
 
