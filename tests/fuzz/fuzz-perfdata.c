@@ -3,7 +3,8 @@
  * fuzz-perfdata.c - libFuzzer target for the perf.data reader: the input
  * is a whole file or pipe-mode stream (pebs_perfdata__from_memory);
  * every record is walked (compressed ones decompressed), samples and
- * sample_ids decoded, attrs, names and features read (the NUMA and
+ * sample_ids decoded, attrs, names (and record --budget's cycle event)
+ * and features read (the NUMA and
  * memory topologies parsed). Records and
  * features of a plain file must lie in the input; those the reader
  * copied or decompressed are read through (ASan checks their length).
@@ -55,6 +56,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			guard += ids[j] == 0;
 		pebs_perfdata__attr_name(pd, i);
 	}
+	/* record --budget's cycle event, by name or id: one of the attrs */
+	if (pebs_perfdata__cycle_event(pd) >= (int)pebs_perfdata__nr_attrs(pd))
+		abort();
 	for (unsigned int f = 0; f < PEBS_FEAT_BITS; f++) {
 		const void *p;
 		size_t len;
