@@ -69,8 +69,8 @@ struct report {
 	int children;		/* --children 1, --no-children 0, else -1:
 				   as perf, with call chains */
 	bool cumulate;		/* tables whose keys allow it have children */
-	bool errors;		/* a budgeted recording: each share's
-				   sampling error (the +-pts column) */
+	bool errors;		/* --errors, or a budgeted recording: each
+				   share's sampling error (+-pts) */
 	bool chains;		/* some table has: frames resolved */
 	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 	struct table tables[MAX_TABLES];
@@ -82,7 +82,7 @@ struct report {
 enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
-	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN,
+	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
 };
 
 static int add_table(struct report *r, const char *title, const char *keys)
@@ -283,8 +283,8 @@ static int run(struct report *r, const char *sort)
 		      any_sample_type(r, PERF_SAMPLE_CALLCHAIN);
 	/* record --budget: periods that moved, windows of a duty cycle
 	   (the cycles' starts tell a killed recording without its meta) */
-	r->errors = pebs_perfdata__meta(r->pd, "budget", buf, sizeof(buf)) > 0 ||
-		    r->st->cycles;
+	r->errors |= pebs_perfdata__meta(r->pd, "budget", buf, sizeof(buf)) > 0 ||
+		     r->st->cycles;
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
@@ -392,7 +392,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: pebs-shim report [-i FILE] [--sort KEY[,KEY...]] [--top N] [-n]\n"
-"                        [--stdio] [--children|--no-children]\n"
+"                        [--stdio] [--children|--no-children] [--errors]\n"
 "\n"
 "Summarize a perf.data recording (pebs-shim record, perf record, perf\n"
 "mem/c2c record): events, samples, lost samples, duration and the\n"
@@ -440,6 +440,10 @@ static void usage(FILE *f)
 "                       for a recording with call chains, as perf; tables\n"
 "                       of the keys pid, tid, comm, dso, sym, cpu, event)\n"
 "      --no-children    only each sample's own row (Overhead: its Self)\n"
+"      --errors         a +-pts column: each row's sampling error, one\n"
+"                       standard error of its share in points, from its\n"
+"                       samples' periods (and a budget's duty cycles: the\n"
+"                       default for a record --budget recording)\n"
 "  -I, --show-info      with them, the CPU and NUMA topologies and caches\n"
 "--comm, --pid and --tid hide rows but keep the total (Overhead stays a\n"
 "share of all samples), --cpu, --time and --event leave samples out.\n"
@@ -473,6 +477,7 @@ int cmd_report(int argc, char **argv)
 		{ "show-info", no_argument, NULL, 'I' },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
+		{ "errors", no_argument, NULL, OPT_ERRORS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -544,6 +549,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_NO_CHILDREN:
 			r.children = 0;
+			break;
+		case OPT_ERRORS:
+			r.errors = true;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {

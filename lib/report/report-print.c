@@ -179,7 +179,7 @@ static void print_table(const struct rp_print *r,
 		}
 	}
 	if (errs)
-		fprintf(f, "# +-pts: the share's sampling error, one standard error in points (--budget's windows and periods)\n");
+		fprintf(f, "# +-pts: the share's sampling error, one standard error in points (from the samples' periods and a budget's windows)\n");
 	if (children)	/* perf's Children and Self */
 		fprintf(f, "%9s  %9s", "Children", "Self");
 	else

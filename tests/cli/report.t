@@ -10,7 +10,7 @@ trap 'rm -rf "$T"' EXIT
 # stderr of perf must have no warning or failure line
 clean() { ! grep -qiE 'warning|failed|error' "$1"; }
 
-echo "1..31"
+echo "1..34"
 
 # 1-7: a file written by the writer (tests/unit/test-perfdata-write)
 F=$T/w.data
@@ -172,3 +172,28 @@ check "pebs-shim record -o - | pebs-shim report -i -: exit 0 ($rc)" \
 rc=$?
 check "pebs-shim record -o - | pebs-shim c2c report -i -: exit 0 ($rc)" \
 	bash -c "test $rc = 0 && grep -q 'Total records' '$T/c.out'"
+# --errors on a recording of a fixed period P (perf's own): each row's
+# error is Horvitz-Thompson's over its samples, which for m samples of
+# period P comes to 100 sqrt(p (1 - p) (1 - 1/P) / m) points (p the
+# row's share); every event a sample (-c 1): none
+perf record -q -e page-faults -c 97 -o "$T/e.data" -- "$B/bench/faults" --sites 200000 \
+	>/dev/null 2>&1
+"$PS" report -i "$T/e.data" --sort sym --errors --format csv >"$T/e.csv" 2>"$T/e.err"
+rc=$?
+check "report --errors of perf record -c 97: each row's error from its period ($rc)" \
+	python3 -c 'import csv, math, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+m = sum(int(r["samples"]) for r in rows)
+assert m > 100 and len(rows) >= 3
+for r in rows[:3]:
+	p = float(r["overhead"]) / 100
+	want = 100 * math.sqrt(p * (1 - p) * (1 - 1 / 97) / m)
+	assert abs(float(r["share_error"]) - want) <= 1e-3 + 1e-3 * want, (r, want)' "$T/e.csv"
+perf record -q -e page-faults -c 1 -o "$T/e1.data" -- "$B/bench/faults" 20000 \
+	>/dev/null 2>&1
+"$PS" report -i "$T/e1.data" --sort sym --errors >"$T/e1.out" 2>&1
+check "report --errors of perf record -c 1: every row's error is 0" \
+	bash -c "grep -q '^ Overhead   +-pts ' '$T/e1.out' && awk '/^ +[0-9.]+%/ { n++; if (\$2 != \"0.00\") bad++ } END { exit !(n > 0 && !bad) }' '$T/e1.out'"
+"$PS" report -i "$T/e1.data" --sort sym >"$T/e0.out" 2>&1
+check "without --errors (and no --budget) no +-pts column, as perf report" \
+	bash -c "! grep -q '+-pts' '$T/e0.out'"
