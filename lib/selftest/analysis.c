@@ -186,21 +186,25 @@ int st_scan_records(const char *path,
 	const struct perf_event_header *ev;
 	struct pebs_perfdata *pd;
 	struct pebs_sample s;
-	int err;
+	unsigned int idx;
+	int err, cycle;
 
 	err = pebs_perfdata__open(path, &pd);
 	if (err)
 		return err;
+	/* a budget's duty cycles' starts: record's, not the workload's */
+	cycle = pebs_perfdata__cycle_event(pd);
 	while ((err = pebs_perfdata__next(pd, &ev)) > 0) {
 		if (ev->type != PERF_RECORD_SAMPLE) {
 			if (other)
 				other(arg, ev);
 			continue;
 		}
-		err = pebs_perfdata__sample(pd, ev, &s, NULL);
+		err = pebs_perfdata__sample(pd, ev, &s, &idx);
 		if (err)
 			break;
-		fn(arg, &s);
+		if ((int)idx != cycle)
+			fn(arg, &s);
 	}
 	pebs_perfdata__close(pd);
 	return err;

@@ -121,7 +121,8 @@ struct st_mem {
 void st_mem_init(struct st_mem *m, const struct st_layout *l);
 void st_mem_add(struct st_mem *m, const struct pebs_sample *s);
 int st_mem_scan(const char *path, struct st_mem *m);
-/* each sample of the recording @path to @fn: 0 or -errno */
+/* each sample of the recording @path to @fn (not record --budget's
+   PEBS_CYCLE_EVENT: the cycles' starts): 0 or -errno */
 int st_scan(const char *path,
 	    void (*fn)(void *arg, const struct pebs_sample *s), void *arg);
 /* ... and each other record to @other (may be NULL) */

@@ -321,6 +321,59 @@ static void test_scan_errors(void **state)
 	st_mem_free(&m);
 }
 
+static void count_scan(void *arg, const struct pebs_sample *s)
+{
+	uint64_t *n = arg;
+
+	n[0]++;
+	n[1] += (s->present & PERF_SAMPLE_IDENTIFIER) &&
+		s->id == PEBS_CYCLE_ID;
+}
+
+/*
+ * The scans see the workload's samples only: a budgeted recording in a
+ * duty cycle (page faults counted cost far more than 0.5 %) holds the
+ * cycles' starts too, samples of PEBS_CYCLE_EVENT, whose periods (the
+ * cycles' lengths, ns) the budget check once summed as faults. Skipped
+ * without the build's pebs-shim and bench/faults.
+ */
+static void test_scan_skips_cycles(void **state)
+{
+	const char *b = getenv("PEBS_BUILD");
+	char tool[1024], faults[1024], path[] = "/tmp/test-selftest-cy.XXXXXX";
+	char *argv[] = { tool, "record", "-q", "-e", "page-faults", "-d",
+			 "--budget", "0.5%", "-o", path, "--", faults, "600000",
+			 NULL };
+	struct st_run *run = malloc(sizeof(*run));
+	const struct perf_event_header *ev;
+	struct pebs_perfdata *pd;
+	uint64_t n[2] = { 0 }, all = 0;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_non_null(run);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(tool, sizeof(tool), "%s/pebs-shim", b ? b : "build");
+	snprintf(faults, sizeof(faults), "%s/bench/faults", b ? b : "build");
+	assert_int_equal(st_spawn(argv, 60, run), 0);
+	if (run->status || access(faults, X_OK)) {
+		unlink(path);
+		free(run);
+		skip();		/* no pebs-shim or bench/faults built */
+	}
+	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
+	assert_true(pebs_perfdata__cycle_event(pd) >= 0);
+	while (pebs_perfdata__next(pd, &ev) > 0)
+		all += ev->type == PERF_RECORD_SAMPLE;
+	pebs_perfdata__close(pd);
+	assert_int_equal(st_scan(path, count_scan, n), 0);
+	assert_true(n[0] > 0 && n[0] < all);	/* cycles in the file ... */
+	assert_int_equal(n[1], 0);		/* ... none scanned */
+	unlink(path);
+	free(run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_zen4),
 		cmocka_unit_test(test_scan_errors),
 		cmocka_unit_test(test_switch_agree),
+		cmocka_unit_test(test_scan_skips_cycles),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
