@@ -269,29 +269,45 @@ static void test_fixture_zen4(void **state)
  * happens about once in a few runs here). Skipped without the build's
  * pebs-shim or -a.
  */
-static void test_switch_agree(void **state)
+/* the build's file @name (PEBS_BUILD's, else build/) into @buf */
+static void built(char *buf, size_t len, const char *name)
 {
 	const char *b = getenv("PEBS_BUILD");
+
+	snprintf(buf, len, "%s/%s", b ? b : "build", name);
+}
+
+/* @argv (a pebs-shim record into @path, a mkstemp template made here)
+   run; the test skipped when it fails (nothing built, or not allowed) */
+static void record_or_skip(char *const argv[], char *path)
+{
+	struct st_run *run = malloc(sizeof(*run));
+	int fd = mkstemp(path), status;
+
+	assert_non_null(run);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(st_spawn(argv, 60, run), 0);
+	status = run->status;
+	free(run);
+	if (status) {
+		unlink(path);
+		skip();
+	}
+}
+
+static void test_switch_agree(void **state)
+{
 	char tool[1024], path[] = "/tmp/test-selftest-sw.XXXXXX";
 	char *argv[] = { tool, "record", "-a", "--attr", "tid",
 			 "--switch-events", "-e", "cpu-clock", "-c", "100000",
 			 "-q", "-o", path, "--", tool, "test", "--workload",
 			 "true-share", NULL };
 	struct pebs_attrib_stats st;
-	struct st_run *run = malloc(sizeof(*run));
-	int fd = mkstemp(path);
 
 	(void)state;
-	assert_non_null(run);
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(tool, sizeof(tool), "%s/pebs-shim", b ? b : "build");
-	assert_int_equal(st_spawn(argv, 60, run), 0);
-	if (run->status) {
-		unlink(path);
-		free(run);
-		skip();		/* no pebs-shim built, or -a not allowed */
-	}
+	built(tool, sizeof(tool), "pebs-shim");
+	record_or_skip(argv, path);	/* -a may not be allowed */
 	assert_int_equal(st_switch_agree(path, &st), 0);
 	if (!st_switch_ok(&st))
 		fail_msg("%llu samples: %llu agree, %llu disagree",
@@ -309,7 +325,6 @@ static void test_switch_agree(void **state)
 	assert_true(st_switch_ok(&st));
 	assert_int_equal(st_switch_agree("/nonexistent.data", &st), -ENOENT);
 	unlink(path);
-	free(run);
 }
 
 static void test_scan_errors(void **state)
@@ -339,29 +354,18 @@ static void count_scan(void *arg, const struct pebs_sample *s)
  */
 static void test_scan_skips_cycles(void **state)
 {
-	const char *b = getenv("PEBS_BUILD");
 	char tool[1024], faults[1024], path[] = "/tmp/test-selftest-cy.XXXXXX";
 	char *argv[] = { tool, "record", "-q", "-e", "page-faults", "-d",
 			 "--budget", "0.5%", "-o", path, "--", faults, "600000",
 			 NULL };
-	struct st_run *run = malloc(sizeof(*run));
 	const struct perf_event_header *ev;
 	struct pebs_perfdata *pd;
 	uint64_t n[2] = { 0 }, all = 0;
-	int fd = mkstemp(path);
 
 	(void)state;
-	assert_non_null(run);
-	assert_true(fd >= 0);
-	close(fd);
-	snprintf(tool, sizeof(tool), "%s/pebs-shim", b ? b : "build");
-	snprintf(faults, sizeof(faults), "%s/bench/faults", b ? b : "build");
-	assert_int_equal(st_spawn(argv, 60, run), 0);
-	if (run->status || access(faults, X_OK)) {
-		unlink(path);
-		free(run);
-		skip();		/* no pebs-shim or bench/faults built */
-	}
+	built(tool, sizeof(tool), "pebs-shim");
+	built(faults, sizeof(faults), "bench/faults");
+	record_or_skip(argv, path);
 	assert_int_equal(pebs_perfdata__open(path, &pd), 0);
 	assert_true(pebs_perfdata__cycle_event(pd) >= 0);
 	while (pebs_perfdata__next(pd, &ev) > 0)
@@ -371,7 +375,6 @@ static void test_scan_skips_cycles(void **state)
 	assert_true(n[0] > 0 && n[0] < all);	/* cycles in the file ... */
 	assert_int_equal(n[1], 0);		/* ... none scanned */
 	unlink(path);
-	free(run);
 }
 
 int main(void)
