@@ -27,6 +27,7 @@
 
 #include "pebsshim/objects.h"
 #include "core/internal.h"
+#include "perfdata/perfdata-int.h"
 #include "session/session-int.h"
 #include "symbols/symbols-int.h"
 #include "objects/objects-int.h"
@@ -248,33 +249,6 @@ static const struct ss_hook_ops objs_hook_ops = {
 	.free = hook_free,
 };
 
-/* the event named @name, else (no names: a killed recording) the
-   software dummy with sample id @id */
-static unsigned int attr_named(const struct pebs_perfdata *pd,
-			       const char *name, uint64_t id)
-{
-	unsigned int n = pebs_perfdata__nr_attrs(pd);
-
-	for (unsigned int i = 0; i < n; i++) {
-		const char *a = pebs_perfdata__attr_name(pd, i);
-
-		if (a && !strcmp(a, name))
-			return i;
-	}
-	for (unsigned int i = 0; i < n; i++) {
-		const uint64_t *ids;
-		size_t nr;
-		const struct perf_event_attr *a =
-			pebs_perfdata__attr(pd, i, &ids, &nr);
-
-		if (a && a->type == PERF_TYPE_SOFTWARE &&
-		    a->config == PERF_COUNT_SW_DUMMY && nr == 1 &&
-		    ids[0] == id)
-			return i;
-	}
-	return UINT32_MAX;
-}
-
 bool pebs_objects__event(const struct pebs_perfdata *pd, unsigned int idx)
 {
 	const char *name = pd ? pebs_perfdata__attr_name(pd, idx) : NULL;
@@ -295,8 +269,8 @@ bool pebs_objects__event(const struct pebs_perfdata *pd, unsigned int idx)
 
 bool pebs_objects__recorded(const struct pebs_perfdata *pd)
 {
-	return pd && attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,
-				PEBS_OBJECTS_ALLOC_ID) != UINT32_MAX;
+	return pd && pd_attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,
+				   PEBS_OBJECTS_ALLOC_ID) != UINT32_MAX;
 }
 
 int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
@@ -319,14 +293,14 @@ int pebs_session__set_objects(struct pebs_session *ss, struct pebs_objects *o)
 	}
 	h->objs = o;
 	h->syms = pebs_session__symbols(ss);
-	h->ev_alloc = attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,
-				 PEBS_OBJECTS_ALLOC_ID);
-	h->ev_free = attr_named(pd, PEBS_OBJECTS_FREE_EVENT,
-				PEBS_OBJECTS_FREE_ID);
-	h->ev_stack = attr_named(pd, PEBS_OBJECTS_STACK_EVENT,
-				 PEBS_OBJECTS_STACK_ID);
-	h->ev_tls = attr_named(pd, PEBS_OBJECTS_TLS_EVENT,
-			       PEBS_OBJECTS_TLS_ID);
+	h->ev_alloc = pd_attr_named(pd, PEBS_OBJECTS_ALLOC_EVENT,
+				    PEBS_OBJECTS_ALLOC_ID);
+	h->ev_free = pd_attr_named(pd, PEBS_OBJECTS_FREE_EVENT,
+				   PEBS_OBJECTS_FREE_ID);
+	h->ev_stack = pd_attr_named(pd, PEBS_OBJECTS_STACK_EVENT,
+				    PEBS_OBJECTS_STACK_ID);
+	h->ev_tls = pd_attr_named(pd, PEBS_OBJECTS_TLS_EVENT,
+				  PEBS_OBJECTS_TLS_ID);
 	return ss_hook__set(ss, &objs_hook_ops, h);
 }
 

@@ -130,6 +130,15 @@ void pd_dir__rewind(struct pd_dir *d);
 bool pd_dir__truncated(const struct pd_dir *d);
 
 /*
+ * pd_attr_named - the attr of pebs-shim's own event named @name, else
+ * (no names: a killed recording) the software dummy with the one sample
+ * id @id (record --objects' events, record --budget's cycles); UINT32_MAX
+ * when none (lib/perfdata/perfdata-read.c).
+ */
+unsigned int pd_attr_named(const struct pebs_perfdata *pd, const char *name,
+			   uint64_t id);
+
+/*
  * pd_release - the pages of @pd's mapping in [from, to) (file offsets;
  * the partial pages at the ends stay) are not needed now: dropped from
  * the process (read again from the page cache if touched). Does nothing

@@ -427,23 +427,37 @@ const char *pebs_perfdata__attr_name(const struct pebs_perfdata *pd,
 	return idx < pd->nr_attrs ? pd->attrs[idx].name : NULL;
 }
 
+unsigned int pd_attr_named(const struct pebs_perfdata *pd, const char *name,
+			   uint64_t id)
+{
+	unsigned int n = pebs_perfdata__nr_attrs(pd);
+
+	for (unsigned int i = 0; i < n; i++) {
+		const char *a = pebs_perfdata__attr_name(pd, i);
+
+		if (a && !strcmp(a, name))
+			return i;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		const uint64_t *ids;
+		size_t nr;
+		const struct perf_event_attr *a =
+			pebs_perfdata__attr(pd, i, &ids, &nr);
+
+		if (a && a->type == PERF_TYPE_SOFTWARE &&
+		    a->config == PERF_COUNT_SW_DUMMY && nr == 1 &&
+		    ids[0] == id)
+			return i;
+	}
+	return UINT32_MAX;
+}
+
 int pebs_perfdata__cycle_event(const struct pebs_perfdata *pd)
 {
-	const struct perf_event_attr *a;
-	const uint64_t *ids;
-	const char *name;
-	size_t nr;
+	unsigned int i = pd ? pd_attr_named(pd, PEBS_CYCLE_EVENT,
+					    PEBS_CYCLE_ID) : UINT32_MAX;
 
-	for (unsigned int i = 0; pd && i < pd->nr_attrs; i++) {
-		a = pebs_perfdata__attr(pd, i, &ids, &nr);
-		name = pebs_perfdata__attr_name(pd, i);
-		if (a && a->type == PERF_TYPE_SOFTWARE &&
-		    a->config == PERF_COUNT_SW_DUMMY &&
-		    ((name && !strcmp(name, PEBS_CYCLE_EVENT)) ||
-		     (nr == 1 && ids[0] == PEBS_CYCLE_ID)))
-			return (int)i;
-	}
-	return -ENOENT;
+	return i == UINT32_MAX ? -ENOENT : (int)i;
 }
 
 bool pebs_perfdata__has_feat(const struct pebs_perfdata *pd, unsigned int feat)
