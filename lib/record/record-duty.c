@@ -165,7 +165,6 @@ void rec_duty_begin(struct pebs_recorder *r, uint64_t now)
 	struct rec_duty *du = &r->bud.duty;
 
 	*du = (struct rec_duty){ .t0 = now, .seed = (unsigned int)now,
-				 .last_time = du->last_time,
 				 .marks = du->marks };
 }
 
@@ -193,8 +192,7 @@ static int mark(struct pebs_recorder *r, uint64_t len)
 	h->size = sizeof(rec);
 	rec[1] = PEBS_CYCLE_ID;
 	rec[2] = (uint64_t)pid << 32 | pid;
-	rec[3] = r->bud.duty.last_time > rec_out_max_time(r->out) ?
-		 r->bud.duty.last_time : rec_out_max_time(r->out);
+	rec[3] = rec_out_max_time(r->out);
 	rec[4] = len;
 	err = rec_out_raw(r->out, h, rec[3]);
 	if (err)

@@ -46,7 +46,6 @@ struct rec_duty {
 	/* the periods written: this cycle's window's, the sum of their
 	   squares over the cycles, and every sample's (a share's error) */
 	double win_sum, sq_sum, all_sum;
-	uint64_t last_time;		/* the newest sample's TIME */
 	uint64_t marks;			/* PEBS_CYCLE_EVENT's samples written */
 };
 
@@ -413,8 +412,11 @@ int rec_out_record(struct rec_out *out, const struct perf_event_attr *attr,
 /* a record of time @time written as it is (the objects' samples) */
 int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev,
 		uint64_t time);
-/* the newest time of the records written (with conf.cycles: samples,
-   side-band records, raw ones) */
+/* a sample read of time @time (every one, as it is read: one held by
+   attribution is written later); rec_out_max_time - the newest time
+   seen: of those, and, with conf.cycles, of the side-band and raw
+   records written */
+void rec_out_saw_time(struct rec_out *out, uint64_t time);
 uint64_t rec_out_max_time(const struct rec_out *out);
 /* the end of one pass over all rings (perf's FINISHED_ROUND) */
 int rec_out_round(struct rec_out *out);

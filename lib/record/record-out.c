@@ -33,7 +33,7 @@ struct rec_out {
 	struct pebs_sample_layout *layouts;	/* of each of attrs */
 	bool begun;			/* the output is at its path */
 	bool failed;			/* a write failed (the caller said so) */
-	uint64_t max_time;		/* the newest TIME written */
+	uint64_t max_time;		/* the newest TIME read or written */
 	/* csv */
 	bool csv_stdout;
 	FILE *csv;
@@ -272,7 +272,7 @@ int rec_out_synth_process(struct rec_out *out, pid_t pid)
 	return 0;
 }
 
-static void saw_time(struct rec_out *out, uint64_t time)
+void rec_out_saw_time(struct rec_out *out, uint64_t time)
 {
 	if (time > out->max_time)
 		out->max_time = time;
@@ -299,11 +299,11 @@ static int write_rec(struct rec_out *out, const struct perf_event_attr *attr,
 	struct pebs_sample id;
 	int n, err;
 
-	/* a side-band record's time (a sample's is the caller's) */
+	/* a side-band record's time (the samples' were seen as read) */
 	if (out->conf.cycles && ev->type != PERF_RECORD_SAMPLE &&
 	    attr->sample_id_all && (attr->sample_type & PERF_SAMPLE_TIME) &&
 	    !pebs_sample__decode_id(layout_of(out, attr, &own), ev, &id))
-		saw_time(out, id.time);
+		rec_out_saw_time(out, id.time);
 	if (!out->conf.add_tid)
 		return pebs_perfdata_writer__write(out->w, ev);
 	l = layout_of(out, attr, &own);
@@ -361,8 +361,6 @@ int rec_out_sample(struct rec_out *out, unsigned int ev_idx,
 
 	if (err)
 		return err;
-	if (s->present & PERF_SAMPLE_TIME)
-		saw_time(out, s->time);
 	err = out->w ? write_rec(out, attr, raw, who) :
 		       csv_row(out, ev_idx, s, who);
 	out->failed |= err != 0;
@@ -394,7 +392,7 @@ int rec_out_raw(struct rec_out *out, const struct perf_event_header *ev,
 {
 	int err = begin(out);
 
-	saw_time(out, time);
+	rec_out_saw_time(out, time);
 	if (err || !out->w)
 		return err;
 	err = pebs_perfdata_writer__write(out->w, ev);

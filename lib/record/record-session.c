@@ -84,8 +84,8 @@ static int on_sample(void *ctx, struct pebs_channel *ch,
 	r->st.samples++;
 	r->bud.samples[ev]++;
 	/* the newest time read: where a duty cycle's next one starts */
-	if ((s->present & PERF_SAMPLE_TIME) && s->time > r->bud.duty.last_time)
-		r->bud.duty.last_time = s->time;
+	if (s->present & PERF_SAMPLE_TIME)
+		rec_out_saw_time(r->out, s->time);
 	if (s->present & PERF_SAMPLE_PERIOD) {
 		struct rec_budget *bu = &r->bud;
 
