@@ -144,12 +144,10 @@ int pebs_report__add_chain(struct pebs_report *r,
 	rp_add_totals(r, s->event, 1, s->period);
 	if (!rp_keyed(r, s))	/* hidden: in the totals only */
 		return r->err ? rp_err_add(r, NULL, s, s->period,
-					   (double)s->period *
-					   ((double)s->period - 1)) : 0;
+					   rp_wsq(s->period)) : 0;
 	if (add_self(r, s, nr, &seen[n++]) ||
 	    (r->err && rp_err_add(r, (struct rsum *)seen[0], s, s->period,
-				  (double)s->period *
-				  ((double)s->period - 1))))
+				  rp_wsq(s->period))))
 		return core_err(-ENOMEM, "report: out of memory");
 	/* the frames in perf's cursor order, caller first; a frame in no
 	   mapping keeps the mode of the one before (perf's

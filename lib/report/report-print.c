@@ -402,6 +402,7 @@ static void print_header(const struct rp_print *r)
 {
 	FILE *f = r->f;
 	char host[256], rel[256], cpu[256];
+	int cycle = pebs_perfdata__cycle_event(r->o.pd);
 	unsigned int i;
 
 	fprintf(f, "# pebs-shim report of %s\n", r->o.path);
@@ -432,7 +433,7 @@ static void print_header(const struct rp_print *r)
 		if (a->precise_ip)
 			fprintf(f, ", precise_ip %u", a->precise_ip);
 		/* record --budget's (the session's own, not delivered) */
-		if ((int)i == pebs_perfdata__cycle_event(r->o.pd))
+		if ((int)i == cycle)
 			fprintf(f, "): %" PRIu64 " duty cycles begun (the samples' cycles, for +-pts)\n",
 				r->o.stats->cycles);
 		else

@@ -258,6 +258,11 @@ void rp_defer_free(struct rp_defer *d);
  */
 int rp_err_add(struct pebs_report *r, struct rsum *row,
 	       const struct pebs_report_sample *s, uint64_t period, double wsq);
+/* rp_wsq - a sample's wsq: @period times itself less one */
+static inline double rp_wsq(uint64_t period)
+{
+	return (double)period * ((double)period - 1);
+}
 void rp_err_finish(struct pebs_report *r);
 void rp_err_free(struct pebs_report *r);
 

@@ -69,7 +69,7 @@ size_t rp_add_runs(struct pebs_report *r, const struct pebs_report_sample *s,
 				u.n++;
 				u.period += s[j].period;
 			}
-			u.wsq += (double)s[j].period * ((double)s[j].period - 1);
+			u.wsq += rp_wsq(s[j].period);
 			if (s[j].has_weight) {
 				u.weight_sum += s[j].weight;
 				u.weight_nr++;

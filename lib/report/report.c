@@ -401,7 +401,7 @@ static int add_one(struct pebs_report *r, const struct pebs_report_sample *s,
 		.n = 1, .period = s->period,
 		.weight_sum = s->has_weight ? s->weight : 0,
 		.weight_nr = s->has_weight,
-		.wsq = (double)s->period * ((double)s->period - 1),
+		.wsq = rp_wsq(s->period),
 	};
 
 	return rp_add_run(r, s, a, h, &u);
