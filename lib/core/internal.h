@@ -4,6 +4,7 @@
 #define PEBSSHIM_INTERNAL_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <string.h>
 #include <time.h>
@@ -86,6 +87,15 @@ void big_free(void *p, size_t n, size_t size);
  * (lib/core/proc.c); the bytes read or -errno (then @buf is untouched).
  */
 ssize_t core_read_small(const char *path, char *buf, size_t len);
+
+/*
+ * core_open_file, core_fopen_file - a file a recording names (a mapped
+ * object, a debug file, a perf map: lib/core/file.c) opened for reading,
+ * never blocking: an fd or a FILE, else -1 or NULL with errno set
+ * (EINVAL: it is no regular file, a FIFO or a device).
+ */
+int core_open_file(const char *path);
+FILE *core_fopen_file(const char *path);
 
 /*
  * core_cpuinfo_field - the value of the first "@key<blanks>: value" line

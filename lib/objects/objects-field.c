@@ -91,7 +91,7 @@ static struct dfile *file_of(struct objects_fields *f, const char *path)
 	if (!d->path)
 		return NULL;
 	f->nr_files++;
-	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	d->fd = core_open_file(path);
 	d->dw = d->fd >= 0 ? dwarf_begin(d->fd, DWARF_C_READ) : NULL;
 	return d;
 }

@@ -95,7 +95,7 @@ static int put_file(const char *src, const char *dst, mode_t mode)
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp%d", dst,
 			     (int)getpid()) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	in = open(src, O_RDONLY | O_CLOEXEC);
+	in = core_open_file(src);
 	if (in < 0 || fstat(in, &st)) {
 		err = -errno;
 		if (in >= 0)

@@ -60,7 +60,7 @@ int dso_elf_build_id(const char *path, uint8_t *bid)
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOTSUP;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = core_open_file(path);
 	if (fd < 0)
 		return -errno;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -126,7 +126,7 @@ static void bid_path(char *buf, size_t size, const char *dir,
 bool dso_elf_open(const char *path, const uint8_t *want, size_t want_len,
 		  Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = core_open_file(path);
 	Elf *elf;
 
 	*bid_len = 0;

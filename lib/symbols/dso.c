@@ -410,7 +410,7 @@ static int load_perf_map(struct dso *d, const char *path)
 	ssize_t got;
 	FILE *f;
 
-	f = fopen(path, "re");
+	f = core_fopen_file(path);
 	if (!f)
 		return 0;	/* no map file: addresses only */
 	while ((got = getline(&line, &lcap, f)) > 0) {

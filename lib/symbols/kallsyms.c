@@ -151,7 +151,7 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 	int err = 0;
 	FILE *f;
 
-	f = fopen(path, "re");
+	f = core_fopen_file(path);
 	if (!f)
 		return core_err(-errno, "cannot read %s: %s", path,
 				strerror(errno));

@@ -156,7 +156,7 @@ static void debug_file(struct src_obj *o)
 						  i, path, sizeof(path)); i++) {
 		if (!path[0])
 			continue;
-		o->dfd = open(path, O_RDONLY | O_CLOEXEC);
+		o->dfd = core_open_file(path);
 		if (o->dfd < 0)
 			continue;
 		o->delf = elf_begin(o->dfd, ELF_C_READ_MMAP, NULL);
@@ -195,7 +195,7 @@ static struct src_obj *obj_get(struct pebs_srcline *s, const char *path,
 	o->elf = o->delf = NULL;
 	o->dw = NULL;
 	o->dfd = -1;
-	o->fd = open(path, O_RDONLY | O_CLOEXEC);
+	o->fd = core_open_file(path);
 	if (o->fd < 0)
 		return o;
 	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
