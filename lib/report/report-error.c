@@ -82,6 +82,9 @@ struct rp_err {
 	double *h;		/* per event: sum of w (w - 1) outside */
 	double *c;		/* per event: sum of its differences
 				   squared (rp_err_finish) */
+	double *tot;		/* per event: its periods' sum, which the
+				   report's 64-bit one must equal (a damaged
+				   file's may pass 2^64 and wrap) */
 	uint32_t n;		/* cycles: the latest seen */
 	unsigned int nr_events;
 };
@@ -102,8 +105,9 @@ int pebs_report__set_errors(struct pebs_report *r)
 		e->x = calloc(n, sizeof(*e->x));
 		e->h = calloc(n, sizeof(*e->h));
 		e->c = calloc(n, sizeof(*e->c));
+		e->tot = calloc(n, sizeof(*e->tot));
 	}
-	if (!e || !e->x || !e->h || !e->c) {
+	if (!e || !e->x || !e->h || !e->c || !e->tot) {
 		r->err = e;
 		rp_err_free(r);
 		return core_err(-ENOMEM, "report: out of memory");
@@ -124,6 +128,7 @@ void rp_err_free(struct pebs_report *r)
 	free(e->x);
 	free(e->h);
 	free(e->c);
+	free(e->tot);
 	free(e->rows);
 	free(e);
 	r->err = NULL;
@@ -197,6 +202,7 @@ int rp_err_add(struct pebs_report *r, struct rsum *row,
 
 	if (ev >= e->nr_events)
 		return 0;
+	e->tot[ev] += (double)period;
 	if (!k) {
 		e->h[ev] += wsq;
 	} else {
@@ -279,6 +285,9 @@ double pebs_report__share_error(const struct pebs_report *r, size_t i)
 	if (w.ev >= e->nr_events || !r->ev_period[w.ev] || e->n == 1)
 		return -1;
 	x = (double)r->ev_period[w.ev];
+	/* periods past 2^64 in all (a damaged file): shares unknown */
+	if (fabs(e->tot[w.ev] - x) > 1e-6 * e->tot[w.ev])
+		return -1;
 	p = (double)row->period / x;
 	var = (1 - p) * (1 - p) * w.h + p * p * (e->h[w.ev] - w.h);
 	if (e->n >= 2) {

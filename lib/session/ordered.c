@@ -127,8 +127,11 @@ static void sort_runs(struct entry *a, size_t n, struct entry *tmp)
 /* Sort the queue: the records queued since the last sort, then merged. */
 static void sort_queue(struct pebs_ordered *o)
 {
-	struct entry *q = o->q + o->head;
+	struct entry *q;
 
+	if (!o->nr)
+		return;		/* nothing queued yet: o->q may be NULL */
+	q = o->q + o->head;
 	sort_runs(q + o->sorted, o->nr - o->sorted, o->tmp);
 	merge(q, o->sorted, o->nr, o->tmp);
 	o->sorted = o->nr;
@@ -137,10 +140,13 @@ static void sort_queue(struct pebs_ordered *o)
 /* Deliver the first @n queued records (sorted). */
 static int deliver(struct pebs_ordered *o, size_t n)
 {
-	struct entry *q = o->q + o->head;
+	struct entry *q;
 	size_t i;
 	int err = 0;
 
+	if (!n)
+		return 0;	/* o->q may be NULL */
+	q = o->q + o->head;
 	for (i = 0; i < n && !err; i++) {
 		o->last_out = q[i].time;
 		err = o->fn(o->arg, q[i].ev, q[i].time);

@@ -7,13 +7,16 @@
 # objects' ring of record --objects) for fuzz-sample,
 # small perf.data files (synthetic, and the real fixtures cut down to their
 # first records) for fuzz-perfdata, a raw observer file and option strings
-# for fuzz-parse. A crash, leak or sanitizer report is a
+# for fuzz-parse, and for fuzz-session the same recordings and a
+# pebs-shim record --objects stream, each behind a byte choosing sort
+# keys and modes (its HOME an empty directory: no build-id cache read).
+# A crash, leak or sanitizer report is a
 # failure; its reproducer is kept in $PEBS_BUILD/fuzz/artifacts/.
 set -u
 B=${PEBS_BUILD:?set PEBS_BUILD to the build directory}
 S=${PEBS_SRC:?set PEBS_SRC to the source tree}
 T=${PEBS_FUZZ_TIME:-10}
-targets=(fuzz-sample fuzz-perfdata fuzz-parse fuzz-tracing-data)
+targets=(fuzz-sample fuzz-perfdata fuzz-parse fuzz-tracing-data fuzz-session)
 
 echo "1..$((${#targets[@]} + 1))"
 tmp=$(mktemp -d)
@@ -29,7 +32,7 @@ have_libfuzzer() {
 # Seeds. Python only writes bytes here; without it libFuzzer starts from
 # an empty corpus.
 mkdir -p "$tmp/seed-fuzz-sample" "$tmp/seed-fuzz-perfdata" "$tmp/seed-fuzz-parse" \
-	"$tmp/seed-fuzz-tracing-data"
+	"$tmp/seed-fuzz-tracing-data" "$tmp/seed-fuzz-session" "$tmp/home"
 if command -v python3 >/dev/null; then
 	python3 - "$tmp" "$S" <<'EOF' || echo "# seed generation failed; fuzzing from empty corpora"
 import struct, sys, os
@@ -211,6 +214,20 @@ else
 	echo "# perf cannot record sched:sched_switch here: no tracing data seed"
 fi
 
+# fuzz-session: the recordings above, and a record --objects stream (with
+# call chains, data addresses, allocations), each behind selector bytes
+# (fuzz-session.c: sort keys, stream, children, errors, script, CSV)
+if [ -x "$B/workloads/objects" ] && [ -r "$B/libpebsshim-objects.so" ]; then
+	"$B/pebs-shim" record -q --objects -e page-faults -c 1 -d -g -o - -- \
+		"$B/workloads/objects" 2>/dev/null | head -c 8000 >"$tmp/objects.stream"
+fi
+for f in "$tmp"/seed-fuzz-perfdata/* "$tmp/objects.stream"; do
+	[ -s "$f" ] || continue
+	for sel in 00 02 13 25 4a a6 b7 ec; do
+		{ printf "\x$sel"; cat "$f"; } >"$tmp/seed-fuzz-session/$(basename "$f")-$sel"
+	done
+done
+
 n=0
 for t in "${targets[@]}"; do
 	n=$((n + 1))
@@ -225,7 +242,7 @@ for t in "${targets[@]}"; do
 	fi
 	mkdir -p "$tmp/corpus-$t" "$tmp/art-$t"
 	seeds=$(ls "$tmp/seed-$t" | wc -l)
-	"$bin" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 \
+	HOME=$tmp/home "$bin" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 \
 		-max_len=8192 -print_final_stats=1 \
 		-artifact_prefix="$tmp/art-$t/" \
 		"$tmp/corpus-$t" "$tmp/seed-$t" > "$tmp/log-$t" 2>&1

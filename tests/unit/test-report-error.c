@@ -234,6 +234,28 @@ static void test_unknown(void **state)
 	pebs_report__delete(r);
 	assert_int_equal(pebs_report__set_errors(NULL), -EINVAL);
 	assert_true(pebs_report__share_error(NULL, 0) == -1);
+
+	/* periods past 2^64 (a damaged file: the total wraps to 1): no
+	   error rather than one of 10^21 points (found by fuzz-session);
+	   just under, an error again */
+	for (int wrap = 1; wrap >= 0; wrap--) {
+		r = new_report("sym", 1);
+		assert_int_equal(pebs_report__set_errors(r), 0);
+		sample(&s, 0, 0, UINT64_MAX - 2 * (uint64_t)!wrap);
+		assert_int_equal(pebs_report__add(r, &s), 0);
+		sample(&s, 1, 0, 2);
+		assert_int_equal(pebs_report__add(r, &s), 0);
+		pebs_report__sort(r);
+		for (size_t i = 0; i < 2; i++) {
+			double e = pebs_report__share_error(r, i);
+
+			if (wrap)
+				assert_true(e == -1);
+			else
+				assert_true(e >= 0 && e <= 100);
+		}
+		pebs_report__delete(r);
+	}
 }
 
 /* A report of lines with errors is not deferred: its rows keep them. */

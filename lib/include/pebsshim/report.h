@@ -349,8 +349,8 @@ PEBS_API bool pebs_report__errors(const struct pebs_report *r);
  * event's period (pebs_report__overhead with per_event) that sorted row
  * @i has, one standard error in points (the man page says how it is
  * estimated); -1 when not known: no errors kept, a derived row, a row
- * of several events, a recording of one cycle. After __sort or
- * __sort_top.
+ * of several events, a recording of one cycle, an event whose periods
+ * add up past 2^64 (a damaged file). After __sort or __sort_top.
  */
 PEBS_API double pebs_report__share_error(const struct pebs_report *r,
 					 size_t i);
