@@ -19,6 +19,8 @@ struct obj {
 	uint64_t start, end;	/* [start, end) */
 	uint64_t t0, t1;	/* live in [t0, t1) */
 	uint64_t size;
+	uint64_t stands;	/* the bytes it stands for (>= size: a
+				   sampled allocation's size / p) */
 	const char *site, *inst;
 	int32_t pid;
 };
@@ -29,9 +31,11 @@ struct str {
 	uint32_t hash;
 	unsigned int instances;	/* objects of this site so far */
 	size_t obj;		/* an instance label's object + 1; 0: a site */
-	uint64_t bytes;		/* a site's objects' sizes summed */
-	uint64_t peak;		/* most bytes of them live at once */
-	int64_t live;		/* the sweep's running sum */
+	double est;		/* the objects they stand for: stands / size
+				   summed (instances where none was sampled) */
+	uint64_t bytes;		/* the bytes they stand for, summed */
+	uint64_t peak;		/* most of those live at once */
+	double live;		/* the sweep's running sum */
 	uint64_t static_size;	/* a static variable's (objects_static) */
 	char s[];
 };

@@ -154,8 +154,12 @@ static int on_sample(void *arg, const struct perf_event_header *ev,
 		if (!s->weight)
 			return 0;
 		site_of(h, s, site, sizeof(site));
-		err = pebs_objects__alloc(h->objs, (int32_t)s->pid, s->addr,
-					  s->weight, s->time, site);
+		/* PERIOD: the bytes a sampled allocation stands for */
+		err = pebs_objects__alloc_sampled(h->objs, (int32_t)s->pid,
+						  s->addr, s->weight, s->time,
+						  site,
+						  s->period > s->weight ?
+						  s->period : s->weight);
 		return err == -ENOMEM ?
 		       core_err(err, "objects: out of memory") : 0;
 	}

@@ -6,7 +6,9 @@
  *
  * - of a heap allocation site, its objects (instances), their sizes
  *   summed and the most bytes of them live at once (a sweep over their
- *   allocation and release times, redone when the table changed); of
+ *   allocation and release times, redone when the table changed), each
+ *   sampled allocation counted for what it stands for (size / p bytes,
+ *   1 / p objects: Horvitz-Thompson's estimates of the site's whole); of
  *   one instance, its size;
  * - per event and object label (a report row's object pointer), the
  *   weights of the samples counted, for their mean, median and 90th
@@ -25,6 +27,7 @@
  * is linear in the distinct keys and in the weighted samples.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -350,7 +353,7 @@ static int u32_cmp(const void *a, const void *b)
 
 struct sweep {
 	uint64_t time;
-	int64_t delta;
+	double delta;
 	struct str *site;
 };
 
@@ -377,9 +380,9 @@ static int sweep(struct pebs_objects *o)
 
 		site->peak = 0;
 		site->live = 0;
-		ev[n++] = (struct sweep){ b->t0, (int64_t)b->size, site };
+		ev[n++] = (struct sweep){ b->t0, (double)b->stands, site };
 		if (b->t1 != NO_END)
-			ev[n++] = (struct sweep){ b->t1, -(int64_t)b->size,
+			ev[n++] = (struct sweep){ b->t1, -(double)b->stands,
 						  site };
 	}
 	qsort(ev, n, sizeof(*ev), by_time);
@@ -387,8 +390,9 @@ static int sweep(struct pebs_objects *o)
 		struct str *s = ev[i].site;
 
 		s->live += ev[i].delta;
-		if (s->live > 0 && (uint64_t)s->live > s->peak)
-			s->peak = (uint64_t)s->live;
+		if (s->live > (double)s->peak)
+			s->peak = s->live < 0x1p64 ? (uint64_t)s->live :
+				  UINT64_MAX;
 	}
 	free(ev);
 	o->swept = true;
@@ -415,7 +419,7 @@ int pebs_objects__stats(struct pebs_objects *o, unsigned int event,
 	} else if (l && l->instances) {
 		if (!o->swept && sweep(o))
 			return -ENOMEM;
-		out->instances = l->instances;
+		out->instances = (uint64_t)llround(l->est);
 		out->bytes = l->bytes;
 		out->peak_live = l->peak;
 	} else if (l && l->static_size) {

@@ -506,15 +506,25 @@ static int maybe_reindex(struct pebs_objects *o)
 int pebs_objects__alloc(struct pebs_objects *o, int32_t pid, uint64_t addr,
 			uint64_t size, uint64_t time, const char *site)
 {
+	return pebs_objects__alloc_sampled(o, pid, addr, size, time, site,
+					   size);
+}
+
+int pebs_objects__alloc_sampled(struct pebs_objects *o, int32_t pid,
+				uint64_t addr, uint64_t size, uint64_t time,
+				const char *site, uint64_t stands)
+{
 	struct end e = { .time = time, .start = addr };
 	struct str *s, *inst;
 	char buf[1024];
 	struct obj *b;
 
-	if (!o || !size || addr + size < addr)
-		return core_err(-EINVAL, "objects: bad allocation %#llx+%llu",
+	if (!o || !size || addr + size < addr || stands < size)
+		return core_err(-EINVAL, "objects: bad allocation %#llx+%llu "
+				"(standing for %llu bytes)",
 				(unsigned long long)addr,
-				(unsigned long long)size);
+				(unsigned long long)size,
+				(unsigned long long)stands);
 	if (!site)
 		site = "[unknown site]";
 	in_order(o, time);
@@ -531,12 +541,16 @@ int pebs_objects__alloc(struct pebs_objects *o, int32_t pid, uint64_t addr,
 	inst = intern(o, buf);
 	if (!inst)
 		return oom();
-	s->bytes += size;
+	/* 2^64 bytes are never allocated: a damaged file's sum saturates */
+	s->bytes = s->bytes + stands < s->bytes ? UINT64_MAX :
+		   s->bytes + stands;
+	s->est += (double)stands / (double)size;
 	inst->obj = o->n + 1;
 	o->swept = false;
 	b = &o->v[o->n++];
 	*b = (struct obj){ .start = addr, .end = addr + size, .t0 = time,
-			   .t1 = NO_END, .size = size, .site = s->s,
+			   .t1 = NO_END, .size = size, .stands = stands,
+			   .site = s->s,
 			   .inst = inst->s, .pid = pid };
 	if (!o->unordered) {
 		o->open[open_find(o, pid, addr)] = o->n;

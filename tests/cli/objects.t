@@ -25,7 +25,7 @@
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
 need_objects
-echo 1..44
+echo 1..46
 
 "$tool" record --objects -e page-faults -c 1 -d -o "$T/o.data" -- "$wl" \
 	>"$T/out" 2>"$T/err"
@@ -277,6 +277,13 @@ est=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "object") oc = i }
 awk -v b="${bytes:-0}" -v e="$est" 'BEGIN { exit !(b > 0 && e > 0.75 * b &&
 	e < 1.25 * b) }'
 ok_rc $? "sampled small allocations estimate the bytes allocated ($est of ${bytes:-?})"
+# the site's row: instances and bytes are the estimates of all of them
+# (each sample counted period / size times), not the ~190 sampled
+set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+	$10 == "pebs-shim:alloc" && $c["object"] ~ /^alloc_tiny / {
+		print $c["instances"], $c["bytes"], $c["samples"] }' "$T/s.csv")
+[ "$2" = "$est" ] && awk -v n="${1:-0}" 'BEGIN { exit !(n > 150000 && n < 250000) }'
+ok_rc $? "the site's instances and bytes estimate all 200000 allocations (${1:-?} instances, ${2:-?} bytes, from ${3:-?} samples)"
 
 # --objects=BYTES: a mean interval of 16 KiB samples ~32 times as many
 # (~6000), and their periods still sum to the bytes allocated (+-6 % is
@@ -331,6 +338,11 @@ n=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "object") oc = i }
 	END { print s + 0 }' "$T/a.csv")
 [ "$n" = 200000 ]
 ok_rc $? "--objects=all records every allocation ($n of 200000)"
+set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+	$10 == "pebs-shim:alloc" && $c["object"] ~ /^alloc_tiny / {
+		print $c["instances"], $c["bytes"], $c["peak_live"] }' "$T/a.csv")
+[ "$1 $2 $3" = "200000 100100000 1000" ]
+ok_rc $? "--objects=all: the site's instances, bytes and peak live exact ($1, $2, $3)"
 
 # the ring loses nothing under load: bench/allocs (2 threads) makes
 # 2 x 50000 more allocations and frees with N = 50001 than with N = 1,

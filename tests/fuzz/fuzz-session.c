@@ -4,22 +4,29 @@
  * its parser (fuzz-perfdata): the session (records in time order,
  * threads, maps over time, record --budget's cycle marks), the data
  * objects of record --objects, c2c's lines, report's tables with their
- * sampling errors and children, and script's lines. The input's first
- * byte chooses: its low bits the sort keys, 0x08 a stream (one pass, as
- * a pipe is read), 0x10 children, 0x20 sampling errors, 0x40 script's
- * lines as well, 0x80 CSV (else text); the rest is the perf.data file or
- * stream. Everything is printed to /dev/null, as the commands print it.
+ * sampling errors and children, script's lines, and the pprof and
+ * Perfetto exports. The input's first byte chooses: its low bits the
+ * sort keys, 0x08 a stream (one pass, as a pipe is read), 0x10
+ * children, 0x20 sampling errors, 0x40 script's lines as well, 0x80 CSV
+ * (else text); its second what reads the recording: 0 (mod 3) report
+ * (with c2c, objects, script), 1 the pprof export (0x04: split by
+ * event, with every label), 2 the Perfetto export; the rest is the
+ * perf.data file or stream. Everything is printed to /dev/null, as the
+ * commands print it; the exports are written to a directory of their
+ * own, emptied after each input.
  *
  * The files a recording names (binaries, perf maps, debug files) are
  * opened as report opens them: regular files only (lib/core/file.c); run
  * it with HOME set to an empty directory, so no build-id cache is read,
  * as fuzz.t does.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pebsshim.h"
 
@@ -72,6 +79,63 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 				      nr > 0 ? (unsigned int)nr : 0);
 }
 
+/* The exports' directory and file, made once; -1 on failure. */
+static char out_dir[64] = "/tmp/fuzz-session-XXXXXX", out_path[96];
+
+static void remove_dir(void)
+{
+	rmdir(out_dir);
+}
+
+static int export(struct pebs_perfdata *pd, uint8_t how, uint8_t mode)
+{
+	struct pebs_session *ss = NULL;
+	struct pebs_objects *objs = NULL;
+	struct pebs_export_stats st;
+	unsigned int labels = 0;
+	int err;
+
+	if (!out_path[0]) {
+		if (!mkdtemp(out_dir) || atexit(remove_dir))
+			abort();
+		snprintf(out_path, sizeof(out_path), "%s/out.pb.gz", out_dir);
+	}
+	err = (how & 0x08) ? pebs_session__new_stream(pd, &ss) :
+			     pebs_session__new(pd, &ss);
+	if (err)
+		return 0;
+	if (mode % 3 == 1 && !(how & 0x08) &&
+	    pebs_session__use_objects(ss, 0, &objs))
+		goto out;
+	if (pebs_export__parse_labels("all", &labels))
+		abort();
+	PEBS_OPTS(pebs_export_opts, o, .output = out_path,
+		  .labels = (mode & 0x04) ? labels : 0,
+		  .split = (mode & 0x04) ? PEBS_EXPORT_SPLIT_EVENT :
+			   PEBS_EXPORT_SPLIT_NONE);
+	if (mode % 3 == 1)
+		pebs_export__pprof(ss, &o, &st);
+	else
+		pebs_export__perfetto(ss, &o, &st);
+out:
+	pebs_session__delete(ss);
+	pebs_objects__delete(objs);
+	return 0;
+}
+
+/* what an export left: the directory emptied */
+static void clean(void)
+{
+	DIR *d = out_path[0] ? opendir(out_dir) : NULL;
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			unlinkat(dirfd(d), de->d_name, 0);
+	if (d)
+		closedir(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
@@ -83,11 +147,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t how;
 	int n, err;
 
-	if (size < 1)
+	if (size < 2)
 		return 0;
 	how = data[0];
-	if (pebs_perfdata__from_memory(data + 1, size - 1, &pd))
+	if (pebs_perfdata__from_memory(data + 2, size - 2, &pd))
 		return 0;
+	if (data[1] % 3) {
+		export(pd, how, data[1]);
+		clean();
+		pebs_perfdata__close(pd);
+		return 0;
+	}
 	z.out = fopen("/dev/null", "w");
 	n = pebs_report__parse_keys(sorts[how & 7], keys, PEBS_REPORT_MAX_KEYS);
 	if (!z.out || n <= 0)

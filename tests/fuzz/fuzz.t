@@ -215,16 +215,18 @@ else
 fi
 
 # fuzz-session: the recordings above, and a record --objects stream (with
-# call chains, data addresses, allocations), each behind selector bytes
-# (fuzz-session.c: sort keys, stream, children, errors, script, CSV)
+# call chains, data addresses, allocations), each behind two selector
+# bytes (fuzz-session.c: sort keys, stream, children, errors, script, CSV;
+# report, the pprof or the Perfetto export)
 if [ -x "$B/workloads/objects" ] && [ -r "$B/libpebsshim-objects.so" ]; then
 	"$B/pebs-shim" record -q --objects -e page-faults -c 1 -d -g -o - -- \
 		"$B/workloads/objects" 2>/dev/null | head -c 8000 >"$tmp/objects.stream"
 fi
 for f in "$tmp"/seed-fuzz-perfdata/* "$tmp/objects.stream"; do
 	[ -s "$f" ] || continue
-	for sel in 00 02 13 25 4a a6 b7 ec; do
-		{ printf "\x$sel"; cat "$f"; } >"$tmp/seed-fuzz-session/$(basename "$f")-$sel"
+	for sel in 0000 0200 1300 2500 4a00 a600 b700 ec00 0001 0a05 0002 0802; do
+		{ printf "\x${sel:0:2}\x${sel:2:2}"; cat "$f"; } \
+			>"$tmp/seed-fuzz-session/$(basename "$f")-$sel"
 	done
 done
 

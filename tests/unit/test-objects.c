@@ -335,6 +335,41 @@ static void test_stats(void **state)
 	pebs_objects__delete(o);
 }
 
+/*
+ * Sampled allocations (pebs_objects__alloc_sampled): each counted for
+ * what it stands for in its site's instances, bytes and peak of live
+ * bytes (Horvitz-Thompson's estimates), an instance for itself; one
+ * standing for less than its size refused.
+ */
+static void test_stats_sampled(void **state)
+{
+	struct pebs_object_stats st;
+	struct pebs_objects *o;
+
+	(void)state;
+	assert_int_equal(pebs_objects__new(&o), 0);
+	/* t: 100 bytes standing for 400 (p = 1/4) at t1, 50 standing for
+	   500 (p = 1/10) at t2, the first freed at t3; an unsampled 30 at
+	   t4 (stands for itself) */
+	assert_int_equal(pebs_objects__alloc_sampled(o, 1, 0x1000, 100, 1, "t",
+						     400), 0);
+	assert_int_equal(pebs_objects__alloc_sampled(o, 1, 0x2000, 50, 2, "t",
+						     500), 0);
+	assert_int_equal(pebs_objects__free(o, 1, 0x1000, 0, 3), 0);
+	assert_int_equal(pebs_objects__alloc(o, 1, 0x3000, 30, 4, "t"), 0);
+	assert_int_equal(pebs_objects__stats(o, 0, "t", &st), 0);
+	assert_int_equal(st.instances, 4 + 10 + 1);
+	assert_int_equal(st.bytes, 400 + 500 + 30);
+	assert_int_equal(st.peak_live, 900);
+	assert_int_equal(pebs_objects__stats(o, 0, "t #2", &st), 0);
+	assert_int_equal(st.instances, 1);
+	assert_int_equal(st.bytes, 50);
+	assert_int_equal(pebs_objects__alloc_sampled(o, 1, 0x4000, 100, 5, "t",
+						     99), -EINVAL);
+	assert_int_equal(pebs_objects__count(o), 3);
+	pebs_objects__delete(o);
+}
+
 /* a load's data source: level bits @lvl, snoop @snoop */
 static uint64_t load_src(uint64_t lvl, uint64_t snoop)
 {
@@ -958,6 +993,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_reuse_unordered),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_stats_sampled),
 		cmocka_unit_test(test_access),
 		cmocka_unit_test(test_field_key),
 		cmocka_unit_test(test_lines),

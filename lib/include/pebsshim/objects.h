@@ -75,6 +75,18 @@ PEBS_API int pebs_objects__alloc(struct pebs_objects *o, int32_t pid,
 				 uint64_t addr, uint64_t size, uint64_t time,
 				 const char *site);
 /*
+ * pebs_objects__alloc_sampled - pebs_objects__alloc of an allocation
+ * tracked with probability p, which stands for @stands = @size / p bytes
+ * (record --objects' PERIOD of a pebs-shim:alloc sample; @size itself
+ * when every allocation is tracked): its site's instances, bytes and
+ * peak_live count it @stands / @size times. Returns as
+ * pebs_objects__alloc (-EINVAL too when @stands < @size).
+ */
+PEBS_API int pebs_objects__alloc_sampled(struct pebs_objects *o, int32_t pid,
+					 uint64_t addr, uint64_t size,
+					 uint64_t time, const char *site,
+					 uint64_t stands);
+/*
  * pebs_objects__free - at @time, the object of @pid starting at @addr
  * ends (@len 0 or 1: free()), or every object starting in
  * [@addr, @addr + @len) (munmap). Returns 0 or -EINVAL.
@@ -109,7 +121,9 @@ PEBS_API int pebs_session__set_objects(struct pebs_session *ss,
  * What the allocations and the samples counted say of one object label
  * (pebs_objects__stats): a heap allocation site's objects (instances),
  * their sizes summed (bytes) and the most bytes of them live at once
- * (peak_live); an instance's size (instances 1); all zero for a label
+ * (peak_live), each sampled allocation counted for what it stands for
+ * (pebs_objects__alloc_sampled: estimates of the site's whole, the
+ * instances rounded); an instance's size (instances 1); all zero for a label
  * that is no heap object (a data symbol, a mapping). Then the weights
  * of the samples of the event counted under the label
  * (pebs_objects__add_sample): how many, their mean, median and 90th
