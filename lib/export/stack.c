@@ -61,15 +61,17 @@ int ex_build_id(const void *bids, size_t bids_size, const char *dso,
 	return n > 0 ? n : 0;
 }
 
-/* frame @f of @ip (@res: the sample's own, named as in @res) */
+/* frame @f of @ip, looked up if @lookup (@res: the sample's own, named
+   as in @res) */
 static void frame(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
-		  bool kernel, const struct pebs_report_sample *res,
-		  struct ex_frame *f)
+		  bool kernel, bool lookup,
+		  const struct pebs_report_sample *res, struct ex_frame *f)
 {
 	struct pebs_sym sym;
 
 	memset(&sym, 0, sizeof(sym));
-	pebs_symbols__resolve(syms, pid, ip, &sym);
+	if (lookup)	/* else in none of its context's maps */
+		pebs_symbols__resolve(syms, pid, ip, &sym);
 	if (res) {		/* the report's sym key */
 		sym.name = res->sym;
 		kernel = res->kernel;
@@ -88,10 +90,12 @@ static void frame(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 }
 
 /*
- * The walk of callchain.c. The leaf is the sample's own ip, named as the
- * report names it, so that an export's flat shares are report --sort
- * sym's: a chain that starts elsewhere (a precise PEBS ip is not the
- * interrupted one the chain starts at) gets it in front.
+ * The walk of callchain.c (pebs_callchain__step: a frame outside its
+ * context's maps [unknown], a corrupt chain dropped after the leaf). The
+ * leaf is the sample's own ip, named as the report names it, so that an
+ * export's flat shares are report --sort sym's: a chain that starts
+ * elsewhere (a precise PEBS ip is not the interrupted one the chain
+ * starts at) gets it in front.
  */
 int ex_stack(struct pebs_symbols *syms, const struct pebs_sample *s,
 	     const struct pebs_report_sample *res, ex_frame_fn fn, void *arg)
@@ -99,26 +103,24 @@ int ex_stack(struct pebs_symbols *syms, const struct pebs_sample *s,
 	struct ex_frame f;
 	unsigned int n = 1;
 	uint64_t i, ip;
-	int mode = -1, err;
+	int mode = -1, step, err;
+	bool lookup;
 
-	frame(syms, res->pid, s->ip, res->kernel, res, &f);
+	frame(syms, res->pid, s->ip, res->kernel, true, res, &f);
 	err = fn(arg, &f);
+	if (pebs_callchain__dropped(s))
+		return err;	/* the leaf alone */
 	for (i = 0; !err && (s->present & PERF_SAMPLE_CALLCHAIN) &&
 		    i < s->callchain_nr && n < PEBS_CALLCHAIN_MAX; i++) {
 		memcpy(&ip, s->callchain + i, sizeof(ip));
-		if (ip >= PERF_CONTEXT_MAX) {
-			if (ip == PERF_CONTEXT_KERNEL || ip == PERF_CONTEXT_HV ||
-			    ip == PERF_CONTEXT_GUEST_KERNEL)
-				mode = 1;
-			else if (ip == PERF_CONTEXT_USER ||
-				 ip == PERF_CONTEXT_GUEST_USER)
-				mode = 0;
-			continue;
-		}
+		step = pebs_callchain__step(ip, &mode, &lookup);
+		if (step <= 0)
+			continue;	/* a context marker */
 		if (n == 1 && ip == s->ip)
 			continue;	/* the chain's first: the leaf */
 		frame(syms, res->pid, ip,
-		      mode < 0 ? ip >= KERNEL_START : mode == 1, NULL, &f);
+		      mode < 0 ? ip >= KERNEL_START : mode == 1, lookup, NULL,
+		      &f);
 		n++;
 		err = fn(arg, &f);
 	}

@@ -158,10 +158,6 @@ int pebs_report__add_chain(struct pebs_report *r,
 		t.ip = frames[i].ip;
 		t.sym = frames[i].sym;
 		t.dso = frames[i].dso;
-		/* a user frame at a kernel address (a broken user stack):
-		   perf looks it up in the user maps, which have none */
-		if (!frames[i].kernel && frames[i].ip >= KERNEL_START)
-			t.sym = t.dso = NULL;
 		if (t.dso)
 			t.kernel = frames[i].kernel;
 		row = rp_find_row(r, a, rp_make_key(r, &t, a));

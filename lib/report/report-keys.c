@@ -471,6 +471,15 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return (a > b) - (a < b);
 }
 
+/* perf's _sort__addr_cmp: the sign of (int64_t)(b - a), so that
+   addresses 2^63 or more apart (a garbage frame's) order as in perf */
+static int cmp_addr(uint64_t a, uint64_t b)
+{
+	int64_t d = (int64_t)(b - a);
+
+	return (d < 0) - (d > 0);
+}
+
 /* Strings as printed; an unknown one (NULL) after the known. */
 static int cmp_str(const char *a, const char *b)
 {
@@ -523,7 +532,7 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 	case PEBS_REPORT_SYM:
 		c = cmp_str((const char *)(uintptr_t)FX(RK_SYM),
 			    (const char *)(uintptr_t)FY(RK_SYM));
-		return c ? c : cmp_u64(FX(RK_IP), FY(RK_IP));
+		return c ? c : cmp_addr(FX(RK_IP), FY(RK_IP));
 	case PEBS_REPORT_CPU:
 		return cmp_u64(FX(RK_CPU), FY(RK_CPU));
 	case PEBS_REPORT_EVENT:

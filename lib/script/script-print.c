@@ -112,16 +112,22 @@ static void text_callchain(struct pebs_symbols *syms,
 			   const struct pebs_sample *s, uint32_t m, FILE *f)
 {
 	struct pebs_sym sym;
+	int mode = -1;
+	bool lookup;
 	uint64_t ip;
 	size_t i;
 
+	if (pebs_callchain__dropped(s))	/* perf prints none of it */
+		return;
 	for (i = 0; i < s->callchain_nr; i++) {
 		memcpy(&ip, &s->callchain[i], sizeof(ip));
-		if (ip >= PERF_CONTEXT_MAX)
+		if (pebs_callchain__step(ip, &mode, &lookup) <= 0)
 			continue;	/* a context marker */
-		code_at(syms, (pid_t)s->pid, ip, &sym);
+		memset(&sym, 0, sizeof(sym));
+		if (lookup)
+			code_at(syms, (pid_t)s->pid, ip, &sym);
 		/* perf finds a frame's mapping among the data ones too */
-		if (!sym.dso && ip < KERNEL_START)
+		if (lookup && !sym.dso && ip < KERNEL_START)
 			data_at(syms, (pid_t)s->pid, ip, &sym);
 		fputc('\t', f);
 		/* and shows a frame's address in its mapping (perf's
@@ -274,12 +280,21 @@ static void put_chain(const struct pebs_script *sc, struct pebs_symbols *syms,
 	char frame[320], *p = NULL;
 	struct pebs_sym sym;
 	size_t size = 0;
+	int mode = -1;
+	bool lookup;
 	FILE *m;
 	uint64_t ip;
 	size_t i;
 
 	if (!(s->present & PERF_SAMPLE_CALLCHAIN)) {
 		put_str(sc, NULL, f);
+		return;
+	}
+	if (pebs_callchain__dropped(s)) {	/* as text: no frame */
+		if (json)
+			fputs("[]", f);
+		else
+			put_str(sc, "", f);
 		return;
 	}
 	/* csv: "sym;sym;..." leaf first; jsonl: an array of the same */
@@ -290,9 +305,11 @@ static void put_chain(const struct pebs_script *sc, struct pebs_symbols *syms,
 		fputc('[', f);
 	for (i = 0; i < s->callchain_nr; i++) {
 		memcpy(&ip, &s->callchain[i], sizeof(ip));
-		if (ip >= PERF_CONTEXT_MAX)
-			continue;
-		code_at(syms, (pid_t)s->pid, ip, &sym);
+		if (pebs_callchain__step(ip, &mode, &lookup) <= 0)
+			continue;	/* a context marker */
+		memset(&sym, 0, sizeof(sym));
+		if (lookup)
+			code_at(syms, (pid_t)s->pid, ip, &sym);
 		if (sym.name)
 			snprintf(frame, sizeof(frame), "%s", sym.name);
 		else

@@ -9,7 +9,10 @@
  * kernel, user, hypervisor or guest ones. Markers are not frames. As in
  * perf, at most PEBS_CALLCHAIN_MAX frames are kept (perf's default
  * kernel.perf_event_max_stack). A sample without a call chain is one
- * frame: its own ip.
+ * frame: its own ip. A frame is looked up in its context's maps, as
+ * perf looks it up: a kernel address among user frames (a stale frame
+ * pointer's garbage) is no kernel symbol but [unknown], and so is a
+ * user address among kernel frames.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,17 +21,56 @@
 #include "pebsshim/symbols.h"
 #include "core/internal.h"
 
+/* frame @ip, looked up unless !@lookup ([unknown]) */
 static void resolve_one(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
-			bool kernel, struct pebs_frame *fr)
+			bool kernel, bool lookup, struct pebs_frame *fr)
 {
 	struct pebs_sym sym;
 
 	memset(&sym, 0, sizeof(sym));
-	pebs_symbols__resolve(syms, pid, ip, &sym);
+	if (lookup)
+		pebs_symbols__resolve(syms, pid, ip, &sym);
 	fr->ip = ip;
 	fr->sym = sym.name;
 	fr->dso = sym.dso;
 	fr->kernel = kernel;
+}
+
+int pebs_callchain__step(uint64_t entry, int *mode, bool *lookup)
+{
+	if (entry < PERF_CONTEXT_MAX) {
+		*lookup = *mode < 0 || (*mode == 1) == (entry >= KERNEL_START);
+		return 1;
+	}
+	switch (entry) {
+	case PERF_CONTEXT_KERNEL:
+	case PERF_CONTEXT_HV:
+		*mode = 1;
+		return 0;
+	case PERF_CONTEXT_USER:
+		*mode = 0;
+		return 0;
+	default:	/* a guest's, or garbage: perf drops the chain */
+		return -1;
+	}
+}
+
+bool pebs_callchain__dropped(const struct pebs_sample *s)
+{
+	unsigned int n = 0;
+	int mode = -1, step;
+	bool lookup;
+	uint64_t ip;
+
+	for (uint64_t i = 0; s && (s->present & PERF_SAMPLE_CALLCHAIN) &&
+			     i < s->callchain_nr && n < PEBS_CALLCHAIN_MAX; i++) {
+		memcpy(&ip, s->callchain + i, sizeof(ip));
+		step = pebs_callchain__step(ip, &mode, &lookup);
+		if (step < 0)
+			return true;
+		n += (unsigned int)step;
+	}
+	return false;
 }
 
 int pebs_callchain__resolve(struct pebs_symbols *syms,
@@ -37,40 +79,34 @@ int pebs_callchain__resolve(struct pebs_symbols *syms,
 {
 	unsigned int n = 0;
 	uint64_t i, ip;
-	int mode = -1;		/* -1: none seen (decide by address) */
+	int mode = -1, step;	/* mode -1: none seen (by address) */
+	bool lookup;
 
 	if (!syms || !s || !frames || !max)
 		return core_err(-EINVAL, "callchain: nothing to resolve");
 	if (max > PEBS_CALLCHAIN_MAX)
 		max = PEBS_CALLCHAIN_MAX;
 	if (!(s->present & PERF_SAMPLE_CALLCHAIN) || !s->callchain_nr) {
-		resolve_one(syms, (pid_t)s->pid, s->ip, kernel, &frames[0]);
+		resolve_one(syms, (pid_t)s->pid, s->ip, kernel, true,
+			    &frames[0]);
 		return 1;
 	}
 	for (i = 0; i < s->callchain_nr && n < max; i++) {
 		memcpy(&ip, s->callchain + i, sizeof(ip));
-		if (ip >= PERF_CONTEXT_MAX) {
-			switch (ip) {
-			case PERF_CONTEXT_KERNEL:
-			case PERF_CONTEXT_GUEST_KERNEL:
-			case PERF_CONTEXT_HV:
-				mode = 1;
-				break;
-			case PERF_CONTEXT_USER:
-			case PERF_CONTEXT_GUEST_USER:
-				mode = 0;
-				break;
-			default:	/* PERF_CONTEXT_GUEST, unknown */
-				break;
-			}
-			continue;
+		step = pebs_callchain__step(ip, &mode, &lookup);
+		if (step < 0) {
+			n = 0;	/* corrupt: dropped, as perf drops it */
+			break;
 		}
+		if (!step)
+			continue;	/* a context marker */
 		resolve_one(syms, (pid_t)s->pid, ip,
 			    mode < 0 ? ip >= KERNEL_START : mode == 1,
-			    &frames[n++]);
+			    lookup, &frames[n++]);
 	}
-	if (!n) {	/* only markers: the sample's own ip */
-		resolve_one(syms, (pid_t)s->pid, s->ip, kernel, &frames[0]);
+	if (!n) {	/* only markers, or dropped: the sample's own ip */
+		resolve_one(syms, (pid_t)s->pid, s->ip, kernel, true,
+			    &frames[0]);
 		n = 1;
 	}
 	return (int)n;

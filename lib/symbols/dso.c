@@ -27,8 +27,34 @@
 #undef ARRAY_SIZE	/* libiberty's ansidecl.h has its own */
 #include <libiberty/demangle.h>
 
+struct retired {
+	struct retired *next;
+	char *names;
+};
+
+void dso_retire(struct dso *d, char *names)
+{
+	struct retired *r;
+
+	if (!names)
+		return;
+	r = malloc(sizeof(*r));
+	if (!r)
+		return;		/* kept for good: its names may be in use */
+	r->names = names;
+	r->next = d->retired;
+	d->retired = r;
+}
+
 void dso_free(struct dso *d)
 {
+	while (d->retired) {
+		struct retired *r = d->retired;
+
+		d->retired = r->next;
+		free(r->names);
+		free(r);
+	}
 	free(d->pnames);
 	free(d->dsyms);
 	free(d->dnames);

@@ -52,10 +52,19 @@ struct dso {
 	char *dnames;
 	uint8_t want_bid[BUILD_ID_MAX];
 	size_t want_bid_len;	/* 0: accept any local file */
+	struct retired *retired;	/* names of tables replaced */
 };
 
 /* dso_free - free what @d holds (not @d). */
 void dso_free(struct dso *d);
+
+/*
+ * dso_retire - keep @names (a names buffer of @d's that a reload
+ * replaces: NULL is allowed) until dso_free: the rows and frames made
+ * before the reload still point into it (kallsyms read in part, then in
+ * full; a table dropped for another build id).
+ */
+void dso_retire(struct dso *d, char *names);
 
 /*
  * dso_load - load @d's symbols once: from the file itself when its

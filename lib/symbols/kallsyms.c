@@ -131,6 +131,36 @@ static bool text_type(char type)
 #endif
 
 /*
+ * A table @s of @nr symbols replacing @old's @nr_old (both in address
+ * order): each symbol the old table had too (its address and name) takes
+ * the old name's pointer, so that report rows keyed by it before the
+ * reload (kallsyms read in part, then in full) stay one row with those
+ * after; the old names are kept (dso_retire).
+ */
+static void keep_names(struct sym *s, size_t nr, const struct sym *old,
+		       size_t nr_old)
+{
+	size_t i = 0, j = 0, k;
+
+	while (i < nr && j < nr_old) {
+		if (s[i].start != old[j].start) {
+			if (s[i].start < old[j].start)
+				i++;
+			else
+				j++;
+			continue;
+		}
+		/* the aliases at this address, old and new */
+		for (k = j; k < nr_old && old[k].start == s[i].start; k++)
+			if (!strcmp(old[k].name, s[i].name)) {
+				s[i].name = old[k].name;
+				break;
+			}
+		i++;
+	}
+}
+
+/*
  * The text symbols of the kallsyms file @path into @k; with @limit,
  * only up to the first symbol above *limit (it may still fall while
  * reading), so long as the symbols so far are in address order and in
@@ -218,8 +248,9 @@ static int load(struct dso *k, const char *path, const _Atomic uint64_t *limit,
 			s[i].start = s[i].start - file_text + text;
 	}
 	dso_syms_sort(s, &nr);
+	keep_names(s, nr, k->syms, k->nr_syms);
 	free(k->syms);
-	free(k->names);
+	dso_retire(k, k->names);	/* rows may hold its names */
 	k->syms = s;
 	k->nr_syms = nr;
 	k->names = names;
@@ -328,8 +359,9 @@ int kload_finish(struct kload *k, struct dso *kernel)
 		free(k);
 		return ret;
 	}
+	keep_names(k->d.syms, k->d.nr_syms, kernel->syms, kernel->nr_syms);
 	free(kernel->syms);
-	free(kernel->names);
+	dso_retire(kernel, kernel->names);
 	kernel->syms = k->d.syms;
 	kernel->nr_syms = k->d.nr_syms;
 	kernel->names = k->d.names;

@@ -35,14 +35,18 @@ int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
 	memcpy(d->want_bid, build_id, size);
 	d->want_bid_len = size;
 	if (d->loaded) {
-		/* checked against the file again on the next lookup */
+		/* checked against the file again on the next lookup; the
+		   names stay: rows may hold them */
 		free(d->syms);
-		free(d->names);
+		free(d->dsyms);
 		free(d->segs);
-		d->syms = NULL;
-		d->names = NULL;
+		dso_retire(d, d->names);
+		dso_retire(d, d->pnames);
+		dso_retire(d, d->dnames);
+		d->syms = d->dsyms = NULL;
+		d->names = d->pnames = d->dnames = NULL;
 		d->segs = NULL;
-		d->nr_syms = d->nr_segs = 0;
+		d->nr_syms = d->nr_dsyms = d->nr_segs = 0;
 		d->loaded = false;
 	}
 	syms_invalidate(syms);

@@ -86,6 +86,65 @@ static void test_markers(void **state)
 	pebs_symbols__delete(syms);
 }
 
+/*
+ * The context rules of perf 6.1's add_callchain_ip: a frame is looked up
+ * in its context's maps alone (a kernel address among user frames, a
+ * user address among kernel frames: [unknown]); a marker perf does not
+ * know (a guest's, -1) drops the whole chain: the sample's ip alone.
+ */
+static void test_contexts(void **state)
+{
+	uint64_t chain[] = {
+		PERF_CONTEXT_KERNEL, KADDR + 1, 0x1000,
+		PERF_CONTEXT_USER, 0x2000, KADDR + 5,
+	};
+	struct pebs_sample s = {
+		.present = PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP, .pid = 1,
+		.ip = KADDR + 1, .callchain = chain,
+		.callchain_nr = sizeof(chain) / sizeof(chain[0]),
+	};
+	struct pebs_frame fr[8];
+	struct pebs_symbols *syms;
+	int mode = -1;
+	bool lookup;
+
+	(void)state;
+	assert_int_equal(pebs_symbols__new(&syms), 0);
+	assert_false(pebs_callchain__dropped(&s));
+	assert_int_equal(pebs_callchain__resolve(syms, &s, true, fr, 8), 4);
+	assert_true(fr[0].kernel);
+	assert_string_equal(fr[0].dso, "[kernel.kallsyms]");
+	assert_true(fr[1].kernel);	/* a user address in kernel context */
+	assert_null(fr[1].dso);
+	assert_false(fr[3].kernel);	/* a kernel address in user context */
+	assert_int_equal(fr[3].ip, KADDR + 5);
+	assert_null(fr[3].dso);
+	assert_null(fr[3].sym);
+	/* -1 (past the markers perf knows) drops it all */
+	chain[5] = (uint64_t)-1;
+	assert_true(pebs_callchain__dropped(&s));
+	assert_int_equal(pebs_callchain__resolve(syms, &s, true, fr, 8), 1);
+	assert_int_equal(fr[0].ip, KADDR + 1);
+	assert_true(fr[0].kernel);
+	/* the steps */
+	assert_int_equal(pebs_callchain__step(PERF_CONTEXT_HV, &mode, &lookup),
+			 0);
+	assert_int_equal(mode, 1);
+	assert_int_equal(pebs_callchain__step(PERF_CONTEXT_USER, &mode,
+					      &lookup), 0);
+	assert_int_equal(mode, 0);
+	assert_int_equal(pebs_callchain__step(0x1000, &mode, &lookup), 1);
+	assert_true(lookup);
+	assert_int_equal(pebs_callchain__step(KADDR, &mode, &lookup), 1);
+	assert_false(lookup);
+	assert_int_equal(pebs_callchain__step(PERF_CONTEXT_GUEST_KERNEL, &mode,
+					      &lookup), -1);
+	mode = -1;	/* no marker yet: any address is looked up */
+	assert_int_equal(pebs_callchain__step(KADDR, &mode, &lookup), 1);
+	assert_true(lookup);
+	pebs_symbols__delete(syms);
+}
+
 static void test_own_maps(void **state)
 {
 	uint64_t chain[] = {
@@ -169,6 +228,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_markers),
+		cmocka_unit_test(test_contexts),
 		cmocka_unit_test(test_own_maps),
 		cmocka_unit_test(test_names),
 	};

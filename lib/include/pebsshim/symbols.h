@@ -246,8 +246,31 @@ PEBS_API int pebs_frame__comm(const char *comm, int32_t tid, char *buf,
  * not frames; they say which frames are kernel ones (without markers,
  * addresses from 2^63 up are). At most @max (and PEBS_CALLCHAIN_MAX)
  * frames. A sample without PERF_SAMPLE_CALLCHAIN is one frame, its ip,
- * kernel if @kernel. Returns the number of frames (>= 1) or -EINVAL.
+ * kernel if @kernel, and so is a chain perf drops as corrupt (an
+ * unknown marker: pebs_callchain__step). A frame outside its context's
+ * half of the address space is [unknown] (no sym, no dso). Returns the
+ * number of frames (>= 1) or -EINVAL.
  */
+/*
+ * pebs_callchain__step - one entry of a call chain, walked leaf first
+ * with *@mode -1 to start, as perf 6.1's add_callchain_ip walks it: a
+ * frame returns 1, *@lookup saying whether to look it up (perf looks a
+ * frame up in its context's maps alone, so a kernel address among user
+ * frames, a stale frame pointer's garbage, is in none, nor a user
+ * address among kernel frames); PERF_CONTEXT_KERNEL, _HV (*@mode 1) and
+ * _USER (0) return 0; another marker (a guest's, or garbage such as -1)
+ * returns -1: perf then takes the chain as corrupt and drops all of it.
+ */
+PEBS_API int pebs_callchain__step(uint64_t entry, int *mode, bool *lookup);
+
+/*
+ * pebs_callchain__dropped - whether perf drops @s's call chain as corrupt
+ * (an entry pebs_callchain__step returns -1 for, among the first
+ * PEBS_CALLCHAIN_MAX frames): perf script then prints none of its frames
+ * and perf report counts the sample for its own symbol alone.
+ */
+PEBS_API bool pebs_callchain__dropped(const struct pebs_sample *s);
+
 PEBS_API int pebs_callchain__resolve(struct pebs_symbols *syms,
 				     const struct pebs_sample *s, bool kernel,
 				     struct pebs_frame *frames,
