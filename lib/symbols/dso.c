@@ -253,7 +253,9 @@ static Elf_Scn *find_symtab(Elf *elf, unsigned int type, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* The .symtab of the ELF file @path (with build id @bid if @len). */
+/* The .symtab of the ELF file @path (with build id @bid if @len): its
+   code symbols, and its data objects too (perf's one table holds both:
+   a stripped file's debug file names its static data as perf does) */
 static int read_symtab_of(struct dso *d, const char *path, const uint8_t *bid,
 			  size_t len)
 {
@@ -269,6 +271,8 @@ static int read_symtab_of(struct dso *d, const char *path, const uint8_t *bid,
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (scn)
 		err = elf_read_syms(elf, scn, &sh, d, false);
+	if (!err && scn && d->nr_syms && !d->dsyms)
+		err = elf_read_syms(elf, scn, &sh, d, true);
 	elf_end(elf);
 	close(fd);
 	return err;
@@ -524,11 +528,12 @@ int dso_load(struct dso *d)
 	}
 	if (!err)
 		err = add_plt_syms(elf, d);
-	/* data objects: .symtab, else .dynsym */
+	/* data objects: .symtab, else the debug file's (read with its
+	   code symbols), else .dynsym */
 	scn = find_symtab(elf, SHT_SYMTAB, &sh);
 	if (!scn)
 		scn = find_symtab(elf, SHT_DYNSYM, &sh);
-	if (!err && scn)
+	if (!err && scn && !d->dsyms)
 		err = elf_read_syms(elf, scn, &sh, d, true);
 	elf_end(elf);
 	close(fd);

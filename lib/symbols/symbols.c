@@ -4,7 +4,9 @@
  *
  * Address spaces: per process (tgid) a sorted array of executable file
  * mappings, from /proc/<pid>/maps or MMAP/MMAP2 records fed in time
- * order (a FORK copies the parent's, an exec drops them), so a lookup
+ * order (a FORK copies the parent's; an exec keeps them, as perf's
+ * thread maps keep them, the new program's mappings laid over them), so
+ * a lookup
  * answers for the time reached. Files and their symbols: lib/symbols/dso.c.
  * Kernel addresses (lib/symbols/symbols-kernel.c): /proc/kallsyms when the
  * recording's kernel is this one, another kernel's kallsyms copy in the
@@ -415,7 +417,6 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 			     const struct perf_event_header *ev)
 {
 	struct pebs_record r;
-	struct proc *p;
 	char jit[32];
 	int err;
 
@@ -458,17 +459,7 @@ int pebs_symbols__add_record(struct pebs_symbols *syms,
 			return 0;
 		syms_invalidate(syms);
 		return copy_maps(syms, (pid_t)r.task.ppid, (pid_t)r.task.pid);
-	case PERF_RECORD_COMM:
-		if (!r.comm.exec)
-			return 0;
-		p = proc_find(syms, (pid_t)r.comm.pid);
-		if (p)
-			p->nr = 0;	/* exec: a new address space */
-		if (p && p->data)
-			p->data->nr = 0;
-		syms_invalidate(syms);
-		return 0;
-	default:
+	default:	/* COMM: an exec keeps the maps, as perf's */
 		return 0;
 	}
 }

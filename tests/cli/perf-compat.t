@@ -41,7 +41,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..31"
+echo "1..32"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
@@ -327,6 +327,16 @@ then
 else
 	skip_n 2 "no python3, or g.data has no user call chains to edit"
 fi
+# an exec'd command (-g -d): the page faults taken inside execve have
+# the old program's call to it as their user frame (perf keeps the old
+# mappings after an exec), and frames in libc's data are named by its
+# debug file's data symbols (libc6-dbg) as perf names them
+rec gexec.data -g -d -e page-faults -c 1 -- bash -c "exec $W"
+perf script -i "$T/gexec.data" >"$T/a" 2>/dev/null
+"$PS" script -i "$T/gexec.data" >"$T/b" 2>"$T/err"
+cmp -s "$T/a" "$T/b" && grep -q 'execve' "$T/b" && [ ! -s "$T/err" ]
+ok_rc $? "exec'd under -g -d: script's lines are perf's ($(grep -c execve "$T/b") frames in execve)"
+diff "$T/a" "$T/b" | head -n 10 | diag
 perf inject -b -i "$T/plain.data" -o "$T/inj.data" 2>/dev/null
 same "perf inject -b" "$T/inj.data"
 perf script -i "$T/inj.data" -F comm,tid,time,event,period >"$T/a" 2>/dev/null
