@@ -46,7 +46,7 @@ void ex_src__init(struct ex_src *x, struct pebs_session *ss,
 int ex_build_id(const void *bids, size_t bids_size, const char *dso,
 		uint8_t *bid)
 {
-	const unsigned char *p = bids, *end = p + bids_size;
+	const unsigned char *p = bids, *end = p ? p + bids_size : NULL;
 	struct buildid_entry be;
 	int n;
 

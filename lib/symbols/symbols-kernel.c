@@ -56,7 +56,7 @@ int pebs_symbols__set_build_id(struct pebs_symbols *syms, const char *path,
 int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
 				size_t size)
 {
-	const unsigned char *p = data, *end = p + size;
+	const unsigned char *p = data, *end = p ? p + size : NULL;
 	struct buildid_entry e;
 	int nr = 0, ret, err;
 
