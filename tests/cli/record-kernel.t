@@ -2,7 +2,8 @@
 # record-kernel.t - as root, record samples the kernel as perf does:
 # `record -a -e cpu-clock -- dd` has [k] symbols in perf report, and the
 # page faults of dd (every fault, -c 1) number what perf record counts of
-# the same command, within 5 %.
+# the same command, within 5 % or 6 faults (dd makes about 80, and two
+# runs of it differ by a few: 78-83 here).
 . "$PEBS_SRC/tests/cli/record-common.sh"
 need_tools
 need root percpu || skip_all "$why"
@@ -21,6 +22,6 @@ perf record -q -e page-faults -c 1 -o "$T/perf.data" -- \
 	dd if=/dev/zero of=/dev/null count=2000 2>/dev/null
 a=$(perf script -i "$T/p.data" 2>/dev/null | wc -l)
 b=$(perf script -i "$T/perf.data" 2>/dev/null | wc -l)
-check "dd's page faults: pebs-shim $a, perf $b (within 5 %)" \
+check "dd's page faults: pebs-shim $a, perf $b (within 5 % or 6)" \
 	awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d
-		exit !(a > 0 && b > 0 && d <= 0.05 * b) }'
+		exit !(a > 0 && b > 0 && (d <= 0.05 * b || d <= 6)) }'
