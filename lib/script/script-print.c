@@ -279,7 +279,7 @@ static void put_chain(const struct pebs_script *sc, struct pebs_symbols *syms,
 	bool json = sc->fmt == PEBS_SCRIPT_JSONL, first = true;
 	char frame[320], *p = NULL;
 	struct pebs_sym sym;
-	size_t size = 0;
+	size_t size = 0, nr;
 	int mode = -1;
 	bool lookup;
 	FILE *m;
@@ -290,20 +290,15 @@ static void put_chain(const struct pebs_script *sc, struct pebs_symbols *syms,
 		put_str(sc, NULL, f);
 		return;
 	}
-	if (pebs_callchain__dropped(s)) {	/* as text: no frame */
-		if (json)
-			fputs("[]", f);
-		else
-			put_str(sc, "", f);
-		return;
-	}
+	/* a chain perf drops has no frame, as in text */
+	nr = pebs_callchain__dropped(s) ? 0 : s->callchain_nr;
 	/* csv: "sym;sym;..." leaf first; jsonl: an array of the same */
 	m = json ? f : open_memstream(&p, &size);
 	if (!m)
 		return;
 	if (json)
 		fputc('[', f);
-	for (i = 0; i < s->callchain_nr; i++) {
+	for (i = 0; i < nr; i++) {
 		memcpy(&ip, &s->callchain[i], sizeof(ip));
 		if (pebs_callchain__step(ip, &mode, &lookup) <= 0)
 			continue;	/* a context marker */
