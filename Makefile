@@ -240,14 +240,21 @@ kmod:
 # timeout and turns on cmocka's TAP output.
 # Every skip is logged with its reason ($(SKIP_LOG)) and listed after
 # the run, so that a host that cannot run a test says which and why.
+# Every failure is logged too ($(FAIL_LOG)) and listed last, so that a
+# log cut to its tail still says which test failed and how.
 SKIP_LOG := $(abspath $(B))/skipped.txt
+FAIL_LOG := $(abspath $(B))/failed.txt
 PROVE := PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) \
-	PEBS_SKIP_LOG=$(SKIP_LOG) prove --exec $(CURDIR)/scripts/run-test --timer
+	PEBS_SKIP_LOG=$(SKIP_LOG) PEBS_FAIL_LOG=$(FAIL_LOG) \
+	prove --exec $(CURDIR)/scripts/run-test --timer
 list-skips = if [ -s $(SKIP_LOG) ]; then echo "Skipped here, and why:"; \
-	  sort $(SKIP_LOG) | uniq -c | sed 's/^/  /'; fi
-# $(call prove-list,FILES): prove them, then list the skips, keep the status
-prove-list = rm -f $(SKIP_LOG); $(PROVE) $(1); rc=$$?; $(list-skips); \
-	exit $$rc
+	  sort $(SKIP_LOG) | uniq -c | sed 's/^/  /'; fi; \
+	if [ -s $(FAIL_LOG) ]; then echo "Failed here:"; \
+	  sed 's/^/  /' $(FAIL_LOG); fi
+# $(call prove-list,FILES): prove them, then list the skips and failures,
+# keep the status
+prove-list = rm -f $(SKIP_LOG) $(FAIL_LOG); $(PROVE) $(1); rc=$$?; \
+	$(list-skips); exit $$rc
 CLI_T := $(sort $(wildcard tests/cli/*.t))
 FUZZ_T := $(sort $(wildcard tests/fuzz/*.t))
 VM_T := $(sort $(wildcard tests/vm/*.t))
@@ -264,7 +271,7 @@ check: deps
 	$(MAKE) $(JOBS) all fuzz
 	$(MAKE) check-layers
 	$(MAKE) $(JOBS) SAN=1 tests
-	@rm -f $(SKIP_LOG); \
+	@rm -f $(SKIP_LOG) $(FAIL_LOG); \
 	$(PROVE) $(UNIT) $(LIVE) $(CLI_T) $(PATCH_T); rc=$$?; \
 	$(PROVE) -j2 $(VM_T) $(FUZZ_T) \
 		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) || rc=1; \

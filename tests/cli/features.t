@@ -3,14 +3,15 @@
 # need) and the suite's behaviour on a host without rdtscp: with
 # PEBS_TEST_NO_RDTSCP=1 (which the probe and the library honour) every
 # test that needs rdtscp skips with that reason and nothing fails; the
-# pure unit tests of the trustable filter do not skip at all.
+# pure unit tests of the trustable filter do not skip at all; and the
+# runner's failure log, which make check lists last.
 set -u
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 T=$(mktemp -d /tmp/features-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..10"
+echo "1..12"
 
 probe=$B/tests/probe
 "$probe" root >"$T/out"
@@ -63,3 +64,21 @@ n=$(grep -c 'tests/cli/observe.t: .*rdtscp hidden by PEBS_TEST_NO_RDTSCP=1' "$T/
 check "observe.t: the runs skip for rdtscp ($n)" test "$n" -ge 10
 check "examples.t: observe-embed skips for rdtscp" \
 	grep -q 'tests/cli/examples.t: observe-embed: rdtscp hidden by PEBS_TEST_NO_RDTSCP=1' "$T/skips"
+
+# make check lists each failure last (a CI log cut to its tail shows
+# it): the "not ok" line with its comments, and the file's exit status
+cat >"$T/fails.t" <<'EOF2'
+echo 1..2
+echo "ok 1 - fine"
+echo "not ok 2 - broken"
+echo "# because of this"
+exit 3
+EOF2
+PEBS_SRC=$T PEBS_FAIL_LOG=$T/fails bash "$S/scripts/run-test" "$T/fails.t" \
+	>/dev/null 2>&1
+check "a failing test's line and comment are in the failure log" \
+	eval 'diff <(printf "fails.t: %s\n" "not ok 2 - broken" \
+		"# because of this" "exit status 3") "$T/fails"'
+PEBS_SRC=$T PEBS_FAIL_LOG=$T/fails2 bash "$S/scripts/run-test" \
+	"$B/tests/unit/test-trustable" >/dev/null 2>&1
+check "a passing test leaves the failure log empty" test ! -s "$T/fails2"
