@@ -63,7 +63,17 @@ if need root || [ "$paranoid" -le 2 ]; then
 		[ "$st" = "$want" ] || bad="$bad $c: $st (want $want) $msg;"
 	done
 	if [ -z "$bad" ]; then ok "the software-event checks pass"
-	else nok "the software-event checks pass" "$bad"; fi
+	else
+		nok "the software-event checks pass" "$bad"
+		# the failed checks' figures, to tell which rule broke
+		python3 -c '
+import json, sys
+for c in json.load(open(sys.argv[1]))["checks"]:
+    if c["status"] == "fail":
+        print("# %s: %s" % (c["name"], " ".join(
+            "%s=%s" % kv for kv in c.get("details", {}).items())))
+' "$T/all.json"
+	fi
 	check "exit status 0 when nothing failed ($rc)" [ "$rc" = 0 ]
 	python3 - "$T/all.json" >"$T/rec" 2>&1 <<'EOF2'
 import json, sys
