@@ -756,7 +756,8 @@ PEBS_API int pebs_budget__calibrate(const struct pebs_event *ev,
  * fires in a page fault: a loop of page faults (each run about @run_ms
  * of the thread's CPU, 0: 1 ms) runs bare, with @ev counting (open,
  * sampling at a period never reached) and with @ev sampled every 4th
- * event, in turn, @rounds times (0: 21, at most 64); with the medians
+ * event, in turn, @rounds times (0: 21, and 43 more when the 21 give a
+ * cost per event of 0 or less; at most 64); with the medians
  * of the rounds' differences (many short pairs: the other tenants of a
  * shared machine change a fault's cost over time), in the thread's CPU time (the fault path runs in the
  * task, unlike an interrupt),
@@ -765,7 +766,7 @@ PEBS_API int pebs_budget__calibrate(const struct pebs_event *ev,
  * @sample_type is the samples' (0: PEBS_CHANNEL_SW_SAMPLE), without
  * PERF_SAMPLE_PERIOD (with it and a fixed period a software event
  * samples every event). *event_ns is 0 when the machine's noise hides
- * it. Returns 0, -EINVAL, -ENODATA (@ev counted fewer events than half
+ * it (after the 64 rounds, by default). Returns 0, -EINVAL, -ENODATA (@ev counted fewer events than half
  * the faults: it does not count in a page-fault loop), -EAGAIN (the
  * sampled runs were not slower), or the errors of pebs_channel__open.
  */
