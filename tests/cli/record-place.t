@@ -40,8 +40,13 @@ case " $got" in
 esac
 ok_rc $? "every CPU busy ($ncpu loops): the recorder was kept off a CPU at times (its CPUs: $got; at the start $all)"
 
+# (once more when it was narrowed: another tenant of a shared machine can
+# take the idle CPU for 100 ms, as it did under a busy loop beside the
+# suite; a recorder that narrows with a CPU idle does it every time, and
+# the rule itself is test-recorder's)
 got=$(spin 1)
-[ "$got" = "$all " ]
+[ "$got" = "$all " ] || got="$got/ again: $(spin 1)"
+[ "${got##*again: }" = "$all " ]
 ok_rc $? "one loop, a CPU idle: the recorder could run on any CPU throughout ($got)"
 
 got=$(spin 2 taskset -c 0)

@@ -22,12 +22,14 @@
  * timekeeping clock, so one reading may be late by up to a tick (1.2 ms
  * was seen on a host at load 10, 3.3 ms in a fresh-clone CI run; a tick
  * is 4 ms at Debian's HZ=250). So each turn's window for the clock
- * offset must meet the previous turn's within a tick and 1 ms. An entry
+ * offset must meet the previous turn's within two ticks (8 ms: 3.3 of
+ * the 5 ms allowed before was too near; the negative control below
+ * missed by 13.7-14.0 ms in three runs, 2026-11-28). An entry
  * that named the task switched out instead of the one switched in
  * (Shim's stale `next`) gives the same order shifted by one turn, with
  * times at the ends of the turns: consecutive windows then miss by about
  * a spin (with spins of 2, 5 and 9 ms they missed by 7-9 ms; the spins
- * are twice that now, far from the slack). The module's
+ * are twice that now). The module's
  * debug_wrong_next=1 is that negative control, and 13-module-oracle.sh
  * checks that it fails. A thread
  * preempted within its turn by a higher-priority kernel thread shows
@@ -52,7 +54,7 @@
 
 #define NTHR	3
 #define TURNS	60
-#define SLACK_NS 5000000	/* clock error allowed between windows */
+#define SLACK_NS 8000000	/* clock error allowed between windows */
 
 /* whose turn: 0 T1 1 T2 2 T3; irregular, never the same twice in a
  * row (across the wrap too: a thread passing to itself is no switch) */
