@@ -247,14 +247,14 @@ FAIL_LOG := $(abspath $(B))/failed.txt
 PROVE := PEBS_BUILD=$(abspath $(B)) PEBS_SRC=$(CURDIR) \
 	PEBS_SKIP_LOG=$(SKIP_LOG) PEBS_FAIL_LOG=$(FAIL_LOG) \
 	prove --exec $(CURDIR)/scripts/run-test --timer
-list-skips = if [ -s $(SKIP_LOG) ]; then echo "Skipped here, and why:"; \
+list-results = if [ -s $(SKIP_LOG) ]; then echo "Skipped here, and why:"; \
 	  sort $(SKIP_LOG) | uniq -c | sed 's/^/  /'; fi; \
 	if [ -s $(FAIL_LOG) ]; then echo "Failed here:"; \
 	  sed 's/^/  /' $(FAIL_LOG); fi
 # $(call prove-list,FILES): prove them, then list the skips and failures,
 # keep the status
 prove-list = rm -f $(SKIP_LOG) $(FAIL_LOG); $(PROVE) $(1); rc=$$?; \
-	$(list-skips); exit $$rc
+	$(list-results); exit $$rc
 CLI_T := $(sort $(wildcard tests/cli/*.t))
 FUZZ_T := $(sort $(wildcard tests/fuzz/*.t))
 VM_T := $(sort $(wildcard tests/vm/*.t))
@@ -275,7 +275,7 @@ check: deps
 	$(PROVE) $(UNIT) $(LIVE) $(CLI_T) $(PATCH_T); rc=$$?; \
 	$(PROVE) -j2 $(VM_T) $(FUZZ_T) \
 		$(patsubst $(B)/%,build-san/%,$(UNIT) $(LIVE)) || rc=1; \
-	$(list-skips); exit $$rc
+	$(list-results); exit $$rc
 
 # the includes and calls between lib/'s folders against lib/README.md
 check-layers: lib

@@ -301,16 +301,14 @@ ok_rc $? "the site's instances and bytes estimate all 200000 allocations, not th
 "$tool" report -i "$T/s16.data" --sort object --event pebs-shim:alloc \
 	--format csv >"$T/s16.csv" 2>/dev/null
 bytes=$(sed -n 's/^bytes=//p' "$T/s16.out")
-set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "object") oc = i }
-	$10 == "pebs-shim:alloc" && $oc ~ /^alloc_tiny / { s += $3; n += $4 }
-	END { print s + 0, n + 0 }' "$T/s16.csv")
-inst=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
 	$10 == "pebs-shim:alloc" && $c["object"] ~ /^alloc_tiny / {
-		print $c["instances"] }' "$T/s16.csv")
-awk -v b="${bytes:-0}" -v e="$1" -v n="$2" -v i="${inst:-0}" 'BEGIN {
+		s += $3; n += $4; k += $c["instances"] }
+	END { print s + 0, n + 0, k + 0 }' "$T/s16.csv")
+awk -v b="${bytes:-0}" -v e="$1" -v n="$2" -v i="$3" 'BEGIN {
 	exit !(b > 0 && e > 0.94 * b && e < 1.06 * b && n > 4000 && n < 8000 &&
 	       i > 170000 && i < 230000) }'
-ok_rc $? "--objects=16K samples ~32x more, and estimates the bytes allocated ($1 of ${bytes:-?} in $2 samples) and the allocations (${inst:-?} of 200000)"
+ok_rc $? "--objects=16K samples ~32x more, and estimates the bytes allocated ($1 of ${bytes:-?} in $2 samples) and the allocations ($3 of 200000)"
 "$tool" record --objects=0 -e page-faults -o "$T/z.data" -- true 2>"$T/zerr"
 [ $? = 123 ] && [ "$(wc -l <"$T/zerr")" = 1 ] &&
 	grep -q -- "bad --objects value '0'.*--objects=BYTES" "$T/zerr" &&
