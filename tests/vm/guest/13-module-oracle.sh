@@ -1,9 +1,10 @@
 #!/bin/sh
 # 13-module-oracle - the switch history against an oracle that knows the
 # order by construction (tests/vm/hist-oracle.c: three SCHED_FIFO threads
-# on CPU 0 handing a token around in a fixed order, each logging when its
-# turn starts): the history must hold exactly that order, with times that
-# match the turns. The negative control loads the module with
+# on CPU 0 handing a token around in a fixed order, each reading CPU 0's
+# slot and latest switch as its turn starts): the history must hold
+# exactly that order, and each turn's anchor must name the thread that
+# runs it. The negative control loads the module with
 # debug_wrong_next=1 (it records the task switched out, Shim's stale
 # `next`): the same oracle must then fail.
 name=13-module-oracle
