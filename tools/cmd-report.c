@@ -120,7 +120,7 @@ static int setup_tables(struct report *r, const char *sort)
 {
 	if (sort)
 		return add_table(r, "samples by --sort keys", sort);
-	if (add_table(r, "threads", "pid,tid,comm") ||
+	if (add_table(r, "threads", "tgid,tid,comm") ||
 	    add_table(r, "symbols", "sym,dso") ||
 	    add_table(r, "data pages", "page") ||
 	    add_table(r, "cache lines", "line"))
@@ -238,7 +238,8 @@ static void print_tables(const struct report *r)
 		  .sort = r->sort, .weights = r->weights, .samples = r->samples,
 		  .filtered = r->filtered, .with_addr = r->with_addr,
 		  .with_src = r->with_src, .flags = r->flags, .objs = r->objs,
-		  .sole_event = r->sole_event, .bookkeeping = r->bookkept);
+		  .sole_event = r->sole_event, .bookkeeping = r->bookkept,
+		  .threads = pebs_session__threads(r->ss));
 	pebs_report_tables__print(stdout, &o);
 }
 
@@ -405,8 +406,10 @@ static void usage(FILE *f)
 "\n"
 "  -i, --input=FILE     the recording (default pebs-shim.data)\n"
 "  -s, --sort=KEYS      one table grouped by these comma-separated keys\n"
-"                       instead of the default tables: pid, tid, comm,\n"
-"                       dso, sym, cpu, event, page, line, addr, src, and\n"
+"                       instead of the default tables: pid (perf's: a\n"
+"                       thread, as tid:comm), tgid (a process), tid,\n"
+"                       comm, dso, sym, cpu, event, page, line, addr,\n"
+"                       src, and\n"
 "                       perf's symbol_daddr, dso_daddr, dcacheline, mem,\n"
 "                       snoop, tlb, phys_daddr, weight, and perf mem's\n"
 "                       local_weight, locked, blocked, local_ins_lat\n"
@@ -438,7 +441,8 @@ static void usage(FILE *f)
 "      --children       perf's Children column: each row also counts the\n"
 "                       samples whose call chain holds it (the default\n"
 "                       for a recording with call chains, as perf; tables\n"
-"                       of the keys pid, tid, comm, dso, sym, cpu, event)\n"
+"                       of the keys pid, tgid, tid, comm, dso, sym, cpu,\n"
+"                       event)\n"
 "      --no-children    only each sample's own row (Overhead: its Self)\n"
 "      --errors         a +-pts column: each row's sampling error, one\n"
 "                       standard error of its share in points, from its\n"
@@ -609,7 +613,7 @@ int cmd_report(int argc, char **argv)
 	if (r.children == 1 && sort && !r.mem_mode &&
 	    !pebs_report__can_cumulate(keys, (unsigned int)n)) {
 		tool_err("report", "--children: '%s' has keys that are not "
-			 "code (children cumulate pid, tid, comm, dso, sym, "
+			 "code (children cumulate pid, tgid, tid, comm, dso, sym, "
 			 "cpu, event only): give those keys or --no-children",
 			 sort);
 		goto out_usage;

@@ -45,7 +45,8 @@ int pebs_report__set_children(struct pebs_report *r)
 		return 0;
 	if (!pebs_report__can_cumulate(r->keys, r->nr_keys))
 		return core_err(-EINVAL, "report: children need keys of code "
-				"(pid, tid, comm, dso, sym, cpu, event): "
+				"(pid, tgid, tid, comm, dso, sym, cpu, "
+				"event): "
 				"drop the data keys");
 	if (r->nr || r->samples || r->defer || r->nr_all)
 		return core_err(-EINVAL, "report: children are set before "

@@ -6,8 +6,10 @@
  *
  * CSV: one header line, then one line per row of every table:
  *   table,overhead,period,samples,avg_weight,loads,stores,hitm,threads,
- *   event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,
- *   dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight
+ *   event,pid,tgid,tid,comm,dso,sym,cpu,page,line,addr,src,
+ *   symbol_daddr,dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight,
+ *   local_weight,locked,blocked,local_ins_lat,object,object_instance
+ * (pid is perf's "tid:comm", tgid the process)
  * where a key the row's table is not grouped by is empty (and, when a
  * table has an object key, its object columns; when a table has
  * children, last the children and children_period columns, empty in
@@ -30,7 +32,7 @@
 
 /* The key columns, in CSV order. */
 static const enum pebs_report_key csv_keys[] = {
-	PEBS_REPORT_EVENT, PEBS_REPORT_PID, PEBS_REPORT_TID,
+	PEBS_REPORT_EVENT, PEBS_REPORT_THREAD, PEBS_REPORT_PID, PEBS_REPORT_TID,
 	PEBS_REPORT_COMM, PEBS_REPORT_DSO, PEBS_REPORT_SYM, PEBS_REPORT_CPU,
 	PEBS_REPORT_PAGE, PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
 	PEBS_REPORT_SYM_DADDR, PEBS_REPORT_DSO_DADDR, PEBS_REPORT_MEM,

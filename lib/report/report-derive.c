@@ -22,6 +22,7 @@
 static bool value_key(enum pebs_report_key k)
 {
 	return k == PEBS_REPORT_PID || k == PEBS_REPORT_TID ||
+	       k == PEBS_REPORT_THREAD ||
 	       k == PEBS_REPORT_CPU || k == PEBS_REPORT_EVENT;
 }
 
@@ -247,7 +248,7 @@ int pebs_report__derive_top(struct pebs_report *r,
 	if (!r || !from || check(r, from))
 		return core_err(-EINVAL, "report: derive pages from a new "
 				"report of lines with the same other keys "
-				"(pid, tid, cpu, event)");
+				"(pid, tgid, tid, cpu, event)");
 	rp_keep_init(&k, n);
 	err = from->defer ? rp_defer_pages(r, from, &k) :
 	      pages_of_rows(r, from, &k);

@@ -2,15 +2,14 @@
 /*
  * report-keys.c - the report's sort keys: their names, what each takes
  * from a resolved sample into a row's key fields (and which fields a
- * row of a report must keep), the order perf prints ties in, and each
- * field printed as perf prints it.
+ * row of a report must keep) and the order perf prints ties in (each
+ * field as perf prints it: report-field.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pebsshim/objects.h"
 #include "pebsshim/report.h"
 #include "core/internal.h"
 #include "report/report-keys.h"
@@ -18,8 +17,8 @@
 #define BIT(f)	(1u << (f))
 
 static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
-	[PEBS_REPORT_PID] = "pid", [PEBS_REPORT_TID] = "tid",
-	[PEBS_REPORT_COMM] = "comm", [PEBS_REPORT_DSO] = "dso",
+	[PEBS_REPORT_PID] = "tgid", [PEBS_REPORT_TID] = "tid",
+	[PEBS_REPORT_THREAD] = "pid", [PEBS_REPORT_COMM] = "comm", [PEBS_REPORT_DSO] = "dso",
 	[PEBS_REPORT_SYM] = "sym", [PEBS_REPORT_CPU] = "cpu",
 	[PEBS_REPORT_EVENT] = "event", [PEBS_REPORT_PAGE] = "page",
 	[PEBS_REPORT_LINE] = "line", [PEBS_REPORT_ADDR] = "addr",
@@ -101,7 +100,8 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 		}
 		if (k == PEBS_REPORT_NR_KEYS) {
 			return core_err(-EINVAL, "unknown sort key '%.*s': use "
-					"pid, tid, comm, dso, sym, cpu, event, "
+					"pid, tgid, tid, comm, dso, sym, cpu, "
+					"event, "
 					"page, line, addr, src, symbol_daddr, "
 					"dso_daddr, dcacheline, mem, snoop, tlb, "
 					"phys_daddr, weight, local_weight, "
@@ -127,6 +127,7 @@ uint32_t rk_fields(enum pebs_report_key key)
 	case PEBS_REPORT_PID:
 		return BIT(RK_PID);
 	case PEBS_REPORT_TID:
+	case PEBS_REPORT_THREAD:
 		return BIT(RK_TID);
 	case PEBS_REPORT_COMM:
 		return BIT(RK_COMM) | BIT(RK_TID);
@@ -179,6 +180,7 @@ bool rk_plain(enum pebs_report_key key)
 	switch (key) {
 	case PEBS_REPORT_PID:
 	case PEBS_REPORT_TID:
+	case PEBS_REPORT_THREAD:
 	case PEBS_REPORT_CPU:
 	case PEBS_REPORT_EVENT:
 	case PEBS_REPORT_PAGE:
@@ -207,6 +209,7 @@ uint64_t rk_plain_atom(enum pebs_report_key key,
 	case PEBS_REPORT_PID:
 		return (uint32_t)s->pid;
 	case PEBS_REPORT_TID:
+	case PEBS_REPORT_THREAD:
 		return (uint32_t)s->tid;
 	case PEBS_REPORT_CPU:
 		return s->cpu;
@@ -239,6 +242,7 @@ bool rk_direct(const enum pebs_report_key *keys, unsigned int n,
 	for (i = 0; i < n; i++) {
 		switch (keys[i]) {
 		case PEBS_REPORT_TID:
+		case PEBS_REPORT_THREAD:
 			*flags |= RK_HAS_TID;
 			break;
 		case PEBS_REPORT_DSO:
@@ -265,6 +269,7 @@ void rk_make(enum pebs_report_key key, bool dsym_key,
 		k->pid = s->pid;
 		break;
 	case PEBS_REPORT_TID:
+	case PEBS_REPORT_THREAD:
 		k->tid = s->tid;
 		break;
 	case PEBS_REPORT_COMM:
@@ -519,6 +524,7 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 	case PEBS_REPORT_PID:
 		return cmp_u64(FX(RK_PID), FY(RK_PID));
 	case PEBS_REPORT_TID:
+	case PEBS_REPORT_THREAD:
 		return cmp_u64(FX(RK_TID), FY(RK_TID));
 	case PEBS_REPORT_COMM: {
 		char bx[16], by[16];
@@ -574,124 +580,6 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 			       (const char *)(uintptr_t)FY(RK_OBJECT_FIELD));
 	default:
 		return cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
-	}
-}
-
-int pebs_report__field(const struct pebs_report_row *row,
-		       enum pebs_report_key key, char *buf, size_t len)
-{
-	struct pebs_data_src ds;
-	const char *obj;
-
-	switch (key) {
-	case PEBS_REPORT_PID:
-		return snprintf(buf, len, "%d", row->pid);
-	case PEBS_REPORT_TID:
-		return snprintf(buf, len, "%d", row->tid);
-	case PEBS_REPORT_COMM:
-		return row->comm ? snprintf(buf, len, "%s", row->comm) :
-				   snprintf(buf, len, ":%d", row->tid);
-	case PEBS_REPORT_DSO:
-		return snprintf(buf, len, "%s",
-				row->dso ? core_base_name(row->dso) : "[unknown]");
-	case PEBS_REPORT_SYM:
-		/* perf: "[k] name", "[.] 0x<address, 16 digits>" (its
-		   "%-#.*llx": 0 prints without "0x", as a call chain's
-		   frame of address 0 shows) */
-		if (row->sym)
-			return snprintf(buf, len, "[%c] %s",
-					row->kernel ? 'k' : '.', row->sym);
-		return snprintf(buf, len, "[%c] %#.16llx",
-				row->kernel ? 'k' : '.',
-				(unsigned long long)row->ip);
-	case PEBS_REPORT_CPU:
-		/* perf's "%3.3d": -001 where the samples have no CPU */
-		return snprintf(buf, len, "%.3d", (int)row->cpu);
-	case PEBS_REPORT_EVENT:
-		return snprintf(buf, len, "%u", row->event);
-	case PEBS_REPORT_PAGE:
-	case PEBS_REPORT_LINE:
-	case PEBS_REPORT_ADDR:
-		return snprintf(buf, len, "0x%llx",
-				(unsigned long long)row->addr);
-	case PEBS_REPORT_SRC:
-		return pebs_data_src__str(row->data_src, buf, len);
-	case PEBS_REPORT_PHYS_DADDR:
-		/* perf's "%#.16llx": 0 prints without "0x" */
-		return snprintf(buf, len, "[%c] %#.16llx",
-				row->kernel ? 'k' : '.',
-				(unsigned long long)row->phys_addr);
-	case PEBS_REPORT_DCACHELINE:
-		/* perf's _hist_entry__sym_snprintf of the line: an
-		   STT_OBJECT as sym+0xoff, else the address; a line in no
-		   known mapping is marked [X] */
-		if (row->data_sym)
-			return snprintf(buf, len, "[%c] %s+0x%llx",
-					row->kernel ? 'k' : '.', row->data_sym,
-					(unsigned long long)row->data_sym_off);
-		return snprintf(buf, len, "[%c] %#.16llx", !row->data_dso ?
-				'X' : row->kernel ? 'k' : '.',
-				(unsigned long long)row->addr);
-	case PEBS_REPORT_WEIGHT:
-		/* perf's "Weight": he->weight * he->stat.nr_events */
-		return snprintf(buf, len, "%llu",
-				(unsigned long long)(row->weight *
-						     row->samples));
-	case PEBS_REPORT_LOCAL_WEIGHT:
-		/* perf's he_weight: the mean, the weight of the row */
-		return snprintf(buf, len, "%llu",
-				(unsigned long long)row->weight);
-	case PEBS_REPORT_LOCAL_INS_LAT:
-		return snprintf(buf, len, "%llu",
-				(unsigned long long)row->ins_lat);
-	case PEBS_REPORT_LOCKED: {
-		union perf_mem_data_src m = { .val = row->data_src };
-
-		/* perf_mem__lck_scnprintf */
-		return snprintf(buf, len, "%s", m.mem_lock & PERF_MEM_LOCK_NA ?
-				"N/A" : m.mem_lock & PERF_MEM_LOCK_LOCKED ?
-				"Yes" : "No");
-	}
-	case PEBS_REPORT_BLOCKED: {
-		union perf_mem_data_src m = { .val = row->data_src };
-
-		/* perf_mem__blk_scnprintf, without its leading blank */
-		if (!m.mem_blk || (m.mem_blk & PERF_MEM_BLK_NA))
-			return snprintf(buf, len, "N/A");
-		return snprintf(buf, len, "%s%s%s",
-				m.mem_blk & PERF_MEM_BLK_DATA ? "Data" : "",
-				(m.mem_blk & PERF_MEM_BLK_DATA) &&
-				(m.mem_blk & PERF_MEM_BLK_ADDR) ? " " : "",
-				m.mem_blk & PERF_MEM_BLK_ADDR ? "Addr" : "");
-	}
-	case PEBS_REPORT_SYM_DADDR:
-		if (row->data_sym)
-			return snprintf(buf, len, "[%c] %s+0x%llx",
-					row->kernel ? 'k' : '.', row->data_sym,
-					(unsigned long long)row->data_sym_off);
-		return snprintf(buf, len, "[%c] 0x%016llx",
-				row->kernel ? 'k' : '.',
-				(unsigned long long)row->addr);
-	case PEBS_REPORT_DSO_DADDR:
-		return snprintf(buf, len, "%s", row->data_dso ?
-				core_base_name(row->data_dso) : "[unknown]");
-	case PEBS_REPORT_OBJECT:
-	case PEBS_REPORT_OBJECT_INSTANCE:
-	case PEBS_REPORT_OBJECT_FIELD:
-		obj = key == PEBS_REPORT_OBJECT_FIELD ? row->object_field :
-		      row->object;
-		/* a mapping by its base name, as dso_daddr ("anon") */
-		return snprintf(buf, len, "%s", !obj ? "[unknown]" :
-				pebs_objects__short_label(obj));
-	case PEBS_REPORT_MEM:
-	case PEBS_REPORT_SNOOP:
-	case PEBS_REPORT_TLB:
-		pebs_data_src__decode(row->data_src, &ds);
-		return snprintf(buf, len, "%s", key == PEBS_REPORT_MEM ?
-				ds.lvl : key == PEBS_REPORT_SNOOP ? ds.snoop :
-				ds.tlb);
-	default:
-		return core_err(-EINVAL, "report: bad key %d", (int)key);
 	}
 }
 

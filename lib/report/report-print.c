@@ -26,7 +26,8 @@
 static const char *key_title(enum pebs_report_key k)
 {
 	static const char *const titles[PEBS_REPORT_NR_KEYS] = {
-		[PEBS_REPORT_PID] = "pid", [PEBS_REPORT_TID] = "tid",
+		[PEBS_REPORT_PID] = "tgid", [PEBS_REPORT_TID] = "tid",
+		[PEBS_REPORT_THREAD] = "Pid:Command",
 		[PEBS_REPORT_COMM] = "Command",
 		[PEBS_REPORT_DSO] = "Shared Object",
 		[PEBS_REPORT_SYM] = "Symbol", [PEBS_REPORT_CPU] = "CPU",
@@ -57,12 +58,21 @@ static const char *key_title(enum pebs_report_key k)
 void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
 	      enum pebs_report_key k, char *buf, size_t len)
 {
+	const struct pebs_threads *th = r->o.threads;
+	struct pebs_report_row t;
 	const char *name;
 
 	if (k == PEBS_REPORT_EVENT) {
 		name = pebs_perfdata__attr_name(r->o.pd, row->event);
 		snprintf(buf, len, "%s", name ? name : "?");
 		return;
+	}
+	if (k == PEBS_REPORT_THREAD) {
+		/* perf shows the thread's comm at the end of the pass */
+		t = *row;
+		t.comm = pebs_threads__comm(th, pebs_threads__pid(th, t.tid),
+					    t.tid);
+		row = &t;
 	}
 	pebs_report__field(row, k, buf, len);
 }
@@ -119,7 +129,8 @@ static void print_table(const struct rp_print *r,
 
 	nr_keys = pebs_report__keys(rep, &keys);
 	for (k = 0; k < nr_keys; k++) {
-		threads &= keys[k] != PEBS_REPORT_TID;	/* else always 1 */
+		threads &= keys[k] != PEBS_REPORT_TID &&
+			   keys[k] != PEBS_REPORT_THREAD;	/* else 1 */
 		mem |= r->o.with_src && (keys[k] == PEBS_REPORT_LINE ||
 				       keys[k] == PEBS_REPORT_PAGE ||
 				       keys[k] == PEBS_REPORT_ADDR);

@@ -124,8 +124,10 @@ ok_rc $? "text: the object columns and alloc_pair's 128 samples, 2 instances, 51
 n=$(grep -v '^# \(event [0-9]\|objects \)' "$T/d.txt" | grep -c 'pebs-shim:\|avg-wt')
 grep -q '^# objects   : [0-9][0-9]* samples of pebs-shim:alloc and pebs-shim:free .* --event names them$' \
 	"$T/d.txt" && [ "$n" = 0 ] &&
-	awk -F, '$1 == "symbols" && $10 == "pebs-shim:alloc" && $4 == 1 &&
-		 $5 == "4194304.0" && $15 == "[.] alloc_big" { f = 1 }
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		 $1 == "symbols" && $c["event"] == "pebs-shim:alloc" &&
+		 $c["samples"] == 1 && $c["avg_weight"] == "4194304.0" &&
+		 $c["sym"] == "[.] alloc_big" { f = 1 }
 		 END { exit !f }' "$T/d.csv"
 ok_rc $? "report's tables leave pebs-shim:alloc/free out unless --event names them ($n rows)"
 

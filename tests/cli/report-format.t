@@ -14,7 +14,7 @@ A=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 
 "$PS" report -i "$I" --format=csv >"$T/i.csv" 2>"$T/i.err"
 check "csv: the documented header line" \
-	test "$(head -1 "$T/i.csv")" = "table,overhead,period,samples,avg_weight,loads,stores,hitm,threads,event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight,local_weight,locked,blocked,local_ins_lat,object,object_instance"
+	test "$(head -1 "$T/i.csv")" = "table,overhead,period,samples,avg_weight,loads,stores,hitm,threads,event,pid,tgid,tid,comm,dso,sym,cpu,page,line,addr,src,symbol_daddr,dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,weight,local_weight,locked,blocked,local_ins_lat,object,object_instance"
 check "csv: each table's samples add up to the 14 samples" python3 - "$T/i.csv" <<'PY'
 import csv, sys, collections
 rows = list(csv.DictReader(open(sys.argv[1])))

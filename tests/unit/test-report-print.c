@@ -212,21 +212,22 @@ static void test_csv(void **state)
 
 	assert_string_equal(out,
 		"table,overhead,period,samples,avg_weight,loads,stores,hitm,"
-		"threads,event,pid,tid,comm,dso,sym,cpu,page,line,addr,src,"
+		"threads,event,pid,tgid,tid,comm,dso,sym,cpu,page,line,addr,"
+		"src,"
 		"symbol_daddr,dso_daddr,mem,snoop,tlb,dcacheline,phys_daddr,"
 		"weight,local_weight,locked,blocked,local_ins_lat,object,"
 		"object_instance\n"
-		"symbols,60.0000,600,2,50.0,0,0,0,2,,,,,app,[.] hot"
+		"symbols,60.0000,600,2,50.0,0,0,0,2,,,,,,app,[.] hot"
 		",,,,,,,,,,,,,,,,,,,\n"
-		"symbols,30.0000,300,1,,0,0,0,1,,,,,app,\"[.] a,b\""
+		"symbols,30.0000,300,1,,0,0,0,1,,,,,,app,\"[.] a,b\""
 		",,,,,,,,,,,,,,,,,,,\n"
-		"symbols,10.0000,100,1,,0,0,0,1,,,,,app,[.] cold"
+		"symbols,10.0000,100,1,,0,0,0,1,,,,,,app,[.] cold"
 		",,,,,,,,,,,,,,,,,,,\n"
-		"cache lines,60.0000,600,2,50.0,0,0,0,2,,,,,,,,,0x1000"
+		"cache lines,60.0000,600,2,50.0,0,0,0,2,,,,,,,,,,0x1000"
 		",,,,,,,,,,,,,,,,\n"
-		"cache lines,30.0000,300,1,,0,0,0,1,,,,,,,,,0x2000"
+		"cache lines,30.0000,300,1,,0,0,0,1,,,,,,,,,,0x2000"
 		",,,,,,,,,,,,,,,,\n"
-		"cache lines,10.0000,100,1,,0,0,0,1,,,,,,,,,0x3040"
+		"cache lines,10.0000,100,1,,0,0,0,1,,,,,,,,,,0x3040"
 		",,,,,,,,,,,,,,,,\n");
 	free(out);
 }

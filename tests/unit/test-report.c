@@ -237,6 +237,24 @@ static void test_data_keys(void **state)
 	assert_int_equal(pebs_report__parse_keys("symbol", keys, 8), 1);
 	assert_int_equal(keys[0], PEBS_REPORT_SYM);
 	assert_string_equal(pebs_report__key_name(PEBS_REPORT_DSO), "dso");
+	/* perf's pid is a thread, shown tid:comm; tgid the process */
+	assert_int_equal(pebs_report__parse_keys("pid,tgid,tid", keys, 8), 3);
+	assert_int_equal(keys[0], PEBS_REPORT_THREAD);
+	assert_int_equal(keys[1], PEBS_REPORT_PID);
+	assert_int_equal(keys[2], PEBS_REPORT_TID);
+	assert_string_equal(pebs_report__key_name(PEBS_REPORT_THREAD), "pid");
+	assert_string_equal(pebs_report__key_name(PEBS_REPORT_PID), "tgid");
+	{
+		struct pebs_report_row t = { .pid = 7, .tid = 9, .comm = "w1" };
+
+		pebs_report__field(&t, PEBS_REPORT_THREAD, buf, sizeof(buf));
+		assert_string_equal(buf, "9:w1");
+		pebs_report__field(&t, PEBS_REPORT_PID, buf, sizeof(buf));
+		assert_string_equal(buf, "7");
+		t.comm = NULL;	/* perf's thread without a comm: ":tid" */
+		pebs_report__field(&t, PEBS_REPORT_THREAD, buf, sizeof(buf));
+		assert_string_equal(buf, "9::9");
+	}
 }
 
 /*

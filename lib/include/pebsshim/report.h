@@ -20,8 +20,9 @@ extern "C" {
 
 /* ------------------------------------------------------------------ */
 /* Report: samples grouped by sort keys (lib/report/report-keys.c,    */
-/* lib/report/report.c, lib/report/report-defer.c,                    */
-/* lib/report/report-derive.c, lib/report/report-rename.c)            */
+/* lib/report/report-field.c, lib/report/report.c,                    */
+/* lib/report/report-defer.c, lib/report/report-derive.c,             */
+/* lib/report/report-rename.c)                                        */
 /* ------------------------------------------------------------------ */
 
 /*
@@ -36,7 +37,9 @@ extern "C" {
  */
 struct pebs_report;
 enum pebs_report_key {
-	PEBS_REPORT_PID, PEBS_REPORT_TID, PEBS_REPORT_COMM, PEBS_REPORT_DSO,
+	PEBS_REPORT_PID,	/* tgid (perf 6.15's tgid key): per process */
+	PEBS_REPORT_TID,	/* per thread, shown as the tid */
+	PEBS_REPORT_COMM, PEBS_REPORT_DSO,
 	PEBS_REPORT_SYM, PEBS_REPORT_CPU, PEBS_REPORT_EVENT, PEBS_REPORT_PAGE,
 	PEBS_REPORT_LINE, PEBS_REPORT_ADDR, PEBS_REPORT_SRC,
 	PEBS_REPORT_SYM_DADDR,	/* perf's symbol_daddr: per data address */
@@ -59,6 +62,8 @@ enum pebs_report_key {
 	PEBS_REPORT_OBJECT_INSTANCE,	/* each heap object on its own */
 	PEBS_REPORT_OBJECT_FIELD,	/* a static variable's field (DWARF),
 					   else the object */
+	PEBS_REPORT_THREAD,	/* perf's pid: per thread, shown as
+				   tid:comm (the thread's last comm) */
 	PEBS_REPORT_NR_KEYS
 };
 #define PEBS_REPORT_MAX_KEYS	16
@@ -92,7 +97,9 @@ struct pebs_report_row {
 
 /*
  * pebs_report__parse_keys - "comm,dso,sym" into @keys (at most @max;
- * perf's "symbol" is accepted for sym; data keys symbol_daddr,
+ * perf's "symbol" is accepted for sym; "pid" is perf's, one row per
+ * thread (PEBS_REPORT_THREAD), "tgid" one per process, "tid" one per
+ * thread shown by number; data keys symbol_daddr,
  * dso_daddr, mem, snoop, tlb, dcacheline, phys_daddr; perf mem's
  * local_weight, locked, blocked, local_ins_lat, and local_p_stage_cyc /
  * p_stage_cyc, which are left out as perf leaves them out on all but
@@ -236,7 +243,7 @@ PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
 
 /*
  * pebs_report__field - a row's @key field as perf prints it: comm (or
- * ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
+ * ":tid"), pid "tid:comm" (the row's comm, else ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
  * "[.] 0x%016llx" when unresolved, cpu "%.3d" (-001: not sampled), event index, addresses
  * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
  * dso_daddr as dso; dcacheline (the line within its data object) as
@@ -281,7 +288,7 @@ PEBS_API unsigned int pebs_report__needs(const struct pebs_report *r);
  * them.
  *
  * pebs_report__can_cumulate - whether keys @keys (@n) allow children:
- * only pid, tid, comm, dso, sym, cpu and event (perf cumulates no
+ * only pid, tgid, tid, comm, dso, sym, cpu and event (perf cumulates no
  * data key: its memory keys come with --mem-mode, which has none).
  * pebs_report__set_children - children for @r, before its first __add:
  * 0, or -EINVAL (keys that do not allow it, or rows added already).
@@ -512,6 +519,9 @@ struct pebs_report_print_opts {
 	uint64_t bookkeeping;		/* text: samples of record --objects'
 					   pebs-shim:alloc/free left out of
 					   the tables (a header line) */
+	const struct pebs_threads *threads; /* the pass's, at its end: the
+					   pid key's comm, each thread's
+					   last (as perf); NULL: unknown */
 };
 
 /*

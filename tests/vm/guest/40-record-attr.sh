@@ -53,7 +53,7 @@ mapped=$1 total=$2
 	fail "--attr=map attributed $mapped of $total samples"
 
 # the perf.data file re-encodes the TID found: its reader names the threads
-pebs-shim report -i /tmp/map.data --sort pid,tid,comm --top 0 >/tmp/map.report 2>&1 ||
+pebs-shim report -i /tmp/map.data --sort tgid,tid,comm --top 0 >/tmp/map.report 2>&1 ||
 	fail "pebs-shim report cannot read the --attr=map file"
 named=0
 for i in 0 1 2 3 4 5; do
