@@ -37,7 +37,7 @@ extern "C" {
  */
 struct pebs_report;
 enum pebs_report_key {
-	PEBS_REPORT_PID,	/* tgid (perf 6.15's tgid key): per process */
+	PEBS_REPORT_PID,	/* tgid (newer perf's name): per process */
 	PEBS_REPORT_TID,	/* per thread, shown as the tid */
 	PEBS_REPORT_COMM, PEBS_REPORT_DSO,
 	PEBS_REPORT_SYM, PEBS_REPORT_CPU, PEBS_REPORT_EVENT, PEBS_REPORT_PAGE,
