@@ -182,6 +182,8 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		nr = pebs_report__chain(pebs_session__symbols(r->ss), s,
 					res->kernel, r->frames,
 					PEBS_CALLCHAIN_MAX);
+		if (nr == -ENOMEM)
+			return -ENOMEM;
 		return pebs_report_feed__add_chain(r->feed, res, r->frames,
 						   nr > 0 ? (unsigned int)nr :
 						   0);

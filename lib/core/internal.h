@@ -169,6 +169,19 @@ static inline uint64_t core_fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/*
+ * A set of strings, each kept once (lib/core/strset.c): zeroed to
+ * start. core_strset_add - the set's copy of @s, added if new (equal
+ * strings give one pointer, valid until core_strset_free), or NULL when
+ * out of memory. Its slots are tab[0..cap), NULL where empty.
+ */
+struct core_strset {
+	char **tab;
+	size_t nr, cap;
+};
+const char *core_strset_add(struct core_strset *set, const char *s);
+void core_strset_free(struct core_strset *set);
+
 /* core_base_name - what follows @path's last '/' (all of it if none) */
 static inline const char *core_base_name(const char *path)
 {

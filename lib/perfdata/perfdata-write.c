@@ -131,9 +131,7 @@ static void writer_free(struct pebs_perfdata_writer *w)
 		free(w->attrs[i].group);
 	}
 	free(w->attrs);
-	for (i = 0; i < w->cap_files; i++)
-		free(w->files[i]);
-	free(w->files);
+	core_strset_free(&w->files);
 	for (j = 0; j < w->argc; j++)
 		free(w->argv[j]);
 	free(w->argv);

@@ -56,8 +56,7 @@ struct pebs_perfdata_writer {
 	char *buf;
 	size_t buf_len;
 	uint64_t flushed_ns;	/* CLOCK_MONOTONIC_COARSE of the last flush */
-	char **files;		/* hash set of mapped file paths */
-	size_t nr_files, cap_files;
+	struct core_strset files;	/* the mapped files' paths */
 	bool files_oom;
 	struct pebs_perfdata_writer_stats stats;
 	char *tmp_path;		/* named temporary file, when not O_TMPFILE */

@@ -258,52 +258,10 @@ int pebs_perfdata_writer__synth_task(struct pebs_perfdata_writer *w,
 	return err ? err : nr;
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 /* Remember a mapped file for HEADER_BUILD_ID. */
 static void note_file(struct pebs_perfdata_writer *w, const char *path)
 {
-	size_t i, mask;
-
-	if (w->files_oom)
-		return;
-	if ((w->nr_files + 1) * 2 > w->cap_files) {
-		size_t cap = w->cap_files ? w->cap_files * 2 : 256;
-		char **n = calloc(cap, sizeof(*n));
-
-		if (!n) {
-			w->files_oom = true;
-			return;
-		}
-		for (i = 0; i < w->cap_files; i++) {
-			size_t j;
-
-			if (!w->files[i])
-				continue;
-			j = hash_str(w->files[i]) & (cap - 1);
-			while (n[j])
-				j = (j + 1) & (cap - 1);
-			n[j] = w->files[i];
-		}
-		free(w->files);
-		w->files = n;
-		w->cap_files = cap;
-	}
-	mask = w->cap_files - 1;
-	for (i = hash_str(path) & mask; w->files[i]; i = (i + 1) & mask)
-		if (!strcmp(w->files[i], path))
-			return;
-	w->files[i] = strdup(path);
-	if (w->files[i])
-		w->nr_files++;
-	else
+	if (!w->files_oom && !core_strset_add(&w->files, path))
 		w->files_oom = true;
 }
 
@@ -478,12 +436,12 @@ void wr_feat_build_id(const struct pebs_perfdata_writer *w, struct bytes *b)
 			       "[kernel.kallsyms]");
 	if ((n = vdso_build_id(bid)))
 		build_id_entry(b, PERF_RECORD_MISC_USER, bid, n, "[vdso]");
-	for (size_t i = 0; i < w->cap_files; i++) {
-		if (!w->files[i])
+	for (size_t i = 0; i < w->files.cap; i++) {
+		if (!w->files.tab[i])
 			continue;
-		n = dso_elf_build_id(w->files[i], bid);
+		n = dso_elf_build_id(w->files.tab[i], bid);
 		if (n > 0)
 			build_id_entry(b, PERF_RECORD_MISC_USER, bid, n,
-				       w->files[i]);
+				       w->files.tab[i]);
 	}
 }

@@ -176,20 +176,20 @@ int pebs_report__add_chain(struct pebs_report *r,
 int pebs_report__chain(struct pebs_symbols *syms, const struct pebs_sample *s,
 		       bool kernel, struct pebs_frame *frames, unsigned int max)
 {
-	struct pebs_data_map m;
 	int nr = pebs_callchain__resolve(syms, s, kernel, frames, max);
 	int i;
 
 	/* perf's thread maps hold every mapping recorded, not only the
-	   executable ones: a user frame outside those (a broken stack's
-	   return address into a data segment or the stack) is in the
-	   mapping that holds it, unnamed */
+	   executable ones, and a dso's symbols its data objects too: a
+	   user frame outside those (a broken stack's return address into
+	   a data segment or the stack) is in the mapping that holds it,
+	   named by the data symbol there */
 	for (i = 0; i < nr; i++)
 		if (!frames[i].dso && !frames[i].kernel &&
 		    frames[i].ip < KERNEL_START &&
-		    !pebs_symbols__data_map(syms, (pid_t)s->pid, frames[i].ip,
-					    &m))
-			frames[i].dso = m.dso;
+		    pebs_callchain__data_frame(syms, (pid_t)s->pid,
+					       &frames[i]) == -ENOMEM)
+			return core_err(-ENOMEM, "report: out of memory");
 	return nr;
 }
 

@@ -35,8 +35,7 @@ struct thread {
 struct pebs_threads {
 	struct thread *tab;
 	size_t cap, nr;		/* cap: a power of two */
-	char **names;		/* interned, open-addressed */
-	size_t names_cap, nr_names;
+	struct core_strset names;	/* the comms, interned */
 };
 
 static uint32_t hash_u32(uint32_t x)
@@ -46,15 +45,6 @@ static uint32_t hash_u32(uint32_t x)
 	x ^= x >> 15;
 	x *= 0x846ca68b;
 	return x ^ (x >> 16);
-}
-
-static uint32_t hash_str(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
 }
 
 static int oom(void)
@@ -83,10 +73,8 @@ void pebs_threads__delete(struct pebs_threads *t)
 		return;
 	for (i = 0; i < t->cap; i++)
 		free(t->tab[i].hist);
-	for (i = 0; i < t->names_cap; i++)
-		free(t->names[i]);
+	core_strset_free(&t->names);
 	free(t->tab);
-	free(t->names);
 	free(t);
 }
 
@@ -94,37 +82,9 @@ void pebs_threads__delete(struct pebs_threads *t)
 static const char *intern(struct pebs_threads *t, const char *comm)
 {
 	char buf[COMM_MAX];
-	size_t mask, i;
 
 	snprintf(buf, sizeof(buf), "%s", comm);
-	if ((t->nr_names + 1) * 2 > t->names_cap) {
-		size_t cap = t->names_cap ? t->names_cap * 2 : 256;
-		char **n = calloc(cap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (i = 0; i < t->names_cap; i++) {
-			size_t j;
-
-			if (!t->names[i])
-				continue;
-			for (j = hash_str(t->names[i]) & (cap - 1); n[j];
-			     j = (j + 1) & (cap - 1))
-				;
-			n[j] = t->names[i];
-		}
-		free(t->names);
-		t->names = n;
-		t->names_cap = cap;
-	}
-	mask = t->names_cap - 1;
-	for (i = hash_str(buf) & mask; t->names[i]; i = (i + 1) & mask)
-		if (!strcmp(t->names[i], buf))
-			return t->names[i];
-	t->names[i] = strdup(buf);
-	if (t->names[i])
-		t->nr_names++;
-	return t->names[i];
+	return core_strset_add(&t->names, buf);
 }
 
 static struct thread *lookup(const struct pebs_threads *t, int32_t tid)

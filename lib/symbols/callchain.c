@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * callchain.c - a sample's call chain as resolved frames, and the frame
- * names FlameGraph's stackcollapse-perf.pl makes of `perf script`.
+ * callchain.c - a sample's call chain as resolved frames, a frame in a
+ * data segment named as perf's report names it, and the frame names
+ * FlameGraph's stackcollapse-perf.pl makes of `perf script`.
  *
  * PERF_SAMPLE_CALLCHAIN is a list of instruction pointers, the leaf
  * first, interleaved with PERF_CONTEXT_* markers (values from
@@ -15,11 +16,14 @@
  * user address among kernel frames.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pebsshim/symbols.h"
 #include "core/internal.h"
+#include "symbols/symbols-int.h"
 
 /* frame @ip, looked up unless !@lookup ([unknown]) */
 static void resolve_one(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
@@ -34,6 +38,73 @@ static void resolve_one(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 	fr->sym = sym.name;
 	fr->dso = sym.dso;
 	fr->kernel = kernel;
+}
+
+static size_t name_slot(const char *sym, size_t mask)
+{
+	return (size_t)(((uintptr_t)sym * 0x9e3779b97f4a7c15ull) >> 17) & mask;
+}
+
+/* the slot of data symbol @sym in syms->frame_names (an empty one if
+   new: at most half full), or NULL out of memory */
+static struct frame_name *frame_name(struct pebs_symbols *syms,
+				     const char *sym)
+{
+	struct frame_name *t = syms->frame_names;
+	size_t cap = syms->cap_frame_names, i;
+
+	if ((syms->nr_frame_names + 1) * 2 > cap) {
+		size_t ncap = cap ? cap * 2 : 64;
+
+		t = calloc(ncap, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t j = 0; j < cap; j++) {
+			if (!syms->frame_names[j].sym)
+				continue;
+			for (i = name_slot(syms->frame_names[j].sym, ncap - 1);
+			     t[i].sym; i = (i + 1) & (ncap - 1))
+				;
+			t[i] = syms->frame_names[j];
+		}
+		free(syms->frame_names);
+		syms->frame_names = t;
+		syms->cap_frame_names = cap = ncap;
+	}
+	for (i = name_slot(sym, cap - 1); t[i].sym && t[i].sym != sym;
+	     i = (i + 1) & (cap - 1))
+		;
+	return &t[i];
+}
+
+int pebs_callchain__data_frame(struct pebs_symbols *syms, pid_t pid,
+			       struct pebs_frame *fr)
+{
+	struct frame_name *n;
+	struct pebs_sym sym;
+	int err;
+
+	if (!syms || !fr)
+		return -EINVAL;
+	err = pebs_symbols__resolve_data(syms, pid, fr->ip, &sym);
+	fr->dso = sym.dso;
+	if (err)
+		return err;
+	/* perf's report keeps one entry per symbol and prints an
+	   STT_OBJECT one with the offset of the entry's first address
+	   (_hist_entry__sym_snprintf): the first offset named */
+	n = frame_name(syms, sym.name);
+	if (!n)
+		return -ENOMEM;
+	if (!n->sym) {
+		if (asprintf(&n->shown, "%s+0x%" PRIx64, sym.name,
+			     sym.offset) < 0)
+			return -ENOMEM;
+		n->sym = sym.name;
+		syms->nr_frame_names++;
+	}
+	fr->sym = n->shown;
+	return 0;
 }
 
 int pebs_callchain__step(uint64_t entry, int *mode, bool *lookup)

@@ -66,6 +66,13 @@ struct pebs_symbols {
 	int kernel_lazy;	/* taken at the first kernel address:
 				   SYMS_KERNEL_HOST or _CACHED; 0: none */
 	bool kernel_nowait;	/* pebs_symbols__kernel_nowait */
+	/* frames in data (pebs_callchain__data_frame): per data symbol
+	   (its name's pointer, open-addressed) the first "sym+0xoff" */
+	struct frame_name {
+		const char *sym;
+		char *shown;
+	} *frame_names;
+	size_t nr_frame_names, cap_frame_names;
 };
 
 /* where the kernel's symbols come from (pebs_symbols__load_kernel's

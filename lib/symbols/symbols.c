@@ -93,6 +93,9 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 	free(syms->proc_index.slot);
 	dso_free(&syms->kernel);
 	free(syms->cache);
+	for (i = 0; i < syms->cap_frame_names; i++)
+		free(syms->frame_names[i].shown);
+	free(syms->frame_names);
 	free(syms);
 }
 

@@ -41,7 +41,7 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 need_bin "$PS" "$B/workloads/touchpages"
 
-echo "1..32"
+echo "1..34"
 
 # -- fixtures: no perf needed ---------------------------------------------
 "$PS" script -i "$F/tp-exit.perf.data" 2>"$T/err" | sed 's/ *$//' >"$T/out"
@@ -199,7 +199,7 @@ W="$B/workloads/touchpages 256"
 if ! command -v perf >/dev/null ||
    ! perf record -q -e page-faults -c 1 -o "$T/probe.data" -- true \
 	>/dev/null 2>&1; then
-	skip_n 12 "perf cannot record here"
+	skip_n 14 "perf cannot record here"
 	exit 0
 fi
 # rows FILE [PERF-OPTION...]: perf report's rows and pebs-shim's, each as
@@ -268,6 +268,20 @@ live_children "perf record -g -e cpu-clock (kernel frames): children by dso,sym"
 rec gd.data -g -d -e page-faults -c 1 -- $W
 live_children "perf record -g -d: a frame in a data mapping is that mapping's" \
 	"$T/gd.data" dso,sym
+# and named by the data symbol there, as perf prints an object symbol:
+# tests/workloads/dataframe's faults are taken under a fake frame whose
+# return address is fake_frames + 0x40 or + 0x60 in turn (x86-64): one
+# row for the symbol, shown with the first one's offset
+rec gdf.data -g -d -e page-faults:u -c 1 -- "$B/workloads/dataframe" 64
+live_children "perf record -g -d: a frame in a data segment is named by its data symbol" \
+	"$T/gdf.data" dso,sym
+if [ "$(uname -m)" = x86_64 ]; then
+	grep -q '^[0-9.]*% 0\.00% 0 dataframe \[\.\] fake_frames+0x40$' "$T/out" &&
+		! grep -q 'fake_frames+0x60' "$T/out"
+	ok_rc $? "the fake frames' one row: dataframe [.] fake_frames+0x40"
+else
+	skip "the fake frame needs x86-64's frame pointer walk"
+fi
 rec grp.data -e '{cpu-clock/period=100000/,page-faults/period=1/}' -- $W
 same "perf record -e '{cpu-clock,page-faults}' (per event)" "$T/grp.data" \
 	--no-group

@@ -316,10 +316,10 @@ PEBS_API int pebs_report__add_chain(struct pebs_report *r,
  * first) as perf's cumulative entries see them, for
  * pebs_report__add_chain: pebs_callchain__resolve's (@kernel, @frames,
  * @max as there; call it from a pebs_session callback), but a user frame
- * in no executable mapping is in the mapping that holds it, unnamed
- * (pebs_symbols__data_map: a data segment, the stack, when the
- * recording has their MMAP records, as perf's maps have them). Returns
- * the number of frames or -EINVAL.
+ * in no executable mapping is in the mapping that holds it, named by the
+ * data symbol there (pebs_callchain__data_frame: a data segment, the
+ * stack, when the recording has their MMAP records, as perf's maps have
+ * them). Returns the number of frames, -EINVAL or -ENOMEM.
  */
 PEBS_API int pebs_report__chain(struct pebs_symbols *syms,
 				const struct pebs_sample *s, bool kernel,

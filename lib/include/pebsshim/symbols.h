@@ -276,6 +276,19 @@ PEBS_API int pebs_callchain__resolve(struct pebs_symbols *syms,
 				     struct pebs_frame *frames,
 				     unsigned int max);
 
+/*
+ * pebs_callchain__data_frame - user frame @fr of process @pid outside
+ * every executable mapping (a stale frame pointer's return address into
+ * a data segment, the heap or the stack) as perf's report takes it:
+ * fr->dso the mapping that holds it (pebs_symbols__resolve_data's,
+ * NULL: none), and where a data symbol covers it fr->sym as perf prints
+ * an object symbol, "name+0x<offset>" (equal names one pointer, valid
+ * until pebs_symbols__delete). Returns 0 (named), -ENOENT (no data
+ * symbol; fr->sym untouched), -ENOMEM, -EINVAL.
+ */
+PEBS_API int pebs_callchain__data_frame(struct pebs_symbols *syms,
+					pid_t pid, struct pebs_frame *fr);
+
 /* ------------------------------------------------------------------ */
 /* Source lines (lib/symbols/srcline.c)                               */
 /* ------------------------------------------------------------------ */
