@@ -19,8 +19,9 @@ int pebs_report__field(const struct pebs_report_row *row,
 	const char *obj;
 
 	switch (key) {
-	case PEBS_REPORT_PID:
-		return snprintf(buf, len, "%d", row->pid);
+	case PEBS_REPORT_PID:	/* perf's hist_entry__tgid_snprintf */
+		return snprintf(buf, len, "%d:%s", row->pid,
+				row->comm ? row->comm : "");
 	case PEBS_REPORT_TID:
 		return snprintf(buf, len, "%d", row->tid);
 	case PEBS_REPORT_THREAD:	/* perf's hist_entry__thread_snprintf */

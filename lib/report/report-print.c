@@ -26,7 +26,7 @@
 static const char *key_title(enum pebs_report_key k)
 {
 	static const char *const titles[PEBS_REPORT_NR_KEYS] = {
-		[PEBS_REPORT_PID] = "tgid", [PEBS_REPORT_TID] = "tid",
+		[PEBS_REPORT_PID] = "Tgid:Command", [PEBS_REPORT_TID] = "tid",
 		[PEBS_REPORT_THREAD] = "Pid:Command",
 		[PEBS_REPORT_COMM] = "Command",
 		[PEBS_REPORT_DSO] = "Shared Object",
@@ -72,6 +72,11 @@ void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
 		t = *row;
 		t.comm = pebs_threads__comm(th, pebs_threads__pid(th, t.tid),
 					    t.tid);
+		row = &t;
+	} else if (k == PEBS_REPORT_PID) {
+		/* and a process's by its leader's then (none: "") */
+		t = *row;
+		t.comm = pebs_threads__comm(th, t.pid, t.pid);
 		row = &t;
 	}
 	pebs_report__field(row, k, buf, len);

@@ -189,7 +189,7 @@ ok_rc $? "--children --sort sym,page: refused in one line (rc $rc)"
 # default tables: the threads' and symbols' (code keys) have children
 HOME=$T/home "$PS" report -i "$CH" >"$T/out" 2>&1
 awk '/^# threads/ { getline; print; exit }' "$T/out" |
-	grep -q '^ Children       Self  tgid' &&
+	grep -q '^ Children       Self  Tgid:Command' &&
 	awk '/^# symbols/ { getline; getline; print; exit }' "$T/out" |
 	grep -q '^  100.00%      0.00%        1  \[\.\] _start  chainw$'
 ok_rc $? "default tables: threads and symbols by Children"

@@ -12,9 +12,9 @@ T=$(mktemp -d /tmp/report-perf-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..23"
+echo "1..24"
 if ! command -v perf >/dev/null; then
-	for i in $(seq 23); do skip "no perf to compare with"; done
+	for i in $(seq 24); do skip "no perf to compare with"; done
 	exit 0
 fi
 
@@ -149,6 +149,14 @@ if "$PS" record -e cpu-clock -o "$R" -- bash -c \
 		if same_threads "$R" $k; then ok "exec: --sort $k as perf"
 		else show "exec: --sort $k as perf"; fi
 	done
+	# tgid (newer perf's key, not in perf 6.1): one row per process,
+	# shown as perf shows it, tgid:comm with its leader's last comm
+	main=$(awk '$NF ~ /:memwalk$/ { print $NF; exit }' "$T/ps.rows")
+	tgid=$("$PS" report -i "$R" --sort tgid --top 0 2>/dev/null |
+		sed -n '/^# samples by --sort keys/,$p' |
+		awk '/^ +[0-9.]+%/ { print $1, $NF }' | tr '\n' ' ')
+	check "exec: --sort tgid: one row, the process as its leader's last comm ($tgid)" \
+		test -n "$main" -a "$tgid" = "100.00% $main "
 	# symbols: aliases chosen as perf, name@plt entries synthesized;
 	# perf may pick another of two versioned names (clock_nanosleep@@
 	# GLIBC_2.17 or @GLIBC_2.2.5): allow 1 % of rows to differ
@@ -178,5 +186,5 @@ if "$PS" record -e cpu-clock -o "$R" -- bash -c \
 		else show "exec: $opt as perf"; fi
 	done
 else
-	for i in $(seq 14); do skip "pebs-shim record failed: $(head -1 "$T/rec.out")"; done
+	for i in $(seq 15); do skip "pebs-shim record failed: $(head -1 "$T/rec.out")"; done
 fi

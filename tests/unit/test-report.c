@@ -250,10 +250,13 @@ static void test_data_keys(void **state)
 		pebs_report__field(&t, PEBS_REPORT_THREAD, buf, sizeof(buf));
 		assert_string_equal(buf, "9:w1");
 		pebs_report__field(&t, PEBS_REPORT_PID, buf, sizeof(buf));
-		assert_string_equal(buf, "7");
+		assert_string_equal(buf, "7:w1");
 		t.comm = NULL;	/* perf's thread without a comm: ":tid" */
 		pebs_report__field(&t, PEBS_REPORT_THREAD, buf, sizeof(buf));
 		assert_string_equal(buf, "9::9");
+		/* and a process whose leader is unknown: no comm */
+		pebs_report__field(&t, PEBS_REPORT_PID, buf, sizeof(buf));
+		assert_string_equal(buf, "7:");
 	}
 }
 

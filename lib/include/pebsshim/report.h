@@ -37,7 +37,8 @@ extern "C" {
  */
 struct pebs_report;
 enum pebs_report_key {
-	PEBS_REPORT_PID,	/* tgid (newer perf's name): per process */
+	PEBS_REPORT_PID,	/* newer perf's tgid: per process, shown
+				   as tgid:comm (its leader's last comm) */
 	PEBS_REPORT_TID,	/* per thread, shown as the tid */
 	PEBS_REPORT_COMM, PEBS_REPORT_DSO,
 	PEBS_REPORT_SYM, PEBS_REPORT_CPU, PEBS_REPORT_EVENT, PEBS_REPORT_PAGE,
@@ -243,8 +244,10 @@ PEBS_API unsigned int pebs_report__keys(const struct pebs_report *r,
 
 /*
  * pebs_report__field - a row's @key field as perf prints it: comm (or
- * ":tid"), pid "tid:comm" (the row's comm, else ":tid"), dso base name (or "[unknown]"), "[k] sym" / "[.] sym" or
- * "[.] 0x%016llx" when unresolved, cpu "%.3d" (-001: not sampled), event index, addresses
+ * ":tid"), pid "tid:comm" (the row's comm, else ":tid"), tgid
+ * "tgid:comm" (the row's comm, else ""), dso base name (or
+ * "[unknown]"), "[k] sym" / "[.] sym" or "[.] 0x%016llx" when
+ * unresolved, cpu "%.3d" (-001: not sampled), event index, addresses
  * "0x..", data source; symbol_daddr "[.] sym+0xoff" or "[.] 0x%016llx",
  * dso_daddr as dso; dcacheline (the line within its data object) as
  * perf's hist_entry__dcacheline_snprintf: "[.] sym+0xoff" (the line's
@@ -521,7 +524,8 @@ struct pebs_report_print_opts {
 					   the tables (a header line) */
 	const struct pebs_threads *threads; /* the pass's, at its end: the
 					   pid key's comm, each thread's
-					   last (as perf); NULL: unknown */
+					   last, and tgid's, its leader's
+					   (as perf); NULL: unknown */
 };
 
 /*
