@@ -67,16 +67,14 @@ void rp_field(const struct rp_print *r, const struct pebs_report_row *row,
 		snprintf(buf, len, "%s", name ? name : "?");
 		return;
 	}
-	if (k == PEBS_REPORT_THREAD) {
-		/* perf shows the thread's comm at the end of the pass */
+	if (k == PEBS_REPORT_THREAD || k == PEBS_REPORT_PID) {
+		/* perf shows the thread's comm at the end of the pass, and a
+		   process's by its leader's then */
 		t = *row;
-		t.comm = pebs_threads__comm(th, pebs_threads__pid(th, t.tid),
+		t.comm = k == PEBS_REPORT_PID ?
+			 pebs_threads__comm(th, t.pid, t.pid) :
+			 pebs_threads__comm(th, pebs_threads__pid(th, t.tid),
 					    t.tid);
-		row = &t;
-	} else if (k == PEBS_REPORT_PID) {
-		/* and a process's by its leader's then (none: "") */
-		t = *row;
-		t.comm = pebs_threads__comm(th, t.pid, t.pid);
 		row = &t;
 	}
 	pebs_report__field(row, k, buf, len);
