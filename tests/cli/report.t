@@ -146,8 +146,8 @@ if "$PS" record -e page-faults -c 1 -o "$R" -- "$B/workloads/memwalk" \
 		"$PS" report -i "$T/two.data" >"$T/two.out" 2>&1
 		check "two events: tables split by event, walker ~80 % of each" \
 			bash -c "grep -q '^# threads, share within each event' '$T/two.out' &&
-				 grep -qE '^ +[5-9][0-9]\.[0-9]+% +page-faults +[0-9]+ +[0-9]+ +walker\$' '$T/two.out' &&
-				 grep -qE '^ +[5-9][0-9]\.[0-9]+% +minor-faults +[0-9]+ +[0-9]+ +walker\$' '$T/two.out'"
+				 grep -qE '^ +[5-9][0-9]\.[0-9]+% +page-faults +[0-9]+:[^ ]* +[0-9]+ +walker\$' '$T/two.out' &&
+				 grep -qE '^ +[5-9][0-9]\.[0-9]+% +minor-faults +[0-9]+:[^ ]* +[0-9]+ +walker\$' '$T/two.out'"
 	else
 		skip "pebs-shim record -e page-faults -e minor-faults failed"
 	fi
