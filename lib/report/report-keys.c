@@ -18,7 +18,8 @@
 
 static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_PID] = "tgid", [PEBS_REPORT_TID] = "tid",
-	[PEBS_REPORT_THREAD] = "pid", [PEBS_REPORT_COMM] = "comm", [PEBS_REPORT_DSO] = "dso",
+	[PEBS_REPORT_THREAD] = "pid", [PEBS_REPORT_COMM] = "comm",
+	[PEBS_REPORT_DSO] = "dso",
 	[PEBS_REPORT_SYM] = "sym", [PEBS_REPORT_CPU] = "cpu",
 	[PEBS_REPORT_EVENT] = "event", [PEBS_REPORT_PAGE] = "page",
 	[PEBS_REPORT_LINE] = "line", [PEBS_REPORT_ADDR] = "addr",

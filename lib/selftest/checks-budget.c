@@ -524,12 +524,12 @@ void st_check_budget(struct pebs_selftest_result *r,
 			}
 			cpu[recorded][i] = l.cpu_seconds;
 		}
-		if (i + 1 != ROUNDS_FIRST)
-			continue;
-		rounds_figures(cpu[1], cpu[0], f, i + 1);
-		if (!slowdown_ok(&f[0]) ||
-		    controlled_judged(&f[0]) > f[0].budget)
-			rounds = ROUNDS_MAX;
+		if (i + 1 == ROUNDS_FIRST) {
+			rounds_figures(cpu[1], cpu[0], f, i + 1);
+			if (!slowdown_ok(&f[0]) ||
+			    controlled_judged(&f[0]) > f[0].budget)
+				rounds = ROUNDS_MAX;
+		}
 	}
 	median = rounds_figures(cpu[1], cpu[0], f, rounds);
 	for (i = 0; i < rounds; i++)

@@ -6,7 +6,8 @@
  * mappings, from /proc/<pid>/maps or MMAP/MMAP2 records fed in time
  * order (a FORK copies the parent's; an exec keeps them, as perf's
  * thread maps keep them, the new program's mappings laid over them), so
- * a lookup answers for the time reached. Files and their symbols: lib/symbols/dso.c.
+ * a lookup answers for the time reached. Files and their symbols:
+ * lib/symbols/dso.c.
  * Kernel addresses (lib/symbols/symbols-kernel.c): /proc/kallsyms when the
  * recording's kernel is this one, another kernel's kallsyms copy in the
  * build-id cache (pebs_symbols__load_kernel), or taken at the first

@@ -766,9 +766,10 @@ PEBS_API int pebs_budget__calibrate(const struct pebs_event *ev,
  * @sample_type is the samples' (0: PEBS_CHANNEL_SW_SAMPLE), without
  * PERF_SAMPLE_PERIOD (with it and a fixed period a software event
  * samples every event). *event_ns is 0 when the machine's noise hides
- * it (after the 64 rounds, by default). Returns 0, -EINVAL, -ENODATA (@ev counted fewer events than half
- * the faults: it does not count in a page-fault loop), -EAGAIN (the
- * sampled runs were not slower), or the errors of pebs_channel__open.
+ * it (after the 64 rounds, by default). Returns 0, -EINVAL, -ENODATA
+ * (@ev counted fewer events than half the faults: it does not count in
+ * a page-fault loop), -EAGAIN (the sampled runs were not slower), or
+ * the errors of pebs_channel__open.
  */
 PEBS_API int pebs_budget__calibrate_faults(const struct pebs_event *ev,
 					   uint64_t sample_type,
