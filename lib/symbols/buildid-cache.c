@@ -215,8 +215,7 @@ static int cache_put(const char *name, const char *leaf, const char *src,
 	return err;
 }
 
-/* This boot's vdso image (this process's [vdso] mapping) into @fd. */
-static int write_vdso(int fd)
+int buildid_write_vdso(int fd)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
 	unsigned long long start, end;
@@ -255,7 +254,7 @@ static int cache_vdso(const uint8_t *bid, size_t len)
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	err = write_vdso(fd);
+	err = buildid_write_vdso(fd);
 	if (close(fd) && !err)
 		err = -EIO;
 	n = err ? err : dso_elf_build_id(tmp, got);

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "pebsshim/symbols.h"
@@ -158,8 +159,8 @@ static const char *cache_name(const struct dso *d)
  * or the older link to the file itself), else the distribution's debug
  * file. A name that is no file ([vdso]) is found in the cache only.
  */
-bool dso_open(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
-	      size_t *bid_len)
+static bool find_file(const struct dso *d, Elf **elfp, int *fdp,
+		      uint8_t *bid, size_t *bid_len)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 
@@ -184,6 +185,31 @@ bool dso_open(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
 		 d->want_bid_len, ".debug");
 	return dso_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
 			bid_len);
+}
+
+/*
+ * This process's vdso image, for the [vdso] of a recording of this
+ * host's kernel that no cache holds: perf report reads its own
+ * (vdso__dso_findnew). With a recorded build id it must match.
+ */
+static bool host_vdso(const struct dso *d, Elf **elfp, int *fdp,
+		      uint8_t *bid, size_t *bid_len)
+{
+	char path[64];
+	bool ok = false;
+	int fd;
+
+	if (!d->host_vdso)
+		return false;
+	fd = memfd_create("pebs-shim-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (!buildid_write_vdso(fd))
+		ok = dso_elf_open(path, d->want_bid, d->want_bid_len, elfp,
+				  fdp, bid, bid_len);
+	close(fd);	/* the ELF keeps its own fd */
+	return ok;
 }
 
 bool dso_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
@@ -218,4 +244,11 @@ bool dso_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
 		return true;
 	}
 	return false;
+}
+
+bool dso_open(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
+	      size_t *bid_len)
+{
+	return find_file(d, elfp, fdp, bid, bid_len) ||
+	       host_vdso(d, elfp, fdp, bid, bid_len);
 }

@@ -52,6 +52,9 @@ struct dso {
 	char *dnames;
 	uint8_t want_bid[BUILD_ID_MAX];
 	size_t want_bid_len;	/* 0: accept any local file */
+	bool host_vdso;		/* [vdso] of this host's kernel: when no
+				   cached copy is found, this process's
+				   own image (perf report's) */
 	struct retired *retired;	/* names of tables replaced */
 };
 
@@ -115,7 +118,8 @@ bool dso_elf_open(const char *path, const uint8_t *want, size_t want_len,
 /*
  * dso_open - dso_elf_open of the file with @d's recorded build id:
  * the file itself, else perf's build-id cache, else the distribution's
- * debug file. A name that is no file ([vdso]) is found in the cache only.
+ * debug file. A name that is no file ([vdso]) is found in the cache, or,
+ * with host_vdso, is this process's vdso image.
  */
 bool dso_open(const struct dso *d, Elf **elfp, int *fdp, uint8_t *bid,
 	      size_t *bid_len);
@@ -174,6 +178,13 @@ uint64_t kallsyms_host_text(void);
  * -ENAMETOOLONG.
  */
 int buildid_dir(char *buf, size_t size);
+
+/*
+ * buildid_write_vdso - this boot's vdso image (this process's [vdso]
+ * mapping) into @fd: 0, -ENOENT (no vdso) or -EIO
+ * (lib/symbols/buildid-cache.c).
+ */
+int buildid_write_vdso(int fd);
 
 /*
  * buildid_cache_entry - the cache's file for @name (a path,

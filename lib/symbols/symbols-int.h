@@ -105,6 +105,11 @@ void syms_invalidate(struct pebs_symbols *syms);
 struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path);
 /* whether @name is the kernel's map ("[kernel.kallsyms]...") */
 bool syms_is_kernel_name(const char *name);
+/* whether the recorded kernel is this host's (its build id, else where
+   its text is) */
+bool syms_same_kernel(const struct pebs_symbols *syms);
+/* dso_load of a mapped file: a [vdso] may be this host's (host_vdso) */
+int syms_dso_load(const struct pebs_symbols *syms, struct dso *d);
 /*
  * syms_kernel_now - the kernel's symbols at the first kernel address
  * looked up after syms_kernel_defer: the thread's (syms_kernel_start),

@@ -74,8 +74,7 @@ int pebs_symbols__add_build_ids(struct pebs_symbols *syms, const void *data,
 	return ret < 0 ? ret : nr;
 }
 
-/* Whether the recorded kernel is this host's. */
-static bool same_kernel(const struct pebs_symbols *syms)
+bool syms_same_kernel(const struct pebs_symbols *syms)
 {
 	uint8_t bid[BUILD_ID_MAX];
 	int n;
@@ -88,6 +87,13 @@ static bool same_kernel(const struct pebs_symbols *syms)
 	/* no build id recorded: the kernel map must be where it is */
 	return syms->kernel_text &&
 	       syms->kernel_text == kallsyms_host_text();
+}
+
+int syms_dso_load(const struct pebs_symbols *syms, struct dso *d)
+{
+	if (!d->loaded && !strcmp(d->path, "[vdso]"))
+		d->host_vdso = syms_same_kernel(syms);
+	return dso_load(d);
 }
 
 /* perf's copy of the recorded kernel's kallsyms in the build-id cache
@@ -119,7 +125,7 @@ static int load_cached(struct pebs_symbols *syms)
 
 void syms_kernel_start(struct pebs_symbols *syms)
 {
-	if (!syms->kload && same_kernel(syms))
+	if (!syms->kload && syms_same_kernel(syms))
 		syms->kload = kload_start(UINT64_MAX);	/* NULL: later,
 							   in place */
 }
@@ -134,7 +140,7 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 	k = syms->kload;
 	syms->kload = NULL;
 	syms->kernel_lazy = 0;
-	if (!same_kernel(syms)) {
+	if (!syms_same_kernel(syms)) {
 		kload_cancel(k);
 		return load_cached(syms);
 	}
@@ -147,7 +153,7 @@ int pebs_symbols__load_kernel(struct pebs_symbols *syms)
 int syms_kernel_defer(struct pebs_symbols *syms)
 {
 	char path[PATH_MAX];
-	int ret = same_kernel(syms) ? kallsyms_probe() :
+	int ret = syms_same_kernel(syms) ? kallsyms_probe() :
 		  cached_kallsyms(syms, path, sizeof(path)) ?
 		  SYMS_KERNEL_CACHED : 0;
 

@@ -517,7 +517,7 @@ static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,
 		return -ENOENT;
 	sym->dso = m->dso->path;
 	sym->dso_offset = ip - m->start + m->pgoff;
-	if (dso_load(m->dso))
+	if (syms_dso_load(syms, m->dso))
 		return -ENOMEM;
 	if (!dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
 		return -ENOENT;
@@ -591,7 +591,7 @@ int syms_resolve_data(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
 		return -ENOENT;
 	sym->dso = m->dso->path;
 	sym->dso_offset = addr - m->start + m->pgoff;
-	if (dso_load(m->dso))
+	if (syms_dso_load(syms, m->dso))
 		return -ENOMEM;
 	if (!dso_file_to_vaddr(m->dso, sym->dso_offset, &va))
 		return -ENOENT;
@@ -647,7 +647,7 @@ int syms_resolve_bss(struct pebs_symbols *syms, pid_t pid, uint64_t addr,
 	prev = m - 1;
 	if (prev->end != m->start || !real_file(prev->dso))
 		return -ENOENT;
-	if (dso_load(prev->dso))
+	if (syms_dso_load(syms, prev->dso))
 		return -ENOMEM;
 	/* the last segment with bytes in the file mapping below: .bss
 	   continues its .data in the ELF's addresses */
