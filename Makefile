@@ -68,6 +68,10 @@ CFLAGS ?= $(OPT) -g
 CFLAGS += -std=gnu11 $(WARN) -fPIC -fvisibility=hidden $(SANFLAGS)
 LDFLAGS += $(SANFLAGS)
 LDLIBS := -lpfm -ldw -lelf -lz -lzstd -lpthread -lm -liberty
+# a static link also needs what libdw.a's libdwfl decompresses with (and
+# glibc warns there of libdwfl's dlopen of libdebuginfod: never reached,
+# lib/symbols/unwind.c asks for no debug files)
+STATIC_LDLIBS := $(LDLIBS) -lbz2 -llzma
 
 LIB_SRCS := $(sort $(wildcard lib/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
@@ -105,7 +109,7 @@ DEPS := build-essential libpfm4-dev dkms libcmocka-dev linux-libc-dev linux-perf
 	clang libclang-rt-14-dev qemu-system-x86 qemu-utils \
 	linux-headers-amd64 busybox-static cpio xz-utils patch kmod \
 	linux-source-6.1 libelf-dev zlib1g-dev libzstd-dev libiberty-dev time \
-	abigail-tools pkg-config libdw-dev libc6-dbg libxml2-utils librsvg2-bin \
+	abigail-tools pkg-config libdw-dev libbz2-dev liblzma-dev libc6-dbg libxml2-utils librsvg2-bin \
 	chromium chromium-driver jq golang-go heaptrack protobuf-compiler
 # what `make demo` needs: build, record, report, perf report
 DEMO_DEPS := build-essential libpfm4-dev linux-libc-dev linux-perf \
@@ -207,10 +211,10 @@ $(B)/bench/%: bench/%.c $(LIB_A)
 # library's own objects: no sanitizers there (make SAN=1 builds no vmbins)
 $(B)/vm/%: $(B)/tests/vm/%.o $(T_HELPERS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(LDLIBS)
+	$(CC) -static -o $@ $< $(T_HELPERS) $(LIB_A) $(STATIC_LDLIBS)
 $(B)/vm/pebs-shim: $(TOOL_OBJS) $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) -static -o $@ $(TOOL_OBJS) $(LIB_A) $(LDLIBS)
+	$(CC) -static -o $@ $(TOOL_OBJS) $(LIB_A) $(STATIC_LDLIBS)
 
 # libFuzzer targets: clang, over the library's objects built once with
 # the fuzzer's coverage and the sanitizers

@@ -89,7 +89,7 @@ static void usage(FILE *f)
 "      --call-graph=fp|dwarf[,SIZE]\n"
 "                         fp: kernel-walked callchains; dwarf: user\n"
 "                         registers and SIZE bytes of user stack (default\n"
-"                         %u) per sample, for unwinding afterwards\n"
+"                         %u) per sample, unwound by report and script\n"
 "  -T, --timestamp, --sample-cpu\n"
 "                         accepted for perf: samples always carry the\n"
 "                         time and the CPU\n"

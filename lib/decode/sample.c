@@ -342,9 +342,9 @@ static bool skip_read(const struct pebs_sample_layout *l, struct cursor *c)
 /* the generic path: walk the record field by field */
 static int decode_walk(const struct pebs_sample_layout *l,
 		       const unsigned char *rec, uint16_t size,
-		       struct pebs_sample *s)
+		       struct pebs_sample *s, struct pebs_sample_user *u)
 {
-	uint64_t st = l->sample_type, v;
+	uint64_t st = l->sample_type, v, dyn = 0;
 	struct cursor c = { rec + sizeof(struct perf_event_header),
 			    rec + size };
 
@@ -393,14 +393,22 @@ static int decode_walk(const struct pebs_sample_layout *l,
 	if (st & PERF_SAMPLE_REGS_USER) {
 		if (!take64(&c, &v))	/* abi; 0: no registers */
 			return -EBADMSG;
+		if (u) {
+			u->abi = v;
+			u->regs = c.p;
+		}
 		if (v && !skip_words(&c, l->regs_user_nr))
 			return -EBADMSG;
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
 		if (!take64(&c, &v))	/* size; 0: nothing follows */
 			return -EBADMSG;
-		if (v && (!skip_bytes(&c, v) || !skip_words(&c, 1)))
+		if (u)
+			u->stack = c.p;
+		if (v && (!skip_bytes(&c, v) || !take64(&c, &dyn)))
 			return -EBADMSG;
+		if (u)	/* the bytes copied: dyn_size, at most size */
+			u->stack_size = dyn < v ? dyn : v;
 	}
 	if (st & PERF_SAMPLE_WEIGHT_TYPE) {
 		if (!has(&c, 8))
@@ -459,10 +467,35 @@ int pebs_sample__decode(const struct pebs_sample_layout *l,
 	if (l->fixed_size)
 		err = decode_fixed(l, p, size, s);
 	else
-		err = decode_walk(l, p, size, s);
+		err = decode_walk(l, p, size, s, NULL);
 	if (__builtin_expect(err, 0))
 		return core_err(err, "corrupt sample: %u-byte record too short for sample_type 0x%llx",
 				size, (unsigned long long)l->sample_type);
+	return 0;
+}
+
+int pebs_sample__user(const struct pebs_sample_layout *l,
+		      uint64_t sample_regs_user,
+		      const struct perf_event_header *ev,
+		      struct pebs_sample_user *u)
+{
+	struct pebs_sample s;
+
+	if (!l || !ev || !u ||
+	    (uint64_t)__builtin_popcountll(sample_regs_user) != l->regs_user_nr)
+		return core_err(-EINVAL, "sample: no layout, or not its registers");
+	memset(u, 0, sizeof(*u));
+	if (decode_walk(l, (const unsigned char *)ev, rec_size(ev), &s, u)) {
+		memset(u, 0, sizeof(*u));
+		return core_err(-EBADMSG, "corrupt sample: %u-byte record too short for sample_type 0x%llx",
+				rec_size(ev),
+				(unsigned long long)l->sample_type);
+	}
+	u->mask = u->abi ? sample_regs_user : 0;
+	if (!u->abi)
+		u->regs = NULL;
+	if (!u->stack_size)
+		u->stack = NULL;
 	return 0;
 }
 

@@ -48,10 +48,17 @@ struct pebs_session {
 	bool stream;		/* no scan (pebs_session__new_stream): the
 				   counts and the kernel's symbols as the
 				   pass goes */
+	uint64_t *chain;	/* a DWARF-unwound sample's call chain */
+	size_t chain_cap;
 	unsigned int cycle_ev;	/* PEBS_CYCLE_EVENT's attr, or UINT_MAX */
 	uint32_t cycle;		/* the samples' duty cycle now, 0: none */
 	uint32_t cycles;	/* the cycles begun so far in the pass */
 };
+
+/* perf's record_mode CALLCHAIN_DWARF: both sampled */
+#define DWARF_BITS	(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+/* perf's default max_stack (sysctl kernel.perf_event_max_stack) */
+#define UNWIND_MAX	127
 
 struct ss_hook {
 	const struct ss_hook_ops *ops;
@@ -273,6 +280,7 @@ void pebs_session__delete(struct pebs_session *ss)
 	for (unsigned int i = 0; i < ss->nr_hooks; i++)
 		unhook(&ss->hooks[i]);
 	free(ss->hooks);
+	free(ss->chain);
 	free(ss->st.event_samples);
 	free(ss);
 }
@@ -355,6 +363,59 @@ static void resolve(struct pebs_session *ss,
 	}
 }
 
+/*
+ * A sample recorded with --call-graph dwarf (user registers and stack):
+ * its call chain made the kernel's part, then the user frames unwound
+ * from the stack copy (lib/symbols/unwind.c), as perf's report and
+ * script make it (record_mode CALLCHAIN_DWARF: both REGS_USER and
+ * STACK_USER sampled). 0, or -ENOMEM; a sample that cannot be unwound
+ * keeps its chain.
+ */
+static int unwind(struct pebs_session *ss, const struct perf_event_header *ev,
+		  struct pebs_sample *s, unsigned int idx)
+{
+	const struct pd_attr *a = &ss->pd->attrs[idx];
+	struct pebs_sample_user u;
+	size_t nk = 0, need;
+	int n;
+
+	if ((a->attr.sample_type & DWARF_BITS) != DWARF_BITS ||
+	    !(s->present & PERF_SAMPLE_CALLCHAIN) ||
+	    pebs_sample__user(&a->layout, a->attr.sample_regs_user, ev, &u)) {
+		core_err_clear();
+		return 0;
+	}
+	/* the kernel's part: up to a user context (none when the user
+	   chain was excluded, as perf's dwarf mode excludes it) */
+	while (nk < s->callchain_nr) {
+		uint64_t ip;
+
+		memcpy(&ip, &s->callchain[nk], sizeof(ip));
+		if (ip == PERF_CONTEXT_USER)
+			break;
+		nk++;
+	}
+	need = nk + 1 + UNWIND_MAX;
+	if (need > ss->chain_cap) {
+		uint64_t *c = realloc(ss->chain, need * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		ss->chain = c;
+		ss->chain_cap = need;
+	}
+	n = syms_unwind(ss->syms, (pid_t)s->pid, &u, ss->chain + nk + 1,
+			UNWIND_MAX);
+	if (n <= 0)
+		return n;
+	if (nk)
+		memcpy(ss->chain, s->callchain, nk * sizeof(*ss->chain));
+	ss->chain[nk] = PERF_CONTEXT_USER;
+	s->callchain = ss->chain;
+	s->callchain_nr = nk + 1 + (size_t)n;
+	return 0;
+}
+
 static int on_record(void *arg, const struct perf_event_header *ev,
 		     uint64_t time)
 {
@@ -378,6 +439,8 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 				ss->st.cycles += s.period > 1;
 			return 0;
 		}
+		if (unwind(ss, ev, &s, idx))
+			return oom();
 		if (ss->stream && stream_sample(ss, &s, idx))
 			return oom();
 		for (i = 0; i < ss->nr_hooks; i++)

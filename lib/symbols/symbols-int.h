@@ -25,6 +25,8 @@ struct proc {
 	struct mapping *maps;	/* executable mappings (or data ones) */
 	size_t nr, cap;
 	struct proc *data;	/* the data mappings, or NULL */
+	struct Dwfl *dwfl;	/* libdwfl's session of its files, for
+				   unwinding (unwind.c), or NULL */
 };
 
 struct cached {
@@ -73,6 +75,7 @@ struct pebs_symbols {
 		char *shown;
 	} *frame_names;
 	size_t nr_frame_names, cap_frame_names;
+	struct syms_unwind *unwind;	/* the sample unwound (unwind.c) */
 };
 
 /* where the kernel's symbols come from (pebs_symbols__load_kernel's
@@ -110,6 +113,27 @@ bool syms_is_kernel_name(const char *name);
 bool syms_same_kernel(const struct pebs_symbols *syms);
 /* dso_load of a mapped file: a [vdso] may be this host's (host_vdso) */
 int syms_dso_load(const struct pebs_symbols *syms, struct dso *d);
+/* dso_open of a mapped file, the same way */
+bool syms_dso_open(const struct pebs_symbols *syms, struct dso *d,
+		   Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len);
+/* the process @pid's address space (NULL: none seen), and its file
+   mapping at @addr (NULL: none) */
+struct proc *syms_proc(struct pebs_symbols *syms, pid_t pid);
+const struct mapping *syms_map_at(const struct proc *p, uint64_t addr);
+
+/*
+ * syms_unwind - the user frames of process @pid's sample whose user
+ * registers and stack are @u, by the CFI of the files mapped now
+ * (lib/symbols/unwind.c): at most @max into @ips, the first the user
+ * pc, the others inside their calls (return address - 1). Returns
+ * their number (0: none: no registers, no stack, or a pc in no file),
+ * or -ENOMEM.
+ */
+int syms_unwind(struct pebs_symbols *syms, pid_t pid,
+		const struct pebs_sample_user *u, uint64_t *ips,
+		unsigned int max);
+/* syms_unwind_free - @p's libdwfl session ended */
+void syms_unwind_free(struct proc *p);
 /*
  * syms_kernel_now - the kernel's symbols at the first kernel address
  * looked up after syms_kernel_defer: the thread's (syms_kernel_start),

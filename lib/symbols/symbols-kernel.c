@@ -89,11 +89,24 @@ bool syms_same_kernel(const struct pebs_symbols *syms)
 	       syms->kernel_text == kallsyms_host_text();
 }
 
+/* A [vdso] may be this host's, read from this process's (host_vdso). */
+static void vdso_host(const struct pebs_symbols *syms, struct dso *d)
+{
+	if (!d->loaded && !d->is_file && !strcmp(d->path, "[vdso]"))
+		d->host_vdso = syms_same_kernel(syms);
+}
+
 int syms_dso_load(const struct pebs_symbols *syms, struct dso *d)
 {
-	if (!d->loaded && !strcmp(d->path, "[vdso]"))
-		d->host_vdso = syms_same_kernel(syms);
+	vdso_host(syms, d);
 	return dso_load(d);
+}
+
+bool syms_dso_open(const struct pebs_symbols *syms, struct dso *d,
+		   Elf **elfp, int *fdp, uint8_t *bid, size_t *bid_len)
+{
+	vdso_host(syms, d);
+	return dso_open(d, elfp, fdp, bid, bid_len);
 }
 
 /* perf's copy of the recorded kernel's kallsyms in the build-id cache

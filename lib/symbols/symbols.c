@@ -88,12 +88,14 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 			free(syms->procs[i]->data->maps);
 		free(syms->procs[i]->data);
 		free(syms->procs[i]->maps);
+		syms_unwind_free(syms->procs[i]);
 		free(syms->procs[i]);
 	}
 	free(syms->procs);
 	free(syms->proc_index.slot);
 	dso_free(&syms->kernel);
 	free(syms->cache);
+	free(syms->unwind);
 	for (i = 0; i < syms->cap_frame_names; i++)
 		free(syms->frame_names[i].shown);
 	free(syms->frame_names);
@@ -385,6 +387,7 @@ static int copy_maps(struct pebs_symbols *syms, pid_t parent, pid_t child)
 	/* proc_findnew may move the array, not the procs themselves */
 	if (!cp || copy_list(pp, cp))
 		return syms_oom();
+	syms_unwind_free(cp);	/* a reused pid's files */
 	if (!pp->data)
 		return 0;
 	if (!cp->data) {
@@ -483,6 +486,16 @@ static const struct mapping *find_map(const struct proc *p, uint64_t addr)
 			return &p->maps[mid];
 	}
 	return NULL;
+}
+
+struct proc *syms_proc(struct pebs_symbols *syms, pid_t pid)
+{
+	return proc_find(syms, pid);
+}
+
+const struct mapping *syms_map_at(const struct proc *p, uint64_t addr)
+{
+	return find_map(p, addr);
 }
 
 static int resolve(struct pebs_symbols *syms, pid_t pid, uint64_t ip,

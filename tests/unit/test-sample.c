@@ -2,7 +2,8 @@
 /*
  * test-sample.c - PERF_RECORD_SAMPLE decoding against records built here
  * in the kernel's field order (perf_output_sample()), for every subset of
- * the fixed-size fields and every subset of the variable-size ones, plus
+ * the fixed-size fields and every subset of the variable-size ones (and
+ * the user registers and stack found in them: pebs_sample__user), plus
  * truncations (-EBADMSG) and the trailing sample_id of other records.
  */
 #include <errno.h>
@@ -64,6 +65,9 @@ static void put_u64(struct builder *b, uint64_t v)
  * Build a sample for @attr into @b, the values it should decode to in
  * @want. The variable-size parts use @variant to pick their shape.
  */
+/* the user registers and stack the last build() put (pebs_sample__user) */
+static struct pebs_sample_user want_user;
+
 static void build(struct builder *b, const struct perf_event_attr *attr,
 		  int variant, struct pebs_sample *want)
 {
@@ -71,6 +75,7 @@ static void build(struct builder *b, const struct perf_event_attr *attr,
 	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
 
 	memset(want, 0, sizeof(*want));
+	memset(&want_user, 0, sizeof(want_user));
 	b->len = 0;
 	put(b, &h, sizeof(h));
 	if (st & PERF_SAMPLE_IDENTIFIER)
@@ -159,6 +164,11 @@ static void build(struct builder *b, const struct perf_event_attr *attr,
 		uint64_t abi = variant & 1 ? PERF_SAMPLE_REGS_ABI_64 : 0;
 
 		put_u64(b, abi);
+		if (abi) {
+			want_user.abi = abi;
+			want_user.mask = attr->sample_regs_user;
+			want_user.regs = b->buf + b->len;
+		}
 		for (int i = 0; abi && i < __builtin_popcountll(attr->sample_regs_user); i++)
 			put64(b);
 	}
@@ -166,6 +176,10 @@ static void build(struct builder *b, const struct perf_event_attr *attr,
 		uint64_t size = variant & 2 ? 24 : 0;
 
 		put_u64(b, size);
+		if (size) {
+			want_user.stack = b->buf + b->len;
+			want_user.stack_size = size - 8;
+		}
 		for (uint64_t i = 0; i < size / 8; i++)
 			put64(b);
 		if (size)
@@ -250,12 +264,35 @@ static void assert_sample_eq(const struct pebs_sample *a,
 }
 
 /* decode @attr's record in every shape, and every truncation of it */
+/* pebs_sample__user finds the registers and stack build() put */
+static void check_user(const struct pebs_sample_layout *l,
+		       const struct perf_event_attr *attr,
+		       const struct perf_event_header *ev)
+{
+	struct pebs_sample_user u;
+
+	memset(&u, 0xa5, sizeof(u));
+	assert_int_equal(pebs_sample__user(l, attr->sample_regs_user, ev, &u),
+			 0);
+	assert_int_equal(u.abi, want_user.abi);
+	assert_int_equal(u.mask, want_user.mask);
+	assert_ptr_equal(u.regs, want_user.regs);
+	assert_int_equal(u.stack_size, want_user.stack_size);
+	assert_ptr_equal(u.stack, want_user.stack);
+	/* another mask's weight is not this layout's */
+	if (attr->sample_regs_user)
+		assert_int_equal(pebs_sample__user(l,
+				attr->sample_regs_user << 1 | 1, ev, &u),
+				-EINVAL);
+}
+
 static void check_attr(const struct perf_event_attr *attr, int variants,
 		       bool truncations)
 {
 	static struct builder b;
 	struct pebs_sample_layout l;
 	struct pebs_sample want, got;
+	struct pebs_sample_user u;
 	const struct perf_event_header *ev = (const void *)b.buf;
 
 	assert_int_equal(pebs_sample_layout__init(&l, attr), 0);
@@ -264,6 +301,7 @@ static void check_attr(const struct perf_event_attr *attr, int variants,
 		memset(&got, 0xa5, sizeof(got));
 		assert_int_equal(pebs_sample__decode(&l, ev, &got), 0);
 		assert_sample_eq(&got, &want);
+		check_user(&l, attr, ev);
 		if (!(attr->sample_type & (PERF_SAMPLE_READ |
 			PERF_SAMPLE_BRANCH_STACK | PERF_SAMPLE_REGS_USER |
 			PERF_SAMPLE_REGS_INTR))) {
@@ -289,6 +327,9 @@ static void check_attr(const struct perf_event_attr *attr, int variants,
 			memcpy(t, &h, sizeof(h));
 			assert_int_equal(pebs_sample__decode(&l, (const void *)t,
 							     &got), -EBADMSG);
+			assert_int_equal(pebs_sample__user(&l,
+				attr->sample_regs_user, (const void *)t, &u),
+				-EBADMSG);
 			free(t);
 		}
 	}

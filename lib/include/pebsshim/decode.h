@@ -95,6 +95,34 @@ PEBS_API int pebs_sample__decode(const struct pebs_sample_layout *l,
 				 struct pebs_sample *s);
 
 /*
+ * The user registers and stack of a sample (REGS_USER, STACK_USER: what
+ * perf record --call-graph dwarf copies for unwinding afterwards).
+ */
+struct pebs_sample_user {
+	uint64_t abi;		/* PERF_SAMPLE_REGS_ABI_*; 0: none (a
+				   kernel thread's sample) */
+	uint64_t mask;		/* whose registers (sample_regs_user), 0
+				   without */
+	const void *regs;	/* a u64 per bit of mask, lowest bit first
+				   (unaligned: read with memcpy) */
+	uint64_t stack_size;	/* bytes copied from the stack pointer up
+				   (the kernel's dyn_size), 0: none */
+	const void *stack;
+};
+
+/*
+ * pebs_sample__user - the user registers and stack of PERF_RECORD_SAMPLE
+ * @ev, laid out by @l, whose attr's sample_regs_user is
+ * @sample_regs_user, into @u (zero where the sample has none); pointers
+ * point into the record. Returns 0, -EINVAL (NULL, or a mask whose
+ * weight is not @l's), or -EBADMSG (as pebs_sample__decode).
+ */
+PEBS_API int pebs_sample__user(const struct pebs_sample_layout *l,
+			       uint64_t sample_regs_user,
+			       const struct perf_event_header *ev,
+			       struct pebs_sample_user *u);
+
+/*
  * pebs_sample__decode_id - decode the sample_id that a non-sample record
  * carries at its END with attr.sample_id_all (TID, TIME, ID, STREAM_ID,
  * CPU, IDENTIFIER in that order). Returns 0 or -EBADMSG (the record is
