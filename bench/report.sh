@@ -4,9 +4,12 @@
 # memory (/usr/bin/time %e %M). Two recordings, made with pebs-shim
 # record (both tools read them): every page fault of 1 M distinct pages
 # with its data address (bench/faults), and 3 M cpu-clock samples
-# (system-wide every 20 us while every CPU spins). It only measures.
-# Env: FAULTS (default 1000000), CLOCK_SAMPLES (default 3000000); with
-# BENCH_QUICK=1 20000 and 20000.
+# (system-wide every 20 us while every CPU spins); and, made by perf
+# record --call-graph dwarf (8 KiB of stack per sample, unwound by both
+# reports: pebs-shim by libdwfl, perf 6.1 by libunwind), cpu-clock
+# samples of memwalk. It only measures.
+# Env: FAULTS (default 1000000), CLOCK_SAMPLES (default 3000000),
+# DWARF_SAMPLES (default 40000); with BENCH_QUICK=1 20000, 20000, 2000.
 
 report_one() {	# report_one OUT CMD...: prints "seconds MB cpu-seconds"
 	local out=$1
@@ -49,6 +52,23 @@ report_bench() {
 	bench_compare report "report on $n cpu-clock samples" \
 		"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
 	rm -f "$rep_file"
+	report_dwarf
 	for i in ps perf; do rm -f "$T/$i.time"; done
+}
+
+# cpu-clock every 250 us of memwalk's two threads, --call-graph dwarf
+report_dwarf() {
+	local nd=${DWARF_SAMPLES:-40000} secs n
+	[ -n "$BENCH_QUICK" ] && nd=${DWARF_SAMPLES:-2000}
+	secs=$(( nd / 8000 + 1 ))
+	perf record -q -e cpu-clock -c 250000 --call-graph dwarf \
+		-o "$T/dwarf.data" -- "$memwalk" --seconds "$secs" --mb 16 \
+		>/dev/null 2>&1 ||
+		{ bench_skip report "report on dwarf call chains" "perf record --call-graph dwarf failed"; return; }
+	rep_file=$T/dwarf.data
+	n=$(perf script -i "$rep_file" -F ip 2>/dev/null | wc -l)
+	bench_compare report "report on $n cpu-clock samples with dwarf call chains (unwound)" \
+		"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
+	rm -f "$rep_file"
 }
 report_bench

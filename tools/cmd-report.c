@@ -57,6 +57,7 @@ struct report {
 	/* options */
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */
+	bool quiet;		/* -q: the rows only */
 	bool mem_mode;		/* --mem-mode: weights as perf mem report */
 	const char *sort;	/* --sort, or NULL: the default tables */
 	enum pebs_report_format format;
@@ -83,6 +84,7 @@ enum {
 	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
+	OPT_NO_INLINE,
 };
 
 static int add_table(struct report *r, const char *title, const char *keys)
@@ -236,6 +238,7 @@ static void print_tables(const struct report *r)
 		  .path = r->path, .pd = r->pd, .stats = r->st, .tables = t,
 		  .nr_tables = r->nr_tables, .top = r->top,
 		  .percent_limit = r->percent_limit, .show_nr = r->show_nr,
+		  .quiet = r->quiet,
 		  .by_event = r->by_event, .mem_mode = r->mem_mode,
 		  .sort = r->sort, .weights = r->weights, .samples = r->samples,
 		  .filtered = r->filtered, .with_addr = r->with_addr,
@@ -363,8 +366,9 @@ static int run(struct report *r, const char *sort)
 	print_tables(r);
 	if (r->format != PEBS_REPORT_FORMAT_TEXT)
 		return 0;
-	/* who shares a cache line: perf c2c's rules (lib/c2c/c2c.c) */
-	if (!sort && r->c2c && r->with_addr &&
+	/* who shares a cache line: perf c2c's rules (lib/c2c/c2c.c); not
+	   a table of perf's: left out by -q */
+	if (!sort && !r->quiet && r->c2c && r->with_addr &&
 	    pebs_c2c__print_summary(r->c2c, stdout,
 				    pebs_session__threads(r->ss),
 				    r->top) == -ENOMEM)
@@ -426,6 +430,11 @@ static void usage(FILE *f)
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
 "      --stdio          plain text output (the only output; for perf\n"
 "                       habits)\n"
+"  -q, --quiet          the tables' rows only: no header, titles, column\n"
+"                       names, \"more rows\" lines, weight percentiles\n"
+"                       or shared cache lines (perf report -q)\n"
+"      --no-inline      accepted for perf: inlined functions are never\n"
+"                       shown as frames of their own\n"
 "      --comm=LIST      only samples of these commands (a,b)\n"
 "      --pid=LIST       only samples of these processes\n"
 "      --tid=LIST       only samples of these threads\n"
@@ -475,6 +484,8 @@ int cmd_report(int argc, char **argv)
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "show-nr-samples", no_argument, NULL, 'n' },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		TOOL_FILTER_OPTIONS,
 		{ "percent-limit", required_argument, NULL, OPT_PCT },
 		{ "format", required_argument, NULL, OPT_FORMAT },
@@ -499,7 +510,7 @@ int cmd_report(int argc, char **argv)
 		tool_err("report", "%s", pebs_errmsg());
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "i:s:nIh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:nqIh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			r.path = optarg;
@@ -521,6 +532,10 @@ int cmd_report(int argc, char **argv)
 			r.show_nr = true;
 			break;
 		case OPT_STDIO:
+		case OPT_NO_INLINE:
+			break;
+		case 'q':
+			r.quiet = true;
 			break;
 		case OPT_COMM:
 		case OPT_PID:

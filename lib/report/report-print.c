@@ -111,37 +111,65 @@ const char *rp_obj_label(const struct pebs_report_row *row)
 	return row->object ? row->object : row->object_field;
 }
 
-static void print_table(const struct rp_print *r,
-			const struct pebs_report_table *t)
+/* the columns of a text table besides Overhead and the keys' */
+struct cols {
+	bool children;	/* perf's Children and Self */
+	bool errs;	/* +-pts */
+	bool weights;	/* avg-wt: some row has weights */
+	bool objs;	/* a data object's columns */
+	bool mem;	/* loads, stores, hitm */
+	bool numa;	/* node_local/node_remote: some counted */
+	bool threads;
+};
+
+/* A table's column titles. */
+static void print_columns(const struct rp_print *r, const struct cols *c,
+			  const enum pebs_report_key *keys,
+			  unsigned int nr_keys, const int *w)
 {
 	FILE *f = r->f;
-	const struct pebs_report *rep = t->rep;
-	const enum pebs_report_key *keys;
-	unsigned int nr_keys, k;
-	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
-	bool weights = false, threads = true, mem = false, objs = false;
-	bool numa = false;	/* node_local/node_remote: some counted */
-	bool children = pebs_report__children(rep);
-	bool errs = pebs_report__errors(rep);	/* the +-pts column */
-	double se;
-	struct pebs_object_stats os;
-	struct pebs_object_access oa;
-	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
-	uint64_t total;
-	char fb[TEXT_FIELD_MAX];
+	unsigned int k;
 
-	nr_keys = pebs_report__keys(rep, &keys);
-	for (k = 0; k < nr_keys; k++) {
-		threads &= keys[k] != PEBS_REPORT_TID &&
-			   keys[k] != PEBS_REPORT_THREAD;	/* else 1 */
-		mem |= r->o.with_src && (keys[k] == PEBS_REPORT_LINE ||
-				       keys[k] == PEBS_REPORT_PAGE ||
-				       keys[k] == PEBS_REPORT_ADDR);
-		/* a data object's columns (lib/objects/objects-stats.c) */
-		objs |= r->o.objs && obj_key(keys[k]);
-	}
-	mem |= objs && r->o.with_src;
-	pebs_report__totals(rep, -1, &total, NULL);
+	if (c->errs)
+		fprintf(f, "# +-pts: the share's sampling error, one standard error in points (from the samples' periods and a budget's windows)\n");
+	if (c->children)	/* perf's Children and Self */
+		fprintf(f, "%9s  %9s", "Children", "Self");
+	else
+		fprintf(f, "%9s", "Overhead");
+	if (c->errs)
+		fprintf(f, "  %6s", "+-pts");
+	if (r->o.show_nr || c->objs)
+		fprintf(f, "  %10s", "Samples");
+	if (c->weights)
+		fprintf(f, "  %8s", "avg-wt");
+	if (c->weights && c->objs)
+		fprintf(f, "  %8s  %8s", "p50-wt", "p90-wt");
+	if (c->mem)
+		fprintf(f, "  %7s  %7s  %7s", "loads", "stores", "hitm");
+	if (c->mem && c->objs)
+		fprintf(f, "  %7s  %7s", "local", "remote");
+	if (c->numa)
+		fprintf(f, "  %8s  %8s", "node-lcl", "node-rmt");
+	if (c->threads)
+		fprintf(f, "  %7s", "threads");
+	if (c->objs)
+		fprintf(f, "  %-10s  %9s  %12s  %12s", "sharing", "instances",
+			"bytes", "peak-live");
+	for (k = 0; k < nr_keys; k++)
+		fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0,
+		       key_title(keys[k]));
+	fputc('\n', f);
+}
+
+/* A table's title lines; false when it has no samples ("(none)"). */
+static bool print_title(const struct rp_print *r,
+			const struct pebs_report_table *t,
+			const enum pebs_report_key *keys, unsigned int nr_keys,
+			uint64_t total)
+{
+	FILE *f = r->f;
+	unsigned int k;
+
 	fprintf(f, "\n# %s", t->title);
 	for (k = 0; k < nr_keys; k++) {
 		if (keys[k] == PEBS_REPORT_SRC) {
@@ -163,14 +191,52 @@ static void print_table(const struct rp_print *r,
 	if (r->o.mem_mode) {	/* perf report --mem-mode's header lines */
 		uint64_t weight;
 
-		pebs_report__totals(rep, -1, NULL, &weight);
+		pebs_report__totals(t->rep, -1, NULL, &weight);
 		fprintf(f, "# Total weight : %" PRIu64 "\n# Sort order   : %s\n",
 		       weight, r->o.sort);
 	}
 	if (!total) {
 		fprintf(f, "#   (none)\n");
-		return;
+		return false;
 	}
+	return true;
+}
+
+static void print_table(const struct rp_print *r,
+			const struct pebs_report_table *t)
+{
+	FILE *f = r->f;
+	const struct pebs_report *rep = t->rep;
+	const enum pebs_report_key *keys;
+	unsigned int nr_keys, k;
+	int w[PEBS_REPORT_MAX_KEYS] = { 0 };
+	struct cols c = { .children = pebs_report__children(rep),
+			  .errs = pebs_report__errors(rep), .threads = true };
+	double se;
+	struct pebs_object_stats os;
+	struct pebs_object_access oa;
+	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
+	uint64_t total;
+	char fb[TEXT_FIELD_MAX];
+
+	nr_keys = pebs_report__keys(rep, &keys);
+	for (k = 0; k < nr_keys; k++) {
+		c.threads &= keys[k] != PEBS_REPORT_TID &&
+			   keys[k] != PEBS_REPORT_THREAD;	/* else 1 */
+		c.mem |= r->o.with_src && (keys[k] == PEBS_REPORT_LINE ||
+				       keys[k] == PEBS_REPORT_PAGE ||
+				       keys[k] == PEBS_REPORT_ADDR);
+		/* a data object's columns (lib/objects/objects-stats.c) */
+		c.objs |= r->o.objs && obj_key(keys[k]);
+	}
+	c.mem |= c.objs && r->o.with_src;
+	pebs_report__totals(rep, -1, &total, NULL);
+	if (r->o.quiet && t != r->o.tables)
+		fputc('\n', f);	/* -q: tables a blank line apart */
+	if (!r->o.quiet && !print_title(r, t, keys, nr_keys, total))
+		return;
+	if (!total)
+		return;
 	/* widths and columns from the rows that will be printed */
 	for (k = 0; k < nr_keys; k++)
 		w[k] = (int)strlen(key_title(keys[k]));
@@ -180,10 +246,10 @@ static void print_table(const struct rp_print *r,
 		if (!rp_shown(r, rep, row))
 			continue;
 		n++;
-		weights |= row->weight_nr != 0;
-		if (objs && !pebs_objects__access(r->o.objs, r->o.by_event ?
+		c.weights |= row->weight_nr != 0;
+		if (c.objs && !pebs_objects__access(r->o.objs, r->o.by_event ?
 			row->event : r->o.sole_event, rp_obj_label(row), &oa))
-			numa |= oa.node_local || oa.node_remote;
+			c.numa |= oa.node_local || oa.node_remote;
 		for (k = 0; k < nr_keys; k++) {
 			int l;
 
@@ -192,35 +258,8 @@ static void print_table(const struct rp_print *r,
 			w[k] = l > w[k] && l <= WIDTH_MAX ? l : w[k];
 		}
 	}
-	if (errs)
-		fprintf(f, "# +-pts: the share's sampling error, one standard error in points (from the samples' periods and a budget's windows)\n");
-	if (children)	/* perf's Children and Self */
-		fprintf(f, "%9s  %9s", "Children", "Self");
-	else
-		fprintf(f, "%9s", "Overhead");
-	if (errs)
-		fprintf(f, "  %6s", "+-pts");
-	if (r->o.show_nr || objs)
-		fprintf(f, "  %10s", "Samples");
-	if (weights)
-		fprintf(f, "  %8s", "avg-wt");
-	if (weights && objs)
-		fprintf(f, "  %8s  %8s", "p50-wt", "p90-wt");
-	if (mem)
-		fprintf(f, "  %7s  %7s  %7s", "loads", "stores", "hitm");
-	if (mem && objs)
-		fprintf(f, "  %7s  %7s", "local", "remote");
-	if (numa)
-		fprintf(f, "  %8s  %8s", "node-lcl", "node-rmt");
-	if (threads)
-		fprintf(f, "  %7s", "threads");
-	if (objs)
-		fprintf(f, "  %-10s  %9s  %12s  %12s", "sharing", "instances",
-			"bytes", "peak-live");
-	for (k = 0; k < nr_keys; k++)
-		fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0,
-		       key_title(keys[k]));
-	fputc('\n', f);
+	if (!r->o.quiet)
+		print_columns(r, &c, keys, nr_keys, w);
 	for (i = 0, printed = 0, n = 0; i < nr; i++) {
 		const struct pebs_report_row *row;
 
@@ -235,22 +274,22 @@ static void print_table(const struct rp_print *r,
 		if (printed == r->o.top)
 			continue;
 		printed++;
-		if (children)
+		if (c.children)
 			fprintf(f, "%8.2f%%  ", pebs_report__children_overhead(
 				rep, row, r->o.by_event));
 		fprintf(f, "%8.2f%%", pebs_report__overhead(rep, row, r->o.by_event));
-		if (errs && (se = pebs_report__share_error(rep, i)) >= 0)
+		if (c.errs && (se = pebs_report__share_error(rep, i)) >= 0)
 			fprintf(f, "  %6.2f", se);
-		else if (errs)
+		else if (c.errs)
 			fprintf(f, "  %6s", "-");
-		if (r->o.show_nr || objs)
+		if (r->o.show_nr || c.objs)
 			fprintf(f, "  %10" PRIu64, row->samples);
-		if (weights && row->weight_nr)
+		if (c.weights && row->weight_nr)
 			fprintf(f, "  %8.1f", (double)row->weight_sum /
 			       (double)row->weight_nr);
-		else if (weights)
+		else if (c.weights)
 			fprintf(f, "  %8s", "-");
-		if (objs) {
+		if (c.objs) {
 			unsigned int ev = r->o.by_event ? row->event :
 					  r->o.sole_event;
 
@@ -259,31 +298,31 @@ static void print_table(const struct rp_print *r,
 			pebs_objects__access(r->o.objs, ev, rp_obj_label(row),
 					     &oa);
 		}
-		if (weights && objs && os.weights)
+		if (c.weights && c.objs && os.weights)
 			fprintf(f, "  %8" PRIu64 "  %8" PRIu64, os.weight_p50,
 				os.weight_p90);
-		else if (weights && objs)
+		else if (c.weights && c.objs)
 			fprintf(f, "  %8s  %8s", "-", "-");
-		if (mem)
+		if (c.mem)
 			fprintf(f, "  %7u  %7u  %7u", row->loads, row->stores,
 			       row->hitm);
-		if (mem && objs)
+		if (c.mem && c.objs)
 			fprintf(f, "  %7" PRIu64 "  %7" PRIu64, oa.local,
 				oa.remote);
-		if (numa)
+		if (c.numa)
 			fprintf(f, "  %8" PRIu64 "  %8" PRIu64, oa.node_local,
 				oa.node_remote);
-		if (threads && row->nr_tids > PEBS_REPORT_MAX_TIDS)
+		if (c.threads && row->nr_tids > PEBS_REPORT_MAX_TIDS)
 			fprintf(f, "  %6u+", PEBS_REPORT_MAX_TIDS);
-		else if (threads)
+		else if (c.threads)
 			fprintf(f, "  %7u", row->nr_tids);
-		if (objs)
+		if (c.objs)
 			fprintf(f, "  %-10s",
 				pebs_object_sharing__name(oa.sharing));
-		if (objs && os.instances)
+		if (c.objs && os.instances)
 			fprintf(f, "  %9" PRIu64 "  %12" PRIu64 "  %12" PRIu64,
 				os.instances, os.bytes, os.peak_live);
-		else if (objs)
+		else if (c.objs)
 			fprintf(f, "  %9s  %12s  %12s", "-", "-", "-");
 		for (k = 0; k < nr_keys; k++) {
 			rp_field(r, row, keys[k], fb, sizeof(fb));
@@ -291,7 +330,7 @@ static void print_table(const struct rp_print *r,
 		}
 		fputc('\n', f);
 	}
-	if (n > printed)
+	if (n > printed && !r->o.quiet)
 		fprintf(f, "%9s  (%zu more rows: --top to show more)\n", "...",
 		       n - printed);
 }
@@ -515,10 +554,11 @@ int pebs_report_tables__print(FILE *f,
 	r.err_cols = rp_any_table(&r, pebs_report__errors);
 	switch (r.o.format) {
 	case PEBS_REPORT_FORMAT_TEXT:
-		print_header(&r);
+		if (!r.o.quiet)
+			print_header(&r);
 		for (i = 0; i < r.o.nr_tables; i++)
 			print_table(&r, &r.o.tables[i]);
-		if (!r.o.sort)
+		if (!r.o.sort && !r.o.quiet)
 			print_weights(&r);
 		break;
 	case PEBS_REPORT_FORMAT_CSV:

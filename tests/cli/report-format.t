@@ -1,14 +1,15 @@
 #!/bin/bash
 # report-format.t - `pebs-shim report --format=csv|json`: the documented
 # columns and keys, every row (no --top cut), values that agree with the
-# text output, quoting of awkward strings, and a bad --format refused.
+# text output, quoting of awkward strings, a bad --format refused, and
+# -q (perf report -q: the rows only).
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 T=$(mktemp -d /tmp/report-format-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..9"
+echo "1..11"
 I=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 A=$S/tests/fixtures/amd-zen4-epyc9254_ibs-c2c_ring.perf.data
 
@@ -76,3 +77,15 @@ rc=$?
 check "--event bogus: exit 2, one line naming it" \
 	bash -c "test $rc = 2 && test \$(wc -l <'$T/ev.err') = 1 &&
 		 grep -q \"no event 'bogus'\" '$T/ev.err'"
+
+# -q (perf report -q): every line a row or a blank line between tables
+"$PS" report -i "$I" -q >"$T/q.txt" 2>"$T/q.err"
+rc=$?
+check "-q: the default tables' rows only, blank lines between them" \
+	bash -c "test $rc = 0 && test -s '$T/q.txt' &&
+		 ! grep -Evq '^ +[0-9.]+%|^$' '$T/q.txt' &&
+		 test \$(grep -c '^$' '$T/q.txt') -ge 2"
+"$PS" report -i "$I" --quiet --no-inline --sort sym --top 0 >"$T/q1.txt"
+"$PS" report -i "$I" --sort sym --top 0 | grep -E '^ +[0-9.]+%' >"$T/q2.txt"
+check "--quiet --sort sym: the same rows as without it (--no-inline accepted)" \
+	cmp -s "$T/q1.txt" "$T/q2.txt"

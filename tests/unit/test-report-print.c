@@ -158,6 +158,25 @@ static void test_text(void **state)
 	free(out);
 }
 
+/* quiet (-q): the rows only, the tables a blank line apart */
+static void test_text_quiet(void **state)
+{
+	struct fx *x = *state;
+	struct pebs_report_print_opts o = opts(x, PEBS_REPORT_FORMAT_TEXT);
+	char *out;
+
+	o.quiet = true;
+	o.top = 2;
+	out = print(&o, 0);
+	assert_string_equal(out,
+		"   60.00%      50.0        2  [.] hot  app\n"
+		"   30.00%         -        1  [.] a,b  app\n"
+		"\n"
+		"   60.00%      50.0        2  0x1000\n"
+		"   30.00%         -        1  0x2000\n");
+	free(out);
+}
+
 /* -n, --top, --percent-limit, --mem-mode, several events, file order */
 static void test_text_options(void **state)
 {
@@ -298,6 +317,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_text_options),
+		cmocka_unit_test(test_text_quiet),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_refused),

@@ -526,6 +526,9 @@ struct pebs_report_print_opts {
 					   pid key's comm, each thread's
 					   last, and tgid's, its leader's
 					   (as perf); NULL: unknown */
+	bool quiet;			/* text: the tables' rows only, a
+					   blank line apart (perf report
+					   -q) */
 };
 
 /*
@@ -537,7 +540,8 @@ struct pebs_report_print_opts {
  * (Overhead, with show_nr the samples, the mean weight, loads, stores
  * and HITM of tables by data address, threads, then the keys; at most
  * top rows and those over percent_limit, "N more rows" after), then,
- * without sort, the weight percentiles per event. CSV: one header line,
+ * without sort, the weight percentiles per event; with quiet only the
+ * tables' rows, a blank line between tables. CSV: one header line,
  * then one line per row of every table (the key columns the table is not
  * grouped by left empty); JSON: one object with the file, the counts and
  * each table's keys and rows. Returns 0, -EINVAL (a required field
