@@ -66,7 +66,7 @@ report_dwarf() {
 		>/dev/null 2>&1 ||
 		{ bench_skip report "report on dwarf call chains" "perf record --call-graph dwarf failed"; return; }
 	rep_file=$T/dwarf.data
-	n=$(perf script -i "$rep_file" -F ip 2>/dev/null | wc -l)
+	n=$(perf script -i "$rep_file" -F tid 2>/dev/null | wc -l)
 	bench_compare report "report on $n cpu-clock samples with dwarf call chains (unwound)" \
 		"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
 	rm -f "$rep_file"
