@@ -23,7 +23,8 @@
  *
  * perf builds a libdwfl session per sample. Here a process keeps its
  * own (struct proc's dwfl) from sample to sample, its files reported
- * once: the per-sample state (registers and stack) reaches libdwfl's
+ * once, the last UNWIND_SESSIONS processes unwound keeping theirs (a
+ * session holds its files open): the per-sample state (registers and stack) reaches libdwfl's
  * callbacks through the session's context, which points at the sample
  * unwound now. When a file is mapped where another one was reported (an
  * exec, a dlopen after a dlclose), the process's session is begun anew.
@@ -58,6 +59,8 @@ static const unsigned char dwarf_to_perf[17] = {
 	R_R10, R_R11, R_R12, R_R13, R_R14, R_R15, R_IP,
 };
 
+#define UNWIND_SESSIONS	8
+
 struct syms_unwind {
 	struct pebs_symbols *syms;
 	struct proc *p;
@@ -66,6 +69,12 @@ struct syms_unwind {
 	uint64_t *ips;
 	unsigned int n, max;
 	bool clash;		/* a file where another was reported */
+	/* the processes with a libdwfl session, oldest first from next:
+	   each keeps its files open, so at most UNWIND_SESSIONS live (a
+	   system-wide recording of thousands of processes would run out
+	   of descriptors); an entry may be stale (freed since: harmless) */
+	struct proc *live[UNWIND_SESSIONS];
+	unsigned int next;
 };
 
 /* no separate debug files: the CFI is the file's own (.eh_frame, which
@@ -232,9 +241,16 @@ void syms_unwind_free(struct proc *p)
 static Dwfl *session(struct syms_unwind *c, uint64_t pc)
 {
 	Dwfl *dwfl = c->p->dwfl;
+	struct proc **slot;
 
 	if (dwfl)
 		return dwfl;
+	/* the oldest session ends (its files closed) */
+	slot = &c->live[c->next];
+	if (*slot)
+		syms_unwind_free(*slot);
+	*slot = c->p;
+	c->next = (c->next + 1) % UNWIND_SESSIONS;
 	dwfl = dwfl_begin(&offline);
 	if (!dwfl)
 		return NULL;
@@ -265,8 +281,11 @@ int syms_unwind(struct pebs_symbols *syms, pid_t pid,
 			return syms_oom();
 	}
 	c = syms->unwind;
-	*c = (struct syms_unwind){ .syms = syms, .u = u, .sp = sp,
-				   .ips = ips, .max = max };
+	c->syms = syms;
+	c->u = u;
+	c->sp = sp;
+	c->ips = ips;
+	c->max = max;
 	c->p = syms_proc(syms, pid);
 	if (!c->p)
 		return 0;

@@ -9,7 +9,9 @@
 # (hence --no-inline), and its libunwind a last frame at 0 - 1 where the
 # stack copy ends (ffffffffffffffff [unknown], left out of perf's output
 # here); pebs-shim does neither (pebs-shim(1)). A copy of 256 bytes
-# cuts most chains: they must end where perf's end.
+# cuts most chains: they must end where perf's end. Thirty processes
+# unwound under a limit of 40 descriptors give the chains they give
+# without it (the files of the last 8 processes only are kept open).
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 T=$(mktemp -d /tmp/report-dwarf-t.XXXXXX)
@@ -17,7 +19,21 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 W="$B/workloads/memwalk --seconds 0.3 --mb 8"
 
-echo "1..7"
+echo "1..8"
+
+# thirty processes, each its own files: the same chains under
+# ulimit -n 40 as without a limit
+"$PS" record -e cpu-clock --call-graph dwarf -o "$T/many.data" -- bash -c \
+	"for i in \$(seq 30); do $B/workloads/memwalk --seconds 0.05 --mb 4 >/dev/null & done; wait" >/dev/null 2>&1
+"$PS" script -i "$T/many.data" >"$T/many.all" 2>&1
+(ulimit -n 40 && "$PS" script -i "$T/many.data" >"$T/many.40" 2>&1)
+if [ "$(grep -c 'walker+' "$T/many.all")" -gt 30 ] &&
+   cmp -s "$T/many.all" "$T/many.40"; then
+	ok "30 processes: the same chains under ulimit -n 40 ($(grep -c 'walker+' "$T/many.all") walker frames)"
+else
+	nok "30 processes: the same chains under ulimit -n 40"
+	diff "$T/many.all" "$T/many.40" | head -6 | diag
+fi
 
 # pebs-shim's own recording: the walker's frames reach start_thread
 if "$PS" record -e cpu-clock --call-graph dwarf -o "$T/ps.data" -- $W \
