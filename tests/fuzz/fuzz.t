@@ -7,8 +7,9 @@
 # objects' ring of record --objects) for fuzz-sample,
 # small perf.data files (synthetic, and the real fixtures cut down to their
 # first records) for fuzz-perfdata, a raw observer file and option strings
-# for fuzz-parse, and for fuzz-session the same recordings and a
-# pebs-shim record --objects stream, each behind a byte choosing sort
+# for fuzz-parse, and for fuzz-session the same recordings, a
+# pebs-shim record --objects stream and a --call-graph dwarf one (user
+# stacks unwound), each behind a byte choosing sort
 # keys and modes (its HOME an empty directory: no build-id cache read).
 # A crash, leak or sanitizer report is a
 # failure; its reproducer is kept in $PEBS_BUILD/fuzz/artifacts/.
@@ -222,7 +223,12 @@ if [ -x "$B/workloads/objects" ] && [ -r "$B/libpebsshim-objects.so" ]; then
 	"$B/pebs-shim" record -q --objects -e page-faults -c 1 -d -g -o - -- \
 		"$B/workloads/objects" 2>/dev/null | head -c 8000 >"$tmp/objects.stream"
 fi
-for f in "$tmp"/seed-fuzz-perfdata/* "$tmp/objects.stream"; do
+# and a --call-graph dwarf stream (user registers and 512 bytes of stack
+# per sample, unwound by the session with the CFI of the files it maps)
+"$B/pebs-shim" record -q -e cpu-clock --call-graph dwarf,512 -o - -- \
+	"$B/workloads/memwalk" --seconds 0.1 --mb 4 2>/dev/null |
+	head -c 30000 >"$tmp/dwarf.stream"
+for f in "$tmp"/seed-fuzz-perfdata/* "$tmp/objects.stream" "$tmp/dwarf.stream"; do
 	[ -s "$f" ] || continue
 	for sel in 0000 0200 1300 2500 4a00 a600 b700 ec00 0001 0a05 0002 0802; do
 		{ printf "\x${sel:0:2}\x${sel:2:2}"; cat "$f"; } \
