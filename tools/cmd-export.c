@@ -19,7 +19,8 @@
 #include "util.h"
 
 enum {
-	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_EVENT,
+	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_DSOS,
+	OPT_SYMS, OPT_TIME, OPT_EVENT,
 	OPT_FORMAT, OPT_LABELS, OPT_SPLIT,
 };
 
@@ -56,7 +57,8 @@ static void usage(FILE *f)
 "                       window=SECONDS: one per SECONDS of sample time\n"
 "                       from the first sample, OUT.<NNNNNN>.pb.gz (the\n"
 "                       window's number; empty windows are not written)\n"
-"      --comm=LIST, --pid=LIST, --tid=LIST, --cpu=LIST, --event=NAMES,\n"
+"      --comm=LIST, --pid=LIST, --tid=LIST, --cpu=LIST, --dsos=LIST,\n"
+"      --symbols=LIST, --event=NAMES,\n"
 "      --time=SPEC      only these samples (as pebs-shim report; samples\n"
 "                       of other commands, processes, threads are left\n"
 "                       out, not kept in the totals; a Perfetto trace's\n"
@@ -208,6 +210,8 @@ int cmd_export(int argc, char **argv)
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
+		case OPT_DSOS:
+		case OPT_SYMS:
 			err = pebs_filter__option(f,
 					tool_filter_names[c - OPT_COMM],
 					optarg);

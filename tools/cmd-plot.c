@@ -29,7 +29,8 @@ static const char *const kind_names[] = { "flame", "icicle", "timeline",
 					  "heat" };
 
 enum {
-	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_FORMAT,
+	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_DSOS,
+	OPT_SYMS, OPT_TIME, OPT_FORMAT,
 	OPT_PER_THREAD, OPT_GRANULE, OPT_BY, OPT_WIDTH, OPT_EVENT, OPT_RANGE,
 };
 
@@ -279,7 +280,8 @@ static void usage(FILE *f)
 "      --range=R        heat: only ADDR-ADDR (hex) or one mapping's name\n"
 "                       ([heap], [stack], anon, libc.so.6)\n"
 "      --width=PX       picture width (default 1200)\n"
-"      --comm=LIST, --pid=LIST, --tid=LIST, --cpu=LIST, --time=SPEC,\n"
+"      --comm=LIST, --pid=LIST, --tid=LIST, --cpu=LIST, --dsos=LIST,\n"
+"      --symbols=LIST, --time=SPEC,\n"
 "      --event=NAMES\n"
 "                       only these samples (as pebs-shim report; left\n"
 "                       out of the picture and of its totals)\n"
@@ -316,6 +318,8 @@ static int parse_opt(struct plot *p, int c)
 	case OPT_PID:
 	case OPT_TID:
 	case OPT_CPU:
+	case OPT_DSOS:
+	case OPT_SYMS:
 		if (!pebs_filter__option(p->filter,
 					  tool_filter_names[c - OPT_COMM],
 					  optarg))

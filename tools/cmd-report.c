@@ -58,6 +58,8 @@ struct report {
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */
 	bool quiet;		/* -q: the rows only */
+	/* names given to --comm, --dsos, --symbols (perf's elision) */
+	unsigned int nr_comms, nr_dsos, nr_syms;
 	bool mem_mode;		/* --mem-mode: weights as perf mem report */
 	const char *sort;	/* --sort, or NULL: the default tables */
 	enum pebs_report_format format;
@@ -81,7 +83,8 @@ struct report {
 };
 
 enum {
-	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU,
+	OPT_TOP = 256, OPT_STDIO, OPT_COMM, OPT_PID, OPT_TID, OPT_CPU, OPT_DSOS,
+	OPT_SYMS,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
 	OPT_NO_INLINE,
@@ -435,7 +438,10 @@ static void usage(FILE *f)
 "                       or shared cache lines (perf report -q)\n"
 "      --no-inline      accepted for perf: inlined functions are never\n"
 "                       shown as frames of their own\n"
-"      --comm=LIST      only samples of these commands (a,b)\n"
+"  -c, --comm=LIST      only samples of these commands (a,b; also\n"
+"                       --comms, as perf)\n"
+"  -d, --dsos=LIST      only samples in these files (libc.so.6 or a path)\n"
+"  -S, --symbols=LIST   only samples in these symbols\n"
 "      --pid=LIST       only samples of these processes\n"
 "      --tid=LIST       only samples of these threads\n"
 "      --cpu=LIST       only samples on these CPUs (0-3,8)\n"
@@ -460,8 +466,10 @@ static void usage(FILE *f)
 "                       samples' periods (and a budget's duty cycles: the\n"
 "                       default for a record --budget recording)\n"
 "  -I, --show-info      with them, the CPU and NUMA topologies and caches\n"
-"--comm, --pid and --tid hide rows but keep the total (Overhead stays a\n"
-"share of all samples), --cpu, --time and --event leave samples out.\n"
+"--comm, --pid, --tid, --dsos and --symbols hide rows but keep the total\n"
+"(Overhead stays a share of all samples; a key whose filter names one\n"
+"value is left out of the --sort table, as perf), --cpu, --time and\n"
+"--event leave samples out.\n"
 "  -h, --help           this help\n"
 "\n"
 "Records are processed in time order (perf's rounds), so a sample is\n"
@@ -474,6 +482,45 @@ static void usage(FILE *f)
 "is this kernel's (else raw addresses, as perf). C++ and Rust names are\n"
 "demangled. Data pages are 4 KiB, cache lines 64 bytes.\n"
 "Exit status: 0, 1 (unreadable file), 2 (usage).\n");
+}
+
+/* The names a filter option gives, counted for elide(). */
+static void count_names(struct report *r, int opt, const char *list)
+{
+	unsigned int n = 1;
+
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	r->nr_comms += opt == OPT_COMM ? n : 0;
+	r->nr_dsos += opt == OPT_DSOS ? n : 0;
+	r->nr_syms += opt == OPT_SYMS ? n : 0;
+}
+
+/*
+ * perf's elision (sort__setup_elide): a --sort key whose filter names
+ * one value (--comm, --dsos, --symbols) is left out of the text table,
+ * unless no key would be left. True with the keys left in @buf.
+ */
+static bool elide(const struct report *r, const enum pebs_report_key *keys,
+		  unsigned int n, char *buf, size_t len)
+{
+	size_t o = 0;
+	bool any = false;
+
+	if (r->format != PEBS_REPORT_FORMAT_TEXT || !n)
+		return false;
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < n; i++) {
+		if ((keys[i] == PEBS_REPORT_COMM && r->nr_comms == 1) ||
+		    (keys[i] == PEBS_REPORT_DSO && r->nr_dsos == 1) ||
+		    (keys[i] == PEBS_REPORT_SYM && r->nr_syms == 1)) {
+			any = true;
+			continue;
+		}
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s",
+				      o ? "," : "", pebs_report__key_name(keys[i]));
+	}
+	return any && buf[0] && o < len;
 }
 
 int cmd_report(int argc, char **argv)
@@ -502,6 +549,7 @@ int cmd_report(int argc, char **argv)
 	struct report r = { .path = "pebs-shim.data", .top = 0,
 			    .children = -1 };
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
+	char elided[256];
 	const char *sort = NULL;
 	char *end;
 	int c, n, ret;
@@ -510,7 +558,7 @@ int cmd_report(int argc, char **argv)
 		tool_err("report", "%s", pebs_errmsg());
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "i:s:nqIh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:nqIc:d:S:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			r.path = optarg;
@@ -537,16 +585,24 @@ int cmd_report(int argc, char **argv)
 		case 'q':
 			r.quiet = true;
 			break;
+		case 'c':
+		case 'd':
+		case 'S':
+			c = c == 'c' ? OPT_COMM : c == 'd' ? OPT_DSOS : OPT_SYMS;
+			/* fall through */
 		case OPT_COMM:
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
+		case OPT_DSOS:
+		case OPT_SYMS:
 			if (pebs_filter__option(r.filter,
 					tool_filter_names[c - OPT_COMM],
 					optarg)) {
 				tool_err("report", "%s", pebs_errmsg());
 				goto out_usage;
 			}
+			count_names(&r, c, optarg);
 			break;
 		case OPT_TIME:
 			r.time_spec = optarg;
@@ -636,6 +692,8 @@ int cmd_report(int argc, char **argv)
 			 sort);
 		goto out_usage;
 	}
+	if (elide(&r, keys, (unsigned int)n, elided, sizeof(elided)))
+		r.sort = sort = elided;
 	ret = run(&r, sort);
 	report_free(&r);
 	return ret;

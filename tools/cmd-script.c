@@ -18,7 +18,8 @@
 #include "util.h"
 
 enum {
-	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_TIME, OPT_FORMAT,
+	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_DSOS,
+	OPT_SYMS, OPT_TIME, OPT_FORMAT,
 	OPT_EVENT,
 };
 
@@ -140,7 +141,10 @@ static void usage(FILE *f)
 "                       --sort dso_daddr,symbol_daddr names it)\n"
 "      --format=FMT     text (default: perf script's lines, pebs-shim's\n"
 "                       fields appended as name=value), csv or jsonl\n"
-"      --comm=LIST      only samples of these commands (a,b)\n"
+"  -c, --comm=LIST      only samples of these commands (a,b; also\n"
+"                       --comms, as perf)\n"
+"      --dsos=LIST      only samples in these files (libc.so.6 or a path)\n"
+"  -S, --symbols=LIST   only samples in these symbols\n"
 "      --pid=LIST       only samples of these processes\n"
 "      --tid=LIST       only samples of these threads\n"
 "      --cpu=LIST       only samples on these CPUs (0-3,8)\n"
@@ -185,7 +189,7 @@ int cmd_script(int argc, char **argv)
 		tool_err("script", "%s", pebs_errmsg());
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "i:F:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:F:c:S:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			sc.path = optarg;
@@ -206,10 +210,16 @@ int cmd_script(int argc, char **argv)
 				goto out_usage;
 			}
 			break;
+		case 'c':
+		case 'S':
+			c = c == 'c' ? OPT_COMM : OPT_SYMS;
+			/* fall through */
 		case OPT_COMM:
 		case OPT_PID:
 		case OPT_TID:
 		case OPT_CPU:
+		case OPT_DSOS:
+		case OPT_SYMS:
 			if (pebs_filter__option(sc.filter,
 					tool_filter_names[c - OPT_COMM],
 					optarg)) {

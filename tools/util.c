@@ -83,7 +83,8 @@ bool tool_parse_double(const char *s, double *v)
 	return end != s && !*end && !errno && isfinite(*v);
 }
 
-const char *const tool_filter_names[4] = { "comm", "pid", "tid", "cpu" };
+const char *const tool_filter_names[6] = { "comm", "pid", "tid", "cpu",
+					     "dsos", "symbols" };
 
 bool tool_is_stream(const char *path)
 {

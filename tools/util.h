@@ -56,11 +56,14 @@ bool tool_parse_double(const char *s, double *v);
  */
 #define TOOL_FILTER_OPTIONS \
 	{ "comm", required_argument, NULL, OPT_COMM }, \
+	{ "comms", required_argument, NULL, OPT_COMM }, \
 	{ "pid", required_argument, NULL, OPT_PID }, \
 	{ "tid", required_argument, NULL, OPT_TID }, \
 	{ "cpu", required_argument, NULL, OPT_CPU }, \
+	{ "dsos", required_argument, NULL, OPT_DSOS }, \
+	{ "symbols", required_argument, NULL, OPT_SYMS }, \
 	{ "time", required_argument, NULL, OPT_TIME }, \
 	{ "event", required_argument, NULL, OPT_EVENT }
-extern const char *const tool_filter_names[4];
+extern const char *const tool_filter_names[6];
 
 #endif /* PEBS_SHIM_UTIL_H */

@@ -2,9 +2,11 @@
 /*
  * filter.c - which samples a report counts, with perf report's options
  * and its semantics: --cpu, --time and --event leave samples out (the shares are
- * of what remains), --comm, --pid and --tid hide rows (the shares stay
- * of all samples). The options:
- * --comm, --pid, --tid (comma-separated lists), --cpu (a CPU list) and
+ * of what remains), --comm, --pid, --tid, --dsos and --symbols hide rows
+ * (the shares stay of all samples). The options:
+ * --comm, --pid, --tid, --dsos, --symbols (comma-separated lists; a dso
+ * by its file's name or its path, a symbol by its name), --cpu (a CPU
+ * list) and
  * --time (perf's syntax: "start,end" in seconds of the perf clock,
  * either side may be empty; "A%-B%" ranges of the recording's span;
  * "N%/M", the M-th slice of N %; several of them comma-separated).
@@ -31,9 +33,14 @@ struct evset {
 	unsigned int max;	/* bits in it */
 };
 
+/* names given to an option, any of them */
+struct names {
+	char **v;
+	size_t n;
+};
+
 struct pebs_filter {
-	char **comms;
-	size_t nr_comms;
+	struct names comms, dsos, syms;
 	struct pebs_ids pids, tids;
 	uint64_t *cpus;		/* bitmap, NULL: any */
 	struct range ranges[MAX_RANGES];
@@ -50,15 +57,53 @@ int pebs_filter__new(struct pebs_filter **fp)
 	return *fp ? 0 : core_err(-ENOMEM, "filter: out of memory");
 }
 
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* @list's comma-separated names added to @l; @what: the option */
+static int names_add(struct names *l, const char *list, const char *what,
+		     const char *example)
+{
+	const char *p = list;
+
+	if (!list || !*list)
+		return core_err(-EINVAL, "%s: give names such as %s", what,
+				example);
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char **n = realloc(l->v, (l->n + 1) * sizeof(*n));
+
+		if (!n)
+			return core_err(-ENOMEM, "filter: out of memory");
+		l->v = n;
+		n[l->n] = strndup(p, len);
+		if (!n[l->n])
+			return core_err(-ENOMEM, "filter: out of memory");
+		l->n++;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
+static bool names_has(const struct names *l, const char *name)
+{
+	for (size_t i = 0; name && i < l->n; i++)
+		if (!strcmp(name, l->v[i]))
+			return true;
+	return false;
+}
+
 void pebs_filter__delete(struct pebs_filter *f)
 {
-	size_t i;
-
 	if (!f)
 		return;
-	for (i = 0; i < f->nr_comms; i++)
-		free(f->comms[i]);
-	free(f->comms);
+	names_free(&f->comms);
+	names_free(&f->dsos);
+	names_free(&f->syms);
 	pebs_ids__free(&f->pids);
 	pebs_ids__free(&f->tids);
 	free(f->cpus);
@@ -121,25 +166,20 @@ unsigned int pebs_filter__nr_sampled(const struct pebs_filter *f,
 
 int pebs_filter__comms(struct pebs_filter *f, const char *list)
 {
-	const char *p = list;
+	return f ? names_add(&f->comms, list, "--comm", "bash,memwalk") :
+		   core_err(-EINVAL, "filter: none");
+}
 
-	if (!f || !list || !*list)
-		return core_err(-EINVAL, "--comm: give commands such as "
-				"bash,memwalk");
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		char **n = realloc(f->comms, (f->nr_comms + 1) * sizeof(*n));
+int pebs_filter__dsos(struct pebs_filter *f, const char *list)
+{
+	return f ? names_add(&f->dsos, list, "--dsos", "libc.so.6,memwalk") :
+		   core_err(-EINVAL, "filter: none");
+}
 
-		if (!n)
-			return core_err(-ENOMEM, "filter: out of memory");
-		f->comms = n;
-		n[f->nr_comms] = strndup(p, len);
-		if (!n[f->nr_comms])
-			return core_err(-ENOMEM, "filter: out of memory");
-		f->nr_comms++;
-		p += len + (p[len] == ',');
-	}
-	return 0;
+int pebs_filter__symbols(struct pebs_filter *f, const char *list)
+{
+	return f ? names_add(&f->syms, list, "--symbols", "main,chase") :
+		   core_err(-EINVAL, "filter: none");
 }
 
 static int parse_ids(const char *what, const char *list,
@@ -206,13 +246,14 @@ int pebs_filter__option(struct pebs_filter *f, const char *name,
 	} opts[] = {
 		{ "comm", pebs_filter__comms }, { "pid", pebs_filter__pids },
 		{ "tid", pebs_filter__tids }, { "cpu", pebs_filter__cpus },
+		{ "dsos", pebs_filter__dsos }, { "symbols", pebs_filter__symbols },
 	};
 
 	for (size_t i = 0; name && i < sizeof(opts) / sizeof(opts[0]); i++)
 		if (!strcmp(name, opts[i].name))
 			return opts[i].add(f, arg);
 	return core_err(-EINVAL, "filter: no option '%s': give comm, pid, "
-			"tid or cpu", name ? name : "(null)");
+			"tid, cpu, dsos or symbols", name ? name : "(null)");
 }
 
 int pebs_filter__cpus(struct pebs_filter *f, const char *list)
@@ -364,7 +405,7 @@ static bool in_time(const struct pebs_filter *f, uint64_t time)
 int pebs_filter__match(const struct pebs_filter *f,
 		       const struct pebs_report_sample *s, uint64_t time)
 {
-	size_t j;
+	const char *base;
 
 	if (!f)
 		return PEBS_FILTER_PASS;
@@ -378,11 +419,14 @@ int pebs_filter__match(const struct pebs_filter *f,
 	if ((f->pids.n && !pebs_ids__has(&f->pids, s->pid)) ||
 	    (f->tids.n && !pebs_ids__has(&f->tids, s->tid)))
 		return PEBS_FILTER_HIDE;
-	if (f->nr_comms) {
-		for (j = 0; j < f->nr_comms; j++)
-			if (s->comm && !strcmp(s->comm, f->comms[j]))
-				return PEBS_FILTER_PASS;
+	if (f->comms.n && !names_has(&f->comms, s->comm))
 		return PEBS_FILTER_HIDE;
-	}
+	/* perf's dso short name (the file's) or long name (its path) */
+	base = s->dso ? strrchr(s->dso, '/') : NULL;
+	if (f->dsos.n && !names_has(&f->dsos, s->dso) &&
+	    !(base && names_has(&f->dsos, base + 1)))
+		return PEBS_FILTER_HIDE;
+	if (f->syms.n && !names_has(&f->syms, s->sym))
+		return PEBS_FILTER_HIDE;
 	return PEBS_FILTER_PASS;
 }

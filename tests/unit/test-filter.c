@@ -108,6 +108,42 @@ static void test_ids_and_cpus(void **state)
 	pebs_filter__delete(f);
 }
 
+/* --dsos (a file's name or its path) and --symbols: hidden otherwise */
+static void test_dsos_symbols(void **state)
+{
+	struct pebs_report_sample s = { .pid = 10, .tid = 11, .comm = "bash",
+		.dso = "/usr/lib/x86_64-linux-gnu/libc.so.6", .sym = "memcpy" };
+	struct pebs_filter *f;
+
+	(void)state;
+	assert_int_equal(pebs_filter__new(&f), 0);
+	assert_int_equal(pebs_filter__dsos(f, "memwalk,[kernel.kallsyms]"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	assert_int_equal(pebs_filter__option(f, "dsos", "libc.so.6"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.dso = "[kernel.kallsyms]";
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.dso = NULL;	/* in no known mapping */
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	pebs_filter__delete(f);
+
+	assert_int_equal(pebs_filter__new(&f), 0);
+	s.dso = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+	assert_int_equal(pebs_filter__dsos(f, "/usr/lib/x86_64-linux-gnu/libc.so.6"),
+			 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	assert_int_equal(pebs_filter__symbols(f, "memset"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	assert_int_equal(pebs_filter__option(f, "symbols", "memcpy"), 0);
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
+	s.sym = NULL;	/* no symbol */
+	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	assert_int_equal(pebs_filter__symbols(f, ""), -EINVAL);
+	assert_non_null(strstr(pebs_errmsg(), "--symbols: give names"));
+	assert_int_equal(pebs_filter__dsos(NULL, "x"), -EINVAL);
+	pebs_filter__delete(f);
+}
+
 /* the options by name, as report and plot give them; ranges of ids */
 static void test_option(void **state)
 {
@@ -276,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_cpulist_next_online),
 		cmocka_unit_test(test_ids_and_cpus),
 		cmocka_unit_test(test_option),
+		cmocka_unit_test(test_dsos_symbols),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_aside),

@@ -199,7 +199,8 @@ struct pebs_filter;
 /* what pebs_filter__match says of a sample */
 enum {
 	PEBS_FILTER_PASS,	/* count it */
-	PEBS_FILTER_HIDE,	/* --comm/--pid/--tid: in the totals only
+	PEBS_FILTER_HIDE,	/* --comm/--pid/--tid/--dsos/--symbols: in
+				   the totals only
 				   (pebs_report_sample.hidden), as perf */
 	PEBS_FILTER_DROP,	/* --cpu/--time/--event: not at all */
 	PEBS_FILTER_ASIDE,	/* an event set aside (pebs_filter__aside):
@@ -218,6 +219,17 @@ PEBS_API int pebs_filter__new(struct pebs_filter **fp);
 PEBS_API int pebs_filter__comms(struct pebs_filter *f, const char *list);
 PEBS_API int pebs_filter__pids(struct pebs_filter *f, const char *list);
 PEBS_API int pebs_filter__tids(struct pebs_filter *f, const char *list);
+
+/*
+ * pebs_filter__dsos, __symbols - perf report's --dsos and --symbols:
+ * comma-separated mapped files (by the file's name, "libc.so.6", or its
+ * path; "[kernel.kallsyms]") and symbol names (as shown); a sample of
+ * another file or symbol, or of none, is hidden (PEBS_FILTER_HIDE).
+ * Added to those given before. Returns 0, -EINVAL (an empty list),
+ * -ENOMEM.
+ */
+PEBS_API int pebs_filter__dsos(struct pebs_filter *f, const char *list);
+PEBS_API int pebs_filter__symbols(struct pebs_filter *f, const char *list);
 
 /*
  * pebs_filter__event - keep samples of event (attr index) @idx; called
@@ -349,9 +361,10 @@ PEBS_API int pebs_filter__events(struct pebs_filter *f,
 
 /*
  * pebs_filter__option - the value @arg of option @name: "comm", "pid",
- * "tid" or "cpu" (pebs_filter__comms, __pids, __tids, __cpus), as perf
- * report's --comm, --pid, --tid and --cpu. Returns as those, or -EINVAL
- * for another name.
+ * "tid", "cpu", "dsos" or "symbols" (pebs_filter__comms, __pids, __tids,
+ * __cpus, __dsos, __symbols), as perf report's --comm, --pid, --tid,
+ * --cpu, --dsos and --symbols. Returns as those, or -EINVAL for another
+ * name.
  */
 PEBS_API int pebs_filter__option(struct pebs_filter *f, const char *name,
 				 const char *arg);
