@@ -20,8 +20,18 @@ report_one() {	# report_one OUT CMD...: prints "seconds MB cpu-seconds"
 rep_ps() { report_one ps "$tool" report -i "$rep_file"; }
 rep_pf() { report_one perf perf report --stdio -i "$rep_file"; }
 
+# report_case WHAT: both reports of $rep_file side by side (its samples
+# counted, a line each), then the file removed
+report_case() {
+	local n
+	n=$(perf script -i "$rep_file" -F tid 2>/dev/null | wc -l)
+	bench_compare report "report on $n $1" \
+		"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
+	rm -f "$rep_file"
+}
+
 report_bench() {
-	local nf=${FAULTS:-1000000} nc=${CLOCK_SAMPLES:-3000000} secs n i why
+	local nf=${FAULTS:-1000000} nc=${CLOCK_SAMPLES:-3000000} secs i why
 	if [ -n "$BENCH_QUICK" ]; then
 		nf=${FAULTS:-20000}
 		nc=${CLOCK_SAMPLES:-20000}
@@ -32,10 +42,7 @@ report_bench() {
 		{ bench_skip report "report on page faults" "pebs-shim record of $nf faults failed"; }
 	if [ -s "$T/faults.data" ]; then
 		rep_file=$T/faults.data
-		n=$(perf script -i "$rep_file" -F ip 2>/dev/null | wc -l)
-		bench_compare report "report on $n page-fault samples with addresses" \
-			"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
-		rm -f "$rep_file"
+		report_case "page-fault samples with addresses"
 	fi
 	if ! why=$("$probe" percpu); then
 		bench_skip report "report on cpu-clock" "$why"
@@ -48,17 +55,14 @@ report_bench() {
 		>/dev/null 2>&1 ||
 		{ bench_skip report "report on cpu-clock" "pebs-shim record -a for $secs s failed"; return; }
 	rep_file=$T/clock.data
-	n=$(perf script -i "$rep_file" -F ip 2>/dev/null | wc -l)
-	bench_compare report "report on $n cpu-clock samples" \
-		"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
-	rm -f "$rep_file"
+	report_case "cpu-clock samples"
 	report_dwarf
 	for i in ps perf; do rm -f "$T/$i.time"; done
 }
 
 # cpu-clock every 250 us of memwalk's two threads, --call-graph dwarf
 report_dwarf() {
-	local nd=${DWARF_SAMPLES:-40000} secs n
+	local nd=${DWARF_SAMPLES:-40000} secs
 	[ -n "$BENCH_QUICK" ] && nd=${DWARF_SAMPLES:-2000}
 	secs=$(( nd / 8000 + 1 ))
 	perf record -q -e cpu-clock -c 250000 --call-graph dwarf \
@@ -66,9 +70,6 @@ report_dwarf() {
 		>/dev/null 2>&1 ||
 		{ bench_skip report "report on dwarf call chains" "perf record --call-graph dwarf failed"; return; }
 	rep_file=$T/dwarf.data
-	n=$(perf script -i "$rep_file" -F tid 2>/dev/null | wc -l)
-	bench_compare report "report on $n cpu-clock samples with dwarf call chains (unwound)" \
-		"time,peak memory,cpu time" "s,MB,s" perf rep_pf pebs-shim rep_ps
-	rm -f "$rep_file"
+	report_case "cpu-clock samples with dwarf call chains (unwound)"
 }
 report_bench
