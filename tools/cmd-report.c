@@ -58,8 +58,6 @@ struct report {
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */
 	bool quiet;		/* -q: the rows only */
-	/* names given to --comm, --dsos, --symbols (perf's elision) */
-	unsigned int nr_comms, nr_dsos, nr_syms;
 	bool mem_mode;		/* --mem-mode: weights as perf mem report */
 	const char *sort;	/* --sort, or NULL: the default tables */
 	enum pebs_report_format format;
@@ -484,18 +482,6 @@ static void usage(FILE *f)
 "Exit status: 0, 1 (unreadable file), 2 (usage).\n");
 }
 
-/* The names a filter option gives, counted for elide(). */
-static void count_names(struct report *r, int opt, const char *list)
-{
-	unsigned int n = 1;
-
-	for (const char *p = list; *p; p++)
-		n += *p == ',';
-	r->nr_comms += opt == OPT_COMM ? n : 0;
-	r->nr_dsos += opt == OPT_DSOS ? n : 0;
-	r->nr_syms += opt == OPT_SYMS ? n : 0;
-}
-
 /*
  * perf's elision (sort__setup_elide): a --sort key whose filter names
  * one value (--comm, --dsos, --symbols) is left out of the text table,
@@ -511,9 +497,11 @@ static bool elide(const struct report *r, const enum pebs_report_key *keys,
 		return false;
 	buf[0] = '\0';
 	for (unsigned int i = 0; i < n; i++) {
-		if ((keys[i] == PEBS_REPORT_COMM && r->nr_comms == 1) ||
-		    (keys[i] == PEBS_REPORT_DSO && r->nr_dsos == 1) ||
-		    (keys[i] == PEBS_REPORT_SYM && r->nr_syms == 1)) {
+		const char *list = keys[i] == PEBS_REPORT_COMM ? "comm" :
+				   keys[i] == PEBS_REPORT_DSO ? "dsos" :
+				   keys[i] == PEBS_REPORT_SYM ? "symbols" : NULL;
+
+		if (list && pebs_filter__count(r->filter, list) == 1) {
 			any = true;
 			continue;
 		}
@@ -602,7 +590,6 @@ int cmd_report(int argc, char **argv)
 				tool_err("report", "%s", pebs_errmsg());
 				goto out_usage;
 			}
-			count_names(&r, c, optarg);
 			break;
 		case OPT_TIME:
 			r.time_spec = optarg;

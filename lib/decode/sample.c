@@ -456,6 +456,13 @@ static int decode_walk(const struct pebs_sample_layout *l,
 	return 0;
 }
 
+/* -EBADMSG: a record of @size bytes too short for @l's fields */
+static int corrupt(const struct pebs_sample_layout *l, uint16_t size)
+{
+	return core_err(-EBADMSG, "corrupt sample: %u-byte record too short for sample_type 0x%llx",
+			size, (unsigned long long)l->sample_type);
+}
+
 int pebs_sample__decode(const struct pebs_sample_layout *l,
 			const struct perf_event_header *ev,
 			struct pebs_sample *s)
@@ -469,8 +476,7 @@ int pebs_sample__decode(const struct pebs_sample_layout *l,
 	else
 		err = decode_walk(l, p, size, s, NULL);
 	if (__builtin_expect(err, 0))
-		return core_err(err, "corrupt sample: %u-byte record too short for sample_type 0x%llx",
-				size, (unsigned long long)l->sample_type);
+		return corrupt(l, size);
 	return 0;
 }
 
@@ -487,9 +493,7 @@ int pebs_sample__user(const struct pebs_sample_layout *l,
 	memset(u, 0, sizeof(*u));
 	if (decode_walk(l, (const unsigned char *)ev, rec_size(ev), &s, u)) {
 		memset(u, 0, sizeof(*u));
-		return core_err(-EBADMSG, "corrupt sample: %u-byte record too short for sample_type 0x%llx",
-				rec_size(ev),
-				(unsigned long long)l->sample_type);
+		return corrupt(l, rec_size(ev));
 	}
 	u->mask = u->abi ? sample_regs_user : 0;
 	if (!u->abi)

@@ -256,6 +256,18 @@ int pebs_filter__option(struct pebs_filter *f, const char *name,
 			"tid, cpu, dsos or symbols", name ? name : "(null)");
 }
 
+int pebs_filter__count(const struct pebs_filter *f, const char *name)
+{
+	const struct names *l = !f || !name ? NULL :
+		!strcmp(name, "comm") ? &f->comms :
+		!strcmp(name, "dsos") ? &f->dsos :
+		!strcmp(name, "symbols") ? &f->syms : NULL;
+
+	return l ? (int)l->n : core_err(-EINVAL, "filter: no list '%s': give "
+					"comm, dsos or symbols",
+					name ? name : "(null)");
+}
+
 int pebs_filter__cpus(struct pebs_filter *f, const char *list)
 {
 	int err;

@@ -380,9 +380,10 @@ static int unwind(struct pebs_session *ss, const struct perf_event_header *ev,
 	int n;
 
 	if ((a->attr.sample_type & DWARF_BITS) != DWARF_BITS ||
-	    !(s->present & PERF_SAMPLE_CALLCHAIN) ||
-	    pebs_sample__user(&a->layout, a->attr.sample_regs_user, ev, &u)) {
-		core_err_clear();
+	    !(s->present & PERF_SAMPLE_CALLCHAIN))
+		return 0;
+	if (pebs_sample__user(&a->layout, a->attr.sample_regs_user, ev, &u)) {
+		core_err_clear();	/* not unwound: no error */
 		return 0;
 	}
 	/* the kernel's part: up to a user context (none when the user

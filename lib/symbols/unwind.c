@@ -115,7 +115,7 @@ static Dwfl_Module *report(struct syms_unwind *c, Dwfl *dwfl, uint64_t pc)
 {
 	const struct mapping *m = syms_map_at(c->p, pc);
 	uint8_t bid[BUILD_ID_MAX];
-	Dwarf_Addr start, end;
+	Dwarf_Addr start;
 	char path[64];
 	Dwfl_Module *mod;
 	const char *name;
@@ -131,7 +131,7 @@ static Dwfl_Module *report(struct syms_unwind *c, Dwfl *dwfl, uint64_t pc)
 	if (mod) {
 		void **user;
 
-		dwfl_module_info(mod, &user, &start, &end, NULL, NULL, NULL,
+		dwfl_module_info(mod, &user, &start, NULL, NULL, NULL, NULL,
 				 NULL);
 		if (start == base && *user == m->dso)
 			return mod;
@@ -272,7 +272,7 @@ int syms_unwind(struct pebs_symbols *syms, pid_t pid,
 	uint64_t pc, sp;
 	Dwfl *dwfl;
 
-	if (!u->abi || u->abi != PERF_SAMPLE_REGS_ABI_64 || !u->stack_size ||
+	if (u->abi != PERF_SAMPLE_REGS_ABI_64 || !u->stack_size ||
 	    !max || !reg(u, R_IP, &pc) || !reg(u, R_SP, &sp))
 		return 0;
 	if (!syms->unwind) {

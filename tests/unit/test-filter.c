@@ -138,6 +138,12 @@ static void test_dsos_symbols(void **state)
 	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_PASS);
 	s.sym = NULL;	/* no symbol */
 	assert_int_equal(pebs_filter__match(f, &s, 0), PEBS_FILTER_HIDE);
+	/* the values given, as perf's elision counts them */
+	assert_int_equal(pebs_filter__count(f, "dsos"), 1);
+	assert_int_equal(pebs_filter__count(f, "symbols"), 2);
+	assert_int_equal(pebs_filter__count(f, "comm"), 0);
+	assert_int_equal(pebs_filter__count(f, "pid"), -EINVAL);
+	assert_int_equal(pebs_filter__count(NULL, "comm"), -EINVAL);
 	assert_int_equal(pebs_filter__symbols(f, ""), -EINVAL);
 	assert_non_null(strstr(pebs_errmsg(), "--symbols: give names"));
 	assert_int_equal(pebs_filter__dsos(NULL, "x"), -EINVAL);

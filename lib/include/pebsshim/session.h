@@ -370,6 +370,15 @@ PEBS_API int pebs_filter__option(struct pebs_filter *f, const char *name,
 				 const char *arg);
 
 /*
+ * pebs_filter__count - how many values option @name ("comm", "dsos" or
+ * "symbols") was given, as pebs_filter__option took them (perf elides a
+ * --sort key whose filter names one). Returns it, or -EINVAL for another
+ * name.
+ */
+PEBS_API int pebs_filter__count(const struct pebs_filter *f,
+				const char *name);
+
+/*
  * pebs_filter__aside - set the samples of event (attr index) @idx aside:
  * pebs_filter__match says PEBS_FILTER_ASIDE of them before any other
  * filter (as report does with record --objects' bookkeeping,
