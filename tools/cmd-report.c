@@ -73,6 +73,10 @@ struct report {
 	bool errors;		/* --errors, or a budgeted recording: each
 				   share's sampling error (+-pts) */
 	bool chains;		/* some table has: frames resolved */
+	/* -g, -G: call graphs under the rows of the --sort table, or of
+	   the symbols table (none: perf's -g none) */
+	struct pebs_report_graph_opts graph;
+	bool graph_set;
 	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 	struct table tables[MAX_TABLES];
 	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
@@ -87,6 +91,20 @@ enum {
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
 	OPT_NO_INLINE,
 };
+
+/* the table @title of keys @k (@n) gets the call graph: the --sort
+   table, else the symbols table; -g none: every table (no depth) */
+static int set_graph(struct report *r, const char *title,
+		     struct pebs_report *rep)
+{
+	if (r->graph.mode == PEBS_GRAPH_NONE)
+		return pebs_report__set_graph(rep, &r->graph);
+	if (r->sort || !strcmp(title, "symbols")) {
+		r->chains = true;
+		return pebs_report__set_graph(rep, &r->graph);
+	}
+	return 0;
+}
 
 static int add_table(struct report *r, const char *title, const char *keys)
 {
@@ -112,6 +130,8 @@ static int add_table(struct report *r, const char *title, const char *keys)
 			return -1;
 		r->chains = true;
 	}
+	if (r->graph_set && set_graph(r, title, t->rep))
+		return -1;
 	needs = pebs_report__needs(t->rep);
 	r->need_objects |= needs & PEBS_REPORT_NEEDS_OBJECTS;
 	r->need_data |= needs & PEBS_REPORT_NEEDS_DATA;
@@ -292,6 +312,13 @@ static int run(struct report *r, const char *sort)
 	   (the cycles' starts tell a killed recording without its meta) */
 	r->errors |= pebs_perfdata__meta(r->pd, "budget", buf, sizeof(buf)) > 0 ||
 		     r->st->cycles;
+	/* perf: "Selected -g ... But no callchain" */
+	if (r->graph_set && r->graph.mode != PEBS_GRAPH_NONE &&
+	    !any_sample_type(r, PERF_SAMPLE_CALLCHAIN)) {
+		tool_err("report", "%s: -g: the samples have no call chains: "
+			 "record with -g (or --call-graph dwarf)", r->path);
+		return 2;
+	}
 	if (pebs_weights__new(&r->weights) || setup_tables(r, sort))
 		goto out_oom;	/* the keys were checked before */
 
@@ -531,22 +558,33 @@ int cmd_report(int argc, char **argv)
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "errors", no_argument, NULL, OPT_ERRORS },
+		{ "call-graph", required_argument, NULL, 'g' },
+		{ "inverted", no_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report r = { .path = "pebs-shim.data", .top = 0,
-			    .children = -1 };
+			    .children = -1,
+			    .graph.sz = sizeof(struct pebs_report_graph_opts) };
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
 	char elided[256];
 	const char *sort = NULL;
 	char *end;
 	int c, n, ret;
+	bool graph_last = false;
 
 	if (pebs_filter__new(&r.filter)) {
 		tool_err("report", "%s", pebs_errmsg());
 		return 1;
 	}
-	while ((c = getopt_long(argc, argv, "i:s:nqIc:d:S:h", opts, NULL)) != -1) {
+	/* perf's -g takes the next word, or its default when last */
+	if (argc > 1 && (!strcmp(argv[argc - 1], "-g") ||
+			 !strcmp(argv[argc - 1], "--call-graph"))) {
+		graph_last = true;
+		argc--;
+	}
+	while ((c = getopt_long(argc, argv, "i:s:nqIc:d:S:g:Gh", opts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			r.path = optarg;
@@ -618,6 +656,17 @@ int cmd_report(int argc, char **argv)
 		case OPT_ERRORS:
 			r.errors = true;
 			break;
+		case 'g':
+			if (pebs_report_graph__parse(optarg, &r.graph)) {
+				tool_err("report", "%s", pebs_errmsg());
+				goto out_usage;
+			}
+			r.graph_set = true;
+			break;
+		case 'G':	/* perf's --inverted: caller order */
+			r.graph.order = PEBS_GRAPH_CALLER;
+			r.graph_set = true;
+			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {
 				r.format = PEBS_REPORT_FORMAT_CSV;
@@ -639,6 +688,10 @@ int cmd_report(int argc, char **argv)
 					   "percentage such as 0.5", optarg);
 				goto out_usage;
 			}
+			/* perf: the graph's threshold too, unless a later
+			   -g sets one */
+			r.graph.threshold = r.percent_limit;
+			r.graph.has_threshold = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -653,6 +706,16 @@ int cmd_report(int argc, char **argv)
 	if (optind != argc) {
 		tool_err("report", "unexpected argument '%s': the input is -i FILE",
 			   argv[optind]);
+		goto out_usage;
+	}
+	if (graph_last) {
+		pebs_report_graph__parse(NULL, &r.graph);
+		r.graph_set = true;
+	}
+	if (r.graph_set && r.graph.mode != PEBS_GRAPH_NONE &&
+	    r.format != PEBS_REPORT_FORMAT_TEXT) {
+		tool_err("report", "-g: call graphs are printed in text only: "
+			 "drop --format or -g");
 		goto out_usage;
 	}
 	/* perf report --mem-mode: perf mem's keys unless --sort */

@@ -70,15 +70,18 @@ int rp_acc_cmp(const struct pebs_report *r, const unsigned char *x,
 
 	if (ax->period != ay->period)
 		return ax->period < ay->period ? 1 : -1;
-	/* perf's __hpp__sort_acc: a->thread == b->thread, the callchain
-	   order caller (children's default): the deeper first */
-	if (sx->tid0 == sy->tid0 && ax->depth != ay->depth)
-		return ax->depth < ay->depth ? 1 : -1;
-	return 0;
+	/* perf's __hpp__sort_acc: a->thread == b->thread, with call
+	   chains used (not -g none), the callchain order caller
+	   (children's default): the deeper first; callee: the shallower */
+	if (r->no_depth || sx->tid0 != sy->tid0 || ax->depth == ay->depth)
+		return 0;
+	if (r->graph && rp_graph_callee(r))
+		return ax->depth < ay->depth ? -1 : 1;
+	return ax->depth < ay->depth ? 1 : -1;
 }
 
 /* @row counted in a sample's children: @depth frames from its first
-   frame (in caller order) to the leaf. */
+   frame to the chain's end in the order shown (perf's max_depth). */
 static int count(struct pebs_report *r, unsigned char *row,
 		 const struct pebs_report_sample *s, uint64_t depth)
 {
@@ -105,9 +108,11 @@ static bool met(unsigned char *const *seen, unsigned int n,
 	return false;
 }
 
-/* The sample's own row: as pebs_report__add, and its children. */
+/* The sample's own row: as pebs_report__add, with its whole chain of
+   @nr @frames in its graph, and its children. */
 static int add_self(struct pebs_report *r, const struct pebs_report_sample *s,
-		    unsigned int nr, unsigned char **rowp)
+		    const struct pebs_frame *frames, unsigned int nr,
+		    unsigned char **rowp)
 {
 	uint64_t a[RK_NR_FIELDS];
 	struct rsum *row;
@@ -124,7 +129,9 @@ static int add_self(struct pebs_report *r, const struct pebs_report_sample *s,
 		e->weight_nr++;
 	}
 	*rowp = (unsigned char *)row;
-	return count(r, *rowp, s, nr);
+	if (r->graph && rp_graph_append(r, *rowp, frames, nr, 0, s->period))
+		return -ENOMEM;
+	return r->children ? count(r, *rowp, s, nr) : 0;
 }
 
 int pebs_report__add_chain(struct pebs_report *r,
@@ -134,11 +141,12 @@ int pebs_report__add_chain(struct pebs_report *r,
 	unsigned char *seen[PEBS_CALLCHAIN_MAX + 1], *row;
 	struct pebs_report_sample t;
 	uint64_t a[RK_NR_FIELDS];
-	unsigned int n = 0, i;
+	unsigned int n = 0, i, k;
+	bool callee;
 
 	if (!r || !s || (nr && !frames))
 		return core_err(-EINVAL, "report: no report or sample");
-	if (!r->children)
+	if (!r->children && !r->graph)
 		return pebs_report__add(r, s);
 	if (nr > PEBS_CALLCHAIN_MAX)
 		nr = PEBS_CALLCHAIN_MAX;
@@ -146,16 +154,22 @@ int pebs_report__add_chain(struct pebs_report *r,
 	if (!rp_keyed(r, s))	/* hidden: in the totals only */
 		return r->err ? rp_err_add(r, NULL, s, s->period,
 					   rp_wsq(s->period)) : 0;
-	if (add_self(r, s, nr, &seen[n++]) ||
+	if (add_self(r, s, frames, nr, &seen[n++]) ||
 	    (r->err && rp_err_add(r, (struct rsum *)seen[0], s, s->period,
 				  rp_wsq(s->period))))
 		return core_err(-ENOMEM, "report: out of memory");
-	/* the frames in perf's cursor order, caller first; a frame in no
-	   mapping keeps the mode of the one before (perf's
+	if (!r->children)
+		return 0;
+	/* the frames in perf's cursor order (k: the position there),
+	   caller first unless the graph is shown callee first; a frame in
+	   no mapping keeps the mode of the one before (perf's
 	   fill_callchain_info leaves its addr_location's level as it was:
-	   the sample's own first) */
+	   the sample's own first); a row takes the chain from its frame
+	   on (perf's cursor snapshot) */
+	callee = r->graph && rp_graph_callee(r);
 	t = *s;
-	for (i = nr; i-- > 0;) {
+	for (k = 0; k < nr; k++) {
+		i = callee ? k : nr - 1 - k;
 		t.ip = frames[i].ip;
 		t.sym = frames[i].sym;
 		t.dso = frames[i].dso;
@@ -167,7 +181,9 @@ int pebs_report__add_chain(struct pebs_report *r,
 		if (met(seen, n, row))
 			continue;
 		seen[n++] = row;
-		if (count(r, row, s, i + 1))
+		if (count(r, row, s, nr - k) ||
+		    (r->graph &&
+		     rp_graph_append(r, row, frames, nr, k, s->period)))
 			return core_err(-ENOMEM, "report: out of memory");
 	}
 	return 0;

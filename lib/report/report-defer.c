@@ -59,8 +59,9 @@ int pebs_report__defer(struct pebs_report *r)
 {
 	enum pebs_report_key k;
 
-	/* rows with errors are kept as rows (report-error.c) */
-	if (!r || r->defer || r->err)
+	/* rows with errors or graphs are kept as rows (report-error.c,
+	   report-graph.c) */
+	if (!r || r->defer || r->err || r->graph)
 		return r ? 0 : core_err(-EINVAL, "report: none");
 	k = r->keys[0];
 	if (r->nr || r->samples || r->nr_keys != 1 ||

@@ -11,7 +11,8 @@
  * touches the reports until then. Without a thread (none could start),
  * a full batch is added in place. When a report has children
  * (pebs_report__set_children), a batch also holds its samples' call
- * chains (pebs_report_feed__add_chain): each sample's frames, copied
+ * chains (pebs_report_feed__add_chain; also for graphs,
+ * pebs_report__set_graph): each sample's frames, copied
  * into the batch's frames, for pebs_report__add_chain.
  */
 #include <errno.h>
@@ -41,8 +42,8 @@ struct pebs_report_feed {
 	struct pebs_report_sample *fill;	/* the caller's batch */
 	struct pebs_report_sample *spare;	/* the thread's */
 	size_t nr_fill;
-	bool chains;		/* a report has children: the batches'
-				   call chains are kept */
+	bool chains;		/* a report has children or graphs: the
+				   batches' call chains are kept */
 	struct chains cfill, cspare, cjob;	/* as fill, spare, job */
 	bool threaded, finished;
 	pthread_t thread;
@@ -64,7 +65,8 @@ static int add_all(struct pebs_report_feed *f,
 	size_t j;
 
 	for (i = 0; i < f->nr_reps; i++) {
-		if (!f->chains || !pebs_report__children(f->reps[i])) {
+		if (!f->chains || !(pebs_report__children(f->reps[i]) ||
+				    pebs_report__graph(f->reps[i]))) {
 			if (pebs_report__add_batch(f->reps[i], s, n))
 				return -ENOMEM;
 			continue;
@@ -163,7 +165,8 @@ int pebs_report_feed__new(struct pebs_report *const *reps, unsigned int nr,
 	if (!f)
 		return core_err(-ENOMEM, "report feed: out of memory");
 	for (i = 0; i < nr; i++)
-		f->chains |= pebs_report__children(reps[i]);
+		f->chains |= pebs_report__children(reps[i]) ||
+			     pebs_report__graph(reps[i]);
 	f->reps = malloc((nr ? nr : 1) * sizeof(*f->reps));
 	f->fill = malloc(BATCH * sizeof(*f->fill));
 	f->spare = malloc(BATCH * sizeof(*f->spare));

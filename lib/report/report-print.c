@@ -202,7 +202,7 @@ static bool print_title(const struct rp_print *r,
 	return true;
 }
 
-static void print_table(const struct rp_print *r,
+static int print_table(const struct rp_print *r,
 			const struct pebs_report_table *t)
 {
 	FILE *f = r->f;
@@ -216,6 +216,8 @@ static void print_table(const struct rp_print *r,
 	struct pebs_object_stats os;
 	struct pebs_object_access oa;
 	size_t i, nr = pebs_report__nr_rows(rep), n, printed;
+	bool graph, skip_first;
+	int err;
 	uint64_t total;
 	char fb[TEXT_FIELD_MAX];
 
@@ -231,12 +233,18 @@ static void print_table(const struct rp_print *r,
 	}
 	c.mem |= c.objs && r->o.with_src;
 	pebs_report__totals(rep, -1, &total, NULL);
+	/* perf leaves a single chain's first frame out under --sort
+	   sym... (the default tables: a table whose first key is sym) */
+	graph = pebs_report__graph(rep);
+	skip_first = r->o.sort ? !strncmp(r->o.sort, "sym", 3) :
+		     nr_keys > (unsigned int)r->o.by_event &&
+		     keys[r->o.by_event] == PEBS_REPORT_SYM;
 	if (r->o.quiet && t != r->o.tables)
 		fputc('\n', f);	/* -q: tables a blank line apart */
 	if (!r->o.quiet && !print_title(r, t, keys, nr_keys, total))
-		return;
+		return 0;
 	if (!total)
-		return;
+		return 0;
 	/* widths and columns from the rows that will be printed */
 	for (k = 0; k < nr_keys; k++)
 		w[k] = (int)strlen(key_title(keys[k]));
@@ -329,10 +337,14 @@ static void print_table(const struct rp_print *r,
 			fprintf(f, "  %-*s", k + 1 < nr_keys ? w[k] : 0, fb);
 		}
 		fputc('\n', f);
+		if (graph && (err = pebs_report__print_graph(rep, i,
+				r->o.by_event, skip_first, f)))
+			return err;
 	}
 	if (n > printed && !r->o.quiet)
 		fprintf(f, "%9s  (%zu more rows: --top to show more)\n", "...",
 		       n - printed);
+	return 0;
 }
 
 static void print_weights(const struct rp_print *r)
@@ -556,8 +568,11 @@ int pebs_report_tables__print(FILE *f,
 	case PEBS_REPORT_FORMAT_TEXT:
 		if (!r.o.quiet)
 			print_header(&r);
-		for (i = 0; i < r.o.nr_tables; i++)
-			print_table(&r, &r.o.tables[i]);
+		for (i = 0; i < r.o.nr_tables; i++) {
+			err = print_table(&r, &r.o.tables[i]);
+			if (err)
+				return err;
+		}
 		if (!r.o.sort && !r.o.quiet)
 			print_weights(&r);
 		break;

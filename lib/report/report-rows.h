@@ -73,6 +73,30 @@ struct pebs_report {
 	bool children;		/* pebs_report__set_children: each row's
 				   racc follows its atoms */
 	struct rp_err *err;	/* pebs_report__set_errors, or NULL */
+	struct rp_graph *graph;	/* pebs_report__set_graph: each row's
+				   graph root follows its racc */
+	bool no_depth;		/* perf's -g none: children tie by keys */
+};
+
+/* A call graph's frame and node (lib/report/report-graph.c). */
+struct rp_gframe {
+	uint64_t ip;
+	const char *sym, *dso;
+	bool kernel;
+};
+
+struct rp_gnode {
+	uint64_t hit, children_hit;	/* period ending here, below */
+	uint32_t count, children_count;	/* chains ending here, below */
+	uint32_t val, nval;		/* frames [val, val + nval) */
+	uint32_t parent, child, last, next;	/* 0: none */
+};
+
+struct rp_graph {
+	struct pebs_report_graph_opts o;
+	struct rp_gnode *nodes;
+	struct rp_gframe *frames;
+	uint32_t nr_nodes, cap_nodes, nr_frames, cap_frames;
 };
 
 /* A row's children (lib/report/report-children.c): the samples whose
@@ -91,6 +115,29 @@ static inline uint64_t *atoms(unsigned char *row)
 {
 	return (uint64_t *)(row + sizeof(struct rsum));
 }
+
+/* row_graph - the graph root (node index, 0: none yet) of @row in a
+   report with graphs. */
+static inline uint32_t *row_graph(const struct pebs_report *r,
+				  const unsigned char *row)
+{
+	return (uint32_t *)(row + sizeof(struct rsum) +
+			    r->nr_atoms * sizeof(uint64_t) +
+			    (r->children ? sizeof(struct racc) : 0));
+}
+
+/*
+ * rp_graph_append - the chain of @nr @frames (the leaf first) from
+ * position @pos of the order shown on into @row's graph, @period ending
+ * there (lib/report/report-graph.c). Returns 0 or -ENOMEM.
+ * rp_graph_callee - whether the graph is shown in callee order (the
+ * leaf first). rp_graph_free - the graph of @r freed.
+ */
+int rp_graph_append(struct pebs_report *r, unsigned char *row,
+		    const struct pebs_frame *frames, unsigned int nr,
+		    unsigned int pos, uint64_t period);
+bool rp_graph_callee(const struct pebs_report *r);
+void rp_graph_free(struct pebs_report *r);
 
 /* rp_layout - the atoms of @r's keys laid out (compared ones first), its
    stride. */

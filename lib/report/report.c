@@ -60,7 +60,8 @@ void rp_layout(struct pebs_report *r)
 			r->atom_of[f] = (uint8_t)r->nr_atoms++;
 		}
 	r->stride = sizeof(struct rsum) + r->nr_atoms * sizeof(uint64_t) +
-		    (r->children ? sizeof(struct racc) : 0);
+		    (r->children ? sizeof(struct racc) : 0) +
+		    (r->graph ? sizeof(uint64_t) : 0);
 	r->direct = rk_direct(r->keys, r->nr_keys, &r->direct_flags);
 	/* keys of one field each, from the sample alone: atoms made
 	   without a pebs_report_row between */
@@ -139,6 +140,7 @@ void pebs_report__delete(struct pebs_report *r)
 	free(r->chunks);
 	rp_defer_free(r->defer);
 	rp_err_free(r);
+	rp_graph_free(r);
 	free(r->exts);
 	big_free(r->slots, r->cap, sizeof(*r->slots));
 	free(r->order);
@@ -414,7 +416,7 @@ int pebs_report__add(struct pebs_report *r,
 	uint32_t h;
 	int err;
 
-	if (r->children)	/* a sample without chain */
+	if (r->children || r->graph)	/* a sample without chain */
 		return pebs_report__add_chain(r, s, NULL, 0);
 	if (r->defer && rp_keyed(r, s)) {
 		/* an entry: its one atom, no hash */
@@ -439,7 +441,7 @@ int pebs_report__add_batch(struct pebs_report *r,
 	size_t i, m, mask;
 	int err = 0;
 
-	for (; n && (r->defer || r->children); n--, s++) {
+	for (; n && (r->defer || r->children || r->graph); n--, s++) {
 		/* entries: no lookups to overlap */
 		err = pebs_report__add(r, s);
 		if (err)

@@ -338,6 +338,87 @@ PEBS_API double pebs_report__children_overhead(const struct pebs_report *r,
 					       bool per_event);
 
 /* ------------------------------------------------------------------ */
+/* Call graphs (lib/report/report-graph.c, report-graph-print.c)      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * perf report -g: under each row, the call chains of its samples as a
+ * tree (perf 6.1's util/callchain.c and ui/stdio/hist.c). A row's
+ * chains are merged from the root of the order shown: a frame matches
+ * another of the same function (dso and symbol), or of the same
+ * address where either has no symbol. In a report with children a
+ * frame's row takes the chain from that frame on (its callees in
+ * caller order, its callers in callee order), as perf's cumulative
+ * entries; the sample's own row, the whole chain.
+ */
+enum pebs_graph_mode {
+	PEBS_GRAPH_GRAPH,	/* perf's graph: percentages of the total */
+	PEBS_GRAPH_FRACTAL,	/* of the parent's */
+	PEBS_GRAPH_FLAT,	/* each chain whole, one line a frame */
+	PEBS_GRAPH_FOLDED,	/* each chain on a line, frames ';' apart */
+	PEBS_GRAPH_NONE,	/* no graph (perf's -g none) */
+};
+
+enum pebs_graph_order {
+	PEBS_GRAPH_ORDER_DEFAULT,	/* caller with children, else callee */
+	PEBS_GRAPH_CALLER,
+	PEBS_GRAPH_CALLEE,
+};
+
+enum pebs_graph_value {
+	PEBS_GRAPH_PERCENT,
+	PEBS_GRAPH_PERIOD,
+	PEBS_GRAPH_COUNT,
+};
+
+struct pebs_report_graph_opts {
+	size_t sz;
+	enum pebs_graph_mode mode;
+	enum pebs_graph_order order;
+	enum pebs_graph_value value;
+	double threshold;	/* percent: branches below are not shown */
+	bool has_threshold;	/* else perf's 0.5 */
+	unsigned int print_limit;	/* branches a node shows; 0: all */
+};
+
+/*
+ * pebs_report_graph__parse - perf report -g's argument into @g (an
+ * initialized struct: what the string does not name stays):
+ * print_type,threshold[,print_limit],order,sort_key,value as perf 6.1
+ * parses it (each word may be cut short; "none" ends it; the first
+ * number is the threshold, the second the print limit; the sort key
+ * "function" only). NULL: perf's default "graph,0.5,caller,function,
+ * percent". Returns 0, or -EINVAL with pebs_errmsg() naming the token.
+ */
+PEBS_API int pebs_report_graph__parse(const char *arg,
+				      struct pebs_report_graph_opts *g);
+
+/*
+ * pebs_report__set_graph - keep each row's call graph as @g says (mode
+ * NONE: none, and perf's -g none: rows with children tie by the keys,
+ * not by their chains' depth), before the first __add; samples then go
+ * through pebs_report__add_chain. Returns 0, or -EINVAL (rows added
+ * already, a bad @g, or a deferred report).
+ * pebs_report__graph - whether @r keeps call graphs.
+ */
+PEBS_API int pebs_report__set_graph(struct pebs_report *r,
+				    const struct pebs_report_graph_opts *g);
+PEBS_API bool pebs_report__graph(const struct pebs_report *r);
+
+/*
+ * pebs_report__print_graph - the call graph of sorted row @i to @f as
+ * perf report --stdio prints it under the row (graph: branches below
+ * the threshold's share of the period left out, fractal: of the
+ * parent's; a blank line after); percentages of the row's event's
+ * period with @per_event, else of all. @skip_first: perf's first frame
+ * left out of a single chain when --sort begins with "sym". After
+ * __sort. Returns 0, -EINVAL, -ENOMEM, or -EIO (a write failed).
+ */
+PEBS_API int pebs_report__print_graph(const struct pebs_report *r, size_t i,
+				      bool per_event, bool skip_first,
+				      FILE *f);
+
+/* ------------------------------------------------------------------ */
 /* Sampling errors (lib/report/report-error.c)                        */
 /* ------------------------------------------------------------------ */
 
