@@ -92,8 +92,8 @@ enum {
 	OPT_NO_INLINE,
 };
 
-/* the table @title of keys @k (@n) gets the call graph: the --sort
-   table, else the symbols table; -g none: every table (no depth) */
+/* the call graph for table @title's @rep: the --sort table, else the
+   symbols table; -g none: every table (perf's order without depth) */
 static int set_graph(struct report *r, const char *title,
 		     struct pebs_report *rep)
 {
@@ -428,6 +428,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: pebs-shim report [-i FILE] [--sort KEY[,KEY...]] [--top N] [-n]\n"
 "                        [--stdio] [--children|--no-children] [--errors]\n"
+"                        [-g OPTS|-G]\n"
 "\n"
 "Summarize a perf.data recording (pebs-shim record, perf record, perf\n"
 "mem/c2c record): events, samples, lost samples, duration and the\n"
@@ -486,6 +487,14 @@ static void usage(FILE *f)
 "                       of the keys pid, tgid, tid, comm, dso, sym, cpu,\n"
 "                       event)\n"
 "      --no-children    only each sample's own row (Overhead: its Self)\n"
+"  -g, --call-graph=OPTS  perf's call graphs under the rows of the --sort\n"
+"                       table (else the symbols table), as perf prints\n"
+"                       them: perf's print_type,threshold[,print_limit],\n"
+"                       order,sort_key,value (graph, fractal, flat,\n"
+"                       folded or none; caller or callee; function;\n"
+"                       percent, period or count); as the last word\n"
+"                       perf's default graph,0.5,caller,function,percent\n"
+"  -G, --inverted       call graphs in caller order (perf -G)\n"
 "      --errors         a +-pts column: each row's sampling error, one\n"
 "                       standard error of its share in points, from its\n"
 "                       samples' periods (and a budget's duty cycles: the\n"

@@ -253,6 +253,8 @@ unsigned char *rp_new_row(struct pebs_report *r, const uint64_t *a)
 	memcpy(atoms(row), a, r->nr_atoms * sizeof(*a));
 	if (r->children)
 		memset(row_acc(r, row), 0, sizeof(struct racc));
+	if (r->graph)
+		*row_graph(r, row) = 0;
 	return row;
 }
 

@@ -4,14 +4,15 @@
  * observer's raw file (pebs_obs_raw__parse_header/__parse_record over
  * the whole input), and the text parsers of the commands' options: CPU
  * lists, filters (--comm/--pid/--tid/--cpu/--time), report sort keys
- * and event lists (perf's syntax, groups, modifiers); and record
+ * and -g's argument (perf's call graph options), event lists (perf's
+ * syntax, groups, modifiers); and record
  * --budget's cache of costs (its file's text: found and rewritten).
  *
  * Input: one selector byte, then the bytes (for the text parsers, cut at
  * the first NUL and copied into a buffer of exactly their length + 1 so
  * that ASan catches a read past the end). Selector % 4: 0 the raw file,
- * 1 CPU lists and filters, 2 sort keys, 3 event lists, or with bit 0x80
- * the cache's text.
+ * 1 CPU lists and filters, 2 sort keys (with bit 0x80: -g's argument),
+ * 3 event lists (with bit 0x80: the cache's text).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -99,7 +100,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_filter(s, data[0] / 4);
 		break;
 	case 2:
-		pebs_report__parse_keys(s, keys, PEBS_REPORT_MAX_KEYS);
+		if (data[0] & 0x80) {
+			PEBS_OPTS(pebs_report_graph_opts, g);
+
+			pebs_report_graph__parse(s, &g);
+		} else {
+			pebs_report__parse_keys(s, keys, PEBS_REPORT_MAX_KEYS);
+		}
 		break;
 	default:
 		if (data[0] & 0x80)

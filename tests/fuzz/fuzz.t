@@ -74,7 +74,8 @@ for name, data in seeds.items():
     open(os.path.join(tmp, 'seed-fuzz-sample', name), 'wb').write(data)
 
 # fuzz-parse: selector byte (0 raw file, 1 CPU list/filters, 2 sort keys,
-# 3 event lists, 0x83 the budget's cache), then the input
+# 0x82 report -g's argument, 3 event lists, 0x83 the budget's cache),
+# then the input
 def parse_seed(name, sel, body):
     open(os.path.join(tmp, 'seed-fuzz-parse', name), 'wb').write(bytes([sel]) + body)
 h = b'PEBSOBS\0' + struct.pack('<IIIIIiQQIIQ', 1, 128, 40, 1, 2, 1, 2400000000, 0, 950000, 1050000, 0)
@@ -83,6 +84,7 @@ parse_seed('raw', 0, h + struct.pack('<QQIiiIQ', 1000, 40, 0, 5, 6, 1, 99) * 3)
 for i, t in enumerate([b'0-3,8,10-11', b'bash,memwalk', b'10.5,12%', b'25%-50%', b'10%/3', b'1.5,2.5']):
     parse_seed('text%d' % i, 1 + 4 * i, t)
 parse_seed('keys', 2, b'comm,dso,sym,symbol_daddr,dcacheline,mem,snoop,tlb')
+parse_seed('graph', 0x82, b'fractal,0.5,10,callee,function,count')
 for i, t in enumerate([b'cpu-clock', b'{cpu-clock,task-clock}:u', b'page-faults:period=1,r01d1:pp',
                        b'cpu/event=0xd0,umask=0x81,ldlat=30/pp', b'sched:sched_switch', b'perf::cycles:u=1:k=0']):
     parse_seed('event%d' % i, 3, t)

@@ -1,0 +1,127 @@
+#!/bin/bash
+# report-graph.t - report -g and -G, perf report's call graphs, against
+# perf 6.1 on perf -g and --call-graph dwarf recordings of memwalk
+# (user space: kernel symbols read live can differ, report-perf.t):
+# each row's graph is perf's (graph-trees.py: the same tree, siblings
+# by value; the count of rows equal to the byte is printed) under
+# --children and --no-children, -G, callee order, fractal (its "[...]"),
+# a threshold, and --sort sym (a single chain's first frame left out);
+# folded lines are perf's; -g none orders the children rows as perf's
+# -g none does. -g last on the line is perf's default; -g on samples
+# without chains, with --format csv, or with a sort key perf has not
+# (address) is refused in one line. The library's side, to the byte:
+# tests/unit/test-report-graph.c.
+B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
+PS=$B/pebs-shim
+T=$(mktemp -d /tmp/report-graph-t.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. "$S/tests/tap.sh"
+
+echo "1..13"
+FX=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
+# one line naming the cause, exit 2
+refused() {	# NAME PATTERN PEBS-SHIM-ARG...
+	local name=$1 pat=$2
+	shift 2
+	"$PS" report "$@" >/dev/null 2>"$T/err"
+	local rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] &&
+	   grep -q -- "$pat" "$T/err"; then
+		ok "$name"
+	else
+		nok "$name (exit $rc)"
+		diag "$T/err"
+	fi
+}
+refused "-g on samples without call chains: refused, naming -g" \
+	"no call chains: record with -g" -i "$FX" -g
+refused "-g with --format csv: refused" "text only" -i "$FX" \
+	--format csv -g graph
+refused "-g address (no srcline here): refused, naming it" \
+	"'address' is not supported" -i "$FX" -g graph,address
+
+if ! command -v perf >/dev/null; then
+	skip_n 10 "no perf to compare with"
+	exit 0
+fi
+W=("$B/workloads/memwalk" --seconds 0.4 --mb 8)
+perf record -q -e cpu-clock:u -g -o "$T/g.data" -- "${W[@]}" >/dev/null 2>&1
+if ! perf script -i "$T/g.data" -F ip,sym 2>/dev/null | grep -q chase; then
+	skip_n 10 "perf recorded no samples of memwalk's chase here"
+	exit 0
+fi
+
+# same NAME FILE SORT GRAPH-OPTION...: perf's graphs (the perf option
+# list as given; pebs-shim's adds --top 0)
+same() {
+	local name=$1 f=$2 sort=$3
+	shift 3
+	perf report --stdio --no-inline -i "$f" --sort "$sort" "$@" \
+		>"$T/perf.out" 2>/dev/null
+	"$PS" report -i "$f" --sort "$sort" --top 0 "$@" >"$T/ps.out" \
+		2>"$T/ps.err"
+	if python3 "$S/tests/cli/graph-trees.py" "$T/perf.out" "$T/ps.out" \
+		>"$T/cmp"; then
+		ok "$name ($(tail -1 "$T/cmp"))"
+	else
+		nok "$name"
+		diag "$T/cmp" "$T/ps.err"
+	fi
+}
+same "-g: perf's graphs under --children rows" "$T/g.data" comm,dso,sym -g
+same "--no-children -g graph (callee order): perf's" "$T/g.data" \
+	comm,dso,sym --no-children -g graph
+same "-G (caller order) without children: perf's" "$T/g.data" sym \
+	--no-children -G
+same "-g callee,0.1 with children: perf's" "$T/g.data" dso,sym \
+	-g callee,0.1
+same "-g fractal,2 (its [...] rests): perf's" "$T/g.data" comm,dso,sym \
+	-g fractal,2
+same "--sort sym -g: perf's (the single chain's first frame left out)" \
+	"$T/g.data" sym -g
+
+# folded: each row's lines as perf's, as sets (equal values: perf's
+# order of its dso objects)
+perf report --stdio -i "$T/g.data" --sort sym --no-children -g folded,0,count \
+	2>/dev/null | grep -E '^[0-9]+ ' | sort >"$T/a"
+"$PS" report -i "$T/g.data" --sort sym --no-children --top 0 \
+	-g folded,0,count | grep -E '^[0-9]+ ' | sort >"$T/b"
+if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b"; then
+	ok "-g folded,0,count: perf's lines ($(wc -l <"$T/a"))"
+else
+	nok "-g folded,0,count: perf's lines"
+	diff "$T/a" "$T/b" | head -8 | diag
+fi
+
+# -g none: no graph, and perf's order of rows of equal Children (by
+# the keys, not the chains' depth)
+rows() { awk '/^ +[0-9.]+%/ && !/^            /'; }
+perf report --stdio -i "$T/g.data" --sort comm,dso,sym -g none 2>/dev/null |
+	rows | awk '{ $1 = $1; print }' >"$T/a"
+"$PS" report -i "$T/g.data" --sort comm,dso,sym --top 0 -g none |
+	sed -n '/^# samples by --sort keys/,$p' | rows |
+	awk '{ $3 = ""; $0 = $0; $1 = $1; print }' >"$T/b"
+if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b" &&
+   ! grep -q -- '---\|--[0-9.]*%--' "$T/b"; then
+	ok "-g none: perf's rows in perf's order ($(wc -l <"$T/a")), no graph"
+else
+	nok "-g none: perf's rows in perf's order"
+	diff "$T/a" "$T/b" | head -8 | diag
+fi
+
+# -g last: perf's default (graph,0.5,caller)
+"$PS" report -i "$T/g.data" --sort comm,dso,sym --top 0 -g >"$T/last"
+"$PS" report -i "$T/g.data" --sort comm,dso,sym --top 0 \
+	-g graph,0.5,caller,function,percent >"$T/full"
+check "-g as the last word: perf's default graph,0.5,caller" \
+	bash -c "cmp -s '$T/last' '$T/full' && grep -q -- '--[0-9.]*%--' '$T/last'"
+
+# dwarf: the unwound chains, as perf --no-inline unwinds them
+perf record -q -e cpu-clock:u --call-graph dwarf -o "$T/d.data" -- "${W[@]}" \
+	>/dev/null 2>&1
+if perf script -i "$T/d.data" -F ip,sym 2>/dev/null | grep -q chase; then
+	same "--call-graph dwarf -g: perf --no-inline's graphs" "$T/d.data" \
+		comm,dso,sym -g
+else
+	skip "perf recorded no dwarf samples of chase here"
+fi
