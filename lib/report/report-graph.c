@@ -152,15 +152,11 @@ static int split(struct rp_graph *g, uint32_t node, uint32_t k,
 		return -ENOMEM;
 	p = &g->nodes[node];
 	s = &g->nodes[n];
+	*s = *p;	/* its hits, counts and children */
 	s->parent = node;
-	s->val = p->val + k;
-	s->nval = p->nval - k;
-	s->hit = p->hit;
-	s->count = p->count;
-	s->children_hit = p->children_hit;
-	s->children_count = p->children_count;
-	s->child = p->child;
-	s->last = p->last;
+	s->next = 0;
+	s->val += k;
+	s->nval -= k;
 	for (ch = s->child; ch; ch = g->nodes[ch].next)
 		g->nodes[ch].parent = n;
 	p->nval = k;
