@@ -97,6 +97,7 @@ enum {
 static int set_graph(struct report *r, const char *title,
 		     struct pebs_report *rep)
 {
+	r->graph.syms = pebs_session__symbols(r->ss);
 	if (r->graph.mode == PEBS_GRAPH_NONE)
 		return pebs_report__set_graph(rep, &r->graph);
 	if (r->sort || !strcmp(title, "symbols")) {

@@ -37,10 +37,12 @@ struct gp {
 	bool err;		/* out of memory */
 };
 
-/* A child in a sorted list: its key, its place among its siblings. */
+/* A child in a sorted list: its key, its place among its siblings, its
+   file's place in perf's order of them (lower first). */
 struct kid {
 	uint64_t key;
 	uint32_t pos, node;
+	int64_t file;
 };
 
 static uint64_t cumul(const struct rp_gnode *n)
@@ -54,22 +56,51 @@ static __thread const struct rp_graph *sorting;
 /*
  * By key, the largest first; on a tie as perf's input tree holds them
  * (a new chain goes left of one whose dso object, then symbol start or
- * address, is lower): in one dso the higher address first (a symbol's
- * start is in the order of the addresses in it), the kernel's last (its
- * dso is perf's first made), else in the order the branches came.
+ * address, is lower): in one file the higher address first (a symbol's
+ * start is in the order of the addresses in it); of two files, the one
+ * perf made later first (its objects lie in memory in the order made:
+ * the kernel's last, no file's after it), else in the order the
+ * branches came.
  */
 static int tie_cmp(const void *a, const void *b)
 {
 	const struct kid *x = a, *y = b;
 	const struct rp_gframe *fx, *fy;
 
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
 	fx = &sorting->frames[sorting->nodes[x->node].val];
 	fy = &sorting->frames[sorting->nodes[y->node].val];
-	if (fx->dso == fy->dso && fx->ip != fy->ip)
+	if (fx->ip != fy->ip)
 		return fx->ip > fy->ip ? -1 : 1;
-	if (fx->kernel != fy->kernel)
-		return fx->kernel ? 1 : -1;
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * The files of @n kids placed: by pebs_symbols__dso_order, the one made
+ * later first (the kernel's, made first, last; no file's after it);
+ * without the order, the kernel's last and the others as they came.
+ */
+static void files(const struct gp *p, struct kid *k, uint32_t n)
+{
+	const struct rp_graph *g = p->g;
+	uint32_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct rp_gframe *f = &g->frames[g->nodes[k[i].node].val];
+
+		if (g->o.syms) {
+			k[i].file = f->dso ? -(int64_t)pebs_symbols__dso_order(
+						g->o.syms, f->dso) : 1;
+			continue;
+		}
+		k[i].file = f->kernel ? INT64_MAX : (int64_t)i;
+		for (j = 0; j < i && !f->kernel; j++)
+			if (g->frames[g->nodes[k[j].node].val].dso == f->dso) {
+				k[i].file = k[j].file;
+				break;
+			}
+	}
 }
 
 static int kid_cmp(const void *a, const void *b)
@@ -123,8 +154,10 @@ static struct kid *kids(struct gp *p, uint32_t node, uint32_t *nr)
 		k[(*nr)++].node = ch;
 	}
 	sorting = p->g;
-	if (*nr > 1)
+	if (*nr > 1) {
+		files(p, k, *nr);
 		qsort(k, *nr, sizeof(*k), kid_cmp);
+	}
 	return k;
 }
 
@@ -324,8 +357,10 @@ static int ends(struct gp *p, uint32_t node, struct kid **k, uint32_t *nr,
 	for (ch = n->child, i = 0; ch; ch = p->g->nodes[ch].next, i++)
 		c[i] = (struct kid){ .pos = i, .node = ch };
 	sorting = p->g;
-	if (nc > 1)
+	if (nc > 1) {
+		files(p, c, nc);
 		qsort(c, nc, sizeof(*c), tie_cmp);
+	}
 	for (i = 0; i < nc; i++)
 		if (ends(p, c[i].node, k, nr, cap)) {
 			free(c);

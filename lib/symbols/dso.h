@@ -37,6 +37,8 @@ struct seg {
 
 struct dso {
 	char *path;
+	uint32_t order;		/* made after this many (perf's dso objects
+				   come in this order: build ids, then maps) */
 	bool loaded;		/* tried: syms valid (maybe empty) */
 	bool is_file;		/* a path that can be opened */
 	bool jit;		/* "[JIT] tid PID": /tmp/perf-PID.map */

@@ -182,9 +182,24 @@ struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path)
 	}
 	/* [vdso], [heap], //anon, memfd:x (deleted): nothing to open */
 	d->is_file = path[0] == '/' && !strstr(path, " (deleted)");
+	d->order = (uint32_t)syms->nr_dsos;
 	syms->dsos[syms->nr_dsos++] = d;
 	*slot = d;
 	return d;
+}
+
+int pebs_symbols__dso_order(const struct pebs_symbols *syms, const char *dso)
+{
+	const struct dso *d;
+
+	if (!syms || !dso)
+		return -1;
+	if (syms_is_kernel_name(dso))
+		return 0;
+	if (!syms->nr_dsos)
+		return -1;
+	d = *index_slot(&syms->dso_index, path_hash(dso), dso_is, dso);
+	return d ? (int)d->order + 1 : -1;
 }
 
 static uint64_t pid_hash(pid_t pid)

@@ -2,7 +2,7 @@
 # report-graph.t - report -g and -G, perf report's call graphs, against
 # perf 6.1 on perf -g and --call-graph dwarf recordings of memwalk
 # (user space: kernel symbols read live can differ, report-perf.t):
-# each row's graph is perf's (graph-trees.py: the same tree, siblings
+# each row's graph is perf's (graph-rows.py: the same tree, siblings
 # by value; the count of rows equal to the byte is printed) under
 # --children and --no-children, -G, callee order, fractal (its "[...]"),
 # a threshold, and --sort sym (a single chain's first frame left out);
@@ -17,7 +17,7 @@ T=$(mktemp -d /tmp/report-graph-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..13"
+echo "1..16"
 FX=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 # one line naming the cause, exit 2
 refused() {	# NAME PATTERN PEBS-SHIM-ARG...
@@ -41,13 +41,13 @@ refused "-g address (no srcline here): refused, naming it" \
 	"'address' is not supported" -i "$FX" -g graph,address
 
 if ! command -v perf >/dev/null; then
-	skip_n 10 "no perf to compare with"
+	skip_n 13 "no perf to compare with"
 	exit 0
 fi
 W=("$B/workloads/memwalk" --seconds 0.4 --mb 8)
 perf record -q -e cpu-clock:u -g -o "$T/g.data" -- "${W[@]}" >/dev/null 2>&1
 if ! perf script -i "$T/g.data" -F ip,sym 2>/dev/null | grep -q chase; then
-	skip_n 10 "perf recorded no samples of memwalk's chase here"
+	skip_n 13 "perf recorded no samples of memwalk's chase here"
 	exit 0
 fi
 
@@ -60,7 +60,7 @@ same() {
 		>"$T/perf.out" 2>/dev/null
 	"$PS" report -i "$f" --sort "$sort" --top 0 "$@" >"$T/ps.out" \
 		2>"$T/ps.err"
-	if python3 "$S/tests/cli/graph-trees.py" "$T/perf.out" "$T/ps.out" \
+	if python3 "$S/tests/cli/graph-rows.py" "$T/perf.out" "$T/ps.out" \
 		>"$T/cmp"; then
 		ok "$name ($(tail -1 "$T/cmp"))"
 	else
@@ -80,18 +80,18 @@ same "-g fractal,2 (its [...] rests): perf's" "$T/g.data" comm,dso,sym \
 same "--sort sym -g: perf's (the single chain's first frame left out)" \
 	"$T/g.data" sym -g
 
-# folded: each row's lines as perf's, as sets (equal values: perf's
-# order of its dso objects)
-perf report --stdio -i "$T/g.data" --sort sym --no-children -g folded,0,count \
-	2>/dev/null | grep -E '^[0-9]+ ' | sort >"$T/a"
-"$PS" report -i "$T/g.data" --sort sym --no-children --top 0 \
-	-g folded,0,count | grep -E '^[0-9]+ ' | sort >"$T/b"
-if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b"; then
-	ok "-g folded,0,count: perf's lines ($(wc -l <"$T/a"))"
-else
-	nok "-g folded,0,count: perf's lines"
-	diff "$T/a" "$T/b" | head -8 | diag
-fi
+same "--no-children -g flat,0: perf's" "$T/g.data" comm,dso,sym \
+	--no-children -g flat,0
+same "-g folded,0,count: perf's" "$T/g.data" sym -g folded,0,count
+
+# every page fault: many branches of equal value (perf's order: of one
+# file by address, of two by the order perf made its dso objects)
+perf record -q -e page-faults:u -c 1 -g -o "$T/f.data" -- "${W[@]}" \
+	>/dev/null 2>&1
+same "page faults -g fractal,0: perf's, equal branches in perf's order" \
+	"$T/f.data" comm,dso,sym -g fractal,0
+same "page faults -g folded,0,count: perf's order" "$T/f.data" \
+	comm,dso,sym -g folded,0,count
 
 # -g none: no graph, and perf's order of rows of equal Children (by
 # the keys, not the chains' depth)

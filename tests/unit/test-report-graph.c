@@ -6,7 +6,9 @@
  * its "[...]" rest, flat, folded, count and period values, threshold,
  * print limit, the single chain after "---" and its first frame left
  * out under sym), children rows taking the chain from their frame on in
- * caller and callee order, and perf's -g grammar.
+ * caller and callee order, equal branches in perf's order (addresses in
+ * a file, the files' order: pebs_symbols__dso_order), and perf's -g
+ * grammar.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -264,6 +266,92 @@ static void test_unresolved_split(void **state)
 	pebs_report__delete(r);
 }
 
+/* a sample in c called from @caller (@dso, @ip), 100 */
+static void add_from(struct pebs_report *r, const char *caller,
+		     const char *dso, uint64_t ip)
+{
+	struct pebs_report_sample s = {
+		.pid = 7, .tid = 7, .comm = "w", .dso = DSO, .sym = C,
+		.ip = 0x1000, .period = 100,
+	};
+	struct pebs_frame fr[2] = {
+		{ .ip = 0x401000, .sym = C, .dso = DSO },
+		{ .ip = ip, .sym = caller, .dso = dso,
+		  .kernel = dso[0] == '[' },
+	};
+
+	assert_int_equal(pebs_report__add_chain(r, &s, fr, 2), 0);
+}
+
+/* Equal branches in perf's order: of one file the higher address first;
+   of two, the file made later first (pebs_symbols__dso_order), else
+   the kernel's last and the others as they came. */
+static void test_ties(void **state)
+{
+	static const char LIB[] = "/lib/x.so", KERNEL[] = "[kernel.kallsyms]";
+	const char *want_syms =
+		"            |          \n"
+		"            |--25.00%--d\n"
+		"            |          \n"
+		"            |--25.00%--b\n"
+		"            |          \n"
+		"            |--25.00%--a\n"
+		"            |          \n"
+		"             --25.00%--0xffffffff81000000\n"
+		"\n";
+	struct pebs_symbols *syms;
+	struct pebs_report *r;
+	char *got;
+
+	(void)state;
+	assert_int_equal(pebs_symbols__new(&syms), 0);
+	assert_int_equal(pebs_symbols__add_mmap(syms, 7, 0x400000, 0x10000, 0,
+						DSO), 0);
+	assert_int_equal(pebs_symbols__add_mmap(syms, 7, 0x7f0000000000,
+						0x10000, 0, LIB), 0);
+	assert_int_equal(pebs_symbols__dso_order(syms, KERNEL), 0);
+	assert_int_equal(pebs_symbols__dso_order(syms, DSO), 1);
+	assert_int_equal(pebs_symbols__dso_order(syms, LIB), 2);
+	assert_int_equal(pebs_symbols__dso_order(syms, "/none"), -1);
+	r = new_graph("sym", false, PEBS_GRAPH_GRAPH, PEBS_GRAPH_CALLEE,
+		      PEBS_GRAPH_PERCENT, 0, 0);
+	/* the kernel's, a (w, low), b (w, high), d (x.so) */
+	add_from(r, NULL, KERNEL, 0xffffffff81000000);
+	add_from(r, A, DSO, 0x401200);
+	add_from(r, B, DSO, 0x401300);
+	add_from(r, D, LIB, 0x7f0000000100);
+	/* without the files' order: the kernel's last, x.so as it came
+	   (after w's, in their address order) */
+	check(r, C, true,
+	      "            |          \n"
+	      "            |--25.00%--b\n"
+	      "            |          \n"
+	      "            |--25.00%--a\n"
+	      "            |          \n"
+	      "            |--25.00%--d\n"
+	      "            |          \n"
+	      "             --25.00%--0xffffffff81000000\n"
+	      "\n");
+	pebs_report__delete(r);
+	{
+		enum pebs_report_key k = PEBS_REPORT_SYM;
+		PEBS_OPTS(pebs_report_graph_opts, g, .order = PEBS_GRAPH_CALLEE,
+			  .has_threshold = true, .syms = syms);
+
+		assert_int_equal(pebs_report__new(&k, 1, 1, &r), 0);
+		assert_int_equal(pebs_report__set_graph(r, &g), 0);
+	}
+	add_from(r, NULL, KERNEL, 0xffffffff81000000);
+	add_from(r, A, DSO, 0x401200);
+	add_from(r, B, DSO, 0x401300);
+	add_from(r, D, LIB, 0x7f0000000100);
+	got = graph_of(r, C, true);
+	assert_string_equal(got, want_syms);
+	free(got);
+	pebs_report__delete(r);
+	pebs_symbols__delete(syms);
+}
+
 static void test_parse(void **state)
 {
 	PEBS_OPTS(pebs_report_graph_opts, g);
@@ -328,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_flat_folded),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_unresolved_split),
+		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_set),
 	};

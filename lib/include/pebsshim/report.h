@@ -379,6 +379,10 @@ struct pebs_report_graph_opts {
 	double threshold;	/* percent: branches below are not shown */
 	bool has_threshold;	/* else perf's 0.5 */
 	unsigned int print_limit;	/* branches a node shows; 0: all */
+	/* the files' order (pebs_symbols__dso_order: perf's order of its
+	   dso objects, which orders branches of equal value); NULL: the
+	   kernel's last, others as they came */
+	const struct pebs_symbols *syms;
 };
 
 /*

@@ -182,6 +182,16 @@ PEBS_API int pebs_symbols__data_map(struct pebs_symbols *syms, pid_t pid,
 PEBS_API void pebs_symbols__kernel_nowait(struct pebs_symbols *syms,
 					  bool nowait);
 
+/*
+ * pebs_symbols__dso_order - the place of file @dso (a pebs_sym's or
+ * pebs_frame's) among the files @syms has met, as perf makes its dso
+ * objects: the kernel 0, then, from 1, the recording's build ids in the
+ * file's order (pebs_symbols__add_build_ids), then the mappings as they
+ * came; -1 for a file never met.
+ */
+PEBS_API int pebs_symbols__dso_order(const struct pebs_symbols *syms,
+				     const char *dso);
+
 /* pebs_symbols__delete - free; NULL is allowed. */
 PEBS_API void pebs_symbols__delete(struct pebs_symbols *syms);
 
