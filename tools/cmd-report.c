@@ -77,6 +77,7 @@ struct report {
 	   the symbols table (none: perf's -g none) */
 	struct pebs_report_graph_opts graph;
 	bool graph_set;
+	const char *symfs;	/* --symfs: files looked for under it */
 	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 	struct table tables[MAX_TABLES];
 	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
@@ -89,7 +90,7 @@ enum {
 	OPT_SYMS,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
-	OPT_NO_INLINE,
+	OPT_NO_INLINE, OPT_SYMFS,
 };
 
 /* the call graph for table @title's @rep: the --sort table, else the
@@ -290,6 +291,11 @@ static int run(struct report *r, const char *sort)
 	if (pebs_session__new(r->pd, &r->ss)) {
 		tool_err("report", "%s", pebs_errmsg());
 		return 1;
+	}
+	if (r->symfs && pebs_symbols__set_symfs(pebs_session__symbols(r->ss),
+						r->symfs)) {
+		tool_err("report", "%s", pebs_errmsg());
+		return 2;
 	}
 	r->st = pebs_session__stats(r->ss);
 	/* record --objects' allocations, releases, stacks and TLS blocks are
@@ -496,6 +502,9 @@ static void usage(FILE *f)
 "                       percent, period or count); as the last word\n"
 "                       perf's default graph,0.5,caller,function,percent\n"
 "  -G, --inverted       call graphs in caller order (perf -G)\n"
+"      --symfs=DIR      look for the recorded files under DIR (perf's:\n"
+"                       DIR/.debug as the build-id cache; kernel\n"
+"                       addresses stay raw)\n"
 "      --errors         a +-pts column: each row's sampling error, one\n"
 "                       standard error of its share in points, from its\n"
 "                       samples' periods (and a budget's duty cycles: the\n"
@@ -570,6 +579,7 @@ int cmd_report(int argc, char **argv)
 		{ "errors", no_argument, NULL, OPT_ERRORS },
 		{ "call-graph", required_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -672,6 +682,9 @@ int cmd_report(int argc, char **argv)
 				goto out_usage;
 			}
 			r.graph_set = true;
+			break;
+		case OPT_SYMFS:
+			r.symfs = optarg;
 			break;
 		case 'G':	/* perf's --inverted: caller order */
 			r.graph.order = PEBS_GRAPH_CALLER;

@@ -20,7 +20,7 @@
 enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_DSOS,
 	OPT_SYMS, OPT_TIME, OPT_FORMAT,
-	OPT_EVENT,
+	OPT_EVENT, OPT_SYMFS,
 };
 
 struct script {
@@ -34,6 +34,7 @@ struct script {
 	struct pebs_script *sc;
 	struct pebs_filter *filter;
 	struct pebs_objects *objs;	/* record --objects' objects */
+	const char *symfs;	/* --symfs: files looked for under it */
 };
 
 static int on_sample(void *arg, const struct pebs_sample *s,
@@ -74,6 +75,11 @@ static int run(struct script *sc)
 	if (err || pebs_session__set_records(sc->ss, on_record, sc)) {
 		tool_err("script", "%s", pebs_errmsg());
 		return 1;
+	}
+	if (sc->symfs &&
+	    pebs_symbols__set_symfs(pebs_session__symbols(sc->ss), sc->symfs)) {
+		tool_err("script", "%s", pebs_errmsg());
+		return 2;
 	}
 	/* a recording of record --objects: data_object names its objects */
 	if (!stream && pebs_session__use_objects(sc->ss, 0, &sc->objs)) {
@@ -151,6 +157,9 @@ static void usage(FILE *f)
 "      --event=NAMES    only samples of these events\n"
 "      --time=SPEC      only samples in this time: start,end in seconds,\n"
 "                       or perf's A%%-B%% and N%%/M (not on a pipe)\n"
+"      --symfs=DIR      look for the recorded files under DIR (perf's:\n"
+"                       DIR/.debug as the build-id cache; kernel\n"
+"                       addresses stay raw)\n"
 "  -h, --help           this help\n"
 "\n"
 "-F +f,-g changes the default fields (as perf), a list without signs\n"
@@ -179,6 +188,7 @@ int cmd_script(int argc, char **argv)
 		{ "fields", required_argument, NULL, 'F' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		TOOL_FILTER_OPTIONS,
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -196,6 +206,9 @@ int cmd_script(int argc, char **argv)
 			break;
 		case 'F':
 			sc.fields = optarg;
+			break;
+		case OPT_SYMFS:
+			sc.symfs = optarg;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {

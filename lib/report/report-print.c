@@ -522,8 +522,8 @@ static void print_header(const struct rp_print *r)
 	       "another build (symbols from its kallsyms in the build-id "
 	       "cache)" : r->o.stats->kernel > 0 ?
 	       "this host's (symbols from /proc/kallsyms)" :
-	       "not recorded, or another build: kernel addresses "
-	       "stay raw");
+	       "not recorded, another build or --symfs: kernel "
+	       "addresses stay raw");
 	if (r->o.flags & PEBS_ORDERED_FILE_ORDER)
 		fprintf(f, "# order     : file order (an event does not sample "
 		       "TIME)\n");

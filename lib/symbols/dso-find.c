@@ -153,23 +153,53 @@ static const char *cache_name(const struct dso *d)
 	return !strcmp(d->path, "[vdso]") ? "/vdso" : "/elf";
 }
 
+/* @path under @symfs (perf's __symbol__join_symfs; NULL: @path), in
+   @buf; NULL when too long */
+static const char *join(const char *symfs, const char *path, char *buf,
+			size_t size)
+{
+	if (!symfs)
+		return path;
+	return (size_t)snprintf(buf, size, "%s%s", symfs, path) < size ?
+	       buf : NULL;
+}
+
+const char *dso_file(const struct dso *d, const char *path, char *buf,
+		     size_t size)
+{
+	return join(d->symfs, path, buf, size);
+}
+
+/* perf's build-id cache: ~/.debug, or <symfs>/.debug under a symfs
+   (perf's symbol__config_symfs); 0 or -errno */
+static int cache_dir(const char *symfs, char *buf, size_t size)
+{
+	if (!symfs)
+		return buildid_dir(buf, size);
+	return (size_t)snprintf(buf, size, "%s/.debug", symfs) < size ? 0 :
+	       -ENAMETOOLONG;
+}
+
 /*
- * The file with @d's recorded build id: the file itself, else a copy in
- * perf's cache (~/.debug/.build-id/xx/yyyy/elf, .../vdso for the vdso,
- * or the older link to the file itself), else the distribution's debug
- * file. A name that is no file ([vdso]) is found in the cache only.
+ * The file with @d's recorded build id: the file itself (under the
+ * symfs), else a copy in perf's cache (~/.debug/.build-id/xx/yyyy/elf,
+ * .../vdso for the vdso, or the older link to the file itself), else
+ * the distribution's debug file (under the symfs). A name that is no
+ * file ([vdso]) is found in the cache only.
  */
 static bool find_file(const struct dso *d, Elf **elfp, int *fdp,
 		      uint8_t *bid, size_t *bid_len)
 {
-	char path[PATH_MAX], dir[PATH_MAX];
+	char path[PATH_MAX], dir[PATH_MAX], in[PATH_MAX];
+	const char *f = d->is_file ? dso_file(d, d->path, in, sizeof(in)) :
+			NULL;
 
-	if (d->is_file && dso_elf_open(d->path, d->want_bid, d->want_bid_len,
-				   elfp, fdp, bid, bid_len))
+	if (f && dso_elf_open(f, d->want_bid, d->want_bid_len, elfp, fdp, bid,
+			      bid_len))
 		return true;
 	if (!d->want_bid_len)
 		return false;
-	if (!buildid_dir(dir, sizeof(dir))) {
+	if (!cache_dir(d->symfs, dir, sizeof(dir))) {
 		bid_path(path, sizeof(path), dir, d->want_bid,
 			 d->want_bid_len, cache_name(d));
 		if (dso_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp,
@@ -183,8 +213,9 @@ static bool find_file(const struct dso *d, Elf **elfp, int *fdp,
 	}
 	bid_path(path, sizeof(path), "/usr/lib/debug", d->want_bid,
 		 d->want_bid_len, ".debug");
-	return dso_elf_open(path, d->want_bid, d->want_bid_len, elfp, fdp, bid,
-			bid_len);
+	f = dso_file(d, path, in, sizeof(in));
+	return f && dso_elf_open(f, d->want_bid, d->want_bid_len, elfp, fdp,
+				 bid, bid_len);
 }
 
 /*
@@ -212,11 +243,12 @@ static bool host_vdso(const struct dso *d, Elf **elfp, int *fdp,
 	return ok;
 }
 
-bool dso_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
-			 size_t len, unsigned int i, char *buf, size_t size)
+bool dso_debug_candidate(const char *path, const char *symfs, Elf *elf,
+			 const uint8_t *bid, size_t len, unsigned int i,
+			 char *buf, size_t size)
 {
 	const char *slash = strrchr(path, '/');
-	char link[256], dir[PATH_MAX];
+	char link[256], dir[PATH_MAX], in[PATH_MAX];
 	int dl = slash ? (int)(slash - path) : 0;
 
 	buf[0] = '\0';
@@ -233,14 +265,13 @@ bool dso_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
 		return true;
 	}
 	if (i == 4) {
-		if (len && !buildid_dir(dir, sizeof(dir)))
+		if (len && !cache_dir(symfs, dir, sizeof(dir)))
 			bid_path(buf, size, dir, bid, len, "/debug");
 		return true;
 	}
 	if (i == 5) {
-		if (len)
-			bid_path(buf, size, "/usr/lib/debug", bid, len,
-				 ".debug");
+		if (len && join(symfs, "/usr/lib/debug", in, sizeof(in)))
+			bid_path(buf, size, in, bid, len, ".debug");
 		return true;
 	}
 	return false;

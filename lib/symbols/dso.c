@@ -286,13 +286,17 @@ static int read_symtab_of(struct dso *d, const char *path, const uint8_t *bid,
 static int read_debug_syms(struct dso *d, Elf *elf, const uint8_t *bid,
 			   size_t len)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], in[PATH_MAX];
+	const char *f = d->is_file ? dso_file(d, d->path, in, sizeof(in)) :
+			"";
 	unsigned int i;
 	int err = 0;
 
-	for (i = 0; !err && !d->nr_syms &&
-		    dso_debug_candidate(d->is_file ? d->path : "", elf, bid,
-					len, i, path, sizeof(path)); i++)
+	/* under a symfs, as perf: the file's own directory there (so its
+	   "/usr/lib/debug" + directory candidate holds the symfs too) */
+	for (i = 0; !err && !d->nr_syms && f &&
+		    dso_debug_candidate(f, d->symfs, elf, bid, len, i, path,
+					sizeof(path)); i++)
 		if (path[0])
 			err = read_symtab_of(d, path, bid, len);
 	return err;
@@ -497,7 +501,8 @@ int dso_load(struct dso *d)
 {
 	uint8_t bid[BUILD_ID_MAX];
 	size_t bid_len = 0;
-	char map[64];
+	char map[64], in[PATH_MAX];
+	const char *f;
 	int fd, err;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
@@ -508,7 +513,8 @@ int dso_load(struct dso *d)
 	d->loaded = true;
 	if (dso_jit_map(d->path, map, sizeof(map))) {
 		d->jit = true;
-		err = load_perf_map(d, map);
+		f = dso_file(d, map, in, sizeof(in));	/* perf's JAVA_JIT */
+		err = f ? load_perf_map(d, f) : 0;
 		return err ? core_err(err, "symbols: out of memory") : 0;
 	}
 	if (!dso_open(d, &elf, &fd, bid, &bid_len))

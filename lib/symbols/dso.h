@@ -54,11 +54,21 @@ struct dso {
 	char *dnames;
 	uint8_t want_bid[BUILD_ID_MAX];
 	size_t want_bid_len;	/* 0: accept any local file */
+	const char *symfs;	/* pebs_symbols__set_symfs's directory, or
+				   NULL: files are looked for under it */
 	bool host_vdso;		/* [vdso] of this host's kernel: when no
 				   cached copy is found, this process's
 				   own image (perf report's) */
 	struct retired *retired;	/* names of tables replaced */
 };
+
+/*
+ * dso_file - where @d's file (or @path, one of its debug files' places)
+ * is looked for: under its symfs (perf's --symfs), else itself; in @buf
+ * of @size. Returns the name, or NULL when too long.
+ */
+const char *dso_file(const struct dso *d, const char *path, char *buf,
+		     size_t size);
 
 /* dso_free - free what @d holds (not @d). */
 void dso_free(struct dso *d);
@@ -135,11 +145,14 @@ Elf_Scn *dso_elf_section(Elf *elf, const char *name, GElf_Shdr *sh);
  * @len bytes; 0: none), into @buf: the .gnu_debuglink name as is, beside
  * @path, in its .debug/ and under /usr/lib/debug/<dir>/ (0-3), perf's
  * cache ~/.debug/.build-id/xx/yyyy/debug (4), the distribution's
- * /usr/lib/debug/.build-id/xx/yyyy.debug (5). @buf is "" where that
- * place does not apply. Returns false past the last.
+ * /usr/lib/debug/.build-id/xx/yyyy.debug (5). Under a @symfs (NULL:
+ * none; @path is then the file's place there), perf's cache is
+ * <symfs>/.debug and the distribution's under the symfs. @buf is ""
+ * where that place does not apply. Returns false past the last.
  */
-bool dso_debug_candidate(const char *path, Elf *elf, const uint8_t *bid,
-			 size_t len, unsigned int i, char *buf, size_t size);
+bool dso_debug_candidate(const char *path, const char *symfs, Elf *elf,
+			 const uint8_t *bid, size_t len, unsigned int i,
+			 char *buf, size_t size);
 
 /* dso_find_sym - the symbol covering @addr, or NULL. */
 struct sym *dso_find_sym(struct sym *s, size_t nr, uint64_t addr);

@@ -152,7 +152,7 @@ static void debug_file(struct src_obj *o)
 	n = build_id(o->elf, &id);
 	if (n > BUILD_ID_MAX)
 		n = 0;
-	for (i = 0; !o->dw && dso_debug_candidate(o->path, o->elf, id, n,
+	for (i = 0; !o->dw && dso_debug_candidate(o->path, NULL, o->elf, id, n,
 						  i, path, sizeof(path)); i++) {
 		if (!path[0])
 			continue;

@@ -76,6 +76,7 @@ struct pebs_symbols {
 	} *frame_names;
 	size_t nr_frame_names, cap_frame_names;
 	struct syms_unwind *unwind;	/* the sample unwound (unwind.c) */
+	char *symfs;		/* pebs_symbols__set_symfs, or NULL */
 };
 
 /* where the kernel's symbols come from (pebs_symbols__load_kernel's

@@ -79,6 +79,10 @@ bool syms_same_kernel(const struct pebs_symbols *syms)
 	uint8_t bid[BUILD_ID_MAX];
 	int n;
 
+	/* perf with --symfs reads no local kernel file, nor its own
+	   vdso (a file in /tmp, looked for under the symfs) */
+	if (syms->symfs)
+		return false;
 	if (syms->kernel_bid_len) {
 		n = kallsyms_host_build_id(bid);
 		return n > 0 && (size_t)n == syms->kernel_bid_len &&
@@ -114,7 +118,8 @@ bool syms_dso_open(const struct pebs_symbols *syms, struct dso *d,
 static bool cached_kallsyms(const struct pebs_symbols *syms, char *path,
 			    size_t len)
 {
-	return syms->kernel_bid_len &&
+	/* perf: "do not try local files if a symfs was given" */
+	return !syms->symfs && syms->kernel_bid_len &&
 	       !buildid_cache_entry(path, len, KERNEL_NAME,
 				    syms->kernel_bid, syms->kernel_bid_len,
 				    "kallsyms") &&
@@ -221,6 +226,39 @@ void pebs_symbols__kernel_nowait(struct pebs_symbols *syms, bool nowait)
 {
 	if (syms)
 		syms->kernel_nowait = nowait;
+}
+
+int pebs_symbols__set_symfs(struct pebs_symbols *syms, const char *dir)
+{
+	size_t i;
+	char *s;
+
+	if (!syms || !dir || !*dir)
+		return core_err(-EINVAL, "--symfs: give a directory");
+	for (i = 0; i < syms->nr_dsos; i++)
+		if (syms->dsos[i]->loaded)
+			return core_err(-EINVAL, "symbols: the symfs is set "
+					"before the first lookup");
+	/* perf's symbol__init: a symfs of "/" is none */
+	s = realpath(dir, NULL);
+	if (s && !strcmp(s, "/")) {
+		free(s);
+		s = NULL;
+	} else {
+		free(s);
+		s = strdup(dir);	/* as given, as perf joins it */
+		if (!s)
+			return syms_oom();
+	}
+	free(syms->symfs);
+	syms->symfs = s;
+	for (i = 0; i < syms->nr_dsos; i++)
+		syms->dsos[i]->symfs = s;
+	kload_cancel(syms->kload);
+	syms->kload = NULL;
+	syms->kernel_lazy = 0;
+	syms_invalidate(syms);
+	return 0;
 }
 
 int pebs_symbols__load_kallsyms(struct pebs_symbols *syms)

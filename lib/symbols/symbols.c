@@ -99,6 +99,7 @@ void pebs_symbols__delete(struct pebs_symbols *syms)
 	for (i = 0; i < syms->cap_frame_names; i++)
 		free(syms->frame_names[i].shown);
 	free(syms->frame_names);
+	free(syms->symfs);
 	free(syms);
 }
 
@@ -183,6 +184,7 @@ struct dso *syms_dso_findnew(struct pebs_symbols *syms, const char *path)
 	/* [vdso], [heap], //anon, memfd:x (deleted): nothing to open */
 	d->is_file = path[0] == '/' && !strstr(path, " (deleted)");
 	d->order = (uint32_t)syms->nr_dsos;
+	d->symfs = syms->symfs;
 	syms->dsos[syms->nr_dsos++] = d;
 	*slot = d;
 	return d;

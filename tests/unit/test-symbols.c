@@ -3,7 +3,7 @@
  * test-symbols.c - the symbolizer (lib/symbols/symbols.c): functions of this
  * very binary and of libc through /proc/self/maps, mappings from
  * records (MMAP2, FORK, COMM exec), overlapping mappings, build-id
- * mismatches, and the printed form (kernel addresses:
+ * mismatches, perf's --symfs, and the printed form (kernel addresses:
  * test-kernel-syms.c).
  */
 #include <errno.h>
@@ -61,6 +61,55 @@ static void test_own_function(void **state)
 	assert_int_equal(pebs_symbols__resolve(syms, getpid(), ip, &sym), 0);
 	pebs_sym__str(&sym, ip, str, sizeof(str));
 	assert_string_equal(str, "pebs_test_target_fn");
+}
+
+/* The name of this binary's pebs_test_target_fn under symfs @dir (NULL:
+   none), or NULL when it has none. */
+static const char *own_under(const char *dir, struct pebs_symbols **sp)
+{
+	uint64_t ip = (uintptr_t)pebs_test_target_fn + 5;
+	struct pebs_sym sym;
+
+	assert_int_equal(pebs_symbols__new(sp), 0);
+	assert_true(pebs_symbols__load_pid(*sp, getpid()) > 0);
+	if (dir)
+		assert_int_equal(pebs_symbols__set_symfs(*sp, dir), 0);
+	if (pebs_symbols__resolve(*sp, getpid(), ip, &sym))
+		return NULL;	/* -ENOENT: no symbol */
+	return sym.name;
+}
+
+/* perf's --symfs: files under the directory only (this binary is found
+   when copied there), "/" is none, set before the first lookup */
+static void test_symfs(void **state)
+{
+	char dir[] = "/tmp/test-symfs.XXXXXX", exe[PATH_MAX], cmd[5 * PATH_MAX];
+	struct pebs_symbols *syms;
+	const char *name;
+
+	(void)state;
+	self_exe(exe, sizeof(exe));
+	assert_non_null(mkdtemp(dir));
+	assert_null(own_under(dir, &syms));	/* nothing there */
+	pebs_symbols__delete(syms);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'\"$(dirname '%s')\" && "
+		 "cp '%s' '%s%s'", dir, exe, exe, dir, exe);
+	assert_int_equal(system(cmd), 0);
+	name = own_under(dir, &syms);
+	assert_non_null(name);
+	assert_string_equal(name, "pebs_test_target_fn");
+	/* after a lookup: refused */
+	assert_int_equal(pebs_symbols__set_symfs(syms, dir), -EINVAL);
+	pebs_symbols__delete(syms);
+	name = own_under("/", &syms);
+	assert_non_null(name);
+	assert_string_equal(name, "pebs_test_target_fn");
+	pebs_symbols__delete(syms);
+	assert_int_equal(pebs_symbols__new(&syms), 0);
+	assert_int_equal(pebs_symbols__set_symfs(syms, ""), -EINVAL);
+	pebs_symbols__delete(syms);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_libc_function(void **state)
@@ -677,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_buildid_cache),
 		cmocka_unit_test(test_srcline_as_addr2line),
 		cmocka_unit_test(test_symbol_extents),
+		cmocka_unit_test(test_symfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,6 +183,19 @@ PEBS_API void pebs_symbols__kernel_nowait(struct pebs_symbols *syms,
 					  bool nowait);
 
 /*
+ * pebs_symbols__set_symfs - look for every file under directory @dir,
+ * as perf's --symfs: a file, its separate debug files beside it,
+ * /usr/lib/debug/.build-id and a JIT's /tmp/perf-PID.map are read from
+ * @dir + their path, perf's cache from @dir/.debug (not ~/.debug), and
+ * the kernel is named from no local file (neither /proc/kallsyms nor a
+ * cached kallsyms: raw addresses), nor the vdso from this process's.
+ * A @dir that is "/" is none, as perf's. Before the first lookup.
+ * Returns 0, -EINVAL or -ENOMEM.
+ */
+PEBS_API int pebs_symbols__set_symfs(struct pebs_symbols *syms,
+				     const char *dir);
+
+/*
  * pebs_symbols__dso_order - the place of file @dso (a pebs_sym's or
  * pebs_frame's) among the files @syms has met, as perf makes its dso
  * objects: the kernel 0, then, from 1, the recording's build ids in the
