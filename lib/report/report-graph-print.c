@@ -79,27 +79,23 @@ static int tie_cmp(const void *a, const void *b)
 /*
  * The files of @n kids placed: by pebs_symbols__dso_order, the one made
  * later first (the kernel's, made first, last; no file's after it);
- * without the order, the kernel's last and the others as they came.
+ * without the order, the kernel's last and the others by where their
+ * names lie in memory, higher first (as perf by its objects').
  */
 static void files(const struct gp *p, struct kid *k, uint32_t n)
 {
 	const struct rp_graph *g = p->g;
-	uint32_t i, j;
+	uint32_t i;
 
 	for (i = 0; i < n; i++) {
 		const struct rp_gframe *f = &g->frames[g->nodes[k[i].node].val];
 
-		if (g->o.syms) {
+		if (g->o.syms)
 			k[i].file = f->dso ? -(int64_t)pebs_symbols__dso_order(
 						g->o.syms, f->dso) : 1;
-			continue;
-		}
-		k[i].file = f->kernel ? INT64_MAX : (int64_t)i;
-		for (j = 0; j < i && !f->kernel; j++)
-			if (g->frames[g->nodes[k[j].node].val].dso == f->dso) {
-				k[i].file = k[j].file;
-				break;
-			}
+		else
+			k[i].file = f->kernel ? INT64_MAX :
+				    -(int64_t)((uintptr_t)f->dso >> 1);
 	}
 }
 

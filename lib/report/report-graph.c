@@ -50,14 +50,89 @@ static const struct pebs_frame *cur(const struct cursor *c)
 	return c->callee ? &c->f[c->pos] : &c->f[c->nr - 1 - c->pos];
 }
 
-/* whether frame @e of the tree and the cursor's @fr are one function */
+/* whether frame @e of the tree and the cursor's @fr are one function
+   (perf also compares a frame without a symbol with one that has one
+   by address: the same address named one time and not another) */
 static bool match(const struct rp_gframe *e, const struct pebs_frame *fr)
 {
-	if (e->dso != fr->dso)
+	if (e->dso != fr->dso || !e->sym != !fr->sym)
 		return false;
-	if (e->sym && fr->sym)
-		return e->sym == fr->sym;
-	return e->ip == fr->ip;
+	return e->sym ? e->sym == fr->sym : e->ip == fr->ip;
+}
+
+/* the hash of a child: its parent's children set @cset, and its first
+   frame's function (match's terms) */
+static uint64_t key_hash(uint32_t cset, const char *dso, const char *sym,
+			 uint64_t ip)
+{
+	uint64_t h = cset * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uintptr_t)dso * 0xff51afd7ed558ccdull;
+	h ^= sym ? (uintptr_t)sym * 0xc4ceb9fe1a85ec53ull :
+		   ~(ip * 0x2545f4914f6cdd1dull);
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
+}
+
+static uint64_t node_hash(const struct rp_graph *g, uint32_t n)
+{
+	const struct rp_gframe *e = &g->frames[g->nodes[n].val];
+
+	return key_hash(g->nodes[g->nodes[n].parent].cset, e->dso, e->sym,
+			e->ip);
+}
+
+static void put_slot(struct rp_graph *g, uint32_t n)
+{
+	uint32_t mask = g->cap_slots - 1, i;
+
+	for (i = (uint32_t)node_hash(g, n) & mask; g->slots[i];
+	     i = (i + 1) & mask)
+		;
+	g->slots[i] = n;
+}
+
+/* child @n (its parent and frames set) into the hash: 0 or -ENOMEM */
+static int keep_child(struct rp_graph *g, uint32_t n)
+{
+	uint32_t *old = g->slots, cap = g->cap_slots, i;
+
+	if ((g->nr_keyed + 1) * 2 > g->cap_slots) {
+		if (cap > UINT32_MAX / 4)
+			return -ENOMEM;
+		g->cap_slots = cap ? 2 * cap : 1024;
+		g->slots = calloc(g->cap_slots, sizeof(*g->slots));
+		if (!g->slots) {
+			g->slots = old;
+			g->cap_slots = cap;
+			return -ENOMEM;
+		}
+		for (i = 0; i < cap; i++)
+			if (old[i])
+				put_slot(g, old[i]);
+		free(old);
+	}
+	put_slot(g, n);
+	g->nr_keyed++;
+	return 0;
+}
+
+/* the child of @parent whose first frame is @fr's function, or 0
+   (perf's rb-tree of children: a lookup, not a walk of them all) */
+static uint32_t find_child(const struct rp_graph *g, uint32_t parent,
+			   const struct pebs_frame *fr)
+{
+	uint32_t cset = g->nodes[parent].cset, mask = g->cap_slots - 1, i, s;
+
+	if (!g->cap_slots)
+		return 0;
+	for (i = (uint32_t)key_hash(cset, fr->dso, fr->sym, fr->ip) & mask;
+	     (s = g->slots[i]); i = (i + 1) & mask)
+		if (g->nodes[g->nodes[s].parent].cset == cset &&
+		    match(&g->frames[g->nodes[s].val], fr))
+			return s;
+	return 0;
 }
 
 /* a node of the tree (index), zeroed; 0: out of memory */
@@ -75,7 +150,10 @@ static uint32_t new_node(struct rp_graph *g)
 		g->nodes = n;
 		g->cap_nodes = (uint32_t)cap;
 	}
+	if (g->nr_csets == UINT32_MAX)
+		return 0;
 	memset(&g->nodes[g->nr_nodes], 0, sizeof(g->nodes[0]));
+	g->nodes[g->nr_nodes].cset = ++g->nr_csets;
 	return g->nr_nodes++;
 }
 
@@ -136,7 +214,7 @@ static uint32_t add_child(struct rp_graph *g, uint32_t parent,
 	else
 		p->child = n;
 	p->last = n;
-	return n;
+	return keep_child(g, n) ? 0 : n;
 }
 
 /* perf's split_add_child: @node matched in its first @k frames only;
@@ -152,11 +230,16 @@ static int split(struct rp_graph *g, uint32_t node, uint32_t k,
 		return -ENOMEM;
 	p = &g->nodes[node];
 	s = &g->nodes[n];
-	*s = *p;	/* its hits, counts and children */
+	*s = *p;	/* its hits, counts, children and their set */
 	s->parent = node;
 	s->next = 0;
 	s->val += k;
 	s->nval -= k;
+	if (g->nr_csets == UINT32_MAX)
+		return -ENOMEM;
+	p->cset = ++g->nr_csets;	/* its children now: s, and the new */
+	if (keep_child(g, n))
+		return -ENOMEM;
 	for (ch = s->child; ch; ch = g->nodes[ch].next)
 		g->nodes[ch].parent = n;
 	p->nval = k;
@@ -186,9 +269,7 @@ static int append(struct rp_graph *g, uint32_t node, struct cursor *c,
 		uint32_t ch, k;
 		struct rp_gnode *n;
 
-		for (ch = g->nodes[node].child; ch; ch = g->nodes[ch].next)
-			if (match(&g->frames[g->nodes[ch].val], fr))
-				break;
+		ch = find_child(g, node, fr);
 		g->nodes[node].children_hit += period;
 		g->nodes[node].children_count++;
 		if (!ch)
@@ -392,6 +473,7 @@ void rp_graph_free(struct pebs_report *r)
 		return;
 	free(r->graph->nodes);
 	free(r->graph->frames);
+	free(r->graph->slots);
 	free(r->graph);
 	r->graph = NULL;
 }

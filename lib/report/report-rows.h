@@ -90,6 +90,7 @@ struct rp_gnode {
 	uint32_t count, children_count;	/* chains ending here, below */
 	uint32_t val, nval;		/* frames [val, val + nval) */
 	uint32_t parent, child, last, next;	/* 0: none */
+	uint32_t cset;		/* its children's set, as the hash knows it */
 };
 
 struct rp_graph {
@@ -97,6 +98,9 @@ struct rp_graph {
 	struct rp_gnode *nodes;
 	struct rp_gframe *frames;
 	uint32_t nr_nodes, cap_nodes, nr_frames, cap_frames;
+	uint32_t *slots;	/* the children by their parent's cset and
+				   first frame (open addressing) */
+	uint32_t cap_slots, nr_keyed, nr_csets;
 };
 
 /* A row's children (lib/report/report-children.c): the samples whose

@@ -381,7 +381,7 @@ struct pebs_report_graph_opts {
 	unsigned int print_limit;	/* branches a node shows; 0: all */
 	/* the files' order (pebs_symbols__dso_order: perf's order of its
 	   dso objects, which orders branches of equal value); NULL: the
-	   kernel's last, others as they came */
+	   kernel's last, others by where their names lie in memory */
 	const struct pebs_symbols *syms;
 };
 
