@@ -78,6 +78,7 @@ struct report {
 	struct pebs_report_graph_opts graph;
 	bool graph_set;
 	const char *symfs;	/* --symfs: files looked for under it */
+	int max_stack;		/* --max-stack, or -1 */
 	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 	struct table tables[MAX_TABLES];
 	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
@@ -90,7 +91,7 @@ enum {
 	OPT_SYMS,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
-	OPT_NO_INLINE, OPT_SYMFS,
+	OPT_NO_INLINE, OPT_SYMFS, OPT_MAX_STACK,
 };
 
 /* the call graph for table @title's @rep: the --sort table, else the
@@ -162,6 +163,23 @@ static int setup_tables(struct report *r, const char *sort)
 	return add_table(r, "data sources", "src");
 }
 
+/* perf's callchain order: -g's, else caller with children */
+static bool caller_order(const struct report *r)
+{
+	return r->graph.order == PEBS_GRAPH_CALLER ||
+	       (r->graph.order == PEBS_GRAPH_ORDER_DEFAULT && r->cumulate);
+}
+
+/* whether event @ev's samples are unwound (--call-graph dwarf) */
+static bool unwound(const struct report *r, unsigned int ev)
+{
+	const struct perf_event_attr *a = pebs_perfdata__attr(r->pd, ev, NULL,
+							      NULL);
+	uint64_t both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+	return a && (a->sample_type & both) == both;
+}
+
 /* A sample resolved by the session: into every table (in batches). */
 static int on_sample(void *arg, const struct pebs_sample *s,
 		     const struct pebs_report_sample *res)
@@ -209,6 +227,10 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 					PEBS_CALLCHAIN_MAX);
 		if (nr == -ENOMEM)
 			return -ENOMEM;
+		if (r->max_stack >= 0 && nr > 0)
+			nr = (int)pebs_report__max_stack(r->frames,
+				(unsigned int)nr, (unsigned int)r->max_stack,
+				caller_order(r), unwound(r, res->event));
 		return pebs_report_feed__add_chain(r->feed, res, r->frames,
 						   nr > 0 ? (unsigned int)nr :
 						   0);
@@ -502,6 +524,9 @@ static void usage(FILE *f)
 "                       percent, period or count); as the last word\n"
 "                       perf's default graph,0.5,caller,function,percent\n"
 "  -G, --inverted       call graphs in caller order (perf -G)\n"
+"      --max-stack=N    keep N frames of each call chain, as perf: the\n"
+"                       outermost in caller order (children's), the\n"
+"                       innermost in callee order\n"
 "      --symfs=DIR      look for the recorded files under DIR (perf's:\n"
 "                       DIR/.debug as the build-id cache; kernel\n"
 "                       addresses stay raw)\n"
@@ -580,11 +605,12 @@ int cmd_report(int argc, char **argv)
 		{ "call-graph", required_argument, NULL, 'g' },
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report r = { .path = "pebs-shim.data", .top = 0,
-			    .children = -1,
+			    .children = -1, .max_stack = -1,
 			    .graph.sz = sizeof(struct pebs_report_graph_opts) };
 	enum pebs_report_key keys[PEBS_REPORT_MAX_KEYS];
 	char elided[256];
@@ -685,6 +711,16 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_SYMFS:
 			r.symfs = optarg;
+			break;
+		case OPT_MAX_STACK:
+			r.max_stack = (int)strtol(optarg, &end, 10);
+			if (*end || !*optarg || r.max_stack < 0 ||
+			    r.max_stack > PEBS_CALLCHAIN_MAX) {
+				tool_err("report", "bad --max-stack '%s': give the "
+					 "frames to keep, 0 to %d", optarg,
+					 PEBS_CALLCHAIN_MAX);
+				goto out_usage;
+			}
 			break;
 		case 'G':	/* perf's --inverted: caller order */
 			r.graph.order = PEBS_GRAPH_CALLER;

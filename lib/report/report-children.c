@@ -209,6 +209,34 @@ int pebs_report__chain(struct pebs_symbols *syms, const struct pebs_sample *s,
 	return nr;
 }
 
+unsigned int pebs_report__max_stack(struct pebs_frame *frames,
+				    unsigned int nr, unsigned int max,
+				    bool caller, bool unwound)
+{
+	unsigned int k = 0, u;
+
+	if (!frames || nr <= max)
+		return nr;
+	if (!unwound) {	/* one chain */
+		if (caller)
+			memmove(frames, frames + nr - max,
+				max * sizeof(*frames));
+		return max;
+	}
+	/* dwarf: the kernel's part, then the unwound frames */
+	while (k < nr && frames[k].kernel)
+		k++;
+	u = nr - k < max ? nr - k : max;
+	if (k > max) {
+		if (caller)
+			memmove(frames, frames + k - max,
+				max * sizeof(*frames));
+		memmove(frames + max, frames + k, u * sizeof(*frames));
+		k = max;
+	}
+	return k + u;
+}
+
 double pebs_report__children_overhead(const struct pebs_report *r,
 				      const struct pebs_report_row *row,
 				      bool per_event)

@@ -17,7 +17,7 @@ T=$(mktemp -d /tmp/report-graph-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..16"
+echo "1..19"
 FX=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 # one line naming the cause, exit 2
 refused() {	# NAME PATTERN PEBS-SHIM-ARG...
@@ -41,13 +41,13 @@ refused "-g address (no srcline here): refused, naming it" \
 	"'address' is not supported" -i "$FX" -g graph,address
 
 if ! command -v perf >/dev/null; then
-	skip_n 13 "no perf to compare with"
+	skip_n 16 "no perf to compare with"
 	exit 0
 fi
 W=("$B/workloads/memwalk" --seconds 0.4 --mb 8)
 perf record -q -e cpu-clock:u -g -o "$T/g.data" -- "${W[@]}" >/dev/null 2>&1
 if ! perf script -i "$T/g.data" -F ip,sym 2>/dev/null | grep -q chase; then
-	skip_n 13 "perf recorded no samples of memwalk's chase here"
+	skip_n 16 "perf recorded no samples of memwalk's chase here"
 	exit 0
 fi
 
@@ -83,6 +83,13 @@ same "--sort sym -g: perf's (the single chain's first frame left out)" \
 same "--no-children -g flat,0: perf's" "$T/g.data" comm,dso,sym \
 	--no-children -g flat,0
 same "-g folded,0,count: perf's" "$T/g.data" sym -g folded,0,count
+
+# --max-stack: perf counts the frames in the order it shows them (the
+# outermost with children, the innermost without)
+same "--max-stack 3 -g (children: the outermost 3): perf's" "$T/g.data" \
+	comm,dso,sym --max-stack 3 -g
+same "--max-stack 2 --no-children -g: perf's" "$T/g.data" comm,dso,sym \
+	--max-stack 2 --no-children -g
 
 # every page fault: many branches of equal value (perf's order: of one
 # file by address, of two by the order perf made its dso objects)
@@ -122,6 +129,8 @@ perf record -q -e cpu-clock:u --call-graph dwarf -o "$T/d.data" -- "${W[@]}" \
 if perf script -i "$T/d.data" -F ip,sym 2>/dev/null | grep -q chase; then
 	same "--call-graph dwarf -g: perf --no-inline's graphs" "$T/d.data" \
 		comm,dso,sym -g
+	same "--call-graph dwarf --max-stack 3 -g: perf's (unwound: the innermost)" \
+		"$T/d.data" comm,dso,sym --max-stack 3 -g
 else
-	skip "perf recorded no dwarf samples of chase here"
+	skip_n 2 "perf recorded no dwarf samples of chase here"
 fi

@@ -375,6 +375,38 @@ static void test_many_callers(void **state)
 	pebs_report__delete(r);
 }
 
+/* perf report --max-stack: the frames counted in the order shown */
+static void test_max_stack(void **state)
+{
+	struct pebs_frame f[6];
+	unsigned int i, n;
+
+	(void)state;
+	for (i = 0; i < 6; i++)
+		f[i] = (struct pebs_frame){ .ip = i, .kernel = i < 2 };
+	/* callee order: the innermost */
+	assert_int_equal(pebs_report__max_stack(f, 6, 3, false, false), 3);
+	assert_int_equal(f[0].ip, 0);
+	assert_int_equal(f[2].ip, 2);
+	/* caller order: the outermost, moved to the front */
+	assert_int_equal(pebs_report__max_stack(f, 6, 3, true, false), 3);
+	assert_int_equal(f[0].ip, 3);
+	assert_int_equal(f[2].ip, 5);
+	for (i = 0; i < 6; i++)
+		f[i] = (struct pebs_frame){ .ip = i, .kernel = i < 3 };
+	/* unwound: 3 kernel frames then 3 user ones; in caller order the
+	   kernel's outermost 2, the user's innermost 2 */
+	n = pebs_report__max_stack(f, 6, 2, true, true);
+	assert_int_equal(n, 4);
+	assert_int_equal(f[0].ip, 1);
+	assert_int_equal(f[1].ip, 2);
+	assert_int_equal(f[2].ip, 3);
+	assert_int_equal(f[3].ip, 4);
+	/* short enough: as it was; 0: none */
+	assert_int_equal(pebs_report__max_stack(f, 4, 9, true, false), 4);
+	assert_int_equal(pebs_report__max_stack(f, 4, 0, true, false), 0);
+}
+
 static void test_parse(void **state)
 {
 	PEBS_OPTS(pebs_report_graph_opts, g);
@@ -441,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_unresolved_split),
 		cmocka_unit_test(test_ties),
 		cmocka_unit_test(test_many_callers),
+		cmocka_unit_test(test_max_stack),
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_set),
 	};

@@ -329,6 +329,20 @@ PEBS_API int pebs_report__chain(struct pebs_symbols *syms,
 				struct pebs_frame *frames, unsigned int max);
 
 /*
+ * pebs_report__max_stack - the @nr @frames of a sample (the leaf first:
+ * pebs_report__chain's) cut to what perf report --max-stack @max keeps,
+ * the kept ones moved to the front; returns their number. perf counts a
+ * chain's frames in the order it shows them: in @caller order the @max
+ * outermost, in callee order the @max innermost; the user frames of an
+ * @unwound sample (--call-graph dwarf: its event samples REGS_USER and
+ * STACK_USER) are the innermost @max in either order (perf's unwinder
+ * stops there), its kernel frames as the others.
+ */
+PEBS_API unsigned int pebs_report__max_stack(struct pebs_frame *frames,
+					     unsigned int nr, unsigned int max,
+					     bool caller, bool unwound);
+
+/*
  * pebs_report__children_overhead - perf's Children of @row in percent:
  * its children_period's share of the period counted (as
  * pebs_report__overhead's); 0 in a report without children.
