@@ -79,6 +79,8 @@ struct report {
 	bool graph_set;
 	const char *symfs;	/* --symfs: files looked for under it */
 	int max_stack;		/* --max-stack, or -1 */
+	bool relative;		/* --percentage relative: shares of the
+				   samples the filters keep */
 	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 	struct table tables[MAX_TABLES];
 	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
@@ -91,7 +93,7 @@ enum {
 	OPT_SYMS,
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
-	OPT_NO_INLINE, OPT_SYMFS, OPT_MAX_STACK,
+	OPT_NO_INLINE, OPT_SYMFS, OPT_MAX_STACK, OPT_PERCENTAGE,
 };
 
 /* the call graph for table @title's @rep: the --sort table, else the
@@ -199,6 +201,10 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		r->filtered++;
 		return 0;
 	case PEBS_FILTER_HIDE:	/* in the totals only */
+		if (r->relative) {	/* perf's total_non_filtered */
+			r->filtered++;
+			return 0;
+		}
 		hidden = *res;
 		hidden.hidden = true;
 		res = &hidden;
@@ -527,6 +533,9 @@ static void usage(FILE *f)
 "      --max-stack=N    keep N frames of each call chain, as perf: the\n"
 "                       outermost in caller order (children's), the\n"
 "                       innermost in callee order\n"
+"      --percentage=relative|absolute  shares of the samples the\n"
+"                       --comm, --pid, --tid, --dsos and --symbols\n"
+"                       filters keep, or of all (the default), as perf\n"
 "      --symfs=DIR      look for the recorded files under DIR (perf's:\n"
 "                       DIR/.debug as the build-id cache; kernel\n"
 "                       addresses stay raw)\n"
@@ -606,6 +615,7 @@ int cmd_report(int argc, char **argv)
 		{ "inverted", no_argument, NULL, 'G' },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
+		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -711,6 +721,17 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_SYMFS:
 			r.symfs = optarg;
+			break;
+		case OPT_PERCENTAGE:
+			if (!strcmp(optarg, "relative")) {
+				r.relative = true;
+			} else if (!strcmp(optarg, "absolute")) {
+				r.relative = false;
+			} else {
+				tool_err("report", "bad --percentage '%s': give "
+					 "relative or absolute", optarg);
+				goto out_usage;
+			}
 			break;
 		case OPT_MAX_STACK:
 			r.max_stack = (int)strtol(optarg, &end, 10);

@@ -107,7 +107,7 @@ int pebs_report__name_kernel(struct pebs_report *r, struct pebs_symbols *syms)
 	   sorted, with children or errors: its frames were named as they
 	   came, the session waiting): nothing to name */
 	if (r->atom_of[RK_SYM] == NO_ATOM || r->nr_all || r->defer ||
-	    r->order || r->children || r->err)
+	    r->order || r->children || r->err || r->graph)
 		return 0;
 	for (i = 0; i < r->nr; i++)
 		if (kernel_name(r, atoms(row_at(r, i)), syms))
