@@ -7,9 +7,11 @@
 # (system-wide every 20 us while every CPU spins); and, made by perf
 # record --call-graph dwarf (8 KiB of stack per sample, unwound by both
 # reports: pebs-shim by libdwfl, perf 6.1 by libunwind), cpu-clock
-# samples of memwalk. It only measures.
+# samples of memwalk; and a perf record -g of memwalk, both reports
+# printing each row's call graph. It only measures.
 # Env: FAULTS (default 1000000), CLOCK_SAMPLES (default 3000000),
-# DWARF_SAMPLES (default 40000); with BENCH_QUICK=1 20000, 20000, 2000.
+# GRAPH_SAMPLES (default 200000), DWARF_SAMPLES (default 40000); with
+# BENCH_QUICK=1 20000, 20000, 4000, 2000.
 
 report_one() {	# report_one OUT CMD...: prints "seconds MB cpu-seconds"
 	local out=$1
@@ -17,8 +19,11 @@ report_one() {	# report_one OUT CMD...: prints "seconds MB cpu-seconds"
 	/usr/bin/time -f "%e %M %U %S" -o "$T/$out.time" "$@" >/dev/null 2>&1 || return 1
 	awk '{ printf "%s %.1f %.2f\n", $1, $2 / 1024, $3 + $4 }' "$T/$out.time"
 }
-rep_ps() { report_one ps "$tool" report -i "$rep_file"; }
-rep_pf() { report_one perf perf report --stdio -i "$rep_file"; }
+# the reports' options beyond the file (the call graph case's)
+rep_ps_args=()
+rep_pf_args=()
+rep_ps() { report_one ps "$tool" report -i "$rep_file" "${rep_ps_args[@]}"; }
+rep_pf() { report_one perf perf report --stdio -i "$rep_file" "${rep_pf_args[@]}"; }
 
 # report_case WHAT: both reports of $rep_file side by side (its samples
 # counted, a line each), then the file removed
@@ -56,8 +61,28 @@ report_bench() {
 		{ bench_skip report "report on cpu-clock" "pebs-shim record -a for $secs s failed"; return; }
 	rep_file=$T/clock.data
 	report_case "cpu-clock samples"
+	report_graph
 	report_dwarf
 	for i in ps perf; do rm -f "$T/$i.time"; done
+}
+
+# cpu-clock every 50 us of memwalk's two threads with frame-pointer
+# call chains (kernel frames included), each row's call graph printed:
+# pebs-shim report --sort comm,dso,sym -g --top 0 against perf report's
+# default (graph,0.5,caller under every row)
+report_graph() {
+	local ng=${GRAPH_SAMPLES:-200000} secs
+	[ -n "$BENCH_QUICK" ] && ng=${GRAPH_SAMPLES:-4000}
+	secs=$(( ng / 40000 + 1 ))
+	perf record -q -e cpu-clock -c 50000 -g -o "$T/graph.data" -- \
+		"$memwalk" --seconds "$secs" --mb 64 >/dev/null 2>&1 ||
+		{ bench_skip report "report -g" "perf record -g failed"; return; }
+	rep_file=$T/graph.data
+	rep_ps_args=(--sort comm,dso,sym --top 0 -g)
+	rep_pf_args=(--sort comm,dso,sym)
+	report_case "cpu-clock samples with call chains, their call graphs printed (-g)"
+	rep_ps_args=()
+	rep_pf_args=()
 }
 
 # cpu-clock every 250 us of memwalk's two threads, --call-graph dwarf
