@@ -18,8 +18,9 @@
  *   "---" without percentages; with --sort beginning "sym" its first
  *   frame, the row's own, is left out.
  *
- * Branches of equal period keep the order their first chains came in
- * (perf: the order of its dso objects in memory, then addresses).
+ * Branches of equal period are in perf's order: of one file, the higher
+ * address first; of two, by the order perf made its dso objects
+ * (pebs_symbols__dso_order), where they lie in memory.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,27 +51,22 @@ static uint64_t cumul(const struct rp_gnode *n)
 	return n->hit + n->children_hit;
 }
 
-/* the graph whose children kids() sorts (qsort has no argument) */
-static __thread const struct rp_graph *sorting;
-
 /*
- * By key, the largest first; on a tie as perf's input tree holds them
- * (a new chain goes left of one whose dso object, then symbol start or
- * address, is lower): in one file the higher address first (a symbol's
- * start is in the order of the addresses in it); of two files, the one
- * perf made later first (its objects lie in memory in the order made:
- * the kernel's last, no file's after it), else in the order the
- * branches came.
+ * Ties by perf's input order (a new chain goes left of one whose dso
+ * object, then symbol start or address, is lower): by file (files()),
+ * then in one file the higher address first (a symbol's start is in the
+ * order of the addresses in it), then as they came. @arg: the graph.
  */
-static int tie_cmp(const void *a, const void *b)
+static int tie_cmp(const void *a, const void *b, void *arg)
 {
+	const struct rp_graph *g = arg;
 	const struct kid *x = a, *y = b;
 	const struct rp_gframe *fx, *fy;
 
 	if (x->file != y->file)
 		return x->file < y->file ? -1 : 1;
-	fx = &sorting->frames[sorting->nodes[x->node].val];
-	fy = &sorting->frames[sorting->nodes[y->node].val];
+	fx = &g->frames[g->nodes[x->node].val];
+	fy = &g->frames[g->nodes[y->node].val];
 	if (fx->ip != fy->ip)
 		return fx->ip > fy->ip ? -1 : 1;
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
@@ -99,13 +95,14 @@ static void files(const struct gp *p, struct kid *k, uint32_t n)
 	}
 }
 
-static int kid_cmp(const void *a, const void *b)
+/* by key, the largest first, then tie_cmp */
+static int kid_cmp(const void *a, const void *b, void *arg)
 {
 	const struct kid *x = a, *y = b;
 
 	if (x->key != y->key)
 		return x->key < y->key ? 1 : -1;
-	return tie_cmp(a, b);
+	return tie_cmp(a, b, arg);
 }
 
 /* flat and folded: by key, then in the order met (perf's post-order
@@ -149,10 +146,9 @@ static struct kid *kids(struct gp *p, uint32_t node, uint32_t *nr)
 		k[*nr].pos = pos;
 		k[(*nr)++].node = ch;
 	}
-	sorting = p->g;
 	if (*nr > 1) {
 		files(p, k, *nr);
-		qsort(k, *nr, sizeof(*k), kid_cmp);
+		qsort_r(k, *nr, sizeof(*k), kid_cmp, (void *)p->g);
 	}
 	return k;
 }
@@ -352,10 +348,9 @@ static int ends(struct gp *p, uint32_t node, struct kid **k, uint32_t *nr,
 		return -ENOMEM;
 	for (ch = n->child, i = 0; ch; ch = p->g->nodes[ch].next, i++)
 		c[i] = (struct kid){ .pos = i, .node = ch };
-	sorting = p->g;
 	if (nc > 1) {
 		files(p, c, nc);
-		qsort(c, nc, sizeof(*c), tie_cmp);
+		qsort_r(c, nc, sizeof(*c), tie_cmp, (void *)p->g);
 	}
 	for (i = 0; i < nc; i++)
 		if (ends(p, c[i].node, k, nr, cap)) {
