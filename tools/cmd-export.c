@@ -21,7 +21,7 @@
 enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_DSOS,
 	OPT_SYMS, OPT_TIME, OPT_EVENT,
-	OPT_FORMAT, OPT_LABELS, OPT_SPLIT,
+	OPT_FORMAT, OPT_LABELS, OPT_SPLIT, OPT_SYMFS,
 };
 
 static void usage(FILE *f)
@@ -63,6 +63,9 @@ static void usage(FILE *f)
 "                       of other commands, processes, threads are left\n"
 "                       out, not kept in the totals; a Perfetto trace's\n"
 "                       switches only by --cpu, --time, --event)\n"
+"      --symfs=DIR      look for the recorded files under DIR (as\n"
+"                       pebs-shim report; source lines still from the\n"
+"                       files' own paths)\n"
 "  -h, --help           this help\n"
 "Exit status: 0, 1 (unreadable input, unwritable output), 2 (usage).\n");
 }
@@ -90,7 +93,7 @@ static int parse_split(const char *arg, struct pebs_export_opts *o)
 }
 
 static int run(const char *path, const char *events, const char *time_spec,
-	       struct pebs_export_opts *o, bool perfetto)
+	       const char *symfs, struct pebs_export_opts *o, bool perfetto)
 {
 	struct pebs_perfdata *pd = NULL;
 	struct pebs_session *ss = NULL;
@@ -114,6 +117,10 @@ static int run(const char *path, const char *events, const char *time_spec,
 	if ((stream ? pebs_session__new_stream(pd, &ss) :
 		      pebs_session__new(pd, &ss))) {
 		tool_err("export", "%s", pebs_errmsg());
+		goto out;
+	}
+	if (tool_symfs("export", ss, symfs)) {
+		ret = 2;
 		goto out;
 	}
 	/* a recording of record --objects: data_object names its objects */
@@ -170,13 +177,14 @@ int cmd_export(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "labels", required_argument, NULL, OPT_LABELS },
 		{ "split", required_argument, NULL, OPT_SPLIT },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		TOOL_FILTER_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pebs_export_opts o = { .sz = sizeof(o) };
 	const char *path = "pebs-shim.data", *events = NULL, *tspec = NULL;
-	const char *format = NULL;
+	const char *format = NULL, *symfs = NULL;
 	bool perfetto, labels = false;
 	struct pebs_filter *f;
 	int c, err, ret = 2;
@@ -205,6 +213,9 @@ int cmd_export(int argc, char **argv)
 		case OPT_SPLIT:
 			if (parse_split(optarg, &o))
 				goto out;
+			break;
+		case OPT_SYMFS:
+			symfs = optarg;
 			break;
 		case OPT_COMM:
 		case OPT_PID:
@@ -258,7 +269,7 @@ int cmd_export(int argc, char **argv)
 			 perfetto ? "OUT.perfetto-trace" : "OUT.pb.gz");
 		goto out;
 	}
-	ret = run(path, events, tspec, &o, perfetto);
+	ret = run(path, events, tspec, symfs, &o, perfetto);
 out:
 	pebs_filter__delete(f);
 	return ret;

@@ -32,12 +32,14 @@ enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_DSOS,
 	OPT_SYMS, OPT_TIME, OPT_FORMAT,
 	OPT_PER_THREAD, OPT_GRANULE, OPT_BY, OPT_WIDTH, OPT_EVENT, OPT_RANGE,
+	OPT_SYMFS,
 };
 
 struct plot {
 	enum kind kind;
 	enum by by;
 	const char *path, *out, *time_spec, *events, *range;
+	const char *symfs;	/* --symfs: files looked for under it */
 	bool collapsed, per_thread, line_granule, fine;
 	unsigned int width;
 	struct pebs_perfdata *pd;
@@ -187,6 +189,8 @@ static int run(struct plot *p)
 		tool_err("plot", "%s", pebs_errmsg());
 		return 1;
 	}
+	if (tool_symfs("plot", p->ss, p->symfs))
+		return 2;
 	st = pebs_session__stats(p->ss);
 	if (p->events && pebs_filter__events(p->filter, p->pd, p->events)) {
 		tool_err("plot", "%s: %s", p->path, pebs_errmsg());
@@ -285,6 +289,8 @@ static void usage(FILE *f)
 "      --event=NAMES\n"
 "                       only these samples (as pebs-shim report; left\n"
 "                       out of the picture and of its totals)\n"
+"      --symfs=DIR      look for the recorded files under DIR (as\n"
+"                       pebs-shim report)\n"
 "  -h, --help           this help\n"
 "Exit status: 0, 1 (unreadable input, unwritable output), 2 (usage).\n");
 }
@@ -349,6 +355,9 @@ static int parse_opt(struct plot *p, int c)
 	case OPT_RANGE:
 		p->range = optarg;
 		return 0;
+	case OPT_SYMFS:
+		p->symfs = optarg;
+		return 0;
 	case OPT_BY:
 		if (!strcmp(optarg, "samples"))
 			p->by = BY_SAMPLES;
@@ -396,6 +405,7 @@ int cmd_plot(int argc, char **argv)
 		{ "range", required_argument, NULL, OPT_RANGE },
 		{ "by", required_argument, NULL, OPT_BY },
 		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -320,11 +320,8 @@ static int run(struct report *r, const char *sort)
 		tool_err("report", "%s", pebs_errmsg());
 		return 1;
 	}
-	if (r->symfs && pebs_symbols__set_symfs(pebs_session__symbols(r->ss),
-						r->symfs)) {
-		tool_err("report", "%s", pebs_errmsg());
+	if (tool_symfs("report", r->ss, r->symfs))
 		return 2;
-	}
 	r->st = pebs_session__stats(r->ss);
 	/* record --objects' allocations, releases, stacks and TLS blocks are
 	   left out of the tables and of the split by event, unless --event

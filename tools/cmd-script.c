@@ -76,11 +76,8 @@ static int run(struct script *sc)
 		tool_err("script", "%s", pebs_errmsg());
 		return 1;
 	}
-	if (sc->symfs &&
-	    pebs_symbols__set_symfs(pebs_session__symbols(sc->ss), sc->symfs)) {
-		tool_err("script", "%s", pebs_errmsg());
+	if (tool_symfs("script", sc->ss, sc->symfs))
 		return 2;
-	}
 	/* a recording of record --objects: data_object names its objects */
 	if (!stream && pebs_session__use_objects(sc->ss, 0, &sc->objs)) {
 		tool_err("script", "%s", pebs_errmsg());

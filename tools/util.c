@@ -86,6 +86,14 @@ bool tool_parse_double(const char *s, double *v)
 const char *const tool_filter_names[6] = { "comm", "pid", "tid", "cpu",
 					     "dsos", "symbols" };
 
+int tool_symfs(const char *cmd, struct pebs_session *ss, const char *dir)
+{
+	if (!dir || !pebs_symbols__set_symfs(pebs_session__symbols(ss), dir))
+		return 0;
+	tool_err(cmd, "%s", pebs_errmsg());
+	return -1;
+}
+
 bool tool_is_stream(const char *path)
 {
 	struct stat st;

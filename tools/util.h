@@ -41,6 +41,13 @@ bool tool_is_stream(const char *path);
 struct pebs_perfdata;
 void tool_warn_truncated(const char *cmd, const char *path,
 			 const struct pebs_perfdata *pd);
+/*
+ * tool_symfs - --symfs @dir (NULL: none given) for session @ss's symbols
+ * (pebs_symbols__set_symfs): 0, or -1 once the reason is said as a line
+ * of @cmd's (the command exits 2).
+ */
+struct pebs_session;
+int tool_symfs(const char *cmd, struct pebs_session *ss, const char *dir);
 bool tool_parse_u64(const char *s, uint64_t *v);
 bool tool_parse_size(const char *s, uint64_t *v);
 bool tool_parse_double(const char *s, double *v);

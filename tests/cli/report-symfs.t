@@ -6,14 +6,15 @@
 # copy of memwalk there: its symbols), perf's cache is the directory's
 # .debug (the recording's cache copied there: libc named too), and the
 # kernel stays raw, as perf's. Report's rows (dso,sym), its graphs and
-# script's lines are perf's. An empty --symfs is refused.
+# script's lines are perf's; plot and export take it too. An empty
+# --symfs is refused.
 B=${PEBS_BUILD:?} S=${PEBS_SRC:?}
 PS=$B/pebs-shim
 T=$(mktemp -d /tmp/report-symfs-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..8"
+echo "1..10"
 "$PS" report -i "$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data" \
 	--symfs '' >/dev/null 2>"$T/err"
 rc=$?
@@ -22,7 +23,7 @@ check "--symfs '': exit 2, one line naming the option" \
 		 grep -q -- '--symfs: give a directory' '$T/err'"
 
 if ! command -v perf >/dev/null; then
-	skip_n 7 "no perf to compare with"
+	skip_n 9 "no perf to compare with"
 	exit 0
 fi
 W=$B/workloads/memwalk
@@ -31,7 +32,7 @@ HOME=$T/home perf record -q -g -e cpu-clock -o "$T/g.data" -- \
 	"$W" --seconds 0.3 --mb 8 >/dev/null 2>&1
 if ! HOME=$T/home perf script -i "$T/g.data" -F ip,sym 2>/dev/null |
    grep -q chase; then
-	skip_n 7 "perf recorded no samples of memwalk's chase here"
+	skip_n 9 "perf recorded no samples of memwalk's chase here"
 	exit 0
 fi
 cp "$W" "$T/root$W"
@@ -90,6 +91,19 @@ else
 	nok "report -g --symfs: perf's graphs"
 	diag "$T/cmp" "$T/ps.err"
 fi
+
+# plot and export take it too: chase in the folded stacks only when
+# memwalk is under the symfs; a pprof profile written
+for d in empty root; do
+	HOME=$T/nohome "$PS" plot flame -i "$T/g.data" --format collapsed \
+		--symfs "$T/$d" -o "$T/$d.folded" 2>>"$T/ps.err"
+done
+check "plot --symfs: chase's stacks with memwalk's copy only" \
+	bash -c "grep -q ';chase ' '$T/root.folded' &&
+		 ! grep -q ';chase ' '$T/empty.folded'"
+HOME=$T/nohome "$PS" export --format pprof -i "$T/g.data" -o "$T/g.pb.gz" \
+	--symfs "$T/root" 2>"$T/ps.err"
+check "export --symfs: a profile written" test -s "$T/g.pb.gz"
 
 # "/" is no symfs (perf's symbol__init): the host's files
 HOME=$T/nohome "$PS" report -i "$T/g.data" --no-children --sort dso,sym \
