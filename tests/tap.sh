@@ -50,6 +50,20 @@ skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0
 }
+# refused NAME PATTERN CMD...: pass iff CMD exits 2 with one line on
+# standard error, matching PATTERN (grep -e: the cause named)
+refused() {
+	local name=$1 pat=$2 err rc
+	shift 2
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+	   printf '%s\n' "$err" | grep -q -e "$pat"; then
+		ok "$name"
+	else
+		nok "$name (exit $rc)" "$err"
+	fi
+}
 # skip_n N REASON: N skips with the same reason
 skip_n() {
 	local i

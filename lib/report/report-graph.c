@@ -138,19 +138,9 @@ static uint32_t find_child(const struct rp_graph *g, uint32_t parent,
 /* a node of the tree (index), zeroed; 0: out of memory */
 static uint32_t new_node(struct rp_graph *g)
 {
-	if (g->nr_nodes >= g->cap_nodes) {
-		size_t cap = g->cap_nodes ? 2 * (size_t)g->cap_nodes : 1024;
-		struct rp_gnode *n;
-
-		if (cap > UINT32_MAX)
-			return 0;
-		n = realloc(g->nodes, cap * sizeof(*n));
-		if (!n)
-			return 0;
-		g->nodes = n;
-		g->cap_nodes = (uint32_t)cap;
-	}
-	if (g->nr_csets == UINT32_MAX)
+	if (g->nr_nodes == UINT32_MAX || g->nr_csets == UINT32_MAX ||
+	    core_grow(&g->nodes, &g->cap_nodes, (size_t)g->nr_nodes + 1,
+		      sizeof(*g->nodes)))
 		return 0;
 	memset(&g->nodes[g->nr_nodes], 0, sizeof(g->nodes[0]));
 	g->nodes[g->nr_nodes].cset = ++g->nr_csets;
@@ -165,20 +155,9 @@ static uint32_t copy_frames(struct rp_graph *g, struct cursor *c)
 	const struct pebs_frame *fr;
 	uint32_t first = g->nr_frames;
 
-	if (need > g->cap_frames) {
-		size_t cap = g->cap_frames ? 2 * (size_t)g->cap_frames : 4096;
-		struct rp_gframe *f;
-
-		while (cap < need)
-			cap *= 2;
-		if (cap > UINT32_MAX)
-			return 0;
-		f = realloc(g->frames, cap * sizeof(*f));
-		if (!f)
-			return 0;
-		g->frames = f;
-		g->cap_frames = (uint32_t)cap;
-	}
+	if (need > UINT32_MAX ||
+	    core_grow(&g->frames, &g->cap_frames, need, sizeof(*g->frames)))
+		return 0;
 	for (; (fr = cur(c)); c->pos++) {
 		struct rp_gframe *e = &g->frames[g->nr_frames++];
 

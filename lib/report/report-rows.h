@@ -97,7 +97,8 @@ struct rp_graph {
 	struct pebs_report_graph_opts o;
 	struct rp_gnode *nodes;
 	struct rp_gframe *frames;
-	uint32_t nr_nodes, cap_nodes, nr_frames, cap_frames;
+	uint32_t nr_nodes, nr_frames;
+	size_t cap_nodes, cap_frames;
 	uint32_t *slots;	/* the children by their parent's cset and
 				   first frame (open addressing) */
 	uint32_t cap_slots, nr_keyed, nr_csets;

@@ -15,12 +15,9 @@ trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
 echo "1..10"
-"$PS" report -i "$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data" \
-	--symfs '' >/dev/null 2>"$T/err"
-rc=$?
-check "--symfs '': exit 2, one line naming the option" \
-	bash -c "test $rc = 2 && test \$(wc -l <'$T/err') = 1 &&
-		 grep -q -- '--symfs: give a directory' '$T/err'"
+refused "--symfs '': exit 2, one line naming the option" \
+	"--symfs: give a directory" "$PS" report --symfs '' \
+	-i "$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data"
 
 if ! command -v perf >/dev/null; then
 	skip_n 9 "no perf to compare with"
