@@ -9,7 +9,8 @@
  * sort keys, 0x08 a stream (one pass, as a pipe is read), 0x10
  * children, 0x20 sampling errors, 0x40 script's lines as well, 0x80 CSV
  * (else text); its second what reads the recording: 0 (mod 3) report
- * (with c2c, objects, script), 1 the pprof export (0x04: split by
+ * (with c2c, objects, script; 0x40: call graphs, perf report -g, its
+ * other bits their options), 1 the pprof export (0x04: split by
  * event, with every label), 2 the Perfetto export; the rest is the
  * perf.data file or stream. Everything is printed to /dev/null, as the
  * commands print it; the exports are written to a directory of their
@@ -45,7 +46,8 @@ struct fz {
 	struct pebs_script *sc;
 	struct pebs_weights *w;
 	FILE *out;
-	bool children, c2c;
+	bool children, graph, c2c;
+	unsigned int max_stack;	/* with a graph: the frames kept */
 	uint64_t samples;
 	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 };
@@ -71,10 +73,14 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 	    (z->objs && (pebs_objects__add_sample(z->objs, rs) ||
 			 (z->c2c && pebs_objects__add_line_sample(z->objs, rs)))))
 		return -ENOMEM;
-	if (!z->children)
+	if (!z->children && !z->graph)
 		return pebs_report__add(z->rep, rs);
 	nr = pebs_report__chain(pebs_session__symbols(z->ss), s, rs->kernel,
 				z->frames, PEBS_CALLCHAIN_MAX);
+	if (nr > 0 && z->graph)
+		nr = (int)pebs_report__max_stack(z->frames, (unsigned int)nr,
+						 z->max_stack, z->samples & 1,
+						 z->samples & 2);
 	return pebs_report__add_chain(z->rep, rs, z->frames,
 				      nr > 0 ? (unsigned int)nr : 0);
 }
@@ -177,6 +183,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		     pebs_report__can_cumulate(keys, (unsigned int)n);
 	if (z.children && pebs_report__set_children(z.rep))
 		goto out;
+	/* the second byte's 0x40: call graphs (its other bits: their mode,
+	   order, value, threshold and the frames kept) */
+	z.graph = data[1] & 0x40;
+	if (z.graph) {
+		PEBS_OPTS(pebs_report_graph_opts, g,
+			  .mode = (enum pebs_graph_mode)(data[1] / 3 % 4),
+			  .order = (enum pebs_graph_order)(data[1] >> 3 & 1 ?
+				PEBS_GRAPH_CALLEE : PEBS_GRAPH_ORDER_DEFAULT),
+			  .value = (enum pebs_graph_value)(data[1] / 12 % 3),
+			  .threshold = data[1] & 0x80 ? 0 : 0.5,
+			  .has_threshold = true, .print_limit = data[1] & 0x20,
+			  .syms = data[1] & 0x10 ? NULL :
+				  pebs_session__symbols(z.ss));
+
+		if (pebs_report__set_graph(z.rep, &g))
+			abort();	/* a new report takes a graph */
+		z.max_stack = data[1] & 0x04 ? 3 : PEBS_CALLCHAIN_MAX;
+	}
 	if ((how & 0x40) &&
 	    pebs_script__new(pd, NULL, (how & 0x80) ? PEBS_SCRIPT_CSV :
 			     PEBS_SCRIPT_TEXT, &z.sc))
