@@ -249,6 +249,7 @@ bool dso_debug_candidate(const char *path, const char *symfs, Elf *elf,
 {
 	const char *slash = strrchr(path, '/');
 	char link[256], dir[PATH_MAX], in[PATH_MAX];
+	const char *root;
 	int dl = slash ? (int)(slash - path) : 0;
 
 	buf[0] = '\0';
@@ -270,8 +271,9 @@ bool dso_debug_candidate(const char *path, const char *symfs, Elf *elf,
 		return true;
 	}
 	if (i == 5) {
-		if (len && join(symfs, "/usr/lib/debug", in, sizeof(in)))
-			bid_path(buf, size, in, bid, len, ".debug");
+		root = join(symfs, "/usr/lib/debug", in, sizeof(in));
+		if (len && root)
+			bid_path(buf, size, root, bid, len, ".debug");
 		return true;
 	}
 	return false;
