@@ -8,6 +8,7 @@
  * pass's round.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 enum {
 	OPT_COMM = 256, OPT_PID, OPT_TID, OPT_CPU, OPT_DSOS,
 	OPT_SYMS, OPT_TIME, OPT_FORMAT,
-	OPT_EVENT, OPT_SYMFS,
+	OPT_EVENT, OPT_SYMFS, OPT_MAX_STACK,
 };
 
 struct script {
@@ -35,6 +36,7 @@ struct script {
 	struct pebs_filter *filter;
 	struct pebs_objects *objs;	/* record --objects' objects */
 	const char *symfs;	/* --symfs: files looked for under it */
+	int max_stack;		/* --max-stack, or -1 */
 };
 
 static int on_sample(void *arg, const struct pebs_sample *s,
@@ -66,7 +68,9 @@ static int run(struct script *sc)
 		tool_err("script", "%s: give a perf.data file with -i", pebs_errmsg());
 		return 1;
 	}
-	if (pebs_script__new(sc->pd, sc->fields, sc->fmt, &sc->sc)) {
+	if (pebs_script__new(sc->pd, sc->fields, sc->fmt, &sc->sc) ||
+	    (sc->max_stack >= 0 &&
+	     pebs_script__set_max_stack(sc->sc, (unsigned int)sc->max_stack))) {
 		tool_err("script", "%s", pebs_errmsg());
 		return 2;
 	}
@@ -154,6 +158,8 @@ static void usage(FILE *f)
 "      --event=NAMES    only samples of these events\n"
 "      --time=SPEC      only samples in this time: start,end in seconds,\n"
 "                       or perf's A%%-B%% and N%%/M (not on a pipe)\n"
+"      --max-stack=N    print at most N frames of each call chain, the\n"
+"                       innermost (perf script's)\n"
 "      --symfs=DIR      look for the recorded files under DIR (perf's:\n"
 "                       DIR/.debug as the build-id cache; kernel\n"
 "                       addresses stay raw)\n"
@@ -186,10 +192,13 @@ int cmd_script(int argc, char **argv)
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		TOOL_FILTER_OPTIONS,
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct script sc = { .path = "pebs-shim.data" };
+	struct script sc = { .path = "pebs-shim.data", .max_stack = -1 };
+	char *end;
+	long v;
 	int c, ret;
 
 	if (pebs_filter__new(&sc.filter)) {
@@ -206,6 +215,16 @@ int cmd_script(int argc, char **argv)
 			break;
 		case OPT_SYMFS:
 			sc.symfs = optarg;
+			break;
+		case OPT_MAX_STACK:
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			sc.max_stack = v >= 0 && v <= INT_MAX ? (int)v : -1;
+			if (*end || !*optarg || errno || sc.max_stack < 0) {
+				tool_err("script", "bad --max-stack '%s': give the "
+					 "frames to print (0 or more)", optarg);
+				goto out_usage;
+			}
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {

@@ -40,6 +40,7 @@ struct pebs_script {
 	int src_width;		/* data_src's widest so far (perf's static) */
 	int32_t *running;	/* per CPU: switched in last, or -1 */
 	uint32_t nr_cpus;
+	unsigned int max_stack;	/* frames of a chain printed */
 };
 
 /* script_attr_tid - the thread switched in last on @s's CPU

@@ -106,12 +106,36 @@ static void data_object(struct pebs_symbols *syms,
 		buf[0] = 0;
 }
 
+/*
+ * perf script --max-stack: whether chain entry @ip of a sample of event
+ * @ev is a frame to print (not a context marker, and fewer than the
+ * limit printed: *@n counts them; of a --call-graph dwarf sample the
+ * unwound user frames count afresh, perf's unwinder having its own
+ * limit); its mode and lookup as pebs_callchain__step's.
+ */
+static bool frame_shown(const struct pebs_script *sc, unsigned int ev,
+			uint64_t ip, int *mode, bool *lookup, unsigned int *n)
+{
+	uint64_t both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+
+	if (pebs_callchain__step(ip, mode, lookup) <= 0) {
+		if (ip == PERF_CONTEXT_USER && ev < sc->nr_attrs &&
+		    (sc->stype[ev] & both) == both)
+			*n = 0;
+		return false;	/* a context marker */
+	}
+	return (*n)++ < sc->max_stack;
+}
+
 /* ---- text ---- */
 
-static void text_callchain(struct pebs_symbols *syms,
-			   const struct pebs_sample *s, uint32_t m, FILE *f)
+static void text_callchain(const struct pebs_script *sc,
+			   struct pebs_symbols *syms,
+			   const struct pebs_sample *s, unsigned int ev,
+			   uint32_t m, FILE *f)
 {
 	struct pebs_sym sym;
+	unsigned int n = 0;
 	int mode = -1;
 	bool lookup;
 	uint64_t ip;
@@ -121,8 +145,8 @@ static void text_callchain(struct pebs_symbols *syms,
 		return;
 	for (i = 0; i < s->callchain_nr; i++) {
 		memcpy(&ip, &s->callchain[i], sizeof(ip));
-		if (pebs_callchain__step(ip, &mode, &lookup) <= 0)
-			continue;	/* a context marker */
+		if (!frame_shown(sc, ev, ip, &mode, &lookup, &n))
+			continue;
 		memset(&sym, 0, sizeof(sym));
 		if (lookup)
 			code_at(syms, (pid_t)s->pid, ip, &sym);
@@ -227,7 +251,7 @@ static void text_sample(struct pebs_script *sc, struct pebs_symbols *syms,
 	if (m & SF(SF_IP)) {
 		fputc(chain ? '\n' : ' ', f);
 		if (chain) {
-			text_callchain(syms, s, m, f);
+			text_callchain(sc, syms, s, rs->event, m, f);
 		} else {
 			code_at(syms, (pid_t)s->pid, s->ip, &sym);
 			print_sym(f, &sym, m, true, s->ip);
@@ -274,12 +298,13 @@ static void put_hex(const struct pebs_script *sc, bool have, uint64_t v,
 }
 
 static void put_chain(const struct pebs_script *sc, struct pebs_symbols *syms,
-		      const struct pebs_sample *s, FILE *f)
+		      const struct pebs_sample *s, unsigned int ev, FILE *f)
 {
 	bool json = sc->fmt == PEBS_SCRIPT_JSONL, first = true;
 	char frame[320], *p = NULL;
 	struct pebs_sym sym;
 	size_t size = 0, nr;
+	unsigned int n = 0;
 	int mode = -1;
 	bool lookup;
 	FILE *m;
@@ -300,8 +325,8 @@ static void put_chain(const struct pebs_script *sc, struct pebs_symbols *syms,
 		fputc('[', f);
 	for (i = 0; i < nr; i++) {
 		memcpy(&ip, &s->callchain[i], sizeof(ip));
-		if (pebs_callchain__step(ip, &mode, &lookup) <= 0)
-			continue;	/* a context marker */
+		if (!frame_shown(sc, ev, ip, &mode, &lookup, &n))
+			continue;
 		memset(&sym, 0, sizeof(sym));
 		if (lookup)
 			code_at(syms, (pid_t)s->pid, ip, &sym);
@@ -396,7 +421,7 @@ static void put_col(struct pebs_script *sc, struct pebs_symbols *syms,
 		put_hex(sc, st & PERF_SAMPLE_PHYS_ADDR, s->phys_addr, f);
 		break;
 	case SF_CALLCHAIN:
-		put_chain(sc, syms, s, f);
+		put_chain(sc, syms, s, rs->event, f);
 		break;
 	case SF_ATTR_TID:
 		tid = script_attr_tid(sc, s);

@@ -12,6 +12,7 @@
  * lines themselves: lib/script/script-print.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,6 +268,7 @@ int pebs_script__new(struct pebs_perfdata *pd, const char *list,
 		return core_err(-ENOMEM, "script: out of memory");
 	sc->pd = pd;
 	sc->fmt = fmt;
+	sc->max_stack = UINT_MAX;
 	n = sc->nr_attrs = pebs_perfdata__nr_attrs(pd);
 	sc->mask = calloc(n + 1, sizeof(*sc->mask));
 	sc->stype = calloc(n + 1, sizeof(*sc->stype));
@@ -281,6 +283,14 @@ int pebs_script__new(struct pebs_perfdata *pd, const char *list,
 		return err;
 	}
 	*sp = sc;
+	return 0;
+}
+
+int pebs_script__set_max_stack(struct pebs_script *sc, unsigned int max)
+{
+	if (!sc)
+		return core_err(-EINVAL, "script: none");
+	sc->max_stack = max;
 	return 0;
 }
 

@@ -17,7 +17,7 @@ T=$(mktemp -d /tmp/report-graph-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..19"
+echo "1..21"
 FX=$S/tests/fixtures/intel-skx-xeon8173M_ldlat64_weight-struct.perf.data
 refused "-g on samples without call chains: refused, naming -g" \
 	"no call chains: record with -g" "$PS" report -i "$FX" -g
@@ -27,13 +27,13 @@ refused "-g address (no srcline here): refused, naming it" \
 	"'address' is not supported" "$PS" report -i "$FX" -g graph,address
 
 if ! command -v perf >/dev/null; then
-	skip_n 16 "no perf to compare with"
+	skip_n 18 "no perf to compare with"
 	exit 0
 fi
 W=("$B/workloads/memwalk" --seconds 0.4 --mb 8)
 perf record -q -e cpu-clock:u -g -o "$T/g.data" -- "${W[@]}" >/dev/null 2>&1
 if ! perf script -i "$T/g.data" -F ip,sym 2>/dev/null | grep -q chase; then
-	skip_n 16 "perf recorded no samples of memwalk's chase here"
+	skip_n 18 "perf recorded no samples of memwalk's chase here"
 	exit 0
 fi
 
@@ -77,6 +77,21 @@ same "--max-stack 3 -g (children: the outermost 3): perf's" "$T/g.data" \
 same "--max-stack 2 --no-children -g: perf's" "$T/g.data" comm,dso,sym \
 	--max-stack 2 --no-children -g
 
+# script --max-stack: perf script's frames, the innermost
+same_script() {	# NAME FILE OPTION...
+	local name=$1 f=$2
+	shift 2
+	perf script --no-inline -i "$f" "$@" >"$T/a" 2>/dev/null
+	"$PS" script -i "$f" "$@" >"$T/b" 2>&1
+	if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b"; then
+		ok "$name ($(wc -l <"$T/a") lines)"
+	else
+		nok "$name"
+		diff "$T/a" "$T/b" | head -6 | diag
+	fi
+}
+same_script "script --max-stack 2: perf's lines" "$T/g.data" --max-stack 2
+
 # every page fault: many branches of equal value (perf's order: of one
 # file by address, of two by the order perf made its dso objects)
 perf record -q -e page-faults:u -c 1 -g -o "$T/f.data" -- "${W[@]}" \
@@ -117,6 +132,8 @@ if perf script -i "$T/d.data" -F ip,sym 2>/dev/null | grep -q chase; then
 		comm,dso,sym -g
 	same "--call-graph dwarf --max-stack 3 -g: perf's (unwound: the innermost)" \
 		"$T/d.data" comm,dso,sym --max-stack 3 -g
+	same_script "--call-graph dwarf: script --max-stack 3, perf's lines" \
+		"$T/d.data" --max-stack 3
 else
-	skip_n 2 "perf recorded no dwarf samples of chase here"
+	skip_n 3 "perf recorded no dwarf samples of chase here"
 fi

@@ -142,6 +142,9 @@ static int on_record(void *arg, const struct perf_event_header *ev)
 }
 
 /* The output of fields @fields in @fmt (malloc'd), or NULL if refused. */
+/* the script of the file at path (@max_stack: frames printed, -1 all) */
+static int max_stack = -1;
+
 static char *script_in(const char *fields, enum pebs_script_format fmt,
 		       bool stream)
 {
@@ -155,6 +158,9 @@ static char *script_in(const char *fields, enum pebs_script_format fmt,
 		pebs_perfdata__close(pd);
 		return NULL;
 	}
+	if (max_stack >= 0)
+		assert_int_equal(pebs_script__set_max_stack(r.sc,
+				(unsigned int)max_stack), 0);
 	assert_int_equal(stream ? pebs_session__new_stream(pd, &r.ss) :
 			 pebs_session__new(pd, &r.ss), 0);
 	assert_int_equal(pebs_session__set_records(r.ss, on_record, &r), 0);
@@ -362,6 +368,21 @@ static void test_callchain_maps(void **state)
 	mmap2(w, 0x7e6000000000ULL, 0x2000, 3, "/nonexistent/data.bin");
 	put(w, &smp);
 	assert_int_equal(pebs_perfdata_writer__close(w), 0);
+	/* --max-stack: the innermost frames (csv: the same) */
+	max_stack = 2;
+	got = script("ip,sym,dso", PEBS_SCRIPT_TEXT);
+	assert_non_null(got);
+	assert_string_equal(got,
+		"\n"
+		"\t             389 [unknown] ([vdso])\n"
+		"\t    7e0000000010 [unknown] (/tmp/perf-100.map)\n"
+		"\n");
+	free(got);
+	got = script("callchain", PEBS_SCRIPT_CSV);
+	max_stack = -1;
+	assert_non_null(got);
+	assert_string_equal(got, "callchain\n0x7fff00000389;0x7e0000000010\n");
+	free(got);
 	got = script("ip,sym,dso", PEBS_SCRIPT_TEXT);
 	unlink(path);
 	memcpy(path, saved, sizeof(path));

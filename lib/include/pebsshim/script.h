@@ -53,6 +53,16 @@ PEBS_API int pebs_script__new(struct pebs_perfdata *pd, const char *fields,
 			      struct pebs_script **sp);
 PEBS_API void pebs_script__delete(struct pebs_script *sc);
 
+/*
+ * pebs_script__set_max_stack - print at most @max frames of each call
+ * chain, as perf script --max-stack: the innermost (perf's callee
+ * order); of a --call-graph dwarf sample, @max kernel frames and @max
+ * unwound user frames (perf's unwinder has its own limit). Default: all.
+ * Returns 0 or -EINVAL.
+ */
+PEBS_API int pebs_script__set_max_stack(struct pebs_script *sc,
+					unsigned int max);
+
 /* pebs_script__header - the csv header row (nothing for text and jsonl). */
 PEBS_API int pebs_script__header(struct pebs_script *sc, FILE *f);
 
