@@ -165,21 +165,13 @@ static int setup_tables(struct report *r, const char *sort)
 	return add_table(r, "data sources", "src");
 }
 
-/* perf's callchain order: -g's, else caller with children */
-static bool caller_order(const struct report *r)
-{
-	return r->graph.order == PEBS_GRAPH_CALLER ||
-	       (r->graph.order == PEBS_GRAPH_ORDER_DEFAULT && r->cumulate);
-}
-
 /* whether event @ev's samples are unwound (--call-graph dwarf) */
 static bool unwound(const struct report *r, unsigned int ev)
 {
 	const struct perf_event_attr *a = pebs_perfdata__attr(r->pd, ev, NULL,
 							      NULL);
-	uint64_t both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 
-	return a && (a->sample_type & both) == both;
+	return a && (a->sample_type & PEBS_SAMPLE_DWARF) == PEBS_SAMPLE_DWARF;
 }
 
 /* A sample resolved by the session: into every table (in batches). */
@@ -236,7 +228,8 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 		if (r->max_stack >= 0 && nr > 0)
 			nr = (int)pebs_report__max_stack(r->frames,
 				(unsigned int)nr, (unsigned int)r->max_stack,
-				caller_order(r), unwound(r, res->event));
+				r->graph.order, r->cumulate,
+				unwound(r, res->event));
 		return pebs_report_feed__add_chain(r->feed, res, r->frames,
 						   nr > 0 ? (unsigned int)nr :
 						   0);
@@ -623,6 +616,7 @@ int cmd_report(int argc, char **argv)
 	char elided[256];
 	const char *sort = NULL;
 	char *end;
+	uint64_t v;
 	int c, n, ret;
 	bool graph_last = false;
 
@@ -731,14 +725,14 @@ int cmd_report(int argc, char **argv)
 			}
 			break;
 		case OPT_MAX_STACK:
-			r.max_stack = (int)strtol(optarg, &end, 10);
-			if (*end || !*optarg || r.max_stack < 0 ||
-			    r.max_stack > PEBS_CALLCHAIN_MAX) {
+			if (!tool_parse_u64(optarg, &v) ||
+			    v > PEBS_CALLCHAIN_MAX) {
 				tool_err("report", "bad --max-stack '%s': give the "
 					 "frames to keep, 0 to %d", optarg,
 					 PEBS_CALLCHAIN_MAX);
 				goto out_usage;
 			}
+			r.max_stack = (int)v;
 			break;
 		case 'G':	/* perf's --inverted: caller order */
 			r.graph.order = PEBS_GRAPH_CALLER;

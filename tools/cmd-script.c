@@ -197,8 +197,7 @@ int cmd_script(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct script sc = { .path = "pebs-shim.data", .max_stack = -1 };
-	char *end;
-	long v;
+	uint64_t v;
 	int c, ret;
 
 	if (pebs_filter__new(&sc.filter)) {
@@ -217,14 +216,12 @@ int cmd_script(int argc, char **argv)
 			sc.symfs = optarg;
 			break;
 		case OPT_MAX_STACK:
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			sc.max_stack = v >= 0 && v <= INT_MAX ? (int)v : -1;
-			if (*end || !*optarg || errno || sc.max_stack < 0) {
+			if (!tool_parse_u64(optarg, &v) || v > INT_MAX) {
 				tool_err("script", "bad --max-stack '%s': give the "
 					 "frames to print (0 or more)", optarg);
 				goto out_usage;
 			}
+			sc.max_stack = (int)v;
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(optarg, "csv")) {

@@ -81,7 +81,7 @@ uint64_t rec_sample_type(const struct pebs_recorder *r,
 	if (o->callgraph != PEBS_RECORDER_CG_NONE)
 		st |= PERF_SAMPLE_CALLCHAIN;
 	if (o->callgraph == PEBS_RECORDER_CG_DWARF)
-		st |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		st |= PEBS_SAMPLE_DWARF;
 	if (r->attr == PEBS_RECORDER_ATTR_MAP)
 		st &= ~(uint64_t)PERF_SAMPLE_TID;
 	return st;

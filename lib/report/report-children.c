@@ -211,8 +211,10 @@ int pebs_report__chain(struct pebs_symbols *syms, const struct pebs_sample *s,
 
 unsigned int pebs_report__max_stack(struct pebs_frame *frames,
 				    unsigned int nr, unsigned int max,
-				    bool caller, bool unwound)
+				    enum pebs_graph_order order, bool children,
+				    bool unwound)
 {
+	bool caller = !rp_order_callee(order, children);
 	unsigned int k = 0, u;
 
 	if (!frames || nr <= max)

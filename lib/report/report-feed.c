@@ -55,6 +55,12 @@ struct pebs_report_feed {
 	int err;		/* the first failed add (-ENOMEM) */
 };
 
+/* whether @r takes each sample's call chain (pebs_report__add_chain) */
+static bool takes_chains(const struct pebs_report *r)
+{
+	return pebs_report__children(r) || pebs_report__graph(r);
+}
+
 /* Batch @s of @n samples (their chains @c when kept) into every
    report. */
 static int add_all(struct pebs_report_feed *f,
@@ -65,8 +71,7 @@ static int add_all(struct pebs_report_feed *f,
 	size_t j;
 
 	for (i = 0; i < f->nr_reps; i++) {
-		if (!f->chains || !(pebs_report__children(f->reps[i]) ||
-				    pebs_report__graph(f->reps[i]))) {
+		if (!f->chains || !takes_chains(f->reps[i])) {
 			if (pebs_report__add_batch(f->reps[i], s, n))
 				return -ENOMEM;
 			continue;
@@ -165,8 +170,7 @@ int pebs_report_feed__new(struct pebs_report *const *reps, unsigned int nr,
 	if (!f)
 		return core_err(-ENOMEM, "report feed: out of memory");
 	for (i = 0; i < nr; i++)
-		f->chains |= pebs_report__children(reps[i]) ||
-			     pebs_report__graph(reps[i]);
+		f->chains |= takes_chains(reps[i]);
 	f->reps = malloc((nr ? nr : 1) * sizeof(*f->reps));
 	f->fill = malloc(BATCH * sizeof(*f->fill));
 	f->spare = malloc(BATCH * sizeof(*f->spare));

@@ -46,9 +46,15 @@ struct kid {
 	int64_t file;
 };
 
+/* perf's callchain_cumul_hits and callchain_cumul_counts */
 static uint64_t cumul(const struct rp_gnode *n)
 {
 	return n->hit + n->children_hit;
+}
+
+static uint32_t cumul_count(const struct rp_gnode *n)
+{
+	return n->count + n->children_count;
 }
 
 /*
@@ -224,7 +230,7 @@ static bool graph_kids(struct gp *p, uint32_t node, uint64_t total,
 {
 	const struct rp_graph *g = p->g;
 	bool rel = g->o.mode == PEBS_GRAPH_FRACTAL;
-	uint32_t nr, x, j, cumul_count = 0, new_mask = mask, last = 0;
+	uint32_t nr, x, j, counted = 0, new_mask = mask, last = 0;
 	uint64_t remaining = total;
 	struct kid *k = kids(p, node, &nr);
 	int i;
@@ -234,7 +240,7 @@ static bool graph_kids(struct gp *p, uint32_t node, uint64_t total,
 
 		last = k[x].node;
 		remaining -= cumul(c);
-		cumul_count += c->count + c->children_count;
+		counted += cumul_count(c);
 		if (x + 1 == nr && (!rel || !remaining))
 			new_mask &= ~bit(depth - 1);
 		/* the separator keeps the older mask */
@@ -244,7 +250,7 @@ static bool graph_kids(struct gp *p, uint32_t node, uint64_t total,
 			      p->f);
 		fputc('\n', p->f);
 		for (j = 0; j < c->nval; j++)
-			ipchain(p, cumul(c), c->count + c->children_count,
+			ipchain(p, cumul(c), cumul_count(c),
 				&g->frames[c->val + j], depth, new_mask, j,
 				total, lm);
 		graph_kids(p, k[x].node, rel ? c->children_hit : total,
@@ -258,7 +264,7 @@ static bool graph_kids(struct gp *p, uint32_t node, uint64_t total,
 
 		if (g->o.value == PEBS_GRAPH_COUNT && last) {
 			count = g->nodes[g->nodes[last].parent].children_count -
-				cumul_count;
+				counted;
 			if (!count)
 				return nr != 0;
 		}
@@ -396,7 +402,7 @@ static void flat(struct gp *p, uint32_t root, uint64_t total)
 			fputc(' ', p->f);
 		} else {
 			fputs("           ", p->f);
-			value(p, cumul(n), n->count + n->children_count, total);
+			value(p, cumul(n), cumul_count(n), total);
 			fputc('\n', p->f);
 		}
 		path(p, k[x].node, folded, &first);

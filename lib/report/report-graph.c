@@ -16,12 +16,15 @@
  * of its frames, its children and its hits go to a new first child),
  * and the chain's rest, if any, becomes a new child. Two frames match
  * when they are of one function (the same dso and symbol; perf compares
- * the symbol's start), or, where either has no symbol, of one dso and
+ * the symbol's start), or, where neither has a symbol, of one dso and
  * address (perf's CCKEY_FUNCTION).
  *
  * Nodes and frames live in two arrays of the report (indices, 0 none):
  * a row's tree, reached through the index at the end of the row, costs
- * what its distinct chains cost, not its samples.
+ * what its distinct chains cost, not its samples. A node's children are
+ * found through a hash of their first frames keyed by the node's
+ * children set (cset), where perf keeps an rb-tree: a split hands the
+ * set to the new node with the children, so none is keyed again.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -298,10 +301,7 @@ int rp_graph_append(struct pebs_report *r, unsigned char *row,
 
 bool rp_graph_callee(const struct pebs_report *r)
 {
-	enum pebs_graph_order o = r->graph->o.order;
-
-	return o == PEBS_GRAPH_CALLEE ||
-	       (o == PEBS_GRAPH_ORDER_DEFAULT && !r->children);
+	return rp_order_callee(r->graph->o.order, r->children);
 }
 
 /* perf's strncmp(value, word, strlen(value)): @tok a prefix of @word */

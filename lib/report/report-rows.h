@@ -131,6 +131,16 @@ static inline uint32_t *row_graph(const struct pebs_report *r,
 			    (r->children ? sizeof(struct racc) : 0));
 }
 
+/* rp_order_callee - perf's callchain order for -g's @order: callee
+   (the leaf first) when asked, else caller with @children, callee
+   without (perf report's default) */
+static inline bool rp_order_callee(enum pebs_graph_order order,
+				   bool children)
+{
+	return order == PEBS_GRAPH_CALLEE ||
+	       (order == PEBS_GRAPH_ORDER_DEFAULT && !children);
+}
+
 /*
  * rp_graph_append - the chain of @nr @frames (the leaf first) from
  * position @pos of the order shown on into @row's graph, @period ending

@@ -116,11 +116,9 @@ static void data_object(struct pebs_symbols *syms,
 static bool frame_shown(const struct pebs_script *sc, unsigned int ev,
 			uint64_t ip, int *mode, bool *lookup, unsigned int *n)
 {
-	uint64_t both = PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-
 	if (pebs_callchain__step(ip, mode, lookup) <= 0) {
 		if (ip == PERF_CONTEXT_USER && ev < sc->nr_attrs &&
-		    (sc->stype[ev] & both) == both)
+		    (sc->stype[ev] & PEBS_SAMPLE_DWARF) == PEBS_SAMPLE_DWARF)
 			*n = 0;
 		return false;	/* a context marker */
 	}

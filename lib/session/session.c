@@ -55,8 +55,6 @@ struct pebs_session {
 	uint32_t cycles;	/* the cycles begun so far in the pass */
 };
 
-/* perf's record_mode CALLCHAIN_DWARF: both sampled */
-#define DWARF_BITS	(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 /* perf's default max_stack (sysctl kernel.perf_event_max_stack) */
 #define UNWIND_MAX	127
 
@@ -379,7 +377,7 @@ static int unwind(struct pebs_session *ss, const struct perf_event_header *ev,
 	size_t nk = 0, need;
 	int n;
 
-	if ((a->attr.sample_type & DWARF_BITS) != DWARF_BITS ||
+	if ((a->attr.sample_type & PEBS_SAMPLE_DWARF) != PEBS_SAMPLE_DWARF ||
 	    !(s->present & PERF_SAMPLE_CALLCHAIN))
 		return 0;
 	if (pebs_sample__user(&a->layout, a->attr.sample_regs_user, ev, &u)) {

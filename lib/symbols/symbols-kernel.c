@@ -5,7 +5,9 @@
  * changed file be looked up in the build-id cache, and the kernel's
  * symbols, from /proc/kallsyms only when the recorded kernel is this
  * host's (its build id, or else its _text), read on a thread
- * (lib/symbols/kallsyms.c) or at the first kernel address.
+ * (lib/symbols/kallsyms.c) or at the first kernel address; and perf's
+ * --symfs (pebs_symbols__set_symfs), under which no file of this host's
+ * names the kernel or the vdso.
  */
 #include <errno.h>
 #include <limits.h>

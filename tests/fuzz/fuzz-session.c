@@ -79,8 +79,10 @@ static int on_sample(void *arg, const struct pebs_sample *s,
 				z->frames, PEBS_CALLCHAIN_MAX);
 	if (nr > 0 && z->graph)
 		nr = (int)pebs_report__max_stack(z->frames, (unsigned int)nr,
-						 z->max_stack, z->samples & 1,
-						 z->samples & 2);
+						 z->max_stack, z->samples & 1 ?
+						 PEBS_GRAPH_CALLER :
+						 PEBS_GRAPH_ORDER_DEFAULT,
+						 z->children, z->samples & 2);
 	return pebs_report__add_chain(z->rep, rs, z->frames,
 				      nr > 0 ? (unsigned int)nr : 0);
 }

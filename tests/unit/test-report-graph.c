@@ -385,26 +385,32 @@ static void test_max_stack(void **state)
 	for (i = 0; i < 6; i++)
 		f[i] = (struct pebs_frame){ .ip = i, .kernel = i < 2 };
 	/* callee order: the innermost */
-	assert_int_equal(pebs_report__max_stack(f, 6, 3, false, false), 3);
+	assert_int_equal(pebs_report__max_stack(f, 6, 3, PEBS_GRAPH_CALLEE,
+						true, false), 3);
 	assert_int_equal(f[0].ip, 0);
 	assert_int_equal(f[2].ip, 2);
-	/* caller order: the outermost, moved to the front */
-	assert_int_equal(pebs_report__max_stack(f, 6, 3, true, false), 3);
+	/* caller order (children's default): the outermost, moved to the
+	   front */
+	assert_int_equal(pebs_report__max_stack(f, 6, 3,
+						PEBS_GRAPH_ORDER_DEFAULT, true,
+						false), 3);
 	assert_int_equal(f[0].ip, 3);
 	assert_int_equal(f[2].ip, 5);
 	for (i = 0; i < 6; i++)
 		f[i] = (struct pebs_frame){ .ip = i, .kernel = i < 3 };
 	/* unwound: 3 kernel frames then 3 user ones; in caller order the
 	   kernel's outermost 2, the user's innermost 2 */
-	n = pebs_report__max_stack(f, 6, 2, true, true);
+	n = pebs_report__max_stack(f, 6, 2, PEBS_GRAPH_CALLER, false, true);
 	assert_int_equal(n, 4);
 	assert_int_equal(f[0].ip, 1);
 	assert_int_equal(f[1].ip, 2);
 	assert_int_equal(f[2].ip, 3);
 	assert_int_equal(f[3].ip, 4);
 	/* short enough: as it was; 0: none */
-	assert_int_equal(pebs_report__max_stack(f, 4, 9, true, false), 4);
-	assert_int_equal(pebs_report__max_stack(f, 4, 0, true, false), 0);
+	assert_int_equal(pebs_report__max_stack(f, 4, 9, PEBS_GRAPH_CALLER,
+						false, false), 4);
+	assert_int_equal(pebs_report__max_stack(f, 4, 0, PEBS_GRAPH_CALLER,
+						false, false), 0);
 }
 
 static void test_parse(void **state)

@@ -111,6 +111,13 @@ struct pebs_sample_user {
 };
 
 /*
+ * The sample types of perf's --call-graph dwarf (its CALLCHAIN_DWARF
+ * record mode): user registers and stack, both; a session unwinds such
+ * samples' user frames.
+ */
+#define PEBS_SAMPLE_DWARF	(PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
+/*
  * pebs_sample__user - the user registers and stack of PERF_RECORD_SAMPLE
  * @ev, laid out by @l, whose attr's sample_regs_user is
  * @sample_regs_user, into @u (zero where the sample has none); pointers

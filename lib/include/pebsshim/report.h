@@ -329,20 +329,6 @@ PEBS_API int pebs_report__chain(struct pebs_symbols *syms,
 				struct pebs_frame *frames, unsigned int max);
 
 /*
- * pebs_report__max_stack - the @nr @frames of a sample (the leaf first:
- * pebs_report__chain's) cut to what perf report --max-stack @max keeps,
- * the kept ones moved to the front; returns their number. perf counts a
- * chain's frames in the order it shows them: in @caller order the @max
- * outermost, in callee order the @max innermost; the user frames of an
- * @unwound sample (--call-graph dwarf: its event samples REGS_USER and
- * STACK_USER) are the innermost @max in either order (perf's unwinder
- * stops there), its kernel frames as the others.
- */
-PEBS_API unsigned int pebs_report__max_stack(struct pebs_frame *frames,
-					     unsigned int nr, unsigned int max,
-					     bool caller, bool unwound);
-
-/*
  * pebs_report__children_overhead - perf's Children of @row in percent:
  * its children_period's share of the period counted (as
  * pebs_report__overhead's); 0 in a report without children.
@@ -435,6 +421,22 @@ PEBS_API bool pebs_report__graph(const struct pebs_report *r);
 PEBS_API int pebs_report__print_graph(const struct pebs_report *r, size_t i,
 				      bool per_event, bool skip_first,
 				      FILE *f);
+
+/*
+ * pebs_report__max_stack - the @nr @frames of a sample (the leaf first:
+ * pebs_report__chain's) cut to what perf report --max-stack @max keeps,
+ * the kept ones moved to the front; returns their number. perf counts a
+ * chain's frames in the order it shows them (-g's @order, else caller
+ * with @children, callee without): in caller order the @max outermost,
+ * in callee order the @max innermost; the user frames of an @unwound
+ * sample (--call-graph dwarf: its event samples PEBS_SAMPLE_DWARF) are
+ * the innermost @max in either order (perf's unwinder stops there), its
+ * kernel frames as the others.
+ */
+PEBS_API unsigned int pebs_report__max_stack(struct pebs_frame *frames,
+					     unsigned int nr, unsigned int max,
+					     enum pebs_graph_order order,
+					     bool children, bool unwound);
 
 /* ------------------------------------------------------------------ */
 /* Sampling errors (lib/report/report-error.c)                        */
