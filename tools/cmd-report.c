@@ -81,6 +81,10 @@ struct report {
 	int max_stack;		/* --max-stack, or -1 */
 	bool relative;		/* --percentage relative: shares of the
 				   samples the filters keep */
+	bool stats;		/* --stats: the records counted instead */
+	unsigned int tasks;	/* --tasks: the tasks instead (and with
+				   PEBS_TASKS_MMAPS, --mmaps: their maps) */
+	bool keep_empty;	/* --no-skip-empty: zero counts too */
 	struct pebs_frame frames[PEBS_CALLCHAIN_MAX];
 	struct table tables[MAX_TABLES];
 	struct pebs_c2c *c2c;	/* the sharing section, filled in the pass */
@@ -94,6 +98,7 @@ enum {
 	OPT_TIME, OPT_PCT, OPT_FORMAT, OPT_EVENT, OPT_MEM, OPT_HEADER,
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
 	OPT_NO_INLINE, OPT_SYMFS, OPT_MAX_STACK, OPT_PERCENTAGE,
+	OPT_STATS, OPT_TASKS, OPT_MMAPS, OPT_SKIP_EMPTY, OPT_NO_SKIP_EMPTY,
 };
 
 /* the call graph for table @title's @rep: the --sort table, else the
@@ -292,6 +297,34 @@ static void print_tables(const struct report *r)
 	pebs_report_tables__print(stdout, &o);
 }
 
+/* --stats, --tasks, --mmaps: the records counted, or the tasks */
+static int records(struct report *r)
+{
+	struct pebs_tasks *ts = NULL;
+	unsigned int flags = 0;
+	int err;
+
+	if (r->stats) {
+		err = pebs_perfdata__print_stats(r->pd, !r->keep_empty, stdout);
+	} else {
+		err = pebs_tasks__new(r->tasks & PEBS_TASKS_MMAPS, &ts);
+		if (!err)
+			err = pebs_tasks__read(ts, r->pd, &flags);
+		if (!err)
+			err = pebs_tasks__print(ts, stdout);
+		pebs_tasks__delete(ts);
+	}
+	if (err) {
+		tool_err("report", "%s: %s", r->path, pebs_errmsg());
+		return 1;
+	}
+	if (flags & PEBS_ORDERED_FILE_ORDER)
+		tool_err("report", "%s: an event does not sample TIME: records taken "
+			   "in file order", r->path);
+	tool_warn_truncated("report", r->path, r->pd);
+	return 0;
+}
+
 static int run(struct report *r, const char *sort)
 {
 	struct pebs_report *fed[MAX_TABLES];
@@ -309,6 +342,8 @@ static int run(struct report *r, const char *sort)
 		return 1;
 	if (r->header == 2)
 		return 0;
+	if (r->stats || r->tasks)
+		return records(r);
 	if (pebs_session__new(r->pd, &r->ss)) {
 		tool_err("report", "%s", pebs_errmsg());
 		return 1;
@@ -454,6 +489,7 @@ static void usage(FILE *f)
 "usage: pebs-shim report [-i FILE] [--sort KEY[,KEY...]] [--top N] [-n]\n"
 "                        [--stdio] [--children|--no-children] [--errors]\n"
 "                        [-g OPTS|-G]\n"
+"       pebs-shim report [-i FILE] --stats|--tasks|--mmaps\n"
 "\n"
 "Summarize a perf.data recording (pebs-shim record, perf record, perf\n"
 "mem/c2c record): events, samples, lost samples, duration and the\n"
@@ -534,6 +570,12 @@ static void usage(FILE *f)
 "                       samples' periods (and a budget's duty cycles: the\n"
 "                       default for a record --budget recording)\n"
 "  -I, --show-info      with them, the CPU and NUMA topologies and caches\n"
+"      --stats          instead of the tables, the records counted by type\n"
+"                       and per event, as perf report --stats\n"
+"      --no-skip-empty  with --stats, the zero counts too\n"
+"      --tasks          instead of the tables, the recorded tasks (pid,\n"
+"                       tid, ppid, comm) as a tree, as perf report --tasks\n"
+"      --mmaps          --tasks with each task's maps (perf --mmaps)\n"
 "--comm, --pid, --tid, --dsos and --symbols hide rows but keep the total\n"
 "(Overhead stays a share of all samples; a key whose filter names one\n"
 "value is left out of the --sort table, as perf), --cpu, --time and\n"
@@ -606,6 +648,11 @@ int cmd_report(int argc, char **argv)
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "tasks", no_argument, NULL, OPT_TASKS },
+		{ "mmaps", no_argument, NULL, OPT_MMAPS },
+		{ "skip-empty", no_argument, NULL, OPT_SKIP_EMPTY },
+		{ "no-skip-empty", no_argument, NULL, OPT_NO_SKIP_EMPTY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -724,6 +771,17 @@ int cmd_report(int argc, char **argv)
 				goto out_usage;
 			}
 			break;
+		case OPT_STATS:
+			r.stats = true;
+			break;
+		case OPT_TASKS:
+		case OPT_MMAPS:
+			r.tasks |= 1u << 8 | (c == OPT_MMAPS ? PEBS_TASKS_MMAPS : 0);
+			break;
+		case OPT_SKIP_EMPTY:
+		case OPT_NO_SKIP_EMPTY:
+			r.keep_empty = c == OPT_NO_SKIP_EMPTY;
+			break;
 		case OPT_MAX_STACK:
 			if (!tool_parse_u64(optarg, &v) ||
 			    v > PEBS_CALLCHAIN_MAX) {
@@ -777,6 +835,11 @@ int cmd_report(int argc, char **argv)
 	if (optind != argc) {
 		tool_err("report", "unexpected argument '%s': the input is -i FILE",
 			   argv[optind]);
+		goto out_usage;
+	}
+	if (r.stats && r.tasks) {	/* perf's words */
+		tool_err("report", "--tasks and --mmaps can't be used together "
+			 "with --stats: give one");
 		goto out_usage;
 	}
 	if (graph_last) {

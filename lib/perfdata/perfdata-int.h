@@ -89,6 +89,8 @@ struct pebs_perfdata {
 	bool truncated;		/* the last record was cut short */
 	bool done;		/* stopped at an error */
 	uint64_t nrec;		/* records returned since the start */
+	uint64_t nr_comp[2];	/* COMPRESSED, COMPRESSED2 records read
+				   (never returned: perfdata-stats.c) */
 	uint64_t seen_upto;	/* HEADER_ATTR records before this are in */
 	struct pd_stream *stream;	/* pipe mode, else NULL */
 	int fd;			/* pipe mode from a descriptor we own, or -1 */

@@ -185,6 +185,7 @@ int pebs_perfdata__next(struct pebs_perfdata *pd,
 		}
 		if (!is_compressed(ld32(rec)))
 			break;
+		pd->nr_comp[ld32(rec) != PEBS_PERF_RECORD_COMPRESSED]++;
 		r = decompress(pd, rec);
 		if (r)
 			break;

@@ -5,11 +5,14 @@
  * every record is walked (compressed ones decompressed), samples and
  * sample_ids decoded, attrs, names (and record --budget's cycle event)
  * and features read (the NUMA and
- * memory topologies parsed). Records and
+ * memory topologies parsed); then counted as report --stats counts
+ * them, and replayed into the tasks and their maps of report --mmaps
+ * (pebs_tasks), both printed to /dev/null. Records and
  * features of a plain file must lie in the input; those the reader
  * copied or decompressed are read through (ASan checks their length).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +20,8 @@
 #include "perfdata/perfdata-numa.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static FILE *null_out;
 
 /* [p, p + len) lies in the input, or else is readable memory */
 static void check_range(const uint8_t *data, size_t size, const void *p,
@@ -88,6 +93,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			} else {
 				pebs_perfdata__sample_id(pd, ev, &s, &idx);
 			}
+		}
+	}
+	/* report --stats and --mmaps */
+	if (!null_out)
+		null_out = fopen("/dev/null", "w");
+	if (null_out) {
+		struct pebs_tasks *ts;
+
+		pebs_perfdata__rewind(pd);
+		pebs_perfdata__print_stats(pd, size & 1, null_out);
+		pebs_perfdata__rewind(pd);
+		if (!pebs_tasks__new(PEBS_TASKS_MMAPS, &ts)) {
+			if (!pebs_tasks__read(ts, pd, NULL))
+				pebs_tasks__print(ts, null_out);
+			pebs_tasks__delete(ts);
 		}
 	}
 	guard += pebs_perfdata__truncated(pd);

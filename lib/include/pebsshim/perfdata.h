@@ -539,6 +539,20 @@ PEBS_API int pebs_perfdata__print_header(const struct pebs_perfdata *pd,
 					 FILE *f, time_t captured,
 					 unsigned int flags);
 
+/* ---- perfdata: records counted by type (lib/perfdata/perfdata-stats.c) ---- */
+
+/*
+ * pebs_perfdata__print_stats - perf 6.1's `perf report --stats`: the
+ * records of @pd from where __next is to the end counted by type with
+ * perf's names ("Aggregated stats:", TOTAL first, then each type's count
+ * and share; a COMPRESSED record and each record inside it count), then
+ * per event its samples and lost samples ("NAME stats:"). With
+ * @skip_empty (perf's default) zero counts are left out. Returns 0,
+ * -EINVAL, -ENOMEM, -EBADMSG (a damaged record: nothing printed), -EIO.
+ */
+PEBS_API int pebs_perfdata__print_stats(struct pebs_perfdata *pd,
+					bool skip_empty, FILE *f);
+
 /* ---- perfdata: pebs-shim's metadata in a recording (lib/perfdata/perfdata-meta.c) ---- */
 
 /*

@@ -143,6 +143,56 @@ PEBS_API int pebs_ordered__process(struct pebs_perfdata *pd,
 /* pebs_ordered__delete - free; NULL is allowed. */
 PEBS_API void pebs_ordered__delete(struct pebs_ordered *o);
 
+/* ---- session: the recorded tasks (lib/session/tasks.c) ---- */
+
+/*
+ * The tasks of a recording and their maps, as perf 6.1's machine keeps
+ * them, for `perf report --tasks` and `--mmaps`: threads made by COMM,
+ * FORK, EXIT (and MMAP/MMAP2 with PEBS_TASKS_MMAPS) with their pid,
+ * ppid and current comm, each process's user maps with perf's overlap
+ * rules and dso names. Fed records in time order. Not thread-safe.
+ */
+struct pebs_tasks;
+
+#define PEBS_TASKS_MMAPS	1u	/* keep the maps (perf's --mmaps) */
+
+/*
+ * pebs_tasks__new - the idle thread 0/0 "swapper" alone, as perf's
+ * session starts. @flags: 0 or PEBS_TASKS_MMAPS. Returns 0, -EINVAL,
+ * -ENOMEM.
+ */
+PEBS_API int pebs_tasks__new(unsigned int flags, struct pebs_tasks **tp);
+
+/*
+ * pebs_tasks__add_record - apply COMM, FORK, EXIT, MMAP or MMAP2 (user
+ * maps); other types and damaged records are skipped. Returns 0,
+ * -EINVAL, -ENOMEM, -ENOSPC (more maps than the bound: see the man
+ * page).
+ */
+PEBS_API int pebs_tasks__add_record(struct pebs_tasks *ts,
+				    const struct perf_event_header *ev);
+
+/*
+ * pebs_tasks__read - every record of @pd from where __next is, in time
+ * order (pebs_ordered__process; *flags as there, may be NULL). Returns
+ * as __add_record, or pebs_ordered__process's errors.
+ */
+PEBS_API int pebs_tasks__read(struct pebs_tasks *ts,
+			      struct pebs_perfdata *pd, unsigned int *flags);
+
+/*
+ * pebs_tasks__print - perf's tree: "#      pid      tid     ppid  comm",
+ * then each thread (perf's order: tid modulo 256, then tid) under its
+ * parent, one more space per level, and with PEBS_TASKS_MMAPS its
+ * process's maps under it ("start-end rwxp pgoff ino name"). Returns 0,
+ * -EINVAL, -ENOMEM, -ENOENT (a thread's parent is gone: perf fails
+ * too), -EIO.
+ */
+PEBS_API int pebs_tasks__print(struct pebs_tasks *ts, FILE *f);
+
+/* pebs_tasks__delete - free; NULL is allowed. */
+PEBS_API void pebs_tasks__delete(struct pebs_tasks *ts);
+
 /* ------------------------------------------------------------------ */
 /* Resolved samples, as a session delivers them                       */
 /* ------------------------------------------------------------------ */
