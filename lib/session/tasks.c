@@ -15,23 +15,19 @@
  *   parent's tid, and a new process copies the parent's maps (not when
  *   perf synthesized the FORK: PERF_RECORD_MISC_FORK_EXEC). EXIT ends
  *   nothing that is printed.
- * - maps: a user MMAP/MMAP2 cuts what it overlaps out of its process's
- *   maps (maps__fixup_overlappings: the part before keeps its offset,
- *   the part after moves it), then goes in after equal starts. MMAP's
- *   prot is EXEC unless it is data, its flags 0. The file's name is
- *   perf's dso name: an anonymous executable map is /tmp/perf-PID.map
- *   (PID: the thread's when it was made), [vdso] has offset 0. The inode
- *   printed is the dso's: perf keeps one dso per name and id (maj, min,
- *   ino, and ino_generation when both have one; an empty id matches any,
- *   and a dso made without one takes the first it meets), reading the
- *   id from MMAP2's union even when the record carries a build id.
+ * - maps (with --mmaps): a user MMAP/MMAP2 goes into its process's maps
+ *   (lib/session/tasks-maps.c: perf's overlap rules and dsos). MMAP's
+ *   prot is EXEC unless it is data, its flags 0. The name is perf's dso
+ *   name: an anonymous executable map is /tmp/perf-PID.map (PID: the
+ *   thread's when it was made), [vdso] has offset 0; the id is read
+ *   from MMAP2's union even when the record carries a build id.
  *
  * The tree: threads in perf's order (tid modulo 256, then tid), each
  * under the thread whose tid is its ppid, roots (ppid -1) in the order
  * first reached. A cycle of ppids is printed by neither. Bounds for
- * hostile input: a process's maps are a treap (O(log n) per map); maps
- * held in all are at most TASKS_MAX_MAPS (-ENOSPC past it); the indent
- * stops growing at TASKS_MAX_LEVEL levels, so the output stays linear.
+ * hostile input: the indent stops growing at TASKS_MAX_LEVEL levels, so
+ * the output stays linear; the threads are in a hash table, the maps
+ * bounded (tasks-maps.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,41 +36,17 @@
 #include <string.h>
 
 #include "pebsshim/session.h"
-#include "core/internal.h"
+#include "session/tasks-int.h"
 
-#define TASKS_MAX_MAPS	(1u << 22)	/* maps held, all processes */
 #define TASKS_MAX_LEVEL	1024		/* indent levels printed */
 #define TABLE_SIZE	256		/* perf's THREADS__TABLE_SIZE */
-#define NONE		UINT32_MAX
 #define MISC_CPUMODE	7		/* PERF_RECORD_MISC_CPUMODE_MASK */
-#define P_READ		1
-#define P_WRITE		2
-#define P_EXEC		4
-#define F_SHARED	0x01		/* MAP_SHARED */
 #define F_HUGETLB	0x40000		/* MAP_HUGETLB */
-
-struct mnode {				/* one map, a treap node */
-	uint64_t start, end, pgoff;
-	uint32_t prot, flags, dso, prio;
-	struct mnode *l, *r;
-};
-
-struct maps {
-	struct mnode *root;
-	uint32_t refs;
-};
-
-struct dso {
-	const char *name;		/* interned */
-	uint32_t maj, min;
-	uint64_t ino, gen;
-	uint32_t hnext;			/* the next of its hash chain */
-};
 
 struct task {
 	int32_t pid, tid, ppid, nspid;	/* nspid: pid when made */
 	const char *comm;		/* NULL: ":TID" */
-	struct maps *maps;
+	struct tk_maps *maps;
 	bool live;
 	uint32_t hnext;			/* hash chain, live tasks */
 	uint32_t child, last, sibling;	/* the tree (print) */
@@ -87,235 +59,8 @@ struct pebs_tasks {
 	size_t nr, cap;
 	uint32_t *heads;		/* tid -> live task chain */
 	size_t nr_heads, nr_live;
-	struct dso *d;
-	size_t nr_d, cap_d;
-	uint32_t *dheads;		/* name -> dso chain */
-	size_t nr_dheads;
-	struct core_strset names;
-	size_t held;			/* maps in all processes */
-	uint64_t seed;			/* the treap's priorities */
+	struct tk_space sp;		/* maps, dsos, names */
 };
-
-static int oom(void)
-{
-	return core_err(-ENOMEM, "tasks: out of memory");
-}
-
-static size_t hash64(uint64_t x, size_t n)
-{
-	return (size_t)((x * 0x9e3779b97f4a7c15ull) >> 32) & (n - 1);
-}
-
-/* ---- the treap of a process's maps ---- */
-
-static uint32_t next_prio(struct pebs_tasks *ts)
-{
-	ts->seed ^= ts->seed << 13;
-	ts->seed ^= ts->seed >> 7;
-	ts->seed ^= ts->seed << 17;
-	return (uint32_t)ts->seed;
-}
-
-/* @n into nodes whose start is below @key (*a) and the others (*b);
-   with @le, "at most @key" instead */
-static void split(struct mnode *n, uint64_t key, bool le, struct mnode **a,
-		  struct mnode **b)
-{
-	if (!n) {
-		*a = *b = NULL;
-	} else if (n->start < key || (le && n->start == key)) {
-		split(n->r, key, le, &n->r, b);
-		*a = n;
-	} else {
-		split(n->l, key, le, a, &n->l);
-		*b = n;
-	}
-}
-
-static struct mnode *merge(struct mnode *a, struct mnode *b)
-{
-	if (!a || !b)
-		return a ? a : b;
-	if (a->prio > b->prio) {
-		a->r = merge(a->r, b);
-		return a;
-	}
-	b->l = merge(a, b->l);
-	return b;
-}
-
-/* after the maps of equal start, as perf's __maps__insert */
-static void insert(struct maps *m, struct mnode *n)
-{
-	struct mnode *a, *b;
-
-	n->l = n->r = NULL;
-	split(m->root, n->start, true, &a, &b);
-	m->root = merge(merge(a, n), b);
-}
-
-static void free_nodes(struct pebs_tasks *ts, struct mnode *n)
-{
-	if (!n)
-		return;
-	free_nodes(ts, n->l);
-	free_nodes(ts, n->r);
-	free(n);
-	ts->held--;
-}
-
-/* a copy of @from (a new priority) into *@np; -ENOSPC past the bound */
-static int new_node(struct pebs_tasks *ts, const struct mnode *from,
-		    struct mnode **np)
-{
-	struct mnode *n;
-
-	if (ts->held >= TASKS_MAX_MAPS)
-		return core_err(-ENOSPC, "tasks: more than %u maps to keep: "
-				"report --tasks without --mmaps",
-				TASKS_MAX_MAPS);
-	n = malloc(sizeof(*n));
-	if (!n)
-		return oom();
-	*n = *from;
-	n->l = n->r = NULL;
-	n->prio = next_prio(ts);
-	ts->held++;
-	*np = n;
-	return 0;
-}
-
-static void maps_put(struct pebs_tasks *ts, struct maps *m)
-{
-	if (m && !--m->refs) {
-		free_nodes(ts, m->root);
-		free(m);
-	}
-}
-
-/*
- * perf's maps__fixup_overlappings, then the insertion of @n (a copy is
- * kept): the map ending after @n's start with the greatest start below
- * it, and those starting in [start, end), leave their parts outside @n
- * (before, then after, each).
- */
-static int map_insert(struct pebs_tasks *ts, struct maps *m,
-		      const struct mnode *n)
-{
-	struct mnode *l, *mid, *r, *p = NULL, *q, *piece;
-	int err = 0;
-
-	split(m->root, n->start, false, &l, &r);
-	if (l) {			/* the last of l, if it overlaps */
-		struct mnode **pp = &l;
-
-		while ((*pp)->r)
-			pp = &(*pp)->r;
-		if ((*pp)->end > n->start) {
-			p = *pp;
-			*pp = p->l;
-		}
-	}
-	split(r, n->end, false, &mid, &r);
-	m->root = merge(l, r);
-	/* the overlapped in order, p then mid's (flattened as it goes) */
-	for (q = p ? p : mid; q;) {
-		struct mnode *cur = q;
-
-		if (cur == p) {
-			q = mid;
-		} else if (cur->l) {	/* rotate right: leftmost first */
-			q = cur->l;
-			cur->l = q->r;
-			q->r = cur;
-			continue;
-		} else {
-			q = cur->r;
-		}
-		if (!err && n->start > cur->start &&
-		    !(err = new_node(ts, cur, &piece))) {
-			piece->end = n->start;
-			insert(m, piece);
-		}
-		if (!err && n->end < cur->end &&
-		    !(err = new_node(ts, cur, &piece))) {
-			piece->pgoff += n->end - cur->start;
-			piece->start = n->end;
-			insert(m, piece);
-		}
-		free(cur);
-		ts->held--;
-	}
-	if (!err && !(err = new_node(ts, n, &piece)))
-		insert(m, piece);
-	return err;
-}
-
-/* ---- dsos: perf's one per name and id ---- */
-
-static bool id_empty(uint32_t maj, uint32_t min, uint64_t ino, uint64_t gen)
-{
-	return !maj && !min && !ino && !gen;
-}
-
-/* the dso of @name with that id (perf's dso_id__cmp), made if none */
-static int dso_findnew(struct pebs_tasks *ts, const char *name, uint32_t maj,
-		       uint32_t min, uint64_t ino, uint64_t gen, uint32_t *idx)
-{
-	const char *nm = core_strset_add(&ts->names, name);
-	bool empty = id_empty(maj, min, ino, gen);
-	struct dso *d;
-	size_t h, i;
-
-	if (!nm)
-		return oom();
-	if (ts->nr_dheads) {
-		for (i = ts->dheads[hash64((uintptr_t)nm, ts->nr_dheads)];
-		     i != NONE; i = ts->d[i].hnext) {
-			d = &ts->d[i];
-			if (d->name != nm)
-				continue;
-			if (!empty && !id_empty(d->maj, d->min, d->ino, d->gen) &&
-			    (d->maj != maj || d->min != min || d->ino != ino ||
-			     (gen && d->gen && d->gen != gen)))
-				continue;
-			if (!empty && id_empty(d->maj, d->min, d->ino, d->gen)) {
-				d->maj = maj;	/* perf's dso__inject_id */
-				d->min = min;
-				d->ino = ino;
-				d->gen = gen;
-			}
-			*idx = (uint32_t)i;
-			return 0;
-		}
-	}
-	if (core_grow(&ts->d, &ts->cap_d, ts->nr_d + 1, sizeof(*ts->d)))
-		return oom();
-	if (ts->nr_d + 1 > ts->nr_dheads) {	/* rehash, twice the room */
-		size_t n = ts->nr_dheads ? ts->nr_dheads * 2 : 64;
-		uint32_t *heads = malloc(n * sizeof(*heads));
-
-		if (!heads)
-			return oom();
-		memset(heads, 0xff, n * sizeof(*heads));
-		for (i = 0; i < ts->nr_d; i++) {
-			h = hash64((uintptr_t)ts->d[i].name, n);
-			ts->d[i].hnext = heads[h];
-			heads[h] = (uint32_t)i;
-		}
-		free(ts->dheads);
-		ts->dheads = heads;
-		ts->nr_dheads = n;
-	}
-	d = &ts->d[ts->nr_d];
-	*d = (struct dso){ .name = nm, .maj = maj, .min = min, .ino = ino,
-			   .gen = gen };
-	h = hash64((uintptr_t)nm, ts->nr_dheads);
-	d->hnext = ts->dheads[h];
-	ts->dheads[h] = (uint32_t)ts->nr_d;
-	*idx = (uint32_t)ts->nr_d++;
-	return 0;
-}
 
 /* ---- threads: perf's machine__findnew_thread ---- */
 
@@ -324,17 +69,17 @@ static uint32_t lookup(const struct pebs_tasks *ts, int32_t tid)
 	uint32_t i;
 
 	if (!ts->nr_heads)
-		return NONE;
-	for (i = ts->heads[hash64((uint32_t)tid, ts->nr_heads)]; i != NONE;
+		return TK_NONE;
+	for (i = ts->heads[tk_hash((uint32_t)tid, ts->nr_heads)]; i != TK_NONE;
 	     i = ts->t[i].hnext)
 		if (ts->t[i].tid == tid)
 			return i;
-	return NONE;
+	return TK_NONE;
 }
 
 static void unhash(struct pebs_tasks *ts, uint32_t idx)
 {
-	uint32_t *pp = &ts->heads[hash64((uint32_t)ts->t[idx].tid,
+	uint32_t *pp = &ts->heads[tk_hash((uint32_t)ts->t[idx].tid,
 					 ts->nr_heads)];
 
 	while (*pp != idx)
@@ -342,7 +87,7 @@ static void unhash(struct pebs_tasks *ts, uint32_t idx)
 	*pp = ts->t[idx].hnext;
 	ts->t[idx].live = false;
 	ts->nr_live--;
-	maps_put(ts, ts->t[idx].maps);
+	tk_maps_put(&ts->sp, ts->t[idx].maps);
 	ts->t[idx].maps = NULL;
 }
 
@@ -352,12 +97,12 @@ static int rehash(struct pebs_tasks *ts)
 	uint32_t *heads = malloc(n * sizeof(*heads));
 
 	if (!heads)
-		return oom();
+		return tk_oom();
 	memset(heads, 0xff, n * sizeof(*heads));
 	for (i = 0; i < ts->nr; i++) {
 		if (!ts->t[i].live)
 			continue;
-		h = hash64((uint32_t)ts->t[i].tid, n);
+		h = tk_hash((uint32_t)ts->t[i].tid, n);
 		ts->t[i].hnext = heads[h];
 		heads[h] = (uint32_t)i;
 	}
@@ -384,13 +129,13 @@ static int update_pid(struct pebs_tasks *ts, uint32_t idx, int32_t pid)
 	err = findnew(ts, pid, pid, true, &leader);
 	if (err || ts->t[idx].maps == ts->t[leader].maps)
 		return err;
-	maps_put(ts, ts->t[idx].maps);
+	tk_maps_put(&ts->sp, ts->t[idx].maps);
 	ts->t[idx].maps = ts->t[leader].maps;
 	ts->t[idx].maps->refs++;
 	return 0;
 }
 
-/* the live thread of @tid (NONE in *idx if none and not @create) */
+/* the live thread of @tid (TK_NONE in *idx if none and not @create) */
 static int findnew(struct pebs_tasks *ts, int32_t pid, int32_t tid,
 		   bool create, uint32_t *idx)
 {
@@ -400,19 +145,19 @@ static int findnew(struct pebs_tasks *ts, int32_t pid, int32_t tid,
 	int err;
 
 	*idx = i;
-	if (i != NONE)
+	if (i != TK_NONE)
 		return update_pid(ts, i, pid);
 	if (!create)
 		return 0;
 	if (core_grow(&ts->t, &ts->cap, ts->nr + 1, sizeof(*ts->t)))
-		return oom();
+		return tk_oom();
 	if (ts->nr_live + 1 > ts->nr_heads && rehash(ts))
 		return -ENOMEM;
 	i = (uint32_t)ts->nr++;
 	t = &ts->t[i];
 	*t = (struct task){ .pid = pid, .tid = tid, .ppid = -1, .nspid = pid,
 			    .live = true };
-	h = hash64((uint32_t)tid, ts->nr_heads);
+	h = tk_hash((uint32_t)tid, ts->nr_heads);
 	t->hnext = ts->heads[h];
 	ts->heads[h] = i;
 	ts->nr_live++;
@@ -425,11 +170,7 @@ static int findnew(struct pebs_tasks *ts, int32_t pid, int32_t tid,
 		ts->t[i].maps->refs++;
 		return 0;
 	}
-	ts->t[i].maps = calloc(1, sizeof(struct maps));
-	if (!ts->t[i].maps)
-		return oom();
-	ts->t[i].maps->refs = 1;
-	return 0;
+	return tk_maps_new(&ts->t[i].maps);
 }
 
 /* ---- records ---- */
@@ -445,26 +186,11 @@ static int on_comm(struct pebs_tasks *ts, const struct pebs_record *r)
 	if (err)
 		return err;
 	snprintf(buf, sizeof(buf), "%s", r->comm.comm);
-	c = core_strset_add(&ts->names, buf);
+	c = core_strset_add(&ts->sp.names, buf);
 	if (!c)
-		return oom();
+		return tk_oom();
 	ts->t[i].comm = c;
 	return 0;
-}
-
-/* perf's maps__clone: each of @n's maps (in order) after equal starts */
-static int copy_maps(struct pebs_tasks *ts, struct maps *to,
-		     const struct mnode *n)
-{
-	struct mnode *c;
-	int err;
-
-	if (!n)
-		return 0;
-	if ((err = copy_maps(ts, to, n->l)) || (err = new_node(ts, n, &c)))
-		return err;
-	insert(to, c);
-	return copy_maps(ts, to, n->r);
 }
 
 /* perf's machine__process_fork_event and thread__fork */
@@ -472,7 +198,7 @@ static int on_fork(struct pebs_tasks *ts, const struct perf_event_header *ev,
 		   const struct pebs_record *r)
 {
 	int32_t ppid = (int32_t)r->task.ppid, ptid = (int32_t)r->task.ptid;
-	struct maps *from, *to;
+	struct tk_maps *from, *to;
 	uint32_t child, parent;
 	int err;
 
@@ -485,7 +211,7 @@ static int on_fork(struct pebs_tasks *ts, const struct perf_event_header *ev,
 		if ((err = findnew(ts, ppid, ptid, true, &parent)))
 			return err;
 	}
-	if (child != NONE && ts->t[child].live)	/* the tid's old thread */
+	if (child != TK_NONE && ts->t[child].live)	/* the tid's old thread */
 		unhash(ts, child);
 	if ((err = findnew(ts, (int32_t)r->task.pid, (int32_t)r->task.tid,
 			   true, &child)))
@@ -498,7 +224,7 @@ static int on_fork(struct pebs_tasks *ts, const struct perf_event_header *ev,
 	if (ts->t[child].pid == ts->t[parent].pid || !from || from == to ||
 	    (ev->misc & PERF_RECORD_MISC_FORK_EXEC))
 		return 0;
-	return copy_maps(ts, to, from->root);
+	return tk_maps_copy(&ts->sp, to, from);
 }
 
 static bool starts(const char *s, const char *prefix)
@@ -512,7 +238,7 @@ static int on_mmap(struct pebs_tasks *ts, const struct perf_event_header *ev,
 {
 	const unsigned char *p = (const unsigned char *)(ev + 1);
 	const char *name = r->mmap.filename;
-	struct mnode n = { .start = r->mmap.start, .pgoff = r->mmap.pgoff };
+	struct tk_map n = { .start = r->mmap.start, .pgoff = r->mmap.pgoff };
 	uint32_t maj = 0, min = 0, i;
 	uint64_t ino = 0, gen = 0;
 	char buf[32];
@@ -532,7 +258,7 @@ static int on_mmap(struct pebs_tasks *ts, const struct perf_event_header *ev,
 		n.prot = r->mmap.prot;
 		n.flags = r->mmap.flags;
 	} else {
-		n.prot = r->mmap.data ? 0 : P_EXEC;
+		n.prot = r->mmap.data ? 0 : TK_EXEC;
 	}
 	if ((err = findnew(ts, (int32_t)r->mmap.pid, (int32_t)r->mmap.tid,
 			   true, &i)))
@@ -541,7 +267,7 @@ static int on_mmap(struct pebs_tasks *ts, const struct perf_event_header *ev,
 	       starts(name, "/anon_hugepage") || (n.flags & F_HUGETLB) ||
 	       starts(name, "[stack") || starts(name, "/SYSV") ||
 	       !strcmp(name, "[heap]");
-	if (anon && ts->t[i].nspid && (n.prot & P_EXEC)) {
+	if (anon && ts->t[i].nspid && (n.prot & TK_EXEC)) {
 		snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", ts->t[i].nspid);
 		name = buf;
 	}
@@ -550,9 +276,9 @@ static int on_mmap(struct pebs_tasks *ts, const struct perf_event_header *ev,
 		maj = min = 0;
 		ino = gen = 0;
 	}
-	if ((err = dso_findnew(ts, name, maj, min, ino, gen, &n.dso)))
+	if ((err = tk_dso_findnew(&ts->sp, name, maj, min, ino, gen, &n.dso)))
 		return err;
-	return map_insert(ts, ts->t[i].maps, &n);
+	return tk_map_insert(&ts->sp, ts->t[i].maps, &n);
 }
 
 int pebs_tasks__new(unsigned int flags, struct pebs_tasks **tp)
@@ -565,13 +291,13 @@ int pebs_tasks__new(unsigned int flags, struct pebs_tasks **tp)
 		return core_err(-EINVAL, "tasks: bad flags or no result pointer");
 	ts = calloc(1, sizeof(*ts));
 	if (!ts)
-		return oom();
+		return tk_oom();
 	ts->flags = flags;
-	ts->seed = 0x2545f4914f6cdd1dull;
+	ts->sp.seed = 0x2545f4914f6cdd1dull;
 	/* perf_session__register_idle_thread */
 	err = findnew(ts, 0, 0, true, &idle);
-	if (!err && !(ts->t[idle].comm = core_strset_add(&ts->names, "swapper")))
-		err = oom();
+	if (!err && !(ts->t[idle].comm = core_strset_add(&ts->sp.names, "swapper")))
+		err = tk_oom();
 	if (err) {
 		pebs_tasks__delete(ts);
 		return err;
@@ -620,12 +346,10 @@ void pebs_tasks__delete(struct pebs_tasks *ts)
 	if (!ts)
 		return;
 	for (i = 0; i < ts->nr; i++)
-		maps_put(ts, ts->t[i].maps);
+		tk_maps_put(&ts->sp, ts->t[i].maps);
 	free(ts->t);
 	free(ts->heads);
-	free(ts->d);
-	free(ts->dheads);
-	core_strset_free(&ts->names);
+	tk_space_free(&ts->sp);
 	free(ts);
 }
 
@@ -645,27 +369,12 @@ static int by_table(const void *a, const void *b)
 
 static void add_child(struct pebs_tasks *ts, uint32_t parent, uint32_t c)
 {
-	if (ts->t[parent].child == NONE)
+	if (ts->t[parent].child == TK_NONE)
 		ts->t[parent].child = c;
 	else
 		ts->t[ts->t[parent].last].sibling = c;
 	ts->t[parent].last = c;
 	ts->t[c].listed = true;
-}
-
-/* perf's maps__fprintf_task: in order */
-static void print_maps(const struct pebs_tasks *ts, const struct mnode *n,
-		       int indent, FILE *f)
-{
-	if (!n)
-		return;
-	print_maps(ts, n->l, indent, f);
-	fprintf(f, "%*s  %" PRIx64 "-%" PRIx64 " %c%c%c%c %08" PRIx64 " %" PRIu64
-		" %s\n", indent, "", n->start, n->end,
-		n->prot & P_READ ? 'r' : '-', n->prot & P_WRITE ? 'w' : '-',
-		n->prot & P_EXEC ? 'x' : '-', n->flags & F_SHARED ? 's' : 'p',
-		n->pgoff, ts->d[n->dso].ino, ts->d[n->dso].name);
-	print_maps(ts, n->r, indent, f);
 }
 
 static void print_task(const struct pebs_tasks *ts, const struct task *t,
@@ -680,13 +389,13 @@ static void print_task(const struct pebs_tasks *ts, const struct task *t,
 	else
 		fprintf(f, ":%d\n", t->tid);
 	if (ts->flags & PEBS_TASKS_MMAPS)
-		print_maps(ts, t->maps->root, indent > 0 ? indent : 0, f);
+		tk_maps_print(&ts->sp, t->maps, indent > 0 ? indent : 0, f);
 }
 
 int pebs_tasks__print(struct pebs_tasks *ts, FILE *f)
 {
 	struct task **ord;
-	uint32_t *stack, root = NONE, last_root = NONE, cur, p;
+	uint32_t *stack, root = TK_NONE, last_root = TK_NONE, cur, p;
 	size_t n = 0, i, depth;
 	int err = 0;
 
@@ -695,11 +404,11 @@ int pebs_tasks__print(struct pebs_tasks *ts, FILE *f)
 	ord = malloc((ts->nr_live + 1) * sizeof(*ord));
 	stack = malloc((ts->nr_live + 1) * sizeof(*stack));
 	if (!ord || !stack) {
-		err = oom();
+		err = tk_oom();
 		goto out;
 	}
 	for (i = 0; i < ts->nr; i++) {
-		ts->t[i].child = ts->t[i].sibling = NONE;
+		ts->t[i].child = ts->t[i].sibling = TK_NONE;
 		ts->t[i].listed = false;
 		if (ts->t[i].live)
 			ord[n++] = &ts->t[i];
@@ -710,7 +419,7 @@ int pebs_tasks__print(struct pebs_tasks *ts, FILE *f)
 		for (cur = (uint32_t)(ord[i] - ts->t); !ts->t[cur].listed;
 		     cur = p) {
 			if (ts->t[cur].ppid == -1) {	/* a root */
-				if (root == NONE)
+				if (root == TK_NONE)
 					root = cur;
 				else
 					ts->t[last_root].sibling = cur;
@@ -719,7 +428,7 @@ int pebs_tasks__print(struct pebs_tasks *ts, FILE *f)
 				break;
 			}
 			p = lookup(ts, ts->t[cur].ppid);
-			if (p == NONE) {
+			if (p == TK_NONE) {
 				err = core_err(-ENOENT, "tasks: thread %d's parent "
 					       "%d is not in the recording",
 					       ts->t[cur].tid, ts->t[cur].ppid);
@@ -730,14 +439,14 @@ int pebs_tasks__print(struct pebs_tasks *ts, FILE *f)
 	}
 	fprintf(f, "# %8s %8s %8s  %s\n", "pid", "tid", "ppid", "comm");
 	/* depth first, each thread's children in the order they came */
-	for (cur = root; cur != NONE; cur = ts->t[cur].sibling) {
+	for (cur = root; cur != TK_NONE; cur = ts->t[cur].sibling) {
 		print_task(ts, &ts->t[cur], 0, f);
 		depth = 0;
 		stack[depth++] = ts->t[cur].child;
 		while (depth) {
 			uint32_t c = stack[depth - 1];
 
-			if (c == NONE) {
+			if (c == TK_NONE) {
 				depth--;
 				continue;
 			}
