@@ -45,6 +45,7 @@ struct report {
 	bool by_event;		/* samples of several events: split tables */
 	bool need_data;		/* a table has symbol_daddr or dso_daddr */
 	bool need_objects;	/* a table has an object key */
+	bool need_srclines;	/* a table has srcline or srcfile */
 	struct pebs_objects *objs;	/* then the heap objects */
 	unsigned int sole_event;	/* !by_event: the event sampled */
 	uint64_t bookkept;	/* record --objects' bookkeeping samples, set
@@ -145,6 +146,7 @@ static int add_table(struct report *r, const char *title, const char *keys)
 	needs = pebs_report__needs(t->rep);
 	r->need_objects |= needs & PEBS_REPORT_NEEDS_OBJECTS;
 	r->need_data |= needs & PEBS_REPORT_NEEDS_DATA;
+	r->need_srclines |= needs & PEBS_REPORT_NEEDS_SRCLINES;
 	return 0;
 }
 
@@ -401,6 +403,8 @@ static int run(struct report *r, const char *sort)
 				   (pebs_objects__recorded(r->pd) ?
 				    PEBS_SESSION_C2C_NO_DUMMY : 0))))
 		goto out_oom;
+	if (pebs_session__set_srclines(r->ss, r->need_srclines))
+		goto out_oom;
 	/* heap objects from the pebs-shim:alloc/free samples of the pass */
 	if (r->need_objects &&
 	    pebs_session__use_objects(r->ss, PEBS_OBJECTS_ANY_RECORDING,
@@ -417,7 +421,8 @@ static int run(struct report *r, const char *sort)
 	   call chains' frames are named as they come, and rows with
 	   sampling errors keep their cycles, which a merge cannot */
 	pebs_symbols__kernel_nowait(pebs_session__symbols(r->ss),
-				    !r->chains && !r->errors);
+				    !r->chains && !r->errors &&
+				    !r->need_srclines);
 	err = pebs_session__process(r->ss, r->need_data, on_sample, r,
 				    &r->flags);
 	ferr = pebs_report_feed__finish(r->feed);

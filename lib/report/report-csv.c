@@ -12,8 +12,9 @@
  * (pid is perf's "tid:comm", tgid the process)
  * where a key the row's table is not grouped by is empty (and, when a
  * table has an object key, its object columns; when a table has
- * children, last the children and children_period columns, empty in
- * the other tables).
+ * children, the children and children_period columns, empty in the
+ * other tables; when a table has sampling errors, share_error; when a
+ * table has the srcline or srcfile key, last those two columns).
  * JSON: {"file":..., "samples":N, "tables":[{"title":..., "keys":[...],
  *   "rows":[{"overhead":..., ..., "<key>":...}]}]} (a table with
  *   children: "children" and "children_period" after "samples").
@@ -197,6 +198,14 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		fprintf(f, ",%.4f", se);
 	else if (r->err_cols)
 		fputc(',', f);
+	for (k = PEBS_REPORT_SRCLINE; r->src_cols && k <= PEBS_REPORT_SRCFILE;
+	     k++) {
+		fputc(',', f);
+		if (!has_key(v.keys, v.nr_keys, k))
+			continue;
+		rp_field(r, row, k, fb, sizeof(fb));
+		pebs_csv__str(f, fb);
+	}
 	fputc('\n', f);
 }
 
@@ -267,6 +276,8 @@ void rp_print_csv(const struct rp_print *r)
 		fputs(",children,children_period", f);
 	if (r->err_cols)
 		fputs(",share_error", f);
+	if (r->src_cols)
+		fputs(",srcline,srcfile", f);
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
 		each_row(r, &r->o.tables[i], csv_row);

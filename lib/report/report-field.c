@@ -123,6 +123,10 @@ int pebs_report__field(const struct pebs_report_row *row,
 		/* a mapping by its base name, as dso_daddr ("anon") */
 		return snprintf(buf, len, "%s", !obj ? "[unknown]" :
 				pebs_objects__short_label(obj));
+	case PEBS_REPORT_SRCLINE:
+		return snprintf(buf, len, "%s", row->srcline ? row->srcline : "");
+	case PEBS_REPORT_SRCFILE:
+		return snprintf(buf, len, "%s", row->srcfile ? row->srcfile : "");
 	case PEBS_REPORT_MEM:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:

@@ -35,6 +35,7 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_OBJECT] = "object",
 	[PEBS_REPORT_OBJECT_INSTANCE] = "object_instance",
 	[PEBS_REPORT_OBJECT_FIELD] = "object_field",
+	[PEBS_REPORT_SRCLINE] = "srcline", [PEBS_REPORT_SRCFILE] = "srcfile",
 };
 
 uint64_t rk_src_mask(enum pebs_report_key k)
@@ -107,7 +108,8 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 					"dso_daddr, dcacheline, mem, snoop, tlb, "
 					"phys_daddr, weight, local_weight, "
 					"locked, blocked, local_ins_lat, object, "
-					"object_instance or object_field",
+					"object_instance, object_field, srcline "
+					"or srcfile",
 					(int)len, p);
 		}
 		if (n == max)
@@ -171,6 +173,10 @@ uint32_t rk_fields(enum pebs_report_key key)
 		return BIT(RK_OBJECT);
 	case PEBS_REPORT_OBJECT_FIELD:
 		return BIT(RK_OBJECT_FIELD);
+	case PEBS_REPORT_SRCLINE:
+		return BIT(RK_SRCLINE);
+	case PEBS_REPORT_SRCFILE:
+		return BIT(RK_SRCFILE);
 	default:
 		return 0;
 	}
@@ -356,6 +362,12 @@ void rk_make(enum pebs_report_key key, bool dsym_key,
 	case PEBS_REPORT_OBJECT_FIELD:
 		k->object_field = s->object_field;
 		break;
+	case PEBS_REPORT_SRCLINE:
+		k->srcline = s->srcline;
+		break;
+	case PEBS_REPORT_SRCFILE:
+		k->srcfile = s->srcfile;
+		break;
 	default:
 		break;
 	}
@@ -398,6 +410,10 @@ uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f)
 		return (uintptr_t)row->object;
 	case RK_OBJECT_FIELD:
 		return (uintptr_t)row->object_field;
+	case RK_SRCLINE:
+		return (uintptr_t)row->srcline;
+	case RK_SRCFILE:
+		return (uintptr_t)row->srcfile;
 	case RK_DATA_SYM:
 		return (uintptr_t)row->data_sym;
 	case RK_DATA_SYM_OFF:
@@ -460,6 +476,12 @@ void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v)
 		break;
 	case RK_OBJECT_FIELD:
 		row->object_field = (const char *)(uintptr_t)v;
+		break;
+	case RK_SRCLINE:
+		row->srcline = (const char *)(uintptr_t)v;
+		break;
+	case RK_SRCFILE:
+		row->srcfile = (const char *)(uintptr_t)v;
 		break;
 	case RK_DATA_SYM:
 		row->data_sym = (const char *)(uintptr_t)v;
@@ -579,6 +601,12 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 	case PEBS_REPORT_OBJECT_FIELD:
 		return cmp_str((const char *)(uintptr_t)FX(RK_OBJECT_FIELD),
 			       (const char *)(uintptr_t)FY(RK_OBJECT_FIELD));
+	case PEBS_REPORT_SRCLINE:	/* perf: strcmp(right, left) */
+		return cmp_str((const char *)(uintptr_t)FX(RK_SRCLINE),
+			       (const char *)(uintptr_t)FY(RK_SRCLINE));
+	case PEBS_REPORT_SRCFILE:
+		return cmp_str((const char *)(uintptr_t)FX(RK_SRCFILE),
+			       (const char *)(uintptr_t)FY(RK_SRCFILE));
 	default:
 		return cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
 	}

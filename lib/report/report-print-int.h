@@ -19,6 +19,7 @@ struct rp_print {
 	bool obj_cols;		/* csv: a table has an object key */
 	bool children_cols;	/* csv: a table has children */
 	bool err_cols;		/* csv: a table has sampling errors */
+	bool src_cols;		/* csv: a table has srcline or srcfile */
 };
 
 /* whether @row is shown: not below --percent-limit (Overhead, or

@@ -51,6 +51,8 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_OBJECT] = "Data Object Site",
 		[PEBS_REPORT_OBJECT_INSTANCE] = "Data Object Instance",
 		[PEBS_REPORT_OBJECT_FIELD] = "Data Object Field",
+		[PEBS_REPORT_SRCLINE] = "Source:Line",
+		[PEBS_REPORT_SRCFILE] = "Source File",
 	};
 	return titles[k];
 }
@@ -539,6 +541,12 @@ static void print_header(const struct rp_print *r)
 		fprintf(f, "# undecoded : %" PRIu64 " samples\n", r->o.stats->bad);
 }
 
+/* a table with the srcline or srcfile key (csv: their columns) */
+static bool src_keys(const struct pebs_report *rep)
+{
+	return pebs_report__needs(rep) & PEBS_REPORT_NEEDS_SRCLINES;
+}
+
 int pebs_report_tables__print(FILE *f,
 			      const struct pebs_report_print_opts *opts)
 {
@@ -564,6 +572,7 @@ int pebs_report_tables__print(FILE *f,
 	r.obj_cols = rp_any_objects(&r);
 	r.children_cols = rp_any_table(&r, pebs_report__children);
 	r.err_cols = rp_any_table(&r, pebs_report__errors);
+	r.src_cols = rp_any_table(&r, src_keys);
 	switch (r.o.format) {
 	case PEBS_REPORT_FORMAT_TEXT:
 		if (!r.o.quiet)

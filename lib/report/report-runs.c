@@ -34,7 +34,8 @@ static bool alike(const struct pebs_report *r,
 	    s->dso != p->dso || s->kernel != p->kernel ||
 	    s->data_dso != p->data_dso || s->data_sym != p->data_sym ||
 	    s->object != p->object || s->object_inst != p->object_inst ||
-	    s->object_field != p->object_field || s->cycle != p->cycle)
+	    s->object_field != p->object_field || s->cycle != p->cycle ||
+	    s->srcline != p->srcline || s->srcfile != p->srcfile)
 		return false;
 	/* what varies from sample to sample: only where a key has it */
 	return (!(u & BIT(RK_IP)) || s->sym || s->ip == p->ip) &&

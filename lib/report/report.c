@@ -676,6 +676,8 @@ unsigned int pebs_report__needs(const struct pebs_report *r)
 		if (k == PEBS_REPORT_SYM_DADDR || k == PEBS_REPORT_DSO_DADDR ||
 		    k == PEBS_REPORT_DCACHELINE)
 			needs |= PEBS_REPORT_NEEDS_DATA;
+		if (k == PEBS_REPORT_SRCLINE || k == PEBS_REPORT_SRCFILE)
+			needs |= PEBS_REPORT_NEEDS_SRCLINES;
 	}
 	return needs;
 }

@@ -20,13 +20,16 @@
  * (pebs_report_sample.cycle) and are not counted or delivered.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pebsshim/session.h"
 #include "perfdata/perfdata-int.h"
 #include "session/session-int.h"
+#include "symbols/srcline-int.h"
 #include "symbols/symbols-int.h"
 
 struct pebs_session {
@@ -53,6 +56,8 @@ struct pebs_session {
 	unsigned int cycle_ev;	/* PEBS_CYCLE_EVENT's attr, or UINT_MAX */
 	uint32_t cycle;		/* the samples' duty cycle now, 0: none */
 	uint32_t cycles;	/* the cycles begun so far in the pass */
+	struct pebs_srcline *srcl;	/* pebs_session__set_srclines */
+	struct core_strset srcstr;	/* their strings, interned */
 };
 
 /* perf's default max_stack (sysctl kernel.perf_event_max_stack) */
@@ -280,7 +285,59 @@ void pebs_session__delete(struct pebs_session *ss)
 	free(ss->hooks);
 	free(ss->chain);
 	free(ss->st.event_samples);
+	pebs_srcline__delete(ss->srcl);
+	core_strset_free(&ss->srcstr);
 	free(ss);
+}
+
+int pebs_session__set_srclines(struct pebs_session *ss, bool on)
+{
+	if (!ss)
+		return core_err(-EINVAL, "session: none");
+	if (!on || ss->srcl)
+		return 0;
+	return pebs_srcline__new(&ss->srcl);
+}
+
+/*
+ * perf's srcline and srcfile of a sample (util/srcline.c __get_srcline,
+ * sort.c hist_entry__get_srcfile): addr2line's "file:line" (the file's
+ * base name; "??:0" or "FILE:0" for code binutils finds a function for
+ * but the DWARF no line: pebs_srcline__addr2line) and its file ("" for
+ * "??:0"); where addr2line finds nothing srcline is perf's "sym+OFFSET"
+ * (decimal), "dso[ADDR]" without a symbol, "??:0" outside any mapping,
+ * and srcfile "". -ENOMEM, else 0.
+ */
+static int resolve_srcline(struct pebs_session *ss, const struct pebs_sym *sym,
+			   struct pebs_report_sample *rs)
+{
+	const char *file, *base;
+	unsigned int line;
+	char buf[PATH_MAX + 32];
+
+	rs->srcfile = "";
+	if (!sym->dso) {
+		rs->srcline = "??:0";
+		return 0;
+	}
+	if (!pebs_srcline__addr2line(ss->srcl, sym->dso, sym->dso_offset,
+				     &file, &line)) {
+		base = core_base_name(file);
+		snprintf(buf, sizeof(buf), "%s:%u", base, line);
+		/* perf: no file where the line is its SRCLINE_UNKNOWN
+		   ("" is one pointer: rows compare them) */
+		if (strcmp(buf, "??:0") && *base &&
+		    !(rs->srcfile = core_strset_add(&ss->srcstr, base)))
+			return oom();
+	} else if (sym->name) {
+		snprintf(buf, sizeof(buf), "%s+%" PRIu64, sym->name, sym->offset);
+	} else {
+		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]",
+			 core_base_name(sym->dso), rs->kernel ? rs->ip :
+			 srcline_objdump_addr(ss->srcl, sym->dso, rs->ip));
+	}
+	rs->srcline = core_strset_add(&ss->srcstr, buf);
+	return rs->srcline ? 0 : oom();
 }
 
 const struct pebs_session_stats *
@@ -299,8 +356,8 @@ struct pebs_symbols *pebs_session__symbols(struct pebs_session *ss)
 	return ss->syms;
 }
 
-/* A sample against the threads and maps of its time. */
-static void resolve(struct pebs_session *ss,
+/* A sample against the threads and maps of its time: 0 or -ENOMEM. */
+static int resolve(struct pebs_session *ss,
 		    const struct perf_event_header *ev,
 		    const struct pebs_sample *s, unsigned int idx,
 		    struct pebs_report_sample *rs)
@@ -325,6 +382,8 @@ static void resolve(struct pebs_session *ss,
 	rs->sym = sym.name;
 	/* unresolved: perf shows the address within the file */
 	rs->ip = sym.dso && !rs->kernel ? sym.dso_offset : s->ip;
+	if (ss->srcl && resolve_srcline(ss, &sym, rs))
+		return -ENOMEM;
 	rs->has_addr = (s->present & PERF_SAMPLE_ADDR) && s->addr;
 	rs->has_src = (s->present & PERF_SAMPLE_DATA_SRC) && s->data_src;
 	rs->has_weight = (s->present & (PERF_SAMPLE_WEIGHT |
@@ -359,6 +418,7 @@ static void resolve(struct pebs_session *ss,
 		rs->period = a && !a->freq && a->sample_period ?
 			     a->sample_period : 1;
 	}
+	return 0;
 }
 
 /*
@@ -447,7 +507,8 @@ static int on_record(void *arg, const struct perf_event_header *ev,
 			    (err = ss->hooks[i].ops->sample(ss->hooks[i].arg,
 							     ev, &s, idx)))
 				return err;
-		resolve(ss, ev, &s, idx, &rs);
+		if (resolve(ss, ev, &s, idx, &rs))
+			return -ENOMEM;
 		return ss->fn(ss->arg, &s, &rs);
 	}
 	for (i = 0; i < ss->nr_hooks; i++)

@@ -32,6 +32,7 @@
 
 #include "pebsshim/symbols.h"
 #include "symbols/dso.h"
+#include "symbols/srcline-int.h"
 #include "core/internal.h"
 
 #define SRC_MAX_OBJS	256
@@ -42,6 +43,8 @@ struct src_obj {
 	int fd, dfd;		/* the object, its separate debug file */
 	Elf *elf, *delf;
 	Dwarf *dw;		/* NULL: no debug info (or not an ELF file) */
+	struct a2l_syms *a2l;	/* binutils' functions, made when asked */
+	bool a2l_failed;	/* ... and that failed: not again */
 };
 
 struct src_ent {
@@ -49,6 +52,9 @@ struct src_ent {
 	uint32_t obj;		/* UINT32_MAX: empty slot */
 	uint32_t line;		/* 0: no line known */
 	const char *file;	/* owned by the object's Dwarf */
+	uint8_t a2l;		/* without a line: 0 not asked yet, 1
+				   addr2line's function found, 2 none */
+	const char *a2l_file;	/* then its file (NULL: "??") */
 };
 
 struct pebs_srcline {
@@ -92,6 +98,7 @@ void pebs_srcline__delete(struct pebs_srcline *s)
 			close(s->obj[i].fd);
 		if (s->obj[i].dfd >= 0)
 			close(s->obj[i].dfd);
+		a2l_syms_delete(s->obj[i].a2l);
 		free(s->obj[i].path);
 	}
 	free(s->h);
@@ -194,6 +201,8 @@ static struct src_obj *obj_get(struct pebs_srcline *s, const char *path,
 	*idx = s->nr_obj++;
 	o->elf = o->delf = NULL;
 	o->dw = NULL;
+	o->a2l = NULL;
+	o->a2l_failed = false;
 	o->dfd = -1;
 	o->fd = core_open_file(path);
 	if (o->fd < 0)
@@ -291,6 +300,7 @@ static void lookup(struct src_obj *o, uint64_t off, struct src_ent *e)
 
 	e->file = NULL;
 	e->line = 0;
+	e->a2l = 0;
 	if (!o->dw || !off_to_addr(o->elf, off, &addr) ||
 	    !dwarf_addrdie(o->dw, addr, &cu))
 		return;
@@ -332,48 +342,116 @@ static int grow(struct pebs_srcline *s)
 	return 0;
 }
 
+/* @offset's entry of object @idx (@spare when the cache is full), or
+   NULL when out of memory */
+static struct src_ent *entry(struct pebs_srcline *s, struct src_obj *o,
+			     uint32_t idx, uint64_t offset,
+			     struct src_ent *spare)
+{
+	struct src_ent *slot = NULL;
+	size_t i;
+
+	if (s->n < SRC_MAX_CACHE && (s->n + 1) * 4 > s->cap * 3 && grow(s))
+		return NULL;
+	if (s->cap) {
+		for (i = slot_of(offset, idx, s->cap);
+		     s->h[i].obj != UINT32_MAX; i = (i + 1) & (s->cap - 1)) {
+			if (s->h[i].obj == idx && s->h[i].off == offset)
+				return &s->h[i];
+		}
+		if (s->n < SRC_MAX_CACHE) {
+			slot = &s->h[i];
+			s->n++;
+			slot->obj = idx;
+			slot->off = offset;
+			lookup(o, offset, slot);
+			return slot;
+		}
+	}
+	lookup(o, offset, spare);	/* the cache is full: uncached */
+	return spare;
+}
+
 int pebs_srcline__find(struct pebs_srcline *s, const char *path,
 		       uint64_t offset, const char **file, unsigned int *line)
 {
-	struct src_ent e, *slot = NULL;
+	struct src_ent spare, *e;
 	struct src_obj *o;
 	uint32_t idx;
-	size_t i;
 
 	if (!s || !path || !file || !line)
 		return -EINVAL;
 	*file = NULL;
 	*line = 0;
 	o = obj_get(s, path, &idx);
-	if (!o)
+	if (!o || !o->dw)
 		return -ENOENT;
-	if (!o->dw)
-		return -ENOENT;
-	if (s->n < SRC_MAX_CACHE && (s->n + 1) * 4 > s->cap * 3 && grow(s))
+	e = entry(s, o, idx, offset, &spare);
+	if (!e)
 		return -ENOMEM;
-	if (s->cap) {
-		for (i = slot_of(offset, idx, s->cap);
-		     s->h[i].obj != UINT32_MAX; i = (i + 1) & (s->cap - 1)) {
-			if (s->h[i].obj == idx && s->h[i].off == offset) {
-				slot = &s->h[i];
-				break;
-			}
-		}
-		if (!slot && s->n < SRC_MAX_CACHE) {
-			slot = &s->h[i];
-			s->n++;
-			slot->obj = idx;
-			slot->off = offset;
-			lookup(o, offset, slot);
-		}
-	}
-	if (!slot) {		/* the cache is full: look up uncached */
-		lookup(o, offset, &e);
-		slot = &e;
-	}
-	if (!slot->file)
+	if (!e->file)
 		return -ENOENT;
-	*file = slot->file;
-	*line = slot->line;
+	*file = e->file;
+	*line = e->line;
 	return 0;
+}
+
+/* binutils' answer without a line (srcline-syms.c), into @e */
+static void a2l_lookup(struct src_obj *o, uint64_t offset, struct src_ent *e)
+{
+	uint64_t addr;
+
+	e->a2l = 2;
+	if (!o->a2l && !o->a2l_failed &&
+	    a2l_syms_new(o->delf ? o->delf : o->elf, &o->a2l))
+		o->a2l_failed = true;
+	if (o->a2l && off_to_addr(o->elf, offset, &addr) &&
+	    a2l_syms_find(o->a2l, addr, &e->a2l_file))
+		e->a2l = 1;
+}
+
+int pebs_srcline__addr2line(struct pebs_srcline *s, const char *path,
+			    uint64_t offset, const char **file,
+			    unsigned int *line)
+{
+	struct src_ent spare, *e;
+	struct src_obj *o;
+	uint32_t idx;
+
+	if (!s || !path || !file || !line)
+		return -EINVAL;
+	*file = NULL;
+	*line = 0;
+	o = obj_get(s, path, &idx);
+	if (!o || !o->elf)
+		return -ENOENT;
+	e = entry(s, o, idx, offset, &spare);
+	if (!e)
+		return -ENOMEM;
+	if (e->file) {
+		*file = e->file;
+		*line = e->line;
+		return 0;
+	}
+	if (!e->a2l)
+		a2l_lookup(o, offset, e);
+	if (e->a2l != 1)
+		return -ENOENT;
+	*file = e->a2l_file ? e->a2l_file : "??";
+	return 0;
+}
+
+uint64_t srcline_objdump_addr(struct pebs_srcline *s, const char *path,
+			      uint64_t off)
+{
+	struct src_obj *o;
+	GElf_Ehdr eh;
+	uint64_t addr;
+	uint32_t idx;
+
+	o = s && path ? obj_get(s, path, &idx) : NULL;
+	if (!o || !o->elf || !gelf_getehdr(o->elf, &eh) ||
+	    eh.e_type != ET_EXEC || !off_to_addr(o->elf, off, &addr))
+		return off;
+	return addr;
 }

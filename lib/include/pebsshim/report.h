@@ -65,6 +65,9 @@ enum pebs_report_key {
 					   else the object */
 	PEBS_REPORT_THREAD,	/* perf's pid: per thread, shown as
 				   tid:comm (the thread's last comm) */
+	PEBS_REPORT_SRCLINE,	/* perf's srcline: the sample's source
+				   line (pebs_session__set_srclines) */
+	PEBS_REPORT_SRCFILE,	/* perf's srcfile: its source file */
 	PEBS_REPORT_NR_KEYS
 };
 #define PEBS_REPORT_MAX_KEYS	16
@@ -94,6 +97,7 @@ struct pebs_report_row {
 	   samples whose call chain holds the row's key (its Children),
 	   and their period; 0 in other reports */
 	uint64_t children_samples, children_period;
+	const char *srcline, *srcfile;	/* the srcline, srcfile keys */
 };
 
 /*
@@ -272,10 +276,12 @@ PEBS_API void pebs_report__delete(struct pebs_report *r);
  * (pebs_session__process's @data: symbol_daddr, dso_daddr, dcacheline
  * and the object keys), and PEBS_REPORT_NEEDS_OBJECTS, the samples'
  * data objects (pebs_session__use_objects: object, object_instance,
- * object_field).
+ * object_field), and PEBS_REPORT_NEEDS_SRCLINES, the samples' source
+ * lines (pebs_session__set_srclines: srcline, srcfile).
  */
 #define PEBS_REPORT_NEEDS_DATA		1u
 #define PEBS_REPORT_NEEDS_OBJECTS	2u
+#define PEBS_REPORT_NEEDS_SRCLINES	4u
 PEBS_API unsigned int pebs_report__needs(const struct pebs_report *r);
 
 /*

@@ -233,6 +233,10 @@ struct pebs_report_sample {
 	/* the duty cycle of a budgeted recording the sample is in, from 1
 	   on (PEBS_CYCLE_EVENT); 0: none (the events were always on) */
 	uint32_t cycle;
+	/* with pebs_session__set_srclines, perf's srcline and srcfile of
+	   the sample's ip ("memwalk.c:128", "memwalk.c"; without a line
+	   "sym+OFFSET" and ""), else NULL */
+	const char *srcline, *srcfile;
 };
 
 /* ------------------------------------------------------------------ */
@@ -370,6 +374,18 @@ PEBS_API struct pebs_symbols *pebs_session__symbols(struct pebs_session *ss);
 PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
 				   pebs_session_fn fn, void *arg,
 				   unsigned int *flags);
+
+/*
+ * pebs_session__set_srclines - with @on, each sample's source line is
+ * resolved (libdw, the file's DWARF or its separate debug file) as
+ * perf's srcline and srcfile keys show it, into the report sample's
+ * srcline and srcfile (interned strings, valid until __delete): the
+ * file's base name and line, else the symbol and the offset in it
+ * ("sym+15", decimal), else "DSO[ADDR]", "??:0" outside any mapping;
+ * srcfile "" where there is no line. Set before __process. Returns 0,
+ * -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_session__set_srclines(struct pebs_session *ss, bool on);
 
 /* pebs_session__delete - free; NULL is allowed. */
 PEBS_API void pebs_session__delete(struct pebs_session *ss);

@@ -339,6 +339,20 @@ PEBS_API int pebs_srcline__find(struct pebs_srcline *s, const char *path,
 				uint64_t offset, const char **file,
 				unsigned int *line);
 
+/*
+ * pebs_srcline__addr2line - the answer perf 6.1 reads from binutils'
+ * addr2line for its srcline and srcfile keys: the DWARF's line as
+ * __find gives it; for code without one, the function binutils finds in
+ * the symbol table (.symtab, else .dynsym: the nearest start at or below
+ * the address in its section, whatever its size) gives line 0 and the
+ * file name binutils pairs with it (the STT_FILE before a local symbol)
+ * or "??". Returns 0, -ENOENT (addr2line finds nothing: perf then shows
+ * its own symbol), -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_srcline__addr2line(struct pebs_srcline *s, const char *path,
+				     uint64_t offset, const char **file,
+				     unsigned int *line);
+
 /* pebs_srcline__delete - free (closing the objects); NULL is allowed. */
 PEBS_API void pebs_srcline__delete(struct pebs_srcline *s);
 
