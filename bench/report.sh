@@ -7,11 +7,13 @@
 # (system-wide every 20 us while every CPU spins); and, made by perf
 # record --call-graph dwarf (8 KiB of stack per sample, unwound by both
 # reports: pebs-shim by libdwfl, perf 6.1 by libunwind), cpu-clock
-# samples of memwalk; and a perf record -g of memwalk, both reports
-# printing each row's call graph. It only measures.
+# samples of memwalk; a perf record -g of memwalk, both reports
+# printing each row's call graph; and gcc compiling by source line
+# (--sort srcline: perf runs addr2line). It only measures.
 # Env: FAULTS (default 1000000), CLOCK_SAMPLES (default 3000000),
-# GRAPH_SAMPLES (default 200000), DWARF_SAMPLES (default 40000); with
-# BENCH_QUICK=1 20000, 20000, 4000, 2000.
+# GRAPH_SAMPLES (default 200000), DWARF_SAMPLES (default 40000),
+# SRCLINE_SAMPLES (default 4000); with BENCH_QUICK=1 20000, 20000, 4000,
+# 2000, 500.
 
 report_one() {	# report_one OUT CMD...: prints "seconds MB cpu-seconds"
 	local out=$1
@@ -63,6 +65,7 @@ report_bench() {
 	report_case "cpu-clock samples"
 	report_graph
 	report_dwarf
+	report_srcline
 	for i in ps perf; do rm -f "$T/$i.time"; done
 }
 
@@ -96,5 +99,31 @@ report_dwarf() {
 		{ bench_skip report "report on dwarf call chains" "perf record --call-graph dwarf failed"; return; }
 	rep_file=$T/dwarf.data
 	report_case "cpu-clock samples with dwarf call chains (unwound)"
+}
+# cpu-clock at 4 kHz of gcc compiling a generated file until about
+# SRCLINE_SAMPLES samples: cc1 has no DWARF (perf asks addr2line for each
+# sample), --no-children --sort srcline
+report_srcline() {
+	local ns=${SRCLINE_SAMPLES:-4000} reps i
+	[ -n "$BENCH_QUICK" ] && ns=${SRCLINE_SAMPLES:-500}
+	command -v gcc >/dev/null && command -v addr2line >/dev/null ||
+		{ bench_skip report "report --sort srcline" "no gcc or addr2line"; return; }
+	printf '#include <stdio.h>\n' >"$T/src.c"
+	for i in $(seq 1 150); do
+		printf 'static int f%d(int x) { int a[64]; for (int i = 0; i < 64; i++) a[i] = x * i + %d; return a[x & 63] + (x > 1 ? f%d(x - 1) : 0); }\n' \
+			"$i" "$i" $(( i > 1 ? i - 1 : 1 )) >>"$T/src.c"
+	done
+	printf 'int main(void) { printf("%%d\\n", f150(5)); return 0; }\n' >>"$T/src.c"
+	reps=$(( ns / 2500 + 1 ))
+	perf record -q -e cpu-clock -F 4000 -o "$T/srcline.data" -- bash -c \
+		"for i in \$(seq $reps); do gcc -O2 -c '$T/src.c' -o '$T/src.o'; done" \
+		>/dev/null 2>&1 ||
+		{ bench_skip report "report --sort srcline" "perf record of gcc failed"; return; }
+	rep_file=$T/srcline.data
+	rep_ps_args=(--no-children --sort srcline --top 0)
+	rep_pf_args=(--no-children --sort srcline -g none)
+	report_case "cpu-clock samples of gcc, by source line (--sort srcline)"
+	rep_ps_args=()
+	rep_pf_args=()
 }
 report_bench
