@@ -58,6 +58,7 @@ struct report {
 	/* options */
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */
+	bool show_period;	/* --show-total-period: the period column */
 	bool quiet;		/* -q: the rows only */
 	bool mem_mode;		/* --mem-mode: weights as perf mem report */
 	const char *sort;	/* --sort, or NULL: the default tables */
@@ -100,6 +101,7 @@ enum {
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
 	OPT_NO_INLINE, OPT_SYMFS, OPT_MAX_STACK, OPT_PERCENTAGE,
 	OPT_STATS, OPT_TASKS, OPT_MMAPS, OPT_SKIP_EMPTY, OPT_NO_SKIP_EMPTY,
+	OPT_TOTAL_PERIOD,
 };
 
 /* the call graph for table @title's @rep: the --sort table, else the
@@ -289,7 +291,7 @@ static void print_tables(const struct report *r)
 		  .path = r->path, .pd = r->pd, .stats = r->st, .tables = t,
 		  .nr_tables = r->nr_tables, .top = r->top,
 		  .percent_limit = r->percent_limit, .show_nr = r->show_nr,
-		  .quiet = r->quiet,
+		  .quiet = r->quiet, .show_period = r->show_period,
 		  .by_event = r->by_event, .mem_mode = r->mem_mode,
 		  .sort = r->sort, .weights = r->weights, .samples = r->samples,
 		  .filtered = r->filtered, .with_addr = r->with_addr,
@@ -524,6 +526,7 @@ static void usage(FILE *f)
 "                       unless --sort\n"
 "      --top=N          rows per table (default 10; 0: all)\n"
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
+"      --show-total-period  a column of each row's period (as perf)\n"
 "      --stdio          plain text output (the only output; for perf\n"
 "                       habits)\n"
 "  -q, --quiet          the tables' rows only: no header, titles, column\n"
@@ -655,6 +658,7 @@ int cmd_report(int argc, char **argv)
 		{ "max-stack", required_argument, NULL, OPT_MAX_STACK },
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "show-total-period", no_argument, NULL, OPT_TOTAL_PERIOD },
 		{ "tasks", no_argument, NULL, OPT_TASKS },
 		{ "mmaps", no_argument, NULL, OPT_MMAPS },
 		{ "skip-empty", no_argument, NULL, OPT_SKIP_EMPTY },
@@ -779,6 +783,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			r.stats = true;
+			break;
+		case OPT_TOTAL_PERIOD:
+			r.show_period = true;
 			break;
 		case OPT_TASKS:
 		case OPT_MMAPS:

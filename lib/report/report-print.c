@@ -142,6 +142,8 @@ static void print_columns(const struct rp_print *r, const struct cols *c,
 		fprintf(f, "  %6s", "+-pts");
 	if (r->o.show_nr || c->objs)
 		fprintf(f, "  %10s", "Samples");
+	if (r->o.show_period)
+		fprintf(f, "  %12s", "Period");
 	if (c->weights)
 		fprintf(f, "  %8s", "avg-wt");
 	if (c->weights && c->objs)
@@ -294,6 +296,8 @@ static int print_table(const struct rp_print *r,
 			fprintf(f, "  %6s", "-");
 		if (r->o.show_nr || c.objs)
 			fprintf(f, "  %10" PRIu64, row->samples);
+		if (r->o.show_period)
+			fprintf(f, "  %12" PRIu64, row->period);
 		if (c.weights && row->weight_nr)
 			fprintf(f, "  %8.1f", (double)row->weight_sum /
 			       (double)row->weight_nr);

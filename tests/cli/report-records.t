@@ -1,6 +1,6 @@
 #!/bin/bash
 # report-records.t - perf report's --stats, --tasks and --mmaps, against
-# perf 6.1 byte for byte: records counted by type and per event (also
+# perf 6.1 byte for byte (and --show-total-period's column): records counted by type and per event (also
 # --no-skip-empty), the task tree and each task's maps, on live
 # recordings of memwalk (perf record; -z compressed; -d with data maps
 # and page faults; a pipe-mode stream; a shell that forks and execs;
@@ -14,7 +14,7 @@ T=$(mktemp -d /tmp/report-records-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..13"
+echo "1..15"
 refused "--stats with --tasks: exit 2, perf's words" \
 	"--tasks and --mmaps can't be used together with --stats" \
 	"$PS" report --stats --mmaps -i "$F/compat/children.perf.data"
@@ -27,7 +27,7 @@ check "AMD fixture: 27833 records, 27447 samples of ibs_op//" \
 	grep -qxE ' +SAMPLE events: +27447' <(sed -n '/ibs_op\/\/ stats:/,$p' "$T/amd")
 
 if ! command -v perf >/dev/null; then
-	skip_n 11 "no perf to compare with"
+	skip_n 13 "no perf to compare with"
 	exit 0
 fi
 
@@ -87,3 +87,27 @@ same "fixture: Intel ldlat weights" \
 same "fixture: children" "$F/compat/children.perf.data"
 same "fixture: perf inject -b" "$F/compat/inject-b.perf.data"
 same "fixture: a tracepoint at exit" "$F/compat/tp-exit.perf.data"
+
+# --show-total-period -n: each row's samples and period, as perf's
+period_rows() {	# CHILDREN-FLAG
+	perf report --stdio -g none -n --show-total-period "$1" \
+		--sort comm,dso -i "$T/g.data" 2>/dev/null |
+		grep -E '^ +[0-9.]+%' | sed -E 's/ +$//; s/^ +//; s/  +/\t/g' \
+		>"$T/a"
+	"$PS" report -n --show-total-period "$1" --sort comm,dso --top 0 \
+		-i "$T/g.data" 2>&1 | sed -n '/^# samples by --sort keys/,$p' |
+		grep -E '^ +[0-9.]+%' | sed -E 's/ +$//; s/^ +//; s/  +/\t/g' |
+		awk -F'\t' -v OFS='\t' '{ $(NF - 2) = ""; print }' |
+		sed 's/\t\t/\t/' >"$T/b"
+	if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b" &&
+	   grep -qE '	[0-9]{6,}	' "$T/b"; then
+		ok "--show-total-period -n $1: perf's rows ($(wc -l <"$T/a"))"
+	else
+		nok "--show-total-period -n $1"
+		diff "$T/a" "$T/b" | head -6 | diag
+	fi
+}
+perf record -q -g -e cpu-clock -o "$T/g.data" -- "$W" --seconds 0.3 --mb 8 \
+	>/dev/null 2>&1
+period_rows --no-children
+period_rows --children

@@ -4,8 +4,8 @@
  * its parser (fuzz-perfdata): the session (records in time order,
  * threads, maps over time, record --budget's cycle marks), the data
  * objects of record --objects, c2c's lines, report's tables with their
- * sampling errors and children, script's lines, and the pprof and
- * Perfetto exports. The input's first byte chooses: its low bits the
+ * sampling errors and children (and the source lines of perf's srcline
+ * keys), script's lines, and the pprof and Perfetto exports. The input's first byte chooses: its low bits the
  * sort keys, 0x08 a stream (one pass, as a pipe is read), 0x10
  * children, 0x20 sampling errors, 0x40 script's lines as well, 0x80 CSV
  * (else text); its second what reads the recording: 0 (mod 3) report
@@ -34,7 +34,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const sorts[8] = {
-	"sym,dso", "pid,tid,comm", "object,object_field", "line",
+	"sym,dso", "pid,tid,comm", "object,object_field", "line,srcline,srcfile",
 	"event,page", "src,mem,snoop,tlb", "object_instance,sym",
 	"symbol_daddr,dso_daddr,dcacheline",
 };
@@ -208,6 +208,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     PEBS_SCRIPT_TEXT, &z.sc))
 		goto out;
 	needs = pebs_report__needs(z.rep);
+	if (pebs_session__set_srclines(z.ss, needs & PEBS_REPORT_NEEDS_SRCLINES))
+		goto out;
 	z.c2c = pebs_c2c__new(&c2c) == 0 &&
 		pebs_session__set_c2c(z.ss, c2c, PEBS_SESSION_C2C_SHARED) == 0;
 	if (((needs & PEBS_REPORT_NEEDS_OBJECTS) || (how & 0x40)) &&

@@ -219,7 +219,8 @@ fi
 
 # fuzz-session: the recordings above, and a record --objects stream (with
 # call chains, data addresses, allocations), each behind two selector
-# bytes (fuzz-session.c: sort keys, stream, children, errors, script, CSV;
+# bytes (fuzz-session.c: sort keys, stream, children, errors, script, CSV
+# (8300: source lines in CSV);
 # report, with call graphs (42 48 d8 66: flat, callee, no threshold, a
 # print limit and --max-stack 3), the pprof or the Perfetto export)
 if [ -x "$B/workloads/objects" ] && [ -r "$B/libpebsshim-objects.so" ]; then
@@ -233,7 +234,7 @@ fi
 	head -c 30000 >"$tmp/dwarf.stream"
 for f in "$tmp"/seed-fuzz-perfdata/* "$tmp/objects.stream" "$tmp/dwarf.stream"; do
 	[ -s "$f" ] || continue
-	for sel in 0000 0200 1300 2500 4a00 a600 b700 ec00 0001 0a05 0002 0802 \
+	for sel in 0000 0200 1300 8300 2500 4a00 a600 b700 ec00 0001 0a05 0002 0802 \
 		1042 1148 b0d8 1066; do
 		{ printf "\x${sel:0:2}\x${sel:2:2}"; cat "$f"; } \
 			>"$tmp/seed-fuzz-session/$(basename "$f")-$sel"

@@ -636,6 +636,10 @@ struct pebs_report_print_opts {
 	bool quiet;			/* text: the tables' rows only, a
 					   blank line apart (perf report
 					   -q) */
+	bool show_period;		/* text: the Period column after
+					   Samples (perf's
+					   --show-total-period: the row's
+					   own period) */
 };
 
 /*
