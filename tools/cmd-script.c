@@ -141,7 +141,7 @@ static void usage(FILE *f)
 "  -F, --fields=LIST    comma-separated fields: perf script's comm, tid,\n"
 "                       pid, time, cpu, event, ip, sym, symoff, dso, addr,\n"
 "                       data_src, weight, ins_lat, period, phys_addr,\n"
-"                       callchain, and pebs-shim's attr_tid (the thread\n"
+"                       callchain, srcline, and pebs-shim's attr_tid (the thread\n"
 "                       running on the CPU by the recording's switch\n"
 "                       history), mem_level (the data source's level),\n"
 "                       data_object (the data address's object, as report\n"

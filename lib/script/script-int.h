@@ -13,7 +13,7 @@ enum sf {
 	SF_COMM, SF_TID, SF_PID, SF_TIME, SF_CPU, SF_EVENT, SF_IP, SF_SYM,
 	SF_SYMOFF, SF_DSO, SF_ADDR, SF_DATA_SRC, SF_WEIGHT, SF_INS_LAT,
 	SF_PERIOD, SF_PHYS_ADDR, SF_CALLCHAIN, SF_ATTR_TID, SF_MEM_LEVEL,
-	SF_DATA_OBJECT, SF_NR
+	SF_DATA_OBJECT, SF_SRCLINE, SF_NR
 };
 
 /* a field: its name, the sample_type bits it needs (any of them) */
@@ -41,6 +41,7 @@ struct pebs_script {
 	int32_t *running;	/* per CPU: switched in last, or -1 */
 	uint32_t nr_cpus;
 	unsigned int max_stack;	/* frames of a chain printed */
+	struct pebs_srcline *srcl;	/* the srcline field's, or NULL */
 };
 
 /* script_attr_tid - the thread switched in last on @s's CPU

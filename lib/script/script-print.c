@@ -83,6 +83,34 @@ static void print_sym(FILE *f, const struct pebs_sym *sym, uint32_t m,
 		print_dso(f, sym->dso);
 }
 
+/*
+ * perf script's srcline of code @sym (map__fprintf_srcline: perf's text
+ * without the symbol, "DSO[ADDR]" where addr2line finds nothing) into
+ * @buf; false where perf prints none: no mapping, or its
+ * SRCLINE_UNKNOWN "??:0".
+ */
+static bool srcline_of(const struct pebs_script *sc,
+		       const struct pebs_sym *sym, uint64_t ip, char *buf,
+		       size_t len)
+{
+	struct pebs_sym s = *sym;
+
+	s.name = NULL;
+	return sym->dso && pebs_srcline__perf_str(sc->srcl, &s, ip,
+						  ip >= KERNEL_START, buf,
+						  len) >= 0 &&
+	       strncmp(buf, "??:0", 4);
+}
+
+static void print_srcline(const struct pebs_script *sc,
+			  const struct pebs_sym *sym, uint64_t ip, FILE *f)
+{
+	char buf[4200];
+
+	if (srcline_of(sc, sym, ip, buf, sizeof(buf)))
+		fprintf(f, "\n  %s", buf);
+}
+
 static void mem_level(const struct pebs_sample *s, char *buf, size_t len)
 {
 	struct pebs_data_src d;
@@ -157,6 +185,8 @@ static void text_callchain(const struct pebs_script *sc,
 		   the address itself in anonymous memory and JIT code */
 		print_sym(f, &sym, m, true, sym.dso && ip < KERNEL_START &&
 			  !dso_anon_name(sym.dso) ? sym.dso_offset : ip);
+		if (m & SF(SF_SRCLINE))
+			print_srcline(sc, &sym, ip, f);
 		fputc('\n', f);
 	}
 }
@@ -253,6 +283,8 @@ static void text_sample(struct pebs_script *sc, struct pebs_symbols *syms,
 		} else {
 			code_at(syms, (pid_t)s->pid, s->ip, &sym);
 			print_sym(f, &sym, m, true, s->ip);
+			if (m & SF(SF_SRCLINE))
+				print_srcline(sc, &sym, s->ip, f);
 		}
 	}
 	if (m & SF(SF_PHYS_ADDR))
@@ -429,6 +461,12 @@ static void put_col(struct pebs_script *sc, struct pebs_symbols *syms,
 		if (st & PERF_SAMPLE_DATA_SRC)
 			mem_level(s, buf, sizeof(buf));
 		put_str(sc, (st & PERF_SAMPLE_DATA_SRC) ? buf : NULL, f);
+		break;
+	case SF_SRCLINE:	/* perf script's, where it prints one */
+		code_at(syms, (pid_t)s->pid, s->ip, &sym);
+		put_str(sc, (st & PERF_SAMPLE_IP) &&
+			srcline_of(sc, &sym, s->ip, buf, sizeof(buf)) ? buf :
+			NULL, f);
 		break;
 	default:	/* SF_DATA_OBJECT */
 		data_object(syms, s, rs, buf, sizeof(buf));

@@ -45,6 +45,7 @@ const struct script_field script_fields[SF_NR] = {
 	[SF_ATTR_TID] = { "attr_tid", 0, NULL },
 	[SF_MEM_LEVEL] = { "mem_level", PERF_SAMPLE_DATA_SRC, "DATA_SRC" },
 	[SF_DATA_OBJECT] = { "data_object", PERF_SAMPLE_ADDR, "ADDR" },
+	[SF_SRCLINE] = { "srcline", 0, NULL },
 };
 
 /* perf script's defaults (its output[] table): hardware, software and
@@ -74,7 +75,7 @@ static const char default_cols[] = "comm,pid,tid,time,cpu,event,ip,sym,dso,"
 static bool perf_only_field(const char *p, size_t len)
 {
 	static const char *const names[] = {
-		"trace", "srcline", "iregs", "uregs", "brstack", "brstacksym",
+		"trace", "iregs", "uregs", "brstack", "brstacksym",
 		"flags", "bpf-output", "callindent", "insn", "insnlen",
 		"synth", "metric", "misc", "srccode", "ipc", "tod",
 		"data_page_size", "code_page_size", "machine_pid", "vcpu",
@@ -121,8 +122,8 @@ static int parse_fields(const char *list, enum sf *cols, unsigned int *nr,
 					" give comm, tid, pid, time, cpu, event,"
 					" ip, sym, symoff, dso, addr, data_src, "
 					"weight, ins_lat, period, phys_addr, "
-					"callchain, attr_tid, mem_level, "
-					"data_object", (int)len, p);
+					"callchain, srcline, attr_tid, "
+					"mem_level, data_object", (int)len, p);
 		if ((sign && *nr) || (!sign && (*add | *del)))
 			return core_err(-EINVAL, "-F: '+field' and '-field' "
 					"change the default fields, a list "
@@ -164,6 +165,11 @@ static int check_attr(struct pebs_script *sc, unsigned int idx,
 	if ((shown & SF(SF_SYMOFF)) && !(shown & SF(SF_SYM)))
 		return core_err(-EINVAL, "Display of offsets requested but "
 				"symbol is notselected.");
+	if ((asked & SF(SF_SRCLINE)) && !(shown & SF(SF_IP)))
+		return core_err(-EINVAL, "Display of source line number "
+				"requested but sample IP is not selected. "
+				"Hence, no address to lookup the source line "
+				"number.");
 	if ((asked & (SF(SF_SYM) | SF(SF_DSO) | SF(SF_SYMOFF))) &&
 	    !(shown & (SF(SF_IP) | SF(SF_ADDR))))
 		return core_err(-EINVAL, "Display of symbols requested but "
@@ -182,7 +188,7 @@ static bool is_page_fault(const struct perf_event_attr *a)
 
 static int setup_attrs(struct pebs_script *sc, const char *list)
 {
-	uint32_t asked = 0, add, del, f;
+	uint32_t asked = 0, add, del, f, srcl = 0;
 	unsigned int i, n;
 	int err;
 
@@ -250,8 +256,11 @@ static int setup_attrs(struct pebs_script *sc, const char *list)
 		    (sc->stype[i] & PERF_SAMPLE_IP))
 			m |= (SF(SF_IP) | SF(SF_SYM)) & ~del;
 		sc->mask[i] = m;
+		srcl |= m & SF(SF_SRCLINE);
 	}
-	return 0;
+	for (i = 0; i < sc->nr_cols; i++)
+		srcl |= sc->cols[i] == SF_SRCLINE && sc->fmt != PEBS_SCRIPT_TEXT;
+	return srcl ? pebs_srcline__new(&sc->srcl) : 0;
 }
 
 int pebs_script__new(struct pebs_perfdata *pd, const char *list,
@@ -302,6 +311,7 @@ void pebs_script__delete(struct pebs_script *sc)
 	free(sc->stype);
 	free(sc->page_fault);
 	free(sc->running);
+	pebs_srcline__delete(sc->srcl);
 	free(sc);
 }
 

@@ -29,7 +29,6 @@
 #include "pebsshim/session.h"
 #include "perfdata/perfdata-int.h"
 #include "session/session-int.h"
-#include "symbols/srcline-int.h"
 #include "symbols/symbols-int.h"
 
 struct pebs_session {
@@ -300,44 +299,29 @@ int pebs_session__set_srclines(struct pebs_session *ss, bool on)
 }
 
 /*
- * perf's srcline and srcfile of a sample (util/srcline.c __get_srcline,
- * sort.c hist_entry__get_srcfile): addr2line's "file:line" (the file's
- * base name; "??:0" or "FILE:0" for code binutils finds a function for
- * but the DWARF no line: pebs_srcline__addr2line) and its file ("" for
- * "??:0"); where addr2line finds nothing srcline is perf's "sym+OFFSET"
- * (decimal), "dso[ADDR]" without a symbol, "??:0" outside any mapping,
- * and srcfile "". -ENOMEM, else 0.
+ * perf's srcline and srcfile of a sample (util/srcline.c __get_srcline
+ * with its symbol, sort.c hist_entry__get_srcfile): pebs_srcline__perf_
+ * str's text, and its file where addr2line answered other than "??:0"
+ * (perf's SRCLINE_UNKNOWN), else "". -ENOMEM, else 0.
  */
 static int resolve_srcline(struct pebs_session *ss, const struct pebs_sym *sym,
 			   struct pebs_report_sample *rs)
 {
-	const char *file, *base;
-	unsigned int line;
 	char buf[PATH_MAX + 32];
+	int r = pebs_srcline__perf_str(ss->srcl, sym, rs->ip, rs->kernel, buf,
+				       sizeof(buf));
 
-	rs->srcfile = "";
-	if (!sym->dso) {
-		rs->srcline = "??:0";
-		return 0;
-	}
-	if (!pebs_srcline__addr2line(ss->srcl, sym->dso, sym->dso_offset,
-				     &file, &line)) {
-		base = core_base_name(file);
-		snprintf(buf, sizeof(buf), "%s:%u", base, line);
-		/* perf: no file where the line is its SRCLINE_UNKNOWN
-		   ("" is one pointer: rows compare them) */
-		if (strcmp(buf, "??:0") && *base &&
-		    !(rs->srcfile = core_strset_add(&ss->srcstr, base)))
-			return oom();
-	} else if (sym->name) {
-		snprintf(buf, sizeof(buf), "%s+%" PRIu64, sym->name, sym->offset);
-	} else {
-		snprintf(buf, sizeof(buf), "%s[%" PRIx64 "]",
-			 core_base_name(sym->dso), rs->kernel ? rs->ip :
-			 srcline_objdump_addr(ss->srcl, sym->dso, rs->ip));
-	}
+	if (r < 0)
+		return oom();
+	rs->srcfile = "";	/* one pointer: rows compare them */
 	rs->srcline = core_strset_add(&ss->srcstr, buf);
-	return rs->srcline ? 0 : oom();
+	if (!rs->srcline)
+		return oom();
+	if (r == 1 && strcmp(buf, "??:0") && buf[0] != ':') {
+		*strrchr(buf, ':') = '\0';
+		rs->srcfile = core_strset_add(&ss->srcstr, buf);
+	}
+	return rs->srcfile ? 0 : oom();
 }
 
 const struct pebs_session_stats *

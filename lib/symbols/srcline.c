@@ -22,6 +22,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -441,17 +442,49 @@ int pebs_srcline__addr2line(struct pebs_srcline *s, const char *path,
 	return 0;
 }
 
-uint64_t srcline_objdump_addr(struct pebs_srcline *s, const char *path,
-			      uint64_t off)
+/* perf's map__rip_2objdump of file offset @off: the virtual address in
+   an executable (ET_EXEC: perf adds the text offset), else the offset */
+static uint64_t objdump_addr(struct pebs_srcline *s, const char *path,
+			     uint64_t off)
 {
 	struct src_obj *o;
 	GElf_Ehdr eh;
 	uint64_t addr;
 	uint32_t idx;
 
-	o = s && path ? obj_get(s, path, &idx) : NULL;
+	o = obj_get(s, path, &idx);
 	if (!o || !o->elf || !gelf_getehdr(o->elf, &eh) ||
 	    eh.e_type != ET_EXEC || !off_to_addr(o->elf, off, &addr))
 		return off;
 	return addr;
+}
+
+int pebs_srcline__perf_str(struct pebs_srcline *s, const struct pebs_sym *sym,
+			   uint64_t ip, bool kernel, char *buf, size_t len)
+{
+	const char *file, *base;
+	unsigned int line;
+	int r;
+
+	if (!s || !sym || !buf || !len)
+		return -EINVAL;
+	if (!sym->dso) {
+		snprintf(buf, len, "??:0");
+		return 0;
+	}
+	r = pebs_srcline__addr2line(s, sym->dso, sym->dso_offset, &file, &line);
+	if (r == -ENOMEM)
+		return r;
+	if (!r) {
+		base = strrchr(file, '/');
+		snprintf(buf, len, "%s:%u", base ? base + 1 : file, line);
+		return 1;
+	}
+	if (sym->name)
+		snprintf(buf, len, "%s+%" PRIu64, sym->name, sym->offset);
+	else
+		snprintf(buf, len, "%s[%" PRIx64 "]", core_base_name(sym->dso),
+			 kernel ? ip : objdump_addr(s, sym->dso,
+						    sym->dso_offset));
+	return 0;
 }

@@ -1,7 +1,10 @@
 #!/bin/bash
-# report-srcline.t - perf's srcline and srcfile sort keys against perf
-# 6.1 (perf report --no-children: its Children rows of source lines are
-# not lines, see the man page), row for row: a cpu-clock -g recording of
+# report-srcline.t - perf's source lines against perf 6.1: script's
+# srcline field line for line (each frame's line under it; perf's
+# "DSO[ADDR]" where addr2line finds nothing, nothing for "??:0"), and
+# the srcline and srcfile sort keys (perf report --no-children: its
+# Children rows of source lines are not lines, see the man page), row
+# for row: a cpu-clock -g recording of
 # memwalk (its lines, kernel frames as sym+OFFSET, graphs under the
 # rows byte for byte), every page fault of memwalk with its addresses
 # (ld.so's _start ":0" and memwalk's "??:0": addr2line's answers for
@@ -15,14 +18,17 @@ T=$(mktemp -d /tmp/report-srcline-t.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . "$S/tests/tap.sh"
 
-echo "1..12"
+echo "1..17"
 F=$S/tests/fixtures/compat/children.perf.data
 refused "--children --sort srcline: exit 2, one line" \
 	"'srcline' has keys that are not code" \
 	"$PS" report --children --sort srcline -i "$F"
+refused "script -F comm,srcline (no ip): exit 2, perf's words" \
+	"Display of source line number requested but sample IP is not selected" \
+	"$PS" script -F comm,srcline -i "$F"
 
 if ! command -v perf >/dev/null || ! command -v addr2line >/dev/null; then
-	skip_n 11 "no perf (or no addr2line for it) to compare with"
+	skip_n 15 "no perf (or no addr2line for it) to compare with"
 	exit 0
 fi
 W=$B/workloads/memwalk
@@ -91,6 +97,31 @@ if perf record -q -e cpu-clock -F 2000 -o "$T/gcc.data" -- \
 else
 	skip_n 2 "no gcc samples in cc1 here"
 fi
+
+# script -F ...,srcline: perf script's lines (--no-inline: no inlined
+# frames of its own)
+same_script() {	# FILE FIELDS
+	perf script --no-inline -i "$1" -F "$2" >"$T/a" 2>/dev/null
+	"$PS" script -i "$1" -F "$2" >"$T/b" 2>"$T/ps.err"
+	if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b" && grep -q '^  [^ ]' "$T/b"; then
+		ok "script -F $2 of $(basename "$1"): perf's ($(wc -l <"$T/a") lines)"
+	else
+		nok "script -F $2 of $(basename "$1")"
+		diff "$T/a" "$T/b" | head -6 | diag
+		diag "$T/ps.err"
+	fi
+}
+same_script "$T/g.data" comm,tid,ip,sym,dso,srcline
+same_script "$T/d.data" ip,sym,symoff,srcline,period
+if [ -s "$T/gcc.data" ]; then
+	same_script "$T/gcc.data" comm,ip,sym,srcline
+else
+	skip "no gcc recording"
+fi
+
+"$PS" script -i "$T/g.data" -F comm,ip,srcline --format csv >"$T/scsv" 2>&1
+check "script csv: a srcline column" \
+	grep -qE '^[a-z]+,0x[0-9a-f]+,memwalk\.c:[0-9]+$' "$T/scsv"
 
 # csv and json: the srcline and srcfile columns
 "$PS" report -i "$T/g.data" --sort srcline,srcfile --format csv --top 3 \

@@ -353,6 +353,20 @@ PEBS_API int pebs_srcline__addr2line(struct pebs_srcline *s, const char *path,
 				     uint64_t offset, const char **file,
 				     unsigned int *line);
 
+/*
+ * pebs_srcline__perf_str - perf's srcline text of the code @sym names
+ * (pebs_symbols__resolve's answer for @ip; @kernel: a kernel address)
+ * into @buf: addr2line's answer as "file:line" (the file's base name:
+ * __addr2line), else perf's fallback: "sym+OFFSET" (decimal) when
+ * @sym->name is set (perf's report), "DSO[ADDR]" when not (perf's
+ * objdump address: the virtual address in an executable), "??:0"
+ * without a mapping. Returns 1 for addr2line's answer (its file ends at
+ * the last ':'), 0 for a fallback, -EINVAL, -ENOMEM.
+ */
+PEBS_API int pebs_srcline__perf_str(struct pebs_srcline *s,
+				    const struct pebs_sym *sym, uint64_t ip,
+				    bool kernel, char *buf, size_t len);
+
 /* pebs_srcline__delete - free (closing the objects); NULL is allowed. */
 PEBS_API void pebs_srcline__delete(struct pebs_srcline *s);
 
