@@ -59,6 +59,7 @@ struct report {
 	unsigned int top;	/* rows per table */
 	bool show_nr;		/* -n: the samples column */
 	bool show_period;	/* --show-total-period: the period column */
+	uint64_t quantum;	/* --time-quantum in ns, or 0: perf's */
 	bool quiet;		/* -q: the rows only */
 	bool mem_mode;		/* --mem-mode: weights as perf mem report */
 	const char *sort;	/* --sort, or NULL: the default tables */
@@ -101,7 +102,7 @@ enum {
 	OPT_HEADER_ONLY, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_ERRORS,
 	OPT_NO_INLINE, OPT_SYMFS, OPT_MAX_STACK, OPT_PERCENTAGE,
 	OPT_STATS, OPT_TASKS, OPT_MMAPS, OPT_SKIP_EMPTY, OPT_NO_SKIP_EMPTY,
-	OPT_TOTAL_PERIOD,
+	OPT_TOTAL_PERIOD, OPT_TIME_QUANTUM,
 };
 
 /* the call graph for table @title's @rep: the --sort table, else the
@@ -354,6 +355,8 @@ static int run(struct report *r, const char *sort)
 	}
 	if (tool_symfs("report", r->ss, r->symfs))
 		return 2;
+	if (r->quantum)
+		pebs_session__set_time_quantum(r->ss, r->quantum);
 	r->st = pebs_session__stats(r->ss);
 	/* record --objects' allocations, releases, stacks and TLS blocks are
 	   left out of the tables and of the split by event, unless --event
@@ -520,11 +523,13 @@ static void usage(FILE *f)
 "                       and the data objects' object, object_instance\n"
 "                       and object_field (a static struct's field),\n"
 "                       and perf's srcline and srcfile (source lines)\n"
+"                       and time (the samples' --time-quantum slices)\n"
 "      --mem-mode       perf report --mem-mode, as perf mem report: a\n"
 "                       sample costs its weight (1 without), Overhead is\n"
 "                       a share of the total weight, the keys perf mem's\n"
 "                       unless --sort\n"
 "      --top=N          rows per table (default 10; 0: all)\n"
+
 "  -n, --show-nr-samples  a column of sample counts (as perf report -n)\n"
 "      --show-total-period  a column of each row's period (as perf)\n"
 "      --stdio          plain text output (the only output; for perf\n"
@@ -542,6 +547,8 @@ static void usage(FILE *f)
 "      --tid=LIST       only samples of these threads\n"
 "      --cpu=LIST       only samples on these CPUs (0-3,8)\n"
 "      --event=NAMES    only samples of these events (names as listed)\n"
+"      --time-quantum=T  the time key's slices (default 100ms, as perf;\n"
+"                       s, ms, us or ns)\n"
 "      --time=SPEC      only samples in this time: start,end in seconds\n"
 "                       (either may be empty), or perf's A%%-B%% and N%%/M\n"
 "      --percent-limit=P  hide rows below P %% Overhead\n"
@@ -632,6 +639,32 @@ static bool elide(const struct report *r, const enum pebs_report_key *keys,
 	return any && buf[0] && o < len;
 }
 
+/* perf's parse_time_quantum: N with s, ms, us, ns or nothing (ns) */
+static int parse_quantum(const char *arg, uint64_t *ns)
+{
+	static const struct { const char *unit; uint64_t mul; } units[] = {
+		{ "", 1 }, { "s", 1000000000 }, { "ms", 1000000 },
+		{ "us", 1000 }, { "ns", 1 },
+	};
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (end == arg || errno || !v || arg[0] == '-')
+		return -1;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			if (v > UINT64_MAX / units[i].mul)
+				return -1;
+			*ns = v * units[i].mul;
+			return 0;
+		}
+	return -1;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -659,6 +692,7 @@ int cmd_report(int argc, char **argv)
 		{ "percentage", required_argument, NULL, OPT_PERCENTAGE },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "show-total-period", no_argument, NULL, OPT_TOTAL_PERIOD },
+		{ "time-quantum", required_argument, NULL, OPT_TIME_QUANTUM },
 		{ "tasks", no_argument, NULL, OPT_TASKS },
 		{ "mmaps", no_argument, NULL, OPT_MMAPS },
 		{ "skip-empty", no_argument, NULL, OPT_SKIP_EMPTY },
@@ -786,6 +820,14 @@ int cmd_report(int argc, char **argv)
 			break;
 		case OPT_TOTAL_PERIOD:
 			r.show_period = true;
+			break;
+		case OPT_TIME_QUANTUM:
+			if (parse_quantum(optarg, &r.quantum)) {
+				tool_err("report", "bad --time-quantum '%s': give "
+					 "a time such as 100ms (s, ms, us or "
+					 "ns; ns without a unit), not 0", optarg);
+				goto out_usage;
+			}
 			break;
 		case OPT_TASKS:
 		case OPT_MMAPS:

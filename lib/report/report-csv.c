@@ -14,7 +14,8 @@
  * table has an object key, its object columns; when a table has
  * children, the children and children_period columns, empty in the
  * other tables; when a table has sampling errors, share_error; when a
- * table has the srcline or srcfile key, last those two columns).
+ * table has the srcline, srcfile or time key, last that key's column:
+ * srcline, srcfile, time, in that order).
  * JSON: {"file":..., "samples":N, "tables":[{"title":..., "keys":[...],
  *   "rows":[{"overhead":..., ..., "<key>":...}]}]} (a table with
  *   children: "children" and "children_period" after "samples").
@@ -96,6 +97,24 @@ bool rp_any_table(const struct rp_print *r,
 		if (has(r->o.tables[i].rep))
 			return true;
 	return false;
+}
+
+const enum pebs_report_key rp_tail_keys[3] = {
+	PEBS_REPORT_SRCLINE, PEBS_REPORT_SRCFILE, PEBS_REPORT_TIME,
+};
+
+uint32_t rp_tail_cols(const struct rp_print *r)
+{
+	const enum pebs_report_key *keys;
+	unsigned int i, n, k;
+	uint32_t cols = 0;
+
+	for (i = 0; i < r->o.nr_tables; i++) {
+		n = pebs_report__keys(r->o.tables[i].rep, &keys);
+		for (k = 0; k < 3; k++)
+			cols |= has_key(keys, n, rp_tail_keys[k]) ? 1u << k : 0;
+	}
+	return cols;
 }
 
 bool rp_any_objects(const struct rp_print *r)
@@ -198,12 +217,13 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		fprintf(f, ",%.4f", se);
 	else if (r->err_cols)
 		fputc(',', f);
-	for (k = PEBS_REPORT_SRCLINE; r->src_cols && k <= PEBS_REPORT_SRCFILE;
-	     k++) {
-		fputc(',', f);
-		if (!has_key(v.keys, v.nr_keys, k))
+	for (k = 0; k < 3; k++) {
+		if (!(r->tail_cols & 1u << k))
 			continue;
-		rp_field(r, row, k, fb, sizeof(fb));
+		fputc(',', f);
+		if (!has_key(v.keys, v.nr_keys, rp_tail_keys[k]))
+			continue;
+		rp_field(r, row, rp_tail_keys[k], fb, sizeof(fb));
 		pebs_csv__str(f, fb);
 	}
 	fputc('\n', f);
@@ -276,8 +296,9 @@ void rp_print_csv(const struct rp_print *r)
 		fputs(",children,children_period", f);
 	if (r->err_cols)
 		fputs(",share_error", f);
-	if (r->src_cols)
-		fputs(",srcline,srcfile", f);
+	for (k = 0; k < 3; k++)
+		if (r->tail_cols & 1u << k)
+			fprintf(f, ",%s", pebs_report__key_name(rp_tail_keys[k]));
 	fputc('\n', f);
 	for (i = 0; i < r->o.nr_tables; i++)
 		each_row(r, &r->o.tables[i], csv_row);

@@ -5,6 +5,7 @@
  * in the same manner.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "pebsshim/decode.h"
@@ -127,6 +128,10 @@ int pebs_report__field(const struct pebs_report_row *row,
 		return snprintf(buf, len, "%s", row->srcline ? row->srcline : "");
 	case PEBS_REPORT_SRCFILE:
 		return snprintf(buf, len, "%s", row->srcfile ? row->srcfile : "");
+	case PEBS_REPORT_TIME:	/* perf's timestamp__scnprintf_usec */
+		return snprintf(buf, len, "%" PRIu64 ".%06" PRIu64,
+				row->time / 1000000000,
+				row->time % 1000000000 / 1000);
 	case PEBS_REPORT_MEM:
 	case PEBS_REPORT_SNOOP:
 	case PEBS_REPORT_TLB:

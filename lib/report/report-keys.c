@@ -36,6 +36,7 @@ static const char *const key_names[PEBS_REPORT_NR_KEYS] = {
 	[PEBS_REPORT_OBJECT_INSTANCE] = "object_instance",
 	[PEBS_REPORT_OBJECT_FIELD] = "object_field",
 	[PEBS_REPORT_SRCLINE] = "srcline", [PEBS_REPORT_SRCFILE] = "srcfile",
+	[PEBS_REPORT_TIME] = "time",
 };
 
 uint64_t rk_src_mask(enum pebs_report_key k)
@@ -108,8 +109,8 @@ int pebs_report__parse_keys(const char *str, enum pebs_report_key *keys,
 					"dso_daddr, dcacheline, mem, snoop, tlb, "
 					"phys_daddr, weight, local_weight, "
 					"locked, blocked, local_ins_lat, object, "
-					"object_instance, object_field, srcline "
-					"or srcfile",
+					"object_instance, object_field, srcline, "
+					"srcfile or time",
 					(int)len, p);
 		}
 		if (n == max)
@@ -177,6 +178,8 @@ uint32_t rk_fields(enum pebs_report_key key)
 		return BIT(RK_SRCLINE);
 	case PEBS_REPORT_SRCFILE:
 		return BIT(RK_SRCFILE);
+	case PEBS_REPORT_TIME:
+		return BIT(RK_TIME);
 	default:
 		return 0;
 	}
@@ -203,6 +206,7 @@ bool rk_plain(enum pebs_report_key key)
 	case PEBS_REPORT_LOCKED:
 	case PEBS_REPORT_BLOCKED:
 	case PEBS_REPORT_LOCAL_INS_LAT:
+	case PEBS_REPORT_TIME:
 		return true;
 	default:
 		return false;
@@ -235,6 +239,8 @@ uint64_t rk_plain_atom(enum pebs_report_key key,
 		return s->has_weight ? s->weight : 0;
 	case PEBS_REPORT_LOCAL_INS_LAT:
 		return s->ins_lat;
+	case PEBS_REPORT_TIME:
+		return s->time;
 	default:	/* src, mem, snoop, tlb, locked, blocked */
 		return s->data_src & rk_src_mask(key);
 	}
@@ -368,6 +374,9 @@ void rk_make(enum pebs_report_key key, bool dsym_key,
 	case PEBS_REPORT_SRCFILE:
 		k->srcfile = s->srcfile;
 		break;
+	case PEBS_REPORT_TIME:
+		k->time = s->time;
+		break;
 	default:
 		break;
 	}
@@ -414,6 +423,8 @@ uint64_t rk_get(const struct pebs_report_row *row, enum rk_field f)
 		return (uintptr_t)row->srcline;
 	case RK_SRCFILE:
 		return (uintptr_t)row->srcfile;
+	case RK_TIME:
+		return row->time;
 	case RK_DATA_SYM:
 		return (uintptr_t)row->data_sym;
 	case RK_DATA_SYM_OFF:
@@ -482,6 +493,9 @@ void rk_set(struct pebs_report_row *row, enum rk_field f, uint64_t v)
 		break;
 	case RK_SRCFILE:
 		row->srcfile = (const char *)(uintptr_t)v;
+		break;
+	case RK_TIME:
+		row->time = v;
 		break;
 	case RK_DATA_SYM:
 		row->data_sym = (const char *)(uintptr_t)v;
@@ -607,6 +621,8 @@ int rk_cmp(enum pebs_report_key k, const void *x, const void *y,
 	case PEBS_REPORT_SRCFILE:
 		return cmp_str((const char *)(uintptr_t)FX(RK_SRCFILE),
 			       (const char *)(uintptr_t)FY(RK_SRCFILE));
+	case PEBS_REPORT_TIME:	/* perf: right - left, the earlier first */
+		return cmp_u64(FX(RK_TIME), FY(RK_TIME));
 	default:
 		return cmp_u64(FX(RK_ADDR), FY(RK_ADDR));
 	}

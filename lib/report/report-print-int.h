@@ -19,8 +19,13 @@ struct rp_print {
 	bool obj_cols;		/* csv: a table has an object key */
 	bool children_cols;	/* csv: a table has children */
 	bool err_cols;		/* csv: a table has sampling errors */
-	bool src_cols;		/* csv: a table has srcline or srcfile */
+	uint32_t tail_cols;	/* csv: the keys of rp_tail_keys (bit n:
+				   the nth) some table has */
 };
+
+/* csv's last key columns, each there when some table has its key */
+extern const enum pebs_report_key rp_tail_keys[3];
+uint32_t rp_tail_cols(const struct rp_print *r);
 
 /* whether @row is shown: not below --percent-limit (Overhead, or
    Children in a report with children) */

@@ -53,6 +53,7 @@ static const char *key_title(enum pebs_report_key k)
 		[PEBS_REPORT_OBJECT_FIELD] = "Data Object Field",
 		[PEBS_REPORT_SRCLINE] = "Source:Line",
 		[PEBS_REPORT_SRCFILE] = "Source File",
+		[PEBS_REPORT_TIME] = "Time",
 	};
 	return titles[k];
 }
@@ -545,12 +546,6 @@ static void print_header(const struct rp_print *r)
 		fprintf(f, "# undecoded : %" PRIu64 " samples\n", r->o.stats->bad);
 }
 
-/* a table with the srcline or srcfile key (csv: their columns) */
-static bool src_keys(const struct pebs_report *rep)
-{
-	return pebs_report__needs(rep) & PEBS_REPORT_NEEDS_SRCLINES;
-}
-
 int pebs_report_tables__print(FILE *f,
 			      const struct pebs_report_print_opts *opts)
 {
@@ -576,7 +571,7 @@ int pebs_report_tables__print(FILE *f,
 	r.obj_cols = rp_any_objects(&r);
 	r.children_cols = rp_any_table(&r, pebs_report__children);
 	r.err_cols = rp_any_table(&r, pebs_report__errors);
-	r.src_cols = rp_any_table(&r, src_keys);
+	r.tail_cols = rp_tail_cols(&r);
 	switch (r.o.format) {
 	case PEBS_REPORT_FORMAT_TEXT:
 		if (!r.o.quiet)

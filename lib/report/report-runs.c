@@ -40,6 +40,7 @@ static bool alike(const struct pebs_report *r,
 	/* what varies from sample to sample: only where a key has it */
 	return (!(u & BIT(RK_IP)) || s->sym || s->ip == p->ip) &&
 	       (!(u & BIT(RK_CPU)) || s->cpu == p->cpu) &&
+	       (!(u & BIT(RK_TIME)) || s->time == p->time) &&
 	       (!(u & BIT(RK_ADDR)) || s->addr == p->addr) &&
 	       (!(u & BIT(RK_PHYS)) || (s->has_phys == p->has_phys &&
 					s->phys_addr == p->phys_addr)) &&

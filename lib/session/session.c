@@ -57,6 +57,7 @@ struct pebs_session {
 	uint32_t cycles;	/* the cycles begun so far in the pass */
 	struct pebs_srcline *srcl;	/* pebs_session__set_srclines */
 	struct core_strset srcstr;	/* their strings, interned */
+	uint64_t quantum;	/* the time slices' length, ns */
 };
 
 /* perf's default max_stack (sysctl kernel.perf_event_max_stack) */
@@ -289,6 +290,15 @@ void pebs_session__delete(struct pebs_session *ss)
 	free(ss);
 }
 
+int pebs_session__set_time_quantum(struct pebs_session *ss, uint64_t ns)
+{
+	if (!ss || !ns)
+		return core_err(-EINVAL, "session: no session or a time "
+				"quantum of 0");
+	ss->quantum = ns;
+	return 0;
+}
+
 int pebs_session__set_srclines(struct pebs_session *ss, bool on)
 {
 	if (!ss)
@@ -357,6 +367,10 @@ static int resolve(struct pebs_session *ss,
 	rs->cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX;
 	rs->event = idx;
 	rs->cycle = ss->cycle;
+	/* perf's hist_time (its quantum 100 ms unless set) */
+	if (s->present & PERF_SAMPLE_TIME)
+		rs->time = s->time - s->time % (ss->quantum ? ss->quantum :
+						 100000000);
 	rs->comm = pebs_threads__comm(ss->threads, rs->pid, rs->tid);
 	rs->kernel = mode == PERF_RECORD_MISC_KERNEL ||
 		     (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN &&

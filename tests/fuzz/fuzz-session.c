@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const sorts[8] = {
 	"sym,dso", "pid,tid,comm", "object,object_field", "line,srcline,srcfile",
-	"event,page", "src,mem,snoop,tlb", "object_instance,sym",
+	"event,page,time", "src,mem,snoop,tlb", "object_instance,sym",
 	"symbol_daddr,dso_daddr,dcacheline",
 };
 

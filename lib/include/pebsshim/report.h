@@ -68,6 +68,8 @@ enum pebs_report_key {
 	PEBS_REPORT_SRCLINE,	/* perf's srcline: the sample's source
 				   line (pebs_session__set_srclines) */
 	PEBS_REPORT_SRCFILE,	/* perf's srcfile: its source file */
+	PEBS_REPORT_TIME,	/* perf's time: the sample's time slice
+				   (pebs_session__set_time_quantum) */
 	PEBS_REPORT_NR_KEYS
 };
 #define PEBS_REPORT_MAX_KEYS	16
@@ -98,6 +100,7 @@ struct pebs_report_row {
 	   and their period; 0 in other reports */
 	uint64_t children_samples, children_period;
 	const char *srcline, *srcfile;	/* the srcline, srcfile keys */
+	uint64_t time;			/* the time key's slice start, ns */
 };
 
 /*

@@ -237,6 +237,10 @@ struct pebs_report_sample {
 	   the sample's ip ("memwalk.c:128", "memwalk.c"; without a line
 	   "sym+OFFSET" and ""), else NULL */
 	const char *srcline, *srcfile;
+	/* the sample's TIME rounded down to the session's time quantum
+	   (pebs_session__set_time_quantum; perf's hist_time), 0 without
+	   TIME: the time key's */
+	uint64_t time;
 };
 
 /* ------------------------------------------------------------------ */
@@ -386,6 +390,14 @@ PEBS_API int pebs_session__process(struct pebs_session *ss, bool data,
  * -EINVAL, -ENOMEM.
  */
 PEBS_API int pebs_session__set_srclines(struct pebs_session *ss, bool on);
+
+/*
+ * pebs_session__set_time_quantum - the length in ns of the time slices
+ * of the report samples' time (perf's --time-quantum; 100 ms, perf's,
+ * unless set). Returns 0, -EINVAL (0: perf refuses it too).
+ */
+PEBS_API int pebs_session__set_time_quantum(struct pebs_session *ss,
+					    uint64_t ns);
 
 /* pebs_session__delete - free; NULL is allowed. */
 PEBS_API void pebs_session__delete(struct pebs_session *ss);
