@@ -65,9 +65,13 @@ static int file_rec(struct pebs_perfdata *pd, const unsigned char **recp)
 	if (left < 8)
 		goto cut;
 	size = ld16(rec + 6);
-	if (size < 8 || !payload(rec, &extra))
+	if (size < 8)
 		return bad_record(pd->pos, size);
-	if (size > left || extra > left - size)
+	if (size > left)	/* before payload() reads inside it */
+		goto cut;
+	if (!payload(rec, &extra))
+		return bad_record(pd->pos, size);
+	if (extra > left - size)
 		goto cut;
 	pd->pos += size + extra;
 	if ((uintptr_t)rec & 7) {	/* e.g. after perf -z's COMPRESSED */
@@ -189,6 +193,14 @@ int pebs_perfdata__next(struct pebs_perfdata *pd,
 		r = decompress(pd, rec);
 		if (r)
 			break;
+	}
+	/* a record inside a hostile compressed payload (or one after a
+	   record of odd size) may sit at any address: copied, aligned */
+	if (r > 0 && ((uintptr_t)rec & 7)) {
+		if (!pd->rec && !(pd->rec = malloc(1u << 16)))
+			return core_err(-ENOMEM, "out of memory for a perf.data record");
+		memmove(pd->rec, rec, ld16(rec + 6));
+		rec = pd->rec;
 	}
 	if (r > 0 && ld32(rec) == PEBS_PERF_RECORD_HEADER_ATTR &&
 	    pd->nrec >= pd->seen_upto)

@@ -36,22 +36,43 @@ struct tk_dso {
 	const char *name;		/* interned */
 	uint32_t maj, min;
 	uint64_t ino, gen;
-	uint32_t hnext;			/* the next of its hash chain */
 };
+
+/*
+ * Items 0, 1, ... (a table's indexes) found by a 64-bit key: chains of
+ * a hash table at most one item per head, each item's key and link kept
+ * here. An item removed stays out.
+ */
+struct tk_chains {
+	uint32_t *heads;		/* nr_heads: a power of two */
+	size_t nr_heads;
+	uint64_t *key;			/* per item */
+	uint32_t *next;			/* per item; TK_OUT: removed */
+	size_t cap, nr, linked;		/* room, items, of them linked */
+};
+#define TK_OUT		(UINT32_MAX - 1)
+
+/* tk_chains_add - item @nr (the next index) of @key: 0 or -ENOMEM */
+int tk_chains_add(struct tk_chains *c, uint64_t key);
+/* tk_chains_first - the first item of @key, or TK_NONE */
+uint32_t tk_chains_first(const struct tk_chains *c, uint64_t key);
+/* tk_chains_next - the item of @item's key after it, or TK_NONE */
+uint32_t tk_chains_next(const struct tk_chains *c, uint32_t item);
+/* tk_chains_remove - @item (linked) out of its chain */
+void tk_chains_remove(struct tk_chains *c, uint32_t item);
+void tk_chains_free(struct tk_chains *c);
 
 /* the maps' and dsos' common state, and the interned names */
 struct tk_space {
 	struct tk_dso *d;
 	size_t nr_d, cap_d;
-	uint32_t *dheads;		/* name -> dso chain */
-	size_t nr_dheads;
+	struct tk_chains dchains;	/* the dsos by name */
 	struct core_strset names;	/* dso names, comms */
 	size_t held;			/* maps in all processes */
 	uint64_t seed;			/* the treaps' priorities */
 };
 
 int tk_oom(void);
-size_t tk_hash(uint64_t x, size_t n);
 
 /* tk_maps_new - empty maps, one reference: 0 or -ENOMEM */
 int tk_maps_new(struct tk_maps **mp);

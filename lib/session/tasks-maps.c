@@ -31,9 +31,91 @@ int tk_oom(void)
 	return core_err(-ENOMEM, "tasks: out of memory");
 }
 
-size_t tk_hash(uint64_t x, size_t n)
+static size_t tk_hash(uint64_t x, size_t n)
 {
 	return (size_t)((x * 0x9e3779b97f4a7c15ull) >> 32) & (n - 1);
+}
+
+/* ---- hash chains: the dsos by name, the threads by tid ---- */
+
+static int relink(struct tk_chains *c)
+{
+	size_t n = c->nr_heads ? c->nr_heads * 2 : 64, i, h;
+	uint32_t *heads = malloc(n * sizeof(*heads));
+
+	if (!heads)
+		return tk_oom();
+	memset(heads, 0xff, n * sizeof(*heads));
+	for (i = 0; i < c->nr; i++) {
+		if (c->next[i] == TK_OUT)
+			continue;
+		h = tk_hash(c->key[i], n);
+		c->next[i] = heads[h];
+		heads[h] = (uint32_t)i;
+	}
+	free(c->heads);
+	c->heads = heads;
+	c->nr_heads = n;
+	return 0;
+}
+
+int tk_chains_add(struct tk_chains *c, uint64_t key)
+{
+	size_t cap = c->cap, h;
+
+	if (c->nr == c->cap &&
+	    (core_grow(&c->key, &cap, c->nr + 1, sizeof(*c->key)) ||
+	     core_grow(&c->next, &c->cap, c->nr + 1, sizeof(*c->next))))
+		return tk_oom();
+	if (c->linked + 1 > c->nr_heads && relink(c))
+		return -ENOMEM;
+	h = tk_hash(key, c->nr_heads);
+	c->key[c->nr] = key;
+	c->next[c->nr] = c->heads[h];
+	c->heads[h] = (uint32_t)c->nr++;
+	c->linked++;
+	return 0;
+}
+
+uint32_t tk_chains_first(const struct tk_chains *c, uint64_t key)
+{
+	uint32_t i;
+
+	if (!c->nr_heads)
+		return TK_NONE;
+	for (i = c->heads[tk_hash(key, c->nr_heads)]; i != TK_NONE;
+	     i = c->next[i])
+		if (c->key[i] == key)
+			return i;
+	return TK_NONE;
+}
+
+uint32_t tk_chains_next(const struct tk_chains *c, uint32_t item)
+{
+	uint32_t i;
+
+	for (i = c->next[item]; i != TK_NONE; i = c->next[i])
+		if (c->key[i] == c->key[item])
+			return i;
+	return TK_NONE;
+}
+
+void tk_chains_remove(struct tk_chains *c, uint32_t item)
+{
+	uint32_t *pp = &c->heads[tk_hash(c->key[item], c->nr_heads)];
+
+	while (*pp != item)
+		pp = &c->next[*pp];
+	*pp = c->next[item];
+	c->next[item] = TK_OUT;
+	c->linked--;
+}
+
+void tk_chains_free(struct tk_chains *c)
+{
+	free(c->heads);
+	free(c->key);
+	free(c->next);
 }
 
 /* ---- the treap of a process's maps ---- */
@@ -195,54 +277,31 @@ int tk_dso_findnew(struct tk_space *sp, const char *name, uint32_t maj,
 	const char *nm = core_strset_add(&sp->names, name);
 	bool empty = id_empty(maj, min, ino, gen);
 	struct tk_dso *d;
-	size_t h, i;
+	uint32_t i;
 
 	if (!nm)
 		return tk_oom();
-	if (sp->nr_dheads) {
-		for (i = sp->dheads[tk_hash((uintptr_t)nm, sp->nr_dheads)];
-		     i != TK_NONE; i = sp->d[i].hnext) {
-			d = &sp->d[i];
-			if (d->name != nm)
-				continue;
-			if (!empty && !id_empty(d->maj, d->min, d->ino, d->gen) &&
-			    (d->maj != maj || d->min != min || d->ino != ino ||
-			     (gen && d->gen && d->gen != gen)))
-				continue;
-			if (!empty && id_empty(d->maj, d->min, d->ino, d->gen)) {
-				d->maj = maj;	/* perf's dso__inject_id */
-				d->min = min;
-				d->ino = ino;
-				d->gen = gen;
-			}
-			*idx = (uint32_t)i;
-			return 0;
+	for (i = tk_chains_first(&sp->dchains, (uintptr_t)nm); i != TK_NONE;
+	     i = tk_chains_next(&sp->dchains, i)) {
+		d = &sp->d[i];
+		if (!empty && !id_empty(d->maj, d->min, d->ino, d->gen) &&
+		    (d->maj != maj || d->min != min || d->ino != ino ||
+		     (gen && d->gen && d->gen != gen)))
+			continue;
+		if (!empty && id_empty(d->maj, d->min, d->ino, d->gen)) {
+			d->maj = maj;	/* perf's dso__inject_id */
+			d->min = min;
+			d->ino = ino;
+			d->gen = gen;
 		}
+		*idx = i;
+		return 0;
 	}
-	if (core_grow(&sp->d, &sp->cap_d, sp->nr_d + 1, sizeof(*sp->d)))
+	if (core_grow(&sp->d, &sp->cap_d, sp->nr_d + 1, sizeof(*sp->d)) ||
+	    tk_chains_add(&sp->dchains, (uintptr_t)nm))
 		return tk_oom();
-	if (sp->nr_d + 1 > sp->nr_dheads) {	/* rehash, twice the room */
-		size_t n = sp->nr_dheads ? sp->nr_dheads * 2 : 64;
-		uint32_t *heads = malloc(n * sizeof(*heads));
-
-		if (!heads)
-			return tk_oom();
-		memset(heads, 0xff, n * sizeof(*heads));
-		for (i = 0; i < sp->nr_d; i++) {
-			h = tk_hash((uintptr_t)sp->d[i].name, n);
-			sp->d[i].hnext = heads[h];
-			heads[h] = (uint32_t)i;
-		}
-		free(sp->dheads);
-		sp->dheads = heads;
-		sp->nr_dheads = n;
-	}
-	d = &sp->d[sp->nr_d];
-	*d = (struct tk_dso){ .name = nm, .maj = maj, .min = min, .ino = ino,
-			   .gen = gen };
-	h = tk_hash((uintptr_t)nm, sp->nr_dheads);
-	d->hnext = sp->dheads[h];
-	sp->dheads[h] = (uint32_t)sp->nr_d;
+	sp->d[sp->nr_d] = (struct tk_dso){ .name = nm, .maj = maj, .min = min,
+					   .ino = ino, .gen = gen };
 	*idx = (uint32_t)sp->nr_d++;
 	return 0;
 }
@@ -301,6 +360,6 @@ int tk_maps_new(struct tk_maps **mp)
 void tk_space_free(struct tk_space *sp)
 {
 	free(sp->d);
-	free(sp->dheads);
+	tk_chains_free(&sp->dchains);
 	core_strset_free(&sp->names);
 }

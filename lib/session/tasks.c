@@ -48,7 +48,6 @@ struct task {
 	const char *comm;		/* NULL: ":TID" */
 	struct tk_maps *maps;
 	bool live;
-	uint32_t hnext;			/* hash chain, live tasks */
 	uint32_t child, last, sibling;	/* the tree (print) */
 	bool listed;
 };
@@ -57,8 +56,8 @@ struct pebs_tasks {
 	unsigned int flags;
 	struct task *t;
 	size_t nr, cap;
-	uint32_t *heads;		/* tid -> live task chain */
-	size_t nr_heads, nr_live;
+	struct tk_chains tids;		/* the live tasks by tid */
+	size_t nr_live;
 	struct tk_space sp;		/* maps, dsos, names */
 };
 
@@ -66,50 +65,16 @@ struct pebs_tasks {
 
 static uint32_t lookup(const struct pebs_tasks *ts, int32_t tid)
 {
-	uint32_t i;
-
-	if (!ts->nr_heads)
-		return TK_NONE;
-	for (i = ts->heads[tk_hash((uint32_t)tid, ts->nr_heads)]; i != TK_NONE;
-	     i = ts->t[i].hnext)
-		if (ts->t[i].tid == tid)
-			return i;
-	return TK_NONE;
+	return tk_chains_first(&ts->tids, (uint32_t)tid);
 }
 
 static void unhash(struct pebs_tasks *ts, uint32_t idx)
 {
-	uint32_t *pp = &ts->heads[tk_hash((uint32_t)ts->t[idx].tid,
-					 ts->nr_heads)];
-
-	while (*pp != idx)
-		pp = &ts->t[*pp].hnext;
-	*pp = ts->t[idx].hnext;
+	tk_chains_remove(&ts->tids, idx);
 	ts->t[idx].live = false;
 	ts->nr_live--;
 	tk_maps_put(&ts->sp, ts->t[idx].maps);
 	ts->t[idx].maps = NULL;
-}
-
-static int rehash(struct pebs_tasks *ts)
-{
-	size_t n = ts->nr_heads ? ts->nr_heads * 2 : 256, h, i;
-	uint32_t *heads = malloc(n * sizeof(*heads));
-
-	if (!heads)
-		return tk_oom();
-	memset(heads, 0xff, n * sizeof(*heads));
-	for (i = 0; i < ts->nr; i++) {
-		if (!ts->t[i].live)
-			continue;
-		h = tk_hash((uint32_t)ts->t[i].tid, n);
-		ts->t[i].hnext = heads[h];
-		heads[h] = (uint32_t)i;
-	}
-	free(ts->heads);
-	ts->heads = heads;
-	ts->nr_heads = n;
-	return 0;
 }
 
 static int findnew(struct pebs_tasks *ts, int32_t pid, int32_t tid,
@@ -141,7 +106,6 @@ static int findnew(struct pebs_tasks *ts, int32_t pid, int32_t tid,
 {
 	struct task *t;
 	uint32_t i = lookup(ts, tid), leader;
-	size_t h;
 	int err;
 
 	*idx = i;
@@ -149,17 +113,13 @@ static int findnew(struct pebs_tasks *ts, int32_t pid, int32_t tid,
 		return update_pid(ts, i, pid);
 	if (!create)
 		return 0;
-	if (core_grow(&ts->t, &ts->cap, ts->nr + 1, sizeof(*ts->t)))
+	if (core_grow(&ts->t, &ts->cap, ts->nr + 1, sizeof(*ts->t)) ||
+	    tk_chains_add(&ts->tids, (uint32_t)tid))
 		return tk_oom();
-	if (ts->nr_live + 1 > ts->nr_heads && rehash(ts))
-		return -ENOMEM;
 	i = (uint32_t)ts->nr++;
 	t = &ts->t[i];
 	*t = (struct task){ .pid = pid, .tid = tid, .ppid = -1, .nspid = pid,
 			    .live = true };
-	h = tk_hash((uint32_t)tid, ts->nr_heads);
-	t->hnext = ts->heads[h];
-	ts->heads[h] = i;
 	ts->nr_live++;
 	*idx = i;
 	if (pid != tid && pid != -1) {	/* thread__init_maps: the leader's */
@@ -348,7 +308,7 @@ void pebs_tasks__delete(struct pebs_tasks *ts)
 	for (i = 0; i < ts->nr; i++)
 		tk_maps_put(&ts->sp, ts->t[i].maps);
 	free(ts->t);
-	free(ts->heads);
+	tk_chains_free(&ts->tids);
 	tk_space_free(&ts->sp);
 	free(ts);
 }

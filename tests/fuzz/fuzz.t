@@ -140,6 +140,13 @@ def pipe():
         out += rec(9, struct.pack('<3Q', 10 + i % 2, 0x1000 + i, i))
     return bytes(out[:-5])
 open(os.path.join(tmp, 'seed-fuzz-perfdata', 'pipe'), 'wb').write(pipe())
+# found by fuzz-perfdata (2026-11-28): a record whose size runs past the
+# end had its AUXTRACE payload size read beyond the input
+open(os.path.join(tmp, 'seed-fuzz-perfdata', 'auxtrace-cut'), 'wb').write(bytes.fromhex(
+    '50455246494c453210000000ffffffff40000000455246494c453110e9e9000000'
+    '000000000000000a000000000000000000000000000000000050455b7664736f5d'
+    '1000000000000000430000003832140008400000e9e9e9e94c0000014700000045'
+    '3248000000b0f0ffffff'))
 
 # 800 events (~180 KB; perf.data of the issue: > 30 s, 125 MB), with
 # distinct ids and with every ids section aliased to the whole file:
