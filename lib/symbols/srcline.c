@@ -373,23 +373,38 @@ static struct src_ent *entry(struct pebs_srcline *s, struct src_obj *o,
 	return spare;
 }
 
-int pebs_srcline__find(struct pebs_srcline *s, const char *path,
-		       uint64_t offset, const char **file, unsigned int *line)
+/*
+ * The cache entry of @offset in object @path (opened if new; with @dw,
+ * only one with DWARF) into *@ep, its outputs cleared: 0, -EINVAL,
+ * -ENOENT (no such object), -ENOMEM. *@op: the object.
+ */
+static int find(struct pebs_srcline *s, const char *path, uint64_t offset,
+		const char **file, unsigned int *line, bool dw,
+		struct src_ent *spare, struct src_obj **op,
+		struct src_ent **ep)
 {
-	struct src_ent spare, *e;
-	struct src_obj *o;
 	uint32_t idx;
 
 	if (!s || !path || !file || !line)
 		return -EINVAL;
 	*file = NULL;
 	*line = 0;
-	o = obj_get(s, path, &idx);
-	if (!o || !o->dw)
+	*op = obj_get(s, path, &idx);
+	if (!*op || !(*op)->elf || (dw && !(*op)->dw))
 		return -ENOENT;
-	e = entry(s, o, idx, offset, &spare);
-	if (!e)
-		return -ENOMEM;
+	*ep = entry(s, *op, idx, offset, spare);
+	return *ep ? 0 : -ENOMEM;
+}
+
+int pebs_srcline__find(struct pebs_srcline *s, const char *path,
+		       uint64_t offset, const char **file, unsigned int *line)
+{
+	struct src_ent spare, *e;
+	struct src_obj *o;
+	int err = find(s, path, offset, file, line, true, &spare, &o, &e);
+
+	if (err)
+		return err;
 	if (!e->file)
 		return -ENOENT;
 	*file = e->file;
@@ -417,18 +432,10 @@ int pebs_srcline__addr2line(struct pebs_srcline *s, const char *path,
 {
 	struct src_ent spare, *e;
 	struct src_obj *o;
-	uint32_t idx;
+	int err = find(s, path, offset, file, line, false, &spare, &o, &e);
 
-	if (!s || !path || !file || !line)
-		return -EINVAL;
-	*file = NULL;
-	*line = 0;
-	o = obj_get(s, path, &idx);
-	if (!o || !o->elf)
-		return -ENOENT;
-	e = entry(s, o, idx, offset, &spare);
-	if (!e)
-		return -ENOMEM;
+	if (err)
+		return err;
 	if (e->file) {
 		*file = e->file;
 		*line = e->line;
