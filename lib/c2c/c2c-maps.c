@@ -33,6 +33,7 @@
 
 #include "pebsshim/c2c.h"
 #include "core/internal.h"
+#include "symbols/dso.h"
 
 #define C2C_MAPS_MAX	(1U << 20)	/* mappings held, all processes */
 #define C2C_MAPS_BUDGET	(1ULL << 26)	/* element moves, whole file */
@@ -258,12 +259,8 @@ static int add_mmap(struct pebs_c2c_maps *m, const struct perf_event_header *ev)
 		nm.identity = starts(name, "[kernel.kallsyms]");
 		proc = &m->kernel;
 	} else {
-		nm.identity = !strcmp(name, "//anon") ||
-			      starts(name, "/dev/zero") ||
-			      starts(name, "/anon_hugepage") ||
-			      (nm.flags & MAP_HUGETLB_FLAG) ||
-			      starts(name, "[stack") || starts(name, "/SYSV") ||
-			      !strcmp(name, "[heap]");
+		nm.identity = dso_anon_name(name) ||
+			      (nm.flags & MAP_HUGETLB_FLAG);
 		proc = proc_get(m, r.mmap.pid);
 		if (!proc)
 			return -ENOMEM;

@@ -37,6 +37,7 @@
 
 #include "pebsshim/session.h"
 #include "session/tasks-int.h"
+#include "symbols/dso.h"
 
 #define TASKS_MAX_LEVEL	1024		/* indent levels printed */
 #define TABLE_SIZE	256		/* perf's THREADS__TABLE_SIZE */
@@ -187,11 +188,6 @@ static int on_fork(struct pebs_tasks *ts, const struct perf_event_header *ev,
 	return tk_maps_copy(&ts->sp, to, from);
 }
 
-static bool starts(const char *s, const char *prefix)
-{
-	return !strncmp(s, prefix, strlen(prefix));
-}
-
 /* perf's machine__process_mmap{,2}_event and map__new, user maps */
 static int on_mmap(struct pebs_tasks *ts, const struct perf_event_header *ev,
 		   const struct pebs_record *r)
@@ -223,10 +219,8 @@ static int on_mmap(struct pebs_tasks *ts, const struct perf_event_header *ev,
 	if ((err = findnew(ts, (int32_t)r->mmap.pid, (int32_t)r->mmap.tid,
 			   true, &i)))
 		return err;
-	anon = !strcmp(name, "//anon") || starts(name, "/dev/zero") ||
-	       starts(name, "/anon_hugepage") || (n.flags & F_HUGETLB) ||
-	       starts(name, "[stack") || starts(name, "/SYSV") ||
-	       !strcmp(name, "[heap]");
+	/* map__new's is_anon_memory, a huge page, is_no_dso_memory */
+	anon = dso_anon_name(name) || (n.flags & F_HUGETLB);
 	if (anon && ts->t[i].nspid && (n.prot & TK_EXEC)) {
 		snprintf(buf, sizeof(buf), "/tmp/perf-%d.map", ts->t[i].nspid);
 		name = buf;
