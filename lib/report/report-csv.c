@@ -99,7 +99,7 @@ bool rp_any_table(const struct rp_print *r,
 	return false;
 }
 
-const enum pebs_report_key rp_tail_keys[3] = {
+const enum pebs_report_key rp_tail_keys[RP_NR_TAIL] = {
 	PEBS_REPORT_SRCLINE, PEBS_REPORT_SRCFILE, PEBS_REPORT_TIME,
 };
 
@@ -111,7 +111,7 @@ uint32_t rp_tail_cols(const struct rp_print *r)
 
 	for (i = 0; i < r->o.nr_tables; i++) {
 		n = pebs_report__keys(r->o.tables[i].rep, &keys);
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < RP_NR_TAIL; k++)
 			cols |= has_key(keys, n, rp_tail_keys[k]) ? 1u << k : 0;
 	}
 	return cols;
@@ -217,7 +217,7 @@ static void csv_row(const struct rp_print *r, const struct pebs_report_table *t,
 		fprintf(f, ",%.4f", se);
 	else if (r->err_cols)
 		fputc(',', f);
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < RP_NR_TAIL; k++) {
 		if (!(r->tail_cols & 1u << k))
 			continue;
 		fputc(',', f);
@@ -296,7 +296,7 @@ void rp_print_csv(const struct rp_print *r)
 		fputs(",children,children_period", f);
 	if (r->err_cols)
 		fputs(",share_error", f);
-	for (k = 0; k < 3; k++)
+	for (k = 0; k < RP_NR_TAIL; k++)
 		if (r->tail_cols & 1u << k)
 			fprintf(f, ",%s", pebs_report__key_name(rp_tail_keys[k]));
 	fputc('\n', f);

@@ -24,7 +24,8 @@ struct rp_print {
 };
 
 /* csv's last key columns, each there when some table has its key */
-extern const enum pebs_report_key rp_tail_keys[3];
+#define RP_NR_TAIL	3
+extern const enum pebs_report_key rp_tail_keys[RP_NR_TAIL];
 uint32_t rp_tail_cols(const struct rp_print *r);
 
 /* whether @row is shown: not below --percent-limit (Overhead, or

@@ -200,6 +200,7 @@ static int session_new(struct pebs_perfdata *pd, bool stream,
 	ss->stream = stream;
 	cyc = pebs_perfdata__cycle_event(pd);
 	ss->cycle_ev = cyc < 0 ? UINT_MAX : (unsigned int)cyc;
+	ss->quantum = 100000000;	/* perf's --time-quantum: 100 ms */
 	err = err ?: stream ? 0 : scan(ss);
 	if (err) {
 		pebs_session__delete(ss);
@@ -367,10 +368,8 @@ static int resolve(struct pebs_session *ss,
 	rs->cpu = s->present & PERF_SAMPLE_CPU ? s->cpu : UINT32_MAX;
 	rs->event = idx;
 	rs->cycle = ss->cycle;
-	/* perf's hist_time (its quantum 100 ms unless set) */
-	if (s->present & PERF_SAMPLE_TIME)
-		rs->time = s->time - s->time % (ss->quantum ? ss->quantum :
-						 100000000);
+	if (s->present & PERF_SAMPLE_TIME)	/* perf's hist_time */
+		rs->time = s->time - s->time % ss->quantum;
 	rs->comm = pebs_threads__comm(ss->threads, rs->pid, rs->tid);
 	rs->kernel = mode == PERF_RECORD_MISC_KERNEL ||
 		     (mode == PERF_RECORD_MISC_CPUMODE_UNKNOWN &&
