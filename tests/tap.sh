@@ -69,3 +69,25 @@ skip_n() {
 	local i
 	for ((i = 0; i < $1; i++)); do skip "$2"; done
 }
+# same_report_rows NAME PATTERN FILE ARGS...: the rows ("overhead<TAB>key...",
+# in order) of `perf report --stdio --no-children -g none -i FILE ARGS`
+# and of `$PS report --no-children --top 0 -i FILE ARGS` (its threads
+# column left out) are the same, and one of ours matches PATTERN (grep
+# -E); $T is the scratch directory
+same_report_rows() {
+	local name=$1 pat=$2
+	shift 2
+	perf report --stdio --no-children -g none -i "$@" 2>/dev/null |
+		grep -E '^ +[0-9.]+%' | sed -E 's/ +$//; s/^ +//; s/  +/\t/g' \
+		>"$T/a"
+	"$PS" report --no-children --top 0 -i "$@" 2>"$T/ps.err" |
+		sed -n '/^# samples by --sort keys/,$p' | grep -E '^ +[0-9.]+%' |
+		sed -E 's/ +$//; s/^ +//; s/  +/\t/g' | cut -f1,3- >"$T/b"
+	if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b" && grep -qE -- "$pat" "$T/b"; then
+		ok "$name ($(wc -l <"$T/a") rows)"
+	else
+		nok "$name"
+		diff "$T/a" "$T/b" | head -6 | diag
+		diag "$T/ps.err"
+	fi
+}

@@ -37,35 +37,11 @@ perf record -q -g -e cpu-clock -o "$T/g.data" -- "$W" --seconds 0.3 --mb 8 \
 perf record -q -d -e page-faults -c 1 -o "$T/d.data" -- "$W" --seconds 0.2 \
 	--mb 4 >/dev/null 2>&1
 
-# rows "overhead<TAB>key..." of both reports, in order
-perf_rows() {
-	perf report --stdio --no-children -g none -i "$@" 2>/dev/null |
-		grep -E '^ +[0-9.]+%' | sed -E 's/ +$//; s/^ +//; s/  +/\t/g'
-}
-ps_rows() {
-	"$PS" report --top 0 -i "$@" 2>"$T/ps.err" |
-		sed -n '/^# samples by --sort keys/,$p' | grep -E '^ +[0-9.]+%' |
-		sed -E 's/ +$//; s/^ +//; s/  +/\t/g' | cut -f1,3-
-}
-same_rows() {	# NAME GREP-PATTERN FILE ARGS...
-	local name=$1 pat=$2
-	shift 2
-	perf_rows "$@" >"$T/a"
-	ps_rows "$@" >"$T/b"
-	if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b" && grep -qE -- "$pat" "$T/b"; then
-		ok "$name ($(wc -l <"$T/a") rows)"
-	else
-		nok "$name"
-		diff "$T/a" "$T/b" | head -6 | diag
-		diag "$T/ps.err"
-	fi
-}
-
-same_rows "cpu-clock -g: --sort srcline" 'memwalk\.c:[0-9]+$' \
+same_report_rows "cpu-clock -g: --sort srcline" 'memwalk\.c:[0-9]+$' \
 	"$T/g.data" --sort srcline
-same_rows "cpu-clock -g: --sort dso,srcline (kernel: sym+OFFSET)" \
+same_report_rows "cpu-clock -g: --sort dso,srcline (kernel: sym+OFFSET)" \
 	'\[kernel\.kallsyms\]	[a-z_0-9.]+\+[0-9]+$' "$T/g.data" --sort dso,srcline
-same_rows "cpu-clock -g: --sort srcfile" 'memwalk\.c$' "$T/g.data" --sort srcfile
+same_report_rows "cpu-clock -g: --sort srcfile" 'memwalk\.c$' "$T/g.data" --sort srcfile
 perf report --stdio --no-children --sort srcline -g caller -i "$T/g.data" \
 	>"$T/perf.out" 2>/dev/null
 "$PS" report --no-children --sort srcline --top 0 -g caller -i "$T/g.data" \
@@ -76,9 +52,9 @@ else
 	nok "-g caller under srcline rows"
 	diag "$T/cmp"
 fi
-same_rows "page faults -d: --sort srcline,dso (??:0 and :0)" \
+same_report_rows "page faults -d: --sort srcline,dso (??:0 and :0)" \
 	'^[0-9.]+%	\?\?:0	memwalk$' "$T/d.data" --sort srcline,dso
-same_rows "page faults -d: --sort srcfile" 'memwalk\.c$' "$T/d.data" --sort srcfile
+same_report_rows "page faults -d: --sort srcfile" 'memwalk\.c$' "$T/d.data" --sort srcfile
 
 # gcc: cc1 is stripped (no DWARF, only .dynsym)
 printf '#include <stdio.h>\n' >"$T/c.c"
@@ -91,9 +67,9 @@ if perf record -q -e cpu-clock -F 2000 -o "$T/gcc.data" -- \
 	gcc -O2 -c "$T/c.c" -o "$T/c.o" >/dev/null 2>&1 &&
    [ -n "$(perf report --stdio -i "$T/gcc.data" --sort dso 2>/dev/null |
 	   grep -E '% +cc1 *$')" ]; then
-	same_rows "gcc: --sort srcline (cc1: ??:0)" '\?\?:0$' \
+	same_report_rows "gcc: --sort srcline (cc1: ??:0)" '\?\?:0$' \
 		"$T/gcc.data" --sort srcline
-	same_rows "gcc: --sort dso,srcfile" 'cc1' "$T/gcc.data" --sort dso,srcfile
+	same_report_rows "gcc: --sort dso,srcfile" 'cc1' "$T/gcc.data" --sort dso,srcfile
 else
 	skip_n 2 "no gcc samples in cc1 here"
 fi

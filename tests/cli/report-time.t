@@ -33,34 +33,17 @@ perf record -q -e cpu-clock -o "$T/c.data" -- "$W" --seconds 0.4 --mb 8 \
 perf record -q -d -e page-faults -c 1 -o "$T/d.data" -- "$W" --seconds 0.2 \
 	--mb 4 >/dev/null 2>&1
 
-# rows "overhead<TAB>key..." of both reports, in order
-same_rows() {	# NAME FILE ARGS...
-	local name=$1
-	shift
-	perf report --stdio --no-children -g none -i "$@" 2>/dev/null |
-		grep -E '^ +[0-9.]+%' | sed -E 's/ +$//; s/^ +//; s/  +/\t/g' \
-		>"$T/a"
-	"$PS" report --no-children --top 0 -i "$@" 2>"$T/ps.err" |
-		sed -n '/^# samples by --sort keys/,$p' | grep -E '^ +[0-9.]+%' |
-		sed -E 's/ +$//; s/^ +//; s/  +/\t/g' | cut -f1,3- >"$T/b"
-	if [ -s "$T/a" ] && cmp -s "$T/a" "$T/b" &&
-	   grep -qE '	[0-9]+\.[0-9]{6}(	|$)' "$T/b"; then
-		ok "$name ($(wc -l <"$T/a") rows)"
-	else
-		nok "$name"
-		diff "$T/a" "$T/b" | head -6 | diag
-		diag "$T/ps.err"
-	fi
-}
-same_rows "--sort time: perf's 100 ms" "$T/c.data" --sort time
-same_rows "--sort time,comm --time-quantum 50ms" "$T/c.data" --sort time,comm \
+# a slice in each row: seconds and microseconds
+SLICE='	[0-9]+\.[0-9]{6}(	|$)'
+same_report_rows "--sort time: perf's 100 ms" "$SLICE" "$T/c.data" --sort time
+same_report_rows "--sort time,comm --time-quantum 50ms" "$SLICE" "$T/c.data" --sort time,comm \
 	--time-quantum 50ms
-same_rows "--sort comm,time --time-quantum 10ms" "$T/c.data" --sort comm,time \
+same_report_rows "--sort comm,time --time-quantum 10ms" "$SLICE" "$T/c.data" --sort comm,time \
 	--time-quantum 10ms
-same_rows "page faults: --sort time,sym --time-quantum 20000000 (ns)" \
-	"$T/d.data" --sort time,sym --time-quantum 20000000
-same_rows "page faults: --sort time,dso --time-quantum 5ms" \
-	"$T/d.data" --sort time,dso --time-quantum 5ms
+same_report_rows "page faults: --sort time,sym --time-quantum 20000000 (ns)" \
+	"$SLICE" "$T/d.data" --sort time,sym --time-quantum 20000000
+same_report_rows "page faults: --sort time,dso --time-quantum 5ms" \
+	"$SLICE" "$T/d.data" --sort time,dso --time-quantum 5ms
 "$PS" report -i "$T/c.data" --sort time --format json >"$T/json" 2>&1
 check "json: \"time\" in the rows" \
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); \
